@@ -1,0 +1,184 @@
+//! The event queue: a binary heap ordered by (time, insertion sequence), so events due at
+//! the same instant run in the order they were scheduled — on every platform.
+
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, VecDeque};
+
+use crate::step::{Attempt, ConsumerId, MsgId, ProducerId};
+use crate::time::Micros;
+
+/// Everything that can be scheduled. A closed set: each variant is handled by one rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// A producer publishes its next message.
+    Arrival { producer: ProducerId },
+    /// A consumer finishes processing a delivery. `incarnation` tells apart a consumer
+    /// before and after a crash: work of a dead incarnation never completes.
+    ServiceDone {
+        consumer: ConsumerId,
+        incarnation: u32,
+        msg: MsgId,
+        attempt: Attempt,
+    },
+    /// The lease of delivery `attempt` of `msg` runs out.
+    LeaseExpired { msg: MsgId, attempt: Attempt },
+    /// Fault number `index` of the scenario's schedule strikes.
+    ScheduledFault { index: u32 },
+    /// A crashed consumer comes back.
+    Restart {
+        consumer: ConsumerId,
+        incarnation: u32,
+    },
+}
+
+#[derive(Debug)]
+struct Entry {
+    at: Micros,
+    seq: u64,
+    event: Event,
+}
+
+impl PartialEq for Entry {
+    fn eq(&self, other: &Self) -> bool {
+        (self.at, self.seq) == (other.at, other.seq)
+    }
+}
+impl Eq for Entry {}
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Entry {
+    // Reversed: BinaryHeap is a max-heap and the earliest (time, seq) must come out first.
+    fn cmp(&self, other: &Self) -> Ordering {
+        (other.at, other.seq).cmp(&(self.at, self.seq))
+    }
+}
+
+/// Pending events. Most events go to the heap; timers whose due times never decrease
+/// (leases of one fixed length, set in time order) go to a FIFO lane instead, which costs
+/// O(1) instead of O(log n). The order of pops is the same as with a single heap: the
+/// smallest (time, sequence) first.
+#[derive(Debug, Default)]
+pub struct EventQueue {
+    heap: BinaryHeap<Entry>,
+    lanes: Vec<VecDeque<Entry>>,
+    next_seq: u64,
+}
+
+impl EventQueue {
+    pub fn schedule(&mut self, at: Micros, event: Event) {
+        let seq = self.take_seq();
+        self.heap.push(Entry { at, seq, event });
+    }
+
+    /// Schedules into FIFO lane `lane`; `at` must not be earlier than the lane's last entry.
+    pub fn schedule_in_lane(&mut self, lane: usize, at: Micros, event: Event) {
+        let seq = self.take_seq();
+        if self.lanes.len() <= lane {
+            self.lanes.resize_with(lane + 1, VecDeque::new);
+        }
+        let q = &mut self.lanes[lane];
+        debug_assert!(
+            q.back().is_none_or(|last| last.at <= at),
+            "lane times must not decrease"
+        );
+        q.push_back(Entry { at, seq, event });
+    }
+
+    fn take_seq(&mut self) -> u64 {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        seq
+    }
+
+    /// Where the next event is: `None` for the heap, `Some(i)` for lane i.
+    fn next_source(&self) -> Option<Option<usize>> {
+        let mut best: Option<(Micros, u64, Option<usize>)> =
+            self.heap.peek().map(|e| (e.at, e.seq, None));
+        for (i, lane) in self.lanes.iter().enumerate() {
+            if let Some(e) = lane.front() {
+                if best.is_none_or(|(at, seq, _)| (e.at, e.seq) < (at, seq)) {
+                    best = Some((e.at, e.seq, Some(i)));
+                }
+            }
+        }
+        best.map(|(_, _, source)| source)
+    }
+
+    pub fn peek_time(&self) -> Option<Micros> {
+        match self.next_source()? {
+            None => self.heap.peek().map(|e| e.at),
+            Some(i) => self.lanes[i].front().map(|e| e.at),
+        }
+    }
+
+    pub fn peek(&self) -> Option<(Micros, Event)> {
+        match self.next_source()? {
+            None => self.heap.peek().map(|e| (e.at, e.event)),
+            Some(i) => self.lanes[i].front().map(|e| (e.at, e.event)),
+        }
+    }
+
+    pub fn pop(&mut self) -> Option<(Micros, Event)> {
+        let entry = match self.next_source()? {
+            None => self.heap.pop(),
+            Some(i) => self.lanes[i].pop_front(),
+        };
+        entry.map(|e| (e.at, e.event))
+    }
+
+    pub fn len(&self) -> usize {
+        self.heap.len() + self.lanes.iter().map(VecDeque::len).sum::<usize>()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn same_instant_keeps_insertion_order() {
+        let mut q = EventQueue::default();
+        q.schedule(5, Event::ScheduledFault { index: 0 });
+        q.schedule(3, Event::ScheduledFault { index: 1 });
+        q.schedule(5, Event::ScheduledFault { index: 2 });
+        q.schedule(3, Event::ScheduledFault { index: 3 });
+        let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+        let idx: Vec<u32> = order
+            .iter()
+            .map(|(_, e)| match e {
+                Event::ScheduledFault { index } => *index,
+                _ => unreachable!(),
+            })
+            .collect();
+        assert_eq!(idx, vec![1, 3, 0, 2]);
+        assert_eq!(
+            order.iter().map(|(t, _)| *t).collect::<Vec<_>>(),
+            vec![3, 3, 5, 5]
+        );
+    }
+
+    #[test]
+    fn lanes_merge_with_the_heap_in_time_then_sequence_order() {
+        let mut q = EventQueue::default();
+        q.schedule_in_lane(0, 4, Event::ScheduledFault { index: 0 });
+        q.schedule(4, Event::ScheduledFault { index: 1 });
+        q.schedule_in_lane(0, 9, Event::ScheduledFault { index: 2 });
+        q.schedule(2, Event::ScheduledFault { index: 3 });
+        q.schedule_in_lane(1, 4, Event::ScheduledFault { index: 4 });
+        let idx: Vec<u32> = std::iter::from_fn(|| q.pop())
+            .map(|(_, e)| match e {
+                Event::ScheduledFault { index } => index,
+                _ => unreachable!(),
+            })
+            .collect();
+        assert_eq!(idx, vec![3, 0, 1, 4, 2]);
+        assert!(q.is_empty());
+    }
+}

@@ -1,0 +1,34 @@
+//! Built-in example scenarios. Each is a JSON file under `core/scenarios/`, compiled in,
+//! so the CLI, the page and the tests all read the same text.
+
+use crate::scenario::Scenario;
+
+/// (name, JSON text) of every built-in example.
+pub const EXAMPLES: &[(&str, &str)] = &[
+    ("mm1", include_str!("../scenarios/mm1.json")),
+    ("mm4", include_str!("../scenarios/mm4.json")),
+    ("burst", include_str!("../scenarios/burst.json")),
+    (
+        "crash-after-commit",
+        include_str!("../scenarios/crash-after-commit.json"),
+    ),
+    (
+        "ack-before-effect",
+        include_str!("../scenarios/ack-before-effect.json"),
+    ),
+    ("short-lease", include_str!("../scenarios/short-lease.json")),
+];
+
+pub fn names() -> impl Iterator<Item = &'static str> {
+    EXAMPLES.iter().map(|(n, _)| *n)
+}
+
+/// The example's JSON text.
+pub fn json(name: &str) -> Option<&'static str> {
+    EXAMPLES.iter().find(|(n, _)| *n == name).map(|(_, j)| *j)
+}
+
+/// The example, parsed. Built-in examples are valid (a test checks every one).
+pub fn load(name: &str) -> Option<Scenario> {
+    json(name).map(|j| Scenario::from_json(j).expect("built-in examples are valid"))
+}

@@ -1,0 +1,157 @@
+//! What the run measures: counters, time-weighted averages, latencies and a time series
+//! sampled at a fixed interval of simulated time.
+
+use serde::Serialize;
+
+use crate::scenario::limits::SAMPLES_MAX;
+use crate::time::{us_to_secs, Micros};
+
+/// Running totals. Every field only grows.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Counters {
+    pub published: u64,
+    /// Deliveries, first ones and redeliveries alike.
+    pub delivered: u64,
+    /// Deliveries with attempt > 1.
+    pub redelivered: u64,
+    /// Acks the broker accepted (one per message at most).
+    pub acked: u64,
+    /// Acks the broker ignored (stale lease or already done).
+    pub acks_ignored: u64,
+    pub lost: u64,
+    /// Effect applications, duplicates included.
+    pub effects_applied: u64,
+    /// Applications beyond the first for the same message.
+    pub duplicate_effects: u64,
+    pub leases_expired: u64,
+    pub crashes: u64,
+    pub restarts: u64,
+    /// Messages whose fate is settled as done (work committed and broker finished with it).
+    pub done: u64,
+}
+
+/// One sample of the time series.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Sample {
+    pub t_s: f64,
+    /// Messages waiting in the queue, visible, not delivered.
+    pub backlog: u64,
+    /// Age of the oldest waiting message (0 when none waits).
+    pub oldest_age_s: f64,
+    /// Messages delivered and not yet settled.
+    pub in_flight: u64,
+}
+
+/// Samples at a fixed interval. When it would exceed [`SAMPLES_MAX`], every other sample
+/// is dropped and the interval doubles, so memory stays bounded on any run length.
+#[derive(Clone, Debug)]
+pub struct Series {
+    every_us: Micros,
+    next_us: Micros,
+    samples: Vec<Sample>,
+}
+
+impl Series {
+    pub fn new(every_us: Micros) -> Self {
+        Self {
+            every_us,
+            next_us: 0,
+            samples: Vec::new(),
+        }
+    }
+
+    pub fn samples(&self) -> &[Sample] {
+        &self.samples
+    }
+
+    pub fn every_us(&self) -> Micros {
+        self.every_us
+    }
+
+    /// Sample times due strictly before `now`: the state has been constant since the last
+    /// event, so each due sample sees it as `sample_at` gives it.
+    pub fn due_before(&self, now: Micros) -> Option<Micros> {
+        (self.next_us < now).then_some(self.next_us)
+    }
+
+    pub fn push(&mut self, sample: Sample) {
+        self.samples.push(sample);
+        self.next_us += self.every_us;
+        if self.samples.len() as u64 >= SAMPLES_MAX {
+            let kept: Vec<Sample> = self.samples.iter().step_by(2).copied().collect();
+            self.samples = kept;
+            self.every_us *= 2;
+            let last = self.samples.last().map_or(0.0, |s| s.t_s);
+            self.next_us = crate::time::secs_to_us(last) + self.every_us;
+        }
+    }
+}
+
+/// Exact latency percentiles over every settled message.
+#[derive(Clone, Debug, Default)]
+pub struct Latencies {
+    values_us: Vec<Micros>,
+    sum_us: u128,
+}
+
+impl Latencies {
+    pub fn record(&mut self, us: Micros) {
+        self.values_us.push(us);
+        self.sum_us += u128::from(us);
+    }
+
+    pub fn count(&self) -> u64 {
+        self.values_us.len() as u64
+    }
+
+    pub fn mean_s(&self) -> f64 {
+        if self.values_us.is_empty() {
+            0.0
+        } else {
+            us_to_secs((self.sum_us / self.values_us.len() as u128) as u64)
+        }
+    }
+
+    /// Nearest-rank percentile `p` in [0, 100], in seconds (0 when empty).
+    pub fn percentile_s(&self, p: f64) -> f64 {
+        let n = self.values_us.len();
+        if n == 0 {
+            return 0.0;
+        }
+        let rank = ((p / 100.0 * n as f64).ceil() as usize).clamp(1, n);
+        let mut v = self.values_us.clone();
+        let (_, x, _) = v.select_nth_unstable(rank - 1);
+        us_to_secs(*x)
+    }
+}
+
+/// The report's headline numbers.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Summary {
+    pub end_s: f64,
+    pub published: u64,
+    pub delivered: u64,
+    pub redelivered: u64,
+    pub acked: u64,
+    pub lost: u64,
+    pub done: u64,
+    pub effects_applied: u64,
+    pub duplicate_effects: u64,
+    pub leases_expired: u64,
+    pub crashes: u64,
+    pub backlog_end: u64,
+    pub in_flight_end: u64,
+    /// Mean time from publish to first delivery.
+    pub mean_queue_wait_s: f64,
+    /// Time-average number of waiting messages.
+    pub mean_queue_len: f64,
+    /// Busy consumer slots over available consumer slots (crashed time excluded).
+    pub utilization: f64,
+    /// Settled messages per second of simulated time.
+    pub throughput_per_s: f64,
+    /// End-to-end latency (publish → done): mean and percentiles.
+    pub latency_mean_s: f64,
+    pub latency_p50_s: f64,
+    pub latency_p95_s: f64,
+    pub latency_p99_s: f64,
+}

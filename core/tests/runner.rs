@@ -1,0 +1,152 @@
+//! The `brokerlab` command: reports, examples, and bad input handled with exit code 2.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn brokerlab(args: &[&str], stdin: Option<&str>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_brokerlab"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    if let Some(text) = stdin {
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(text.as_bytes())
+            .unwrap();
+    }
+    drop(child.stdin.take());
+    child.wait_with_output().unwrap()
+}
+
+fn example(name: &str) -> String {
+    let out = brokerlab(&["example", name], None);
+    assert!(out.status.success());
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn assert_bad_input(out: &Output, needle: &str) {
+    assert_eq!(out.status.code(), Some(2), "exit code 2");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        err.trim_end().lines().count(),
+        1,
+        "one line on stderr: {err}"
+    );
+    assert!(
+        err.contains(needle),
+        "stderr {err:?} should mention {needle:?}"
+    );
+    assert!(!err.contains("panicked"));
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn lists_and_prints_examples() {
+    let out = brokerlab(&["example"], None);
+    let list = String::from_utf8(out.stdout).unwrap();
+    for name in ["mm1", "mm4", "burst", "crash-after-commit"] {
+        assert!(list.lines().any(|l| l == name), "{name} listed");
+    }
+    let mm1: serde_json::Value = serde_json::from_str(&example("mm1")).unwrap();
+    assert_eq!(mm1["producers"][0]["count"], 1_000_000);
+    assert_bad_input(&brokerlab(&["example", "nope"], None), "no example named");
+}
+
+#[test]
+fn run_prints_a_json_report() {
+    let out = brokerlab(&["run", "-"], Some(&example("crash-after-commit")));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let s = &report["summary"];
+    for key in [
+        "published",
+        "delivered",
+        "redelivered",
+        "acked",
+        "lost",
+        "duplicate_effects",
+        "backlog_end",
+        "mean_queue_wait_s",
+        "mean_queue_len",
+        "utilization",
+        "latency_p50_s",
+        "latency_p95_s",
+        "latency_p99_s",
+    ] {
+        assert!(s.get(key).is_some(), "summary has {key}");
+    }
+    assert_eq!(
+        (
+            s["published"].as_u64(),
+            s["redelivered"].as_u64(),
+            s["duplicate_effects"].as_u64()
+        ),
+        (Some(1), Some(1), Some(1))
+    );
+    let first = &report["series"][0];
+    for key in ["t_s", "backlog", "oldest_age_s", "in_flight"] {
+        assert!(first.get(key).is_some(), "series sample has {key}");
+    }
+}
+
+#[test]
+fn run_csv_prints_the_series() {
+    let dir = std::env::temp_dir().join(format!("brokerlab-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("burst.json");
+    let mut s: serde_json::Value = serde_json::from_str(&example("burst")).unwrap();
+    s["end_s"] = serde_json::json!(10.0);
+    std::fs::write(&file, s.to_string()).unwrap();
+    let out = brokerlab(&["run", file.to_str().unwrap(), "--csv"], None);
+    assert!(out.status.success());
+    let csv = String::from_utf8(out.stdout).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some("t_s,backlog,oldest_age_s,in_flight"));
+    let rows: Vec<Vec<f64>> = lines
+        .map(|l| l.split(',').map(|x| x.parse().unwrap()).collect())
+        .collect();
+    assert_eq!(rows.len(), 11, "samples at 0..=10 s");
+    assert!(
+        rows[10][1] > 8_000.0 && rows[10][1] < 12_000.0,
+        "backlog ≈ 10,000 at 10 s"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn bad_input_is_one_line_and_exit_code_2() {
+    assert_bad_input(
+        &brokerlab(&["run", "/no/such/file.json"], None),
+        "cannot read",
+    );
+    assert_bad_input(
+        &brokerlab(&["run", "-"], Some("{ not json")),
+        "not valid scenario JSON",
+    );
+    assert_bad_input(
+        &brokerlab(&["run", "-"], Some("")),
+        "not valid scenario JSON",
+    );
+    let negative = example("mm1").replace("\"rate_per_s\": 0.9", "\"rate_per_s\": -3");
+    assert_bad_input(&brokerlab(&["run", "-"], Some(&negative)), "rate_per_s");
+    let unknown = example("mm1").replacen("\"seed\"", "\"sneed\": 1, \"seed\"", 1);
+    assert_bad_input(&brokerlab(&["run", "-"], Some(&unknown)), "unknown field");
+    let endless = example("mm1").replace("\"count\": 1000000", "\"count\": null");
+    assert_bad_input(&brokerlab(&["run", "-"], Some(&endless)), "never stops");
+    let version = example("mm1").replace("\"version\": 1", "\"version\": 99");
+    assert_bad_input(&brokerlab(&["run", "-"], Some(&version)), "version");
+    assert_bad_input(&brokerlab(&["frobnicate"], None), "usage");
+    assert_bad_input(
+        &brokerlab(&["trace", "-", "--max", "x"], Some("{}")),
+        "--max",
+    );
+}

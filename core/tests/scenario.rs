@@ -1,0 +1,115 @@
+//! Scenario decoding is strict and validation names the field at fault; nothing panics.
+
+use brokerlab_core::{examples, Scenario};
+
+#[test]
+fn every_example_is_valid_and_round_trips() {
+    for name in examples::names() {
+        let s = examples::load(name).unwrap();
+        assert_eq!(s.name, name);
+        assert!(!s.description.is_empty(), "{name} explains itself");
+        assert_eq!(Scenario::from_json(&s.to_json_pretty()).unwrap(), s);
+    }
+}
+
+fn problem(mutate: impl FnOnce(&mut serde_json::Value)) -> String {
+    let mut v: serde_json::Value = serde_json::from_str(examples::json("burst").unwrap()).unwrap();
+    mutate(&mut v);
+    Scenario::from_json(&v.to_string()).unwrap_err().to_string()
+}
+
+type Mutation = Box<dyn FnOnce(&mut serde_json::Value)>;
+
+#[test]
+fn invalid_values_name_their_field() {
+    use serde_json::json;
+    let cases: Vec<(Mutation, &str)> = vec![
+        (
+            Box::new(|v| v["producers"][0]["arrivals"]["schedule"][0]["rate_per_s"] = json!(-1.0)),
+            "producers[0].arrivals.schedule[0].rate_per_s",
+        ),
+        (
+            Box::new(|v| v["producers"][0]["arrivals"]["schedule"][0]["rate_per_s"] = json!(1e300)),
+            "rate_per_s",
+        ),
+        (
+            Box::new(|v| v["producers"][0]["arrivals"]["schedule"][1]["from_s"] = json!(0.0)),
+            "increasing order",
+        ),
+        (
+            Box::new(|v| v["producers"][0]["arrivals"]["schedule"][0]["from_s"] = json!(5.0)),
+            "must start at 0",
+        ),
+        (
+            Box::new(|v| v["producers"] = json!([])),
+            "at least one producer",
+        ),
+        (
+            Box::new(|v| v["consumers"][0]["replicas"] = json!(0)),
+            "consumers[0].replicas",
+        ),
+        (
+            Box::new(|v| v["consumers"][0]["replicas"] = json!(100_000)),
+            "at most 256 consumers",
+        ),
+        (
+            Box::new(|v| v["consumers"][0]["prefetch"] = json!(0)),
+            "prefetch",
+        ),
+        (
+            Box::new(|v| v["consumers"][0]["service"] = json!({"exponential": {"mean_s": 0.0}})),
+            "mean_s",
+        ),
+        (
+            Box::new(|v| v["queue"]["visibility_timeout_s"] = json!(0.0)),
+            "visibility_timeout_s",
+        ),
+        (
+            Box::new(|v| v["sample_every_s"] = json!(0.0)),
+            "sample_every_s",
+        ),
+        (Box::new(|v| v["end_s"] = json!(-1.0)), "end_s"),
+        (
+            Box::new(
+                |v| v["faults"] = json!([{"at_s": 1.0, "fault": {"crash_consumer": {"consumer": 99, "point": "now"}}}]),
+            ),
+            "no consumer 99",
+        ),
+        (
+            Box::new(|v| {
+                v["producers"][0]["arrivals"]["schedule"][1]["rate_per_s"] = json!(900_000.0)
+            }),
+            "limit is 5000000",
+        ),
+        (Box::new(|v| v["name"] = json!("x".repeat(100))), "name"),
+        (Box::new(|v| v["version"] = json!(2)), "version"),
+        (
+            Box::new(|v| v["consumers"][0]["ack"] = json!("sometimes")),
+            "unknown variant",
+        ),
+        (
+            Box::new(|v| v["consumers"][0]["colour"] = json!("red")),
+            "unknown field",
+        ),
+    ];
+    for (mutate, needle) in cases {
+        let msg = problem(mutate);
+        assert!(msg.contains(needle), "{msg:?} should mention {needle:?}");
+    }
+}
+
+#[test]
+fn hostile_input_is_refused_without_panicking() {
+    for text in [
+        "",
+        "null",
+        "[]",
+        "{}",
+        "\"x\"",
+        "{\"version\":1}",
+        &"[".repeat(10_000),
+        &" ".repeat(2 << 20),
+    ] {
+        assert!(Scenario::from_json(text).is_err());
+    }
+}

@@ -1,0 +1,187 @@
+//! The failure stories of the source chapters, each run and checked step by step.
+
+use brokerlab_core::{
+    examples, invariants, AckMode, CrashPoint, Fact, Fate, Fault, Simulation, Trigger,
+};
+
+/// Runs to the end, checking the accounting invariant after every step; returns all facts.
+fn run_checked(sim: &mut Simulation) -> Vec<(u64, Fact)> {
+    let mut facts = Vec::new();
+    while let Some(step) = sim.step() {
+        let t = step.time_us;
+        facts.extend(step.facts.iter().map(|f| (t, *f)));
+        invariants::check(sim).unwrap();
+    }
+    facts
+}
+
+#[test]
+fn crash_after_commit_before_ack_means_one_redelivery_and_two_effects() {
+    let mut sim = Simulation::new(examples::load("crash-after-commit").unwrap()).unwrap();
+    let facts = run_checked(&mut sim);
+    let c = sim.counters();
+    assert_eq!(
+        (c.published, c.delivered, c.redelivered, c.acked),
+        (1, 2, 1, 1)
+    );
+    assert_eq!(
+        sim.effect_count(0),
+        2,
+        "no idempotency: the effect happened twice"
+    );
+    assert_eq!(c.duplicate_effects, 1);
+    assert_eq!(sim.message(0).unwrap().fate, Fate::Done);
+    // The order of the story: commit, crash (no ack), lease expiry, redelivery, commit, ack.
+    let kinds: Vec<&str> = facts
+        .iter()
+        .filter_map(|(_, f)| match f {
+            Fact::EffectCommitted { .. } => Some("commit"),
+            Fact::ConsumerCrashed {
+                point: CrashPoint::AfterCommitBeforeAck,
+                ..
+            } => Some("crash"),
+            Fact::LeaseExpired { .. } => Some("lease expired"),
+            Fact::Delivered { attempt: 2, .. } => Some("redelivered"),
+            Fact::Acked { .. } => Some("ack"),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "commit",
+            "crash",
+            "lease expired",
+            "redelivered",
+            "commit",
+            "ack"
+        ]
+    );
+    // Redelivery waits for the lease: 1 s publish + 5 s lease.
+    let redelivered_at = facts
+        .iter()
+        .find(|(_, f)| matches!(f, Fact::Delivered { attempt: 2, .. }))
+        .unwrap()
+        .0;
+    assert_eq!(redelivered_at, 6_000_000);
+}
+
+#[test]
+fn ack_before_effect_and_a_crash_lose_the_message() {
+    let mut sim = Simulation::new(examples::load("ack-before-effect").unwrap()).unwrap();
+    let facts = run_checked(&mut sim);
+    let c = sim.counters();
+    assert_eq!(
+        (c.published, c.delivered, c.redelivered, c.lost),
+        (1, 1, 0, 1)
+    );
+    assert_eq!(sim.effect_count(0), 0, "the work never happened");
+    assert_eq!(sim.message(0).unwrap().fate, Fate::Lost);
+    assert!(facts
+        .iter()
+        .any(|(_, f)| matches!(f, Fact::MessageLost { msg: 0, .. })));
+    // The same crash with ack after commit loses nothing: the lease brings it back.
+    let mut s = examples::load("ack-before-effect").unwrap();
+    s.consumers[0].ack = AckMode::AfterCommit;
+    let mut safe = Simulation::new(s).unwrap();
+    run_checked(&mut safe);
+    assert_eq!(
+        (
+            safe.counters().lost,
+            safe.counters().redelivered,
+            safe.effect_count(0)
+        ),
+        (0, 1, 1)
+    );
+}
+
+#[test]
+fn a_lease_shorter_than_the_work_gives_a_concurrent_second_delivery() {
+    let mut sim = Simulation::new(examples::load("short-lease").unwrap()).unwrap();
+    let mut concurrent = false;
+    while sim.step().is_some() {
+        invariants::check(&sim).unwrap();
+        let holders = (0..sim.consumer_count())
+            .filter(|&c| {
+                sim.consumer(c)
+                    .unwrap()
+                    .working
+                    .iter()
+                    .any(|&(m, _)| m == 0)
+            })
+            .count();
+        concurrent |= holders == 2;
+    }
+    assert!(
+        concurrent,
+        "two consumers processed message 0 at the same time"
+    );
+    assert!(sim.counters().redelivered >= 1);
+    assert!(sim.effect_count(0) >= 2, "both applied the effect");
+    assert!(
+        sim.counters().acks_ignored >= 1,
+        "a late ack counts for nothing"
+    );
+}
+
+#[test]
+fn a_crash_while_working_redelivers_after_the_lease() {
+    let mut s = examples::load("crash-after-commit").unwrap();
+    s.faults.clear();
+    let mut sim = Simulation::new(s).unwrap();
+    sim.run_until(1_200_000); // delivered at 1 s, working until 1.5 s
+    assert_eq!(sim.consumer(0).unwrap().busy, 1);
+    let step = sim
+        .command(Fault::CrashConsumer {
+            consumer: 0,
+            point: CrashPoint::Now,
+            restart_after_s: Some(0.1),
+        })
+        .unwrap();
+    assert!(matches!(
+        step.facts[0],
+        Fact::ConsumerCrashed {
+            trigger: Trigger::User,
+            ..
+        }
+    ));
+    run_checked(&mut sim);
+    assert_eq!(
+        (
+            sim.counters().redelivered,
+            sim.effect_count(0),
+            sim.counters().lost
+        ),
+        (1, 1, 0)
+    );
+}
+
+#[test]
+fn crash_after_receive_drops_the_delivery_before_any_work() {
+    let mut s = examples::load("crash-after-commit").unwrap();
+    s.faults[0].fault = Fault::CrashConsumer {
+        consumer: 0,
+        point: CrashPoint::AfterReceive,
+        restart_after_s: Some(1.0),
+    };
+    let mut sim = Simulation::new(s).unwrap();
+    let facts = run_checked(&mut sim);
+    assert!(!facts
+        .iter()
+        .any(|(t, f)| matches!(f, Fact::ProcessingStarted { .. }) && *t < 6_000_000));
+    assert_eq!((sim.counters().redelivered, sim.effect_count(0)), (1, 1));
+}
+
+#[test]
+fn a_consumer_that_never_returns_leaves_work_waiting_not_lost() {
+    let mut s = examples::load("crash-after-commit").unwrap();
+    s.faults[0].fault = Fault::CrashConsumer {
+        consumer: 0,
+        point: CrashPoint::AfterReceive,
+        restart_after_s: None,
+    };
+    let mut sim = Simulation::new(s).unwrap();
+    run_checked(&mut sim);
+    assert_eq!(sim.message(0).unwrap().fate, Fate::Waiting);
+    assert_eq!((sim.backlog(), sim.counters().lost), (1, 0));
+}
