@@ -4,8 +4,10 @@ use std::collections::VecDeque;
 
 use serde::Serialize;
 
-use crate::scenario::{AckMode, ConsumerSpec, CrashPoint, ServiceTime};
-use crate::step::{Attempt, MsgId, Trigger};
+use crate::scenario::{
+    AckMode, ConsumerSpec, CrashPoint, Failures, Idempotency, Ordering, RetryPolicy, ServiceTime,
+};
+use crate::step::{Attempt, CopyId, QueueId, Trigger};
 use crate::time::Micros;
 
 /// A crash waiting for its moment.
@@ -16,37 +18,61 @@ pub struct ArmedCrash {
     pub trigger: Trigger,
 }
 
+/// A delivery the consumer holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Held {
+    pub copy: CopyId,
+    pub attempt: Attempt,
+    /// Check-then-insert: the check found no mark when work started.
+    pub checked_clean: bool,
+}
+
 #[derive(Clone, Debug)]
 pub struct Consumer {
     pub name: String,
+    pub queue: QueueId,
     pub service: ServiceTime,
     pub concurrency: u32,
     pub prefetch: u32,
     pub ack: AckMode,
+    pub idempotency: Idempotency,
+    pub ordering: Ordering,
+    pub failures: Failures,
+    pub retry: RetryPolicy,
+    /// Work takes this many times longer (a slowed consumer).
+    pub slow_factor: f64,
     pub up: bool,
     /// Bumped at each crash, so events of the dead process are recognised and dropped.
     pub incarnation: u32,
     /// Delivered, waiting for a free slot.
-    pub buffer: VecDeque<(MsgId, Attempt)>,
+    pub buffer: VecDeque<Held>,
     /// Being processed now (at most `concurrency`).
-    pub working: Vec<(MsgId, Attempt)>,
+    pub working: Vec<Held>,
     pub armed: Option<ArmedCrash>,
+    pub drop_next_ack: bool,
     pub restart_at_us: Option<Micros>,
 }
 
 impl Consumer {
-    pub fn new(spec: &ConsumerSpec, name: String) -> Self {
+    pub fn new(spec: &ConsumerSpec, name: String, queue: QueueId) -> Self {
         Self {
             name,
+            queue,
             service: spec.service,
             concurrency: spec.concurrency,
             prefetch: spec.prefetch,
             ack: spec.ack,
+            idempotency: spec.idempotency,
+            ordering: spec.ordering,
+            failures: spec.failures.clone(),
+            retry: spec.retry.clone(),
+            slow_factor: 1.0,
             up: true,
             incarnation: 0,
             buffer: VecDeque::new(),
             working: Vec::new(),
             armed: None,
+            drop_next_ack: false,
             restart_at_us: None,
         }
     }
@@ -65,14 +91,18 @@ impl Consumer {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ConsumerView {
     pub name: String,
+    pub queue: QueueId,
     pub up: bool,
     pub busy: u32,
     pub buffered: u32,
     pub concurrency: u32,
     pub prefetch: u32,
     pub ack: AckMode,
+    pub idempotency: Idempotency,
     pub armed: Option<CrashPoint>,
+    pub drop_next_ack: bool,
+    pub slow_factor: f64,
     pub restart_at_us: Option<Micros>,
-    /// Messages being processed now, with their attempt.
-    pub working: Vec<(MsgId, Attempt)>,
+    /// Copies being processed now, with their attempt.
+    pub working: Vec<(CopyId, Attempt)>,
 }

@@ -4,29 +4,82 @@
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, VecDeque};
 
-use crate::step::{Attempt, ConsumerId, MsgId, ProducerId};
+use crate::step::{Attempt, ConsumerId, CopyId, MsgId, ProducerId, QueueId};
 use crate::time::Micros;
 
 /// Everything that can be scheduled. A closed set: each variant is handled by one rule.
+/// `incarnation` fields tell apart a process before and after a crash: timers of a dead
+/// incarnation never fire.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event {
-    /// A producer publishes its next message.
-    Arrival { producer: ProducerId },
-    /// A consumer finishes processing a delivery. `incarnation` tells apart a consumer
-    /// before and after a crash: work of a dead incarnation never completes.
-    ServiceDone {
-        consumer: ConsumerId,
-        incarnation: u32,
+    /// A producer's next request arrives (or its next scripted message is due).
+    Arrival {
+        producer: ProducerId,
+    },
+    /// A publish reaches the broker.
+    PublishArrives {
+        producer: ProducerId,
         msg: MsgId,
         attempt: Attempt,
     },
-    /// The lease of delivery `attempt` of `msg` runs out.
-    LeaseExpired { msg: MsgId, attempt: Attempt },
-    /// Fault number `index` of the scenario's schedule strikes.
-    ScheduledFault { index: u32 },
-    /// A crashed consumer comes back.
-    Restart {
+    /// The broker's confirm reaches the producer.
+    ConfirmArrives {
+        producer: ProducerId,
+        msg: MsgId,
+        attempt: Attempt,
+        incarnation: u32,
+    },
+    /// The producer stops waiting for a confirm.
+    ConfirmTimeout {
+        producer: ProducerId,
+        msg: MsgId,
+        attempt: Attempt,
+        incarnation: u32,
+    },
+    /// The outbox relay looks for unsent rows.
+    RelayPoll {
+        producer: ProducerId,
+        incarnation: u32,
+    },
+    /// A consumer finishes processing a delivery.
+    ServiceDone {
         consumer: ConsumerId,
+        incarnation: u32,
+        copy: CopyId,
+        attempt: Attempt,
+    },
+    /// The lease of delivery `attempt` of `copy` runs out.
+    LeaseExpired {
+        copy: CopyId,
+        attempt: Attempt,
+    },
+    /// A failed copy's backoff is over.
+    RetryDue {
+        copy: CopyId,
+        attempt: Attempt,
+    },
+    /// A waiting copy's time to live runs out (`line_seq` identifies its stay in line).
+    TtlExpired {
+        copy: CopyId,
+        line_seq: u64,
+    },
+    /// Redrive moves the next dead-lettered copy of a queue back.
+    RedriveTick {
+        queue: QueueId,
+    },
+    /// Fault number `index` of the scenario's schedule strikes.
+    ScheduledFault {
+        index: u32,
+    },
+    RestartConsumer {
+        consumer: ConsumerId,
+        incarnation: u32,
+    },
+    RestartProducer {
+        producer: ProducerId,
+        incarnation: u32,
+    },
+    RestartBroker {
         incarnation: u32,
     },
 }

@@ -1,112 +1,248 @@
-//! The accounting invariant: every published message is in exactly one fate, the
-//! structures that hold messages agree with those fates, and the counters agree with
-//! both. Recounted from scratch, so it cannot pass by trusting the counters it checks.
+//! The accounting invariant: every message and every copy is in exactly one fate, the
+//! structures that hold them agree with those fates, and the counters agree with both.
+//! Everything is recounted from scratch, so the check cannot pass by trusting the
+//! counters it checks.
 
-use crate::message::Fate;
+use crate::message::{Fate, PublishFate};
 use crate::sim::Simulation;
+
+fn ensure(ok: bool, what: impl FnOnce() -> String) -> Result<(), String> {
+    if ok {
+        Ok(())
+    } else {
+        Err(what())
+    }
+}
 
 /// Returns a description of the first broken property, if any.
 pub fn check(sim: &Simulation) -> Result<(), String> {
+    check_messages(sim)?;
+    check_copies(sim)?;
+    check_queues(sim)?;
+    check_effects(sim)?;
+    check_processes(sim)
+}
+
+fn check_messages(sim: &Simulation) -> Result<(), String> {
     let messages = sim.messages();
     let c = sim.counters();
-    let (mut waiting, mut in_flight, mut done, mut lost) = (0u64, 0u64, 0u64, 0u64);
-    for m in messages {
-        match m.fate {
-            Fate::Waiting => waiting += 1,
-            Fate::InFlight => in_flight += 1,
-            Fate::Done => done += 1,
-            Fate::Lost => lost += 1,
-        }
-    }
-    let published = messages.len() as u64;
-    if c.published != published {
-        return Err(format!(
-            "published counter {} but {published} message records",
-            c.published
-        ));
-    }
-    if waiting + in_flight + done + lost != published {
-        return Err(format!(
-            "fates {waiting}+{in_flight}+{done}+{lost} do not add up to {published} published"
-        ));
-    }
-    let queue = sim.queue_raw();
-    if queue.len() as u64 != waiting {
-        return Err(format!(
-            "queue holds {} ids but {waiting} messages are waiting",
-            queue.len()
-        ));
-    }
-    for (i, &id) in queue.iter().enumerate() {
-        if messages[id as usize].fate != Fate::Waiting {
-            return Err(format!(
-                "message {id} is in the queue but its fate is {:?}",
-                messages[id as usize].fate
-            ));
-        }
-        if i > 0 && queue[i - 1] >= id {
-            return Err(format!(
-                "queue is not in publish order (or holds {id} twice)"
-            ));
-        }
-    }
-    if sim.in_flight() != in_flight {
-        return Err(format!(
-            "in-flight counter {} but {in_flight} messages in flight",
-            sim.in_flight()
-        ));
-    }
-    if c.done != done || c.lost != lost {
-        return Err(format!(
-            "done/lost counters {}/{} but fates say {done}/{lost}",
-            c.done, c.lost
-        ));
-    }
-    let effects = sim.effects();
-    let applied: u64 = effects.iter().map(|&e| u64::from(e)).sum();
-    let duplicates: u64 = effects
-        .iter()
-        .map(|&e| u64::from(e.saturating_sub(1)))
-        .sum();
-    if applied != c.effects_applied || duplicates != c.duplicate_effects {
-        return Err(format!(
-            "effects table says {applied} applied / {duplicates} duplicates, counters say {} / {}",
-            c.effects_applied, c.duplicate_effects
-        ));
+    ensure(c.created == messages.len() as u64, || {
+        format!("created {} but {} messages", c.created, messages.len())
+    })?;
+    let mut copies_of = vec![0u32; messages.len()];
+    for copy in sim.copies() {
+        copies_of[copy.msg as usize] += 1;
     }
     for (id, m) in messages.iter().enumerate() {
-        if m.fate == Fate::Done && effects[id] == 0 {
-            return Err(format!(
-                "message {id} is done but its effect was never applied"
-            ));
+        ensure(m.copies == copies_of[id], || {
+            format!(
+                "message {id} says {} copies, {} exist",
+                m.copies, copies_of[id]
+            )
+        })?;
+        ensure((m.fate == PublishFate::Stored) == (m.copies > 0), || {
+            format!(
+                "message {id} has fate {:?} with {} copies",
+                m.fate, m.copies
+            )
+        })?;
+    }
+    let gave_up = messages
+        .iter()
+        .filter(|m| m.fate == PublishFate::GaveUp)
+        .count() as u64;
+    let never = messages
+        .iter()
+        .filter(|m| m.fate == PublishFate::NeverPublished)
+        .count() as u64;
+    // A producer can give up on a message the broker stores after all (a late publish):
+    // its fate is then Stored, so the fate count can only be below the event count.
+    ensure(gave_up <= c.gave_up && never == c.never_published, || {
+        format!(
+            "gave up/never published: fates {gave_up}/{never}, counters {}/{}",
+            c.gave_up, c.never_published
+        )
+    })
+}
+
+fn check_copies(sim: &Simulation) -> Result<(), String> {
+    let copies = sim.copies();
+    let c = sim.counters();
+    ensure(c.published == copies.len() as u64, || {
+        format!("published {} but {} copies", c.published, copies.len())
+    })?;
+    let mut by_fate = [0u64; Fate::ALL.len()];
+    for copy in copies {
+        by_fate[copy.fate.index()] += 1;
+    }
+    ensure(by_fate.iter().sum::<u64>() == copies.len() as u64, || {
+        "copy fates do not add up".into()
+    })?;
+    let n = |f: Fate| by_fate[f.index()];
+    let pairs = [
+        ("done", n(Fate::Done), c.done),
+        ("lost", n(Fate::Lost), c.lost),
+        ("expired", n(Fate::Expired), c.expired),
+        ("dropped", n(Fate::Dropped), c.dropped),
+        (
+            "dead-lettered now",
+            n(Fate::DeadLettered),
+            c.dead_lettered - c.redriven,
+        ),
+        ("waiting", n(Fate::Waiting), sim.waiting_total()),
+        ("in flight", n(Fate::InFlight), sim.in_flight()),
+    ];
+    for (what, fates, counter) in pairs {
+        ensure(fates == counter, || {
+            format!("{what}: {fates} copies have that fate, the tally says {counter}")
+        })?;
+    }
+    Ok(())
+}
+
+fn check_queues(sim: &Simulation) -> Result<(), String> {
+    let copies = sim.copies();
+    let queues = sim.queues_raw();
+    // Copies per (queue, fate), in one pass.
+    let mut counts = vec![[0u64; Fate::ALL.len()]; queues.len()];
+    for c in copies {
+        counts[c.queue as usize][c.fate.index()] += 1;
+    }
+    let mut waiting_seen = 0u64;
+    for (qi, q) in queues.iter().enumerate() {
+        let of = |f: Fate| counts[qi][f.index()];
+        let (waiting, in_flight, retry, dead) = (
+            of(Fate::Waiting),
+            of(Fate::InFlight),
+            of(Fate::RetryWaiting),
+            of(Fate::DeadLettered),
+        );
+        ensure(q.line.len() as u64 == waiting, || {
+            format!(
+                "queue {}: line holds {} but {waiting} copies wait",
+                q.name,
+                q.line.len()
+            )
+        })?;
+        for (i, &id) in q.line.iter().enumerate() {
+            let copy = &copies[id as usize];
+            ensure(
+                copy.fate == Fate::Waiting && copy.queue as usize == qi,
+                || {
+                    format!(
+                        "queue {}: copy {id} is in line but is {:?} in queue {}",
+                        q.name, copy.fate, copy.queue
+                    )
+                },
+            )?;
+            ensure(
+                i == 0 || copies[q.line[i - 1] as usize].line_seq < copy.line_seq,
+                || {
+                    format!(
+                        "queue {}: line out of order (or a copy twice) at copy {id}",
+                        q.name
+                    )
+                },
+            )?;
         }
-        if m.fate == Fate::Lost && !m.settled_at_broker {
-            return Err(format!(
-                "message {id} is lost although the broker still owned it"
-            ));
+        waiting_seen += waiting;
+        ensure(q.in_flight == in_flight && q.retry_waiting == retry, || {
+            format!(
+                "queue {}: tallies {}/{} vs fates {in_flight}/{retry}",
+                q.name, q.in_flight, q.retry_waiting
+            )
+        })?;
+        ensure(q.held == waiting + in_flight + retry, || {
+            format!("queue {}: held {} is not the sum", q.name, q.held)
+        })?;
+        if let Some(max) = q.max_length {
+            ensure(q.held <= max, || {
+                format!("queue {}: holds {} over its limit {max}", q.name, q.held)
+            })?;
+        }
+        ensure(q.dlq.len() as u64 == dead, || {
+            format!(
+                "queue {}: {} DLQ entries, {dead} dead-lettered",
+                q.name,
+                q.dlq.len()
+            )
+        })?;
+        for e in &q.dlq {
+            ensure(
+                copies[e.copy as usize].fate == Fate::DeadLettered && e.source as usize == qi,
+                || {
+                    format!(
+                        "queue {}: DLQ entry for copy {} is not dead-lettered here",
+                        q.name, e.copy
+                    )
+                },
+            )?;
         }
     }
-    if c.redelivered > c.delivered || c.acked > published {
-        return Err("more redeliveries than deliveries, or more acks than messages".into());
+    ensure(waiting_seen == sim.waiting_total(), || {
+        "waiting total disagrees with the lines".into()
+    })
+}
+
+fn check_effects(sim: &Simulation) -> Result<(), String> {
+    let c = sim.counters();
+    let (mut applied, mut duplicates) = (0u64, 0u64);
+    for q in 0..sim.queue_count() {
+        let t = sim.tables(q).expect("one table set per queue");
+        applied += t.applied.iter().map(|&e| u64::from(e)).sum::<u64>();
+        duplicates += t
+            .applied
+            .iter()
+            .map(|&e| u64::from(e.saturating_sub(1)))
+            .sum::<u64>();
     }
+    ensure(
+        applied == c.effects_applied && duplicates == c.duplicate_effects,
+        || {
+            format!(
+            "effects tables say {applied} applied / {duplicates} duplicates, counters say {} / {}",
+            c.effects_applied, c.duplicate_effects
+        )
+        },
+    )
+}
+
+fn check_processes(sim: &Simulation) -> Result<(), String> {
     for (i, consumer) in sim.consumers_raw().iter().enumerate() {
-        if consumer.held() > consumer.prefetch
-            || consumer.working.len() as u32 > consumer.concurrency
-        {
-            return Err(format!(
-                "consumer {i} holds more than its prefetch or concurrency allows"
-            ));
+        ensure(
+            consumer.held() <= consumer.prefetch
+                && consumer.working.len() as u32 <= consumer.concurrency,
+            || format!("consumer {i} holds more than its prefetch or concurrency allows"),
+        )?;
+        ensure(consumer.up || consumer.held() == 0, || {
+            format!("consumer {i} is down but still holds messages")
+        })?;
+        for h in consumer.working.iter().chain(consumer.buffer.iter()) {
+            ensure(
+                sim.copies()[h.copy as usize].queue == consumer.queue,
+                || format!("consumer {i} holds copy {} of another queue", h.copy),
+            )?;
         }
-        if !consumer.up && consumer.held() > 0 {
-            return Err(format!("consumer {i} is down but still holds messages"));
+    }
+    for (i, p) in sim.producers_raw().iter().enumerate() {
+        // Held back: a first publish (pending) or a retry of one the broker already has.
+        for &msg in &p.held {
+            let fate = sim.messages()[msg as usize].fate;
+            ensure(
+                matches!(fate, PublishFate::Pending | PublishFate::Stored),
+                || format!("producer {i} holds back message {msg}, which is {fate:?}"),
+            )?;
         }
-        for &(id, _) in consumer.working.iter().chain(consumer.buffer.iter()) {
-            let fate = messages[id as usize].fate;
-            if fate == Fate::Lost {
-                return Err(format!(
-                    "consumer {i} holds message {id}, which is counted as lost"
-                ));
-            }
+        for row in &p.outbox {
+            let m = &sim.messages()[row.msg as usize];
+            ensure(
+                m.producer as usize == i
+                    && matches!(
+                        m.fate,
+                        PublishFate::Pending | PublishFate::Stored | PublishFate::Unroutable
+                    ),
+                || format!("producer {i}: outbox row {} is {:?}", row.msg, m.fate),
+            )?;
         }
     }
     Ok(())

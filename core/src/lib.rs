@@ -8,6 +8,7 @@
 //!   platform-independent stream, so the same scenario gives the same run everywhere.
 
 pub mod consumer;
+pub mod database;
 pub mod engine;
 pub mod examples;
 pub mod hash;
@@ -16,21 +17,27 @@ pub mod message;
 pub mod metrics;
 pub mod narration;
 pub mod producer;
+pub mod queue;
 pub mod report;
 pub mod rng;
+pub mod routing;
 pub mod scenario;
 pub mod sim;
 pub mod step;
 pub mod time;
 
 pub use consumer::ConsumerView;
-pub use message::{Fate, Message};
+pub use message::{Copy, DeadLetter, Fate, Message, PublishFate};
 pub use metrics::{Counters, Sample, Summary};
+pub use queue::QueueView;
 pub use report::Report;
 pub use scenario::{
-    AckMode, ArrivalProcess, Arrivals, ConsumerSpec, CrashPoint, Fault, Intervention, ProducerSpec,
-    QueueSpec, RateSegment, Scenario, ScenarioError, ScheduledFault, ServiceTime, SCENARIO_VERSION,
+    AckMode, ArrivalProcess, Arrivals, Binding, BrokerSpec, ConsumerSpec, CrashPoint, ExchangeKind,
+    ExchangeSpec, Failures, Fault, Handoff, Idempotency, Intervention, Jitter, Op, Ordering,
+    Outage, Overflow, PayloadSpec, Poison, ProducerCrashPoint, ProducerSpec, PublishSpec,
+    QueueSpec, RateSegment, RetryPolicy, Scenario, ScenarioError, ScheduledFault, ScriptedMessage,
+    ServiceTime, SCENARIO_VERSION,
 };
 pub use sim::{fingerprint, Simulation};
-pub use step::{Attempt, ConsumerId, Fact, MsgId, Step, Trigger};
+pub use step::{Attempt, ConsumerId, CopyId, Fact, MsgId, ProducerId, QueueId, Step, Trigger};
 pub use time::{secs_to_us, us_to_secs, Micros};

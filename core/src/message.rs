@@ -1,37 +1,132 @@
-//! A message's record at the broker and its fate.
+//! Messages and their copies.
+//!
+//! A *message* is what a producer means to send once: it has an id that stays the same
+//! across publish retries, outbox re-publishes and redrives (so consumers can recognise a
+//! duplicate). A *copy* is one stored instance of it in one queue: a fan-out makes one
+//! copy per subscription, and a publish retry the broker cannot recognise makes a second
+//! copy in the same queue. Every message and every copy has exactly one fate at every
+//! instant; the accounting invariant checks it after each step.
 
 use serde::Serialize;
 
-use crate::step::{Attempt, ConsumerId, ProducerId};
+use crate::scenario::{Op, Poison};
+use crate::step::{Attempt, ConsumerId, CopyId, MsgId, ProducerId, QueueId};
 use crate::time::Micros;
 
-/// Where a message is. Every published message is in exactly one of these at every
-/// instant; the accounting invariant checks it after each step.
+/// Where a message stands between its producer and the broker.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PublishFate {
+    /// Still with the producer: in its outbox, held back by backpressure, on the wire, or
+    /// waiting for a confirm or a retry.
+    Pending,
+    /// The broker stored it (at least one copy exists), whether or not the producer knows.
+    Stored,
+    /// The broker refused it (queue full, admission control) and the producer gave up.
+    Refused,
+    /// It matched no binding: dropped, or returned to the producer if mandatory.
+    Unroutable,
+    /// The producer gave up after its last publish attempt went unconfirmed and was lost.
+    GaveUp,
+    /// Never published: the service committed its state and crashed before publishing.
+    NeverPublished,
+}
+
+/// Where a copy is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Fate {
-    /// In the queue, visible, waiting for a consumer.
+    /// In its queue, visible, waiting for a consumer.
     Waiting,
-    /// Handed to a consumer and not settled yet (leased, or acked on delivery and still
-    /// being processed).
+    /// Handed to a consumer and not settled (leased, or acked on delivery and still being
+    /// processed).
     InFlight,
-    /// Its effect committed and the broker is finished with it.
+    /// Failed, waiting out its backoff before it becomes visible again.
+    RetryWaiting,
+    /// Its work is finished and the broker is done with it (the effect may have been
+    /// skipped as a duplicate, stale, or refused by a business rule: see the facts).
     Done,
+    /// In the queue's dead-letter queue: not processed, kept for diagnosis and redrive.
+    DeadLettered,
+    /// Expired (TTL) before any consumer finished it.
+    Expired,
+    /// Dropped to make room (overflow: drop oldest).
+    Dropped,
     /// Gone without its effect, and nobody will retry it.
     Lost,
+}
+
+impl Fate {
+    pub const ALL: [Fate; 8] = [
+        Fate::Waiting,
+        Fate::InFlight,
+        Fate::RetryWaiting,
+        Fate::Done,
+        Fate::DeadLettered,
+        Fate::Expired,
+        Fate::Dropped,
+        Fate::Lost,
+    ];
+
+    pub fn index(self) -> usize {
+        self as usize
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]
 pub struct Message {
     pub producer: ProducerId,
-    pub published_us: Micros,
+    pub created_us: Micros,
+    /// Aggregate key (account, order…), if any.
+    pub key: Option<u32>,
+    /// Per-key sequence number given by the producer (1, 2, …); 0 without a key.
+    pub version: u32,
+    pub op: Op,
+    pub poison: Option<Poison>,
+    pub routing_key: String,
+    pub fate: PublishFate,
+    /// Times the producer sent it to the broker.
+    pub publish_attempts: u32,
+    /// Copies the broker stored.
+    pub copies: u32,
+    pub confirmed: bool,
+    /// Held back by backpressure at its producer (not on the wire, no confirm awaited).
+    pub held_back: bool,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Copy {
+    pub msg: MsgId,
+    pub queue: QueueId,
     pub fate: Fate,
     /// Deliveries so far; the newest delivery is attempt number `attempts`.
     pub attempts: Attempt,
+    /// Failed attempts since it last entered the queue (the retry budget).
+    pub failures: u32,
     /// Consumer of the newest delivery.
     pub holder: Option<ConsumerId>,
     /// The broker already forgot it (acked on delivery): no lease, no redelivery.
     pub settled_at_broker: bool,
+    /// Survives a broker restart (persistent message in a durable queue).
+    pub persistent: bool,
+    pub stored_us: Micros,
+    /// When it last entered the waiting line (for age and TTL), and its place in line.
+    pub enqueued_us: Micros,
+    pub line_seq: u64,
     pub first_delivered_us: Option<Micros>,
     pub done_us: Option<Micros>,
+    /// Times it was redriven from the dead-letter queue.
+    pub redrives: u32,
+}
+
+/// What a dead-letter queue keeps about a copy.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DeadLetter {
+    pub copy: CopyId,
+    pub msg: MsgId,
+    pub reason: crate::step::DeadLetterReason,
+    pub attempts: Attempt,
+    pub first_attempt_us: Option<Micros>,
+    pub last_attempt_us: Micros,
+    pub source: QueueId,
 }

@@ -9,24 +9,62 @@ use crate::time::{us_to_secs, Micros};
 /// Running totals. Every field only grows.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Counters {
+    /// Messages producers created.
+    pub created: u64,
+    /// Copies the broker stored (a fan-out stores one per matching queue; an unrecognised
+    /// publish retry stores another).
     pub published: u64,
     /// Deliveries, first ones and redeliveries alike.
     pub delivered: u64,
     /// Deliveries with attempt > 1.
     pub redelivered: u64,
-    /// Acks the broker accepted (one per message at most).
+    /// Acks the broker accepted (one per copy at most).
     pub acked: u64,
     /// Acks the broker ignored (stale lease or already done).
     pub acks_ignored: u64,
+    /// Acks lost on the way.
+    pub acks_lost: u64,
+    /// Copies lost for good.
     pub lost: u64,
     /// Effect applications, duplicates included.
     pub effects_applied: u64,
-    /// Applications beyond the first for the same message.
+    /// Applications beyond the first for the same message in the same consumer group.
     pub duplicate_effects: u64,
+    /// Duplicates the handler recognised and skipped.
+    pub duplicates_skipped: u64,
+    pub stale_ignored: u64,
+    pub gap_waits: u64,
+    /// Operations a business rule refused (withdrawal over the balance).
+    pub effects_refused: u64,
+    pub handler_failures: u64,
+    pub retries_scheduled: u64,
+    pub dead_lettered: u64,
+    /// Dead-lettered again after a redrive.
+    pub dead_lettered_again: u64,
+    pub redriven: u64,
+    pub expired: u64,
+    pub dropped: u64,
+    pub refused: u64,
+    pub unroutable: u64,
+    pub returned: u64,
+    pub deduplicated: u64,
+    pub publish_attempts: u64,
+    pub confirms: u64,
+    pub confirms_lost: u64,
+    pub confirm_timeouts: u64,
+    pub publish_failed: u64,
+    pub gave_up: u64,
+    pub never_published: u64,
+    pub requests_refused: u64,
+    pub throttled: u64,
     pub leases_expired: u64,
+    /// Consumer crashes.
     pub crashes: u64,
     pub restarts: u64,
-    /// Messages whose fate is settled as done (work committed and broker finished with it).
+    pub producer_crashes: u64,
+    pub broker_crashes: u64,
+    /// Copies whose work is finished (effect applied, or skipped for a stated reason) and
+    /// that the broker is done with.
     pub done: u64,
 }
 
@@ -40,6 +78,10 @@ pub struct Sample {
     pub oldest_age_s: f64,
     /// Messages delivered and not yet settled.
     pub in_flight: u64,
+    /// Copies waiting out a retry backoff.
+    pub retry_waiting: u64,
+    /// Copies in dead-letter queues.
+    pub dead_lettered: u64,
 }
 
 /// Samples at a fixed interval. When it would exceed [`SAMPLES_MAX`], every other sample
@@ -125,31 +167,27 @@ impl Latencies {
     }
 }
 
-/// The report's headline numbers.
+/// The report's headline numbers: every counter, plus what is derived from them.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Summary {
     pub end_s: f64,
-    pub published: u64,
-    pub delivered: u64,
-    pub redelivered: u64,
-    pub acked: u64,
-    pub lost: u64,
-    pub done: u64,
-    pub effects_applied: u64,
-    pub duplicate_effects: u64,
-    pub leases_expired: u64,
-    pub crashes: u64,
+    #[serde(flatten)]
+    pub counters: Counters,
     pub backlog_end: u64,
     pub in_flight_end: u64,
-    /// Mean time from publish to first delivery.
+    pub retry_waiting_end: u64,
+    pub dead_lettered_end: u64,
+    /// Messages still with producers (outbox, backpressure, awaiting a confirm).
+    pub pending_at_producers_end: u64,
+    /// Mean time from storage to first delivery.
     pub mean_queue_wait_s: f64,
-    /// Time-average number of waiting messages.
+    /// Time-average number of waiting copies.
     pub mean_queue_len: f64,
     /// Busy consumer slots over available consumer slots (crashed time excluded).
     pub utilization: f64,
-    /// Settled messages per second of simulated time.
+    /// Finished copies per second of simulated time.
     pub throughput_per_s: f64,
-    /// End-to-end latency (publish → done): mean and percentiles.
+    /// End-to-end latency (message created → copy done): mean and percentiles.
     pub latency_mean_s: f64,
     pub latency_p50_s: f64,
     pub latency_p95_s: f64,

@@ -1,18 +1,13 @@
 //! One plain-English sentence per fact, for the CLI trace and the page's narration.
-//! Names come from the simulation (consumer names), ids are printed as `#id`.
+//! Names come from the simulation (producer, queue and consumer names); messages are
+//! written `#id`.
 
-use crate::scenario::CrashPoint;
+use crate::scenario::{CrashPoint, Poison, ProducerCrashPoint};
 use crate::sim::Simulation;
-use crate::step::{Fact, IgnoredAck, LossReason, Trigger};
-use crate::time::us_to_secs;
-
-fn point_text(p: CrashPoint) -> &'static str {
-    match p {
-        CrashPoint::Now => "at once",
-        CrashPoint::AfterReceive => "right after its next delivery arrives",
-        CrashPoint::AfterCommitBeforeAck => "right after its next commit, before the ack",
-    }
-}
+use crate::step::{
+    DeadLetterReason, DuplicateSeen, Fact, Failure, IgnoredAck, LossReason, RefusedBecause, Trigger,
+};
+use crate::time::{us_to_secs, Micros};
 
 fn by(trigger: Trigger) -> &'static str {
     match trigger {
@@ -21,79 +16,262 @@ fn by(trigger: Trigger) -> &'static str {
     }
 }
 
+fn poison_text(p: Poison) -> &'static str {
+    match p {
+        Poison::MalformedPayload => "its payload is malformed",
+        Poison::UnknownSchemaVersion => "its schema version is unknown",
+        Poison::UnauthorizedTenant => "its tenant is not authorised",
+    }
+}
+
+fn secs(t: Micros) -> String {
+    format!("{:.3} s", us_to_secs(t))
+}
+
+fn restart_text(at: Option<Micros>) -> String {
+    at.map_or(" It stays down.".to_string(), |t| {
+        format!(" It will restart at {}.", secs(t))
+    })
+}
+
 /// Describes a fact in a sentence.
 pub fn describe(sim: &Simulation, fact: &Fact) -> String {
-    let name = |c: u32| {
+    let consumer = |c: u32| {
         sim.consumer(c)
             .map_or_else(|| format!("consumer {c}"), |v| v.name)
     };
+    let producer = |p: u32| {
+        sim.producer_name(p)
+            .map_or_else(|| format!("producer {p}"), str::to_string)
+    };
+    let queue = |q: u32| {
+        sim.queue(q)
+            .map_or_else(|| format!("queue {q}"), |v| v.name)
+    };
+    use Fact::*;
     match *fact {
-        Fact::Published { producer, msg } => {
-            let p = sim.scenario().producers.get(producer as usize).map(|p| p.name.as_str()).unwrap_or("");
-            let p = if p.is_empty() { format!("producer P{}", producer + 1) } else { p.to_string() };
-            format!("{p} published message #{msg}; the queue stored it.")
+        Created { producer: p, msg, key, version, poison } => {
+            let what = match (key, poison) {
+                (_, Some(kind)) => format!(" — a poison message: {}", poison_text(kind)),
+                (Some(k), None) => format!(" for key {k} (version {version})"),
+                (None, None) => String::new(),
+            };
+            format!("{} created message #{msg}{what}.", producer(p))
         }
-        Fact::Delivered { msg, attempt: 1, consumer, lease_until_us: Some(until) } => format!(
-            "The broker delivered #{msg} to {}; it stays hidden until {:.3} s unless acked.",
-            name(consumer),
-            us_to_secs(until)
+        StateCommitted { producer: p, msg, outbox: true } => format!(
+            "{} committed its state and the outbox row for #{msg} in one transaction: the request is accepted.",
+            producer(p)
         ),
-        Fact::Delivered { msg, attempt, consumer, lease_until_us } => {
+        StateCommitted { producer: p, msg, outbox: false } => format!(
+            "{} committed its state for #{msg}; publishing the event is a separate step.",
+            producer(p)
+        ),
+        PublishSent { producer: p, msg, attempt: 1 } => format!("{} published #{msg} to the broker.", producer(p)),
+        PublishSent { producer: p, msg, attempt } => {
+            format!("{} published #{msg} again (attempt {attempt}), with the same id.", producer(p))
+        }
+        Throttled { producer: p, msg, queue: q } => {
+            format!("{} holds #{msg} back: {} is full (backpressure).", producer(p), queue(q))
+        }
+        ConfirmTimedOut { producer: p, msg, retry: true, .. } => format!(
+            "{} heard no confirm for #{msg} in time: it cannot tell whether the broker has it, so it will publish again.",
+            producer(p)
+        ),
+        ConfirmTimedOut { producer: p, msg, retry: false, .. } => {
+            format!("{} heard no confirm for #{msg} and has no attempts left.", producer(p))
+        }
+        Confirmed { producer: p, msg, .. } => format!(
+            "The broker confirmed #{msg} to {}: it took responsibility for it (this says nothing about consumers).",
+            producer(p)
+        ),
+        ConfirmLost { producer: p, msg, .. } => {
+            format!("The broker stored #{msg}, but its confirm to {} was lost on the way.", producer(p))
+        }
+        OutboxMarked { producer: p, msg } => format!("{}'s relay marked the outbox row of #{msg} as sent.", producer(p)),
+        EventNeverPublished { producer: p, msg } => format!(
+            "{} crashed after committing its state and before publishing #{msg}: the state changed but no event will ever say so.",
+            producer(p)
+        ),
+        RequestRefused { producer: p } => format!("A request reached {} while it was down and was turned away.", producer(p)),
+        ProducerCrashArmed { producer: p, point, trigger } => {
+            let when = match point {
+                ProducerCrashPoint::Now => "at once",
+                ProducerCrashPoint::AfterCommitBeforePublish => "after its next state commit, before publishing",
+                ProducerCrashPoint::AfterPublishBeforeMark => {
+                    "after its relay's next confirmed publish, before marking the row"
+                }
+            };
+            format!("{} will crash {when} ({}).", producer(p), by(trigger))
+        }
+        ProducerCrashed { producer: p, trigger, restart_at_us, .. } => format!(
+            "{} crashed ({}); its memory is gone, its database (outbox included) is not.{}",
+            producer(p),
+            by(trigger),
+            restart_text(restart_at_us)
+        ),
+        ProducerRestarted { producer: p, trigger } => format!("{} restarted ({}).", producer(p), by(trigger)),
+        ConfirmDropArmed { producer: p, trigger } => {
+            format!("The next confirm to {} will be lost ({}).", producer(p), by(trigger))
+        }
+        Stored { msg, queue: q, .. } => format!("The broker stored #{msg} in {}.", queue(q)),
+        Deduplicated { producer: p, msg } => format!(
+            "The broker already had #{msg} from {} (same producer id and sequence): the retry was dropped, not stored twice.",
+            producer(p)
+        ),
+        Refused { producer: p, msg, queue: q, because: RefusedBecause::QueueFull } => {
+            format!("{} is full: the broker refused #{msg} and told {}.", queue(q), producer(p))
+        }
+        Refused { producer: p, msg, queue: q, because: RefusedBecause::OldestTooOld } => format!(
+            "Admission control: the oldest message in {} is too old, so #{msg} from {} was refused.",
+            queue(q),
+            producer(p)
+        ),
+        Unroutable { producer: p, msg, returned: true } => {
+            format!("#{msg} matched no binding and was returned to {} (mandatory).", producer(p))
+        }
+        Unroutable { msg, returned: false, .. } => {
+            format!("#{msg} matched no binding and was dropped silently, though the broker accepted the publish.")
+        }
+        PublishFailed { producer: p, msg, .. } => {
+            format!("{} published #{msg}, but the broker is down: nothing was stored.", producer(p))
+        }
+        DroppedOldest { msg, queue: q, .. } => format!("{} was full: it dropped its oldest message, #{msg}.", queue(q)),
+        Expired { msg, queue: q, .. } => format!("#{msg} waited too long in {} and expired unprocessed.", queue(q)),
+        Delivered { msg, attempt: 1, consumer: c, lease_until_us: Some(until), .. } => format!(
+            "The broker delivered #{msg} to {}; it stays hidden until {} unless acked.",
+            consumer(c),
+            secs(until)
+        ),
+        Delivered { msg, attempt, consumer: c, lease_until_us, .. } => {
             let again = if attempt > 1 { format!(" again (attempt {attempt})") } else { String::new() };
-            let lease = lease_until_us.map_or(String::new(), |u| format!("; hidden until {:.3} s", us_to_secs(u)));
-            format!("The broker delivered #{msg}{again} to {}{lease}.", name(consumer))
+            let lease = lease_until_us.map_or(String::new(), |u| format!("; hidden until {}", secs(u)));
+            format!("The broker delivered #{msg}{again} to {}{lease}.", consumer(c))
         }
-        Fact::AckedOnDelivery { msg, consumer, .. } => format!(
-            "{} acked #{msg} on receipt: the broker forgot it before any work was done.",
-            name(consumer)
-        ),
-        Fact::ProcessingStarted { msg, attempt, consumer, done_at_us } => format!(
-            "{} started processing #{msg} (attempt {attempt}); it will finish at {:.3} s.",
-            name(consumer),
-            us_to_secs(done_at_us)
-        ),
-        Fact::EffectCommitted { msg, consumer, applied: 1, .. } => {
-            format!("{} committed the effect of #{msg} in the database.", name(consumer))
-        }
-        Fact::EffectCommitted { msg, consumer, applied, .. } => format!(
-            "{} committed the effect of #{msg} again: it has now been applied {applied} times (duplicate).",
-            name(consumer)
-        ),
-        Fact::Acked { msg, consumer, .. } => {
-            format!("{} acked #{msg}; the broker removed it for good.", name(consumer))
-        }
-        Fact::AckIgnored { msg, consumer, why: IgnoredAck::StaleLease, .. } => format!(
-            "{} acked #{msg} too late: its lease had expired and the message was offered again, so the ack changed nothing.",
-            name(consumer)
-        ),
-        Fact::AckIgnored { msg, consumer, why: IgnoredAck::AlreadyDone, .. } => format!(
-            "{} acked #{msg}, which another delivery had already settled.",
-            name(consumer)
-        ),
-        Fact::LeaseExpired { msg, attempt, consumer } => format!(
+        LeaseExpired { msg, attempt, consumer: c, .. } => format!(
             "The lease of #{msg} (attempt {attempt}, held by {}) ran out with no ack: it is visible again and will be redelivered.",
-            name(consumer)
+            consumer(c)
         ),
-        Fact::CrashArmed { consumer, point, trigger } => {
-            format!("{} will crash {} ({}).", name(consumer), point_text(point), by(trigger))
+        RetryReady { msg, .. } => format!("#{msg} finished its backoff and is back in line."),
+        DeadLettered { msg, queue: q, reason: DeadLetterReason::RetriesExhausted, attempts, .. } => format!(
+            "#{msg} failed every allowed attempt ({attempts} deliveries) and moved to {}'s dead-letter queue, with its history.",
+            queue(q)
+        ),
+        DeadLettered { msg, queue: q, reason: DeadLetterReason::Poison(kind), .. } => format!(
+            "#{msg} can never succeed ({}): it skipped the retries and moved to {}'s dead-letter queue.",
+            poison_text(kind),
+            queue(q)
+        ),
+        Redriven { msg, queue: q, .. } => {
+            format!("#{msg} was redriven from the dead-letter queue back into {}, keeping its id.", queue(q))
         }
-        Fact::ConsumerCrashed { consumer, point, trigger, restart_at_us } => {
+        BrokerCrashed { trigger, restart_at_us } => format!(
+            "The broker crashed ({}): transient messages and non-durable queues are gone; deliveries in flight go back in line.{}",
+            by(trigger),
+            restart_text(restart_at_us)
+        ),
+        BrokerRestarted { trigger } => format!("The broker restarted ({}) and delivers again.", by(trigger)),
+        MessageLost { msg, reason, .. } => {
+            let why = match reason {
+                LossReason::AckedBeforeEffectThenCrashed => {
+                    "it was acked on delivery and its consumer crashed before the effect committed"
+                }
+                LossReason::AckedBeforeEffectThenFailed => "it was acked on delivery and then its handler failed",
+                LossReason::BrokerRestartNotDurable => "the broker restarted and it was not persisted",
+                LossReason::DiscardedWithoutDeadLetterQueue => "it failed for good and there is no dead-letter queue",
+            };
+            format!("#{msg} is lost: {why}.")
+        }
+        AckedOnDelivery { msg, consumer: c, .. } => format!(
+            "{} acked #{msg} on receipt: the broker forgot it before any work was done.",
+            consumer(c)
+        ),
+        ProcessingStarted { msg, attempt, consumer: c, done_at_us, .. } => format!(
+            "{} started processing #{msg} (attempt {attempt}); it will finish at {}.",
+            consumer(c),
+            secs(done_at_us)
+        ),
+        DuplicateSkipped { msg, consumer: c, seen: DuplicateSeen::CheckFoundMark, .. } => {
+            format!("{} found #{msg} already marked as processed and skipped it.", consumer(c))
+        }
+        DuplicateSkipped { msg, consumer: c, seen: DuplicateSeen::InboxConflict, .. } => format!(
+            "{} tried to record #{msg} in its inbox, hit the unique key, and rolled back: no second effect.",
+            consumer(c)
+        ),
+        StaleIgnored { msg, consumer: c, key, version, current, .. } => format!(
+            "{} ignored #{msg}: version {version} of key {key} is not newer than the applied version {current}.",
+            consumer(c)
+        ),
+        GapWait { msg, consumer: c, key, version, current, .. } => format!(
+            "{} holds #{msg} back: key {key} is at version {current}, so version {version} must wait for its predecessor.",
+            consumer(c)
+        ),
+        EffectCommitted { msg, consumer: c, applied: 1, .. } => {
+            format!("{} committed the effect of #{msg} in the database.", consumer(c))
+        }
+        EffectCommitted { msg, consumer: c, applied, .. } => format!(
+            "{} committed the effect of #{msg} again: it has now been applied {applied} times (duplicate).",
+            consumer(c)
+        ),
+        EffectRefused { msg, consumer: c, key, .. } => format!(
+            "{} refused #{msg}: the balance of key {key} is too low for that withdrawal.",
+            consumer(c)
+        ),
+        HandlerFailed { msg, consumer: c, failure, attempt, .. } => {
+            let why = match failure {
+                Failure::Transient => "a transient error".to_string(),
+                Failure::DependencyDown => "a dependency is down".to_string(),
+                Failure::Poison(kind) => poison_text(kind).to_string(),
+            };
+            format!("{}'s handler failed on #{msg} (attempt {attempt}): {why}.", consumer(c))
+        }
+        RetryScheduled { msg, failures, ready_at_us, .. } => {
+            format!("#{msg} will be retried at {} (failure {failures}, exponential backoff).", secs(ready_at_us))
+        }
+        Acked { msg, consumer: c, .. } => format!("{} acked #{msg}; the broker removed it for good.", consumer(c)),
+        AckIgnored { msg, consumer: c, why: IgnoredAck::StaleLease, .. } => format!(
+            "{} acked #{msg} too late: its lease had expired and the message was offered again, so the ack changed nothing.",
+            consumer(c)
+        ),
+        AckIgnored { msg, consumer: c, why: IgnoredAck::AlreadyDone, .. } => {
+            format!("{} acked #{msg}, which another delivery had already settled.", consumer(c))
+        }
+        AckLost { msg, consumer: c, .. } => format!(
+            "{}'s ack for #{msg} never reached the broker: when the lease runs out it will be delivered again.",
+            consumer(c)
+        ),
+        CrashArmed { consumer: c, point, trigger } => {
+            let when = match point {
+                CrashPoint::Now => "at once",
+                CrashPoint::AfterReceive => "right after its next delivery arrives",
+                CrashPoint::AfterCommitBeforeAck => "right after its next commit, before the ack",
+            };
+            format!("{} will crash {when} ({}).", consumer(c), by(trigger))
+        }
+        AckDropArmed { consumer: c, trigger } => format!("{}'s next ack will be lost ({}).", consumer(c), by(trigger)),
+        ConsumerCrashed { consumer: c, point, trigger, restart_at_us } => {
             let when = match point {
                 CrashPoint::Now => "",
                 CrashPoint::AfterReceive => " just after receiving a delivery",
                 CrashPoint::AfterCommitBeforeAck => " after committing, before sending its ack",
             };
-            let back = restart_at_us.map_or(" It stays down.".to_string(), |t| {
-                format!(" It will restart at {:.3} s.", us_to_secs(t))
-            });
-            format!("{} crashed{when} ({}); what it held in memory is gone.{back}", name(consumer), by(trigger))
+            format!(
+                "{} crashed{when} ({}); what it held in memory is gone.{}",
+                consumer(c),
+                by(trigger),
+                restart_text(restart_at_us)
+            )
         }
-        Fact::MessageLost { msg, consumer, reason: LossReason::AckedBeforeEffectThenCrashed, .. } => format!(
-            "#{msg} is lost: it was acked on delivery and {} crashed before its effect committed.",
-            name(consumer)
+        ConsumerRestarted { consumer: c, trigger } => {
+            format!("{} restarted ({}) and asks the broker for work.", consumer(c), by(trigger))
+        }
+        ConsumerSlowed { consumer: c, factor_pct: 100, trigger } => {
+            format!("{} works at normal speed again ({}).", consumer(c), by(trigger))
+        }
+        ConsumerSlowed { consumer: c, factor_pct, trigger } => format!(
+            "{} now takes {:.1}× as long per message ({}).",
+            consumer(c),
+            f64::from(factor_pct) / 100.0,
+            by(trigger)
         ),
-        Fact::ConsumerRestarted { consumer, trigger } => {
-            format!("{} restarted ({}) and asks the broker for work.", name(consumer), by(trigger))
-        }
     }
 }

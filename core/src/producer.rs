@@ -1,7 +1,13 @@
-//! Producers: when each publishes its next message.
+//! Producers: when each creates its next message, and the service's own state (up or
+//! crashed, its outbox, messages held back by backpressure, per-key versions).
+
+use std::collections::{BTreeMap, VecDeque};
 
 use crate::rng::SimRng;
-use crate::scenario::{ArrivalProcess, ProducerSpec};
+use crate::scenario::{
+    ArrivalProcess, Handoff, PayloadSpec, ProducerCrashPoint, ProducerSpec, PublishSpec,
+};
+use crate::step::{MsgId, QueueId, Trigger};
 use crate::time::{secs_to_us, Micros, US_PER_S};
 
 #[derive(Clone, Debug)]
@@ -10,8 +16,9 @@ struct Segment {
     rate_per_s: f64,
 }
 
+/// The arrival process of generated messages.
 #[derive(Clone, Debug)]
-pub struct Producer {
+pub struct ArrivalClock {
     process: ArrivalProcess,
     segments: Vec<Segment>,
     count: Option<u64>,
@@ -25,7 +32,7 @@ pub struct Producer {
     cursor_us: Micros,
 }
 
-impl Producer {
+impl ArrivalClock {
     pub fn new(spec: &ProducerSpec) -> Self {
         let segments = spec
             .arrivals
@@ -47,7 +54,7 @@ impl Producer {
         }
     }
 
-    /// When the next message is published, or `None` if this producer is finished.
+    /// When the next message is created, or `None` if this producer is finished.
     pub fn next_arrival(&mut self, rng: &mut SimRng) -> Option<Micros> {
         if self.count.is_some_and(|n| self.published >= n) {
             return None;
@@ -79,5 +86,111 @@ impl Producer {
             self.k_in_segment = 0;
             self.cursor_us = next;
         }
+    }
+}
+
+/// Where a producer's publishes go.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Target {
+    Queue(QueueId),
+    Exchange(usize),
+}
+
+/// A crash waiting for its moment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ArmedProducerCrash {
+    pub point: ProducerCrashPoint,
+    pub restart_after_us: Option<Micros>,
+    pub trigger: Trigger,
+}
+
+/// An outbox row: the event committed with the state, not yet marked sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OutboxRow {
+    pub msg: MsgId,
+    /// The relay sent it and awaits the confirm (kept in the relay's memory only).
+    pub sending: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct Producer {
+    pub name: String,
+    pub clock: ArrivalClock,
+    /// Next scripted message, when the producer follows a script.
+    pub script_next: usize,
+    pub target: Target,
+    pub routing_keys: Vec<String>,
+    pub routing_next: usize,
+    pub payload: PayloadSpec,
+    pub publish: PublishSpec,
+    pub handoff: Handoff,
+    pub up: bool,
+    pub incarnation: u32,
+    pub armed: Option<ArmedProducerCrash>,
+    pub restart_at_us: Option<Micros>,
+    pub drop_next_confirm: bool,
+    /// Outbox rows in commit order.
+    pub outbox: VecDeque<OutboxRow>,
+    pub relay_poll_pending: bool,
+    /// Messages held back by a full queue (throttle), oldest first, and the queue.
+    pub held: VecDeque<MsgId>,
+    pub held_for: Option<QueueId>,
+    /// Last version given to each key.
+    pub versions: BTreeMap<u32, u32>,
+}
+
+impl Producer {
+    pub fn new(spec: &ProducerSpec, name: String, target: Target) -> Self {
+        Self {
+            name,
+            clock: ArrivalClock::new(spec),
+            script_next: 0,
+            target,
+            routing_keys: spec.routing_keys.clone(),
+            routing_next: 0,
+            payload: spec.payload.clone(),
+            publish: spec.publish.clone(),
+            handoff: spec.handoff.clone(),
+            up: true,
+            incarnation: 0,
+            armed: None,
+            restart_at_us: None,
+            drop_next_confirm: false,
+            outbox: VecDeque::new(),
+            relay_poll_pending: false,
+            held: VecDeque::new(),
+            held_for: None,
+            versions: BTreeMap::new(),
+        }
+    }
+
+    /// The next version for `key` (1 for its first message).
+    pub fn next_version(&mut self, key: u32) -> u32 {
+        let v = self.versions.entry(key).or_insert(0);
+        *v += 1;
+        *v
+    }
+
+    /// The routing key for the next generated message (keys used in turn).
+    pub fn next_routing_key(&mut self) -> String {
+        if self.routing_keys.is_empty() {
+            return String::new();
+        }
+        let k = self.routing_keys[self.routing_next % self.routing_keys.len()].clone();
+        self.routing_next += 1;
+        k
+    }
+
+    /// Draws the aggregate key of a generated message: key 0 with the hot share, the
+    /// others evenly.
+    pub fn draw_key(&self, rng: &mut SimRng) -> Option<u32> {
+        let keys = self.payload.keys;
+        if keys == 0 {
+            return None;
+        }
+        if self.payload.hot_key_share > 0.0 && rng.uniform() < self.payload.hot_key_share {
+            return Some(0);
+        }
+        Some(rng.below(u64::from(keys)) as u32)
     }
 }

@@ -1,7 +1,8 @@
 //! The scenario: one serde value that describes a whole run — seed, topology, rates,
 //! policies and fault schedule. It is what a file, a share link or a lesson preset holds,
 //! so decoding is strict (unknown fields are errors) and [`Scenario::validate`] bounds
-//! every size before a simulation is built from it.
+//! every size before a simulation is built from it. Field names carry their unit last
+//! (`_s` seconds, `_per_s` rates, `_us` microseconds).
 
 use serde::{Deserialize, Serialize};
 
@@ -13,12 +14,20 @@ pub const SCENARIO_VERSION: u32 = 1;
 /// Limits on what a scenario may ask for, so untrusted input cannot exhaust memory or time.
 pub mod limits {
     pub const PRODUCERS_MAX: usize = 32;
+    pub const QUEUES_MAX: usize = 64;
+    pub const EXCHANGES_MAX: usize = 16;
+    pub const BINDINGS_MAX: usize = 64;
+    pub const ROUTING_KEYS_MAX: usize = 64;
+    pub const SCRIPT_MAX: usize = 10_000;
     pub const CONSUMERS_MAX: usize = 256;
     pub const CONCURRENCY_MAX: u32 = 1_024;
     pub const PREFETCH_MAX: u32 = 100_000;
     pub const SEGMENTS_MAX: usize = 256;
+    pub const OUTAGES_MAX: usize = 64;
     pub const FAULTS_MAX: usize = 1_000;
     pub const INTERVENTIONS_MAX: usize = 10_000;
+    pub const ATTEMPTS_MAX: u32 = 1_000;
+    pub const KEYS_MAX: u32 = 1_000_000;
     /// Upper bound on the messages a run may publish (summed over producers).
     pub const MESSAGES_MAX: u64 = 5_000_000;
     pub const RATE_PER_S_MAX: f64 = 1_000_000.0;
@@ -27,6 +36,7 @@ pub mod limits {
     pub const NAME_LEN_MAX: usize = 64;
     pub const TEXT_LEN_MAX: usize = 4_000;
     pub const SAMPLES_MAX: u64 = 20_000;
+    pub const AMOUNT_MAX: i64 = 1_000_000_000;
 }
 
 /// A whole run.
@@ -44,28 +54,48 @@ pub struct Scenario {
     /// Seed of the run's only random generator.
     pub seed: u64,
     pub producers: Vec<ProducerSpec>,
-    pub queue: QueueSpec,
+    /// Queues, including the subscriptions of exchanges (queues bound to them).
+    pub queues: Vec<QueueSpec>,
+    /// Exchanges (topics) that route one publish to every matching bound queue.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exchanges: Vec<ExchangeSpec>,
     pub consumers: Vec<ConsumerSpec>,
+    #[serde(default, skip_serializing_if = "BrokerSpec::is_default")]
+    pub broker: BrokerSpec,
     /// Faults that happen at a given simulated time.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub faults: Vec<ScheduledFault>,
     /// Commands a user gave while the run was playing, pinned to the step after which
     /// they were given, so a replay (step back, share link) reproduces the run exactly.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub interventions: Vec<Intervention>,
     /// Interval of simulated time between two metric samples.
     #[serde(default = "default_sample_every_s")]
     pub sample_every_s: f64,
     /// The run stops at this simulated time even if work remains.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub end_s: Option<f64>,
 }
 
 fn default_sample_every_s() -> f64 {
     1.0
 }
+fn one() -> u32 {
+    1
+}
+fn yes() -> bool {
+    true
+}
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
+}
 
-/// A source of messages.
+// ----- producers -------------------------------------------------------------------------
+
+/// A source of messages: a service that publishes, directly or through an outbox.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ProducerSpec {
@@ -73,8 +103,26 @@ pub struct ProducerSpec {
     pub name: String,
     pub arrivals: Arrivals,
     /// Stop after publishing this many messages.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub count: Option<u64>,
+    /// Name of the queue or exchange it publishes to (default: the first queue).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub target: String,
+    /// Routing keys, used in turn, one per message (for exchanges).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub routing_keys: Vec<String>,
+    /// What each message carries.
+    #[serde(default, skip_serializing_if = "PayloadSpec::is_default")]
+    pub payload: PayloadSpec,
+    /// Explicit messages instead of generated ones: each is published at its time.
+    /// When present, `arrivals` is ignored.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub script: Vec<ScriptedMessage>,
+    #[serde(default, skip_serializing_if = "PublishSpec::is_default")]
+    pub publish: PublishSpec,
+    /// How the service's own state change and the publish relate.
+    #[serde(default, skip_serializing_if = "Handoff::is_direct")]
+    pub handoff: Handoff,
 }
 
 /// When a producer publishes: a rate schedule and how arrivals are spaced within it.
@@ -115,20 +163,250 @@ impl Arrivals {
     }
 }
 
-/// The broker's queue.
+/// The content of generated messages.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PayloadSpec {
+    /// Number of distinct aggregate keys (accounts, orders…); 0 means no key.
+    #[serde(default)]
+    pub keys: u32,
+    /// Share of messages that carry key 0, the hot key (the rest spread evenly).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub hot_key_share: f64,
+    /// Share of messages that are poison: they fail every time, whatever the retries.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub poison_share: f64,
+    /// The effect each message asks for.
+    #[serde(default)]
+    pub op: Op,
+}
+
+impl PayloadSpec {
+    fn is_default(&self) -> bool {
+        *self == PayloadSpec::default()
+    }
+}
+
+/// The effect a message asks its consumer to apply to the database.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Op {
+    /// `count += 1` on the aggregate: applying it twice counts twice.
+    #[default]
+    Increment,
+    /// `status = done`: naturally idempotent, applying it twice changes nothing more.
+    SetStatus,
+    /// `balance += amount`.
+    Deposit(i64),
+    /// `balance -= amount`, refused if the balance would go below zero.
+    Withdraw(i64),
+}
+
+/// Why a poison message can never be processed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Poison {
+    MalformedPayload,
+    UnknownSchemaVersion,
+    UnauthorizedTenant,
+}
+
+/// One explicit message of a producer's script.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScriptedMessage {
+    pub at_s: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<u32>,
+    #[serde(default)]
+    pub op: Op,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub poison: Option<Poison>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub routing_key: String,
+}
+
+/// The producer ↔ broker hop.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PublishSpec {
+    /// Wait for the broker's confirm; without it the producer never knows what happened.
+    #[serde(default)]
+    pub confirms: bool,
+    /// No confirm after this long: the outcome is unknown and the producer publishes again.
+    #[serde(default = "default_confirm_timeout_s")]
+    pub confirm_timeout_s: f64,
+    /// Publish attempts per message, the first included, before giving up.
+    #[serde(default = "default_publish_attempts")]
+    pub max_attempts: u32,
+    /// Producer id + sequence number let the broker drop a publish it already stored.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub idempotent: bool,
+    /// Persistent messages survive a broker restart in a durable queue.
+    #[serde(default = "yes")]
+    pub persistent: bool,
+    /// A publish that matches no binding is returned to the producer instead of dropped.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub mandatory: bool,
+}
+
+fn default_confirm_timeout_s() -> f64 {
+    1.0
+}
+fn default_publish_attempts() -> u32 {
+    5
+}
+
+impl Default for PublishSpec {
+    fn default() -> Self {
+        Self {
+            confirms: false,
+            confirm_timeout_s: default_confirm_timeout_s(),
+            max_attempts: default_publish_attempts(),
+            idempotent: false,
+            persistent: true,
+            mandatory: false,
+        }
+    }
+}
+
+impl PublishSpec {
+    fn is_default(&self) -> bool {
+        *self == PublishSpec::default()
+    }
+}
+
+/// How a service's state change and its event reach the broker.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum Handoff {
+    /// Just publish (the message is the whole story).
+    #[default]
+    Direct,
+    /// Commit the state, then publish in a second step: a crash in between leaves state
+    /// with no event (the dual write).
+    CommitThenPublish,
+    /// State and an outbox row commit in one local transaction (the request is accepted:
+    /// HTTP 202 + job id); a relay publishes unsent rows and marks them sent.
+    Outbox {
+        /// The relay looks for unsent rows this often.
+        relay_poll_s: f64,
+    },
+}
+
+impl Handoff {
+    fn is_direct(&self) -> bool {
+        *self == Handoff::Direct
+    }
+}
+
+// ----- broker ----------------------------------------------------------------------------
+
+/// Broker-wide settings.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BrokerSpec {
+    /// One-way network delay between a producer and the broker (publish, confirm).
+    #[serde(default)]
+    pub network_latency_s: f64,
+}
+
+impl BrokerSpec {
+    fn is_default(&self) -> bool {
+        *self == BrokerSpec::default()
+    }
+}
+
+/// A queue (or an exchange's subscription).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct QueueSpec {
-    #[serde(default = "default_queue_name")]
     pub name: String,
     /// How long a delivered, unacked message stays invisible before the broker offers it
     /// again (visibility timeout / lease).
     pub visibility_timeout_s: f64,
+    /// Most messages the queue holds (waiting + in flight + retry-waiting).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_length: Option<u64>,
+    /// What happens to a publish when the queue is full.
+    #[serde(default, skip_serializing_if = "Overflow::is_reject")]
+    pub overflow: Overflow,
+    /// A waiting message older than this (since it entered the queue) expires.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttl_s: Option<f64>,
+    /// Admission control: refuse new publishes while the oldest waiting message is older.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_oldest_age_s: Option<f64>,
+    /// A durable queue survives a broker restart (with its persistent messages).
+    #[serde(default = "yes")]
+    pub durable: bool,
+    /// Keep messages that exhaust their retries or are poison in a dead-letter queue.
+    #[serde(default = "yes")]
+    pub dead_letter: bool,
 }
 
-fn default_queue_name() -> String {
-    "work".into()
+impl QueueSpec {
+    pub fn new(name: &str, visibility_timeout_s: f64) -> Self {
+        Self {
+            name: name.into(),
+            visibility_timeout_s,
+            max_length: None,
+            overflow: Overflow::Reject,
+            ttl_s: None,
+            max_oldest_age_s: None,
+            durable: true,
+            dead_letter: true,
+        }
+    }
 }
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Overflow {
+    /// Refuse the new publish; the producer is told.
+    #[default]
+    Reject,
+    /// Accept it and drop the oldest waiting message.
+    DropOldest,
+    /// Hold the producer back until there is room (backpressure).
+    Throttle,
+}
+
+impl Overflow {
+    fn is_reject(&self) -> bool {
+        *self == Overflow::Reject
+    }
+}
+
+/// An exchange: routes each publish to the queues whose binding matches its routing key.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExchangeSpec {
+    pub name: String,
+    pub kind: ExchangeKind,
+    pub bindings: Vec<Binding>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExchangeKind {
+    /// Binding key equals the routing key.
+    Direct,
+    /// Every bound queue gets a copy.
+    Fanout,
+    /// Dot-separated words; `*` matches one word, `#` zero or more.
+    Topic,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Binding {
+    pub queue: String,
+    #[serde(default)]
+    pub key: String,
+}
+
+// ----- consumers -------------------------------------------------------------------------
 
 /// A consumer process (one entry may stand for several identical replicas).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -136,6 +414,9 @@ fn default_queue_name() -> String {
 pub struct ConsumerSpec {
     #[serde(default)]
     pub name: String,
+    /// The queue it reads (default: the first queue).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub queue: String,
     /// How many identical consumers this entry creates.
     #[serde(default = "one")]
     pub replicas: u32,
@@ -147,10 +428,17 @@ pub struct ConsumerSpec {
     #[serde(default = "one")]
     pub prefetch: u32,
     pub ack: AckMode,
-}
-
-fn one() -> u32 {
-    1
+    /// How the handler avoids applying an effect twice.
+    #[serde(default, skip_serializing_if = "Idempotency::is_none")]
+    pub idempotency: Idempotency,
+    /// How the handler treats per-key versions that arrive out of order.
+    #[serde(default, skip_serializing_if = "Ordering::is_none")]
+    pub ordering: Ordering,
+    /// How the handler fails.
+    #[serde(default, skip_serializing_if = "Failures::is_default")]
+    pub failures: Failures,
+    #[serde(default, skip_serializing_if = "RetryPolicy::is_default")]
+    pub retry: RetryPolicy,
 }
 
 /// How long processing one message takes.
@@ -171,7 +459,7 @@ impl ServiceTime {
 }
 
 /// When the consumer tells the broker it may forget a message.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AckMode {
     /// Acked as soon as it is delivered, before the effect: a crash loses the work
@@ -181,6 +469,112 @@ pub enum AckMode {
     /// (at-least-once).
     AfterCommit,
 }
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Idempotency {
+    /// Every delivery applies the effect.
+    #[default]
+    None,
+    /// Look up "already processed?" when work starts, insert the mark when the effect
+    /// commits: two concurrent deliveries can both pass the check.
+    CheckThenInsert,
+    /// Insert (consumer group, source queue, message id) into an inbox table with a unique
+    /// key, in the same transaction as the effect: a duplicate rolls back.
+    Inbox,
+}
+
+impl Idempotency {
+    fn is_none(&self) -> bool {
+        *self == Idempotency::None
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Ordering {
+    /// Apply whatever arrives, in the order handlers finish.
+    #[default]
+    None,
+    /// Skip a message whose version is not newer than the aggregate's current version.
+    IgnoreStale,
+    /// Also hold back a message whose predecessor has not been applied yet (a gap): it is
+    /// put back and tried again later, never silently skipped.
+    WaitForGap,
+}
+
+impl Ordering {
+    fn is_none(&self) -> bool {
+        *self == Ordering::None
+    }
+}
+
+/// How a handler fails, apart from poison messages (which always fail).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Failures {
+    /// Probability that one attempt fails with a transient error.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub transient_p: f64,
+    /// Windows during which a dependency is down: every attempt that ends inside fails.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub outages: Vec<Outage>,
+}
+
+impl Failures {
+    fn is_default(&self) -> bool {
+        *self == Failures::default()
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Outage {
+    pub from_s: f64,
+    pub until_s: f64,
+}
+
+/// What happens after a failed attempt.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RetryPolicy {
+    /// Attempts in all, the first one included; then the message is dead-lettered.
+    pub max_attempts: u32,
+    /// Delay before the 2nd attempt; it doubles each time, up to `backoff_cap_s`.
+    pub backoff_base_s: f64,
+    pub backoff_cap_s: f64,
+    pub jitter: Jitter,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        Self {
+            max_attempts: 5,
+            backoff_base_s: 1.0,
+            backoff_cap_s: 60.0,
+            jitter: Jitter::Full,
+        }
+    }
+}
+
+impl RetryPolicy {
+    fn is_default(&self) -> bool {
+        *self == RetryPolicy::default()
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Jitter {
+    /// Exactly the exponential delay: failures retry in lockstep.
+    None,
+    /// Uniform between 0 and the exponential delay.
+    Full,
+    /// Half the delay plus a uniform share of the other half.
+    Equal,
+}
+
+// ----- faults ----------------------------------------------------------------------------
 
 /// Where, in handling a message, an armed crash strikes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -194,7 +588,18 @@ pub enum CrashPoint {
     AfterCommitBeforeAck,
 }
 
-/// Something that goes wrong on purpose.
+/// Where a producer service or its relay crashes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProducerCrashPoint {
+    Now,
+    /// Commit-then-publish: right after the next state commit, before its publish.
+    AfterCommitBeforePublish,
+    /// Outbox relay: right after the next publish is confirmed, before the row is marked.
+    AfterPublishBeforeMark,
+}
+
+/// Something that goes wrong (or is repaired) on purpose.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum Fault {
@@ -203,11 +608,53 @@ pub enum Fault {
     CrashConsumer {
         consumer: u32,
         point: CrashPoint,
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         restart_after_s: Option<f64>,
     },
     /// Bring a crashed consumer back at once.
-    RestartConsumer { consumer: u32 },
+    RestartConsumer {
+        consumer: u32,
+    },
+    /// The consumer's next ack is lost on the way to the broker.
+    DropNextAck {
+        consumer: u32,
+    },
+    /// The consumer works `factor` times slower from now on (1 restores it).
+    SlowConsumer {
+        consumer: u32,
+        factor: f64,
+    },
+    /// Crash a producer service (or its outbox relay) at `point`.
+    CrashProducer {
+        producer: u32,
+        point: ProducerCrashPoint,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        restart_after_s: Option<f64>,
+    },
+    RestartProducer {
+        producer: u32,
+    },
+    /// The broker's next confirm to this producer is lost.
+    DropNextConfirm {
+        producer: u32,
+    },
+    /// The producer publishes one poison message now.
+    InjectPoison {
+        producer: u32,
+        poison: Poison,
+    },
+    /// The broker process dies: non-durable queues and transient messages are gone,
+    /// deliveries in flight return to their queues, publishes fail until it is back.
+    CrashBroker {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        restart_after_s: Option<f64>,
+    },
+    RestartBroker,
+    /// Move dead-lettered messages of `queue` back into it, `rate_per_s` at a time.
+    Redrive {
+        queue: String,
+        rate_per_s: f64,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -226,6 +673,8 @@ pub struct Intervention {
     pub at_us: u64,
     pub fault: Fault,
 }
+
+// ----- validation ------------------------------------------------------------------------
 
 /// Why a scenario cannot be run: the field (as a path) and what is wrong with it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -249,7 +698,7 @@ fn err(field: impl Into<String>, problem: impl Into<String>) -> ScenarioError {
     }
 }
 
-fn check_finite(field: &str, v: f64, min: f64, max: f64) -> Result<(), ScenarioError> {
+fn check_range(field: &str, v: f64, min: f64, max: f64) -> Result<(), ScenarioError> {
     if !v.is_finite() {
         return Err(err(field, "must be a finite number"));
     }
@@ -262,9 +711,26 @@ fn check_finite(field: &str, v: f64, min: f64, max: f64) -> Result<(), ScenarioE
     Ok(())
 }
 
+fn check_count(field: &str, v: u64, min: u64, max: u64) -> Result<(), ScenarioError> {
+    if v < min || v > max {
+        return Err(err(
+            field,
+            format!("must be between {min} and {max} (got {v})"),
+        ));
+    }
+    Ok(())
+}
+
 fn check_text(field: &str, s: &str, max: usize) -> Result<(), ScenarioError> {
     if s.chars().count() > max {
         return Err(err(field, format!("is longer than {max} characters")));
+    }
+    Ok(())
+}
+
+fn check_len<T>(field: &str, v: &[T], max: usize) -> Result<(), ScenarioError> {
+    if v.len() > max {
+        return Err(err(field, format!("at most {max} entries")));
     }
     Ok(())
 }
@@ -303,6 +769,19 @@ impl Scenario {
         None
     }
 
+    pub fn queue_index(&self, name: &str) -> Option<usize> {
+        self.queues.iter().position(|q| q.name == name)
+    }
+
+    /// The queue a consumer spec reads.
+    pub fn queue_of(&self, spec: &ConsumerSpec) -> usize {
+        if spec.queue.is_empty() {
+            0
+        } else {
+            self.queue_index(&spec.queue).unwrap_or(0)
+        }
+    }
+
     /// Checks every value and bound; the first problem found is returned.
     pub fn validate(&self) -> Result<(), ScenarioError> {
         use limits::*;
@@ -317,19 +796,21 @@ impl Scenario {
         }
         check_text("name", &self.name, NAME_LEN_MAX)?;
         check_text("description", &self.description, TEXT_LEN_MAX)?;
+        check_range("sample_every_s", self.sample_every_s, 0.001, TIME_S_MAX)?;
+        if let Some(end) = self.end_s {
+            check_range("end_s", end, 0.0, TIME_S_MAX)?;
+        }
+        check_range(
+            "broker.network_latency_s",
+            self.broker.network_latency_s,
+            0.0,
+            3600.0,
+        )?;
+        self.validate_queues()?;
         if self.producers.is_empty() {
             return Err(err("producers", "needs at least one producer"));
         }
-        if self.producers.len() > PRODUCERS_MAX {
-            return Err(err(
-                "producers",
-                format!("at most {PRODUCERS_MAX} producers"),
-            ));
-        }
-        check_finite("sample_every_s", self.sample_every_s, 0.001, TIME_S_MAX)?;
-        if let Some(end) = self.end_s {
-            check_finite("end_s", end, 0.0, TIME_S_MAX)?;
-        }
+        check_len("producers", &self.producers, PRODUCERS_MAX)?;
         let mut messages = 0u64;
         for (i, p) in self.producers.iter().enumerate() {
             messages = messages.saturating_add(self.validate_producer(i, p)?);
@@ -340,82 +821,13 @@ impl Scenario {
                 format!("would publish about {messages} messages; the limit is {MESSAGES_MAX} (set a count or end_s)"),
             ));
         }
-        check_text("queue.name", &self.queue.name, NAME_LEN_MAX)?;
-        check_finite(
-            "queue.visibility_timeout_s",
-            self.queue.visibility_timeout_s,
-            0.000_001,
-            TIME_S_MAX,
-        )?;
-        if self.consumers.is_empty() {
-            return Err(err("consumers", "needs at least one consumer entry"));
-        }
-        let mut total = 0u64;
-        for (i, c) in self.consumers.iter().enumerate() {
-            let f = |name: &str| format!("consumers[{i}].{name}");
-            check_text(&f("name"), &c.name, NAME_LEN_MAX)?;
-            if c.replicas == 0 {
-                return Err(err(f("replicas"), "must be at least 1"));
-            }
-            total += u64::from(c.replicas);
-            if c.concurrency == 0 || c.concurrency > CONCURRENCY_MAX {
-                return Err(err(
-                    f("concurrency"),
-                    format!("must be between 1 and {CONCURRENCY_MAX}"),
-                ));
-            }
-            if c.prefetch == 0 || c.prefetch > PREFETCH_MAX {
-                return Err(err(
-                    f("prefetch"),
-                    format!("must be between 1 and {PREFETCH_MAX}"),
-                ));
-            }
-            match c.service {
-                ServiceTime::Fixed { seconds } => {
-                    check_finite(&f("service.fixed.seconds"), seconds, 0.0, TIME_S_MAX)?
-                }
-                ServiceTime::Exponential { mean_s } => check_finite(
-                    &f("service.exponential.mean_s"),
-                    mean_s,
-                    0.000_001,
-                    TIME_S_MAX,
-                )?,
-            }
-        }
-        // One ack contract per queue: mixing them would let a leased delivery outlive the
-        // loss of an auto-acked one, a fate no broker reports.
-        if let Some(i) = self
-            .consumers
-            .iter()
-            .position(|c| c.ack != self.consumers[0].ack)
-        {
-            return Err(err(
-                format!("consumers[{i}].ack"),
-                "all consumers of a queue must use the same ack mode",
-            ));
-        }
-        if total > CONSUMERS_MAX as u64 {
-            return Err(err(
-                "consumers",
-                format!("at most {CONSUMERS_MAX} consumers in all (replicas included)"),
-            ));
-        }
-        if self.faults.len() > FAULTS_MAX {
-            return Err(err(
-                "faults",
-                format!("at most {FAULTS_MAX} scheduled faults"),
-            ));
-        }
+        self.validate_consumers()?;
+        check_len("faults", &self.faults, FAULTS_MAX)?;
         for (i, f) in self.faults.iter().enumerate() {
-            check_finite(&format!("faults[{i}].at_s"), f.at_s, 0.0, TIME_S_MAX)?;
+            check_range(&format!("faults[{i}].at_s"), f.at_s, 0.0, TIME_S_MAX)?;
             self.validate_fault(&format!("faults[{i}].fault"), &f.fault)?;
         }
-        if self.interventions.len() > INTERVENTIONS_MAX {
-            return Err(err(
-                "interventions",
-                format!("at most {INTERVENTIONS_MAX} interventions"),
-            ));
-        }
+        check_len("interventions", &self.interventions, INTERVENTIONS_MAX)?;
         let mut last = (0, 0);
         for (i, iv) in self.interventions.iter().enumerate() {
             if iv.after_step < last.0 || iv.at_us < last.1 {
@@ -430,11 +842,239 @@ impl Scenario {
         Ok(())
     }
 
+    fn validate_queues(&self) -> Result<(), ScenarioError> {
+        use limits::*;
+        if self.queues.is_empty() {
+            return Err(err("queues", "needs at least one queue"));
+        }
+        check_len("queues", &self.queues, QUEUES_MAX)?;
+        for (i, q) in self.queues.iter().enumerate() {
+            let f = |name: &str| format!("queues[{i}].{name}");
+            if q.name.is_empty() {
+                return Err(err(f("name"), "must not be empty"));
+            }
+            check_text(&f("name"), &q.name, NAME_LEN_MAX)?;
+            if self.queues[..i].iter().any(|o| o.name == q.name) {
+                return Err(err(f("name"), format!("{:?} is used twice", q.name)));
+            }
+            check_range(
+                &f("visibility_timeout_s"),
+                q.visibility_timeout_s,
+                0.000_001,
+                TIME_S_MAX,
+            )?;
+            if let Some(n) = q.max_length {
+                check_count(&f("max_length"), n, 1, MESSAGES_MAX)?;
+            }
+            if let Some(t) = q.ttl_s {
+                check_range(&f("ttl_s"), t, 0.000_001, TIME_S_MAX)?;
+            }
+            if let Some(t) = q.max_oldest_age_s {
+                check_range(&f("max_oldest_age_s"), t, 0.000_001, TIME_S_MAX)?;
+            }
+        }
+        check_len("exchanges", &self.exchanges, EXCHANGES_MAX)?;
+        for (i, x) in self.exchanges.iter().enumerate() {
+            let f = |name: &str| format!("exchanges[{i}].{name}");
+            if x.name.is_empty() {
+                return Err(err(f("name"), "must not be empty"));
+            }
+            check_text(&f("name"), &x.name, NAME_LEN_MAX)?;
+            if self.queue_index(&x.name).is_some()
+                || self.exchanges[..i].iter().any(|o| o.name == x.name)
+            {
+                return Err(err(
+                    f("name"),
+                    format!("{:?} is already the name of a queue or exchange", x.name),
+                ));
+            }
+            check_len(&f("bindings"), &x.bindings, BINDINGS_MAX)?;
+            for (k, b) in x.bindings.iter().enumerate() {
+                check_text(&f(&format!("bindings[{k}].key")), &b.key, NAME_LEN_MAX * 4)?;
+                if self.queue_index(&b.queue).is_none() {
+                    return Err(err(
+                        f(&format!("bindings[{k}].queue")),
+                        format!("there is no queue {:?}", b.queue),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn validate_consumers(&self) -> Result<(), ScenarioError> {
+        use limits::*;
+        if self.consumers.is_empty() {
+            return Err(err("consumers", "needs at least one consumer entry"));
+        }
+        let mut total = 0u64;
+        for (i, c) in self.consumers.iter().enumerate() {
+            let f = |name: &str| format!("consumers[{i}].{name}");
+            check_text(&f("name"), &c.name, NAME_LEN_MAX)?;
+            if !c.queue.is_empty() && self.queue_index(&c.queue).is_none() {
+                return Err(err(f("queue"), format!("there is no queue {:?}", c.queue)));
+            }
+            check_count(
+                &f("replicas"),
+                u64::from(c.replicas),
+                1,
+                CONSUMERS_MAX as u64,
+            )?;
+            total += u64::from(c.replicas);
+            check_count(
+                &f("concurrency"),
+                u64::from(c.concurrency),
+                1,
+                u64::from(CONCURRENCY_MAX),
+            )?;
+            check_count(
+                &f("prefetch"),
+                u64::from(c.prefetch),
+                1,
+                u64::from(PREFETCH_MAX),
+            )?;
+            match c.service {
+                ServiceTime::Fixed { seconds } => {
+                    check_range(&f("service.fixed.seconds"), seconds, 0.0, TIME_S_MAX)?
+                }
+                ServiceTime::Exponential { mean_s } => check_range(
+                    &f("service.exponential.mean_s"),
+                    mean_s,
+                    0.000_001,
+                    TIME_S_MAX,
+                )?,
+            }
+            check_range(&f("failures.transient_p"), c.failures.transient_p, 0.0, 1.0)?;
+            check_len(&f("failures.outages"), &c.failures.outages, OUTAGES_MAX)?;
+            for (k, o) in c.failures.outages.iter().enumerate() {
+                check_range(
+                    &f(&format!("failures.outages[{k}].from_s")),
+                    o.from_s,
+                    0.0,
+                    TIME_S_MAX,
+                )?;
+                check_range(
+                    &f(&format!("failures.outages[{k}].until_s")),
+                    o.until_s,
+                    o.from_s,
+                    TIME_S_MAX,
+                )?;
+            }
+            let r = &c.retry;
+            check_count(
+                &f("retry.max_attempts"),
+                u64::from(r.max_attempts),
+                1,
+                u64::from(ATTEMPTS_MAX),
+            )?;
+            check_range(
+                &f("retry.backoff_base_s"),
+                r.backoff_base_s,
+                0.0,
+                TIME_S_MAX,
+            )?;
+            check_range(
+                &f("retry.backoff_cap_s"),
+                r.backoff_cap_s,
+                r.backoff_base_s,
+                TIME_S_MAX,
+            )?;
+        }
+        if total > CONSUMERS_MAX as u64 {
+            return Err(err(
+                "consumers",
+                format!("at most {CONSUMERS_MAX} consumers in all (replicas included)"),
+            ));
+        }
+        // One ack contract per queue: mixing them would let a leased delivery outlive the
+        // loss of an auto-acked one, a fate no broker reports.
+        for (i, c) in self.consumers.iter().enumerate() {
+            let q = self.queue_of(c);
+            if self.consumers[..i]
+                .iter()
+                .any(|o| self.queue_of(o) == q && o.ack != c.ack)
+            {
+                return Err(err(
+                    format!("consumers[{i}].ack"),
+                    "all consumers of a queue must use the same ack mode",
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// Validates one producer and returns an upper estimate of the messages it publishes.
     fn validate_producer(&self, i: usize, p: &ProducerSpec) -> Result<u64, ScenarioError> {
         use limits::*;
         let f = |name: &str| format!("producers[{i}].{name}");
         check_text(&f("name"), &p.name, NAME_LEN_MAX)?;
+        if !p.target.is_empty()
+            && self.queue_index(&p.target).is_none()
+            && !self.exchanges.iter().any(|x| x.name == p.target)
+        {
+            return Err(err(
+                f("target"),
+                format!("there is no queue or exchange {:?}", p.target),
+            ));
+        }
+        check_len(&f("routing_keys"), &p.routing_keys, ROUTING_KEYS_MAX)?;
+        for (k, key) in p.routing_keys.iter().enumerate() {
+            check_text(&f(&format!("routing_keys[{k}]")), key, NAME_LEN_MAX * 4)?;
+        }
+        check_count(
+            &f("payload.keys"),
+            u64::from(p.payload.keys),
+            0,
+            u64::from(KEYS_MAX),
+        )?;
+        check_range(
+            &f("payload.hot_key_share"),
+            p.payload.hot_key_share,
+            0.0,
+            1.0,
+        )?;
+        check_range(&f("payload.poison_share"), p.payload.poison_share, 0.0, 1.0)?;
+        check_op(&f("payload.op"), p.payload.op)?;
+        let pb = &p.publish;
+        check_range(
+            &f("publish.confirm_timeout_s"),
+            pb.confirm_timeout_s,
+            0.000_001,
+            TIME_S_MAX,
+        )?;
+        check_count(
+            &f("publish.max_attempts"),
+            u64::from(pb.max_attempts),
+            1,
+            u64::from(ATTEMPTS_MAX),
+        )?;
+        if let Handoff::Outbox { relay_poll_s } = p.handoff {
+            check_range(
+                &f("handoff.outbox.relay_poll_s"),
+                relay_poll_s,
+                0.000_001,
+                TIME_S_MAX,
+            )?;
+        }
+        check_len(&f("script"), &p.script, SCRIPT_MAX)?;
+        for (k, m) in p.script.iter().enumerate() {
+            check_range(&f(&format!("script[{k}].at_s")), m.at_s, 0.0, TIME_S_MAX)?;
+            check_op(&f(&format!("script[{k}].op")), m.op)?;
+            check_text(
+                &f(&format!("script[{k}].routing_key")),
+                &m.routing_key,
+                NAME_LEN_MAX * 4,
+            )?;
+            if k > 0 && m.at_s < p.script[k - 1].at_s {
+                return Err(err(
+                    f(&format!("script[{k}].at_s")),
+                    "script times must not decrease",
+                ));
+            }
+        }
+        if !p.script.is_empty() {
+            return Ok(p.script.len() as u64);
+        }
         let schedule = &p.arrivals.schedule;
         if schedule.is_empty() || schedule.len() > SEGMENTS_MAX {
             return Err(err(
@@ -445,8 +1085,8 @@ impl Scenario {
         let mut prev = None;
         for (k, seg) in schedule.iter().enumerate() {
             let g = f(&format!("arrivals.schedule[{k}]"));
-            check_finite(&format!("{g}.from_s"), seg.from_s, 0.0, TIME_S_MAX)?;
-            check_finite(
+            check_range(&format!("{g}.from_s"), seg.from_s, 0.0, TIME_S_MAX)?;
+            check_range(
                 &format!("{g}.rate_per_s"),
                 seg.rate_per_s,
                 0.0,
@@ -487,39 +1127,103 @@ impl Scenario {
             None => by_schedule,
         };
         if !estimate.is_finite() {
-            return Err(err(f("count"), "the producer never stops: give it a count, end its schedule with rate 0, or set end_s"));
+            return Err(err(
+                f("count"),
+                "the producer never stops: give it a count, end its schedule with rate 0, or set end_s",
+            ));
         }
         Ok(estimate.min(u64::MAX as f64) as u64)
     }
 
     pub(crate) fn validate_fault(&self, field: &str, fault: &Fault) -> Result<(), ScenarioError> {
-        let n = self.consumer_count();
-        let (consumer, restart) = match fault {
-            Fault::CrashConsumer {
-                consumer,
-                restart_after_s,
-                ..
-            } => (*consumer, *restart_after_s),
-            Fault::RestartConsumer { consumer } => (*consumer, None),
+        let consumers = self.consumer_count();
+        let producers = self.producers.len() as u32;
+        let check_consumer = |c: u32| {
+            if c >= consumers {
+                Err(err(
+                    format!("{field}.consumer"),
+                    format!("there is no consumer {c} (there are {consumers})"),
+                ))
+            } else {
+                Ok(())
+            }
         };
-        if consumer >= n {
-            return Err(err(
-                format!("{field}.consumer"),
-                format!("there is no consumer {consumer} (there are {n})"),
-            ));
-        }
-        if let Some(r) = restart {
-            check_finite(
+        let check_producer = |p: u32| {
+            if p >= producers {
+                Err(err(
+                    format!("{field}.producer"),
+                    format!("there is no producer {p} (there are {producers})"),
+                ))
+            } else {
+                Ok(())
+            }
+        };
+        let check_restart = |r: Option<f64>| match r {
+            Some(r) => check_range(
                 &format!("{field}.restart_after_s"),
                 r,
                 0.0,
                 limits::TIME_S_MAX,
-            )?;
+            ),
+            None => Ok(()),
+        };
+        match fault {
+            Fault::CrashConsumer {
+                consumer,
+                restart_after_s,
+                ..
+            } => {
+                check_consumer(*consumer)?;
+                check_restart(*restart_after_s)
+            }
+            Fault::RestartConsumer { consumer } | Fault::DropNextAck { consumer } => {
+                check_consumer(*consumer)
+            }
+            Fault::SlowConsumer { consumer, factor } => {
+                check_consumer(*consumer)?;
+                check_range(&format!("{field}.factor"), *factor, 0.01, 1000.0)
+            }
+            Fault::CrashProducer {
+                producer,
+                restart_after_s,
+                ..
+            } => {
+                check_producer(*producer)?;
+                check_restart(*restart_after_s)
+            }
+            Fault::RestartProducer { producer }
+            | Fault::DropNextConfirm { producer }
+            | Fault::InjectPoison { producer, .. } => check_producer(*producer),
+            Fault::CrashBroker { restart_after_s } => check_restart(*restart_after_s),
+            Fault::RestartBroker => Ok(()),
+            Fault::Redrive { queue, rate_per_s } => {
+                if self.queue_index(queue).is_none() {
+                    return Err(err(
+                        format!("{field}.queue"),
+                        format!("there is no queue {queue:?}"),
+                    ));
+                }
+                check_range(
+                    &format!("{field}.rate_per_s"),
+                    *rate_per_s,
+                    0.001,
+                    limits::RATE_PER_S_MAX,
+                )
+            }
         }
-        Ok(())
     }
 
     pub(crate) fn sample_every_us(&self) -> Micros {
         secs_to_us(self.sample_every_s).max(1)
+    }
+}
+
+fn check_op(field: &str, op: Op) -> Result<(), ScenarioError> {
+    match op {
+        Op::Deposit(n) | Op::Withdraw(n) if !(0..=limits::AMOUNT_MAX).contains(&n) => Err(err(
+            field,
+            format!("amounts must be between 0 and {}", limits::AMOUNT_MAX),
+        )),
+        _ => Ok(()),
     }
 }

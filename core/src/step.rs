@@ -1,16 +1,20 @@
-//! What a step reports: past-tense facts, each naming who acted, on which message and
-//! attempt, and why. The app animates and narrates from these alone; the CLI can print
+//! What a step reports: past-tense facts, each naming who acted, on which message, copy
+//! and attempt, and why. The app animates and narrates from these alone; the CLI prints
 //! them; the determinism tests hash them.
 
 use serde::Serialize;
 
-use crate::scenario::CrashPoint;
+use crate::scenario::{CrashPoint, Poison, ProducerCrashPoint};
 use crate::time::Micros;
 
+/// A message: what a producer meant to send once (its id survives retries and redrives).
 pub type MsgId = u64;
+/// One stored instance of a message in one queue.
+pub type CopyId = u64;
 pub type ProducerId = u32;
 pub type ConsumerId = u32;
-/// 1 for the first delivery of a message, 2 for the first redelivery, and so on.
+pub type QueueId = u32;
+/// 1 for the first delivery of a copy, 2 for the first redelivery, and so on.
 pub type Attempt = u32;
 
 /// Who caused something that no model rule caused by itself.
@@ -23,79 +27,345 @@ pub enum Trigger {
     User,
 }
 
-/// Why a message's fate became "lost".
+/// Why a copy's fate became "lost".
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LossReason {
-    /// The broker forgot the message when it was delivered (ack on delivery), and the
-    /// consumer holding it crashed before the effect committed.
+    /// Acked on delivery, and the consumer holding it crashed before the effect committed.
     AckedBeforeEffectThenCrashed,
+    /// Acked on delivery, and the handler then failed: nobody will retry it.
+    AckedBeforeEffectThenFailed,
+    /// The broker restarted and the copy was not persistent in a durable queue.
+    BrokerRestartNotDurable,
+    /// It failed for good and its queue keeps no dead-letter queue.
+    DiscardedWithoutDeadLetterQueue,
+}
+
+/// Why a copy went to the dead-letter queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DeadLetterReason {
+    /// Failed `attempts` times, the retry policy's whole budget.
+    RetriesExhausted,
+    /// Can never succeed: skipped the retries.
+    Poison(Poison),
 }
 
 /// Why an ack changed nothing at the broker.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum IgnoredAck {
-    /// The lease of that delivery had expired and the message was offered again; only the
-    /// newest delivery's ack counts.
+    /// The lease of that delivery had expired (or the broker restarted) and the copy was
+    /// offered again; only the newest delivery's ack counts.
     StaleLease,
-    /// The message was already acked by another delivery.
+    /// The copy was already acked by another delivery.
     AlreadyDone,
+}
+
+/// Why the broker did not store a publish.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RefusedBecause {
+    QueueFull,
+    /// Admission control: the oldest waiting message is older than the queue allows.
+    OldestTooOld,
+}
+
+/// How a handler attempt failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Failure {
+    /// A transient error (a timeout, a deadlock…): a retry may succeed.
+    Transient,
+    /// A dependency was down: a retry after it recovers will succeed.
+    DependencyDown,
+    /// The message itself is bad: no retry can help.
+    Poison(Poison),
+}
+
+/// How a duplicate was recognised.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DuplicateSeen {
+    /// The "already processed?" check found the mark.
+    CheckFoundMark,
+    /// The inbox insert hit the unique key: the transaction rolled back.
+    InboxConflict,
 }
 
 /// One thing that happened.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case", tag = "fact")]
 pub enum Fact {
-    /// A producer published a message and the queue stored it.
-    Published { producer: ProducerId, msg: MsgId },
-    /// The broker handed a message to a consumer. `attempt > 1` is a redelivery;
+    // --- producers -----------------------------------------------------------------------
+    /// A producer created a message (a request arrived, or its script said so).
+    Created {
+        producer: ProducerId,
+        msg: MsgId,
+        key: Option<u32>,
+        version: u32,
+        poison: Option<Poison>,
+    },
+    /// The producer service committed its own state; with an outbox, the event row
+    /// committed in the same transaction (the request is accepted: 202 + job id).
+    StateCommitted {
+        producer: ProducerId,
+        msg: MsgId,
+        outbox: bool,
+    },
+    /// The producer (or its relay) sent the message to the broker.
+    PublishSent {
+        producer: ProducerId,
+        msg: MsgId,
+        attempt: Attempt,
+    },
+    /// The producer is held back: a queue it publishes to is full (backpressure).
+    Throttled {
+        producer: ProducerId,
+        msg: MsgId,
+        queue: QueueId,
+    },
+    /// The producer heard no confirm in time: the outcome is unknown.
+    ConfirmTimedOut {
+        producer: ProducerId,
+        msg: MsgId,
+        attempt: Attempt,
+        retry: bool,
+    },
+    /// The broker's confirm reached the producer: the broker took responsibility (it says
+    /// nothing about consumers).
+    Confirmed {
+        producer: ProducerId,
+        msg: MsgId,
+        attempt: Attempt,
+    },
+    /// The confirm was lost on the way back.
+    ConfirmLost {
+        producer: ProducerId,
+        msg: MsgId,
+        attempt: Attempt,
+    },
+    /// The outbox relay marked the row as sent.
+    OutboxMarked {
+        producer: ProducerId,
+        msg: MsgId,
+    },
+    /// The service committed its state and crashed before publishing: no event, ever.
+    EventNeverPublished {
+        producer: ProducerId,
+        msg: MsgId,
+    },
+    /// A request arrived while the producer service was down and was turned away.
+    RequestRefused {
+        producer: ProducerId,
+    },
+    ProducerCrashArmed {
+        producer: ProducerId,
+        point: ProducerCrashPoint,
+        trigger: Trigger,
+    },
+    ProducerCrashed {
+        producer: ProducerId,
+        point: ProducerCrashPoint,
+        trigger: Trigger,
+        restart_at_us: Option<Micros>,
+    },
+    ProducerRestarted {
+        producer: ProducerId,
+        trigger: Trigger,
+    },
+    ConfirmDropArmed {
+        producer: ProducerId,
+        trigger: Trigger,
+    },
+
+    // --- broker --------------------------------------------------------------------------
+    /// The broker stored a copy of the message in a queue.
+    Stored {
+        producer: ProducerId,
+        msg: MsgId,
+        copy: CopyId,
+        queue: QueueId,
+    },
+    /// An idempotent producer's retry of a message the broker already stored: dropped.
+    Deduplicated {
+        producer: ProducerId,
+        msg: MsgId,
+    },
+    /// The broker refused the publish; the producer is told.
+    Refused {
+        producer: ProducerId,
+        msg: MsgId,
+        queue: QueueId,
+        because: RefusedBecause,
+    },
+    /// The publish matched no binding: returned to the producer (mandatory) or dropped.
+    Unroutable {
+        producer: ProducerId,
+        msg: MsgId,
+        returned: bool,
+    },
+    /// The publish reached a broker that is down: nothing was stored.
+    PublishFailed {
+        producer: ProducerId,
+        msg: MsgId,
+        attempt: Attempt,
+    },
+    /// The queue was full: its oldest waiting copy was dropped to make room.
+    DroppedOldest {
+        msg: MsgId,
+        copy: CopyId,
+        queue: QueueId,
+    },
+    /// A waiting copy outlived its time to live.
+    Expired {
+        msg: MsgId,
+        copy: CopyId,
+        queue: QueueId,
+    },
+    /// The broker handed a copy to a consumer. `attempt > 1` is a redelivery;
     /// `lease_until_us` is when it becomes visible again if not acked (none when the
     /// consumer acks on delivery).
     Delivered {
         msg: MsgId,
+        copy: CopyId,
         attempt: Attempt,
         consumer: ConsumerId,
         lease_until_us: Option<Micros>,
     },
-    /// The consumer acked on delivery: the broker forgets the message before any work.
+    /// A delivery's lease ran out before its ack: the copy is visible again and will be
+    /// redelivered. The consumer may still be working on it.
+    LeaseExpired {
+        msg: MsgId,
+        copy: CopyId,
+        attempt: Attempt,
+        consumer: ConsumerId,
+    },
+    /// A failed copy finished its backoff and is visible again.
+    RetryReady {
+        msg: MsgId,
+        copy: CopyId,
+    },
+    DeadLettered {
+        msg: MsgId,
+        copy: CopyId,
+        queue: QueueId,
+        reason: DeadLetterReason,
+        attempts: Attempt,
+    },
+    /// A dead-lettered copy went back to its queue (same message id, so dedupe still works).
+    Redriven {
+        msg: MsgId,
+        copy: CopyId,
+        queue: QueueId,
+    },
+    BrokerCrashed {
+        trigger: Trigger,
+        restart_at_us: Option<Micros>,
+    },
+    BrokerRestarted {
+        trigger: Trigger,
+    },
+    /// A copy vanished and nobody will retry it.
+    MessageLost {
+        msg: MsgId,
+        copy: CopyId,
+        reason: LossReason,
+    },
+
+    // --- consumers -----------------------------------------------------------------------
+    /// The consumer acked on delivery: the broker forgets the copy before any work.
     AckedOnDelivery {
         msg: MsgId,
+        copy: CopyId,
         attempt: Attempt,
         consumer: ConsumerId,
     },
     /// The consumer started working on a delivery; it will finish at `done_at_us`.
     ProcessingStarted {
         msg: MsgId,
+        copy: CopyId,
         attempt: Attempt,
         consumer: ConsumerId,
         done_at_us: Micros,
     },
-    /// The consumer's effect committed in the database. `applied` counts how many times
-    /// this message's effect has now been applied: more than 1 is a duplicate effect.
+    /// The handler recognised a duplicate and applied nothing.
+    DuplicateSkipped {
+        msg: MsgId,
+        copy: CopyId,
+        attempt: Attempt,
+        consumer: ConsumerId,
+        seen: DuplicateSeen,
+    },
+    /// The handler skipped an old version: the aggregate is already newer.
+    StaleIgnored {
+        msg: MsgId,
+        copy: CopyId,
+        consumer: ConsumerId,
+        key: u32,
+        version: u32,
+        current: u32,
+    },
+    /// A predecessor has not been applied yet: the copy is put back to wait.
+    GapWait {
+        msg: MsgId,
+        copy: CopyId,
+        consumer: ConsumerId,
+        key: u32,
+        version: u32,
+        current: u32,
+    },
+    /// The effect committed in the database. `applied` counts how many times this
+    /// message's effect has now been applied by this queue's consumers: more than 1 is a
+    /// duplicate effect.
     EffectCommitted {
         msg: MsgId,
+        copy: CopyId,
         attempt: Attempt,
         consumer: ConsumerId,
         applied: u32,
     },
-    /// The broker received the ack and removed the message for good.
+    /// A business rule refused the operation (a withdrawal larger than the balance).
+    EffectRefused {
+        msg: MsgId,
+        copy: CopyId,
+        consumer: ConsumerId,
+        key: u32,
+    },
+    /// The handler failed.
+    HandlerFailed {
+        msg: MsgId,
+        copy: CopyId,
+        attempt: Attempt,
+        consumer: ConsumerId,
+        failure: Failure,
+    },
+    /// The copy will be retried after a backoff.
+    RetryScheduled {
+        msg: MsgId,
+        copy: CopyId,
+        failures: u32,
+        ready_at_us: Micros,
+    },
+    /// The broker received the ack and removed the copy for good.
     Acked {
         msg: MsgId,
+        copy: CopyId,
         attempt: Attempt,
         consumer: ConsumerId,
     },
     /// An ack arrived but changed nothing.
     AckIgnored {
         msg: MsgId,
+        copy: CopyId,
         attempt: Attempt,
         consumer: ConsumerId,
         why: IgnoredAck,
     },
-    /// A delivery's lease ran out before its ack: the message is visible again and will be
-    /// redelivered. The consumer may still be working on it.
-    LeaseExpired {
+    /// The ack was lost on the way (or the broker was down): the lease will run out.
+    AckLost {
         msg: MsgId,
+        copy: CopyId,
         attempt: Attempt,
         consumer: ConsumerId,
     },
@@ -105,6 +375,10 @@ pub enum Fact {
         point: CrashPoint,
         trigger: Trigger,
     },
+    AckDropArmed {
+        consumer: ConsumerId,
+        trigger: Trigger,
+    },
     /// A consumer process died at `point`, dropping everything it held in memory.
     ConsumerCrashed {
         consumer: ConsumerId,
@@ -112,16 +386,15 @@ pub enum Fact {
         trigger: Trigger,
         restart_at_us: Option<Micros>,
     },
-    /// A message's work vanished with a crash and nobody will redo it.
-    MessageLost {
-        msg: MsgId,
-        attempt: Attempt,
-        consumer: ConsumerId,
-        reason: LossReason,
-    },
     /// A crashed consumer came back, empty-handed, and asks for work again.
     ConsumerRestarted {
         consumer: ConsumerId,
+        trigger: Trigger,
+    },
+    /// The consumer now works `factor_pct`% as slow as normal (100 = normal speed).
+    ConsumerSlowed {
+        consumer: ConsumerId,
+        factor_pct: u32,
         trigger: Trigger,
     },
 }
@@ -129,19 +402,54 @@ pub enum Fact {
 impl Fact {
     /// The message this fact is about, if any.
     pub fn msg(&self) -> Option<MsgId> {
+        use Fact::*;
         match *self {
-            Fact::Published { msg, .. }
-            | Fact::Delivered { msg, .. }
-            | Fact::AckedOnDelivery { msg, .. }
-            | Fact::ProcessingStarted { msg, .. }
-            | Fact::EffectCommitted { msg, .. }
-            | Fact::Acked { msg, .. }
-            | Fact::AckIgnored { msg, .. }
-            | Fact::LeaseExpired { msg, .. }
-            | Fact::MessageLost { msg, .. } => Some(msg),
-            Fact::CrashArmed { .. }
-            | Fact::ConsumerCrashed { .. }
-            | Fact::ConsumerRestarted { .. } => None,
+            Created { msg, .. }
+            | StateCommitted { msg, .. }
+            | PublishSent { msg, .. }
+            | Throttled { msg, .. }
+            | ConfirmTimedOut { msg, .. }
+            | Confirmed { msg, .. }
+            | ConfirmLost { msg, .. }
+            | OutboxMarked { msg, .. }
+            | EventNeverPublished { msg, .. }
+            | Stored { msg, .. }
+            | Deduplicated { msg, .. }
+            | Refused { msg, .. }
+            | Unroutable { msg, .. }
+            | PublishFailed { msg, .. }
+            | DroppedOldest { msg, .. }
+            | Expired { msg, .. }
+            | Delivered { msg, .. }
+            | LeaseExpired { msg, .. }
+            | RetryReady { msg, .. }
+            | DeadLettered { msg, .. }
+            | Redriven { msg, .. }
+            | MessageLost { msg, .. }
+            | AckedOnDelivery { msg, .. }
+            | ProcessingStarted { msg, .. }
+            | DuplicateSkipped { msg, .. }
+            | StaleIgnored { msg, .. }
+            | GapWait { msg, .. }
+            | EffectCommitted { msg, .. }
+            | EffectRefused { msg, .. }
+            | HandlerFailed { msg, .. }
+            | RetryScheduled { msg, .. }
+            | Acked { msg, .. }
+            | AckIgnored { msg, .. }
+            | AckLost { msg, .. } => Some(msg),
+            RequestRefused { .. }
+            | ProducerCrashArmed { .. }
+            | ProducerCrashed { .. }
+            | ProducerRestarted { .. }
+            | ConfirmDropArmed { .. }
+            | BrokerCrashed { .. }
+            | BrokerRestarted { .. }
+            | CrashArmed { .. }
+            | AckDropArmed { .. }
+            | ConsumerCrashed { .. }
+            | ConsumerRestarted { .. }
+            | ConsumerSlowed { .. } => None,
         }
     }
 }

@@ -19,13 +19,12 @@ fn batch_means(x: &[f64], batches: usize) -> (f64, f64) {
     (mean, (var / k).sqrt())
 }
 
-/// Waits in the queue (publish → first delivery), in arrival order.
+/// Waits in the queue (stored → first delivery), in arrival order.
 fn queue_waits(sim: &Simulation) -> Vec<f64> {
-    sim.messages()
+    sim.copies()
         .iter()
-        .map(|m| {
-            (m.first_delivered_us.expect("every message was delivered") - m.published_us) as f64
-                / 1e6
+        .map(|c| {
+            (c.first_delivered_us.expect("every copy was delivered") - c.stored_us) as f64 / 1e6
         })
         .collect()
 }
@@ -52,9 +51,16 @@ fn check_mmc(scenario: Scenario, lambda: f64, c: u32, wq: f64, lq: f64) {
     let mut sim = Simulation::new(scenario).unwrap();
     sim.run();
     let s = sim.summary();
-    assert_eq!(s.published, 1_000_000);
-    assert_eq!(s.done, 1_000_000, "every message processed once");
-    assert_eq!((s.redelivered, s.lost, s.duplicate_effects), (0, 0, 0));
+    assert_eq!(s.counters.published, 1_000_000);
+    assert_eq!(s.counters.done, 1_000_000, "every message processed once");
+    assert_eq!(
+        (
+            s.counters.redelivered,
+            s.counters.lost,
+            s.counters.duplicate_effects
+        ),
+        (0, 0, 0)
+    );
 
     // 50 batches of 20,000 customers; relaxation time at ρ = 0.9 is a few hundred customers.
     let (w, se) = batch_means(&queue_waits(&sim), 50);
@@ -72,7 +78,7 @@ fn check_mmc(scenario: Scenario, lambda: f64, c: u32, wq: f64, lq: f64) {
     );
 
     // Lq is a time average; Little's law ties it to Wq through the measured arrival rate.
-    let lambda_hat = s.published as f64 / s.end_s;
+    let lambda_hat = s.counters.published as f64 / s.end_s;
     assert!(
         (lambda_hat - lambda).abs() < 0.01 * lambda,
         "seed {seed}: λ {lambda_hat}"
@@ -168,8 +174,8 @@ fn burst_backlog_follows_the_fluid_model() {
             (age60 - 20.0).abs() < 1.0,
             "seed {seed}: oldest age at 60 s is {age60}"
         );
-        assert_eq!(sim.summary().lost, 0);
-        assert_eq!(sim.summary().done, sim.summary().published);
+        assert_eq!(sim.counters().lost, 0);
+        assert_eq!(sim.counters().done, sim.counters().published);
     }
 }
 

@@ -50,7 +50,7 @@ fn invalid_values_name_their_field() {
         ),
         (
             Box::new(|v| v["consumers"][0]["replicas"] = json!(100_000)),
-            "at most 256 consumers",
+            "consumers[0].replicas: must be between 1 and 256",
         ),
         (
             Box::new(|v| v["consumers"][0]["prefetch"] = json!(0)),
@@ -61,7 +61,7 @@ fn invalid_values_name_their_field() {
             "mean_s",
         ),
         (
-            Box::new(|v| v["queue"]["visibility_timeout_s"] = json!(0.0)),
+            Box::new(|v| v["queues"][0]["visibility_timeout_s"] = json!(0.0)),
             "visibility_timeout_s",
         ),
         (

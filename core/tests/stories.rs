@@ -30,7 +30,7 @@ fn crash_after_commit_before_ack_means_one_redelivery_and_two_effects() {
         "no idempotency: the effect happened twice"
     );
     assert_eq!(c.duplicate_effects, 1);
-    assert_eq!(sim.message(0).unwrap().fate, Fate::Done);
+    assert_eq!(sim.copy(0).unwrap().fate, Fate::Done);
     // The order of the story: commit, crash (no ack), lease expiry, redelivery, commit, ack.
     let kinds: Vec<&str> = facts
         .iter()
@@ -76,7 +76,7 @@ fn ack_before_effect_and_a_crash_lose_the_message() {
         (1, 1, 0, 1)
     );
     assert_eq!(sim.effect_count(0), 0, "the work never happened");
-    assert_eq!(sim.message(0).unwrap().fate, Fate::Lost);
+    assert_eq!(sim.copy(0).unwrap().fate, Fate::Lost);
     assert!(facts
         .iter()
         .any(|(_, f)| matches!(f, Fact::MessageLost { msg: 0, .. })));
@@ -182,6 +182,6 @@ fn a_consumer_that_never_returns_leaves_work_waiting_not_lost() {
     };
     let mut sim = Simulation::new(s).unwrap();
     run_checked(&mut sim);
-    assert_eq!(sim.message(0).unwrap().fate, Fate::Waiting);
+    assert_eq!(sim.copy(0).unwrap().fate, Fate::Waiting);
     assert_eq!((sim.backlog(), sim.counters().lost), (1, 0));
 }

@@ -1,0 +1,422 @@
+//! Inside the broker: each queue's waiting line, dispatch to consumers, leases, time to
+//! live, retry backoffs, the dead-letter queue and redrive. Every change of a copy's fate
+//! goes through [`Simulation::set_fate`], which keeps the per-queue tallies and counters.
+
+use super::{lease_lane, ttl_lane, Simulation};
+use crate::engine::Event;
+use crate::message::{Copy, DeadLetter, Fate};
+use crate::scenario::{AckMode, CrashPoint};
+use crate::step::{
+    Attempt, ConsumerId, CopyId, DeadLetterReason, Fact, LossReason, MsgId, ProducerId, QueueId,
+};
+use crate::time::{secs_to_us, Micros};
+
+fn is_active(f: Fate) -> bool {
+    matches!(f, Fate::Waiting | Fate::InFlight | Fate::RetryWaiting)
+}
+
+impl Simulation {
+    /// Moves a copy to a new fate, keeping every tally in step. Callers handle the line
+    /// itself (insertion and removal) and the facts.
+    pub(super) fn set_fate(&mut self, copy: CopyId, to: Fate) {
+        let c = &mut self.copies[copy as usize];
+        let from = c.fate;
+        c.fate = to;
+        let q = &mut self.queues[c.queue as usize];
+        match from {
+            Fate::Waiting => self.waiting_total -= 1,
+            Fate::InFlight => q.in_flight -= 1,
+            Fate::RetryWaiting => q.retry_waiting -= 1,
+            _ => {}
+        }
+        match to {
+            Fate::Waiting => self.waiting_total += 1,
+            Fate::InFlight => q.in_flight += 1,
+            Fate::RetryWaiting => q.retry_waiting += 1,
+            Fate::Done => self.counters.done += 1,
+            Fate::Lost => self.counters.lost += 1,
+            Fate::Expired => self.counters.expired += 1,
+            Fate::Dropped => self.counters.dropped += 1,
+            Fate::DeadLettered => self.counters.dead_lettered += 1,
+        }
+        match (is_active(from), is_active(to)) {
+            (true, false) => {
+                q.held -= 1;
+                let queue = c.queue;
+                if !q.redrive_pending && q.redrive_per_s.is_some() && !q.dlq.is_empty() {
+                    q.redrive_pending = true;
+                    self.events
+                        .schedule(self.now_us, Event::RedriveTick { queue });
+                }
+                if !self.queues[queue as usize].throttled.is_empty() {
+                    self.release_throttled(queue);
+                }
+            }
+            (false, true) => q.held += 1,
+            _ => {}
+        }
+    }
+
+    /// The broker stores a new copy of `msg` in queue `q`.
+    pub(super) fn store(&mut self, producer: ProducerId, msg: MsgId, q: QueueId) {
+        let copy = self.copies.len() as CopyId;
+        let persistent = self.producers[producer as usize].publish.persistent;
+        self.copies.push(Copy {
+            msg,
+            queue: q,
+            fate: Fate::Dropped, // placeholder: set_fate below makes it Waiting
+            attempts: 0,
+            failures: 0,
+            holder: None,
+            settled_at_broker: false,
+            persistent,
+            stored_us: self.now_us,
+            enqueued_us: self.now_us,
+            line_seq: 0,
+            first_delivered_us: None,
+            done_us: None,
+            redrives: 0,
+        });
+        self.set_fate_new_waiting(copy);
+        self.messages[msg as usize].copies += 1;
+        self.counters.published += 1;
+        self.facts.push(Fact::Stored {
+            producer,
+            msg,
+            copy,
+            queue: q,
+        });
+        self.dispatch(q);
+    }
+
+    /// A brand-new copy enters its queue: no previous fate to undo.
+    fn set_fate_new_waiting(&mut self, copy: CopyId) {
+        let c = &mut self.copies[copy as usize];
+        c.fate = Fate::Waiting;
+        self.waiting_total += 1;
+        self.queues[c.queue as usize].held += 1;
+        self.enqueue_at_tail(copy);
+    }
+
+    /// Puts a copy at the end of its queue's line (a new stay: new place, new age, new TTL).
+    fn enqueue_at_tail(&mut self, copy: CopyId) {
+        let c = &mut self.copies[copy as usize];
+        let q = &mut self.queues[c.queue as usize];
+        c.line_seq = q.next_line_seq;
+        c.enqueued_us = self.now_us;
+        q.next_line_seq += 1;
+        q.line.push_back(copy);
+        if let Some(ttl) = q.ttl_us {
+            let (queue, line_seq) = (c.queue, c.line_seq);
+            self.events.schedule_in_lane(
+                ttl_lane(queue),
+                self.now_us + ttl,
+                Event::TtlExpired { copy, line_seq },
+            );
+        }
+    }
+
+    /// Puts a copy back at its old place in line (its lease ran out: it keeps its age).
+    fn reinsert(&mut self, copy: CopyId) {
+        let seq = self.copies[copy as usize].line_seq;
+        let q = self.copies[copy as usize].queue as usize;
+        let copies = &self.copies;
+        let line = &mut self.queues[q].line;
+        let pos = line.partition_point(|&c| copies[c as usize].line_seq < seq);
+        line.insert(pos, copy);
+    }
+
+    fn remove_from_line(&mut self, copy: CopyId) {
+        let seq = self.copies[copy as usize].line_seq;
+        let q = self.copies[copy as usize].queue as usize;
+        let copies = &self.copies;
+        let line = &mut self.queues[q].line;
+        let pos = line.partition_point(|&c| copies[c as usize].line_seq < seq);
+        debug_assert_eq!(line.get(pos), Some(&copy));
+        line.remove(pos);
+    }
+
+    /// Hands waiting copies to this queue's consumers with room, round robin, in line order.
+    pub(super) fn dispatch(&mut self, q: QueueId) {
+        if !self.broker_up {
+            return;
+        }
+        while !self.queues[q as usize].line.is_empty() {
+            let Some(consumer) = self.pick_consumer(q) else {
+                return;
+            };
+            let copy = self.queues[q as usize]
+                .line
+                .pop_front()
+                .expect("line is not empty");
+            self.deliver(copy, consumer);
+        }
+    }
+
+    fn pick_consumer(&mut self, q: QueueId) -> Option<ConsumerId> {
+        let queue = &self.queues[q as usize];
+        let n = queue.consumers.len();
+        for i in 0..n {
+            let idx = (queue.next_consumer + i) % n;
+            let c = queue.consumers[idx];
+            if self.consumers[c as usize].can_take() {
+                self.queues[q as usize].next_consumer = (idx + 1) % n;
+                return Some(c);
+            }
+        }
+        None
+    }
+
+    fn deliver(&mut self, copy: CopyId, consumer: ConsumerId) {
+        let now = self.now_us;
+        self.set_fate(copy, Fate::InFlight);
+        let ack = self.consumers[consumer as usize].ack;
+        let c = &mut self.copies[copy as usize];
+        c.attempts += 1;
+        c.holder = Some(consumer);
+        let (attempt, msg, queue) = (c.attempts, c.msg, c.queue);
+        if c.first_delivered_us.is_none() {
+            c.first_delivered_us = Some(now);
+            self.queue_wait_sum_us += u128::from(now - c.stored_us);
+            self.queue_wait_count += 1;
+        }
+        self.counters.delivered += 1;
+        if attempt > 1 {
+            self.counters.redelivered += 1;
+        }
+        match ack {
+            AckMode::AfterCommit => {
+                let until = now + self.queues[queue as usize].lease_us;
+                // All leases of a queue have the same length, so they expire in order.
+                self.events.schedule_in_lane(
+                    lease_lane(queue),
+                    until,
+                    Event::LeaseExpired { copy, attempt },
+                );
+                self.facts.push(Fact::Delivered {
+                    msg,
+                    copy,
+                    attempt,
+                    consumer,
+                    lease_until_us: Some(until),
+                });
+            }
+            AckMode::OnDelivery => {
+                c.settled_at_broker = true;
+                self.facts.push(Fact::Delivered {
+                    msg,
+                    copy,
+                    attempt,
+                    consumer,
+                    lease_until_us: None,
+                });
+                self.facts.push(Fact::AckedOnDelivery {
+                    msg,
+                    copy,
+                    attempt,
+                    consumer,
+                });
+            }
+        }
+        self.consumer_receives(consumer, copy, attempt);
+    }
+
+    pub(super) fn expire_lease(&mut self, copy: CopyId, attempt: Attempt) {
+        let c = &self.copies[copy as usize];
+        let (msg, queue) = (c.msg, c.queue);
+        let consumer = c.holder.expect("a delivered copy has a holder");
+        self.set_fate(copy, Fate::Waiting);
+        self.reinsert(copy);
+        self.counters.leases_expired += 1;
+        self.facts.push(Fact::LeaseExpired {
+            msg,
+            copy,
+            attempt,
+            consumer,
+        });
+        self.dispatch(queue);
+    }
+
+    /// A failed copy waits out its backoff, invisible, then comes back at the end of the line.
+    pub(super) fn schedule_retry(&mut self, copy: CopyId, delay_us: Micros) {
+        self.set_fate(copy, Fate::RetryWaiting);
+        let c = &self.copies[copy as usize];
+        let ready_at_us = self.now_us + delay_us;
+        self.events.schedule(
+            ready_at_us,
+            Event::RetryDue {
+                copy,
+                attempt: c.attempts,
+            },
+        );
+        self.counters.retries_scheduled += 1;
+        self.facts.push(Fact::RetryScheduled {
+            msg: c.msg,
+            copy,
+            failures: c.failures,
+            ready_at_us,
+        });
+    }
+
+    pub(super) fn retry_due(&mut self, copy: CopyId) {
+        self.set_fate(copy, Fate::Waiting);
+        self.enqueue_at_tail(copy);
+        let c = &self.copies[copy as usize];
+        let (msg, queue) = (c.msg, c.queue);
+        self.facts.push(Fact::RetryReady { msg, copy });
+        self.dispatch(queue);
+    }
+
+    pub(super) fn expire_ttl(&mut self, copy: CopyId) {
+        self.remove_from_line(copy);
+        self.set_fate(copy, Fate::Expired);
+        let c = &self.copies[copy as usize];
+        self.facts.push(Fact::Expired {
+            msg: c.msg,
+            copy,
+            queue: c.queue,
+        });
+    }
+
+    pub(super) fn drop_oldest(&mut self, q: QueueId) {
+        let copy = self.queues[q as usize]
+            .line
+            .pop_front()
+            .expect("caller checked the line");
+        self.set_fate(copy, Fate::Dropped);
+        let msg = self.copies[copy as usize].msg;
+        self.facts.push(Fact::DroppedOldest {
+            msg,
+            copy,
+            queue: q,
+        });
+    }
+
+    /// A copy failed for good: into the dead-letter queue, or lost if there is none.
+    pub(super) fn dead_letter(&mut self, copy: CopyId, reason: DeadLetterReason) {
+        let c = &self.copies[copy as usize];
+        let (msg, queue, attempts, redrives) = (c.msg, c.queue, c.attempts, c.redrives);
+        if !self.queues[queue as usize].dead_letter {
+            self.lose(copy, LossReason::DiscardedWithoutDeadLetterQueue);
+            return;
+        }
+        let entry = DeadLetter {
+            copy,
+            msg,
+            reason,
+            attempts,
+            first_attempt_us: c.first_delivered_us,
+            last_attempt_us: self.now_us,
+            source: queue,
+        };
+        self.set_fate(copy, Fate::DeadLettered);
+        if redrives > 0 {
+            self.counters.dead_lettered_again += 1;
+        }
+        self.queues[queue as usize].dlq.push_back(entry);
+        self.facts.push(Fact::DeadLettered {
+            msg,
+            copy,
+            queue,
+            reason,
+            attempts,
+        });
+    }
+
+    pub(super) fn lose(&mut self, copy: CopyId, reason: LossReason) {
+        self.set_fate(copy, Fate::Lost);
+        let msg = self.copies[copy as usize].msg;
+        self.facts.push(Fact::MessageLost { msg, copy, reason });
+    }
+
+    pub(super) fn settle_done(&mut self, copy: CopyId) {
+        self.set_fate(copy, Fate::Done);
+        let now = self.now_us;
+        let c = &mut self.copies[copy as usize];
+        c.done_us = Some(now);
+        let created = self.messages[c.msg as usize].created_us;
+        self.latencies.record(now - created);
+    }
+
+    /// Starts moving dead-lettered copies of `q` back into it at `rate_per_s`.
+    pub(super) fn start_redrive(&mut self, q: QueueId, rate_per_s: f64) {
+        let queue = &mut self.queues[q as usize];
+        queue.redrive_per_s = Some(rate_per_s);
+        if !queue.redrive_pending && !queue.dlq.is_empty() {
+            queue.redrive_pending = true;
+            self.events
+                .schedule(self.now_us, Event::RedriveTick { queue: q });
+        }
+    }
+
+    pub(super) fn redrive_tick(&mut self, q: QueueId) {
+        let queue = &mut self.queues[q as usize];
+        queue.redrive_pending = false;
+        if queue.is_full() || !self.broker_up {
+            // Redrive respects the queue's limit: it resumes when a copy leaves the queue
+            // (or when the broker is back).
+            return;
+        }
+        let Some(entry) = queue.dlq.pop_front() else {
+            queue.redrive_per_s = None;
+            return;
+        };
+        let rate = queue.redrive_per_s.unwrap_or(1.0);
+        let copy = entry.copy;
+        let c = &mut self.copies[copy as usize];
+        c.failures = 0;
+        c.redrives += 1;
+        let msg = c.msg;
+        self.set_fate(copy, Fate::Waiting);
+        self.enqueue_at_tail(copy);
+        self.counters.redriven += 1;
+        self.facts.push(Fact::Redriven {
+            msg,
+            copy,
+            queue: q,
+        });
+        let queue = &mut self.queues[q as usize];
+        if queue.dlq.is_empty() {
+            queue.redrive_per_s = None;
+        } else {
+            queue.redrive_pending = true;
+            self.events.schedule(
+                self.now_us + secs_to_us(1.0 / rate).max(1),
+                Event::RedriveTick { queue: q },
+            );
+        }
+        self.dispatch(q);
+    }
+
+    /// The broker restarts from disk: what was persistent in a durable queue is still
+    /// there (deliveries in flight are back in line), the rest is gone.
+    pub(super) fn broker_forgets(&mut self) {
+        for copy in 0..self.copies.len() as CopyId {
+            let c = &self.copies[copy as usize];
+            let kept = c.persistent && self.queues[c.queue as usize].durable;
+            match c.fate {
+                Fate::Waiting if !kept => {
+                    self.remove_from_line(copy);
+                    self.lose(copy, LossReason::BrokerRestartNotDurable);
+                }
+                Fate::RetryWaiting if !kept => self.lose(copy, LossReason::BrokerRestartNotDurable),
+                Fate::InFlight if !c.settled_at_broker => {
+                    if kept {
+                        self.set_fate(copy, Fate::Waiting);
+                        self.reinsert(copy);
+                    } else {
+                        self.lose(copy, LossReason::BrokerRestartNotDurable);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// An armed "crash after receive" strikes as the delivery lands.
+    pub(super) fn crash_after_receive_armed(&self, consumer: ConsumerId) -> bool {
+        self.consumers[consumer as usize]
+            .armed
+            .is_some_and(|a| a.point == CrashPoint::AfterReceive)
+    }
+}

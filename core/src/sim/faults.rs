@@ -1,0 +1,267 @@
+//! Faults on purpose: crashes at precise points, restarts, lost acks and confirms, slow
+//! consumers, poison messages, broker restarts and redrives.
+
+use super::Simulation;
+use crate::consumer::ArmedCrash;
+use crate::engine::Event;
+use crate::message::{Fate, PublishFate};
+use crate::producer::ArmedProducerCrash;
+use crate::scenario::{AckMode, CrashPoint, Fault, ProducerCrashPoint};
+use crate::step::{ConsumerId, Fact, LossReason, ProducerId, Trigger};
+use crate::time::secs_to_us;
+
+impl Simulation {
+    pub(super) fn apply_fault(&mut self, fault: &Fault, trigger: Trigger) {
+        match *fault {
+            Fault::CrashConsumer {
+                consumer,
+                point,
+                restart_after_s,
+            } => {
+                let armed = ArmedCrash {
+                    point,
+                    restart_after_us: restart_after_s.map(secs_to_us),
+                    trigger,
+                };
+                let c = &mut self.consumers[consumer as usize];
+                if !c.up {
+                    return;
+                }
+                if point == CrashPoint::Now {
+                    self.crash_consumer(consumer, armed);
+                } else {
+                    c.armed = Some(armed);
+                    self.facts.push(Fact::CrashArmed {
+                        consumer,
+                        point,
+                        trigger,
+                    });
+                }
+            }
+            Fault::RestartConsumer { consumer } => {
+                if !self.consumers[consumer as usize].up {
+                    self.restart_consumer(consumer, trigger);
+                }
+            }
+            Fault::DropNextAck { consumer } => {
+                self.consumers[consumer as usize].drop_next_ack = true;
+                self.facts.push(Fact::AckDropArmed { consumer, trigger });
+            }
+            Fault::SlowConsumer { consumer, factor } => {
+                self.consumers[consumer as usize].slow_factor = factor;
+                let factor_pct = (factor * 100.0).round() as u32;
+                self.facts.push(Fact::ConsumerSlowed {
+                    consumer,
+                    factor_pct,
+                    trigger,
+                });
+            }
+            Fault::CrashProducer {
+                producer,
+                point,
+                restart_after_s,
+            } => {
+                let armed = ArmedProducerCrash {
+                    point,
+                    restart_after_us: restart_after_s.map(secs_to_us),
+                    trigger,
+                };
+                let p = &mut self.producers[producer as usize];
+                if !p.up {
+                    return;
+                }
+                if point == ProducerCrashPoint::Now {
+                    self.crash_producer(producer, armed);
+                } else {
+                    p.armed = Some(armed);
+                    self.facts.push(Fact::ProducerCrashArmed {
+                        producer,
+                        point,
+                        trigger,
+                    });
+                }
+            }
+            Fault::RestartProducer { producer } => {
+                if !self.producers[producer as usize].up {
+                    self.restart_producer(producer, trigger);
+                }
+            }
+            Fault::DropNextConfirm { producer } => {
+                self.producers[producer as usize].drop_next_confirm = true;
+                self.facts
+                    .push(Fact::ConfirmDropArmed { producer, trigger });
+            }
+            Fault::InjectPoison { producer, poison } => {
+                if self.producers[producer as usize].up {
+                    self.create_poison(producer, poison);
+                }
+            }
+            Fault::CrashBroker { restart_after_s } => {
+                if self.broker_up {
+                    self.crash_broker(restart_after_s.map(secs_to_us), trigger);
+                }
+            }
+            Fault::RestartBroker => {
+                if !self.broker_up {
+                    self.restart_broker(trigger);
+                }
+            }
+            Fault::Redrive {
+                ref queue,
+                rate_per_s,
+            } => {
+                let q = self.scenario.queue_index(queue).expect("validated") as u32;
+                self.start_redrive(q, rate_per_s);
+            }
+        }
+    }
+
+    /// The process dies: whatever it held in memory is gone. Copies the broker still
+    /// leases come back when their lease runs out; copies acked on delivery are lost.
+    pub(super) fn crash_consumer(&mut self, consumer: ConsumerId, armed: ArmedCrash) {
+        let now = self.now_us;
+        let c = &mut self.consumers[consumer as usize];
+        c.up = false;
+        c.incarnation += 1;
+        c.armed = None;
+        c.drop_next_ack = false;
+        let working = c.working.len() as u64;
+        let held: Vec<_> = c.working.drain(..).chain(c.buffer.drain(..)).collect();
+        let restart_at_us = armed.restart_after_us.map(|d| now + d);
+        c.restart_at_us = restart_at_us;
+        self.live_slots -= u64::from(c.concurrency);
+        self.busy_slots -= working;
+        self.counters.crashes += 1;
+        self.facts.push(Fact::ConsumerCrashed {
+            consumer,
+            point: armed.point,
+            trigger: armed.trigger,
+            restart_at_us,
+        });
+        for h in held {
+            let c = &self.copies[h.copy as usize];
+            if c.settled_at_broker && c.fate == Fate::InFlight && c.attempts == h.attempt {
+                self.lose(h.copy, LossReason::AckedBeforeEffectThenCrashed);
+            }
+        }
+        if let Some(at) = restart_at_us {
+            let incarnation = self.consumers[consumer as usize].incarnation;
+            self.events.schedule(
+                at,
+                Event::RestartConsumer {
+                    consumer,
+                    incarnation,
+                },
+            );
+        }
+    }
+
+    pub(super) fn restart_consumer(&mut self, consumer: ConsumerId, trigger: Trigger) {
+        let c = &mut self.consumers[consumer as usize];
+        c.up = true;
+        c.restart_at_us = None;
+        self.live_slots += u64::from(c.concurrency);
+        self.counters.restarts += 1;
+        let queue = c.queue;
+        self.facts
+            .push(Fact::ConsumerRestarted { consumer, trigger });
+        self.dispatch(queue);
+    }
+
+    /// A producer service (and its relay) dies: what it held in memory is gone; its
+    /// database, outbox included, is not.
+    pub(super) fn crash_producer(&mut self, producer: ProducerId, armed: ArmedProducerCrash) {
+        let now = self.now_us;
+        let p = &mut self.producers[producer as usize];
+        p.up = false;
+        p.incarnation += 1;
+        p.armed = None;
+        p.drop_next_confirm = false;
+        p.relay_poll_pending = false;
+        for row in p.outbox.iter_mut() {
+            row.sending = false;
+        }
+        let held: Vec<_> = p.held.drain(..).collect();
+        if let Some(q) = p.held_for.take() {
+            self.queues[q as usize].throttled.retain(|&x| x != producer);
+        }
+        let has_outbox = self.relay_restart_delay(producer).is_some();
+        for msg in held {
+            self.messages[msg as usize].held_back = false;
+            // Held in memory only: gone with the process, unless an outbox row keeps it.
+            if !has_outbox && self.messages[msg as usize].fate == PublishFate::Pending {
+                self.messages[msg as usize].fate = PublishFate::GaveUp;
+                self.counters.gave_up += 1;
+            }
+        }
+        let restart_at_us = armed.restart_after_us.map(|d| now + d);
+        self.producers[producer as usize].restart_at_us = restart_at_us;
+        self.counters.producer_crashes += 1;
+        self.facts.push(Fact::ProducerCrashed {
+            producer,
+            point: armed.point,
+            trigger: armed.trigger,
+            restart_at_us,
+        });
+        if let Some(at) = restart_at_us {
+            let incarnation = self.producers[producer as usize].incarnation;
+            self.events.schedule(
+                at,
+                Event::RestartProducer {
+                    producer,
+                    incarnation,
+                },
+            );
+        }
+    }
+
+    pub(super) fn restart_producer(&mut self, producer: ProducerId, trigger: Trigger) {
+        let p = &mut self.producers[producer as usize];
+        p.up = true;
+        p.restart_at_us = None;
+        self.facts
+            .push(Fact::ProducerRestarted { producer, trigger });
+        // The relay starts again from the outbox: every unmarked row is published again.
+        if self.relay_restart_delay(producer).is_some() {
+            self.ensure_relay_poll(producer);
+        }
+    }
+
+    fn crash_broker(&mut self, restart_after_us: Option<u64>, trigger: Trigger) {
+        self.broker_up = false;
+        self.broker_incarnation += 1;
+        self.counters.broker_crashes += 1;
+        let restart_at_us = restart_after_us.map(|d| self.now_us + d);
+        self.facts.push(Fact::BrokerCrashed {
+            trigger,
+            restart_at_us,
+        });
+        self.broker_forgets();
+        // Connections drop: consumers discard deliveries they had not started (the broker
+        // has them back in line, or forgot them).
+        for c in &mut self.consumers {
+            if c.ack == AckMode::AfterCommit {
+                c.buffer.clear();
+            }
+        }
+        for q in &mut self.queues {
+            q.redrive_pending = false;
+        }
+        if let Some(at) = restart_at_us {
+            let incarnation = self.broker_incarnation;
+            self.events
+                .schedule(at, Event::RestartBroker { incarnation });
+        }
+    }
+
+    pub(super) fn restart_broker(&mut self, trigger: Trigger) {
+        self.broker_up = true;
+        self.facts.push(Fact::BrokerRestarted { trigger });
+        for q in 0..self.queues.len() as u32 {
+            if let Some(rate) = self.queues[q as usize].redrive_per_s {
+                self.start_redrive(q, rate);
+            }
+            self.dispatch(q);
+        }
+    }
+}

@@ -1,0 +1,662 @@
+//! The simulation: producers → broker (queues, exchanges, dead-letter queues) →
+//! consumers → database. Each rule is one event handler in the submodules below, and
+//! each handler records what happened as [`Fact`]s:
+//!
+//! * `publishing` — producers, outbox relays, the publish/confirm hop, routing, storage;
+//! * `delivery` — waiting lines, dispatch, leases, TTL, retries, dead-lettering, redrive;
+//! * `processing` — consumer handlers: failures, ordering, idempotency, effects, acks;
+//! * `faults` — crashes, restarts and other deliberate faults.
+
+mod delivery;
+mod faults;
+mod processing;
+mod publishing;
+
+use std::hash::{Hash, Hasher};
+
+use crate::consumer::{Consumer, ConsumerView};
+use crate::database::GroupTables;
+use crate::engine::{Event, EventQueue};
+use crate::hash::StableHasher;
+use crate::message::{Copy, Fate, Message, PublishFate};
+use crate::metrics::{Counters, Latencies, Sample, Series, Summary};
+use crate::producer::{Producer, Target};
+use crate::queue::{Queue, QueueView};
+use crate::rng::SimRng;
+use crate::scenario::{Fault, Intervention, Scenario, ScenarioError};
+use crate::step::{ConsumerId, CopyId, Fact, MsgId, QueueId, Step, Trigger};
+use crate::time::{secs_to_us, us_to_secs, Micros};
+
+/// FIFO lanes of the event queue: each queue's leases, and each queue's TTLs (fixed
+/// durations set in time order, so they fall due in order).
+fn lease_lane(queue: QueueId) -> usize {
+    2 * queue as usize
+}
+fn ttl_lane(queue: QueueId) -> usize {
+    2 * queue as usize + 1
+}
+
+pub struct Simulation {
+    scenario: Scenario,
+    rng: SimRng,
+    events: EventQueue,
+    now_us: Micros,
+    /// Steps taken so far (a step is one event that changed something, or one command).
+    steps: u64,
+    /// Facts of the latest step.
+    facts: Vec<Fact>,
+    next_intervention: usize,
+    end_us: Option<Micros>,
+    latency_us: Micros,
+
+    producers: Vec<Producer>,
+    messages: Vec<Message>,
+    queues: Vec<Queue>,
+    copies: Vec<Copy>,
+    consumers: Vec<Consumer>,
+    /// The database, one set of tables per queue's consumer group.
+    tables: Vec<GroupTables>,
+    broker_up: bool,
+    broker_incarnation: u32,
+
+    counters: Counters,
+    series: Series,
+    latencies: Latencies,
+    queue_wait_sum_us: u128,
+    queue_wait_count: u64,
+    /// Time integrals since the start: waiting copies, busy slots, slots of live consumers.
+    backlog_area: u128,
+    busy_area: u128,
+    capacity_area: u128,
+    waiting_total: u64,
+    busy_slots: u64,
+    live_slots: u64,
+}
+
+impl Simulation {
+    /// Builds a run from a scenario after validating it.
+    pub fn new(scenario: Scenario) -> Result<Self, ScenarioError> {
+        scenario.validate()?;
+        let mut queues: Vec<Queue> = scenario.queues.iter().map(Queue::new).collect();
+        let mut consumers = Vec::new();
+        for spec in &scenario.consumers {
+            let queue = scenario.queue_of(spec) as QueueId;
+            for r in 0..spec.replicas {
+                // Replicas are numbered: "C" gives C1, C2…; "worker" gives worker-1, worker-2…
+                let name = match (spec.name.as_str(), spec.replicas) {
+                    ("", _) => format!("C{}", consumers.len() + 1),
+                    (base, 1) => base.to_string(),
+                    (base, _) if base.chars().count() <= 2 => format!("{base}{}", r + 1),
+                    (base, _) => format!("{base}-{}", r + 1),
+                };
+                queues[queue as usize]
+                    .consumers
+                    .push(consumers.len() as ConsumerId);
+                consumers.push(Consumer::new(spec, name, queue));
+            }
+        }
+        let producers = scenario
+            .producers
+            .iter()
+            .enumerate()
+            .map(|(i, spec)| {
+                let target = if spec.target.is_empty() {
+                    Target::Queue(0)
+                } else if let Some(q) = scenario.queue_index(&spec.target) {
+                    Target::Queue(q as QueueId)
+                } else {
+                    let x = scenario
+                        .exchanges
+                        .iter()
+                        .position(|x| x.name == spec.target);
+                    Target::Exchange(x.expect("validated: the target exists"))
+                };
+                let name = if spec.name.is_empty() {
+                    format!("P{}", i + 1)
+                } else {
+                    spec.name.clone()
+                };
+                Producer::new(spec, name, target)
+            })
+            .collect();
+        let live_slots = consumers.iter().map(|c| u64::from(c.concurrency)).sum();
+        let mut sim = Self {
+            rng: SimRng::new(scenario.seed),
+            events: EventQueue::default(),
+            now_us: 0,
+            steps: 0,
+            facts: Vec::with_capacity(16),
+            next_intervention: 0,
+            end_us: scenario.end_s.map(secs_to_us),
+            latency_us: secs_to_us(scenario.broker.network_latency_s),
+            producers,
+            messages: Vec::new(),
+            tables: vec![GroupTables::default(); queues.len()],
+            queues,
+            copies: Vec::new(),
+            consumers,
+            broker_up: true,
+            broker_incarnation: 0,
+            counters: Counters::default(),
+            series: Series::new(scenario.sample_every_us()),
+            latencies: Latencies::default(),
+            queue_wait_sum_us: 0,
+            queue_wait_count: 0,
+            backlog_area: 0,
+            busy_area: 0,
+            capacity_area: 0,
+            waiting_total: 0,
+            busy_slots: 0,
+            live_slots,
+            scenario,
+        };
+        for p in 0..sim.producers.len() {
+            sim.schedule_next_arrival(p as u32);
+        }
+        for (i, f) in sim.scenario.faults.iter().enumerate() {
+            sim.events.schedule(
+                secs_to_us(f.at_s),
+                Event::ScheduledFault { index: i as u32 },
+            );
+        }
+        Ok(sim)
+    }
+
+    // ----- driving -------------------------------------------------------------------
+
+    /// Takes one step: a pending user command, or the next event that changes something.
+    /// Returns `None` when nothing is left to do (or `end_s` is reached).
+    pub fn step(&mut self) -> Option<Step<'_>> {
+        self.step_within(Micros::MAX)
+    }
+
+    /// One step, unless the next one is due after `limit_us` (or after `end_s`).
+    fn step_within(&mut self, limit_us: Micros) -> Option<Step<'_>> {
+        let limit_us = self.end_us.map_or(limit_us, |end| limit_us.min(end));
+        self.facts.clear();
+        if let Some(iv) = self.scenario.interventions.get(self.next_intervention) {
+            if iv.after_step <= self.steps {
+                let fault = iv.fault.clone();
+                // Replay at the recorded instant, never past a pending event or the end.
+                let ceiling = self.events.peek_time().unwrap_or(Micros::MAX).min(limit_us);
+                let at = iv.at_us.min(ceiling).max(self.now_us);
+                self.next_intervention += 1;
+                self.advance_clock(at);
+                self.apply_fault(&fault, Trigger::User);
+                self.discard_dead_events();
+                return Some(self.finish_step());
+            }
+        }
+        while self.facts.is_empty() {
+            if self.events.peek_time()? > limit_us {
+                return None;
+            }
+            let (at, event) = self.events.pop()?;
+            self.advance_clock(at);
+            self.handle(event);
+            self.discard_dead_events();
+        }
+        Some(self.finish_step())
+    }
+
+    /// Drops moot timers at the head of the queue (a lease already acked, work of a
+    /// crashed process), so the next pending event is always one that matters and the
+    /// clock never moves for nothing.
+    fn discard_dead_events(&mut self) {
+        while let Some((_, event)) = self.events.peek() {
+            if self.is_live(&event) {
+                return;
+            }
+            self.events.pop();
+        }
+    }
+
+    fn finish_step(&mut self) -> Step<'_> {
+        self.steps += 1;
+        Step {
+            index: self.steps,
+            time_us: self.now_us,
+            facts: &self.facts,
+        }
+    }
+
+    /// Runs every step due at or before `t_us`, then moves the clock to `t_us` (sampling
+    /// the quiet time in between). Returns the number of steps taken.
+    pub fn run_until(&mut self, t_us: Micros) -> u64 {
+        let t_us = self.end_us.map_or(t_us, |end| t_us.min(end));
+        let start = self.steps;
+        while self.step_within(t_us).is_some() {}
+        if t_us > self.now_us {
+            self.advance_clock(t_us);
+        }
+        self.steps - start
+    }
+
+    /// Runs to the end: until no event is left, or `end_s`.
+    pub fn run(&mut self) {
+        while self.step().is_some() {}
+        if let Some(end) = self.end_us {
+            if end > self.now_us {
+                self.advance_clock(end);
+            }
+        }
+        self.flush_samples();
+    }
+
+    /// When the next step would happen, if any.
+    pub fn next_step_time(&self) -> Option<Micros> {
+        if self
+            .scenario
+            .interventions
+            .get(self.next_intervention)
+            .is_some_and(|iv| iv.after_step <= self.steps)
+        {
+            return Some(self.now_us);
+        }
+        self.events
+            .peek_time()
+            .filter(|&at| self.end_us.is_none_or(|end| at <= end))
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.next_step_time().is_none()
+    }
+
+    /// Applies a user command now and records it in the scenario, so a replay of
+    /// [`Simulation::scenario`] reproduces this run exactly. Returns the step it made.
+    pub fn command(&mut self, fault: Fault) -> Result<Step<'_>, ScenarioError> {
+        self.scenario.validate_fault("command", &fault)?;
+        // Recorded commands already due run first, in their recorded order.
+        while self
+            .scenario
+            .interventions
+            .get(self.next_intervention)
+            .is_some_and(|iv| iv.after_step <= self.steps)
+        {
+            self.step();
+        }
+        // A command given after stepping back starts a new timeline: the recorded future goes.
+        self.scenario.interventions.truncate(self.next_intervention);
+        if self.scenario.interventions.len() >= crate::scenario::limits::INTERVENTIONS_MAX {
+            return Err(ScenarioError {
+                field: "interventions".into(),
+                problem: "too many commands in one run; reset to start again".into(),
+            });
+        }
+        self.scenario.interventions.push(Intervention {
+            after_step: self.steps,
+            at_us: self.now_us,
+            fault,
+        });
+        Ok(self.step().expect("a due command always makes a step"))
+    }
+
+    /// Moves the clock forward, integrating time averages and emitting due samples.
+    fn advance_clock(&mut self, to_us: Micros) {
+        debug_assert!(to_us >= self.now_us, "time never goes back");
+        while let Some(ts) = self.series.due_before(to_us) {
+            let sample = self.sample_at(ts.max(self.now_us));
+            self.series.push(Sample {
+                t_s: us_to_secs(ts),
+                ..sample
+            });
+        }
+        let dt = u128::from(to_us - self.now_us);
+        self.backlog_area += dt * u128::from(self.waiting_total);
+        self.busy_area += dt * u128::from(self.busy_slots);
+        self.capacity_area += dt * u128::from(self.live_slots);
+        self.now_us = to_us;
+    }
+
+    fn flush_samples(&mut self) {
+        while let Some(ts) = self.series.due_before(self.now_us + 1) {
+            let sample = self.sample_at(self.now_us);
+            self.series.push(Sample {
+                t_s: us_to_secs(ts),
+                ..sample
+            });
+        }
+    }
+
+    fn sample_at(&self, t_us: Micros) -> Sample {
+        Sample {
+            t_s: us_to_secs(t_us),
+            backlog: self.waiting_total,
+            oldest_age_s: us_to_secs(self.oldest_age_us_at(t_us)),
+            in_flight: self.in_flight(),
+            retry_waiting: self.queues.iter().map(|q| q.retry_waiting).sum(),
+            dead_lettered: self.queues.iter().map(|q| q.dlq.len() as u64).sum(),
+        }
+    }
+
+    // ----- rules ---------------------------------------------------------------------
+
+    /// Whether an event still means something when its time comes.
+    fn is_live(&self, event: &Event) -> bool {
+        match *event {
+            Event::ServiceDone {
+                consumer,
+                incarnation,
+                ..
+            } => self.consumers[consumer as usize].incarnation == incarnation,
+            Event::LeaseExpired { copy, attempt } => {
+                let c = &self.copies[copy as usize];
+                c.fate == Fate::InFlight && c.attempts == attempt && !c.settled_at_broker
+            }
+            Event::RetryDue { copy, attempt } => {
+                let c = &self.copies[copy as usize];
+                c.fate == Fate::RetryWaiting && c.attempts == attempt
+            }
+            Event::TtlExpired { copy, line_seq } => {
+                let c = &self.copies[copy as usize];
+                c.fate == Fate::Waiting && c.line_seq == line_seq
+            }
+            Event::ConfirmArrives {
+                producer,
+                incarnation,
+                ..
+            } => self.producers[producer as usize].incarnation == incarnation,
+            Event::ConfirmTimeout {
+                producer,
+                msg,
+                attempt,
+                incarnation,
+            } => {
+                let m = &self.messages[msg as usize];
+                self.producers[producer as usize].incarnation == incarnation
+                    && !m.confirmed
+                    && !m.held_back
+                    && m.publish_attempts == attempt
+                    && matches!(m.fate, PublishFate::Pending | PublishFate::Stored)
+            }
+            Event::RelayPoll {
+                producer,
+                incarnation,
+            } => {
+                let p = &self.producers[producer as usize];
+                p.up && p.incarnation == incarnation
+            }
+            Event::RestartConsumer {
+                consumer,
+                incarnation,
+            } => {
+                let c = &self.consumers[consumer as usize];
+                !c.up && c.incarnation == incarnation
+            }
+            Event::RestartProducer {
+                producer,
+                incarnation,
+            } => {
+                let p = &self.producers[producer as usize];
+                !p.up && p.incarnation == incarnation
+            }
+            Event::RestartBroker { incarnation } => {
+                !self.broker_up && self.broker_incarnation == incarnation
+            }
+            Event::Arrival { .. }
+            | Event::PublishArrives { .. }
+            | Event::RedriveTick { .. }
+            | Event::ScheduledFault { .. } => true,
+        }
+    }
+
+    fn handle(&mut self, event: Event) {
+        match event {
+            Event::Arrival { producer } => self.arrival(producer),
+            Event::PublishArrives {
+                producer,
+                msg,
+                attempt,
+            } => self.publish_arrives(producer, msg, attempt),
+            Event::ConfirmArrives {
+                producer,
+                msg,
+                attempt,
+                ..
+            } => self.confirm_arrives(producer, msg, attempt),
+            Event::ConfirmTimeout {
+                producer,
+                msg,
+                attempt,
+                ..
+            } => self.confirm_timeout(producer, msg, attempt),
+            Event::RelayPoll { producer, .. } => self.relay_poll(producer),
+            Event::ServiceDone {
+                consumer,
+                copy,
+                attempt,
+                ..
+            } => self.finish_work(consumer, copy, attempt),
+            Event::LeaseExpired { copy, attempt } => self.expire_lease(copy, attempt),
+            Event::RetryDue { copy, .. } => self.retry_due(copy),
+            Event::TtlExpired { copy, .. } => self.expire_ttl(copy),
+            Event::RedriveTick { queue } => self.redrive_tick(queue),
+            Event::ScheduledFault { index } => {
+                let fault = self.scenario.faults[index as usize].fault.clone();
+                self.apply_fault(&fault, Trigger::Scheduled);
+            }
+            Event::RestartConsumer { consumer, .. } => {
+                self.restart_consumer(consumer, Trigger::Scheduled)
+            }
+            Event::RestartProducer { producer, .. } => {
+                self.restart_producer(producer, Trigger::Scheduled)
+            }
+            Event::RestartBroker { .. } => self.restart_broker(Trigger::Scheduled),
+        }
+    }
+
+    // ----- reading -------------------------------------------------------------------
+
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+    pub fn now_us(&self) -> Micros {
+        self.now_us
+    }
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+    /// Facts of the latest step.
+    pub fn last_facts(&self) -> &[Fact] {
+        &self.facts
+    }
+    pub fn counters(&self) -> &Counters {
+        &self.counters
+    }
+    /// Copies waiting in all queues.
+    pub fn backlog(&self) -> u64 {
+        self.waiting_total
+    }
+    /// Copies delivered and not settled, in all queues.
+    pub fn in_flight(&self) -> u64 {
+        self.queues.iter().map(|q| q.in_flight).sum()
+    }
+    pub fn broker_up(&self) -> bool {
+        self.broker_up
+    }
+    /// Age of the oldest waiting copy, over all queues.
+    pub fn oldest_age_us(&self) -> Micros {
+        self.oldest_age_us_at(self.now_us)
+    }
+    fn oldest_age_us_at(&self, t_us: Micros) -> Micros {
+        (0..self.queues.len())
+            .map(|q| self.queue_oldest_age_us(q as QueueId, t_us))
+            .max()
+            .unwrap_or(0)
+    }
+    fn queue_oldest_age_us(&self, queue: QueueId, t_us: Micros) -> Micros {
+        self.queues[queue as usize].line.front().map_or(0, |&c| {
+            t_us.saturating_sub(self.copies[c as usize].enqueued_us)
+        })
+    }
+    pub fn series(&self) -> &[Sample] {
+        self.series.samples()
+    }
+    pub fn messages(&self) -> &[Message] {
+        &self.messages
+    }
+    pub fn message(&self, id: MsgId) -> Option<&Message> {
+        self.messages.get(id as usize)
+    }
+    pub fn copies(&self) -> &[Copy] {
+        &self.copies
+    }
+    pub fn copy(&self, id: CopyId) -> Option<&Copy> {
+        self.copies.get(id as usize)
+    }
+    /// How many times the effect of message `msg` was applied by the consumers of `queue`.
+    pub fn effect_count_in(&self, queue: QueueId, msg: MsgId) -> u32 {
+        self.tables
+            .get(queue as usize)
+            .map_or(0, |t| t.applied(msg))
+    }
+    /// How many times the effect of message `msg` was applied, over all consumer groups.
+    pub fn effect_count(&self, msg: MsgId) -> u32 {
+        self.tables.iter().map(|t| t.applied(msg)).sum()
+    }
+    pub fn tables(&self, queue: QueueId) -> Option<&GroupTables> {
+        self.tables.get(queue as usize)
+    }
+    pub fn queue_count(&self) -> u32 {
+        self.queues.len() as u32
+    }
+    pub fn queue(&self, id: QueueId) -> Option<QueueView> {
+        let q = self.queues.get(id as usize)?;
+        Some(QueueView {
+            name: q.name.clone(),
+            waiting: q.line.len() as u64,
+            in_flight: q.in_flight,
+            retry_waiting: q.retry_waiting,
+            dead_lettered: q.dlq.len() as u64,
+            oldest_age_us: self.queue_oldest_age_us(id, self.now_us),
+            max_length: q.max_length,
+            consumers: q.consumers.clone(),
+            redriving: q.redrive_per_s.is_some() && !q.dlq.is_empty(),
+        })
+    }
+    /// Waiting copies of a queue, in line order.
+    pub fn waiting(&self, queue: QueueId) -> impl Iterator<Item = CopyId> + '_ {
+        self.queues
+            .get(queue as usize)
+            .into_iter()
+            .flat_map(|q| q.line.iter().copied())
+    }
+    pub fn dead_letters(
+        &self,
+        queue: QueueId,
+    ) -> impl Iterator<Item = &crate::message::DeadLetter> + '_ {
+        self.queues
+            .get(queue as usize)
+            .into_iter()
+            .flat_map(|q| q.dlq.iter())
+    }
+    pub fn consumer_count(&self) -> u32 {
+        self.consumers.len() as u32
+    }
+    pub fn consumer(&self, id: ConsumerId) -> Option<ConsumerView> {
+        self.consumers.get(id as usize).map(|c| ConsumerView {
+            name: c.name.clone(),
+            queue: c.queue,
+            up: c.up,
+            busy: c.working.len() as u32,
+            buffered: c.buffer.len() as u32,
+            concurrency: c.concurrency,
+            prefetch: c.prefetch,
+            ack: c.ack,
+            idempotency: c.idempotency,
+            armed: c.armed.map(|a| a.point),
+            drop_next_ack: c.drop_next_ack,
+            slow_factor: c.slow_factor,
+            restart_at_us: c.restart_at_us,
+            working: c.working.iter().map(|h| (h.copy, h.attempt)).collect(),
+        })
+    }
+    pub fn producer_count(&self) -> u32 {
+        self.producers.len() as u32
+    }
+    pub fn producer_name(&self, id: u32) -> Option<&str> {
+        self.producers.get(id as usize).map(|p| p.name.as_str())
+    }
+    pub fn producer_up(&self, id: u32) -> Option<bool> {
+        self.producers.get(id as usize).map(|p| p.up)
+    }
+    /// Unsent outbox rows of a producer.
+    pub fn outbox_len(&self, id: u32) -> usize {
+        self.producers
+            .get(id as usize)
+            .map_or(0, |p| p.outbox.len())
+    }
+    pub(crate) fn consumers_raw(&self) -> &[Consumer] {
+        &self.consumers
+    }
+    pub(crate) fn queues_raw(&self) -> &[Queue] {
+        &self.queues
+    }
+    pub(crate) fn producers_raw(&self) -> &[Producer] {
+        &self.producers
+    }
+    pub(crate) fn waiting_total(&self) -> u64 {
+        self.waiting_total
+    }
+    pub fn pending_events(&self) -> usize {
+        self.events.len()
+    }
+
+    /// The run's headline numbers so far.
+    pub fn summary(&self) -> Summary {
+        let elapsed_s = us_to_secs(self.now_us);
+        let per_time = |area: u128| {
+            if self.now_us == 0 {
+                0.0
+            } else {
+                area as f64 / self.now_us as f64
+            }
+        };
+        Summary {
+            end_s: elapsed_s,
+            counters: self.counters.clone(),
+            backlog_end: self.backlog(),
+            in_flight_end: self.in_flight(),
+            retry_waiting_end: self.queues.iter().map(|q| q.retry_waiting).sum(),
+            dead_lettered_end: self.queues.iter().map(|q| q.dlq.len() as u64).sum(),
+            pending_at_producers_end: self
+                .messages
+                .iter()
+                .filter(|m| m.fate == PublishFate::Pending)
+                .count() as u64,
+            mean_queue_wait_s: if self.queue_wait_count == 0 {
+                0.0
+            } else {
+                self.queue_wait_sum_us as f64 / self.queue_wait_count as f64 / 1e6
+            },
+            mean_queue_len: per_time(self.backlog_area),
+            utilization: if self.capacity_area == 0 {
+                0.0
+            } else {
+                self.busy_area as f64 / self.capacity_area as f64
+            },
+            throughput_per_s: if elapsed_s > 0.0 {
+                self.counters.done as f64 / elapsed_s
+            } else {
+                0.0
+            },
+            latency_mean_s: self.latencies.mean_s(),
+            latency_p50_s: self.latencies.percentile_s(50.0),
+            latency_p95_s: self.latencies.percentile_s(95.0),
+            latency_p99_s: self.latencies.percentile_s(99.0),
+        }
+    }
+}
+
+/// Hashes every step of a whole run (index, time and facts) with a platform-independent
+/// hasher: equal fingerprints mean identical runs.
+pub fn fingerprint(scenario: &Scenario) -> Result<u64, ScenarioError> {
+    let mut sim = Simulation::new(scenario.clone())?;
+    let mut h = StableHasher::default();
+    while let Some(step) = sim.step() {
+        step.index.hash(&mut h);
+        step.time_us.hash(&mut h);
+        step.facts.hash(&mut h);
+    }
+    Ok(h.finish())
+}

@@ -1,0 +1,380 @@
+//! Consumers at work: a delivery lands, waits for a slot, is processed, and then the
+//! handler's outcome — failure, duplicate, stale or out-of-order version, an effect in the
+//! database — decides what the consumer tells the broker.
+
+use super::Simulation;
+use crate::consumer::Held;
+use crate::database::Aggregate;
+use crate::engine::Event;
+use crate::message::Fate;
+use crate::scenario::{AckMode, CrashPoint, Idempotency, Jitter, Op, Ordering, ServiceTime};
+use crate::step::{
+    Attempt, ConsumerId, CopyId, DeadLetterReason, DuplicateSeen, Fact, Failure, IgnoredAck,
+    LossReason,
+};
+use crate::time::{secs_to_us, Micros};
+
+/// What the handler decided about one delivery.
+enum Outcome {
+    /// The work is finished (effect applied, refused, or skipped for a stated reason).
+    Finished {
+        committed: bool,
+    },
+    Failed(Failure),
+    /// A predecessor is missing: put the copy back for a while.
+    Wait,
+}
+
+impl Simulation {
+    pub(super) fn consumer_receives(
+        &mut self,
+        consumer: ConsumerId,
+        copy: CopyId,
+        attempt: Attempt,
+    ) {
+        self.consumers[consumer as usize].buffer.push_back(Held {
+            copy,
+            attempt,
+            checked_clean: false,
+        });
+        if self.crash_after_receive_armed(consumer) {
+            let armed = self.consumers[consumer as usize]
+                .armed
+                .take()
+                .expect("checked");
+            self.crash_consumer(consumer, armed);
+            return;
+        }
+        self.start_work(consumer);
+    }
+
+    /// Fills the consumer's free slots from its buffer.
+    pub(super) fn start_work(&mut self, consumer: ConsumerId) {
+        loop {
+            let c = &mut self.consumers[consumer as usize];
+            if !c.up || c.working.len() as u32 >= c.concurrency {
+                return;
+            }
+            let Some(mut held) = c.buffer.pop_front() else {
+                return;
+            };
+            let copy = &self.copies[held.copy as usize];
+            let msg = copy.msg;
+            // Check-then-insert, first half: "was it processed already?"
+            if c.idempotency == Idempotency::CheckThenInsert {
+                if self.tables[c.queue as usize].processed.contains(&msg) {
+                    self.counters.duplicates_skipped += 1;
+                    self.facts.push(Fact::DuplicateSkipped {
+                        msg,
+                        copy: held.copy,
+                        attempt: held.attempt,
+                        consumer,
+                        seen: DuplicateSeen::CheckFoundMark,
+                    });
+                    self.complete(consumer, held.copy, held.attempt, false);
+                    continue;
+                }
+                held.checked_clean = true;
+            }
+            let c = &mut self.consumers[consumer as usize];
+            c.working.push(held);
+            let (service, slow, incarnation) = (c.service, c.slow_factor, c.incarnation);
+            let took_s = match service {
+                ServiceTime::Fixed { seconds } => seconds,
+                ServiceTime::Exponential { mean_s } => self.rng.exponential(mean_s),
+            };
+            let done_at_us = self.now_us + secs_to_us(took_s * slow);
+            self.busy_slots += 1;
+            let (copy, attempt) = (held.copy, held.attempt);
+            self.events.schedule(
+                done_at_us,
+                Event::ServiceDone {
+                    consumer,
+                    incarnation,
+                    copy,
+                    attempt,
+                },
+            );
+            self.facts.push(Fact::ProcessingStarted {
+                msg,
+                copy,
+                attempt,
+                consumer,
+                done_at_us,
+            });
+        }
+    }
+
+    /// The handler finished: decide the outcome, then tell the broker.
+    pub(super) fn finish_work(&mut self, consumer: ConsumerId, copy: CopyId, attempt: Attempt) {
+        let c = &mut self.consumers[consumer as usize];
+        let pos = c
+            .working
+            .iter()
+            .position(|h| h.copy == copy && h.attempt == attempt);
+        let held = c
+            .working
+            .swap_remove(pos.expect("a live ServiceDone matches work in progress"));
+        self.busy_slots -= 1;
+        match self.handle_message(consumer, held) {
+            Outcome::Finished { committed } => self.complete(consumer, copy, attempt, committed),
+            Outcome::Failed(failure) => self.fail(consumer, copy, attempt, failure),
+            Outcome::Wait => self.wait_for_predecessor(consumer, copy, attempt),
+        }
+        let queue = self.consumers[consumer as usize].queue;
+        self.start_work(consumer);
+        self.dispatch(queue);
+    }
+
+    /// The handler's logic: fail, skip, wait, or apply the effect in one transaction.
+    fn handle_message(&mut self, consumer: ConsumerId, held: Held) -> Outcome {
+        let (copy, attempt) = (held.copy, held.attempt);
+        let msg = self.copies[copy as usize].msg;
+        let m = &self.messages[msg as usize];
+        let c = &self.consumers[consumer as usize];
+        let q = c.queue as usize;
+        if let Some(poison) = m.poison {
+            return Outcome::Failed(Failure::Poison(poison));
+        }
+        let now_s = self.now_us as f64 / 1e6;
+        if c.failures
+            .outages
+            .iter()
+            .any(|o| o.from_s <= now_s && now_s < o.until_s)
+        {
+            return Outcome::Failed(Failure::DependencyDown);
+        }
+        if c.failures.transient_p > 0.0 && self.rng.uniform() < c.failures.transient_p {
+            return Outcome::Failed(Failure::Transient);
+        }
+        // Inbox: the unique key is checked inside the effect's transaction.
+        let inbox_key = (m.producer, msg);
+        if c.idempotency == Idempotency::Inbox && self.tables[q].inbox.contains(&inbox_key) {
+            self.counters.duplicates_skipped += 1;
+            self.facts.push(Fact::DuplicateSkipped {
+                msg,
+                copy,
+                attempt,
+                consumer,
+                seen: DuplicateSeen::InboxConflict,
+            });
+            return Outcome::Finished { committed: false };
+        }
+        if let (Some(key), true) = (m.key, c.ordering != Ordering::None) {
+            let current = self.tables[q].aggregate(key).version;
+            let version = m.version;
+            if version <= current {
+                self.counters.stale_ignored += 1;
+                self.facts.push(Fact::StaleIgnored {
+                    msg,
+                    copy,
+                    consumer,
+                    key,
+                    version,
+                    current,
+                });
+                return Outcome::Finished { committed: false };
+            }
+            if c.ordering == Ordering::WaitForGap && version > current + 1 {
+                self.counters.gap_waits += 1;
+                self.facts.push(Fact::GapWait {
+                    msg,
+                    copy,
+                    consumer,
+                    key,
+                    version,
+                    current,
+                });
+                return Outcome::Wait;
+            }
+        }
+        // One transaction: the effect, the inbox row or processed mark, the version.
+        let (op, key, version, ordering, idempotency) =
+            (m.op, m.key, m.version, c.ordering, c.idempotency);
+        let tables = &mut self.tables[q];
+        match idempotency {
+            Idempotency::Inbox => {
+                tables.inbox.insert(inbox_key);
+            }
+            Idempotency::CheckThenInsert => {
+                tables.processed.insert(msg);
+            }
+            Idempotency::None => {}
+        }
+        let mut agg = key.map(|k| tables.aggregate(k)).unwrap_or_default();
+        let applied = apply(&mut agg, op);
+        if let Some(k) = key {
+            agg.version = if ordering == Ordering::None {
+                version
+            } else {
+                agg.version.max(version)
+            };
+            tables.aggregates.insert(k, agg);
+        }
+        if !applied {
+            self.counters.effects_refused += 1;
+            self.facts.push(Fact::EffectRefused {
+                msg,
+                copy,
+                consumer,
+                key: key.unwrap_or(0),
+            });
+            return Outcome::Finished { committed: true };
+        }
+        let count = tables.record_applied(msg);
+        self.counters.effects_applied += 1;
+        if count > 1 {
+            self.counters.duplicate_effects += 1;
+        }
+        self.facts.push(Fact::EffectCommitted {
+            msg,
+            copy,
+            attempt,
+            consumer,
+            applied: count,
+        });
+        Outcome::Finished { committed: true }
+    }
+
+    /// Whether this delivery is still the copy's current one at the broker.
+    fn is_current(&self, copy: CopyId, attempt: Attempt) -> bool {
+        let c = &self.copies[copy as usize];
+        c.fate == Fate::InFlight && c.attempts == attempt
+    }
+
+    /// Work finished: settle with the broker (ack after commit), unless a crash or a lost
+    /// ack gets in the way.
+    fn complete(&mut self, consumer: ConsumerId, copy: CopyId, attempt: Attempt, committed: bool) {
+        let msg = self.copies[copy as usize].msg;
+        match self.consumers[consumer as usize].ack {
+            AckMode::OnDelivery => {
+                if self.is_current(copy, attempt) {
+                    self.settle_done(copy);
+                }
+            }
+            AckMode::AfterCommit => {
+                let c = &mut self.consumers[consumer as usize];
+                if committed
+                    && c.armed
+                        .is_some_and(|a| a.point == CrashPoint::AfterCommitBeforeAck)
+                {
+                    let armed = c.armed.take().expect("checked");
+                    self.crash_consumer(consumer, armed);
+                    return;
+                }
+                if c.drop_next_ack || !self.broker_up {
+                    c.drop_next_ack = false;
+                    self.counters.acks_lost += 1;
+                    self.facts.push(Fact::AckLost {
+                        msg,
+                        copy,
+                        attempt,
+                        consumer,
+                    });
+                    return;
+                }
+                self.receive_ack(consumer, copy, attempt);
+            }
+        }
+    }
+
+    fn receive_ack(&mut self, consumer: ConsumerId, copy: CopyId, attempt: Attempt) {
+        let msg = self.copies[copy as usize].msg;
+        if self.is_current(copy, attempt) {
+            self.counters.acked += 1;
+            self.settle_done(copy);
+            self.facts.push(Fact::Acked {
+                msg,
+                copy,
+                attempt,
+                consumer,
+            });
+            return;
+        }
+        let why = if self.copies[copy as usize].fate == Fate::Done {
+            IgnoredAck::AlreadyDone
+        } else {
+            IgnoredAck::StaleLease
+        };
+        self.counters.acks_ignored += 1;
+        self.facts.push(Fact::AckIgnored {
+            msg,
+            copy,
+            attempt,
+            consumer,
+            why,
+        });
+    }
+
+    /// The handler failed: retry after a backoff, dead-letter, or (acked on delivery) lose.
+    fn fail(&mut self, consumer: ConsumerId, copy: CopyId, attempt: Attempt, failure: Failure) {
+        let msg = self.copies[copy as usize].msg;
+        self.counters.handler_failures += 1;
+        self.facts.push(Fact::HandlerFailed {
+            msg,
+            copy,
+            attempt,
+            consumer,
+            failure,
+        });
+        if !self.is_current(copy, attempt) {
+            return; // a stale delivery: the broker has already moved on
+        }
+        if self.consumers[consumer as usize].ack == AckMode::OnDelivery {
+            self.lose(copy, LossReason::AckedBeforeEffectThenFailed);
+            return;
+        }
+        let c = &mut self.copies[copy as usize];
+        c.failures += 1;
+        let failures = c.failures;
+        let policy = &self.consumers[consumer as usize].retry;
+        if let Failure::Poison(kind) = failure {
+            self.dead_letter(copy, DeadLetterReason::Poison(kind));
+        } else if failures >= policy.max_attempts {
+            self.dead_letter(copy, DeadLetterReason::RetriesExhausted);
+        } else {
+            let delay = self.backoff_us(consumer, failures);
+            self.schedule_retry(copy, delay);
+        }
+    }
+
+    /// Exponential backoff with jitter: base × 2^(failures−1), capped, then jittered.
+    fn backoff_us(&mut self, consumer: ConsumerId, failures: u32) -> Micros {
+        let p = &self.consumers[consumer as usize].retry;
+        let exp = (p.backoff_base_s * 2f64.powi(failures.saturating_sub(1).min(60) as i32))
+            .min(p.backoff_cap_s);
+        let delay_s = match p.jitter {
+            Jitter::None => exp,
+            Jitter::Full => self.rng.uniform() * exp,
+            Jitter::Equal => exp / 2.0 + self.rng.uniform() * exp / 2.0,
+        };
+        secs_to_us(delay_s)
+    }
+
+    /// A gap in the versions: the copy goes back, unfailed, and is tried again later.
+    fn wait_for_predecessor(&mut self, consumer: ConsumerId, copy: CopyId, attempt: Attempt) {
+        if !self.is_current(copy, attempt)
+            || self.consumers[consumer as usize].ack == AckMode::OnDelivery
+        {
+            // Nobody can put it back: with ack on delivery the broker already forgot it.
+            if self.is_current(copy, attempt) {
+                self.lose(copy, LossReason::AckedBeforeEffectThenFailed);
+            }
+            return;
+        }
+        let wait = secs_to_us(self.consumers[consumer as usize].retry.backoff_base_s).max(1_000);
+        self.schedule_retry(copy, wait);
+    }
+}
+
+/// Applies an operation to an aggregate; `false` if a business rule refuses it.
+fn apply(agg: &mut Aggregate, op: Op) -> bool {
+    match op {
+        Op::Increment => agg.count += 1,
+        Op::SetStatus => agg.status_done = true,
+        Op::Deposit(n) => agg.balance += n,
+        Op::Withdraw(n) if agg.balance >= n => agg.balance -= n,
+        Op::Withdraw(_) => return false,
+    }
+    true
+}

@@ -1,0 +1,572 @@
+//! Producers and the producer ↔ broker hop: requests arrive, services commit state
+//! (directly, then publish, or through an outbox and its relay), publishes travel to the
+//! broker, get routed and stored (or refused), and confirms travel back.
+
+use super::Simulation;
+use crate::engine::Event;
+use crate::message::{Message, PublishFate};
+use crate::producer::{OutboxRow, Target};
+use crate::routing;
+use crate::scenario::{Handoff, Op, Overflow, Poison, ProducerCrashPoint};
+use crate::step::{Attempt, Fact, MsgId, ProducerId, QueueId, RefusedBecause};
+use crate::time::{secs_to_us, Micros};
+
+/// What a producer is about to send.
+struct Draft {
+    key: Option<u32>,
+    op: Op,
+    poison: Option<Poison>,
+    routing_key: String,
+}
+
+impl Simulation {
+    pub(super) fn schedule_next_arrival(&mut self, producer: ProducerId) {
+        let p = &mut self.producers[producer as usize];
+        let spec = &self.scenario.producers[producer as usize];
+        let at = if spec.script.is_empty() {
+            p.clock.next_arrival(&mut self.rng)
+        } else {
+            spec.script
+                .get(p.script_next)
+                .map(|m| secs_to_us(m.at_s).max(self.now_us))
+        };
+        if let Some(at) = at {
+            self.events.schedule(at, Event::Arrival { producer });
+        }
+    }
+
+    /// A request reaches the producer service (or its script's next message is due).
+    pub(super) fn arrival(&mut self, producer: ProducerId) {
+        let draft = self.next_draft(producer);
+        self.producers[producer as usize].clock.published += 1;
+        self.schedule_next_arrival(producer);
+        if !self.producers[producer as usize].up {
+            self.counters.requests_refused += 1;
+            self.facts.push(Fact::RequestRefused { producer });
+            return;
+        }
+        self.create(producer, draft);
+    }
+
+    fn next_draft(&mut self, producer: ProducerId) -> Draft {
+        let spec = &self.scenario.producers[producer as usize];
+        let p = &mut self.producers[producer as usize];
+        if let Some(m) = spec.script.get(p.script_next) {
+            p.script_next += 1;
+            return Draft {
+                key: m.key,
+                op: m.op,
+                poison: m.poison,
+                routing_key: m.routing_key.clone(),
+            };
+        }
+        let key = p.draw_key(&mut self.rng);
+        let poison = (p.payload.poison_share > 0.0 && self.rng.uniform() < p.payload.poison_share)
+            .then_some(Poison::MalformedPayload);
+        let routing_key = p.next_routing_key();
+        Draft {
+            key,
+            op: p.payload.op,
+            poison,
+            routing_key,
+        }
+    }
+
+    /// The producer publishes one poison message now (outside its arrival schedule).
+    pub(super) fn create_poison(&mut self, producer: ProducerId, poison: Poison) {
+        let p = &mut self.producers[producer as usize];
+        let key = p.draw_key(&mut self.rng);
+        let routing_key = p.next_routing_key();
+        let op = p.payload.op;
+        self.create(
+            producer,
+            Draft {
+                key,
+                op,
+                poison: Some(poison),
+                routing_key,
+            },
+        );
+    }
+
+    /// Creates a message and hands it over as the producer's handoff says.
+    fn create(&mut self, producer: ProducerId, draft: Draft) {
+        let msg = self.messages.len() as MsgId;
+        let p = &mut self.producers[producer as usize];
+        let version = draft.key.map_or(0, |k| p.next_version(k));
+        self.messages.push(Message {
+            producer,
+            created_us: self.now_us,
+            key: draft.key,
+            version,
+            op: draft.op,
+            poison: draft.poison,
+            routing_key: draft.routing_key,
+            fate: PublishFate::Pending,
+            publish_attempts: 0,
+            copies: 0,
+            confirmed: false,
+            held_back: false,
+        });
+        self.counters.created += 1;
+        self.facts.push(Fact::Created {
+            producer,
+            msg,
+            key: draft.key,
+            version,
+            poison: draft.poison,
+        });
+        match self.producers[producer as usize].handoff {
+            Handoff::Direct => self.send(producer, msg),
+            Handoff::CommitThenPublish => {
+                self.facts.push(Fact::StateCommitted {
+                    producer,
+                    msg,
+                    outbox: false,
+                });
+                let p = &mut self.producers[producer as usize];
+                if let Some(armed) = p
+                    .armed
+                    .filter(|a| a.point == ProducerCrashPoint::AfterCommitBeforePublish)
+                {
+                    p.armed = None;
+                    self.messages[msg as usize].fate = PublishFate::NeverPublished;
+                    self.counters.never_published += 1;
+                    self.facts.push(Fact::EventNeverPublished { producer, msg });
+                    self.crash_producer(producer, armed);
+                } else {
+                    self.send(producer, msg);
+                }
+            }
+            Handoff::Outbox { relay_poll_s } => {
+                self.facts.push(Fact::StateCommitted {
+                    producer,
+                    msg,
+                    outbox: true,
+                });
+                let p = &mut self.producers[producer as usize];
+                p.outbox.push_back(OutboxRow {
+                    msg,
+                    sending: false,
+                });
+                if !p.relay_poll_pending {
+                    p.relay_poll_pending = true;
+                    let incarnation = p.incarnation;
+                    self.events.schedule(
+                        self.now_us + secs_to_us(relay_poll_s),
+                        Event::RelayPoll {
+                            producer,
+                            incarnation,
+                        },
+                    );
+                }
+            }
+        }
+    }
+
+    /// Confirms are awaited by producers that ask for them, and always by outbox relays
+    /// (a relay marks a row sent only once the broker has taken it).
+    fn waits_for_confirm(&self, producer: ProducerId) -> bool {
+        let p = &self.producers[producer as usize];
+        p.publish.confirms || matches!(p.handoff, Handoff::Outbox { .. })
+    }
+
+    /// Sends a message, or queues it behind earlier messages held back by backpressure.
+    pub(super) fn send(&mut self, producer: ProducerId, msg: MsgId) {
+        if self.messages[msg as usize].held_back {
+            return; // already waiting in the held line
+        }
+        let p = &mut self.producers[producer as usize];
+        if !p.held.is_empty() {
+            p.held.push_back(msg);
+            self.messages[msg as usize].held_back = true;
+            let queue = p.held_for.expect("held messages wait for a queue");
+            self.counters.throttled += 1;
+            self.facts.push(Fact::Throttled {
+                producer,
+                msg,
+                queue,
+            });
+            return;
+        }
+        self.transmit(producer, msg);
+    }
+
+    /// Puts a message on the wire.
+    fn transmit(&mut self, producer: ProducerId, msg: MsgId) {
+        let m = &mut self.messages[msg as usize];
+        m.publish_attempts += 1;
+        let attempt = m.publish_attempts;
+        self.counters.publish_attempts += 1;
+        self.facts.push(Fact::PublishSent {
+            producer,
+            msg,
+            attempt,
+        });
+        if self.waits_for_confirm(producer) {
+            let p = &self.producers[producer as usize];
+            let timeout = secs_to_us(p.publish.confirm_timeout_s);
+            let incarnation = p.incarnation;
+            self.events.schedule(
+                self.now_us + timeout,
+                Event::ConfirmTimeout {
+                    producer,
+                    msg,
+                    attempt,
+                    incarnation,
+                },
+            );
+        }
+        if self.latency_us == 0 {
+            self.publish_arrives(producer, msg, attempt);
+        } else {
+            self.events.schedule(
+                self.now_us + self.latency_us,
+                Event::PublishArrives {
+                    producer,
+                    msg,
+                    attempt,
+                },
+            );
+        }
+    }
+
+    /// The broker receives a publish: dedupe, route, admit, store, confirm.
+    pub(super) fn publish_arrives(&mut self, producer: ProducerId, msg: MsgId, attempt: Attempt) {
+        if !self.broker_up {
+            self.counters.publish_failed += 1;
+            self.facts.push(Fact::PublishFailed {
+                producer,
+                msg,
+                attempt,
+            });
+            // Without confirms nobody will ever know: the message is gone.
+            if !self.waits_for_confirm(producer)
+                && self.messages[msg as usize].fate == PublishFate::Pending
+            {
+                self.messages[msg as usize].fate = PublishFate::GaveUp;
+                self.counters.gave_up += 1;
+            }
+            return;
+        }
+        let p = &self.producers[producer as usize];
+        if p.publish.idempotent && self.messages[msg as usize].copies > 0 {
+            self.counters.deduplicated += 1;
+            self.facts.push(Fact::Deduplicated { producer, msg });
+            self.send_confirm(producer, msg, attempt);
+            return;
+        }
+        let routes = self.route(producer, msg);
+        if routes.is_empty() {
+            let returned = self.producers[producer as usize].publish.mandatory;
+            self.counters.unroutable += 1;
+            if returned {
+                self.counters.returned += 1;
+            }
+            self.facts.push(Fact::Unroutable {
+                producer,
+                msg,
+                returned,
+            });
+            if self.messages[msg as usize].fate == PublishFate::Pending {
+                self.messages[msg as usize].fate = PublishFate::Unroutable;
+            }
+            // The broker confirms it all the same: a confirm is not a delivery promise.
+            self.send_confirm(producer, msg, attempt);
+            return;
+        }
+        // Backpressure: a full throttling queue holds the producer back before anything is stored.
+        if let Some(&q) = routes.iter().find(|&&q| {
+            let queue = &self.queues[q as usize];
+            queue.overflow == Overflow::Throttle && queue.is_full()
+        }) {
+            self.hold_back(producer, msg, q);
+            return;
+        }
+        let mut stored = 0;
+        for q in routes {
+            if let Some(because) = self.admission(q) {
+                self.counters.refused += 1;
+                self.facts.push(Fact::Refused {
+                    producer,
+                    msg,
+                    queue: q,
+                    because,
+                });
+                continue;
+            }
+            self.store(producer, msg, q);
+            stored += 1;
+        }
+        let m = &mut self.messages[msg as usize];
+        if stored > 0 {
+            m.fate = PublishFate::Stored;
+            self.send_confirm(producer, msg, attempt);
+        } else if m.fate == PublishFate::Pending {
+            // Refused everywhere: the producer is told (a nack) and gives up on it, retries
+            // included.
+            m.fate = PublishFate::Refused;
+            if std::mem::take(&mut m.held_back)
+                || self.producers[producer as usize].held.contains(&msg)
+            {
+                let p = &mut self.producers[producer as usize];
+                p.held.retain(|&h| h != msg);
+                if p.held.is_empty() {
+                    if let Some(q) = p.held_for.take() {
+                        self.queues[q as usize].throttled.retain(|&x| x != producer);
+                    }
+                }
+            }
+            self.drop_outbox_row(producer, msg);
+        }
+    }
+
+    /// Queues a message reaches: the target queue, or the bindings of the target exchange
+    /// that match its routing key (each queue once).
+    fn route(&self, producer: ProducerId, msg: MsgId) -> Vec<QueueId> {
+        match self.producers[producer as usize].target {
+            Target::Queue(q) => vec![q],
+            Target::Exchange(x) => {
+                let exchange = &self.scenario.exchanges[x];
+                let key = &self.messages[msg as usize].routing_key;
+                let mut queues: Vec<QueueId> = Vec::new();
+                for b in &exchange.bindings {
+                    if routing::matches(exchange.kind, &b.key, key) {
+                        let q = self.scenario.queue_index(&b.queue).expect("validated") as QueueId;
+                        if !queues.contains(&q) {
+                            queues.push(q);
+                        }
+                    }
+                }
+                queues
+            }
+        }
+    }
+
+    /// Whether a queue refuses a new copy, and why (after making room if it drops oldest).
+    fn admission(&mut self, q: QueueId) -> Option<RefusedBecause> {
+        let queue = &self.queues[q as usize];
+        if let Some(max_age) = queue.max_oldest_age_us {
+            if self.queue_oldest_age_us(q, self.now_us) > max_age {
+                return Some(RefusedBecause::OldestTooOld);
+            }
+        }
+        if !queue.is_full() {
+            return None;
+        }
+        match queue.overflow {
+            Overflow::DropOldest if !queue.line.is_empty() => {
+                self.drop_oldest(q);
+                None
+            }
+            _ => Some(RefusedBecause::QueueFull),
+        }
+    }
+
+    fn hold_back(&mut self, producer: ProducerId, msg: MsgId, queue: QueueId) {
+        self.counters.throttled += 1;
+        self.facts.push(Fact::Throttled {
+            producer,
+            msg,
+            queue,
+        });
+        let m = &self.messages[msg as usize];
+        // A retry of it already waits in the held line, or the producer gave up on it.
+        if m.held_back || !matches!(m.fate, PublishFate::Pending | PublishFate::Stored) {
+            return;
+        }
+        let p = &mut self.producers[producer as usize];
+        p.held.push_front(msg);
+        p.held_for = Some(queue);
+        self.messages[msg as usize].held_back = true;
+        let q = &mut self.queues[queue as usize];
+        if !q.throttled.contains(&producer) {
+            q.throttled.push(producer);
+        }
+    }
+
+    /// A throttling queue has room again: held-back producers send, oldest first, as many
+    /// messages as there is room for.
+    pub(super) fn release_throttled(&mut self, queue: QueueId) {
+        loop {
+            let q = &self.queues[queue as usize];
+            if q.is_full() {
+                return;
+            }
+            let Some(&producer) = q.throttled.first() else {
+                return;
+            };
+            let p = &mut self.producers[producer as usize];
+            let next = p.held.pop_front();
+            if p.held.is_empty() {
+                p.held_for = None;
+                self.queues[queue as usize].throttled.remove(0);
+            }
+            if let Some(msg) = next {
+                self.messages[msg as usize].held_back = false;
+                if !matches!(
+                    self.messages[msg as usize].fate,
+                    PublishFate::Pending | PublishFate::Stored
+                ) {
+                    continue;
+                }
+                self.transmit(producer, msg);
+                if self.producers[producer as usize].held.front() == Some(&msg) {
+                    return; // held back again (by this queue or another one it routes to)
+                }
+            }
+        }
+    }
+
+    fn send_confirm(&mut self, producer: ProducerId, msg: MsgId, attempt: Attempt) {
+        if !self.waits_for_confirm(producer) {
+            return;
+        }
+        let p = &mut self.producers[producer as usize];
+        if p.drop_next_confirm {
+            p.drop_next_confirm = false;
+            self.counters.confirms_lost += 1;
+            self.facts.push(Fact::ConfirmLost {
+                producer,
+                msg,
+                attempt,
+            });
+            return;
+        }
+        if self.latency_us == 0 {
+            self.confirm_arrives(producer, msg, attempt);
+        } else {
+            let incarnation = p.incarnation;
+            self.events.schedule(
+                self.now_us + self.latency_us,
+                Event::ConfirmArrives {
+                    producer,
+                    msg,
+                    attempt,
+                    incarnation,
+                },
+            );
+        }
+    }
+
+    pub(super) fn confirm_arrives(&mut self, producer: ProducerId, msg: MsgId, attempt: Attempt) {
+        let m = &mut self.messages[msg as usize];
+        if m.confirmed {
+            return; // an earlier attempt's confirm already settled it
+        }
+        m.confirmed = true;
+        self.counters.confirms += 1;
+        self.facts.push(Fact::Confirmed {
+            producer,
+            msg,
+            attempt,
+        });
+        if !matches!(
+            self.producers[producer as usize].handoff,
+            Handoff::Outbox { .. }
+        ) {
+            return;
+        }
+        let p = &mut self.producers[producer as usize];
+        if let Some(armed) = p
+            .armed
+            .filter(|a| a.point == ProducerCrashPoint::AfterPublishBeforeMark)
+        {
+            p.armed = None;
+            // The row stays unmarked: after the restart the relay publishes it again.
+            self.messages[msg as usize].confirmed = false;
+            self.crash_producer(producer, armed);
+            return;
+        }
+        self.drop_outbox_row(producer, msg);
+        self.facts.push(Fact::OutboxMarked { producer, msg });
+    }
+
+    fn drop_outbox_row(&mut self, producer: ProducerId, msg: MsgId) {
+        let p = &mut self.producers[producer as usize];
+        if let Some(i) = p.outbox.iter().position(|r| r.msg == msg) {
+            p.outbox.remove(i);
+        }
+    }
+
+    /// No confirm in time: the outcome is unknown. Publish again (same message id), or
+    /// give up after the last attempt. An outbox relay never gives up on a row: it leaves
+    /// it for its next poll (up to the attempt limit).
+    pub(super) fn confirm_timeout(&mut self, producer: ProducerId, msg: MsgId, attempt: Attempt) {
+        self.counters.confirm_timeouts += 1;
+        let max = self.producers[producer as usize].publish.max_attempts;
+        let retry = attempt < max;
+        self.facts.push(Fact::ConfirmTimedOut {
+            producer,
+            msg,
+            attempt,
+            retry,
+        });
+        if matches!(
+            self.producers[producer as usize].handoff,
+            Handoff::Outbox { .. }
+        ) {
+            let p = &mut self.producers[producer as usize];
+            if let Some(row) = p.outbox.iter_mut().find(|r| r.msg == msg) {
+                row.sending = false;
+            }
+            if retry {
+                self.ensure_relay_poll(producer);
+            }
+            return;
+        }
+        if retry {
+            self.send(producer, msg);
+        } else if self.messages[msg as usize].fate == PublishFate::Pending {
+            self.messages[msg as usize].fate = PublishFate::GaveUp;
+            self.counters.gave_up += 1;
+        }
+    }
+
+    pub(super) fn ensure_relay_poll(&mut self, producer: ProducerId) {
+        let p = &mut self.producers[producer as usize];
+        if let Handoff::Outbox { relay_poll_s } = p.handoff {
+            if !p.relay_poll_pending && p.up && !p.outbox.is_empty() {
+                p.relay_poll_pending = true;
+                let incarnation = p.incarnation;
+                self.events.schedule(
+                    self.now_us + secs_to_us(relay_poll_s),
+                    Event::RelayPoll {
+                        producer,
+                        incarnation,
+                    },
+                );
+            }
+        }
+    }
+
+    /// The relay publishes every unsent outbox row, in commit order.
+    pub(super) fn relay_poll(&mut self, producer: ProducerId) {
+        let p = &mut self.producers[producer as usize];
+        p.relay_poll_pending = false;
+        let max = p.publish.max_attempts;
+        let to_send: Vec<MsgId> = p
+            .outbox
+            .iter_mut()
+            .filter(|r| !r.sending)
+            .map(|r| {
+                r.sending = true;
+                r.msg
+            })
+            .collect();
+        for msg in to_send {
+            if self.messages[msg as usize].publish_attempts >= max {
+                continue; // a stuck row: left for an operator, visible in the outbox
+            }
+            self.send(producer, msg);
+        }
+    }
+
+    /// When the next relay poll is due after a restart.
+    pub(super) fn relay_restart_delay(&self, producer: ProducerId) -> Option<Micros> {
+        match self.producers[producer as usize].handoff {
+            Handoff::Outbox { relay_poll_s } => Some(secs_to_us(relay_poll_s)),
+            _ => None,
+        }
+    }
+}
