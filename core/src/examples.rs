@@ -17,6 +17,39 @@ pub const EXAMPLES: &[(&str, &str)] = &[
         include_str!("../scenarios/ack-before-effect.json"),
     ),
     ("short-lease", include_str!("../scenarios/short-lease.json")),
+    (
+        "fanout-subscriptions",
+        include_str!("../scenarios/fanout-subscriptions.json"),
+    ),
+    (
+        "lost-confirm",
+        include_str!("../scenarios/lost-confirm.json"),
+    ),
+    (
+        "outbox-relay-crash",
+        include_str!("../scenarios/outbox-relay-crash.json"),
+    ),
+    (
+        "dual-write-crash",
+        include_str!("../scenarios/dual-write-crash.json"),
+    ),
+    (
+        "check-then-insert-race",
+        include_str!("../scenarios/check-then-insert-race.json"),
+    ),
+    ("account-42", include_str!("../scenarios/account-42.json")),
+    (
+        "retries-dlq-redrive",
+        include_str!("../scenarios/retries-dlq-redrive.json"),
+    ),
+    (
+        "backpressure",
+        include_str!("../scenarios/backpressure.json"),
+    ),
+    (
+        "broker-crash",
+        include_str!("../scenarios/broker-crash.json"),
+    ),
 ];
 
 pub fn names() -> impl Iterator<Item = &'static str> {

@@ -28,8 +28,10 @@ pub struct Queue {
     pub consumers: Vec<ConsumerId>,
     pub next_consumer: usize,
     pub dlq: VecDeque<DeadLetter>,
-    /// Redrive in progress: copies moved back per second.
+    /// Redrive in progress: copies moved back per second, and how many are left to move
+    /// (those in the DLQ when it started: copies that fail again stay for the next one).
     pub redrive_per_s: Option<f64>,
+    pub redrive_left: u64,
     pub redrive_pending: bool,
     /// Producers held back because this queue is full.
     pub throttled: Vec<ProducerId>,
@@ -55,6 +57,7 @@ impl Queue {
             next_consumer: 0,
             dlq: VecDeque::new(),
             redrive_per_s: None,
+            redrive_left: 0,
             redrive_pending: false,
             throttled: Vec::new(),
         }

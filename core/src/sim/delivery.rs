@@ -338,11 +338,17 @@ impl Simulation {
         self.latencies.record(now - created);
     }
 
-    /// Starts moving dead-lettered copies of `q` back into it at `rate_per_s`.
+    /// Starts moving the copies now in `q`'s dead-letter queue back into it, at `rate_per_s`.
     pub(super) fn start_redrive(&mut self, q: QueueId, rate_per_s: f64) {
         let queue = &mut self.queues[q as usize];
         queue.redrive_per_s = Some(rate_per_s);
-        if !queue.redrive_pending && !queue.dlq.is_empty() {
+        queue.redrive_left = queue.dlq.len() as u64;
+        self.resume_redrive(q);
+    }
+
+    pub(super) fn resume_redrive(&mut self, q: QueueId) {
+        let queue = &mut self.queues[q as usize];
+        if !queue.redrive_pending && queue.redrive_left > 0 {
             queue.redrive_pending = true;
             self.events
                 .schedule(self.now_us, Event::RedriveTick { queue: q });
@@ -352,15 +358,20 @@ impl Simulation {
     pub(super) fn redrive_tick(&mut self, q: QueueId) {
         let queue = &mut self.queues[q as usize];
         queue.redrive_pending = false;
+        if queue.redrive_left == 0 {
+            return;
+        }
         if queue.is_full() || !self.broker_up {
             // Redrive respects the queue's limit: it resumes when a copy leaves the queue
             // (or when the broker is back).
             return;
         }
         let Some(entry) = queue.dlq.pop_front() else {
+            queue.redrive_left = 0;
             queue.redrive_per_s = None;
             return;
         };
+        queue.redrive_left -= 1;
         let rate = queue.redrive_per_s.unwrap_or(1.0);
         let copy = entry.copy;
         let c = &mut self.copies[copy as usize];
@@ -376,7 +387,8 @@ impl Simulation {
             queue: q,
         });
         let queue = &mut self.queues[q as usize];
-        if queue.dlq.is_empty() {
+        if queue.redrive_left == 0 || queue.dlq.is_empty() {
+            queue.redrive_left = 0;
             queue.redrive_per_s = None;
         } else {
             queue.redrive_pending = true;

@@ -244,9 +244,6 @@ impl Simulation {
                 c.buffer.clear();
             }
         }
-        for q in &mut self.queues {
-            q.redrive_pending = false;
-        }
         if let Some(at) = restart_at_us {
             let incarnation = self.broker_incarnation;
             self.events
@@ -258,9 +255,7 @@ impl Simulation {
         self.broker_up = true;
         self.facts.push(Fact::BrokerRestarted { trigger });
         for q in 0..self.queues.len() as u32 {
-            if let Some(rate) = self.queues[q as usize].redrive_per_s {
-                self.start_redrive(q, rate);
-            }
+            self.resume_redrive(q);
             self.dispatch(q);
         }
     }

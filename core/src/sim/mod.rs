@@ -531,7 +531,7 @@ impl Simulation {
             oldest_age_us: self.queue_oldest_age_us(id, self.now_us),
             max_length: q.max_length,
             consumers: q.consumers.clone(),
-            redriving: q.redrive_per_s.is_some() && !q.dlq.is_empty(),
+            redriving: q.redrive_per_s.is_some() && q.redrive_left > 0,
         })
     }
     /// Waiting copies of a queue, in line order.

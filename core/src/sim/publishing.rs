@@ -244,7 +244,7 @@ impl Simulation {
             if !self.waits_for_confirm(producer)
                 && self.messages[msg as usize].fate == PublishFate::Pending
             {
-                self.messages[msg as usize].fate = PublishFate::GaveUp;
+                self.finish_publish(producer, msg, PublishFate::GaveUp);
                 self.counters.gave_up += 1;
             }
             return;
@@ -269,7 +269,7 @@ impl Simulation {
                 returned,
             });
             if self.messages[msg as usize].fate == PublishFate::Pending {
-                self.messages[msg as usize].fate = PublishFate::Unroutable;
+                self.finish_publish(producer, msg, PublishFate::Unroutable);
             }
             // The broker confirms it all the same: a confirm is not a delivery promise.
             self.send_confirm(producer, msg, attempt);
@@ -305,19 +305,24 @@ impl Simulation {
         } else if m.fate == PublishFate::Pending {
             // Refused everywhere: the producer is told (a nack) and gives up on it, retries
             // included.
-            m.fate = PublishFate::Refused;
-            if std::mem::take(&mut m.held_back)
-                || self.producers[producer as usize].held.contains(&msg)
-            {
-                let p = &mut self.producers[producer as usize];
-                p.held.retain(|&h| h != msg);
-                if p.held.is_empty() {
-                    if let Some(q) = p.held_for.take() {
-                        self.queues[q as usize].throttled.retain(|&x| x != producer);
-                    }
+            self.finish_publish(producer, msg, PublishFate::Refused);
+            self.drop_outbox_row(producer, msg);
+        }
+    }
+
+    /// A message's outcome at the broker is final (refused, unroutable, given up): it
+    /// leaves the producer's held line too, if a retry of it was waiting there.
+    fn finish_publish(&mut self, producer: ProducerId, msg: MsgId, fate: PublishFate) {
+        let m = &mut self.messages[msg as usize];
+        m.fate = fate;
+        if std::mem::take(&mut m.held_back) {
+            let p = &mut self.producers[producer as usize];
+            p.held.retain(|&h| h != msg);
+            if p.held.is_empty() {
+                if let Some(q) = p.held_for.take() {
+                    self.queues[q as usize].throttled.retain(|&x| x != producer);
                 }
             }
-            self.drop_outbox_row(producer, msg);
         }
     }
 
@@ -518,7 +523,7 @@ impl Simulation {
         if retry {
             self.send(producer, msg);
         } else if self.messages[msg as usize].fate == PublishFate::Pending {
-            self.messages[msg as usize].fate = PublishFate::GaveUp;
+            self.finish_publish(producer, msg, PublishFate::GaveUp);
             self.counters.gave_up += 1;
         }
     }
