@@ -100,9 +100,11 @@ bl_web() {
     bl_log "npm install binaryen@$BINARYEN_VERSION"
     (cd "$BL_TOOLS" && npm install --silent --no-audit --no-fund "binaryen@$BINARYEN_VERSION" >/dev/null) || return 1
   fi
+  # bl_wasm_env may put /usr/bin first (fallback path); npm's wasm-opt must still win over
+  # a Debian binaryen there, so it goes in front afterwards.
+  bl_wasm_env
   export PATH="$BL_TOOLS/node_modules/.bin:$PATH"
   export TRUNK_SKIP_VERSION_CHECK=true
-  bl_wasm_env
 }
 
 bl_browser() {

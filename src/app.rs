@@ -1,0 +1,92 @@
+//! The page: loads the example scenario, lays out the controls, chart, counters and
+//! narration, and drives the run from animation frames while playing.
+
+use leptos::prelude::*;
+use leptos_use::{use_raf_fn_with_options, utils::Pausable, UseRafFnOptions};
+
+use crate::backlog_chart::BacklogChart;
+use crate::controls::Controls;
+use crate::counters::Counters;
+use crate::lab::Lab;
+use crate::narration::NarrationPanel;
+use crate::player::Player;
+
+/// The scenario the first page plays.
+pub const EXAMPLE: &str = "burst";
+
+#[component]
+pub fn App() -> impl IntoView {
+    let player = brokerlab_core::examples::load(EXAMPLE)
+        .ok_or_else(|| format!("the example “{EXAMPLE}” is missing"))
+        .and_then(|s| Player::new(s).map_err(|e| e.to_string()));
+    match player {
+        Ok(player) => view! { <Page player /> }.into_any(),
+        Err(message) => view! { <ErrorNote message /> }.into_any(),
+    }
+}
+
+/// A problem the page can explain and survive.
+#[component]
+fn ErrorNote(#[prop(into)] message: Signal<String>) -> impl IntoView {
+    view! {
+        <section class="error-note" role="alert" data-testid="error-note">
+            <strong>"Problem: "</strong>
+            {message}
+        </section>
+    }
+}
+
+/// Advances the run on every animation frame while `lab.playing` is true.
+fn use_player_loop(lab: Lab) {
+    let Pausable { pause, resume, .. } = use_raf_fn_with_options(
+        move |frame| lab.tick(frame.delta),
+        UseRafFnOptions::default().immediate(false),
+    );
+    Effect::new(move |_| {
+        if lab.playing.get() {
+            resume();
+        } else {
+            pause();
+        }
+    });
+}
+
+#[component]
+fn Page(player: Player) -> impl IntoView {
+    let title = player.scenario().name.clone();
+    let description = player.scenario().description.clone();
+    let lab = Lab::new(player);
+    use_player_loop(lab);
+    let error = move || {
+        lab.error
+            .get()
+            .map(|message| view! { <ErrorNote message /> })
+    };
+
+    view! {
+        <header class="top">
+            <h1>"Broker Lab"</h1>
+            <p class="tagline">"Load a message queue, crash a consumer, and watch what happens to every message."</p>
+        </header>
+        <main>
+            <section class="scenario" aria-label="Scenario">
+                <p>
+                    <strong>"Scenario “" {title} "”: "</strong>
+                    <span data-testid="scenario-description">{description}</span>
+                </p>
+            </section>
+            <Controls lab />
+            {error}
+            <div class="board">
+                <div class="stage">
+                    <BacklogChart lab />
+                    <NarrationPanel narration=lab.narration />
+                </div>
+                <Counters readout=lab.readout />
+            </div>
+        </main>
+        <footer>
+            "Everything runs in this page: a deterministic simulation compiled from Rust to WebAssembly."
+        </footer>
+    }
+}

@@ -1,0 +1,72 @@
+//! The counters panel: what the run has done so far and what it holds right now.
+
+use leptos::prelude::*;
+
+use crate::readout::{count, seconds, Readout};
+
+/// One labelled number. The value carries the `data-testid`.
+#[component]
+fn Counter(
+    label: &'static str,
+    testid: &'static str,
+    /// What the number means, shown on hover.
+    hint: &'static str,
+    #[prop(into)] value: Signal<String>,
+    /// Highlights the counter (something went wrong, or is going wrong).
+    #[prop(into, optional)]
+    alert: Signal<bool>,
+) -> impl IntoView {
+    view! {
+        <div class="counter" class:alert=move || alert.get() title=hint>
+            <dt>{label}</dt>
+            <dd data-testid=testid>{value}</dd>
+        </div>
+    }
+}
+
+/// The run's counters, in three groups: right now, totals, failures.
+#[component]
+pub fn Counters(readout: Memo<Readout>) -> impl IntoView {
+    let r = move |f: fn(&Readout) -> String| Signal::derive(move || readout.with(f));
+    let flag = move |f: fn(&Readout) -> bool| Signal::derive(move || readout.with(f));
+    view! {
+        <section class="panel counters" aria-labelledby="counters-title">
+            <h2 id="counters-title">"Counters"</h2>
+            <h3>"Right now"</h3>
+            <dl>
+                <Counter label="Simulated time" testid="time" hint="Simulated seconds since the run began"
+                    value=r(|r| seconds(r.time_s)) />
+                <Counter label="Backlog" testid="backlog" hint="Messages waiting in the queue, not yet delivered"
+                    value=r(|r| count(r.backlog)) alert=flag(|r| r.backlog >= 10_000) />
+                <Counter label="In flight" testid="in-flight" hint="Delivered to a consumer, not yet acked"
+                    value=r(|r| count(r.in_flight)) />
+                <Counter label="Oldest age" testid="oldest-age" hint="How long the oldest waiting message has waited"
+                    value=r(|r| seconds(r.oldest_age_s)) alert=flag(|r| r.oldest_age_s >= 10.0) />
+            </dl>
+            <h3>"Totals"</h3>
+            <dl>
+                <Counter label="Published" testid="published" hint="Messages the producer published and the queue stored"
+                    value=r(|r| count(r.published)) />
+                <Counter label="Delivered" testid="delivered" hint="Deliveries to consumers, redeliveries included"
+                    value=r(|r| count(r.delivered)) />
+                <Counter label="Acked" testid="acked" hint="Messages acked after their effect committed: done for good"
+                    value=r(|r| count(r.acked)) />
+                <Counter label="Redelivered" testid="redelivered" hint="Deliveries of a message that had been delivered before"
+                    value=r(|r| count(r.redelivered)) alert=flag(|r| r.redelivered > 0) />
+            </dl>
+            <h3>"Failures"</h3>
+            <dl>
+                <Counter label="Consumers up" testid="consumers-up" hint="Consumer processes running"
+                    value=r(|r| format!("{} / {}", r.consumers_up, r.consumers_total))
+                    alert=flag(|r| r.consumers_up < r.consumers_total) />
+                <Counter label="Crashes" testid="crashes" hint="Consumer crashes so far"
+                    value=r(|r| count(r.crashes)) alert=flag(|r| r.crashes > 0) />
+                <Counter label="Lost" testid="lost" hint="Messages whose work vanished and will never be redone"
+                    value=r(|r| count(r.lost)) alert=flag(|r| r.lost > 0) />
+                <Counter label="Duplicate effects" testid="duplicate-effects"
+                    hint="Effects applied more than once to the database"
+                    value=r(|r| count(r.duplicate_effects)) alert=flag(|r| r.duplicate_effects > 0) />
+            </dl>
+        </section>
+    }
+}

@@ -1,0 +1,3 @@
+fn main() {
+    brokerlab_app::mount();
+}

@@ -1,0 +1,610 @@
+//! The player: a [`Simulation`] plus what the page needs to play it in real time —
+//! advancing by wall-clock time at a chosen speed within a per-frame budget, user commands,
+//! narration of recent steps, and plain-data snapshots for the view. It holds no signals,
+//! so it is tested natively; the page keeps one in a stored value, outside the reactive
+//! graph, and reads snapshots from it.
+
+use std::collections::VecDeque;
+
+use brokerlab_core::narration::describe;
+use brokerlab_core::{
+    secs_to_us, us_to_secs, ConsumerId, CrashPoint, Fact, Fault, Micros, Scenario, ScenarioError,
+    Simulation,
+};
+
+use crate::fluid;
+use crate::readout::Readout;
+
+/// Simulated seconds per wall-clock second the page offers.
+pub const SPEEDS: &[f64] = &[0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0];
+/// 10×: the 180 s burst plays in 18 s.
+pub const SPEED_DEFAULT: f64 = 10.0;
+/// A frame never advances by more wall time than this (after a stall or a hidden tab the
+/// run resumes where it was rather than jumping ahead).
+pub const FRAME_WALL_MS_MAX: f64 = 100.0;
+/// Most steps one frame may take, so a frame stays short even at high speed; when the
+/// budget runs out, simulated time simply falls behind the wall clock.
+pub const FRAME_STEPS_MAX: u64 = 40_000;
+/// How often (in steps) a frame asks whether it may take more.
+pub const BUDGET_CHECK_EVERY: u64 = 256;
+/// A crashed consumer comes back after this long.
+pub const RESTART_AFTER_S: f64 = 5.0;
+/// The narration line changes at most this often, so a person can read it.
+pub const NARRATION_EVERY_MS: f64 = 700.0;
+/// Sentences of one step shown in the narration line.
+const NARRATION_SENTENCES_MAX: usize = 2;
+/// Recent notable events kept for the event list.
+pub const EVENTS_MAX: usize = 5;
+
+/// What one frame did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Advance {
+    pub steps: u64,
+    /// The frame's step budget ran out before simulated time reached its target.
+    pub behind: bool,
+    /// Nothing is left to happen.
+    pub finished: bool,
+}
+
+/// A recent fact worth a line of its own (crashes, restarts, redeliveries, losses…).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Event {
+    pub time_s: f64,
+    pub text: String,
+}
+
+/// The narration shown under the chart: the latest step and recent notable events.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Narration {
+    pub time_s: f64,
+    pub sentences: Vec<String>,
+    /// Facts of that step left out of `sentences`.
+    pub more: usize,
+    /// Newest first.
+    pub events: Vec<Event>,
+}
+
+/// The chart's input, gathered from the run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChartData {
+    /// (simulated seconds, messages waiting), one per sample.
+    pub backlog: Vec<(f64, f64)>,
+    /// The fluid prediction (λ − μ)·t, as corners of a piecewise-linear curve.
+    pub prediction: Vec<(f64, f64)>,
+    pub x_max_s: f64,
+    pub now_s: f64,
+}
+
+pub struct Player {
+    /// The scenario as loaded: a reset starts from it again.
+    base: Scenario,
+    sim: Simulation,
+    /// Bumped at each reset, so the view knows a new run began.
+    run: u32,
+    prediction: Vec<(f64, f64)>,
+    horizon_s: f64,
+    /// Latest step's facts and time.
+    latest: Vec<Fact>,
+    latest_us: Micros,
+    /// Notable facts, newest last.
+    events: VecDeque<(Micros, Fact)>,
+    /// Narration as last refreshed, and wall time since then.
+    narration: Narration,
+    narration_age_ms: f64,
+    /// A notable event arrived since the last refresh: show it at once.
+    events_changed: bool,
+}
+
+impl Player {
+    pub fn new(scenario: Scenario) -> Result<Self, ScenarioError> {
+        let sim = Simulation::new(scenario.clone())?;
+        let horizon_s = fluid::horizon_s(&scenario);
+        let prediction = fluid::backlog_curve(&scenario, horizon_s);
+        Ok(Self {
+            base: scenario,
+            sim,
+            run: 0,
+            prediction,
+            horizon_s,
+            latest: Vec::new(),
+            latest_us: 0,
+            events: VecDeque::with_capacity(EVENTS_MAX + 1),
+            narration: Narration::default(),
+            narration_age_ms: 0.0,
+            events_changed: false,
+        })
+    }
+
+    pub fn sim(&self) -> &Simulation {
+        &self.sim
+    }
+
+    pub fn scenario(&self) -> &Scenario {
+        &self.base
+    }
+
+    pub fn run(&self) -> u32 {
+        self.run
+    }
+
+    /// Nothing is left to happen, and the run's end time (if any) is reached.
+    pub fn is_finished(&self) -> bool {
+        self.sim.is_finished()
+            && self
+                .sim
+                .scenario()
+                .end_s
+                .is_none_or(|end| self.sim.now_us() >= secs_to_us(end))
+    }
+
+    /// Advances the run by `wall_ms` of real time at `speed` simulated seconds per second,
+    /// taking at most [`FRAME_STEPS_MAX`] steps.
+    pub fn advance(&mut self, wall_ms: f64, speed: f64) -> Advance {
+        self.advance_within(wall_ms, speed, |_| true)
+    }
+
+    /// Like [`Player::advance`], and every [`BUDGET_CHECK_EVERY`] steps asks `more(steps)`
+    /// whether the frame may go on (the page passes a wall-clock deadline).
+    pub fn advance_within(
+        &mut self,
+        wall_ms: f64,
+        speed: f64,
+        mut more: impl FnMut(u64) -> bool,
+    ) -> Advance {
+        let wall_ms = if wall_ms.is_finite() {
+            wall_ms.clamp(0.0, FRAME_WALL_MS_MAX)
+        } else {
+            0.0
+        };
+        let speed = if speed.is_finite() {
+            speed.max(0.0)
+        } else {
+            0.0
+        };
+        let target = self.sim.now_us() + secs_to_us(wall_ms / 1_000.0 * speed);
+        let mut steps = 0;
+        while steps < FRAME_STEPS_MAX && self.sim.next_step_time().is_some_and(|at| at <= target) {
+            if steps > 0 && steps % BUDGET_CHECK_EVERY == 0 && !more(steps) {
+                break;
+            }
+            if !self.take_step() {
+                break;
+            }
+            steps += 1;
+        }
+        let behind = self.sim.next_step_time().is_some_and(|at| at <= target);
+        if !behind {
+            let end_us = self.sim.scenario().end_s.map(secs_to_us);
+            if self.sim.is_finished() && end_us.is_none_or(|end| target >= end) {
+                // Nothing is left: close the run (its clock stops at its last step, or at
+                // its end time) and take the final sample.
+                self.sim.run();
+            } else {
+                self.sim.run_until(target);
+            }
+        }
+        self.narration_age_ms += wall_ms;
+        let finished = self.is_finished();
+        let first = self.narration.sentences.is_empty() && !self.latest.is_empty();
+        if first || finished || self.events_changed || self.narration_age_ms >= NARRATION_EVERY_MS {
+            self.refresh_narration();
+        }
+        Advance {
+            steps,
+            behind,
+            finished,
+        }
+    }
+
+    /// One step; records its facts for the narration. False when nothing was left.
+    fn take_step(&mut self) -> bool {
+        let Some(step) = self.sim.step() else {
+            return false;
+        };
+        self.latest_us = step.time_us;
+        self.latest.clear();
+        self.latest.extend_from_slice(step.facts);
+        self.note_events();
+        true
+    }
+
+    fn note_events(&mut self) {
+        for fact in &self.latest {
+            if is_notable(fact) {
+                if self.events.len() == EVENTS_MAX {
+                    self.events.pop_front();
+                }
+                self.events.push_back((self.latest_us, *fact));
+                self.events_changed = true;
+            }
+        }
+    }
+
+    /// The first consumer that is up, which the crash button would crash.
+    pub fn crash_target(&self) -> Option<ConsumerId> {
+        (0..self.sim.consumer_count()).find(|&c| self.sim.consumer(c).is_some_and(|v| v.up))
+    }
+
+    /// Crashes the first consumer that is up, now, with a restart [`RESTART_AFTER_S`]
+    /// later. Returns which one crashed (none if all are down).
+    pub fn crash_consumer(&mut self) -> Result<Option<ConsumerId>, ScenarioError> {
+        let Some(consumer) = self.crash_target() else {
+            return Ok(None);
+        };
+        let fault = Fault::CrashConsumer {
+            consumer,
+            point: CrashPoint::Now,
+            restart_after_s: Some(RESTART_AFTER_S),
+        };
+        let step = self.sim.command(fault)?;
+        self.latest_us = step.time_us;
+        self.latest.clear();
+        self.latest.extend_from_slice(step.facts);
+        self.note_events();
+        self.refresh_narration();
+        Ok(Some(consumer))
+    }
+
+    /// Starts the run again from the loaded scenario (user commands are forgotten).
+    pub fn reset(&mut self) -> Result<(), ScenarioError> {
+        self.sim = Simulation::new(self.base.clone())?;
+        self.run = self.run.wrapping_add(1);
+        self.latest.clear();
+        self.latest_us = 0;
+        self.events.clear();
+        self.narration = Narration::default();
+        self.narration_age_ms = 0.0;
+        self.events_changed = false;
+        Ok(())
+    }
+
+    /// Brings the narration up to the latest step now (when the run pauses, say).
+    pub fn refresh_narration(&mut self) {
+        self.narration_age_ms = 0.0;
+        self.events_changed = false;
+        let sentences: Vec<String> = self
+            .latest
+            .iter()
+            .take(NARRATION_SENTENCES_MAX)
+            .map(|f| describe(&self.sim, f))
+            .collect();
+        let events = self
+            .events
+            .iter()
+            .rev()
+            .map(|(t, f)| Event {
+                time_s: us_to_secs(*t),
+                text: describe(&self.sim, f),
+            })
+            .collect();
+        self.narration = Narration {
+            time_s: us_to_secs(self.latest_us),
+            more: self.latest.len().saturating_sub(sentences.len()),
+            sentences,
+            events,
+        };
+    }
+
+    pub fn narration(&self) -> &Narration {
+        &self.narration
+    }
+
+    pub fn readout(&self) -> Readout {
+        let sim = &self.sim;
+        let c = sim.counters();
+        let consumers_total = sim.consumer_count();
+        let consumers_up = (0..consumers_total)
+            .filter(|&i| sim.consumer(i).is_some_and(|v| v.up))
+            .count() as u32;
+        Readout {
+            time_s: us_to_secs(sim.now_us()),
+            published: c.published,
+            delivered: c.delivered,
+            redelivered: c.redelivered,
+            acked: c.acked,
+            lost: c.lost,
+            duplicate_effects: c.duplicate_effects,
+            leases_expired: c.leases_expired,
+            backlog: sim.backlog(),
+            in_flight: sim.in_flight(),
+            oldest_age_s: us_to_secs(sim.oldest_age_us()),
+            crashes: c.crashes,
+            restarts: c.restarts,
+            consumers_up,
+            consumers_total,
+            finished: self.is_finished(),
+        }
+    }
+
+    /// Samples taken so far: the chart only changes when this (or the run) changes.
+    pub fn sample_count(&self) -> usize {
+        self.sim.series().len()
+    }
+
+    pub fn chart_data(&self) -> ChartData {
+        let now_s = us_to_secs(self.sim.now_us());
+        ChartData {
+            backlog: self
+                .sim
+                .series()
+                .iter()
+                .map(|s| (s.t_s, s.backlog as f64))
+                .collect(),
+            prediction: self.prediction.clone(),
+            x_max_s: self.horizon_s.max(now_s),
+            now_s,
+        }
+    }
+}
+
+/// Facts that deserve a line in the event list: failures and their consequences, not the
+/// routine flow of publish, deliver, commit, ack.
+fn is_notable(fact: &Fact) -> bool {
+    match *fact {
+        Fact::Delivered { attempt, .. } => attempt > 1,
+        Fact::EffectCommitted { applied, .. } => applied > 1,
+        _ => matches!(
+            fact,
+            Fact::AckIgnored { .. }
+                | Fact::LeaseExpired { .. }
+                | Fact::CrashArmed { .. }
+                | Fact::ConsumerCrashed { .. }
+                | Fact::MessageLost { .. }
+                | Fact::ConsumerRestarted { .. }
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use brokerlab_core::examples;
+
+    fn burst() -> Player {
+        Player::new(examples::load("burst").expect("built in")).expect("valid")
+    }
+
+    /// Plays `wall_s` seconds of frames of 16 ms.
+    fn play(p: &mut Player, wall_s: f64, speed: f64) {
+        for _ in 0..(wall_s * 1_000.0 / 16.0).round() as u32 {
+            p.advance(16.0, speed);
+        }
+    }
+
+    #[test]
+    fn advancing_moves_simulated_time_by_wall_time_times_speed() {
+        let mut p = burst();
+        assert_eq!(p.readout().time_s, 0.0);
+        let a = p.advance(50.0, 10.0);
+        assert!(!a.behind && !a.finished);
+        assert!(
+            a.steps > 0,
+            "half a simulated second of a 3,000/s burst makes steps"
+        );
+        assert_eq!(p.sim().now_us(), 500_000);
+        p.advance(50.0, 0.1);
+        assert_eq!(p.sim().now_us(), 505_000);
+        p.advance(50.0, 0.0);
+        assert_eq!(p.sim().now_us(), 505_000, "speed 0 stands still");
+    }
+
+    #[test]
+    fn a_long_frame_is_capped_and_bad_input_is_ignored() {
+        let mut p = burst();
+        p.advance(5_000.0, 1.0);
+        assert_eq!(p.sim().now_us(), secs_to_us(FRAME_WALL_MS_MAX / 1_000.0));
+        let before = p.sim().now_us();
+        p.advance(f64::NAN, 1.0);
+        p.advance(-10.0, 1.0);
+        p.advance(16.0, f64::INFINITY);
+        assert_eq!(p.sim().now_us(), before);
+    }
+
+    #[test]
+    fn the_step_budget_bounds_a_frame_and_time_falls_behind() {
+        let mut p = burst();
+        // 100 ms at 1,000× would be 100 simulated seconds: far more than one frame's budget.
+        let a = p.advance(100.0, 1_000.0);
+        assert_eq!(a.steps, FRAME_STEPS_MAX);
+        assert!(a.behind);
+        assert!(p.sim().now_us() < secs_to_us(100.0));
+        assert!(p.sim().now_us() > 0);
+    }
+
+    #[test]
+    fn a_frame_stops_when_its_budget_says_so() {
+        let mut p = burst();
+        let mut asked = Vec::new();
+        let a = p.advance_within(100.0, 20.0, |steps| {
+            asked.push(steps);
+            steps < 3 * BUDGET_CHECK_EVERY
+        });
+        assert_eq!(a.steps, 3 * BUDGET_CHECK_EVERY);
+        assert!(
+            a.behind,
+            "2 simulated seconds of the burst are far more than 768 steps"
+        );
+        assert_eq!(
+            asked,
+            [
+                BUDGET_CHECK_EVERY,
+                2 * BUDGET_CHECK_EVERY,
+                3 * BUDGET_CHECK_EVERY
+            ]
+        );
+        // The next frame goes on from there.
+        let before = p.sim().steps();
+        p.advance_within(16.0, 1.0, |_| true);
+        assert!(p.sim().steps() > before);
+    }
+
+    #[test]
+    fn the_burst_builds_a_backlog_that_the_readout_shows() {
+        let mut p = burst();
+        play(&mut p, 2.0, 10.0); // 20 simulated seconds
+        let r = p.readout();
+        assert!((r.time_s - 20.0).abs() < 0.1, "{r:?}");
+        assert!(
+            r.published > 55_000 && r.published < 65_000,
+            "about 3,000/s: {r:?}"
+        );
+        // Growing by about 1,000 per second.
+        assert!(r.backlog > 15_000 && r.backlog < 25_000, "{r:?}");
+        assert!(r.oldest_age_s > 5.0, "{r:?}");
+        assert_eq!(
+            r.published,
+            r.backlog + r.in_flight + r.acked,
+            "every message is accounted for"
+        );
+        assert_eq!((r.consumers_up, r.consumers_total), (20, 20));
+        assert_eq!(
+            (r.crashes, r.redelivered, r.lost, r.duplicate_effects),
+            (0, 0, 0, 0)
+        );
+        assert!(!r.finished);
+        assert_eq!(p.sample_count(), 20);
+    }
+
+    #[test]
+    fn a_crash_is_counted_then_restarted_then_redelivered() {
+        let mut p = burst();
+        play(&mut p, 0.5, 10.0);
+        assert_eq!(p.crash_target(), Some(0));
+        assert_eq!(p.crash_consumer(), Ok(Some(0)));
+        let r = p.readout();
+        assert_eq!((r.crashes, r.consumers_up), (1, 19));
+        assert_eq!(
+            p.crash_target(),
+            Some(1),
+            "the next press crashes the next consumer"
+        );
+        assert!(
+            p.narration().sentences[0].contains("crashed"),
+            "{:?}",
+            p.narration()
+        );
+        assert_eq!(p.narration().events.len(), 1);
+        // The restart comes 5 s later; the message it held comes back when its 30 s lease ends.
+        play(&mut p, 0.6, 10.0);
+        let r = p.readout();
+        assert_eq!((r.restarts, r.consumers_up), (1, 20));
+        assert_eq!(r.redelivered, 0);
+        play(&mut p, 2.6, 10.0);
+        let r = p.readout();
+        assert_eq!(r.leases_expired, 1, "{r:?}");
+        assert_eq!(r.redelivered, 1, "{r:?}");
+        let events: Vec<&str> = p
+            .narration()
+            .events
+            .iter()
+            .map(|e| e.text.as_str())
+            .collect();
+        assert!(events.iter().any(|t| t.contains("lease")), "{events:?}");
+        assert!(events.iter().any(|t| t.contains("restarted")), "{events:?}");
+    }
+
+    #[test]
+    fn the_crash_is_recorded_so_a_replay_reproduces_the_run() {
+        let mut p = burst();
+        play(&mut p, 0.3, 10.0);
+        p.crash_consumer().expect("a valid command");
+        play(&mut p, 0.3, 10.0);
+        let recorded = p.sim().scenario().clone();
+        assert_eq!(recorded.interventions.len(), 1);
+        let mut replay = Simulation::new(recorded).expect("valid");
+        replay.run_until(p.sim().now_us());
+        assert_eq!(replay.counters(), p.sim().counters());
+        assert_eq!(replay.backlog(), p.sim().backlog());
+    }
+
+    #[test]
+    fn when_every_consumer_is_down_the_crash_button_does_nothing() {
+        let mut p = burst();
+        for i in 0..20 {
+            assert_eq!(p.crash_consumer(), Ok(Some(i)));
+        }
+        assert_eq!(p.crash_target(), None);
+        assert_eq!(p.crash_consumer(), Ok(None));
+        assert_eq!(p.readout().crashes, 20);
+        assert_eq!(p.readout().consumers_up, 0);
+    }
+
+    #[test]
+    fn reset_starts_over_and_forgets_commands() {
+        let mut p = burst();
+        play(&mut p, 0.5, 10.0);
+        p.crash_consumer().expect("valid");
+        p.reset().expect("valid");
+        assert_eq!(p.run(), 1);
+        assert_eq!(
+            p.readout(),
+            Player::new(p.scenario().clone()).expect("valid").readout()
+        );
+        assert!(p.sim().scenario().interventions.is_empty());
+        assert_eq!(p.narration(), &Narration::default());
+        assert_eq!(p.sample_count(), 0);
+    }
+
+    #[test]
+    fn narration_changes_at_a_readable_pace() {
+        let mut p = burst();
+        p.advance(16.0, 0.0);
+        assert!(p.narration().sentences.is_empty(), "nothing happened yet");
+        p.advance(16.0, 1.0);
+        let first = p.narration().clone();
+        assert!(
+            !first.sentences.is_empty(),
+            "the first step is told at once"
+        );
+        p.advance(16.0, 1.0);
+        assert_eq!(p.narration(), &first, "16 ms later the line has not moved");
+        play(&mut p, 1.0, 1.0);
+        let n = p.narration().clone();
+        assert_ne!(n, first, "a second later it has");
+        assert!(!n.sentences.is_empty());
+        assert!(n.sentences.len() <= NARRATION_SENTENCES_MAX);
+        assert!(n.time_s > 0.0);
+        p.advance(16.0, 1.0);
+        assert_eq!(p.narration(), &n, "16 ms later the line has not moved");
+    }
+
+    #[test]
+    fn the_whole_burst_drains_and_finishes() {
+        let mut p = burst();
+        let mut frames = 0;
+        while !p.advance(100.0, 20.0).finished {
+            frames += 1;
+            assert!(frames < 2_000, "the burst ends near 180 s");
+        }
+        let r = p.readout();
+        assert!(r.finished);
+        assert_eq!(
+            p.narration().time_s,
+            r.time_s,
+            "the narration tells the very last step"
+        );
+        assert_eq!(r.backlog, 0);
+        assert_eq!(r.in_flight, 0);
+        assert_eq!(r.acked, r.published);
+        assert!(r.time_s > 179.0 && r.time_s < 181.0, "{r:?}");
+        let chart = p.chart_data();
+        let peak = chart.backlog.iter().map(|&(_, b)| b).fold(0.0, f64::max);
+        assert!(
+            peak > 50_000.0 && peak < 70_000.0,
+            "about 60,000 at 60 s: {peak}"
+        );
+        assert_eq!(chart.x_max_s, 180.0_f64.max(chart.now_s));
+    }
+
+    #[test]
+    fn chart_data_follows_the_samples() {
+        let mut p = burst();
+        play(&mut p, 1.0, 10.0);
+        let chart = p.chart_data();
+        assert_eq!(chart.backlog.len(), p.sample_count());
+        assert_eq!(chart.backlog[0], (0.0, 0.0));
+        assert!(chart.backlog.windows(2).all(|w| w[1].0 > w[0].0));
+        assert_eq!(chart.x_max_s, 180.0);
+        assert!(!chart.prediction.is_empty());
+    }
+}

@@ -1,0 +1,303 @@
+// End-to-end tests of the built page, served from a sub-path by a static server.
+// Run by .ci/test-web:  BROKERLAB_URL=http://127.0.0.1:PORT/brokerlab/ node --test page.test.mjs
+// playwright-core drives Debian's Chromium (never a downloaded browser).
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { chromium } from 'playwright-core';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+const BASE_URL = process.env.BROKERLAB_URL ?? 'http://127.0.0.1:8080/';
+const SHOTS = path.resolve(process.env.SCREENSHOT_DIR ?? 'target/screenshots');
+const DOC_SHOT = process.env.DOC_SCREENSHOT ? path.resolve(process.env.DOC_SCREENSHOT) : null;
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const ORIGIN = new URL(BASE_URL).origin;
+
+/** A browser with a fresh profile; `close()` removes the profile. */
+async function openBrowser(options) {
+  const profile = mkdtempSync(path.join(tmpdir(), 'brokerlab-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ARGS,
+    ...options,
+  });
+  const close = async () => {
+    await context.close();
+    rmSync(profile, { recursive: true, force: true });
+  };
+  return { context, page: context.pages()[0] ?? (await context.newPage()), close };
+}
+
+/** The page object: every control and counter through its data-testid. */
+class LabPage {
+  constructor(page) {
+    this.page = page;
+    this.consoleErrors = [];
+    this.requests = [];
+    this.failed = [];
+    page.on('console', (m) => m.type() === 'error' && this.consoleErrors.push(m.text()));
+    page.on('pageerror', (e) => this.consoleErrors.push(String(e)));
+    page.on('request', (r) => this.requests.push(r.url()));
+    page.on('requestfailed', (r) => this.failed.push(`${r.url()} ${r.failure()?.errorText ?? ''}`));
+  }
+
+  /** Starts recording main-thread tasks longer than 50 ms (Long Tasks API). */
+  async watchLongTasks() {
+    await this.page.addInitScript(() => {
+      window.__longTasksMs = [];
+      new PerformanceObserver((list) => {
+        for (const e of list.getEntries()) window.__longTasksMs.push(Math.round(e.duration));
+      }).observe({ type: 'longtask', buffered: true });
+    });
+  }
+
+  /** Durations of the long tasks seen since `mark` (an index into the record). */
+  longTasks(mark = 0) {
+    return this.page.evaluate((m) => window.__longTasksMs.slice(m), mark);
+  }
+
+  async open() {
+    await this.page.goto(BASE_URL, { waitUntil: 'load' });
+    await this.page.getByTestId('play').waitFor({ state: 'visible', timeout: 30_000 });
+    // Let the chart's first draw and any late request happen.
+    await this.page.waitForTimeout(300);
+  }
+
+  text(id) {
+    return this.page.getByTestId(id).innerText().then((t) => t.trim());
+  }
+
+  /** A counter as a number: "12,345" → 12345, "4.2 s" → 4.2. */
+  async number(id) {
+    const t = (await this.text(id)).replace(/,/g, '').replace(/ s$/, '');
+    const n = Number(t);
+    assert.ok(Number.isFinite(n), `${id} is not a number: ${t}`);
+    return n;
+  }
+
+  /** Waits until a counter satisfies `ok(value)`. */
+  async waitFor(id, ok, timeout = 20_000) {
+    const deadline = Date.now() + timeout;
+    let last;
+    while (Date.now() < deadline) {
+      last = await this.number(id);
+      if (ok(last)) return last;
+      await this.page.waitForTimeout(100);
+    }
+    assert.fail(`${id} never reached the expected value (last: ${last})`);
+  }
+
+  async click(id) {
+    await this.page.getByTestId(id).click();
+  }
+
+  async setSpeed(value) {
+    await this.page.getByTestId('speed').selectOption(String(value));
+  }
+
+  /** Simulated seconds that pass during `ms` of wall time. */
+  async timeGain(ms) {
+    const t0 = await this.number('time');
+    await this.page.waitForTimeout(ms);
+    return (await this.number('time')) - t0;
+  }
+
+  /** Pixels of the chart in the backlog line's blue (the canvas, read back). */
+  chartInk() {
+    return this.page.getByTestId('chart').evaluate((canvas) => {
+      const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
+      let n = 0;
+      for (let i = 0; i < data.length; i += 4) {
+        const [r, g, b] = [data[i], data[i + 1], data[i + 2]];
+        if (b > 150 && r < 110 && g < 150) n += 1;
+      }
+      return n;
+    });
+  }
+
+  async shot(name) {
+    const file = path.join(SHOTS, `${name}.png`);
+    await this.page.screenshot({ path: file });
+    return file;
+  }
+
+  /** Requests to anything but the local server (data: URLs are not requests out). */
+  outside() {
+    return this.requests.filter((u) => !u.startsWith(`${ORIGIN}/`) && !u.startsWith('data:'));
+  }
+}
+
+let browser;
+let lab;
+let requestsAfterLoad;
+
+before(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  browser = await openBrowser({ viewport: { width: 1280, height: 800 } });
+  lab = new LabPage(browser.page);
+  await lab.watchLongTasks();
+});
+
+after(async () => {
+  await browser?.close();
+});
+
+test('the page loads with no console error and no request leaving localhost', async () => {
+  await lab.open();
+  assert.equal(await lab.page.title(), 'Broker Lab');
+  assert.equal(await lab.page.getByRole('heading', { level: 1 }).innerText(), 'Broker Lab');
+  assert.equal(await lab.text('time'), '0.0 s');
+  assert.equal(await lab.text('play'), 'Play');
+  assert.equal(await lab.text('consumers-up'), '20 / 20');
+  await lab.shot('01-loaded');
+  assert.deepEqual(lab.consoleErrors, []);
+  assert.deepEqual(lab.failed, []);
+  assert.deepEqual(lab.outside(), []);
+  assert.ok(lab.requests.some((u) => u.endsWith('.wasm')), 'the wasm came from the local server');
+  requestsAfterLoad = lab.requests.length;
+  console.log(`long tasks while loading: ${(await lab.longTasks()).join(', ') || 'none'} (ms)`);
+});
+
+test('play advances simulated time, grows the backlog and draws it on the chart', async () => {
+  const inkBefore = await lab.chartInk();
+  await lab.click('play');
+  assert.equal(await lab.text('play'), 'Pause');
+  await lab.waitFor('time', (t) => t >= 20);
+  assert.ok((await lab.number('published')) > 10_000);
+  assert.ok((await lab.number('backlog')) > 2_000, 'the burst outruns the consumers');
+  assert.ok((await lab.number('oldest-age')) > 1);
+  // The chart redraws when samples arrive: more of the backlog's blue on the canvas.
+  await lab.page.waitForTimeout(200);
+  const ink = await lab.chartInk();
+  assert.ok(ink > inkBefore + 150, `chart ink ${inkBefore} → ${ink}`);
+  const narration = await lab.text('narration');
+  assert.match(narration, /^At \d+\.\d s: /);
+  await lab.shot('02-playing');
+});
+
+test('the speed menu changes how fast simulated time passes', async () => {
+  await lab.setSpeed(1);
+  const slow = await lab.timeGain(1_000);
+  await lab.setSpeed(20);
+  const fast = await lab.timeGain(1_000);
+  await lab.setSpeed(10);
+  assert.ok(slow > 0.4 && slow < 1.6, `1×: ${slow} simulated s in 1 s`);
+  assert.ok(fast > 4 * slow, `20× (${fast}) is much faster than 1× (${slow})`);
+});
+
+test('crashing a consumer changes the counters, and its message comes back later', async () => {
+  assert.equal(await lab.number('crashes'), 0);
+  const crashLabel = await lab.text('crash');
+  assert.equal(crashLabel, 'Crash worker-1');
+  await lab.click('crash');
+  assert.equal(await lab.number('crashes'), 1);
+  assert.equal(await lab.text('consumers-up'), '19 / 20');
+  assert.match(await lab.text('events'), /worker-1 crashed/);
+  await lab.shot('03-crashed');
+  // It restarts 5 simulated seconds later; the message it held is redelivered when its
+  // 30 s lease runs out.
+  await lab.page.getByTestId('consumers-up').filter({ hasText: '20 / 20' }).waitFor({ timeout: 20_000 });
+  await lab.waitFor('redelivered', (n) => n >= 1, 30_000);
+  const events = await lab.text('events');
+  assert.match(events, /restarted/);
+  assert.match(events, /lease of #\d+/);
+  await lab.shot('04-redelivered');
+});
+
+test('pause stops simulated time', async () => {
+  await lab.click('play');
+  assert.equal(await lab.text('play'), 'Play');
+  const gain = await lab.timeGain(800);
+  assert.equal(gain, 0);
+  await lab.shot('05-paused');
+});
+
+test('the whole burst plays to the end, drains, and matches the prediction', async () => {
+  await lab.setSpeed(20);
+  const mark = (await lab.longTasks()).length;
+  await lab.click('play');
+  await lab.page.getByTestId('play').filter({ hasText: 'Replay' }).waitFor({ timeout: 90_000 });
+  // Responsiveness: DESIGN.md's budget (no main-thread task over 50 ms while playing) is
+  // measured, not asserted, as timings on a shared CI machine are noisy; what is asserted
+  // is that no frame ever blocks the page (a frame simulates for at most 10 ms).
+  const long = await lab.longTasks(mark);
+  console.log(`long tasks (> 50 ms) while playing at 20×: ${long.length} (ms: ${long.join(', ') || 'none'})`);
+  assert.ok(long.every((ms) => ms < 200), `no main-thread task of 200 ms or more: ${long}`);
+  assert.equal(await lab.number('backlog'), 0);
+  assert.equal(await lab.number('in-flight'), 0);
+  const t = await lab.number('time');
+  assert.ok(t > 179 && t < 200, `ends near 180 s: ${t}`);
+  assert.equal(await lab.number('acked'), await lab.number('published'), 'every message was processed');
+  const file = await lab.shot('06-finished');
+  if (DOC_SHOT) {
+    mkdirSync(path.dirname(DOC_SHOT), { recursive: true });
+    copyFileSync(file, DOC_SHOT);
+  }
+});
+
+test('reset starts over, paused at zero', async () => {
+  await lab.click('reset');
+  assert.equal(await lab.text('time'), '0.0 s');
+  assert.equal(await lab.number('crashes'), 0);
+  assert.equal(await lab.text('play'), 'Play');
+});
+
+test('nothing reached the network after load, and nothing was logged as an error', async () => {
+  assert.equal(lab.requests.length, requestsAfterLoad, `new requests: ${lab.requests.slice(requestsAfterLoad)}`);
+  assert.deepEqual(lab.consoleErrors, []);
+  assert.deepEqual(lab.failed, []);
+  assert.equal(await lab.page.locator('[data-testid=error-panel], [data-testid=error-note]').count(), 0);
+});
+
+test('on a projector (150% zoom) the page fits and the chart stays sharp', async () => {
+  const big = await openBrowser({ viewport: { width: 1280, height: 720 }, deviceScaleFactor: 1.5 });
+  try {
+    const projector = new LabPage(big.page);
+    await projector.open();
+    await projector.click('play');
+    await projector.waitFor('time', (t) => t >= 30);
+    await projector.click('play');
+    const fit = await projector.page.evaluate(() => {
+      const canvas = document.querySelector('[data-testid=chart]');
+      return {
+        overflow: document.documentElement.scrollWidth - window.innerWidth,
+        canvas: [canvas.width, canvas.clientWidth * devicePixelRatio],
+        fontPx: parseFloat(getComputedStyle(document.querySelector('[data-testid=backlog]')).fontSize),
+      };
+    });
+    assert.ok(fit.overflow <= 0, `no horizontal scrolling (overflow ${fit.overflow}px)`);
+    assert.ok(Math.abs(fit.canvas[0] - fit.canvas[1]) <= 1, `one canvas pixel per screen pixel: ${fit.canvas}`);
+    assert.ok(fit.fontPx >= 20, `counter values are large: ${fit.fontPx}px`);
+    await projector.shot('07-projector');
+    assert.deepEqual(projector.consoleErrors, []);
+    assert.deepEqual(projector.outside(), []);
+  } finally {
+    await big.close();
+  }
+});
+
+test('if the WebAssembly cannot load, the page says so instead of loading forever', async () => {
+  const broken = await openBrowser({ viewport: { width: 1280, height: 800 } });
+  try {
+    await broken.page.route('**/*.wasm', (route) => route.fulfill({ status: 404, body: 'gone' }));
+    await broken.page.goto(BASE_URL);
+    const message = broken.page.getByRole('alert');
+    await message.waitFor({ timeout: 15_000 });
+    assert.match(await message.innerText(), /^Broker Lab could not start: /);
+  } finally {
+    await broken.close();
+  }
+});

@@ -1,0 +1,304 @@
+//! The page in a real browser: mount it, click, let the reactive system settle with
+//! `tick().await` (and real animation frames where time must pass), assert on the DOM.
+#![cfg(target_arch = "wasm32")]
+
+use brokerlab_app::app::App;
+use brokerlab_app::panic_panel;
+use leptos::prelude::*;
+use leptos::task::tick;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
+use web_sys::{HtmlCanvasElement, HtmlElement, HtmlSelectElement};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// A mounted page in its own container; unmounted and removed when dropped.
+struct Mounted {
+    root: HtmlElement,
+    _handle: Box<dyn std::any::Any>,
+}
+
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        self.root.remove();
+    }
+}
+
+impl Mounted {
+    fn new() -> Self {
+        let root: HtmlElement = document()
+            .create_element("div")
+            .expect("div")
+            .unchecked_into();
+        document()
+            .body()
+            .expect("body")
+            .append_child(&root)
+            .expect("append");
+        let handle = leptos::mount::mount_to(root.clone(), App);
+        Self {
+            root,
+            _handle: Box::new(handle),
+        }
+    }
+
+    fn get(&self, testid: &str) -> HtmlElement {
+        self.root
+            .query_selector(&format!("[data-testid='{testid}']"))
+            .expect("valid selector")
+            .unwrap_or_else(|| panic!("no element with data-testid={testid}"))
+            .unchecked_into()
+    }
+
+    fn text(&self, testid: &str) -> String {
+        self.get(testid)
+            .text_content()
+            .unwrap_or_default()
+            .trim()
+            .to_string()
+    }
+
+    /// A counter's value as a number ("12,345" → 12345, "4.2 s" → 4.2).
+    fn number(&self, testid: &str) -> f64 {
+        let text = self.text(testid).replace(',', "");
+        let text = text.trim_end_matches(" s");
+        text.parse()
+            .unwrap_or_else(|_| panic!("{testid} is not a number: {text:?}"))
+    }
+
+    async fn click(&self, testid: &str) {
+        self.get(testid).click();
+        tick().await;
+    }
+}
+
+/// Waits `ms` of real time (animation frames run meanwhile).
+async fn sleep(ms: i32) {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        window()
+            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms)
+            .expect("setTimeout");
+    });
+    JsFuture::from(promise).await.expect("timeout resolves");
+    tick().await;
+}
+
+#[wasm_bindgen_test]
+async fn the_page_mounts_paused_at_zero_with_every_control() {
+    let page = Mounted::new();
+    tick().await;
+    assert_eq!(page.text("time"), "0.0 s");
+    assert_eq!(page.text("backlog"), "0");
+    assert_eq!(page.text("published"), "0");
+    assert_eq!(page.text("consumers-up"), "20 / 20");
+    assert_eq!(page.text("crashes"), "0");
+    assert_eq!(page.text("play"), "Play");
+    assert_eq!(page.text("crash"), "Crash worker-1");
+    assert_eq!(page.text("narration"), "Press Play to start the run.");
+    assert!(page
+        .text("scenario-description")
+        .contains("3,000 messages per second"));
+    let speed: HtmlSelectElement = page.get("speed").unchecked_into();
+    assert_eq!(speed.value(), "10");
+    for id in [
+        "reset",
+        "chart",
+        "events",
+        "delivered",
+        "redelivered",
+        "acked",
+        "lost",
+        "duplicate-effects",
+    ] {
+        page.get(id);
+    }
+}
+
+#[wasm_bindgen_test]
+async fn play_advances_time_and_pause_stops_it() {
+    let page = Mounted::new();
+    page.click("play").await;
+    assert_eq!(page.text("play"), "Pause");
+    sleep(500).await;
+    let t1 = page.number("time");
+    assert!(t1 > 0.0, "simulated time moved: {t1}");
+    assert!(page.number("published") > 0.0);
+    assert!(
+        page.number("backlog") > 0.0,
+        "the burst outruns the consumers"
+    );
+    assert_ne!(page.text("narration"), "Press Play to start the run.");
+
+    page.click("play").await;
+    assert_eq!(page.text("play"), "Play");
+    let paused_at = page.text("time");
+    sleep(300).await;
+    assert_eq!(page.text("time"), paused_at, "paused: time stands still");
+}
+
+#[wasm_bindgen_test]
+async fn crash_changes_the_counters_at_once() {
+    let page = Mounted::new();
+    page.click("crash").await;
+    assert_eq!(page.text("crashes"), "1");
+    assert_eq!(page.text("consumers-up"), "19 / 20");
+    assert_eq!(
+        page.text("crash"),
+        "Crash worker-2",
+        "the next press crashes the next consumer"
+    );
+    assert!(
+        page.text("narration").contains("worker-1 crashed"),
+        "{}",
+        page.text("narration")
+    );
+    assert!(
+        page.text("events").contains("worker-1 crashed"),
+        "{}",
+        page.text("events")
+    );
+    let crashes = page.get("crashes").parent_element().expect("counter");
+    assert!(
+        crashes.class_list().contains("alert"),
+        "a crash is highlighted"
+    );
+
+    page.click("reset").await;
+    assert_eq!(page.text("crashes"), "0");
+    assert_eq!(page.text("consumers-up"), "20 / 20");
+}
+
+#[wasm_bindgen_test]
+async fn the_speed_menu_sets_how_fast_time_passes() {
+    let page = Mounted::new();
+    let speed: HtmlSelectElement = page.get("speed").unchecked_into();
+    speed.set_value("0.1");
+    let init = web_sys::EventInit::new();
+    init.set_bubbles(true);
+    let change = web_sys::Event::new_with_event_init_dict("change", &init).expect("event");
+    speed.dispatch_event(&change).expect("dispatch");
+    tick().await;
+    assert_eq!(speed.value(), "0.1");
+
+    page.click("play").await;
+    sleep(500).await;
+    page.click("play").await;
+    let t = page.number("time");
+    // Half a second of wall time at 0.1× is 0.05 simulated seconds (a little more or less
+    // with frame timing), far from the 5 s the default 10× would give.
+    assert!(t > 0.0 && t <= 0.2, "time at 0.1×: {t}");
+}
+
+/// Pixels of the chart in the backlog line's blue.
+fn chart_ink(canvas: &HtmlCanvasElement) -> usize {
+    let ctx: web_sys::CanvasRenderingContext2d = canvas
+        .get_context("2d")
+        .expect("context")
+        .expect("2d")
+        .unchecked_into();
+    let image = ctx
+        .get_image_data(
+            0.0,
+            0.0,
+            f64::from(canvas.width()),
+            f64::from(canvas.height()),
+        )
+        .expect("image data");
+    image
+        .data()
+        .chunks(4)
+        .filter(|p| p[0] < 110 && p[1] < 150 && p[2] > 150)
+        .count()
+}
+
+#[wasm_bindgen_test]
+async fn the_chart_draws_the_backlog_as_it_grows() {
+    let page = Mounted::new();
+    tick().await;
+    let canvas: HtmlCanvasElement = page.get("chart").unchecked_into();
+    // This test page has no stylesheet: give the canvas a real size, and tell the page.
+    canvas
+        .set_attribute("style", "width: 800px; height: 450px")
+        .expect("style");
+    window()
+        .dispatch_event(&web_sys::Event::new("resize").expect("event"))
+        .expect("dispatch");
+    tick().await;
+    let ratio = window().device_pixel_ratio();
+    assert_eq!(
+        canvas.width(),
+        (800.0 * ratio).round() as u32,
+        "redrawn at the new size"
+    );
+    let before = chart_ink(&canvas);
+    let speed: HtmlSelectElement = page.get("speed").unchecked_into();
+    speed.set_value("20");
+    let init = web_sys::EventInit::new();
+    init.set_bubbles(true);
+    speed
+        .dispatch_event(&web_sys::Event::new_with_event_init_dict("change", &init).expect("event"))
+        .expect("dispatch");
+    page.click("play").await;
+    sleep(1_000).await;
+    page.click("play").await;
+    sleep(50).await;
+    let after = chart_ink(&canvas);
+    assert!(page.number("time") >= 10.0, "{}", page.text("time"));
+    assert!(
+        after > before + 100,
+        "the backlog line appeared: {before} → {after} blue pixels"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn the_chart_canvas_is_sized_for_the_screen() {
+    let page = Mounted::new();
+    page.click("play").await;
+    sleep(300).await;
+    page.click("play").await;
+    let canvas: HtmlCanvasElement = page.get("chart").unchecked_into();
+    let ratio = window().device_pixel_ratio();
+    assert!(canvas.client_width() > 0);
+    assert_eq!(
+        canvas.width(),
+        (f64::from(canvas.client_width()) * ratio).round() as u32
+    );
+    assert_eq!(
+        canvas.height(),
+        (f64::from(canvas.client_height()) * ratio).round() as u32
+    );
+    let label = canvas.get_attribute("aria-label").unwrap_or_default();
+    assert!(label.starts_with("Backlog over simulated time"), "{label}");
+}
+
+#[wasm_bindgen_test]
+fn the_error_panel_shows_text_never_html() {
+    panic_panel::show("<b>boom</b> & more");
+    let panel = document()
+        .get_element_by_id(panic_panel::PANEL_ID)
+        .expect("a panel");
+    assert_eq!(panel.get_attribute("role").as_deref(), Some("alert"));
+    let pre = panel
+        .query_selector("pre")
+        .expect("selector")
+        .expect("a message");
+    assert_eq!(pre.text_content().as_deref(), Some("<b>boom</b> & more"));
+    assert!(
+        panel.query_selector("b").expect("selector").is_none(),
+        "the message was not parsed as HTML"
+    );
+    panic_panel::show("second");
+    assert_eq!(
+        document()
+            .query_selector_all(".error-panel")
+            .expect("selector")
+            .length(),
+        1,
+        "replaced, not stacked"
+    );
+    panel.remove();
+    if let Some(p) = document().get_element_by_id(panic_panel::PANEL_ID) {
+        p.remove();
+    }
+}
