@@ -48,6 +48,8 @@ pub struct Simulation {
     next_intervention: usize,
     end_us: Option<Micros>,
     latency_us: Micros,
+    /// Scratch buffer for the queues a publish is routed to.
+    route_buf: Vec<QueueId>,
 
     producers: Vec<Producer>,
     messages: Vec<Message>,
@@ -129,6 +131,7 @@ impl Simulation {
             next_intervention: 0,
             end_us: scenario.end_s.map(secs_to_us),
             latency_us: secs_to_us(scenario.broker.network_latency_s),
+            route_buf: Vec::new(),
             producers,
             messages: Vec::new(),
             tables: vec![GroupTables::default(); queues.len()],

@@ -256,7 +256,20 @@ impl Simulation {
             self.send_confirm(producer, msg, attempt);
             return;
         }
-        let routes = self.route(producer, msg);
+        // Reuse one buffer for the route: publishing is the hot path.
+        let mut routes = std::mem::take(&mut self.route_buf);
+        self.route_into(producer, msg, &mut routes);
+        self.publish_routed(producer, msg, attempt, &routes);
+        self.route_buf = routes;
+    }
+
+    fn publish_routed(
+        &mut self,
+        producer: ProducerId,
+        msg: MsgId,
+        attempt: Attempt,
+        routes: &[QueueId],
+    ) {
         if routes.is_empty() {
             let returned = self.producers[producer as usize].publish.mandatory;
             self.counters.unroutable += 1;
@@ -284,7 +297,7 @@ impl Simulation {
             return;
         }
         let mut stored = 0;
-        for q in routes {
+        for &q in routes {
             if let Some(because) = self.admission(q) {
                 self.counters.refused += 1;
                 self.facts.push(Fact::Refused {
@@ -328,13 +341,13 @@ impl Simulation {
 
     /// Queues a message reaches: the target queue, or the bindings of the target exchange
     /// that match its routing key (each queue once).
-    fn route(&self, producer: ProducerId, msg: MsgId) -> Vec<QueueId> {
+    fn route_into(&self, producer: ProducerId, msg: MsgId, queues: &mut Vec<QueueId>) {
+        queues.clear();
         match self.producers[producer as usize].target {
-            Target::Queue(q) => vec![q],
+            Target::Queue(q) => queues.push(q),
             Target::Exchange(x) => {
                 let exchange = &self.scenario.exchanges[x];
                 let key = &self.messages[msg as usize].routing_key;
-                let mut queues: Vec<QueueId> = Vec::new();
                 for b in &exchange.bindings {
                     if routing::matches(exchange.kind, &b.key, key) {
                         let q = self.scenario.queue_index(&b.queue).expect("validated") as QueueId;
@@ -343,7 +356,6 @@ impl Simulation {
                         }
                     }
                 }
-                queues
             }
         }
     }
