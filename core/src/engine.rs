@@ -4,7 +4,7 @@
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, VecDeque};
 
-use crate::step::{Attempt, ConsumerId, CopyId, MsgId, ProducerId, QueueId};
+use crate::step::{Attempt, ConsumerId, CopyId, GroupId, MemberId, MsgId, ProducerId, QueueId};
 use crate::time::Micros;
 
 /// Everything that can be scheduled. A closed set: each variant is handled by one rule.
@@ -80,6 +80,28 @@ pub enum Event {
         incarnation: u32,
     },
     RestartBroker {
+        incarnation: u32,
+    },
+    /// A group member finishes processing a record.
+    RecordDone {
+        group: GroupId,
+        member: MemberId,
+        incarnation: u32,
+        partition: u32,
+        offset: u64,
+    },
+    /// A group's rebalance (generation `generation`) completes.
+    RebalanceDone {
+        group: GroupId,
+        generation: u32,
+    },
+    /// A group's periodic auto-commit.
+    AutoCommit {
+        group: GroupId,
+    },
+    RestartMember {
+        group: GroupId,
+        member: MemberId,
         incarnation: u32,
     },
 }

@@ -50,6 +50,18 @@ pub const EXAMPLES: &[(&str, &str)] = &[
         "broker-crash",
         include_str!("../scenarios/broker-crash.json"),
     ),
+    (
+        "log-consumer-groups",
+        include_str!("../scenarios/log-consumer-groups.json"),
+    ),
+    (
+        "log-commit-modes",
+        include_str!("../scenarios/log-commit-modes.json"),
+    ),
+    (
+        "log-retention",
+        include_str!("../scenarios/log-retention.json"),
+    ),
 ];
 
 pub fn names() -> impl Iterator<Item = &'static str> {

@@ -16,6 +16,7 @@ fn ensure(ok: bool, what: impl FnOnce() -> String) -> Result<(), String> {
 
 /// Returns a description of the first broken property, if any.
 pub fn check(sim: &Simulation) -> Result<(), String> {
+    check_logs(sim)?;
     check_messages(sim)?;
     check_copies(sim)?;
     check_queues(sim)?;
@@ -40,12 +41,15 @@ fn check_messages(sim: &Simulation) -> Result<(), String> {
                 m.copies, copies_of[id]
             )
         })?;
-        ensure((m.fate == PublishFate::Stored) == (m.copies > 0), || {
-            format!(
-                "message {id} has fate {:?} with {} copies",
-                m.fate, m.copies
-            )
-        })?;
+        ensure(
+            (m.fate == PublishFate::Stored) == (m.copies + m.records > 0),
+            || {
+                format!(
+                    "message {id} has fate {:?} with {} copies and {} records",
+                    m.fate, m.copies, m.records
+                )
+            },
+        )?;
     }
     let gave_up = messages
         .iter()
@@ -187,8 +191,7 @@ fn check_queues(sim: &Simulation) -> Result<(), String> {
 fn check_effects(sim: &Simulation) -> Result<(), String> {
     let c = sim.counters();
     let (mut applied, mut duplicates) = (0u64, 0u64);
-    for q in 0..sim.queue_count() {
-        let t = sim.tables(q).expect("one table set per queue");
+    for t in sim.all_tables() {
         applied += t.applied.iter().map(|&e| u64::from(e)).sum::<u64>();
         duplicates += t
             .applied
@@ -243,6 +246,94 @@ fn check_processes(sim: &Simulation) -> Result<(), String> {
                     ),
                 || format!("producer {i}: outbox row {} is {:?}", row.msg, m.fate),
             )?;
+        }
+    }
+    Ok(())
+}
+
+fn check_logs(sim: &Simulation) -> Result<(), String> {
+    let c = sim.counters();
+    let logs = sim.logs_raw();
+    let ends: u64 = logs
+        .iter()
+        .flat_map(|l| l.partitions.iter())
+        .map(|p| p.end())
+        .sum();
+    let starts: u64 = logs
+        .iter()
+        .flat_map(|l| l.partitions.iter())
+        .map(|p| p.start)
+        .sum();
+    let records: u64 = sim.messages().iter().map(|m| u64::from(m.records)).sum();
+    ensure(ends == c.appended && records == c.appended, || {
+        format!(
+            "appended {} but partitions end at {ends} in all and messages count {records}",
+            c.appended
+        )
+    })?;
+    ensure(starts == c.records_expired, || {
+        format!(
+            "expired {} but logs start at {starts} in all",
+            c.records_expired
+        )
+    })?;
+    for g in sim.groups_raw() {
+        let log = &logs[g.log];
+        for (p, part) in log.partitions.iter().enumerate() {
+            let (committed, position) = (g.committed[p], g.position[p]);
+            ensure(part.start <= committed && committed <= part.end(), || {
+                format!(
+                    "group {}: partition {p} committed {committed} outside {}..={}",
+                    g.name,
+                    part.start,
+                    part.end()
+                )
+            })?;
+            ensure(part.start <= position && position <= part.end(), || {
+                format!(
+                    "group {}: partition {p} position {position} outside {}..={}",
+                    g.name,
+                    part.start,
+                    part.end()
+                )
+            })?;
+            ensure(!g.rebalancing || g.owner[p].is_none(), || {
+                format!("group {}: partition {p} owned mid-rebalance", g.name)
+            })?;
+            if let Some(o) = g.owner[p] {
+                ensure(g.members[o as usize].up, || {
+                    format!("group {}: partition {p} owned by a dead member", g.name)
+                })?;
+            }
+            // One consumer per partition: at most one member works on it in this generation,
+            // and that member is its owner.
+            let workers: Vec<usize> = g
+                .members
+                .iter()
+                .enumerate()
+                .filter(|(_, m)| {
+                    m.working
+                        .is_some_and(|w| w.partition as usize == p && w.generation == g.generation)
+                })
+                .map(|(i, _)| i)
+                .collect();
+            ensure(workers.len() <= 1, || {
+                format!(
+                    "group {}: partition {p} processed by two members at once",
+                    g.name
+                )
+            })?;
+            if let Some(&w) = workers.first() {
+                ensure(g.owner[p] == Some(w as u32), || {
+                    format!(
+                        "group {}: member {w} works on partition {p} it does not own",
+                        g.name
+                    )
+                })?;
+            }
+            ensure(g.busy[p] != workers.is_empty(), || {
+                format!("group {}: partition {p} busy flag disagrees", g.name)
+            })?;
         }
     }
     Ok(())

@@ -13,6 +13,7 @@ pub mod engine;
 pub mod examples;
 pub mod hash;
 pub mod invariants;
+pub mod log;
 pub mod message;
 pub mod metrics;
 pub mod narration;
@@ -27,17 +28,21 @@ pub mod step;
 pub mod time;
 
 pub use consumer::ConsumerView;
+pub use log::PartitionView;
 pub use message::{Copy, DeadLetter, Fate, Message, PublishFate};
 pub use metrics::{Counters, Sample, Summary};
 pub use queue::QueueView;
 pub use report::Report;
 pub use scenario::{
-    AckMode, ArrivalProcess, Arrivals, Binding, BrokerSpec, ConsumerSpec, CrashPoint, ExchangeKind,
-    ExchangeSpec, Failures, Fault, Handoff, Idempotency, Intervention, Jitter, Op, Ordering,
-    Outage, Overflow, PayloadSpec, Poison, ProducerCrashPoint, ProducerSpec, PublishSpec,
-    QueueSpec, RateSegment, RetryPolicy, Scenario, ScenarioError, ScheduledFault, ScriptedMessage,
-    ServiceTime, SCENARIO_VERSION,
+    AckMode, ArrivalProcess, Arrivals, Assignment, Binding, BrokerSpec, CommitMode, ConsumerSpec,
+    CrashPoint, ExchangeKind, ExchangeSpec, Failures, Fault, GroupSpec, Handoff, Idempotency,
+    Intervention, Jitter, LogSpec, MemberCrashPoint, Op, Ordering, Outage, Overflow, PayloadSpec,
+    Poison, ProducerCrashPoint, ProducerSpec, PublishSpec, QueueSpec, RateSegment, RetryPolicy,
+    Scenario, ScenarioError, ScheduledFault, ScriptedMessage, ServiceTime, SCENARIO_VERSION,
 };
 pub use sim::{fingerprint, Simulation};
-pub use step::{Attempt, ConsumerId, CopyId, Fact, MsgId, ProducerId, QueueId, Step, Trigger};
+pub use step::{
+    Attempt, ConsumerId, CopyId, Fact, GroupId, LogId, MemberId, MsgId, ProducerId, QueueId, Step,
+    Trigger,
+};
 pub use time::{secs_to_us, us_to_secs, Micros};

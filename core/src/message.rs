@@ -87,8 +87,10 @@ pub struct Message {
     pub fate: PublishFate,
     /// Times the producer sent it to the broker.
     pub publish_attempts: u32,
-    /// Copies the broker stored.
+    /// Copies the broker stored in queues.
     pub copies: u32,
+    /// Records the broker appended to logs.
+    pub records: u32,
     pub confirmed: bool,
     /// Held back by backpressure at its producer (not on the wire, no confirm awaited).
     pub held_back: bool,

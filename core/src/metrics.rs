@@ -63,6 +63,15 @@ pub struct Counters {
     pub restarts: u64,
     pub producer_crashes: u64,
     pub broker_crashes: u64,
+    /// Records appended to logs, expired by retention, processed by groups.
+    pub appended: u64,
+    pub records_expired: u64,
+    pub records_processed: u64,
+    pub offsets_committed: u64,
+    /// Records a group will never process (committed before processing, or expired unread).
+    pub records_skipped: u64,
+    pub rebalances: u64,
+    pub member_crashes: u64,
     /// Copies whose work is finished (effect applied, or skipped for a stated reason) and
     /// that the broker is done with.
     pub done: u64,

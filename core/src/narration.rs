@@ -5,7 +5,8 @@
 use crate::scenario::{CrashPoint, Poison, ProducerCrashPoint};
 use crate::sim::Simulation;
 use crate::step::{
-    DeadLetterReason, DuplicateSeen, Fact, Failure, IgnoredAck, LossReason, RefusedBecause, Trigger,
+    DeadLetterReason, DuplicateSeen, Fact, Failure, IgnoredAck, LossReason, RefusedBecause,
+    SkipReason, Trigger,
 };
 use crate::time::{us_to_secs, Micros};
 
@@ -271,6 +272,75 @@ pub fn describe(sim: &Simulation, fact: &Fact) -> String {
             "{} now takes {:.1}× as long per message ({}).",
             consumer(c),
             f64::from(factor_pct) / 100.0,
+            by(trigger)
+        ),
+        Appended { producer: p, msg, log, partition, offset } => format!(
+            "{} appended #{msg} to {} partition {partition} at offset {offset}.",
+            producer(p),
+            sim.log_name(log)
+        ),
+        RecordsExpired { log, partition, from, to } => format!(
+            "Retention removed offsets {from}–{} of {} partition {partition}, read or not.",
+            to.saturating_sub(1),
+            sim.log_name(log)
+        ),
+        RecordStarted { group, member, partition, offset, msg, .. } => format!(
+            "{} started on #{msg} (partition {partition}, offset {offset}).",
+            sim.member_name(group, member)
+        ),
+        RecordProcessed { group, member, msg, applied: 0, .. } => {
+            format!("{} recognised #{msg} as already processed and skipped its effect.", sim.member_name(group, member))
+        }
+        RecordProcessed { group, member, msg, applied: 1, offset, .. } => {
+            format!("{} processed #{msg} (offset {offset}).", sim.member_name(group, member))
+        }
+        RecordProcessed { group, member, msg, applied, .. } => format!(
+            "{} processed #{msg} again: its effect has now been applied {applied} times (duplicate).",
+            sim.member_name(group, member)
+        ),
+        OffsetCommitted { group, partition, offset } => format!(
+            "Group {} committed offset {offset} on partition {partition}: after a restart it resumes there.",
+            sim.group_name(group)
+        ),
+        RecordsSkipped { group, partition, from, to, why } => {
+            let why = match why {
+                SkipReason::CommittedBeforeProcessing => "their offsets were committed before they were processed",
+                SkipReason::ExpiredUnread => "retention removed them before the group read them",
+            };
+            format!(
+                "Group {} will never process offsets {from}–{} of partition {partition}: {why}.",
+                sim.group_name(group),
+                to.saturating_sub(1)
+            )
+        }
+        RebalanceStarted { group, members_up } => format!(
+            "Group {} is rebalancing ({members_up} members up): its partitions pause and move.",
+            sim.group_name(group)
+        ),
+        PartitionAssigned { group, partition, member: Some(m), from_offset } => format!(
+            "Partition {partition} now belongs to {}, resuming at offset {from_offset}.",
+            sim.member_name(group, m)
+        ),
+        PartitionAssigned { group, partition, member: None, .. } => {
+            format!("Partition {partition} of group {} has no live member to read it.", sim.group_name(group))
+        }
+        MemberCrashArmed { group, member, trigger } => format!(
+            "{} will crash after its next record, before committing ({}).",
+            sim.member_name(group, member),
+            by(trigger)
+        ),
+        MemberCrashed { group, member, trigger, restart_at_us, .. } => format!(
+            "{} crashed ({}).{}",
+            sim.member_name(group, member),
+            by(trigger),
+            restart_text(restart_at_us)
+        ),
+        MemberJoined { group, member, trigger } => {
+            format!("{} joined group {} ({}).", sim.member_name(group, member), sim.group_name(group), by(trigger))
+        }
+        GroupRewound { group, trigger } => format!(
+            "Group {} went back to the earliest retained offsets ({}): it will replay the log.",
+            sim.group_name(group),
             by(trigger)
         ),
     }

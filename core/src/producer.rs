@@ -94,6 +94,7 @@ impl ArrivalClock {
 pub enum Target {
     Queue(QueueId),
     Exchange(usize),
+    Log(usize),
 }
 
 /// A crash waiting for its moment.

@@ -37,6 +37,10 @@ pub mod limits {
     pub const TEXT_LEN_MAX: usize = 4_000;
     pub const SAMPLES_MAX: u64 = 20_000;
     pub const AMOUNT_MAX: i64 = 1_000_000_000;
+    pub const LOGS_MAX: usize = 16;
+    pub const PARTITIONS_MAX: u32 = 256;
+    pub const GROUPS_MAX: usize = 16;
+    pub const MEMBERS_MAX: u32 = 256;
 }
 
 /// A whole run.
@@ -55,11 +59,19 @@ pub struct Scenario {
     pub seed: u64,
     pub producers: Vec<ProducerSpec>,
     /// Queues, including the subscriptions of exchanges (queues bound to them).
+    #[serde(default)]
     pub queues: Vec<QueueSpec>,
     /// Exchanges (topics) that route one publish to every matching bound queue.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub exchanges: Vec<ExchangeSpec>,
+    #[serde(default)]
     pub consumers: Vec<ConsumerSpec>,
+    /// Partitioned logs (streams): records stay after they are read.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub logs: Vec<LogSpec>,
+    /// Consumer groups reading logs: one member per partition at a time.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<GroupSpec>,
     #[serde(default, skip_serializing_if = "BrokerSpec::is_default")]
     pub broker: BrokerSpec,
     /// Faults that happen at a given simulated time.
@@ -574,6 +586,76 @@ pub enum Jitter {
     Equal,
 }
 
+// ----- logs ------------------------------------------------------------------------------
+
+/// A partitioned log: records are appended to a partition chosen by key, kept for the
+/// retention period, and read by consumer groups at their own offsets.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LogSpec {
+    pub name: String,
+    pub partitions: u32,
+    /// Records older than this expire, read or not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retention_s: Option<f64>,
+    /// Most records kept per partition; older ones expire first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retention_records: Option<u64>,
+}
+
+/// A consumer group: its members share the log's partitions, one owner per partition.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GroupSpec {
+    pub name: String,
+    pub log: String,
+    pub members: u32,
+    pub service: ServiceTime,
+    pub commit: CommitMode,
+    #[serde(default)]
+    pub assignment: Assignment,
+    /// How long partitions pause while the group rebalances.
+    #[serde(default = "default_rebalance_s")]
+    pub rebalance_s: f64,
+    #[serde(default, skip_serializing_if = "Idempotency::is_none")]
+    pub idempotency: Idempotency,
+}
+
+fn default_rebalance_s() -> f64 {
+    1.0
+}
+
+/// When a group member commits its offset.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum CommitMode {
+    /// Commit, then process: a crash in between skips the record (at-most-once).
+    BeforeProcessing,
+    /// Process, then commit: a crash in between re-reads it (at-least-once).
+    AfterProcessing,
+    /// Commit the current position every `every_s` seconds.
+    Auto { every_s: f64 },
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Assignment {
+    /// Contiguous blocks of partitions per member.
+    #[default]
+    Range,
+    /// Partition p goes to member p mod n.
+    RoundRobin,
+}
+
+/// Where a group member crashes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MemberCrashPoint {
+    Now,
+    /// After its next record is processed, before the offset is committed.
+    AfterProcessBeforeCommit,
+}
+
 // ----- faults ----------------------------------------------------------------------------
 
 /// Where, in handling a message, an armed crash strikes.
@@ -654,6 +736,22 @@ pub enum Fault {
     Redrive {
         queue: String,
         rate_per_s: f64,
+    },
+    /// Crash member `member` of consumer group `group`; the group rebalances.
+    CrashMember {
+        group: u32,
+        member: u32,
+        point: MemberCrashPoint,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        restart_after_s: Option<f64>,
+    },
+    /// A new member joins the group; the group rebalances.
+    AddMember {
+        group: u32,
+    },
+    /// The group goes back to the earliest retained offset of every partition (replay).
+    SeekToEarliest {
+        group: u32,
     },
 }
 
@@ -773,6 +871,10 @@ impl Scenario {
         self.queues.iter().position(|q| q.name == name)
     }
 
+    pub fn log_index(&self, name: &str) -> Option<usize> {
+        self.logs.iter().position(|l| l.name == name)
+    }
+
     /// The queue a consumer spec reads.
     pub fn queue_of(&self, spec: &ConsumerSpec) -> usize {
         if spec.queue.is_empty() {
@@ -822,6 +924,7 @@ impl Scenario {
             ));
         }
         self.validate_consumers()?;
+        self.validate_logs()?;
         check_len("faults", &self.faults, FAULTS_MAX)?;
         for (i, f) in self.faults.iter().enumerate() {
             check_range(&format!("faults[{i}].at_s"), f.at_s, 0.0, TIME_S_MAX)?;
@@ -844,8 +947,8 @@ impl Scenario {
 
     fn validate_queues(&self) -> Result<(), ScenarioError> {
         use limits::*;
-        if self.queues.is_empty() {
-            return Err(err("queues", "needs at least one queue"));
+        if self.queues.is_empty() && self.logs.is_empty() {
+            return Err(err("queues", "needs at least one queue or log"));
         }
         check_len("queues", &self.queues, QUEUES_MAX)?;
         for (i, q) in self.queues.iter().enumerate() {
@@ -902,10 +1005,82 @@ impl Scenario {
         Ok(())
     }
 
+    fn validate_logs(&self) -> Result<(), ScenarioError> {
+        use limits::*;
+        check_len("logs", &self.logs, LOGS_MAX)?;
+        for (i, l) in self.logs.iter().enumerate() {
+            let f = |name: &str| format!("logs[{i}].{name}");
+            if l.name.is_empty() {
+                return Err(err(f("name"), "must not be empty"));
+            }
+            check_text(&f("name"), &l.name, NAME_LEN_MAX)?;
+            if self.queue_index(&l.name).is_some()
+                || self.exchanges.iter().any(|x| x.name == l.name)
+                || self.logs[..i].iter().any(|o| o.name == l.name)
+            {
+                return Err(err(
+                    f("name"),
+                    format!(
+                        "{:?} is already the name of a queue, exchange or log",
+                        l.name
+                    ),
+                ));
+            }
+            check_count(
+                &f("partitions"),
+                u64::from(l.partitions),
+                1,
+                u64::from(PARTITIONS_MAX),
+            )?;
+            if let Some(t) = l.retention_s {
+                check_range(&f("retention_s"), t, 0.000_001, TIME_S_MAX)?;
+            }
+            if let Some(n) = l.retention_records {
+                check_count(&f("retention_records"), n, 1, MESSAGES_MAX)?;
+            }
+        }
+        check_len("groups", &self.groups, GROUPS_MAX)?;
+        for (i, g) in self.groups.iter().enumerate() {
+            let f = |name: &str| format!("groups[{i}].{name}");
+            check_text(&f("name"), &g.name, NAME_LEN_MAX)?;
+            if self.log_index(&g.log).is_none() {
+                return Err(err(f("log"), format!("there is no log {:?}", g.log)));
+            }
+            check_count(
+                &f("members"),
+                u64::from(g.members),
+                0,
+                u64::from(MEMBERS_MAX),
+            )?;
+            match g.service {
+                ServiceTime::Fixed { seconds } => {
+                    check_range(&f("service.fixed.seconds"), seconds, 0.0, TIME_S_MAX)?
+                }
+                ServiceTime::Exponential { mean_s } => check_range(
+                    &f("service.exponential.mean_s"),
+                    mean_s,
+                    0.000_001,
+                    TIME_S_MAX,
+                )?,
+            }
+            if let CommitMode::Auto { every_s } = g.commit {
+                check_range(&f("commit.auto.every_s"), every_s, 0.001, TIME_S_MAX)?;
+            }
+            check_range(&f("rebalance_s"), g.rebalance_s, 0.0, TIME_S_MAX)?;
+        }
+        Ok(())
+    }
+
     fn validate_consumers(&self) -> Result<(), ScenarioError> {
         use limits::*;
-        if self.consumers.is_empty() {
-            return Err(err("consumers", "needs at least one consumer entry"));
+        if self.consumers.is_empty() && self.groups.is_empty() {
+            return Err(err(
+                "consumers",
+                "needs at least one consumer or consumer group",
+            ));
+        }
+        if !self.consumers.is_empty() && self.queues.is_empty() {
+            return Err(err("consumers", "consumers read queues, and there is none"));
         }
         let mut total = 0u64;
         for (i, c) in self.consumers.iter().enumerate() {
@@ -1010,11 +1185,12 @@ impl Scenario {
         check_text(&f("name"), &p.name, NAME_LEN_MAX)?;
         if !p.target.is_empty()
             && self.queue_index(&p.target).is_none()
+            && self.log_index(&p.target).is_none()
             && !self.exchanges.iter().any(|x| x.name == p.target)
         {
             return Err(err(
                 f("target"),
-                format!("there is no queue or exchange {:?}", p.target),
+                format!("there is no queue, exchange or log {:?}", p.target),
             ));
         }
         check_len(&f("routing_keys"), &p.routing_keys, ROUTING_KEYS_MAX)?;
@@ -1196,6 +1372,38 @@ impl Scenario {
             | Fault::InjectPoison { producer, .. } => check_producer(*producer),
             Fault::CrashBroker { restart_after_s } => check_restart(*restart_after_s),
             Fault::RestartBroker => Ok(()),
+            Fault::CrashMember {
+                group,
+                member,
+                restart_after_s,
+                ..
+            } => {
+                let g = self.groups.get(*group as usize).ok_or_else(|| {
+                    err(
+                        format!("{field}.group"),
+                        format!("there is no consumer group {group}"),
+                    )
+                })?;
+                // Members that joined later have higher numbers; allow up to the limit.
+                if *member >= limits::MEMBERS_MAX
+                    || (*member >= g.members && g.members == limits::MEMBERS_MAX)
+                {
+                    return Err(err(
+                        format!("{field}.member"),
+                        format!("there is no member {member}"),
+                    ));
+                }
+                check_restart(*restart_after_s)
+            }
+            Fault::AddMember { group } | Fault::SeekToEarliest { group } => {
+                if *group as usize >= self.groups.len() {
+                    return Err(err(
+                        format!("{field}.group"),
+                        format!("there is no consumer group {group}"),
+                    ));
+                }
+                Ok(())
+            }
             Fault::Redrive { queue, rate_per_s } => {
                 if self.queue_index(queue).is_none() {
                     return Err(err(

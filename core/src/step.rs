@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::scenario::{CrashPoint, Poison, ProducerCrashPoint};
+use crate::scenario::{CrashPoint, MemberCrashPoint, Poison, ProducerCrashPoint};
 use crate::time::Micros;
 
 /// A message: what a producer meant to send once (its id survives retries and redrives).
@@ -14,6 +14,9 @@ pub type CopyId = u64;
 pub type ProducerId = u32;
 pub type ConsumerId = u32;
 pub type QueueId = u32;
+pub type LogId = u32;
+pub type GroupId = u32;
+pub type MemberId = u32;
 /// 1 for the first delivery of a copy, 2 for the first redelivery, and so on.
 pub type Attempt = u32;
 
@@ -91,6 +94,16 @@ pub enum DuplicateSeen {
     CheckFoundMark,
     /// The inbox insert hit the unique key: the transaction rolled back.
     InboxConflict,
+}
+
+/// Why a consumer group will never process some records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SkipReason {
+    /// Their offsets were committed before processing, and the member crashed.
+    CommittedBeforeProcessing,
+    /// Retention removed them before the group read them.
+    ExpiredUnread,
 }
 
 /// One thing that happened.
@@ -397,6 +410,90 @@ pub enum Fact {
         factor_pct: u32,
         trigger: Trigger,
     },
+
+    // --- logs and consumer groups ----------------------------------------------------------
+    /// The broker appended the message to a log partition at `offset`.
+    Appended {
+        producer: ProducerId,
+        msg: MsgId,
+        log: LogId,
+        partition: u32,
+        offset: u64,
+    },
+    /// Retention removed records `from..to` of a partition (read or not).
+    RecordsExpired {
+        log: LogId,
+        partition: u32,
+        from: u64,
+        to: u64,
+    },
+    /// A group member started processing the record at `offset`.
+    RecordStarted {
+        group: GroupId,
+        member: MemberId,
+        partition: u32,
+        offset: u64,
+        msg: MsgId,
+        done_at_us: Micros,
+    },
+    /// The member processed the record; `applied` counts this group's applications of the
+    /// message's effect (0 when a duplicate was skipped).
+    RecordProcessed {
+        group: GroupId,
+        member: MemberId,
+        partition: u32,
+        offset: u64,
+        msg: MsgId,
+        applied: u32,
+    },
+    /// The group's committed offset of a partition moved to `offset` (next to read).
+    OffsetCommitted {
+        group: GroupId,
+        partition: u32,
+        offset: u64,
+    },
+    /// Records `from..to` of a partition will never be processed by this group.
+    RecordsSkipped {
+        group: GroupId,
+        partition: u32,
+        from: u64,
+        to: u64,
+        why: SkipReason,
+    },
+    /// The group stopped to reassign its partitions.
+    RebalanceStarted {
+        group: GroupId,
+        members_up: u32,
+    },
+    /// After a rebalance: the partition's owner (none: no live member) and where it resumes.
+    PartitionAssigned {
+        group: GroupId,
+        partition: u32,
+        member: Option<MemberId>,
+        from_offset: u64,
+    },
+    MemberCrashArmed {
+        group: GroupId,
+        member: MemberId,
+        trigger: Trigger,
+    },
+    MemberCrashed {
+        group: GroupId,
+        member: MemberId,
+        point: MemberCrashPoint,
+        trigger: Trigger,
+        restart_at_us: Option<Micros>,
+    },
+    MemberJoined {
+        group: GroupId,
+        member: MemberId,
+        trigger: Trigger,
+    },
+    /// The group rewound every partition to its earliest retained record.
+    GroupRewound {
+        group: GroupId,
+        trigger: Trigger,
+    },
 }
 
 impl Fact {
@@ -437,7 +534,10 @@ impl Fact {
             | RetryScheduled { msg, .. }
             | Acked { msg, .. }
             | AckIgnored { msg, .. }
-            | AckLost { msg, .. } => Some(msg),
+            | AckLost { msg, .. }
+            | Appended { msg, .. }
+            | RecordStarted { msg, .. }
+            | RecordProcessed { msg, .. } => Some(msg),
             RequestRefused { .. }
             | ProducerCrashArmed { .. }
             | ProducerCrashed { .. }
@@ -449,7 +549,16 @@ impl Fact {
             | AckDropArmed { .. }
             | ConsumerCrashed { .. }
             | ConsumerRestarted { .. }
-            | ConsumerSlowed { .. } => None,
+            | ConsumerSlowed { .. }
+            | RecordsExpired { .. }
+            | OffsetCommitted { .. }
+            | RecordsSkipped { .. }
+            | RebalanceStarted { .. }
+            | PartitionAssigned { .. }
+            | MemberCrashArmed { .. }
+            | MemberCrashed { .. }
+            | MemberJoined { .. }
+            | GroupRewound { .. } => None,
         }
     }
 }

@@ -170,7 +170,7 @@ fn queue() -> impl Strategy<Value = QueueSpec> {
         )
 }
 
-fn fault(consumers: u32, producers: u32, queues: u32) -> impl Strategy<Value = Fault> {
+fn fault(consumers: u32, producers: u32, queues: u32, groups: u32) -> impl Strategy<Value = Fault> {
     let point = prop_oneof![
         Just(CrashPoint::Now),
         Just(CrashPoint::AfterReceive),
@@ -196,7 +196,42 @@ fn fault(consumers: u32, producers: u32, queues: u32) -> impl Strategy<Value = F
         1 => restart.prop_map(|restart_after_s| Fault::CrashBroker { restart_after_s }),
         1 => Just(Fault::RestartBroker),
         1 => (0..queues, 0.5f64..20.0).prop_map(|(q, rate_per_s)| Fault::Redrive { queue: format!("q{q}"), rate_per_s }),
+        2 => (0..groups.max(1), 0u32..4, prop_oneof![Just(MemberCrashPoint::Now), Just(MemberCrashPoint::AfterProcessBeforeCommit)], prop::option::of(0.0f64..5.0))
+            .prop_map(move |(group, member, point, restart_after_s)| if groups == 0 { Fault::RestartBroker } else { Fault::CrashMember { group, member, point, restart_after_s } }),
+        1 => (0..groups.max(1)).prop_map(move |group| if groups == 0 { Fault::RestartBroker } else { Fault::AddMember { group } }),
+        1 => (0..groups.max(1)).prop_map(move |group| if groups == 0 { Fault::RestartBroker } else { Fault::SeekToEarliest { group } }),
     ]
+}
+
+fn group() -> impl Strategy<Value = GroupSpec> {
+    (
+        0u32..4,
+        service(),
+        prop_oneof![
+            Just(CommitMode::BeforeProcessing),
+            Just(CommitMode::AfterProcessing),
+            (0.1f64..3.0).prop_map(|every_s| CommitMode::Auto { every_s })
+        ],
+        prop_oneof![Just(Assignment::Range), Just(Assignment::RoundRobin)],
+        0.0f64..2.0,
+        prop_oneof![
+            Just(Idempotency::None),
+            Just(Idempotency::CheckThenInsert),
+            Just(Idempotency::Inbox)
+        ],
+    )
+        .prop_map(
+            |(members, service, commit, assignment, rebalance_s, idempotency)| GroupSpec {
+                name: "g".into(),
+                log: "log".into(),
+                members,
+                service,
+                commit,
+                assignment,
+                rebalance_s,
+                idempotency,
+            },
+        )
 }
 
 fn scenario() -> impl Strategy<Value = Scenario> {
@@ -221,6 +256,12 @@ fn scenario() -> impl Strategy<Value = Scenario> {
             ),
             0..5,
         ),
+        prop::option::of((
+            1u32..5,
+            prop::option::of(1.0f64..20.0),
+            prop::option::of(1u64..30),
+            prop::collection::vec(group(), 1..3),
+        )),
     )
         .prop_flat_map(
             |(
@@ -231,6 +272,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                 exchange,
                 (ack, latency),
                 bindings,
+                log,
             )| {
                 for (i, q) in queues.iter_mut().enumerate() {
                     q.name = format!("q{i}");
@@ -261,6 +303,21 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                         p.target = format!("q{}", i % nq);
                     }
                 }
+                let (logs, groups) = match log {
+                    Some((partitions, retention_s, retention_records, groups)) => {
+                        // The last producer writes to the log.
+                        producers.last_mut().expect("at least one producer").target = "log".into();
+                        let log = LogSpec {
+                            name: "log".into(),
+                            partitions,
+                            retention_s,
+                            retention_records,
+                        };
+                        (vec![log], groups)
+                    }
+                    None => (vec![], vec![]),
+                };
+                let n_groups = groups.len() as u32;
                 let n_consumers: u32 = consumers.iter().map(|c| c.replicas).sum();
                 let n_producers = producers.len() as u32;
                 let base = Scenario {
@@ -272,6 +329,8 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                     queues,
                     exchanges,
                     consumers,
+                    logs,
+                    groups,
                     broker: BrokerSpec {
                         network_latency_s: latency,
                     },
@@ -281,7 +340,10 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                     end_s: Some(60.0),
                 };
                 prop::collection::vec(
-                    (0.0f64..40.0, fault(n_consumers, n_producers, nq as u32)),
+                    (
+                        0.0f64..40.0,
+                        fault(n_consumers, n_producers, nq as u32, n_groups),
+                    ),
                     0..6,
                 )
                 .prop_map(move |faults| {

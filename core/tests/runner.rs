@@ -12,12 +12,9 @@ fn brokerlab(args: &[&str], stdin: Option<&str>) -> Output {
         .spawn()
         .unwrap();
     if let Some(text) = stdin {
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(text.as_bytes())
-            .unwrap();
+        // The program may refuse its arguments and exit before reading: a broken pipe
+        // here is part of that story, not a failure of the test.
+        let _ = child.stdin.take().unwrap().write_all(text.as_bytes());
     }
     drop(child.stdin.take());
     child.wait_with_output().unwrap()

@@ -4,9 +4,10 @@
 use super::Simulation;
 use crate::consumer::ArmedCrash;
 use crate::engine::Event;
+use crate::log::ArmedMemberCrash;
 use crate::message::{Fate, PublishFate};
 use crate::producer::ArmedProducerCrash;
-use crate::scenario::{AckMode, CrashPoint, Fault, ProducerCrashPoint};
+use crate::scenario::{AckMode, CrashPoint, Fault, MemberCrashPoint, ProducerCrashPoint};
 use crate::step::{ConsumerId, Fact, LossReason, ProducerId, Trigger};
 use crate::time::secs_to_us;
 
@@ -106,6 +107,43 @@ impl Simulation {
                     self.restart_broker(trigger);
                 }
             }
+            Fault::CrashMember {
+                group,
+                member,
+                point,
+                restart_after_s,
+            } => {
+                let Some(m) = self.groups[group as usize].members.get(member as usize) else {
+                    return;
+                };
+                if !m.up {
+                    return;
+                }
+                let restart = restart_after_s.map(secs_to_us);
+                if point == MemberCrashPoint::Now {
+                    self.crash_member(group, member, restart, point, trigger);
+                } else {
+                    let armed = ArmedMemberCrash {
+                        point,
+                        restart_after_us: restart,
+                        trigger,
+                    };
+                    self.groups[group as usize].members[member as usize].armed = Some(armed);
+                    self.facts.push(Fact::MemberCrashArmed {
+                        group,
+                        member,
+                        trigger,
+                    });
+                }
+            }
+            Fault::AddMember { group } => {
+                if self.groups[group as usize].members.len()
+                    < crate::scenario::limits::MEMBERS_MAX as usize
+                {
+                    self.add_member(group, trigger);
+                }
+            }
+            Fault::SeekToEarliest { group } => self.rewind_group(group, trigger),
             Fault::Redrive {
                 ref queue,
                 rate_per_s,
@@ -257,6 +295,9 @@ impl Simulation {
         for q in 0..self.queues.len() as u32 {
             self.resume_redrive(q);
             self.dispatch(q);
+        }
+        for g in 0..self.groups.len() as u32 {
+            self.pump_group(g);
         }
     }
 }

@@ -9,6 +9,7 @@
 
 mod delivery;
 mod faults;
+mod logs;
 mod processing;
 mod publishing;
 
@@ -18,6 +19,7 @@ use crate::consumer::{Consumer, ConsumerView};
 use crate::database::GroupTables;
 use crate::engine::{Event, EventQueue};
 use crate::hash::StableHasher;
+use crate::log::{Group, Log, PartitionView};
 use crate::message::{Copy, Fate, Message, PublishFate};
 use crate::metrics::{Counters, Latencies, Sample, Series, Summary};
 use crate::producer::{Producer, Target};
@@ -56,7 +58,9 @@ pub struct Simulation {
     queues: Vec<Queue>,
     copies: Vec<Copy>,
     consumers: Vec<Consumer>,
-    /// The database, one set of tables per queue's consumer group.
+    logs: Vec<Log>,
+    groups: Vec<Group>,
+    /// The database: one set of tables per queue's consumers, then one per log group.
     tables: Vec<GroupTables>,
     broker_up: bool,
     broker_incarnation: u32,
@@ -103,9 +107,15 @@ impl Simulation {
             .enumerate()
             .map(|(i, spec)| {
                 let target = if spec.target.is_empty() {
-                    Target::Queue(0)
+                    if scenario.queues.is_empty() {
+                        Target::Log(0)
+                    } else {
+                        Target::Queue(0)
+                    }
                 } else if let Some(q) = scenario.queue_index(&spec.target) {
                     Target::Queue(q as QueueId)
+                } else if let Some(l) = scenario.log_index(&spec.target) {
+                    Target::Log(l)
                 } else {
                     let x = scenario
                         .exchanges
@@ -122,6 +132,19 @@ impl Simulation {
             })
             .collect();
         let live_slots = consumers.iter().map(|c| u64::from(c.concurrency)).sum();
+        let logs: Vec<Log> = scenario.logs.iter().map(Log::new).collect();
+        let groups: Vec<Group> = scenario
+            .groups
+            .iter()
+            .map(|spec| {
+                let l = scenario.log_index(&spec.log).expect("validated");
+                let partitions = logs[l].partitions.len();
+                let mut g = Group::new(spec, l, partitions);
+                // The group starts with its partitions already assigned.
+                g.owner = g.assign(partitions as u32);
+                g
+            })
+            .collect();
         let mut sim = Self {
             rng: SimRng::new(scenario.seed),
             events: EventQueue::default(),
@@ -134,8 +157,10 @@ impl Simulation {
             route_buf: Vec::new(),
             producers,
             messages: Vec::new(),
-            tables: vec![GroupTables::default(); queues.len()],
+            tables: vec![GroupTables::default(); queues.len() + groups.len()],
             queues,
+            logs,
+            groups,
             copies: Vec::new(),
             consumers,
             broker_up: true,
@@ -396,6 +421,25 @@ impl Simulation {
             Event::RestartBroker { incarnation } => {
                 !self.broker_up && self.broker_incarnation == incarnation
             }
+            Event::RecordDone {
+                group,
+                member,
+                incarnation,
+                ..
+            } => self.groups[group as usize].members[member as usize].incarnation == incarnation,
+            Event::RebalanceDone { group, generation } => {
+                let g = &self.groups[group as usize];
+                g.rebalancing && g.generation == generation
+            }
+            Event::RestartMember {
+                group,
+                member,
+                incarnation,
+            } => {
+                let m = &self.groups[group as usize].members[member as usize];
+                !m.up && m.incarnation == incarnation
+            }
+            Event::AutoCommit { .. } => true,
             Event::Arrival { .. }
             | Event::PublishArrives { .. }
             | Event::RedriveTick { .. }
@@ -445,6 +489,18 @@ impl Simulation {
                 self.restart_producer(producer, Trigger::Scheduled)
             }
             Event::RestartBroker { .. } => self.restart_broker(Trigger::Scheduled),
+            Event::RecordDone {
+                group,
+                member,
+                partition,
+                offset,
+                ..
+            } => self.record_done(group, member, partition, offset),
+            Event::RebalanceDone { group, .. } => self.rebalance_done(group),
+            Event::AutoCommit { group } => self.auto_commit(group),
+            Event::RestartMember { group, member, .. } => {
+                self.restart_member(group, member, Trigger::Scheduled)
+            }
         }
     }
 
@@ -588,6 +644,69 @@ impl Simulation {
         self.producers
             .get(id as usize)
             .map_or(0, |p| p.outbox.len())
+    }
+    pub(crate) fn logs_raw(&self) -> &[Log] {
+        &self.logs
+    }
+    pub(crate) fn groups_raw(&self) -> &[Group] {
+        &self.groups
+    }
+    pub(crate) fn all_tables(&self) -> &[GroupTables] {
+        &self.tables
+    }
+    pub fn log_name(&self, l: u32) -> String {
+        self.logs
+            .get(l as usize)
+            .map_or_else(|| format!("log {l}"), |x| x.name.clone())
+    }
+    pub fn group_name(&self, g: u32) -> String {
+        self.groups
+            .get(g as usize)
+            .map_or_else(|| format!("group {g}"), |x| x.name.clone())
+    }
+    pub fn member_name(&self, g: u32, m: u32) -> String {
+        self.groups
+            .get(g as usize)
+            .and_then(|x| x.members.get(m as usize))
+            .map_or_else(|| format!("member {m}"), |x| x.name.clone())
+    }
+    pub fn log_count(&self) -> u32 {
+        self.logs.len() as u32
+    }
+    pub fn group_count(&self) -> u32 {
+        self.groups.len() as u32
+    }
+    /// A group's view of its log's partitions: offsets, owner, lag.
+    pub fn group_partitions(&self, g: u32) -> Vec<PartitionView> {
+        let Some(group) = self.groups.get(g as usize) else {
+            return Vec::new();
+        };
+        self.logs[group.log]
+            .partitions
+            .iter()
+            .enumerate()
+            .map(|(p, part)| PartitionView {
+                start: part.start,
+                end: part.end(),
+                committed: group.committed[p],
+                position: group.position[p],
+                owner: group.owner[p],
+                lag: part.end().saturating_sub(group.committed[p]),
+            })
+            .collect()
+    }
+    /// The database tables of consumer group `g` of a log.
+    pub fn group_tables(&self, g: u32) -> Option<&GroupTables> {
+        self.tables.get(self.queues.len() + g as usize)
+    }
+    /// Members of a group that are up, and in all.
+    pub fn group_members(&self, g: u32) -> (u32, u32) {
+        self.groups.get(g as usize).map_or((0, 0), |group| {
+            (
+                group.members.iter().filter(|m| m.up).count() as u32,
+                group.members.len() as u32,
+            )
+        })
     }
     pub(crate) fn consumers_raw(&self) -> &[Consumer] {
         &self.consumers

@@ -105,6 +105,7 @@ impl Simulation {
             fate: PublishFate::Pending,
             publish_attempts: 0,
             copies: 0,
+            records: 0,
             confirmed: false,
             held_back: false,
         });
@@ -250,9 +251,15 @@ impl Simulation {
             return;
         }
         let p = &self.producers[producer as usize];
-        if p.publish.idempotent && self.messages[msg as usize].copies > 0 {
+        let m = &self.messages[msg as usize];
+        if p.publish.idempotent && m.copies + m.records > 0 {
             self.counters.deduplicated += 1;
             self.facts.push(Fact::Deduplicated { producer, msg });
+            self.send_confirm(producer, msg, attempt);
+            return;
+        }
+        if let Target::Log(l) = self.producers[producer as usize].target {
+            self.append(producer, msg, l);
             self.send_confirm(producer, msg, attempt);
             return;
         }
@@ -345,6 +352,7 @@ impl Simulation {
         queues.clear();
         match self.producers[producer as usize].target {
             Target::Queue(q) => queues.push(q),
+            Target::Log(_) => {}
             Target::Exchange(x) => {
                 let exchange = &self.scenario.exchanges[x];
                 let key = &self.messages[msg as usize].routing_key;

@@ -1,0 +1,434 @@
+//! Partitioned logs and consumer groups: appends by key, retention, members processing
+//! their partitions in offset order, offset commits (before processing, after, or
+//! periodically), rebalances when membership changes, and rewinds for replay.
+
+use super::Simulation;
+use crate::engine::Event;
+use crate::log::{Member, Record, Work};
+use crate::message::PublishFate;
+use crate::scenario::{CommitMode, Idempotency, MemberCrashPoint, ServiceTime};
+use crate::step::{Fact, GroupId, MemberId, MsgId, ProducerId, SkipReason, Trigger};
+use crate::time::{secs_to_us, Micros};
+
+impl Simulation {
+    fn group_table(&self, g: GroupId) -> usize {
+        self.queues.len() + g as usize
+    }
+
+    /// The broker appends a message to its log, in the partition its key maps to.
+    pub(super) fn append(&mut self, producer: ProducerId, msg: MsgId, l: usize) {
+        let key = self.messages[msg as usize].key;
+        let log = &mut self.logs[l];
+        let partition = match key {
+            Some(k) => log.partition_of(k),
+            None => {
+                let p = log.next_keyless % log.partitions.len() as u32;
+                log.next_keyless = log.next_keyless.wrapping_add(1);
+                p
+            }
+        };
+        let part = &mut log.partitions[partition as usize];
+        let offset = part.end();
+        part.records.push_back(Record {
+            msg,
+            appended_us: self.now_us,
+        });
+        let m = &mut self.messages[msg as usize];
+        m.records += 1;
+        m.fate = PublishFate::Stored;
+        self.counters.appended += 1;
+        self.facts.push(Fact::Appended {
+            producer,
+            msg,
+            log: l as u32,
+            partition,
+            offset,
+        });
+        self.apply_retention(l);
+        for g in 0..self.groups.len() {
+            if self.groups[g].log == l {
+                self.pump_group(g as GroupId);
+            }
+        }
+    }
+
+    /// Retention removes the oldest records (by age or count), read or not; a group whose
+    /// position falls behind the new log start skips what it never read.
+    pub(super) fn apply_retention(&mut self, l: usize) {
+        let now = self.now_us;
+        for p in 0..self.logs[l].partitions.len() {
+            let log = &mut self.logs[l];
+            let (max_age, max_len) = (log.retention_us, log.retention_records);
+            let part = &mut log.partitions[p];
+            let from = part.start;
+            while let Some(front) = part.records.front() {
+                let too_old = max_age.is_some_and(|age| front.appended_us + age <= now);
+                let too_many = max_len.is_some_and(|n| part.records.len() as u64 > n);
+                if !(too_old || too_many) {
+                    break;
+                }
+                part.records.pop_front();
+                part.start += 1;
+            }
+            let to = part.start;
+            if to == from {
+                continue;
+            }
+            self.counters.records_expired += to - from;
+            self.facts.push(Fact::RecordsExpired {
+                log: l as u32,
+                partition: p as u32,
+                from,
+                to,
+            });
+            for g in 0..self.groups.len() {
+                let group = &mut self.groups[g];
+                if group.log != l {
+                    continue;
+                }
+                if group.position[p] < to {
+                    let skipped_from = group.position[p];
+                    group.position[p] = to;
+                    self.counters.records_skipped += to - skipped_from;
+                    self.facts.push(Fact::RecordsSkipped {
+                        group: g as GroupId,
+                        partition: p as u32,
+                        from: skipped_from,
+                        to,
+                        why: SkipReason::ExpiredUnread,
+                    });
+                }
+                let group = &mut self.groups[g];
+                group.done_upto[p] = group.done_upto[p].max(to);
+                group.committed[p] = group.committed[p].max(to);
+            }
+        }
+    }
+
+    /// Idle members start on their partitions' next records.
+    pub(super) fn pump_group(&mut self, g: GroupId) {
+        let group = &self.groups[g as usize];
+        if group.rebalancing || !self.broker_up {
+            return;
+        }
+        // Retention is applied whenever the log is touched, so nothing expired is fetched.
+        let (log, members) = (group.log, group.members.len());
+        self.apply_retention(log);
+        for m in 0..members {
+            let group = &self.groups[g as usize];
+            let member = &group.members[m];
+            if !member.up || member.working.is_some() {
+                continue;
+            }
+            let log = &self.logs[group.log];
+            let n = log.partitions.len();
+            let start = member.next_partition;
+            let next = (0..n).map(|i| (start + i) % n).find(|&p| {
+                group.owner[p] == Some(m as MemberId)
+                    && !group.busy[p]
+                    && group.position[p] < log.partitions[p].end()
+            });
+            if let Some(p) = next {
+                self.groups[g as usize].members[m].next_partition = p + 1;
+                self.start_record(g, m as MemberId, p as u32);
+            }
+        }
+    }
+
+    fn start_record(&mut self, g: GroupId, m: MemberId, p: u32) {
+        let group = &mut self.groups[g as usize];
+        let offset = group.position[p as usize];
+        let msg = self.logs[group.log].partitions[p as usize]
+            .get(offset)
+            .expect("position is retained")
+            .msg;
+        if group.commit == CommitMode::BeforeProcessing {
+            group.committed[p as usize] = offset + 1;
+            self.counters.offsets_committed += 1;
+            self.facts.push(Fact::OffsetCommitted {
+                group: g,
+                partition: p,
+                offset: offset + 1,
+            });
+        }
+        let group = &mut self.groups[g as usize];
+        group.position[p as usize] = offset + 1;
+        group.busy[p as usize] = true;
+        let generation = group.generation;
+        let service = group.service;
+        let member = &mut group.members[m as usize];
+        member.working = Some(Work {
+            partition: p,
+            offset,
+            msg,
+            generation,
+        });
+        let incarnation = member.incarnation;
+        let took_s = match service {
+            ServiceTime::Fixed { seconds } => seconds,
+            ServiceTime::Exponential { mean_s } => self.rng.exponential(mean_s),
+        };
+        let done_at_us = self.now_us + secs_to_us(took_s);
+        self.events.schedule(
+            done_at_us,
+            Event::RecordDone {
+                group: g,
+                member: m,
+                incarnation,
+                partition: p,
+                offset,
+            },
+        );
+        self.facts.push(Fact::RecordStarted {
+            group: g,
+            member: m,
+            partition: p,
+            offset,
+            msg,
+            done_at_us,
+        });
+        if let CommitMode::Auto { every_s } = self.groups[g as usize].commit {
+            let group = &mut self.groups[g as usize];
+            if !group.auto_commit_pending {
+                group.auto_commit_pending = true;
+                self.events.schedule(
+                    self.now_us + secs_to_us(every_s),
+                    Event::AutoCommit { group: g },
+                );
+            }
+        }
+    }
+
+    pub(super) fn record_done(&mut self, g: GroupId, m: MemberId, p: u32, offset: u64) {
+        let table = self.group_table(g);
+        let group = &mut self.groups[g as usize];
+        let work = group.members[m as usize]
+            .working
+            .take()
+            .expect("a live RecordDone has work");
+        let (msg, current) = (work.msg, work.generation == group.generation);
+        let idempotency = group.idempotency;
+        let producer = self.messages[msg as usize].producer;
+        let tables = &mut self.tables[table];
+        let duplicate = match idempotency {
+            Idempotency::None => false,
+            Idempotency::CheckThenInsert => !tables.processed.insert(msg),
+            Idempotency::Inbox => !tables.inbox.insert((producer, msg)),
+        };
+        let applied = if duplicate {
+            self.counters.duplicates_skipped += 1;
+            0
+        } else {
+            let n = tables.record_applied(msg);
+            self.counters.effects_applied += 1;
+            if n > 1 {
+                self.counters.duplicate_effects += 1;
+            }
+            n
+        };
+        self.counters.records_processed += 1;
+        self.facts.push(Fact::RecordProcessed {
+            group: g,
+            member: m,
+            partition: p,
+            offset,
+            msg,
+            applied,
+        });
+        if current {
+            let group = &mut self.groups[g as usize];
+            group.busy[p as usize] = false;
+            group.done_upto[p as usize] = group.done_upto[p as usize].max(offset + 1);
+            if let Some(armed) = group.members[m as usize]
+                .armed
+                .filter(|a| a.point == MemberCrashPoint::AfterProcessBeforeCommit)
+            {
+                group.members[m as usize].armed = None;
+                self.crash_member(g, m, armed.restart_after_us, armed.point, armed.trigger);
+                return;
+            }
+            if group.commit == CommitMode::AfterProcessing {
+                // Never backwards: retention may have moved the log start past this record.
+                group.committed[p as usize] = group.committed[p as usize].max(offset + 1);
+                self.counters.offsets_committed += 1;
+                self.facts.push(Fact::OffsetCommitted {
+                    group: g,
+                    partition: p,
+                    offset: offset + 1,
+                });
+            }
+        }
+        self.pump_group(g);
+    }
+
+    /// Auto-commit: the current position of every partition becomes the committed offset,
+    /// including records fetched but not yet processed.
+    pub(super) fn auto_commit(&mut self, g: GroupId) {
+        let group = &mut self.groups[g as usize];
+        group.auto_commit_pending = false;
+        let CommitMode::Auto { every_s } = group.commit else {
+            return;
+        };
+        if group.rebalancing {
+            return;
+        }
+        let mut more = false;
+        for p in 0..group.position.len() {
+            if group.owner[p].is_some() && group.position[p] > group.committed[p] {
+                group.committed[p] = group.position[p];
+                self.counters.offsets_committed += 1;
+                self.facts.push(Fact::OffsetCommitted {
+                    group: g,
+                    partition: p as u32,
+                    offset: group.position[p],
+                });
+            }
+            more |= group.busy[p];
+        }
+        if more {
+            group.auto_commit_pending = true;
+            self.events.schedule(
+                self.now_us + secs_to_us(every_s),
+                Event::AutoCommit { group: g },
+            );
+        }
+    }
+
+    pub(super) fn crash_member(
+        &mut self,
+        g: GroupId,
+        m: MemberId,
+        restart_after_us: Option<Micros>,
+        point: MemberCrashPoint,
+        trigger: Trigger,
+    ) {
+        let now = self.now_us;
+        let member = &mut self.groups[g as usize].members[m as usize];
+        member.up = false;
+        member.incarnation += 1;
+        member.working = None;
+        member.armed = None;
+        let restart_at_us = restart_after_us.map(|d| now + d);
+        member.restart_at_us = restart_at_us;
+        let incarnation = member.incarnation;
+        self.counters.member_crashes += 1;
+        self.facts.push(Fact::MemberCrashed {
+            group: g,
+            member: m,
+            point,
+            trigger,
+            restart_at_us,
+        });
+        if let Some(at) = restart_at_us {
+            self.events.schedule(
+                at,
+                Event::RestartMember {
+                    group: g,
+                    member: m,
+                    incarnation,
+                },
+            );
+        }
+        self.start_rebalance(g);
+    }
+
+    /// Membership changed: every partition is revoked and the group pauses.
+    pub(super) fn start_rebalance(&mut self, g: GroupId) {
+        let group = &mut self.groups[g as usize];
+        group.generation += 1;
+        group.rebalancing = true;
+        group.owner.iter_mut().for_each(|o| *o = None);
+        group.busy.iter_mut().for_each(|b| *b = false);
+        let members_up = group.members.iter().filter(|m| m.up).count() as u32;
+        let generation = group.generation;
+        self.counters.rebalances += 1;
+        self.facts.push(Fact::RebalanceStarted {
+            group: g,
+            members_up,
+        });
+        let at = self.now_us + group.rebalance_us;
+        self.events.schedule(
+            at,
+            Event::RebalanceDone {
+                group: g,
+                generation,
+            },
+        );
+    }
+
+    /// The rebalance completes: partitions go to live members and every partition resumes
+    /// from its committed offset (re-reading what was processed but not committed).
+    pub(super) fn rebalance_done(&mut self, g: GroupId) {
+        let partitions = self.logs[self.groups[g as usize].log].partitions.len() as u32;
+        let group = &mut self.groups[g as usize];
+        group.rebalancing = false;
+        let owners = group.assign(partitions);
+        for (p, owner) in owners.into_iter().enumerate() {
+            let group = &mut self.groups[g as usize];
+            group.owner[p] = owner;
+            let (committed, done) = (group.committed[p], group.done_upto[p]);
+            if committed > done {
+                self.counters.records_skipped += committed - done;
+                self.facts.push(Fact::RecordsSkipped {
+                    group: g,
+                    partition: p as u32,
+                    from: done,
+                    to: committed,
+                    why: SkipReason::CommittedBeforeProcessing,
+                });
+            }
+            let group = &mut self.groups[g as usize];
+            group.position[p] = committed;
+            group.done_upto[p] = committed;
+            self.facts.push(Fact::PartitionAssigned {
+                group: g,
+                partition: p as u32,
+                member: owner,
+                from_offset: committed,
+            });
+        }
+        self.pump_group(g);
+    }
+
+    pub(super) fn add_member(&mut self, g: GroupId, trigger: Trigger) {
+        let group = &mut self.groups[g as usize];
+        let m = group.members.len() as MemberId;
+        let member = Member::new(&group.name, m);
+        group.members.push(member);
+        self.facts.push(Fact::MemberJoined {
+            group: g,
+            member: m,
+            trigger,
+        });
+        self.start_rebalance(g);
+    }
+
+    pub(super) fn restart_member(&mut self, g: GroupId, m: MemberId, trigger: Trigger) {
+        let member = &mut self.groups[g as usize].members[m as usize];
+        member.up = true;
+        member.restart_at_us = None;
+        self.facts.push(Fact::MemberJoined {
+            group: g,
+            member: m,
+            trigger,
+        });
+        self.start_rebalance(g);
+    }
+
+    /// Replay: every partition goes back to its earliest retained record. Work in progress
+    /// finishes but no longer moves the group's offsets.
+    pub(super) fn rewind_group(&mut self, g: GroupId, trigger: Trigger) {
+        let log = self.groups[g as usize].log;
+        let starts: Vec<u64> = self.logs[log].partitions.iter().map(|p| p.start).collect();
+        let group = &mut self.groups[g as usize];
+        group.generation += 1;
+        for (p, start) in starts.into_iter().enumerate() {
+            group.committed[p] = start;
+            group.position[p] = start;
+            group.done_upto[p] = start;
+            group.busy[p] = false;
+        }
+        self.facts.push(Fact::GroupRewound { group: g, trigger });
+        self.pump_group(g);
+    }
+}

@@ -1,0 +1,193 @@
+//! Partitioned logs and consumer groups: keys and partitions, offsets and commits,
+//! rebalances, retention and replay — with the invariant checked after every step.
+
+use brokerlab_core::*;
+
+fn example(name: &str) -> Scenario {
+    examples::load(name).unwrap_or_else(|| panic!("example {name}"))
+}
+
+fn run(s: Scenario) -> (Simulation, Vec<Fact>) {
+    let mut sim = Simulation::new(s).unwrap();
+    let mut facts = Vec::new();
+    while let Some(step) = sim.step() {
+        facts.extend_from_slice(step.facts);
+        invariants::check(&sim).unwrap_or_else(|e| panic!("step {}: {e}", sim.steps()));
+    }
+    (sim, facts)
+}
+
+#[test]
+fn a_key_always_lands_in_the_same_partition_and_a_hot_key_skews_one() {
+    let (sim, facts) = run(example("log-consumer-groups"));
+    let mut partition_of_key = std::collections::BTreeMap::new();
+    let mut per_partition = [0u32; 4];
+    for f in &facts {
+        if let Fact::Appended { msg, partition, .. } = *f {
+            let key = sim.message(msg).unwrap().key.unwrap();
+            assert_eq!(
+                *partition_of_key.entry(key).or_insert(partition),
+                partition,
+                "key {key} moved"
+            );
+            per_partition[partition as usize] += 1;
+        }
+    }
+    let hot = partition_of_key[&0] as usize;
+    let max_other = (0..4)
+        .filter(|&p| p != hot)
+        .map(|p| per_partition[p])
+        .max()
+        .unwrap();
+    assert!(
+        per_partition[hot] > 2 * max_other,
+        "the hot key's partition carries the most: {per_partition:?}"
+    );
+}
+
+#[test]
+fn reading_deletes_nothing_and_groups_are_independent_and_replay() {
+    let (sim, facts) = run(example("log-consumer-groups"));
+    let appended = sim.counters().appended;
+    // Every record is still there: the log starts at 0 and ends at what was appended.
+    let ledger = sim.group_partitions(0);
+    assert_eq!(
+        ledger.iter().map(|p| p.end - p.start).sum::<u64>(),
+        appended
+    );
+    // Both groups read everything, each at its own offsets; lag is zero at the end.
+    for g in 0..2 {
+        let parts = sim.group_partitions(g);
+        assert!(
+            parts.iter().all(|p| p.committed == p.end && p.lag == 0),
+            "group {g}: {parts:?}"
+        );
+    }
+    // The ledger has an inbox: one effect per message despite the rebalance re-reads.
+    let ledger_tables = sim.group_tables(0).unwrap();
+    for id in 0..sim.messages().len() {
+        assert_eq!(
+            ledger_tables.applied(id as MsgId),
+            1,
+            "ledger, message {id}"
+        );
+    }
+    // Analytics rewound at 40 s and replayed the whole log: every effect twice.
+    assert!(facts
+        .iter()
+        .any(|f| matches!(f, Fact::GroupRewound { group: 1, .. })));
+    let analytics = sim.group_tables(1).unwrap();
+    for id in 0..sim.messages().len() {
+        assert_eq!(
+            analytics.applied(id as MsgId),
+            2,
+            "analytics replays message {id}"
+        );
+    }
+}
+
+#[test]
+fn a_joining_member_triggers_a_rebalance_and_extra_members_sit_idle() {
+    let mut s = example("log-consumer-groups");
+    // Six members for four partitions: two stay idle after every rebalance.
+    s.groups[0].members = 5;
+    let (sim, facts) = run(s);
+    let last_assignment: Vec<Option<u32>> = {
+        let mut owners = vec![None; 4];
+        for f in &facts {
+            if let Fact::PartitionAssigned {
+                group: 0,
+                partition,
+                member,
+                ..
+            } = *f
+            {
+                owners[partition as usize] = member;
+            }
+        }
+        owners
+    };
+    assert!(facts.iter().any(|f| matches!(
+        f,
+        Fact::RebalanceStarted {
+            group: 0,
+            members_up: 6
+        }
+    )));
+    let owners: std::collections::BTreeSet<u32> =
+        last_assignment.iter().flatten().copied().collect();
+    assert_eq!(
+        owners.len(),
+        4,
+        "each partition has its own owner: {last_assignment:?}"
+    );
+    assert_eq!(sim.group_members(0), (6, 6));
+}
+
+#[test]
+fn commit_before_processing_loses_and_commit_after_processing_repeats() {
+    let (sim, facts) = run(example("log-commit-modes"));
+    // Group "after": the crash between processing and commit means a re-read.
+    let after = sim.group_tables(0).unwrap();
+    let repeated: Vec<usize> = (0..20)
+        .filter(|&m| after.applied(m as MsgId) == 2)
+        .collect();
+    assert_eq!(repeated.len(), 1, "exactly one record processed twice");
+    assert!(
+        (0..20).all(|m| after.applied(m as MsgId) >= 1),
+        "nothing lost after processing"
+    );
+    // Group "before": the record committed but not processed is skipped, counted.
+    let before = sim.group_tables(1).unwrap();
+    let lost: Vec<usize> = (0..20)
+        .filter(|&m| before.applied(m as MsgId) == 0)
+        .collect();
+    assert_eq!(lost.len(), 1, "exactly one record never processed");
+    assert!(facts.iter().any(|f| matches!(
+        f,
+        Fact::RecordsSkipped {
+            group: 1,
+            why: step::SkipReason::CommittedBeforeProcessing,
+            ..
+        }
+    )));
+    assert_eq!(sim.counters().records_skipped, 1);
+}
+
+#[test]
+fn retention_expires_records_even_if_unread() {
+    let (sim, facts) = run(example("log-retention"));
+    let c = sim.counters();
+    assert!(c.records_expired > 0);
+    assert!(facts.iter().any(|f| matches!(
+        f,
+        Fact::RecordsSkipped {
+            why: step::SkipReason::ExpiredUnread,
+            ..
+        }
+    )));
+    // Every appended record was either processed by the group or skipped as expired.
+    assert_eq!(c.records_processed + c.records_skipped, c.appended);
+    let p = &sim.group_partitions(0)[0];
+    assert!(p.start > 0, "the log start moved up");
+}
+
+#[test]
+fn a_log_run_replays_exactly() {
+    let s = example("log-consumer-groups");
+    assert_eq!(fingerprint(&s).unwrap(), fingerprint(&s).unwrap());
+    let mut live = Simulation::new(s).unwrap();
+    live.run_until(10_000_000);
+    live.command(Fault::CrashMember {
+        group: 0,
+        member: 1,
+        point: MemberCrashPoint::Now,
+        restart_after_s: Some(3.0),
+    })
+    .unwrap();
+    live.run();
+    let mut replay = Simulation::new(live.scenario().clone()).unwrap();
+    replay.run();
+    assert_eq!(replay.counters(), live.counters());
+    assert_eq!(replay.counters().member_crashes, 1);
+}
