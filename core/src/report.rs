@@ -2,7 +2,9 @@
 
 use serde::Serialize;
 
+use crate::log::PartitionView;
 use crate::metrics::{Sample, Summary};
+use crate::queue::QueueView;
 use crate::sim::Simulation;
 
 #[derive(Clone, Debug, Serialize)]
@@ -10,7 +12,18 @@ pub struct Report {
     pub scenario: String,
     pub seed: u64,
     pub summary: Summary,
+    /// Each queue at the end of the run.
+    pub queues: Vec<QueueView>,
+    /// Each consumer group of a log at the end: offsets, owners and lag per partition.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<GroupReport>,
     pub series: Vec<Sample>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct GroupReport {
+    pub name: String,
+    pub partitions: Vec<PartitionView>,
 }
 
 impl Report {
@@ -19,6 +32,10 @@ impl Report {
             scenario: sim.scenario().name.clone(),
             seed: sim.scenario().seed,
             summary: sim.summary(),
+            queues: (0..sim.queue_count()).filter_map(|q| sim.queue(q)).collect(),
+            groups: (0..sim.group_count())
+                .map(|g| GroupReport { name: sim.group_name(g), partitions: sim.group_partitions(g) })
+                .collect(),
             series: sim.series().to_vec(),
         }
     }
