@@ -30,6 +30,8 @@ pub struct GroupTables {
     /// Inbox rows, unique on (source producer, message id) within this group.
     pub inbox: BTreeSet<(ProducerId, MsgId)>,
     pub aggregates: BTreeMap<u32, Aggregate>,
+    /// External effects (an email) per message id: outside every transaction.
+    pub emails: Vec<u32>,
 }
 
 impl GroupTables {
@@ -45,6 +47,20 @@ impl GroupTables {
         }
         self.applied[i] += 1;
         self.applied[i]
+    }
+
+    /// Records one more email for `msg`; returns how many were sent.
+    pub fn record_email(&mut self, msg: MsgId) -> u32 {
+        let i = msg as usize;
+        if self.emails.len() <= i {
+            self.emails.resize(i + 1, 0);
+        }
+        self.emails[i] += 1;
+        self.emails[i]
+    }
+
+    pub fn emails(&self, msg: MsgId) -> u32 {
+        self.emails.get(msg as usize).copied().unwrap_or(0)
     }
 
     pub fn aggregate(&self, key: u32) -> Aggregate {

@@ -62,6 +62,10 @@ pub const EXAMPLES: &[(&str, &str)] = &[
         "log-retention",
         include_str!("../scenarios/log-retention.json"),
     ),
+    (
+        "transactional-pipeline",
+        include_str!("../scenarios/transactional-pipeline.json"),
+    ),
 ];
 
 pub fn names() -> impl Iterator<Item = &'static str> {

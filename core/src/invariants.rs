@@ -277,6 +277,30 @@ fn check_logs(sim: &Simulation) -> Result<(), String> {
             c.records_expired
         )
     })?;
+    // An open record always belongs to a live transaction of a member writing to that log.
+    let mut open_txns = std::collections::BTreeSet::new();
+    for g in sim.groups_raw() {
+        if let Some(out) = g.output {
+            for m in &g.members {
+                open_txns.extend(m.txn.iter().map(|&(p, o)| (out, p, o)));
+            }
+        }
+    }
+    for (l, log) in logs.iter().enumerate() {
+        for (p, part) in log.partitions.iter().enumerate() {
+            for (i, r) in part.records.iter().enumerate() {
+                let offset = part.start + i as u64;
+                if r.status == crate::log::RecordStatus::Open {
+                    ensure(open_txns.contains(&(l, p as u32, offset)), || {
+                        format!(
+                            "log {}: record {p}/{offset} is open with no transaction holding it",
+                            log.name
+                        )
+                    })?;
+                }
+            }
+        }
+    }
     for g in sim.groups_raw() {
         let log = &logs[g.log];
         for (p, part) in log.partitions.iter().enumerate() {

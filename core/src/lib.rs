@@ -36,9 +36,10 @@ pub use report::Report;
 pub use scenario::{
     AckMode, ArrivalProcess, Arrivals, Assignment, Binding, BrokerSpec, CommitMode, ConsumerSpec,
     CrashPoint, ExchangeKind, ExchangeSpec, Failures, Fault, GroupSpec, Handoff, Idempotency,
-    Intervention, Jitter, LogSpec, MemberCrashPoint, Op, Ordering, Outage, Overflow, PayloadSpec,
-    Poison, ProducerCrashPoint, ProducerSpec, PublishSpec, QueueSpec, RateSegment, RetryPolicy,
-    Scenario, ScenarioError, ScheduledFault, ScriptedMessage, ServiceTime, SCENARIO_VERSION,
+    Intervention, Isolation, Jitter, LogSpec, MemberCrashPoint, Op, Ordering, Outage, Overflow,
+    PayloadSpec, Poison, ProducerCrashPoint, ProducerSpec, PublishSpec, QueueSpec, RateSegment,
+    RetryPolicy, Scenario, ScenarioError, ScheduledFault, ScriptedMessage, ServiceTime,
+    SCENARIO_VERSION,
 };
 pub use sim::{fingerprint, Simulation};
 pub use step::{

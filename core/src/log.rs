@@ -16,6 +16,19 @@ use crate::time::{secs_to_us, Micros};
 pub struct Record {
     pub msg: MsgId,
     pub appended_us: Micros,
+    pub status: RecordStatus,
+}
+
+/// Whether a record's transaction is settled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecordStatus {
+    /// Visible to every reader (plain appends, and committed transactions).
+    Committed,
+    /// Written by a transaction not yet committed: read_committed readers wait here.
+    Open,
+    /// Written by a transaction that aborted: read_committed readers skip it.
+    Aborted,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -98,6 +111,8 @@ pub struct Member {
     pub restart_at_us: Option<Micros>,
     /// Next of its partitions to look at (round robin among them).
     pub next_partition: usize,
+    /// Output records of its open transaction: (partition of the output log, offset).
+    pub txn: Vec<(u32, u64)>,
 }
 
 #[derive(Clone, Debug)]
@@ -109,6 +124,11 @@ pub struct Group {
     pub assignment: Assignment,
     pub rebalance_us: Micros,
     pub idempotency: Idempotency,
+    /// Read-process-write settings (see `GroupSpec`).
+    pub output: Option<usize>,
+    pub transactional: bool,
+    pub sends_email: bool,
+    pub read_committed: bool,
     pub members: Vec<Member>,
     /// Per partition: the committed offset (where the group resumes after a rebalance).
     pub committed: Vec<u64>,
@@ -126,7 +146,7 @@ pub struct Group {
 }
 
 impl Group {
-    pub fn new(spec: &GroupSpec, log: usize, partitions: usize) -> Self {
+    pub fn new(spec: &GroupSpec, log: usize, partitions: usize, output: Option<usize>) -> Self {
         let members = (0..spec.members)
             .map(|i| Member::new(&spec.name, i))
             .collect();
@@ -138,6 +158,10 @@ impl Group {
             assignment: spec.assignment,
             rebalance_us: secs_to_us(spec.rebalance_s),
             idempotency: spec.idempotency,
+            output,
+            transactional: spec.transactional,
+            sends_email: spec.sends_email,
+            read_committed: spec.isolation == crate::scenario::Isolation::ReadCommitted,
             members,
             committed: vec![0; partitions],
             position: vec![0; partitions],
@@ -194,6 +218,7 @@ impl Member {
             armed: None,
             restart_at_us: None,
             next_partition: 0,
+            txn: Vec::new(),
         }
     }
 }
@@ -225,8 +250,12 @@ mod tests {
             assignment,
             rebalance_s: 1.0,
             idempotency: Idempotency::None,
+            output: String::new(),
+            transactional: false,
+            sends_email: false,
+            isolation: Default::default(),
         };
-        Group::new(&spec, 0, 4)
+        Group::new(&spec, 0, 4, None)
     }
 
     #[test]

@@ -72,6 +72,8 @@ pub struct Counters {
     pub records_skipped: u64,
     pub rebalances: u64,
     pub member_crashes: u64,
+    /// Emails sent by handlers (an effect outside every transaction).
+    pub emails_sent: u64,
     /// Copies whose work is finished (effect applied, or skipped for a stated reason) and
     /// that the broker is done with.
     pub done: u64,

@@ -343,5 +343,30 @@ pub fn describe(sim: &Simulation, fact: &Fact) -> String {
             sim.group_name(group),
             by(trigger)
         ),
+        OutputWritten { group, member, msg, log, partition, offset, open } => format!(
+            "{} wrote #{msg} to {} partition {partition} at offset {offset}{}.",
+            sim.member_name(group, member),
+            sim.log_name(log),
+            if open { ", inside its open transaction" } else { "" }
+        ),
+        TransactionCommitted { group, member, outputs } => format!(
+            "{} committed its transaction: {outputs} output record(s) and the input offset became visible together.",
+            sim.member_name(group, member)
+        ),
+        TransactionAborted { group, member, outputs } => format!(
+            "{}'s transaction aborted: its {outputs} output record(s) stay in the log, marked aborted; read_committed readers skip them.",
+            sim.member_name(group, member)
+        ),
+        AbortedSkipped { group, partition, offset } => format!(
+            "Group {} (read_committed) skipped the aborted record at offset {offset} of partition {partition}.",
+            sim.group_name(group)
+        ),
+        EmailSent { group, member, msg, times: 1 } => {
+            format!("{} sent the email for #{msg}.", sim.member_name(group, member))
+        }
+        EmailSent { group, member, msg, times } => format!(
+            "{} sent the email for #{msg} again ({times} in all): the transaction does not cover an email.",
+            sim.member_name(group, member)
+        ),
     }
 }

@@ -32,9 +32,14 @@ impl Report {
             scenario: sim.scenario().name.clone(),
             seed: sim.scenario().seed,
             summary: sim.summary(),
-            queues: (0..sim.queue_count()).filter_map(|q| sim.queue(q)).collect(),
+            queues: (0..sim.queue_count())
+                .filter_map(|q| sim.queue(q))
+                .collect(),
             groups: (0..sim.group_count())
-                .map(|g| GroupReport { name: sim.group_name(g), partitions: sim.group_partitions(g) })
+                .map(|g| GroupReport {
+                    name: sim.group_name(g),
+                    partitions: sim.group_partitions(g),
+                })
                 .collect(),
             series: sim.series().to_vec(),
         }

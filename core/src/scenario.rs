@@ -619,6 +619,35 @@ pub struct GroupSpec {
     pub rebalance_s: f64,
     #[serde(default, skip_serializing_if = "Idempotency::is_none")]
     pub idempotency: Idempotency,
+    /// Read-process-write: each processed record is written to this log (empty: none).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub output: String,
+    /// Output records and input offsets commit in one transaction (exactly-once inside
+    /// the log); a crash before the commit aborts the output.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub transactional: bool,
+    /// The handler also sends an email, outside any transaction.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub sends_email: bool,
+    /// Whether this group sees output of transactions that are still open or aborted.
+    #[serde(default, skip_serializing_if = "Isolation::is_uncommitted")]
+    pub isolation: Isolation,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Isolation {
+    /// Reads every record, including output of open and aborted transactions.
+    #[default]
+    ReadUncommitted,
+    /// Waits at an open transaction's records and skips aborted ones.
+    ReadCommitted,
+}
+
+impl Isolation {
+    fn is_uncommitted(&self) -> bool {
+        *self == Isolation::ReadUncommitted
+    }
 }
 
 fn default_rebalance_s() -> f64 {
@@ -1067,6 +1096,18 @@ impl Scenario {
                 check_range(&f("commit.auto.every_s"), every_s, 0.001, TIME_S_MAX)?;
             }
             check_range(&f("rebalance_s"), g.rebalance_s, 0.0, TIME_S_MAX)?;
+            if !g.output.is_empty() && self.log_index(&g.output).is_none() {
+                return Err(err(f("output"), format!("there is no log {:?}", g.output)));
+            }
+            if g.output == g.log && !g.output.is_empty() {
+                return Err(err(f("output"), "a group cannot write to the log it reads"));
+            }
+            if g.transactional && (g.output.is_empty() || g.commit != CommitMode::AfterProcessing) {
+                return Err(err(
+                    f("transactional"),
+                    "needs an output log and commit after_processing",
+                ));
+            }
         }
         Ok(())
     }

@@ -494,6 +494,42 @@ pub enum Fact {
         group: GroupId,
         trigger: Trigger,
     },
+    /// A group member wrote its output record (in an open transaction, or visible at once).
+    OutputWritten {
+        group: GroupId,
+        member: MemberId,
+        msg: MsgId,
+        log: LogId,
+        partition: u32,
+        offset: u64,
+        open: bool,
+    },
+    /// The transaction committed: its output records and input offset became visible together.
+    TransactionCommitted {
+        group: GroupId,
+        member: MemberId,
+        outputs: u32,
+    },
+    /// The transaction aborted (the member crashed before committing): its output records
+    /// stay in the log, marked aborted, and read_committed readers skip them.
+    TransactionAborted {
+        group: GroupId,
+        member: MemberId,
+        outputs: u32,
+    },
+    /// A read_committed group skipped an aborted record.
+    AbortedSkipped {
+        group: GroupId,
+        partition: u32,
+        offset: u64,
+    },
+    /// The handler sent an email: outside any transaction, so a retry sends it again.
+    EmailSent {
+        group: GroupId,
+        member: MemberId,
+        msg: MsgId,
+        times: u32,
+    },
 }
 
 impl Fact {
@@ -537,7 +573,9 @@ impl Fact {
             | AckLost { msg, .. }
             | Appended { msg, .. }
             | RecordStarted { msg, .. }
-            | RecordProcessed { msg, .. } => Some(msg),
+            | RecordProcessed { msg, .. }
+            | OutputWritten { msg, .. }
+            | EmailSent { msg, .. } => Some(msg),
             RequestRefused { .. }
             | ProducerCrashArmed { .. }
             | ProducerCrashed { .. }
@@ -558,7 +596,10 @@ impl Fact {
             | MemberCrashArmed { .. }
             | MemberCrashed { .. }
             | MemberJoined { .. }
-            | GroupRewound { .. } => None,
+            | GroupRewound { .. }
+            | TransactionCommitted { .. }
+            | TransactionAborted { .. }
+            | AbortedSkipped { .. } => None,
         }
     }
 }

@@ -420,10 +420,18 @@ fn a_sequence_waits_behind_a_dead_lettered_predecessor_instead_of_skipping_it() 
     s.end_s = Some(20.0);
     let (sim, facts) = run(s);
     // Version 1 (the deposit) is poison: dead-lettered. Version 2 never jumps the gap.
-    assert!(facts.iter().any(|f| matches!(f, Fact::DeadLettered { msg: 0, .. })));
-    assert!(sim.counters().gap_waits > 1, "the withdrawal keeps waiting for its predecessor");
+    assert!(facts
+        .iter()
+        .any(|f| matches!(f, Fact::DeadLettered { msg: 0, .. })));
+    assert!(
+        sim.counters().gap_waits > 1,
+        "the withdrawal keeps waiting for its predecessor"
+    );
     assert_eq!(sim.effect_count(1), 0, "and is never applied out of order");
     assert_eq!(balance_42(&sim), 0);
     let waiting = sim.copies().iter().find(|c| c.msg == 1).unwrap().fate;
-    assert!(matches!(waiting, Fate::RetryWaiting | Fate::Waiting | Fate::InFlight), "still pending: {waiting:?}");
+    assert!(
+        matches!(waiting, Fate::RetryWaiting | Fate::Waiting | Fate::InFlight),
+        "still pending: {waiting:?}"
+    );
 }

@@ -205,8 +205,7 @@ fn fault(consumers: u32, producers: u32, queues: u32, groups: u32) -> impl Strat
 
 fn group() -> impl Strategy<Value = GroupSpec> {
     (
-        0u32..4,
-        service(),
+        (0u32..4, service()),
         prop_oneof![
             Just(CommitMode::BeforeProcessing),
             Just(CommitMode::AfterProcessing),
@@ -219,17 +218,47 @@ fn group() -> impl Strategy<Value = GroupSpec> {
             Just(Idempotency::CheckThenInsert),
             Just(Idempotency::Inbox)
         ],
+        // Reads the input log (optionally writing to "out", transactionally or not) or "out".
+        (
+            any::<bool>(),
+            any::<bool>(),
+            any::<bool>(),
+            any::<bool>(),
+            any::<bool>(),
+        ),
     )
         .prop_map(
-            |(members, service, commit, assignment, rebalance_s, idempotency)| GroupSpec {
-                name: "g".into(),
-                log: "log".into(),
-                members,
-                service,
+            |(
+                (members, service),
                 commit,
                 assignment,
                 rebalance_s,
                 idempotency,
+                (reads_out, writes, txn, email, rc),
+            )| {
+                let writes = writes && !reads_out;
+                GroupSpec {
+                    name: "g".into(),
+                    log: if reads_out {
+                        "out".into()
+                    } else {
+                        "log".into()
+                    },
+                    members,
+                    service,
+                    commit,
+                    assignment,
+                    rebalance_s,
+                    idempotency,
+                    output: if writes { "out".into() } else { String::new() },
+                    transactional: writes && txn && commit == CommitMode::AfterProcessing,
+                    sends_email: email,
+                    isolation: if rc {
+                        Isolation::ReadCommitted
+                    } else {
+                        Isolation::ReadUncommitted
+                    },
+                }
             },
         )
 }
@@ -313,7 +342,13 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                             retention_s,
                             retention_records,
                         };
-                        (vec![log], groups)
+                        let out = LogSpec {
+                            name: "out".into(),
+                            partitions: 2,
+                            retention_s: None,
+                            retention_records: None,
+                        };
+                        (vec![log, out], groups)
                     }
                     None => (vec![], vec![]),
                 };

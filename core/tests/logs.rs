@@ -191,3 +191,41 @@ fn a_log_run_replays_exactly() {
     assert_eq!(replay.counters(), live.counters());
     assert_eq!(replay.counters().member_crashes, 1);
 }
+
+#[test]
+fn a_transaction_makes_the_log_exactly_once_but_not_the_email() {
+    let (sim, facts) = run(example("transactional-pipeline"));
+    assert!(facts.iter().any(|f| matches!(
+        f,
+        Fact::TransactionAborted {
+            group: 0,
+            outputs: 1,
+            ..
+        }
+    )));
+    // The enriched log holds six records for five orders: one of them aborted.
+    let enriched: u64 = sim.group_partitions(1).iter().map(|p| p.end).sum();
+    assert_eq!(enriched, 6);
+    // read_committed billing: each order exactly once. read_uncommitted audit: #2 twice.
+    let billing = sim.group_tables(1).unwrap();
+    let audit = sim.group_tables(2).unwrap();
+    for msg in 0..5 {
+        assert_eq!(billing.applied(msg), 1, "billing sees order {msg} once");
+        assert_eq!(
+            audit.applied(msg),
+            if msg == 2 { 2 } else { 1 },
+            "audit, order {msg}"
+        );
+    }
+    // The email is outside the transaction: order #2's was sent twice.
+    let enricher = sim.group_tables(0).unwrap();
+    assert_eq!(
+        (0..5).map(|m| enricher.emails(m)).collect::<Vec<_>>(),
+        [1, 1, 2, 1, 1]
+    );
+    // Without the transaction, billing sees the duplicate too.
+    let mut s = example("transactional-pipeline");
+    s.groups[0].transactional = false;
+    let (sim, _) = run(s);
+    assert_eq!(sim.group_tables(1).unwrap().applied(2), 2);
+}

@@ -4,7 +4,7 @@
 
 use super::Simulation;
 use crate::engine::Event;
-use crate::log::{Member, Record, Work};
+use crate::log::{Member, Record, RecordStatus, Work};
 use crate::message::PublishFate;
 use crate::scenario::{CommitMode, Idempotency, MemberCrashPoint, ServiceTime};
 use crate::step::{Fact, GroupId, MemberId, MsgId, ProducerId, SkipReason, Trigger};
@@ -17,6 +17,19 @@ impl Simulation {
 
     /// The broker appends a message to its log, in the partition its key maps to.
     pub(super) fn append(&mut self, producer: ProducerId, msg: MsgId, l: usize) {
+        let (partition, offset) = self.append_record(l, msg, RecordStatus::Committed);
+        self.facts.push(Fact::Appended {
+            producer,
+            msg,
+            log: l as u32,
+            partition,
+            offset,
+        });
+        self.log_changed(l);
+    }
+
+    /// Appends one record (key → partition, keyless round robin); returns where it went.
+    fn append_record(&mut self, l: usize, msg: MsgId, status: RecordStatus) -> (u32, u64) {
         let key = self.messages[msg as usize].key;
         let log = &mut self.logs[l];
         let partition = match key {
@@ -32,24 +45,62 @@ impl Simulation {
         part.records.push_back(Record {
             msg,
             appended_us: self.now_us,
+            status,
         });
         let m = &mut self.messages[msg as usize];
         m.records += 1;
         m.fate = PublishFate::Stored;
         self.counters.appended += 1;
-        self.facts.push(Fact::Appended {
-            producer,
-            msg,
-            log: l as u32,
-            partition,
-            offset,
-        });
+        (partition, offset)
+    }
+
+    /// Something changed in log `l`: retention, then every group reading it looks again.
+    fn log_changed(&mut self, l: usize) {
         self.apply_retention(l);
         for g in 0..self.groups.len() {
             if self.groups[g].log == l {
                 self.pump_group(g as GroupId);
             }
         }
+    }
+
+    /// Settles a member's open transaction: its output records become visible, or aborted.
+    fn end_transaction(&mut self, g: GroupId, m: MemberId, commit: bool) {
+        let txn = std::mem::take(&mut self.groups[g as usize].members[m as usize].txn);
+        let Some(out) = self.groups[g as usize].output else {
+            return;
+        };
+        if txn.is_empty() {
+            return;
+        }
+        let status = if commit {
+            RecordStatus::Committed
+        } else {
+            RecordStatus::Aborted
+        };
+        for &(p, offset) in &txn {
+            let part = &mut self.logs[out].partitions[p as usize];
+            if let Some(i) = offset.checked_sub(part.start) {
+                if let Some(r) = part.records.get_mut(i as usize) {
+                    r.status = status;
+                }
+            }
+        }
+        let outputs = txn.len() as u32;
+        self.facts.push(if commit {
+            Fact::TransactionCommitted {
+                group: g,
+                member: m,
+                outputs,
+            }
+        } else {
+            Fact::TransactionAborted {
+                group: g,
+                member: m,
+                outputs,
+            }
+        });
+        self.log_changed(out);
     }
 
     /// Retention removes the oldest records (by age or count), read or not; a group whose
@@ -120,17 +171,56 @@ impl Simulation {
             if !member.up || member.working.is_some() {
                 continue;
             }
+            if group.read_committed {
+                self.skip_aborted(g, m as MemberId);
+            }
+            let group = &self.groups[g as usize];
+            let member = &group.members[m];
             let log = &self.logs[group.log];
             let n = log.partitions.len();
             let start = member.next_partition;
-            let next = (0..n).map(|i| (start + i) % n).find(|&p| {
-                group.owner[p] == Some(m as MemberId)
-                    && !group.busy[p]
-                    && group.position[p] < log.partitions[p].end()
-            });
+            // read_committed stops at a record whose transaction is still open.
+            let visible = |p: usize| {
+                let part = &log.partitions[p];
+                part.get(group.position[p])
+                    .is_some_and(|r| !group.read_committed || r.status == RecordStatus::Committed)
+            };
+            let next = (0..n)
+                .map(|i| (start + i) % n)
+                .find(|&p| group.owner[p] == Some(m as MemberId) && !group.busy[p] && visible(p));
             if let Some(p) = next {
                 self.groups[g as usize].members[m].next_partition = p + 1;
                 self.start_record(g, m as MemberId, p as u32);
+            }
+        }
+    }
+
+    /// A read_committed member steps over aborted records on its partitions.
+    fn skip_aborted(&mut self, g: GroupId, m: MemberId) {
+        let group = &self.groups[g as usize];
+        let log = group.log;
+        for p in 0..group.owner.len() {
+            loop {
+                let group = &self.groups[g as usize];
+                if group.owner[p] != Some(m) || group.busy[p] {
+                    break;
+                }
+                let offset = group.position[p];
+                let aborted = self.logs[log].partitions[p]
+                    .get(offset)
+                    .is_some_and(|r| r.status == RecordStatus::Aborted);
+                if !aborted {
+                    break;
+                }
+                let group = &mut self.groups[g as usize];
+                group.position[p] = offset + 1;
+                group.done_upto[p] = group.done_upto[p].max(offset + 1);
+                group.committed[p] = group.committed[p].max(offset + 1);
+                self.facts.push(Fact::AbortedSkipped {
+                    group: g,
+                    partition: p as u32,
+                    offset,
+                });
             }
         }
     }
@@ -235,6 +325,47 @@ impl Simulation {
             msg,
             applied,
         });
+        let group = &self.groups[g as usize];
+        if group.sends_email {
+            let times = self.tables[table].record_email(msg);
+            self.counters.emails_sent += 1;
+            self.facts.push(Fact::EmailSent {
+                group: g,
+                member: m,
+                msg,
+                times,
+            });
+        }
+        // Read-process-write. A transactional zombie (fetched before a rebalance) is fenced:
+        // it writes nothing.
+        let group = &self.groups[g as usize];
+        if let Some(out) = group.output.filter(|_| current || !group.transactional) {
+            let open = group.transactional;
+            let status = if open {
+                RecordStatus::Open
+            } else {
+                RecordStatus::Committed
+            };
+            let (op, oo) = self.append_record(out, msg, status);
+            if open {
+                self.groups[g as usize].members[m as usize]
+                    .txn
+                    .push((op, oo));
+            }
+            let log = out as u32;
+            self.facts.push(Fact::OutputWritten {
+                group: g,
+                member: m,
+                msg,
+                log,
+                partition: op,
+                offset: oo,
+                open,
+            });
+            if !open {
+                self.log_changed(out);
+            }
+        }
         if current {
             let group = &mut self.groups[g as usize];
             group.busy[p as usize] = false;
@@ -251,11 +382,14 @@ impl Simulation {
                 // Never backwards: retention may have moved the log start past this record.
                 group.committed[p as usize] = group.committed[p as usize].max(offset + 1);
                 self.counters.offsets_committed += 1;
+                let offset = group.committed[p as usize];
                 self.facts.push(Fact::OffsetCommitted {
                     group: g,
                     partition: p,
-                    offset: offset + 1,
+                    offset,
                 });
+                // The output records and this offset commit together.
+                self.end_transaction(g, m, true);
             }
         }
         self.pump_group(g);
@@ -312,6 +446,7 @@ impl Simulation {
         member.restart_at_us = restart_at_us;
         let incarnation = member.incarnation;
         self.counters.member_crashes += 1;
+        self.end_transaction(g, m, false);
         self.facts.push(Fact::MemberCrashed {
             group: g,
             member: m,

@@ -139,7 +139,9 @@ impl Simulation {
             .map(|spec| {
                 let l = scenario.log_index(&spec.log).expect("validated");
                 let partitions = logs[l].partitions.len();
-                let mut g = Group::new(spec, l, partitions);
+                let output = (!spec.output.is_empty())
+                    .then(|| scenario.log_index(&spec.output).expect("validated"));
+                let mut g = Group::new(spec, l, partitions, output);
                 // The group starts with its partitions already assigned.
                 g.owner = g.assign(partitions as u32);
                 g
