@@ -25,6 +25,8 @@ pub struct Held {
     pub attempt: Attempt,
     /// Check-then-insert: the check found no mark when work started.
     pub checked_clean: bool,
+    /// The batch it is processed in (0 while buffered).
+    pub batch: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -35,6 +37,11 @@ pub struct Consumer {
     pub concurrency: u32,
     pub prefetch: u32,
     pub ack: AckMode,
+    pub batch_size: u32,
+    pub batch_atomic: bool,
+    /// Batches in progress (each takes one of `concurrency` slots), and the next batch id.
+    pub batches: u32,
+    pub next_batch: u64,
     pub idempotency: Idempotency,
     pub ordering: Ordering,
     pub failures: Failures,
@@ -62,6 +69,10 @@ impl Consumer {
             concurrency: spec.concurrency,
             prefetch: spec.prefetch,
             ack: spec.ack,
+            batch_size: spec.batch_size,
+            batch_atomic: spec.batch_atomic,
+            batches: 0,
+            next_batch: 1,
             idempotency: spec.idempotency,
             ordering: spec.ordering,
             failures: spec.failures.clone(),

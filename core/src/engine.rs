@@ -47,6 +47,7 @@ pub enum Event {
         incarnation: u32,
         copy: CopyId,
         attempt: Attempt,
+        batch: u64,
     },
     /// The lease of delivery `attempt` of `copy` runs out.
     LeaseExpired {

@@ -66,6 +66,10 @@ pub const EXAMPLES: &[(&str, &str)] = &[
         "transactional-pipeline",
         include_str!("../scenarios/transactional-pipeline.json"),
     ),
+    (
+        "batch-atomicity",
+        include_str!("../scenarios/batch-atomicity.json"),
+    ),
 ];
 
 pub fn names() -> impl Iterator<Item = &'static str> {

@@ -214,9 +214,23 @@ fn check_processes(sim: &Simulation) -> Result<(), String> {
     for (i, consumer) in sim.consumers_raw().iter().enumerate() {
         ensure(
             consumer.held() <= consumer.prefetch
-                && consumer.working.len() as u32 <= consumer.concurrency,
-            || format!("consumer {i} holds more than its prefetch or concurrency allows"),
+                && consumer.batches <= consumer.concurrency
+                && consumer.working.len() as u32 <= consumer.batches * consumer.batch_size,
+            || {
+                format!(
+                    "consumer {i} holds more than its prefetch, concurrency or batch size allows"
+                )
+            },
         )?;
+        let mut batches: Vec<u64> = consumer.working.iter().map(|h| h.batch).collect();
+        batches.dedup();
+        ensure(batches.len() as u32 == consumer.batches, || {
+            format!(
+                "consumer {i} counts {} batches but works on {}",
+                consumer.batches,
+                batches.len()
+            )
+        })?;
         ensure(consumer.up || consumer.held() == 0, || {
             format!("consumer {i} is down but still holds messages")
         })?;

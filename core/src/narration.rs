@@ -222,6 +222,7 @@ pub fn describe(sim: &Simulation, fact: &Fact) -> String {
                 Failure::Transient => "a transient error".to_string(),
                 Failure::DependencyDown => "a dependency is down".to_string(),
                 Failure::Poison(kind) => poison_text(kind).to_string(),
+                Failure::BatchRolledBack => "another message in its batch failed, so the whole batch rolled back".to_string(),
             };
             format!("{}'s handler failed on #{msg} (attempt {attempt}): {why}.", consumer(c))
         }

@@ -98,6 +98,9 @@ fn one() -> u32 {
 fn yes() -> bool {
     true
 }
+fn is_one(n: &u32) -> bool {
+    *n == 1
+}
 fn is_false(b: &bool) -> bool {
     !*b
 }
@@ -440,6 +443,12 @@ pub struct ConsumerSpec {
     #[serde(default = "one")]
     pub prefetch: u32,
     pub ack: AckMode,
+    /// Messages handled together in one go (one slot, one service time per message).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub batch_size: u32,
+    /// A batch commits as a whole: one failure rolls back and retries every message in it.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub batch_atomic: bool,
     /// How the handler avoids applying an effect twice.
     #[serde(default, skip_serializing_if = "Idempotency::is_none")]
     pub idempotency: Idempotency,
@@ -1148,6 +1157,12 @@ impl Scenario {
                 u64::from(c.prefetch),
                 1,
                 u64::from(PREFETCH_MAX),
+            )?;
+            check_count(
+                &f("batch_size"),
+                u64::from(c.batch_size),
+                1,
+                u64::from(c.prefetch),
             )?;
             match c.service {
                 ServiceTime::Fixed { seconds } => {

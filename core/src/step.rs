@@ -84,6 +84,8 @@ pub enum Failure {
     DependencyDown,
     /// The message itself is bad: no retry can help.
     Poison(Poison),
+    /// Another message of its atomic batch failed: the whole batch rolled back.
+    BatchRolledBack,
 }
 
 /// How a duplicate was recognised.

@@ -435,3 +435,54 @@ fn a_sequence_waits_behind_a_dead_lettered_predecessor_instead_of_skipping_it() 
         "still pending: {waiting:?}"
     );
 }
+
+#[test]
+fn an_atomic_batch_fails_as_a_whole_and_a_per_message_batch_does_not() {
+    // Atomic: the poison rolls back the four good messages with it; they are retried.
+    let (sim, facts) = run(example("batch-atomicity"));
+    let rolled_back = facts
+        .iter()
+        .filter(|f| {
+            matches!(
+                f,
+                Fact::HandlerFailed {
+                    failure: step::Failure::BatchRolledBack,
+                    ..
+                }
+            )
+        })
+        .count();
+    assert_eq!(rolled_back, 4);
+    assert_eq!(sim.counters().retries_scheduled, 4);
+    assert_eq!(sim.counters().dead_lettered, 1);
+    for msg in [0, 1, 3, 4] {
+        assert_eq!(
+            sim.effect_count(msg),
+            1,
+            "message {msg} committed after its retry"
+        );
+    }
+    // The batch ran as one unit: all five started at the same instant, in one slot.
+    let started: Vec<u64> = facts
+        .iter()
+        .filter_map(|f| {
+            if let Fact::ProcessingStarted { done_at_us, .. } = f {
+                Some(*done_at_us)
+            } else {
+                None
+            }
+        })
+        .take(5)
+        .collect();
+    assert!(
+        started.windows(2).all(|w| w[0] == w[1]),
+        "one service time for the batch: {started:?}"
+    );
+    // Per message: the four commit at once, only the poison is dead-lettered.
+    let mut s = example("batch-atomicity");
+    s.consumers[0].batch_atomic = false;
+    let (sim, _) = run(s);
+    assert_eq!(sim.counters().retries_scheduled, 0);
+    assert_eq!(sim.counters().dead_lettered, 1);
+    assert_eq!(sim.counters().effects_applied, 4);
+}

@@ -32,9 +32,17 @@ fn consumer() -> impl Strategy<Value = ConsumerSpec> {
             0.0f64..1.0,
             prop_oneof![Just(Jitter::None), Just(Jitter::Full), Just(Jitter::Equal)],
         ),
+        (1u32..4, any::<bool>()),
     )
         .prop_map(
-            |((replicas, service, concurrency, prefetch), idempotency, ordering, fail, retry)| {
+            |(
+                (replicas, service, concurrency, prefetch),
+                idempotency,
+                ordering,
+                fail,
+                retry,
+                batch,
+            )| {
                 ConsumerSpec {
                     name: String::new(),
                     queue: String::new(),
@@ -43,6 +51,8 @@ fn consumer() -> impl Strategy<Value = ConsumerSpec> {
                     concurrency,
                     prefetch,
                     ack: AckMode::AfterCommit,
+                    batch_size: batch.0.min(prefetch),
+                    batch_atomic: batch.1,
                     idempotency,
                     ordering,
                     failures: Failures {

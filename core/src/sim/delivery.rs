@@ -143,13 +143,19 @@ impl Simulation {
         }
         while !self.queues[q as usize].line.is_empty() {
             let Some(consumer) = self.pick_consumer(q) else {
-                return;
+                break;
             };
             let copy = self.queues[q as usize]
                 .line
                 .pop_front()
                 .expect("line is not empty");
             self.deliver(copy, consumer);
+        }
+        for i in 0..self.queues[q as usize].consumers.len() {
+            let c = self.queues[q as usize].consumers[i];
+            if self.consumers[c as usize].batch_size > 1 {
+                self.start_work(c);
+            }
         }
     }
 

@@ -163,7 +163,7 @@ impl Simulation {
         c.incarnation += 1;
         c.armed = None;
         c.drop_next_ack = false;
-        let working = c.working.len() as u64;
+        let working = u64::from(std::mem::take(&mut c.batches));
         let held: Vec<_> = c.working.drain(..).chain(c.buffer.drain(..)).collect();
         let restart_at_us = armed.restart_after_us.map(|d| now + d);
         c.restart_at_us = restart_at_us;

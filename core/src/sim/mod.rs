@@ -471,11 +471,8 @@ impl Simulation {
             } => self.confirm_timeout(producer, msg, attempt),
             Event::RelayPoll { producer, .. } => self.relay_poll(producer),
             Event::ServiceDone {
-                consumer,
-                copy,
-                attempt,
-                ..
-            } => self.finish_work(consumer, copy, attempt),
+                consumer, batch, ..
+            } => self.finish_work(consumer, batch),
             Event::LeaseExpired { copy, attempt } => self.expire_lease(copy, attempt),
             Event::RetryDue { copy, .. } => self.retry_due(copy),
             Event::TtlExpired { copy, .. } => self.expire_ttl(copy),

@@ -17,10 +17,7 @@ use crate::time::{secs_to_us, Micros};
 /// What the handler decided about one delivery.
 enum Outcome {
     /// The work is finished (effect applied, refused, or skipped for a stated reason).
-    Finished {
-        committed: bool,
-    },
-    Failed(Failure),
+    Finished { committed: bool },
     /// A predecessor is missing: put the copy back for a while.
     Wait,
 }
@@ -36,6 +33,7 @@ impl Simulation {
             copy,
             attempt,
             checked_clean: false,
+            batch: 0,
         });
         if self.crash_after_receive_armed(consumer) {
             let armed = self.consumers[consumer as usize]
@@ -45,22 +43,78 @@ impl Simulation {
             self.crash_consumer(consumer, armed);
             return;
         }
-        self.start_work(consumer);
+        // A batching consumer waits until the broker has handed it all it can right now
+        // (the dispatch loop starts it), so that batches fill up.
+        if self.consumers[consumer as usize].batch_size == 1 {
+            self.start_work(consumer);
+        }
     }
 
-    /// Fills the consumer's free slots from its buffer.
+    /// Fills the consumer's free slots from its buffer, a batch per slot.
     pub(super) fn start_work(&mut self, consumer: ConsumerId) {
         loop {
-            let c = &mut self.consumers[consumer as usize];
-            if !c.up || c.working.len() as u32 >= c.concurrency {
+            let c = &self.consumers[consumer as usize];
+            if !c.up || c.batches >= c.concurrency || c.buffer.is_empty() {
                 return;
             }
+            let batch = self.take_batch(consumer);
+            if batch.is_empty() {
+                continue; // every candidate was a duplicate, settled at once
+            }
+            let c = &mut self.consumers[consumer as usize];
+            let id = c.next_batch;
+            c.next_batch += 1;
+            c.batches += 1;
+            let (service, slow, incarnation) = (c.service, c.slow_factor, c.incarnation);
+            let mut took_s = 0.0;
+            for _ in &batch {
+                took_s += match service {
+                    ServiceTime::Fixed { seconds } => seconds,
+                    ServiceTime::Exponential { mean_s } => self.rng.exponential(mean_s),
+                };
+            }
+            let done_at_us = self.now_us + secs_to_us(took_s * slow);
+            self.busy_slots += 1;
+            let (copy, attempt) = (batch[0].copy, batch[0].attempt);
+            self.events.schedule(
+                done_at_us,
+                Event::ServiceDone {
+                    consumer,
+                    incarnation,
+                    copy,
+                    attempt,
+                    batch: id,
+                },
+            );
+            for mut held in batch {
+                held.batch = id;
+                let msg = self.copies[held.copy as usize].msg;
+                let (copy, attempt) = (held.copy, held.attempt);
+                self.consumers[consumer as usize].working.push(held);
+                self.facts.push(Fact::ProcessingStarted {
+                    msg,
+                    copy,
+                    attempt,
+                    consumer,
+                    done_at_us,
+                });
+            }
+        }
+    }
+
+    /// Takes up to a batch of deliveries from the buffer. Check-then-insert looks for the
+    /// processed mark first: a copy already marked is settled at once, not processed.
+    fn take_batch(&mut self, consumer: ConsumerId) -> Vec<Held> {
+        let mut batch = Vec::new();
+        loop {
+            let c = &mut self.consumers[consumer as usize];
+            if batch.len() as u32 >= c.batch_size {
+                return batch;
+            }
             let Some(mut held) = c.buffer.pop_front() else {
-                return;
+                return batch;
             };
-            let copy = &self.copies[held.copy as usize];
-            let msg = copy.msg;
-            // Check-then-insert, first half: "was it processed already?"
+            let msg = self.copies[held.copy as usize].msg;
             if c.idempotency == Idempotency::CheckThenInsert {
                 if self.tables[c.queue as usize].processed.contains(&msg) {
                     self.counters.duplicates_skipped += 1;
@@ -72,58 +126,96 @@ impl Simulation {
                         seen: DuplicateSeen::CheckFoundMark,
                     });
                     self.complete(consumer, held.copy, held.attempt, false);
+                    if !self.consumers[consumer as usize].up {
+                        return batch; // completing crashed it (an armed crash)
+                    }
                     continue;
                 }
                 held.checked_clean = true;
             }
-            let c = &mut self.consumers[consumer as usize];
-            c.working.push(held);
-            let (service, slow, incarnation) = (c.service, c.slow_factor, c.incarnation);
-            let took_s = match service {
-                ServiceTime::Fixed { seconds } => seconds,
-                ServiceTime::Exponential { mean_s } => self.rng.exponential(mean_s),
-            };
-            let done_at_us = self.now_us + secs_to_us(took_s * slow);
-            self.busy_slots += 1;
-            let (copy, attempt) = (held.copy, held.attempt);
-            self.events.schedule(
-                done_at_us,
-                Event::ServiceDone {
-                    consumer,
-                    incarnation,
-                    copy,
-                    attempt,
-                },
-            );
-            self.facts.push(Fact::ProcessingStarted {
-                msg,
-                copy,
-                attempt,
-                consumer,
-                done_at_us,
-            });
+            batch.push(held);
         }
     }
 
-    /// The handler finished: decide the outcome, then tell the broker.
-    pub(super) fn finish_work(&mut self, consumer: ConsumerId, copy: CopyId, attempt: Attempt) {
+    /// The handler finished a batch: decide each outcome, then tell the broker. An atomic
+    /// batch with any failure rolls back as a whole.
+    pub(super) fn finish_work(&mut self, consumer: ConsumerId, batch: u64) {
         let c = &mut self.consumers[consumer as usize];
-        let pos = c
+        let items: Vec<Held> = c
             .working
             .iter()
-            .position(|h| h.copy == copy && h.attempt == attempt);
-        let held = c
-            .working
-            .swap_remove(pos.expect("a live ServiceDone matches work in progress"));
+            .filter(|h| h.batch == batch)
+            .copied()
+            .collect();
+        c.working.retain(|h| h.batch != batch);
+        c.batches -= 1;
+        let atomic = c.batch_atomic && items.len() > 1;
         self.busy_slots -= 1;
-        match self.handle_message(consumer, held) {
-            Outcome::Finished { committed } => self.complete(consumer, copy, attempt, committed),
-            Outcome::Failed(failure) => self.fail(consumer, copy, attempt, failure),
-            Outcome::Wait => self.wait_for_predecessor(consumer, copy, attempt),
+        if atomic {
+            let failures: Vec<Option<Failure>> =
+                items.iter().map(|h| self.failure_of(consumer, h)).collect();
+            if failures.iter().any(Option::is_some) {
+                for (h, f) in items.iter().zip(failures) {
+                    if self.consumers[consumer as usize].up {
+                        self.fail(
+                            consumer,
+                            h.copy,
+                            h.attempt,
+                            f.unwrap_or(Failure::BatchRolledBack),
+                        );
+                    }
+                }
+            } else {
+                for h in items {
+                    if self.consumers[consumer as usize].up {
+                        self.handle_and_settle(consumer, h);
+                    }
+                }
+            }
+        } else {
+            for h in items {
+                if !self.consumers[consumer as usize].up {
+                    break; // an armed crash struck mid-batch: the rest dies with the process
+                }
+                match self.failure_of(consumer, &h) {
+                    Some(f) => self.fail(consumer, h.copy, h.attempt, f),
+                    None => self.handle_and_settle(consumer, h),
+                }
+            }
         }
         let queue = self.consumers[consumer as usize].queue;
         self.start_work(consumer);
         self.dispatch(queue);
+    }
+
+    fn handle_and_settle(&mut self, consumer: ConsumerId, held: Held) {
+        let (copy, attempt) = (held.copy, held.attempt);
+        match self.handle_message(consumer, held) {
+            Outcome::Finished { committed } => self.complete(consumer, copy, attempt, committed),
+            Outcome::Wait => self.wait_for_predecessor(consumer, copy, attempt),
+        }
+    }
+
+    /// Whether this attempt fails, and how: poison always; a dependency outage; or a
+    /// transient error with the configured probability.
+    fn failure_of(&mut self, consumer: ConsumerId, held: &Held) -> Option<Failure> {
+        let msg = self.copies[held.copy as usize].msg;
+        let c = &self.consumers[consumer as usize];
+        if let Some(poison) = self.messages[msg as usize].poison {
+            return Some(Failure::Poison(poison));
+        }
+        let now_s = self.now_us as f64 / 1e6;
+        if c.failures
+            .outages
+            .iter()
+            .any(|o| o.from_s <= now_s && now_s < o.until_s)
+        {
+            return Some(Failure::DependencyDown);
+        }
+        if c.failures.transient_p > 0.0 && self.rng.uniform() < c.failures.transient_p {
+            return Some(Failure::Transient);
+        }
+        None
     }
 
     /// The handler's logic: fail, skip, wait, or apply the effect in one transaction.
@@ -133,20 +225,6 @@ impl Simulation {
         let m = &self.messages[msg as usize];
         let c = &self.consumers[consumer as usize];
         let q = c.queue as usize;
-        if let Some(poison) = m.poison {
-            return Outcome::Failed(Failure::Poison(poison));
-        }
-        let now_s = self.now_us as f64 / 1e6;
-        if c.failures
-            .outages
-            .iter()
-            .any(|o| o.from_s <= now_s && now_s < o.until_s)
-        {
-            return Outcome::Failed(Failure::DependencyDown);
-        }
-        if c.failures.transient_p > 0.0 && self.rng.uniform() < c.failures.transient_p {
-            return Outcome::Failed(Failure::Transient);
-        }
         // Inbox: the unique key is checked inside the effect's transaction.
         let inbox_key = (m.producer, msg);
         if c.idempotency == Idempotency::Inbox && self.tables[q].inbox.contains(&inbox_key) {
