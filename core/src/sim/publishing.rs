@@ -174,8 +174,9 @@ impl Simulation {
 
     /// Sends a message, or queues it behind earlier messages held back by backpressure.
     pub(super) fn send(&mut self, producer: ProducerId, msg: MsgId) {
-        if self.messages[msg as usize].held_back {
-            return; // already waiting in the held line
+        let m = &self.messages[msg as usize];
+        if m.held_back || !matches!(m.fate, PublishFate::Pending | PublishFate::Stored) {
+            return; // already waiting in the held line, or its outcome is final
         }
         let p = &mut self.producers[producer as usize];
         if !p.held.is_empty() {
@@ -290,6 +291,7 @@ impl Simulation {
             });
             if self.messages[msg as usize].fate == PublishFate::Pending {
                 self.finish_publish(producer, msg, PublishFate::Unroutable);
+                self.drop_outbox_row(producer, msg);
             }
             // The broker confirms it all the same: a confirm is not a delivery promise.
             self.send_confirm(producer, msg, attempt);
