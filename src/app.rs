@@ -5,11 +5,12 @@ use leptos::prelude::*;
 use leptos_use::{use_raf_fn_with_options, utils::Pausable, UseRafFnOptions};
 
 use crate::backlog_chart::BacklogChart;
-use crate::controls::Controls;
+use crate::controls::{Controls, ScenarioPicker};
 use crate::counters::Counters;
 use crate::lab::Lab;
-use crate::narration::NarrationPanel;
+use crate::narration::{EventLog, NarrationPanel};
 use crate::player::Player;
+use crate::topology::TopologyView;
 
 /// The scenario the first page plays.
 pub const EXAMPLE: &str = "burst";
@@ -51,12 +52,59 @@ fn use_player_loop(lab: Lab) {
     });
 }
 
+/// True when a key press is meant for a form field, not for the page's shortcuts.
+fn typing_in_field(ev: &web_sys::KeyboardEvent) -> bool {
+    use wasm_bindgen::JsCast;
+    ev.target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .is_some_and(|el| matches!(el.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA"))
+}
+
+/// Keyboard shortcuts: space play/pause, → step, ← back, r reset, + / - speed.
+fn use_shortcuts(lab: Lab) {
+    let handle = window_event_listener(leptos::ev::keydown, move |ev| {
+        if ev.ctrl_key() || ev.meta_key() || ev.alt_key() || typing_in_field(&ev) {
+            return;
+        }
+        let handled = match ev.key().as_str() {
+            " " => {
+                lab.toggle_play();
+                true
+            }
+            "ArrowRight" => {
+                lab.step();
+                true
+            }
+            "ArrowLeft" => {
+                lab.back();
+                true
+            }
+            "r" | "R" => {
+                lab.reset();
+                true
+            }
+            "+" | "=" => {
+                lab.nudge_speed(true);
+                true
+            }
+            "-" | "_" => {
+                lab.nudge_speed(false);
+                true
+            }
+            _ => false,
+        };
+        if handled {
+            ev.prevent_default();
+        }
+    });
+    on_cleanup(move || handle.remove());
+}
+
 #[component]
 fn Page(player: Player) -> impl IntoView {
-    let title = player.scenario().name.clone();
-    let description = player.scenario().description.clone();
     let lab = Lab::new(player);
     use_player_loop(lab);
+    use_shortcuts(lab);
     let error = move || {
         lab.error
             .get()
@@ -69,21 +117,18 @@ fn Page(player: Player) -> impl IntoView {
             <p class="tagline">"Load a message queue, crash a consumer, and watch what happens to every message."</p>
         </header>
         <main>
-            <section class="scenario" aria-label="Scenario">
-                <p>
-                    <strong>"Scenario “" {title} "”: "</strong>
-                    <span data-testid="scenario-description">{description}</span>
-                </p>
-            </section>
+            <ScenarioPicker lab />
             <Controls lab />
             {error}
             <div class="board">
                 <div class="stage">
                     <BacklogChart lab />
                     <NarrationPanel narration=lab.narration />
+                    <EventLog narration=lab.narration />
                 </div>
                 <Counters readout=lab.readout />
             </div>
+            <TopologyView lab />
         </main>
         <footer>
             "Everything runs in this page: a deterministic simulation compiled from Rust to WebAssembly."

@@ -1,10 +1,13 @@
-//! The playback toolbar: play/pause, speed, crash a consumer, reset.
+//! The playback toolbar: play/pause, step back and forward, speed, crash a consumer, reset;
+//! and the scenario picker.
+
+use brokerlab_core::examples;
 
 use leptos::prelude::*;
 
 use crate::lab::Lab;
 use crate::player::{RESTART_AFTER_S, SPEEDS};
-use crate::readout::speed;
+use crate::readout::{seconds, speed};
 
 #[component]
 pub fn Controls(lab: Lab) -> impl IntoView {
@@ -38,9 +41,24 @@ pub fn Controls(lab: Lab) -> impl IntoView {
         .collect_view();
     view! {
         <div class="controls" role="toolbar" aria-label="Playback">
-            <button type="button" class="primary" data-testid="play" on:click=move |_| lab.toggle_play()>
+            <button type="button" data-testid="back" on:click=move |_| lab.back()
+                disabled=move || lab.readout.with(|r| r.step == 0)
+                title="One step back (←): the run is re-simulated up to the previous step">
+                "◀ Back"
+            </button>
+            <button type="button" class="primary" data-testid="play" on:click=move |_| lab.toggle_play()
+                title="Play or pause (space)">
                 {play_label}
             </button>
+            <button type="button" data-testid="step" on:click=move |_| lab.step()
+                disabled=move || lab.readout.with(|r| r.finished)
+                title="One step forward: the next event (→)">
+                "Step ▶"
+            </button>
+            <span class="position" aria-live="off">
+                "Step " <strong data-testid="step-index">{move || lab.readout.with(|r| r.step)}</strong>
+                " at " <strong data-testid="step-time">{move || lab.readout.with(|r| seconds(r.time_s))}</strong>
+            </span>
             <label class="speed">
                 <span>"Speed"</span>
                 <select data-testid="speed" on:change=on_speed prop:value=move || lab.speed.get().to_string()>
@@ -53,9 +71,37 @@ pub fn Controls(lab: Lab) -> impl IntoView {
                 title=format!("Crashes the first running consumer now; it restarts {RESTART_AFTER_S} s later")>
                 {crash_label}
             </button>
-            <button type="button" data-testid="reset" on:click=move |_| lab.reset()>
+            <button type="button" data-testid="reset" on:click=move |_| lab.reset() title="Back to the start (r)">
                 "Reset"
             </button>
+            <p class="keys" data-testid="shortcuts">
+                "Keys: " <kbd>"space"</kbd> " play/pause · " <kbd>"→"</kbd> " step · " <kbd>"←"</kbd>
+                " back · " <kbd>"r"</kbd> " reset · " <kbd>"+"</kbd> " / " <kbd>"-"</kbd> " speed"
+            </p>
         </div>
+    }
+}
+
+/// The scenario picker: every built-in example; choosing one loads it, paused.
+#[component]
+pub fn ScenarioPicker(lab: Lab) -> impl IntoView {
+    let name = move || lab.scenario.with(|s| s.0.clone());
+    let description = move || lab.scenario.with(|s| s.1.clone());
+    let options = examples::names()
+        .map(|n| {
+            view! { <option value=n selected=move || lab.scenario.with(|s| s.0 == n)>{n}</option> }
+        })
+        .collect_view();
+    view! {
+        <section class="scenario" aria-label="Scenario">
+            <label class="picker">
+                <strong>"Scenario"</strong>
+                <select data-testid="scenario" prop:value=name
+                    on:change=move |ev| lab.load(&event_target_value(&ev))>
+                    {options}
+                </select>
+            </label>
+            <p data-testid="scenario-description">{description}</p>
+        </section>
     }
 }

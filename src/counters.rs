@@ -24,6 +24,114 @@ fn Counter(
     }
 }
 
+/// A counter of the "More" group: (label, testid, hint, value, highlighted when non-zero).
+type More = (
+    &'static str,
+    &'static str,
+    &'static str,
+    fn(&Readout) -> u64,
+    bool,
+);
+
+/// Counters that matter only in some scenarios (retries, DLQ, bounded queues, the broker).
+const MORE: &[More] = &[
+    (
+        "Dead-lettered",
+        "dead-lettered",
+        "Messages moved to the dead-letter queue",
+        |r| r.dead_lettered,
+        true,
+    ),
+    (
+        "Retries",
+        "retries",
+        "Retries scheduled after a handler failure",
+        |r| r.retries_scheduled,
+        false,
+    ),
+    (
+        "Redriven",
+        "redriven",
+        "Dead letters moved back into their queue",
+        |r| r.redriven,
+        false,
+    ),
+    (
+        "Duplicates skipped",
+        "duplicates-skipped",
+        "Redeliveries the idempotent handler recognised and skipped",
+        |r| r.duplicates_skipped,
+        false,
+    ),
+    (
+        "Refused",
+        "refused",
+        "Publishes a full queue refused",
+        |r| r.refused,
+        true,
+    ),
+    (
+        "Dropped",
+        "dropped",
+        "Messages a full queue dropped to make room",
+        |r| r.dropped,
+        true,
+    ),
+    (
+        "Expired",
+        "expired",
+        "Messages whose time to live ran out",
+        |r| r.expired,
+        true,
+    ),
+    (
+        "Leases expired",
+        "leases-expired",
+        "Deliveries whose lease ran out with no ack",
+        |r| r.leases_expired,
+        false,
+    ),
+    (
+        "Broker crashes",
+        "broker-crashes",
+        "Times the broker process died",
+        |r| r.broker_crashes,
+        true,
+    ),
+];
+
+/// The "More" group: each counter appears once it is non-zero, so the panel stays short.
+#[component]
+fn MoreCounters(readout: Memo<Readout>) -> impl IntoView {
+    let shown = Memo::new(move |_| {
+        readout.with(|r| {
+            MORE.iter()
+                .enumerate()
+                .filter(|(_, m)| (m.3)(r) > 0)
+                .map(|(i, _)| i)
+                .collect::<Vec<_>>()
+        })
+    });
+    let counters = move || {
+        shown
+            .get()
+            .into_iter()
+            .map(|i| {
+                let (label, testid, hint, value, alert) = MORE[i];
+                view! {
+                    <Counter label testid hint
+                        value=Signal::derive(move || readout.with(|r| count(value(r))))
+                        alert=Signal::derive(move || alert) />
+                }
+            })
+            .collect_view()
+    };
+    view! {
+        <h3 hidden=move || shown.with(Vec::is_empty)>"More"</h3>
+        <dl data-testid="more-counters">{counters}</dl>
+    }
+}
+
 /// The run's counters, in three groups: right now, totals, failures.
 #[component]
 pub fn Counters(readout: Memo<Readout>) -> impl IntoView {
@@ -67,6 +175,7 @@ pub fn Counters(readout: Memo<Readout>) -> impl IntoView {
                     hint="Effects applied more than once to the database"
                     value=r(|r| count(r.duplicate_effects)) alert=flag(|r| r.duplicate_effects > 0) />
             </dl>
+            <MoreCounters readout />
         </section>
     }
 }

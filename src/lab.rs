@@ -4,8 +4,11 @@
 
 use leptos::prelude::*;
 
+use brokerlab_core::{examples, Fault};
+
 use crate::player::{Narration, Player, SPEEDS, SPEED_DEFAULT};
 use crate::readout::Readout;
+use crate::topology::Topology;
 
 /// One frame at 60 Hz: the most the first frame after a pause may count for.
 const FRAME_MS_NOMINAL: f64 = 1_000.0 / 60.0;
@@ -44,6 +47,10 @@ pub struct Lab {
     pub chart_key: Memo<(u32, usize)>,
     /// Name of the consumer the crash button would crash, if any is up.
     pub crash_target: Memo<Option<String>>,
+    /// The diagram's snapshot.
+    pub topology: Memo<Topology>,
+    /// (name, description) of the loaded scenario.
+    pub scenario: Memo<(String, String)>,
 }
 
 impl Lab {
@@ -75,6 +82,17 @@ impl Lab {
                     p.crash_target()
                         .and_then(|c| p.sim().consumer(c))
                         .map(|v| v.name)
+                })
+            }),
+            topology: Memo::new(move |_| {
+                frame.track();
+                player.with_value(|p| Topology::of(p.sim()))
+            }),
+            scenario: Memo::new(move |_| {
+                frame.track();
+                player.with_value(|p| {
+                    let s = p.scenario();
+                    (s.name.clone(), s.description.clone())
                 })
             }),
         }
@@ -141,6 +159,64 @@ impl Lab {
                 .set(Some(format!("The simulation refused the crash: {e}")));
         }
         self.changed();
+    }
+
+    /// Loads a built-in example by name: a new run, paused at its start.
+    pub fn load(&self, name: &str) {
+        self.playing.set(false);
+        let player = examples::load(name)
+            .ok_or_else(|| format!("There is no example called “{name}”."))
+            .and_then(|s| Player::new(s).map_err(|e| format!("The example could not load: {e}")));
+        match player {
+            Ok(mut player) => {
+                let run = self.player.with_value(Player::run).wrapping_add(1);
+                player.set_run(run);
+                self.player.set_value(player);
+                self.error.set(None);
+            }
+            Err(message) => self.error.set(Some(message)),
+        }
+        self.changed();
+    }
+
+    /// One step (one event) forward, paused.
+    pub fn step(&self) {
+        self.playing.set(false);
+        self.player.update_value(|p| {
+            p.step_once();
+        });
+        self.changed();
+    }
+
+    /// One step back, paused: the recorded run is re-simulated up to the previous step.
+    pub fn back(&self) {
+        self.playing.set(false);
+        if let Some(Err(e)) = self.player.try_update_value(Player::step_back) {
+            self.error
+                .set(Some(format!("The run could not step back: {e}")));
+        }
+        self.changed();
+    }
+
+    /// Gives the simulation a user command (recorded in the run).
+    pub fn command(&self, fault: Fault) {
+        if let Some(Err(e)) = self.player.try_update_value(|p| p.command(fault)) {
+            self.error
+                .set(Some(format!("The simulation refused the command: {e}")));
+        }
+        self.changed();
+    }
+
+    /// The next offered speed up (`faster`) or down; stays at the ends.
+    pub fn nudge_speed(&self, faster: bool) {
+        let now = self.speed.get_untracked();
+        let at = SPEEDS.iter().position(|&s| s == now).unwrap_or(0);
+        let next = if faster {
+            (at + 1).min(SPEEDS.len() - 1)
+        } else {
+            at.saturating_sub(1)
+        };
+        self.speed.set(SPEEDS[next]);
     }
 
     /// Back to the start of the scenario, paused.
@@ -217,6 +293,85 @@ mod tests {
         assert_eq!(lab.speed.get_untracked(), SPEED_DEFAULT);
         lab.set_speed(0.5);
         assert_eq!(lab.speed.get_untracked(), 0.5);
+    }
+
+    #[test]
+    fn loading_an_example_starts_a_paused_new_run() {
+        let (_owner, lab) = lab();
+        lab.toggle_play();
+        lab.load("crash-after-commit");
+        assert!(!lab.playing.get_untracked());
+        assert_eq!(lab.scenario.get_untracked().0, "crash-after-commit");
+        assert_eq!(lab.readout.get_untracked().step, 0);
+        assert_eq!(lab.topology.get_untracked().consumers[0].name, "C1");
+        assert_eq!(lab.chart_key.get_untracked(), (1, 0));
+        lab.load("no-such-example");
+        assert!(lab.error.get_untracked().is_some());
+        assert_eq!(lab.scenario.get_untracked().0, "crash-after-commit");
+    }
+
+    #[test]
+    fn step_and_back_move_one_event_and_restore_the_counters() {
+        let (_owner, lab) = lab();
+        lab.load("crash-after-commit");
+        let mut readouts = vec![lab.readout.get_untracked()];
+        for _ in 0..6 {
+            lab.step();
+            readouts.push(lab.readout.get_untracked());
+        }
+        let last = &readouts[6];
+        assert_eq!(last.step, 6);
+        assert_eq!(
+            (last.redelivered, last.duplicate_effects),
+            (1, 1),
+            "{last:?}"
+        );
+        lab.step();
+        assert_eq!(lab.readout.get_untracked().step, 6, "the run is over");
+        for k in (0..6).rev() {
+            lab.back();
+            assert_eq!(lab.readout.get_untracked(), readouts[k], "at step {k}");
+        }
+        lab.back();
+        assert_eq!(
+            lab.readout.get_untracked().step,
+            0,
+            "nothing before the start"
+        );
+    }
+
+    #[test]
+    fn every_example_loads_steps_and_steps_back() {
+        let (_owner, lab) = lab();
+        for name in examples::names() {
+            lab.load(name);
+            assert_eq!(lab.scenario.get_untracked().0, name);
+            for _ in 0..40 {
+                lab.step();
+            }
+            let at = lab.readout.get_untracked();
+            let topology = lab.topology.get_untracked();
+            lab.step();
+            lab.back();
+            if lab.readout.get_untracked().step == at.step {
+                assert_eq!(lab.readout.get_untracked(), at, "{name}");
+                assert_eq!(lab.topology.get_untracked(), topology, "{name}");
+            }
+            assert_eq!(lab.error.get_untracked(), None, "{name}");
+        }
+    }
+
+    #[test]
+    fn speed_nudges_stay_within_the_offered_speeds() {
+        let (_owner, lab) = lab();
+        lab.nudge_speed(true);
+        assert_eq!(lab.speed.get_untracked(), 20.0);
+        lab.nudge_speed(true);
+        assert_eq!(lab.speed.get_untracked(), 20.0);
+        for _ in 0..10 {
+            lab.nudge_speed(false);
+        }
+        assert_eq!(lab.speed.get_untracked(), SPEEDS[0]);
     }
 
     #[test]

@@ -15,6 +15,7 @@ pub mod narration;
 pub mod panic_panel;
 pub mod player;
 pub mod readout;
+pub mod topology;
 
 use wasm_bindgen::JsCast;
 

@@ -8,8 +8,8 @@ use std::collections::VecDeque;
 
 use brokerlab_core::narration::describe;
 use brokerlab_core::{
-    secs_to_us, us_to_secs, ConsumerId, CrashPoint, Fact, Fault, Micros, Scenario, ScenarioError,
-    Simulation,
+    secs_to_us, us_to_secs, ConsumerId, CrashPoint, Fact, Fault, Micros, MsgId, Scenario,
+    ScenarioError, Simulation,
 };
 
 use crate::fluid;
@@ -35,6 +35,8 @@ pub const NARRATION_EVERY_MS: f64 = 700.0;
 const NARRATION_SENTENCES_MAX: usize = 2;
 /// Recent notable events kept for the event list.
 pub const EVENTS_MAX: usize = 5;
+/// Facts of the latest steps kept for the event log (and its message filter).
+pub const LOG_MAX: usize = 300;
 
 /// What one frame did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -62,6 +64,27 @@ pub struct Narration {
     pub more: usize,
     /// Newest first.
     pub events: Vec<Event>,
+    /// The event log: the latest [`LOG_MAX`] facts in words, newest first.
+    pub log: Vec<LogLine>,
+}
+
+/// One narrated fact of the event log.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LogLine {
+    /// The step it happened in (1 is the first).
+    pub step: u64,
+    pub time_s: f64,
+    /// The message it is about, if any.
+    pub msg: Option<MsgId>,
+    pub text: String,
+}
+
+/// A fact as the log keeps it until it is told.
+#[derive(Clone, Copy, Debug)]
+struct Logged {
+    step: u64,
+    at_us: Micros,
+    fact: Fact,
 }
 
 /// The chart's input, gathered from the run.
@@ -93,6 +116,8 @@ pub struct Player {
     narration_age_ms: f64,
     /// A notable event arrived since the last refresh: show it at once.
     events_changed: bool,
+    /// The latest facts, newest last.
+    log: VecDeque<Logged>,
 }
 
 impl Player {
@@ -112,6 +137,7 @@ impl Player {
             narration: Narration::default(),
             narration_age_ms: 0.0,
             events_changed: false,
+            log: VecDeque::with_capacity(LOG_MAX + 1),
         })
     }
 
@@ -125,6 +151,12 @@ impl Player {
 
     pub fn run(&self) -> u32 {
         self.run
+    }
+
+    /// Numbers this player's run (a newly loaded scenario continues the page's count, so
+    /// the chart knows to start over).
+    pub fn set_run(&mut self, run: u32) {
+        self.run = run;
     }
 
     /// Nothing is left to happen, and the run's end time (if any) is reached.
@@ -208,7 +240,59 @@ impl Player {
         true
     }
 
+    /// Takes one step (one event) and tells it at once. False when nothing was left.
+    pub fn step_once(&mut self) -> bool {
+        let stepped = self.take_step();
+        if stepped {
+            self.refresh_narration();
+        }
+        stepped
+    }
+
+    /// Goes back one step by re-simulating the recorded run (the scenario plus every command
+    /// given so far) up to the step before the current one. False at the start.
+    pub fn step_back(&mut self) -> Result<bool, ScenarioError> {
+        let Some(target) = self.sim.steps().checked_sub(1) else {
+            return Ok(false);
+        };
+        self.go_to_step(target)?;
+        Ok(true)
+    }
+
+    /// Re-simulates the recorded run from its start up to step `target`.
+    pub fn go_to_step(&mut self, target: u64) -> Result<(), ScenarioError> {
+        let recorded = self.sim.scenario().clone();
+        self.sim = Simulation::new(recorded)?;
+        self.run = self.run.wrapping_add(1);
+        self.forget_story();
+        while self.sim.steps() < target && self.take_step() {}
+        self.refresh_narration();
+        Ok(())
+    }
+
+    /// Clears what was told about the run (latest step, events, log).
+    fn forget_story(&mut self) {
+        self.latest.clear();
+        self.latest_us = 0;
+        self.events.clear();
+        self.log.clear();
+        self.narration = Narration::default();
+        self.narration_age_ms = 0.0;
+        self.events_changed = false;
+    }
+
     fn note_events(&mut self) {
+        let step = self.sim.steps();
+        for fact in &self.latest {
+            if self.log.len() == LOG_MAX {
+                self.log.pop_front();
+            }
+            self.log.push_back(Logged {
+                step,
+                at_us: self.latest_us,
+                fact: *fact,
+            });
+        }
         for fact in &self.latest {
             if is_notable(fact) {
                 if self.events.len() == EVENTS_MAX {
@@ -231,30 +315,31 @@ impl Player {
         let Some(consumer) = self.crash_target() else {
             return Ok(None);
         };
-        let fault = Fault::CrashConsumer {
+        self.command(Fault::CrashConsumer {
             consumer,
             point: CrashPoint::Now,
             restart_after_s: Some(RESTART_AFTER_S),
-        };
+        })?;
+        Ok(Some(consumer))
+    }
+
+    /// Gives the simulation a user command now (recorded, so step back replays it) and
+    /// tells the step it made.
+    pub fn command(&mut self, fault: Fault) -> Result<(), ScenarioError> {
         let step = self.sim.command(fault)?;
         self.latest_us = step.time_us;
         self.latest.clear();
         self.latest.extend_from_slice(step.facts);
         self.note_events();
         self.refresh_narration();
-        Ok(Some(consumer))
+        Ok(())
     }
 
     /// Starts the run again from the loaded scenario (user commands are forgotten).
     pub fn reset(&mut self) -> Result<(), ScenarioError> {
         self.sim = Simulation::new(self.base.clone())?;
         self.run = self.run.wrapping_add(1);
-        self.latest.clear();
-        self.latest_us = 0;
-        self.events.clear();
-        self.narration = Narration::default();
-        self.narration_age_ms = 0.0;
-        self.events_changed = false;
+        self.forget_story();
         Ok(())
     }
 
@@ -277,11 +362,23 @@ impl Player {
                 text: describe(&self.sim, f),
             })
             .collect();
+        let log = self
+            .log
+            .iter()
+            .rev()
+            .map(|l| LogLine {
+                step: l.step,
+                time_s: us_to_secs(l.at_us),
+                msg: l.fact.msg(),
+                text: describe(&self.sim, &l.fact),
+            })
+            .collect();
         self.narration = Narration {
             time_s: us_to_secs(self.latest_us),
             more: self.latest.len().saturating_sub(sentences.len()),
             sentences,
             events,
+            log,
         };
     }
 
@@ -297,7 +394,16 @@ impl Player {
             .filter(|&i| sim.consumer(i).is_some_and(|v| v.up))
             .count() as u32;
         Readout {
+            step: sim.steps(),
             time_s: us_to_secs(sim.now_us()),
+            dead_lettered: c.dead_lettered,
+            retries_scheduled: c.retries_scheduled,
+            duplicates_skipped: c.duplicates_skipped,
+            refused: c.refused,
+            dropped: c.dropped,
+            expired: c.expired,
+            redriven: c.redriven,
+            broker_crashes: c.broker_crashes,
             published: c.published,
             delivered: c.delivered,
             redelivered: c.redelivered,

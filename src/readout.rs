@@ -5,6 +5,8 @@
 /// The counters and gauges of a run at one instant.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Readout {
+    /// Steps taken so far (the index of the latest step).
+    pub step: u64,
     pub time_s: f64,
     pub published: u64,
     pub delivered: u64,
@@ -18,6 +20,14 @@ pub struct Readout {
     pub oldest_age_s: f64,
     pub crashes: u64,
     pub restarts: u64,
+    pub broker_crashes: u64,
+    pub dead_lettered: u64,
+    pub retries_scheduled: u64,
+    pub duplicates_skipped: u64,
+    pub refused: u64,
+    pub dropped: u64,
+    pub expired: u64,
+    pub redriven: u64,
     pub consumers_up: u32,
     pub consumers_total: u32,
     /// Nothing is left to happen: the run is over.

@@ -9,7 +9,7 @@ use leptos::task::tick;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
-use web_sys::{HtmlCanvasElement, HtmlElement, HtmlSelectElement};
+use web_sys::{HtmlCanvasElement, HtmlElement, HtmlInputElement, HtmlSelectElement};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
@@ -71,6 +71,49 @@ impl Mounted {
         self.get(testid).click();
         tick().await;
     }
+
+    fn has(&self, testid: &str) -> bool {
+        self.root
+            .query_selector(&format!("[data-testid='{testid}']"))
+            .expect("valid selector")
+            .is_some()
+    }
+
+    /// Chooses `value` in a select and tells the page, as a user's choice would.
+    async fn choose(&self, testid: &str, value: &str) {
+        let select: HtmlSelectElement = self.get(testid).unchecked_into();
+        select.set_value(value);
+        fire(&select, "change");
+        tick().await;
+    }
+
+    /// Types `text` into an input (replacing what was there).
+    async fn type_into(&self, testid: &str, text: &str) {
+        let input: HtmlInputElement = self.get(testid).unchecked_into();
+        input.set_value(text);
+        fire(&input, "input");
+        tick().await;
+    }
+}
+
+/// Dispatches a bubbling event of type `kind` at `target`.
+fn fire(target: &web_sys::EventTarget, kind: &str) {
+    let init = web_sys::EventInit::new();
+    init.set_bubbles(true);
+    let event = web_sys::Event::new_with_event_init_dict(kind, &init).expect("event");
+    target.dispatch_event(&event).expect("dispatch");
+}
+
+/// Presses `key` on the page (a keydown at the body, bubbling to the window).
+async fn press(key: &str) {
+    let press = js_sys::Function::new_with_args(
+        "key",
+        "document.body.dispatchEvent(new KeyboardEvent('keydown', { key, bubbles: true, cancelable: true }));",
+    );
+    press
+        .call1(&wasm_bindgen::JsValue::NULL, &key.into())
+        .expect("keydown dispatched");
+    tick().await;
 }
 
 /// Waits `ms` of real time (animation frames run meanwhile).
@@ -301,4 +344,176 @@ fn the_error_panel_shows_text_never_html() {
     if let Some(p) = document().get_element_by_id(panic_panel::PANEL_ID) {
         p.remove();
     }
+}
+
+#[wasm_bindgen_test]
+async fn picking_a_scenario_loads_it_paused_with_its_description() {
+    let page = Mounted::new();
+    page.click("play").await;
+    page.choose("scenario", "crash-after-commit").await;
+    assert_eq!(page.text("play"), "Play", "a new scenario starts paused");
+    assert!(
+        page.text("scenario-description")
+            .contains("crashes before its ack"),
+        "{}",
+        page.text("scenario-description")
+    );
+    assert_eq!(page.text("step-index"), "0");
+    assert_eq!(page.text("time"), "0.0 s");
+    assert_eq!(page.text("published"), "0");
+    assert!(page.text("consumer-0").contains("C1"));
+    assert!(!page.has("consumer-1"), "this scenario has one consumer");
+    assert!(page.text("queue-0").contains("orders"));
+}
+
+#[wasm_bindgen_test]
+async fn stepping_shows_the_duplicate_and_back_restores_the_counters() {
+    let page = Mounted::new();
+    page.choose("scenario", "crash-after-commit").await;
+    let mut seen = Vec::new();
+    for _ in 0..20 {
+        if page.number("duplicate-effects") >= 1.0 {
+            break;
+        }
+        seen.push((
+            page.text("step-index"),
+            page.text("time"),
+            page.text("redelivered"),
+            page.text("duplicate-effects"),
+            page.text("acked"),
+        ));
+        page.click("step").await;
+    }
+    assert_eq!(page.text("duplicate-effects"), "1");
+    assert_eq!(page.text("redelivered"), "1");
+    assert_eq!(page.text("step-index"), "6");
+    assert!(
+        page.get("duplicate-effects")
+            .parent_element()
+            .expect("counter")
+            .class_list()
+            .contains("alert"),
+        "a duplicate is highlighted"
+    );
+    assert!(
+        page.text("log").contains("(duplicate)"),
+        "{}",
+        page.text("log")
+    );
+
+    page.click("back").await;
+    assert_eq!(page.text("step-index"), "5");
+    let now = (
+        page.text("step-index"),
+        page.text("time"),
+        page.text("redelivered"),
+        page.text("duplicate-effects"),
+        page.text("acked"),
+    );
+    assert_eq!(&now, seen.last().expect("steps were taken"));
+    assert_eq!(page.text("duplicate-effects"), "0");
+    assert_eq!(page.text("redelivered"), "1", "step 5 is the redelivery");
+    assert!(!page.text("log").contains("(duplicate)"));
+}
+
+#[wasm_bindgen_test]
+async fn the_keyboard_steps_plays_and_changes_speed() {
+    let page = Mounted::new();
+    page.choose("scenario", "crash-after-commit").await;
+    press("ArrowRight").await;
+    press("ArrowRight").await;
+    assert_eq!(page.text("step-index"), "2");
+    press("ArrowLeft").await;
+    assert_eq!(page.text("step-index"), "1");
+    press("+").await;
+    let speed: HtmlSelectElement = page.get("speed").unchecked_into();
+    assert_eq!(speed.value(), "20");
+    press("-").await;
+    press("-").await;
+    assert_eq!(speed.value(), "5");
+    press(" ").await;
+    assert_eq!(page.text("play"), "Pause");
+    press(" ").await;
+    assert_eq!(page.text("play"), "Play");
+    press("r").await;
+    assert_eq!(page.text("step-index"), "0");
+}
+
+#[wasm_bindgen_test]
+async fn consumer_cards_crash_arm_and_restart_their_consumer() {
+    let page = Mounted::new();
+    tick().await;
+    assert!(page.text("consumer-0-state").contains("idle"));
+    page.click("consumer-0-crash-after-commit").await;
+    assert!(
+        page.text("consumer-0-state")
+            .contains("armed: crash after commit"),
+        "{}",
+        page.text("consumer-0-state")
+    );
+    page.click("consumer-2-crash").await;
+    assert_eq!(page.text("consumer-2-state"), "crashed · restarts in 5.0 s");
+    assert_eq!(page.text("crashes"), "1");
+    assert_eq!(page.text("consumers-up"), "19 / 20");
+    page.click("consumer-2-restart").await;
+    assert_eq!(page.text("consumers-up"), "20 / 20");
+    assert!(!page.text("consumer-2-state").contains("crashed"));
+
+    // The commands are part of the run: stepping back re-simulates them.
+    page.click("step").await;
+    let at = page.number("step-index");
+    page.click("back").await;
+    assert_eq!(page.number("step-index"), at - 1.0);
+    assert_eq!(page.text("crashes"), "1", "the recorded crash is replayed");
+    assert!(page.text("consumer-0-state").contains("armed"));
+
+    page.click("broker-toggle").await;
+    assert_eq!(page.text("broker-state"), "crashed");
+    assert!(
+        page.has("broker-crashes"),
+        "the broker crash counter appears"
+    );
+    page.click("broker-toggle").await;
+    assert_eq!(page.text("broker-state"), "up");
+}
+
+#[wasm_bindgen_test]
+async fn the_log_filter_takes_a_message_id_and_explains_bad_input() {
+    let page = Mounted::new();
+    page.choose("scenario", "crash-after-commit").await;
+    for _ in 0..6 {
+        page.click("step").await;
+    }
+    let all = page.get("log").child_element_count();
+    assert!(all >= 10, "{all} lines");
+    assert!(page.get("log-filter-error").hidden());
+
+    page.type_into("log-filter", "#0").await;
+    let only = page.get("log").child_element_count();
+    assert!(only > 0 && only < all, "{only} of {all}");
+    assert!(!page.text("log").contains("will crash right after"));
+
+    page.type_into("log-filter", "<b>0</b>").await;
+    assert!(!page.get("log-filter-error").hidden());
+    assert!(page.text("log-filter-error").contains("not a message id"));
+    assert_eq!(
+        page.get("log").child_element_count(),
+        all,
+        "no filter applies"
+    );
+
+    // A message id in a line filters the log to that message.
+    page.get("log-msg").click();
+    tick().await;
+    let input: HtmlInputElement = page.get("log-filter").unchecked_into();
+    assert_eq!(input.value(), "#0");
+    assert_eq!(page.get("log").child_element_count(), only);
+
+    page.type_into("log-filter", "12345").await;
+    assert!(page
+        .text("log")
+        .contains("No step in the log is about that message"));
+    // Typing in the field is not a shortcut.
+    page.type_into("log-filter", "").await;
+    assert!(page.get("log-filter-error").hidden());
 }

@@ -128,10 +128,20 @@ class LabPage {
     });
   }
 
-  async shot(name) {
+  async shot(name, fullPage = false) {
     const file = path.join(SHOTS, `${name}.png`);
-    await this.page.screenshot({ path: file });
+    await this.page.screenshot({ path: file, fullPage });
     return file;
+  }
+
+  async pickScenario(name) {
+    await this.page.getByTestId('scenario').selectOption(name);
+  }
+
+  /** Presses a key with the focus on the page itself (not on a button or field). */
+  async press(key) {
+    await this.page.evaluate(() => document.activeElement?.blur());
+    await this.page.keyboard.press(key);
   }
 
   /** Requests to anything but the local server (data: URLs are not requests out). */
@@ -253,6 +263,98 @@ test('reset starts over, paused at zero', async () => {
   assert.equal(await lab.text('time'), '0.0 s');
   assert.equal(await lab.number('crashes'), 0);
   assert.equal(await lab.text('play'), 'Play');
+});
+
+test('picking a scenario loads it paused, with its description and topology', async () => {
+  await lab.pickScenario('crash-after-commit');
+  assert.equal(await lab.text('play'), 'Play');
+  assert.match(await lab.text('scenario-description'), /crashes before its ack/);
+  assert.equal(await lab.text('step-index'), '0');
+  assert.equal(await lab.text('time'), '0.0 s');
+  assert.match(await lab.text('consumer-0'), /C1/);
+  assert.equal(await lab.page.getByTestId('consumer-1').count(), 0, 'one consumer');
+  assert.match(await lab.text('queue-0-counts'), /waiting 0/);
+  await lab.shot('08-scenario-picked', true);
+});
+
+test('"Crash after next commit" on a consumer card, then play: a redelivery and a duplicate effect', async () => {
+  await lab.click('consumer-0-crash-after-commit');
+  assert.match(await lab.text('consumer-0-state'), /armed: crash after commit/);
+  await lab.shot('09-armed', true);
+  await lab.click('play');
+  await lab.waitFor('redelivered', (n) => n === 1);
+  await lab.waitFor('duplicate-effects', (n) => n === 1);
+  await lab.page.getByTestId('play').filter({ hasText: 'Replay' }).waitFor({ timeout: 20_000 });
+  assert.equal(await lab.number('crashes'), 1);
+  assert.match(await lab.text('log'), /\(duplicate\)/);
+  await lab.shot('10-duplicate-effect', true);
+});
+
+test('stepping forward and back, and the keyboard shortcuts', async () => {
+  await lab.press('r');
+  assert.equal(await lab.text('step-index'), '0');
+  assert.equal(await lab.number('duplicate-effects'), 0);
+  await lab.click('step');
+  assert.equal(await lab.text('step-index'), '1');
+  await lab.press('ArrowRight');
+  await lab.press('ArrowRight');
+  await lab.press('ArrowRight');
+  assert.equal(await lab.text('step-index'), '4');
+  await lab.press('ArrowLeft');
+  assert.equal(await lab.text('step-index'), '3');
+  await lab.click('back');
+  assert.equal(await lab.text('step-index'), '2');
+  assert.equal(await lab.text('step-time'), '1.0 s');
+  for (let i = 0; i < 10; i += 1) await lab.press('ArrowRight');
+  assert.equal(await lab.text('step-index'), '6', 'the run has six steps');
+  assert.equal(await lab.number('duplicate-effects'), 1);
+  assert.equal(await lab.number('redelivered'), 1);
+  await lab.press('ArrowLeft');
+  assert.equal(await lab.number('duplicate-effects'), 0, 'back before the duplicate');
+  assert.equal(await lab.number('redelivered'), 1);
+  await lab.shot('11-stepped-back', true);
+
+  await lab.setSpeed(10);
+  await lab.press('+');
+  assert.equal(await lab.page.getByTestId('speed').inputValue(), '20');
+  await lab.press('-');
+  await lab.press('-');
+  assert.equal(await lab.page.getByTestId('speed').inputValue(), '5');
+  // Space on the focused Play button toggles once, not twice (key and click).
+  await lab.press('r');
+  await lab.page.getByTestId('play').focus();
+  await lab.page.keyboard.press(' ');
+  assert.equal(await lab.text('play'), 'Pause');
+  await lab.page.keyboard.press(' ');
+  assert.equal(await lab.text('play'), 'Play');
+  await lab.press('r');
+  await lab.press(' ');
+  assert.equal(await lab.text('play'), 'Pause');
+  await lab.page.getByTestId('play').filter({ hasText: 'Replay' }).waitFor({ timeout: 20_000 });
+  assert.equal(await lab.number('duplicate-effects'), 1);
+});
+
+test('the event log filters by message id and explains bad input', async () => {
+  const all = await lab.page.getByTestId('log').locator('li').count();
+  assert.ok(all >= 10, `${all} lines`);
+  await lab.page.getByTestId('log-filter').fill('abc');
+  assert.match(await lab.text('log-filter-error'), /not a message id/);
+  assert.equal(await lab.page.getByTestId('log').locator('li').count(), all);
+  await lab.page.getByTestId('log-filter').fill('#0');
+  assert.equal(await lab.page.getByTestId('log-filter-error').isHidden(), true);
+  const only = await lab.page.getByTestId('log').locator('li').count();
+  assert.ok(only > 0 && only < all, `${only} of ${all}`);
+  for (const line of await lab.page.getByTestId('log').locator('li').allInnerTexts()) {
+    assert.match(line, /#0\b/);
+  }
+  await lab.page.getByTestId('log').scrollIntoViewIfNeeded();
+  await lab.shot('12-log-filtered');
+  await lab.page.getByTestId('log-filter').fill('');
+  // A message id in a line filters the log to that message.
+  await lab.page.getByTestId('log-msg').first().click();
+  assert.equal(await lab.page.getByTestId('log-filter').inputValue(), '#0');
+  assert.equal(await lab.page.getByTestId('log').locator('li').count(), only);
+  await lab.page.getByTestId('log-filter').fill('');
 });
 
 test('nothing reached the network after load, and nothing was logged as an error', async () => {
