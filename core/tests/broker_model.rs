@@ -3,20 +3,8 @@
 
 use brokerlab_core::*;
 
-fn example(name: &str) -> Scenario {
-    examples::load(name).unwrap_or_else(|| panic!("example {name}"))
-}
-
-/// Runs to the end, checking the invariant after every step; returns every fact.
-fn run(s: Scenario) -> (Simulation, Vec<Fact>) {
-    let mut sim = Simulation::new(s).unwrap();
-    let mut facts = Vec::new();
-    while let Some(step) = sim.step() {
-        facts.extend_from_slice(step.facts);
-        invariants::check(&sim).unwrap();
-    }
-    (sim, facts)
-}
+mod common;
+use common::{example, run};
 
 #[test]
 fn outbox_relay_crash_publishes_twice_and_only_the_inbox_saves_the_effect() {

@@ -3,19 +3,8 @@
 
 use brokerlab_core::*;
 
-fn example(name: &str) -> Scenario {
-    examples::load(name).unwrap_or_else(|| panic!("example {name}"))
-}
-
-fn run(s: Scenario) -> (Simulation, Vec<Fact>) {
-    let mut sim = Simulation::new(s).unwrap();
-    let mut facts = Vec::new();
-    while let Some(step) = sim.step() {
-        facts.extend_from_slice(step.facts);
-        invariants::check(&sim).unwrap_or_else(|e| panic!("step {}: {e}", sim.steps()));
-    }
-    (sim, facts)
-}
+mod common;
+use common::{example, run};
 
 #[test]
 fn a_key_always_lands_in_the_same_partition_and_a_hot_key_skews_one() {

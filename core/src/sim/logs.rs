@@ -309,12 +309,7 @@ impl Simulation {
             self.counters.duplicates_skipped += 1;
             0
         } else {
-            let n = tables.record_applied(msg);
-            self.counters.effects_applied += 1;
-            if n > 1 {
-                self.counters.duplicate_effects += 1;
-            }
-            n
+            self.count_effect(table, msg)
         };
         self.counters.records_processed += 1;
         self.facts.push(Fact::RecordProcessed {

@@ -503,6 +503,17 @@ impl Simulation {
         }
     }
 
+    /// One more application of `msg`'s effect in table set `table`, counted; returns how
+    /// many times it has now been applied there (more than 1: a duplicate effect).
+    fn count_effect(&mut self, table: usize, msg: MsgId) -> u32 {
+        let n = self.tables[table].record_applied(msg);
+        self.counters.effects_applied += 1;
+        if n > 1 {
+            self.counters.duplicate_effects += 1;
+        }
+        n
+    }
+
     // ----- reading -------------------------------------------------------------------
 
     pub fn scenario(&self) -> &Scenario {

@@ -299,11 +299,7 @@ impl Simulation {
             });
             return Outcome::Finished { committed: true };
         }
-        let count = tables.record_applied(msg);
-        self.counters.effects_applied += 1;
-        if count > 1 {
-            self.counters.duplicate_effects += 1;
-        }
+        let count = self.count_effect(q, msg);
         self.facts.push(Fact::EffectCommitted {
             msg,
             copy,

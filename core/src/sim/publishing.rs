@@ -139,7 +139,7 @@ impl Simulation {
                     self.send(producer, msg);
                 }
             }
-            Handoff::Outbox { relay_poll_s } => {
+            Handoff::Outbox { .. } => {
                 self.facts.push(Fact::StateCommitted {
                     producer,
                     msg,
@@ -150,17 +150,7 @@ impl Simulation {
                     msg,
                     sending: false,
                 });
-                if !p.relay_poll_pending {
-                    p.relay_poll_pending = true;
-                    let incarnation = p.incarnation;
-                    self.events.schedule(
-                        self.now_us + secs_to_us(relay_poll_s),
-                        Event::RelayPoll {
-                            producer,
-                            incarnation,
-                        },
-                    );
-                }
+                self.ensure_relay_poll(producer);
             }
         }
     }
