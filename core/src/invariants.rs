@@ -83,6 +83,13 @@ fn check_copies(sim: &Simulation) -> Result<(), String> {
         "copy fates do not add up".into()
     })?;
     let n = |f: Fate| by_fate[f.index()];
+    ensure(
+        c.lost
+            == c.lost_acked_before_effect
+                + c.lost_broker_restart
+                + c.lost_without_dead_letter_queue,
+        || "lost copies by reason do not add up to the lost total".to_string(),
+    )?;
     let pairs = [
         ("done", n(Fate::Done), c.done),
         ("lost", n(Fate::Lost), c.lost),

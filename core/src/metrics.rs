@@ -24,8 +24,11 @@ pub struct Counters {
     pub acks_ignored: u64,
     /// Acks lost on the way.
     pub acks_lost: u64,
-    /// Copies lost for good.
+    /// Copies lost for good, in all and by reason.
     pub lost: u64,
+    pub lost_acked_before_effect: u64,
+    pub lost_broker_restart: u64,
+    pub lost_without_dead_letter_queue: u64,
     /// Effect applications, duplicates included.
     pub effects_applied: u64,
     /// Applications beyond the first for the same message in the same consumer group.
@@ -192,6 +195,9 @@ pub struct Summary {
     pub pending_at_producers_end: u64,
     /// Mean time from storage to first delivery.
     pub mean_queue_wait_s: f64,
+    pub queue_wait_p50_s: f64,
+    pub queue_wait_p95_s: f64,
+    pub queue_wait_p99_s: f64,
     /// Time-average number of waiting copies.
     pub mean_queue_len: f64,
     /// Busy consumer slots over available consumer slots (crashed time excluded).

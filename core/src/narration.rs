@@ -339,8 +339,13 @@ pub fn describe(sim: &Simulation, fact: &Fact) -> String {
         MemberJoined { group, member, trigger } => {
             format!("{} joined group {} ({}).", sim.member_name(group, member), sim.group_name(group), by(trigger))
         }
-        GroupRewound { group, trigger } => format!(
+        GroupRewound { group, to_offset: None, trigger } => format!(
             "Group {} went back to the earliest retained offsets ({}): it will replay the log.",
+            sim.group_name(group),
+            by(trigger)
+        ),
+        GroupRewound { group, to_offset: Some(o), trigger } => format!(
+            "Group {} moved every partition to offset {o} (or the nearest retained one) ({}).",
             sim.group_name(group),
             by(trigger)
         ),

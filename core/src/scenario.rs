@@ -791,6 +791,12 @@ pub enum Fault {
     SeekToEarliest {
         group: u32,
     },
+    /// The group moves every partition to `offset` (clamped to what is retained): back to
+    /// replay, or forward to skip.
+    SeekTo {
+        group: u32,
+        offset: u64,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -1451,7 +1457,9 @@ impl Scenario {
                 }
                 check_restart(*restart_after_s)
             }
-            Fault::AddMember { group } | Fault::SeekToEarliest { group } => {
+            Fault::AddMember { group }
+            | Fault::SeekToEarliest { group }
+            | Fault::SeekTo { group, .. } => {
                 if *group as usize >= self.groups.len() {
                     return Err(err(
                         format!("{field}.group"),

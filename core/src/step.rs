@@ -491,9 +491,11 @@ pub enum Fact {
         member: MemberId,
         trigger: Trigger,
     },
-    /// The group rewound every partition to its earliest retained record.
+    /// The group moved every partition to `to_offset` (the earliest retained record when
+    /// none).
     GroupRewound {
         group: GroupId,
+        to_offset: Option<u64>,
         trigger: Trigger,
     },
     /// A group member wrote its output record (in an open transaction, or visible at once).

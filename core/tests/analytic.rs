@@ -194,3 +194,24 @@ fn overload_grows_backlog_at_lambda_minus_mu() {
     let b = sim.backlog() as f64;
     assert!((b - 50.0 * 40.0).abs() <= 3.0, "backlog {b}");
 }
+
+#[test]
+fn queue_wait_percentiles_match_the_mm1_distribution() {
+    // In M/M/1 the wait is 0 with probability 1 − ρ and otherwise exponential with rate
+    // μ − λ: P(Wq > t) = ρ·e^{−(μ−λ)t}. So p50 = ln(ρ/0.5)/(μ−λ) ≈ 5.88 s and
+    // p95 = ln(ρ/0.05)/(μ−λ) ≈ 28.9 s. A million customers put both well inside 5 %.
+    let mut sim = Simulation::new(examples::load("mm1").unwrap()).unwrap();
+    sim.run();
+    let s = sim.summary();
+    let p = |q: f64| (0.9f64 / (1.0 - q)).ln() / 0.1;
+    assert!(
+        (s.queue_wait_p50_s - p(0.5)).abs() < 0.05 * p(0.5),
+        "p50 {}",
+        s.queue_wait_p50_s
+    );
+    assert!(
+        (s.queue_wait_p95_s - p(0.95)).abs() < 0.05 * p(0.95),
+        "p95 {}",
+        s.queue_wait_p95_s
+    );
+}

@@ -474,3 +474,43 @@ fn an_atomic_batch_fails_as_a_whole_and_a_per_message_batch_does_not() {
     assert_eq!(sim.counters().dead_lettered, 1);
     assert_eq!(sim.counters().effects_applied, 4);
 }
+
+#[test]
+fn a_naturally_idempotent_effect_survives_a_duplicate_and_a_counter_does_not() {
+    // The same crash between commit and ack, against two kinds of effect on key 7.
+    let with_op = |op: Op| {
+        let mut s = example("crash-after-commit");
+        s.producers[0].payload = PayloadSpec {
+            keys: 1,
+            op,
+            ..PayloadSpec::default()
+        };
+        let (sim, _) = run(s);
+        assert_eq!(sim.effect_count(0), 2, "the effect ran twice either way");
+        sim.tables(0).unwrap().aggregate(0)
+    };
+    let counter = with_op(Op::Increment);
+    assert_eq!(counter.count, 2, "balance += 1 twice: wrong");
+    let status = with_op(Op::SetStatus);
+    assert!(
+        status.status_done && status.count == 0,
+        "status = done twice: still right"
+    );
+}
+
+#[test]
+fn lost_copies_are_counted_by_reason() {
+    let (sim, _) = run(example("broker-crash"));
+    let c = sim.counters();
+    assert!(c.lost > 0);
+    assert_eq!(c.lost, c.lost_broker_restart);
+    let (sim, _) = run(example("ack-before-effect"));
+    assert_eq!(
+        (sim.counters().lost, sim.counters().lost_acked_before_effect),
+        (1, 1)
+    );
+    let mut s = example("retries-dlq-redrive");
+    s.queues[0].dead_letter = false;
+    let (sim, _) = run(s);
+    assert!(sim.counters().lost_without_dead_letter_queue > 0);
+}

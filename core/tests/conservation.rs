@@ -210,6 +210,7 @@ fn fault(consumers: u32, producers: u32, queues: u32, groups: u32) -> impl Strat
             .prop_map(move |(group, member, point, restart_after_s)| if groups == 0 { Fault::RestartBroker } else { Fault::CrashMember { group, member, point, restart_after_s } }),
         1 => (0..groups.max(1)).prop_map(move |group| if groups == 0 { Fault::RestartBroker } else { Fault::AddMember { group } }),
         1 => (0..groups.max(1)).prop_map(move |group| if groups == 0 { Fault::RestartBroker } else { Fault::SeekToEarliest { group } }),
+        1 => (0..groups.max(1), 0u64..40).prop_map(move |(group, offset)| if groups == 0 { Fault::RestartBroker } else { Fault::SeekTo { group, offset } }),
     ]
 }
 

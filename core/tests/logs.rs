@@ -218,3 +218,41 @@ fn a_transaction_makes_the_log_exactly_once_but_not_the_email() {
     let (sim, _) = run(s);
     assert_eq!(sim.group_tables(1).unwrap().applied(2), 2);
 }
+
+#[test]
+fn a_seek_moves_a_group_to_any_offset() {
+    let mut s = example("log-commit-modes");
+    s.faults = vec![ScheduledFault {
+        at_s: 15.0,
+        fault: Fault::SeekTo {
+            group: 0,
+            offset: 5,
+        },
+    }];
+    let (sim, facts) = run(s);
+    assert!(facts.iter().any(|f| matches!(
+        f,
+        Fact::GroupRewound {
+            group: 0,
+            to_offset: Some(5),
+            ..
+        }
+    )));
+    // Group "after" had processed all 20 when it sought to offset 5: it replays 5..=19.
+    let t = sim.group_tables(0).unwrap();
+    for m in 0..20u64 {
+        assert_eq!(t.applied(m), if m < 5 { 1 } else { 2 }, "message {m}");
+    }
+    // A seek beyond the log end is clamped to it.
+    let mut s = example("log-commit-modes");
+    s.faults = vec![ScheduledFault {
+        at_s: 2.0,
+        fault: Fault::SeekTo {
+            group: 1,
+            offset: 1_000,
+        },
+    }];
+    let (sim, _) = run(s);
+    let p = &sim.group_partitions(1)[0];
+    assert!(p.committed <= p.end);
+}

@@ -184,6 +184,7 @@ impl Simulation {
         if c.first_delivered_us.is_none() {
             c.first_delivered_us = Some(now);
             self.queue_wait_sum_us += u128::from(now - c.stored_us);
+            self.queue_waits.record(now - c.stored_us);
             self.queue_wait_count += 1;
         }
         self.counters.delivered += 1;
@@ -330,6 +331,15 @@ impl Simulation {
     }
 
     pub(super) fn lose(&mut self, copy: CopyId, reason: LossReason) {
+        match reason {
+            LossReason::AckedBeforeEffectThenCrashed | LossReason::AckedBeforeEffectThenFailed => {
+                self.counters.lost_acked_before_effect += 1
+            }
+            LossReason::BrokerRestartNotDurable => self.counters.lost_broker_restart += 1,
+            LossReason::DiscardedWithoutDeadLetterQueue => {
+                self.counters.lost_without_dead_letter_queue += 1
+            }
+        }
         self.set_fate(copy, Fate::Lost);
         let msg = self.copies[copy as usize].msg;
         self.facts.push(Fact::MessageLost { msg, copy, reason });

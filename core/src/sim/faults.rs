@@ -143,7 +143,8 @@ impl Simulation {
                     self.add_member(group, trigger);
                 }
             }
-            Fault::SeekToEarliest { group } => self.rewind_group(group, trigger),
+            Fault::SeekToEarliest { group } => self.rewind_group(group, None, trigger),
+            Fault::SeekTo { group, offset } => self.rewind_group(group, Some(offset), trigger),
             Fault::Redrive {
                 ref queue,
                 rate_per_s,

@@ -545,11 +545,16 @@ impl Simulation {
         self.start_rebalance(g);
     }
 
-    /// Replay: every partition goes back to its earliest retained record. Work in progress
-    /// finishes but no longer moves the group's offsets.
-    pub(super) fn rewind_group(&mut self, g: GroupId, trigger: Trigger) {
+    /// Seek: every partition moves to `to` (its earliest retained record when `None`),
+    /// clamped to what the partition holds. Work in progress finishes but no longer moves
+    /// the group's offsets.
+    pub(super) fn rewind_group(&mut self, g: GroupId, to: Option<u64>, trigger: Trigger) {
         let log = self.groups[g as usize].log;
-        let starts: Vec<u64> = self.logs[log].partitions.iter().map(|p| p.start).collect();
+        let starts: Vec<u64> = self.logs[log]
+            .partitions
+            .iter()
+            .map(|p| to.map_or(p.start, |o| o.clamp(p.start, p.end())))
+            .collect();
         let group = &mut self.groups[g as usize];
         group.generation += 1;
         for (p, start) in starts.into_iter().enumerate() {
@@ -558,7 +563,11 @@ impl Simulation {
             group.done_upto[p] = start;
             group.busy[p] = false;
         }
-        self.facts.push(Fact::GroupRewound { group: g, trigger });
+        self.facts.push(Fact::GroupRewound {
+            group: g,
+            to_offset: to,
+            trigger,
+        });
         self.pump_group(g);
     }
 }

@@ -68,6 +68,7 @@ pub struct Simulation {
     counters: Counters,
     series: Series,
     latencies: Latencies,
+    queue_waits: Latencies,
     queue_wait_sum_us: u128,
     queue_wait_count: u64,
     /// Time integrals since the start: waiting copies, busy slots, slots of live consumers.
@@ -170,6 +171,7 @@ impl Simulation {
             counters: Counters::default(),
             series: Series::new(scenario.sample_every_us()),
             latencies: Latencies::default(),
+            queue_waits: Latencies::default(),
             queue_wait_sum_us: 0,
             queue_wait_count: 0,
             backlog_area: 0,
@@ -761,6 +763,9 @@ impl Simulation {
             } else {
                 self.queue_wait_sum_us as f64 / self.queue_wait_count as f64 / 1e6
             },
+            queue_wait_p50_s: self.queue_waits.percentile_s(50.0),
+            queue_wait_p95_s: self.queue_waits.percentile_s(95.0),
+            queue_wait_p99_s: self.queue_waits.percentile_s(99.0),
             mean_queue_len: per_time(self.backlog_area),
             utilization: if self.capacity_area == 0 {
                 0.0
