@@ -96,6 +96,15 @@ pub struct Sample {
     pub retry_waiting: u64,
     /// Copies in dead-letter queues.
     pub dead_lettered: u64,
+    /// Log records not yet committed by their consumer groups (total lag).
+    pub lag: u64,
+    /// Running totals at that instant: differences between samples are rates.
+    pub published: u64,
+    pub delivered: u64,
+    pub redelivered: u64,
+    pub acked: u64,
+    pub lost: u64,
+    pub duplicate_effects: u64,
 }
 
 /// Samples at a fixed interval. When it would exceed [`SAMPLES_MAX`], every other sample

@@ -50,11 +50,25 @@ impl Report {
     }
 
     pub fn series_csv(&self) -> String {
-        let mut out = String::from("t_s,backlog,oldest_age_s,in_flight\n");
+        let mut out = String::from(
+            "t_s,backlog,oldest_age_s,in_flight,retry_waiting,dead_lettered,lag,published,delivered,redelivered,acked,lost,duplicate_effects\n",
+        );
         for s in &self.series {
             out.push_str(&format!(
-                "{},{},{},{}\n",
-                s.t_s, s.backlog, s.oldest_age_s, s.in_flight
+                "{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+                s.t_s,
+                s.backlog,
+                s.oldest_age_s,
+                s.in_flight,
+                s.retry_waiting,
+                s.dead_lettered,
+                s.lag,
+                s.published,
+                s.delivered,
+                s.redelivered,
+                s.acked,
+                s.lost,
+                s.duplicate_effects
             ));
         }
         out

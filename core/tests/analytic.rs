@@ -215,3 +215,30 @@ fn queue_wait_percentiles_match_the_mm1_distribution() {
         s.queue_wait_p95_s
     );
 }
+
+#[test]
+fn series_totals_give_the_rates() {
+    // Differences of the running totals between samples are rates: in the burst, about
+    // 3,000 published per second early on (Poisson: sd ≈ 55 per second, so ±300 is wide)
+    // and exactly the capacity, 2,000 delivered per second, while the backlog lasts.
+    let mut sim = Simulation::new(examples::load("burst").unwrap()).unwrap();
+    sim.run_until(31_000_000);
+    let at = |t: f64| {
+        *sim.series()
+            .iter()
+            .find(|s| (s.t_s - t).abs() < 1e-9)
+            .unwrap()
+    };
+    let (a, b) = (at(20.0), at(30.0));
+    let published_per_s = (b.published - a.published) as f64 / 10.0;
+    let delivered_per_s = (b.delivered - a.delivered) as f64 / 10.0;
+    assert!(
+        (published_per_s - 3_000.0).abs() < 300.0,
+        "published {published_per_s}/s"
+    );
+    assert!(
+        (delivered_per_s - 2_000.0).abs() < 5.0,
+        "delivered {delivered_per_s}/s"
+    );
+    assert_eq!(b.lost + b.duplicate_effects + b.redelivered, 0);
+}

@@ -107,7 +107,7 @@ fn run_csv_prints_the_series() {
     assert!(out.status.success());
     let csv = String::from_utf8(out.stdout).unwrap();
     let mut lines = csv.lines();
-    assert_eq!(lines.next(), Some("t_s,backlog,oldest_age_s,in_flight"));
+    assert_eq!(lines.next(), Some("t_s,backlog,oldest_age_s,in_flight,retry_waiting,dead_lettered,lag,published,delivered,redelivered,acked,lost,duplicate_effects"));
     let rows: Vec<Vec<f64>> = lines
         .map(|l| l.split(',').map(|x| x.parse().unwrap()).collect())
         .collect();

@@ -358,6 +358,16 @@ impl Simulation {
             in_flight: self.in_flight(),
             retry_waiting: self.queues.iter().map(|q| q.retry_waiting).sum(),
             dead_lettered: self.queues.iter().map(|q| q.dlq.len() as u64).sum(),
+            lag: (0..self.groups.len() as u32)
+                .flat_map(|g| self.group_partitions(g))
+                .map(|p| p.lag)
+                .sum(),
+            published: self.counters.published + self.counters.appended,
+            delivered: self.counters.delivered,
+            redelivered: self.counters.redelivered,
+            acked: self.counters.acked,
+            lost: self.counters.lost,
+            duplicate_effects: self.counters.duplicate_effects,
         }
     }
 
