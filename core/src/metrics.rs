@@ -37,6 +37,7 @@ pub struct Counters {
     pub duplicates_skipped: u64,
     pub stale_ignored: u64,
     pub gap_waits: u64,
+    pub gaps_reconciled: u64,
     /// Operations a business rule refused (withdrawal over the balance).
     pub effects_refused: u64,
     pub handler_failures: u64,

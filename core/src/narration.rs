@@ -206,6 +206,10 @@ pub fn describe(sim: &Simulation, fact: &Fact) -> String {
             "{} holds #{msg} back: key {key} is at version {current}, so version {version} must wait for its predecessor.",
             consumer(c)
         ),
+        GapReconciled { msg, consumer: c, key, from, to, .. } => format!(
+            "{} found a gap before #{msg}: it read versions {from}–{to} of key {key} from the source of truth and applied them first.",
+            consumer(c)
+        ),
         EffectCommitted { msg, consumer: c, applied: 1, .. } => {
             format!("{} committed the effect of #{msg} in the database.", consumer(c))
         }

@@ -522,6 +522,9 @@ pub enum Ordering {
     /// Also hold back a message whose predecessor has not been applied yet (a gap): it is
     /// put back and tried again later, never silently skipped.
     WaitForGap,
+    /// On a gap, read the missing versions from the producer's source of truth and apply
+    /// them first (a snapshot catch-up); the late predecessors are then stale.
+    Reconcile,
 }
 
 impl Ordering {

@@ -514,3 +514,37 @@ fn lost_copies_are_counted_by_reason() {
     let (sim, _) = run(s);
     assert!(sim.counters().lost_without_dead_letter_queue > 0);
 }
+
+#[test]
+fn reconciling_a_gap_from_the_source_of_truth_also_gives_50() {
+    let mut reconciled = false;
+    for seed in 1..40 {
+        let mut s = example("account-42");
+        s.seed = seed;
+        s.consumers[0].ordering = Ordering::Reconcile;
+        let (sim, facts) = run(s);
+        assert_eq!(balance_42(&sim), 50, "seed {seed}");
+        assert_eq!(sim.counters().effects_refused, 0, "seed {seed}");
+        // Each operation took effect once, whichever way it arrived.
+        assert_eq!(
+            (sim.effect_count(0), sim.effect_count(1)),
+            (1, 1),
+            "seed {seed}"
+        );
+        reconciled |= facts.iter().any(|f| {
+            matches!(
+                f,
+                Fact::GapReconciled {
+                    key: 42,
+                    from: 1,
+                    to: 1,
+                    ..
+                }
+            )
+        });
+    }
+    assert!(
+        reconciled,
+        "some seed delivers the withdrawal first and reconciles"
+    );
+}

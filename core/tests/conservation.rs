@@ -24,7 +24,8 @@ fn consumer() -> impl Strategy<Value = ConsumerSpec> {
         prop_oneof![
             Just(Ordering::None),
             Just(Ordering::IgnoreStale),
-            Just(Ordering::WaitForGap)
+            Just(Ordering::WaitForGap),
+            Just(Ordering::Reconcile)
         ],
         (0.0f64..0.5, prop::option::of((0.0f64..30.0, 0.0f64..20.0))),
         (

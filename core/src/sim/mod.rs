@@ -55,6 +55,9 @@ pub struct Simulation {
 
     producers: Vec<Producer>,
     messages: Vec<Message>,
+    /// Message ids by (producer, key, version): the producers' source of truth that a
+    /// reconciling consumer reads.
+    by_version: std::collections::BTreeMap<(u32, u32, u32), MsgId>,
     queues: Vec<Queue>,
     copies: Vec<Copy>,
     consumers: Vec<Consumer>,
@@ -160,6 +163,7 @@ impl Simulation {
             route_buf: Vec::new(),
             producers,
             messages: Vec::new(),
+            by_version: std::collections::BTreeMap::new(),
             tables: vec![GroupTables::default(); queues.len() + groups.len()],
             queues,
             logs,

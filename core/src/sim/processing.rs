@@ -253,6 +253,10 @@ impl Simulation {
                 });
                 return Outcome::Finished { committed: false };
             }
+            if c.ordering == Ordering::Reconcile && version > current + 1 {
+                self.reconcile(consumer, copy, key, current + 1, version - 1);
+            }
+            let c = &self.consumers[consumer as usize];
             if c.ordering == Ordering::WaitForGap && version > current + 1 {
                 self.counters.gap_waits += 1;
                 self.facts.push(Fact::GapWait {
@@ -267,6 +271,8 @@ impl Simulation {
             }
         }
         // One transaction: the effect, the inbox row or processed mark, the version.
+        let m = &self.messages[msg as usize];
+        let c = &self.consumers[consumer as usize];
         let (op, key, version, ordering, idempotency) =
             (m.op, m.key, m.version, c.ordering, c.idempotency);
         let tables = &mut self.tables[q];
@@ -308,6 +314,37 @@ impl Simulation {
             applied: count,
         });
         Outcome::Finished { committed: true }
+    }
+
+    /// Closes a gap from the source of truth: versions `from..=to` of `key` are applied (in
+    /// the consumer's tables, once each) before the message that revealed the gap.
+    fn reconcile(&mut self, consumer: ConsumerId, copy: CopyId, key: u32, from: u32, to: u32) {
+        let msg = self.copies[copy as usize].msg;
+        let producer = self.messages[msg as usize].producer;
+        let q = self.consumers[consumer as usize].queue as usize;
+        for v in from..=to {
+            let Some(&pred) = self.by_version.get(&(producer, key, v)) else {
+                continue;
+            };
+            let op = self.messages[pred as usize].op;
+            let mut agg = self.tables[q].aggregate(key);
+            if apply(&mut agg, op) {
+                self.count_effect(q, pred);
+            }
+            agg.version = agg.version.max(v);
+            let tables = &mut self.tables[q];
+            tables.aggregates.insert(key, agg);
+            tables.inbox.insert((producer, pred));
+        }
+        self.counters.gaps_reconciled += 1;
+        self.facts.push(Fact::GapReconciled {
+            msg,
+            copy,
+            consumer,
+            key,
+            from,
+            to,
+        });
     }
 
     /// Whether this delivery is still the copy's current one at the broker.

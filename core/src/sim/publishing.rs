@@ -109,6 +109,9 @@ impl Simulation {
             confirmed: false,
             held_back: false,
         });
+        if let Some(k) = draft.key {
+            self.by_version.insert((producer, k, version), msg);
+        }
         self.counters.created += 1;
         self.facts.push(Fact::Created {
             producer,
