@@ -321,16 +321,6 @@ pub enum Fact {
         version: u32,
         current: u32,
     },
-    /// A gap was closed by reading versions `from..=to` of the key from the source of
-    /// truth and applying them before this message.
-    GapReconciled {
-        msg: MsgId,
-        copy: CopyId,
-        consumer: ConsumerId,
-        key: u32,
-        from: u32,
-        to: u32,
-    },
     /// A predecessor has not been applied yet: the copy is put back to wait.
     GapWait {
         msg: MsgId,
@@ -543,6 +533,16 @@ pub enum Fact {
         member: MemberId,
         msg: MsgId,
         times: u32,
+    },
+    /// A gap was closed by reading versions `from..=to` of the key from the source of
+    /// truth and applying them before this message.
+    GapReconciled {
+        msg: MsgId,
+        copy: CopyId,
+        consumer: ConsumerId,
+        key: u32,
+        from: u32,
+        to: u32,
     },
 }
 
