@@ -109,6 +109,9 @@ pub enum SkipReason {
 }
 
 /// One thing that happened.
+///
+/// New variants go at the end: each variant's position is hashed into run fingerprints,
+/// which tests pin natively and in the browser.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case", tag = "fact")]
 pub enum Fact {
