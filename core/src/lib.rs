@@ -30,7 +30,7 @@ pub mod time;
 pub use consumer::ConsumerView;
 pub use log::PartitionView;
 pub use message::{Copy, DeadLetter, Fate, Message, PublishFate};
-pub use metrics::{Counters, Sample, Summary};
+pub use metrics::{Counters, GroupSample, QueueSample, Sample, Summary};
 pub use queue::QueueView;
 pub use report::Report;
 pub use scenario::{

@@ -108,6 +108,24 @@ pub struct Sample {
     pub duplicate_effects: u64,
 }
 
+/// One queue at one sample time.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct QueueSample {
+    pub waiting: u64,
+    pub in_flight: u64,
+    pub retry_waiting: u64,
+    pub dead_lettered: u64,
+    pub oldest_age_s: f64,
+}
+
+/// One consumer group of a log at one sample time.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct GroupSample {
+    /// Records appended but not committed by the group, over all partitions.
+    pub lag: u64,
+    pub members_up: u32,
+}
+
 /// Samples at a fixed interval. When it would exceed [`SAMPLES_MAX`], every other sample
 /// is dropped and the interval doubles, so memory stays bounded on any run length.
 #[derive(Clone, Debug)]
@@ -115,15 +133,28 @@ pub struct Series {
     every_us: Micros,
     next_us: Micros,
     samples: Vec<Sample>,
+    /// Per entity, in step with `samples`: each queue's and each log group's values.
+    queues: Vec<Vec<QueueSample>>,
+    groups: Vec<Vec<GroupSample>>,
 }
 
 impl Series {
-    pub fn new(every_us: Micros) -> Self {
+    pub fn new(every_us: Micros, queues: usize, groups: usize) -> Self {
         Self {
             every_us,
             next_us: 0,
             samples: Vec::new(),
+            queues: vec![Vec::new(); queues],
+            groups: vec![Vec::new(); groups],
         }
+    }
+
+    pub fn queue_samples(&self, q: usize) -> &[QueueSample] {
+        self.queues.get(q).map_or(&[], Vec::as_slice)
+    }
+
+    pub fn group_samples(&self, g: usize) -> &[GroupSample] {
+        self.groups.get(g).map_or(&[], Vec::as_slice)
     }
 
     pub fn samples(&self) -> &[Sample] {
@@ -140,12 +171,22 @@ impl Series {
         (self.next_us < now).then_some(self.next_us)
     }
 
-    pub fn push(&mut self, sample: Sample) {
+    pub fn push(&mut self, sample: Sample, queues: &[QueueSample], groups: &[GroupSample]) {
         self.samples.push(sample);
+        for (series, s) in self.queues.iter_mut().zip(queues) {
+            series.push(*s);
+        }
+        for (series, s) in self.groups.iter_mut().zip(groups) {
+            series.push(*s);
+        }
         self.next_us += self.every_us;
         if self.samples.len() as u64 >= SAMPLES_MAX {
-            let kept: Vec<Sample> = self.samples.iter().step_by(2).copied().collect();
-            self.samples = kept;
+            fn halve<T: Copy>(v: &mut Vec<T>) {
+                *v = v.iter().step_by(2).copied().collect();
+            }
+            halve(&mut self.samples);
+            self.queues.iter_mut().for_each(halve);
+            self.groups.iter_mut().for_each(halve);
             self.every_us *= 2;
             let last = self.samples.last().map_or(0.0, |s| s.t_s);
             self.next_us = crate::time::secs_to_us(last) + self.every_us;

@@ -206,6 +206,12 @@ pub fn describe(sim: &Simulation, fact: &Fact) -> String {
             "{} holds #{msg} back: key {key} is at version {current}, so version {version} must wait for its predecessor.",
             consumer(c)
         ),
+        DependencyDown { queue: q, until_us, trigger } => format!(
+            "The dependency of {}'s consumers is down until {} ({}): attempts that end before then fail.",
+            queue(q),
+            secs(until_us),
+            by(trigger)
+        ),
         GapReconciled { msg, consumer: c, key, from, to, .. } => format!(
             "{} found a gap before #{msg}: it read versions {from}–{to} of key {key} from the source of truth and applied them first.",
             consumer(c)

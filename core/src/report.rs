@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use crate::log::PartitionView;
-use crate::metrics::{Sample, Summary};
+use crate::metrics::{GroupSample, QueueSample, Sample, Summary};
 use crate::queue::QueueView;
 use crate::sim::Simulation;
 
@@ -12,8 +12,9 @@ pub struct Report {
     pub scenario: String,
     pub seed: u64,
     pub summary: Summary,
-    /// Each queue at the end of the run.
+    /// Each queue at the end of the run, and its own series (in step with `series`).
     pub queues: Vec<QueueView>,
+    pub queue_series: Vec<Vec<QueueSample>>,
     /// Each consumer group of a log at the end: offsets, owners and lag per partition.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub groups: Vec<GroupReport>,
@@ -24,6 +25,7 @@ pub struct Report {
 pub struct GroupReport {
     pub name: String,
     pub partitions: Vec<PartitionView>,
+    pub series: Vec<GroupSample>,
 }
 
 impl Report {
@@ -35,10 +37,14 @@ impl Report {
             queues: (0..sim.queue_count())
                 .filter_map(|q| sim.queue(q))
                 .collect(),
+            queue_series: (0..sim.queue_count())
+                .map(|q| sim.queue_series(q).to_vec())
+                .collect(),
             groups: (0..sim.group_count())
                 .map(|g| GroupReport {
                     name: sim.group_name(g),
                     partitions: sim.group_partitions(g),
+                    series: sim.group_series(g).to_vec(),
                 })
                 .collect(),
             series: sim.series().to_vec(),

@@ -800,6 +800,12 @@ pub enum Fault {
         group: u32,
         offset: u64,
     },
+    /// The dependency of every consumer of `queue` goes down for `for_s` seconds from
+    /// now: each attempt that ends in that window fails (transiently).
+    DependencyOutage {
+        queue: String,
+        for_s: f64,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -1470,6 +1476,15 @@ impl Scenario {
                     ));
                 }
                 Ok(())
+            }
+            Fault::DependencyOutage { queue, for_s } => {
+                if self.queue_index(queue).is_none() {
+                    return Err(err(
+                        format!("{field}.queue"),
+                        format!("there is no queue {queue:?}"),
+                    ));
+                }
+                check_range(&format!("{field}.for_s"), *for_s, 0.0, limits::TIME_S_MAX)
             }
             Fault::Redrive { queue, rate_per_s } => {
                 if self.queue_index(queue).is_none() {

@@ -547,6 +547,12 @@ pub enum Fact {
         from: u32,
         to: u32,
     },
+    /// The dependency of a queue's consumers is down until `until_us`.
+    DependencyDown {
+        queue: QueueId,
+        until_us: Micros,
+        trigger: Trigger,
+    },
 }
 
 impl Fact {
@@ -615,6 +621,7 @@ impl Fact {
             | MemberCrashed { .. }
             | MemberJoined { .. }
             | GroupRewound { .. }
+            | DependencyDown { .. }
             | TransactionCommitted { .. }
             | TransactionAborted { .. }
             | AbortedSkipped { .. } => None,

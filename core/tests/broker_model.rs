@@ -548,3 +548,62 @@ fn reconciling_a_gap_from_the_source_of_truth_also_gives_50() {
         "some seed delivers the withdrawal first and reconciles"
     );
 }
+
+#[test]
+fn a_dependency_outage_can_be_triggered_while_running() {
+    let mut s = example("retries-dlq-redrive");
+    s.consumers[0].failures = Failures::default();
+    s.producers[0].payload.poison_share = 0.0;
+    s.faults.clear();
+    let mut sim = Simulation::new(s).unwrap();
+    sim.run_until(5_000_000);
+    assert_eq!(sim.counters().handler_failures, 0);
+    sim.command(Fault::DependencyOutage {
+        queue: "payments".into(),
+        for_s: 10.0,
+    })
+    .unwrap();
+    let mut failures_at = Vec::new();
+    while let Some(step) = sim.step() {
+        let t = step.time_us;
+        for f in step.facts {
+            if let Fact::HandlerFailed { failure, .. } = f {
+                assert_eq!(*failure, step::Failure::DependencyDown);
+                failures_at.push(t);
+            }
+        }
+        invariants::check(&sim).unwrap();
+    }
+    assert!(!failures_at.is_empty());
+    assert!(
+        failures_at
+            .iter()
+            .all(|&t| (5_000_000..15_000_000).contains(&t)),
+        "only inside the window"
+    );
+}
+
+#[test]
+fn each_queue_has_its_own_series() {
+    let (sim, _) = run(example("fanout-subscriptions"));
+    let n = sim.series().len();
+    assert!(n > 15, "{n} samples");
+    for q in 0..sim.queue_count() {
+        assert_eq!(
+            sim.queue_series(q).len(),
+            n,
+            "queue {q} is sampled with the rest"
+        );
+    }
+    // Shipping's consumer died at 5 s: its own backlog climbs, billing's stays near zero.
+    let shipping = sim.queue_series(1);
+    let billing = sim.queue_series(0);
+    assert!(shipping[n - 1].waiting > shipping[6].waiting);
+    assert!(billing.iter().all(|s| s.waiting <= 2));
+    let total: u64 = (0..3).map(|q| sim.queue_series(q)[n - 1].waiting).sum();
+    assert_eq!(
+        total,
+        sim.series()[n - 1].backlog,
+        "the queues add up to the total backlog"
+    );
+}

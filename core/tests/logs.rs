@@ -256,3 +256,15 @@ fn a_seek_moves_a_group_to_any_offset() {
     let p = &sim.group_partitions(1)[0];
     assert!(p.committed <= p.end);
 }
+
+#[test]
+fn each_group_has_its_own_lag_series() {
+    let (sim, _) = run(example("log-retention"));
+    let lag = sim.group_series(0);
+    assert_eq!(lag.len(), sim.series().len());
+    // The slow reporting group falls behind while records arrive (retention caps how far),
+    // then the lag shrinks once the producer stops.
+    let peak = lag.iter().map(|s| s.lag).max().unwrap();
+    assert!(peak > 5, "lag peaked at {peak}");
+    assert!(lag.last().unwrap().lag < peak / 2, "{:?}", lag.last());
+}

@@ -145,6 +145,27 @@ impl Simulation {
             }
             Fault::SeekToEarliest { group } => self.rewind_group(group, None, trigger),
             Fault::SeekTo { group, offset } => self.rewind_group(group, Some(offset), trigger),
+            Fault::DependencyOutage { ref queue, for_s } => {
+                let q = self.scenario.queue_index(queue).expect("validated") as u32;
+                let from_s = self.now_us as f64 / 1e6;
+                let outage = crate::scenario::Outage {
+                    from_s,
+                    until_s: from_s + for_s,
+                };
+                for c in self.consumers.iter_mut().filter(|c| c.queue == q) {
+                    // Bounded like the scenario's own list: the oldest window makes room.
+                    if c.failures.outages.len() >= crate::scenario::limits::OUTAGES_MAX {
+                        c.failures.outages.remove(0);
+                    }
+                    c.failures.outages.push(outage);
+                }
+                let until_us = self.now_us + secs_to_us(for_s);
+                self.facts.push(Fact::DependencyDown {
+                    queue: q,
+                    until_us,
+                    trigger,
+                });
+            }
             Fault::Redrive {
                 ref queue,
                 rate_per_s,

@@ -21,7 +21,7 @@ use crate::engine::{Event, EventQueue};
 use crate::hash::StableHasher;
 use crate::log::{Group, Log, PartitionView};
 use crate::message::{Copy, Fate, Message, PublishFate};
-use crate::metrics::{Counters, Latencies, Sample, Series, Summary};
+use crate::metrics::{Counters, GroupSample, Latencies, QueueSample, Sample, Series, Summary};
 use crate::producer::{Producer, Target};
 use crate::queue::{Queue, QueueView};
 use crate::rng::SimRng;
@@ -173,7 +173,11 @@ impl Simulation {
             broker_up: true,
             broker_incarnation: 0,
             counters: Counters::default(),
-            series: Series::new(scenario.sample_every_us()),
+            series: Series::new(
+                scenario.sample_every_us(),
+                scenario.queues.len(),
+                scenario.groups.len(),
+            ),
             latencies: Latencies::default(),
             queue_waits: Latencies::default(),
             queue_wait_sum_us: 0,
@@ -331,11 +335,7 @@ impl Simulation {
     fn advance_clock(&mut self, to_us: Micros) {
         debug_assert!(to_us >= self.now_us, "time never goes back");
         while let Some(ts) = self.series.due_before(to_us) {
-            let sample = self.sample_at(ts.max(self.now_us));
-            self.series.push(Sample {
-                t_s: us_to_secs(ts),
-                ..sample
-            });
+            self.take_sample(ts, ts.max(self.now_us));
         }
         let dt = u128::from(to_us - self.now_us);
         self.backlog_area += dt * u128::from(self.waiting_total);
@@ -346,12 +346,35 @@ impl Simulation {
 
     fn flush_samples(&mut self) {
         while let Some(ts) = self.series.due_before(self.now_us + 1) {
-            let sample = self.sample_at(self.now_us);
-            self.series.push(Sample {
-                t_s: us_to_secs(ts),
-                ..sample
-            });
+            self.take_sample(ts, self.now_us);
         }
+    }
+
+    /// Records the sample due at `ts`, of the state as it is (ages measured at `age_at`).
+    fn take_sample(&mut self, ts: Micros, age_at: Micros) {
+        let sample = Sample {
+            t_s: us_to_secs(ts),
+            ..self.sample_at(age_at)
+        };
+        let queues: Vec<QueueSample> = (0..self.queues.len())
+            .map(|q| {
+                let queue = &self.queues[q];
+                QueueSample {
+                    waiting: queue.line.len() as u64,
+                    in_flight: queue.in_flight,
+                    retry_waiting: queue.retry_waiting,
+                    dead_lettered: queue.dlq.len() as u64,
+                    oldest_age_s: us_to_secs(self.queue_oldest_age_us(q as QueueId, age_at)),
+                }
+            })
+            .collect();
+        let groups: Vec<GroupSample> = (0..self.groups.len() as u32)
+            .map(|g| GroupSample {
+                lag: self.group_partitions(g).iter().map(|p| p.lag).sum(),
+                members_up: self.group_members(g).0,
+            })
+            .collect();
+        self.series.push(sample, &queues, &groups);
     }
 
     fn sample_at(&self, t_us: Micros) -> Sample {
@@ -576,6 +599,14 @@ impl Simulation {
     }
     pub fn series(&self) -> &[Sample] {
         self.series.samples()
+    }
+    /// A queue's own time series, in step with [`Simulation::series`].
+    pub fn queue_series(&self, q: QueueId) -> &[QueueSample] {
+        self.series.queue_samples(q as usize)
+    }
+    /// A log group's own time series (lag, members up), in step with the main series.
+    pub fn group_series(&self, g: u32) -> &[GroupSample] {
+        self.series.group_samples(g as usize)
     }
     pub fn messages(&self) -> &[Message] {
         &self.messages
