@@ -7,7 +7,10 @@ use leptos_use::{use_raf_fn_with_options, utils::Pausable, UseRafFnOptions};
 use crate::backlog_chart::BacklogChart;
 use crate::controls::{Controls, ScenarioPicker};
 use crate::counters::Counters;
+use crate::groups::LogsView;
+use crate::invariants::InvariantsPanel;
 use crate::lab::Lab;
+use crate::lineage::LineagePanel;
 use crate::narration::{EventLog, NarrationPanel};
 use crate::player::Player;
 use crate::topology::TopologyView;
@@ -123,12 +126,16 @@ fn Page(player: Player) -> impl IntoView {
             <div class="board">
                 <div class="stage">
                     <BacklogChart lab />
+                    <InvariantsPanel statuses=lab.invariants pause_on_breach=lab.pause_on_breach
+                        on_msg=Callback::new(move |m| lab.open_lineage(m)) />
                     <NarrationPanel narration=lab.narration />
-                    <EventLog narration=lab.narration />
+                    <EventLog narration=lab.narration on_msg=Callback::new(move |m| lab.open_lineage(m)) />
+                    <LineagePanel lineage=lab.lineage on_refresh=Callback::new(move |()| lab.refresh_lineage()) />
                 </div>
                 <Counters readout=lab.readout />
             </div>
             <TopologyView lab />
+            <LogsView lab />
         </main>
         <footer>
             "Everything runs in this page: a deterministic simulation compiled from Rust to WebAssembly."

@@ -4,8 +4,10 @@
 
 use leptos::prelude::*;
 
-use brokerlab_core::{examples, Fault};
+use brokerlab_core::{examples, Fault, MsgId};
 
+use crate::invariants::Status;
+use crate::lineage::{lineage, Lineage};
 use crate::player::{Narration, Player, SPEEDS, SPEED_DEFAULT};
 use crate::readout::Readout;
 use crate::topology::Topology;
@@ -51,6 +53,12 @@ pub struct Lab {
     pub topology: Memo<Topology>,
     /// (name, description) of the loaded scenario.
     pub scenario: Memo<(String, String)>,
+    /// The open message history, or why it could not be built; `None` when closed.
+    pub lineage: RwSignal<Option<Result<Lineage, String>>>,
+    /// Playing pauses at the step where an invariant first breaks.
+    pub pause_on_breach: RwSignal<bool>,
+    /// The live invariants.
+    pub invariants: Memo<Vec<Status>>,
 }
 
 impl Lab {
@@ -95,6 +103,12 @@ impl Lab {
                     (s.name.clone(), s.description.clone())
                 })
             }),
+            lineage: RwSignal::new(None),
+            pause_on_breach: RwSignal::new(false),
+            invariants: Memo::new(move |_| {
+                frame.track();
+                player.with_value(Player::invariants)
+            }),
         }
     }
 
@@ -117,14 +131,15 @@ impl Lab {
         };
         let speed = self.speed.get_untracked();
         let more = frame_deadline();
-        let Some(advance) = self
-            .player
-            .try_update_value(|p| p.advance_within(wall_ms, speed, more))
-        else {
+        let pause_on_breach = self.pause_on_breach.get_untracked();
+        let Some(advance) = self.player.try_update_value(|p| {
+            p.set_pause_on_breach(pause_on_breach);
+            p.advance_within(wall_ms, speed, more)
+        }) else {
             return;
         };
         self.changed();
-        if advance.finished {
+        if advance.finished || advance.breached {
             self.playing.set(false);
         }
     }
@@ -173,6 +188,7 @@ impl Lab {
                 player.set_run(run);
                 self.player.set_value(player);
                 self.error.set(None);
+                self.lineage.set(None);
             }
             Err(message) => self.error.set(Some(message)),
         }
@@ -217,6 +233,23 @@ impl Lab {
             at.saturating_sub(1)
         };
         self.speed.set(SPEEDS[next]);
+    }
+
+    /// Opens the history of message `msg` up to the current step (the run pauses).
+    pub fn open_lineage(&self, msg: MsgId) {
+        self.playing.set(false);
+        let built = self.player.with_value(|p| lineage(p.sim(), msg));
+        self.lineage.set(Some(built));
+    }
+
+    /// Rebuilds the open history up to the current step.
+    pub fn refresh_lineage(&self) {
+        let open = self
+            .lineage
+            .with_untracked(|l| l.as_ref().and_then(|l| l.as_ref().ok()).map(|l| l.msg));
+        if let Some(msg) = open {
+            self.open_lineage(msg);
+        }
     }
 
     /// Back to the start of the scenario, paused.
@@ -372,6 +405,31 @@ mod tests {
             lab.nudge_speed(false);
         }
         assert_eq!(lab.speed.get_untracked(), SPEEDS[0]);
+    }
+
+    #[test]
+    fn a_lineage_opens_pauses_refreshes_and_closes_on_load() {
+        let (_owner, lab) = lab();
+        lab.load("crash-after-commit");
+        for _ in 0..3 {
+            lab.step();
+        }
+        lab.toggle_play();
+        lab.open_lineage(0);
+        assert!(!lab.playing.get_untracked());
+        let upto = |lab: &Lab| {
+            lab.lineage
+                .get_untracked()
+                .expect("open")
+                .expect("built")
+                .upto_step
+        };
+        assert_eq!(upto(&lab), 3);
+        lab.step();
+        lab.refresh_lineage();
+        assert_eq!(upto(&lab), 4);
+        lab.load("burst");
+        assert_eq!(lab.lineage.get_untracked(), None);
     }
 
     #[test]

@@ -42,7 +42,12 @@ pub fn filter_log(log: &[LogLine], msg: Option<MsgId>) -> Vec<LogLine> {
 
 /// The event log of the latest steps, newest first, with a message-id filter.
 #[component]
-pub fn EventLog(narration: Memo<Narration>) -> impl IntoView {
+pub fn EventLog(
+    narration: Memo<Narration>,
+    /// Called with a message id the user clicked (to show its history).
+    #[prop(optional)]
+    on_msg: Option<Callback<MsgId>>,
+) -> impl IntoView {
     let input = RwSignal::new(String::new());
     let filter = Memo::new(move |_| input.with(|t| parse_msg_filter(t)));
     let problem = move || filter.get().err();
@@ -63,8 +68,13 @@ pub fn EventLog(narration: Memo<Narration>) -> impl IntoView {
                 let about = l.msg.map(|m| {
                     view! {
                         <button type="button" class="msg" data-testid="log-msg"
-                            title="Show only the steps about this message"
-                            on:click=move |_| input.set(format!("#{m}"))>
+                            title="Show this message's history, and only its steps in the log"
+                            on:click=move |_| {
+                                input.set(format!("#{m}"));
+                                if let Some(open) = on_msg {
+                                    open.run(m);
+                                }
+                            }>
                             {format!("#{m}")}
                         </button>
                     }

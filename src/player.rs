@@ -13,6 +13,7 @@ use brokerlab_core::{
 };
 
 use crate::fluid;
+use crate::invariants::{statuses, Status, Watch};
 use crate::readout::Readout;
 
 /// Simulated seconds per wall-clock second the page offers.
@@ -46,6 +47,8 @@ pub struct Advance {
     pub behind: bool,
     /// Nothing is left to happen.
     pub finished: bool,
+    /// The frame stopped at a step where a property first broke (pause-on-breach is on).
+    pub breached: bool,
 }
 
 /// A recent fact worth a line of its own (crashes, restarts, redeliveries, losses…).
@@ -118,6 +121,12 @@ pub struct Player {
     events_changed: bool,
     /// The latest facts, newest last.
     log: VecDeque<Logged>,
+    /// Where each invariant first broke in this run.
+    watch: Watch,
+    /// Playing stops at the step where a property first breaks.
+    pause_on_breach: bool,
+    /// A property broke for the first time in the latest step.
+    breached_now: bool,
 }
 
 impl Player {
@@ -138,6 +147,9 @@ impl Player {
             narration_age_ms: 0.0,
             events_changed: false,
             log: VecDeque::with_capacity(LOG_MAX + 1),
+            watch: Watch::default(),
+            pause_on_breach: false,
+            breached_now: false,
         })
     }
 
@@ -195,6 +207,7 @@ impl Player {
         };
         let target = self.sim.now_us() + secs_to_us(wall_ms / 1_000.0 * speed);
         let mut steps = 0;
+        self.breached_now = false;
         while steps < FRAME_STEPS_MAX && self.sim.next_step_time().is_some_and(|at| at <= target) {
             if steps > 0 && steps % BUDGET_CHECK_EVERY == 0 && !more(steps) {
                 break;
@@ -203,6 +216,16 @@ impl Player {
                 break;
             }
             steps += 1;
+            if self.pause_on_breach && self.breached_now {
+                // Stop at the breaking step: the clock stays at its time.
+                self.refresh_narration();
+                return Advance {
+                    steps,
+                    behind: false,
+                    finished: false,
+                    breached: true,
+                };
+            }
         }
         let behind = self.sim.next_step_time().is_some_and(|at| at <= target);
         if !behind {
@@ -225,6 +248,7 @@ impl Player {
             steps,
             behind,
             finished,
+            breached: false,
         }
     }
 
@@ -279,10 +303,15 @@ impl Player {
         self.narration = Narration::default();
         self.narration_age_ms = 0.0;
         self.events_changed = false;
+        self.watch = Watch::default();
+        self.breached_now = false;
     }
 
     fn note_events(&mut self) {
         let step = self.sim.steps();
+        if self.watch.observe(step, self.latest_us, &self.latest) {
+            self.breached_now = true;
+        }
         for fact in &self.latest {
             if self.log.len() == LOG_MAX {
                 self.log.pop_front();
@@ -382,6 +411,16 @@ impl Player {
         };
     }
 
+    /// Playing stops at the step where a property first breaks (when `on`).
+    pub fn set_pause_on_breach(&mut self, on: bool) {
+        self.pause_on_breach = on;
+    }
+
+    /// The live invariants on the current state, with where each first broke.
+    pub fn invariants(&self) -> Vec<Status> {
+        statuses(&self.sim, &self.watch)
+    }
+
     pub fn narration(&self) -> &Narration {
         &self.narration
     }
@@ -465,6 +504,36 @@ fn is_notable(fact: &Fact) -> bool {
 mod tests {
     use super::*;
     use brokerlab_core::examples;
+
+    #[test]
+    fn pause_on_breach_stops_playing_at_the_first_duplicate() {
+        let mut p = burst();
+        p.command(Fault::CrashConsumer {
+            consumer: 0,
+            point: CrashPoint::AfterCommitBeforeAck,
+            restart_after_s: Some(1.0),
+        })
+        .expect("valid");
+        p.set_pause_on_breach(true);
+        let mut stopped = None;
+        for _ in 0..20_000 {
+            let a = p.advance(16.0, 20.0);
+            if a.breached {
+                stopped = Some(a);
+                break;
+            }
+            assert!(!a.finished, "the run ended with no breach");
+        }
+        assert!(stopped.is_some());
+        assert!(!p.is_finished(), "stopped mid-run");
+        assert_eq!(p.readout().duplicate_effects, 1, "at the first duplicate");
+        let once = &p.invariants()[1];
+        assert!(!once.holds);
+        assert!(once.msg.is_some());
+        // Playing on does not stop again for the same property.
+        let a = p.advance(16.0, 20.0);
+        assert!(!a.breached);
+    }
 
     fn burst() -> Player {
         Player::new(examples::load("burst").expect("built in")).expect("valid")

@@ -8,6 +8,7 @@
 use brokerlab_core::{us_to_secs, CrashPoint, Fault, Simulation};
 use leptos::prelude::*;
 
+use crate::groups::LogsSnapshot;
 use crate::lab::Lab;
 use crate::player::RESTART_AFTER_S;
 use crate::readout::{count, seconds};
@@ -56,6 +57,8 @@ pub struct Topology {
     pub producers: Vec<ProducerCard>,
     pub queues: Vec<QueueCard>,
     pub consumers: Vec<ConsumerCard>,
+    /// Logs and consumer groups (empty for scenarios without logs).
+    pub logs: LogsSnapshot,
 }
 
 impl Topology {
@@ -101,6 +104,7 @@ impl Topology {
             producers,
             queues,
             consumers,
+            logs: LogsSnapshot::of(sim),
         }
     }
 

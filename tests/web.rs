@@ -517,3 +517,141 @@ async fn the_log_filter_takes_a_message_id_and_explains_bad_input() {
     page.type_into("log-filter", "").await;
     assert!(page.get("log-filter-error").hidden());
 }
+
+#[wasm_bindgen_test]
+async fn a_message_id_in_the_log_opens_its_history_in_order() {
+    let page = Mounted::new();
+    page.choose("scenario", "crash-after-commit").await;
+    assert!(page.get("lineage").hidden(), "closed until asked");
+    for _ in 0..6 {
+        page.click("step").await;
+    }
+    page.get("log-msg").click();
+    tick().await;
+    assert!(!page.get("lineage").hidden());
+    assert_eq!(page.text("lineage-title"), "History of #0 (up to step 6)");
+    let rows = page
+        .root
+        .query_selector_all("[data-testid='lineage-row']")
+        .expect("valid selector");
+    let rows: Vec<(String, String)> = (0..rows.length())
+        .filter_map(|i| rows.item(i))
+        .map(|n| {
+            let el: web_sys::Element = n.unchecked_into();
+            (
+                el.get_attribute("data-lane").unwrap_or_default(),
+                el.text_content().unwrap_or_default(),
+            )
+        })
+        .collect();
+    let mut at = 0;
+    for (lane, needle) in [
+        ("database", "committed"),
+        ("consumer", "crash"),
+        ("broker", "lease"),
+        ("broker", "attempt 2"),
+        ("database", "committed"),
+        ("broker", "ack"),
+    ] {
+        let found = rows[at..]
+            .iter()
+            .position(|(l, t)| l == lane && t.contains(needle))
+            .unwrap_or_else(|| panic!("no {lane} row with {needle:?} after row {at}: {rows:#?}"));
+        at += found + 1;
+    }
+    page.click("lineage-close").await;
+    assert!(page.get("lineage").hidden());
+}
+
+#[wasm_bindgen_test]
+async fn pause_on_breach_stops_at_the_duplicate_and_names_the_message() {
+    let page = Mounted::new();
+    page.choose("scenario", "crash-after-commit").await;
+    assert!(page.text("invariant-effect-once-verdict").contains("holds"));
+    assert!(page.text("invariant-no-loss-verdict").contains("holds"));
+    assert!(page
+        .text("invariant-partition-owner")
+        .contains("no partitioned log"));
+    let pause: HtmlInputElement = page.get("invariants-pause").unchecked_into();
+    pause.click();
+    tick().await;
+    assert!(pause.checked());
+    page.choose("speed", "20").await;
+    page.click("play").await;
+    for _ in 0..100 {
+        if page.text("play") != "Pause" {
+            break;
+        }
+        sleep(50).await;
+    }
+    assert_ne!(page.text("play"), "Pause", "playing stopped");
+    assert_eq!(page.text("step-index"), "6", "the duplicate's step");
+    assert_eq!(page.text("duplicate-effects"), "1");
+    assert!(page
+        .text("invariant-effect-once-verdict")
+        .contains("broken"));
+    assert!(
+        page.text("invariant-effect-once")
+            .contains("first broke at step 6"),
+        "{}",
+        page.text("invariant-effect-once")
+    );
+    assert_eq!(page.text("invariant-effect-once-msg"), "#0");
+    assert!(page.text("invariant-no-loss-verdict").contains("holds"));
+    // The message id opens its history.
+    page.click("invariant-effect-once-msg").await;
+    assert!(!page.get("lineage").hidden());
+    assert!(page.text("lineage-title").starts_with("History of #0"));
+}
+
+#[wasm_bindgen_test]
+async fn log_scenarios_show_partition_lanes_and_member_controls() {
+    let page = Mounted::new();
+    assert!(page.get("logs").hidden(), "the burst has no log");
+    for name in ["log-commit-modes", "log-consumer-groups"] {
+        page.choose("scenario", name).await;
+        assert!(!page.get("logs").hidden(), "{name}");
+        for _ in 0..60 {
+            page.click("step").await;
+        }
+        assert!(
+            page.number("log-appended") > 0.0,
+            "{name} at step {}: {}",
+            page.text("step-index"),
+            page.text("logs")
+        );
+        let lane = page.text("group-0-partition-0");
+        assert!(
+            lane.starts_with("P0 · offsets ") && lane.contains(" · lag "),
+            "{name}: {lane}"
+        );
+    }
+    let members = page.text("group-0-members");
+    let (up, all) = members
+        .trim_end_matches(" members up")
+        .split_once(" / ")
+        .map(|(a, b)| {
+            (
+                a.parse::<u32>().expect("up"),
+                b.parse::<u32>().expect("all"),
+            )
+        })
+        .expect("n / m members up");
+    page.click("group-0-member-0-crash").await;
+    assert_eq!(
+        page.text("group-0-members"),
+        format!("{} / {all} members up", up - 1)
+    );
+    page.click("group-0-add-member").await;
+    assert!(page
+        .text("group-0-members")
+        .ends_with(&format!("/ {} members up", all + 1)));
+    page.click("group-0-replay").await;
+    assert!(!page.has("error-note"), "{}", page.text("error-note"));
+    for _ in 0..200 {
+        page.click("step").await;
+    }
+    assert!(page.number("log-rebalances") >= 1.0);
+    page.choose("scenario", "burst").await;
+    assert!(page.get("logs").hidden());
+}

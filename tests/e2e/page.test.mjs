@@ -357,6 +357,57 @@ test('the event log filters by message id and explains bad input', async () => {
   await lab.page.getByTestId('log-filter').fill('');
 });
 
+test('clicking a message id in the log opens its history, in order', async () => {
+  await lab.page.getByTestId('log-msg').first().click();
+  const panel = lab.page.getByTestId('lineage');
+  await panel.waitFor({ state: 'visible' });
+  assert.match(await lab.text('lineage-title'), /^History of #0 \(up to step 6\)$/);
+  const rows = await lab.page.getByTestId('lineage-row').allInnerTexts();
+  const order = [/committed the effect of #0/, /crashed after committing/, /lease of #0/,
+    /again \(attempt 2\)/, /applied 2 times/, /acked #0/];
+  let at = 0;
+  for (const pattern of order) {
+    const found = rows.slice(at).findIndex((r) => pattern.test(r));
+    assert.ok(found >= 0, `${pattern} after row ${at}: ${rows.join(' | ')}`);
+    at += found + 1;
+  }
+  await panel.scrollIntoViewIfNeeded();
+  await lab.shot('13-lineage');
+  await lab.click('lineage-close');
+  assert.equal(await panel.isHidden(), true);
+  await lab.page.getByTestId('log-filter').fill('');
+});
+
+test('pause when an invariant breaks: playing stops at the duplicate and names the message', async () => {
+  await lab.pickScenario('crash-after-commit');
+  await lab.page.getByTestId('invariants-pause').check();
+  await lab.click('play');
+  await lab.page.getByTestId('invariant-effect-once-msg').waitFor({ timeout: 20_000 });
+  assert.notEqual(await lab.text('play'), 'Pause');
+  assert.equal(await lab.text('step-index'), '6');
+  assert.match(await lab.text('invariant-effect-once-verdict'), /broken/);
+  assert.equal(await lab.text('invariant-effect-once-msg'), '#0');
+  await lab.page.getByTestId('invariants').scrollIntoViewIfNeeded();
+  await lab.shot('14-invariant-broken');
+  await lab.page.getByTestId('invariants-pause').uncheck();
+});
+
+test('a log scenario shows its partition lanes, and a member crash triggers a rebalance', async () => {
+  await lab.pickScenario('log-consumer-groups');
+  await lab.page.getByTestId('logs').waitFor({ state: 'visible' });
+  await lab.click('group-0-member-0-crash');
+  await lab.setSpeed(10);
+  await lab.click('play');
+  await lab.waitFor('log-rebalances', (n) => n >= 1);
+  await lab.waitFor('log-appended', (n) => n > 0);
+  if ((await lab.text('play')) === 'Pause') await lab.click('play');
+  assert.match(await lab.text('group-0-partition-0'), /^P0 · offsets \d+\.\.\d+ · committed \d+ · (owned by .+|no owner) · lag \d+$/);
+  assert.ok((await lab.number('log-processed')) >= 0);
+  await lab.page.getByTestId('logs').scrollIntoViewIfNeeded();
+  await lab.shot('15-log-groups');
+  await lab.pickScenario('crash-after-commit');
+});
+
 test('nothing reached the network after load, and nothing was logged as an error', async () => {
   assert.equal(lab.requests.length, requestsAfterLoad, `new requests: ${lab.requests.slice(requestsAfterLoad)}`);
   assert.deepEqual(lab.consoleErrors, []);
