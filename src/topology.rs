@@ -5,7 +5,9 @@
 //! [`Topology`] is a plain snapshot of the run (tested natively); the components render it
 //! and send commands through the [`Lab`].
 
-use brokerlab_core::{us_to_secs, CrashPoint, Fault, Simulation};
+use brokerlab_core::{
+    us_to_secs, CrashPoint, Fault, Handoff, Poison, ProducerCrashPoint, Simulation,
+};
 use leptos::prelude::*;
 
 use crate::groups::LogsSnapshot;
@@ -20,6 +22,8 @@ pub struct ProducerCard {
     pub up: bool,
     /// Outbox rows not yet published.
     pub outbox: usize,
+    /// Whether it hands its messages off through an outbox (and a relay).
+    pub uses_outbox: bool,
 }
 
 /// A queue as its card shows it.
@@ -48,6 +52,10 @@ pub struct ConsumerCard {
     pub armed: Option<CrashPoint>,
     /// Seconds until a crashed consumer restarts, if it will.
     pub restart_in_s: Option<f64>,
+    /// How many times slower than normal it works (1 is normal).
+    pub slow_factor: f64,
+    /// Its next ack will be lost on the way to the broker.
+    pub drop_next_ack: bool,
 }
 
 /// The whole diagram at one instant.
@@ -69,6 +77,11 @@ impl Topology {
                 name: sim.producer_name(p).unwrap_or("producer").to_string(),
                 up: sim.producer_up(p).unwrap_or(false),
                 outbox: sim.outbox_len(p),
+                uses_outbox: sim
+                    .scenario()
+                    .producers
+                    .get(p as usize)
+                    .is_some_and(|s| matches!(s.handoff, Handoff::Outbox { .. })),
             })
             .collect();
         let queues = (0..sim.queue_count())
@@ -97,6 +110,8 @@ impl Topology {
                 buffered: v.buffered,
                 concurrency: v.concurrency,
                 armed: v.armed,
+                slow_factor: v.slow_factor,
+                drop_next_ack: v.drop_next_ack,
             })
             .collect();
         Self {
@@ -139,6 +154,12 @@ pub fn consumer_state(c: &ConsumerCard) -> String {
         Some(CrashPoint::AfterReceive) => text.push_str(" · armed: crash after receive"),
         Some(CrashPoint::Now) | None => {}
     }
+    if c.slow_factor > 1.0 {
+        text.push_str(&format!(" · slow ×{}", c.slow_factor));
+    }
+    if c.drop_next_ack {
+        text.push_str(" · next ack will be lost");
+    }
     text
 }
 
@@ -177,10 +198,52 @@ fn ProducerBox(lab: Lab, index: usize) -> impl IntoView {
         })
     };
     let down = move || card().is_some_and(|c| !c.up);
+    let up = move || card().is_some_and(|c| c.up);
+    let uses_outbox = move || card().is_some_and(|c| c.uses_outbox);
+    let producer = index as u32;
     view! {
         <li class="node producer" class:down=down data-testid=format!("producer-{index}")>
             <strong>{name}</strong>
-            <span class="state">{state}</span>
+            <span class="state" data-testid=format!("producer-{index}-state")>{state}</span>
+            <span class="actions">
+                <button type="button" class="small" class:danger=up data-testid=format!("producer-{index}-toggle")
+                    on:click=move |_| {
+                        if up() {
+                            lab.command(Fault::CrashProducer {
+                                producer,
+                                point: ProducerCrashPoint::Now,
+                                restart_after_s: Some(RESTART_AFTER_S),
+                            })
+                        } else {
+                            lab.command(Fault::RestartProducer { producer })
+                        }
+                    }
+                    title=move || if up() { format!("Crash now; it restarts {RESTART_AFTER_S} s later") } else { "Restart it now".to_string() }>
+                    {move || if up() { "Crash" } else { "Restart" }}
+                </button>
+                <Show when=uses_outbox>
+                    <button type="button" class="danger small" data-testid=format!("producer-{index}-crash-after-publish")
+                        disabled=move || !up()
+                        on:click=move |_| lab.command(Fault::CrashProducer {
+                            producer,
+                            point: ProducerCrashPoint::AfterPublishBeforeMark,
+                            restart_after_s: Some(RELAY_RESTART_AFTER_S),
+                        })
+                        title="Crash the outbox relay right after its next publish is confirmed, before the row is marked sent">
+                        "Crash after next publish"
+                    </button>
+                </Show>
+                <button type="button" class="small" data-testid=format!("producer-{index}-drop-confirm")
+                    on:click=move |_| lab.command(Fault::DropNextConfirm { producer })
+                    title="The broker's next confirm to this producer is lost">
+                    "Drop next confirm"
+                </button>
+                <button type="button" class="small" data-testid=format!("producer-{index}-poison")
+                    on:click=move |_| lab.command(Fault::InjectPoison { producer, poison: Poison::MalformedPayload })
+                    title="Publish one message with a malformed payload now: every handler attempt fails">
+                    "Inject poison"
+                </button>
+            </span>
         </li>
     }
 }
@@ -220,6 +283,8 @@ fn ConsumerBox(lab: Lab, index: usize) -> impl IntoView {
     let state = move || card().map(|c| consumer_state(&c)).unwrap_or_default();
     let up = move || card().is_some_and(|c| c.up);
     let armed = move || card().is_some_and(|c| c.armed.is_some());
+    let slow = move || card().is_some_and(|c| c.slow_factor > 1.0);
+    let drop_armed = move || card().is_some_and(|c| c.drop_next_ack);
     let crash = move |point| {
         lab.command(Fault::CrashConsumer {
             consumer,
@@ -248,10 +313,30 @@ fn ConsumerBox(lab: Lab, index: usize) -> impl IntoView {
                     disabled=up on:click=move |_| lab.command(Fault::RestartConsumer { consumer })>
                     "Restart"
                 </button>
+                <button type="button" class="small" data-testid=format!("consumer-{index}-drop-ack")
+                    disabled=move || !up() || drop_armed()
+                    on:click=move |_| lab.command(Fault::DropNextAck { consumer })
+                    title="Its next ack is lost on the way to the broker">
+                    "Drop next ack"
+                </button>
+                <button type="button" class="small" data-testid=format!("consumer-{index}-slow")
+                    on:click=move |_| lab.command(Fault::SlowConsumer {
+                        consumer,
+                        factor: if slow() { 1.0 } else { SLOW_FACTOR },
+                    })
+                    title=move || if slow() { "Work at normal speed again".to_string() } else { format!("Work {SLOW_FACTOR} times slower from now on") }>
+                    {move || if slow() { "Normal speed" } else { "Slow ×4" }}
+                </button>
             </span>
         </li>
     }
 }
+
+/// Seconds before an outbox relay crashed after a publish comes back.
+const RELAY_RESTART_AFTER_S: f64 = 2.0;
+
+/// How many times slower the "Slow" button makes a consumer.
+const SLOW_FACTOR: f64 = 4.0;
 
 /// The diagram: producers → broker (its queues) → consumers.
 #[component]
@@ -356,6 +441,46 @@ mod tests {
             consumer_state(c).ends_with("armed: crash after commit"),
             "{c:?}"
         );
+    }
+
+    #[test]
+    fn a_slow_consumer_and_a_lost_ack_are_shown() {
+        let mut sim = Simulation::new(examples::load("mm1").expect("built in")).expect("valid");
+        sim.command(Fault::SlowConsumer {
+            consumer: 0,
+            factor: SLOW_FACTOR,
+        })
+        .expect("valid");
+        sim.command(Fault::DropNextAck { consumer: 0 })
+            .expect("valid");
+        let c = &Topology::of(&sim).consumers[0];
+        assert_eq!(c.slow_factor, 4.0);
+        assert!(c.drop_next_ack);
+        let state = consumer_state(c);
+        assert!(state.contains(" · slow ×4"), "{state}");
+        assert!(state.ends_with(" · next ack will be lost"), "{state}");
+        sim.command(Fault::SlowConsumer {
+            consumer: 0,
+            factor: 1.0,
+        })
+        .expect("valid");
+        assert!(!consumer_state(&Topology::of(&sim).consumers[0]).contains("slow"));
+    }
+
+    #[test]
+    fn only_an_outbox_producer_is_marked_as_using_one() {
+        let outbox = Simulation::new(examples::load("outbox-relay-crash").expect("built in"))
+            .expect("valid");
+        assert!(Topology::of(&outbox)
+            .producers
+            .iter()
+            .any(|p| p.uses_outbox));
+        let direct = Simulation::new(examples::load("crash-after-commit").expect("built in"))
+            .expect("valid");
+        assert!(Topology::of(&direct)
+            .producers
+            .iter()
+            .all(|p| !p.uses_outbox));
     }
 
     #[test]

@@ -478,6 +478,63 @@ async fn consumer_cards_crash_arm_and_restart_their_consumer() {
 }
 
 #[wasm_bindgen_test]
+async fn consumer_and_producer_cards_drop_acks_slow_down_and_inject_poison() {
+    let page = Mounted::new();
+    page.choose("scenario", "crash-after-commit").await;
+    assert!(
+        !page.has("producer-0-crash-after-publish"),
+        "this producer has no outbox"
+    );
+
+    page.click("consumer-0-drop-ack").await;
+    assert!(
+        page.text("consumer-0-state")
+            .contains("next ack will be lost"),
+        "{}",
+        page.text("consumer-0-state")
+    );
+    assert_eq!(page.text("consumer-0-slow"), "Slow ×4");
+    page.click("consumer-0-slow").await;
+    assert!(page.text("consumer-0-state").contains("slow ×4"));
+    assert_eq!(page.text("consumer-0-slow"), "Normal speed");
+    page.click("consumer-0-slow").await;
+    assert!(!page.text("consumer-0-state").contains("slow"));
+
+    assert_eq!(page.text("producer-0-toggle"), "Crash");
+    page.click("producer-0-toggle").await;
+    assert!(page.text("producer-0-state").contains("crashed"));
+    assert_eq!(page.text("producer-0-toggle"), "Restart");
+    page.click("producer-0-toggle").await;
+    assert!(page.text("producer-0-state").contains("up"));
+
+    page.click("producer-0-poison").await;
+    page.click("producer-0-drop-confirm").await;
+    for _ in 0..80 {
+        if page.number("redelivered") >= 1.0 && page.text("log").contains("malformed") {
+            break;
+        }
+        page.click("step").await;
+    }
+    assert!(page.number("redelivered") >= 1.0, "{}", page.text("log"));
+    assert!(
+        page.text("log").contains("poison message"),
+        "{}",
+        page.text("log")
+    );
+    assert!(
+        page.text("log").contains("malformed"),
+        "the handler fails on the poison: {}",
+        page.text("log")
+    );
+
+    // The commands are part of the run: stepping back re-simulates them.
+    let at = page.number("step-index");
+    page.click("back").await;
+    assert_eq!(page.number("step-index"), at - 1.0);
+    assert!(page.text("log").contains("poison message"));
+}
+
+#[wasm_bindgen_test]
 async fn the_log_filter_takes_a_message_id_and_explains_bad_input() {
     let page = Mounted::new();
     page.choose("scenario", "crash-after-commit").await;

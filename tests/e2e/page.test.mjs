@@ -290,6 +290,20 @@ test('"Crash after next commit" on a consumer card, then play: a redelivery and 
   await lab.shot('10-duplicate-effect', true);
 });
 
+test('"Drop next ack" and "Inject poison" on the cards, then play: the poison fails its handler', async () => {
+  await lab.press('r');
+  await lab.click('consumer-0-drop-ack');
+  assert.match(await lab.text('consumer-0-state'), /next ack will be lost/);
+  assert.equal(await lab.page.getByTestId('producer-0-crash-after-publish').count(), 0, 'no outbox');
+  await lab.click('producer-0-poison');
+  await lab.click('play');
+  await lab.page.getByTestId('play').filter({ hasText: 'Replay' }).waitFor({ timeout: 20_000 });
+  assert.ok((await lab.number('redelivered')) >= 1);
+  assert.match(await lab.text('log'), /poison message/);
+  assert.match(await lab.text('log'), /malformed/);
+  await lab.press('r');
+});
+
 test('stepping forward and back, and the keyboard shortcuts', async () => {
   await lab.press('r');
   assert.equal(await lab.text('step-index'), '0');
