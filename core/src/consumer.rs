@@ -58,6 +58,15 @@ pub struct Consumer {
     pub armed: Option<ArmedCrash>,
     pub drop_next_ack: bool,
     pub restart_at_us: Option<Micros>,
+    /// Scaled in: takes no more deliveries and stops once it holds nothing.
+    pub retiring: bool,
+    /// Stopped for good after retiring (not a crash: nothing was lost).
+    pub stopped: bool,
+    /// An ack mode to switch to as soon as it holds nothing (a new subscription).
+    pub pending_ack: Option<AckMode>,
+    /// Deliveries it may still hold above a prefetch that was lowered while it held them
+    /// (0 once a delivery is made under the current prefetch).
+    pub prefetch_grace: u32,
 }
 
 impl Consumer {
@@ -85,6 +94,43 @@ impl Consumer {
             armed: None,
             drop_next_ack: false,
             restart_at_us: None,
+            retiring: false,
+            stopped: false,
+            pending_ack: None,
+            prefetch_grace: 0,
+        }
+    }
+
+    /// A new process with this one's settings (current ones, pending ack mode included)
+    /// and none of its state: what scaling out starts.
+    pub fn fresh_copy(&self, name: String) -> Self {
+        Self {
+            name,
+            queue: self.queue,
+            service: self.service,
+            concurrency: self.concurrency,
+            prefetch: self.prefetch,
+            ack: self.pending_ack.unwrap_or(self.ack),
+            batch_size: self.batch_size,
+            batch_atomic: self.batch_atomic,
+            batches: 0,
+            next_batch: 1,
+            idempotency: self.idempotency,
+            ordering: self.ordering,
+            failures: self.failures.clone(),
+            retry: self.retry.clone(),
+            slow_factor: 1.0,
+            up: true,
+            incarnation: 0,
+            buffer: VecDeque::new(),
+            working: Vec::new(),
+            armed: None,
+            drop_next_ack: false,
+            restart_at_us: None,
+            retiring: false,
+            stopped: false,
+            pending_ack: None,
+            prefetch_grace: 0,
         }
     }
 
@@ -94,7 +140,10 @@ impl Consumer {
     }
 
     pub fn can_take(&self) -> bool {
-        self.up && self.held() < self.prefetch
+        self.up
+            && !self.retiring
+            && self.held() < self.prefetch
+            && (self.pending_ack.is_none() || self.held() == 0)
     }
 }
 
@@ -114,6 +163,12 @@ pub struct ConsumerView {
     pub drop_next_ack: bool,
     pub slow_factor: f64,
     pub restart_at_us: Option<Micros>,
+    /// Scaled in: finishing what it holds, then it stops.
+    pub retiring: bool,
+    /// Stopped after scaling in (it did not crash).
+    pub stopped: bool,
+    /// Service time it uses for its next message (mean, seconds).
+    pub service_mean_s: f64,
     /// Copies being processed now, with their attempt.
     pub working: Vec<(CopyId, Attempt)>,
 }

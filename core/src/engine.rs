@@ -15,6 +15,8 @@ pub enum Event {
     /// A producer's next request arrives (or its next scripted message is due).
     Arrival {
         producer: ProducerId,
+        /// The producer's arrival schedule this belongs to (a changed schedule bumps it).
+        epoch: u32,
     },
     /// A publish reaches the broker.
     PublishArrives {
@@ -149,17 +151,20 @@ impl EventQueue {
         self.heap.push(Entry { at, seq, event });
     }
 
-    /// Schedules into FIFO lane `lane`; `at` must not be earlier than the lane's last entry.
+    /// Schedules into FIFO lane `lane` (or into the heap if `at` is earlier than the
+    /// lane's last entry).
     pub fn schedule_in_lane(&mut self, lane: usize, at: Micros, event: Event) {
         let seq = self.take_seq();
         if self.lanes.len() <= lane {
             self.lanes.resize_with(lane + 1, VecDeque::new);
         }
         let q = &mut self.lanes[lane];
-        debug_assert!(
-            q.back().is_none_or(|last| last.at <= at),
-            "lane times must not decrease"
-        );
+        if q.back().is_some_and(|last| last.at > at) {
+            // The lane's fixed duration was shortened (a setting changed): this timer
+            // would jump the queue, so it goes to the heap, where order is still exact.
+            self.heap.push(Entry { at, seq, event });
+            return;
+        }
         q.push_back(Entry { at, seq, event });
     }
 

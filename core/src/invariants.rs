@@ -167,7 +167,7 @@ fn check_queues(sim: &Simulation) -> Result<(), String> {
             format!("queue {}: held {} is not the sum", q.name, q.held)
         })?;
         if let Some(max) = q.max_length {
-            ensure(q.held <= max, || {
+            ensure(q.held <= max.max(q.bound_grace), || {
                 format!("queue {}: holds {} over its limit {max}", q.name, q.held)
             })?;
         }
@@ -220,7 +220,7 @@ fn check_effects(sim: &Simulation) -> Result<(), String> {
 fn check_processes(sim: &Simulation) -> Result<(), String> {
     for (i, consumer) in sim.consumers_raw().iter().enumerate() {
         ensure(
-            consumer.held() <= consumer.prefetch
+            consumer.held() <= consumer.prefetch.max(consumer.prefetch_grace)
                 && consumer.batches <= consumer.concurrency
                 && consumer.working.len() as u32 <= consumer.batches * consumer.batch_size,
             || {

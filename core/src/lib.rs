@@ -43,7 +43,7 @@ pub use scenario::{
 };
 pub use sim::{fingerprint, Simulation};
 pub use step::{
-    Attempt, ConsumerId, CopyId, Fact, GroupId, LogId, MemberId, MsgId, ProducerId, QueueId, Step,
-    Trigger,
+    Attempt, ConsumerId, CopyId, Fact, GroupId, LogId, MemberId, MsgId, ProducerId, QueueId,
+    Setting, Step, Trigger,
 };
 pub use time::{secs_to_us, us_to_secs, Micros};

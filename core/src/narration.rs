@@ -2,11 +2,13 @@
 //! Names come from the simulation (producer, queue and consumer names); messages are
 //! written `#id`.
 
-use crate::scenario::{CrashPoint, Poison, ProducerCrashPoint};
+use crate::scenario::{
+    AckMode, ArrivalProcess, CrashPoint, Idempotency, Overflow, Poison, ProducerCrashPoint,
+};
 use crate::sim::Simulation;
 use crate::step::{
     DeadLetterReason, DuplicateSeen, Fact, Failure, IgnoredAck, LossReason, RefusedBecause,
-    SkipReason, Trigger,
+    Setting, SkipReason, Trigger,
 };
 use crate::time::{us_to_secs, Micros};
 
@@ -33,6 +35,110 @@ fn restart_text(at: Option<Micros>) -> String {
     at.map_or(" It stays down.".to_string(), |t| {
         format!(" It will restart at {}.", secs(t))
     })
+}
+
+fn ack_text(ack: AckMode) -> &'static str {
+    match ack {
+        AckMode::OnDelivery => "on delivery, before the effect (a crash loses work)",
+        AckMode::AfterCommit => "after the effect commits (a crash means a redelivery)",
+    }
+}
+
+fn idempotency_text(i: Idempotency) -> &'static str {
+    match i {
+        Idempotency::None => "no duplicate check",
+        Idempotency::CheckThenInsert => "check, then insert a processed mark",
+        Idempotency::Inbox => "an inbox row with a unique key, in the effect's transaction",
+    }
+}
+
+fn overflow_text(o: Overflow) -> &'static str {
+    match o {
+        Overflow::Reject => "refuse new publishes",
+        Overflow::DropOldest => "drop the oldest waiting message",
+        Overflow::Throttle => "hold producers back",
+    }
+}
+
+/// What a changed setting now is, as the start of a sentence.
+fn setting_text(sim: &Simulation, setting: Setting) -> String {
+    let queue = |q: u32| {
+        sim.queue(q)
+            .map_or_else(|| format!("queue {q}"), |v| v.name)
+    };
+    match setting {
+        Setting::Arrivals {
+            producer,
+            process,
+            rate_milli_per_s,
+        } => {
+            let how = match process {
+                ArrivalProcess::Constant => "evenly spaced",
+                ArrivalProcess::Poisson => "at random (Poisson)",
+            };
+            format!(
+                "{} now publishes {} messages per second, {how}",
+                sim.producer_name(producer).unwrap_or("the producer"),
+                rate_milli_per_s as f64 / 1_000.0
+            )
+        }
+        Setting::ServiceTime {
+            queue: q,
+            mean_us,
+            exponential,
+        } => format!(
+            "The consumers of {} now take {} per message{}",
+            queue(q),
+            secs(mean_us),
+            if exponential { " on average" } else { "" }
+        ),
+        Setting::Consumers { queue: q, count } => {
+            format!("The consumers of {} are scaled to {count}", queue(q))
+        }
+        Setting::Prefetch { queue: q, prefetch } => format!(
+            "The consumers of {} now hold at most {prefetch} unfinished deliveries each (prefetch)",
+            queue(q)
+        ),
+        Setting::AckMode { queue: q, ack } => format!(
+            "The consumers of {} switch to acking {} as soon as they hold nothing",
+            queue(q),
+            ack_text(ack)
+        ),
+        Setting::Idempotency {
+            queue: q,
+            idempotency,
+        } => format!(
+            "The consumers of {} now guard against duplicates with {}",
+            queue(q),
+            idempotency_text(idempotency)
+        ),
+        Setting::Retry {
+            queue: q,
+            max_attempts,
+            backoff_base_us,
+        } => format!(
+            "The consumers of {} now try each message at most {max_attempts} times, backing off from {}",
+            queue(q),
+            secs(backoff_base_us)
+        ),
+        Setting::VisibilityTimeout { queue: q, lease_us } => format!(
+            "Deliveries from {} now stay invisible for {} before they are offered again",
+            queue(q),
+            secs(lease_us)
+        ),
+        Setting::QueueBound {
+            queue: q,
+            max_length,
+            overflow,
+        } => match max_length {
+            Some(n) => format!(
+                "{} now holds at most {n} messages; when full it will {}",
+                queue(q),
+                overflow_text(overflow)
+            ),
+            None => format!("{} is now unbounded", queue(q)),
+        },
+    }
 }
 
 /// Describes a fact in a sentence.
@@ -205,6 +311,27 @@ pub fn describe(sim: &Simulation, fact: &Fact) -> String {
         GapWait { msg, consumer: c, key, version, current, .. } => format!(
             "{} holds #{msg} back: key {key} is at version {current}, so version {version} must wait for its predecessor.",
             consumer(c)
+        ),
+        SettingChanged { setting, trigger } => format!("{} ({}).", setting_text(sim, setting), by(trigger)),
+        ConsumerAdded { consumer: c, queue: q, trigger } => format!(
+            "{} joined the consumers of {} ({}) and asks for work.",
+            consumer(c),
+            queue(q),
+            by(trigger)
+        ),
+        ConsumerStopping { consumer: c, trigger } => format!(
+            "{} takes no more deliveries ({}); it stops once it has finished what it holds.",
+            consumer(c),
+            by(trigger)
+        ),
+        ConsumerStopped { consumer: c } => format!(
+            "{} finished what it held and stopped; nothing it had was lost.",
+            consumer(c)
+        ),
+        AckModeSwitched { consumer: c, ack } => format!(
+            "{} subscribed again: from now on it acks {}.",
+            consumer(c),
+            ack_text(ack)
         ),
         DependencyDown { queue: q, until_us, trigger } => format!(
             "The dependency of {}'s consumers is down until {} ({}): attempts that end before then fail.",

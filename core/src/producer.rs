@@ -30,6 +30,8 @@ pub struct ArrivalClock {
     k_in_segment: u64,
     /// Time of the previous arrival (or segment start).
     cursor_us: Micros,
+    /// Bumped when the schedule is replaced, so the arrival already scheduled is dropped.
+    pub epoch: u32,
 }
 
 impl ArrivalClock {
@@ -51,7 +53,39 @@ impl ArrivalClock {
             segment: 0,
             k_in_segment: 0,
             cursor_us: 0,
+            epoch: 0,
         }
+    }
+
+    /// Replaces the rest of the schedule from `now_us` on (`schedule` is relative to now);
+    /// the count of messages published so far, and the limit, stay.
+    pub fn replace_from(
+        &mut self,
+        now_us: Micros,
+        process: ArrivalProcess,
+        schedule: &[crate::scenario::RateSegment],
+    ) {
+        self.process = process;
+        self.segments = schedule
+            .iter()
+            .map(|s| Segment {
+                from_us: now_us + secs_to_us(s.from_s),
+                rate_per_s: s.rate_per_s,
+            })
+            .collect();
+        self.segment = 0;
+        self.k_in_segment = 0;
+        self.cursor_us = now_us;
+        self.epoch += 1;
+    }
+
+    /// The rate in force at `now_us` (what the page shows).
+    pub fn rate_now(&self, now_us: Micros) -> f64 {
+        self.segments
+            .iter()
+            .take_while(|s| s.from_us <= now_us)
+            .last()
+            .map_or(0.0, |s| s.rate_per_s)
     }
 
     /// When the next message is created, or `None` if this producer is finished.

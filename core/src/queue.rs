@@ -35,6 +35,9 @@ pub struct Queue {
     pub redrive_pending: bool,
     /// Producers held back because this queue is full.
     pub throttled: Vec<ProducerId>,
+    /// What it may still hold above a bound that was lowered below its contents (nothing
+    /// stored is thrown away; it drains down). 0 once it is within the bound again.
+    pub bound_grace: u64,
 }
 
 impl Queue {
@@ -60,6 +63,7 @@ impl Queue {
             redrive_left: 0,
             redrive_pending: false,
             throttled: Vec::new(),
+            bound_grace: 0,
         }
     }
 

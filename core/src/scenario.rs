@@ -41,6 +41,8 @@ pub mod limits {
     pub const PARTITIONS_MAX: u32 = 256;
     pub const GROUPS_MAX: usize = 16;
     pub const MEMBERS_MAX: u32 = 256;
+    /// Most consumers one command may scale a queue to.
+    pub const SCALE_MAX: u32 = 64;
 }
 
 /// A whole run.
@@ -150,7 +152,7 @@ pub struct Arrivals {
     pub schedule: Vec<RateSegment>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ArrivalProcess {
     /// Evenly spaced: one message every 1/rate seconds.
@@ -806,6 +808,71 @@ pub enum Fault {
         queue: String,
         for_s: f64,
     },
+
+    // Settings changed while running (the page's parameters): each takes effect from the
+    // instant it is given; work already under way keeps the setting it started with.
+    /// The producer's arrivals from now on: `schedule` is relative to now (its first
+    /// segment starts at 0) and replaces whatever remained of the old one.
+    SetArrivals {
+        producer: u32,
+        process: ArrivalProcess,
+        schedule: Vec<RateSegment>,
+    },
+    /// Every consumer of `queue` takes this long per message from its next message on.
+    SetServiceTime {
+        queue: String,
+        service: ServiceTime,
+    },
+    /// Scale the consumers of `queue` to `count`: new ones join at once; removed ones take
+    /// no more deliveries and stop once they have finished what they hold.
+    SetConsumerCount {
+        queue: String,
+        count: u32,
+    },
+    SetPrefetch {
+        queue: String,
+        prefetch: u32,
+    },
+    /// Each consumer of `queue` subscribes again with this ack mode once it holds nothing
+    /// (deliveries already held keep the contract they were delivered under).
+    SetAckMode {
+        queue: String,
+        ack: AckMode,
+    },
+    SetIdempotency {
+        queue: String,
+        idempotency: Idempotency,
+    },
+    SetRetry {
+        queue: String,
+        retry: RetryPolicy,
+    },
+    /// Leases given from now on last this long (leases already given keep theirs).
+    SetVisibilityTimeout {
+        queue: String,
+        seconds: f64,
+    },
+    /// The queue's bound and what a full queue does; a lower bound drops nothing already
+    /// stored, it only refuses (or holds back) new publishes until there is room.
+    SetQueueBound {
+        queue: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max_length: Option<u64>,
+        overflow: Overflow,
+    },
+}
+
+impl Fault {
+    /// The consumer this command is about, if it names one.
+    pub fn consumer(&self) -> Option<u32> {
+        match *self {
+            Fault::CrashConsumer { consumer, .. }
+            | Fault::RestartConsumer { consumer }
+            | Fault::DropNextAck { consumer }
+            | Fault::SlowConsumer { consumer, .. } => Some(consumer),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -966,18 +1033,7 @@ impl Scenario {
             return Err(err("producers", "needs at least one producer"));
         }
         check_len("producers", &self.producers, PRODUCERS_MAX)?;
-        let mut messages = 0u64;
-        for (i, p) in self.producers.iter().enumerate() {
-            messages = messages.saturating_add(self.validate_producer(i, p)?);
-        }
-        if messages > MESSAGES_MAX {
-            return Err(err(
-                "producers",
-                format!("would publish about {messages} messages; the limit is {MESSAGES_MAX} (set a count or end_s)"),
-            ));
-        }
-        self.validate_consumers()?;
-        self.validate_logs()?;
+        // Commands first: the message estimate below follows their arrival changes.
         check_len("faults", &self.faults, FAULTS_MAX)?;
         for (i, f) in self.faults.iter().enumerate() {
             check_range(&format!("faults[{i}].at_s"), f.at_s, 0.0, TIME_S_MAX)?;
@@ -995,6 +1051,18 @@ impl Scenario {
             last = (iv.after_step, iv.at_us);
             self.validate_fault(&format!("interventions[{i}].fault"), &iv.fault)?;
         }
+        let mut messages = 0u64;
+        for (i, p) in self.producers.iter().enumerate() {
+            messages = messages.saturating_add(self.validate_producer(i, p)?);
+        }
+        if messages > MESSAGES_MAX {
+            return Err(err(
+                "producers",
+                format!("would publish about {messages} messages; the limit is {MESSAGES_MAX} (set a count or end_s)"),
+            ));
+        }
+        self.validate_consumers()?;
+        self.validate_logs()?;
         Ok(())
     }
 
@@ -1179,17 +1247,7 @@ impl Scenario {
                 1,
                 u64::from(c.prefetch),
             )?;
-            match c.service {
-                ServiceTime::Fixed { seconds } => {
-                    check_range(&f("service.fixed.seconds"), seconds, 0.0, TIME_S_MAX)?
-                }
-                ServiceTime::Exponential { mean_s } => check_range(
-                    &f("service.exponential.mean_s"),
-                    mean_s,
-                    0.000_001,
-                    TIME_S_MAX,
-                )?,
-            }
+            validate_service(&f("service"), &c.service)?;
             check_range(&f("failures.transient_p"), c.failures.transient_p, 0.0, 1.0)?;
             check_len(&f("failures.outages"), &c.failures.outages, OUTAGES_MAX)?;
             for (k, o) in c.failures.outages.iter().enumerate() {
@@ -1206,25 +1264,7 @@ impl Scenario {
                     TIME_S_MAX,
                 )?;
             }
-            let r = &c.retry;
-            check_count(
-                &f("retry.max_attempts"),
-                u64::from(r.max_attempts),
-                1,
-                u64::from(ATTEMPTS_MAX),
-            )?;
-            check_range(
-                &f("retry.backoff_base_s"),
-                r.backoff_base_s,
-                0.0,
-                TIME_S_MAX,
-            )?;
-            check_range(
-                &f("retry.backoff_cap_s"),
-                r.backoff_cap_s,
-                r.backoff_base_s,
-                TIME_S_MAX,
-            )?;
+            validate_retry(&f("retry"), &c.retry)?;
         }
         if total > CONSUMERS_MAX as u64 {
             return Err(err(
@@ -1322,41 +1362,59 @@ impl Scenario {
         if !p.script.is_empty() {
             return Ok(p.script.len() as u64);
         }
-        let schedule = &p.arrivals.schedule;
-        if schedule.is_empty() || schedule.len() > SEGMENTS_MAX {
+        validate_schedule(&f("arrivals.schedule"), &p.arrivals.schedule)?;
+        let schedule = self.effective_schedule(i);
+        let estimate = self.estimate_messages(&schedule, p.count);
+        if !estimate.is_finite() {
             return Err(err(
-                f("arrivals.schedule"),
-                format!("needs 1 to {SEGMENTS_MAX} segments"),
+                f("count"),
+                "the producer never stops: give it a count, end its schedule with rate 0, or set end_s",
             ));
         }
-        let mut prev = None;
-        for (k, seg) in schedule.iter().enumerate() {
-            let g = f(&format!("arrivals.schedule[{k}]"));
-            check_range(&format!("{g}.from_s"), seg.from_s, 0.0, TIME_S_MAX)?;
-            check_range(
-                &format!("{g}.rate_per_s"),
-                seg.rate_per_s,
-                0.0,
-                RATE_PER_S_MAX,
-            )?;
-            match prev {
-                None if seg.from_s != 0.0 => {
-                    return Err(err(
-                        format!("{g}.from_s"),
-                        "the first segment must start at 0",
-                    ))
-                }
-                Some(p) if seg.from_s <= p => {
-                    return Err(err(
-                        format!("{g}.from_s"),
-                        "segments must start in increasing order",
-                    ))
-                }
-                _ => {}
-            }
-            prev = Some(seg.from_s);
+        Ok(estimate.min(u64::MAX as f64) as u64)
+    }
+
+    /// Producer `p`'s rate schedule in absolute time, with the arrival changes among the
+    /// interventions applied in order (each replaces what remained from its instant).
+    pub fn effective_schedule(&self, p: usize) -> Vec<RateSegment> {
+        let mut changes: Vec<(f64, &[RateSegment])> = self
+            .faults
+            .iter()
+            .map(|f| (f.at_s, &f.fault))
+            .chain(
+                self.interventions
+                    .iter()
+                    .map(|iv| (iv.at_us as f64 / 1e6, &iv.fault)),
+            )
+            .filter_map(|(at_s, fault)| match fault {
+                Fault::SetArrivals {
+                    producer, schedule, ..
+                } if *producer as usize == p => Some((at_s, schedule.as_slice())),
+                _ => None,
+            })
+            .collect();
+        // Stable: at the same instant, scheduled changes come before commands.
+        changes.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let mut schedule = self.producers[p].arrivals.schedule.clone();
+        for (at_s, new) in changes {
+            splice_schedule(&mut schedule, at_s, new);
         }
-        // Messages the schedule can produce before end_s (or forever, if the last rate is > 0).
+        schedule
+    }
+
+    /// Whether commands may scale consumers (then consumer numbers can go past the
+    /// scenario's own count).
+    fn scales_consumers(&self) -> bool {
+        self.faults
+            .iter()
+            .map(|f| &f.fault)
+            .chain(self.interventions.iter().map(|iv| &iv.fault))
+            .any(|f| matches!(f, Fault::SetConsumerCount { .. }))
+    }
+
+    /// Upper estimate of the messages a schedule produces before end_s (infinite if it
+    /// never stops), capped by the producer's count.
+    fn estimate_messages(&self, schedule: &[RateSegment], count: Option<u64>) -> f64 {
         let horizon = self.end_s.unwrap_or(f64::INFINITY);
         let mut by_schedule = 0.0;
         for (k, seg) in schedule.iter().enumerate() {
@@ -1369,21 +1427,18 @@ impl Scenario {
         }
         // Poisson arrivals can exceed the mean; leave room for a generous excess.
         let by_schedule = by_schedule * 1.05 + 1_000.0;
-        let estimate = match p.count {
+        match count {
             Some(n) => (n as f64).min(by_schedule),
             None => by_schedule,
-        };
-        if !estimate.is_finite() {
-            return Err(err(
-                f("count"),
-                "the producer never stops: give it a count, end its schedule with rate 0, or set end_s",
-            ));
         }
-        Ok(estimate.min(u64::MAX as f64) as u64)
     }
 
     pub(crate) fn validate_fault(&self, field: &str, fault: &Fault) -> Result<(), ScenarioError> {
-        let consumers = self.consumer_count();
+        let consumers = if self.scales_consumers() {
+            limits::CONSUMERS_MAX as u32
+        } else {
+            self.consumer_count()
+        };
         let producers = self.producers.len() as u32;
         let check_consumer = |c: u32| {
             if c >= consumers {
@@ -1403,6 +1458,26 @@ impl Scenario {
                 ))
             } else {
                 Ok(())
+            }
+        };
+        let check_queue = |queue: &str| match self.queue_index(queue) {
+            Some(_) => Ok(()),
+            None => Err(err(
+                format!("{field}.queue"),
+                format!("there is no queue {queue:?}"),
+            )),
+        };
+        // Settings of a queue's consumers need a queue that has consumers to copy from.
+        let check_consumed_queue = |queue: &str| {
+            check_queue(queue)?;
+            let q = self.queue_index(queue).expect("checked");
+            if self.consumers.iter().any(|c| self.queue_of(c) == q) {
+                Ok(())
+            } else {
+                Err(err(
+                    format!("{field}.queue"),
+                    format!("queue {queue:?} has no consumers"),
+                ))
             }
         };
         let check_restart = |r: Option<f64>| match r {
@@ -1478,21 +1553,11 @@ impl Scenario {
                 Ok(())
             }
             Fault::DependencyOutage { queue, for_s } => {
-                if self.queue_index(queue).is_none() {
-                    return Err(err(
-                        format!("{field}.queue"),
-                        format!("there is no queue {queue:?}"),
-                    ));
-                }
+                check_queue(queue)?;
                 check_range(&format!("{field}.for_s"), *for_s, 0.0, limits::TIME_S_MAX)
             }
             Fault::Redrive { queue, rate_per_s } => {
-                if self.queue_index(queue).is_none() {
-                    return Err(err(
-                        format!("{field}.queue"),
-                        format!("there is no queue {queue:?}"),
-                    ));
-                }
+                check_queue(queue)?;
                 check_range(
                     &format!("{field}.rate_per_s"),
                     *rate_per_s,
@@ -1500,12 +1565,167 @@ impl Scenario {
                     limits::RATE_PER_S_MAX,
                 )
             }
+            Fault::SetArrivals {
+                producer, schedule, ..
+            } => {
+                check_producer(*producer)?;
+                if !self.producers[*producer as usize].script.is_empty() {
+                    return Err(err(
+                        format!("{field}.producer"),
+                        "this producer follows a script; its arrivals cannot change",
+                    ));
+                }
+                validate_schedule(&format!("{field}.schedule"), schedule)
+            }
+            Fault::SetServiceTime { queue, service } => {
+                check_consumed_queue(queue)?;
+                validate_service(&format!("{field}.service"), service)
+            }
+            Fault::SetConsumerCount { queue, count } => {
+                check_consumed_queue(queue)?;
+                check_count(
+                    &format!("{field}.count"),
+                    u64::from(*count),
+                    0,
+                    limits::SCALE_MAX as u64,
+                )
+            }
+            Fault::SetPrefetch { queue, prefetch } => {
+                check_consumed_queue(queue)?;
+                check_count(
+                    &format!("{field}.prefetch"),
+                    u64::from(*prefetch),
+                    1,
+                    u64::from(limits::PREFETCH_MAX),
+                )
+            }
+            Fault::SetAckMode { queue, .. } | Fault::SetIdempotency { queue, .. } => {
+                check_consumed_queue(queue)
+            }
+            Fault::SetRetry { queue, retry } => {
+                check_consumed_queue(queue)?;
+                validate_retry(&format!("{field}.retry"), retry)
+            }
+            Fault::SetVisibilityTimeout { queue, seconds } => {
+                check_queue(queue)?;
+                check_range(
+                    &format!("{field}.seconds"),
+                    *seconds,
+                    0.000_001,
+                    limits::TIME_S_MAX,
+                )
+            }
+            Fault::SetQueueBound {
+                queue, max_length, ..
+            } => {
+                check_queue(queue)?;
+                match max_length {
+                    Some(n) => {
+                        check_count(&format!("{field}.max_length"), *n, 1, limits::MESSAGES_MAX)
+                    }
+                    None => Ok(()),
+                }
+            }
         }
     }
 
     pub(crate) fn sample_every_us(&self) -> Micros {
         secs_to_us(self.sample_every_s).max(1)
     }
+}
+
+/// Replaces what remains of `schedule` from `at_s` on by `new` (relative to `at_s`).
+pub fn splice_schedule(schedule: &mut Vec<RateSegment>, at_s: f64, new: &[RateSegment]) {
+    schedule.retain(|s| s.from_s < at_s);
+    if schedule.is_empty() {
+        // Only when the change is at 0: the new schedule is the whole schedule.
+        schedule.push(RateSegment {
+            from_s: 0.0,
+            rate_per_s: 0.0,
+        });
+    }
+    schedule.extend(new.iter().map(|s| RateSegment {
+        from_s: at_s + s.from_s,
+        rate_per_s: s.rate_per_s,
+    }));
+    // A change at 0 replaces the placeholder first segment.
+    if schedule.len() > 1 && schedule[1].from_s <= schedule[0].from_s {
+        schedule.remove(0);
+    }
+}
+
+/// A rate schedule: 1 to SEGMENTS_MAX segments, the first at 0, starts increasing.
+fn validate_schedule(field: &str, schedule: &[RateSegment]) -> Result<(), ScenarioError> {
+    use limits::*;
+    if schedule.is_empty() || schedule.len() > SEGMENTS_MAX {
+        return Err(err(field, format!("needs 1 to {SEGMENTS_MAX} segments")));
+    }
+    let mut prev = None;
+    for (k, seg) in schedule.iter().enumerate() {
+        let g = format!("{field}[{k}]");
+        check_range(&format!("{g}.from_s"), seg.from_s, 0.0, TIME_S_MAX)?;
+        check_range(
+            &format!("{g}.rate_per_s"),
+            seg.rate_per_s,
+            0.0,
+            RATE_PER_S_MAX,
+        )?;
+        match prev {
+            None if seg.from_s != 0.0 => {
+                return Err(err(
+                    format!("{g}.from_s"),
+                    "the first segment must start at 0",
+                ))
+            }
+            Some(p) if seg.from_s <= p => {
+                return Err(err(
+                    format!("{g}.from_s"),
+                    "segments must start in increasing order",
+                ))
+            }
+            _ => {}
+        }
+        prev = Some(seg.from_s);
+    }
+    Ok(())
+}
+
+fn validate_service(field: &str, service: &ServiceTime) -> Result<(), ScenarioError> {
+    match *service {
+        ServiceTime::Fixed { seconds } => check_range(
+            &format!("{field}.fixed.seconds"),
+            seconds,
+            0.0,
+            limits::TIME_S_MAX,
+        ),
+        ServiceTime::Exponential { mean_s } => check_range(
+            &format!("{field}.exponential.mean_s"),
+            mean_s,
+            0.000_001,
+            limits::TIME_S_MAX,
+        ),
+    }
+}
+
+fn validate_retry(field: &str, r: &RetryPolicy) -> Result<(), ScenarioError> {
+    check_count(
+        &format!("{field}.max_attempts"),
+        u64::from(r.max_attempts),
+        1,
+        u64::from(limits::ATTEMPTS_MAX),
+    )?;
+    check_range(
+        &format!("{field}.backoff_base_s"),
+        r.backoff_base_s,
+        0.0,
+        limits::TIME_S_MAX,
+    )?;
+    check_range(
+        &format!("{field}.backoff_cap_s"),
+        r.backoff_cap_s,
+        r.backoff_base_s,
+        limits::TIME_S_MAX,
+    )
 }
 
 fn check_op(field: &str, op: Op) -> Result<(), ScenarioError> {

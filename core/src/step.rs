@@ -4,7 +4,10 @@
 
 use serde::Serialize;
 
-use crate::scenario::{CrashPoint, MemberCrashPoint, Poison, ProducerCrashPoint};
+use crate::scenario::{
+    AckMode, ArrivalProcess, CrashPoint, Idempotency, MemberCrashPoint, Overflow, Poison,
+    ProducerCrashPoint,
+};
 use crate::time::Micros;
 
 /// A message: what a producer meant to send once (its id survives retries and redrives).
@@ -553,6 +556,80 @@ pub enum Fact {
         until_us: Micros,
         trigger: Trigger,
     },
+
+    // --- settings changed while running --------------------------------------------------
+    /// A setting changed from this instant on.
+    SettingChanged {
+        setting: Setting,
+        trigger: Trigger,
+    },
+    /// A new consumer joined a queue's consumers (scaling out).
+    ConsumerAdded {
+        consumer: ConsumerId,
+        queue: QueueId,
+        trigger: Trigger,
+    },
+    /// The consumer takes no more deliveries; it stops once it has finished what it holds.
+    ConsumerStopping {
+        consumer: ConsumerId,
+        trigger: Trigger,
+    },
+    /// It finished what it held and stopped (scaling in).
+    ConsumerStopped {
+        consumer: ConsumerId,
+    },
+    /// A consumer subscribed again with another ack mode (it held nothing at that moment).
+    AckModeSwitched {
+        consumer: ConsumerId,
+        ack: AckMode,
+    },
+}
+
+/// A setting and its new value, in whole units so that facts stay exact and hashable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Setting {
+    /// Arrivals of a producer: its rate now (thousandths of a message per second).
+    Arrivals {
+        producer: ProducerId,
+        process: ArrivalProcess,
+        rate_milli_per_s: u64,
+    },
+    ServiceTime {
+        queue: QueueId,
+        mean_us: Micros,
+        exponential: bool,
+    },
+    Consumers {
+        queue: QueueId,
+        count: u32,
+    },
+    Prefetch {
+        queue: QueueId,
+        prefetch: u32,
+    },
+    AckMode {
+        queue: QueueId,
+        ack: AckMode,
+    },
+    Idempotency {
+        queue: QueueId,
+        idempotency: Idempotency,
+    },
+    Retry {
+        queue: QueueId,
+        max_attempts: u32,
+        backoff_base_us: Micros,
+    },
+    VisibilityTimeout {
+        queue: QueueId,
+        lease_us: Micros,
+    },
+    QueueBound {
+        queue: QueueId,
+        max_length: Option<u64>,
+        overflow: Overflow,
+    },
 }
 
 impl Fact {
@@ -624,7 +701,12 @@ impl Fact {
             | DependencyDown { .. }
             | TransactionCommitted { .. }
             | TransactionAborted { .. }
-            | AbortedSkipped { .. } => None,
+            | AbortedSkipped { .. }
+            | SettingChanged { .. }
+            | ConsumerAdded { .. }
+            | ConsumerStopping { .. }
+            | ConsumerStopped { .. }
+            | AckModeSwitched { .. } => None,
         }
     }
 }

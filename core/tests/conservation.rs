@@ -216,6 +216,104 @@ fn fault(consumers: u32, producers: u32, queues: u32, groups: u32) -> impl Strat
     ]
 }
 
+/// Settings changed while running, like the page's parameters panel.
+fn setting(producers: u32, queues: u32) -> impl Strategy<Value = Fault> {
+    let queue = move || (0..queues).prop_map(|q| format!("q{q}"));
+    prop_oneof![
+        (
+            0..producers,
+            prop_oneof![
+                Just(ArrivalProcess::Constant),
+                Just(ArrivalProcess::Poisson)
+            ],
+            0.0f64..30.0,
+            prop::option::of((0.5f64..10.0, 0.0f64..5.0))
+        )
+            .prop_map(|(producer, process, rate_per_s, then)| {
+                let mut schedule = vec![RateSegment {
+                    from_s: 0.0,
+                    rate_per_s,
+                }];
+                if let Some((from_s, rate_per_s)) = then {
+                    schedule.push(RateSegment { from_s, rate_per_s });
+                }
+                Fault::SetArrivals {
+                    producer,
+                    process,
+                    schedule,
+                }
+            }),
+        (queue(), service()).prop_map(|(queue, service)| Fault::SetServiceTime { queue, service }),
+        (queue(), 0u32..5).prop_map(|(queue, count)| Fault::SetConsumerCount { queue, count }),
+        (queue(), 1u32..5).prop_map(|(queue, prefetch)| Fault::SetPrefetch { queue, prefetch }),
+        (
+            queue(),
+            prop_oneof![Just(AckMode::OnDelivery), Just(AckMode::AfterCommit)]
+        )
+            .prop_map(|(queue, ack)| Fault::SetAckMode { queue, ack }),
+        (
+            queue(),
+            prop_oneof![
+                Just(Idempotency::None),
+                Just(Idempotency::CheckThenInsert),
+                Just(Idempotency::Inbox)
+            ]
+        )
+            .prop_map(|(queue, idempotency)| Fault::SetIdempotency { queue, idempotency }),
+        (queue(), 1u32..5, 0.0f64..2.0).prop_map(|(queue, max_attempts, backoff_base_s)| {
+            Fault::SetRetry {
+                queue,
+                retry: RetryPolicy {
+                    max_attempts,
+                    backoff_base_s,
+                    backoff_cap_s: backoff_base_s * 4.0,
+                    jitter: Jitter::Equal,
+                },
+            }
+        }),
+        (queue(), 0.01f64..5.0)
+            .prop_map(|(queue, seconds)| Fault::SetVisibilityTimeout { queue, seconds }),
+        (
+            queue(),
+            prop::option::of(1u64..20),
+            prop_oneof![
+                Just(Overflow::Reject),
+                Just(Overflow::DropOldest),
+                Just(Overflow::Throttle)
+            ]
+        )
+            .prop_map(|(queue, max_length, overflow)| Fault::SetQueueBound {
+                queue,
+                max_length,
+                overflow
+            }),
+    ]
+}
+
+/// A setting the scenario cannot take (a scripted producer's arrivals, the consumers of a
+/// queue that has none) becomes a harmless command instead.
+fn fit_setting(s: &Scenario, fault: Fault) -> Fault {
+    let scripted = |p: u32| !s.producers[p as usize].script.is_empty();
+    let unconsumed = |q: &str| {
+        let q = s.queue_index(q).expect("generated names exist");
+        !s.consumers.iter().any(|c| s.queue_of(c) == q)
+    };
+    match &fault {
+        Fault::SetArrivals { producer, .. } if scripted(*producer) => Fault::RestartBroker,
+        Fault::SetServiceTime { queue, .. }
+        | Fault::SetConsumerCount { queue, .. }
+        | Fault::SetPrefetch { queue, .. }
+        | Fault::SetAckMode { queue, .. }
+        | Fault::SetIdempotency { queue, .. }
+        | Fault::SetRetry { queue, .. }
+            if unconsumed(queue) =>
+        {
+            Fault::RestartBroker
+        }
+        _ => fault,
+    }
+}
+
 fn group() -> impl Strategy<Value = GroupSpec> {
     (
         (0u32..4, service()),
@@ -390,15 +488,21 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                 prop::collection::vec(
                     (
                         0.0f64..40.0,
-                        fault(n_consumers, n_producers, nq as u32, n_groups),
+                        prop_oneof![
+                            3 => fault(n_consumers, n_producers, nq as u32, n_groups),
+                            1 => setting(n_producers, nq as u32),
+                        ],
                     ),
-                    0..6,
+                    0..8,
                 )
                 .prop_map(move |faults| {
                     let mut s = base.clone();
                     s.faults = faults
                         .into_iter()
-                        .map(|(at_s, fault)| ScheduledFault { at_s, fault })
+                        .map(|(at_s, fault)| ScheduledFault {
+                            at_s,
+                            fault: fit_setting(&base, fault),
+                        })
                         .collect();
                     s
                 })
@@ -418,7 +522,10 @@ proptest! {
         let no_loss_expected = s.consumers.iter().all(|c| c.ack == AckMode::AfterCommit)
             && s.queues.iter().all(|q| q.dead_letter && q.durable)
             && s.producers.iter().all(|p| p.publish.persistent)
-            && !s.faults.iter().any(|f| matches!(f.fault, Fault::CrashBroker { .. }));
+            && !s.faults.iter().any(|f| matches!(
+                f.fault,
+                Fault::CrashBroker { .. } | Fault::SetAckMode { ack: AckMode::OnDelivery, .. }
+            ));
         let n = s.consumer_count();
         let mut sim = Simulation::new(s).unwrap();
         let mut commands = commands;

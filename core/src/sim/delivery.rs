@@ -78,6 +78,10 @@ impl Simulation {
             redrives: 0,
         });
         self.set_fate_new_waiting(copy);
+        let queue = &mut self.queues[q as usize];
+        if queue.max_length.is_none_or(|max| queue.held <= max) {
+            queue.bound_grace = 0;
+        }
         self.messages[msg as usize].copies += 1;
         self.counters.published += 1;
         self.facts.push(Fact::Stored {
@@ -176,6 +180,13 @@ impl Simulation {
     fn deliver(&mut self, copy: CopyId, consumer: ConsumerId) {
         let now = self.now_us;
         self.set_fate(copy, Fate::InFlight);
+        let receiver = &mut self.consumers[consumer as usize];
+        receiver.prefetch_grace = 0;
+        // It holds nothing now (see `can_take`): the new subscription's ack mode applies.
+        if let Some(ack) = receiver.pending_ack.take() {
+            receiver.ack = ack;
+            self.facts.push(Fact::AckModeSwitched { consumer, ack });
+        }
         let ack = self.consumers[consumer as usize].ack;
         let c = &mut self.copies[copy as usize];
         c.attempts += 1;

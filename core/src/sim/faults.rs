@@ -13,6 +13,12 @@ use crate::time::secs_to_us;
 
 impl Simulation {
     pub(super) fn apply_fault(&mut self, fault: &Fault, trigger: Trigger) {
+        if fault
+            .consumer()
+            .is_some_and(|c| c as usize >= self.consumers.len())
+        {
+            return; // a consumer that scaling never created (a hand-written replay)
+        }
         match *fault {
             Fault::CrashConsumer {
                 consumer,
@@ -173,6 +179,15 @@ impl Simulation {
                 let q = self.scenario.queue_index(queue).expect("validated") as u32;
                 self.start_redrive(q, rate_per_s);
             }
+            Fault::SetArrivals { .. }
+            | Fault::SetServiceTime { .. }
+            | Fault::SetConsumerCount { .. }
+            | Fault::SetPrefetch { .. }
+            | Fault::SetAckMode { .. }
+            | Fault::SetIdempotency { .. }
+            | Fault::SetRetry { .. }
+            | Fault::SetVisibilityTimeout { .. }
+            | Fault::SetQueueBound { .. } => self.apply_setting(fault, trigger),
         }
     }
 
@@ -218,6 +233,9 @@ impl Simulation {
 
     pub(super) fn restart_consumer(&mut self, consumer: ConsumerId, trigger: Trigger) {
         let c = &mut self.consumers[consumer as usize];
+        if c.stopped {
+            return; // scaled in while it was down: it stays gone
+        }
         c.up = true;
         c.restart_at_us = None;
         self.live_slots += u64::from(c.concurrency);
@@ -303,6 +321,9 @@ impl Simulation {
             if c.ack == AckMode::AfterCommit {
                 c.buffer.clear();
             }
+        }
+        for c in 0..self.consumers.len() as ConsumerId {
+            self.stop_if_retired(c);
         }
         if let Some(at) = restart_at_us {
             let incarnation = self.broker_incarnation;

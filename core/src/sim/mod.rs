@@ -12,6 +12,7 @@ mod faults;
 mod logs;
 mod processing;
 mod publishing;
+mod settings;
 
 use std::hash::{Hash, Hasher};
 
@@ -306,6 +307,17 @@ impl Simulation {
     /// [`Simulation::scenario`] reproduces this run exactly. Returns the step it made.
     pub fn command(&mut self, fault: Fault) -> Result<Step<'_>, ScenarioError> {
         self.scenario.validate_fault("command", &fault)?;
+        if let Some(c) = fault.consumer() {
+            if c as usize >= self.consumers.len() {
+                return Err(ScenarioError {
+                    field: "command.consumer".into(),
+                    problem: format!(
+                        "there is no consumer {c} (there are {})",
+                        self.consumers.len()
+                    ),
+                });
+            }
+        }
         // Recorded commands already due run first, in their recorded order.
         while self
             .scenario
@@ -323,11 +335,18 @@ impl Simulation {
                 problem: "too many commands in one run; reset to start again".into(),
             });
         }
-        self.scenario.interventions.push(Intervention {
+        let intervention = Intervention {
             after_step: self.steps,
             at_us: self.now_us,
             fault,
-        });
+        };
+        if matches!(intervention.fault, Fault::SetArrivals { .. }) {
+            // New arrivals must keep the whole run within the message limit.
+            let mut probe = self.scenario.clone();
+            probe.interventions.push(intervention.clone());
+            probe.validate()?;
+        }
+        self.scenario.interventions.push(intervention);
         Ok(self.step().expect("a due command always makes a step"))
     }
 
@@ -481,8 +500,10 @@ impl Simulation {
                 !m.up && m.incarnation == incarnation
             }
             Event::AutoCommit { .. } => true,
-            Event::Arrival { .. }
-            | Event::PublishArrives { .. }
+            Event::Arrival { producer, epoch } => {
+                self.producers[producer as usize].clock.epoch == epoch
+            }
+            Event::PublishArrives { .. }
             | Event::RedriveTick { .. }
             | Event::ScheduledFault { .. } => true,
         }
@@ -490,7 +511,7 @@ impl Simulation {
 
     fn handle(&mut self, event: Event) {
         match event {
-            Event::Arrival { producer } => self.arrival(producer),
+            Event::Arrival { producer, .. } => self.arrival(producer),
             Event::PublishArrives {
                 producer,
                 msg,
@@ -684,6 +705,9 @@ impl Simulation {
             drop_next_ack: c.drop_next_ack,
             slow_factor: c.slow_factor,
             restart_at_us: c.restart_at_us,
+            retiring: c.retiring && !c.stopped,
+            stopped: c.stopped,
+            service_mean_s: c.service.mean_s(),
             working: c.working.iter().map(|h| (h.copy, h.attempt)).collect(),
         })
     }

@@ -185,6 +185,7 @@ impl Simulation {
         }
         let queue = self.consumers[consumer as usize].queue;
         self.start_work(consumer);
+        self.stop_if_retired(consumer);
         self.dispatch(queue);
     }
 

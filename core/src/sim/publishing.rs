@@ -31,7 +31,8 @@ impl Simulation {
                 .map(|m| secs_to_us(m.at_s).max(self.now_us))
         };
         if let Some(at) = at {
-            self.events.schedule(at, Event::Arrival { producer });
+            let epoch = p.clock.epoch;
+            self.events.schedule(at, Event::Arrival { producer, epoch });
         }
     }
 
@@ -405,12 +406,14 @@ impl Simulation {
         }
     }
 
-    /// A throttling queue has room again: held-back producers send, oldest first, as many
-    /// messages as there is room for.
+    /// A throttling queue has room again (or stopped throttling): held-back producers send,
+    /// oldest first, as many messages as there is room for.
     pub(super) fn release_throttled(&mut self, queue: QueueId) {
         loop {
             let q = &self.queues[queue as usize];
-            if q.is_full() {
+            // Once the queue no longer throttles (its overflow policy changed), everything
+            // held back goes, to be stored, dropped or refused under the new policy.
+            if q.is_full() && q.overflow == Overflow::Throttle {
                 return;
             }
             let Some(&producer) = q.throttled.first() else {

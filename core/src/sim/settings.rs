@@ -1,0 +1,283 @@
+//! Settings changed while the run plays (the page's parameters panel). Each change takes
+//! effect from the instant it is given, the way a redeploy or a config push would: work
+//! already under way keeps what it started with, so no message changes fate backwards.
+
+use super::Simulation;
+use crate::consumer::Consumer;
+use crate::scenario::{Fault, ServiceTime};
+use crate::step::{ConsumerId, Fact, QueueId, Setting, Trigger};
+use crate::time::secs_to_us;
+
+impl Simulation {
+    /// Applies a `Set…` command; other faults are not settings and are ignored here.
+    pub(super) fn apply_setting(&mut self, fault: &Fault, trigger: Trigger) {
+        let queue_of = |name: &str| self.scenario.queue_index(name).map(|q| q as QueueId);
+        let setting = match *fault {
+            Fault::SetArrivals {
+                producer,
+                process,
+                ref schedule,
+            } => {
+                let now = self.now_us;
+                let Some(p) = self.producers.get_mut(producer as usize) else {
+                    return;
+                };
+                p.clock.replace_from(now, process, schedule);
+                let rate = p.clock.rate_now(now);
+                self.schedule_next_arrival(producer);
+                Setting::Arrivals {
+                    producer,
+                    process,
+                    rate_milli_per_s: (rate * 1_000.0).round() as u64,
+                }
+            }
+            Fault::SetServiceTime { ref queue, service } => {
+                let Some(q) = queue_of(queue) else { return };
+                self.for_consumers_of(q, |c| c.service = service);
+                let (mean_s, exponential) = match service {
+                    ServiceTime::Fixed { seconds } => (seconds, false),
+                    ServiceTime::Exponential { mean_s } => (mean_s, true),
+                };
+                Setting::ServiceTime {
+                    queue: q,
+                    mean_us: secs_to_us(mean_s),
+                    exponential,
+                }
+            }
+            Fault::SetConsumerCount { ref queue, count } => {
+                let Some(q) = queue_of(queue) else { return };
+                self.facts.push(Fact::SettingChanged {
+                    setting: Setting::Consumers { queue: q, count },
+                    trigger,
+                });
+                self.scale_consumers(q, count, trigger);
+                return;
+            }
+            Fault::SetPrefetch {
+                ref queue,
+                prefetch,
+            } => {
+                let Some(q) = queue_of(queue) else { return };
+                self.for_consumers_of(q, |c| {
+                    // Lowered below what it holds: it keeps those and takes no more until
+                    // it is under the new limit.
+                    c.prefetch_grace = c.prefetch_grace.max(c.held());
+                    c.prefetch = prefetch;
+                });
+                Setting::Prefetch { queue: q, prefetch }
+            }
+            Fault::SetAckMode { ref queue, ack } => {
+                let Some(q) = queue_of(queue) else { return };
+                let mut switched = Vec::new();
+                for &id in &self.queues[q as usize].consumers {
+                    let c = &mut self.consumers[id as usize];
+                    if c.held() == 0 {
+                        if c.ack != ack {
+                            c.ack = ack;
+                            switched.push(id);
+                        }
+                        c.pending_ack = None;
+                    } else {
+                        // What it holds was delivered under the old contract.
+                        c.pending_ack = (c.ack != ack).then_some(ack);
+                    }
+                }
+                self.facts.push(Fact::SettingChanged {
+                    setting: Setting::AckMode { queue: q, ack },
+                    trigger,
+                });
+                for consumer in switched {
+                    self.facts.push(Fact::AckModeSwitched { consumer, ack });
+                }
+                self.dispatch(q);
+                return;
+            }
+            Fault::SetIdempotency {
+                ref queue,
+                idempotency,
+            } => {
+                let Some(q) = queue_of(queue) else { return };
+                self.for_consumers_of(q, |c| c.idempotency = idempotency);
+                Setting::Idempotency {
+                    queue: q,
+                    idempotency,
+                }
+            }
+            Fault::SetRetry {
+                ref queue,
+                ref retry,
+            } => {
+                let Some(q) = queue_of(queue) else { return };
+                self.for_consumers_of(q, |c| c.retry = retry.clone());
+                Setting::Retry {
+                    queue: q,
+                    max_attempts: retry.max_attempts,
+                    backoff_base_us: secs_to_us(retry.backoff_base_s),
+                }
+            }
+            Fault::SetVisibilityTimeout { ref queue, seconds } => {
+                let Some(q) = queue_of(queue) else { return };
+                let lease_us = secs_to_us(seconds).max(1);
+                self.queues[q as usize].lease_us = lease_us;
+                Setting::VisibilityTimeout { queue: q, lease_us }
+            }
+            Fault::SetQueueBound {
+                ref queue,
+                max_length,
+                overflow,
+            } => {
+                let Some(q) = queue_of(queue) else { return };
+                let line = &mut self.queues[q as usize];
+                line.bound_grace = line.bound_grace.max(line.held);
+                line.max_length = max_length;
+                line.overflow = overflow;
+                self.facts.push(Fact::SettingChanged {
+                    setting: Setting::QueueBound {
+                        queue: q,
+                        max_length,
+                        overflow,
+                    },
+                    trigger,
+                });
+                self.release_throttled(q);
+                return;
+            }
+            _ => return,
+        };
+        self.facts.push(Fact::SettingChanged { setting, trigger });
+        if let Setting::Prefetch { queue, .. } = setting {
+            self.dispatch(queue);
+        }
+    }
+
+    /// Applies `f` to every consumer of queue `q`, stopped ones included (a consumer that
+    /// joins again has the current settings).
+    fn for_consumers_of(&mut self, q: QueueId, mut f: impl FnMut(&mut Consumer)) {
+        for &id in &self.queues[q as usize].consumers {
+            f(&mut self.consumers[id as usize]);
+        }
+    }
+
+    /// Scales queue `q`'s consumers to `count`: consumers on their way out stay, then
+    /// stopped ones come back, then new ones join (up to the limit); scaling in retires
+    /// the newest first.
+    fn scale_consumers(&mut self, q: QueueId, count: u32, trigger: Trigger) {
+        let members = self.queues[q as usize].consumers.clone();
+        let active = |sim: &Self| {
+            sim.queues[q as usize]
+                .consumers
+                .iter()
+                .filter(|&&id| {
+                    let c = &sim.consumers[id as usize];
+                    !c.retiring && !c.stopped
+                })
+                .count() as u32
+        };
+        // Scale out: un-retire, then bring stopped ones back, then add new ones.
+        for &id in &members {
+            if active(self) >= count {
+                break;
+            }
+            let c = &mut self.consumers[id as usize];
+            if c.retiring && !c.stopped {
+                c.retiring = false;
+                self.facts.push(Fact::ConsumerAdded {
+                    consumer: id,
+                    queue: q,
+                    trigger,
+                });
+            }
+        }
+        for &id in &members {
+            if active(self) >= count {
+                break;
+            }
+            if self.consumers[id as usize].stopped {
+                let c = &mut self.consumers[id as usize];
+                c.stopped = false;
+                c.retiring = false;
+                c.up = true;
+                c.slow_factor = 1.0;
+                self.live_slots += u64::from(c.concurrency);
+                self.facts.push(Fact::ConsumerAdded {
+                    consumer: id,
+                    queue: q,
+                    trigger,
+                });
+            }
+        }
+        while active(self) < count
+            && self.consumers.len() < crate::scenario::limits::CONSUMERS_MAX
+            && self.add_consumer(q, trigger)
+        {}
+        // Scale in: the newest active consumers retire.
+        let mut excess = active(self).saturating_sub(count);
+        let all: Vec<ConsumerId> = self.queues[q as usize].consumers.clone();
+        for &id in all.iter().rev() {
+            if excess == 0 {
+                break;
+            }
+            let c = &mut self.consumers[id as usize];
+            if c.retiring || c.stopped {
+                continue;
+            }
+            excess -= 1;
+            c.retiring = true;
+            c.armed = None;
+            self.facts.push(Fact::ConsumerStopping {
+                consumer: id,
+                trigger,
+            });
+            self.stop_if_retired(id);
+        }
+        self.dispatch(q);
+    }
+
+    /// A new consumer of `q`, configured like the queue's first consumer (with its current
+    /// settings). False if the queue has no consumer to copy.
+    fn add_consumer(&mut self, q: QueueId, trigger: Trigger) -> bool {
+        let Some(&template) = self.queues[q as usize].consumers.first() else {
+            return false;
+        };
+        let id = self.consumers.len() as ConsumerId;
+        let base = self
+            .scenario
+            .consumer_spec(template)
+            .map(|s| s.name.clone())
+            .unwrap_or_default();
+        let n = self.queues[q as usize].consumers.len() + 1;
+        let name = if base.is_empty() {
+            format!("C{}", id + 1)
+        } else if base.chars().count() <= 2 {
+            format!("{base}{n}")
+        } else {
+            format!("{base}-{n}")
+        };
+        let consumer = self.consumers[template as usize].fresh_copy(name);
+        self.live_slots += u64::from(consumer.concurrency);
+        self.consumers.push(consumer);
+        self.queues[q as usize].consumers.push(id);
+        self.facts.push(Fact::ConsumerAdded {
+            consumer: id,
+            queue: q,
+            trigger,
+        });
+        true
+    }
+
+    /// A retiring consumer that holds nothing any more stops (it did not crash: it just
+    /// leaves, and nothing it had is lost).
+    pub(super) fn stop_if_retired(&mut self, consumer: ConsumerId) {
+        let c = &mut self.consumers[consumer as usize];
+        if !c.retiring || c.stopped || c.held() > 0 {
+            return;
+        }
+        c.stopped = true;
+        c.restart_at_us = None;
+        if c.up {
+            c.up = false;
+            self.live_slots -= u64::from(c.concurrency);
+        }
+        self.facts.push(Fact::ConsumerStopped { consumer });
+    }
+}
