@@ -138,6 +138,10 @@ fn setting_text(sim: &Simulation, setting: Setting) -> String {
             ),
             None => format!("{} is now unbounded", queue(q)),
         },
+        Setting::Partitions { log, partitions } => format!(
+            "{} now has {partitions} partitions: keys hash over all of them, so a key's next records may go to another partition than its earlier ones, and its groups rebalance",
+            sim.log_name(log)
+        ),
     }
 }
 

@@ -860,6 +860,13 @@ pub enum Fault {
         max_length: Option<u64>,
         overflow: Overflow,
     },
+    /// Grow log `log` to `partitions` partitions (a log never shrinks). Keys now hash over
+    /// more partitions, so a key's new records may land in another partition than its old
+    /// ones; every group reading the log rebalances.
+    SetPartitions {
+        log: String,
+        partitions: u32,
+    },
 }
 
 impl Fault {
@@ -1613,6 +1620,20 @@ impl Scenario {
                     *seconds,
                     0.000_001,
                     limits::TIME_S_MAX,
+                )
+            }
+            Fault::SetPartitions { log, partitions } => {
+                if self.log_index(log).is_none() {
+                    return Err(err(
+                        format!("{field}.log"),
+                        format!("there is no log {log:?}"),
+                    ));
+                }
+                check_count(
+                    &format!("{field}.partitions"),
+                    u64::from(*partitions),
+                    1,
+                    u64::from(limits::PARTITIONS_MAX),
                 )
             }
             Fault::SetQueueBound {

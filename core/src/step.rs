@@ -630,6 +630,10 @@ pub enum Setting {
         max_length: Option<u64>,
         overflow: Overflow,
     },
+    Partitions {
+        log: LogId,
+        partitions: u32,
+    },
 }
 
 impl Fact {

@@ -287,6 +287,10 @@ fn setting(producers: u32, queues: u32) -> impl Strategy<Value = Fault> {
                 max_length,
                 overflow
             }),
+        (1u32..9).prop_map(|partitions| Fault::SetPartitions {
+            log: "log".into(),
+            partitions
+        }),
     ]
 }
 
@@ -300,6 +304,7 @@ fn fit_setting(s: &Scenario, fault: Fault) -> Fault {
     };
     match &fault {
         Fault::SetArrivals { producer, .. } if scripted(*producer) => Fault::RestartBroker,
+        Fault::SetPartitions { .. } if s.logs.is_empty() => Fault::RestartBroker,
         Fault::SetServiceTime { queue, .. }
         | Fault::SetConsumerCount { queue, .. }
         | Fault::SetPrefetch { queue, .. }

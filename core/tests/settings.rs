@@ -354,3 +354,37 @@ fn settings_are_validated_like_the_scenario() {
     }
     assert!(sim.scenario().interventions.is_empty());
 }
+
+#[test]
+fn adding_partitions_spreads_keys_anew_and_rebalances_every_group() {
+    let mut sim =
+        Simulation::new(examples::load("log-consumer-groups").expect("built in")).expect("valid");
+    run_checked_until(&mut sim, 10.0);
+    let before: Vec<u64> = sim.group_partitions(0).iter().map(|p| p.end).collect();
+    assert_eq!(before.len(), 4);
+    let grow = |partitions| Fault::SetPartitions {
+        log: "account-events".into(),
+        partitions,
+    };
+    let step = sim.command(grow(8)).expect("a log may grow");
+    let rebalances = step
+        .facts
+        .iter()
+        .filter(|f| matches!(f, Fact::RebalanceStarted { .. }))
+        .count();
+    assert_eq!(rebalances, 2, "both groups rebalance");
+    run_checked_until(&mut sim, 25.0);
+    let after = sim.group_partitions(0);
+    assert_eq!(after.len(), 8);
+    assert!(
+        after[4..].iter().any(|p| p.end > 0),
+        "keys now hash to the new partitions too"
+    );
+    // The group reads the new partitions: their lag goes back to zero once it catches up.
+    run_checked_until(&mut sim, 90.0);
+    assert!(sim.group_partitions(0).iter().all(|p| p.lag == 0));
+    // A log never shrinks.
+    let err = sim.command(grow(2)).expect_err("shrinking is refused");
+    assert!(err.to_string().contains("only grows"), "{err}");
+    assert_replays(&sim);
+}

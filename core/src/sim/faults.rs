@@ -187,7 +187,8 @@ impl Simulation {
             | Fault::SetIdempotency { .. }
             | Fault::SetRetry { .. }
             | Fault::SetVisibilityTimeout { .. }
-            | Fault::SetQueueBound { .. } => self.apply_setting(fault, trigger),
+            | Fault::SetQueueBound { .. }
+            | Fault::SetPartitions { .. } => self.apply_setting(fault, trigger),
         }
     }
 

@@ -307,6 +307,22 @@ impl Simulation {
     /// [`Simulation::scenario`] reproduces this run exactly. Returns the step it made.
     pub fn command(&mut self, fault: Fault) -> Result<Step<'_>, ScenarioError> {
         self.scenario.validate_fault("command", &fault)?;
+        if let Fault::SetPartitions {
+            ref log,
+            partitions,
+        } = fault
+        {
+            let now = self
+                .scenario
+                .log_index(log)
+                .map_or(0, |l| self.logs[l].partitions.len());
+            if partitions as usize <= now {
+                return Err(ScenarioError {
+                    field: "command.partitions".into(),
+                    problem: format!("a log only grows: it has {now} partitions, give more"),
+                });
+            }
+        }
         if let Some(c) = fault.consumer() {
             if c as usize >= self.consumers.len() {
                 return Err(ScenarioError {

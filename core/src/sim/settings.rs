@@ -142,6 +142,16 @@ impl Simulation {
                 self.release_throttled(q);
                 return;
             }
+            Fault::SetPartitions {
+                ref log,
+                partitions,
+            } => {
+                let Some(l) = self.scenario.log_index(log) else {
+                    return;
+                };
+                self.add_partitions(l, partitions, trigger);
+                return;
+            }
             _ => return,
         };
         self.facts.push(Fact::SettingChanged { setting, trigger });
@@ -263,6 +273,37 @@ impl Simulation {
             trigger,
         });
         true
+    }
+
+    /// Grows log `l` to `partitions` (never shrinks it); the groups reading it rebalance.
+    fn add_partitions(&mut self, l: usize, partitions: u32, trigger: Trigger) {
+        let now = self.logs[l].partitions.len();
+        if partitions as usize <= now {
+            return;
+        }
+        let new = partitions as usize;
+        self.logs[l]
+            .partitions
+            .resize_with(new, crate::log::Partition::default);
+        self.facts.push(Fact::SettingChanged {
+            setting: Setting::Partitions {
+                log: l as u32,
+                partitions,
+            },
+            trigger,
+        });
+        for g in 0..self.groups.len() {
+            let group = &mut self.groups[g];
+            if group.log != l {
+                continue;
+            }
+            group.committed.resize(new, 0);
+            group.position.resize(new, 0);
+            group.done_upto.resize(new, 0);
+            group.owner.resize(new, None);
+            group.busy.resize(new, false);
+            self.start_rebalance(g as u32);
+        }
     }
 
     /// A retiring consumer that holds nothing any more stops (it did not crash: it just
