@@ -6,6 +6,7 @@ use leptos::prelude::*;
 
 use brokerlab_core::{examples, Fault, MsgId};
 
+use crate::flights::{FlightBuffer, Node};
 use crate::invariants::Status;
 use crate::lineage::{lineage, Lineage};
 use crate::player::{Narration, Player, SPEEDS, SPEED_DEFAULT};
@@ -59,6 +60,8 @@ pub struct Lab {
     pub pause_on_breach: RwSignal<bool>,
     /// The live invariants.
     pub invariants: Memo<Vec<Status>>,
+    /// The components the narrated step involved (their cards are highlighted).
+    pub highlighted: Memo<Vec<Node>>,
 }
 
 impl Lab {
@@ -109,12 +112,22 @@ impl Lab {
                 frame.track();
                 player.with_value(Player::invariants)
             }),
+            highlighted: Memo::new(move |_| {
+                frame.track();
+                player.with_value(|p| p.narrated_nodes().to_vec())
+            }),
         }
     }
 
     /// Reads the player without tracking anything.
     pub fn with_player<U>(&self, f: impl FnOnce(&Player) -> U) -> U {
         self.player.with_value(f)
+    }
+
+    /// Moves the message tokens collected since the last call into `into` (no signal
+    /// fires: the overlay polls this on its own animation frames).
+    pub fn drain_flights(&self, into: &mut FlightBuffer) {
+        self.player.update_value(|p| p.drain_flights(into));
     }
 
     fn changed(&self) {

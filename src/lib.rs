@@ -9,6 +9,7 @@ pub mod backlog_chart;
 pub mod chart;
 pub mod controls;
 pub mod counters;
+pub mod flights;
 pub mod fluid;
 pub mod groups;
 pub mod invariants;
@@ -18,6 +19,7 @@ pub mod narration;
 pub mod panic_panel;
 pub mod player;
 pub mod readout;
+pub mod tokens;
 pub mod topology;
 
 use wasm_bindgen::JsCast;

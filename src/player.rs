@@ -12,6 +12,7 @@ use brokerlab_core::{
     ScenarioError, Simulation,
 };
 
+use crate::flights::{flight_of, touched, FlightBuffer, Node};
 use crate::fluid;
 use crate::invariants::{statuses, Status, Watch};
 use crate::readout::Readout;
@@ -127,6 +128,10 @@ pub struct Player {
     pause_on_breach: bool,
     /// A property broke for the first time in the latest step.
     breached_now: bool,
+    /// Message tokens of the steps taken since the view last drained them.
+    flights: FlightBuffer,
+    /// The components the narrated step involved.
+    narrated_nodes: Vec<Node>,
 }
 
 impl Player {
@@ -150,6 +155,8 @@ impl Player {
             watch: Watch::default(),
             pause_on_breach: false,
             breached_now: false,
+            flights: FlightBuffer::default(),
+            narrated_nodes: Vec::new(),
         })
     }
 
@@ -261,7 +268,29 @@ impl Player {
         self.latest.clear();
         self.latest.extend_from_slice(step.facts);
         self.note_events();
+        self.collect_flights();
         true
+    }
+
+    /// Keeps the latest step's message movements for the token overlay.
+    fn collect_flights(&mut self) {
+        for fact in &self.latest {
+            if let Some(flight) = flight_of(&self.sim, fact) {
+                self.flights.push(flight);
+            }
+        }
+    }
+
+    /// Hands the flights collected since the last call to `into` (whose old contents are
+    /// dropped), keeping both buffers' memory.
+    pub fn drain_flights(&mut self, into: &mut FlightBuffer) {
+        into.clear();
+        std::mem::swap(&mut self.flights, into);
+    }
+
+    /// The components the narrated step involved (their cards are highlighted).
+    pub fn narrated_nodes(&self) -> &[Node] {
+        &self.narrated_nodes
     }
 
     /// Takes one step (one event) and tells it at once. False when nothing was left.
@@ -290,6 +319,8 @@ impl Player {
         self.run = self.run.wrapping_add(1);
         self.forget_story();
         while self.sim.steps() < target && self.take_step() {}
+        // Re-simulating is not movement to show.
+        self.flights.clear();
         self.refresh_narration();
         Ok(())
     }
@@ -305,6 +336,8 @@ impl Player {
         self.events_changed = false;
         self.watch = Watch::default();
         self.breached_now = false;
+        self.flights.clear();
+        self.narrated_nodes.clear();
     }
 
     fn note_events(&mut self) {
@@ -360,6 +393,7 @@ impl Player {
         self.latest.clear();
         self.latest.extend_from_slice(step.facts);
         self.note_events();
+        self.collect_flights();
         self.refresh_narration();
         Ok(())
     }
@@ -376,6 +410,10 @@ impl Player {
     pub fn refresh_narration(&mut self) {
         self.narration_age_ms = 0.0;
         self.events_changed = false;
+        self.narrated_nodes.clear();
+        for fact in &self.latest {
+            touched(&self.sim, fact, &mut self.narrated_nodes);
+        }
         let sentences: Vec<String> = self
             .latest
             .iter()
@@ -781,5 +819,42 @@ mod tests {
         assert!(chart.backlog.windows(2).all(|w| w[1].0 > w[0].0));
         assert_eq!(chart.x_max_s, 180.0);
         assert!(!chart.prediction.is_empty());
+    }
+    #[test]
+    fn steps_collect_their_flights_for_the_view_which_drains_them() {
+        use crate::flights::{Kind, TOKENS_MAX};
+        let mut p =
+            Player::new(examples::load("crash-after-commit").expect("built in")).expect("valid");
+        let mut drained = FlightBuffer::default();
+        let mut kinds = Vec::new();
+        while p.step_once() {
+            p.drain_flights(&mut drained);
+            kinds.extend(drained.flights.iter().map(|f| f.kind));
+            p.drain_flights(&mut drained);
+            assert!(drained.is_empty(), "a drain takes everything");
+        }
+        assert!(kinds.contains(&Kind::Redeliver), "{kinds:?}");
+        assert!(kinds.contains(&Kind::Duplicate), "{kinds:?}");
+        // Stepping back re-simulates: no movement to show.
+        p.step_back().expect("valid");
+        p.drain_flights(&mut drained);
+        assert!(drained.is_empty());
+
+        // A fast frame of the burst keeps a bounded number one by one and counts the rest.
+        let mut p = burst();
+        p.advance(100.0, 20.0);
+        p.drain_flights(&mut drained);
+        assert_eq!(drained.flights.len(), TOKENS_MAX);
+        assert!(drained.overflow.total() > 1_000, "{}", drained.len());
+    }
+
+    #[test]
+    fn the_narrated_step_names_the_components_it_touched() {
+        let mut p = burst();
+        play(&mut p, 0.2, 1.0);
+        p.crash_consumer().expect("valid");
+        assert_eq!(p.narrated_nodes(), [Node::Consumer(0)]);
+        p.reset().expect("valid");
+        assert!(p.narrated_nodes().is_empty());
     }
 }

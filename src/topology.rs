@@ -14,6 +14,7 @@ use crate::groups::LogsSnapshot;
 use crate::lab::Lab;
 use crate::player::RESTART_AFTER_S;
 use crate::readout::{count, seconds};
+use crate::tokens::{TokenLegend, TokenOverlay};
 
 /// A producer as its card shows it.
 #[derive(Clone, Debug, PartialEq)]
@@ -202,7 +203,8 @@ fn ProducerBox(lab: Lab, index: usize) -> impl IntoView {
     let uses_outbox = move || card().is_some_and(|c| c.uses_outbox);
     let producer = index as u32;
     view! {
-        <li class="node producer" class:down=down data-testid=format!("producer-{index}")>
+        <li class="node producer" class:down=down data-testid=format!("producer-{index}")
+            data-node=format!("producer-{index}")>
             <strong>{name}</strong>
             <span class="state" data-testid=format!("producer-{index}-state")>{state}</span>
             <span class="actions">
@@ -267,7 +269,7 @@ fn QueueBox(lab: Lab, index: usize) -> impl IntoView {
         })
     };
     view! {
-        <li class="node queue" data-testid=format!("queue-{index}")>
+        <li class="node queue" data-testid=format!("queue-{index}") data-node=format!("queue-{index}")>
             <strong>{name}</strong>
             <span class="state" data-testid=format!("queue-{index}-counts")>{counts}</span>
             <span class="feeds">{consumers}</span>
@@ -294,7 +296,7 @@ fn ConsumerBox(lab: Lab, index: usize) -> impl IntoView {
     };
     view! {
         <li class="node consumer" class:down=move || !up() class:armed=armed
-            data-testid=format!("consumer-{index}")>
+            data-testid=format!("consumer-{index}") data-node=format!("consumer-{index}")>
             <strong>{name}</strong>
             <span class="state" data-testid=format!("consumer-{index}-state")>{state}</span>
             <span class="actions">
@@ -366,7 +368,7 @@ pub fn TopologyView(lab: Lab) -> impl IntoView {
                     <h3>"Producers"</h3>
                     <ul>{producers}</ul>
                 </div>
-                <div class="lane broker" class:down=move || !broker_up()>
+                <div class="lane broker" class:down=move || !broker_up() data-node="broker">
                     <h3>
                         "Broker "
                         <span data-testid="broker-state">{move || if broker_up() { "up" } else { "crashed" }}</span>
@@ -388,6 +390,8 @@ pub fn TopologyView(lab: Lab) -> impl IntoView {
                     <ul>{consumers}</ul>
                 </div>
             </div>
+            <TokenOverlay lab />
+            <TokenLegend />
         </section>
     }
 }

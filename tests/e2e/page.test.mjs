@@ -468,3 +468,85 @@ test('if the WebAssembly cannot load, the page says so instead of loading foreve
     await broken.close();
   }
 });
+
+// --- message tokens on the topology ---------------------------------------------------------
+
+/** The token canvas's data attributes (what it draws). */
+function tokens() {
+  return lab.page.getByTestId('tokens').evaluate((c) => ({ ...c.dataset }));
+}
+
+/** A screenshot of the topology panel alone (tokens included). */
+async function topologyShot(name) {
+  const file = path.join(SHOTS, `${name}.png`);
+  await lab.page.getByTestId('topology').screenshot({ path: file });
+  return file;
+}
+
+/** Waits until the token canvas's data satisfy `ok`. */
+async function waitForTokens(ok, timeout = 20_000) {
+  const deadline = Date.now() + timeout;
+  let last;
+  while (Date.now() < deadline) {
+    last = await tokens();
+    if (ok(last)) return last;
+    await lab.page.waitForTimeout(50);
+  }
+  assert.fail(`the tokens never matched: ${JSON.stringify(last)}`);
+}
+
+test('stepping one event on mm1 shows its message token, and outlines the cards involved', async () => {
+  await lab.pickScenario('mm1');
+  await waitForTokens((d) => d.tokens === '0' && d.labels === '');
+  assert.equal(await lab.page.getByTestId('token-legend').locator('li svg').count(), 10);
+  // The first events create the message; a token appears with the step that stores it.
+  for (let i = 0; i < 5 && (await tokens()).labels === ''; i += 1) {
+    await lab.click('step');
+    await lab.page.waitForTimeout(50);
+  }
+  const t = await waitForTokens((d) => Number(d.tokens) >= 1);
+  assert.match(t.labels, /^publish #0\b/);
+  assert.equal(t.aggregated, '0', 'one token is no crowd');
+  // The token stays at its destination while paused, and the narrated cards are outlined.
+  assert.ok((await lab.page.locator('[data-node].narrated').count()) >= 1);
+  assert.equal(await lab.page.locator('[data-node="queue-0"].narrated').count(), 1);
+  await topologyShot('16-token-step');
+});
+
+test('the burst at high speed counts its flights per edge beyond the tokens drawn', async () => {
+  await lab.pickScenario('burst');
+  await lab.setSpeed(20);
+  await lab.click('play');
+  const t = await waitForTokens((d) => Number(d.aggregated) > 1_000);
+  assert.ok(Number(t.tokens) <= 150, `at most 150 tokens drawn: ${t.tokens}`);
+  assert.ok(Number(t.tokens) > 0);
+  assert.match(t.kinds, /deliver/);
+  await topologyShot('17-tokens-burst');
+  await lab.click('play');
+  await lab.setSpeed(10);
+});
+
+test('crash after commit: stepping shows the redelivery and the duplicate effect as tokens', async () => {
+  await lab.pickScenario('crash-after-commit');
+  for (let i = 0; i < 6; i += 1) await lab.press('ArrowRight');
+  assert.equal(await lab.text('step-index'), '6');
+  const t = await waitForTokens((d) => /duplicate #0·2/.test(d.labels));
+  assert.match(t.labels, /redeliver #0·2/);
+  assert.match(t.labels, /deliver #0(,|$)/, 'the first delivery came before');
+  await topologyShot('18-tokens-redelivery');
+});
+
+test('with reduced motion, a step still shows its tokens (at their destination)', async () => {
+  await lab.page.emulateMedia({ reducedMotion: 'reduce' });
+  try {
+    await lab.pickScenario('mm1');
+    for (let i = 0; i < 5 && (await tokens()).labels === ''; i += 1) {
+      await lab.click('step');
+      await lab.page.waitForTimeout(50);
+    }
+    await waitForTokens((d) => Number(d.tokens) >= 1);
+    assert.deepEqual(lab.consoleErrors, []);
+  } finally {
+    await lab.page.emulateMedia({ reducedMotion: null });
+  }
+});
