@@ -603,11 +603,9 @@ impl Cast {
                 ..
             } => {
                 self.log = Some(log);
-                (
-                    self.publisher(),
+                note(
                     Who::Log(log),
-                    format!("append · P{partition} offset {offset}"),
-                    Normal,
+                    format!("appended · P{partition} offset {offset}"),
                 )
             }
             RecordStarted {
@@ -1080,6 +1078,48 @@ mod tests {
         assert_eq!(retry.kind, ArrowKind::Failure);
         assert_eq!(l.participants[retry.from].role, "consumer");
         assert_eq!(l.participants[retry.to].role, "queue");
+    }
+
+    #[test]
+    fn a_lost_confirm_is_a_failure_arrow_back_to_the_producer_then_a_second_publish() {
+        let sim = run_to_end("lost-confirm");
+        let l = lineage(&sim, 0).expect("short run");
+        assert_eq!(l.participants[0].role, "producer");
+        let lost = l
+            .rows
+            .iter()
+            .position(|r| r.label == "✗ confirm lost")
+            .expect("a lost confirm");
+        assert_eq!((l.rows[lost].from, l.rows[lost].to), (1, 0));
+        assert_eq!(l.rows[lost].kind, ArrowKind::Failure);
+        let timeout = l.rows[lost..]
+            .iter()
+            .find(|r| r.label.starts_with("✗ no confirm in time"))
+            .expect("a timeout");
+        assert_eq!((timeout.from, timeout.to), (0, 0));
+        assert!(l.rows[lost..]
+            .iter()
+            .any(|r| r.label == "publish again · attempt 2" && (r.from, r.to) == (0, 1)));
+    }
+
+    #[test]
+    fn an_outbox_producer_publishes_through_its_relay_lifeline() {
+        let sim = run_to_end("outbox-relay-crash");
+        let l = lineage(&sim, 0).expect("short run");
+        let roles: Vec<&str> = l.participants.iter().map(|p| p.role).collect();
+        assert_eq!(
+            roles[..3],
+            ["producer", "outbox relay", "queue"],
+            "{roles:?}"
+        );
+        let publishes: Vec<&LineageRow> = l
+            .rows
+            .iter()
+            .filter(|r| r.label.starts_with("publish"))
+            .collect();
+        assert_eq!(publishes.len(), 2);
+        assert!(publishes.iter().all(|r| (r.from, r.to) == (1, 2)));
+        assert!(l.rows.iter().any(|r| r.label == "outbox row marked sent"));
     }
 
     #[test]
