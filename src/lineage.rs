@@ -1,15 +1,21 @@
 //! A message's lineage: every fact about one message from the first step to the current
-//! one, in order, laid out on lanes (producer, broker, consumer, database).
+//! one, in order, drawn as a sequence diagram: one lifeline per participant that took part
+//! (producer, outbox relay, queue / exchange / log, each consumer that got a delivery,
+//! the database, the dead-letter queue) and one arrow per fact.
 //!
 //! The page keeps only the latest facts, so the lineage is rebuilt by re-simulating the
 //! recorded run (the scenario plus every user command) up to the current step, keeping
 //! only that message's facts. The work is bounded by [`LINEAGE_STEPS_MAX`].
 
 use brokerlab_core::narration::describe;
-use brokerlab_core::{us_to_secs, ConsumerId, Fact, MsgId, Simulation};
+use brokerlab_core::step::{
+    DeadLetterReason, Failure as HandlerFailure, IgnoredAck, LossReason, RefusedBecause,
+};
+use brokerlab_core::{
+    us_to_secs, ConsumerId, CopyId, Fact, GroupId, LogId, MemberId, MsgId, ProducerId, QueueId,
+    Simulation,
+};
 use leptos::prelude::*;
-
-use crate::readout::seconds;
 
 /// Most steps re-simulated to build a lineage (about a second of work in the browser).
 pub const LINEAGE_STEPS_MAX: u64 = 3_000_000;
@@ -67,13 +73,85 @@ impl Lane {
     }
 }
 
-/// One fact of a lineage, in words.
+/// Who takes part in a message's history: one lifeline each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Who {
+    Producer(ProducerId),
+    /// The producer's outbox relay (it publishes what the service committed).
+    Relay(ProducerId),
+    /// An exchange routing one publish to several queues, or the broker as a whole when
+    /// nothing was stored.
+    Broker,
+    Queue(QueueId),
+    Log(LogId),
+    Consumer(ConsumerId),
+    Member(GroupId, MemberId),
+    Database,
+    /// The dead-letter queue of a queue.
+    DeadLetters(QueueId),
+}
+
+impl Who {
+    /// Left-to-right order of the lifelines: the message's path.
+    fn rank(self) -> u8 {
+        match self {
+            Who::Producer(_) => 0,
+            Who::Relay(_) => 1,
+            Who::Broker => 2,
+            Who::Queue(_) | Who::Log(_) => 3,
+            Who::Consumer(_) | Who::Member(..) => 4,
+            Who::Database => 5,
+            Who::DeadLetters(_) => 6,
+        }
+    }
+}
+
+/// One lifeline: its role (small, above) and its name.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Participant {
+    pub who: Who,
+    pub role: &'static str,
+    pub name: String,
+}
+
+/// How an arrow is drawn; failure paths look different in dash, colour, end marker and
+/// text, so none of them relies on colour alone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArrowKind {
+    /// The message moving on: solid line, filled head.
+    Normal,
+    /// An answer (confirm, ack): dashed line, open head.
+    Reply,
+    /// Something went wrong: red, short dashes, a cross at the end, "✗" in the label.
+    Failure,
+    /// An effect (or email) applied again: thick orange line, diamond head, "⚠" in the label.
+    Duplicate,
+}
+
+impl ArrowKind {
+    pub fn class(self) -> &'static str {
+        match self {
+            ArrowKind::Normal => "normal",
+            ArrowKind::Reply => "reply",
+            ArrowKind::Failure => "failure",
+            ArrowKind::Duplicate => "duplicate",
+        }
+    }
+}
+
+/// One fact of a lineage: an arrow between two lifelines (the same one for a self-arrow),
+/// a short label for the diagram and the full sentence for the list.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LineageRow {
     pub step: u64,
     pub time_s: f64,
     pub lane: Lane,
     pub text: String,
+    /// Indexes into [`Lineage::participants`].
+    pub from: usize,
+    pub to: usize,
+    pub label: String,
+    pub kind: ArrowKind,
 }
 
 /// A message's history up to a step.
@@ -82,9 +160,20 @@ pub struct Lineage {
     pub msg: MsgId,
     /// The step the history runs to (the run's current step when it was built).
     pub upto_step: u64,
+    /// The lifelines, left to right; only those some row uses.
+    pub participants: Vec<Participant>,
     pub rows: Vec<LineageRow>,
     /// Facts about the message beyond [`LINEAGE_ROWS_MAX`], not listed.
     pub more: usize,
+}
+
+/// A kept fact with what the replay knew when it happened.
+struct Kept {
+    step: u64,
+    time_us: u64,
+    fact: Fact,
+    /// The consumer holding the message then (a retry is scheduled on its behalf).
+    holder: Option<ConsumerId>,
 }
 
 /// Rebuilds the lineage of `msg` by re-simulating `sim`'s recorded run up to its current
@@ -98,7 +187,7 @@ pub fn lineage(sim: &Simulation, msg: MsgId) -> Result<Lineage, String> {
     }
     let mut replay = Simulation::new(sim.scenario().clone())
         .map_err(|e| format!("The run could not be replayed: {e}"))?;
-    let mut kept: Vec<(u64, f64, Fact)> = Vec::new();
+    let mut kept: Vec<Kept> = Vec::new();
     let mut more = 0;
     // The consumer holding the message: its crash belongs to the history.
     let mut holder: Option<ConsumerId> = None;
@@ -107,6 +196,7 @@ pub fn lineage(sim: &Simulation, msg: MsgId) -> Result<Lineage, String> {
             break;
         };
         for fact in step.facts {
+            let held = holder;
             let about = match *fact {
                 Fact::Delivered {
                     msg: m, consumer, ..
@@ -128,36 +218,538 @@ pub fn lineage(sim: &Simulation, msg: MsgId) -> Result<Lineage, String> {
                 continue;
             }
             if kept.len() < LINEAGE_ROWS_MAX {
-                kept.push((step.index, us_to_secs(step.time_us), *fact));
+                kept.push(Kept {
+                    step: step.index,
+                    time_us: step.time_us,
+                    fact: *fact,
+                    holder: held,
+                });
             } else {
                 more += 1;
             }
         }
     }
+    let mut cast = Cast::new(&replay, &kept);
+    let drawn: Vec<(Who, Who, String, ArrowKind)> =
+        kept.iter().map(|k| cast.arrow(&replay, k)).collect();
+    let participants = cast.participants(&replay, &drawn);
+    let at = |who: Who| participants.iter().position(|p| p.who == who).unwrap_or(0);
     let rows = kept
         .iter()
-        .map(|(step, time_s, fact)| LineageRow {
-            step: *step,
-            time_s: *time_s,
-            lane: Lane::of(fact),
-            text: describe(&replay, fact),
+        .zip(drawn)
+        .map(|(k, (from, to, label, kind))| LineageRow {
+            step: k.step,
+            time_s: us_to_secs(k.time_us),
+            lane: Lane::of(&k.fact),
+            text: describe(&replay, &k.fact),
+            from: at(from),
+            to: at(to),
+            label,
+            kind,
         })
         .collect();
     Ok(Lineage {
         msg,
         upto_step: replay.steps(),
+        participants,
         rows,
         more,
     })
 }
 
-/// The lineage panel: a sequence of facts on four lanes, or why there is none.
+/// Decides who each fact goes between.
+struct Cast {
+    /// Where publishes land: the only queue (or log) the message reached, else the broker.
+    target: Who,
+    /// Who publishes: the outbox relay when the producer uses one.
+    publisher: Option<Who>,
+    producer: Option<ProducerId>,
+    /// The log the message was last appended to (group members read from it).
+    log: Option<LogId>,
+}
+
+impl Cast {
+    fn new(sim: &Simulation, kept: &[Kept]) -> Cast {
+        let mut queues: Vec<QueueId> = Vec::new();
+        let mut logs: Vec<LogId> = Vec::new();
+        let mut producer = None;
+        let mut outbox = false;
+        for k in kept {
+            match k.fact {
+                Fact::Stored { queue, .. } | Fact::Refused { queue, .. }
+                    if !queues.contains(&queue) =>
+                {
+                    queues.push(queue)
+                }
+                Fact::Appended { log, .. } if !logs.contains(&log) => logs.push(log),
+                Fact::StateCommitted { outbox: true, .. } | Fact::OutboxMarked { .. } => {
+                    outbox = true
+                }
+                _ => {}
+            }
+            if let Fact::Created { producer: p, .. } = k.fact {
+                producer = Some(p);
+            }
+        }
+        let producer = producer.or_else(|| {
+            kept.iter().find_map(|k| match k.fact {
+                Fact::PublishSent { producer, .. } | Fact::Stored { producer, .. } => {
+                    Some(producer)
+                }
+                _ => None,
+            })
+        });
+        // Messages never seen created (none in practice) fall back to the message table.
+        let producer = producer.or_else(|| {
+            kept.first()
+                .and_then(|k| k.fact.msg())
+                .and_then(|m| sim.message(m).map(|m| m.producer))
+        });
+        let target = match (queues.as_slice(), logs.as_slice()) {
+            ([q], []) => Who::Queue(*q),
+            ([], [l]) => Who::Log(*l),
+            _ => Who::Broker,
+        };
+        Cast {
+            target,
+            publisher: producer.map(|p| {
+                if outbox {
+                    Who::Relay(p)
+                } else {
+                    Who::Producer(p)
+                }
+            }),
+            producer,
+            log: logs.last().copied(),
+        }
+    }
+
+    fn producer(&self) -> Who {
+        self.producer.map_or(Who::Broker, Who::Producer)
+    }
+
+    fn publisher(&self) -> Who {
+        self.publisher.unwrap_or_else(|| self.producer())
+    }
+
+    fn queue_of(sim: &Simulation, copy: CopyId) -> Who {
+        sim.copy(copy).map_or(Who::Broker, |c| Who::Queue(c.queue))
+    }
+
+    fn log(&self) -> Who {
+        self.log.map_or(Who::Broker, Who::Log)
+    }
+
+    /// (from, to, short label, style) of one fact.
+    fn arrow(&mut self, sim: &Simulation, k: &Kept) -> (Who, Who, String, ArrowKind) {
+        use ArrowKind::*;
+        use Fact::*;
+        let fail = |who: Who, text: String| (who, who, format!("✗ {text}"), Failure);
+        let note = |who: Who, text: String| (who, who, text, Normal);
+        match k.fact {
+            Created { key, version, .. } => {
+                let what = key.map_or(String::new(), |k| format!(" · key {k} v{version}"));
+                note(self.producer(), format!("created{what}"))
+            }
+            StateCommitted { outbox: true, .. } => (
+                self.producer(),
+                self.publisher(),
+                "state + outbox row committed".into(),
+                Normal,
+            ),
+            StateCommitted { .. } => note(self.producer(), "state committed".into()),
+            PublishSent { attempt: 1, .. } => {
+                (self.publisher(), self.target, "publish".into(), Normal)
+            }
+            PublishSent { attempt, .. } => (
+                self.publisher(),
+                self.target,
+                format!("publish again · attempt {attempt}"),
+                Normal,
+            ),
+            Throttled { .. } => note(self.publisher(), "held back: queue full".into()),
+            ConfirmTimedOut { retry, .. } => fail(
+                self.publisher(),
+                if retry {
+                    "no confirm in time: will publish again".into()
+                } else {
+                    "no confirm in time: gives up".into()
+                },
+            ),
+            Confirmed { .. } => (self.target, self.publisher(), "confirm".into(), Reply),
+            ConfirmLost { .. } => (
+                self.target,
+                self.publisher(),
+                "✗ confirm lost".into(),
+                Failure,
+            ),
+            OutboxMarked { .. } => note(self.publisher(), "outbox row marked sent".into()),
+            EventNeverPublished { .. } => fail(
+                self.producer(),
+                "crashed before publishing: no event".into(),
+            ),
+            Stored { queue, copy, .. } if self.target == Who::Queue(queue) => {
+                note(Who::Queue(queue), format!("stored · copy {copy}"))
+            }
+            Stored { queue, copy, .. } => (
+                self.target,
+                Who::Queue(queue),
+                format!("routed, stored · copy {copy}"),
+                Normal,
+            ),
+            Deduplicated { .. } => note(self.target, "same id again: not stored twice".into()),
+            Refused { queue, because, .. } => (
+                Who::Queue(queue),
+                self.publisher(),
+                match because {
+                    RefusedBecause::QueueFull => "✗ refused: queue full".into(),
+                    RefusedBecause::OldestTooOld => "✗ refused: oldest too old".into(),
+                },
+                Failure,
+            ),
+            Unroutable { returned: true, .. } => (
+                self.target,
+                self.publisher(),
+                "✗ unroutable: returned".into(),
+                Failure,
+            ),
+            Unroutable { .. } => fail(self.target, "unroutable: dropped".into()),
+            PublishFailed { .. } => (
+                self.publisher(),
+                self.target,
+                "✗ publish failed: broker down".into(),
+                Failure,
+            ),
+            DroppedOldest { queue, .. } => fail(Who::Queue(queue), "dropped: queue full".into()),
+            Expired { queue, .. } => fail(Who::Queue(queue), "expired unprocessed (TTL)".into()),
+            Delivered {
+                copy,
+                attempt,
+                consumer,
+                ..
+            } => (
+                Self::queue_of(sim, copy),
+                Who::Consumer(consumer),
+                format!("deliver · attempt {attempt}"),
+                Normal,
+            ),
+            LeaseExpired { copy, attempt, .. } => fail(
+                Self::queue_of(sim, copy),
+                format!("lease expired (attempt {attempt}): visible again"),
+            ),
+            RetryReady { copy, .. } => note(Self::queue_of(sim, copy), "back in line".into()),
+            DeadLettered {
+                queue,
+                reason,
+                attempts,
+                ..
+            } => (
+                Who::Queue(queue),
+                Who::DeadLetters(queue),
+                match reason {
+                    DeadLetterReason::RetriesExhausted => {
+                        format!("✗ dead-lettered after {attempts} attempts")
+                    }
+                    DeadLetterReason::Poison(_) => "✗ dead-lettered: poison".into(),
+                },
+                Failure,
+            ),
+            Redriven { queue, .. } => (
+                Who::DeadLetters(queue),
+                Who::Queue(queue),
+                "redriven".into(),
+                Normal,
+            ),
+            MessageLost { copy, reason, .. } => fail(
+                Self::queue_of(sim, copy),
+                match reason {
+                    LossReason::AckedBeforeEffectThenCrashed => "LOST: acked, then crashed",
+                    LossReason::AckedBeforeEffectThenFailed => "LOST: acked, then failed",
+                    LossReason::BrokerRestartNotDurable => "LOST: not persisted",
+                    LossReason::DiscardedWithoutDeadLetterQueue => "LOST: no dead-letter queue",
+                }
+                .into(),
+            ),
+            AckedOnDelivery { copy, consumer, .. } => (
+                Who::Consumer(consumer),
+                Self::queue_of(sim, copy),
+                "ack on receipt, before any work".into(),
+                Reply,
+            ),
+            ProcessingStarted {
+                attempt, consumer, ..
+            } => note(
+                Who::Consumer(consumer),
+                format!("processing starts · attempt {attempt}"),
+            ),
+            DuplicateSkipped { consumer, .. } => note(
+                Who::Consumer(consumer),
+                "duplicate recognised: skipped".into(),
+            ),
+            StaleIgnored {
+                consumer,
+                version,
+                current,
+                ..
+            } => note(
+                Who::Consumer(consumer),
+                format!("stale v{version} ignored (at v{current})"),
+            ),
+            GapWait {
+                consumer,
+                version,
+                current,
+                ..
+            } => note(
+                Who::Consumer(consumer),
+                format!("v{version} waits: key is at v{current}"),
+            ),
+            GapReconciled {
+                consumer, from, to, ..
+            } => (
+                Who::Consumer(consumer),
+                Who::Database,
+                format!("gap: v{from}–v{to} applied first"),
+                Normal,
+            ),
+            EffectCommitted {
+                consumer,
+                applied: 1,
+                ..
+            } => (
+                Who::Consumer(consumer),
+                Who::Database,
+                "effect committed".into(),
+                Normal,
+            ),
+            EffectCommitted {
+                consumer, applied, ..
+            } => (
+                Who::Consumer(consumer),
+                Who::Database,
+                format!("⚠ DUPLICATE effect: applied {applied}×"),
+                Duplicate,
+            ),
+            EffectRefused { consumer, .. } => (
+                Who::Consumer(consumer),
+                Who::Database,
+                "✗ refused by a business rule".into(),
+                Failure,
+            ),
+            HandlerFailed {
+                consumer,
+                attempt,
+                failure,
+                ..
+            } => fail(
+                Who::Consumer(consumer),
+                format!(
+                    "handler failed (attempt {attempt}): {}",
+                    match failure {
+                        HandlerFailure::Transient => "transient error",
+                        HandlerFailure::DependencyDown => "dependency down",
+                        HandlerFailure::Poison(_) => "poison",
+                        HandlerFailure::BatchRolledBack => "batch rolled back",
+                    }
+                ),
+            ),
+            RetryScheduled {
+                copy,
+                failures,
+                ready_at_us,
+                ..
+            } => {
+                let delay = us_to_secs(ready_at_us.saturating_sub(k.time_us));
+                let text = format!("✗ nack: retry in {delay:.2} s (failure {failures})");
+                let queue = Self::queue_of(sim, copy);
+                match k.holder {
+                    Some(c) => (Who::Consumer(c), queue, text, Failure),
+                    None => (queue, queue, text, Failure),
+                }
+            }
+            Acked { copy, consumer, .. } => (
+                Who::Consumer(consumer),
+                Self::queue_of(sim, copy),
+                "ack".into(),
+                Reply,
+            ),
+            AckIgnored {
+                copy,
+                consumer,
+                why,
+                ..
+            } => (
+                Who::Consumer(consumer),
+                Self::queue_of(sim, copy),
+                match why {
+                    IgnoredAck::StaleLease => "✗ ack ignored: lease had expired".into(),
+                    IgnoredAck::AlreadyDone => "✗ ack ignored: already settled".into(),
+                },
+                Failure,
+            ),
+            AckLost { copy, consumer, .. } => (
+                Who::Consumer(consumer),
+                Self::queue_of(sim, copy),
+                "✗ ack lost".into(),
+                Failure,
+            ),
+            ConsumerCrashed { consumer, .. } => {
+                fail(Who::Consumer(consumer), "consumer crashed".into())
+            }
+            Appended {
+                log,
+                partition,
+                offset,
+                ..
+            } => {
+                self.log = Some(log);
+                note(
+                    Who::Log(log),
+                    format!("appended · P{partition} offset {offset}"),
+                )
+            }
+            RecordStarted {
+                group,
+                member,
+                offset,
+                ..
+            } => (
+                self.log(),
+                Who::Member(group, member),
+                format!("read offset {offset}, processing"),
+                Normal,
+            ),
+            RecordProcessed {
+                group,
+                member,
+                applied: 0,
+                ..
+            } => note(
+                Who::Member(group, member),
+                "already processed: skipped".into(),
+            ),
+            RecordProcessed {
+                group,
+                member,
+                applied: 1,
+                ..
+            } => (
+                Who::Member(group, member),
+                Who::Database,
+                "effect committed".into(),
+                Normal,
+            ),
+            RecordProcessed {
+                group,
+                member,
+                applied,
+                ..
+            } => (
+                Who::Member(group, member),
+                Who::Database,
+                format!("⚠ DUPLICATE effect: applied {applied}×"),
+                Duplicate,
+            ),
+            OutputWritten {
+                group,
+                member,
+                log,
+                offset,
+                ..
+            } => (
+                Who::Member(group, member),
+                Who::Log(log),
+                format!("output written · offset {offset}"),
+                Normal,
+            ),
+            EmailSent {
+                group,
+                member,
+                times: 1,
+                ..
+            } => note(Who::Member(group, member), "email sent".into()),
+            EmailSent {
+                group,
+                member,
+                times,
+                ..
+            } => (
+                Who::Member(group, member),
+                Who::Member(group, member),
+                format!("⚠ DUPLICATE email: sent {times}×"),
+                Duplicate,
+            ),
+            // Facts a lineage does not keep; drawn as a note on the broker if ever kept.
+            _ => note(Who::Broker, "(other)".into()),
+        }
+    }
+
+    /// The lifelines the arrows use, in path order (then order of appearance).
+    fn participants(
+        &self,
+        sim: &Simulation,
+        drawn: &[(Who, Who, String, ArrowKind)],
+    ) -> Vec<Participant> {
+        let mut seen: Vec<Who> = Vec::new();
+        for (from, to, ..) in drawn {
+            for who in [*from, *to] {
+                if !seen.contains(&who) {
+                    seen.push(who);
+                }
+            }
+        }
+        // Stable: same rank keeps the order of first appearance.
+        seen.sort_by_key(|w| w.rank());
+        let queue = |q: QueueId| {
+            sim.queue(q)
+                .map_or_else(|| format!("queue {q}"), |v| v.name)
+        };
+        seen.into_iter()
+            .map(|who| {
+                let (role, name) = match who {
+                    Who::Producer(p) => (
+                        "producer",
+                        sim.producer_name(p)
+                            .map_or_else(|| format!("producer {p}"), str::to_string),
+                    ),
+                    Who::Relay(p) => (
+                        "outbox relay",
+                        sim.producer_name(p)
+                            .map_or_else(|| format!("producer {p}"), str::to_string),
+                    ),
+                    Who::Broker => ("broker", "exchange".to_string()),
+                    Who::Queue(q) => ("queue", queue(q)),
+                    Who::Log(l) => ("log", sim.log_name(l)),
+                    Who::Consumer(c) => (
+                        "consumer",
+                        sim.consumer(c)
+                            .map_or_else(|| format!("consumer {c}"), |v| v.name),
+                    ),
+                    Who::Member(g, m) => ("group member", sim.member_name(g, m)),
+                    Who::Database => ("database", "effects".to_string()),
+                    Who::DeadLetters(q) => ("dead letters", queue(q)),
+                };
+                Participant { who, role, name }
+            })
+            .collect()
+    }
+}
+
+/// The lineage panel: the sequence diagram and the same facts as a list, or why there is
+/// none. Escape closes it.
 #[component]
 pub fn LineagePanel(
     lineage: RwSignal<Option<Result<Lineage, String>>>,
     /// Rebuilds the open lineage up to the current step.
     on_refresh: Callback<()>,
 ) -> impl IntoView {
+    let escape = window_event_listener(leptos::ev::keydown, move |ev| {
+        if ev.key() == "Escape" && lineage.with_untracked(Option::is_some) {
+            lineage.set(None);
+            ev.prevent_default();
+        }
+    });
+    on_cleanup(move || escape.remove());
     let body = move || {
         lineage.with(|l| match l {
             None => ().into_any(),
@@ -182,7 +774,8 @@ pub fn LineagePanel(
             <div class="lineage-actions">
                 <button type="button" data-testid="lineage-refresh"
                     on:click=move |_| on_refresh.run(())>"Up to now"</button>
-                <button type="button" data-testid="lineage-close"
+                <button type="button" data-testid="lineage-close" aria-keyshortcuts="Escape"
+                    title="Close (Escape)"
                     on:click=move |_| lineage.set(None)>"Close"</button>
             </div>
             {body}
@@ -190,45 +783,154 @@ pub fn LineagePanel(
     }
 }
 
+/// Diagram geometry, in SVG user units (the SVG is scaled with the page's rem).
+const GUTTER: f64 = 84.0;
+const COL_W: f64 = 190.0;
+const HEAD_H: f64 = 62.0;
+const ROW_H: f64 = 36.0;
+/// Room on the right for the labels of self-arrows on the last lifeline.
+const RIGHT_PAD: f64 = 230.0;
+
+fn lifeline_x(i: usize) -> f64 {
+    GUTTER + COL_W * i as f64 + COL_W / 2.0
+}
+
+/// The y of row `i`'s arrow (row 0 sits just below the heads, its label above it).
+fn row_y(i: usize) -> f64 {
+    HEAD_H + ROW_H * (i as f64 + 0.8)
+}
+
 fn lineage_view(l: &Lineage) -> impl IntoView {
-    let heads = Lane::ALL
-        .iter()
-        .map(|lane| view! { <span class=format!("lane-head lane-{}", lane.label())>{lane.label()}</span> })
-        .collect_view();
-    let rows = if l.rows.is_empty() {
-        view! { <li class="none">"Nothing has happened to this message yet."</li> }.into_any()
-    } else {
-        l.rows
-            .iter()
-            .map(|r| {
-                let cells = Lane::ALL
-                    .iter()
-                    .map(|&lane| {
-                        let on = lane == r.lane;
-                        let class = if on { "cell on" } else { "cell" };
-                        view! { <span class=class>{if on { "●" } else { "" }}</span> }
-                    })
-                    .collect_view();
-                view! {
-                    <li data-testid="lineage-row" data-lane=r.lane.label()>
-                        <span class="at">{format!("step {} · {}", r.step, seconds(r.time_s))}</span>
-                        <span class="cells" aria-hidden="true">{cells}</span>
-                        <span class="what"><span class="lane-name">{r.lane.label()}": "</span>{r.text.clone()}</span>
-                    </li>
-                }
-            })
-            .collect_view()
-            .into_any()
-    };
+    if l.rows.is_empty() {
+        return view! { <p class="none" data-testid="lineage-none">"Nothing has happened to this message yet."</p> }
+            .into_any();
+    }
     let more = (l.more > 0).then(|| {
         view! { <p class="more" data-testid="lineage-more">{format!("… and {} later facts not listed.", l.more)}</p> }
     });
+    let rows = l
+        .rows
+        .iter()
+        .map(|r| {
+            view! {
+                <li data-testid="lineage-row" data-lane=r.lane.label() data-kind=r.kind.class()>
+                    <span class="at">{format!("step {} · {:.3} s", r.step, r.time_s)}</span>
+                    " "
+                    <span class="what">
+                        <span class="lane-name">{r.lane.label()}": "</span>{r.text.clone()}
+                    </span>
+                </li>
+            }
+        })
+        .collect_view();
     view! {
-        <div class="lanes" aria-hidden="true"><span class="at"></span><span class="cells">{heads}</span></div>
-        <ol class="sequence" data-testid="lineage-rows" aria-label="Every fact about this message, oldest first">
-            {rows}
-        </ol>
+        <p class="seq-legend" aria-hidden="true">
+            <span class="key normal">"── message"</span>
+            <span class="key reply">"- - answer"</span>
+            <span class="key failure">"✗ failure"</span>
+            <span class="key duplicate">"⚠ duplicate"</span>
+        </p>
+        <div class="seq-scroll" tabindex="0" role="region"
+            aria-label="Sequence diagram (scrolls); the same facts are listed below">
+            {diagram(l)}
+        </div>
         {more}
+        <details class="seq-text">
+            <summary>"The same history as text"</summary>
+            <ol class="seq-list" data-testid="lineage-rows"
+                aria-label="Every fact about this message, oldest first">{rows}</ol>
+        </details>
+    }
+    .into_any()
+}
+
+/// The sequence diagram: lifelines with a head box each, one arrow per row.
+fn diagram(l: &Lineage) -> impl IntoView {
+    let n = l.participants.len().max(1);
+    let width = GUTTER + COL_W * n as f64 + RIGHT_PAD;
+    let height = row_y(l.rows.len().saturating_sub(1)) + ROW_H * 0.6;
+    let heads = l
+        .participants
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let x = lifeline_x(i);
+            view! {
+                <g class="lifeline" data-testid="lineage-lifeline">
+                    <line class="life" x1=x y1=HEAD_H - 8.0 x2=x y2=height />
+                    <rect class="head" x=x - COL_W / 2.0 + 8.0 y="4" width=COL_W - 16.0 height=HEAD_H - 12.0 rx="6" />
+                    <text class="role" x=x y="22" text-anchor="middle">{p.role}</text>
+                    <text class="name" x=x y="42" text-anchor="middle">{p.name.clone()}</text>
+                </g>
+            }
+        })
+        .collect_view();
+    let arrows = l
+        .rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| arrow_view(i, r))
+        .collect_view();
+    view! {
+        <svg class="seq" data-testid="lineage-svg" role="img"
+            aria-label=format!("Sequence diagram of #{}: {} facts between {} participants", l.msg, l.rows.len(), l.participants.len())
+            viewBox=format!("0 0 {width} {height}")
+            style=format!("width: {:.2}rem", width / 16.0)>
+            <defs>
+                <marker id="seq-head-normal" class="normal" viewBox="0 0 10 10" refX="10" refY="5"
+                    markerWidth="6" markerHeight="6" orient="auto-start-reverse">
+                    <path d="M0,0 L10,5 L0,10 z" />
+                </marker>
+                <marker id="seq-head-reply" class="reply" viewBox="0 0 10 10" refX="10" refY="5"
+                    markerWidth="7" markerHeight="7" orient="auto-start-reverse">
+                    <path d="M0,0 L10,5 L0,10" fill="none" />
+                </marker>
+                <marker id="seq-head-failure" class="failure" viewBox="0 0 10 10" refX="5" refY="5"
+                    markerWidth="8" markerHeight="8" orient="auto">
+                    <path d="M1,1 L9,9 M9,1 L1,9" fill="none" />
+                </marker>
+                <marker id="seq-head-duplicate" class="duplicate" viewBox="0 0 10 10" refX="10" refY="5"
+                    markerWidth="5" markerHeight="5" orient="auto">
+                    <path d="M0,5 L5,0 L10,5 L5,10 z" />
+                </marker>
+            </defs>
+            {heads}
+            {arrows}
+        </svg>
+    }
+}
+
+/// One row: the time on the left, the arrow (or self-arrow) and its label.
+fn arrow_view(i: usize, r: &LineageRow) -> impl IntoView {
+    let y = row_y(i);
+    let kind = r.kind.class();
+    let marker = format!("url(#seq-head-{kind})");
+    let class = format!("arrow {kind}");
+    let time = format!("{:.3} s", r.time_s);
+    let shape = if r.from == r.to {
+        // A small loop on the right of the lifeline, label beside it.
+        let x = lifeline_x(r.from);
+        let d = format!("M{x},{} h26 v14 h-24", y - 12.0);
+        view! {
+            <path class=class d=d fill="none" marker-end=marker />
+            <text class=format!("label {kind}") x=x + 34.0 y=y + 1.0 text-anchor="start">{r.label.clone()}</text>
+        }
+        .into_any()
+    } else {
+        let (x1, x2) = (lifeline_x(r.from), lifeline_x(r.to));
+        // Stop short of the lifeline so the head stays visible.
+        let x2_end = if x2 > x1 { x2 - 3.0 } else { x2 + 3.0 };
+        view! {
+            <line class=class x1=x1 y1=y x2=x2_end y2=y marker-end=marker />
+            <text class=format!("label {kind}") x=(x1 + x2) / 2.0 y=y - 7.0 text-anchor="middle">{r.label.clone()}</text>
+        }
+        .into_any()
+    };
+    view! {
+        <g class="row" data-testid="lineage-arrow" data-kind=kind data-from=r.from data-to=r.to>
+            <text class="time" x="6" y=y + 4.0>{time}</text>
+            {shape}
+        </g>
     }
 }
 
@@ -263,6 +965,161 @@ mod tests {
         let commit2 = find(again, &|r| r.lane == Lane::Database);
         let _ack = find(commit2, &|r| r.text.contains("ack"));
         assert!(l.rows.windows(2).all(|w| w[0].step <= w[1].step));
+    }
+
+    #[test]
+    fn crash_after_commit_draws_two_deliveries_and_a_duplicate_effect_between_four_lifelines() {
+        let sim = run_to_end("crash-after-commit");
+        let l = lineage(&sim, 0).expect("short run");
+        let heads: Vec<(&str, &str)> = l
+            .participants
+            .iter()
+            .map(|p| (p.role, p.name.as_str()))
+            .collect();
+        assert_eq!(
+            heads,
+            [
+                ("producer", "orders"),
+                ("queue", "orders"),
+                ("consumer", "C1"),
+                ("database", "effects")
+            ]
+        );
+        let (producer, queue, consumer, db) = (0, 1, 2, 3);
+        let arrows: Vec<(usize, usize, &str, ArrowKind)> = l
+            .rows
+            .iter()
+            .map(|r| (r.from, r.to, r.label.as_str(), r.kind))
+            .collect();
+        use ArrowKind::*;
+        assert_eq!(
+            arrows,
+            [
+                (producer, producer, "created", Normal),
+                (producer, queue, "publish", Normal),
+                (queue, queue, "stored · copy 0", Normal),
+                (queue, consumer, "deliver · attempt 1", Normal),
+                (consumer, consumer, "processing starts · attempt 1", Normal),
+                (consumer, db, "effect committed", Normal),
+                (consumer, consumer, "✗ consumer crashed", Failure),
+                (
+                    queue,
+                    queue,
+                    "✗ lease expired (attempt 1): visible again",
+                    Failure
+                ),
+                (queue, consumer, "deliver · attempt 2", Normal),
+                (consumer, consumer, "processing starts · attempt 2", Normal),
+                (consumer, db, "⚠ DUPLICATE effect: applied 2×", Duplicate),
+                (consumer, queue, "ack", Reply),
+            ]
+        );
+        // The list says the same rows in full sentences, in the same order.
+        assert!(
+            l.rows[10].text.contains("applied 2 times"),
+            "{}",
+            l.rows[10].text
+        );
+        assert!(l.rows.windows(2).all(|w| w[0].time_s <= w[1].time_s));
+    }
+
+    #[test]
+    fn a_fanout_publish_goes_through_the_exchange_to_each_queue_and_its_consumer() {
+        let sim = run_to_end("fanout-subscriptions");
+        let l = lineage(&sim, 0).expect("short run");
+        let roles: Vec<&str> = l.participants.iter().map(|p| p.role).collect();
+        assert_eq!(roles[..2], ["producer", "broker"], "{roles:?}");
+        let queues = roles.iter().filter(|r| **r == "queue").count();
+        let stored: Vec<&LineageRow> = l
+            .rows
+            .iter()
+            .filter(|r| r.label.starts_with("routed"))
+            .collect();
+        assert!(queues >= 2, "{roles:?}");
+        assert_eq!(stored.len(), queues);
+        assert!(stored.iter().all(|r| r.from == 1 && r.to >= 2));
+        // Each delivery leaves the queue the copy is in.
+        for r in l.rows.iter().filter(|r| r.label.starts_with("deliver")) {
+            assert_eq!(l.participants[r.from].role, "queue");
+            assert_eq!(l.participants[r.to].role, "consumer");
+        }
+    }
+
+    #[test]
+    fn retries_dead_letters_and_redrives_use_the_dead_letter_lifeline_and_failure_arrows() {
+        let sim = run_to_end("retries-dlq-redrive");
+        let dead = (0..sim.messages().len() as u64)
+            .find(|&m| {
+                let l = lineage(&sim, m).expect("short run");
+                l.rows
+                    .iter()
+                    .any(|r| r.label.contains("dead-lettered after"))
+                    && l.rows.iter().any(|r| r.label == "redriven")
+            })
+            .expect("a message retried, dead-lettered and redriven");
+        let l = lineage(&sim, dead).expect("short run");
+        let dlq = l
+            .participants
+            .iter()
+            .position(|p| p.role == "dead letters")
+            .expect("a dead-letter lifeline");
+        assert_eq!(dlq, l.participants.len() - 1, "rightmost");
+        let to_dlq = l.rows.iter().find(|r| r.to == dlq).expect("an arrow to it");
+        assert_eq!(to_dlq.kind, ArrowKind::Failure);
+        assert!(l
+            .rows
+            .iter()
+            .any(|r| r.from == dlq && r.label == "redriven"));
+        let retry = l
+            .rows
+            .iter()
+            .find(|r| r.label.contains("retry in"))
+            .expect("a retry");
+        assert_eq!(retry.kind, ArrowKind::Failure);
+        assert_eq!(l.participants[retry.from].role, "consumer");
+        assert_eq!(l.participants[retry.to].role, "queue");
+    }
+
+    #[test]
+    fn a_lost_confirm_is_a_failure_arrow_back_to_the_producer_then_a_second_publish() {
+        let sim = run_to_end("lost-confirm");
+        let l = lineage(&sim, 0).expect("short run");
+        assert_eq!(l.participants[0].role, "producer");
+        let lost = l
+            .rows
+            .iter()
+            .position(|r| r.label == "✗ confirm lost")
+            .expect("a lost confirm");
+        assert_eq!((l.rows[lost].from, l.rows[lost].to), (1, 0));
+        assert_eq!(l.rows[lost].kind, ArrowKind::Failure);
+        let timeout = l.rows[lost..]
+            .iter()
+            .find(|r| r.label.starts_with("✗ no confirm in time"))
+            .expect("a timeout");
+        assert_eq!((timeout.from, timeout.to), (0, 0));
+        assert!(l.rows[lost..]
+            .iter()
+            .any(|r| r.label == "publish again · attempt 2" && (r.from, r.to) == (0, 1)));
+    }
+
+    #[test]
+    fn an_outbox_producer_publishes_through_its_relay_lifeline() {
+        let sim = run_to_end("outbox-relay-crash");
+        let l = lineage(&sim, 0).expect("short run");
+        let roles: Vec<&str> = l.participants.iter().map(|p| p.role).collect();
+        assert_eq!(
+            roles[..3],
+            ["producer", "outbox relay", "queue"],
+            "{roles:?}"
+        );
+        let publishes: Vec<&LineageRow> = l
+            .rows
+            .iter()
+            .filter(|r| r.label.starts_with("publish"))
+            .collect();
+        assert_eq!(publishes.len(), 2);
+        assert!(publishes.iter().all(|r| (r.from, r.to) == (1, 2)));
+        assert!(l.rows.iter().any(|r| r.label == "outbox row marked sent"));
     }
 
     #[test]

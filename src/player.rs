@@ -342,7 +342,10 @@ impl Player {
 
     fn note_events(&mut self) {
         let step = self.sim.steps();
-        if self.watch.observe(step, self.latest_us, &self.latest) {
+        if self
+            .watch
+            .observe(&self.sim, step, self.latest_us, &self.latest)
+        {
             self.breached_now = true;
         }
         for fact in &self.latest {
@@ -856,5 +859,27 @@ mod tests {
         assert_eq!(p.narrated_nodes(), [Node::Consumer(0)]);
         p.reset().expect("valid");
         assert!(p.narrated_nodes().is_empty());
+    }
+
+    #[test]
+    fn pause_on_breach_stops_playing_at_the_first_out_of_order_effect() {
+        let mut p =
+            Player::new(examples::load("ordering-account").expect("built in")).expect("valid");
+        p.set_pause_on_breach(true);
+        let mut breached = false;
+        for _ in 0..20_000 {
+            let a = p.advance(16.0, 1.0);
+            if a.breached {
+                breached = true;
+                break;
+            }
+            assert!(!a.finished, "the run ended with no breach");
+        }
+        assert!(breached);
+        assert_eq!(p.sim().steps(), 8, "at the late deposit, mid-run");
+        assert!(!p.is_finished());
+        let order = &p.invariants()[crate::invariants::Property::KeyOrderKept as usize];
+        assert!(!order.holds);
+        assert_eq!(order.msg, Some(0));
     }
 }

@@ -39,6 +39,10 @@ pub const EXAMPLES: &[(&str, &str)] = &[
     ),
     ("account-42", include_str!("../scenarios/account-42.json")),
     (
+        "ordering-account",
+        include_str!("../scenarios/ordering-account.json"),
+    ),
+    (
         "retries-dlq-redrive",
         include_str!("../scenarios/retries-dlq-redrive.json"),
     ),
