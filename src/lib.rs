@@ -11,6 +11,7 @@ pub mod controls;
 pub mod counters;
 pub mod fluid;
 pub mod groups;
+pub mod help;
 pub mod invariants;
 pub mod lab;
 pub mod lineage;
@@ -18,6 +19,8 @@ pub mod narration;
 pub mod panic_panel;
 pub mod player;
 pub mod readout;
+pub mod seed;
+pub mod timeline;
 pub mod topology;
 
 use wasm_bindgen::JsCast;
