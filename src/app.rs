@@ -8,11 +8,13 @@ use crate::backlog_chart::BacklogChart;
 use crate::controls::{Controls, ScenarioPicker};
 use crate::counters::Counters;
 use crate::groups::LogsView;
+use crate::help::{use_help_shortcut, HelpDialog, ToolButtons, Tools};
 use crate::invariants::InvariantsPanel;
 use crate::lab::Lab;
 use crate::lineage::LineagePanel;
 use crate::narration::{EventLog, NarrationPanel};
 use crate::player::Player;
+use crate::timeline::Timeline;
 use crate::topology::TopologyView;
 
 /// The scenario the first page plays.
@@ -40,14 +42,15 @@ fn ErrorNote(#[prop(into)] message: Signal<String>) -> impl IntoView {
     }
 }
 
-/// Advances the run on every animation frame while `lab.playing` is true.
+/// Advances the run on every animation frame while `lab.playing` is true (or a seek is
+/// under way).
 fn use_player_loop(lab: Lab) {
     let Pausable { pause, resume, .. } = use_raf_fn_with_options(
         move |frame| lab.tick(frame.delta),
         UseRafFnOptions::default().immediate(false),
     );
     Effect::new(move |_| {
-        if lab.playing.get() {
+        if lab.playing.get() || lab.seeking.get().is_some() {
             resume();
         } else {
             pause();
@@ -56,7 +59,7 @@ fn use_player_loop(lab: Lab) {
 }
 
 /// True when a key press is meant for a form field, not for the page's shortcuts.
-fn typing_in_field(ev: &web_sys::KeyboardEvent) -> bool {
+pub(crate) fn typing_in_field(ev: &web_sys::KeyboardEvent) -> bool {
     use wasm_bindgen::JsCast;
     ev.target()
         .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
@@ -108,6 +111,8 @@ fn Page(player: Player) -> impl IntoView {
     let lab = Lab::new(player);
     use_player_loop(lab);
     use_shortcuts(lab);
+    let tools = Tools::new();
+    use_help_shortcut(tools);
     let error = move || {
         lab.error
             .get()
@@ -118,10 +123,12 @@ fn Page(player: Player) -> impl IntoView {
         <header class="top">
             <h1>"Broker Lab"</h1>
             <p class="tagline">"Load a message queue, crash a consumer, and watch what happens to every message."</p>
+            <ToolButtons tools />
         </header>
         <main>
             <ScenarioPicker lab />
             <Controls lab />
+            <Timeline lab />
             {error}
             <div class="board">
                 <div class="stage">
@@ -132,7 +139,7 @@ fn Page(player: Player) -> impl IntoView {
                     <EventLog narration=lab.narration on_msg=Callback::new(move |m| lab.open_lineage(m)) />
                     <LineagePanel lineage=lab.lineage on_refresh=Callback::new(move |()| lab.refresh_lineage()) />
                 </div>
-                <Counters readout=lab.readout />
+                <Counters readout=lab.readout percentiles=lab.percentiles />
             </div>
             <TopologyView lab />
             <LogsView lab />
@@ -140,5 +147,6 @@ fn Page(player: Player) -> impl IntoView {
         <footer>
             "Everything runs in this page: a deterministic simulation compiled from Rust to WebAssembly."
         </footer>
+        <HelpDialog tools />
     }
 }

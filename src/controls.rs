@@ -8,6 +8,7 @@ use leptos::prelude::*;
 use crate::lab::Lab;
 use crate::player::{RESTART_AFTER_S, SPEEDS};
 use crate::readout::{seconds, speed};
+use crate::seed::SeedControl;
 
 #[component]
 pub fn Controls(lab: Lab) -> impl IntoView {
@@ -76,7 +77,8 @@ pub fn Controls(lab: Lab) -> impl IntoView {
             </button>
             <p class="keys" data-testid="shortcuts">
                 "Keys: " <kbd>"space"</kbd> " play/pause · " <kbd>"→"</kbd> " step · " <kbd>"←"</kbd>
-                " back · " <kbd>"r"</kbd> " reset · " <kbd>"+"</kbd> " / " <kbd>"-"</kbd> " speed"
+                " back · " <kbd>"r"</kbd> " reset · " <kbd>"+"</kbd> " / " <kbd>"-"</kbd> " speed · "
+                <kbd>"?"</kbd> " help"
             </p>
         </div>
     }
@@ -101,6 +103,7 @@ pub fn ScenarioPicker(lab: Lab) -> impl IntoView {
                     {options}
                 </select>
             </label>
+            <SeedControl lab />
             <p data-testid="scenario-description">{description}</p>
         </section>
     }

@@ -4,8 +4,9 @@
 
 use leptos::prelude::*;
 
-use brokerlab_core::{examples, Fault, MsgId};
+use brokerlab_core::{examples, secs_to_us, us_to_secs, Fault, MsgId};
 
+use crate::counters::Percentiles;
 use crate::flights::{FlightBuffer, Node};
 use crate::invariants::Status;
 use crate::lineage::{lineage, Lineage};
@@ -20,14 +21,27 @@ const FRAME_MS_NOMINAL: f64 = 1_000.0 / 60.0;
 /// 50 ms responsiveness budget even on a slow machine (the rest of the frame renders).
 const FRAME_WORK_MS: f64 = 10.0;
 
+/// Wall-clock time one frame may spend seeking: longer than when playing (nothing else
+/// moves meanwhile), still short enough for the page to answer input between frames.
+const SEEK_WORK_MS: f64 = 30.0;
+
 /// A budget for one frame: true while less than [`FRAME_WORK_MS`] has passed since it was made.
 fn frame_deadline() -> impl FnMut(u64) -> bool {
+    deadline(FRAME_WORK_MS)
+}
+
+/// A budget: true while less than `work_ms` has passed since it was made (always true
+/// outside a browser).
+fn deadline(work_ms: f64) -> impl FnMut(u64) -> bool {
+    #[cfg(target_arch = "wasm32")]
     let performance = window().performance();
+    #[cfg(not(target_arch = "wasm32"))]
+    let performance: Option<web_sys::Performance> = None;
     let start = performance.as_ref().map_or(0.0, |p| p.now());
     move |_steps| {
         performance
             .as_ref()
-            .is_none_or(|p| p.now() - start < FRAME_WORK_MS)
+            .is_none_or(|p| p.now() - start < work_ms)
     }
 }
 
@@ -62,6 +76,14 @@ pub struct Lab {
     pub invariants: Memo<Vec<Status>>,
     /// The components the narrated step involved (their cards are highlighted).
     pub highlighted: Memo<Vec<Node>>,
+    /// The loaded scenario's seed.
+    pub seed: Memo<u64>,
+    /// Latency percentiles (refreshed with the narration).
+    pub percentiles: Memo<Percentiles>,
+    /// The simulated time a seek in progress is going to (seconds).
+    pub seeking: Memo<Option<f64>>,
+    /// The end of the timeline scrubber (seconds).
+    pub timeline_end_s: Memo<f64>,
 }
 
 impl Lab {
@@ -116,6 +138,22 @@ impl Lab {
                 frame.track();
                 player.with_value(|p| p.narrated_nodes().to_vec())
             }),
+            seed: Memo::new(move |_| {
+                frame.track();
+                player.with_value(Player::seed)
+            }),
+            percentiles: Memo::new(move |_| {
+                frame.track();
+                player.with_value(|p| p.percentiles().clone())
+            }),
+            seeking: Memo::new(move |_| {
+                frame.track();
+                player.with_value(|p| p.seek_target().map(us_to_secs))
+            }),
+            timeline_end_s: Memo::new(move |_| {
+                frame.track();
+                player.with_value(Player::timeline_end_s)
+            }),
         }
     }
 
@@ -136,6 +174,10 @@ impl Lab {
 
     /// One animation frame: advances the run by `wall_ms` at the current speed.
     pub fn tick(&self, wall_ms: f64) {
+        if !self.playing.get_untracked() && self.seeking.get_untracked().is_some() {
+            self.seek_frame();
+            return;
+        }
         let wall_ms = if self.resuming.get_value() {
             self.resuming.set_value(false);
             wall_ms.min(FRAME_MS_NOMINAL)
@@ -263,6 +305,49 @@ impl Lab {
         if let Some(msg) = open {
             self.open_lineage(msg);
         }
+    }
+
+    /// Seeks to simulated time `t_s` (clamped to the timeline), paused. The recorded run is
+    /// re-simulated there, commands included; a long seek goes on over the next frames.
+    pub fn seek(&self, t_s: f64) {
+        self.playing.set(false);
+        let end_s = self.player.with_value(Player::timeline_end_s);
+        let t_s = if t_s.is_finite() {
+            t_s.clamp(0.0, end_s)
+        } else {
+            0.0
+        };
+        if let Some(Err(e)) = self
+            .player
+            .try_update_value(|p| p.begin_seek(secs_to_us(t_s)))
+        {
+            self.error.set(Some(format!("The run could not seek: {e}")));
+        }
+        self.seek_frame();
+    }
+
+    /// One frame's worth of a seek in progress.
+    fn seek_frame(&self) {
+        let more = deadline(SEEK_WORK_MS);
+        self.player.update_value(|p| {
+            p.continue_seek(more);
+        });
+        self.changed();
+    }
+
+    /// Starts the run again with seed `seed`, paused (commands are forgotten).
+    pub fn set_seed(&self, seed: u64) {
+        self.playing.set(false);
+        if self.player.with_value(Player::seed) == seed {
+            return;
+        }
+        match self.player.try_update_value(|p| p.set_seed(seed)) {
+            Some(Err(e)) => self.error.set(Some(format!(
+                "The run could not restart with that seed: {e}"
+            ))),
+            _ => self.lineage.set(None),
+        }
+        self.changed();
     }
 
     /// Back to the start of the scenario, paused.
@@ -455,5 +540,62 @@ mod tests {
         let r = lab.readout.get_untracked();
         assert_eq!((r.crashes, r.consumers_up, r.published), (0, 20, 0));
         assert!(lab.narration.get_untracked().events.is_empty());
+    }
+
+    #[test]
+    fn seeking_pauses_reaches_the_time_and_keeps_the_crash() {
+        let (_owner, lab) = lab();
+        lab.toggle_play();
+        lab.seek(20.0);
+        assert!(!lab.playing.get_untracked());
+        assert_eq!(
+            lab.seeking.get_untracked(),
+            None,
+            "natively a seek ends at once"
+        );
+        assert_eq!(lab.readout.get_untracked().time_s, 20.0);
+        lab.crash();
+        lab.seek(40.0);
+        let first = lab.readout.get_untracked();
+        assert_eq!(first.crashes, 1);
+        lab.seek(5.0);
+        assert_eq!(lab.readout.get_untracked().crashes, 0);
+        lab.seek(40.0);
+        assert_eq!(lab.readout.get_untracked(), first);
+        // Out of range and nonsense are clamped.
+        lab.seek(1e9);
+        assert!(lab.readout.get_untracked().finished);
+        assert_eq!(lab.timeline_end_s.get_untracked(), 181.0);
+        lab.seek(f64::NAN);
+        assert_eq!(lab.readout.get_untracked().time_s, 0.0);
+        assert_eq!(lab.error.get_untracked(), None);
+    }
+
+    #[test]
+    fn a_new_seed_restarts_the_run_and_a_load_shows_the_scenarios_seed() {
+        let (_owner, lab) = lab();
+        let original = lab.seed.get_untracked();
+        lab.load("mm1");
+        let mm1 = lab.seed.get_untracked();
+        lab.seek(30.0);
+        let before = lab.readout.get_untracked();
+        lab.set_seed(mm1.wrapping_add(1));
+        assert_eq!(lab.seed.get_untracked(), mm1.wrapping_add(1));
+        assert_eq!(lab.readout.get_untracked().step, 0, "a new run");
+        lab.seek(30.0);
+        assert_ne!(
+            lab.readout.get_untracked(),
+            before,
+            "another seed, another run"
+        );
+        lab.set_seed(mm1);
+        lab.seek(30.0);
+        assert_eq!(
+            lab.readout.get_untracked(),
+            before,
+            "the same seed, the same run"
+        );
+        lab.load("burst");
+        assert_eq!(lab.seed.get_untracked(), original);
     }
 }

@@ -12,6 +12,7 @@ pub mod counters;
 pub mod flights;
 pub mod fluid;
 pub mod groups;
+pub mod help;
 pub mod invariants;
 pub mod lab;
 pub mod lineage;
@@ -19,6 +20,8 @@ pub mod narration;
 pub mod panic_panel;
 pub mod player;
 pub mod readout;
+pub mod seed;
+pub mod timeline;
 pub mod tokens;
 pub mod topology;
 

@@ -12,10 +12,14 @@ use brokerlab_core::{
     ScenarioError, Simulation,
 };
 
+use crate::counters::Percentiles;
 use crate::flights::{flight_of, touched, FlightBuffer, Node};
 use crate::fluid;
 use crate::invariants::{statuses, Status, Watch};
 use crate::readout::Readout;
+
+mod seek;
+pub use seek::{SNAPSHOTS_MAX, SNAPSHOT_BYTES_MAX, SNAPSHOT_EVERY_STEPS};
 
 /// Simulated seconds per wall-clock second the page offers.
 pub const SPEEDS: &[f64] = &[0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0];
@@ -132,6 +136,14 @@ pub struct Player {
     flights: FlightBuffer,
     /// The components the narrated step involved.
     narrated_nodes: Vec<Node>,
+    /// Snapshots of the run that seeking and stepping back start from.
+    snapshots: seek::Snapshots,
+    /// Where a seek in progress is going.
+    seek_target: Option<Micros>,
+    /// The furthest simulated time this run has reached.
+    furthest_us: Micros,
+    /// Latency percentiles, refreshed with the narration (they sort every settled message).
+    percentiles: Percentiles,
 }
 
 impl Player {
@@ -157,6 +169,10 @@ impl Player {
             breached_now: false,
             flights: FlightBuffer::default(),
             narrated_nodes: Vec::new(),
+            snapshots: seek::Snapshots::default(),
+            seek_target: None,
+            furthest_us: 0,
+            percentiles: Percentiles::default(),
         })
     }
 
@@ -213,6 +229,7 @@ impl Player {
             0.0
         };
         let target = self.sim.now_us() + secs_to_us(wall_ms / 1_000.0 * speed);
+        self.seek_target = None;
         let mut steps = 0;
         self.breached_now = false;
         while steps < FRAME_STEPS_MAX && self.sim.next_step_time().is_some_and(|at| at <= target) {
@@ -245,6 +262,7 @@ impl Player {
                 self.sim.run_until(target);
             }
         }
+        self.note_time();
         self.narration_age_ms += wall_ms;
         let finished = self.is_finished();
         let first = self.narration.sentences.is_empty() && !self.latest.is_empty();
@@ -269,6 +287,8 @@ impl Player {
         self.latest.extend_from_slice(step.facts);
         self.note_events();
         self.collect_flights();
+        self.note_time();
+        self.keep_snapshot();
         true
     }
 
@@ -295,6 +315,7 @@ impl Player {
 
     /// Takes one step (one event) and tells it at once. False when nothing was left.
     pub fn step_once(&mut self) -> bool {
+        self.seek_target = None;
         let stepped = self.take_step();
         if stepped {
             self.refresh_narration();
@@ -312,19 +333,6 @@ impl Player {
         Ok(true)
     }
 
-    /// Re-simulates the recorded run from its start up to step `target`.
-    pub fn go_to_step(&mut self, target: u64) -> Result<(), ScenarioError> {
-        let recorded = self.sim.scenario().clone();
-        self.sim = Simulation::new(recorded)?;
-        self.run = self.run.wrapping_add(1);
-        self.forget_story();
-        while self.sim.steps() < target && self.take_step() {}
-        // Re-simulating is not movement to show.
-        self.flights.clear();
-        self.refresh_narration();
-        Ok(())
-    }
-
     /// Clears what was told about the run (latest step, events, log).
     fn forget_story(&mut self) {
         self.latest.clear();
@@ -338,6 +346,7 @@ impl Player {
         self.breached_now = false;
         self.flights.clear();
         self.narrated_nodes.clear();
+        self.percentiles = Percentiles::default();
     }
 
     fn note_events(&mut self) {
@@ -391,7 +400,10 @@ impl Player {
     /// Gives the simulation a user command now (recorded, so step back replays it) and
     /// tells the step it made.
     pub fn command(&mut self, fault: Fault) -> Result<(), ScenarioError> {
+        self.seek_target = None;
         let step = self.sim.command(fault)?;
+        // The run's future changed: snapshots of the old one would replay without it.
+        self.snapshots.clear();
         self.latest_us = step.time_us;
         self.latest.clear();
         self.latest.extend_from_slice(step.facts);
@@ -406,7 +418,31 @@ impl Player {
         self.sim = Simulation::new(self.base.clone())?;
         self.run = self.run.wrapping_add(1);
         self.forget_story();
+        self.snapshots.clear();
+        self.seek_target = None;
+        self.furthest_us = 0;
         Ok(())
+    }
+
+    /// The seed of the loaded scenario.
+    pub fn seed(&self) -> u64 {
+        self.base.seed
+    }
+
+    /// Starts the run again with another seed (user commands are forgotten). A seed the
+    /// scenario refuses leaves the current run as it was.
+    pub fn set_seed(&mut self, seed: u64) -> Result<(), ScenarioError> {
+        let previous = std::mem::replace(&mut self.base.seed, seed);
+        let result = self.reset();
+        if result.is_err() {
+            self.base.seed = previous;
+        }
+        result
+    }
+
+    /// Latency percentiles as of the latest narration refresh.
+    pub fn percentiles(&self) -> &Percentiles {
+        &self.percentiles
     }
 
     /// Brings the narration up to the latest step now (when the run pauses, say).
@@ -450,6 +486,7 @@ impl Player {
             events,
             log,
         };
+        self.percentiles = Percentiles::of(&self.sim);
     }
 
     /// Playing stops at the step where a property first breaks (when `on`).

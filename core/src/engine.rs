@@ -109,7 +109,7 @@ pub enum Event {
     },
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct Entry {
     at: Micros,
     seq: u64,
@@ -138,7 +138,7 @@ impl Ord for Entry {
 /// (leases of one fixed length, set in time order) go to a FIFO lane instead, which costs
 /// O(1) instead of O(log n). The order of pops is the same as with a single heap: the
 /// smallest (time, sequence) first.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct EventQueue {
     heap: BinaryHeap<Entry>,
     lanes: Vec<VecDeque<Entry>>,

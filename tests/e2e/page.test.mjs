@@ -615,3 +615,172 @@ test('per-key order: the reordered account pauses at the late deposit and names 
   await lab.click('lineage-close');
   await lab.page.getByTestId('invariants-pause').uncheck();
 });
+
+// ---- Controls: timeline scrubber, seed, help overlay, large type, latency percentiles ----
+
+/** Moves the timeline scrubber to `t` simulated seconds and waits for the seek to finish. */
+async function scrubTo(t, timeout = 60_000) {
+  await lab.page.getByTestId('scrubber').fill(String(t));
+  await lab.page.waitForFunction(
+    () => document.querySelector('[data-testid=seeking]').textContent === '',
+    null,
+    { timeout },
+  );
+}
+
+/** The counters that describe a state of the run. */
+async function countersNow() {
+  const out = {};
+  for (const id of ['time', 'backlog', 'in-flight', 'published', 'delivered', 'acked', 'redelivered', 'crashes', 'consumers-up']) {
+    out[id] = await lab.text(id);
+  }
+  out.step = await lab.text('step-index');
+  return out;
+}
+
+test('the timeline scrubber seeks exactly, back and forth, with a crash kept in the run', async () => {
+  await lab.pickScenario('burst');
+  assert.equal(await lab.text('step-index'), '0');
+  assert.equal(await lab.page.getByTestId('scrubber').getAttribute('max'), '181');
+  await scrubTo(60);
+  assert.equal(await lab.text('scrubber-time'), '60.0 s / 181.0 s');
+  assert.equal(await lab.number('time'), 60);
+  assert.equal(await lab.text('play'), 'Play', 'seeking pauses');
+  const at60 = await countersNow();
+  assert.ok(Number(at60.published.replace(/,/g, '')) > 150_000, `3,000/s for 60 s: ${at60.published}`);
+  await lab.click('crash');
+  await scrubTo(90);
+  const at90 = await countersNow();
+  assert.equal(at90.crashes, '1');
+  await scrubTo(20);
+  assert.equal(await lab.number('time'), 20);
+  assert.equal(await lab.number('crashes'), 0, 'before the crash');
+  await scrubTo(90);
+  assert.deepEqual(await countersNow(), at90, 'the second visit to 90 s equals the first, crash included');
+  await scrubTo(30);
+  await scrubTo(90);
+  assert.deepEqual(await countersNow(), at90);
+  // Keys on the focused slider move it by a tenth of a second.
+  await lab.page.getByTestId('scrubber').focus();
+  await lab.page.keyboard.press('ArrowRight');
+  await lab.page.waitForFunction(() => document.querySelector('[data-testid=seeking]').textContent === '');
+  assert.equal(await lab.number('time'), 90.1);
+  assert.equal(await lab.text('scrubber-time'), '90.1 s / 181.0 s');
+  // The very end of the 300,000-message burst: the run finishes there.
+  const started = Date.now();
+  await scrubTo(181);
+  console.log(`# seeking the burst from 90 s to its end took ${Date.now() - started} ms`);
+  await lab.page.getByTestId('play').filter({ hasText: 'Replay' }).waitFor({ timeout: 10_000 });
+  const end = await lab.number('time');
+  assert.ok(end > 179 && end < 181, `the burst ends near 180 s: ${end}`);
+  assert.equal(await lab.number('backlog'), 0);
+  assert.equal(await lab.number('crashes'), 1);
+  await lab.shot('20-scrubbed-to-end');
+  // And straight back to the start of the run.
+  await scrubTo(0);
+  assert.equal(await lab.number('time'), 0);
+  assert.equal(await lab.number('crashes'), 0);
+});
+
+test('a seed can be set, is shown, and bad input is explained without changing it', async () => {
+  await lab.pickScenario('mm1');
+  const seed = lab.page.getByTestId('seed');
+  assert.match(await seed.inputValue(), /^\d+$/, 'the scenario seed is shown');
+  await seed.fill('12345');
+  await seed.press('Enter');
+  assert.equal(await seed.inputValue(), '12345');
+  assert.equal(await lab.text('step-index'), '0', 'a new seed starts a new run');
+  await scrubTo(60);
+  const with12345 = await countersNow();
+  await seed.fill('not a number');
+  await seed.press('Enter');
+  assert.match(await lab.text('seed-problem'), /not a seed/);
+  assert.equal(await seed.getAttribute('aria-invalid'), 'true');
+  // Typing "?" in the field types it, it does not open help.
+  await seed.press('?');
+  assert.equal(await lab.page.getByTestId('help').isVisible(), false);
+  await scrubTo(0);
+  await scrubTo(60);
+  assert.deepEqual(await countersNow(), with12345, 'the run still uses seed 12345');
+  await seed.fill('54321');
+  await seed.press('Enter');
+  assert.equal(await lab.text('seed-problem'), '');
+  await scrubTo(60);
+  assert.notDeepEqual(await countersNow(), with12345, 'another seed, another run');
+  await seed.fill('12345');
+  await seed.press('Enter');
+  await scrubTo(60);
+  assert.deepEqual(await countersNow(), with12345, 'the same seed, the same run');
+  await lab.click('new-seed');
+  assert.match(await seed.inputValue(), /^\d+$/);
+  assert.notEqual(await seed.inputValue(), '12345');
+});
+
+test('"?" opens the help dialog with every shortcut; Escape closes it and gives the focus back', async () => {
+  await lab.press('r');
+  await lab.press('?');
+  const help = lab.page.getByRole('dialog', { name: 'Help' });
+  await help.waitFor({ state: 'visible' });
+  assert.equal(await help.getAttribute('aria-modal'), 'true');
+  await lab.page.waitForFunction(() => document.querySelector('[data-testid=help]').contains(document.activeElement));
+  const keys = await lab.text('help-keys');
+  for (const key of ['space', '→', '←', 'r', '+ / −', '?', 'Escape']) assert.ok(keys.includes(key), `${key} in ${keys}`);
+  assert.match(await help.innerText(), /Timeline/);
+  assert.match(await help.innerText(), /Counters/);
+  await lab.shot('21-help');
+  // Page shortcuts are off while the dialog is open: space does not start the run.
+  await lab.page.keyboard.press(' ');
+  assert.equal(await lab.text('play'), 'Play');
+  await lab.page.keyboard.press('Escape');
+  await help.waitFor({ state: 'hidden' });
+  // Opened from its button, it gives the focus back to the button.
+  await lab.click('help-button');
+  await help.waitFor({ state: 'visible' });
+  await lab.page.keyboard.press('Escape');
+  await help.waitFor({ state: 'hidden' });
+  await lab.page.waitForFunction(() => document.activeElement?.dataset.testid === 'help-button');
+});
+
+test('large type scales the text and the controls up, and back', async () => {
+  const size = (id) =>
+    lab.page.getByTestId(id).evaluate((el) => parseFloat(getComputedStyle(el).fontSize));
+  const toggle = lab.page.getByTestId('large-type');
+  assert.equal(await toggle.getAttribute('aria-pressed'), 'false');
+  const [counter, button] = [await size('backlog'), await size('play')];
+  await toggle.click();
+  assert.equal(await toggle.getAttribute('aria-pressed'), 'true');
+  assert.ok(await size('backlog') >= counter * 1.3, `counter ${counter} → ${await size('backlog')}`);
+  assert.ok(await size('play') >= button * 1.3, `button ${button} → ${await size('play')}`);
+  const layout = await lab.page.evaluate(() => {
+    const counters = document.querySelector('.counters').getBoundingClientRect();
+    const stage = [...document.querySelectorAll('.stage > *')].map((el) => el.getBoundingClientRect().right);
+    return { overflow: document.documentElement.scrollWidth - window.innerWidth, stage, counters: counters.left };
+  });
+  assert.ok(layout.overflow <= 0, `no horizontal scrolling (overflow ${layout.overflow}px)`);
+  assert.ok(Math.max(...layout.stage) <= layout.counters, `the panels do not overlap: ${JSON.stringify(layout)}`);
+  await lab.shot('22-large-type');
+  await toggle.click();
+  assert.equal(await toggle.getAttribute('aria-pressed'), 'false');
+  assert.equal(await size('backlog'), counter);
+});
+
+test('latency percentiles appear in the counters after playing mm1', async () => {
+  await lab.pickScenario('mm1');
+  assert.match(await lab.page.locator('.latency-none').innerText(), /No message has finished/);
+  await lab.click('play');
+  await lab.waitFor('acked', (n) => n >= 20);
+  await lab.click('play');
+  const seconds = (t) => {
+    const m = t.match(/^([\d.]+) (ms|s)$/);
+    assert.ok(m, `a latency: ${t}`);
+    return Number(m[1]) / (m[2] === 'ms' ? 1000 : 1);
+  };
+  await lab.page.getByTestId('latency').waitFor({ state: 'visible' });
+  const p = [];
+  for (const q of ['p50', 'p95', 'p99']) p.push(seconds(await lab.text(`latency-${q}`)));
+  assert.ok(p[0] > 0 && p[0] <= p[1] && p[1] <= p[2], `ordered percentiles: ${p}`);
+  const w = [];
+  for (const q of ['p50', 'p95', 'p99']) w.push(seconds(await lab.text(`queue-wait-${q}`)));
+  assert.ok(w[0] <= w[1] && w[1] <= w[2], `ordered queue waits: ${w}`);
+  assert.deepEqual(lab.consoleErrors, []);
+});

@@ -39,6 +39,9 @@ fn ttl_lane(queue: QueueId) -> usize {
     2 * queue as usize + 1
 }
 
+/// Clone is cheap enough for the page to keep a few snapshots of a run (seeking and
+/// stepping back restart from the nearest one instead of from the start).
+#[derive(Clone)]
 pub struct Simulation {
     scenario: Scenario,
     rng: SimRng,
