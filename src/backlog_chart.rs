@@ -253,7 +253,8 @@ fn HoverReadout(values: Memo<Option<Values>>, place: Memo<Option<Place>>) -> imp
             } else {
                 format!("left: calc({:.1}px + 0.6rem);", p.x)
             };
-            format!("{side} top: {:.1}px;", p.top)
+            // Below the crash labels' first rows, so a label near the line stays readable.
+            format!("{side} top: calc({:.1}px + 2.6rem);", p.top)
         })
     };
     let line_style = move || {
