@@ -7,6 +7,7 @@
 pub mod app;
 pub mod backlog_chart;
 pub mod chart;
+pub mod chart_info;
 pub mod controls;
 pub mod counters;
 pub mod flights;

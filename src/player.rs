@@ -12,6 +12,7 @@ use brokerlab_core::{
     ScenarioError, Simulation,
 };
 
+use crate::chart_info::{self, CrashMarker, Rho, Values};
 use crate::counters::Percentiles;
 use crate::flights::{flight_of, touched, FlightBuffer, Node};
 use crate::fluid;
@@ -96,10 +97,17 @@ struct Logged {
 }
 
 /// The chart's input, gathered from the run.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ChartData {
     /// (simulated seconds, messages waiting), one per sample.
     pub backlog: Vec<(f64, f64)>,
+    /// (simulated seconds, value) per sample: messages in flight, copies in dead-letter
+    /// queues, and the oldest waiting message's age in seconds.
+    pub in_flight: Vec<(f64, f64)>,
+    pub dead_lettered: Vec<(f64, f64)>,
+    pub oldest_age_s: Vec<(f64, f64)>,
+    /// The run's crashes so far, in time order.
+    pub crashes: Vec<CrashMarker>,
     /// The fluid prediction (λ − μ)·t, as corners of a piecewise-linear curve.
     pub prediction: Vec<(f64, f64)>,
     pub x_max_s: f64,
@@ -144,6 +152,9 @@ pub struct Player {
     furthest_us: Micros,
     /// Latency percentiles, refreshed with the narration (they sort every settled message).
     percentiles: Percentiles,
+    /// Crashes seen in this run, for the chart's markers (rebuilt as a re-simulation
+    /// replays the run, so stepping back keeps exactly the crashes before that step).
+    crashes: Vec<CrashMarker>,
 }
 
 impl Player {
@@ -173,6 +184,7 @@ impl Player {
             seek_target: None,
             furthest_us: 0,
             percentiles: Percentiles::default(),
+            crashes: Vec::new(),
         })
     }
 
@@ -347,6 +359,7 @@ impl Player {
         self.flights.clear();
         self.narrated_nodes.clear();
         self.percentiles = Percentiles::default();
+        self.crashes.clear();
     }
 
     fn note_events(&mut self) {
@@ -367,6 +380,13 @@ impl Player {
                 fact: *fact,
             });
         }
+        let t_s = us_to_secs(self.latest_us);
+        let sim = &self.sim;
+        self.crashes.extend(
+            self.latest
+                .iter()
+                .filter_map(|f| chart_info::crash_marker(sim, t_s, f)),
+        );
         for fact in &self.latest {
             if is_notable(fact) {
                 if self.events.len() == EVENTS_MAX {
@@ -546,16 +566,44 @@ impl Player {
 
     pub fn chart_data(&self) -> ChartData {
         let now_s = us_to_secs(self.sim.now_us());
+        let series = self.sim.series();
+        let line = |value: fn(&brokerlab_core::Sample) -> f64| -> Vec<(f64, f64)> {
+            series.iter().map(|s| (s.t_s, value(s))).collect()
+        };
         ChartData {
-            backlog: self
-                .sim
-                .series()
-                .iter()
-                .map(|s| (s.t_s, s.backlog as f64))
-                .collect(),
+            backlog: line(|s| s.backlog as f64),
+            in_flight: line(|s| s.in_flight as f64),
+            dead_lettered: line(|s| s.dead_lettered as f64),
+            oldest_age_s: line(|s| s.oldest_age_s),
+            crashes: self.crashes.clone(),
             prediction: self.prediction.clone(),
             x_max_s: self.horizon_s.max(now_s),
             now_s,
+        }
+    }
+
+    /// The crashes the chart marks, in time order.
+    pub fn crash_markers(&self) -> &[CrashMarker] {
+        &self.crashes
+    }
+
+    /// The chart's values now (live, not the last sample).
+    pub fn values_now(&self) -> Values {
+        chart_info::live_values(&self.sim, &self.prediction)
+    }
+
+    /// The chart's values nearest to time `t_s` (a sample, or now).
+    pub fn values_at(&self, t_s: f64) -> Values {
+        chart_info::values_at(self.sim.series(), &self.prediction, self.values_now(), t_s)
+    }
+
+    /// The load factor λ/μ at the current time, from the loaded scenario's rates.
+    pub fn rho_now(&self) -> Rho {
+        let t_s = us_to_secs(self.sim.now_us());
+        Rho {
+            lambda: fluid::arrival_rate_per_s(&self.base, t_s),
+            mu: fluid::capacity_per_s(&self.base),
+            has_consumers: !self.base.consumers.is_empty(),
         }
     }
 }
@@ -850,12 +898,108 @@ mod tests {
     }
 
     #[test]
+    fn crash_markers_are_collected_and_rebuilt_when_stepping_back() {
+        let mut p = burst();
+        play(&mut p, 0.3, 10.0);
+        assert!(p.crash_markers().is_empty());
+        p.crash_consumer().expect("valid");
+        let at = p.readout().time_s;
+        let crash_step = p.sim().steps();
+        play(&mut p, 0.3, 10.0);
+        p.command(Fault::CrashConsumer {
+            consumer: 4,
+            point: CrashPoint::Now,
+            restart_after_s: None,
+        })
+        .expect("valid");
+        let markers = p.crash_markers().to_vec();
+        assert_eq!(markers.len(), 2);
+        assert_eq!(markers[0].t_s, at);
+        assert_eq!(markers[0].label, "worker-1 ✕");
+        assert_eq!(markers[1].label, "worker-5 ✕");
+        assert_eq!(p.chart_data().crashes, markers);
+        // Stepping back re-simulates the run: the same crashes, at the same times.
+        p.step_back().expect("valid");
+        assert_eq!(
+            p.crash_markers(),
+            &markers[..1],
+            "back before the second crash"
+        );
+        play(&mut p, 0.1, 10.0);
+        assert_eq!(p.crash_markers(), &markers[..], "replayed again");
+        p.go_to_step(crash_step).expect("valid");
+        assert_eq!(p.crash_markers(), &markers[..1]);
+        p.go_to_step(crash_step - 1).expect("valid");
+        assert!(p.crash_markers().is_empty(), "before the first crash");
+        p.reset().expect("valid");
+        assert!(p.crash_markers().is_empty());
+    }
+
+    #[test]
+    fn scheduled_crashes_of_the_broker_are_marked_too() {
+        let mut p = Player::new(examples::load("broker-crash").expect("built in")).expect("valid");
+        while !p.advance(100.0, 20.0).finished {}
+        let labels: Vec<&str> = p.crash_markers().iter().map(|m| m.label.as_str()).collect();
+        assert!(labels.contains(&"broker ✕"), "{labels:?}");
+        assert_eq!(
+            p.crash_markers()
+                .iter()
+                .filter(|m| m.label == "broker ✕")
+                .count() as u64,
+            p.sim().counters().broker_crashes
+        );
+    }
+
+    #[test]
+    fn rho_follows_the_rate_schedule_and_values_match_the_readout() {
+        let mut p = burst();
+        let rho = p.rho_now();
+        assert_eq!((rho.lambda, rho.mu), (3_000.0, 2_000.0));
+        assert_eq!(rho.value_text(), "1.50");
+        while p.readout().time_s < 61.0 {
+            p.advance(100.0, 20.0);
+        }
+        assert_eq!(p.rho_now().value_text(), "0.50", "1,000/s after 60 s");
+        let now = p.values_now();
+        let r = p.readout();
+        assert_eq!(
+            (now.t_s, now.backlog, now.in_flight),
+            (r.time_s, r.backlog, r.in_flight)
+        );
+        assert_eq!(now.oldest_age_s, r.oldest_age_s);
+        assert_eq!(p.values_at(1e9), now, "right of the samples: now");
+        let then = p.values_at(30.2);
+        assert_eq!(then.t_s, 30.0);
+        assert_eq!(then.predicted, 30_000.0);
+        let sample = p.sim().series()[30];
+        assert_eq!(
+            (then.backlog, then.in_flight),
+            (sample.backlog, sample.in_flight)
+        );
+        let log =
+            Player::new(examples::load("log-consumer-groups").expect("built in")).expect("valid");
+        assert_eq!(log.rho_now().value(), None);
+    }
+
+    #[test]
     fn chart_data_follows_the_samples() {
         let mut p = burst();
         play(&mut p, 1.0, 10.0);
         let chart = p.chart_data();
         assert_eq!(chart.backlog.len(), p.sample_count());
         assert_eq!(chart.backlog[0], (0.0, 0.0));
+        for line in [&chart.in_flight, &chart.dead_lettered, &chart.oldest_age_s] {
+            assert_eq!(line.len(), chart.backlog.len());
+        }
+        let last = p.sim().series().last().copied().expect("sampled");
+        assert_eq!(
+            chart.oldest_age_s.last(),
+            Some(&(last.t_s, last.oldest_age_s))
+        );
+        assert_eq!(
+            chart.in_flight.last(),
+            Some(&(last.t_s, last.in_flight as f64))
+        );
         assert!(chart.backlog.windows(2).all(|w| w[1].0 > w[0].0));
         assert_eq!(chart.x_max_s, 180.0);
         assert!(!chart.prediction.is_empty());

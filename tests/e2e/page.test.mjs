@@ -784,3 +784,119 @@ test('latency percentiles appear in the counters after playing mm1', async () =>
   assert.ok(w[0] <= w[1] && w[1] <= w[2], `ordered queue waits: ${w}`);
   assert.deepEqual(lab.consoleErrors, []);
 });
+
+// --- The backlog chart: hover readout, crash markers, ρ, resizing ---------------------------
+
+/** The chart's crash markers, as the page counts them. */
+async function crashMarkers() {
+  return Number(await lab.page.getByTestId('chart').getAttribute('data-crash-markers'));
+}
+
+test('hovering the chart reads out the values at that time, consistent with the counters', async () => {
+  await lab.pickScenario('burst');
+  await lab.setSpeed(20);
+  await lab.click('play');
+  await lab.waitFor('time', (t) => t >= 30);
+  await lab.click('play');
+  assert.equal(await lab.text('play'), 'Play');
+  const hover = lab.page.getByTestId('chart-hover');
+  assert.equal(await hover.isHidden(), true, 'no readout before pointing');
+  const box = await lab.page.getByTestId('chart').boundingBox();
+  // Right of the time cursor: the values now, the same as the counters.
+  await lab.page.mouse.move(box.x + box.width - 100, box.y + box.height / 2);
+  await hover.waitFor({ state: 'visible' });
+  assert.equal(await lab.text('hover-time'), await lab.text('time'));
+  assert.match(await hover.innerText(), /\(now\)/);
+  assert.equal(await lab.number('hover-backlog'), await lab.number('backlog'));
+  assert.equal(await lab.number('hover-in-flight'), await lab.number('in-flight'));
+  assert.equal(await lab.text('hover-oldest'), await lab.text('oldest-age'));
+  assert.equal(await lab.number('hover-dlq'), 0);
+  // Further left: an earlier sample, with the fluid prediction (3,000 − 2,000)·t there.
+  await lab.page.mouse.move(box.x + box.width * 0.2, box.y + box.height / 2);
+  await lab.page.getByTestId('hover-time').filter({ hasNotText: await lab.text('time') }).waitFor();
+  const t = await lab.number('hover-time');
+  assert.ok(t > 0 && t < 30, `an earlier time: ${t}`);
+  assert.equal(await lab.number('hover-predicted'), Math.round(1_000 * t));
+  const backlog = await lab.number('hover-backlog');
+  assert.ok(backlog > 0 && backlog < (await lab.number('backlog')), `the backlog was smaller: ${backlog}`);
+  assert.equal(await lab.page.getByTestId('chart-hover-line').isVisible(), true);
+  // Leaving clears it.
+  await lab.page.mouse.move(5, 5);
+  await hover.waitFor({ state: 'hidden' });
+  assert.equal(await lab.page.getByTestId('chart-hover-line').isHidden(), true);
+  // The keyboard: focusing the chart reads out the current time, and follows a step.
+  await lab.page.getByTestId('chart-plot').focus();
+  await hover.waitFor({ state: 'visible' });
+  assert.equal(await lab.text('hover-time'), await lab.text('time'));
+  await lab.page.keyboard.press('ArrowRight');
+  assert.equal(await lab.number('hover-backlog'), await lab.number('backlog'));
+  assert.equal(await lab.text('hover-time'), await lab.text('time'));
+  await lab.page.evaluate(() => document.activeElement?.blur());
+  await hover.waitFor({ state: 'hidden' });
+});
+
+test('crashing a consumer then playing marks the crash on the chart, also after a step back', async () => {
+  await lab.press('r');
+  assert.equal(await crashMarkers(), 0);
+  await lab.setSpeed(10);
+  await lab.click('play');
+  await lab.waitFor('time', (t) => t >= 5);
+  await lab.click('consumer-1-crash');
+  await lab.setSpeed(20);
+  await lab.waitFor('time', (t) => t >= 40);
+  await lab.click('play');
+  assert.equal(await crashMarkers(), 1);
+  assert.equal(await lab.number('crashes'), 1);
+  assert.match(await lab.text('chart-legend'), /crash/);
+  assert.match(await lab.page.getByTestId('chart').getAttribute('aria-label'), /1 crash marked: worker-2 at \d+\.\d s/);
+  await lab.press('ArrowLeft');
+  assert.equal(await crashMarkers(), 1, 'the re-simulated run has the same crash');
+  // The screenshot: the markers and a readout at the crash.
+  const box = await lab.page.getByTestId('chart').boundingBox();
+  await lab.page.getByTestId('chart').scrollIntoViewIfNeeded();
+  await lab.page.mouse.move(box.x + box.width * 0.22, box.y + box.height / 2);
+  await lab.page.getByTestId('chart-hover').waitFor({ state: 'visible' });
+  assert.doesNotMatch(await lab.text('chart-hover'), /\(now\)/, 'an earlier sample');
+  await lab.shot('16-chart-crash-and-hover');
+  await lab.page.mouse.move(5, 5);
+  await lab.press('r');
+  assert.equal(await crashMarkers(), 0, 'a reset forgets the crash');
+});
+
+test('ρ = λ/μ is shown: below 1 (stable) for mm1, above 1 (growing) for the burst', async () => {
+  await lab.pickScenario('mm1');
+  assert.equal(await lab.number('rho-value'), 0.9);
+  assert.match(await lab.text('rho-hint'), /^ρ < 1: stable/);
+  assert.match(await lab.text('rho-rates'), /λ = 0\.9\/s arriving, μ = 1\/s capacity/);
+  await lab.pickScenario('burst');
+  assert.ok((await lab.number('rho-value')) > 1);
+  assert.equal(await lab.number('rho-value'), 1.5);
+  assert.match(await lab.text('rho-hint'), /grows without bound/);
+});
+
+test('the chart redraws at its new size when the layout or the window changes', async () => {
+  const size = () => lab.page.getByTestId('chart').evaluate((c) => ({
+    backing: c.width,
+    shown: Math.round(c.clientWidth * devicePixelRatio),
+  }));
+  const before = await size();
+  assert.equal(before.backing, before.shown);
+  // A layout change that is not a window resize: only a ResizeObserver sees it.
+  await lab.page.evaluate(() => { document.querySelector('[data-testid=chart-plot]').style.width = '520px'; });
+  await lab.page.waitForFunction(() => {
+    const c = document.querySelector('[data-testid=chart]');
+    return c.width === Math.round(520 * devicePixelRatio);
+  });
+  await lab.page.evaluate(() => { document.querySelector('[data-testid=chart-plot]').style.width = ''; });
+  await lab.page.waitForFunction((w) => document.querySelector('[data-testid=chart]').width === w, before.backing);
+  // A narrower window (the counters move below the chart, which takes the whole width).
+  const cssBefore = await lab.page.getByTestId('chart').evaluate((c) => c.clientWidth);
+  await lab.page.setViewportSize({ width: 900, height: 800 });
+  await lab.page.waitForFunction((css) => {
+    const c = document.querySelector('[data-testid=chart]');
+    return c.clientWidth !== css && c.width === Math.round(c.clientWidth * devicePixelRatio);
+  }, cssBefore);
+  await lab.page.setViewportSize({ width: 1280, height: 800 });
+  await lab.page.waitForFunction((w) => document.querySelector('[data-testid=chart]').width === w, before.backing);
+  assert.deepEqual(lab.consoleErrors, []);
+});
