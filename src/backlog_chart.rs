@@ -100,6 +100,13 @@ fn describe(lab: Lab) -> String {
     )
 }
 
+/// The dashed line's value at the current time, rounded (for tests and tools).
+fn predicted_now(lab: Lab) -> String {
+    let _ = lab.prediction_key.get();
+    let now = lab.readout.with(|r| r.time_s);
+    lab.with_player(|p| format!("{:.0}", p.predicted_at(now)))
+}
+
 #[component]
 pub fn BacklogChart(lab: Lab) -> impl IntoView {
     let frame = NodeRef::<leptos::html::Canvas>::new();
@@ -113,6 +120,8 @@ pub fn BacklogChart(lab: Lab) -> impl IntoView {
     Effect::new(move |drawn: Option<Option<FrameKey>>| {
         // Read (not just track) the memo, so it is computed and can signal its changes.
         let _samples = lab.chart_key.get();
+        // A setting change redraws the prediction at once, even paused.
+        let _prediction = lab.prediction_key.get();
         resized.track();
         let drawn = drawn.flatten();
         let (Some(frame), Some(curves)) = (frame.get(), curves.get()) else {
@@ -130,7 +139,8 @@ pub fn BacklogChart(lab: Lab) -> impl IntoView {
             <h2 id="chart-title">"Backlog"</h2>
             <div class="plot">
                 <canvas node_ref=frame data-testid="chart-frame" aria-hidden="true"></canvas>
-                <canvas node_ref=curves data-testid="chart" role="img" aria-label=move || describe(lab)></canvas>
+                <canvas node_ref=curves data-testid="chart" role="img" aria-label=move || describe(lab)
+                    data-predicted-now=move || predicted_now(lab)></canvas>
             </div>
             <figcaption>
                 "Dashed: the fluid prediction, where the backlog grows by arrivals λ minus capacity μ each second."

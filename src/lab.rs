@@ -8,6 +8,7 @@ use brokerlab_core::{examples, Fault, MsgId};
 
 use crate::invariants::Status;
 use crate::lineage::{lineage, Lineage};
+use crate::parameters::Settings;
 use crate::player::{Narration, Player, SPEEDS, SPEED_DEFAULT};
 use crate::readout::Readout;
 use crate::topology::Topology;
@@ -59,6 +60,10 @@ pub struct Lab {
     pub pause_on_breach: RwSignal<bool>,
     /// The live invariants.
     pub invariants: Memo<Vec<Status>>,
+    /// The settings in force now (the parameters panel).
+    pub settings: Memo<Settings>,
+    /// Changes when the fluid prediction changes: the chart redraws at once.
+    pub prediction_key: Memo<(u32, u64)>,
 }
 
 impl Lab {
@@ -108,6 +113,14 @@ impl Lab {
             invariants: Memo::new(move |_| {
                 frame.track();
                 player.with_value(Player::invariants)
+            }),
+            settings: Memo::new(move |_| {
+                frame.track();
+                player.with_value(|p| Settings::of(p.sim()))
+            }),
+            prediction_key: Memo::new(move |_| {
+                frame.track();
+                player.with_value(|p| (p.run(), p.prediction_version()))
             }),
         }
     }
@@ -221,6 +234,17 @@ impl Lab {
                 .set(Some(format!("The simulation refused the command: {e}")));
         }
         self.changed();
+    }
+
+    /// Gives the simulation a setting change; a refusal comes back as text (the
+    /// parameters panel shows it next to the field) and nothing changes.
+    pub fn try_command(&self, fault: Fault) -> Result<(), String> {
+        let result = self
+            .player
+            .try_update_value(|p| p.command(fault))
+            .unwrap_or(Ok(()));
+        self.changed();
+        result.map_err(|e| format!("The simulation refused it: {}", e.problem))
     }
 
     /// The next offered speed up (`faster`) or down; stays at the ends.

@@ -16,6 +16,7 @@ pub mod lab;
 pub mod lineage;
 pub mod narration;
 pub mod panic_panel;
+pub mod parameters;
 pub mod player;
 pub mod readout;
 pub mod topology;

@@ -14,6 +14,7 @@ use brokerlab_core::{
 
 use crate::fluid;
 use crate::invariants::{statuses, Status, Watch};
+use crate::parameters;
 use crate::readout::Readout;
 
 /// Simulated seconds per wall-clock second the page offers.
@@ -107,7 +108,13 @@ pub struct Player {
     sim: Simulation,
     /// Bumped at each reset, so the view knows a new run began.
     run: u32,
-    prediction: Vec<(f64, f64)>,
+    /// The fluid prediction's inputs: total arrival rate λ(t) with the arrival changes
+    /// given so far, and capacity μ(t) as it was after each setting change (see
+    /// [`fluid::fluid_curve`]). Rebuilt whenever a setting changes.
+    lambda: Vec<(f64, f64)>,
+    mu: Vec<(f64, f64)>,
+    /// Bumped whenever the prediction changes, so the chart redraws at once.
+    prediction_version: u64,
     horizon_s: f64,
     /// Latest step's facts and time.
     latest: Vec<Fact>,
@@ -133,12 +140,13 @@ impl Player {
     pub fn new(scenario: Scenario) -> Result<Self, ScenarioError> {
         let sim = Simulation::new(scenario.clone())?;
         let horizon_s = fluid::horizon_s(&scenario);
-        let prediction = fluid::backlog_curve(&scenario, horizon_s);
-        Ok(Self {
+        let mut player = Self {
             base: scenario,
             sim,
             run: 0,
-            prediction,
+            lambda: Vec::new(),
+            mu: Vec::new(),
+            prediction_version: 0,
             horizon_s,
             latest: Vec::new(),
             latest_us: 0,
@@ -150,7 +158,40 @@ impl Player {
             watch: Watch::default(),
             pause_on_breach: false,
             breached_now: false,
-        })
+        };
+        player.restart_prediction();
+        Ok(player)
+    }
+
+    /// The prediction for a run at its start: the scenario's arrivals and capacity.
+    fn restart_prediction(&mut self) {
+        self.lambda = fluid::total_rate(&parameters::applied_schedules(&self.sim));
+        self.mu = vec![(0.0, parameters::live_capacity(&self.sim))];
+        self.prediction_version = self.prediction_version.wrapping_add(1);
+    }
+
+    /// After a step that changed a setting: λ from now on follows the arrivals as changed,
+    /// and μ is the capacity of the consumers now.
+    fn note_settings(&mut self) {
+        if !self.latest.iter().any(parameters::changes_prediction) {
+            return;
+        }
+        let t = us_to_secs(self.sim.now_us());
+        let mu = parameters::live_capacity(&self.sim);
+        self.mu.retain(|&(from, _)| from < t);
+        self.mu.push((t, mu));
+        self.lambda = fluid::total_rate(&parameters::applied_schedules(&self.sim));
+        self.prediction_version = self.prediction_version.wrapping_add(1);
+    }
+
+    /// Changes whenever the prediction line changes (a setting changed, step back, reset).
+    pub fn prediction_version(&self) -> u64 {
+        self.prediction_version
+    }
+
+    /// The fluid backlog the prediction expects at `t_s`.
+    pub fn predicted_at(&self, t_s: f64) -> f64 {
+        fluid::curve_at(&fluid::fluid_curve(&self.lambda, &self.mu, t_s), t_s)
     }
 
     pub fn sim(&self) -> &Simulation {
@@ -305,9 +346,11 @@ impl Player {
         self.events_changed = false;
         self.watch = Watch::default();
         self.breached_now = false;
+        self.restart_prediction();
     }
 
     fn note_events(&mut self) {
+        self.note_settings();
         let step = self.sim.steps();
         if self.watch.observe(step, self.latest_us, &self.latest) {
             self.breached_now = true;
@@ -475,7 +518,7 @@ impl Player {
                 .iter()
                 .map(|s| (s.t_s, s.backlog as f64))
                 .collect(),
-            prediction: self.prediction.clone(),
+            prediction: fluid::fluid_curve(&self.lambda, &self.mu, self.horizon_s.max(now_s)),
             x_max_s: self.horizon_s.max(now_s),
             now_s,
         }
@@ -781,5 +824,44 @@ mod tests {
         assert!(chart.backlog.windows(2).all(|w| w[1].0 > w[0].0));
         assert_eq!(chart.x_max_s, 180.0);
         assert!(!chart.prediction.is_empty());
+    }
+
+    #[test]
+    fn a_setting_change_redraws_the_prediction_from_now_and_step_back_restores_it() {
+        let mut p = Player::new(examples::load("mm1").expect("built in")).expect("valid");
+        while p.sim().now_us() < secs_to_us(10.0) {
+            p.step_once();
+        }
+        let t0 = us_to_secs(p.sim().now_us());
+        let before = p.chart_data().prediction;
+        let version = p.prediction_version();
+        assert!(before.iter().all(|&(_, q)| q == 0.0), "ρ = 0.9: {before:?}");
+        let fault = crate::parameters::arrivals_command(
+            p.sim(),
+            0,
+            brokerlab_core::ArrivalProcess::Poisson,
+            3.0,
+        );
+        p.command(fault).expect("valid");
+        assert_ne!(p.prediction_version(), version, "the chart must redraw");
+        let after = p.chart_data().prediction;
+        let at = |t: f64| fluid::curve_at(&after, t);
+        assert_eq!(at(t0), 0.0, "the past is unchanged");
+        // λ = 3 against μ = 1: +2 per second from the change on.
+        assert!((at(t0 + 20.0) - 40.0).abs() < 1e-6, "{after:?}");
+        assert!((p.predicted_at(t0 + 10.0) - 20.0).abs() < 1e-6);
+        // Two consumers: μ = 2, so +1 per second from then on.
+        p.command(Fault::SetConsumerCount {
+            queue: "jobs".into(),
+            count: 2,
+        })
+        .expect("valid");
+        assert!((p.predicted_at(t0 + 20.0) - 20.0).abs() < 1e-6);
+        // Back before both changes: the prediction is the scenario's again.
+        p.step_back().expect("valid");
+        p.step_back().expect("valid");
+        assert_eq!(p.chart_data().prediction, before);
+        p.reset().expect("valid");
+        assert_eq!(p.predicted_at(30.0), 0.0);
     }
 }
