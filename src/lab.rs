@@ -467,4 +467,34 @@ mod tests {
         assert_eq!((r.crashes, r.consumers_up, r.published), (0, 20, 0));
         assert!(lab.narration.get_untracked().events.is_empty());
     }
+
+    #[test]
+    fn a_setting_applies_shows_refusals_as_text_and_step_back_undoes_it() {
+        let (_owner, lab) = lab();
+        lab.load("mm1");
+        lab.step();
+        let key = lab.prediction_key.get_untracked();
+        assert_eq!(lab.settings.get_untracked().queues[0].consumers, 1);
+        let scale = |count| Fault::SetConsumerCount {
+            queue: "jobs".into(),
+            count,
+        };
+        assert_eq!(lab.try_command(scale(2)), Ok(()));
+        assert_eq!(lab.settings.get_untracked().queues[0].consumers, 2);
+        assert_ne!(lab.prediction_key.get_untracked(), key, "the chart redraws");
+        let refused = lab.try_command(scale(1_000)).expect_err("over the limit");
+        assert!(
+            refused.starts_with("The simulation refused it: "),
+            "{refused}"
+        );
+        assert_eq!(
+            lab.error.get_untracked(),
+            None,
+            "shown by the field, not the page"
+        );
+        assert_eq!(lab.settings.get_untracked().queues[0].consumers, 2);
+        lab.back();
+        assert_eq!(lab.readout.get_untracked().step, 1);
+        assert_eq!(lab.settings.get_untracked().queues[0].consumers, 1);
+    }
 }

@@ -569,11 +569,23 @@ fn NumberField(
         }
     };
     let on_change = move |ev: leptos::ev::Event| run(event_target_value(&ev));
+    let slider_ref = NodeRef::<leptos::html::Input>::new();
+    // The field (and slider) show the value in force whenever it changes (a command, step
+    // back, reset). An effect, not `prop:value`: it runs once the whole change has settled.
+    Effect::new(move |_| {
+        let v = value.get();
+        if let Some(el) = input.get() {
+            el.set_value(&v);
+        }
+        if let Some(el) = slider_ref.get() {
+            el.set_value(&v);
+        }
+    });
     let slider_view = slider.map(|range| {
         let slider_label = format!("{label} ({unit}), slider");
         view! {
             <input type="range" min="0" max=move || range.get().0.to_string()
-                step=move || range.get().1.to_string() prop:value=value
+                step=move || range.get().1.to_string() node_ref=slider_ref
                 aria-label=slider_label data-testid=format!("{id}-slider")
                 on:change=move |ev| run(event_target_value(&ev)) />
         }
@@ -583,7 +595,7 @@ fn NumberField(
             <label for=id.clone()>{label} <span class="unit">" (" {unit} ")"</span></label>
             <span class="param-input">
                 <input type="text" inputmode="decimal" id=id.clone() node_ref=input data-testid=id.clone()
-                    prop:value=value on:change=on_change autocomplete="off" spellcheck="false"
+                    on:change=on_change autocomplete="off" spellcheck="false"
                     aria-invalid=move || if error.with(Option::is_some) { "true" } else { "false" }
                     aria-describedby=error_id.clone() />
                 {slider_view}
@@ -607,9 +619,22 @@ fn SelectField(
 ) -> impl IntoView {
     let error = RwSignal::new(None::<String>);
     let error_id = format!("{id}-error");
+    let select = NodeRef::<leptos::html::Select>::new();
+    Effect::new(move |_| {
+        let v = value.get();
+        if let Some(el) = select.get() {
+            el.set_value(v);
+        }
+    });
     let on_change = move |ev: leptos::ev::Event| match apply.run(event_target_value(&ev)) {
         Ok(()) => error.set(None),
-        Err(message) => error.set(Some(message)),
+        Err(message) => {
+            error.set(Some(message));
+            // The choice in force stays.
+            if let Some(el) = select.get_untracked() {
+                el.set_value(value.get_untracked());
+            }
+        }
     };
     let options = options
         .iter()
@@ -618,7 +643,7 @@ fn SelectField(
     view! {
         <div class="param" class:invalid=move || error.with(Option::is_some)>
             <label for=id.clone()>{label}</label>
-            <select id=id.clone() data-testid=id.clone() prop:value=value on:change=on_change
+            <select id=id.clone() data-testid=id.clone() node_ref=select on:change=on_change
                 aria-describedby=error_id.clone()>
                 {options}
             </select>
@@ -662,11 +687,16 @@ fn send(lab: Lab, build: impl FnOnce(&Simulation) -> Result<Fault, String>) -> R
 #[component]
 fn ProducerRow(lab: Lab, index: usize) -> impl IntoView {
     let get = move || lab.settings.with(|s| s.producers.get(index).cloned());
-    let producer = get().map_or(0, |p| p.index);
-    let name = get().map(|p| p.name).unwrap_or_default();
+    // Outside the view (event handlers, setup): read without tracking.
+    let now = move || {
+        lab.settings
+            .with_untracked(|s| s.producers.get(index).cloned())
+    };
+    let producer = now().map_or(0, |p| p.index);
+    let name = now().map(|p| p.name).unwrap_or_default();
     let id = |f: &str| format!("param-p{index}-{f}");
     let rate = Signal::derive(move || get().map(|p| field(p.rate_per_s)).unwrap_or_default());
-    let process = move || get().map_or(ArrivalProcess::Poisson, |p| p.process);
+    let process = move || now().map_or(ArrivalProcess::Poisson, |p| p.process);
     let apply_rate = Callback::new(move |text: String| {
         let rate = parse_range(&text, 0.0, false, limits::RATE_PER_S_MAX, "msgs/s")?;
         let process = process();
@@ -681,7 +711,7 @@ fn ProducerRow(lab: Lab, index: usize) -> impl IntoView {
             "poisson" => ArrivalProcess::Poisson,
             _ => return Err(format!("Unknown pattern “{v}”.")),
         };
-        let rate = get().map_or(0.0, |p| p.rate_per_s);
+        let rate = now().map_or(0.0, |p| p.rate_per_s);
         send(lab, |sim| {
             Ok(arrivals_command(sim, producer, process, rate))
         })
@@ -708,7 +738,11 @@ fn ProducerRow(lab: Lab, index: usize) -> impl IntoView {
 #[component]
 fn QueueRow(lab: Lab, index: usize) -> impl IntoView {
     let get = move || lab.settings.with(|s| s.queues.get(index).cloned());
-    let queue = get().map(|q| q.name).unwrap_or_default();
+    let now = move || {
+        lab.settings
+            .with_untracked(|s| s.queues.get(index).cloned())
+    };
+    let queue = now().map(|q| q.name).unwrap_or_default();
     let id = |f: &str| format!("param-q{index}-{f}");
     let text = move |f: fn(&QueueSettings) -> String| {
         Signal::derive(move || get().map(|q| f(&q)).unwrap_or_default())
@@ -717,7 +751,7 @@ fn QueueRow(lab: Lab, index: usize) -> impl IntoView {
     let cmd = move |make: fn(String, &QueueSettings, &str) -> Result<Fault, String>| {
         let queue = queue.clone();
         Callback::new(move |input: String| {
-            let current = get().ok_or("This queue is no longer in the run.")?;
+            let current = now().ok_or("This queue is no longer in the run.")?;
             let fault = make(queue.clone(), &current, &input)?;
             lab.try_command(fault)
         })
@@ -802,7 +836,7 @@ fn QueueRow(lab: Lab, index: usize) -> impl IntoView {
     let choice = move |f: fn(&QueueSettings) -> &'static str| {
         Signal::derive(move || get().map_or("", |q| f(&q)))
     };
-    let name = get().map(|q| q.name).unwrap_or_default();
+    let name = now().map(|q| q.name).unwrap_or_default();
     view! {
         <fieldset class="param-group" data-testid=format!("param-queue-{index}")>
             <legend>"Queue " <strong>{name}</strong> " and its consumers"</legend>

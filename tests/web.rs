@@ -746,5 +746,12 @@ async fn parameters_apply_on_change_explain_bad_values_and_follow_step_back() {
     assert_eq!(value("param-q0-consumers"), "2", "the value in force stays");
     assert!(!page.has("error-note"), "the message is next to the field");
     page.click("back").await;
+    assert_eq!(page.text("step-index"), "1");
+    assert!(
+        page.text("params-forecast")
+            .contains("capacity μ = 1 msgs/s"),
+        "{}",
+        page.text("params-forecast")
+    );
     assert_eq!(value("param-q0-consumers"), "1", "back before the change");
 }
