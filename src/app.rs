@@ -13,6 +13,7 @@ use crate::invariants::InvariantsPanel;
 use crate::lab::Lab;
 use crate::lineage::LineagePanel;
 use crate::narration::{EventLog, NarrationPanel};
+use crate::parameters::ParametersPanel;
 use crate::player::Player;
 use crate::timeline::Timeline;
 use crate::topology::TopologyView;
@@ -133,6 +134,7 @@ fn Page(player: Player) -> impl IntoView {
             <div class="board">
                 <div class="stage">
                     <BacklogChart lab />
+                    <ParametersPanel lab />
                     <InvariantsPanel statuses=lab.invariants pause_on_breach=lab.pause_on_breach
                         on_msg=Callback::new(move |m| lab.open_lineage(m)) />
                     <NarrationPanel narration=lab.narration />

@@ -297,6 +297,13 @@ struct Place {
     flip: bool,
 }
 
+/// The dashed line's value at the current time, rounded (for tests and tools).
+fn predicted_now(lab: Lab) -> String {
+    let _ = lab.prediction_key.get();
+    let now = lab.readout.with(|r| r.time_s);
+    lab.with_player(|p| format!("{:.0}", p.predicted_at(now)))
+}
+
 #[component]
 pub fn BacklogChart(lab: Lab) -> impl IntoView {
     let frame = NodeRef::<leptos::html::Canvas>::new();
@@ -336,6 +343,8 @@ pub fn BacklogChart(lab: Lab) -> impl IntoView {
     Effect::new(move |drawn: Option<Option<Drawn>>| {
         // Read (not just track) the memo, so it is computed and can signal its changes.
         let _samples = lab.chart_key.get();
+        // A setting change redraws the prediction at once, even paused.
+        let _prediction = lab.prediction_key.get();
         resized.track();
         crashes.track();
         let drawn = drawn.flatten();
@@ -427,6 +436,7 @@ pub fn BacklogChart(lab: Lab) -> impl IntoView {
                 <canvas node_ref=frame data-testid="chart-frame" aria-hidden="true"></canvas>
                 <canvas node_ref=curves data-testid="chart" role="img" aria-label=description
                     data-crash-markers=move || crash_count.get().to_string()
+                    data-predicted-now=move || predicted_now(lab)
                     on:pointermove=move |ev| point(&ev)
                     on:pointerdown=move |ev| point(&ev)
                     // A finger lifting also "leaves": keep its readout until the next touch.

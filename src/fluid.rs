@@ -6,7 +6,7 @@
 //! Randomness, crashes and producer message counts are ignored: it is the straight-line
 //! picture a whiteboard gives, and the simulation shows how reality departs from it.
 
-use brokerlab_core::Scenario;
+use brokerlab_core::{RateSegment, Scenario};
 
 /// Consumer capacity in messages per second, all consumers up and busy.
 /// Infinite when some consumer takes no time per message.
@@ -80,16 +80,97 @@ pub fn horizon_s(scenario: &Scenario) -> f64 {
 /// The fluid backlog from 0 to `until_s`, as the corners of a piecewise-linear curve:
 /// every rate change and every moment the backlog reaches zero is a point.
 pub fn backlog_curve(scenario: &Scenario, until_s: f64) -> Vec<(f64, f64)> {
-    let mu = capacity_per_s(scenario);
-    let mut points = vec![(0.0, 0.0)];
-    let mut cuts: Vec<f64> = rate_changes_s(scenario)
+    let schedules: Vec<Vec<RateSegment>> = scenario
+        .producers
+        .iter()
+        .map(|p| p.arrivals.schedule.clone())
+        .collect();
+    fluid_curve(
+        &total_rate(&schedules),
+        &[(0.0, capacity_per_s(scenario))],
+        until_s,
+    )
+}
+
+/// A piecewise-constant quantity over time: `(from_s, value)` corners, ascending; each
+/// value holds until the next corner, the last one forever (0 before the first).
+pub type StepFn = [(f64, f64)];
+
+/// The value of a step function at `t_s`.
+pub fn value_at(steps: &StepFn, t_s: f64) -> f64 {
+    steps
+        .iter()
+        .rev()
+        .find(|&&(from, _)| from <= t_s)
+        .map_or(0.0, |&(_, v)| v)
+}
+
+/// The total arrival rate of several producers' schedules (absolute times), as one step
+/// function with a corner wherever any of them changes.
+pub fn total_rate(schedules: &[Vec<RateSegment>]) -> Vec<(f64, f64)> {
+    let mut times: Vec<f64> = schedules
+        .iter()
+        .flat_map(|s| s.iter().map(|seg| seg.from_s))
+        .chain(std::iter::once(0.0))
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times.dedup();
+    times
         .into_iter()
+        .map(|t| {
+            let rate = schedules
+                .iter()
+                .map(|s| {
+                    s.iter()
+                        .rev()
+                        .find(|seg| seg.from_s <= t)
+                        .map_or(0.0, |seg| seg.rate_per_s)
+                })
+                .sum();
+            (t, rate)
+        })
+        .collect()
+}
+
+/// Capacity of consumers given as (messages at a time, mean service seconds): the sum of
+/// concurrency / service time. Infinite when one takes no time per message.
+pub fn capacity_of(consumers: impl IntoIterator<Item = (u32, f64)>) -> f64 {
+    consumers
+        .into_iter()
+        .map(|(slots, mean_s)| {
+            if mean_s > 0.0 {
+                f64::from(slots) / mean_s
+            } else {
+                f64::INFINITY
+            }
+        })
+        .sum()
+}
+
+/// The fluid backlog from (0, 0) to `until_s` with arrivals λ(t) and capacity μ(t) both
+/// piecewise constant: the backlog changes by λ − μ per second while it is above zero.
+/// Corners at every change of either, and wherever the backlog reaches zero.
+///
+/// The page passes λ with the arrival changes given so far and μ as it was after each
+/// setting change: the curve follows the run's history up to now, and from now on the
+/// current settings.
+pub fn fluid_curve(lambda: &StepFn, mu: &StepFn, until_s: f64) -> Vec<(f64, f64)> {
+    let mut points = vec![(0.0, 0.0)];
+    if until_s.is_nan() || until_s <= 0.0 {
+        return points;
+    }
+    let mut cuts: Vec<f64> = lambda
+        .iter()
+        .chain(mu)
+        .map(|&(t, _)| t)
         .filter(|&t| t > 0.0 && t < until_s)
         .collect();
     cuts.push(until_s);
+    cuts.sort_by(f64::total_cmp);
+    cuts.dedup();
     let (mut t, mut q) = (0.0_f64, 0.0_f64);
     for next in cuts {
-        let net = arrival_rate_per_s(scenario, t) - mu;
+        let net = value_at(lambda, t) - value_at(mu, t);
         let dt = next - t;
         if net.is_nan() || net == f64::NEG_INFINITY {
             q = 0.0;
@@ -107,6 +188,22 @@ pub fn backlog_curve(scenario: &Scenario, until_s: f64) -> Vec<(f64, f64)> {
         points.push((t, q));
     }
     points
+}
+
+/// The curve's value at `t_s` (linear between corners; its last value after its end).
+pub fn curve_at(curve: &[(f64, f64)], t_s: f64) -> f64 {
+    match curve.iter().position(|&(t, _)| t >= t_s) {
+        None => curve.last().map_or(0.0, |&(_, q)| q),
+        Some(0) => curve[0].1,
+        Some(i) => {
+            let ((t0, q0), (t1, q1)) = (curve[i - 1], curve[i]);
+            if t1 > t0 {
+                q0 + (q1 - q0) * (t_s - t0) / (t1 - t0)
+            } else {
+                q1
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -173,5 +270,77 @@ mod tests {
         let curve = backlog_curve(&s, 100.0);
         assert!(curve.iter().all(|&(_, q)| q == 0.0), "{curve:?}");
         assert!(horizon_s(&s) >= 60.0);
+    }
+
+    fn seg(from_s: f64, rate_per_s: f64) -> RateSegment {
+        RateSegment { from_s, rate_per_s }
+    }
+
+    /// Slope of the curve between two times.
+    fn slope(curve: &[(f64, f64)], a: f64, b: f64) -> f64 {
+        (curve_at(curve, b) - curve_at(curve, a)) / (b - a)
+    }
+
+    #[test]
+    fn a_rate_raised_above_capacity_grows_the_backlog_at_the_difference_from_then_on() {
+        // μ = 10/s; λ = 5/s until 10 s, then 20/s (an arrival change applied at 10 s).
+        let lambda = total_rate(&[vec![seg(0.0, 5.0), seg(10.0, 20.0)]]);
+        let mu = [(0.0, 10.0)];
+        let curve = fluid_curve(&lambda, &mu, 60.0);
+        assert_eq!(curve_at(&curve, 10.0), 0.0, "stable before the change");
+        assert!(close(slope(&curve, 10.0, 60.0), 20.0 - 10.0), "{curve:?}");
+        assert!(close(curve_at(&curve, 30.0), 200.0));
+    }
+
+    #[test]
+    fn scaling_out_at_a_time_drains_at_the_new_capacity_and_stays_empty() {
+        // λ = 15/s against 10/s: +5/s for 20 s (100), then μ = 30/s drains at 15/s.
+        let lambda = [(0.0, 15.0)];
+        let mu = [(0.0, 10.0), (20.0, 30.0)];
+        let curve = fluid_curve(&lambda, &mu, 40.0);
+        assert!(close(curve_at(&curve, 20.0), 100.0));
+        assert!(close(slope(&curve, 20.0, 25.0), -15.0));
+        let empty_at = 20.0 + 100.0 / 15.0;
+        assert!(
+            curve.iter().any(|&(t, q)| close(t, empty_at) && q == 0.0),
+            "empties at {empty_at}: {curve:?}"
+        );
+        assert_eq!(curve.last(), Some(&(40.0, 0.0)));
+    }
+
+    #[test]
+    fn total_rate_sums_producers_at_every_change() {
+        let rate = total_rate(&[
+            vec![seg(0.0, 1.0), seg(5.0, 3.0)],
+            vec![seg(0.0, 2.0), seg(8.0, 0.0)],
+        ]);
+        assert_eq!(rate, vec![(0.0, 3.0), (5.0, 5.0), (8.0, 3.0)]);
+        assert_eq!(value_at(&rate, 6.0), 5.0);
+        assert_eq!(value_at(&rate, 100.0), 3.0);
+        assert_eq!(total_rate(&[]), vec![(0.0, 0.0)]);
+    }
+
+    #[test]
+    fn capacity_counts_slots_over_service_time() {
+        assert!(close(capacity_of([(1, 0.1), (2, 0.5)]), 14.0));
+        assert_eq!(capacity_of([(1, 0.0)]), f64::INFINITY);
+        assert_eq!(capacity_of([]), 0.0);
+        // Without consumers the backlog grows at the full arrival rate.
+        let curve = fluid_curve(&[(0.0, 4.0)], &[(0.0, 0.0)], 10.0);
+        assert!(close(curve_at(&curve, 10.0), 40.0));
+    }
+
+    #[test]
+    fn the_general_curve_matches_the_scenario_curve_without_changes() {
+        let s = burst();
+        let schedules = vec![s.producers[0].arrivals.schedule.clone()];
+        assert_eq!(
+            fluid_curve(&total_rate(&schedules), &[(0.0, capacity_per_s(&s))], 180.0),
+            backlog_curve(&s, 180.0)
+        );
+        assert_eq!(
+            fluid_curve(&[(0.0, 1.0)], &[(0.0, 0.0)], f64::NAN),
+            vec![(0.0, 0.0)]
+        );
     }
 }

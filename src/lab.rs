@@ -10,6 +10,7 @@ use crate::counters::Percentiles;
 use crate::flights::{FlightBuffer, Node};
 use crate::invariants::Status;
 use crate::lineage::{lineage, Lineage};
+use crate::parameters::Settings;
 use crate::player::{Narration, Player, SPEEDS, SPEED_DEFAULT};
 use crate::readout::Readout;
 use crate::topology::Topology;
@@ -84,6 +85,10 @@ pub struct Lab {
     pub seeking: Memo<Option<f64>>,
     /// The end of the timeline scrubber (seconds).
     pub timeline_end_s: Memo<f64>,
+    /// The settings in force now (the parameters panel).
+    pub settings: Memo<Settings>,
+    /// Changes when the fluid prediction changes: the chart redraws at once.
+    pub prediction_key: Memo<(u32, u64)>,
 }
 
 impl Lab {
@@ -153,6 +158,14 @@ impl Lab {
             timeline_end_s: Memo::new(move |_| {
                 frame.track();
                 player.with_value(Player::timeline_end_s)
+            }),
+            settings: Memo::new(move |_| {
+                frame.track();
+                player.with_value(|p| Settings::of(p.sim()))
+            }),
+            prediction_key: Memo::new(move |_| {
+                frame.track();
+                player.with_value(|p| (p.run(), p.prediction_version()))
             }),
         }
     }
@@ -276,6 +289,17 @@ impl Lab {
                 .set(Some(format!("The simulation refused the command: {e}")));
         }
         self.changed();
+    }
+
+    /// Gives the simulation a setting change; a refusal comes back as text (the
+    /// parameters panel shows it next to the field) and nothing changes.
+    pub fn try_command(&self, fault: Fault) -> Result<(), String> {
+        let result = self
+            .player
+            .try_update_value(|p| p.command(fault))
+            .unwrap_or(Ok(()));
+        self.changed();
+        result.map_err(|e| format!("The simulation refused it: {}", e.problem))
     }
 
     /// The next offered speed up (`faster`) or down; stays at the ends.
@@ -597,5 +621,35 @@ mod tests {
         );
         lab.load("burst");
         assert_eq!(lab.seed.get_untracked(), original);
+    }
+
+    #[test]
+    fn a_setting_applies_shows_refusals_as_text_and_step_back_undoes_it() {
+        let (_owner, lab) = lab();
+        lab.load("mm1");
+        lab.step();
+        let key = lab.prediction_key.get_untracked();
+        assert_eq!(lab.settings.get_untracked().queues[0].consumers, 1);
+        let scale = |count| Fault::SetConsumerCount {
+            queue: "jobs".into(),
+            count,
+        };
+        assert_eq!(lab.try_command(scale(2)), Ok(()));
+        assert_eq!(lab.settings.get_untracked().queues[0].consumers, 2);
+        assert_ne!(lab.prediction_key.get_untracked(), key, "the chart redraws");
+        let refused = lab.try_command(scale(1_000)).expect_err("over the limit");
+        assert!(
+            refused.starts_with("The simulation refused it: "),
+            "{refused}"
+        );
+        assert_eq!(
+            lab.error.get_untracked(),
+            None,
+            "shown by the field, not the page"
+        );
+        assert_eq!(lab.settings.get_untracked().queues[0].consumers, 2);
+        lab.back();
+        assert_eq!(lab.readout.get_untracked().step, 1);
+        assert_eq!(lab.settings.get_untracked().queues[0].consumers, 1);
     }
 }

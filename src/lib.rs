@@ -19,6 +19,7 @@ pub mod lab;
 pub mod lineage;
 pub mod narration;
 pub mod panic_panel;
+pub mod parameters;
 pub mod player;
 pub mod readout;
 pub mod seed;

@@ -17,6 +17,7 @@ use crate::counters::Percentiles;
 use crate::flights::{flight_of, touched, FlightBuffer, Node};
 use crate::fluid;
 use crate::invariants::{statuses, Status, Watch};
+use crate::parameters;
 use crate::readout::Readout;
 
 mod seek;
@@ -120,7 +121,13 @@ pub struct Player {
     sim: Simulation,
     /// Bumped at each reset, so the view knows a new run began.
     run: u32,
-    prediction: Vec<(f64, f64)>,
+    /// The fluid prediction's inputs: total arrival rate λ(t) with the arrival changes
+    /// given so far, and capacity μ(t) as it was after each setting change (see
+    /// [`fluid::fluid_curve`]). Rebuilt whenever a setting changes.
+    lambda: Vec<(f64, f64)>,
+    mu: Vec<(f64, f64)>,
+    /// Bumped whenever the prediction changes, so the chart redraws at once.
+    prediction_version: u64,
     horizon_s: f64,
     /// Latest step's facts and time.
     latest: Vec<Fact>,
@@ -161,12 +168,13 @@ impl Player {
     pub fn new(scenario: Scenario) -> Result<Self, ScenarioError> {
         let sim = Simulation::new(scenario.clone())?;
         let horizon_s = fluid::horizon_s(&scenario);
-        let prediction = fluid::backlog_curve(&scenario, horizon_s);
-        Ok(Self {
+        let mut player = Self {
             base: scenario,
             sim,
             run: 0,
-            prediction,
+            lambda: Vec::new(),
+            mu: Vec::new(),
+            prediction_version: 0,
             horizon_s,
             latest: Vec::new(),
             latest_us: 0,
@@ -185,7 +193,40 @@ impl Player {
             furthest_us: 0,
             percentiles: Percentiles::default(),
             crashes: Vec::new(),
-        })
+        };
+        player.restart_prediction();
+        Ok(player)
+    }
+
+    /// The prediction for a run at its start: the scenario's arrivals and capacity.
+    fn restart_prediction(&mut self) {
+        self.lambda = fluid::total_rate(&parameters::applied_schedules(&self.sim));
+        self.mu = vec![(0.0, parameters::live_capacity(&self.sim))];
+        self.prediction_version = self.prediction_version.wrapping_add(1);
+    }
+
+    /// After a step that changed a setting: λ from now on follows the arrivals as changed,
+    /// and μ is the capacity of the consumers now.
+    fn note_settings(&mut self) {
+        if !self.latest.iter().any(parameters::changes_prediction) {
+            return;
+        }
+        let t = us_to_secs(self.sim.now_us());
+        let mu = parameters::live_capacity(&self.sim);
+        self.mu.retain(|&(from, _)| from < t);
+        self.mu.push((t, mu));
+        self.lambda = fluid::total_rate(&parameters::applied_schedules(&self.sim));
+        self.prediction_version = self.prediction_version.wrapping_add(1);
+    }
+
+    /// Changes whenever the prediction line changes (a setting changed, step back, reset).
+    pub fn prediction_version(&self) -> u64 {
+        self.prediction_version
+    }
+
+    /// The fluid backlog the prediction expects at `t_s`.
+    pub fn predicted_at(&self, t_s: f64) -> f64 {
+        fluid::curve_at(&fluid::fluid_curve(&self.lambda, &self.mu, t_s), t_s)
     }
 
     pub fn sim(&self) -> &Simulation {
@@ -360,9 +401,11 @@ impl Player {
         self.narrated_nodes.clear();
         self.percentiles = Percentiles::default();
         self.crashes.clear();
+        self.restart_prediction();
     }
 
     fn note_events(&mut self) {
+        self.note_settings();
         let step = self.sim.steps();
         if self
             .watch
@@ -576,7 +619,7 @@ impl Player {
             dead_lettered: line(|s| s.dead_lettered as f64),
             oldest_age_s: line(|s| s.oldest_age_s),
             crashes: self.crashes.clone(),
-            prediction: self.prediction.clone(),
+            prediction: fluid::fluid_curve(&self.lambda, &self.mu, self.horizon_s.max(now_s)),
             x_max_s: self.horizon_s.max(now_s),
             now_s,
         }
@@ -589,20 +632,28 @@ impl Player {
 
     /// The chart's values now (live, not the last sample).
     pub fn values_now(&self) -> Values {
-        chart_info::live_values(&self.sim, &self.prediction)
+        chart_info::live_values(&self.sim, &self.prediction_curve())
     }
 
     /// The chart's values nearest to time `t_s` (a sample, or now).
     pub fn values_at(&self, t_s: f64) -> Values {
-        chart_info::values_at(self.sim.series(), &self.prediction, self.values_now(), t_s)
+        let curve = self.prediction_curve();
+        let now = chart_info::live_values(&self.sim, &curve);
+        chart_info::values_at(self.sim.series(), &curve, now, t_s)
     }
 
-    /// The load factor λ/μ at the current time, from the loaded scenario's rates.
+    /// The fluid prediction up to the chart's end (or now, if later).
+    fn prediction_curve(&self) -> Vec<(f64, f64)> {
+        let now_s = us_to_secs(self.sim.now_us());
+        fluid::fluid_curve(&self.lambda, &self.mu, self.horizon_s.max(now_s))
+    }
+
+    /// The load factor λ/μ at the current time, with the settings in force now.
     pub fn rho_now(&self) -> Rho {
         let t_s = us_to_secs(self.sim.now_us());
         Rho {
-            lambda: fluid::arrival_rate_per_s(&self.base, t_s),
-            mu: fluid::capacity_per_s(&self.base),
+            lambda: fluid::value_at(&self.lambda, t_s),
+            mu: fluid::value_at(&self.mu, t_s),
             has_consumers: !self.base.consumers.is_empty(),
         }
     }
@@ -622,6 +673,9 @@ fn is_notable(fact: &Fact) -> bool {
                 | Fact::ConsumerCrashed { .. }
                 | Fact::MessageLost { .. }
                 | Fact::ConsumerRestarted { .. }
+                | Fact::SettingChanged { .. }
+                | Fact::ConsumerAdded { .. }
+                | Fact::ConsumerStopped { .. }
         ),
     }
 }
@@ -1062,5 +1116,44 @@ mod tests {
         let order = &p.invariants()[crate::invariants::Property::KeyOrderKept as usize];
         assert!(!order.holds);
         assert_eq!(order.msg, Some(0));
+    }
+
+    #[test]
+    fn a_setting_change_redraws_the_prediction_from_now_and_step_back_restores_it() {
+        let mut p = Player::new(examples::load("mm1").expect("built in")).expect("valid");
+        while p.sim().now_us() < secs_to_us(10.0) {
+            p.step_once();
+        }
+        let t0 = us_to_secs(p.sim().now_us());
+        let before = p.chart_data().prediction;
+        let version = p.prediction_version();
+        assert!(before.iter().all(|&(_, q)| q == 0.0), "ρ = 0.9: {before:?}");
+        let fault = crate::parameters::arrivals_command(
+            p.sim(),
+            0,
+            brokerlab_core::ArrivalProcess::Poisson,
+            3.0,
+        );
+        p.command(fault).expect("valid");
+        assert_ne!(p.prediction_version(), version, "the chart must redraw");
+        let after = p.chart_data().prediction;
+        let at = |t: f64| fluid::curve_at(&after, t);
+        assert_eq!(at(t0), 0.0, "the past is unchanged");
+        // λ = 3 against μ = 1: +2 per second from the change on.
+        assert!((at(t0 + 20.0) - 40.0).abs() < 1e-6, "{after:?}");
+        assert!((p.predicted_at(t0 + 10.0) - 20.0).abs() < 1e-6);
+        // Two consumers: μ = 2, so +1 per second from then on.
+        p.command(Fault::SetConsumerCount {
+            queue: "jobs".into(),
+            count: 2,
+        })
+        .expect("valid");
+        assert!((p.predicted_at(t0 + 20.0) - 20.0).abs() < 1e-6);
+        // Back before both changes: the prediction is the scenario's again.
+        p.step_back().expect("valid");
+        p.step_back().expect("valid");
+        assert_eq!(p.chart_data().prediction, before);
+        p.reset().expect("valid");
+        assert_eq!(p.predicted_at(30.0), 0.0);
     }
 }

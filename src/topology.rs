@@ -57,6 +57,10 @@ pub struct ConsumerCard {
     pub slow_factor: f64,
     /// Its next ack will be lost on the way to the broker.
     pub drop_next_ack: bool,
+    /// Scaled in: finishing what it holds, then it stops.
+    pub retiring: bool,
+    /// Stopped after scaling in (it did not crash).
+    pub stopped: bool,
 }
 
 /// The whole diagram at one instant.
@@ -113,6 +117,8 @@ impl Topology {
                 armed: v.armed,
                 slow_factor: v.slow_factor,
                 drop_next_ack: v.drop_next_ack,
+                retiring: v.retiring,
+                stopped: v.stopped,
             })
             .collect();
         Self {
@@ -136,6 +142,9 @@ impl Topology {
 
 /// What a consumer card says about its state.
 pub fn consumer_state(c: &ConsumerCard) -> String {
+    if c.stopped {
+        return "stopped (scaled in)".to_string();
+    }
     if !c.up {
         return match c.restart_in_s {
             Some(s) => format!("crashed · restarts in {}", seconds(s)),
@@ -160,6 +169,9 @@ pub fn consumer_state(c: &ConsumerCard) -> String {
     }
     if c.drop_next_ack {
         text.push_str(" · next ack will be lost");
+    }
+    if c.retiring {
+        text.push_str(" · finishing, then stops");
     }
     text
 }
@@ -469,6 +481,35 @@ mod tests {
         })
         .expect("valid");
         assert!(!consumer_state(&Topology::of(&sim).consumers[0]).contains("slow"));
+    }
+
+    #[test]
+    fn a_scaled_in_consumer_finishes_then_reads_stopped_not_crashed() {
+        let mut sim = Simulation::new(examples::load("mm1").expect("built in")).expect("valid");
+        let scale = |count| Fault::SetConsumerCount {
+            queue: "jobs".into(),
+            count,
+        };
+        sim.command(scale(2)).expect("valid");
+        // Both busy, then the newest is scaled in while it works.
+        while Topology::of(&sim).consumers.iter().any(|c| c.busy == 0) {
+            sim.step().expect("arrivals go on");
+        }
+        sim.command(scale(1)).expect("valid");
+        let c = &Topology::of(&sim).consumers[1];
+        assert!(c.retiring && !c.stopped, "{c:?}");
+        assert!(
+            consumer_state(c).ends_with(" · finishing, then stops"),
+            "{}",
+            consumer_state(c)
+        );
+        while Topology::of(&sim).consumers[1].retiring {
+            sim.step().expect("it finishes its message");
+        }
+        let c = &Topology::of(&sim).consumers[1];
+        assert!(c.stopped && !c.up);
+        assert_eq!(consumer_state(c), "stopped (scaled in)");
+        assert!(!consumer_state(&Topology::of(&sim).consumers[0]).contains("stop"));
     }
 
     #[test]

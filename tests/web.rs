@@ -712,3 +712,46 @@ async fn log_scenarios_show_partition_lanes_and_member_controls() {
     page.choose("scenario", "burst").await;
     assert!(page.get("logs").hidden());
 }
+
+/// Types `value` into a parameters field and fires `change` (what leaving the field does).
+async fn enter(page: &Mounted, testid: &str, value: &str) {
+    let input: HtmlInputElement = page.get(testid).unchecked_into();
+    input.set_value(value);
+    fire(&input, "change");
+    tick().await;
+}
+
+#[wasm_bindgen_test]
+async fn parameters_apply_on_change_explain_bad_values_and_follow_step_back() {
+    let page = Mounted::new();
+    page.choose("scenario", "mm1").await;
+    let value = |id: &str| page.get(id).unchecked_into::<HtmlInputElement>().value();
+    assert_eq!(value("param-p0-rate"), "0.9");
+    assert_eq!(value("param-q0-consumers"), "1");
+    page.click("step").await;
+    enter(&page, "param-q0-consumers", "2").await;
+    assert_eq!(value("param-q0-consumers"), "2");
+    assert!(page.has("consumer-1"), "a second consumer card");
+    assert!(
+        page.text("params-forecast")
+            .contains("capacity μ = 2 msgs/s"),
+        "{}",
+        page.text("params-forecast")
+    );
+    enter(&page, "param-q0-consumers", "two").await;
+    assert_eq!(
+        page.text("param-q0-consumers-error"),
+        "⚠ “two” is not a number (consumers)."
+    );
+    assert_eq!(value("param-q0-consumers"), "2", "the value in force stays");
+    assert!(!page.has("error-note"), "the message is next to the field");
+    page.click("back").await;
+    assert_eq!(page.text("step-index"), "1");
+    assert!(
+        page.text("params-forecast")
+            .contains("capacity μ = 1 msgs/s"),
+        "{}",
+        page.text("params-forecast")
+    );
+    assert_eq!(value("param-q0-consumers"), "1", "back before the change");
+}

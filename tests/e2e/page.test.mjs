@@ -900,3 +900,103 @@ test('the chart redraws at its new size when the layout or the window changes', 
   await lab.page.waitForFunction((w) => document.querySelector('[data-testid=chart]').width === w, before.backing);
   assert.deepEqual(lab.consoleErrors, []);
 });
+
+test('parameters: a higher arrival rate grows the backlog and the prediction, scaling changes the consumers, a bad value is refused, step back shows the old value', async () => {
+  const page = lab.page;
+  await lab.pickScenario('mm1');
+  const panel = page.getByTestId('parameters');
+  await panel.waitFor({ state: 'visible' });
+  const rate = page.getByTestId('param-p0-rate');
+  const consumers = page.getByTestId('param-q0-consumers');
+  const chart = page.getByTestId('chart');
+  const predicted = async () => Number(await chart.getAttribute('data-predicted-now'));
+  /** Types a value into a field and leaves it (which applies it). */
+  const enter = async (field, value) => {
+    await field.fill(value);
+    await field.press('Tab');
+  };
+  assert.equal(await rate.inputValue(), '0.9');
+  assert.equal(await consumers.inputValue(), '1');
+  assert.equal(await page.getByTestId('param-q0-service').inputValue(), '1');
+  assert.match(await lab.text('params-forecast'), /λ = 0\.9 msgs\/s, capacity μ = 1 msgs\/s \(load ρ = 0\.90\)/);
+
+  // Play a little, then raise the arrival rate above the service rate (λ = 5 > μ = 1).
+  await lab.setSpeed(10);
+  await lab.click('play');
+  await lab.waitFor('time', (t) => t >= 10);
+  await lab.click('play');
+  await enter(rate, '5');
+  const changedAt = await lab.number('time');
+  const backlogAtChange = await lab.number('backlog');
+  assert.equal(await predicted(), 0, 'the prediction starts from now');
+  assert.match(await lab.text('params-forecast'), /λ = 5 msgs\/s.*grow by about 4 per second/);
+  assert.equal(await page.getByTestId('param-p0-rate-slider').inputValue(), '5');
+  // Play on: the backlog rises, and the dashed prediction rises by λ − μ = 4 per second.
+  await lab.click('play');
+  await lab.waitFor('time', (t) => t >= changedAt + 25, 30_000);
+  await lab.click('play');
+  const now = await lab.number('time');
+  const backlog = await lab.number('backlog');
+  const expected = 4 * (now - changedAt);
+  const prediction = await predicted();
+  assert.ok(Math.abs(prediction - expected) <= 4 * 0.2 + 1, `prediction ${prediction}, expected about ${expected}`);
+  assert.ok(backlog >= backlogAtChange + 40, `backlog ${backlogAtChange} → ${backlog}`);
+  assert.ok(backlog > 0.5 * prediction && backlog < 1.5 * prediction + 10, `backlog ${backlog} follows the prediction ${prediction}`);
+  assert.match(await chart.getAttribute('aria-label'), new RegExp(`${backlog} messages waiting`));
+
+  // Scale out: new consumer cards appear, the capacity in the forecast follows.
+  assert.equal(await page.getByTestId('consumer-1').count(), 0);
+  await enter(consumers, '3');
+  await page.getByTestId('consumer-2').waitFor({ state: 'visible' });
+  assert.doesNotMatch(await lab.text('consumer-2-state'), /crashed|stop/);
+  assert.match(await lab.text('params-forecast'), /capacity μ = 3 msgs\/s.*grow by about 2 per second/);
+  assert.equal(await lab.text('consumers-up'), '3 / 3');
+
+  // A bad value: a message next to the field, and the value in force stays.
+  await enter(rate, 'fast');
+  assert.equal(await lab.text('param-p0-rate-error'), '⚠ “fast” is not a number (msgs/s).');
+  assert.equal(await rate.getAttribute('aria-invalid'), 'true');
+  assert.equal(await rate.inputValue(), '5');
+  await enter(consumers, '100');
+  assert.equal(await lab.text('param-q0-consumers-error'), '⚠ Must be from 0 to 64 consumers.');
+  assert.equal(await consumers.inputValue(), '3');
+  assert.match(await lab.text('params-forecast'), /λ = 5 msgs\/s, capacity μ = 3 msgs\/s/);
+  // The delivery settings: a choice applies at once, a bad bound is refused.
+  await page.getByTestId('param-q0-more').locator('summary').click();
+  const ack = page.getByTestId('param-q0-ack');
+  assert.equal(await ack.inputValue(), 'after_commit');
+  await ack.selectOption('on_delivery');
+  assert.equal(await ack.inputValue(), 'on_delivery');
+  const bound = page.getByTestId('param-q0-bound');
+  assert.equal(await bound.inputValue(), '');
+  await enter(bound, '0');
+  assert.equal(await lab.text('param-q0-bound-error'), '⚠ Must be from 1 to 5,000,000 messages.');
+  assert.equal(await bound.inputValue(), '');
+  await enter(bound, '500');
+  assert.equal(await bound.inputValue(), '500');
+  assert.equal(await lab.text('param-q0-bound-error'), '');
+  await panel.screenshot({ path: path.join(SHOTS, '16-parameters.png') });
+  await chart.scrollIntoViewIfNeeded();
+  await page.evaluate(() => document.querySelector('[data-testid=chart]').scrollIntoView({ block: 'start' }));
+  await lab.shot('17-parameters-and-chart');
+  // A good value clears the message.
+  await enter(consumers, '1');
+  assert.equal(await lab.text('param-q0-consumers-error'), '');
+  assert.match(await lab.text('consumer-2-state'), /^(finishing, then stops|.* · finishing, then stops|stopped \(scaled in\))$/);
+
+  // Step back past a change: the panel shows the value from before it.
+  await enter(rate, '2');
+  assert.equal(await rate.inputValue(), '2');
+  await lab.click('step');
+  await lab.click('step');
+  for (let i = 0; i < 3; i += 1) await lab.click('back');
+  assert.equal(await rate.inputValue(), '5');
+  assert.match(await lab.text('params-forecast'), /λ = 5 msgs\/s/);
+  await lab.click('reset');
+  assert.equal(await rate.inputValue(), '0.9');
+  assert.equal(await ack.inputValue(), 'after_commit');
+  assert.equal(await bound.inputValue(), '');
+  assert.equal(await consumers.inputValue(), '1');
+  assert.equal(await predicted(), 0);
+  assert.deepEqual(lab.consoleErrors, []);
+});
