@@ -9,6 +9,7 @@ use std::collections::VecDeque;
 use brokerlab_core::{secs_to_us, us_to_secs, Fact, Micros, ScenarioError, Simulation};
 
 use super::{Logged, Player, BUDGET_CHECK_EVERY};
+use crate::chart_info::CrashMarker;
 use crate::invariants::Watch;
 
 /// A snapshot is kept every this many steps at first; the spacing doubles whenever the
@@ -29,6 +30,10 @@ pub(super) struct Snapshot {
     events: VecDeque<(Micros, Fact)>,
     log: VecDeque<Logged>,
     watch: Watch,
+    /// The chart's crash markers and the prediction's inputs so far.
+    crashes: Vec<CrashMarker>,
+    lambda: Vec<(f64, f64)>,
+    mu: Vec<(f64, f64)>,
     bytes: usize,
 }
 
@@ -97,6 +102,9 @@ impl Player {
             events: self.events.clone(),
             log: self.log.clone(),
             watch: self.watch.clone(),
+            crashes: self.crashes.clone(),
+            lambda: self.lambda.clone(),
+            mu: self.mu.clone(),
             bytes: approx_bytes(&self.sim),
         };
         let kept = &mut self.snapshots;
@@ -132,6 +140,10 @@ impl Player {
         self.events = snapshot.events;
         self.log = snapshot.log;
         self.watch = snapshot.watch;
+        self.crashes = snapshot.crashes;
+        self.lambda = snapshot.lambda;
+        self.mu = snapshot.mu;
+        self.prediction_version = self.prediction_version.wrapping_add(1);
         self.run = self.run.wrapping_add(1);
     }
 
@@ -269,6 +281,8 @@ mod tests {
             p.readout(),
             p.narration().clone(),
             p.invariants(),
+            p.crash_markers().to_vec(),
+            p.chart_data().prediction,
         )
     }
 
@@ -331,6 +345,12 @@ mod tests {
             p.snapshot_steps().is_empty(),
             "a command clears the snapshots"
         );
+        // A setting too: the prediction's capacity changes from here on.
+        p.command(Fault::SetConsumerCount {
+            queue: p.sim().scenario().queues[0].name.clone(),
+            count: 30,
+        })
+        .expect("valid");
         p.seek_to(secs_to_us(60.0)).expect("valid");
         assert!(!p.snapshot_steps().is_empty());
         let at = p.sim().steps();
