@@ -9,6 +9,7 @@ pub mod backlog_chart;
 pub mod chart;
 pub mod controls;
 pub mod counters;
+pub mod database;
 pub mod fluid;
 pub mod groups;
 pub mod invariants;

@@ -12,6 +12,9 @@ mod faults;
 mod logs;
 mod processing;
 mod publishing;
+mod views;
+
+pub use views::{MemberView, ProducerView};
 
 use std::hash::{Hash, Hasher};
 
