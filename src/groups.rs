@@ -261,7 +261,7 @@ fn group_view(lab: Lab, g: u32, card: GroupCard) -> impl IntoView {
             </h3>
             <Show when=move || rebalancing>
                 <p class="rebalancing" role="status" data-testid=format!("group-{g}-rebalancing")>
-                    "⏸ Rebalancing: every partition is revoked and paused until the members are given their new partitions."
+                    "❚❚ Rebalancing: every partition is revoked and paused until the members are given their new partitions."
                 </p>
             </Show>
             <ul class="members">{member_rows}</ul>

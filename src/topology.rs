@@ -317,7 +317,7 @@ pub fn relay_state(r: &RelayCard) -> String {
 pub fn lease_text(c: &ConsumerCard) -> Option<String> {
     let next = c
         .lease_in_s
-        .map(|s| format!("⏱ lease runs out in {}", seconds(s)));
+        .map(|s| format!("lease runs out in {}", seconds(s)));
     let expired = (c.leases_expired > 0).then(|| {
         format!(
             "⚠ lease expired on {} held deliver{}",
@@ -1078,7 +1078,7 @@ mod tests {
         let c = seen.expect("a leased delivery");
         // Delivered this very step: the whole 5 s visibility timeout is left.
         assert_eq!(c.lease_in_s, Some(5.0));
-        assert_eq!(lease_text(&c).as_deref(), Some("⏱ lease runs out in 5.0 s"));
+        assert_eq!(lease_text(&c).as_deref(), Some("lease runs out in 5.0 s"));
         sim.step();
         let later = Topology::of(&sim).consumers[0].clone();
         if let Some(s) = later.lease_in_s {
