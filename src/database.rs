@@ -170,7 +170,11 @@ fn card(
     let total = by_key.len() + keyless;
     let keyed = by_key.iter().map(|(&k, &(n, extra))| EffectRow {
         label: format!("key {k}"),
-        value: aggregate_value(&tables.aggregate(k)),
+        // Log groups keep no aggregates: only the effects count.
+        value: tables
+            .aggregates
+            .get(&k)
+            .map_or_else(|| "—".to_string(), aggregate_value),
         effects: n,
         duplicates: extra,
     });
@@ -358,6 +362,23 @@ mod tests {
                 .filter(|c| c.name.starts_with("group "))
                 .count(),
             sim.group_count() as usize
+        );
+        // The email is outside the transaction: the order read again gets a second one.
+        let enricher = &cards[0];
+        assert_eq!(enricher.name, "group enricher");
+        assert!(
+            database_summary(enricher).ends_with(" · emails sent 6 (⚠ 1 twice or more)"),
+            "{enricher:?}"
+        );
+        let keyed = database_cards(&run("log-consumer-groups"));
+        let ledger = &keyed[0];
+        assert!(ledger.effects > 0 && !ledger.rows.is_empty(), "{ledger:?}");
+        assert!(
+            ledger
+                .rows
+                .iter()
+                .all(|r| r.label.starts_with("key ") && r.value == "—"),
+            "log groups keep no aggregates: {ledger:?}"
         );
     }
 

@@ -227,7 +227,9 @@ fn group_view(lab: Lab, g: u32, card: GroupCard) -> impl IntoView {
         .map(|(m, member)| {
             view! {
                 <li class=format!("member {}", member_class(member))
-                    data-testid=format!("group-{g}-member-{m}-state")>{member_text(member)}</li>
+                    data-testid=format!("group-{g}-member-{m}-state")>
+                    <strong>{member.name.clone()}</strong>{format!(": {}", member_text(member))}
+                </li>
             }
         })
         .collect_view();

@@ -575,3 +575,17 @@ test('on a tablet (768 px) the lanes wrap without overlapping, and many consumer
     await tablet.close();
   }
 });
+
+test('a member crash: the logs panel and the member cards say the group is rebalancing', async () => {
+  await lab.pickScenario('log-consumer-groups');
+  assert.equal(await lab.page.getByTestId('group-0-rebalancing').count(), 0);
+  assert.match(await lab.text('group-0-member-0-state'), /^ledger-1: up · .* · owns P0, P1$/);
+  await lab.click('group-0-member-0-crash');
+  await lab.page.getByTestId('group-0-rebalancing').waitFor({ state: 'visible' });
+  assert.match(await lab.text('group-0-rebalancing'), /paused/);
+  assert.match(await lab.text('group-0-member-0-state'), /^ledger-1: crashed · restarts in/);
+  assert.equal(await lab.text('group-0-member-1-state'), 'ledger-2: rebalancing · paused');
+  assert.equal(await lab.text('member-0-1-state'), 'rebalancing · paused');
+  assert.match(await lab.page.getByTestId('member-0-1').getAttribute('class'), /\brebalancing\b/);
+  await lab.page.getByTestId('topology').screenshot({ path: path.join(SHOTS, '23-topology-logs.png') });
+});
