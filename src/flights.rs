@@ -10,7 +10,7 @@ use brokerlab_core::{Fact, MsgId, Simulation};
 
 /// A component of the diagram a token can leave or reach. Its text form is the card's
 /// `data-node` attribute ("producer-0", "queue-1", "consumer-3", "broker", "dlq-1",
-/// "database", "log-0", "group-0").
+/// "db", "log-0", "group-0").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Node {
     Producer(u32),
@@ -29,8 +29,13 @@ impl Node {
     pub fn parse(s: &str) -> Option<Self> {
         match s {
             "broker" => return Some(Node::Broker),
-            "database" => return Some(Node::Database),
+            "db" => return Some(Node::Database),
             _ => {}
+        }
+        // A group's tokens go to its member cards ("member-G-M") on the diagram.
+        if let Some(rest) = s.strip_prefix("member-") {
+            let group = rest.split('-').next()?.parse().ok()?;
+            return Some(Node::Group(group));
         }
         let (kind, index) = s.rsplit_once('-')?;
         let index: u32 = index.parse().ok()?;
@@ -88,7 +93,7 @@ impl fmt::Display for Node {
             Node::Queue(i) => write!(f, "queue-{i}"),
             Node::Dlq(i) => write!(f, "dlq-{i}"),
             Node::Consumer(i) => write!(f, "consumer-{i}"),
-            Node::Database => f.write_str("database"),
+            Node::Database => f.write_str("db"),
             Node::Log(i) => write!(f, "log-{i}"),
             Node::Group(i) => write!(f, "group-{i}"),
         }
@@ -816,7 +821,12 @@ mod tests {
         assert!(!Node::Consumer(Node::ALL).covers(Node::Producer(4)));
         assert!(!Node::Consumer(3).covers(Node::Consumer(4)));
         assert_eq!(Node::Queue(2).merged(), Node::Queue(2));
+        // The diagram's cards: a group member stands for its group; the database lane.
+        assert_eq!(Node::parse("member-1-3"), Some(Node::Group(1)));
+        assert_eq!(Node::parse("db"), Some(Node::Database));
         for bad in [
+            "member-x-1",
+            "db-1",
             "",
             "queue",
             "queue-",

@@ -1,13 +1,14 @@
 //! Logs and consumer groups: each group's partitions drawn as lanes of offsets (retained
-//! range, committed offset, owner, lag), with per-member crash controls, "Add member" and
-//! "Replay from start", and the log counters.
+//! range, committed offset, owner, lag), each member's state and partitions, a banner while
+//! the group rebalances, per-member crash controls, "Add member" and "Replay from start",
+//! and the log counters.
 
-use brokerlab_core::{Fault, MemberCrashPoint, Simulation};
+use brokerlab_core::{us_to_secs, Fault, MemberCrashPoint, Simulation};
 use leptos::prelude::*;
 
 use crate::lab::Lab;
 use crate::player::RESTART_AFTER_S;
-use crate::readout::count;
+use crate::readout::{count, seconds};
 
 /// One partition as a group sees it.
 #[derive(Clone, Debug, PartialEq)]
@@ -20,13 +21,40 @@ pub struct PartitionLane {
     pub owner: Option<String>,
 }
 
+/// Where a group member stands.
+#[derive(Clone, Debug, PartialEq)]
+pub enum MemberState {
+    /// Up and owning partitions; `working` is the record it processes (partition, offset).
+    Up {
+        working: Option<(u32, u64)>,
+    },
+    Crashed {
+        restart_in_s: Option<f64>,
+    },
+    /// Up, waiting for the group's rebalance to finish (every partition is paused).
+    Rebalancing,
+    /// Up but given no partition: the group has more members than partitions.
+    Idle,
+}
+
+/// A member of a group as its row shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MemberCard {
+    pub name: String,
+    pub state: MemberState,
+    /// Partitions it owns.
+    pub partitions: Vec<u32>,
+}
+
 /// A consumer group as its card shows it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GroupCard {
     pub name: String,
-    pub members: Vec<String>,
+    pub members: Vec<MemberCard>,
     pub members_up: u32,
     pub partitions: Vec<PartitionLane>,
+    /// A rebalance is in progress: partitions are revoked and paused.
+    pub rebalancing: bool,
 }
 
 /// The log counters and every group, for scenarios with logs.
@@ -43,13 +71,35 @@ pub struct LogsSnapshot {
 impl LogsSnapshot {
     pub fn of(sim: &Simulation) -> Self {
         let c = sim.counters();
+        let now = sim.now_us();
         let groups = (0..sim.group_count())
             .map(|g| {
                 let (members_up, members) = sim.group_members(g);
+                let rebalancing = sim.group_rebalancing(g);
                 GroupCard {
                     name: sim.group_name(g),
-                    members: (0..members).map(|m| sim.member_name(g, m)).collect(),
+                    members: (0..members)
+                        .filter_map(|m| sim.group_member(g, m))
+                        .map(|v| MemberCard {
+                            state: if !v.up {
+                                MemberState::Crashed {
+                                    restart_in_s: v
+                                        .restart_at_us
+                                        .map(|at| us_to_secs(at.saturating_sub(now))),
+                                }
+                            } else if rebalancing {
+                                MemberState::Rebalancing
+                            } else if v.partitions.is_empty() {
+                                MemberState::Idle
+                            } else {
+                                MemberState::Up { working: v.working }
+                            },
+                            name: v.name,
+                            partitions: v.partitions,
+                        })
+                        .collect(),
                     members_up,
+                    rebalancing,
                     partitions: sim
                         .group_partitions(g)
                         .into_iter()
@@ -85,6 +135,38 @@ pub fn partition_text(index: usize, p: &PartitionLane) -> String {
         "P{index} · offsets {}..{} · committed {} · {owner} · lag {}",
         p.start, p.end, p.committed, p.lag
     )
+}
+
+/// What a member's row says: its state and the partitions it owns.
+pub fn member_text(m: &MemberCard) -> String {
+    let state = match &m.state {
+        MemberState::Up { working: None } => "up · waiting for records".to_string(),
+        MemberState::Up {
+            working: Some((p, o)),
+        } => format!("up · processing P{p} offset {o}"),
+        MemberState::Crashed {
+            restart_in_s: Some(s),
+        } => format!("crashed · restarts in {}", seconds(*s)),
+        MemberState::Crashed { restart_in_s: None } => "crashed · stays down".to_string(),
+        MemberState::Rebalancing => "rebalancing · paused".to_string(),
+        MemberState::Idle => "idle · no partition left for it".to_string(),
+    };
+    if m.partitions.is_empty() {
+        state
+    } else {
+        let owned: Vec<String> = m.partitions.iter().map(|p| format!("P{p}")).collect();
+        format!("{state} · owns {}", owned.join(", "))
+    }
+}
+
+/// A short word for the member's state, for the CSS class and the icon.
+pub fn member_class(m: &MemberCard) -> &'static str {
+    match m.state {
+        MemberState::Up { .. } => "up",
+        MemberState::Crashed { .. } => "down",
+        MemberState::Rebalancing => "rebalancing",
+        MemberState::Idle => "idle",
+    }
 }
 
 /// Where the committed offset sits along the lane, in percent.
@@ -123,6 +205,7 @@ pub fn LogsView(lab: Lab) -> impl IntoView {
 }
 
 fn group_view(lab: Lab, g: u32, card: GroupCard) -> impl IntoView {
+    let rebalancing = card.rebalancing;
     let lanes = card
         .partitions
         .iter()
@@ -137,11 +220,25 @@ fn group_view(lab: Lab, g: u32, card: GroupCard) -> impl IntoView {
             }
         })
         .collect_view();
+    let member_rows = card
+        .members
+        .iter()
+        .enumerate()
+        .map(|(m, member)| {
+            view! {
+                <li class=format!("member {}", member_class(member))
+                    data-testid=format!("group-{g}-member-{m}-state")>
+                    <strong>{member.name.clone()}</strong>{format!(": {}", member_text(member))}
+                </li>
+            }
+        })
+        .collect_view();
     let members = card
         .members
         .iter()
         .enumerate()
-        .map(|(m, name)| {
+        .map(|(m, member)| {
+            let name = member.name.clone();
             let m = m as u32;
             view! {
                 <button type="button" class="small danger" data-testid=format!("group-{g}-member-{m}-crash")
@@ -157,13 +254,19 @@ fn group_view(lab: Lab, g: u32, card: GroupCard) -> impl IntoView {
         })
         .collect_view();
     view! {
-        <div class="group" data-testid=format!("group-{g}")>
+        <div class="group" class:rebalancing=rebalancing data-testid=format!("group-{g}")>
             <h3>
                 {format!("Group {} ", card.name)}
                 <span data-testid=format!("group-{g}-members")>
                     {format!("{} / {} members up", card.members_up, card.members.len())}
                 </span>
             </h3>
+            <Show when=move || rebalancing>
+                <p class="rebalancing" role="status" data-testid=format!("group-{g}-rebalancing")>
+                    "❚❚ Rebalancing: every partition is revoked and paused until the members are given their new partitions."
+                </p>
+            </Show>
+            <ul class="members">{member_rows}</ul>
             <ul class="partitions">{lanes}</ul>
             <div class="group-actions">
                 {members}
@@ -220,5 +323,63 @@ mod tests {
             "P1 · offsets 0..10 · committed 4 · no owner · lag 6"
         );
         assert_eq!(committed_pct(&p), 40.0);
+    }
+
+    #[test]
+    fn members_show_rebalancing_then_their_partitions_and_an_extra_member_idles() {
+        let mut sim = Simulation::new(examples::load("log-consumer-groups").expect("built in"))
+            .expect("valid");
+        let start = LogsSnapshot::of(&sim);
+        let ledger = &start.groups[0];
+        assert!(!ledger.rebalancing);
+        assert_eq!(ledger.members[0].partitions, [0, 1]);
+        assert_eq!(ledger.members[1].partitions, [2, 3]);
+        assert_eq!(
+            member_text(&ledger.members[0]),
+            "up · waiting for records · owns P0, P1"
+        );
+        sim.command(Fault::CrashMember {
+            group: 0,
+            member: 0,
+            point: MemberCrashPoint::Now,
+            restart_after_s: None,
+        })
+        .expect("valid");
+        let during = LogsSnapshot::of(&sim);
+        let ledger = &during.groups[0];
+        assert!(ledger.rebalancing);
+        assert_eq!(
+            ledger.members[0].state,
+            MemberState::Crashed { restart_in_s: None }
+        );
+        assert_eq!(ledger.members[1].state, MemberState::Rebalancing);
+        assert_eq!(member_text(&ledger.members[1]), "rebalancing · paused");
+        assert!(ledger.partitions.iter().all(|p| p.owner.is_none()));
+        assert!(!during.groups[1].rebalancing, "the other group goes on");
+        // Once the rebalance is over the survivor owns every partition.
+        while LogsSnapshot::of(&sim).groups[0].rebalancing {
+            sim.step().expect("the rebalance finishes");
+        }
+        let after = LogsSnapshot::of(&sim);
+        assert_eq!(after.groups[0].members[1].partitions, [0, 1, 2, 3]);
+        // Four partitions, then five members: whoever gets nothing idles.
+        for _ in 0..4 {
+            sim.command(Fault::AddMember { group: 1 }).expect("valid");
+        }
+        while LogsSnapshot::of(&sim).groups[1].rebalancing {
+            sim.step().expect("the rebalance finishes");
+        }
+        let analytics = &LogsSnapshot::of(&sim).groups[1];
+        let idle = analytics
+            .members
+            .iter()
+            .filter(|m| m.state == MemberState::Idle)
+            .count();
+        assert_eq!(idle, 1, "{analytics:?}");
+        assert_eq!(member_class(&analytics.members[4]), "idle");
+        assert_eq!(
+            member_text(&analytics.members[4]),
+            "idle · no partition left for it"
+        );
     }
 }

@@ -122,9 +122,9 @@ impl Lab {
                         .map(|v| v.name)
                 })
             }),
-            topology: Memo::new(move |_| {
+            topology: Memo::new(move |previous| {
                 frame.track();
-                player.with_value(|p| Topology::of(p.sim()))
+                player.with_value(|p| Topology::after(p.sim(), previous))
             }),
             scenario: Memo::new(move |_| {
                 frame.track();

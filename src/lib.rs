@@ -10,6 +10,7 @@ pub mod chart;
 pub mod chart_info;
 pub mod controls;
 pub mod counters;
+pub mod database;
 pub mod flights;
 pub mod fluid;
 pub mod groups;

@@ -1,20 +1,29 @@
-//! The topology view: producers → broker queues → consumers, laid out automatically in three
-//! columns (a CSS grid; every label is text). Each consumer card carries its own crash and
-//! restart controls, and the broker card its crash/restart control.
+//! The topology view: every component of the scenario, laid out automatically in four lanes
+//! (a CSS grid that wraps on narrow screens; every label is text): producers with their
+//! outbox tables and relays → the broker (exchanges with their bindings, queues with their
+//! dead-letter queues, logs) → consumers and log group members → the database (one card
+//! per consumer group's tables). Each card carries its own controls and a stable
+//! `data-node` id that overlays can anchor on.
 //!
 //! [`Topology`] is a plain snapshot of the run (tested natively); the components render it
 //! and send commands through the [`Lab`].
 
+use brokerlab_core::step::DeadLetterReason;
 use brokerlab_core::{
-    us_to_secs, CrashPoint, Fault, Handoff, Poison, ProducerCrashPoint, Simulation,
+    us_to_secs, AckMode, CrashPoint, ExchangeKind, Fault, Handoff, Poison, ProducerCrashPoint,
+    Simulation,
 };
 use leptos::prelude::*;
 
-use crate::groups::LogsSnapshot;
+use crate::database::{database_cards, database_lane, DatabaseCard};
+use crate::groups::{member_class, member_text, LogsSnapshot};
 use crate::lab::Lab;
 use crate::player::RESTART_AFTER_S;
 use crate::readout::{count, seconds};
 use crate::tokens::{TokenLegend, TokenOverlay};
+
+/// Outbox rows a producer card lists; the rest are counted.
+pub const OUTBOX_ROWS_SHOWN: usize = 4;
 
 /// A producer as its card shows it.
 #[derive(Clone, Debug, PartialEq)]
@@ -25,6 +34,38 @@ pub struct ProducerCard {
     pub outbox: usize,
     /// Whether it hands its messages off through an outbox (and a relay).
     pub uses_outbox: bool,
+    /// The first unsent outbox rows: (message id, sent and awaiting the confirm).
+    pub outbox_rows: Vec<(u64, bool)>,
+    /// Its outbox relay, if it has one.
+    pub relay: Option<RelayCard>,
+}
+
+/// An outbox relay. It runs in the producer's process: it crashes and restarts with it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RelayCard {
+    pub up: bool,
+    /// Rows published and awaiting the broker's confirm.
+    pub sending: usize,
+    /// A crash is armed for right after its next confirmed publish.
+    pub armed_after_publish: bool,
+    pub restart_in_s: Option<f64>,
+}
+
+/// An exchange with its bindings, in the broker lane.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExchangeCard {
+    pub name: String,
+    pub kind: ExchangeKind,
+    /// (binding key, queue name).
+    pub bindings: Vec<(String, String)>,
+}
+
+/// A queue's dead-letter queue.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DlqCard {
+    pub count: u64,
+    /// Why its oldest entry was dead-lettered.
+    pub oldest_reason: Option<String>,
 }
 
 /// A queue as its card shows it.
@@ -39,6 +80,15 @@ pub struct QueueCard {
     pub redriving: bool,
     /// Indices of its consumers.
     pub consumers: Vec<u32>,
+    /// Its dead-letter queue, when it dead-letters.
+    pub dlq: Option<DlqCard>,
+}
+
+/// A partitioned log, in the broker lane.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LogCard {
+    pub name: String,
+    pub partitions: u32,
 }
 
 /// A consumer as its card shows it.
@@ -61,6 +111,10 @@ pub struct ConsumerCard {
     pub retiring: bool,
     /// Stopped after scaling in (it did not crash).
     pub stopped: bool,
+    /// Seconds until the earliest lease on a delivery it holds runs out.
+    pub lease_in_s: Option<f64>,
+    /// Deliveries it still holds whose lease already ran out (the broker offers them again).
+    pub leases_expired: u32,
 }
 
 /// The whole diagram at one instant.
@@ -68,75 +122,273 @@ pub struct ConsumerCard {
 pub struct Topology {
     pub broker_up: bool,
     pub producers: Vec<ProducerCard>,
+    pub exchanges: Vec<ExchangeCard>,
     pub queues: Vec<QueueCard>,
+    pub log_cards: Vec<LogCard>,
     pub consumers: Vec<ConsumerCard>,
     /// Logs and consumer groups (empty for scenarios without logs).
     pub logs: LogsSnapshot,
+    /// Each consumer group's tables.
+    pub database: Vec<DatabaseCard>,
+    /// What the tables depend on: they are rebuilt only when it changes.
+    pub database_key: DatabaseKey,
+}
+
+/// The scenario and the counters that move whenever a table changes (an effect, a refusal,
+/// a skipped duplicate, an email): equal keys mean equal tables.
+pub type DatabaseKey = (String, u64, u64, u64, u64);
+
+fn database_key(sim: &Simulation) -> DatabaseKey {
+    let c = sim.counters();
+    (
+        sim.scenario().name.clone(),
+        c.effects_applied,
+        c.effects_refused,
+        c.duplicates_skipped,
+        c.emails_sent,
+    )
+}
+
+/// Why a copy was dead-lettered, in words.
+pub fn dead_letter_reason(reason: DeadLetterReason, attempts: u32) -> String {
+    match reason {
+        DeadLetterReason::RetriesExhausted => format!("failed {attempts} attempts"),
+        DeadLetterReason::Poison(Poison::MalformedPayload) => "poison: malformed payload".into(),
+        DeadLetterReason::Poison(Poison::UnknownSchemaVersion) => {
+            "poison: unknown schema version".into()
+        }
+        DeadLetterReason::Poison(Poison::UnauthorizedTenant) => {
+            "poison: unauthorized tenant".into()
+        }
+    }
 }
 
 impl Topology {
     pub fn of(sim: &Simulation) -> Self {
+        Self::after(sim, None)
+    }
+
+    /// The snapshot, reusing `previous`'s database cards when its tables cannot have
+    /// changed (they scan every message applied: too much to redo on every frame).
+    pub fn after(sim: &Simulation, previous: Option<&Topology>) -> Self {
         let now = sim.now_us();
+        let scenario = sim.scenario();
         let producers = (0..sim.producer_count())
-            .map(|p| ProducerCard {
-                name: sim.producer_name(p).unwrap_or("producer").to_string(),
-                up: sim.producer_up(p).unwrap_or(false),
-                outbox: sim.outbox_len(p),
-                uses_outbox: sim
-                    .scenario()
+            .filter_map(|p| sim.producer_view(p).map(|v| (p, v)))
+            .map(|(p, v)| {
+                let uses_outbox = scenario
                     .producers
                     .get(p as usize)
-                    .is_some_and(|s| matches!(s.handoff, Handoff::Outbox { .. })),
+                    .is_some_and(|s| matches!(s.handoff, Handoff::Outbox { .. }));
+                ProducerCard {
+                    relay: uses_outbox.then(|| RelayCard {
+                        up: v.up,
+                        sending: v.sending,
+                        armed_after_publish: v.armed
+                            == Some(ProducerCrashPoint::AfterPublishBeforeMark),
+                        restart_in_s: v
+                            .restart_at_us
+                            .filter(|_| !v.up)
+                            .map(|at| us_to_secs(at.saturating_sub(now))),
+                    }),
+                    outbox_rows: sim
+                        .outbox_rows(p)
+                        .take(OUTBOX_ROWS_SHOWN)
+                        .map(|r| (r.msg, r.sending))
+                        .collect(),
+                    name: v.name,
+                    up: v.up,
+                    outbox: v.outbox_len,
+                    uses_outbox,
+                }
+            })
+            .collect();
+        let exchanges = scenario
+            .exchanges
+            .iter()
+            .map(|x| ExchangeCard {
+                name: x.name.clone(),
+                kind: x.kind,
+                bindings: x
+                    .bindings
+                    .iter()
+                    .map(|b| (b.key.clone(), b.queue.clone()))
+                    .collect(),
             })
             .collect();
         let queues = (0..sim.queue_count())
-            .filter_map(|q| sim.queue(q))
-            .map(|v| QueueCard {
-                name: v.name,
-                waiting: v.waiting,
-                in_flight: v.in_flight,
-                retry_waiting: v.retry_waiting,
-                dead_lettered: v.dead_lettered,
-                max_length: v.max_length,
-                redriving: v.redriving,
-                consumers: v.consumers,
+            .filter_map(|q| sim.queue(q).map(|v| (q, v)))
+            .map(|(q, v)| {
+                let dead_letters = scenario
+                    .queues
+                    .get(q as usize)
+                    .is_some_and(|s| s.dead_letter);
+                QueueCard {
+                    dlq: dead_letters.then(|| DlqCard {
+                        count: v.dead_lettered,
+                        oldest_reason: sim
+                            .dead_letters(q)
+                            .next()
+                            .map(|d| dead_letter_reason(d.reason, d.attempts)),
+                    }),
+                    name: v.name,
+                    waiting: v.waiting,
+                    in_flight: v.in_flight,
+                    retry_waiting: v.retry_waiting,
+                    dead_lettered: v.dead_lettered,
+                    max_length: v.max_length,
+                    redriving: v.redriving,
+                    consumers: v.consumers,
+                }
+            })
+            .collect();
+        let log_cards = scenario
+            .logs
+            .iter()
+            .map(|l| LogCard {
+                name: l.name.clone(),
+                partitions: l.partitions,
             })
             .collect();
         let consumers = (0..sim.consumer_count())
-            .filter_map(|c| sim.consumer(c))
-            .map(|v| ConsumerCard {
-                restart_in_s: v
-                    .restart_at_us
-                    .filter(|_| !v.up)
-                    .map(|at| us_to_secs(at.saturating_sub(now))),
-                name: v.name,
-                up: v.up,
-                busy: v.busy,
-                buffered: v.buffered,
-                concurrency: v.concurrency,
-                armed: v.armed,
-                slow_factor: v.slow_factor,
-                drop_next_ack: v.drop_next_ack,
-                retiring: v.retiring,
-                stopped: v.stopped,
+            .filter_map(|c| sim.consumer(c).map(|v| (c, v)))
+            .map(|(c, v)| {
+                let (mut earliest, mut expired) = (None::<u64>, 0);
+                if v.ack == AckMode::AfterCommit {
+                    for (copy, attempt) in sim.held_deliveries(c) {
+                        let current = sim.copy(copy).is_some_and(|x| x.attempts == attempt);
+                        match sim.lease_until_us(copy).filter(|_| current) {
+                            Some(until) => {
+                                earliest = Some(earliest.map_or(until, |e| e.min(until)))
+                            }
+                            None => expired += 1,
+                        }
+                    }
+                }
+                ConsumerCard {
+                    restart_in_s: v
+                        .restart_at_us
+                        .filter(|_| !v.up)
+                        .map(|at| us_to_secs(at.saturating_sub(now))),
+                    lease_in_s: earliest.map(|at| us_to_secs(at.saturating_sub(now))),
+                    leases_expired: expired,
+                    name: v.name,
+                    up: v.up,
+                    busy: v.busy,
+                    buffered: v.buffered,
+                    concurrency: v.concurrency,
+                    armed: v.armed,
+                    slow_factor: v.slow_factor,
+                    drop_next_ack: v.drop_next_ack,
+                    retiring: v.retiring,
+                    stopped: v.stopped,
+                }
             })
             .collect();
+        let key = database_key(sim);
         Self {
             broker_up: sim.broker_up(),
             producers,
+            exchanges,
             queues,
+            log_cards,
             consumers,
             logs: LogsSnapshot::of(sim),
+            database: match previous {
+                Some(p) if p.database_key == key => p.database.clone(),
+                _ => database_cards(sim),
+            },
+            database_key: key,
         }
     }
 
     /// How many cards of each kind: the view rebuilds its cards only when this changes.
-    pub fn shape(&self) -> (usize, usize, usize) {
-        (
-            self.producers.len(),
-            self.queues.len(),
-            self.consumers.len(),
+    pub fn shape(&self) -> Shape {
+        Shape {
+            producers: self.producers.len(),
+            exchanges: self.exchanges.len(),
+            queues: self.queues.len(),
+            logs: self.log_cards.len(),
+            consumers: self.consumers.len(),
+            members: self.logs.groups.iter().map(|g| g.members.len()).collect(),
+            database: self.database.len(),
+        }
+    }
+}
+
+/// How many cards of each kind the diagram has.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Shape {
+    pub producers: usize,
+    pub exchanges: usize,
+    pub queues: usize,
+    pub logs: usize,
+    pub consumers: usize,
+    /// Members per log group.
+    pub members: Vec<usize>,
+    pub database: usize,
+}
+
+/// What a relay card says about its state.
+pub fn relay_state(r: &RelayCard) -> String {
+    if !r.up {
+        return match r.restart_in_s {
+            Some(s) => format!("crashed · restarts in {}", seconds(s)),
+            None => "crashed · stays down".to_string(),
+        };
+    }
+    let mut text = if r.sending > 0 {
+        format!("up · awaiting {} confirm(s)", count(r.sending as u64))
+    } else {
+        "up".to_string()
+    };
+    if r.armed_after_publish {
+        text.push_str(" · armed: crash after next publish");
+    }
+    text
+}
+
+/// What a consumer card says about its leases, if it holds leased deliveries.
+pub fn lease_text(c: &ConsumerCard) -> Option<String> {
+    let next = c
+        .lease_in_s
+        .map(|s| format!("lease runs out in {}", seconds(s)));
+    let expired = (c.leases_expired > 0).then(|| {
+        format!(
+            "⚠ lease expired on {} held deliver{}",
+            c.leases_expired,
+            if c.leases_expired == 1 { "y" } else { "ies" }
         )
+    });
+    match (next, expired) {
+        (Some(a), Some(b)) => Some(format!("{a} · {b}")),
+        (a, b) => a.or(b),
+    }
+}
+
+/// An exchange's kind in words.
+pub fn exchange_kind(kind: ExchangeKind) -> &'static str {
+    match kind {
+        ExchangeKind::Direct => "direct",
+        ExchangeKind::Fanout => "fanout",
+        ExchangeKind::Topic => "topic",
+    }
+}
+
+/// One binding as its line reads: "orders.* → billing" (a fanout ignores the key).
+pub fn binding_text(kind: ExchangeKind, key: &str, queue: &str) -> String {
+    if kind == ExchangeKind::Fanout || key.is_empty() {
+        format!("all → {queue}")
+    } else {
+        format!("{key} → {queue}")
+    }
+}
+
+/// What a DLQ card says.
+pub fn dlq_text(d: &DlqCard) -> String {
+    match &d.oldest_reason {
+        Some(reason) if d.count > 0 => format!("{} held · oldest: {reason}", count(d.count)),
+        _ => "empty".to_string(),
     }
 }
 
@@ -198,27 +450,63 @@ pub fn queue_counts(q: &QueueCard) -> String {
 
 #[component]
 fn ProducerBox(lab: Lab, index: usize) -> impl IntoView {
-    let card = move || lab.topology.with(|t| t.producers.get(index).cloned());
-    let name = move || card().map(|c| c.name).unwrap_or_default();
+    let card = Memo::new(move |_| lab.topology.with(|t| t.producers.get(index).cloned()));
+    let name = move || card.with(|c| c.as_ref().map(|c| c.name.clone()).unwrap_or_default());
     let state = move || {
-        card().map(|c| {
-            let up = if c.up { "up" } else { "crashed" };
-            if c.outbox > 0 {
-                format!("{up} · outbox {}", count(c.outbox as u64))
-            } else {
-                up.to_string()
-            }
+        card.with(|c| {
+            c.as_ref().map(|c| {
+                let up = if c.up { "up" } else { "crashed" };
+                if c.uses_outbox {
+                    format!("{up} · outbox {} unsent", count(c.outbox as u64))
+                } else if c.outbox > 0 {
+                    format!("{up} · outbox {}", count(c.outbox as u64))
+                } else {
+                    up.to_string()
+                }
+            })
         })
     };
-    let down = move || card().is_some_and(|c| !c.up);
-    let up = move || card().is_some_and(|c| c.up);
-    let uses_outbox = move || card().is_some_and(|c| c.uses_outbox);
+    let down = move || card.with(|c| c.as_ref().is_some_and(|c| !c.up));
+    let up = move || card.with(|c| c.as_ref().is_some_and(|c| c.up));
+    let uses_outbox = move || card.with(|c| c.as_ref().is_some_and(|c| c.uses_outbox));
+    let rows = move || {
+        card.with(|c| {
+            let Some(c) = c else { return Vec::new() };
+            let mut lines: Vec<String> = c
+                .outbox_rows
+                .iter()
+                .map(|&(msg, sending)| {
+                    let what = if sending {
+                        "sent, awaiting confirm"
+                    } else {
+                        "unsent"
+                    };
+                    format!("row #{msg} · {what}")
+                })
+                .collect();
+            if c.outbox > c.outbox_rows.len() {
+                lines.push(format!(
+                    "+{} more",
+                    count((c.outbox - c.outbox_rows.len()) as u64)
+                ));
+            }
+            lines
+        })
+        .into_iter()
+        .map(|line| view! { <li>{line}</li> })
+        .collect_view()
+    };
     let producer = index as u32;
     view! {
-        <li class="node producer" class:down=down data-testid=format!("producer-{index}")
-            data-node=format!("producer-{index}")>
+        <li class="node producer" class:down=down data-node=format!("producer-{index}")
+            data-testid=format!("producer-{index}")>
             <strong>{name}</strong>
             <span class="state" data-testid=format!("producer-{index}-state")>{state}</span>
+            <Show when=uses_outbox>
+                <ul class="outbox" aria-label="Unsent outbox rows" data-testid=format!("producer-{index}-outbox")>
+                    {rows}
+                </ul>
+            </Show>
             <span class="actions">
                 <button type="button" class="small" class:danger=up data-testid=format!("producer-{index}-toggle")
                     on:click=move |_| {
@@ -235,18 +523,6 @@ fn ProducerBox(lab: Lab, index: usize) -> impl IntoView {
                     title=move || if up() { format!("Crash now; it restarts {RESTART_AFTER_S} s later") } else { "Restart it now".to_string() }>
                     {move || if up() { "Crash" } else { "Restart" }}
                 </button>
-                <Show when=uses_outbox>
-                    <button type="button" class="danger small" data-testid=format!("producer-{index}-crash-after-publish")
-                        disabled=move || !up()
-                        on:click=move |_| lab.command(Fault::CrashProducer {
-                            producer,
-                            point: ProducerCrashPoint::AfterPublishBeforeMark,
-                            restart_after_s: Some(RELAY_RESTART_AFTER_S),
-                        })
-                        title="Crash the outbox relay right after its next publish is confirmed, before the row is marked sent">
-                        "Crash after next publish"
-                    </button>
-                </Show>
                 <button type="button" class="small" data-testid=format!("producer-{index}-drop-confirm")
                     on:click=move |_| lab.command(Fault::DropNextConfirm { producer })
                     title="The broker's next confirm to this producer is lost">
@@ -259,14 +535,82 @@ fn ProducerBox(lab: Lab, index: usize) -> impl IntoView {
                 </button>
             </span>
         </li>
+        <Show when=uses_outbox>
+            <RelayBox lab index />
+        </Show>
+    }
+}
+
+/// The outbox relay of producer `index`: a small card of its own, with the crash that
+/// strikes between a confirmed publish and marking the row sent.
+#[component]
+fn RelayBox(lab: Lab, index: usize) -> impl IntoView {
+    let relay = Memo::new(move |_| {
+        lab.topology
+            .with(|t| t.producers.get(index).and_then(|p| p.relay.clone()))
+    });
+    let state = move || relay.with(|r| r.as_ref().map(relay_state).unwrap_or_default());
+    let up = move || relay.with(|r| r.as_ref().is_some_and(|r| r.up));
+    let armed = move || relay.with(|r| r.as_ref().is_some_and(|r| r.armed_after_publish));
+    let producer = index as u32;
+    view! {
+        <li class="node relay compact" class:down=move || !up() class:armed=armed
+            data-node=format!("relay-{index}") data-testid=format!("relay-{index}")>
+            <strong>"Outbox relay"</strong>
+            <span class="state" data-testid=format!("relay-{index}-state")>{state}</span>
+            <span class="actions">
+                <button type="button" class="danger small" data-testid=format!("producer-{index}-crash-after-publish")
+                    disabled=move || !up() || armed()
+                    on:click=move |_| lab.command(Fault::CrashProducer {
+                        producer,
+                        point: ProducerCrashPoint::AfterPublishBeforeMark,
+                        restart_after_s: Some(RELAY_RESTART_AFTER_S),
+                    })
+                    title="Crash the outbox relay (and its service) right after its next publish is confirmed, before the row is marked sent">
+                    "Crash after next publish"
+                </button>
+            </span>
+        </li>
+    }
+}
+
+#[component]
+fn ExchangeBox(lab: Lab, index: usize) -> impl IntoView {
+    let card = Memo::new(move |_| lab.topology.with(|t| t.exchanges.get(index).cloned()));
+    let title = move || {
+        card.with(|c| {
+            c.as_ref()
+                .map(|c| format!("{} · {} exchange", c.name, exchange_kind(c.kind)))
+                .unwrap_or_default()
+        })
+    };
+    let bindings = move || {
+        card.with(|c| {
+            c.as_ref().map_or(Vec::new(), |c| {
+                c.bindings
+                    .iter()
+                    .map(|(key, queue)| binding_text(c.kind, key, queue))
+                    .collect()
+            })
+        })
+        .into_iter()
+        .enumerate()
+        .map(|(b, text)| view! { <li data-testid=format!("exchange-{index}-binding-{b}")>{text}</li> })
+        .collect_view()
+    };
+    view! {
+        <li class="node exchange" data-node=format!("exchange-{index}") data-testid=format!("exchange-{index}")>
+            <strong data-testid=format!("exchange-{index}-kind")>{title}</strong>
+            <ul class="bindings" aria-label="Bindings: key → queue">{bindings}</ul>
+        </li>
     }
 }
 
 #[component]
 fn QueueBox(lab: Lab, index: usize) -> impl IntoView {
-    let card = move || lab.topology.with(|t| t.queues.get(index).cloned());
-    let name = move || card().map(|c| c.name).unwrap_or_default();
-    let counts = move || card().map(|c| queue_counts(&c)).unwrap_or_default();
+    let card = Memo::new(move |_| lab.topology.with(|t| t.queues.get(index).cloned()));
+    let name = move || card.with(|c| c.as_ref().map(|c| c.name.clone()).unwrap_or_default());
+    let counts = move || card.with(|c| c.as_ref().map(queue_counts).unwrap_or_default());
     let consumers = move || {
         lab.topology.with(|t| {
             t.queues.get(index).map_or(String::new(), |q| {
@@ -276,15 +620,79 @@ fn QueueBox(lab: Lab, index: usize) -> impl IntoView {
                     .filter_map(|&c| t.consumers.get(c as usize))
                     .map(|c| c.name.as_str())
                     .collect();
-                format!("→ {}", names.join(", "))
+                if names.is_empty() {
+                    "→ no consumer".to_string()
+                } else if names.len() > 4 {
+                    format!("→ {} consumers", names.len())
+                } else {
+                    format!("→ {}", names.join(", "))
+                }
             })
         })
     };
+    let has_dlq = move || card.with(|c| c.as_ref().is_some_and(|c| c.dlq.is_some()));
     view! {
-        <li class="node queue" data-testid=format!("queue-{index}") data-node=format!("queue-{index}")>
+        <li class="node queue" data-node=format!("queue-{index}") data-testid=format!("queue-{index}")>
             <strong>{name}</strong>
             <span class="state" data-testid=format!("queue-{index}-counts")>{counts}</span>
             <span class="feeds">{consumers}</span>
+        </li>
+        <Show when=has_dlq>
+            <DlqBox lab index card />
+        </Show>
+    }
+}
+
+/// Copies per second a redrive moves back.
+pub const REDRIVE_RATE_PER_S: f64 = 10.0;
+
+/// Queue `index`'s dead-letter queue, under its queue.
+#[component]
+fn DlqBox(lab: Lab, index: usize, card: Memo<Option<QueueCard>>) -> impl IntoView {
+    let dlq = move || card.with(|c| c.as_ref().and_then(|c| c.dlq.clone()));
+    let held = move || dlq().is_some_and(|d| d.count > 0);
+    let redriving = move || card.with(|c| c.as_ref().is_some_and(|c| c.redriving));
+    let queue = move || card.with(|c| c.as_ref().map(|c| c.name.clone()).unwrap_or_default());
+    view! {
+        <li class="node dlq compact" class:held=held data-node=format!("dlq-{index}") data-testid=format!("dlq-{index}")>
+            <strong>{move || format!("{} · dead letters", queue())}</strong>
+            <span class="state" data-testid=format!("dlq-{index}-state")>
+                {move || dlq().map(|d| dlq_text(&d)).unwrap_or_default()}
+                {move || if redriving() { " · redriving" } else { "" }}
+            </span>
+            <Show when=held>
+                <span class="actions">
+                    <button type="button" class="small" data-testid=format!("dlq-{index}-redrive")
+                        disabled=redriving
+                        on:click=move |_| lab.command(Fault::Redrive { queue: queue(), rate_per_s: REDRIVE_RATE_PER_S })
+                        title=format!("Move the dead letters back to the queue, {REDRIVE_RATE_PER_S} per second")>
+                        "Redrive"
+                    </button>
+                </span>
+            </Show>
+        </li>
+    }
+}
+
+#[component]
+fn LogBox(lab: Lab, index: usize) -> impl IntoView {
+    let text = move || {
+        lab.topology.with(|t| {
+            t.log_cards
+                .get(index)
+                .map(|l| {
+                    (
+                        l.name.clone(),
+                        format!("partitioned log · {} partitions", l.partitions),
+                    )
+                })
+                .unwrap_or_default()
+        })
+    };
+    view! {
+        <li class="node log" data-node=format!("log-{index}") data-testid=format!("log-{index}")>
+            <strong>{move || text().0}</strong>
+            <span class="state">{move || text().1}</span>
         </li>
     }
 }
@@ -292,13 +700,14 @@ fn QueueBox(lab: Lab, index: usize) -> impl IntoView {
 #[component]
 fn ConsumerBox(lab: Lab, index: usize) -> impl IntoView {
     let consumer = index as u32;
-    let card = move || lab.topology.with(|t| t.consumers.get(index).cloned());
-    let name = move || card().map(|c| c.name).unwrap_or_default();
-    let state = move || card().map(|c| consumer_state(&c)).unwrap_or_default();
-    let up = move || card().is_some_and(|c| c.up);
-    let armed = move || card().is_some_and(|c| c.armed.is_some());
-    let slow = move || card().is_some_and(|c| c.slow_factor > 1.0);
-    let drop_armed = move || card().is_some_and(|c| c.drop_next_ack);
+    let card = Memo::new(move |_| lab.topology.with(|t| t.consumers.get(index).cloned()));
+    let name = move || card.with(|c| c.as_ref().map(|c| c.name.clone()).unwrap_or_default());
+    let state = move || card.with(|c| c.as_ref().map(consumer_state).unwrap_or_default());
+    let lease = move || card.with(|c| c.as_ref().and_then(lease_text));
+    let up = move || card.with(|c| c.as_ref().is_some_and(|c| c.up));
+    let armed = move || card.with(|c| c.as_ref().is_some_and(|c| c.armed.is_some()));
+    let slow = move || card.with(|c| c.as_ref().is_some_and(|c| c.slow_factor > 1.0));
+    let drop_armed = move || card.with(|c| c.as_ref().is_some_and(|c| c.drop_next_ack));
     let crash = move |point| {
         lab.command(Fault::CrashConsumer {
             consumer,
@@ -308,9 +717,11 @@ fn ConsumerBox(lab: Lab, index: usize) -> impl IntoView {
     };
     view! {
         <li class="node consumer" class:down=move || !up() class:armed=armed
-            data-testid=format!("consumer-{index}") data-node=format!("consumer-{index}")>
+            data-node=format!("consumer-{index}") data-testid=format!("consumer-{index}")>
             <strong>{name}</strong>
             <span class="state" data-testid=format!("consumer-{index}-state")>{state}</span>
+            <span class="state lease" data-testid=format!("consumer-{index}-lease")
+                hidden=move || lease().is_none()>{move || lease().unwrap_or_default()}</span>
             <span class="actions">
                 <button type="button" class="danger small" data-testid=format!("consumer-{index}-crash")
                     disabled=move || !up() on:click=move |_| crash(CrashPoint::Now)
@@ -346,37 +757,94 @@ fn ConsumerBox(lab: Lab, index: usize) -> impl IntoView {
     }
 }
 
+/// Member `member` of log group `group`, in the consumers lane (its controls are in the
+/// logs panel).
+#[component]
+fn MemberBox(lab: Lab, group: usize, member: usize) -> impl IntoView {
+    let card = Memo::new(move |_| {
+        lab.topology.with(|t| {
+            let g = t.logs.groups.get(group)?;
+            Some((g.name.clone(), g.members.get(member)?.clone()))
+        })
+    });
+    let name = move || card.with(|c| c.as_ref().map(|(_, m)| m.name.clone()).unwrap_or_default());
+    let state = move || card.with(|c| c.as_ref().map(|(_, m)| member_text(m)).unwrap_or_default());
+    let class = move || {
+        let kind = card.with(|c| c.as_ref().map_or("up", |(_, m)| member_class(m)));
+        format!("node member compact {kind}")
+    };
+    let group_name = move || {
+        card.with(|c| {
+            c.as_ref()
+                .map(|(g, _)| format!("group {g}"))
+                .unwrap_or_default()
+        })
+    };
+    view! {
+        <li class=class data-node=format!("member-{group}-{member}") data-testid=format!("member-{group}-{member}")>
+            <strong>{name}</strong>
+            <span class="feeds">{group_name}</span>
+            <span class="state" data-testid=format!("member-{group}-{member}-state")>{state}</span>
+        </li>
+    }
+}
+
 /// Seconds before an outbox relay crashed after a publish comes back.
 const RELAY_RESTART_AFTER_S: f64 = 2.0;
 
 /// How many times slower the "Slow" button makes a consumer.
 const SLOW_FACTOR: f64 = 4.0;
 
-/// The diagram: producers → broker (its queues) → consumers.
+/// Consumers beyond which the consumers lane switches to compact cards and scrolls.
+const MANY_CONSUMERS: usize = 8;
+
+/// The diagram: producers → broker → consumers → database.
 #[component]
 pub fn TopologyView(lab: Lab) -> impl IntoView {
     let shape = Memo::new(move |_| lab.topology.with(Topology::shape));
     let producers = move || {
-        (0..shape.get().0)
+        (0..shape.with(|s| s.producers))
             .map(|index| view! { <ProducerBox lab index /> })
             .collect_view()
     };
+    let exchanges = move || {
+        (0..shape.with(|s| s.exchanges))
+            .map(|index| view! { <ExchangeBox lab index /> })
+            .collect_view()
+    };
     let queues = move || {
-        (0..shape.get().1)
+        (0..shape.with(|s| s.queues))
             .map(|index| view! { <QueueBox lab index /> })
             .collect_view()
     };
+    let logs = move || {
+        (0..shape.with(|s| s.logs))
+            .map(|index| view! { <LogBox lab index /> })
+            .collect_view()
+    };
     let consumers = move || {
-        (0..shape.get().2)
+        (0..shape.with(|s| s.consumers))
             .map(|index| view! { <ConsumerBox lab index /> })
             .collect_view()
     };
+    let members = move || {
+        shape
+            .with(|s| s.members.clone())
+            .into_iter()
+            .enumerate()
+            .flat_map(|(group, n)| (0..n).map(move |member| (group, member)))
+            .map(|(group, member)| view! { <MemberBox lab group member /> })
+            .collect_view()
+    };
+    let database = move || database_lane(lab, shape.with(|s| s.database));
+    let many =
+        move || shape.with(|s| s.consumers + s.members.iter().sum::<usize>() > MANY_CONSUMERS);
     let broker_up = move || lab.topology.with(|t| t.broker_up);
     view! {
         <section class="panel topology" aria-labelledby="topology-title" data-testid="topology">
             <h2 id="topology-title">"Topology"</h2>
             <div class="lanes">
-                <div class="lane">
+                <div class="lane producers">
                     <h3>"Producers"</h3>
                     <ul>{producers}</ul>
                 </div>
@@ -385,7 +853,7 @@ pub fn TopologyView(lab: Lab) -> impl IntoView {
                         "Broker "
                         <span data-testid="broker-state">{move || if broker_up() { "up" } else { "crashed" }}</span>
                     </h3>
-                    <ul>{queues}</ul>
+                    <ul>{exchanges}{queues}{logs}</ul>
                     <button type="button" class="small" class:danger=broker_up data-testid="broker-toggle"
                         on:click=move |_| {
                             if broker_up() {
@@ -397,9 +865,13 @@ pub fn TopologyView(lab: Lab) -> impl IntoView {
                         {move || if broker_up() { "Crash broker" } else { "Restart broker" }}
                     </button>
                 </div>
-                <div class="lane">
+                <div class="lane consumers" class:many=many>
                     <h3>"Consumers"</h3>
-                    <ul>{consumers}</ul>
+                    <ul>{consumers}{members}</ul>
+                </div>
+                <div class="lane database" data-node="db" data-testid="database">
+                    <h3>"Database"</h3>
+                    <ul>{database}</ul>
                 </div>
             </div>
             <TokenOverlay lab />
@@ -539,6 +1011,7 @@ mod tests {
             max_length: Some(5_000),
             redriving: true,
             consumers: vec![0],
+            dlq: None,
         };
         assert_eq!(
             queue_counts(&q),
@@ -551,5 +1024,172 @@ mod tests {
             ..q
         };
         assert_eq!(queue_counts(&plain), "waiting 1,200 · in flight 3 · DLQ 1");
+    }
+
+    #[test]
+    fn exchanges_list_their_kind_and_bindings_before_the_queues() {
+        let sim = Simulation::new(examples::load("fanout-subscriptions").expect("built in"))
+            .expect("valid");
+        let t = Topology::of(&sim);
+        assert_eq!(t.exchanges.len(), 1);
+        let x = &t.exchanges[0];
+        assert_eq!(
+            (x.name.as_str(), exchange_kind(x.kind)),
+            ("orders", "topic")
+        );
+        let lines: Vec<String> = x
+            .bindings
+            .iter()
+            .map(|(k, q)| binding_text(x.kind, k, q))
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                "orders.* → billing",
+                "orders.created → shipping",
+                "orders.# → audit"
+            ]
+        );
+        assert_eq!(binding_text(ExchangeKind::Fanout, "x", "q"), "all → q");
+        let burst = Simulation::new(examples::load("burst").expect("built in")).expect("valid");
+        assert!(Topology::of(&burst).exchanges.is_empty());
+    }
+
+    #[test]
+    fn a_dead_letter_queue_shows_its_count_and_reason_and_redrive_empties_it() {
+        let mut sim = Simulation::new(examples::load("retries-dlq-redrive").expect("built in"))
+            .expect("valid");
+        let fresh = Topology::of(&sim);
+        assert_eq!(
+            dlq_text(fresh.queues[0].dlq.as_ref().expect("dead-letters")),
+            "empty"
+        );
+        sim.run_until(brokerlab_core::secs_to_us(55.0));
+        let d = Topology::of(&sim).queues[0]
+            .dlq
+            .clone()
+            .expect("dead-letters");
+        assert!(d.count > 0, "{d:?}");
+        let reason = d.oldest_reason.clone().expect("an oldest entry");
+        assert!(
+            reason.starts_with("poison: ") || reason.starts_with("failed "),
+            "{reason}"
+        );
+        assert!(dlq_text(&d).starts_with(&format!("{} held · oldest: ", d.count)));
+        sim.command(Fault::Redrive {
+            queue: "payments".into(),
+            rate_per_s: REDRIVE_RATE_PER_S,
+        })
+        .expect("valid");
+        assert!(Topology::of(&sim).queues[0].redriving);
+        let before = sim.counters().redriven;
+        sim.run_until(sim.now_us() + brokerlab_core::secs_to_us(1.0));
+        assert!(sim.counters().redriven > before);
+        assert!(
+            Topology::of(&sim).queues[0]
+                .dlq
+                .as_ref()
+                .expect("dlq")
+                .count
+                < d.count
+        );
+    }
+
+    #[test]
+    fn an_outbox_producer_has_a_relay_card_and_its_table() {
+        let mut sim = Simulation::new(examples::load("outbox-relay-crash").expect("built in"))
+            .expect("valid");
+        let relay = Topology::of(&sim).producers[0]
+            .relay
+            .clone()
+            .expect("a relay");
+        assert_eq!(relay_state(&relay), "up");
+        // The scenario arms the crash at 0 s: its first step.
+        sim.step();
+        let relay = Topology::of(&sim).producers[0]
+            .relay
+            .clone()
+            .expect("a relay");
+        assert!(relay.up && relay.armed_after_publish, "{relay:?}");
+        assert_eq!(relay_state(&relay), "up · armed: crash after next publish");
+        // Until the relay's confirmed publish crashes it, the row stays in the table.
+        let mut saw_row = false;
+        while let Some(step) = sim.step() {
+            let crashed = step
+                .facts
+                .iter()
+                .any(|f| matches!(f, brokerlab_core::Fact::ProducerCrashed { .. }));
+            let t = Topology::of(&sim);
+            let p = &t.producers[0];
+            saw_row |= p.outbox_rows.first() == Some(&(0, false));
+            if crashed {
+                let relay = p.relay.clone().expect("a relay");
+                assert!(!relay.up);
+                assert_eq!(relay_state(&relay), "crashed · restarts in 1.0 s");
+                assert_eq!(p.outbox, 1, "the row was never marked sent");
+                break;
+            }
+        }
+        assert!(saw_row);
+        let direct = Simulation::new(examples::load("mm1").expect("built in")).expect("valid");
+        assert!(Topology::of(&direct).producers[0].relay.is_none());
+    }
+
+    #[test]
+    fn a_consumer_shows_when_its_lease_runs_out() {
+        let mut sim = Simulation::new(examples::load("crash-after-commit").expect("built in"))
+            .expect("valid");
+        let mut seen = None;
+        while sim.step().is_some() {
+            let c = Topology::of(&sim).consumers[0].clone();
+            if c.lease_in_s.is_some() {
+                seen = Some(c);
+                break;
+            }
+        }
+        let c = seen.expect("a leased delivery");
+        // Delivered this very step: the whole 5 s visibility timeout is left.
+        assert_eq!(c.lease_in_s, Some(5.0));
+        assert_eq!(lease_text(&c).as_deref(), Some("lease runs out in 5.0 s"));
+        sim.step();
+        let later = Topology::of(&sim).consumers[0].clone();
+        if let Some(s) = later.lease_in_s {
+            assert!(s < 5.0, "{later:?}");
+        }
+        let idle = ConsumerCard {
+            lease_in_s: None,
+            leases_expired: 2,
+            ..c
+        };
+        assert_eq!(
+            lease_text(&idle).as_deref(),
+            Some("⚠ lease expired on 2 held deliveries")
+        );
+    }
+
+    #[test]
+    fn the_database_lane_and_logs_have_cards() {
+        let sim = Simulation::new(examples::load("log-consumer-groups").expect("built in"))
+            .expect("valid");
+        let t = Topology::of(&sim);
+        assert_eq!(t.log_cards.len(), 1);
+        assert_eq!(t.log_cards[0].partitions, 4);
+        assert_eq!(t.database.len(), 2, "one set of tables per group");
+        assert_eq!(t.shape().members, vec![2, 1]);
+    }
+
+    #[test]
+    fn database_cards_are_reused_only_while_the_tables_cannot_have_changed() {
+        let mut sim = Simulation::new(examples::load("crash-after-commit").expect("built in"))
+            .expect("valid");
+        let mut t = Topology::of(&sim);
+        while sim.step().is_some() {
+            let next = Topology::after(&sim, Some(&t));
+            assert_eq!(next, Topology::of(&sim), "at step {}", sim.steps());
+            t = next;
+        }
+        assert_eq!(t.database[0].duplicates, 1);
+        let other = Simulation::new(examples::load("mm1").expect("built in")).expect("valid");
+        assert_eq!(Topology::after(&other, Some(&t)), Topology::of(&other));
     }
 }

@@ -31,6 +31,7 @@ pub use consumer::ConsumerView;
 pub use log::PartitionView;
 pub use message::{Copy, DeadLetter, Fate, Message, PublishFate};
 pub use metrics::{Counters, GroupSample, QueueSample, Sample, Summary};
+pub use producer::OutboxRow;
 pub use queue::QueueView;
 pub use report::Report;
 pub use scenario::{
@@ -41,7 +42,7 @@ pub use scenario::{
     RetryPolicy, Scenario, ScenarioError, ScheduledFault, ScriptedMessage, ServiceTime,
     SCENARIO_VERSION,
 };
-pub use sim::{fingerprint, Simulation};
+pub use sim::{fingerprint, MemberView, ProducerView, Simulation};
 pub use step::{
     Attempt, ConsumerId, CopyId, Fact, GroupId, LogId, MemberId, MsgId, ProducerId, QueueId,
     Setting, Step, Trigger,

@@ -116,6 +116,9 @@ pub struct Copy {
     pub enqueued_us: Micros,
     pub line_seq: u64,
     pub first_delivered_us: Option<Micros>,
+    /// When the lease of its newest delivery runs out (`None` until a leased delivery;
+    /// stale once the copy is no longer in flight). Only read by views.
+    pub lease_until_us: Option<Micros>,
     pub done_us: Option<Micros>,
     /// Times it was redriven from the dead-letter queue.
     pub redrives: u32,

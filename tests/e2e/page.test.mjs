@@ -1000,3 +1000,124 @@ test('parameters: a higher arrival rate grows the backlog and the prediction, sc
   assert.equal(await predicted(), 0);
   assert.deepEqual(lab.consoleErrors, []);
 });
+
+// ----- Topology: every component, laid out automatically -----------------------------
+
+/** Presses "Step" until `done()` holds (at most `max` steps); fails otherwise. */
+async function stepUntil(lab, done, max = 200) {
+  for (let i = 0; i < max; i += 1) {
+    if (await done()) return;
+    await lab.click('step');
+  }
+  assert.fail(`still not there after ${max} steps`);
+}
+
+test('the topic exchange and its bindings sit in the broker lane, before its queues', async () => {
+  await lab.pickScenario('fanout-subscriptions');
+  assert.equal(await lab.text('exchange-0-kind'), 'orders · topic exchange');
+  assert.equal(await lab.text('exchange-0-binding-0'), 'orders.* → billing');
+  assert.equal(await lab.text('exchange-0-binding-1'), 'orders.created → shipping');
+  assert.equal(await lab.text('exchange-0-binding-2'), 'orders.# → audit');
+  const before = await lab.page.evaluate(() => {
+    const x = document.querySelector('[data-node=exchange-0]');
+    const q = document.querySelector('[data-node=queue-0]');
+    return Boolean(x.compareDocumentPosition(q) & Node.DOCUMENT_POSITION_FOLLOWING);
+  });
+  assert.ok(before, 'the exchange comes before the queues it routes to');
+  for (const id of ['producer-0', 'exchange-0', 'queue-2', 'dlq-0', 'consumer-2', 'db-2']) {
+    assert.equal(await lab.page.locator(`[data-node=${id}]`).count(), 1, id);
+  }
+});
+
+test('an outbox producer shows its table and its relay, which crashes after a confirmed publish', async () => {
+  await lab.pickScenario('outbox-relay-crash');
+  assert.equal(await lab.text('relay-0-state'), 'up');
+  const button = lab.page.getByTestId('relay-0').getByTestId('producer-0-crash-after-publish');
+  assert.equal(await button.count(), 1, 'the relay crash lives on the relay card');
+  await stepUntil(lab, async () => /outbox 1 unsent/.test(await lab.text('producer-0-state')));
+  assert.match(await lab.text('producer-0-outbox'), /row #0/);
+  await stepUntil(lab, async () => /^crashed/.test(await lab.text('relay-0-state')));
+  assert.match(await lab.text('producer-0-outbox'), /row #0 · unsent/, 'never marked sent');
+  await lab.page.getByTestId('topology').screenshot({ path: path.join(SHOTS, '20-outbox-relay.png') });
+});
+
+test('after crash-after-commit plays, the database card flags the duplicate effect', async () => {
+  await lab.pickScenario('crash-after-commit');
+  assert.match(await lab.text('db-0-summary'), /^effects 0 · no duplicate/);
+  await lab.click('play');
+  await lab.page.getByTestId('play').filter({ hasText: 'Replay' }).waitFor({ timeout: 20_000 });
+  assert.match(await lab.text('db-0-summary'), /^effects 2 · ⚠ duplicates 1/);
+  const row = lab.page.getByTestId('db-0-row-0');
+  assert.match(await row.innerText(), /#0\s+count \+ 1\s+⚠ 2 applied · 1 duplicate/);
+  assert.match(await row.getAttribute('class'), /\bdup\b/);
+  const [plain, flagged] = await lab.page.evaluate(() => [
+    getComputedStyle(document.querySelector('[data-testid=db-0] thead tr')).backgroundColor,
+    getComputedStyle(document.querySelector('[data-testid=db-0-row-0]')).backgroundColor,
+  ]);
+  assert.notEqual(flagged, plain, 'the duplicate row is coloured too');
+  await lab.page.getByTestId('topology').scrollIntoViewIfNeeded();
+  await lab.page.getByTestId('topology').screenshot({ path: path.join(SHOTS, '21-topology-database.png') });
+});
+
+test('"Redrive" on a dead-letter queue moves its messages back to the queue', async () => {
+  await lab.pickScenario('retries-dlq-redrive');
+  assert.equal(await lab.page.getByTestId('dlq-0-redrive').count(), 0, 'nothing to redrive yet');
+  await lab.setSpeed(10);
+  await lab.click('play');
+  await lab.page.getByTestId('dlq-0-redrive').waitFor({ timeout: 20_000 });
+  await lab.click('play');
+  assert.ok((await lab.number('time')) < 60, 'before the scenario redrives on its own');
+  const held = () => lab.text('dlq-0-state').then((t) => Number(t.replace(/,/g, '').split(' ')[0]));
+  const start = await held();
+  assert.ok(start > 0);
+  assert.match(await lab.text('dlq-0-state'), /held · oldest: (poison|failed)/);
+  await lab.click('dlq-0-redrive');
+  assert.match(await lab.text('dlq-0-state'), /redriving/);
+  assert.match(await lab.text('queue-0-counts'), /\(redriving\)/);
+  await stepUntil(lab, async () => (await held()) < start || !/held/.test(await lab.text('dlq-0-state')));
+  assert.ok((await lab.number('redriven')) >= 1);
+  await lab.setSpeed(1);
+});
+
+test('on a tablet (768 px) the lanes wrap without overlapping, and many consumers scroll in their lane', async () => {
+  const tablet = await openBrowser({ viewport: { width: 768, height: 1024 } });
+  try {
+    const t = new LabPage(tablet.page);
+    await t.open();
+    const layout = await t.page.evaluate(() => {
+      const rects = [...document.querySelectorAll('.topology .lane')].map((l) => l.getBoundingClientRect());
+      const overlap = rects.some((a, i) => rects.some((b, j) => i < j
+        && a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1));
+      const list = document.querySelector('.topology .lane.consumers > ul');
+      return {
+        overflow: document.documentElement.scrollWidth - window.innerWidth,
+        lanes: rects.length,
+        overlap,
+        scrolls: list.scrollHeight > list.clientHeight && getComputedStyle(list).overflowY === 'auto',
+        many: list.parentElement.classList.contains('many'),
+      };
+    });
+    assert.equal(layout.lanes, 4);
+    assert.ok(layout.overflow <= 0, `no horizontal scrolling (overflow ${layout.overflow}px)`);
+    assert.ok(!layout.overlap, 'lanes do not overlap');
+    assert.ok(layout.many && layout.scrolls, 'twenty consumers: compact cards that scroll in the lane');
+    await t.page.getByTestId('topology').screenshot({ path: path.join(SHOTS, '22-topology-tablet.png') });
+    assert.deepEqual(t.consoleErrors, []);
+  } finally {
+    await tablet.close();
+  }
+});
+
+test('a member crash: the logs panel and the member cards say the group is rebalancing', async () => {
+  await lab.pickScenario('log-consumer-groups');
+  assert.equal(await lab.page.getByTestId('group-0-rebalancing').count(), 0);
+  assert.match(await lab.text('group-0-member-0-state'), /^ledger-1: up · .* · owns P0, P1$/);
+  await lab.click('group-0-member-0-crash');
+  await lab.page.getByTestId('group-0-rebalancing').waitFor({ state: 'visible' });
+  assert.match(await lab.text('group-0-rebalancing'), /paused/);
+  assert.match(await lab.text('group-0-member-0-state'), /^ledger-1: crashed · restarts in/);
+  assert.equal(await lab.text('group-0-member-1-state'), 'ledger-2: rebalancing · paused');
+  assert.equal(await lab.text('member-0-1-state'), 'rebalancing · paused');
+  assert.match(await lab.page.getByTestId('member-0-1').getAttribute('class'), /\brebalancing\b/);
+  await lab.page.getByTestId('topology').screenshot({ path: path.join(SHOTS, '23-topology-logs.png') });
+});

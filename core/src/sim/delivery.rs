@@ -74,6 +74,7 @@ impl Simulation {
             enqueued_us: self.now_us,
             line_seq: 0,
             first_delivered_us: None,
+            lease_until_us: None,
             done_us: None,
             redrives: 0,
         });
@@ -205,6 +206,7 @@ impl Simulation {
         match ack {
             AckMode::AfterCommit => {
                 let until = now + self.queues[queue as usize].lease_us;
+                self.copies[copy as usize].lease_until_us = Some(until);
                 // All leases of a queue have the same length, so they expire in order.
                 self.events.schedule_in_lane(
                     lease_lane(queue),

@@ -13,6 +13,9 @@ mod logs;
 mod processing;
 mod publishing;
 mod settings;
+mod views;
+
+pub use views::{MemberView, ProducerView};
 
 use std::hash::{Hash, Hasher};
 

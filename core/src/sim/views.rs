@@ -1,0 +1,95 @@
+//! Read-only views for the page's topology: a producer's outbox and relay, the members of
+//! log groups, and the leases consumers hold. Nothing here changes the run.
+
+use serde::Serialize;
+
+use super::Simulation;
+use crate::message::Fate;
+use crate::producer::OutboxRow;
+use crate::scenario::ProducerCrashPoint;
+use crate::step::{Attempt, ConsumerId, CopyId, MemberId};
+use crate::time::Micros;
+
+/// What the app shows about a producer's service and its outbox relay (one process).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ProducerView {
+    pub name: String,
+    pub up: bool,
+    /// A crash waiting for its moment.
+    pub armed: Option<ProducerCrashPoint>,
+    pub restart_at_us: Option<Micros>,
+    /// Unsent outbox rows.
+    pub outbox_len: usize,
+    /// Rows the relay has published and awaits the confirm for.
+    pub sending: usize,
+}
+
+/// What the app shows about a member of a log consumer group.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MemberView {
+    pub name: String,
+    pub up: bool,
+    pub restart_at_us: Option<Micros>,
+    /// The record it is processing: (partition, offset).
+    pub working: Option<(u32, u64)>,
+    /// Partitions it owns now (none while the group rebalances).
+    pub partitions: Vec<u32>,
+}
+
+impl Simulation {
+    pub fn producer_view(&self, id: u32) -> Option<ProducerView> {
+        self.producers.get(id as usize).map(|p| ProducerView {
+            name: p.name.clone(),
+            up: p.up,
+            armed: p.armed.map(|a| a.point),
+            restart_at_us: p.restart_at_us,
+            outbox_len: p.outbox.len(),
+            sending: p.outbox.iter().filter(|r| r.sending).count(),
+        })
+    }
+
+    /// A producer's unsent outbox rows, in commit order.
+    pub fn outbox_rows(&self, id: u32) -> impl Iterator<Item = OutboxRow> + '_ {
+        self.producers
+            .get(id as usize)
+            .into_iter()
+            .flat_map(|p| p.outbox.iter().copied())
+    }
+
+    /// Whether group `g` is rebalancing (its partitions are paused).
+    pub fn group_rebalancing(&self, g: u32) -> bool {
+        self.groups.get(g as usize).is_some_and(|x| x.rebalancing)
+    }
+
+    pub fn group_member(&self, g: u32, m: MemberId) -> Option<MemberView> {
+        let group = self.groups.get(g as usize)?;
+        let member = group.members.get(m as usize)?;
+        Some(MemberView {
+            name: member.name.clone(),
+            up: member.up,
+            restart_at_us: member.restart_at_us,
+            working: member.working.map(|w| (w.partition, w.offset)),
+            partitions: (0..group.owner.len() as u32)
+                .filter(|&p| group.owner[p as usize] == Some(m))
+                .collect(),
+        })
+    }
+
+    /// When the lease on `copy`'s current delivery runs out: `None` if it is not in flight
+    /// under a lease (never delivered, acked on delivery, settled, or back in line).
+    pub fn lease_until_us(&self, copy: CopyId) -> Option<Micros> {
+        let c = self.copies.get(copy as usize)?;
+        (c.fate == Fate::InFlight && !c.settled_at_broker)
+            .then_some(c.lease_until_us)
+            .flatten()
+    }
+
+    /// Deliveries consumer `c` holds (buffered, then being processed): (copy, attempt).
+    pub fn held_deliveries(&self, c: ConsumerId) -> impl Iterator<Item = (CopyId, Attempt)> + '_ {
+        self.consumers
+            .get(c as usize)
+            .into_iter()
+            .flat_map(|c| c.buffer.iter().chain(c.working.iter()))
+            .map(|h| (h.copy, h.attempt))
+    }
+}
