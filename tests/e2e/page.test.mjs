@@ -675,7 +675,7 @@ test('the timeline scrubber seeks exactly, back and forth, with a crash kept in 
   assert.ok(end > 179 && end < 181, `the burst ends near 180 s: ${end}`);
   assert.equal(await lab.number('backlog'), 0);
   assert.equal(await lab.number('crashes'), 1);
-  await lab.shot('20-scrubbed-to-end');
+  await lab.shot('21-scrubbed-to-end');
   // And straight back to the start of the run.
   await scrubTo(0);
   assert.equal(await lab.number('time'), 0);
@@ -727,7 +727,7 @@ test('"?" opens the help dialog with every shortcut; Escape closes it and gives 
   for (const key of ['space', '→', '←', 'r', '+ / −', '?', 'Escape']) assert.ok(keys.includes(key), `${key} in ${keys}`);
   assert.match(await help.innerText(), /Timeline/);
   assert.match(await help.innerText(), /Counters/);
-  await lab.shot('21-help');
+  await lab.shot('22-help');
   // Page shortcuts are off while the dialog is open: space does not start the run.
   await lab.page.keyboard.press(' ');
   assert.equal(await lab.text('play'), 'Play');
@@ -758,7 +758,7 @@ test('large type scales the text and the controls up, and back', async () => {
   });
   assert.ok(layout.overflow <= 0, `no horizontal scrolling (overflow ${layout.overflow}px)`);
   assert.ok(Math.max(...layout.stage) <= layout.counters, `the panels do not overlap: ${JSON.stringify(layout)}`);
-  await lab.shot('22-large-type');
+  await lab.shot('23-large-type');
   await toggle.click();
   assert.equal(await toggle.getAttribute('aria-pressed'), 'false');
   assert.equal(await size('backlog'), counter);
@@ -857,7 +857,7 @@ test('crashing a consumer then playing marks the crash on the chart, also after 
   await lab.page.mouse.move(box.x + box.width * 0.22, box.y + box.height / 2);
   await lab.page.getByTestId('chart-hover').waitFor({ state: 'visible' });
   assert.doesNotMatch(await lab.text('chart-hover'), /\(now\)/, 'an earlier sample');
-  await lab.shot('16-chart-crash-and-hover');
+  await lab.shot('24-chart-crash-and-hover');
   await lab.page.mouse.move(5, 5);
   await lab.press('r');
   assert.equal(await crashMarkers(), 0, 'a reset forgets the crash');
@@ -975,10 +975,10 @@ test('parameters: a higher arrival rate grows the backlog and the prediction, sc
   await enter(bound, '500');
   assert.equal(await bound.inputValue(), '500');
   assert.equal(await lab.text('param-q0-bound-error'), '');
-  await panel.screenshot({ path: path.join(SHOTS, '16-parameters.png') });
+  await panel.screenshot({ path: path.join(SHOTS, '25-parameters.png') });
   await chart.scrollIntoViewIfNeeded();
   await page.evaluate(() => document.querySelector('[data-testid=chart]').scrollIntoView({ block: 'start' }));
-  await lab.shot('17-parameters-and-chart');
+  await lab.shot('26-parameters-and-chart');
   // A good value clears the message.
   await enter(consumers, '1');
   assert.equal(await lab.text('param-q0-consumers-error'), '');
@@ -1038,7 +1038,7 @@ test('an outbox producer shows its table and its relay, which crashes after a co
   assert.match(await lab.text('producer-0-outbox'), /row #0/);
   await stepUntil(lab, async () => /^crashed/.test(await lab.text('relay-0-state')));
   assert.match(await lab.text('producer-0-outbox'), /row #0 · unsent/, 'never marked sent');
-  await lab.page.getByTestId('topology').screenshot({ path: path.join(SHOTS, '20-outbox-relay.png') });
+  await lab.page.getByTestId('topology').screenshot({ path: path.join(SHOTS, '27-outbox-relay.png') });
 });
 
 test('after crash-after-commit plays, the database card flags the duplicate effect', async () => {
@@ -1056,7 +1056,7 @@ test('after crash-after-commit plays, the database card flags the duplicate effe
   ]);
   assert.notEqual(flagged, plain, 'the duplicate row is coloured too');
   await lab.page.getByTestId('topology').scrollIntoViewIfNeeded();
-  await lab.page.getByTestId('topology').screenshot({ path: path.join(SHOTS, '21-topology-database.png') });
+  await lab.page.getByTestId('topology').screenshot({ path: path.join(SHOTS, '28-topology-database.png') });
 });
 
 test('"Redrive" on a dead-letter queue moves its messages back to the queue', async () => {
@@ -1101,7 +1101,7 @@ test('on a tablet (768 px) the lanes wrap without overlapping, and many consumer
     assert.ok(layout.overflow <= 0, `no horizontal scrolling (overflow ${layout.overflow}px)`);
     assert.ok(!layout.overlap, 'lanes do not overlap');
     assert.ok(layout.many && layout.scrolls, 'twenty consumers: compact cards that scroll in the lane');
-    await t.page.getByTestId('topology').screenshot({ path: path.join(SHOTS, '22-topology-tablet.png') });
+    await t.page.getByTestId('topology').screenshot({ path: path.join(SHOTS, '29-topology-tablet.png') });
     assert.deepEqual(t.consoleErrors, []);
   } finally {
     await tablet.close();
@@ -1119,5 +1119,5 @@ test('a member crash: the logs panel and the member cards say the group is rebal
   assert.equal(await lab.text('group-0-member-1-state'), 'ledger-2: rebalancing · paused');
   assert.equal(await lab.text('member-0-1-state'), 'rebalancing · paused');
   assert.match(await lab.page.getByTestId('member-0-1').getAttribute('class'), /\brebalancing\b/);
-  await lab.page.getByTestId('topology').screenshot({ path: path.join(SHOTS, '23-topology-logs.png') });
+  await lab.page.getByTestId('topology').screenshot({ path: path.join(SHOTS, '30-topology-logs.png') });
 });
