@@ -61,6 +61,8 @@ pub struct GroupCard {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct LogsSnapshot {
     pub logs: Vec<String>,
+    /// Each log's partition count now (a log may grow while running).
+    pub partition_counts: Vec<u32>,
     pub groups: Vec<GroupCard>,
     pub appended: u64,
     pub records_processed: u64,
@@ -116,6 +118,9 @@ impl LogsSnapshot {
             .collect();
         Self {
             logs: (0..sim.log_count()).map(|l| sim.log_name(l)).collect(),
+            partition_counts: (0..sim.log_count())
+                .map(|l| sim.log_partition_count(l))
+                .collect(),
             groups,
             appended: c.appended,
             records_processed: c.records_processed,
@@ -189,6 +194,26 @@ pub fn LogsView(lab: Lab) -> impl IntoView {
             .map(|(g, card)| group_view(lab, g as u32, card))
             .collect_view()
     };
+    // Growing a log: keys hash over more partitions from now on, so a key's next records
+    // may land elsewhere than its earlier ones (order per key is only kept per partition).
+    let log_sizes = move || {
+        logs.with(|l| l.logs.clone().into_iter().zip(l.partition_counts.clone()))
+            .enumerate()
+            .map(|(i, (name, n))| {
+                let grow = name.clone();
+                view! {
+                    <li data-testid=format!("log-{i}-size")>
+                        <span>{format!("{name}: {n} partitions ")}</span>
+                        <button type="button" class="small" data-testid=format!("log-{i}-add-partition")
+                            title="Keys spread over the new partition too; every group reading the log rebalances"
+                            on:click=move |_| lab.command(Fault::SetPartitions { log: grow.clone(), partitions: n + 1 })>
+                            "Add a partition"
+                        </button>
+                    </li>
+                }
+            })
+            .collect_view()
+    };
     view! {
         <section class="panel logs" aria-labelledby="logs-title" data-testid="logs"
             hidden=move || logs.with(|l| l.logs.is_empty())>
@@ -199,6 +224,7 @@ pub fn LogsView(lab: Lab) -> impl IntoView {
                 " · skipped " <strong data-testid="log-skipped">{move || count(logs.with(|l| l.records_skipped))}</strong>
                 " · rebalances " <strong data-testid="log-rebalances">{move || count(logs.with(|l| l.rebalances))}</strong>
             </p>
+            <ul class="log-sizes">{log_sizes}</ul>
             {groups}
         </section>
     }
@@ -283,6 +309,27 @@ fn group_view(lab: Lab, g: u32, card: GroupCard) -> impl IntoView {
 mod tests {
     use super::*;
     use brokerlab_core::examples;
+
+    #[test]
+    fn a_log_grown_while_running_shows_its_new_partitions() {
+        let mut sim = Simulation::new(examples::load("log-consumer-groups").expect("built in"))
+            .expect("valid");
+        for _ in 0..200 {
+            sim.step();
+        }
+        assert_eq!(LogsSnapshot::of(&sim).partition_counts, vec![4]);
+        sim.command(Fault::SetPartitions {
+            log: "account-events".into(),
+            partitions: 5,
+        })
+        .expect("a log may grow");
+        let s = LogsSnapshot::of(&sim);
+        assert_eq!(s.partition_counts, vec![5]);
+        assert!(s
+            .groups
+            .iter()
+            .all(|g| g.partitions.len() == 5 && g.rebalancing));
+    }
 
     #[test]
     fn a_log_scenario_shows_its_groups_partitions_and_counters() {

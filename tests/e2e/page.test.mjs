@@ -1121,3 +1121,20 @@ test('a member crash: the logs panel and the member cards say the group is rebal
   assert.match(await lab.page.getByTestId('member-0-1').getAttribute('class'), /\brebalancing\b/);
   await lab.page.getByTestId('topology').screenshot({ path: path.join(SHOTS, '30-topology-logs.png') });
 });
+
+test('adding a partition to a log while it runs: the groups rebalance onto one more partition', async () => {
+  await lab.pickScenario('log-consumer-groups');
+  await lab.page.getByTestId('logs').waitFor({ state: 'visible' });
+  assert.equal(await lab.text('log-0-size'), 'account-events: 4 partitions Add a partition');
+  const before = await lab.number('log-rebalances');
+  await lab.click('log-0-add-partition');
+  assert.match(await lab.text('log-0-size'), /^account-events: 5 partitions/);
+  assert.equal(await lab.number('log-rebalances'), before + 2, 'both groups rebalance');
+  await lab.page.getByTestId('group-0-partition-4').waitFor({ state: 'visible' });
+  await lab.page.getByTestId('group-1-partition-4').waitFor({ state: 'visible' });
+  // Back one step: the log has its 4 partitions again.
+  await lab.click('back');
+  assert.match(await lab.text('log-0-size'), /^account-events: 4 partitions/);
+  assert.deepEqual(lab.consoleErrors, []);
+  await lab.pickScenario('crash-after-commit');
+});

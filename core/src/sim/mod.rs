@@ -776,6 +776,12 @@ impl Simulation {
     pub fn log_count(&self) -> u32 {
         self.logs.len() as u32
     }
+    /// How many partitions log `l` has now (0 if there is no such log).
+    pub fn log_partition_count(&self, l: u32) -> u32 {
+        self.logs
+            .get(l as usize)
+            .map_or(0, |log| log.partitions.len() as u32)
+    }
     pub fn group_count(&self) -> u32 {
         self.groups.len() as u32
     }
