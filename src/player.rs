@@ -619,7 +619,7 @@ impl Player {
             dead_lettered: line(|s| s.dead_lettered as f64),
             oldest_age_s: line(|s| s.oldest_age_s),
             crashes: self.crashes.clone(),
-            prediction: fluid::fluid_curve(&self.lambda, &self.mu, self.horizon_s.max(now_s)),
+            prediction: self.prediction_curve(),
             x_max_s: self.horizon_s.max(now_s),
             now_s,
         }

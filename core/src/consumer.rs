@@ -104,34 +104,22 @@ impl Consumer {
     /// A new process with this one's settings (current ones, pending ack mode included)
     /// and none of its state: what scaling out starts.
     pub fn fresh_copy(&self, name: String) -> Self {
-        Self {
-            name,
-            queue: self.queue,
+        let settings = ConsumerSpec {
+            name: String::new(),
+            queue: String::new(),
+            replicas: 1,
             service: self.service,
             concurrency: self.concurrency,
             prefetch: self.prefetch,
             ack: self.pending_ack.unwrap_or(self.ack),
             batch_size: self.batch_size,
             batch_atomic: self.batch_atomic,
-            batches: 0,
-            next_batch: 1,
             idempotency: self.idempotency,
             ordering: self.ordering,
             failures: self.failures.clone(),
             retry: self.retry.clone(),
-            slow_factor: 1.0,
-            up: true,
-            incarnation: 0,
-            buffer: VecDeque::new(),
-            working: Vec::new(),
-            armed: None,
-            drop_next_ack: false,
-            restart_at_us: None,
-            retiring: false,
-            stopped: false,
-            pending_ack: None,
-            prefetch_grace: 0,
-        }
+        };
+        Self::new(&settings, name, self.queue)
     }
 
     /// Deliveries held: buffered plus being processed.
