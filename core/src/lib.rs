@@ -7,6 +7,7 @@
 //! * Time is integer microseconds; the only randomness is one seeded generator with a
 //!   platform-independent stream, so the same scenario gives the same run everywhere.
 
+pub mod budget;
 pub mod consumer;
 pub mod database;
 pub mod engine;
@@ -25,8 +26,10 @@ pub mod routing;
 pub mod scenario;
 pub mod sim;
 pub mod step;
+pub mod text;
 pub mod time;
 
+pub use budget::WorkEstimate;
 pub use consumer::ConsumerView;
 pub use log::PartitionView;
 pub use message::{Copy, DeadLetter, Fate, Message, PublishFate};
@@ -35,14 +38,14 @@ pub use producer::OutboxRow;
 pub use queue::QueueView;
 pub use report::Report;
 pub use scenario::{
-    AckMode, ArrivalProcess, Arrivals, Assignment, Binding, BrokerSpec, CommitMode, ConsumerSpec,
+    AckMode, ArrivalProcess, Arrivals, Assignment, Binding, BrokerSpec, Budget, CommitMode, ConsumerSpec,
     CrashPoint, ExchangeKind, ExchangeSpec, Failures, Fault, GroupSpec, Handoff, Idempotency,
     Intervention, Isolation, Jitter, LogSpec, MemberCrashPoint, Op, Ordering, Outage, Overflow,
     PayloadSpec, Poison, ProducerCrashPoint, ProducerSpec, PublishSpec, QueueSpec, RateSegment,
     RetryPolicy, Scenario, ScenarioError, ScheduledFault, ScriptedMessage, ServiceTime,
     SCENARIO_VERSION,
 };
-pub use sim::{fingerprint, MemberView, ProducerView, Simulation};
+pub use sim::{fingerprint, EndReason, MemberView, ProducerView, Simulation};
 pub use step::{
     Attempt, ConsumerId, CopyId, Fact, GroupId, LogId, MemberId, MsgId, ProducerId, QueueId,
     Setting, Step, Trigger,

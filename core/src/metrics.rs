@@ -179,7 +179,7 @@ impl Series {
         for (series, s) in self.groups.iter_mut().zip(groups) {
             series.push(*s);
         }
-        self.next_us += self.every_us;
+        self.next_us = self.next_us.saturating_add(self.every_us);
         if self.samples.len() as u64 >= SAMPLES_MAX {
             fn halve<T: Copy>(v: &mut Vec<T>) {
                 *v = v.iter().step_by(2).copied().collect();
@@ -187,9 +187,9 @@ impl Series {
             halve(&mut self.samples);
             self.queues.iter_mut().for_each(halve);
             self.groups.iter_mut().for_each(halve);
-            self.every_us *= 2;
+            self.every_us = self.every_us.saturating_mul(2);
             let last = self.samples.last().map_or(0.0, |s| s.t_s);
-            self.next_us = crate::time::secs_to_us(last) + self.every_us;
+            self.next_us = crate::time::secs_to_us(last).saturating_add(self.every_us);
         }
     }
 }

@@ -69,7 +69,7 @@ impl ArrivalClock {
         self.segments = schedule
             .iter()
             .map(|s| Segment {
-                from_us: now_us + secs_to_us(s.from_s),
+                from_us: now_us.saturating_add(secs_to_us(s.from_s)),
                 rate_per_s: s.rate_per_s,
             })
             .collect();
@@ -100,12 +100,14 @@ impl ArrivalClock {
                 let candidate = match self.process {
                     ArrivalProcess::Constant => {
                         let gap_us = US_PER_S / seg.rate_per_s;
-                        seg.from_us + ((self.k_in_segment + 1) as f64 * gap_us).round() as Micros
+                        seg.from_us.saturating_add(
+                            ((self.k_in_segment + 1) as f64 * gap_us).round() as Micros,
+                        )
                     }
                     // Memoryless: restarting the draw at a segment boundary is exact.
                     ArrivalProcess::Poisson => {
-                        self.cursor_us
-                            + rng.exponential(US_PER_S / seg.rate_per_s).round() as Micros
+                        let gap_us = rng.exponential(US_PER_S / seg.rate_per_s).round();
+                        self.cursor_us.saturating_add(gap_us as Micros)
                     }
                 };
                 if end.is_none_or(|e| candidate < e) {

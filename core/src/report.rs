@@ -11,6 +11,10 @@ use crate::sim::Simulation;
 pub struct Report {
     pub scenario: String,
     pub seed: u64,
+    /// Why the run ended (`null` if it was cut short while still running).
+    pub end_reason: Option<crate::sim::EndReason>,
+    /// Steps taken.
+    pub steps: u64,
     pub summary: Summary,
     /// Each queue at the end of the run, and its own series (in step with `series`).
     pub queues: Vec<QueueView>,
@@ -33,6 +37,8 @@ impl Report {
         Self {
             scenario: sim.scenario().name.clone(),
             seed: sim.scenario().seed,
+            end_reason: sim.end_reason(),
+            steps: sim.steps(),
             summary: sim.summary(),
             queues: (0..sim.queue_count())
                 .filter_map(|q| sim.queue(q))

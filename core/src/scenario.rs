@@ -43,6 +43,49 @@ pub mod limits {
     pub const MEMBERS_MAX: u32 = 256;
     /// Most consumers one command may scale a queue to.
     pub const SCALE_MAX: u32 = 64;
+
+    // ----- the work budget -------------------------------------------------------------
+    // Every run honours these, whatever its scenario says: the estimate before the run
+    // refuses a scenario that would need more, and a run that still gets there stops at
+    // the first step boundary past the limit, with `EndReason` saying which.
+
+    /// Most steps a run takes. The largest runs we ship (the analytic million-message
+    /// validation) take about five million; ten times that still ends in seconds natively.
+    pub const STEPS_MAX: u64 = 50_000_000;
+    /// Most message copies a run holds (every copy stays in memory for the page's
+    /// lineage, about 200 bytes each with its bookkeeping): what a plain run of
+    /// `MESSAGES_MAX` messages into one queue already needed, so fanout and publish
+    /// retries cannot multiply memory past it.
+    pub const COPIES_MAX: u64 = MESSAGES_MAX;
+    /// Most records appended to all logs together (producers' records plus the output
+    /// that consumer groups write), for the same reason.
+    pub const LOG_RECORDS_MAX: u64 = MESSAGES_MAX;
+    /// Lowest positive arrival rate: one message in about 11.6 days. Slower rates would
+    /// put the next arrival beyond any horizon a lesson has; use 0 to stop instead.
+    pub const RATE_PER_S_MIN: f64 = 0.000_001;
+}
+
+/// The work budget of one run (see the constants of [`limits`] for why each number).
+/// [`Budget::default`] is what every run gets; tests may give a smaller one through
+/// `Simulation::with_budget`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Budget {
+    pub steps_max: u64,
+    /// Messages created (published, outbox rows, injected poison).
+    pub messages_max: u64,
+    pub copies_max: u64,
+    pub log_records_max: u64,
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Self {
+            steps_max: limits::STEPS_MAX,
+            messages_max: limits::MESSAGES_MAX,
+            copies_max: limits::COPIES_MAX,
+            log_records_max: limits::LOG_RECORDS_MAX,
+        }
+    }
 }
 
 /// A whole run.
@@ -968,7 +1011,11 @@ impl Scenario {
             return Err(err("scenario", "is larger than 1 MiB"));
         }
         let scenario: Scenario = serde_json::from_str(text)
-            .map_err(|e| err("scenario", format!("is not valid scenario JSON: {e}")))?;
+            .map_err(|e| {
+                // serde echoes unknown names: show them escaped, on one line.
+                let e = crate::text::escape_controls(&e.to_string());
+                err("scenario", format!("is not valid scenario JSON: {e}"))
+            })?;
         scenario.validate()?;
         Ok(scenario)
     }
@@ -979,17 +1026,21 @@ impl Scenario {
 
     /// Total number of consumers once replicas are expanded.
     pub fn consumer_count(&self) -> u32 {
-        self.consumers.iter().map(|c| c.replicas).sum()
+        // Saturating: validation asks for this before it has bounded each replica count.
+        self.consumers
+            .iter()
+            .fold(0u32, |n, c| n.saturating_add(c.replicas))
     }
 
     /// The spec of consumer number `index` (replicas expanded), if it exists.
     pub fn consumer_spec(&self, index: u32) -> Option<&ConsumerSpec> {
-        let mut first = 0;
+        let mut first = 0u32;
         for spec in &self.consumers {
-            if index < first + spec.replicas {
+            let next = first.saturating_add(spec.replicas);
+            if index < next {
                 return Some(spec);
             }
-            first += spec.replicas;
+            first = next;
         }
         None
     }
@@ -1070,7 +1121,8 @@ impl Scenario {
         }
         self.validate_consumers()?;
         self.validate_logs()?;
-        Ok(())
+        // Last: the estimate reads names and counts the checks above have bounded.
+        self.work_estimate().check()
     }
 
     fn validate_queues(&self) -> Result<(), ScenarioError> {
@@ -1370,8 +1422,7 @@ impl Scenario {
             return Ok(p.script.len() as u64);
         }
         validate_schedule(&f("arrivals.schedule"), &p.arrivals.schedule)?;
-        let schedule = self.effective_schedule(i);
-        let estimate = self.estimate_messages(&schedule, p.count);
+        let estimate = self.message_bound(i);
         if !estimate.is_finite() {
             return Err(err(
                 f("count"),
@@ -1417,27 +1468,6 @@ impl Scenario {
             .map(|f| &f.fault)
             .chain(self.interventions.iter().map(|iv| &iv.fault))
             .any(|f| matches!(f, Fault::SetConsumerCount { .. }))
-    }
-
-    /// Upper estimate of the messages a schedule produces before end_s (infinite if it
-    /// never stops), capped by the producer's count.
-    fn estimate_messages(&self, schedule: &[RateSegment], count: Option<u64>) -> f64 {
-        let horizon = self.end_s.unwrap_or(f64::INFINITY);
-        let mut by_schedule = 0.0;
-        for (k, seg) in schedule.iter().enumerate() {
-            let until = schedule
-                .get(k + 1)
-                .map_or(horizon, |n| n.from_s.min(horizon));
-            if until > seg.from_s && seg.rate_per_s > 0.0 {
-                by_schedule += seg.rate_per_s * (until - seg.from_s);
-            }
-        }
-        // Poisson arrivals can exceed the mean; leave room for a generous excess.
-        let by_schedule = by_schedule * 1.05 + 1_000.0;
-        match count {
-            Some(n) => (n as f64).min(by_schedule),
-            None => by_schedule,
-        }
     }
 
     pub(crate) fn validate_fault(&self, field: &str, fault: &Fault) -> Result<(), ScenarioError> {
@@ -1691,6 +1721,12 @@ fn validate_schedule(field: &str, schedule: &[RateSegment]) -> Result<(), Scenar
             0.0,
             RATE_PER_S_MAX,
         )?;
+        if seg.rate_per_s > 0.0 && seg.rate_per_s < RATE_PER_S_MIN {
+            return Err(err(
+                format!("{g}.rate_per_s"),
+                format!("a positive rate must be at least {RATE_PER_S_MIN} (use 0 to stop)"),
+            ));
+        }
         match prev {
             None if seg.from_s != 0.0 => {
                 return Err(err(

@@ -5,83 +5,129 @@
 //!   brokerlab example [NAME]           list the built-in examples, or print one as JSON
 //!
 //! FILE may be `-` for standard input. Bad input: one line on stderr and exit code 2.
+//! A run that stops at the work budget still prints its report (its `end_reason` says
+//! which limit) and adds one line on stderr saying so.
 
-use std::io::{Read, Write};
+use std::io::{BufWriter, Read, Write};
 use std::process::ExitCode;
 
+use brokerlab_core::text::{escape_controls, one_line};
 use brokerlab_core::{examples, narration, Report, Scenario, Simulation};
 
 const USAGE: &str = "usage: brokerlab run FILE.json [--csv] | brokerlab trace FILE.json [--max N] | brokerlab example [NAME]";
 
+/// Largest input read: the same 1 MiB the scenario decoder accepts.
+const INPUT_BYTES_MAX: u64 = 1 << 20;
+/// Most steps `trace` prints: a million lines is already hundreds of megabytes of text.
+const TRACE_STEPS_MAX: u64 = 1_000_000;
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match run(&args) {
-        Ok(out) => {
-            // A closed pipe (`| head`) is not an error worth a panic.
-            let _ = std::io::stdout().write_all(out.as_bytes());
-            ExitCode::SUCCESS
-        }
+        Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
-            eprintln!("brokerlab: {message}");
+            eprintln!("brokerlab: {}", one_line(&message));
             ExitCode::from(2)
         }
     }
 }
 
-fn run(args: &[String]) -> Result<String, String> {
+fn run(args: &[String]) -> Result<(), String> {
     let words: Vec<&str> = args.iter().map(String::as_str).collect();
     match words.as_slice() {
-        ["run", file] => Ok(Report::of(&simulate(file)?).to_json() + "\n"),
-        ["run", file, "--csv"] | ["run", "--csv", file] => {
-            Ok(Report::of(&simulate(file)?).series_csv())
-        }
+        ["run", file] => report(file, |r| r.to_json() + "\n"),
+        ["run", file, "--csv"] | ["run", "--csv", file] => report(file, Report::series_csv),
         ["trace", file] => trace(file, 200),
         ["trace", file, "--max", n] => {
-            let max = n
+            let max: u64 = n
                 .parse()
                 .map_err(|_| format!("--max wants a whole number, got {n:?}"))?;
+            if max > TRACE_STEPS_MAX {
+                return Err(format!("--max is at most {TRACE_STEPS_MAX}, got {max}"));
+            }
             trace(file, max)
         }
-        ["example"] => Ok(examples::names().map(|n| format!("{n}\n")).collect()),
-        ["example", name] => examples::json(name).map(str::to_string).ok_or_else(|| {
-            let known: Vec<&str> = examples::names().collect();
-            format!("no example named {name:?} (known: {})", known.join(", "))
-        }),
+        ["example"] => print(&examples::names().map(|n| format!("{n}\n")).collect::<String>()),
+        ["example", name] => {
+            let json = examples::json(name).ok_or_else(|| {
+                let known: Vec<&str> = examples::names().collect();
+                format!("no example named {name:?} (known: {})", known.join(", "))
+            })?;
+            print(json)
+        }
         _ => Err(USAGE.to_string()),
     }
 }
 
-fn load(file: &str) -> Result<Scenario, String> {
-    let mut text = String::new();
-    if file == "-" {
-        std::io::stdin()
-            .read_to_string(&mut text)
-            .map_err(|e| format!("cannot read standard input: {e}"))?;
-    } else {
-        text = std::fs::read_to_string(file).map_err(|e| format!("cannot read {file}: {e}"))?;
+/// Writes to standard output; a closed pipe (`| head`) is not an error worth a panic.
+fn print(text: &str) -> Result<(), String> {
+    let _ = std::io::stdout().write_all(text.as_bytes());
+    Ok(())
+}
+
+/// Reads at most one byte past the limit, so endless input (`/dev/zero`) is refused
+/// without reading it all.
+fn read_limited(mut input: impl Read, file: &str) -> Result<String, String> {
+    let mut bytes = Vec::new();
+    input
+        .by_ref()
+        .take(INPUT_BYTES_MAX + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read {file:?}: {e}"))?;
+    if bytes.len() as u64 > INPUT_BYTES_MAX {
+        return Err(format!("{file:?} is larger than 1 MiB"));
     }
-    Scenario::from_json(&text).map_err(|e| format!("{file}: {e}"))
+    String::from_utf8(bytes).map_err(|_| format!("{file:?} is not UTF-8 text"))
 }
 
-fn simulate(file: &str) -> Result<Simulation, String> {
-    let mut sim = Simulation::new(load(file)?).map_err(|e| format!("{file}: {e}"))?;
+fn load(file: &str) -> Result<Scenario, String> {
+    let text = if file == "-" {
+        read_limited(std::io::stdin().lock(), file)?
+    } else {
+        let f = std::fs::File::open(file).map_err(|e| format!("cannot read {file:?}: {e}"))?;
+        read_limited(f, file)?
+    };
+    Scenario::from_json(&text).map_err(|e| format!("{file:?}: {e}"))
+}
+
+fn start(file: &str) -> Result<Simulation, String> {
+    Simulation::new(load(file)?).map_err(|e| format!("{file:?}: {e}"))
+}
+
+/// Runs to the end and prints the report; a budget stop is also said on stderr.
+fn report(file: &str, render: impl Fn(&Report) -> String) -> Result<(), String> {
+    let mut sim = start(file)?;
     sim.run();
-    Ok(sim)
+    print(&render(&Report::of(&sim)))?;
+    if let Some(reason) = sim.end_reason().filter(|r| r.is_budget()) {
+        eprintln!(
+            "brokerlab: {} after {} steps",
+            one_line(reason.describe()),
+            sim.steps()
+        );
+    }
+    Ok(())
 }
 
-fn trace(file: &str, max: u64) -> Result<String, String> {
-    let mut sim = Simulation::new(load(file)?).map_err(|e| format!("{file}: {e}"))?;
-    let mut out = String::new();
+/// Prints each step as it is taken (streamed: memory stays flat however long the run).
+fn trace(file: &str, max: u64) -> Result<(), String> {
+    let mut sim = start(file)?;
+    let stdout = std::io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
     while sim.steps() < max {
         let Some(step) = sim.step() else { break };
         let (index, t, facts) = (step.index, step.time_us, step.facts.to_vec());
         for fact in &facts {
-            out.push_str(&format!(
-                "{index:>6}  {:>12.6} s  {}\n",
-                t as f64 / 1e6,
-                narration::describe(&sim, fact)
-            ));
+            let line = escape_controls(&narration::describe(&sim, fact));
+            let written = writeln!(out, "{index:>6}  {:>12.6} s  {line}", t as f64 / 1e6);
+            if written.is_err() {
+                return Ok(()); // the reader went away (`| head`)
+            }
         }
     }
-    Ok(out)
+    if let Some(reason) = sim.end_reason().filter(|r| r.is_budget()) {
+        let _ = writeln!(out, "        {}", reason.describe());
+    }
+    let _ = out.flush();
+    Ok(())
 }

@@ -115,7 +115,7 @@ impl Simulation {
             let (queue, line_seq) = (c.queue, c.line_seq);
             self.events.schedule_in_lane(
                 ttl_lane(queue),
-                self.now_us + ttl,
+                self.now_us.saturating_add(ttl),
                 Event::TtlExpired { copy, line_seq },
             );
         }
@@ -205,7 +205,7 @@ impl Simulation {
         }
         match ack {
             AckMode::AfterCommit => {
-                let until = now + self.queues[queue as usize].lease_us;
+                let until = now.saturating_add(self.queues[queue as usize].lease_us);
                 self.copies[copy as usize].lease_until_us = Some(until);
                 // All leases of a queue have the same length, so they expire in order.
                 self.events.schedule_in_lane(
@@ -261,7 +261,7 @@ impl Simulation {
     pub(super) fn schedule_retry(&mut self, copy: CopyId, delay_us: Micros) {
         self.set_fate(copy, Fate::RetryWaiting);
         let c = &self.copies[copy as usize];
-        let ready_at_us = self.now_us + delay_us;
+        let ready_at_us = self.now_us.saturating_add(delay_us);
         self.events.schedule(
             ready_at_us,
             Event::RetryDue {
@@ -422,7 +422,7 @@ impl Simulation {
         } else {
             queue.redrive_pending = true;
             self.events.schedule(
-                self.now_us + secs_to_us(1.0 / rate).max(1),
+                self.now_us.saturating_add(secs_to_us(1.0 / rate).max(1)),
                 Event::RedriveTick { queue: q },
             );
         }

@@ -165,7 +165,7 @@ impl Simulation {
                     }
                     c.failures.outages.push(outage);
                 }
-                let until_us = self.now_us + secs_to_us(for_s);
+                let until_us = self.now_us.saturating_add(secs_to_us(for_s));
                 self.facts.push(Fact::DependencyDown {
                     queue: q,
                     until_us,
@@ -203,7 +203,7 @@ impl Simulation {
         c.drop_next_ack = false;
         let working = u64::from(std::mem::take(&mut c.batches));
         let held: Vec<_> = c.working.drain(..).chain(c.buffer.drain(..)).collect();
-        let restart_at_us = armed.restart_after_us.map(|d| now + d);
+        let restart_at_us = armed.restart_after_us.map(|d| now.saturating_add(d));
         c.restart_at_us = restart_at_us;
         self.live_slots -= u64::from(c.concurrency);
         self.busy_slots -= working;
@@ -273,7 +273,7 @@ impl Simulation {
                 self.counters.gave_up += 1;
             }
         }
-        let restart_at_us = armed.restart_after_us.map(|d| now + d);
+        let restart_at_us = armed.restart_after_us.map(|d| now.saturating_add(d));
         self.producers[producer as usize].restart_at_us = restart_at_us;
         self.counters.producer_crashes += 1;
         self.facts.push(Fact::ProducerCrashed {
@@ -310,7 +310,7 @@ impl Simulation {
         self.broker_up = false;
         self.broker_incarnation += 1;
         self.counters.broker_crashes += 1;
-        let restart_at_us = restart_after_us.map(|d| self.now_us + d);
+        let restart_at_us = restart_after_us.map(|d| self.now_us.saturating_add(d));
         self.facts.push(Fact::BrokerCrashed {
             trigger,
             restart_at_us,

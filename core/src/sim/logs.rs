@@ -113,7 +113,7 @@ impl Simulation {
             let part = &mut log.partitions[p];
             let from = part.start;
             while let Some(front) = part.records.front() {
-                let too_old = max_age.is_some_and(|age| front.appended_us + age <= now);
+                let too_old = max_age.is_some_and(|age| front.appended_us.saturating_add(age) <= now);
                 let too_many = max_len.is_some_and(|n| part.records.len() as u64 > n);
                 if !(too_old || too_many) {
                     break;
@@ -258,7 +258,7 @@ impl Simulation {
             ServiceTime::Fixed { seconds } => seconds,
             ServiceTime::Exponential { mean_s } => self.rng.exponential(mean_s),
         };
-        let done_at_us = self.now_us + secs_to_us(took_s);
+        let done_at_us = self.now_us.saturating_add(secs_to_us(took_s));
         self.events.schedule(
             done_at_us,
             Event::RecordDone {
@@ -282,7 +282,7 @@ impl Simulation {
             if !group.auto_commit_pending {
                 group.auto_commit_pending = true;
                 self.events.schedule(
-                    self.now_us + secs_to_us(every_s),
+                    self.now_us.saturating_add(secs_to_us(every_s)),
                     Event::AutoCommit { group: g },
                 );
             }
@@ -417,7 +417,7 @@ impl Simulation {
         if more {
             group.auto_commit_pending = true;
             self.events.schedule(
-                self.now_us + secs_to_us(every_s),
+                self.now_us.saturating_add(secs_to_us(every_s)),
                 Event::AutoCommit { group: g },
             );
         }
@@ -437,7 +437,7 @@ impl Simulation {
         member.incarnation += 1;
         member.working = None;
         member.armed = None;
-        let restart_at_us = restart_after_us.map(|d| now + d);
+        let restart_at_us = restart_after_us.map(|d| now.saturating_add(d));
         member.restart_at_us = restart_at_us;
         let incarnation = member.incarnation;
         self.counters.member_crashes += 1;
@@ -476,7 +476,7 @@ impl Simulation {
             group: g,
             members_up,
         });
-        let at = self.now_us + group.rebalance_us;
+        let at = self.now_us.saturating_add(group.rebalance_us);
         self.events.schedule(
             at,
             Event::RebalanceDone {

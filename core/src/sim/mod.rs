@@ -29,7 +29,7 @@ use crate::metrics::{Counters, GroupSample, Latencies, QueueSample, Sample, Seri
 use crate::producer::{Producer, Target};
 use crate::queue::{Queue, QueueView};
 use crate::rng::SimRng;
-use crate::scenario::{Fault, Intervention, Scenario, ScenarioError};
+use crate::scenario::{Budget, Fault, Intervention, Scenario, ScenarioError};
 use crate::step::{ConsumerId, CopyId, Fact, MsgId, QueueId, Step, Trigger};
 use crate::time::{secs_to_us, us_to_secs, Micros};
 
@@ -40,6 +40,43 @@ fn lease_lane(queue: QueueId) -> usize {
 }
 fn ttl_lane(queue: QueueId) -> usize {
     2 * queue as usize + 1
+}
+
+/// Why a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EndReason {
+    /// Nothing was left to do.
+    Drained,
+    /// The scenario's `end_s` was reached (work may remain).
+    EndTime,
+    /// The work budget's step limit was reached.
+    StepBudget,
+    /// The budget's limit on messages created was reached.
+    MessagesBudget,
+    /// The budget's limit on message copies held was reached.
+    CopiesBudget,
+    /// The budget's limit on records appended to logs was reached.
+    LogRecordsBudget,
+}
+
+impl EndReason {
+    /// Whether the run was stopped by the work budget rather than by its scenario.
+    pub fn is_budget(self) -> bool {
+        !matches!(self, EndReason::Drained | EndReason::EndTime)
+    }
+
+    /// The reason in plain words, for the runner and the page.
+    pub fn describe(self) -> &'static str {
+        match self {
+            EndReason::Drained => "nothing was left to do",
+            EndReason::EndTime => "the scenario's end time was reached",
+            EndReason::StepBudget => "stopped at the work budget: too many steps",
+            EndReason::MessagesBudget => "stopped at the work budget: too many messages",
+            EndReason::CopiesBudget => "stopped at the work budget: too many message copies",
+            EndReason::LogRecordsBudget => "stopped at the work budget: too many log records",
+        }
+    }
 }
 
 /// Clone is cheap enough for the page to keep a few snapshots of a run (seeking and
@@ -59,6 +96,8 @@ pub struct Simulation {
     latency_us: Micros,
     /// Scratch buffer for the queues a publish is routed to.
     route_buf: Vec<QueueId>,
+    /// The work budget this run honours.
+    budget: Budget,
 
     producers: Vec<Producer>,
     messages: Vec<Message>,
@@ -91,8 +130,13 @@ pub struct Simulation {
 }
 
 impl Simulation {
-    /// Builds a run from a scenario after validating it.
+    /// Builds a run from a scenario after validating it, with the default work budget.
     pub fn new(scenario: Scenario) -> Result<Self, ScenarioError> {
+        Self::with_budget(scenario, Budget::default())
+    }
+
+    /// Builds a run that honours `budget` (tests use a small one to end hostile runs fast).
+    pub fn with_budget(scenario: Scenario, budget: Budget) -> Result<Self, ScenarioError> {
         scenario.validate()?;
         let mut queues: Vec<Queue> = scenario.queues.iter().map(Queue::new).collect();
         let mut consumers = Vec::new();
@@ -168,6 +212,7 @@ impl Simulation {
             end_us: scenario.end_s.map(secs_to_us),
             latency_us: secs_to_us(scenario.broker.network_latency_s),
             route_buf: Vec::new(),
+            budget,
             producers,
             messages: Vec::new(),
             by_version: std::collections::BTreeMap::new(),
@@ -221,6 +266,10 @@ impl Simulation {
     fn step_within(&mut self, limit_us: Micros) -> Option<Step<'_>> {
         let limit_us = self.end_us.map_or(limit_us, |end| limit_us.min(end));
         self.facts.clear();
+        // Checked between steps, so a run stopped by its budget is as consistent as any.
+        if self.budget_reached().is_some() {
+            return None;
+        }
         if let Some(iv) = self.scenario.interventions.get(self.next_intervention) {
             if iv.after_step <= self.steps {
                 let fault = iv.fault.clone();
@@ -273,7 +322,8 @@ impl Simulation {
         let t_us = self.end_us.map_or(t_us, |end| t_us.min(end));
         let start = self.steps;
         while self.step_within(t_us).is_some() {}
-        if t_us > self.now_us {
+        // A run stopped by its budget keeps the clock where its last step left it.
+        if t_us > self.now_us && self.budget_reached().is_none() {
             self.advance_clock(t_us);
         }
         self.steps - start
@@ -282,7 +332,7 @@ impl Simulation {
     /// Runs to the end: until no event is left, or `end_s`.
     pub fn run(&mut self) {
         while self.step().is_some() {}
-        if let Some(end) = self.end_us {
+        if let Some(end) = self.end_us.filter(|_| self.budget_reached().is_none()) {
             if end > self.now_us {
                 self.advance_clock(end);
             }
@@ -292,6 +342,9 @@ impl Simulation {
 
     /// When the next step would happen, if any.
     pub fn next_step_time(&self) -> Option<Micros> {
+        if self.budget_reached().is_some() {
+            return None;
+        }
         if self
             .scenario
             .interventions
@@ -307,6 +360,45 @@ impl Simulation {
 
     pub fn is_finished(&self) -> bool {
         self.next_step_time().is_none()
+    }
+
+    /// Why the run ended, or `None` while it has steps left. Running out of work comes
+    /// first: a run whose last step also reached a limit ended because it was done.
+    pub fn end_reason(&self) -> Option<EndReason> {
+        let intervention_due = self
+            .scenario
+            .interventions
+            .get(self.next_intervention)
+            .is_some_and(|iv| iv.after_step <= self.steps);
+        match self.events.peek_time() {
+            _ if intervention_due => self.budget_reached(),
+            None => Some(EndReason::Drained),
+            Some(at) if self.end_us.is_some_and(|end| at > end) => Some(EndReason::EndTime),
+            Some(_) => self.budget_reached(),
+        }
+    }
+
+    /// The budget this run honours.
+    pub fn budget(&self) -> Budget {
+        self.budget
+    }
+
+    /// The first limit of the work budget this run has reached, if any: `steps_max` steps
+    /// taken, or more messages, copies or records than allowed (the step that went past
+    /// is the run's last, so a run never holds more than one step's worth beyond).
+    fn budget_reached(&self) -> Option<EndReason> {
+        let b = &self.budget;
+        if self.steps >= b.steps_max {
+            Some(EndReason::StepBudget)
+        } else if self.messages.len() as u64 > b.messages_max {
+            Some(EndReason::MessagesBudget)
+        } else if self.copies.len() as u64 > b.copies_max {
+            Some(EndReason::CopiesBudget)
+        } else if self.counters.appended > b.log_records_max {
+            Some(EndReason::LogRecordsBudget)
+        } else {
+            None
+        }
     }
 
     /// Applies a user command now and records it in the scenario, so a replay of
@@ -340,6 +432,12 @@ impl Simulation {
                 });
             }
         }
+        if let Some(reason) = self.end_reason().filter(|r| r.is_budget()) {
+            return Err(ScenarioError {
+                field: "command".into(),
+                problem: format!("the run has ended ({})", reason.describe()),
+            });
+        }
         // Recorded commands already due run first, in their recorded order.
         while self
             .scenario
@@ -347,7 +445,9 @@ impl Simulation {
             .get(self.next_intervention)
             .is_some_and(|iv| iv.after_step <= self.steps)
         {
-            self.step();
+            if self.step().is_none() {
+                break; // the budget ran out on the way
+            }
         }
         // A command given after stepping back starts a new timeline: the recorded future goes.
         self.scenario.interventions.truncate(self.next_intervention);
@@ -369,7 +469,11 @@ impl Simulation {
             probe.validate()?;
         }
         self.scenario.interventions.push(intervention);
-        Ok(self.step().expect("a due command always makes a step"))
+        // A recorded command due just before may have spent the last of the budget.
+        self.step().ok_or_else(|| ScenarioError {
+            field: "command".into(),
+            problem: "the run has ended: it reached its work budget".into(),
+        })
     }
 
     /// Moves the clock forward, integrating time averages and emitting due samples.
@@ -386,7 +490,7 @@ impl Simulation {
     }
 
     fn flush_samples(&mut self) {
-        while let Some(ts) = self.series.due_before(self.now_us + 1) {
+        while let Some(ts) = self.series.due_before(self.now_us.saturating_add(1)) {
             self.take_sample(ts, self.now_us);
         }
     }

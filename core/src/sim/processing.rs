@@ -73,7 +73,7 @@ impl Simulation {
                     ServiceTime::Exponential { mean_s } => self.rng.exponential(mean_s),
                 };
             }
-            let done_at_us = self.now_us + secs_to_us(took_s * slow);
+            let done_at_us = self.now_us.saturating_add(secs_to_us(took_s * slow));
             self.busy_slots += 1;
             let (copy, attempt) = (batch[0].copy, batch[0].attempt);
             self.events.schedule(

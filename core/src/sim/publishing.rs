@@ -204,7 +204,7 @@ impl Simulation {
             let timeout = secs_to_us(p.publish.confirm_timeout_s);
             let incarnation = p.incarnation;
             self.events.schedule(
-                self.now_us + timeout,
+                self.now_us.saturating_add(timeout),
                 Event::ConfirmTimeout {
                     producer,
                     msg,
@@ -217,7 +217,7 @@ impl Simulation {
             self.publish_arrives(producer, msg, attempt);
         } else {
             self.events.schedule(
-                self.now_us + self.latency_us,
+                self.now_us.saturating_add(self.latency_us),
                 Event::PublishArrives {
                     producer,
                     msg,
@@ -461,7 +461,7 @@ impl Simulation {
         } else {
             let incarnation = p.incarnation;
             self.events.schedule(
-                self.now_us + self.latency_us,
+                self.now_us.saturating_add(self.latency_us),
                 Event::ConfirmArrives {
                     producer,
                     msg,
@@ -553,7 +553,7 @@ impl Simulation {
                 p.relay_poll_pending = true;
                 let incarnation = p.incarnation;
                 self.events.schedule(
-                    self.now_us + secs_to_us(relay_poll_s),
+                    self.now_us.saturating_add(secs_to_us(relay_poll_s)),
                     Event::RelayPoll {
                         producer,
                         incarnation,

@@ -1,0 +1,328 @@
+//! The work estimate made before a run: what a scenario can multiply (exchange fanout,
+//! publish attempts, group output logs, consumer retry attempts) counted against the
+//! work budget of [`crate::scenario::limits`], so a scenario that would need more is
+//! refused in one line instead of running out of memory. The estimate is an honest upper
+//! bound where one exists (messages, copies, records) and an expected value where only
+//! chance decides (retry attempts); the run itself still honours the budget, so whatever
+//! the estimate cannot see (lost confirms around a broker crash, leases that expire
+//! again and again) ends the run cleanly instead.
+
+use serde::Serialize;
+
+use crate::routing;
+use crate::scenario::{limits, Fault, RateSegment, Scenario, ScenarioError};
+
+/// Poisson arrivals can exceed their mean: a generous margin over the schedule's mean.
+const POISSON_FACTOR: f64 = 1.05;
+const POISSON_EXTRA: f64 = 1_000.0;
+
+/// What a scenario is expected to need, in the budget's units.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct WorkEstimate {
+    /// Messages the producers create (infinite if some producer never stops).
+    pub messages: f64,
+    /// Copies stored in queues: messages × fanout × publish attempts.
+    pub copies: f64,
+    /// Records appended to logs, the groups' output included.
+    pub log_records: f64,
+    /// Steps: at least one per message, one per delivery attempt, one per record read.
+    pub steps: f64,
+}
+
+impl WorkEstimate {
+    /// Checks the estimate against the budget; the error is one line naming the limit.
+    pub fn check(&self) -> Result<(), ScenarioError> {
+        let over = |what: &str, n: f64, max: u64, hint: &str| {
+            if n > max as f64 {
+                Err(ScenarioError {
+                    field: "scenario".into(),
+                    problem: format!(
+                        "would need about {} {what}; the limit is {max} ({hint})",
+                        shown(n)
+                    ),
+                })
+            } else {
+                Ok(())
+            }
+        };
+        over(
+            "message copies",
+            self.copies,
+            limits::COPIES_MAX,
+            "fanout and publish retries multiply each message",
+        )?;
+        over(
+            "log records",
+            self.log_records,
+            limits::LOG_RECORDS_MAX,
+            "each group with an output log writes one per record it reads",
+        )?;
+        over(
+            "steps",
+            self.steps,
+            limits::STEPS_MAX,
+            "every delivery attempt is a step; lower the count or the retries",
+        )
+    }
+}
+
+fn shown(n: f64) -> String {
+    if n.is_finite() {
+        format!("{}", n.round() as u64)
+    } else {
+        "endless".into()
+    }
+}
+
+impl Scenario {
+    /// Upper bound of the messages producer `p` creates (infinite if it never stops).
+    ///
+    /// A recorded command (intervention) replays once its step is reached, and that step
+    /// may never come, or come at any instant: so its new schedule is never assumed to
+    /// cut the old one short. Instead each changed schedule adds what it could produce
+    /// over the whole horizon, on top of the schedule of the scheduled faults.
+    pub fn message_bound(&self, p: usize) -> f64 {
+        let producer = &self.producers[p];
+        let injected = self.commands().filter(|f| is_poison_for(f, p)).count() as f64;
+        if !producer.script.is_empty() {
+            return producer.script.len() as f64 + injected;
+        }
+        let horizon = self.end_s.unwrap_or(f64::INFINITY);
+        let mut mean = integral(&self.schedule_with_faults(p), horizon);
+        for iv in &self.interventions {
+            if let Fault::SetArrivals {
+                producer: q,
+                schedule,
+                ..
+            } = &iv.fault
+            {
+                if *q as usize == p {
+                    mean += integral(schedule, horizon);
+                }
+            }
+        }
+        let by_schedule = mean * POISSON_FACTOR + POISSON_EXTRA;
+        let generated = producer
+            .count
+            .map_or(by_schedule, |n| (n as f64).min(by_schedule));
+        generated + injected
+    }
+
+    /// Every fault and command, scheduled or recorded.
+    fn commands(&self) -> impl Iterator<Item = &Fault> {
+        self.faults
+            .iter()
+            .map(|f| &f.fault)
+            .chain(self.interventions.iter().map(|iv| &iv.fault))
+    }
+
+    /// Producer `p`'s schedule with the scheduled faults' changes (which strike at their
+    /// time for sure), but not the recorded commands'.
+    fn schedule_with_faults(&self, p: usize) -> Vec<RateSegment> {
+        let mut changes: Vec<(f64, &[RateSegment])> = self
+            .faults
+            .iter()
+            .filter_map(|f| match &f.fault {
+                Fault::SetArrivals {
+                    producer, schedule, ..
+                } if *producer as usize == p => Some((f.at_s, schedule.as_slice())),
+                _ => None,
+            })
+            .collect();
+        changes.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let mut schedule = self.producers[p].arrivals.schedule.clone();
+        for (at_s, new) in changes {
+            crate::scenario::splice_schedule(&mut schedule, at_s, new);
+        }
+        schedule
+    }
+
+    /// Most queues one publish of producer `p` reaches.
+    fn fanout(&self, p: usize) -> f64 {
+        let producer = &self.producers[p];
+        if producer.target.is_empty() {
+            return if self.queues.is_empty() { 0.0 } else { 1.0 };
+        }
+        if self.queue_index(&producer.target).is_some() {
+            return 1.0;
+        }
+        let Some(x) = self.exchanges.iter().find(|x| x.name == producer.target) else {
+            return 0.0; // a log: records, not copies
+        };
+        let mut keys: Vec<&str> = producer.routing_keys.iter().map(String::as_str).collect();
+        keys.extend(producer.script.iter().map(|m| m.routing_key.as_str()));
+        keys.push("");
+        keys.iter()
+            .map(|key| {
+                let mut queues: Vec<&str> = x
+                    .bindings
+                    .iter()
+                    .filter(|b| routing::matches(x.kind, &b.key, key))
+                    .map(|b| b.queue.as_str())
+                    .collect();
+                queues.sort_unstable();
+                queues.dedup();
+                queues.len() as f64
+            })
+            .fold(0.0, f64::max)
+    }
+
+    /// Publish attempts that each store the message again. Without confirms, or with
+    /// idempotent publishing (the broker drops what it already stored), one. With a
+    /// confirm timeout no longer than the round trip, every attempt times out and is
+    /// stored again: `max_attempts`. Otherwise one, plus one per confirm dropped on purpose.
+    fn stores_per_message(&self, p: usize) -> (f64, f64) {
+        let publish = &self.producers[p].publish;
+        if !publish.confirms || publish.idempotent {
+            return (1.0, 0.0);
+        }
+        let round_trip_s = 2.0 * self.broker.network_latency_s;
+        if publish.confirm_timeout_s <= round_trip_s {
+            return (f64::from(publish.max_attempts), 0.0);
+        }
+        let dropped = self
+            .commands()
+            .filter(|f| matches!(f, Fault::DropNextConfirm { producer } if *producer as usize == p))
+            .count() as f64;
+        (1.0, dropped)
+    }
+
+    /// Expected delivery attempts per copy for the consumers of queue `q`: poison messages
+    /// use every attempt, transient failures a geometric share of them.
+    fn attempts_per_copy(&self, q: usize) -> f64 {
+        let poison_share = self
+            .producers
+            .iter()
+            .map(|p| p.payload.poison_share)
+            .fold(0.0, f64::max);
+        self.consumers
+            .iter()
+            .filter(|c| self.queue_of(c) == q)
+            .map(|c| {
+                let n = f64::from(c.retry.max_attempts);
+                let p = c.failures.transient_p.clamp(0.0, 1.0);
+                let transient = if p >= 1.0 {
+                    n
+                } else {
+                    (1.0 - p.powf(n)) / (1.0 - p)
+                };
+                poison_share * n + (1.0 - poison_share) * transient
+            })
+            .fold(1.0, f64::max)
+    }
+
+    /// The whole estimate. Assumes a validated scenario (names resolve).
+    pub fn work_estimate(&self) -> WorkEstimate {
+        let mut est = WorkEstimate::default();
+        let mut copies_by_queue = vec![0.0; self.queues.len()];
+        let mut records_by_log = vec![0.0; self.logs.len()];
+        for p in 0..self.producers.len() {
+            let messages = self.message_bound(p);
+            let (stores, extra) = self.stores_per_message(p);
+            let stored = messages * stores + extra;
+            est.messages += messages;
+            if let Some(l) = self.log_index(&self.producers[p].target) {
+                records_by_log[l] += stored;
+            } else {
+                let fanout = self.fanout(p);
+                est.copies += stored * fanout;
+                for q in self.targets(p) {
+                    copies_by_queue[q] += stored;
+                }
+            }
+        }
+        let (records, reads) = self.group_records(records_by_log);
+        est.log_records = records;
+        let deliveries: f64 = copies_by_queue
+            .iter()
+            .enumerate()
+            .map(|(q, n)| n * self.attempts_per_copy(q))
+            .sum();
+        est.steps = est.messages + deliveries + reads;
+        est
+    }
+
+    /// The queues producer `p`'s publishes may reach (each counted once).
+    fn targets(&self, p: usize) -> Vec<usize> {
+        let producer = &self.producers[p];
+        if producer.target.is_empty() {
+            return if self.queues.is_empty() { vec![] } else { vec![0] };
+        }
+        if let Some(q) = self.queue_index(&producer.target) {
+            return vec![q];
+        }
+        let mut out: Vec<usize> = self
+            .exchanges
+            .iter()
+            .filter(|x| x.name == producer.target)
+            .flat_map(|x| x.bindings.iter().filter_map(|b| self.queue_index(&b.queue)))
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// Records in all logs once every group has written its output, and the records the
+    /// groups read. A group reads every record of its log (again after each seek back)
+    /// and writes one output record per record read; groups whose outputs feed each other
+    /// in a loop would write forever (infinite).
+    fn group_records(&self, direct: Vec<f64>) -> (f64, f64) {
+        let reads_per_record = |g: usize| {
+            let seeks = self
+                .commands()
+                .filter(|f| {
+                    matches!(f, Fault::SeekToEarliest { group } | Fault::SeekTo { group, .. }
+                        if *group as usize == g)
+                })
+                .count();
+            1.0 + seeks as f64
+        };
+        // Fixed point by rounds: without a loop it settles within one round per log.
+        let mut records = direct.clone();
+        let mut settled = false;
+        for _ in 0..self.logs.len() + 2 {
+            let mut next = direct.clone();
+            for (g, spec) in self.groups.iter().enumerate() {
+                if let (Some(input), Some(output)) =
+                    (self.log_index(&spec.log), self.log_index(&spec.output))
+                {
+                    next[output] += records[input] * reads_per_record(g);
+                }
+            }
+            settled = next == records;
+            records = next;
+            if settled {
+                break;
+            }
+        }
+        if !settled {
+            return (f64::INFINITY, f64::INFINITY);
+        }
+        let reads = self
+            .groups
+            .iter()
+            .enumerate()
+            .filter_map(|(g, spec)| Some(records[self.log_index(&spec.log)?] * reads_per_record(g)))
+            .sum();
+        (records.iter().sum(), reads)
+    }
+}
+
+/// Mean messages a schedule produces before `horizon_s` (infinite if the last segment has
+/// a positive rate and there is no horizon).
+fn integral(schedule: &[RateSegment], horizon_s: f64) -> f64 {
+    let mut total = 0.0;
+    for (k, seg) in schedule.iter().enumerate() {
+        let until = schedule
+            .get(k + 1)
+            .map_or(horizon_s, |n| n.from_s.min(horizon_s));
+        if until > seg.from_s && seg.rate_per_s > 0.0 {
+            total += seg.rate_per_s * (until - seg.from_s);
+        }
+    }
+    total
+}
+
+fn is_poison_for(fault: &Fault, p: usize) -> bool {
+    matches!(fault, Fault::InjectPoison { producer, .. } if *producer as usize == p)
+}
