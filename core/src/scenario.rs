@@ -49,9 +49,10 @@ pub mod limits {
     // refuses a scenario that would need more, and a run that still gets there stops at
     // the first step boundary past the limit, with `EndReason` saying which.
 
-    /// Most steps a run takes. The largest runs we ship (the analytic million-message
-    /// validation) take about five million; ten times that still ends in seconds natively.
-    pub const STEPS_MAX: u64 = 50_000_000;
+    /// Most steps a run takes: five times the largest built-in runs (`mm1` and `mm4`, a
+    /// million messages in two million steps). A run that loops without end (a lease
+    /// shorter than the work, a gap that never fills) reaches it in a few seconds natively.
+    pub const STEPS_MAX: u64 = 10_000_000;
     /// Most message copies a run holds (every copy stays in memory for the page's
     /// lineage, about 200 bytes each with its bookkeeping): what a plain run of
     /// `MESSAGES_MAX` messages into one queue already needed, so fanout and publish

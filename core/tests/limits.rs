@@ -1,0 +1,278 @@
+//! Every scenario ends, in bounded time and memory (issue #9): the work estimate refuses
+//! in one line what would exceed the budget, and a run that still reaches a limit stops
+//! cleanly with `end_reason` saying which, keeping everything computed so far.
+
+mod common;
+
+use brokerlab_core::scenario::limits;
+use brokerlab_core::{examples, invariants, Budget, EndReason, Fault, Report, Scenario, Simulation};
+use serde_json::{json, Value};
+
+fn repro(name: &str) -> String {
+    let path = format!("{}/tests/repro/limits/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+fn refusal(text: &str) -> String {
+    let e = Scenario::from_json(text).expect_err("refused").to_string();
+    assert_eq!(e.lines().count(), 1, "one line: {e:?}");
+    e
+}
+
+fn value(text: &str) -> Value {
+    serde_json::from_str(text).unwrap()
+}
+
+/// Steps to the end, checking the accounting invariant after every step; the number of
+/// steps can never pass the budget's.
+fn run_checked(mut sim: Simulation) -> Simulation {
+    let max = sim.budget().steps_max;
+    let mut taken = 0u64;
+    while let Some(step) = sim.step() {
+        let index = step.index;
+        invariants::check(&sim).unwrap_or_else(|e| panic!("step {index}: {e}"));
+        taken += 1;
+        assert!(taken <= max, "the run went past its step budget");
+    }
+    sim
+}
+
+fn small(steps_max: u64) -> Budget {
+    Budget {
+        steps_max,
+        ..Budget::default()
+    }
+}
+
+// ----- the reproductions ------------------------------------------------------------
+
+#[test]
+fn replica_count_overflow_is_refused_not_a_panic() {
+    let e = refusal(&repro("replica-count-overflow.json"));
+    assert!(e.contains("replicas"), "{e}");
+}
+
+#[test]
+fn service_time_overflow_runs_to_a_clean_end() {
+    // 60 messages of ten years each, batched and slowed a thousand times: the finish
+    // time is past what u64 microseconds hold, so it saturates instead of wrapping.
+    let s = Scenario::from_json(&repro("service-time-overflow.json")).unwrap();
+    let sim = run_checked(Simulation::new(s).unwrap());
+    assert_eq!(sim.end_reason(), Some(EndReason::Drained));
+    assert!(sim.steps() < 1_000, "{} steps", sim.steps());
+    assert_eq!(sim.counters().published, 60);
+}
+
+#[test]
+fn fanout_amplification_is_refused_by_the_copy_estimate() {
+    // 100,000 messages × 64 subscriptions = 6.4 million copies.
+    let e = refusal(&repro("fanout-amplification.json"));
+    assert!(e.contains("6400000 message copies"), "{e}");
+    assert!(e.contains(&limits::COPIES_MAX.to_string()), "{e}");
+    // The 5-million version too (it passes the message limit, not the copy limit).
+    let mut v = value(&repro("fanout-amplification.json"));
+    v["producers"][0]["count"] = json!(5_000_000);
+    assert!(refusal(&v.to_string()).contains("message copies"));
+    // A third of the subscriptions is within the budget.
+    let mut v = value(&repro("fanout-amplification.json"));
+    let bindings = v["exchanges"][0]["bindings"].as_array_mut().unwrap();
+    bindings.truncate(20);
+    assert!(Scenario::from_json(&v.to_string()).is_ok());
+}
+
+#[test]
+fn a_lease_shorter_than_the_work_stops_at_the_step_budget() {
+    // Every delivery's lease runs out before the work is done: redelivered for ever.
+    let mut v = value(&repro("gap-wait-lost-predecessor.json"));
+    v["producers"][0]["script"] = json!([{ "at_s": 0 }]);
+    v["queues"][0]["visibility_timeout_s"] = json!(0.01);
+    v["consumers"][0]["ordering"] = json!("none");
+    let s = Scenario::from_json(&v.to_string()).unwrap();
+    let sim = run_checked(Simulation::with_budget(s, small(5_000)).unwrap());
+    assert_eq!(sim.end_reason(), Some(EndReason::StepBudget));
+    assert!(sim.counters().redelivered > 100);
+}
+
+#[test]
+fn gap_wait_behind_a_lost_predecessor_stops_at_the_step_budget() {
+    let s = Scenario::from_json(&repro("gap-wait-lost-predecessor.json")).unwrap();
+    let mut sim = run_checked(Simulation::with_budget(s.clone(), small(20_000)).unwrap());
+    assert_eq!(sim.steps(), 20_000);
+    assert_eq!(sim.end_reason(), Some(EndReason::StepBudget));
+    assert!(sim.is_finished());
+    assert_eq!(sim.next_step_time(), None);
+    // Everything computed so far stays: the clock does not move on, nothing is lost.
+    let (now, published) = (sim.now_us(), sim.counters().published);
+    sim.run();
+    sim.run_until(now + 60_000_000);
+    assert_eq!((sim.now_us(), sim.counters().published), (now, published));
+    assert!(sim.step().is_none());
+    // A command on a stopped run is refused, not a panic.
+    let e = sim
+        .command(Fault::DropNextAck { consumer: 0 })
+        .unwrap_err();
+    assert!(e.to_string().contains("ended"), "{e}");
+    // The default budget ends it too, after STEPS_MAX steps.
+    let mut sim = Simulation::new(s).unwrap();
+    sim.run();
+    assert_eq!(sim.steps(), limits::STEPS_MAX);
+    let report = Report::of(&sim);
+    assert_eq!(report.end_reason, Some(EndReason::StepBudget));
+    assert!(report.to_json().contains("\"end_reason\": \"step_budget\""));
+}
+
+#[test]
+fn an_intervention_that_may_never_replay_does_not_lift_the_message_limit() {
+    let e = refusal(&repro("intervention-bypasses-message-limit.json"));
+    assert!(e.contains("never stops"), "{e}");
+    // With an end the producer is bounded, but by its own schedule: 10^6/s for 40 s is
+    // 40 million messages, whatever the command (never reached) would have set.
+    let mut v = value(&repro("intervention-bypasses-message-limit.json"));
+    v["end_s"] = json!(40.0);
+    let e = refusal(&v.to_string());
+    assert!(e.contains("messages"), "{e}");
+    // A command may replay at any instant up to the end, so what its schedule could add
+    // over the whole horizon counts on top: 3 s at 10^6/s twice is past the limit.
+    let mut v = value(&repro("intervention-bypasses-message-limit.json"));
+    v["end_s"] = json!(3.0);
+    v["interventions"][0]["after_step"] = json!(3);
+    v["interventions"][0]["fault"]["set_arrivals"]["schedule"][0]["rate_per_s"] = json!(1e6);
+    let e = refusal(&v.to_string());
+    assert!(e.contains("would publish about"), "{e}");
+}
+
+// ----- the estimate -------------------------------------------------------------------
+
+fn queue_scenario() -> Value {
+    json!({
+        "version": 1, "seed": 1,
+        "producers": [{ "arrivals": { "process": "constant",
+            "schedule": [{ "from_s": 0, "rate_per_s": 1000 }] }, "count": 10000 }],
+        "queues": [{ "name": "q", "visibility_timeout_s": 5 }],
+        "consumers": [{ "service": { "fixed": { "seconds": 0.0001 } }, "ack": "after_commit" }]
+    })
+}
+
+#[test]
+fn publish_attempts_multiply_copies_when_the_confirm_cannot_arrive_in_time() {
+    // A confirm timeout shorter than the round trip: every attempt times out and is
+    // stored again (RabbitMQ stores each publish; only the producer's retry differs).
+    let mut v = queue_scenario();
+    v["broker"] = json!({ "network_latency_s": 0.01 });
+    v["producers"][0]["publish"] =
+        json!({ "confirms": true, "confirm_timeout_s": 0.001, "max_attempts": 1000 });
+    let e = refusal(&v.to_string());
+    assert!(e.contains("10000000 message copies"), "{e}");
+    // Idempotent publishing: the broker drops what it already stored.
+    v["producers"][0]["publish"]["idempotent"] = json!(true);
+    assert!(Scenario::from_json(&v.to_string()).is_ok());
+    // A timeout longer than the round trip: one copy per message.
+    v["producers"][0]["publish"]["idempotent"] = json!(false);
+    v["producers"][0]["publish"]["confirm_timeout_s"] = json!(1.0);
+    let s = Scenario::from_json(&v.to_string()).unwrap();
+    assert_eq!(s.work_estimate().copies, 10_000.0);
+}
+
+#[test]
+fn retry_attempts_count_as_steps() {
+    let mut v = queue_scenario();
+    v["producers"][0]["count"] = json!(5_000_000);
+    v["producers"][0]["arrivals"]["schedule"][0]["rate_per_s"] = json!(100_000);
+    assert!(Scenario::from_json(&v.to_string()).is_ok(), "5M messages fit");
+    // Every message poison: each uses all its attempts before the dead-letter queue.
+    v["producers"][0]["payload"] = json!({ "poison_share": 1.0 });
+    let e = refusal(&v.to_string());
+    assert!(e.contains("steps"), "{e}");
+}
+
+#[test]
+fn group_output_logs_count_and_a_loop_of_outputs_is_refused() {
+    let group = |name: &str, log: &str, output: &str| {
+        json!({ "name": name, "log": log, "members": 1,
+                "service": { "fixed": { "seconds": 0.001 } },
+                "commit": "after_processing", "output": output })
+    };
+    let mut v = json!({
+        "version": 1, "seed": 1,
+        "producers": [{ "target": "a", "arrivals": { "process": "constant",
+            "schedule": [{ "from_s": 0, "rate_per_s": 100 }] }, "count": 10 }],
+        "logs": [{ "name": "a", "partitions": 1 }, { "name": "b", "partitions": 1 }],
+        "groups": [group("g1", "a", "b"), group("g2", "a", "b")]
+    });
+    let s = Scenario::from_json(&v.to_string()).unwrap();
+    assert_eq!(s.work_estimate().log_records, 30.0, "10 in a, 2 × 10 in b");
+    let sim = run_checked(Simulation::new(s).unwrap());
+    assert_eq!(sim.counters().appended, 30);
+    // b feeds a back: every record comes round again, for ever.
+    v["groups"][1] = group("g2", "b", "a");
+    let e = refusal(&v.to_string());
+    assert!(e.contains("endless log records"), "{e}");
+}
+
+#[test]
+fn tiny_positive_rates_are_refused_and_the_lowest_allowed_one_runs() {
+    let mut v = queue_scenario();
+    v["producers"][0]["arrivals"]["schedule"][0]["rate_per_s"] = json!(1e-300);
+    let e = refusal(&v.to_string());
+    assert!(e.contains("rate_per_s") && e.contains("at least"), "{e}");
+    v["producers"][0]["arrivals"]["schedule"][0]["rate_per_s"] = json!(limits::RATE_PER_S_MIN);
+    v["producers"][0]["count"] = json!(2);
+    let sim = run_checked(Simulation::new(Scenario::from_json(&v.to_string()).unwrap()).unwrap());
+    assert_eq!(sim.counters().published, 2);
+    assert_eq!(sim.end_reason(), Some(EndReason::Drained));
+}
+
+#[test]
+fn every_example_fits_the_budget_and_drains_or_reaches_its_end() {
+    for name in examples::names() {
+        let s = examples::load(name).unwrap();
+        s.work_estimate().check().unwrap_or_else(|e| panic!("{name}: {e}"));
+        if s.work_estimate().steps > 100_000.0 {
+            continue; // the big ones are run by the analytic tests
+        }
+        let sim = common::run(s).0;
+        let reason = sim.end_reason().unwrap_or_else(|| panic!("{name} ended"));
+        assert!(!reason.is_budget(), "{name}: {reason:?}");
+    }
+}
+
+// ----- the run honours every limit ----------------------------------------------------
+
+#[test]
+fn copies_messages_and_records_budgets_stop_the_run_cleanly() {
+    let cases = [
+        ("burst", Budget { copies_max: 500, ..Budget::default() }, EndReason::CopiesBudget),
+        ("burst", Budget { messages_max: 700, ..Budget::default() }, EndReason::MessagesBudget),
+        (
+            "log-consumer-groups",
+            Budget { log_records_max: 50, ..Budget::default() },
+            EndReason::LogRecordsBudget,
+        ),
+    ];
+    for (name, budget, reason) in cases {
+        let sim = run_checked(Simulation::with_budget(common::example(name), budget).unwrap());
+        assert_eq!(sim.end_reason(), Some(reason), "{name}");
+        assert!(reason.is_budget());
+        // Stopped at the first step past the limit: at most one step's worth beyond.
+        match reason {
+            EndReason::CopiesBudget => assert_eq!(sim.copies().len(), 501),
+            EndReason::MessagesBudget => assert_eq!(sim.messages().len(), 701),
+            _ => assert_eq!(sim.counters().appended, 51),
+        }
+        assert!(sim.end_reason().unwrap().describe().contains("work budget"));
+    }
+}
+
+#[test]
+fn page_style_playing_stops_at_the_budget_too() {
+    // The page calls run_until frame by frame: it must stop advancing as well.
+    let mut sim = Simulation::with_budget(common::example("burst"), small(1_000)).unwrap();
+    let mut t = 0;
+    for _ in 0..1_000 {
+        t += 100_000;
+        sim.run_until(t);
+    }
+    assert_eq!(sim.steps(), 1_000);
+    assert_eq!(sim.end_reason(), Some(EndReason::StepBudget));
+    assert!(sim.now_us() < t, "the clock stays at the last step");
+}
