@@ -59,6 +59,10 @@ pub fn Controls(lab: Lab) -> impl IntoView {
             <span class="position" aria-live="off">
                 "Step " <strong data-testid="step-index">{move || lab.readout.with(|r| r.step)}</strong>
                 " at " <strong data-testid="step-time">{move || lab.readout.with(|r| seconds(r.time_s))}</strong>
+                <span class="budget-stop" data-testid="budget-stop" role="status"
+                    hidden=move || lab.readout.with(|r| r.budget_stop.is_none())>
+                    " — " {move || lab.readout.with(|r| r.budget_stop.unwrap_or_default())}
+                </span>
             </span>
             <label class="speed">
                 <span>"Speed"</span>

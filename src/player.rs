@@ -247,14 +247,16 @@ impl Player {
         self.run = run;
     }
 
-    /// Nothing is left to happen, and the run's end time (if any) is reached.
+    /// Nothing is left to happen, and the run's end time (if any) is reached; or the work
+    /// budget stopped the run (its clock stays at its last step, short of the end time).
     pub fn is_finished(&self) -> bool {
-        self.sim.is_finished()
-            && self
-                .sim
-                .scenario()
-                .end_s
-                .is_none_or(|end| self.sim.now_us() >= secs_to_us(end))
+        self.budget_stop().is_some()
+            || self.sim.is_finished()
+                && self
+                    .sim
+                    .scenario()
+                    .end_s
+                    .is_none_or(|end| self.sim.now_us() >= secs_to_us(end))
     }
 
     /// Advances the run by `wall_ms` of real time at `speed` simulated seconds per second,
@@ -599,7 +601,16 @@ impl Player {
             consumers_up,
             consumers_total,
             finished: self.is_finished(),
+            budget_stop: self.budget_stop(),
         }
+    }
+
+    /// Why the run stopped, in plain words, if the work budget stopped it.
+    pub fn budget_stop(&self) -> Option<&'static str> {
+        self.sim
+            .end_reason()
+            .filter(|r| r.is_budget())
+            .map(|r| r.describe())
     }
 
     /// Samples taken so far: the chart only changes when this (or the run) changes.

@@ -32,6 +32,9 @@ pub struct Readout {
     pub consumers_total: u32,
     /// Nothing is left to happen: the run is over.
     pub finished: bool,
+    /// Why the run ended, in plain words, when the work budget stopped it (a scenario
+    /// that would go on for ever, or multiply without end, is stopped there).
+    pub budget_stop: Option<&'static str>,
 }
 
 /// A count with thousands separators: `60,123`.

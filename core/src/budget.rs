@@ -246,7 +246,11 @@ impl Scenario {
     fn targets(&self, p: usize) -> Vec<usize> {
         let producer = &self.producers[p];
         if producer.target.is_empty() {
-            return if self.queues.is_empty() { vec![] } else { vec![0] };
+            return if self.queues.is_empty() {
+                vec![]
+            } else {
+                vec![0]
+            };
         }
         if let Some(q) = self.queue_index(&producer.target) {
             return vec![q];

@@ -38,12 +38,12 @@ pub use producer::OutboxRow;
 pub use queue::QueueView;
 pub use report::Report;
 pub use scenario::{
-    AckMode, ArrivalProcess, Arrivals, Assignment, Binding, BrokerSpec, Budget, CommitMode, ConsumerSpec,
-    CrashPoint, ExchangeKind, ExchangeSpec, Failures, Fault, GroupSpec, Handoff, Idempotency,
-    Intervention, Isolation, Jitter, LogSpec, MemberCrashPoint, Op, Ordering, Outage, Overflow,
-    PayloadSpec, Poison, ProducerCrashPoint, ProducerSpec, PublishSpec, QueueSpec, RateSegment,
-    RetryPolicy, Scenario, ScenarioError, ScheduledFault, ScriptedMessage, ServiceTime,
-    SCENARIO_VERSION,
+    AckMode, ArrivalProcess, Arrivals, Assignment, Binding, BrokerSpec, Budget, CommitMode,
+    ConsumerSpec, CrashPoint, ExchangeKind, ExchangeSpec, Failures, Fault, GroupSpec, Handoff,
+    Idempotency, Intervention, Isolation, Jitter, LogSpec, MemberCrashPoint, Op, Ordering, Outage,
+    Overflow, PayloadSpec, Poison, ProducerCrashPoint, ProducerSpec, PublishSpec, QueueSpec,
+    RateSegment, RetryPolicy, Scenario, ScenarioError, ScheduledFault, ScriptedMessage,
+    ServiceTime, SCENARIO_VERSION,
 };
 pub use sim::{fingerprint, EndReason, MemberView, ProducerView, Simulation};
 pub use step::{

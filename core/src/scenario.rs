@@ -1011,12 +1011,11 @@ impl Scenario {
         if text.len() > 1 << 20 {
             return Err(err("scenario", "is larger than 1 MiB"));
         }
-        let scenario: Scenario = serde_json::from_str(text)
-            .map_err(|e| {
-                // serde echoes unknown names: show them escaped, on one line.
-                let e = crate::text::escape_controls(&e.to_string());
-                err("scenario", format!("is not valid scenario JSON: {e}"))
-            })?;
+        let scenario: Scenario = serde_json::from_str(text).map_err(|e| {
+            // serde echoes unknown names: show them escaped, on one line.
+            let e = crate::text::escape_controls(&e.to_string());
+            err("scenario", format!("is not valid scenario JSON: {e}"))
+        })?;
         scenario.validate()?;
         Ok(scenario)
     }

@@ -153,9 +153,9 @@ fn mutate(v: &mut Value, kind: u8, pick: u64, extreme: usize) {
                 .map(|m| m.entry("interventions").or_insert(json!([])));
             if let Some(Value::Array(ivs)) = ivs {
                 let at_us = ivs.last().map_or(0, |l| l["at_us"].as_u64().unwrap_or(0));
-                let after = ivs
-                    .last()
-                    .map_or(after_step, |l| l["after_step"].as_u64().unwrap_or(0).max(after_step));
+                let after = ivs.last().map_or(after_step, |l| {
+                    l["after_step"].as_u64().unwrap_or(0).max(after_step)
+                });
                 ivs.push(json!({ "after_step": after, "at_us": at_us, "fault": fault }));
             }
         }
@@ -179,7 +179,8 @@ fn mutate(v: &mut Value, kind: u8, pick: u64, extreme: usize) {
             }
             if let Some(cs) = v["consumers"].as_array_mut() {
                 for c in cs {
-                    c["ordering"] = json!(["none", "wait_for_gap", "reconcile"][(pick % 3) as usize]);
+                    c["ordering"] =
+                        json!(["none", "wait_for_gap", "reconcile"][(pick % 3) as usize]);
                 }
             }
         }

@@ -5,7 +5,9 @@
 mod common;
 
 use brokerlab_core::scenario::limits;
-use brokerlab_core::{examples, invariants, Budget, EndReason, Fault, Report, Scenario, Simulation};
+use brokerlab_core::{
+    examples, invariants, Budget, EndReason, Fault, Report, Scenario, Simulation,
+};
 use serde_json::{json, Value};
 
 fn repro(name: &str) -> String {
@@ -108,9 +110,7 @@ fn gap_wait_behind_a_lost_predecessor_stops_at_the_step_budget() {
     assert_eq!((sim.now_us(), sim.counters().published), (now, published));
     assert!(sim.step().is_none());
     // A command on a stopped run is refused, not a panic.
-    let e = sim
-        .command(Fault::DropNextAck { consumer: 0 })
-        .unwrap_err();
+    let e = sim.command(Fault::DropNextAck { consumer: 0 }).unwrap_err();
     assert!(e.to_string().contains("ended"), "{e}");
     // The default budget ends it too, after STEPS_MAX steps.
     let mut sim = Simulation::new(s).unwrap();
@@ -178,7 +178,10 @@ fn retry_attempts_count_as_steps() {
     let mut v = queue_scenario();
     v["producers"][0]["count"] = json!(5_000_000);
     v["producers"][0]["arrivals"]["schedule"][0]["rate_per_s"] = json!(100_000);
-    assert!(Scenario::from_json(&v.to_string()).is_ok(), "5M messages fit");
+    assert!(
+        Scenario::from_json(&v.to_string()).is_ok(),
+        "5M messages fit"
+    );
     // Every message poison: each uses all its attempts before the dead-letter queue.
     v["producers"][0]["payload"] = json!({ "poison_share": 1.0 });
     let e = refusal(&v.to_string());
@@ -226,7 +229,9 @@ fn tiny_positive_rates_are_refused_and_the_lowest_allowed_one_runs() {
 fn every_example_fits_the_budget_and_drains_or_reaches_its_end() {
     for name in examples::names() {
         let s = examples::load(name).unwrap();
-        s.work_estimate().check().unwrap_or_else(|e| panic!("{name}: {e}"));
+        s.work_estimate()
+            .check()
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
         if s.work_estimate().steps > 100_000.0 {
             continue; // the big ones are run by the analytic tests
         }
@@ -241,11 +246,28 @@ fn every_example_fits_the_budget_and_drains_or_reaches_its_end() {
 #[test]
 fn copies_messages_and_records_budgets_stop_the_run_cleanly() {
     let cases = [
-        ("burst", Budget { copies_max: 500, ..Budget::default() }, EndReason::CopiesBudget),
-        ("burst", Budget { messages_max: 700, ..Budget::default() }, EndReason::MessagesBudget),
+        (
+            "burst",
+            Budget {
+                copies_max: 500,
+                ..Budget::default()
+            },
+            EndReason::CopiesBudget,
+        ),
+        (
+            "burst",
+            Budget {
+                messages_max: 700,
+                ..Budget::default()
+            },
+            EndReason::MessagesBudget,
+        ),
         (
             "log-consumer-groups",
-            Budget { log_records_max: 50, ..Budget::default() },
+            Budget {
+                log_records_max: 50,
+                ..Budget::default()
+            },
             EndReason::LogRecordsBudget,
         ),
     ];

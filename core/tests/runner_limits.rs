@@ -47,17 +47,26 @@ fn unknown_names_with_newlines_and_escapes_are_shown_escaped() {
         &format!("{}: 1, \"seed\"", serde_json::to_string(hostile).unwrap()),
         1,
     );
-    let line = assert_one_clean_line(&brokerlab(&["run", "-"], Some(field.as_bytes())), "unknown field");
+    let line = assert_one_clean_line(
+        &brokerlab(&["run", "-"], Some(field.as_bytes())),
+        "unknown field",
+    );
     assert!(line.contains("x\\n\\u{1b}[2J"), "{line}");
     let variant = example("mm1").replacen(
         "\"after_commit\"",
         &serde_json::to_string(hostile).unwrap(),
         1,
     );
-    let line = assert_one_clean_line(&brokerlab(&["run", "-"], Some(variant.as_bytes())), "unknown variant");
+    let line = assert_one_clean_line(
+        &brokerlab(&["run", "-"], Some(variant.as_bytes())),
+        "unknown variant",
+    );
     assert!(line.contains("\\u{1b}]0;pwned\\u{7}"), "{line}");
     // A file name is echoed too.
-    assert_one_clean_line(&brokerlab(&["run", "no\u{1b}[2Jsuch.json"], None), "cannot read");
+    assert_one_clean_line(
+        &brokerlab(&["run", "no\u{1b}[2Jsuch.json"], None),
+        "cannot read",
+    );
 }
 
 #[test]
@@ -77,7 +86,10 @@ fn trace_max_is_bounded() {
         &brokerlab(&["trace", "-", "--max", "1000001"], Some(mm1.as_bytes())),
         "at most 1000000",
     );
-    let out = brokerlab(&["trace", "-", "--max", "1000000"], Some(example("crash-after-commit").as_bytes()));
+    let out = brokerlab(
+        &["trace", "-", "--max", "1000000"],
+        Some(example("crash-after-commit").as_bytes()),
+    );
     assert!(out.status.success());
     assert!(!out.stdout.is_empty());
 }
@@ -91,7 +103,11 @@ fn trace_escapes_control_characters_in_names() {
         *c = serde_json::json!("q\nfake line");
     }
     let out = brokerlab(&["trace", "-"], Some(s.to_string().as_bytes()));
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("C\\u{1b}[2J"), "{text}");
     for line in text.lines() {
@@ -115,7 +131,10 @@ fn a_run_stopped_by_the_budget_reports_why() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("work budget"), "{err}");
     // A run that drains says so in its report, and nothing on stderr.
-    let out = brokerlab(&["run", "-"], Some(example("crash-after-commit").as_bytes()));
+    let out = brokerlab(
+        &["run", "-"],
+        Some(example("crash-after-commit").as_bytes()),
+    );
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["end_reason"], "drained");
     assert!(out.stderr.is_empty());

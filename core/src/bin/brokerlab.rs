@@ -47,7 +47,11 @@ fn run(args: &[String]) -> Result<(), String> {
             }
             trace(file, max)
         }
-        ["example"] => print(&examples::names().map(|n| format!("{n}\n")).collect::<String>()),
+        ["example"] => print(
+            &examples::names()
+                .map(|n| format!("{n}\n"))
+                .collect::<String>(),
+        ),
         ["example", name] => {
             let json = examples::json(name).ok_or_else(|| {
                 let known: Vec<&str> = examples::names().collect();

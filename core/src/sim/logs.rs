@@ -113,7 +113,8 @@ impl Simulation {
             let part = &mut log.partitions[p];
             let from = part.start;
             while let Some(front) = part.records.front() {
-                let too_old = max_age.is_some_and(|age| front.appended_us.saturating_add(age) <= now);
+                let too_old =
+                    max_age.is_some_and(|age| front.appended_us.saturating_add(age) <= now);
                 let too_many = max_len.is_some_and(|n| part.records.len() as u64 > n);
                 if !(too_old || too_many) {
                     break;
