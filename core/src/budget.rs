@@ -88,7 +88,9 @@ impl Scenario {
             return producer.script.len() as f64 + injected;
         }
         let horizon = self.end_s.unwrap_or(f64::INFINITY);
-        let mut mean = integral(&self.schedule_with_faults(p), horizon);
+        let base = self.schedule_with_faults(p);
+        let mut mean = integral(&base, horizon);
+        let mut peak_per_s = peak(&base);
         for iv in &self.interventions {
             if let Fault::SetArrivals {
                 producer: q,
@@ -98,8 +100,13 @@ impl Scenario {
             {
                 if *q as usize == p {
                     mean += integral(schedule, horizon);
+                    peak_per_s = peak_per_s.max(peak(schedule));
                 }
             }
+        }
+        // One schedule is in force at a time: never more than the highest rate throughout.
+        if horizon.is_finite() {
+            mean = mean.min(peak_per_s * horizon);
         }
         let by_schedule = mean * POISSON_FACTOR + POISSON_EXTRA;
         let generated = producer
@@ -325,6 +332,10 @@ fn integral(schedule: &[RateSegment], horizon_s: f64) -> f64 {
         }
     }
     total
+}
+
+fn peak(schedule: &[RateSegment]) -> f64 {
+    schedule.iter().map(|s| s.rate_per_s).fold(0.0, f64::max)
 }
 
 fn is_poison_for(fault: &Fault, p: usize) -> bool {

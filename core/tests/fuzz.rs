@@ -139,7 +139,7 @@ fn mutate(v: &mut Value, kind: u8, pick: u64, extreme: usize) {
         }
         // A recorded command that may never replay, or replay at once.
         4 => {
-            let after_step = if pick % 2 == 0 { u64::MAX } else { pick % 50 };
+            let after_step = if pick.is_multiple_of(2) { u64::MAX } else { pick % 50 };
             let fault = match pick % 5 {
                 0 => json!({ "set_arrivals": { "producer": 0, "process": "poisson",
                     "schedule": [{ "from_s": 0, "rate_per_s": x.abs().min(1e6) }] } }),

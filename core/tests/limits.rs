@@ -131,12 +131,16 @@ fn an_intervention_that_may_never_replay_does_not_lift_the_message_limit() {
     v["end_s"] = json!(40.0);
     let e = refusal(&v.to_string());
     assert!(e.contains("messages"), "{e}");
-    // A command may replay at any instant up to the end, so what its schedule could add
-    // over the whole horizon counts on top: 3 s at 10^6/s twice is past the limit.
+    // A command may replay at any instant up to the end (its step may come late), so
+    // what its schedule can produce counts on top of the schedule it replaces: 3 s at
+    // 10^6/s, then 3 s more once the command comes, is past the limit, even though the
+    // command recorded at 0 s would replace the first 3 s if it replayed on time.
     let mut v = value(&repro("intervention-bypasses-message-limit.json"));
-    v["end_s"] = json!(3.0);
+    let three_seconds = json!([{ "from_s": 0, "rate_per_s": 1e6 }, { "from_s": 3, "rate_per_s": 0 }]);
+    v["end_s"] = json!(6.0);
+    v["producers"][0]["arrivals"]["schedule"] = three_seconds.clone();
     v["interventions"][0]["after_step"] = json!(3);
-    v["interventions"][0]["fault"]["set_arrivals"]["schedule"][0]["rate_per_s"] = json!(1e6);
+    v["interventions"][0]["fault"]["set_arrivals"]["schedule"] = three_seconds;
     let e = refusal(&v.to_string());
     assert!(e.contains("would publish about"), "{e}");
 }
