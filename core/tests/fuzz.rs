@@ -44,6 +44,7 @@ fn decode_and_run(text: &str) -> Result<(), TestCaseError> {
         }
         taken += 1;
         prop_assert!(taken <= FUZZ_BUDGET.steps_max, "past the step budget");
+        prop_assert_eq!(sim.is_finished(), sim.end_reason().is_some());
     }
     prop_assert!(sim.is_finished());
     prop_assert!(sim.end_reason().is_some(), "a finished run says why");
@@ -139,7 +140,11 @@ fn mutate(v: &mut Value, kind: u8, pick: u64, extreme: usize) {
         }
         // A recorded command that may never replay, or replay at once.
         4 => {
-            let after_step = if pick.is_multiple_of(2) { u64::MAX } else { pick % 50 };
+            let after_step = if pick.is_multiple_of(2) {
+                u64::MAX
+            } else {
+                pick % 50
+            };
             let fault = match pick % 5 {
                 0 => json!({ "set_arrivals": { "producer": 0, "process": "poisson",
                     "schedule": [{ "from_s": 0, "rate_per_s": x.abs().min(1e6) }] } }),

@@ -136,7 +136,8 @@ fn an_intervention_that_may_never_replay_does_not_lift_the_message_limit() {
     // 10^6/s, then 3 s more once the command comes, is past the limit, even though the
     // command recorded at 0 s would replace the first 3 s if it replayed on time.
     let mut v = value(&repro("intervention-bypasses-message-limit.json"));
-    let three_seconds = json!([{ "from_s": 0, "rate_per_s": 1e6 }, { "from_s": 3, "rate_per_s": 0 }]);
+    let three_seconds =
+        json!([{ "from_s": 0, "rate_per_s": 1e6 }, { "from_s": 3, "rate_per_s": 0 }]);
     v["end_s"] = json!(6.0);
     v["producers"][0]["arrivals"]["schedule"] = three_seconds.clone();
     v["interventions"][0]["after_step"] = json!(3);
