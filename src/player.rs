@@ -283,7 +283,10 @@ impl Player {
         } else {
             0.0
         };
-        let target = self.sim.now_us() + secs_to_us(wall_ms / 1_000.0 * speed);
+        let target = self
+            .sim
+            .now_us()
+            .saturating_add(secs_to_us(wall_ms / 1_000.0 * speed));
         self.seek_target = None;
         let mut steps = 0;
         self.breached_now = false;
