@@ -1109,6 +1109,7 @@ impl Scenario {
             last = (iv.after_step, iv.at_us);
             self.validate_fault(&format!("interventions[{i}].fault"), &iv.fault)?;
         }
+        self.validate_member_growth()?;
         let mut messages = 0u64;
         for (i, p) in self.producers.iter().enumerate() {
             messages = messages.saturating_add(self.validate_producer(i, p)?);
@@ -1123,6 +1124,31 @@ impl Scenario {
         self.validate_logs()?;
         // Last: the estimate reads names and counts the checks above have bounded.
         self.work_estimate().check()
+    }
+
+    /// Members a group may gain by commands: each join rebalances over every member, so
+    /// a group never grows past `MEMBERS_MAX`.
+    fn validate_member_growth(&self) -> Result<(), ScenarioError> {
+        for (g, spec) in self.groups.iter().enumerate() {
+            let joins = self
+                .faults
+                .iter()
+                .map(|f| &f.fault)
+                .chain(self.interventions.iter().map(|iv| &iv.fault))
+                .filter(|f| matches!(f, Fault::AddMember { group } if *group as usize == g))
+                .count() as u64;
+            if u64::from(spec.members) + joins > u64::from(limits::MEMBERS_MAX) {
+                return Err(err(
+                    format!("groups[{g}].members"),
+                    format!(
+                        "{} members and {joins} joins: at most {} in a group",
+                        spec.members,
+                        limits::MEMBERS_MAX
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 
     fn validate_queues(&self) -> Result<(), ScenarioError> {

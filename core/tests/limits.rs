@@ -303,3 +303,34 @@ fn page_style_playing_stops_at_the_budget_too() {
     assert_eq!(sim.end_reason(), Some(EndReason::StepBudget));
     assert!(sim.now_us() < t, "the clock stays at the last step");
 }
+
+#[test]
+fn a_group_never_grows_past_the_member_limit() {
+    // Each join rebalances over every member: joins are bounded like members.
+    let mut s = common::example("log-consumer-groups");
+    s.groups[0].members = limits::MEMBERS_MAX - 1;
+    s.faults
+        .retain(|f| !matches!(f.fault, Fault::AddMember { .. }));
+    let joins = |n: usize| {
+        let mut t = s.clone();
+        for _ in 0..n {
+            t.faults.push(brokerlab_core::ScheduledFault {
+                at_s: 1.0,
+                fault: Fault::AddMember { group: 0 },
+            });
+        }
+        t
+    };
+    assert!(joins(1).validate().is_ok());
+    let e = joins(2).validate().unwrap_err().to_string();
+    assert!(e.contains("groups[0].members"), "{e}");
+    // Commands given while running stop adding members at the limit too.
+    let mut sim = Simulation::new(s).unwrap();
+    sim.command(Fault::AddMember { group: 0 }).unwrap();
+    let e = sim.command(Fault::AddMember { group: 0 }).unwrap_err();
+    assert!(e.to_string().contains("at most"), "{e}");
+    assert_eq!(sim.group_members(0).1, limits::MEMBERS_MAX);
+    invariants::check(&sim).unwrap();
+    // The recorded run replays: it validates as it was accepted.
+    assert!(Simulation::new(sim.scenario().clone()).is_ok());
+}

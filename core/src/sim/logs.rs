@@ -523,6 +523,10 @@ impl Simulation {
 
     pub(super) fn add_member(&mut self, g: GroupId, trigger: Trigger) {
         let group = &mut self.groups[g as usize];
+        if group.members.len() >= crate::scenario::limits::MEMBERS_MAX as usize {
+            // Each rebalance costs members × partitions: the group stops growing here.
+            return;
+        }
         let m = group.members.len() as MemberId;
         let member = Member::new(&group.name, m);
         group.members.push(member);

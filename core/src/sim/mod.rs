@@ -462,12 +462,12 @@ impl Simulation {
             at_us: self.now_us,
             fault,
         };
-        if matches!(intervention.fault, Fault::SetArrivals { .. }) {
-            // New arrivals must keep the whole run within the message limit.
-            let mut probe = self.scenario.clone();
-            probe.interventions.push(intervention.clone());
-            probe.validate()?;
-        }
+        // The whole run must stay within the scenario limits and the work estimate (new
+        // arrivals, joins, injected poison, seeks back all count), so that the recorded
+        // run, replayed from its start (step back, a share link), validates the same.
+        let mut probe = self.scenario.clone();
+        probe.interventions.push(intervention.clone());
+        probe.validate()?;
         self.scenario.interventions.push(intervention);
         // A recorded command due just before may have spent the last of the budget.
         self.step().ok_or_else(|| ScenarioError {
