@@ -1497,13 +1497,15 @@ impl Scenario {
     }
 
     pub(crate) fn validate_fault(&self, field: &str, fault: &Fault) -> Result<(), ScenarioError> {
-        let consumers = if self.scales_consumers() {
-            limits::CONSUMERS_MAX as u32
-        } else {
-            self.consumer_count()
-        };
         let producers = self.producers.len() as u32;
+        // Only consumer faults ask whether commands scale consumers: that look goes over
+        // every command, and validation runs this for each of up to 10,000 of them.
         let check_consumer = |c: u32| {
+            let consumers = if self.scales_consumers() {
+                limits::CONSUMERS_MAX as u32
+            } else {
+                self.consumer_count()
+            };
             if c >= consumers {
                 Err(err(
                     format!("{field}.consumer"),

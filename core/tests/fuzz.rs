@@ -23,7 +23,7 @@ fn cases() -> u32 {
     std::env::var("PROPTEST_CASES")
         .ok()
         .and_then(|n| n.parse().ok())
-        .unwrap_or(96)
+        .unwrap_or(256)
 }
 
 /// Decodes and, if valid, runs with the small budget, checking after every step.
