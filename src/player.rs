@@ -250,13 +250,12 @@ impl Player {
     /// Nothing is left to happen, and the run's end time (if any) is reached; or the work
     /// budget stopped the run (its clock stays at its last step, short of the end time).
     pub fn is_finished(&self) -> bool {
-        self.budget_stop().is_some()
-            || self.sim.is_finished()
-                && self
-                    .sim
-                    .scenario()
-                    .end_s
-                    .is_none_or(|end| self.sim.now_us() >= secs_to_us(end))
+        let end_reached = self
+            .sim
+            .scenario()
+            .end_s
+            .is_none_or(|end| self.sim.now_us() >= secs_to_us(end));
+        self.budget_stop().is_some() || (self.sim.is_finished() && end_reached)
     }
 
     /// Advances the run by `wall_ms` of real time at `speed` simulated seconds per second,
