@@ -3,7 +3,8 @@
 //! written `#id`.
 
 use crate::scenario::{
-    AckMode, ArrivalProcess, CrashPoint, Idempotency, Overflow, Poison, ProducerCrashPoint,
+    AckMode, ArrivalProcess, CrashPoint, Flavour, Idempotency, Overflow, Poison,
+    ProducerCrashPoint,
 };
 use crate::sim::Simulation;
 use crate::step::{
@@ -49,6 +50,15 @@ fn idempotency_text(i: Idempotency) -> &'static str {
         Idempotency::None => "no duplicate check",
         Idempotency::CheckThenInsert => "check, then insert a processed mark",
         Idempotency::Inbox => "an inbox row with a unique key, in the effect's transaction",
+    }
+}
+
+fn flavour_text(f: Flavour) -> &'static str {
+    match f {
+        Flavour::Generic => "the generic broker's rules (leases, lease expiries counted as failed attempts)",
+        Flavour::Rabbitmq => "RabbitMQ's rules (no lease: unacked messages return when a consumer's channel closes)",
+        Flavour::Sqs => "SQS standard rules (visibility timeout, maxReceiveCount, at-least-once delivery)",
+        Flavour::SqsFifo => "SQS FIFO rules (one message in flight per group, a deduplication window)",
     }
 }
 
@@ -138,6 +148,9 @@ fn setting_text(sim: &Simulation, setting: Setting) -> String {
             ),
             None => format!("{} is now unbounded", queue(q)),
         },
+        Setting::Flavour { queue: q, flavour } => {
+            format!("{} now follows {}", queue(q), flavour_text(flavour))
+        }
         Setting::Partitions { log, partitions } => format!(
             "{} now has {partitions} partitions: keys hash over all of them, so a key's next records may go to another partition than its earlier ones, and its groups rebalance",
             sim.log_name(log)
@@ -262,7 +275,7 @@ pub fn describe(sim: &Simulation, fact: &Fact) -> String {
             "The lease of #{msg} (attempt {attempt}, held by {}) ran out with no ack: it is visible again and will be redelivered.",
             consumer(c)
         ),
-        RetryReady { msg, .. } => format!("#{msg} finished its backoff and is back in line."),
+        RetryReady { msg, .. } => format!("#{msg} is visible again and back in line."),
         DeadLettered { msg, queue: q, reason: DeadLetterReason::RetriesExhausted, attempts, .. } => format!(
             "#{msg} failed every allowed attempt ({attempts} deliveries) and moved to {}'s dead-letter queue, with its history.",
             queue(q)
@@ -270,6 +283,22 @@ pub fn describe(sim: &Simulation, fact: &Fact) -> String {
         DeadLettered { msg, queue: q, reason: DeadLetterReason::Poison(kind), .. } => format!(
             "#{msg} can never succeed ({}): it skipped the retries and moved to {}'s dead-letter queue.",
             poison_text(kind),
+            queue(q)
+        ),
+        DeadLettered { msg, queue: q, reason: DeadLetterReason::DeliveryLimitReached, attempts, .. } => format!(
+            "#{msg} reached its delivery limit after {attempts} deliveries without an ack and moved to {}'s dead-letter queue instead of being delivered again.",
+            queue(q)
+        ),
+        DeadLettered { msg, queue: q, reason: DeadLetterReason::GapTimeout, .. } => format!(
+            "#{msg} waited too long for its predecessor (gap timeout): it was parked in {}'s dead-letter queue.",
+            queue(q)
+        ),
+        DeadLettered { msg, queue: q, reason: DeadLetterReason::MaxLength, .. } => format!(
+            "{} was full: it dropped #{msg} from its head into its dead-letter queue.",
+            queue(q)
+        ),
+        DeadLettered { msg, queue: q, reason: DeadLetterReason::Expired, .. } => format!(
+            "#{msg} waited too long in {} and expired into its dead-letter queue.",
             queue(q)
         ),
         Redriven { msg, queue: q, .. } => {
@@ -372,7 +401,7 @@ pub fn describe(sim: &Simulation, fact: &Fact) -> String {
         }
         Acked { msg, consumer: c, .. } => format!("{} acked #{msg}; the broker removed it for good.", consumer(c)),
         AckIgnored { msg, consumer: c, why: IgnoredAck::StaleLease, .. } => format!(
-            "{} acked #{msg} too late: its lease had expired and the message was offered again, so the ack changed nothing.",
+            "{} acked #{msg} too late: the broker had already taken that delivery back, so the ack changed nothing.",
             consumer(c)
         ),
         AckIgnored { msg, consumer: c, why: IgnoredAck::AlreadyDone, .. } => {
@@ -507,6 +536,35 @@ pub fn describe(sim: &Simulation, fact: &Fact) -> String {
         AbortedSkipped { group, partition, offset } => format!(
             "Group {} (read_committed) skipped the aborted record at offset {offset} of partition {partition}.",
             sim.group_name(group)
+        ),
+        Requeued { msg, attempt, consumer: c, .. } => format!(
+            "{}'s channel closed with #{msg} unacked (attempt {attempt}): the broker put it back in line at once, marked redelivered.",
+            consumer(c)
+        ),
+        LeaseExtended { msg, consumer: c, lease_until_us, .. } => format!(
+            "{} is still working on #{msg} and extended its lease to {} (a visibility heartbeat).",
+            consumer(c),
+            secs(lease_until_us)
+        ),
+        DuplicateKept { msg, queue: q, .. } => format!(
+            "{} handed out #{msg} but kept another copy of it visible (at-least-once delivery): it will be delivered again.",
+            queue(q)
+        ),
+        DedupWindowHit { producer: p, msg, queue: q } => format!(
+            "{} already stored #{msg} within its deduplication window: the publish from {} was accepted and not stored again.",
+            queue(q),
+            producer(p)
+        ),
+        GapRecheck { msg, consumer: c, ready_at_us, gives_up_at_us, .. } => format!(
+            "#{msg} waits, unfailed, for its predecessor: {} looks again at {} and gives up on the gap at {}.",
+            consumer(c),
+            secs(ready_at_us),
+            secs(gives_up_at_us)
+        ),
+        GapSkipped { msg, consumer: c, key, version, current, .. } => format!(
+            "{} gave up waiting for version {} of key {key} and applies #{msg} (version {version}) anyway: the missing versions are skipped.",
+            consumer(c),
+            current + 1
         ),
         EmailSent { group, member, msg, times: 1 } => {
             format!("{} sent the email for #{msg}.", sim.member_name(group, member))
