@@ -556,7 +556,7 @@ pub fn describe(sim: &Simulation, fact: &Fact) -> String {
             producer(p)
         ),
         GapRecheck { msg, consumer: c, ready_at_us, gives_up_at_us, .. } => format!(
-            "#{msg} waits, unfailed, for its predecessor: {} looks again at {} and gives up on the gap at {}.",
+            "#{msg} waits, unfailed, for its predecessor: {} looks again at {}, and stops waiting at its first look from {} on.",
             consumer(c),
             secs(ready_at_us),
             secs(gives_up_at_us)
