@@ -701,16 +701,20 @@ impl Cast {
                 Who::Queue(queue),
                 format!("⚠ at-least-once: copy {twin} kept visible"),
             ),
-            DedupWindowHit { queue, .. } => {
-                note(Who::Queue(queue), "same id within the dedup window: not stored".into())
-            }
+            DedupWindowHit { queue, .. } => note(
+                Who::Queue(queue),
+                "same id within the dedup window: not stored".into(),
+            ),
             GapRecheck {
                 consumer,
                 ready_at_us,
                 ..
             } => note(
                 Who::Consumer(consumer),
-                format!("waits for its predecessor until {:.2} s", us_to_secs(ready_at_us)),
+                format!(
+                    "waits for its predecessor until {:.2} s",
+                    us_to_secs(ready_at_us)
+                ),
             ),
             GapSkipped {
                 consumer, current, ..

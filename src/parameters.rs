@@ -9,8 +9,8 @@
 
 use brokerlab_core::scenario::{limits, splice_schedule};
 use brokerlab_core::{
-    AckMode, ArrivalProcess, Fact, Fault, Flavour, Idempotency, Overflow, RateSegment,
-    RetryPolicy, ServiceTime, Setting, Simulation,
+    AckMode, ArrivalProcess, Fact, Fault, Flavour, Idempotency, Overflow, RateSegment, RetryPolicy,
+    ServiceTime, Setting, Simulation,
 };
 use leptos::prelude::*;
 
@@ -278,9 +278,7 @@ impl QueueSettings {
                 self.max_length = *max_length;
                 self.overflow = *overflow;
             }
-            Fault::SetFlavour { queue, flavour } if *queue == self.name => {
-                self.flavour = *flavour
-            }
+            Fault::SetFlavour { queue, flavour } if *queue == self.name => self.flavour = *flavour,
             _ => {}
         }
     }

@@ -651,9 +651,7 @@ fn QueueBox(lab: Lab, index: usize) -> impl IntoView {
         })
     };
     let has_dlq = move || card.with(|c| c.as_ref().is_some_and(|c| c.dlq.is_some()));
-    let flavour = move || {
-        card.with(|c| c.as_ref().map_or("", |c| flavour_label(c.flavour)))
-    };
+    let flavour = move || card.with(|c| c.as_ref().map_or("", |c| flavour_label(c.flavour)));
     view! {
         <li class="node queue" data-node=format!("queue-{index}") data-testid=format!("queue-{index}")>
             <strong>{name}</strong>

@@ -34,6 +34,7 @@ pub use metrics::{Counters, GroupSample, QueueSample, Sample, Summary};
 pub use producer::OutboxRow;
 pub use queue::QueueView;
 pub use report::Report;
+pub use scenario::{flavour_defaults, Flavour, GapTimeout, QueueType};
 pub use scenario::{
     AckMode, ArrivalProcess, Arrivals, Assignment, Binding, BrokerSpec, CommitMode, ConsumerSpec,
     CrashPoint, ExchangeKind, ExchangeSpec, Failures, Fault, GroupSpec, Handoff, Idempotency,
@@ -42,7 +43,6 @@ pub use scenario::{
     RetryPolicy, Scenario, ScenarioError, ScheduledFault, ScriptedMessage, ServiceTime,
     SCENARIO_VERSION,
 };
-pub use scenario::{flavour_defaults, Flavour, GapTimeout, QueueType};
 pub use sim::{fingerprint, MemberView, ProducerView, Simulation};
 pub use step::{
     Attempt, ConsumerId, CopyId, Fact, GroupId, LogId, MemberId, MsgId, ProducerId, QueueId,

@@ -3,8 +3,7 @@
 //! written `#id`.
 
 use crate::scenario::{
-    AckMode, ArrivalProcess, CrashPoint, Flavour, Idempotency, Overflow, Poison,
-    ProducerCrashPoint,
+    AckMode, ArrivalProcess, CrashPoint, Flavour, Idempotency, Overflow, Poison, ProducerCrashPoint,
 };
 use crate::sim::Simulation;
 use crate::step::{
@@ -55,10 +54,18 @@ fn idempotency_text(i: Idempotency) -> &'static str {
 
 fn flavour_text(f: Flavour) -> &'static str {
     match f {
-        Flavour::Generic => "the generic broker's rules (leases, lease expiries counted as failed attempts)",
-        Flavour::Rabbitmq => "RabbitMQ's rules (no lease: unacked messages return when a consumer's channel closes)",
-        Flavour::Sqs => "SQS standard rules (visibility timeout, maxReceiveCount, at-least-once delivery)",
-        Flavour::SqsFifo => "SQS FIFO rules (one message in flight per group, a deduplication window)",
+        Flavour::Generic => {
+            "the generic broker's rules (leases, lease expiries counted as failed attempts)"
+        }
+        Flavour::Rabbitmq => {
+            "RabbitMQ's rules (no lease: unacked messages return when a consumer's channel closes)"
+        }
+        Flavour::Sqs => {
+            "SQS standard rules (visibility timeout, maxReceiveCount, at-least-once delivery)"
+        }
+        Flavour::SqsFifo => {
+            "SQS FIFO rules (one message in flight per group, a deduplication window)"
+        }
     }
 }
 

@@ -1239,10 +1239,20 @@ impl Scenario {
                 check_range(&f("max_oldest_age_s"), t, 0.000_001, TIME_S_MAX)?;
             }
             if let Some(n) = q.delivery_limit {
-                check_count(&f("delivery_limit"), u64::from(n), 1, u64::from(ATTEMPTS_MAX))?;
+                check_count(
+                    &f("delivery_limit"),
+                    u64::from(n),
+                    1,
+                    u64::from(ATTEMPTS_MAX),
+                )?;
             }
             if let Some(n) = q.max_receive_count {
-                check_count(&f("max_receive_count"), u64::from(n), 1, u64::from(ATTEMPTS_MAX))?;
+                check_count(
+                    &f("max_receive_count"),
+                    u64::from(n),
+                    1,
+                    u64::from(ATTEMPTS_MAX),
+                )?;
             }
             if let Some(t) = q.dedup_window_s {
                 check_range(&f("dedup_window_s"), t, 0.0, TIME_S_MAX)?;

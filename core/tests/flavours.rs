@@ -14,8 +14,9 @@ use brokerlab_core::{
 const STEP_BOUND: u64 = 20_000;
 
 fn load(path: &str) -> Scenario {
-    let text = std::fs::read_to_string(format!("{}/tests/repro/{path}", env!("CARGO_MANIFEST_DIR")))
-        .unwrap_or_else(|e| panic!("{path}: {e}"));
+    let text =
+        std::fs::read_to_string(format!("{}/tests/repro/{path}", env!("CARGO_MANIFEST_DIR")))
+            .unwrap_or_else(|e| panic!("{path}: {e}"));
     Scenario::from_json(&text).unwrap()
 }
 
@@ -38,7 +39,11 @@ fn facts(steps: &[(u64, Vec<Fact>)]) -> Vec<Fact> {
 }
 
 /// The sentences of the first step that has a fact matching `pick`.
-fn narration_of(sim: &Simulation, steps: &[(u64, Vec<Fact>)], pick: impl Fn(&Fact) -> bool) -> Vec<String> {
+fn narration_of(
+    sim: &Simulation,
+    steps: &[(u64, Vec<Fact>)],
+    pick: impl Fn(&Fact) -> bool,
+) -> Vec<String> {
     let (_, facts) = steps
         .iter()
         .find(|(_, f)| f.iter().any(&pick))
@@ -66,7 +71,14 @@ fn scenario(json: &str) -> Scenario {
 }
 
 /// `count` messages of keys 1..=keys, one every `every_s`, into one queue with `flavour`.
-fn simple(flavour: &str, count: u32, every_s: f64, consumers: u32, service_s: f64, ack: &str) -> Scenario {
+fn simple(
+    flavour: &str,
+    count: u32,
+    every_s: f64,
+    consumers: u32,
+    service_s: f64,
+    ack: &str,
+) -> Scenario {
     scenario(&format!(
         r#"{{ "version": 1, "seed": 7,
         "producers": [{{ "name": "P", "count": {count},
@@ -83,7 +95,10 @@ fn simple(flavour: &str, count: u32, every_s: f64, consumers: u32, service_s: f6
 #[test]
 fn lease_shorter_than_work_ends_with_each_message_dead_lettered_at_its_delivery_limit() {
     let s = load("semantics/lease-shorter-than-work.json");
-    assert_eq!(s.end_s, None, "the reproduction has no end_s: it must end by itself");
+    assert_eq!(
+        s.end_s, None,
+        "the reproduction has no end_s: it must end by itself"
+    );
     assert_eq!(s.queues[0].flavour, Flavour::Generic);
     let (sim, steps) = run_bounded(s);
     let all = facts(&steps);
@@ -101,14 +116,23 @@ fn lease_shorter_than_work_ends_with_each_message_dead_lettered_at_its_delivery_
     assert_eq!(sim.counters().dead_lettered, 3);
     assert_eq!(sim.counters().acked, 0, "no ack ever came in time");
     // The step where #0 reaches its limit, sentence by sentence.
-    let step = narration_of(&sim, &steps, |f| matches!(f, Fact::DeadLettered { msg: 0, .. }));
+    let step = narration_of(&sim, &steps, |f| {
+        matches!(f, Fact::DeadLettered { msg: 0, .. })
+    });
     assert_eq!(
         step,
         vec!["#0 reached its delivery limit after 3 deliveries without an ack and moved to reports's dead-letter queue instead of being delivered again."]
     );
     // The step after: the consumer still holding it finishes, and its ack counts for nothing.
     let after = narration_of(&sim, &steps, |f| {
-        matches!(f, Fact::AckIgnored { msg: 0, attempt: 3, .. })
+        matches!(
+            f,
+            Fact::AckIgnored {
+                msg: 0,
+                attempt: 3,
+                ..
+            }
+        )
     });
     assert_eq!(
         after,
@@ -139,10 +163,14 @@ fn sqs_visibility_heartbeat_keeps_long_work_from_being_delivered_twice() {
     for m in 0..3 {
         assert_eq!(sim.effect_count(m), 1, "#{m} applied once");
     }
-    let step = narration_of(&sim, &steps, |f| matches!(f, Fact::LeaseExtended { msg: 0, .. }));
+    let step = narration_of(&sim, &steps, |f| {
+        matches!(f, Fact::LeaseExtended { msg: 0, .. })
+    });
     assert_eq!(
         step,
-        vec!["C1 is still working on #0 and extended its lease to 6.000 s (a visibility heartbeat)."]
+        vec![
+            "C1 is still working on #0 and extended its lease to 6.000 s (a visibility heartbeat)."
+        ]
     );
 }
 
@@ -196,13 +224,20 @@ fn gap_wait_behind_a_dead_lettered_predecessor_is_parked_after_the_gap_timeout()
     assert_eq!(
         dead_letters(&all),
         vec![
-            (0, DeadLetterReason::Poison(brokerlab_core::Poison::UnknownSchemaVersion), 1),
+            (
+                0,
+                DeadLetterReason::Poison(brokerlab_core::Poison::UnknownSchemaVersion),
+                1
+            ),
             (1, DeadLetterReason::GapTimeout, 51),
         ]
     );
     let parked_at = steps
         .iter()
-        .find(|(_, f)| f.iter().any(|f| matches!(f, Fact::DeadLettered { msg: 1, .. })))
+        .find(|(_, f)| {
+            f.iter()
+                .any(|f| matches!(f, Fact::DeadLettered { msg: 1, .. }))
+        })
         .map(|(t, _)| *t)
         .unwrap();
     let first_wait = steps
@@ -210,7 +245,10 @@ fn gap_wait_behind_a_dead_lettered_predecessor_is_parked_after_the_gap_timeout()
         .find(|(_, f)| f.iter().any(|f| matches!(f, Fact::GapWait { msg: 1, .. })))
         .map(|(t, _)| *t)
         .unwrap();
-    assert!(parked_at - first_wait >= 30_000_000, "waited the whole timeout");
+    assert!(
+        parked_at - first_wait >= 30_000_000,
+        "waited the whole timeout"
+    );
     assert_eq!(sim.effect_count(1), 0, "v2 was not applied");
     // No sentence calls a gap wait a backoff.
     for f in &all {
@@ -225,7 +263,9 @@ fn gap_wait_behind_a_dead_lettered_predecessor_is_parked_after_the_gap_timeout()
             "#1 waits, unfailed, for its predecessor: L looks again at 1.700 s, and stops waiting at its first look from 31.200 s on.",
         ]
     );
-    let last = narration_of(&sim, &steps, |f| matches!(f, Fact::DeadLettered { msg: 1, .. }));
+    let last = narration_of(&sim, &steps, |f| {
+        matches!(f, Fact::DeadLettered { msg: 1, .. })
+    });
     assert_eq!(
         last,
         vec!["#1 waited too long for its predecessor (gap timeout): it was parked in ledger's dead-letter queue."]
@@ -239,7 +279,9 @@ fn gap_timeout_skip_applies_the_waiting_message_and_moves_on() {
     s.consumers[0].gap_timeout_s = Some(5.0);
     let (sim, steps) = run_bounded(s);
     let all = facts(&steps);
-    assert!(all.iter().any(|f| matches!(f, Fact::GapSkipped { msg: 1, .. })));
+    assert!(all
+        .iter()
+        .any(|f| matches!(f, Fact::GapSkipped { msg: 1, .. })));
     assert_eq!(sim.effect_count(1), 1, "v2 applied after giving up on v1");
     assert_eq!(sim.tables(0).unwrap().aggregate(1).balance, 50);
     let step = narration_of(&sim, &steps, |f| matches!(f, Fact::GapSkipped { .. }));
@@ -263,7 +305,11 @@ fn gap_wait_behind_a_lost_predecessor_ends_parked() {
         .into_iter()
         .filter(|&(_, r, _)| r == DeadLetterReason::GapTimeout)
         .collect();
-    assert_eq!(parked.len(), 1, "the successor of the poison message is parked");
+    assert_eq!(
+        parked.len(),
+        1,
+        "the successor of the poison message is parked"
+    );
     let msg = parked[0].0;
     assert_eq!(sim.message(msg).unwrap().key, Some(7));
     assert_eq!(sim.effect_count(msg), 0);
@@ -291,12 +337,27 @@ fn rabbitmq_requeues_unacked_deliveries_at_once_when_a_consumer_dies() {
         .find(|(_, f)| f.iter().any(|f| matches!(f, Fact::ConsumerCrashed { .. })))
         .unwrap();
     assert_eq!(crash.0, 1_000_000);
-    assert!(crash.1.iter().any(|f| matches!(f, Fact::Requeued { msg: 0, attempt: 1, .. })));
     assert!(crash.1.iter().any(|f| matches!(
         f,
-        Fact::Delivered { msg: 0, attempt: 2, consumer: 1, lease_until_us: None, .. }
+        Fact::Requeued {
+            msg: 0,
+            attempt: 1,
+            ..
+        }
     )));
-    assert!(!facts(&steps).iter().any(|f| matches!(f, Fact::LeaseExpired { .. })));
+    assert!(crash.1.iter().any(|f| matches!(
+        f,
+        Fact::Delivered {
+            msg: 0,
+            attempt: 2,
+            consumer: 1,
+            lease_until_us: None,
+            ..
+        }
+    )));
+    assert!(!facts(&steps)
+        .iter()
+        .any(|f| matches!(f, Fact::LeaseExpired { .. })));
     assert_eq!(sim.counters().acked, 1);
     let text = narration_of(&sim, &steps, |f| matches!(f, Fact::Requeued { .. }));
     assert_eq!(
@@ -314,7 +375,10 @@ fn rabbitmq_requeues_unacked_deliveries_at_once_when_a_consumer_dies() {
     let (_, gsteps) = run_bounded(g);
     let redelivery = gsteps
         .iter()
-        .find(|(_, f)| f.iter().any(|f| matches!(f, Fact::Delivered { attempt: 2, .. })))
+        .find(|(_, f)| {
+            f.iter()
+                .any(|f| matches!(f, Fact::Delivered { attempt: 2, .. }))
+        })
         .unwrap();
     assert_eq!(redelivery.0, 31_000_000);
 }
@@ -337,10 +401,18 @@ fn rabbitmq_auto_ack_ignores_prefetch_and_a_crash_loses_everything_pushed() {
         s
     };
     let (rabbit, _) = run_bounded(build("rabbitmq"));
-    assert_eq!(rabbit.counters().delivered, 20, "everything ready was pushed");
+    assert_eq!(
+        rabbit.counters().delivered,
+        20,
+        "everything ready was pushed"
+    );
     assert_eq!(rabbit.counters().lost, 20, "and the crash lost all of it");
     let (generic, _) = run_bounded(build("generic"));
-    assert_eq!(generic.counters().delivered, 1, "prefetch 1 holds the rest back");
+    assert_eq!(
+        generic.counters().delivered,
+        1,
+        "prefetch 1 holds the rest back"
+    );
     assert_eq!(generic.counters().lost, 1);
 }
 
@@ -385,9 +457,17 @@ fn rabbitmq_dead_letters_messages_dropped_from_the_head_and_expired() {
     );
     assert_eq!((sim.counters().dropped, sim.counters().expired), (0, 0));
     let text = narration_of(&sim, &steps, |f| {
-        matches!(f, Fact::DeadLettered { reason: DeadLetterReason::MaxLength, .. })
+        matches!(
+            f,
+            Fact::DeadLettered {
+                reason: DeadLetterReason::MaxLength,
+                ..
+            }
+        )
     });
-    assert!(text.contains(&"q was full: it dropped #1 from its head into its dead-letter queue.".to_string()));
+    assert!(text.contains(
+        &"q was full: it dropped #1 from its head into its dead-letter queue.".to_string()
+    ));
     // Without dead-lettering they are dropped and expire as before.
     s.queues[0].dead_letter = false;
     let (plain, _) = run_bounded(s);
@@ -525,7 +605,9 @@ fn sqs_fifo_accepts_a_republish_within_the_dedup_window_without_storing_it_again
         s
     };
     let (sim, steps) = run_bounded(build(None));
-    assert!(facts(&steps).iter().any(|f| matches!(f, Fact::DedupWindowHit { msg: 0, .. })));
+    assert!(facts(&steps)
+        .iter()
+        .any(|f| matches!(f, Fact::DedupWindowHit { msg: 0, .. })));
     assert_eq!(sim.counters().published, 1, "stored once");
     assert_eq!(sim.effect_count(0), 1);
     let text = narration_of(&sim, &steps, |f| matches!(f, Fact::DedupWindowHit { .. }));
@@ -575,7 +657,10 @@ fn a_flavour_switch_while_playing_is_recorded_and_replays_exactly() {
         restart_after_s: Some(0.5),
     })
     .unwrap();
-    assert!(live.last_facts().iter().any(|f| matches!(f, Fact::Requeued { .. })));
+    assert!(live
+        .last_facts()
+        .iter()
+        .any(|f| matches!(f, Fact::Requeued { .. })));
     live.run();
     let recorded = live.scenario().clone();
     let text = recorded.to_json_pretty();

@@ -86,7 +86,12 @@ impl Simulation {
 
     /// SQS FIFO: whether `msg` was stored in `q` within the deduplication window; if so
     /// the publish is accepted and not stored again.
-    pub(super) fn dedup_window_hit(&mut self, producer: ProducerId, msg: MsgId, q: QueueId) -> bool {
+    pub(super) fn dedup_window_hit(
+        &mut self,
+        producer: ProducerId,
+        msg: MsgId,
+        q: QueueId,
+    ) -> bool {
         let queue = &self.queues[q as usize];
         if queue.flavour != Flavour::SqsFifo {
             return false;
@@ -295,8 +300,8 @@ impl Simulation {
                 let until = now + self.queues[queue as usize].lease_for_delivery_us();
                 // RabbitMQ has no lease: only its consumer timeout, which is not a countdown
                 // to a redelivery the way a visibility timeout is.
-                let shown = (self.queues[queue as usize].flavour != Flavour::Rabbitmq)
-                    .then_some(until);
+                let shown =
+                    (self.queues[queue as usize].flavour != Flavour::Rabbitmq).then_some(until);
                 self.copies[copy as usize].lease_until_us = shown;
                 // All leases of a queue have the same length, so they expire in order.
                 self.events.schedule_in_lane(

@@ -7,9 +7,7 @@ use crate::engine::Event;
 use crate::log::ArmedMemberCrash;
 use crate::message::{Fate, PublishFate};
 use crate::producer::ArmedProducerCrash;
-use crate::scenario::{
-    AckMode, CrashPoint, Fault, Flavour, MemberCrashPoint, ProducerCrashPoint,
-};
+use crate::scenario::{AckMode, CrashPoint, Fault, Flavour, MemberCrashPoint, ProducerCrashPoint};
 use crate::step::{ConsumerId, Fact, LossReason, ProducerId, Trigger};
 use crate::time::secs_to_us;
 

@@ -510,7 +510,9 @@ impl Simulation {
             .max(timeout / 100)
             .max(1_000);
         let ready_at_us = self.hide_for(copy, wait);
-        let since = self.copies[copy as usize].gap_since_us.unwrap_or(self.now_us);
+        let since = self.copies[copy as usize]
+            .gap_since_us
+            .unwrap_or(self.now_us);
         let msg = self.copies[copy as usize].msg;
         self.facts.push(Fact::GapRecheck {
             msg,
