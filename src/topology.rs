@@ -1023,6 +1023,24 @@ mod tests {
     }
 
     #[test]
+    fn a_queue_card_names_its_flavour_and_follows_a_switch() {
+        let mut sim = Simulation::new(brokerlab_core::examples::load("mm1").unwrap()).unwrap();
+        assert_eq!(
+            flavour_label(Topology::of(&sim).queues[0].flavour),
+            "generic"
+        );
+        sim.command(Fault::SetFlavour {
+            queue: "jobs".into(),
+            flavour: Flavour::Rabbitmq,
+        })
+        .unwrap();
+        assert_eq!(
+            flavour_label(Topology::of(&sim).queues[0].flavour),
+            "RabbitMQ"
+        );
+    }
+
+    #[test]
     fn queue_counts_read_naturally() {
         let q = QueueCard {
             name: "orders".into(),

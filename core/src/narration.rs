@@ -179,6 +179,12 @@ pub fn describe(sim: &Simulation, fact: &Fact) -> String {
         sim.queue(q)
             .map_or_else(|| format!("queue {q}"), |v| v.name)
     };
+    // RabbitMQ has no lease: what a lease does elsewhere, its consumer timeout does.
+    let rabbitmq = |copy: u64| {
+        sim.copy(copy)
+            .and_then(|c| sim.queue(c.queue))
+            .is_some_and(|q| q.flavour == Flavour::Rabbitmq)
+    };
     use Fact::*;
     match *fact {
         Created { producer: p, msg, key, version, poison } => {
@@ -278,6 +284,10 @@ pub fn describe(sim: &Simulation, fact: &Fact) -> String {
             let lease = lease_until_us.map_or(String::new(), |u| format!("; hidden until {}", secs(u)));
             format!("The broker delivered #{msg}{again} to {}{lease}.", consumer(c))
         }
+        LeaseExpired { msg, copy, attempt, consumer: c } if rabbitmq(copy) => format!(
+            "{} kept #{msg} (attempt {attempt}) unacked past the consumer timeout: the broker took it back, and it is in line again to be redelivered.",
+            consumer(c)
+        ),
         LeaseExpired { msg, attempt, consumer: c, .. } => format!(
             "The lease of #{msg} (attempt {attempt}, held by {}) ran out with no ack: it is visible again and will be redelivered.",
             consumer(c)
@@ -414,6 +424,10 @@ pub fn describe(sim: &Simulation, fact: &Fact) -> String {
         AckIgnored { msg, consumer: c, why: IgnoredAck::AlreadyDone, .. } => {
             format!("{} acked #{msg}, which another delivery had already settled.", consumer(c))
         }
+        AckLost { msg, copy, consumer: c, .. } if rabbitmq(copy) => format!(
+            "{}'s ack for #{msg} never reached the broker: it stays unacked until the consumer's channel closes or its consumer timeout runs out, then it is delivered again.",
+            consumer(c)
+        ),
         AckLost { msg, consumer: c, .. } => format!(
             "{}'s ack for #{msg} never reached the broker: when the lease runs out it will be delivered again.",
             consumer(c)

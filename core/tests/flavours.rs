@@ -714,3 +714,30 @@ fn the_built_in_examples_still_end_and_keep_their_accounts() {
         invariants::check(&sim).unwrap_or_else(|e| panic!("{name}: {e}"));
     }
 }
+
+#[test]
+fn rabbitmq_takes_back_a_delivery_only_after_its_consumer_timeout() {
+    // RabbitMQ: an ack lost on the way leaves the delivery unacked; with no lease, the
+    // broker takes it back when the consumer timeout (30 minutes by default) runs out.
+    let mut s = simple("rabbitmq", 1, 1.0, 1, 0.1, "after_commit");
+    s.faults.push(ScheduledFault {
+        at_s: 0.0,
+        fault: Fault::DropNextAck { consumer: 0 },
+    });
+    let (sim, steps) = run_bounded(s);
+    let back = steps
+        .iter()
+        .find(|(_, f)| f.iter().any(|f| matches!(f, Fact::LeaseExpired { .. })))
+        .unwrap();
+    assert_eq!(back.0, 1_000_000 + 1_800_000_000);
+    let lost = narration_of(&sim, &steps, |f| matches!(f, Fact::AckLost { .. }));
+    assert_eq!(
+        lost.last().unwrap(),
+        "C's ack for #0 never reached the broker: it stays unacked until the consumer's channel closes or its consumer timeout runs out, then it is delivered again."
+    );
+    let timeout = narration_of(&sim, &steps, |f| matches!(f, Fact::LeaseExpired { .. }));
+    assert_eq!(
+        timeout[0],
+        "C kept #0 (attempt 1) unacked past the consumer timeout: the broker took it back, and it is in line again to be redelivered."
+    );
+}

@@ -133,6 +133,7 @@ impl Simulation {
             done_us: None,
             redrives: 0,
             gap_since_us: None,
+            duplicate_of: None,
         });
         self.set_fate_new_waiting(copy);
         let queue = &mut self.queues[q as usize];
@@ -345,7 +346,13 @@ impl Simulation {
         let c = &self.copies[copy as usize];
         let (msg, q, persistent) = (c.msg, c.queue, c.persistent);
         let queue = &self.queues[q as usize];
-        if queue.flavour != Flavour::Sqs || queue.duplicate_p <= 0.0 {
+        // Only a stored copy's first receive can leave a duplicate, and a duplicate never
+        // leaves another: at most one extra delivery per stored copy, so it stays rare.
+        if queue.flavour != Flavour::Sqs
+            || queue.duplicate_p <= 0.0
+            || c.attempts != 1
+            || c.duplicate_of.is_some()
+        {
             return;
         }
         let p = queue.duplicate_p;
@@ -371,6 +378,7 @@ impl Simulation {
             done_us: None,
             redrives: 0,
             gap_since_us: None,
+            duplicate_of: Some(copy),
         });
         self.set_fate_new_waiting(twin);
         let queue = &mut self.queues[q as usize];
