@@ -451,6 +451,12 @@ impl Cast {
                         format!("✗ dead-lettered after {attempts} attempts")
                     }
                     DeadLetterReason::Poison(_) => "✗ dead-lettered: poison".into(),
+                    DeadLetterReason::DeliveryLimitReached => {
+                        format!("✗ dead-lettered: delivery limit ({attempts} deliveries)")
+                    }
+                    DeadLetterReason::GapTimeout => "✗ parked: gap timeout".into(),
+                    DeadLetterReason::MaxLength => "✗ dead-lettered: dropped from head".into(),
+                    DeadLetterReason::Expired => "✗ dead-lettered: expired (TTL)".into(),
                 },
                 Failure,
             ),
@@ -678,6 +684,43 @@ impl Cast {
                 Who::Member(group, member),
                 format!("⚠ DUPLICATE email: sent {times}×"),
                 Duplicate,
+            ),
+            Requeued { copy, consumer, .. } => (
+                Who::Consumer(consumer),
+                Self::queue_of(sim, copy),
+                "✗ channel closed: requeued at once".into(),
+                Failure,
+            ),
+            LeaseExtended { copy, consumer, .. } => (
+                Who::Consumer(consumer),
+                Self::queue_of(sim, copy),
+                "lease extended (heartbeat)".into(),
+                Reply,
+            ),
+            DuplicateKept { queue, twin, .. } => note(
+                Who::Queue(queue),
+                format!("⚠ at-least-once: copy {twin} kept visible"),
+            ),
+            DedupWindowHit { queue, .. } => note(
+                Who::Queue(queue),
+                "same id within the dedup window: not stored".into(),
+            ),
+            GapRecheck {
+                consumer,
+                ready_at_us,
+                ..
+            } => note(
+                Who::Consumer(consumer),
+                format!(
+                    "waits for its predecessor until {:.2} s",
+                    us_to_secs(ready_at_us)
+                ),
+            ),
+            GapSkipped {
+                consumer, current, ..
+            } => note(
+                Who::Consumer(consumer),
+                format!("gap timeout: v{} skipped", current + 1),
             ),
             // Facts a lineage does not keep; drawn as a note on the broker if ever kept.
             _ => note(Who::Broker, "(other)".into()),

@@ -9,7 +9,7 @@
 
 use brokerlab_core::scenario::{limits, splice_schedule};
 use brokerlab_core::{
-    AckMode, ArrivalProcess, Fact, Fault, Idempotency, Overflow, RateSegment, RetryPolicy,
+    AckMode, ArrivalProcess, Fact, Fault, Flavour, Idempotency, Overflow, RateSegment, RetryPolicy,
     ServiceTime, Setting, Simulation,
 };
 use leptos::prelude::*;
@@ -52,6 +52,8 @@ pub struct QueueSettings {
     pub retry: RetryPolicy,
     pub max_length: Option<u64>,
     pub overflow: Overflow,
+    /// Whose rules the queue follows.
+    pub flavour: Flavour,
 }
 
 /// Everything the panel shows, at one instant of the run.
@@ -226,6 +228,7 @@ impl Settings {
                     retry: first.retry.clone(),
                     max_length: spec.max_length,
                     overflow: spec.overflow,
+                    flavour: spec.flavour,
                 };
                 for &(_, fault) in &changes {
                     s.apply(fault);
@@ -275,6 +278,7 @@ impl QueueSettings {
                 self.max_length = *max_length;
                 self.overflow = *overflow;
             }
+            Fault::SetFlavour { queue, flavour } if *queue == self.name => self.flavour = *flavour,
             _ => {}
         }
     }
@@ -509,6 +513,14 @@ fn overflow_value(o: Overflow) -> &'static str {
     }
 }
 
+/// The flavour a select's value names (the scenario file's names).
+pub fn parse_flavour(v: &str) -> Result<Flavour, String> {
+    Flavour::ALL
+        .into_iter()
+        .find(|f| f.as_str() == v)
+        .ok_or_else(|| format!("Unknown broker flavour “{v}”."))
+}
+
 /// The ack mode a select's value names.
 pub fn parse_ack(v: &str) -> Result<AckMode, String> {
     match v {
@@ -672,6 +684,12 @@ const IDEMPOTENCY: &[(&str, &str)] = &[
     ("check_then_insert", "Check, then insert (racy)"),
     ("inbox", "Inbox table (unique key)"),
 ];
+const FLAVOURS: &[(&str, &str)] = &[
+    ("generic", "Generic (leases; expiries count as attempts)"),
+    ("rabbitmq", "RabbitMQ (requeue when a consumer dies)"),
+    ("sqs", "Amazon SQS (visibility timeout, maxReceiveCount)"),
+    ("sqs_fifo", "Amazon SQS FIFO (one in flight per key)"),
+];
 const OVERFLOW: &[(&str, &str)] = &[
     ("reject", "Reject the new message"),
     ("drop_oldest", "Drop the oldest"),
@@ -833,6 +851,12 @@ fn QueueRow(lab: Lab, index: usize) -> impl IntoView {
             overflow: parse_overflow(v)?,
         })
     });
+    let flavour = cmd(|queue, _, v| {
+        Ok(Fault::SetFlavour {
+            queue,
+            flavour: parse_flavour(v)?,
+        })
+    });
     let choice = move |f: fn(&QueueSettings) -> &'static str| {
         Signal::derive(move || get().map_or("", |q| f(&q)))
     };
@@ -840,6 +864,8 @@ fn QueueRow(lab: Lab, index: usize) -> impl IntoView {
     view! {
         <fieldset class="param-group" data-testid=format!("param-queue-{index}")>
             <legend>"Queue " <strong>{name}</strong> " and its consumers"</legend>
+            <SelectField id=id("flavour") label="Broker" options=FLAVOURS
+                value=choice(|q| q.flavour.as_str()) apply=flavour />
             <NumberField id=id("service") label="Service time, mean" unit="s per message"
                 value=text(|q| field(q.service.mean_s())) apply=service />
             <SelectField id=id("service-kind") label="Service time varies" options=SERVICE_KINDS
@@ -965,6 +991,24 @@ mod tests {
         assert_eq!(parse_ack("on_delivery"), Ok(AckMode::OnDelivery));
         assert!(parse_idempotency("maybe").is_err());
         assert_eq!(parse_overflow("throttle"), Ok(Overflow::Throttle));
+    }
+
+    #[test]
+    fn the_flavour_select_switches_the_queue_and_the_panel_follows() {
+        let mut sim = mm1();
+        assert_eq!(Settings::of(&sim).queues[0].flavour, Flavour::Generic);
+        for (value, _) in FLAVOURS {
+            assert_eq!(parse_flavour(value).map(Flavour::as_str), Ok(*value));
+        }
+        assert!(parse_flavour("kafka").is_err());
+        sim.run_until(secs_to_us(2.0));
+        sim.command(Fault::SetFlavour {
+            queue: "jobs".into(),
+            flavour: parse_flavour("sqs_fifo").unwrap(),
+        })
+        .unwrap();
+        assert_eq!(Settings::of(&sim).queues[0].flavour, Flavour::SqsFifo);
+        assert_eq!(sim.queue(0).unwrap().flavour, Flavour::SqsFifo);
     }
 
     #[test]

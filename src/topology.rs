@@ -9,6 +9,7 @@
 //! and send commands through the [`Lab`].
 
 use brokerlab_core::step::DeadLetterReason;
+use brokerlab_core::Flavour;
 use brokerlab_core::{
     us_to_secs, AckMode, CrashPoint, ExchangeKind, Fault, Handoff, Poison, ProducerCrashPoint,
     Simulation,
@@ -78,6 +79,8 @@ pub struct QueueCard {
     pub dead_lettered: u64,
     pub max_length: Option<u64>,
     pub redriving: bool,
+    /// Whose rules it follows (generic, RabbitMQ, SQS, SQS FIFO).
+    pub flavour: Flavour,
     /// Indices of its consumers.
     pub consumers: Vec<u32>,
     /// Its dead-letter queue, when it dead-letters.
@@ -160,6 +163,22 @@ pub fn dead_letter_reason(reason: DeadLetterReason, attempts: u32) -> String {
         DeadLetterReason::Poison(Poison::UnauthorizedTenant) => {
             "poison: unauthorized tenant".into()
         }
+        DeadLetterReason::DeliveryLimitReached => {
+            format!("delivery limit reached ({attempts} deliveries)")
+        }
+        DeadLetterReason::GapTimeout => "gap timeout: its predecessor never came".into(),
+        DeadLetterReason::MaxLength => "dropped from the head of a full queue".into(),
+        DeadLetterReason::Expired => "expired (time to live)".into(),
+    }
+}
+
+/// A queue flavour as its card names it.
+pub fn flavour_label(f: Flavour) -> &'static str {
+    match f {
+        Flavour::Generic => "generic",
+        Flavour::Rabbitmq => "RabbitMQ",
+        Flavour::Sqs => "SQS",
+        Flavour::SqsFifo => "SQS FIFO",
     }
 }
 
@@ -238,6 +257,7 @@ impl Topology {
                     dead_lettered: v.dead_lettered,
                     max_length: v.max_length,
                     redriving: v.redriving,
+                    flavour: v.flavour,
                     consumers: v.consumers,
                 }
             })
@@ -631,9 +651,11 @@ fn QueueBox(lab: Lab, index: usize) -> impl IntoView {
         })
     };
     let has_dlq = move || card.with(|c| c.as_ref().is_some_and(|c| c.dlq.is_some()));
+    let flavour = move || card.with(|c| c.as_ref().map_or("", |c| flavour_label(c.flavour)));
     view! {
         <li class="node queue" data-node=format!("queue-{index}") data-testid=format!("queue-{index}")>
             <strong>{name}</strong>
+            <span class="flavour" data-testid=format!("queue-{index}-flavour")>{flavour}</span>
             <span class="state" data-testid=format!("queue-{index}-counts")>{counts}</span>
             <span class="feeds">{consumers}</span>
         </li>
@@ -1001,6 +1023,24 @@ mod tests {
     }
 
     #[test]
+    fn a_queue_card_names_its_flavour_and_follows_a_switch() {
+        let mut sim = Simulation::new(brokerlab_core::examples::load("mm1").unwrap()).unwrap();
+        assert_eq!(
+            flavour_label(Topology::of(&sim).queues[0].flavour),
+            "generic"
+        );
+        sim.command(Fault::SetFlavour {
+            queue: "jobs".into(),
+            flavour: Flavour::Rabbitmq,
+        })
+        .unwrap();
+        assert_eq!(
+            flavour_label(Topology::of(&sim).queues[0].flavour),
+            "RabbitMQ"
+        );
+    }
+
+    #[test]
     fn queue_counts_read_naturally() {
         let q = QueueCard {
             name: "orders".into(),
@@ -1010,6 +1050,7 @@ mod tests {
             dead_lettered: 1,
             max_length: Some(5_000),
             redriving: true,
+            flavour: Flavour::Generic,
             consumers: vec![0],
             dlq: None,
         };

@@ -5,7 +5,8 @@ use std::collections::VecDeque;
 use serde::Serialize;
 
 use crate::scenario::{
-    AckMode, ConsumerSpec, CrashPoint, Failures, Idempotency, Ordering, RetryPolicy, ServiceTime,
+    flavour_defaults, AckMode, ConsumerSpec, CrashPoint, Failures, GapTimeout, Idempotency,
+    Ordering, RetryPolicy, ServiceTime,
 };
 use crate::step::{Attempt, CopyId, QueueId, Trigger};
 use crate::time::Micros;
@@ -46,6 +47,11 @@ pub struct Consumer {
     pub ordering: Ordering,
     pub failures: Failures,
     pub retry: RetryPolicy,
+    /// Extends its leases while it works (an SQS visibility heartbeat).
+    pub extend_visibility: bool,
+    /// How long a message may wait for its predecessor, and what giving up does.
+    pub gap_timeout_us: Micros,
+    pub on_gap_timeout: GapTimeout,
     /// Work takes this many times longer (a slowed consumer).
     pub slow_factor: f64,
     pub up: bool,
@@ -86,6 +92,13 @@ impl Consumer {
             ordering: spec.ordering,
             failures: spec.failures.clone(),
             retry: spec.retry.clone(),
+            extend_visibility: spec.extend_visibility,
+            gap_timeout_us: crate::time::secs_to_us(
+                spec.gap_timeout_s
+                    .unwrap_or(flavour_defaults::GAP_TIMEOUT_S),
+            )
+            .max(1),
+            on_gap_timeout: spec.on_gap_timeout,
             slow_factor: 1.0,
             up: true,
             incarnation: 0,
@@ -118,6 +131,9 @@ impl Consumer {
             ordering: self.ordering,
             failures: self.failures.clone(),
             retry: self.retry.clone(),
+            extend_visibility: self.extend_visibility,
+            gap_timeout_s: Some(crate::time::us_to_secs(self.gap_timeout_us)),
+            on_gap_timeout: self.on_gap_timeout,
         };
         Self::new(&settings, name, self.queue)
     }

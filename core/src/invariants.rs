@@ -167,8 +167,10 @@ fn check_queues(sim: &Simulation) -> Result<(), String> {
             format!("queue {}: held {} is not the sum", q.name, q.held)
         })?;
         if let Some(max) = q.max_length {
-            ensure(q.held <= max.max(q.bound_grace), || {
-                format!("queue {}: holds {} over its limit {max}", q.name, q.held)
+            // What counts against the bound depends on the flavour (RabbitMQ: ready only).
+            let counted = q.occupancy();
+            ensure(counted <= max.max(q.bound_grace), || {
+                format!("queue {}: holds {counted} over its limit {max}", q.name)
             })?;
         }
         ensure(q.dlq.len() as u64 == dead, || {
@@ -219,8 +221,12 @@ fn check_effects(sim: &Simulation) -> Result<(), String> {
 
 fn check_processes(sim: &Simulation) -> Result<(), String> {
     for (i, consumer) in sim.consumers_raw().iter().enumerate() {
+        // RabbitMQ ignores prefetch for automatic acknowledgement: no limit to check.
+        let unlimited = sim.queues_raw()[consumer.queue as usize].flavour
+            == crate::scenario::Flavour::Rabbitmq
+            && consumer.ack == crate::scenario::AckMode::OnDelivery;
         ensure(
-            consumer.held() <= consumer.prefetch.max(consumer.prefetch_grace)
+            (unlimited || consumer.held() <= consumer.prefetch.max(consumer.prefetch_grace))
                 && consumer.batches <= consumer.concurrency
                 && consumer.working.len() as u32 <= consumer.batches * consumer.batch_size,
             || {

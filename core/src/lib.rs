@@ -37,6 +37,7 @@ pub use metrics::{Counters, GroupSample, QueueSample, Sample, Summary};
 pub use producer::OutboxRow;
 pub use queue::QueueView;
 pub use report::Report;
+pub use scenario::{flavour_defaults, Flavour, GapTimeout, QueueType};
 pub use scenario::{
     AckMode, ArrivalProcess, Arrivals, Assignment, Binding, BrokerSpec, Budget, CommitMode,
     ConsumerSpec, CrashPoint, ExchangeKind, ExchangeSpec, Failures, Fault, GroupSpec, Handoff,

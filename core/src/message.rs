@@ -122,6 +122,11 @@ pub struct Copy {
     pub done_us: Option<Micros>,
     /// Times it was redriven from the dead-letter queue.
     pub redrives: u32,
+    /// When a wait_for_gap consumer first held it back for a missing predecessor (since
+    /// it last entered the queue): the gap timeout counts from here.
+    pub gap_since_us: Option<Micros>,
+    /// SQS at-least-once: the copy whose receive left this one behind.
+    pub duplicate_of: Option<CopyId>,
 }
 
 /// What a dead-letter queue keeps about a copy.

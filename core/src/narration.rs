@@ -3,7 +3,7 @@
 //! written `#id`.
 
 use crate::scenario::{
-    AckMode, ArrivalProcess, CrashPoint, Idempotency, Overflow, Poison, ProducerCrashPoint,
+    AckMode, ArrivalProcess, CrashPoint, Flavour, Idempotency, Overflow, Poison, ProducerCrashPoint,
 };
 use crate::sim::Simulation;
 use crate::step::{
@@ -49,6 +49,23 @@ fn idempotency_text(i: Idempotency) -> &'static str {
         Idempotency::None => "no duplicate check",
         Idempotency::CheckThenInsert => "check, then insert a processed mark",
         Idempotency::Inbox => "an inbox row with a unique key, in the effect's transaction",
+    }
+}
+
+fn flavour_text(f: Flavour) -> &'static str {
+    match f {
+        Flavour::Generic => {
+            "the generic broker's rules (leases, lease expiries counted as failed attempts)"
+        }
+        Flavour::Rabbitmq => {
+            "RabbitMQ's rules (no lease: unacked messages return when a consumer's channel closes)"
+        }
+        Flavour::Sqs => {
+            "SQS standard rules (visibility timeout, maxReceiveCount, at-least-once delivery)"
+        }
+        Flavour::SqsFifo => {
+            "SQS FIFO rules (one message in flight per group, a deduplication window)"
+        }
     }
 }
 
@@ -138,6 +155,9 @@ fn setting_text(sim: &Simulation, setting: Setting) -> String {
             ),
             None => format!("{} is now unbounded", queue(q)),
         },
+        Setting::Flavour { queue: q, flavour } => {
+            format!("{} now follows {}", queue(q), flavour_text(flavour))
+        }
         Setting::Partitions { log, partitions } => format!(
             "{} now has {partitions} partitions: keys hash over all of them, so a key's next records may go to another partition than its earlier ones, and its groups rebalance",
             sim.log_name(log)
@@ -158,6 +178,12 @@ pub fn describe(sim: &Simulation, fact: &Fact) -> String {
     let queue = |q: u32| {
         sim.queue(q)
             .map_or_else(|| format!("queue {q}"), |v| v.name)
+    };
+    // RabbitMQ has no lease: what a lease does elsewhere, its consumer timeout does.
+    let rabbitmq = |copy: u64| {
+        sim.copy(copy)
+            .and_then(|c| sim.queue(c.queue))
+            .is_some_and(|q| q.flavour == Flavour::Rabbitmq)
     };
     use Fact::*;
     match *fact {
@@ -258,11 +284,15 @@ pub fn describe(sim: &Simulation, fact: &Fact) -> String {
             let lease = lease_until_us.map_or(String::new(), |u| format!("; hidden until {}", secs(u)));
             format!("The broker delivered #{msg}{again} to {}{lease}.", consumer(c))
         }
+        LeaseExpired { msg, copy, attempt, consumer: c } if rabbitmq(copy) => format!(
+            "{} kept #{msg} (attempt {attempt}) unacked past the consumer timeout: the broker took it back, and it is in line again to be redelivered.",
+            consumer(c)
+        ),
         LeaseExpired { msg, attempt, consumer: c, .. } => format!(
             "The lease of #{msg} (attempt {attempt}, held by {}) ran out with no ack: it is visible again and will be redelivered.",
             consumer(c)
         ),
-        RetryReady { msg, .. } => format!("#{msg} finished its backoff and is back in line."),
+        RetryReady { msg, .. } => format!("#{msg} is visible again and back in line."),
         DeadLettered { msg, queue: q, reason: DeadLetterReason::RetriesExhausted, attempts, .. } => format!(
             "#{msg} failed every allowed attempt ({attempts} deliveries) and moved to {}'s dead-letter queue, with its history.",
             queue(q)
@@ -270,6 +300,22 @@ pub fn describe(sim: &Simulation, fact: &Fact) -> String {
         DeadLettered { msg, queue: q, reason: DeadLetterReason::Poison(kind), .. } => format!(
             "#{msg} can never succeed ({}): it skipped the retries and moved to {}'s dead-letter queue.",
             poison_text(kind),
+            queue(q)
+        ),
+        DeadLettered { msg, queue: q, reason: DeadLetterReason::DeliveryLimitReached, attempts, .. } => format!(
+            "#{msg} reached its delivery limit after {attempts} deliveries without an ack and moved to {}'s dead-letter queue instead of being delivered again.",
+            queue(q)
+        ),
+        DeadLettered { msg, queue: q, reason: DeadLetterReason::GapTimeout, .. } => format!(
+            "#{msg} waited too long for its predecessor (gap timeout): it was parked in {}'s dead-letter queue.",
+            queue(q)
+        ),
+        DeadLettered { msg, queue: q, reason: DeadLetterReason::MaxLength, .. } => format!(
+            "{} was full: it dropped #{msg} from its head into its dead-letter queue.",
+            queue(q)
+        ),
+        DeadLettered { msg, queue: q, reason: DeadLetterReason::Expired, .. } => format!(
+            "#{msg} waited too long in {} and expired into its dead-letter queue.",
             queue(q)
         ),
         Redriven { msg, queue: q, .. } => {
@@ -372,12 +418,16 @@ pub fn describe(sim: &Simulation, fact: &Fact) -> String {
         }
         Acked { msg, consumer: c, .. } => format!("{} acked #{msg}; the broker removed it for good.", consumer(c)),
         AckIgnored { msg, consumer: c, why: IgnoredAck::StaleLease, .. } => format!(
-            "{} acked #{msg} too late: its lease had expired and the message was offered again, so the ack changed nothing.",
+            "{} acked #{msg} too late: the broker had already taken that delivery back, so the ack changed nothing.",
             consumer(c)
         ),
         AckIgnored { msg, consumer: c, why: IgnoredAck::AlreadyDone, .. } => {
             format!("{} acked #{msg}, which another delivery had already settled.", consumer(c))
         }
+        AckLost { msg, copy, consumer: c, .. } if rabbitmq(copy) => format!(
+            "{}'s ack for #{msg} never reached the broker: it stays unacked until the consumer's channel closes or its consumer timeout runs out, then it is delivered again.",
+            consumer(c)
+        ),
         AckLost { msg, consumer: c, .. } => format!(
             "{}'s ack for #{msg} never reached the broker: when the lease runs out it will be delivered again.",
             consumer(c)
@@ -507,6 +557,35 @@ pub fn describe(sim: &Simulation, fact: &Fact) -> String {
         AbortedSkipped { group, partition, offset } => format!(
             "Group {} (read_committed) skipped the aborted record at offset {offset} of partition {partition}.",
             sim.group_name(group)
+        ),
+        Requeued { msg, attempt, consumer: c, .. } => format!(
+            "{}'s channel closed with #{msg} unacked (attempt {attempt}): the broker put it back in line at once, marked redelivered.",
+            consumer(c)
+        ),
+        LeaseExtended { msg, consumer: c, lease_until_us, .. } => format!(
+            "{} is still working on #{msg} and extended its lease to {} (a visibility heartbeat).",
+            consumer(c),
+            secs(lease_until_us)
+        ),
+        DuplicateKept { msg, queue: q, .. } => format!(
+            "{} handed out #{msg} but kept another copy of it visible (at-least-once delivery): it will be delivered again.",
+            queue(q)
+        ),
+        DedupWindowHit { producer: p, msg, queue: q } => format!(
+            "{} already stored #{msg} within its deduplication window: the publish from {} was accepted and not stored again.",
+            queue(q),
+            producer(p)
+        ),
+        GapRecheck { msg, consumer: c, ready_at_us, gives_up_at_us, .. } => format!(
+            "#{msg} waits, unfailed, for its predecessor: {} looks again at {}, and stops waiting at its first look from {} on.",
+            consumer(c),
+            secs(ready_at_us),
+            secs(gives_up_at_us)
+        ),
+        GapSkipped { msg, consumer: c, key, version, current, .. } => format!(
+            "{} gave up waiting for version {} of key {key} and applies #{msg} (version {version}) anyway: the missing versions are skipped.",
+            consumer(c),
+            current + 1
         ),
         EmailSent { group, member, msg, times: 1 } => {
             format!("{} sent the email for #{msg}.", sim.member_name(group, member))

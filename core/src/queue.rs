@@ -1,10 +1,10 @@
 //! A queue at the broker: its waiting line, its consumers, its dead-letter queue.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 
 use crate::message::DeadLetter;
-use crate::scenario::{Overflow, QueueSpec};
-use crate::step::{ConsumerId, CopyId, ProducerId};
+use crate::scenario::{flavour_defaults, Flavour, Overflow, QueueSpec, QueueType};
+use crate::step::{ConsumerId, CopyId, MsgId, ProducerId};
 use crate::time::{secs_to_us, Micros};
 
 #[derive(Clone, Debug)]
@@ -38,6 +38,18 @@ pub struct Queue {
     /// What it may still hold above a bound that was lowered below its contents (nothing
     /// stored is thrown away; it drains down). 0 once it is within the bound again.
     pub bound_grace: u64,
+    pub flavour: Flavour,
+    pub queue_type: QueueType,
+    pub delivery_limit: u32,
+    pub max_receive_count: u32,
+    pub dedup_window_us: Micros,
+    pub duplicate_p: f64,
+    /// Copies in flight or waiting for a retry, per message group (the message key;
+    /// `None` for keyless messages). Kept for every flavour so a switch to SQS FIFO
+    /// finds it right; only SQS FIFO reads it.
+    pub busy_groups: BTreeMap<Option<u32>, u32>,
+    /// SQS FIFO: when each message id was last stored (the deduplication window).
+    pub stored_at: BTreeMap<MsgId, Micros>,
 }
 
 impl Queue {
@@ -64,11 +76,57 @@ impl Queue {
             redrive_pending: false,
             throttled: Vec::new(),
             bound_grace: 0,
+            flavour: spec.flavour,
+            queue_type: spec.queue_type,
+            delivery_limit: spec
+                .delivery_limit
+                .unwrap_or(flavour_defaults::QUORUM_DELIVERY_LIMIT),
+            max_receive_count: spec
+                .max_receive_count
+                .unwrap_or(flavour_defaults::MAX_RECEIVE_COUNT),
+            dedup_window_us: secs_to_us(
+                spec.dedup_window_s
+                    .unwrap_or(flavour_defaults::DEDUP_WINDOW_S),
+            ),
+            duplicate_p: spec.duplicate_p.unwrap_or(flavour_defaults::DUPLICATE_P),
+            busy_groups: BTreeMap::new(),
+            stored_at: BTreeMap::new(),
+        }
+    }
+
+    /// What counts against `max_length`: RabbitMQ counts ready messages only (x-max-length
+    /// ignores unacknowledged ones); the others count everything the queue holds.
+    pub fn occupancy(&self) -> u64 {
+        match self.flavour {
+            Flavour::Rabbitmq => self.line.len() as u64,
+            _ => self.held,
         }
     }
 
     pub fn is_full(&self) -> bool {
-        self.max_length.is_some_and(|max| self.held >= max)
+        self.max_length.is_some_and(|max| self.occupancy() >= max)
+    }
+
+    /// The broker's own bound on deliveries of one copy, if its flavour has one: a copy
+    /// delivered this many times is dead-lettered instead of delivered again. A quorum
+    /// queue drops a message returned more than `delivery_limit` times, so it allows one
+    /// delivery more than the limit; SQS moves it on the receive after maxReceiveCount.
+    /// (Generic queues bound lease expiries instead, through the retry policy.)
+    pub fn delivery_bound(&self) -> Option<u32> {
+        match (self.flavour, self.queue_type) {
+            (Flavour::Rabbitmq, QueueType::Quorum) => Some(self.delivery_limit.saturating_add(1)),
+            (Flavour::Sqs | Flavour::SqsFifo, _) => Some(self.max_receive_count),
+            _ => None,
+        }
+    }
+
+    /// How long a delivery stays unacked before the broker takes it back: RabbitMQ has no
+    /// lease, only its consumer timeout.
+    pub fn lease_for_delivery_us(&self) -> Micros {
+        match self.flavour {
+            Flavour::Rabbitmq => secs_to_us(flavour_defaults::RABBITMQ_CONSUMER_TIMEOUT_S),
+            _ => self.lease_us,
+        }
     }
 }
 
@@ -84,4 +142,5 @@ pub struct QueueView {
     pub max_length: Option<u64>,
     pub consumers: Vec<ConsumerId>,
     pub redriving: bool,
+    pub flavour: Flavour,
 }

@@ -404,6 +404,101 @@ pub struct QueueSpec {
     /// Keep messages that exhaust their retries or are poison in a dead-letter queue.
     #[serde(default = "yes")]
     pub dead_letter: bool,
+    /// Which real broker's rules the queue follows (see docs/semantics.md).
+    #[serde(default, skip_serializing_if = "Flavour::is_generic")]
+    pub flavour: Flavour,
+    /// RabbitMQ: a classic or a quorum queue (quorum queues have a delivery limit).
+    #[serde(default, skip_serializing_if = "QueueType::is_classic")]
+    pub queue_type: QueueType,
+    /// RabbitMQ quorum queues: deliveries after which a message is dead-lettered (or
+    /// dropped without a dead-letter queue). Default 20, RabbitMQ 4's default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delivery_limit: Option<u32>,
+    /// SQS redrive policy: receives after which the next receive moves the message to
+    /// the dead-letter queue instead. Default 10.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_receive_count: Option<u32>,
+    /// SQS FIFO: a message id published again within this window is accepted but not
+    /// stored again. Default 300 s, the fixed window SQS documents.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dedup_window_s: Option<f64>,
+    /// SQS standard: probability that a receive leaves a second copy behind (at-least-once
+    /// delivery). Default 0.001.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duplicate_p: Option<f64>,
+}
+
+/// The real broker whose documented rules a queue follows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Flavour {
+    /// The teaching broker: leases like SQS, exchanges like RabbitMQ. Lease expiries count
+    /// as failed attempts of the consumers' retry policy.
+    #[default]
+    Generic,
+    /// RabbitMQ: no lease; unacked deliveries return at once when the consumer's channel
+    /// closes; auto-ack ignores prefetch; max-length counts ready messages; dead-lettering
+    /// of dropped and expired messages; quorum queues' delivery limit.
+    Rabbitmq,
+    /// Amazon SQS standard queue: visibility timeout, redrive after maxReceiveCount, rare
+    /// duplicate deliveries.
+    Sqs,
+    /// Amazon SQS FIFO queue: one message in flight per message group (the key), a
+    /// deduplication window on the message id.
+    SqsFifo,
+}
+
+impl Flavour {
+    pub const ALL: [Flavour; 4] = [
+        Flavour::Generic,
+        Flavour::Rabbitmq,
+        Flavour::Sqs,
+        Flavour::SqsFifo,
+    ];
+    fn is_generic(&self) -> bool {
+        *self == Flavour::Generic
+    }
+    /// The name used in scenario files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Flavour::Generic => "generic",
+            Flavour::Rabbitmq => "rabbitmq",
+            Flavour::Sqs => "sqs",
+            Flavour::SqsFifo => "sqs_fifo",
+        }
+    }
+}
+
+/// RabbitMQ queue type.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum QueueType {
+    #[default]
+    Classic,
+    Quorum,
+}
+
+impl QueueType {
+    fn is_classic(&self) -> bool {
+        *self == QueueType::Classic
+    }
+}
+
+/// Documented defaults of the flavour settings.
+pub mod flavour_defaults {
+    /// RabbitMQ 4.x quorum queues: delivery-limit defaults to 20.
+    pub const QUORUM_DELIVERY_LIMIT: u32 = 20;
+    /// SQS redrive policy: the console proposes a maxReceiveCount of 10.
+    pub const MAX_RECEIVE_COUNT: u32 = 10;
+    /// SQS FIFO: the deduplication interval is 5 minutes.
+    pub const DEDUP_WINDOW_S: f64 = 300.0;
+    /// SQS standard: "occasionally" a second copy; the model's default rate.
+    pub const DUPLICATE_P: f64 = 0.001;
+    /// RabbitMQ: consumer_timeout, 30 minutes by default: a delivery unacked that long
+    /// closes the channel and returns it.
+    pub const RABBITMQ_CONSUMER_TIMEOUT_S: f64 = 1_800.0;
+    /// A wait_for_gap consumer gives up on a gap after this long by default.
+    pub const GAP_TIMEOUT_S: f64 = 30.0;
 }
 
 impl QueueSpec {
@@ -417,6 +512,12 @@ impl QueueSpec {
             max_oldest_age_s: None,
             durable: true,
             dead_letter: true,
+            flavour: Flavour::Generic,
+            queue_type: QueueType::Classic,
+            delivery_limit: None,
+            max_receive_count: None,
+            dedup_window_s: None,
+            duplicate_p: None,
         }
     }
 }
@@ -506,6 +607,34 @@ pub struct ConsumerSpec {
     pub failures: Failures,
     #[serde(default, skip_serializing_if = "RetryPolicy::is_default")]
     pub retry: RetryPolicy,
+    /// A heartbeat: while working on a delivery, the consumer extends its lease
+    /// (ChangeMessageVisibility) so long work is not delivered twice.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub extend_visibility: bool,
+    /// With `wait_for_gap`: how long a message may wait for its predecessor before the
+    /// consumer gives up on the gap. Default 30 s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gap_timeout_s: Option<f64>,
+    /// What giving up on a gap does.
+    #[serde(default, skip_serializing_if = "GapTimeout::is_park")]
+    pub on_gap_timeout: GapTimeout,
+}
+
+/// What a `wait_for_gap` consumer does with a message whose predecessor never came.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GapTimeout {
+    /// Dead-letter the waiting message (reason "gap timeout") for someone to look at.
+    #[default]
+    Park,
+    /// Apply it anyway and move on: the missing version is skipped.
+    Skip,
+}
+
+impl GapTimeout {
+    fn is_park(&self) -> bool {
+        *self == GapTimeout::Park
+    }
 }
 
 /// How long processing one message takes.
@@ -911,6 +1040,12 @@ pub enum Fault {
         log: String,
         partitions: u32,
     },
+    /// Switch `queue` to another broker flavour's rules from now on (deliveries already
+    /// made keep the lease they were given).
+    SetFlavour {
+        queue: String,
+        flavour: Flavour,
+    },
 }
 
 impl Fault {
@@ -1181,6 +1316,28 @@ impl Scenario {
             if let Some(t) = q.max_oldest_age_s {
                 check_range(&f("max_oldest_age_s"), t, 0.000_001, TIME_S_MAX)?;
             }
+            if let Some(n) = q.delivery_limit {
+                check_count(
+                    &f("delivery_limit"),
+                    u64::from(n),
+                    1,
+                    u64::from(ATTEMPTS_MAX),
+                )?;
+            }
+            if let Some(n) = q.max_receive_count {
+                check_count(
+                    &f("max_receive_count"),
+                    u64::from(n),
+                    1,
+                    u64::from(ATTEMPTS_MAX),
+                )?;
+            }
+            if let Some(t) = q.dedup_window_s {
+                check_range(&f("dedup_window_s"), t, 0.0, TIME_S_MAX)?;
+            }
+            if let Some(p) = q.duplicate_p {
+                check_range(&f("duplicate_p"), p, 0.0, 0.5)?;
+            }
         }
         check_len("exchanges", &self.exchanges, EXCHANGES_MAX)?;
         for (i, x) in self.exchanges.iter().enumerate() {
@@ -1314,6 +1471,9 @@ impl Scenario {
                 CONSUMERS_MAX as u64,
             )?;
             total += u64::from(c.replicas);
+            if let Some(t) = c.gap_timeout_s {
+                check_range(&f("gap_timeout_s"), t, 0.000_001, TIME_S_MAX)?;
+            }
             check_count(
                 &f("concurrency"),
                 u64::from(c.concurrency),
@@ -1694,6 +1854,7 @@ impl Scenario {
                     u64::from(limits::PARTITIONS_MAX),
                 )
             }
+            Fault::SetFlavour { queue, .. } => check_queue(queue),
             Fault::SetQueueBound {
                 queue, max_length, ..
             } => {

@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use crate::scenario::{
-    AckMode, ArrivalProcess, CrashPoint, Idempotency, MemberCrashPoint, Overflow, Poison,
+    AckMode, ArrivalProcess, CrashPoint, Flavour, Idempotency, MemberCrashPoint, Overflow, Poison,
     ProducerCrashPoint,
 };
 use crate::time::Micros;
@@ -55,6 +55,16 @@ pub enum DeadLetterReason {
     RetriesExhausted,
     /// Can never succeed: skipped the retries.
     Poison(Poison),
+    /// The broker's bound on deliveries was reached (generic: lease expiries counted as
+    /// failed attempts; RabbitMQ quorum: delivery-limit; SQS: maxReceiveCount).
+    DeliveryLimitReached,
+    /// A wait_for_gap consumer gave up waiting for the message's predecessor (parked).
+    GapTimeout,
+    /// RabbitMQ: dropped from the head of a full queue (x-max-length, drop-head) with
+    /// dead-lettering on.
+    MaxLength,
+    /// RabbitMQ: its time to live ran out with dead-lettering on.
+    Expired,
 }
 
 /// Why an ack changed nothing at the broker.
@@ -583,6 +593,58 @@ pub enum Fact {
         consumer: ConsumerId,
         ack: AckMode,
     },
+
+    // --- broker flavours, delivery limits and gap waits ----------------------------------
+    /// RabbitMQ: the consumer's channel closed with this delivery unacked, so the broker
+    /// put the copy back in line at once, marked redelivered.
+    Requeued {
+        msg: MsgId,
+        copy: CopyId,
+        attempt: Attempt,
+        consumer: ConsumerId,
+    },
+    /// The consumer, still working, extended its lease (a visibility heartbeat).
+    LeaseExtended {
+        msg: MsgId,
+        copy: CopyId,
+        attempt: Attempt,
+        consumer: ConsumerId,
+        lease_until_us: Micros,
+    },
+    /// SQS standard (at-least-once): the receive left another copy of the message visible,
+    /// which a later receive will deliver again.
+    DuplicateKept {
+        msg: MsgId,
+        copy: CopyId,
+        twin: CopyId,
+        queue: QueueId,
+    },
+    /// SQS FIFO: the same message id was published again within the deduplication
+    /// window; the broker accepted it and did not store it again.
+    DedupWindowHit {
+        producer: ProducerId,
+        msg: MsgId,
+        queue: QueueId,
+    },
+    /// A gap wait: the copy is put back, unfailed, and looked at again at `ready_at_us`;
+    /// the consumer gives up on the gap at `gives_up_at_us`.
+    GapRecheck {
+        msg: MsgId,
+        copy: CopyId,
+        consumer: ConsumerId,
+        ready_at_us: Micros,
+        gives_up_at_us: Micros,
+    },
+    /// The consumer gave up waiting for version `current + 1` and applied this one anyway
+    /// (policy "skip"): the missing versions are skipped for good.
+    GapSkipped {
+        msg: MsgId,
+        copy: CopyId,
+        consumer: ConsumerId,
+        key: u32,
+        version: u32,
+        current: u32,
+    },
 }
 
 /// A setting and its new value, in whole units so that facts stay exact and hashable.
@@ -634,6 +696,10 @@ pub enum Setting {
         log: LogId,
         partitions: u32,
     },
+    Flavour {
+        queue: QueueId,
+        flavour: Flavour,
+    },
 }
 
 impl Fact {
@@ -680,7 +746,13 @@ impl Fact {
             | RecordStarted { msg, .. }
             | RecordProcessed { msg, .. }
             | OutputWritten { msg, .. }
-            | EmailSent { msg, .. } => Some(msg),
+            | EmailSent { msg, .. }
+            | Requeued { msg, .. }
+            | LeaseExtended { msg, .. }
+            | DuplicateKept { msg, .. }
+            | DedupWindowHit { msg, .. }
+            | GapRecheck { msg, .. }
+            | GapSkipped { msg, .. } => Some(msg),
             RequestRefused { .. }
             | ProducerCrashArmed { .. }
             | ProducerCrashed { .. }

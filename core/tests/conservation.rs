@@ -34,6 +34,11 @@ fn consumer() -> impl Strategy<Value = ConsumerSpec> {
             prop_oneof![Just(Jitter::None), Just(Jitter::Full), Just(Jitter::Equal)],
         ),
         (1u32..4, any::<bool>()),
+        (
+            any::<bool>(),
+            prop::option::of(0.2f64..10.0),
+            prop_oneof![Just(GapTimeout::Park), Just(GapTimeout::Skip)],
+        ),
     )
         .prop_map(
             |(
@@ -43,6 +48,7 @@ fn consumer() -> impl Strategy<Value = ConsumerSpec> {
                 fail,
                 retry,
                 batch,
+                (extend_visibility, gap_timeout_s, on_gap_timeout),
             )| {
                 ConsumerSpec {
                     name: String::new(),
@@ -74,6 +80,9 @@ fn consumer() -> impl Strategy<Value = ConsumerSpec> {
                         backoff_cap_s: 4.0,
                         jitter: retry.2,
                     },
+                    extend_visibility,
+                    gap_timeout_s,
+                    on_gap_timeout,
                 }
             },
         )
@@ -166,9 +175,10 @@ fn queue() -> impl Strategy<Value = QueueSpec> {
         prop::option::of(0.5f64..10.0),
         any::<bool>(),
         any::<bool>(),
+        flavour_settings(),
     )
         .prop_map(
-            |(lease, max_length, overflow, ttl, age, durable, dead_letter)| QueueSpec {
+            |(lease, max_length, overflow, ttl, age, durable, dead_letter, f)| QueueSpec {
                 name: String::new(),
                 visibility_timeout_s: lease,
                 max_length,
@@ -177,8 +187,45 @@ fn queue() -> impl Strategy<Value = QueueSpec> {
                 max_oldest_age_s: age,
                 durable,
                 dead_letter,
+                flavour: f.0,
+                queue_type: f.1,
+                delivery_limit: f.2,
+                max_receive_count: f.3,
+                dedup_window_s: f.4,
+                duplicate_p: f.5,
             },
         )
+}
+
+fn flavour() -> impl Strategy<Value = Flavour> {
+    prop_oneof![
+        Just(Flavour::Generic),
+        Just(Flavour::Rabbitmq),
+        Just(Flavour::Sqs),
+        Just(Flavour::SqsFifo)
+    ]
+}
+
+/// A broker flavour and its settings (each left at its default now and then).
+#[allow(clippy::type_complexity)]
+fn flavour_settings() -> impl Strategy<
+    Value = (
+        Flavour,
+        QueueType,
+        Option<u32>,
+        Option<u32>,
+        Option<f64>,
+        Option<f64>,
+    ),
+> {
+    (
+        flavour(),
+        prop_oneof![Just(QueueType::Classic), Just(QueueType::Quorum)],
+        prop::option::of(1u32..6),
+        prop::option::of(1u32..6),
+        prop::option::of(0.0f64..10.0),
+        prop::option::of(0.0f64..0.2),
+    )
 }
 
 fn fault(consumers: u32, producers: u32, queues: u32, groups: u32) -> impl Strategy<Value = Fault> {
@@ -287,6 +334,7 @@ fn setting(producers: u32, queues: u32) -> impl Strategy<Value = Fault> {
                 max_length,
                 overflow
             }),
+        (queue(), flavour()).prop_map(|(queue, flavour)| Fault::SetFlavour { queue, flavour }),
         (1u32..9).prop_map(|partitions| Fault::SetPartitions {
             log: "log".into(),
             partitions
@@ -407,6 +455,8 @@ fn scenario() -> impl Strategy<Value = Scenario> {
             prop::option::of(1u64..30),
             prop::collection::vec(group(), 1..3),
         )),
+        // Open-ended (no end_s) when there is no log: the run must end by itself.
+        any::<bool>(),
     )
         .prop_flat_map(
             |(
@@ -418,6 +468,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                 (ack, latency),
                 bindings,
                 log,
+                open_ended,
             )| {
                 for (i, q) in queues.iter_mut().enumerate() {
                     q.name = format!("q{i}");
@@ -488,7 +539,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                     faults: vec![],
                     interventions: vec![],
                     sample_every_s: 1.0,
-                    end_s: Some(60.0),
+                    end_s: (!open_ended || n_groups > 0).then_some(60.0),
                 };
                 prop::collection::vec(
                     (
@@ -538,7 +589,9 @@ proptest! {
         let mut next = 0;
         while let Some(step) = sim.step() {
             let index = step.index;
-            // Every run here is bounded (60 s, a few thousand messages): a runaway is a bug.
+            // Every run ends: bounded by end_s, or (open-ended) by the delivery limits and
+            // gap timeouts of every flavour. A few thousand messages at most: a runaway is
+            // a bug.
             if index > 300_000 {
                 panic!("runaway: over 300,000 steps by {} s\nscenario: {}", sim.now_us() as f64 / 1e6, sim.scenario().to_json_pretty());
             }

@@ -5,7 +5,7 @@
 use super::{lease_lane, ttl_lane, Simulation};
 use crate::engine::Event;
 use crate::message::{Copy, DeadLetter, Fate};
-use crate::scenario::{AckMode, CrashPoint};
+use crate::scenario::{AckMode, CrashPoint, Flavour};
 use crate::step::{
     Attempt, ConsumerId, CopyId, DeadLetterReason, Fact, LossReason, MsgId, ProducerId, QueueId,
 };
@@ -19,6 +19,7 @@ impl Simulation {
     /// Moves a copy to a new fate, keeping every tally in step. Callers handle the line
     /// itself (insertion and removal) and the facts.
     pub(super) fn set_fate(&mut self, copy: CopyId, to: Fate) {
+        self.track_group(copy, to);
         let c = &mut self.copies[copy as usize];
         let from = c.fate;
         c.fate = to;
@@ -28,6 +29,11 @@ impl Simulation {
             Fate::InFlight => q.in_flight -= 1,
             Fate::RetryWaiting => q.retry_waiting -= 1,
             _ => {}
+        }
+        if to == Fate::Waiting && q.flavour == Flavour::Rabbitmq {
+            // A delivery that returns to the ready line was admitted already: it may stand
+            // above x-max-length (which only new publishes must respect) until it drains.
+            q.bound_grace = q.bound_grace.max(q.line.len() as u64 + 1);
         }
         match to {
             Fate::Waiting => self.waiting_total += 1,
@@ -57,6 +63,55 @@ impl Simulation {
         }
     }
 
+    /// Keeps the count of copies in flight or waiting for a retry per message group (the
+    /// key): SQS FIFO delivers no more of a group while one of its messages is out.
+    fn track_group(&mut self, copy: CopyId, to: Fate) {
+        let busy = |f: Fate| matches!(f, Fate::InFlight | Fate::RetryWaiting);
+        let c = &self.copies[copy as usize];
+        let from = c.fate;
+        if busy(from) == busy(to) {
+            return;
+        }
+        let key = self.messages[c.msg as usize].key;
+        let groups = &mut self.queues[c.queue as usize].busy_groups;
+        if busy(to) {
+            *groups.entry(key).or_insert(0) += 1;
+        } else if let Some(n) = groups.get_mut(&key) {
+            *n -= 1;
+            if *n == 0 {
+                groups.remove(&key);
+            }
+        }
+    }
+
+    /// SQS FIFO: whether `msg` was stored in `q` within the deduplication window; if so
+    /// the publish is accepted and not stored again.
+    pub(super) fn dedup_window_hit(
+        &mut self,
+        producer: ProducerId,
+        msg: MsgId,
+        q: QueueId,
+    ) -> bool {
+        let queue = &self.queues[q as usize];
+        if queue.flavour != Flavour::SqsFifo {
+            return false;
+        }
+        let window = queue.dedup_window_us;
+        let hit = queue
+            .stored_at
+            .get(&msg)
+            .is_some_and(|&at| self.now_us - at < window);
+        if hit {
+            self.counters.deduplicated += 1;
+            self.facts.push(Fact::DedupWindowHit {
+                producer,
+                msg,
+                queue: q,
+            });
+        }
+        hit
+    }
+
     /// The broker stores a new copy of `msg` in queue `q`.
     pub(super) fn store(&mut self, producer: ProducerId, msg: MsgId, q: QueueId) {
         let copy = self.copies.len() as CopyId;
@@ -77,10 +132,15 @@ impl Simulation {
             lease_until_us: None,
             done_us: None,
             redrives: 0,
+            gap_since_us: None,
+            duplicate_of: None,
         });
         self.set_fate_new_waiting(copy);
         let queue = &mut self.queues[q as usize];
-        if queue.max_length.is_none_or(|max| queue.held <= max) {
+        if queue.flavour == Flavour::SqsFifo {
+            queue.stored_at.insert(msg, self.now_us);
+        }
+        if queue.max_length.is_none_or(|max| queue.occupancy() <= max) {
             queue.bound_grace = 0;
         }
         self.messages[msg as usize].copies += 1;
@@ -146,14 +206,21 @@ impl Simulation {
         if !self.broker_up {
             return;
         }
-        while !self.queues[q as usize].line.is_empty() {
+        while let Some(pos) = self.next_deliverable(q) {
             let Some(consumer) = self.pick_consumer(q) else {
                 break;
             };
             let copy = self.queues[q as usize]
                 .line
-                .pop_front()
-                .expect("line is not empty");
+                .remove(pos)
+                .expect("a deliverable copy is in line");
+            let bound = self.queues[q as usize].delivery_bound();
+            if bound.is_some_and(|max| self.copies[copy as usize].attempts >= max) {
+                // The broker's delivery limit (quorum delivery-limit, SQS maxReceiveCount):
+                // instead of another delivery, the dead-letter queue.
+                self.dead_letter(copy, DeadLetterReason::DeliveryLimitReached);
+                continue;
+            }
             self.deliver(copy, consumer);
         }
         for i in 0..self.queues[q as usize].consumers.len() {
@@ -164,13 +231,39 @@ impl Simulation {
         }
     }
 
+    /// Where in line the next copy to deliver is: the front, except on SQS FIFO, where
+    /// it is the first copy whose message group has nothing in flight.
+    fn next_deliverable(&self, q: QueueId) -> Option<usize> {
+        let queue = &self.queues[q as usize];
+        if queue.line.is_empty() {
+            return None;
+        }
+        if queue.flavour != Flavour::SqsFifo {
+            return Some(0);
+        }
+        queue.line.iter().position(|&c| {
+            let key = self.messages[self.copies[c as usize].msg as usize].key;
+            !queue.busy_groups.contains_key(&key)
+        })
+    }
+
+    /// Whether a consumer of queue `q` may take another delivery. RabbitMQ ignores
+    /// prefetch for consumers in automatic acknowledgement mode: it pushes all it has.
+    fn can_take(&self, q: QueueId, consumer: ConsumerId) -> bool {
+        let c = &self.consumers[consumer as usize];
+        if self.queues[q as usize].flavour == Flavour::Rabbitmq && c.ack == AckMode::OnDelivery {
+            return c.up && !c.retiring && c.pending_ack.is_none();
+        }
+        c.can_take()
+    }
+
     fn pick_consumer(&mut self, q: QueueId) -> Option<ConsumerId> {
         let queue = &self.queues[q as usize];
         let n = queue.consumers.len();
         for i in 0..n {
             let idx = (queue.next_consumer + i) % n;
             let c = queue.consumers[idx];
-            if self.consumers[c as usize].can_take() {
+            if self.can_take(q, c) {
                 self.queues[q as usize].next_consumer = (idx + 1) % n;
                 return Some(c);
             }
@@ -205,8 +298,12 @@ impl Simulation {
         }
         match ack {
             AckMode::AfterCommit => {
-                let until = now.saturating_add(self.queues[queue as usize].lease_us);
-                self.copies[copy as usize].lease_until_us = Some(until);
+                let until = now.saturating_add(self.queues[queue as usize].lease_for_delivery_us());
+                // RabbitMQ has no lease: only its consumer timeout, which is not a countdown
+                // to a redelivery the way a visibility timeout is.
+                let shown =
+                    (self.queues[queue as usize].flavour != Flavour::Rabbitmq).then_some(until);
+                self.copies[copy as usize].lease_until_us = shown;
                 // All leases of a queue have the same length, so they expire in order.
                 self.events.schedule_in_lane(
                     lease_lane(queue),
@@ -218,7 +315,7 @@ impl Simulation {
                     copy,
                     attempt,
                     consumer,
-                    lease_until_us: Some(until),
+                    lease_until_us: shown,
                 });
             }
             AckMode::OnDelivery => {
@@ -238,13 +335,112 @@ impl Simulation {
                 });
             }
         }
+        self.maybe_keep_duplicate(copy);
         self.consumer_receives(consumer, copy, attempt);
+    }
+
+    /// SQS standard queues deliver at least once: now and then a receive leaves a copy
+    /// on another server, which a later receive hands out again. Drawn from the seeded
+    /// generator, only on SQS queues.
+    fn maybe_keep_duplicate(&mut self, copy: CopyId) {
+        let c = &self.copies[copy as usize];
+        let (msg, q, persistent) = (c.msg, c.queue, c.persistent);
+        let queue = &self.queues[q as usize];
+        // Only a stored copy's first receive can leave a duplicate, and a duplicate never
+        // leaves another: at most one extra delivery per stored copy, so it stays rare.
+        if queue.flavour != Flavour::Sqs
+            || queue.duplicate_p <= 0.0
+            || c.attempts != 1
+            || c.duplicate_of.is_some()
+        {
+            return;
+        }
+        let p = queue.duplicate_p;
+        if self.rng.uniform() >= p {
+            return;
+        }
+        let twin = self.copies.len() as CopyId;
+        let now = self.now_us;
+        self.copies.push(Copy {
+            msg,
+            queue: q,
+            fate: Fate::Dropped, // placeholder: set_fate_new_waiting makes it Waiting
+            attempts: 0,
+            failures: 0,
+            holder: None,
+            settled_at_broker: false,
+            persistent,
+            stored_us: now,
+            enqueued_us: now,
+            line_seq: 0,
+            first_delivered_us: None,
+            lease_until_us: None,
+            done_us: None,
+            redrives: 0,
+            gap_since_us: None,
+            duplicate_of: Some(copy),
+        });
+        self.set_fate_new_waiting(twin);
+        let queue = &mut self.queues[q as usize];
+        // Not a publish: it may stand above the bound until it drains.
+        queue.bound_grace = queue.bound_grace.max(queue.held);
+        self.messages[msg as usize].copies += 1;
+        self.counters.published += 1;
+        self.facts.push(Fact::DuplicateKept {
+            msg,
+            copy,
+            twin,
+            queue: q,
+        });
+    }
+
+    /// A consumer still working on this delivery with a visibility heartbeat extends its
+    /// lease instead of letting it run out.
+    fn extends_lease(&self, copy: CopyId, attempt: Attempt, consumer: ConsumerId) -> bool {
+        let c = &self.consumers[consumer as usize];
+        let queue = &self.queues[c.queue as usize];
+        c.up && c.extend_visibility
+            && queue.flavour != Flavour::Rabbitmq
+            && c.working
+                .iter()
+                .chain(c.buffer.iter())
+                .any(|h| h.copy == copy && h.attempt == attempt)
     }
 
     pub(super) fn expire_lease(&mut self, copy: CopyId, attempt: Attempt) {
         let c = &self.copies[copy as usize];
         let (msg, queue) = (c.msg, c.queue);
         let consumer = c.holder.expect("a delivered copy has a holder");
+        if self.extends_lease(copy, attempt, consumer) {
+            let until = self.now_us.saturating_add(self.queues[queue as usize].lease_us);
+            self.copies[copy as usize].lease_until_us = Some(until);
+            self.events.schedule_in_lane(
+                lease_lane(queue),
+                until,
+                Event::LeaseExpired { copy, attempt },
+            );
+            self.facts.push(Fact::LeaseExtended {
+                msg,
+                copy,
+                attempt,
+                consumer,
+                lease_until_us: until,
+            });
+            return;
+        }
+        if self.queues[queue as usize].flavour == Flavour::Generic {
+            // Generic queues bound redelivery through the retry policy: a lease that runs
+            // out counts as a failed attempt, so a lease shorter than the work ends in the
+            // dead-letter queue instead of looping for ever.
+            let max = self.consumers[consumer as usize].retry.max_attempts;
+            let c = &mut self.copies[copy as usize];
+            c.failures += 1;
+            if c.failures >= max {
+                self.counters.leases_expired += 1;
+                self.dead_letter(copy, DeadLetterReason::DeliveryLimitReached);
+                return;
+            }
+        }
         self.set_fate(copy, Fate::Waiting);
         self.reinsert(copy);
         self.counters.leases_expired += 1;
@@ -257,19 +453,23 @@ impl Simulation {
         self.dispatch(queue);
     }
 
+    /// RabbitMQ: an unacked delivery returns to its place in line at once.
+    pub(super) fn requeue(&mut self, copy: CopyId, attempt: Attempt, consumer: ConsumerId) {
+        self.set_fate(copy, Fate::Waiting);
+        self.reinsert(copy);
+        let msg = self.copies[copy as usize].msg;
+        self.facts.push(Fact::Requeued {
+            msg,
+            copy,
+            attempt,
+            consumer,
+        });
+    }
+
     /// A failed copy waits out its backoff, invisible, then comes back at the end of the line.
     pub(super) fn schedule_retry(&mut self, copy: CopyId, delay_us: Micros) {
-        self.set_fate(copy, Fate::RetryWaiting);
+        let ready_at_us = self.hide_for(copy, delay_us);
         let c = &self.copies[copy as usize];
-        let ready_at_us = self.now_us.saturating_add(delay_us);
-        self.events.schedule(
-            ready_at_us,
-            Event::RetryDue {
-                copy,
-                attempt: c.attempts,
-            },
-        );
-        self.counters.retries_scheduled += 1;
         self.facts.push(Fact::RetryScheduled {
             msg: c.msg,
             copy,
@@ -278,17 +478,45 @@ impl Simulation {
         });
     }
 
+    /// Hides a copy for `delay_us` (a retry backoff or a gap wait); returns when it is
+    /// visible again.
+    pub(super) fn hide_for(&mut self, copy: CopyId, delay_us: Micros) -> Micros {
+        self.set_fate(copy, Fate::RetryWaiting);
+        let attempt = self.copies[copy as usize].attempts;
+        let ready_at_us = self.now_us.saturating_add(delay_us);
+        self.events
+            .schedule(ready_at_us, Event::RetryDue { copy, attempt });
+        self.counters.retries_scheduled += 1;
+        ready_at_us
+    }
+
     pub(super) fn retry_due(&mut self, copy: CopyId) {
         self.set_fate(copy, Fate::Waiting);
-        self.enqueue_at_tail(copy);
+        if self.queues[self.copies[copy as usize].queue as usize].flavour == Flavour::SqsFifo {
+            // FIFO: it keeps its place, ahead of the later messages of its group.
+            self.reinsert(copy);
+        } else {
+            self.enqueue_at_tail(copy);
+        }
         let c = &self.copies[copy as usize];
         let (msg, queue) = (c.msg, c.queue);
         self.facts.push(Fact::RetryReady { msg, copy });
         self.dispatch(queue);
     }
 
+    /// Whether queue `q` dead-letters what it drops or expires (RabbitMQ with a
+    /// dead-letter exchange); the other flavours just lose it.
+    fn dead_letters_drops(&self, q: QueueId) -> bool {
+        let queue = &self.queues[q as usize];
+        queue.flavour == Flavour::Rabbitmq && queue.dead_letter
+    }
+
     pub(super) fn expire_ttl(&mut self, copy: CopyId) {
         self.remove_from_line(copy);
+        if self.dead_letters_drops(self.copies[copy as usize].queue) {
+            self.dead_letter(copy, DeadLetterReason::Expired);
+            return;
+        }
         self.set_fate(copy, Fate::Expired);
         let c = &self.copies[copy as usize];
         self.facts.push(Fact::Expired {
@@ -303,6 +531,10 @@ impl Simulation {
             .line
             .pop_front()
             .expect("caller checked the line");
+        if self.dead_letters_drops(q) {
+            self.dead_letter(copy, DeadLetterReason::MaxLength);
+            return;
+        }
         self.set_fate(copy, Fate::Dropped);
         let msg = self.copies[copy as usize].msg;
         self.facts.push(Fact::DroppedOldest {
@@ -405,6 +637,7 @@ impl Simulation {
         let copy = entry.copy;
         let c = &mut self.copies[copy as usize];
         c.failures = 0;
+        c.gap_since_us = None;
         c.redrives += 1;
         let msg = c.msg;
         self.set_fate(copy, Fate::Waiting);

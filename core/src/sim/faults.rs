@@ -7,7 +7,7 @@ use crate::engine::Event;
 use crate::log::ArmedMemberCrash;
 use crate::message::{Fate, PublishFate};
 use crate::producer::ArmedProducerCrash;
-use crate::scenario::{AckMode, CrashPoint, Fault, MemberCrashPoint, ProducerCrashPoint};
+use crate::scenario::{AckMode, CrashPoint, Fault, Flavour, MemberCrashPoint, ProducerCrashPoint};
 use crate::step::{ConsumerId, Fact, LossReason, ProducerId, Trigger};
 use crate::time::secs_to_us;
 
@@ -188,7 +188,8 @@ impl Simulation {
             | Fault::SetRetry { .. }
             | Fault::SetVisibilityTimeout { .. }
             | Fault::SetQueueBound { .. }
-            | Fault::SetPartitions { .. } => self.apply_setting(fault, trigger),
+            | Fault::SetPartitions { .. }
+            | Fault::SetFlavour { .. } => self.apply_setting(fault, trigger),
         }
     }
 
@@ -214,11 +215,23 @@ impl Simulation {
             trigger: armed.trigger,
             restart_at_us,
         });
+        let queue = self.consumers[consumer as usize].queue;
+        let requeue = self.queues[queue as usize].flavour == Flavour::Rabbitmq;
         for h in held {
             let c = &self.copies[h.copy as usize];
-            if c.settled_at_broker && c.fate == Fate::InFlight && c.attempts == h.attempt {
-                self.lose(h.copy, LossReason::AckedBeforeEffectThenCrashed);
+            if c.fate != Fate::InFlight || c.attempts != h.attempt {
+                continue;
             }
+            if c.settled_at_broker {
+                self.lose(h.copy, LossReason::AckedBeforeEffectThenCrashed);
+            } else if requeue {
+                // RabbitMQ: the channel closed, so its unacked deliveries go back at once
+                // (no lease to wait out), marked redelivered.
+                self.requeue(h.copy, h.attempt, consumer);
+            }
+        }
+        if requeue {
+            self.dispatch(queue);
         }
         if let Some(at) = restart_at_us {
             let incarnation = self.consumers[consumer as usize].incarnation;

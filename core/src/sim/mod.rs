@@ -795,6 +795,7 @@ impl Simulation {
             max_length: q.max_length,
             consumers: q.consumers.clone(),
             redriving: q.redrive_per_s.is_some() && q.redrive_left > 0,
+            flavour: q.flavour,
         })
     }
     /// Waiting copies of a queue, in line order.

@@ -7,7 +7,9 @@ use crate::consumer::Held;
 use crate::database::Aggregate;
 use crate::engine::Event;
 use crate::message::Fate;
-use crate::scenario::{AckMode, CrashPoint, Idempotency, Jitter, Op, Ordering, ServiceTime};
+use crate::scenario::{
+    AckMode, CrashPoint, GapTimeout, Idempotency, Jitter, Op, Ordering, ServiceTime,
+};
 use crate::step::{
     Attempt, ConsumerId, CopyId, DeadLetterReason, DuplicateSeen, Fact, Failure, IgnoredAck,
     LossReason,
@@ -20,6 +22,8 @@ enum Outcome {
     Finished { committed: bool },
     /// A predecessor is missing: put the copy back for a while.
     Wait,
+    /// A predecessor is still missing after the gap timeout: dead-letter the copy.
+    Park,
 }
 
 impl Simulation {
@@ -194,6 +198,11 @@ impl Simulation {
         match self.handle_message(consumer, held) {
             Outcome::Finished { committed } => self.complete(consumer, copy, attempt, committed),
             Outcome::Wait => self.wait_for_predecessor(consumer, copy, attempt),
+            Outcome::Park => {
+                if self.is_current(copy, attempt) {
+                    self.dead_letter(copy, DeadLetterReason::GapTimeout);
+                }
+            }
         }
     }
 
@@ -259,8 +268,27 @@ impl Simulation {
             }
             let c = &self.consumers[consumer as usize];
             if c.ordering == Ordering::WaitForGap && version > current + 1 {
-                self.counters.gap_waits += 1;
-                self.facts.push(Fact::GapWait {
+                let (timeout, policy) = (c.gap_timeout_us, c.on_gap_timeout);
+                let since = *self.copies[copy as usize]
+                    .gap_since_us
+                    .get_or_insert(self.now_us);
+                if self.now_us - since < timeout {
+                    self.counters.gap_waits += 1;
+                    self.facts.push(Fact::GapWait {
+                        msg,
+                        copy,
+                        consumer,
+                        key,
+                        version,
+                        current,
+                    });
+                    return Outcome::Wait;
+                }
+                // The predecessor never came: give up on the gap, visibly.
+                if policy == GapTimeout::Park {
+                    return Outcome::Park;
+                }
+                self.facts.push(Fact::GapSkipped {
                     msg,
                     copy,
                     consumer,
@@ -268,7 +296,6 @@ impl Simulation {
                     version,
                     current,
                 });
-                return Outcome::Wait;
             }
         }
         // One transaction: the effect, the inbox row or processed mark, the version.
@@ -474,8 +501,26 @@ impl Simulation {
             }
             return;
         }
-        let wait = secs_to_us(self.consumers[consumer as usize].retry.backoff_base_s).max(1_000);
-        self.schedule_retry(copy, wait);
+        // Look again after the retry policy's base delay (not growing: waiting is not
+        // failing), but at least a hundredth of the gap timeout, so a tiny base delay
+        // cannot turn one wait into thousands of steps.
+        let c = &self.consumers[consumer as usize];
+        let timeout = c.gap_timeout_us;
+        let wait = secs_to_us(c.retry.backoff_base_s)
+            .max(timeout / 100)
+            .max(1_000);
+        let ready_at_us = self.hide_for(copy, wait);
+        let since = self.copies[copy as usize]
+            .gap_since_us
+            .unwrap_or(self.now_us);
+        let msg = self.copies[copy as usize].msg;
+        self.facts.push(Fact::GapRecheck {
+            msg,
+            copy,
+            consumer,
+            ready_at_us,
+            gives_up_at_us: since + timeout,
+        });
     }
 }
 

@@ -301,6 +301,10 @@ impl Simulation {
         }
         let mut stored = 0;
         for &q in routes {
+            if self.dedup_window_hit(producer, msg, q) {
+                stored += 1; // accepted: the broker confirms it, and keeps one copy
+                continue;
+            }
             if let Some(because) = self.admission(q) {
                 self.counters.refused += 1;
                 self.facts.push(Fact::Refused {

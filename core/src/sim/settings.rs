@@ -4,7 +4,7 @@
 
 use super::Simulation;
 use crate::consumer::Consumer;
-use crate::scenario::{Fault, ServiceTime};
+use crate::scenario::{Fault, Flavour, ServiceTime};
 use crate::step::{ConsumerId, Fact, QueueId, Setting, Trigger};
 use crate::time::secs_to_us;
 
@@ -152,12 +152,32 @@ impl Simulation {
                 self.add_partitions(l, partitions, trigger);
                 return;
             }
+            Fault::SetFlavour { ref queue, flavour } => {
+                let Some(q) = queue_of(queue) else { return };
+                self.set_flavour(q, flavour, trigger);
+                return;
+            }
             _ => return,
         };
         self.facts.push(Fact::SettingChanged { setting, trigger });
         if let Setting::Prefetch { queue, .. } = setting {
             self.dispatch(queue);
         }
+    }
+
+    /// Switches queue `q` to another flavour's rules. What it already holds stays: a bound
+    /// or prefetch that now counts differently drains down instead of dropping anything,
+    /// and deliveries already made keep the lease they were given.
+    fn set_flavour(&mut self, q: QueueId, flavour: Flavour, trigger: Trigger) {
+        let queue = &mut self.queues[q as usize];
+        queue.flavour = flavour;
+        queue.bound_grace = queue.bound_grace.max(queue.occupancy());
+        self.for_consumers_of(q, |c| c.prefetch_grace = c.prefetch_grace.max(c.held()));
+        self.facts.push(Fact::SettingChanged {
+            setting: Setting::Flavour { queue: q, flavour },
+            trigger,
+        });
+        self.dispatch(q);
     }
 
     /// Applies `f` to every consumer of queue `q`, stopped ones included (a consumer that

@@ -1,0 +1,743 @@
+//! Broker flavours, delivery limits and gap waits: each test shows one documented
+//! behaviour of a real broker (quoted in our own words above the test) or one of the
+//! reproductions of runs that never ended, which must now end by themselves.
+
+mod common;
+
+use brokerlab_core::step::DeadLetterReason;
+use brokerlab_core::{
+    invariants, narration, AckMode, CrashPoint, Fact, Fault, Flavour, GapTimeout, Overflow,
+    QueueType, Scenario, ScheduledFault, Simulation,
+};
+
+/// Most steps any of these small runs may take: more means it does not end.
+const STEP_BOUND: u64 = 20_000;
+
+fn load(path: &str) -> Scenario {
+    let text =
+        std::fs::read_to_string(format!("{}/tests/repro/{path}", env!("CARGO_MANIFEST_DIR")))
+            .unwrap_or_else(|e| panic!("{path}: {e}"));
+    Scenario::from_json(&text).unwrap()
+}
+
+/// Runs to the end within [`STEP_BOUND`], checking the accounting invariant after every
+/// step; returns the simulation and every step's (time, facts).
+fn run_bounded(s: Scenario) -> (Simulation, Vec<(u64, Vec<Fact>)>) {
+    let mut sim = Simulation::new(s).unwrap();
+    let mut steps = Vec::new();
+    while let Some(step) = sim.step() {
+        steps.push((step.time_us, step.facts.to_vec()));
+        assert!(steps.len() as u64 <= STEP_BOUND, "the run does not end");
+        invariants::check(&sim).unwrap_or_else(|e| panic!("step {}: {e}", sim.steps()));
+    }
+    assert!(sim.is_finished());
+    (sim, steps)
+}
+
+fn facts(steps: &[(u64, Vec<Fact>)]) -> Vec<Fact> {
+    steps.iter().flat_map(|(_, f)| f.iter().copied()).collect()
+}
+
+/// The sentences of the first step that has a fact matching `pick`.
+fn narration_of(
+    sim: &Simulation,
+    steps: &[(u64, Vec<Fact>)],
+    pick: impl Fn(&Fact) -> bool,
+) -> Vec<String> {
+    let (_, facts) = steps
+        .iter()
+        .find(|(_, f)| f.iter().any(&pick))
+        .expect("a step with that fact");
+    facts.iter().map(|f| narration::describe(sim, f)).collect()
+}
+
+fn dead_letters(facts: &[Fact]) -> Vec<(u64, DeadLetterReason, u32)> {
+    facts
+        .iter()
+        .filter_map(|f| match *f {
+            Fact::DeadLettered {
+                msg,
+                reason,
+                attempts,
+                ..
+            } => Some((msg, reason, attempts)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn scenario(json: &str) -> Scenario {
+    Scenario::from_json(json).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// `count` messages of keys 1..=keys, one every `every_s`, into one queue with `flavour`.
+fn simple(
+    flavour: &str,
+    count: u32,
+    every_s: f64,
+    consumers: u32,
+    service_s: f64,
+    ack: &str,
+) -> Scenario {
+    scenario(&format!(
+        r#"{{ "version": 1, "seed": 7,
+        "producers": [{{ "name": "P", "count": {count},
+            "arrivals": {{ "process": "constant", "schedule": [{{ "from_s": 0, "rate_per_s": {rate} }}] }} }}],
+        "queues": [{{ "name": "q", "visibility_timeout_s": 30, "flavour": "{flavour}" }}],
+        "consumers": [{{ "name": "C", "replicas": {consumers}, "service": {{ "fixed": {{ "seconds": {service_s} }} }},
+            "ack": "{ack}" }}] }}"#,
+        rate = 1.0 / every_s
+    ))
+}
+
+// ----- every run ends: the reproductions ---------------------------------------------------
+
+#[test]
+fn lease_shorter_than_work_ends_with_each_message_dead_lettered_at_its_delivery_limit() {
+    let s = load("semantics/lease-shorter-than-work.json");
+    assert_eq!(
+        s.end_s, None,
+        "the reproduction has no end_s: it must end by itself"
+    );
+    assert_eq!(s.queues[0].flavour, Flavour::Generic);
+    let (sim, steps) = run_bounded(s);
+    let all = facts(&steps);
+    // Generic queues count each lease expiry as a failed attempt of the retry policy
+    // (max_attempts 3): the third expiry dead-letters the message instead of offering it
+    // a fourth time.
+    assert_eq!(
+        dead_letters(&all),
+        vec![
+            (0, DeadLetterReason::DeliveryLimitReached, 3),
+            (1, DeadLetterReason::DeliveryLimitReached, 3),
+            (2, DeadLetterReason::DeliveryLimitReached, 3),
+        ]
+    );
+    assert_eq!(sim.counters().dead_lettered, 3);
+    assert_eq!(sim.counters().acked, 0, "no ack ever came in time");
+    // The step where #0 reaches its limit, sentence by sentence.
+    let step = narration_of(&sim, &steps, |f| {
+        matches!(f, Fact::DeadLettered { msg: 0, .. })
+    });
+    assert_eq!(
+        step,
+        vec!["#0 reached its delivery limit after 3 deliveries without an ack and moved to reports's dead-letter queue instead of being delivered again."]
+    );
+    // The step after: the consumer still holding it finishes, and its ack counts for nothing.
+    let after = narration_of(&sim, &steps, |f| {
+        matches!(
+            f,
+            Fact::AckIgnored {
+                msg: 0,
+                attempt: 3,
+                ..
+            }
+        )
+    });
+    assert_eq!(
+        after,
+        vec![
+            "C1 committed the effect of #0 again: it has now been applied 3 times (duplicate).",
+            "C1 acked #0 too late: the broker had already taken that delivery back, so the ack changed nothing.",
+            "The broker delivered #2 to C1; it stays hidden until 12.500 s unless acked.",
+            "C1 started processing #2 (attempt 1); it will finish at 13.000 s.",
+        ]
+    );
+}
+
+#[test]
+fn sqs_visibility_heartbeat_keeps_long_work_from_being_delivered_twice() {
+    // SQS: a consumer that needs longer than the visibility timeout calls
+    // ChangeMessageVisibility while it works, so the message stays hidden until it is
+    // deleted and no other consumer receives it meanwhile.
+    let mut s = load("semantics/lease-shorter-than-work.json");
+    s.queues[0].flavour = Flavour::Sqs;
+    s.queues[0].duplicate_p = Some(0.0);
+    s.consumers[0].extend_visibility = true;
+    let (sim, steps) = run_bounded(s);
+    let all = facts(&steps);
+    assert!(all.iter().any(|f| matches!(f, Fact::LeaseExtended { .. })));
+    assert!(!all.iter().any(|f| matches!(f, Fact::LeaseExpired { .. })));
+    assert_eq!(sim.counters().redelivered, 0);
+    assert_eq!(sim.counters().acked, 3);
+    for m in 0..3 {
+        assert_eq!(sim.effect_count(m), 1, "#{m} applied once");
+    }
+    let step = narration_of(&sim, &steps, |f| {
+        matches!(f, Fact::LeaseExtended { msg: 0, .. })
+    });
+    assert_eq!(
+        step,
+        vec![
+            "C1 is still working on #0 and extended its lease to 6.000 s (a visibility heartbeat)."
+        ]
+    );
+}
+
+#[test]
+fn sqs_moves_a_message_to_the_dlq_on_the_receive_after_max_receive_count() {
+    // SQS redrive policy: when a message's receive count exceeds maxReceiveCount, SQS
+    // moves it to the dead-letter queue instead of returning it again.
+    let mut s = load("semantics/lease-shorter-than-work.json");
+    s.queues[0].flavour = Flavour::Sqs;
+    s.queues[0].duplicate_p = Some(0.0);
+    s.queues[0].max_receive_count = Some(2);
+    // The consumers' retry policy allows more: the broker's limit is what ends it.
+    s.consumers[0].retry.max_attempts = 50;
+    let (_, steps) = run_bounded(s);
+    let all = facts(&steps);
+    let dl = dead_letters(&all);
+    assert_eq!(dl.len(), 3);
+    assert!(dl
+        .iter()
+        .all(|&(_, r, attempts)| r == DeadLetterReason::DeliveryLimitReached && attempts == 2));
+    let most = all
+        .iter()
+        .filter_map(|f| match f {
+            Fact::Delivered { attempt, .. } => Some(*attempt),
+            _ => None,
+        })
+        .max();
+    assert_eq!(most, Some(2), "never received a third time");
+}
+
+#[test]
+fn sqs_default_max_receive_count_is_ten() {
+    let mut s = load("semantics/lease-shorter-than-work.json");
+    s.queues[0].flavour = Flavour::Sqs;
+    s.queues[0].duplicate_p = Some(0.0);
+    s.consumers[0].retry.max_attempts = 50;
+    let (_, steps) = run_bounded(s);
+    let dl = dead_letters(&facts(&steps));
+    assert_eq!(dl.len(), 3);
+    assert!(dl.iter().all(|&(_, _, attempts)| attempts == 10));
+}
+
+#[test]
+fn gap_wait_behind_a_dead_lettered_predecessor_is_parked_after_the_gap_timeout() {
+    let s = load("semantics/gap-wait-behind-poison.json");
+    assert_eq!(s.end_s, None);
+    let (sim, steps) = run_bounded(s);
+    let all = facts(&steps);
+    // v1 (#0) is poison and goes to the DLQ at once; v2 (#1) waits for it, then gives up
+    // after the default 30 s gap timeout and is parked with reason "gap timeout".
+    assert_eq!(
+        dead_letters(&all),
+        vec![
+            (
+                0,
+                DeadLetterReason::Poison(brokerlab_core::Poison::UnknownSchemaVersion),
+                1
+            ),
+            (1, DeadLetterReason::GapTimeout, 51),
+        ]
+    );
+    let parked_at = steps
+        .iter()
+        .find(|(_, f)| {
+            f.iter()
+                .any(|f| matches!(f, Fact::DeadLettered { msg: 1, .. }))
+        })
+        .map(|(t, _)| *t)
+        .unwrap();
+    let first_wait = steps
+        .iter()
+        .find(|(_, f)| f.iter().any(|f| matches!(f, Fact::GapWait { msg: 1, .. })))
+        .map(|(t, _)| *t)
+        .unwrap();
+    assert!(
+        parked_at - first_wait >= 30_000_000,
+        "waited the whole timeout"
+    );
+    assert_eq!(sim.effect_count(1), 0, "v2 was not applied");
+    // No sentence calls a gap wait a backoff.
+    for f in &all {
+        let text = narration::describe(&sim, f);
+        assert!(!text.contains("backoff"), "{text}");
+    }
+    let first = narration_of(&sim, &steps, |f| matches!(f, Fact::GapWait { msg: 1, .. }));
+    assert_eq!(
+        first,
+        vec![
+            "L holds #1 back: key 1 is at version 0, so version 2 must wait for its predecessor.",
+            "#1 waits, unfailed, for its predecessor: L looks again at 1.700 s, and stops waiting at its first look from 31.200 s on.",
+        ]
+    );
+    let last = narration_of(&sim, &steps, |f| {
+        matches!(f, Fact::DeadLettered { msg: 1, .. })
+    });
+    assert_eq!(
+        last,
+        vec!["#1 waited too long for its predecessor (gap timeout): it was parked in ledger's dead-letter queue."]
+    );
+}
+
+#[test]
+fn gap_timeout_skip_applies_the_waiting_message_and_moves_on() {
+    let mut s = load("semantics/gap-wait-behind-poison.json");
+    s.consumers[0].on_gap_timeout = GapTimeout::Skip;
+    s.consumers[0].gap_timeout_s = Some(5.0);
+    let (sim, steps) = run_bounded(s);
+    let all = facts(&steps);
+    assert!(all
+        .iter()
+        .any(|f| matches!(f, Fact::GapSkipped { msg: 1, .. })));
+    assert_eq!(sim.effect_count(1), 1, "v2 applied after giving up on v1");
+    assert_eq!(sim.tables(0).unwrap().aggregate(1).balance, 50);
+    let step = narration_of(&sim, &steps, |f| matches!(f, Fact::GapSkipped { .. }));
+    assert_eq!(
+        step,
+        vec![
+            "L gave up waiting for version 1 of key 1 and applies #1 (version 2) anyway: the missing versions are skipped.",
+            "L committed the effect of #1 in the database.",
+            "L acked #1; the broker removed it for good.",
+        ]
+    );
+}
+
+#[test]
+fn gap_wait_behind_a_lost_predecessor_ends_parked() {
+    let s = load("limits/gap-wait-lost-predecessor.json");
+    assert_eq!(s.end_s, None);
+    let (sim, steps) = run_bounded(s);
+    let all = facts(&steps);
+    let parked: Vec<_> = dead_letters(&all)
+        .into_iter()
+        .filter(|&(_, r, _)| r == DeadLetterReason::GapTimeout)
+        .collect();
+    assert_eq!(
+        parked.len(),
+        1,
+        "the successor of the poison message is parked"
+    );
+    let msg = parked[0].0;
+    assert_eq!(sim.message(msg).unwrap().key, Some(7));
+    assert_eq!(sim.effect_count(msg), 0);
+}
+
+// ----- RabbitMQ -------------------------------------------------------------------------
+
+#[test]
+fn rabbitmq_requeues_unacked_deliveries_at_once_when_a_consumer_dies() {
+    // RabbitMQ: when a consumer's channel or connection closes, every delivery it had not
+    // acknowledged is requeued immediately and redelivered with the redelivered flag; there
+    // is no visibility timeout to wait out.
+    let mut s = simple("rabbitmq", 1, 1.0, 2, 5.0, "after_commit");
+    s.faults.push(ScheduledFault {
+        at_s: 1.0,
+        fault: Fault::CrashConsumer {
+            consumer: 0,
+            point: CrashPoint::Now,
+            restart_after_s: None,
+        },
+    });
+    let (sim, steps) = run_bounded(s);
+    let crash = steps
+        .iter()
+        .find(|(_, f)| f.iter().any(|f| matches!(f, Fact::ConsumerCrashed { .. })))
+        .unwrap();
+    assert_eq!(crash.0, 1_000_000);
+    assert!(crash.1.iter().any(|f| matches!(
+        f,
+        Fact::Requeued {
+            msg: 0,
+            attempt: 1,
+            ..
+        }
+    )));
+    assert!(crash.1.iter().any(|f| matches!(
+        f,
+        Fact::Delivered {
+            msg: 0,
+            attempt: 2,
+            consumer: 1,
+            lease_until_us: None,
+            ..
+        }
+    )));
+    assert!(!facts(&steps)
+        .iter()
+        .any(|f| matches!(f, Fact::LeaseExpired { .. })));
+    assert_eq!(sim.counters().acked, 1);
+    let text = narration_of(&sim, &steps, |f| matches!(f, Fact::Requeued { .. }));
+    assert_eq!(
+        text,
+        vec![
+            "C1 crashed (as scheduled); what it held in memory is gone. It stays down.",
+            "C1's channel closed with #0 unacked (attempt 1): the broker put it back in line at once, marked redelivered.",
+            "The broker delivered #0 again (attempt 2) to C2.",
+            "C2 started processing #0 (attempt 2); it will finish at 6.000 s.",
+        ]
+    );
+    // The same crash on a generic queue waits for the lease (30 s from the delivery at 1 s).
+    let mut g = simple("generic", 1, 1.0, 2, 5.0, "after_commit");
+    g.faults = sim.scenario().faults.clone();
+    let (_, gsteps) = run_bounded(g);
+    let redelivery = gsteps
+        .iter()
+        .find(|(_, f)| {
+            f.iter()
+                .any(|f| matches!(f, Fact::Delivered { attempt: 2, .. }))
+        })
+        .unwrap();
+    assert_eq!(redelivery.0, 31_000_000);
+}
+
+#[test]
+fn rabbitmq_auto_ack_ignores_prefetch_and_a_crash_loses_everything_pushed() {
+    // RabbitMQ: prefetch (basic.qos) limits unacknowledged deliveries only, so it has no
+    // effect in automatic acknowledgement mode: the broker pushes as fast as it can, and a
+    // consumer that dies loses every message it had been sent.
+    let build = |flavour: &str| {
+        let mut s = simple(flavour, 20, 0.01, 1, 1.0, "on_delivery");
+        s.faults.push(ScheduledFault {
+            at_s: 0.5,
+            fault: Fault::CrashConsumer {
+                consumer: 0,
+                point: CrashPoint::Now,
+                restart_after_s: None,
+            },
+        });
+        s
+    };
+    let (rabbit, _) = run_bounded(build("rabbitmq"));
+    assert_eq!(
+        rabbit.counters().delivered,
+        20,
+        "everything ready was pushed"
+    );
+    assert_eq!(rabbit.counters().lost, 20, "and the crash lost all of it");
+    let (generic, _) = run_bounded(build("generic"));
+    assert_eq!(
+        generic.counters().delivered,
+        1,
+        "prefetch 1 holds the rest back"
+    );
+    assert_eq!(generic.counters().lost, 1);
+}
+
+#[test]
+fn rabbitmq_max_length_counts_ready_messages_only() {
+    // RabbitMQ: x-max-length bounds the messages ready for delivery; unacknowledged
+    // deliveries do not count.
+    let build = |flavour: &str| {
+        let mut s = simple(flavour, 6, 0.01, 1, 10.0, "after_commit");
+        s.queues[0].max_length = Some(2);
+        s.consumers[0].prefetch = 3;
+        s.consumers[0].concurrency = 3;
+        s
+    };
+    let (rabbit, _) = run_bounded(build("rabbitmq"));
+    // 3 in flight + 2 ready fit; the 6th publish is refused.
+    assert_eq!(rabbit.counters().refused, 1);
+    let (generic, _) = run_bounded(build("generic"));
+    // Generic counts everything held: only 2 fit.
+    assert_eq!(generic.counters().refused, 4);
+}
+
+#[test]
+fn rabbitmq_dead_letters_messages_dropped_from_the_head_and_expired() {
+    // RabbitMQ: with a dead-letter exchange, messages dropped from the head by
+    // overflow drop-head, and messages whose TTL runs out, are dead-lettered.
+    let mut s = simple("rabbitmq", 5, 0.01, 1, 10.0, "after_commit");
+    s.queues[0].max_length = Some(2);
+    s.queues[0].overflow = Overflow::DropOldest;
+    s.queues[0].ttl_s = Some(5.0);
+    let (sim, steps) = run_bounded(s.clone());
+    let dl = dead_letters(&facts(&steps));
+    let reasons: Vec<_> = dl.iter().map(|&(m, r, _)| (m, r)).collect();
+    assert_eq!(
+        reasons,
+        vec![
+            (1, DeadLetterReason::MaxLength),
+            (2, DeadLetterReason::MaxLength),
+            (3, DeadLetterReason::Expired),
+            (4, DeadLetterReason::Expired),
+        ]
+    );
+    assert_eq!((sim.counters().dropped, sim.counters().expired), (0, 0));
+    let text = narration_of(&sim, &steps, |f| {
+        matches!(
+            f,
+            Fact::DeadLettered {
+                reason: DeadLetterReason::MaxLength,
+                ..
+            }
+        )
+    });
+    assert!(text.contains(
+        &"q was full: it dropped #1 from its head into its dead-letter queue.".to_string()
+    ));
+    // Without dead-lettering they are dropped and expire as before.
+    s.queues[0].dead_letter = false;
+    let (plain, _) = run_bounded(s);
+    assert_eq!((plain.counters().dropped, plain.counters().expired), (2, 2));
+    assert_eq!(plain.counters().dead_lettered, 0);
+}
+
+#[test]
+fn rabbitmq_quorum_queue_dead_letters_after_its_delivery_limit() {
+    // RabbitMQ quorum queues: a message returned more times than delivery-limit is
+    // dead-lettered (or dropped without a dead-letter exchange); RabbitMQ 4 sets the
+    // limit to 20 by default. Classic queues have no such limit.
+    let build = |queue_type: QueueType, limit: Option<u32>| {
+        let mut s = simple("rabbitmq", 1, 1.0, 1, 0.1, "after_commit");
+        s.queues[0].queue_type = queue_type;
+        s.queues[0].delivery_limit = limit;
+        s.consumers[0].failures.transient_p = 1.0;
+        s.consumers[0].retry.max_attempts = 100;
+        s.consumers[0].retry.backoff_base_s = 0.01;
+        s.consumers[0].retry.backoff_cap_s = 0.01;
+        s
+    };
+    let (_, steps) = run_bounded(build(QueueType::Quorum, Some(3)));
+    assert_eq!(
+        dead_letters(&facts(&steps)),
+        vec![(0, DeadLetterReason::DeliveryLimitReached, 4)]
+    );
+    let (_, steps) = run_bounded(build(QueueType::Quorum, None));
+    assert_eq!(
+        dead_letters(&facts(&steps)),
+        vec![(0, DeadLetterReason::DeliveryLimitReached, 21)]
+    );
+    let (_, steps) = run_bounded(build(QueueType::Classic, Some(3)));
+    assert_eq!(
+        dead_letters(&facts(&steps)),
+        vec![(0, DeadLetterReason::RetriesExhausted, 100)]
+    );
+    // Without a dead-letter queue the quorum queue drops it.
+    let mut s = build(QueueType::Quorum, Some(3));
+    s.queues[0].dead_letter = false;
+    let (sim, _) = common::run(s);
+    assert_eq!(sim.counters().lost_without_dead_letter_queue, 1);
+}
+
+// ----- SQS ------------------------------------------------------------------------------
+
+#[test]
+fn sqs_standard_queue_now_and_then_delivers_a_message_twice() {
+    // SQS standard queues deliver at least once: occasionally a copy of a message is
+    // delivered again, so consumers must be idempotent.
+    let mut s = simple("sqs", 300, 0.01, 2, 0.001, "after_commit");
+    s.queues[0].duplicate_p = Some(0.05);
+    let (sim, steps) = run_bounded(s.clone());
+    let twins = facts(&steps)
+        .iter()
+        .filter(|f| matches!(f, Fact::DuplicateKept { .. }))
+        .count() as u64;
+    assert!(twins > 0);
+    assert_eq!(sim.counters().duplicate_effects, twins);
+    assert_eq!(sim.counters().published, 300 + twins);
+    // The default rate is small but not zero (documented in docs/semantics.md)...
+    assert_eq!(brokerlab_core::flavour_defaults::DUPLICATE_P, 0.001);
+    // ...and other flavours never duplicate.
+    s.queues[0].flavour = Flavour::Generic;
+    let (generic, _) = run_bounded(s);
+    assert_eq!(generic.counters().duplicate_effects, 0);
+}
+
+#[test]
+fn sqs_fifo_keeps_one_message_in_flight_per_group_while_other_groups_flow() {
+    // SQS FIFO: while a message of a message group is in flight, no later message of that
+    // group is returned; messages of other groups can be received meanwhile.
+    let s = scenario(
+        r#"{ "version": 1, "seed": 3,
+        "producers": [{ "name": "P", "arrivals": { "process": "constant", "schedule": [{ "from_s": 0, "rate_per_s": 1 }] },
+            "script": [
+                { "at_s": 0.0, "key": 1 }, { "at_s": 0.1, "key": 1 }, { "at_s": 0.2, "key": 1 },
+                { "at_s": 0.3, "key": 2 }, { "at_s": 0.4, "key": 2 } ] }],
+        "queues": [{ "name": "q", "visibility_timeout_s": 30, "flavour": "sqs_fifo" }],
+        "consumers": [{ "name": "C", "replicas": 3, "service": { "fixed": { "seconds": 1 } }, "ack": "after_commit" }] }"#,
+    );
+    let (most, both_groups_at_once, order) = group_run(s.clone());
+    assert_eq!(most, 1, "one in flight per group");
+    assert!(both_groups_at_once, "the other group flowed meanwhile");
+    let key1: Vec<_> = order.iter().copied().filter(|&m| m <= 2).collect();
+    assert_eq!(key1, vec![0, 1, 2], "in order within the group");
+    // A generic queue hands one group to several consumers at once.
+    let mut g = s;
+    g.queues[0].flavour = Flavour::Generic;
+    let (most, _, _) = group_run(g);
+    assert!(most > 1);
+}
+
+/// Runs a scenario whose messages have keys 1 and 2: the most copies of one key in flight
+/// at once, whether both keys were ever in flight together, and the order of effects.
+fn group_run(s: Scenario) -> (u32, bool, Vec<u64>) {
+    let mut sim = Simulation::new(s).unwrap();
+    let (mut most, mut both, mut order) = (0, false, Vec::new());
+    while let Some(step) = sim.step() {
+        for f in step.facts {
+            if let Fact::EffectCommitted { msg, .. } = *f {
+                order.push(msg);
+            }
+        }
+        invariants::check(&sim).unwrap();
+        let mut out = [0u32; 3];
+        for c in sim.copies() {
+            if c.fate == brokerlab_core::Fate::InFlight {
+                out[sim.message(c.msg).unwrap().key.unwrap() as usize] += 1;
+            }
+        }
+        most = most.max(out[1]).max(out[2]);
+        both |= out[1] >= 1 && out[2] >= 1;
+    }
+    (most, both, order)
+}
+
+#[test]
+fn sqs_fifo_accepts_a_republish_within_the_dedup_window_without_storing_it_again() {
+    // SQS FIFO: a message sent again with the same deduplication id within the 5-minute
+    // deduplication interval is accepted and not delivered a second time; after the
+    // interval it is a new message.
+    let build = |window: Option<f64>| {
+        let mut s = scenario(
+            r#"{ "version": 1, "seed": 1,
+            "producers": [{ "name": "checkout", "count": 1,
+                "arrivals": { "process": "constant", "schedule": [{ "from_s": 0, "rate_per_s": 1 }] },
+                "publish": { "confirms": true, "confirm_timeout_s": 0.5, "max_attempts": 3 } }],
+            "queues": [{ "name": "orders", "visibility_timeout_s": 10, "flavour": "sqs_fifo" }],
+            "consumers": [{ "name": "C1", "service": { "fixed": { "seconds": 0.1 } }, "ack": "after_commit" }],
+            "broker": { "network_latency_s": 0.05 },
+            "faults": [{ "at_s": 0, "fault": { "drop_next_confirm": { "producer": 0 } } }] }"#,
+        );
+        s.queues[0].dedup_window_s = window;
+        s
+    };
+    let (sim, steps) = run_bounded(build(None));
+    assert!(facts(&steps)
+        .iter()
+        .any(|f| matches!(f, Fact::DedupWindowHit { msg: 0, .. })));
+    assert_eq!(sim.counters().published, 1, "stored once");
+    assert_eq!(sim.effect_count(0), 1);
+    let text = narration_of(&sim, &steps, |f| matches!(f, Fact::DedupWindowHit { .. }));
+    assert_eq!(
+        text[0],
+        "orders already stored #0 within its deduplication window: the publish from checkout was accepted and not stored again."
+    );
+    assert_eq!(brokerlab_core::flavour_defaults::DEDUP_WINDOW_S, 300.0);
+    // A window shorter than the retry delay: the republish is a new message.
+    let (late, _) = run_bounded(build(Some(0.1)));
+    assert_eq!(late.counters().published, 2);
+    assert_eq!(late.effect_count(0), 2);
+}
+
+// ----- switching flavours ---------------------------------------------------------------
+
+#[test]
+fn a_flavour_switch_while_playing_is_recorded_and_replays_exactly() {
+    let s = simple("generic", 40, 0.05, 2, 0.3, "after_commit");
+    let mut live = Simulation::new(s).unwrap();
+    live.run_until(500_000);
+    let step = live
+        .command(Fault::SetFlavour {
+            queue: "q".into(),
+            flavour: Flavour::Rabbitmq,
+        })
+        .unwrap();
+    let facts = step.facts.to_vec();
+    assert!(matches!(
+        facts[0],
+        Fact::SettingChanged {
+            setting: brokerlab_core::Setting::Flavour {
+                queue: 0,
+                flavour: Flavour::Rabbitmq
+            },
+            ..
+        }
+    ));
+    assert_eq!(
+        narration::describe(&live, &facts[0]),
+        "q now follows RabbitMQ's rules (no lease: unacked messages return when a consumer's channel closes) (on your command)."
+    );
+    assert_eq!(live.queue(0).unwrap().flavour, Flavour::Rabbitmq);
+    live.command(Fault::CrashConsumer {
+        consumer: 0,
+        point: CrashPoint::Now,
+        restart_after_s: Some(0.5),
+    })
+    .unwrap();
+    assert!(live
+        .last_facts()
+        .iter()
+        .any(|f| matches!(f, Fact::Requeued { .. })));
+    live.run();
+    let recorded = live.scenario().clone();
+    let text = recorded.to_json_pretty();
+    assert!(text.contains("\"set_flavour\""));
+    let mut replay = Simulation::new(Scenario::from_json(&text).unwrap()).unwrap();
+    replay.run();
+    assert_eq!(replay.counters(), live.counters());
+    assert_eq!(
+        brokerlab_core::fingerprint(&recorded).unwrap(),
+        brokerlab_core::fingerprint(&Scenario::from_json(&text).unwrap()).unwrap()
+    );
+}
+
+#[test]
+fn version_1_files_without_flavours_load_as_generic_and_save_unchanged() {
+    let s = load("semantics/lease-shorter-than-work.json");
+    assert_eq!(s.queues[0].flavour, Flavour::Generic);
+    assert_eq!(s.queues[0].queue_type, QueueType::Classic);
+    assert!(!s.consumers[0].extend_visibility);
+    assert_eq!(s.consumers[0].on_gap_timeout, GapTimeout::Park);
+    let text = s.to_json_pretty();
+    for field in [
+        "flavour",
+        "queue_type",
+        "delivery_limit",
+        "max_receive_count",
+        "dedup_window_s",
+        "duplicate_p",
+        "extend_visibility",
+        "gap_timeout_s",
+        "on_gap_timeout",
+    ] {
+        assert!(!text.contains(field), "{field} written for a default");
+    }
+    // And every flavour name round-trips.
+    for f in Flavour::ALL {
+        let json = format!("\"{}\"", f.as_str());
+        assert_eq!(serde_json::from_str::<Flavour>(&json).unwrap(), f);
+    }
+    let _ = AckMode::AfterCommit;
+}
+
+#[test]
+fn the_built_in_examples_still_end_and_keep_their_accounts() {
+    for name in brokerlab_core::examples::names() {
+        let mut s = common::example(name);
+        s.end_s = Some(s.end_s.unwrap_or(60.0).min(60.0));
+        let mut sim = Simulation::new(s).unwrap();
+        sim.run();
+        assert!(sim.is_finished(), "{name}");
+        invariants::check(&sim).unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+}
+
+#[test]
+fn rabbitmq_takes_back_a_delivery_only_after_its_consumer_timeout() {
+    // RabbitMQ: an ack lost on the way leaves the delivery unacked; with no lease, the
+    // broker takes it back when the consumer timeout (30 minutes by default) runs out.
+    let mut s = simple("rabbitmq", 1, 1.0, 1, 0.1, "after_commit");
+    s.faults.push(ScheduledFault {
+        at_s: 0.0,
+        fault: Fault::DropNextAck { consumer: 0 },
+    });
+    let (sim, steps) = run_bounded(s);
+    let back = steps
+        .iter()
+        .find(|(_, f)| f.iter().any(|f| matches!(f, Fact::LeaseExpired { .. })))
+        .unwrap();
+    assert_eq!(back.0, 1_000_000 + 1_800_000_000);
+    let lost = narration_of(&sim, &steps, |f| matches!(f, Fact::AckLost { .. }));
+    assert_eq!(
+        lost.last().unwrap(),
+        "C's ack for #0 never reached the broker: it stays unacked until the consumer's channel closes or its consumer timeout runs out, then it is delivered again."
+    );
+    let timeout = narration_of(&sim, &steps, |f| matches!(f, Fact::LeaseExpired { .. }));
+    assert_eq!(
+        timeout[0],
+        "C kept #0 (attempt 1) unacked past the consumer timeout: the broker took it back, and it is in line again to be redelivered."
+    );
+}
