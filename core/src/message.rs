@@ -94,6 +94,9 @@ pub struct Message {
     pub confirmed: bool,
     /// Held back by backpressure at its producer (not on the wire, no confirm awaited).
     pub held_back: bool,
+    /// The publish attempt the broker refused (a nack): its confirm is no longer awaited.
+    #[serde(skip)]
+    pub nacked_attempt: Attempt,
 }
 
 #[derive(Clone, Debug, Serialize)]

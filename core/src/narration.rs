@@ -508,6 +508,15 @@ pub fn describe(sim: &Simulation, fact: &Fact) -> String {
             "Group {} (read_committed) skipped the aborted record at offset {offset} of partition {partition}.",
             sim.group_name(group)
         ),
+        OutboxRetryScheduled { producer: p, msg, attempt, ready_at_us } => format!(
+            "{}'s relay keeps the outbox row of #{msg}: attempt {attempt} was not confirmed, so it will publish it again from {} (backoff).",
+            producer(p),
+            secs(ready_at_us)
+        ),
+        OutboxRowParked { producer: p, msg, attempts } => format!(
+            "{}'s relay has used all {attempts} publish attempts on #{msg}: its outbox row stays, unsent, for an operator; the request is still pending, not lost.",
+            producer(p)
+        ),
         EmailSent { group, member, msg, times: 1 } => {
             format!("{} sent the email for #{msg}.", sim.member_name(group, member))
         }

@@ -103,6 +103,9 @@ fn yes() -> bool {
 fn is_one(n: &u32) -> bool {
     *n == 1
 }
+fn is_true(b: &bool) -> bool {
+    *b
+}
 fn is_false(b: &bool) -> bool {
     !*b
 }
@@ -308,6 +311,11 @@ pub enum Handoff {
     Outbox {
         /// The relay looks for unsent rows this often.
         relay_poll_s: f64,
+        /// The relay publishes a row with the id committed in it, every attempt (the
+        /// default). `false` mints a new id per attempt: consumers' inboxes can no longer
+        /// recognise a republished row as the same event.
+        #[serde(default = "yes", skip_serializing_if = "is_true")]
+        stable_ids: bool,
     },
 }
 
@@ -1342,7 +1350,7 @@ impl Scenario {
             1,
             u64::from(ATTEMPTS_MAX),
         )?;
-        if let Handoff::Outbox { relay_poll_s } = p.handoff {
+        if let Handoff::Outbox { relay_poll_s, .. } = p.handoff {
             check_range(
                 &f("handoff.outbox.relay_poll_s"),
                 relay_poll_s,

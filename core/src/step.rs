@@ -583,6 +583,23 @@ pub enum Fact {
         consumer: ConsumerId,
         ack: AckMode,
     },
+
+    // --- outbox relay retries (appended) -----------------------------------------------
+    /// A relay publish was refused or went unconfirmed: the outbox row stays and the relay
+    /// publishes it again once `ready_at_us` has passed (exponential backoff).
+    OutboxRetryScheduled {
+        producer: ProducerId,
+        msg: MsgId,
+        attempt: Attempt,
+        ready_at_us: Micros,
+    },
+    /// The relay used every publish attempt on this row: it stays in the outbox, unsent
+    /// and counted as pending, for an operator.
+    OutboxRowParked {
+        producer: ProducerId,
+        msg: MsgId,
+        attempts: Attempt,
+    },
 }
 
 /// A setting and its new value, in whole units so that facts stay exact and hashable.
@@ -680,7 +697,9 @@ impl Fact {
             | RecordStarted { msg, .. }
             | RecordProcessed { msg, .. }
             | OutputWritten { msg, .. }
-            | EmailSent { msg, .. } => Some(msg),
+            | EmailSent { msg, .. }
+            | OutboxRetryScheduled { msg, .. }
+            | OutboxRowParked { msg, .. } => Some(msg),
             RequestRefused { .. }
             | ProducerCrashArmed { .. }
             | ProducerCrashed { .. }

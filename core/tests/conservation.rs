@@ -99,7 +99,10 @@ fn producer() -> impl Strategy<Value = ProducerSpec> {
         prop_oneof![
             Just(Handoff::Direct),
             Just(Handoff::CommitThenPublish),
-            (0.05f64..2.0).prop_map(|relay_poll_s| Handoff::Outbox { relay_poll_s })
+            (0.05f64..2.0).prop_map(|relay_poll_s| Handoff::Outbox {
+                relay_poll_s,
+                stable_ids: true,
+            })
         ],
         prop::collection::vec(
             prop_oneof![Just("a.x"), Just("a.y"), Just("b.x"), Just("c")],

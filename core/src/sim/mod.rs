@@ -477,6 +477,7 @@ impl Simulation {
                     && !m.confirmed
                     && !m.held_back
                     && m.publish_attempts == attempt
+                    && m.nacked_attempt != attempt
                     && matches!(m.fate, PublishFate::Pending | PublishFate::Stored)
             }
             Event::RelayPoll {

@@ -5,7 +5,7 @@
 use super::Simulation;
 use crate::engine::Event;
 use crate::message::{Message, PublishFate};
-use crate::producer::{OutboxRow, Target};
+use crate::producer::{OutboxRow, Target, RELAY_BACKOFF_CAP_S};
 use crate::routing;
 use crate::scenario::{Handoff, Op, Overflow, Poison, ProducerCrashPoint};
 use crate::step::{Attempt, Fact, MsgId, ProducerId, QueueId, RefusedBecause};
@@ -109,6 +109,7 @@ impl Simulation {
             records: 0,
             confirmed: false,
             held_back: false,
+            nacked_attempt: 0,
         });
         if let Some(k) = draft.key {
             self.by_version.insert((producer, k, version), msg);
@@ -150,10 +151,7 @@ impl Simulation {
                     outbox: true,
                 });
                 let p = &mut self.producers[producer as usize];
-                p.outbox.push_back(OutboxRow {
-                    msg,
-                    sending: false,
-                });
+                p.outbox.push_back(OutboxRow::new(msg));
                 self.ensure_relay_poll(producer);
             }
         }
@@ -314,16 +312,64 @@ impl Simulation {
             self.store(producer, msg, q);
             stored += 1;
         }
+        let outbox = self.has_outbox(producer);
         let m = &mut self.messages[msg as usize];
         if stored > 0 {
             m.fate = PublishFate::Stored;
             self.send_confirm(producer, msg, attempt);
         } else if m.fate == PublishFate::Pending {
-            // Refused everywhere: the producer is told (a nack) and gives up on it, retries
-            // included.
-            self.finish_publish(producer, msg, PublishFate::Refused);
-            self.drop_outbox_row(producer, msg);
+            if outbox {
+                // Refused everywhere (a nack): the request is accepted already, so the row
+                // stays and the relay tries again later.
+                m.nacked_attempt = attempt;
+                self.relay_failed(producer, msg, attempt);
+            } else {
+                // The producer is told (a nack) and gives up on it, retries included.
+                self.finish_publish(producer, msg, PublishFate::Refused);
+            }
         }
+    }
+
+    fn has_outbox(&self, producer: ProducerId) -> bool {
+        matches!(
+            self.producers[producer as usize].handoff,
+            Handoff::Outbox { .. }
+        )
+    }
+
+    /// A relay publish was refused or went unconfirmed: the row stays in the outbox and
+    /// is tried again after a backoff, or parked once its attempts are used up.
+    fn relay_failed(&mut self, producer: ProducerId, msg: MsgId, attempt: Attempt) {
+        let p = &mut self.producers[producer as usize];
+        let Handoff::Outbox { relay_poll_s, .. } = p.handoff else {
+            return;
+        };
+        let max = p.publish.max_attempts;
+        let Some(row) = p.outbox.iter_mut().find(|r| r.msg == msg) else {
+            return;
+        };
+        row.sending = false;
+        row.failures += 1;
+        if attempt >= max {
+            row.parked = true;
+            self.facts.push(Fact::OutboxRowParked {
+                producer,
+                msg,
+                attempts: attempt,
+            });
+            return;
+        }
+        let exponent = row.failures.saturating_sub(1).min(30) as i32;
+        let delay_s = (relay_poll_s * 2f64.powi(exponent)).min(RELAY_BACKOFF_CAP_S);
+        let ready_at_us = self.now_us + secs_to_us(delay_s);
+        row.not_before_us = ready_at_us;
+        self.facts.push(Fact::OutboxRetryScheduled {
+            producer,
+            msg,
+            attempt,
+            ready_at_us,
+        });
+        self.ensure_relay_poll(producer);
     }
 
     /// A message's outcome at the broker is final (refused, unroutable, given up): it
@@ -525,17 +571,8 @@ impl Simulation {
             attempt,
             retry,
         });
-        if matches!(
-            self.producers[producer as usize].handoff,
-            Handoff::Outbox { .. }
-        ) {
-            let p = &mut self.producers[producer as usize];
-            if let Some(row) = p.outbox.iter_mut().find(|r| r.msg == msg) {
-                row.sending = false;
-            }
-            if retry {
-                self.ensure_relay_poll(producer);
-            }
+        if self.has_outbox(producer) {
+            self.relay_failed(producer, msg, attempt);
             return;
         }
         if retry {
@@ -548,10 +585,12 @@ impl Simulation {
 
     pub(super) fn ensure_relay_poll(&mut self, producer: ProducerId) {
         let p = &mut self.producers[producer as usize];
-        if let Handoff::Outbox { relay_poll_s } = p.handoff {
-            if !p.relay_poll_pending && p.up && !p.outbox.is_empty() {
+        if let Handoff::Outbox { relay_poll_s, .. } = p.handoff {
+            if !p.relay_poll_pending && p.up && p.outbox.iter().any(|r| !r.parked) {
                 p.relay_poll_pending = true;
                 let incarnation = p.incarnation;
+                // Polls stay on the relay's period; a row in backoff waits for the first
+                // poll after it is due.
                 self.events.schedule(
                     self.now_us + secs_to_us(relay_poll_s),
                     Event::RelayPoll {
@@ -563,32 +602,35 @@ impl Simulation {
         }
     }
 
-    /// The relay publishes every unsent outbox row, in commit order.
+    /// The relay publishes every due outbox row, in commit order (rows in backoff and
+    /// parked rows stay where they are).
     pub(super) fn relay_poll(&mut self, producer: ProducerId) {
+        let now = self.now_us;
         let p = &mut self.producers[producer as usize];
         p.relay_poll_pending = false;
-        let max = p.publish.max_attempts;
         let to_send: Vec<MsgId> = p
             .outbox
             .iter_mut()
-            .filter(|r| !r.sending)
+            .filter(|r| r.due(now))
             .map(|r| {
                 r.sending = true;
                 r.msg
             })
             .collect();
         for msg in to_send {
-            if self.messages[msg as usize].publish_attempts >= max {
-                continue; // a stuck row: left for an operator, visible in the outbox
-            }
             self.send(producer, msg);
+        }
+        // Rows still backing off need a later poll.
+        let p = &self.producers[producer as usize];
+        if p.outbox.iter().any(|r| !r.sending && !r.parked) {
+            self.ensure_relay_poll(producer);
         }
     }
 
     /// When the next relay poll is due after a restart.
     pub(super) fn relay_restart_delay(&self, producer: ProducerId) -> Option<Micros> {
         match self.producers[producer as usize].handoff {
-            Handoff::Outbox { relay_poll_s } => Some(secs_to_us(relay_poll_s)),
+            Handoff::Outbox { relay_poll_s, .. } => Some(secs_to_us(relay_poll_s)),
             _ => None,
         }
     }

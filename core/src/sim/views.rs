@@ -4,10 +4,10 @@
 use serde::Serialize;
 
 use super::Simulation;
-use crate::message::Fate;
-use crate::producer::OutboxRow;
+use crate::message::{Fate, PublishFate};
+use crate::producer::{JobCounts, OutboxRow};
 use crate::scenario::ProducerCrashPoint;
-use crate::step::{Attempt, ConsumerId, CopyId, MemberId};
+use crate::step::{Attempt, ConsumerId, CopyId, MemberId, MsgId};
 use crate::time::Micros;
 
 /// What the app shows about a producer's service and its outbox relay (one process).
@@ -22,6 +22,12 @@ pub struct ProducerView {
     pub outbox_len: usize,
     /// Rows the relay has published and awaits the confirm for.
     pub sending: usize,
+    /// Rows waiting out a retry backoff after a refused or unconfirmed publish.
+    pub backing_off: usize,
+    /// Rows whose publish attempts are used up: unsent, kept for an operator.
+    pub parked: usize,
+    /// Where this producer's accepted requests stand (pending, running, completed, failed).
+    pub jobs: JobCounts,
 }
 
 /// What the app shows about a member of a log consumer group.
@@ -45,7 +51,51 @@ impl Simulation {
             restart_at_us: p.restart_at_us,
             outbox_len: p.outbox.len(),
             sending: p.outbox.iter().filter(|r| r.sending).count(),
+            backing_off: p
+                .outbox
+                .iter()
+                .filter(|r| !r.sending && !r.parked && r.not_before_us > self.now_us)
+                .count(),
+            parked: p.outbox.iter().filter(|r| r.parked).count(),
+            jobs: self.jobs_of(Some(id)),
         })
+    }
+
+    /// Job status of the requests accepted by `producer` (every producer when `None`):
+    /// one status per created message, from its publish fate and its copies' fates.
+    pub fn jobs_of(&self, producer: Option<u32>) -> JobCounts {
+        // Per message: 1 = some copy unsettled, 2 = some copy failed, 4 = some copy done.
+        let mut flags = vec![0u8; self.messages.len()];
+        for c in &self.copies {
+            flags[c.msg as usize] |= match c.fate {
+                Fate::Waiting | Fate::InFlight | Fate::RetryWaiting => 1,
+                Fate::DeadLettered | Fate::Lost | Fate::Expired | Fate::Dropped => 2,
+                Fate::Done => 4,
+            };
+        }
+        let mut jobs = JobCounts::default();
+        for (id, m) in self.messages.iter().enumerate() {
+            if producer.is_some_and(|p| p != m.producer) {
+                continue;
+            }
+            let slot = match m.fate {
+                PublishFate::Pending => &mut jobs.pending,
+                PublishFate::Refused
+                | PublishFate::Unroutable
+                | PublishFate::GaveUp
+                | PublishFate::NeverPublished => &mut jobs.failed,
+                PublishFate::Stored => match flags[id] {
+                    f if f & 1 != 0 => &mut jobs.running,
+                    f if f & 2 != 0 => &mut jobs.failed,
+                    f if f & 4 != 0 => &mut jobs.completed,
+                    // Only log records: done once some group applied its effect.
+                    _ if self.effect_count(id as MsgId) > 0 => &mut jobs.completed,
+                    _ => &mut jobs.running,
+                },
+            };
+            *slot += 1;
+        }
+        jobs
     }
 
     /// A producer's unsent outbox rows, in commit order.
