@@ -145,6 +145,14 @@ fn setting_text(sim: &Simulation, setting: Setting) -> String {
     }
 }
 
+/// Whether producer `p` hands its messages off through an outbox.
+fn has_outbox(sim: &Simulation, p: u32) -> bool {
+    sim.scenario()
+        .producers
+        .get(p as usize)
+        .is_some_and(|s| matches!(s.handoff, crate::scenario::Handoff::Outbox { .. }))
+}
+
 /// Describes a fact in a sentence.
 pub fn describe(sim: &Simulation, fact: &Fact) -> String {
     let consumer = |c: u32| {
@@ -215,9 +223,10 @@ pub fn describe(sim: &Simulation, fact: &Fact) -> String {
             format!("{} will crash {when} ({}).", producer(p), by(trigger))
         }
         ProducerCrashed { producer: p, trigger, restart_at_us, .. } => format!(
-            "{} crashed ({}); its memory is gone, its database (outbox included) is not.{}",
+            "{} crashed ({}); its memory is gone, its database{} is not.{}",
             producer(p),
             by(trigger),
+            if has_outbox(sim, p) { " (outbox included)" } else { "" },
             restart_text(restart_at_us)
         ),
         ProducerRestarted { producer: p, trigger } => format!("{} restarted ({}).", producer(p), by(trigger)),
@@ -276,7 +285,7 @@ pub fn describe(sim: &Simulation, fact: &Fact) -> String {
             format!("#{msg} was redriven from the dead-letter queue back into {}, keeping its id.", queue(q))
         }
         BrokerCrashed { trigger, restart_at_us } => format!(
-            "The broker crashed ({}): transient messages and non-durable queues are gone; deliveries in flight go back in line.{}",
+            "The broker crashed ({}): it stores and delivers nothing until it restarts, and whatever it had not persisted is gone.{}",
             by(trigger),
             restart_text(restart_at_us)
         ),
@@ -287,7 +296,9 @@ pub fn describe(sim: &Simulation, fact: &Fact) -> String {
                     "it was acked on delivery and its consumer crashed before the effect committed"
                 }
                 LossReason::AckedBeforeEffectThenFailed => "it was acked on delivery and then its handler failed",
-                LossReason::BrokerRestartNotDurable => "the broker restarted and it was not persisted",
+                LossReason::BrokerRestartNotDurable => {
+                    "the broker crashed without persisting it, so nobody will deliver it again"
+                }
                 LossReason::DiscardedWithoutDeadLetterQueue => "it failed for good and there is no dead-letter queue",
             };
             format!("#{msg} is lost: {why}.")

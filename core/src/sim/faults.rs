@@ -217,7 +217,9 @@ impl Simulation {
         for h in held {
             let c = &self.copies[h.copy as usize];
             if c.settled_at_broker && c.fate == Fate::InFlight && c.attempts == h.attempt {
-                self.lose(h.copy, LossReason::AckedBeforeEffectThenCrashed);
+                let reason =
+                    self.forgotten_reason(h.copy, LossReason::AckedBeforeEffectThenCrashed);
+                self.lose(h.copy, reason);
             }
         }
         if let Some(at) = restart_at_us {

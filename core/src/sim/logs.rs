@@ -49,6 +49,7 @@ impl Simulation {
         });
         let m = &mut self.messages[msg as usize];
         m.records += 1;
+        m.broker_remembers = true;
         m.fate = PublishFate::Stored;
         self.counters.appended += 1;
         (partition, offset)

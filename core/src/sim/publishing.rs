@@ -110,6 +110,7 @@ impl Simulation {
             confirmed: false,
             held_back: false,
             nacked_attempt: 0,
+            broker_remembers: false,
         });
         if let Some(k) = draft.key {
             self.by_version.insert((producer, k, version), msg);
@@ -245,7 +246,7 @@ impl Simulation {
         }
         let p = &self.producers[producer as usize];
         let m = &self.messages[msg as usize];
-        if p.publish.idempotent && m.copies + m.records > 0 {
+        if p.publish.idempotent && m.broker_remembers {
             self.counters.deduplicated += 1;
             self.facts.push(Fact::Deduplicated { producer, msg });
             self.send_confirm(producer, msg, attempt);
