@@ -365,6 +365,7 @@ impl Simulation {
         if self.copies[copy as usize].forgotten_in_crash {
             // The broker lost it in a crash: nothing to ack, the work is simply finished.
             if self.is_current(copy, attempt) {
+                self.counters.done_without_ack += 1;
                 self.settle_done(copy);
             }
             return;
@@ -372,6 +373,7 @@ impl Simulation {
         match self.consumers[consumer as usize].ack {
             AckMode::OnDelivery => {
                 if self.is_current(copy, attempt) {
+                    self.counters.done_without_ack += 1;
                     self.settle_done(copy);
                 }
             }
