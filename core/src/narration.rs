@@ -153,6 +153,19 @@ fn has_outbox(sim: &Simulation, p: u32) -> bool {
         .is_some_and(|s| matches!(s.handoff, crate::scenario::Handoff::Outbox { .. }))
 }
 
+/// Whether producer `p`'s relay mints a new id for every publish attempt.
+fn mints_ids(sim: &Simulation, p: u32) -> bool {
+    sim.scenario().producers.get(p as usize).is_some_and(|s| {
+        matches!(
+            s.handoff,
+            crate::scenario::Handoff::Outbox {
+                stable_ids: false,
+                ..
+            }
+        )
+    })
+}
+
 /// Describes a fact in a sentence.
 pub fn describe(sim: &Simulation, fact: &Fact) -> String {
     let consumer = |c: u32| {
@@ -186,6 +199,10 @@ pub fn describe(sim: &Simulation, fact: &Fact) -> String {
             producer(p)
         ),
         PublishSent { producer: p, msg, attempt: 1 } => format!("{} published #{msg} to the broker.", producer(p)),
+        PublishSent { producer: p, msg, attempt } if mints_ids(sim, p) => format!(
+            "{} published #{msg} again (attempt {attempt}), under a new id: consumers cannot tell it is the same event.",
+            producer(p)
+        ),
         PublishSent { producer: p, msg, attempt } => {
             format!("{} published #{msg} again (attempt {attempt}), with the same id.", producer(p))
         }
