@@ -30,6 +30,10 @@ fn check_messages(sim: &Simulation) -> Result<(), String> {
     // Per message: every accepted request has exactly one job status, and the pending
     // ones are exactly the messages still with their producers.
     let jobs = sim.jobs_of(None);
+    let recounted = sim.jobs_recounted();
+    ensure(jobs == recounted, || {
+        format!("job counts {jobs:?} but recounted {recounted:?}")
+    })?;
     let pending = messages
         .iter()
         .filter(|m| m.fate == PublishFate::Pending)
@@ -47,7 +51,14 @@ fn check_messages(sim: &Simulation) -> Result<(), String> {
     for copy in sim.copies() {
         copies_of[copy.msg as usize] += 1;
     }
+    let mut tally_of = vec![[0u32; 3]; messages.len()];
+    for copy in sim.copies() {
+        tally_of[copy.msg as usize][copy.fate.tally_slot()] += 1;
+    }
     for (id, m) in messages.iter().enumerate() {
+        ensure(m.copy_tally == tally_of[id], || {
+            format!("message {id}: copy tally {:?}, copies say {:?}", m.copy_tally, tally_of[id])
+        })?;
         ensure(m.copies == copies_of[id], || {
             format!(
                 "message {id} says {} copies, {} exist",

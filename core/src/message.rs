@@ -111,6 +111,30 @@ pub struct Message {
     /// and no broker crash has since lost every stored copy.
     #[serde(skip)]
     pub broker_remembers: bool,
+    /// Its copies by kind of fate: [waiting/in flight/retrying, failed (dead-lettered,
+    /// lost, expired, dropped), done]; the job status reads these.
+    #[serde(skip)]
+    pub copy_tally: [u32; 3],
+}
+
+/// One accepted request's status (the 202 + job status contract).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JobStatus {
+    Pending,
+    Running,
+    Completed,
+    Failed,
+}
+
+impl Fate {
+    /// Index into [`Message::copy_tally`].
+    pub fn tally_slot(self) -> usize {
+        match self {
+            Fate::Waiting | Fate::InFlight | Fate::RetryWaiting => 0,
+            Fate::DeadLettered | Fate::Lost | Fate::Expired | Fate::Dropped => 1,
+            Fate::Done => 2,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]

@@ -149,6 +149,16 @@ impl JobCounts {
     pub fn total(&self) -> u64 {
         self.pending + self.running + self.completed + self.failed
     }
+
+    pub fn slot(&mut self, s: crate::message::JobStatus) -> &mut u64 {
+        use crate::message::JobStatus::*;
+        match s {
+            Pending => &mut self.pending,
+            Running => &mut self.running,
+            Completed => &mut self.completed,
+            Failed => &mut self.failed,
+        }
+    }
 }
 
 /// A crash waiting for its moment.

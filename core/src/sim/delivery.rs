@@ -19,9 +19,16 @@ impl Simulation {
     /// Moves a copy to a new fate, keeping every tally in step. Callers handle the line
     /// itself (insertion and removal) and the facts.
     pub(super) fn set_fate(&mut self, copy: CopyId, to: Fate) {
+        let msg = self.copies[copy as usize].msg;
+        let before = self.job_status(msg);
         let c = &mut self.copies[copy as usize];
         let from = c.fate;
         c.fate = to;
+        let tally = &mut self.messages[msg as usize].copy_tally;
+        tally[from.tally_slot()] -= 1;
+        tally[to.tally_slot()] += 1;
+        self.job_moved(msg, before);
+        let c = &self.copies[copy as usize];
         let q = &mut self.queues[c.queue as usize];
         match from {
             Fate::Waiting => self.waiting_total -= 1,
@@ -110,6 +117,10 @@ impl Simulation {
 
     /// A brand-new copy enters its queue: no previous fate to undo.
     fn set_fate_new_waiting(&mut self, copy: CopyId) {
+        let msg = self.copies[copy as usize].msg;
+        let before = self.job_status(msg);
+        self.messages[msg as usize].copy_tally[Fate::Waiting.tally_slot()] += 1;
+        self.job_moved(msg, before);
         let c = &mut self.copies[copy as usize];
         c.fate = Fate::Waiting;
         self.waiting_total += 1;

@@ -271,7 +271,7 @@ impl Simulation {
             self.messages[msg as usize].held_back = false;
             // Held in memory only: gone with the process, unless an outbox row keeps it.
             if !has_outbox && self.messages[msg as usize].fate == PublishFate::Pending {
-                self.messages[msg as usize].fate = PublishFate::GaveUp;
+                self.set_publish_fate(msg, PublishFate::GaveUp);
                 self.counters.gave_up += 1;
             }
         }

@@ -50,7 +50,9 @@ impl Simulation {
         let m = &mut self.messages[msg as usize];
         m.records += 1;
         m.broker_remembers = true;
-        m.fate = PublishFate::Stored;
+        let before = self.job_status(msg);
+        self.messages[msg as usize].fate = PublishFate::Stored;
+        self.job_moved(msg, before);
         self.counters.appended += 1;
         (partition, offset)
     }

@@ -111,7 +111,9 @@ impl Simulation {
             held_back: false,
             nacked_attempt: 0,
             broker_remembers: false,
+            copy_tally: [0; 3],
         });
+        self.jobs[producer as usize].pending += 1;
         if let Some(k) = draft.key {
             self.by_version.insert((producer, k, version), msg);
         }
@@ -137,7 +139,7 @@ impl Simulation {
                     .filter(|a| a.point == ProducerCrashPoint::AfterCommitBeforePublish)
                 {
                     p.armed = None;
-                    self.messages[msg as usize].fate = PublishFate::NeverPublished;
+                    self.set_publish_fate(msg, PublishFate::NeverPublished);
                     self.counters.never_published += 1;
                     self.facts.push(Fact::EventNeverPublished { producer, msg });
                     self.crash_producer(producer, armed);
@@ -316,7 +318,7 @@ impl Simulation {
         let outbox = self.has_outbox(producer);
         let m = &mut self.messages[msg as usize];
         if stored > 0 {
-            m.fate = PublishFate::Stored;
+            self.set_publish_fate(msg, PublishFate::Stored);
             self.send_confirm(producer, msg, attempt);
         } else if m.fate == PublishFate::Pending {
             if outbox {
@@ -376,8 +378,8 @@ impl Simulation {
     /// A message's outcome at the broker is final (refused, unroutable, given up): it
     /// leaves the producer's held line too, if a retry of it was waiting there.
     fn finish_publish(&mut self, producer: ProducerId, msg: MsgId, fate: PublishFate) {
+        self.set_publish_fate(msg, fate);
         let m = &mut self.messages[msg as usize];
-        m.fate = fate;
         if std::mem::take(&mut m.held_back) {
             let p = &mut self.producers[producer as usize];
             p.held.retain(|&h| h != msg);

@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use super::Simulation;
-use crate::message::{Fate, PublishFate};
+use crate::message::Fate;
 use crate::producer::{JobCounts, OutboxRow};
 use crate::scenario::ProducerCrashPoint;
 use crate::step::{Attempt, ConsumerId, CopyId, MemberId, MsgId};
@@ -61,39 +61,25 @@ impl Simulation {
         })
     }
 
-    /// Job status of the requests accepted by `producer` (every producer when `None`):
-    /// one status per created message, from its publish fate and its copies' fates.
+    /// Job status of the requests accepted by `producer` (every producer when `None`),
+    /// kept up to date as fates change (cheap enough for every frame).
     pub fn jobs_of(&self, producer: Option<u32>) -> JobCounts {
-        // Per message: 1 = some copy unsettled, 2 = some copy failed, 4 = some copy done.
-        let mut flags = vec![0u8; self.messages.len()];
-        for c in &self.copies {
-            flags[c.msg as usize] |= match c.fate {
-                Fate::Waiting | Fate::InFlight | Fate::RetryWaiting => 1,
-                Fate::DeadLettered | Fate::Lost | Fate::Expired | Fate::Dropped => 2,
-                Fate::Done => 4,
-            };
+        match producer {
+            Some(p) => self.jobs.get(p as usize).copied().unwrap_or_default(),
+            None => self.jobs.iter().fold(JobCounts::default(), |a, j| JobCounts {
+                pending: a.pending + j.pending,
+                running: a.running + j.running,
+                completed: a.completed + j.completed,
+                failed: a.failed + j.failed,
+            }),
         }
+    }
+
+    /// The same counts recounted from scratch, message by message (for the invariant).
+    pub fn jobs_recounted(&self) -> JobCounts {
         let mut jobs = JobCounts::default();
-        for (id, m) in self.messages.iter().enumerate() {
-            if producer.is_some_and(|p| p != m.producer) {
-                continue;
-            }
-            let slot = match m.fate {
-                PublishFate::Pending => &mut jobs.pending,
-                PublishFate::Refused
-                | PublishFate::Unroutable
-                | PublishFate::GaveUp
-                | PublishFate::NeverPublished => &mut jobs.failed,
-                PublishFate::Stored => match flags[id] {
-                    f if f & 1 != 0 => &mut jobs.running,
-                    f if f & 2 != 0 => &mut jobs.failed,
-                    f if f & 4 != 0 => &mut jobs.completed,
-                    // Only log records: done once some group applied its effect.
-                    _ if self.effect_count(id as MsgId) > 0 => &mut jobs.completed,
-                    _ => &mut jobs.running,
-                },
-            };
-            *slot += 1;
+        for id in 0..self.messages.len() as MsgId {
+            *jobs.slot(self.job_status(id)) += 1;
         }
         jobs
     }
