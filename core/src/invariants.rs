@@ -57,7 +57,10 @@ fn check_messages(sim: &Simulation) -> Result<(), String> {
     }
     for (id, m) in messages.iter().enumerate() {
         ensure(m.copy_tally == tally_of[id], || {
-            format!("message {id}: copy tally {:?}, copies say {:?}", m.copy_tally, tally_of[id])
+            format!(
+                "message {id}: copy tally {:?}, copies say {:?}",
+                m.copy_tally, tally_of[id]
+            )
         })?;
         ensure(m.copies == copies_of[id], || {
             format!(

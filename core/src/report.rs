@@ -69,7 +69,11 @@ impl DatabaseReport {
             versions: t.aggregates.iter().map(|(&k, a)| (k, a.version)).collect(),
             emails: EmailReport {
                 count: t.emails.iter().map(|&e| u64::from(e)).sum(),
-                duplicates: t.emails.iter().map(|&e| u64::from(e.saturating_sub(1))).sum(),
+                duplicates: t
+                    .emails
+                    .iter()
+                    .map(|&e| u64::from(e.saturating_sub(1)))
+                    .sum(),
             },
         }
     }

@@ -95,7 +95,10 @@ fn a_message_the_broker_forgot_is_lost_when_its_processing_fails_and_never_appli
             ..
         }
     ));
-    assert!(matches!(facts[lost - 1], Fact::HandlerFailed { msg: 1, .. }));
+    assert!(matches!(
+        facts[lost - 1],
+        Fact::HandlerFailed { msg: 1, .. }
+    ));
     assert_eq!(sim.effect_count(1), 0);
     assert_eq!(sim.copies()[1].fate, Fate::Lost);
 }
@@ -110,7 +113,10 @@ fn the_crash_step_says_crashed_and_only_the_restart_step_says_restarted() {
         for s in sentences {
             assert_eq!(s.contains("restarted"), restarted, "{s}");
         }
-        if facts.iter().any(|f| matches!(f, Fact::BrokerCrashed { .. })) {
+        if facts
+            .iter()
+            .any(|f| matches!(f, Fact::BrokerCrashed { .. }))
+        {
             // The crash step: only the crash (#1 is being processed, #2 not yet created).
             assert_eq!(
                 sentences,
@@ -165,9 +171,7 @@ fn an_idempotent_producers_dedup_does_not_outlive_the_message_it_protects() {
             ..
         }
     )));
-    assert!(!facts
-        .iter()
-        .any(|f| matches!(f, Fact::Deduplicated { .. })));
+    assert!(!facts.iter().any(|f| matches!(f, Fact::Deduplicated { .. })));
     let stored = facts
         .iter()
         .filter(|f| matches!(f, Fact::Stored { msg: 0, .. }))
@@ -230,7 +234,10 @@ fn a_commit_then_publish_crash_mentions_no_outbox() {
             .any(|f| matches!(f, Fact::ProducerCrashed { .. }))
         {
             crashes += 1;
-            assert!(sentences.iter().all(|s| !s.contains("outbox")), "{sentences:?}");
+            assert!(
+                sentences.iter().all(|s| !s.contains("outbox")),
+                "{sentences:?}"
+            );
         }
     }
     assert!(crashes > 0);

@@ -20,9 +20,17 @@ fn with_ids(stable_ids: bool) -> brokerlab_core::Scenario {
 #[test]
 fn a_stable_id_lets_the_inbox_catch_the_republished_event() {
     let (sim, facts) = common::run(with_ids(true));
-    assert_eq!(sim.counters().published, 2, "the relay published the row twice");
+    assert_eq!(
+        sim.counters().published,
+        2,
+        "the relay published the row twice"
+    );
     let ids: Vec<u64> = sim.copies().iter().map(|c| c.event_id).collect();
-    assert_eq!(ids, vec![0, 0], "both copies carry the id committed in the row");
+    assert_eq!(
+        ids,
+        vec![0, 0],
+        "both copies carry the id committed in the row"
+    );
     assert_eq!(sim.effect_count(0), 1);
     assert!(facts
         .iter()
@@ -61,7 +69,10 @@ fn the_inbox_scope_is_per_consumer_group_and_source() {
             assert_eq!(sim.effect_count_in(c.queue, c.msg), 1);
         }
     }
-    assert!(done > sim.messages().len(), "a fan-out: more copies done than messages");
+    assert!(
+        done > sim.messages().len(),
+        "a fan-out: more copies done than messages"
+    );
     for q in 0..sim.queue_count() {
         let tables = sim.tables(q).unwrap();
         assert!(tables.applied.iter().all(|&n| n <= 1));

@@ -18,7 +18,10 @@ fn a_refused_publish_keeps_its_outbox_row_and_every_accepted_request_is_accounte
         .iter()
         .filter(|f| matches!(f, Fact::StateCommitted { outbox: true, .. }))
         .count() as u64;
-    assert!(accepted > 250, "the repro accepts ~300 requests: {accepted}");
+    assert!(
+        accepted > 250,
+        "the repro accepts ~300 requests: {accepted}"
+    );
     let refused = facts
         .iter()
         .filter(|f| matches!(f, Fact::Refused { .. }))
@@ -66,7 +69,11 @@ fn a_refused_publish_is_retried_after_a_growing_backoff() {
     }
     assert!(!delays.is_empty());
     assert!(delays.windows(2).all(|w| w[0] < w[1]), "{delays:?}");
-    assert_eq!(sent_at.len(), delays.len() + 1, "one more attempt per backoff");
+    assert_eq!(
+        sent_at.len(),
+        delays.len() + 1,
+        "one more attempt per backoff"
+    );
 }
 
 #[test]

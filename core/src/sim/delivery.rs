@@ -466,7 +466,10 @@ impl Simulation {
             // A consumer already working on a copy the broker forgets still finishes it:
             // the broker can no longer redeliver it, so its fate is the consumer's outcome
             // (done, or lost if the work fails), never "lost" while its effect may commit.
-            if !kept && c.fate == Fate::InFlight && !c.settled_at_broker && self.being_processed(copy)
+            if !kept
+                && c.fate == Fate::InFlight
+                && !c.settled_at_broker
+                && self.being_processed(copy)
             {
                 let c = &mut self.copies[copy as usize];
                 c.settled_at_broker = true;

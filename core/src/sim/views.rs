@@ -66,12 +66,15 @@ impl Simulation {
     pub fn jobs_of(&self, producer: Option<u32>) -> JobCounts {
         match producer {
             Some(p) => self.jobs.get(p as usize).copied().unwrap_or_default(),
-            None => self.jobs.iter().fold(JobCounts::default(), |a, j| JobCounts {
-                pending: a.pending + j.pending,
-                running: a.running + j.running,
-                completed: a.completed + j.completed,
-                failed: a.failed + j.failed,
-            }),
+            None => self
+                .jobs
+                .iter()
+                .fold(JobCounts::default(), |a, j| JobCounts {
+                    pending: a.pending + j.pending,
+                    running: a.running + j.running,
+                    completed: a.completed + j.completed,
+                    failed: a.failed + j.failed,
+                }),
         }
     }
 
