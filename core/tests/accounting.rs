@@ -12,8 +12,11 @@ fn scenario(json: &str) -> Scenario {
     Scenario::from_json(json).unwrap()
 }
 
+/// The facts of a step and their sentences.
+type Narrated = Vec<(Vec<Fact>, Vec<String>)>;
+
 /// Every sentence of every step, with the facts of its step.
-fn narrate(s: Scenario) -> (Simulation, Vec<(Vec<Fact>, Vec<String>)>) {
+fn narrate(s: Scenario) -> (Simulation, Narrated) {
     let mut sim = Simulation::new(s).unwrap();
     let mut steps = Vec::new();
     while let Some(step) = sim.step() {
@@ -155,8 +158,7 @@ fn idempotent_retry(crash: bool) -> Scenario {
 #[test]
 fn an_idempotent_producers_dedup_does_not_outlive_the_message_it_protects() {
     // Without a crash, the broker recognises the retry (Kafka-style producer id + sequence).
-    let (_, steps) = narrate(idempotent_retry(false));
-    let facts: Vec<Fact> = steps.iter().flat_map(|(f, _)| f.clone()).collect();
+    let (_, facts) = common::run(idempotent_retry(false));
     assert!(facts
         .iter()
         .any(|f| matches!(f, Fact::Deduplicated { msg: 0, .. })));

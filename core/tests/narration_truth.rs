@@ -89,7 +89,7 @@ fn check_sentence(
 ) -> Result<(), String> {
     {
         let fail = |rule: &str| Err(format!("{rule}: {s:?} in step {facts:?}"));
-        if ids_in(&s).iter().any(|id| !msgs.contains(id)) {
+        if ids_in(s).iter().any(|id| !msgs.contains(id)) {
             return fail("names a message its step does not carry");
         }
         if s.contains("is lost") && !lost {

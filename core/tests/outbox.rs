@@ -106,3 +106,25 @@ fn a_producer_without_an_outbox_still_gives_up_on_a_refused_publish() {
         .iter()
         .any(|m| m.fate == PublishFate::Refused));
 }
+
+#[test]
+fn a_relay_crash_before_marking_keeps_the_row_until_the_republish_is_confirmed() {
+    let mut sim = brokerlab_core::Simulation::new(common::example("outbox-relay-crash")).unwrap();
+    let mut pending_while_down = false;
+    while let Some(step) = sim.step() {
+        let crashed = step
+            .facts
+            .iter()
+            .any(|f| matches!(f, Fact::ProducerCrashed { .. }));
+        if crashed {
+            // Confirmed but not marked: the row is still there, and the job is running
+            // (its copy is stored) while the relay is down.
+            assert_eq!(sim.outbox_len(0), 1);
+            pending_while_down = true;
+        }
+    }
+    assert!(pending_while_down);
+    let report = Report::of(&sim);
+    assert_eq!(report.producers[0].outbox_unsent, 0);
+    assert_eq!(report.jobs.completed, 1, "{:?}", report.jobs);
+}
