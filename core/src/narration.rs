@@ -541,6 +541,12 @@ pub fn describe(sim: &Simulation, fact: &Fact) -> String {
             producer(p),
             secs(ready_at_us)
         ),
+        FixDeployed { queue: q, poison, trigger } => format!(
+            "A fix was deployed to the consumers of {} ({}): a message whose {} no longer fails.",
+            queue(q),
+            by(trigger),
+            poison_text(poison).trim_start_matches("its ")
+        ),
         OutboxRowParked { producer: p, msg, attempts } => format!(
             "{}'s relay has used all {attempts} publish attempts on #{msg}: its outbox row stays, unsent, for an operator; the request is still pending, not lost.",
             producer(p)

@@ -875,6 +875,12 @@ pub enum Fault {
         log: String,
         partitions: u32,
     },
+    /// A fix is deployed to the consumers of `queue`: messages of that poison class are
+    /// processable from now on (a redrive of the dead-letter queue can then succeed).
+    DeployFix {
+        queue: String,
+        poison: Poison,
+    },
 }
 
 impl Fault {
@@ -1630,6 +1636,7 @@ impl Scenario {
                     limits::TIME_S_MAX,
                 )
             }
+            Fault::DeployFix { queue, .. } => check_queue(queue),
             Fault::SetPartitions { log, partitions } => {
                 if self.log_index(log).is_none() {
                     return Err(err(

@@ -600,6 +600,12 @@ pub enum Fact {
         msg: MsgId,
         attempts: Attempt,
     },
+    /// A fix reached the consumers of `queue`: the poison class no longer fails.
+    FixDeployed {
+        queue: QueueId,
+        poison: Poison,
+        trigger: Trigger,
+    },
 }
 
 /// A setting and its new value, in whole units so that facts stay exact and hashable.
@@ -729,7 +735,8 @@ impl Fact {
             | ConsumerAdded { .. }
             | ConsumerStopping { .. }
             | ConsumerStopped { .. }
-            | AckModeSwitched { .. } => None,
+            | AckModeSwitched { .. }
+            | FixDeployed { .. } => None,
         }
     }
 }

@@ -179,6 +179,17 @@ impl Simulation {
                 let q = self.scenario.queue_index(queue).expect("validated") as u32;
                 self.start_redrive(q, rate_per_s);
             }
+            Fault::DeployFix { ref queue, poison } => {
+                let q = self.scenario.queue_index(queue).expect("validated") as u32;
+                if !self.fixed.contains(&(q, poison)) {
+                    self.fixed.push((q, poison));
+                }
+                self.facts.push(Fact::FixDeployed {
+                    queue: q,
+                    poison,
+                    trigger,
+                });
+            }
             Fault::SetArrivals { .. }
             | Fault::SetServiceTime { .. }
             | Fault::SetConsumerCount { .. }

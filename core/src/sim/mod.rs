@@ -76,6 +76,8 @@ pub struct Simulation {
     tables: Vec<GroupTables>,
     broker_up: bool,
     broker_incarnation: u32,
+    /// Poison classes the consumers of a queue now process (fixes deployed).
+    fixed: Vec<(QueueId, crate::scenario::Poison)>,
 
     counters: Counters,
     series: Series,
@@ -182,6 +184,7 @@ impl Simulation {
             consumers,
             broker_up: true,
             broker_incarnation: 0,
+            fixed: Vec::new(),
             counters: Counters::default(),
             series: Series::new(
                 scenario.sample_every_us(),

@@ -204,7 +204,9 @@ impl Simulation {
         let msg = self.copies[held.copy as usize].msg;
         let c = &self.consumers[consumer as usize];
         if let Some(poison) = self.messages[msg as usize].poison {
-            return Some(Failure::Poison(poison));
+            if !self.fixed.contains(&(c.queue, poison)) {
+                return Some(Failure::Poison(poison));
+            }
         }
         let now_s = self.now_us as f64 / 1e6;
         if c.failures
