@@ -147,6 +147,9 @@ pub struct ConsumerView {
     pub prefetch: u32,
     pub ack: AckMode,
     pub idempotency: Idempotency,
+    /// How it handles versions of a key (a refusal moves the version only when it waits
+    /// for gaps or reconciles).
+    pub ordering: crate::scenario::Ordering,
     pub armed: Option<CrashPoint>,
     pub drop_next_ack: bool,
     pub slow_factor: f64,

@@ -770,6 +770,7 @@ impl Simulation {
             prefetch: c.prefetch,
             ack: c.ack,
             idempotency: c.idempotency,
+            ordering: c.ordering,
             armed: c.armed.map(|a| a.point),
             drop_next_ack: c.drop_next_ack,
             slow_factor: c.slow_factor,

@@ -293,8 +293,10 @@ impl Simulation {
         let applied = apply(&mut agg, op);
         if let Some(k) = key {
             agg.version = match ordering {
-                // A refused operation changed nothing, so the state keeps its version.
-                Ordering::None | Ordering::IgnoreStale if !applied => agg.version,
+                // Skipping stale versions compares with the state's version: a refused
+                // operation changed nothing, so the state keeps its version.
+                Ordering::IgnoreStale if !applied => agg.version,
+                // Without ordering it is the last version handled, as it arrived.
                 Ordering::None => version,
                 // Waiting for gaps tracks the last version handled (refused included), so
                 // a refusal does not leave its successors waiting forever.
