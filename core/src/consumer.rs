@@ -60,6 +60,8 @@ pub struct Consumer {
     pub restart_at_us: Option<Micros>,
     /// Scaled in: takes no more deliveries and stops once it holds nothing.
     pub retiring: bool,
+    /// Sends an email after each committed effect (outside the transaction).
+    pub sends_email: bool,
     /// Stopped for good after retiring (not a crash: nothing was lost).
     pub stopped: bool,
     /// An ack mode to switch to as soon as it holds nothing (a new subscription).
@@ -86,6 +88,7 @@ impl Consumer {
             ordering: spec.ordering,
             failures: spec.failures.clone(),
             retry: spec.retry.clone(),
+            sends_email: spec.sends_email,
             slow_factor: 1.0,
             up: true,
             incarnation: 0,
@@ -118,6 +121,7 @@ impl Consumer {
             ordering: self.ordering,
             failures: self.failures.clone(),
             retry: self.retry.clone(),
+            sends_email: self.sends_email,
         };
         Self::new(&settings, name, self.queue)
     }

@@ -541,6 +541,13 @@ pub fn describe(sim: &Simulation, fact: &Fact) -> String {
             producer(p),
             secs(ready_at_us)
         ),
+        ConsumerEmailSent { msg, consumer: c, times: 1, .. } => {
+            format!("{} sent the email for #{msg}.", consumer(c))
+        }
+        ConsumerEmailSent { msg, consumer: c, times, .. } => format!(
+            "{} sent the email for #{msg} again ({times} in all): the email is outside the transaction and nothing recognised the duplicate.",
+            consumer(c)
+        ),
         FixDeployed { queue: q, poison, trigger } => format!(
             "A fix was deployed to the consumers of {} ({}): a message whose {} no longer fails.",
             queue(q),

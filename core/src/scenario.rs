@@ -470,6 +470,10 @@ pub struct ConsumerSpec {
     pub failures: Failures,
     #[serde(default, skip_serializing_if = "RetryPolicy::is_default")]
     pub retry: RetryPolicy,
+    /// After its effect commits, the handler sends an email: outside the transaction, so a
+    /// redelivery the idempotency check does not catch sends it again.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub sends_email: bool,
 }
 
 /// How long processing one message takes.

@@ -606,6 +606,14 @@ pub enum Fact {
         poison: Poison,
         trigger: Trigger,
     },
+    /// A queue consumer's handler sent the email for a message, after its effect committed;
+    /// `times` counts the emails sent for it by this queue's consumers.
+    ConsumerEmailSent {
+        msg: MsgId,
+        copy: CopyId,
+        consumer: ConsumerId,
+        times: u32,
+    },
 }
 
 /// A setting and its new value, in whole units so that facts stay exact and hashable.
@@ -705,7 +713,8 @@ impl Fact {
             | OutputWritten { msg, .. }
             | EmailSent { msg, .. }
             | OutboxRetryScheduled { msg, .. }
-            | OutboxRowParked { msg, .. } => Some(msg),
+            | OutboxRowParked { msg, .. }
+            | ConsumerEmailSent { msg, .. } => Some(msg),
             RequestRefused { .. }
             | ProducerCrashArmed { .. }
             | ProducerCrashed { .. }

@@ -89,6 +89,12 @@ fn the_email_without_an_idempotency_key_is_sent_twice() {
     assert_eq!(sim.effect_count_in(EMAIL, V11), 2);
     // v1–v11 count one email each, and v11's went out twice (v12 sets the status).
     assert_eq!(sim.tables(EMAIL).unwrap().aggregate(77).count, 12);
+    // The email itself, outside the transaction: v11 and v12 were each sent twice.
+    let tables = sim.tables(EMAIL).unwrap();
+    assert_eq!((tables.emails(V11), tables.emails(V12)), (2, 2));
+    let email = &Report::of(&sim).database[EMAIL as usize];
+    assert_eq!((email.emails.count, email.emails.duplicates), (14, 2));
+    assert!(Report::of(&sim).database[INVENTORY as usize].emails.count == 0);
 }
 
 #[test]

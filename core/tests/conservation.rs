@@ -74,6 +74,7 @@ fn consumer() -> impl Strategy<Value = ConsumerSpec> {
                         backoff_cap_s: 4.0,
                         jitter: retry.2,
                     },
+                    sends_email: false,
                 }
             },
         )

@@ -322,6 +322,16 @@ impl Simulation {
             consumer,
             applied: count,
         });
+        if self.consumers[consumer as usize].sends_email {
+            let times = self.tables[q].record_email(msg);
+            self.counters.emails_sent += 1;
+            self.facts.push(Fact::ConsumerEmailSent {
+                msg,
+                copy,
+                consumer,
+                times,
+            });
+        }
         Outcome::Finished { committed: true }
     }
 
