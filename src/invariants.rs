@@ -122,8 +122,10 @@ impl Watch {
     /// with an ordering policy keeps the property; one without applies whatever finishes.
     fn order_broken(&mut self, sim: &Simulation, fact: &Fact) -> bool {
         let (msg, consumer, versions) = match *fact {
-            Fact::EffectCommitted { msg, consumer, .. }
-            | Fact::EffectRefused { msg, consumer, .. } => (msg, consumer, None),
+            Fact::EffectCommitted { msg, consumer, .. } => (msg, consumer, None),
+            Fact::EffectRefused { msg, consumer, .. } if refusal_moves_version(sim, consumer) => {
+                (msg, consumer, None)
+            }
             Fact::GapReconciled {
                 msg,
                 consumer,
@@ -168,6 +170,14 @@ impl Watch {
     pub fn first_out_of_order(&self) -> Option<OutOfOrder> {
         self.first_out_of_order
     }
+}
+
+/// Whether a refused operation counts as a handling of its version. Under ignore_stale
+/// it does not: the refusal changed nothing, version included, so an older version may
+/// still apply after it without breaking the order of what was applied.
+fn refusal_moves_version(sim: &Simulation, consumer: ConsumerId) -> bool {
+    sim.consumer(consumer)
+        .is_some_and(|c| c.ordering != brokerlab_core::Ordering::IgnoreStale)
 }
 
 /// The queue whose tables a consumer's effects go to.
@@ -431,8 +441,12 @@ mod tests {
                     order.detail
                 );
                 // The policy really met the reordering (it skipped, waited or reconciled).
+                // Under ignore_stale a refused early withdrawal keeps the version, so the
+                // late deposit still applies: meeting it may be a refusal, not a skip.
                 let met = match ordering {
-                    Ordering::IgnoreStale => sim.counters().stale_ignored,
+                    Ordering::IgnoreStale => {
+                        sim.counters().stale_ignored + sim.counters().effects_refused
+                    }
                     Ordering::WaitForGap => sim.counters().gap_waits,
                     _ => sim.counters().gaps_reconciled,
                 };
@@ -458,9 +472,16 @@ mod tests {
         let mut seen: Vec<(QueueId, u32, u32)> = Vec::new();
         while let Some(step) = replay.step() {
             for fact in step.facts.iter().copied() {
-                if let Fact::EffectCommitted { msg, consumer, .. }
-                | Fact::EffectRefused { msg, consumer, .. } = fact
-                {
+                let handled = match fact {
+                    Fact::EffectCommitted { msg, consumer, .. } => Some((msg, consumer)),
+                    Fact::EffectRefused { msg, consumer, .. }
+                        if super::refusal_moves_version(&sim, consumer) =>
+                    {
+                        Some((msg, consumer))
+                    }
+                    _ => None,
+                };
+                if let Some((msg, consumer)) = handled {
                     let m = sim.message(msg).expect("exists");
                     if let Some(key) = m.key {
                         let q = sim.consumer(consumer).expect("exists").queue;

@@ -39,6 +39,8 @@ pub struct ProducerCard {
     pub outbox_rows: Vec<(u64, bool)>,
     /// Its outbox relay, if it has one.
     pub relay: Option<RelayCard>,
+    /// Where its accepted requests stand: pending, running, completed, failed.
+    pub jobs: brokerlab_core::JobCounts,
 }
 
 /// An outbox relay. It runs in the producer's process: it crashes and restarts with it.
@@ -47,6 +49,10 @@ pub struct RelayCard {
     pub up: bool,
     /// Rows published and awaiting the broker's confirm.
     pub sending: usize,
+    /// Rows waiting out a retry backoff after a refused or unconfirmed publish.
+    pub backing_off: usize,
+    /// Rows whose publish attempts are used up: kept, unsent, for an operator.
+    pub parked: usize,
     /// A crash is armed for right after its next confirmed publish.
     pub armed_after_publish: bool,
     pub restart_in_s: Option<f64>,
@@ -203,6 +209,8 @@ impl Topology {
                     relay: uses_outbox.then(|| RelayCard {
                         up: v.up,
                         sending: v.sending,
+                        backing_off: v.backing_off,
+                        parked: v.parked,
                         armed_after_publish: v.armed
                             == Some(ProducerCrashPoint::AfterPublishBeforeMark),
                         restart_in_s: v
@@ -219,6 +227,7 @@ impl Topology {
                     up: v.up,
                     outbox: v.outbox_len,
                     uses_outbox,
+                    jobs: v.jobs,
                 }
             })
             .collect();
@@ -362,10 +371,27 @@ pub fn relay_state(r: &RelayCard) -> String {
     } else {
         "up".to_string()
     };
+    if r.backing_off > 0 {
+        text.push_str(&format!(" · {} backing off", count(r.backing_off as u64)));
+    }
+    if r.parked > 0 {
+        text.push_str(&format!(" · {} parked", count(r.parked as u64)));
+    }
     if r.armed_after_publish {
         text.push_str(" · armed: crash after next publish");
     }
     text
+}
+
+/// A producer's accepted requests by job status (the 202 + job status contract).
+pub fn jobs_text(j: &brokerlab_core::JobCounts) -> String {
+    format!(
+        "jobs: {} pending · {} running · {} completed · {} failed",
+        count(j.pending),
+        count(j.running),
+        count(j.completed),
+        count(j.failed)
+    )
 }
 
 /// What a consumer card says about its leases, if it holds leased deliveries.
@@ -486,6 +512,7 @@ fn ProducerBox(lab: Lab, index: usize) -> impl IntoView {
             })
         })
     };
+    let jobs = move || card.with(|c| c.as_ref().map(|c| jobs_text(&c.jobs)).unwrap_or_default());
     let down = move || card.with(|c| c.as_ref().is_some_and(|c| !c.up));
     let up = move || card.with(|c| c.as_ref().is_some_and(|c| c.up));
     let uses_outbox = move || card.with(|c| c.as_ref().is_some_and(|c| c.uses_outbox));
@@ -522,6 +549,10 @@ fn ProducerBox(lab: Lab, index: usize) -> impl IntoView {
             data-testid=format!("producer-{index}")>
             <strong>{name}</strong>
             <span class="state" data-testid=format!("producer-{index}-state")>{state}</span>
+            <span class="state jobs" data-testid=format!("producer-{index}-jobs")
+                title="Accepted requests by job status: pending = not yet published; running = published, being processed; completed = its work finished; failed = dead-lettered, lost or refused">
+                {jobs}
+            </span>
             <Show when=uses_outbox>
                 <ul class="outbox" aria-label="Unsent outbox rows" data-testid=format!("producer-{index}-outbox")>
                     {rows}
@@ -1133,6 +1164,34 @@ mod tests {
                 .expect("dlq")
                 .count
                 < d.count
+        );
+    }
+
+    #[test]
+    fn a_refused_outbox_publish_shows_as_backing_off_and_pending_jobs() {
+        let scenario = brokerlab_core::Scenario::from_json(include_str!(
+            "../core/tests/repro/semantics/outbox-publish-refused.json"
+        ))
+        .expect("valid");
+        let mut sim = Simulation::new(scenario).expect("valid");
+        let mut saw_backoff = false;
+        while sim.step().is_some() {
+            let card = Topology::of(&sim).producers[0].clone();
+            let relay = card.relay.expect("a relay");
+            if relay.backing_off > 0 && card.jobs.pending > 0 {
+                saw_backoff = true;
+                assert!(relay_state(&relay).contains("backing off"), "{relay:?}");
+            }
+        }
+        assert!(saw_backoff);
+        let jobs = Topology::of(&sim).producers[0].jobs;
+        assert_eq!(jobs.completed, jobs.total(), "{jobs:?}");
+        assert_eq!(
+            jobs_text(&jobs),
+            format!(
+                "jobs: 0 pending · 0 running · {} completed · 0 failed",
+                count(jobs.completed)
+            )
         );
     }
 

@@ -66,6 +66,8 @@ pub struct Consumer {
     pub restart_at_us: Option<Micros>,
     /// Scaled in: takes no more deliveries and stops once it holds nothing.
     pub retiring: bool,
+    /// Sends an email after each committed effect (outside the transaction).
+    pub sends_email: bool,
     /// Stopped for good after retiring (not a crash: nothing was lost).
     pub stopped: bool,
     /// An ack mode to switch to as soon as it holds nothing (a new subscription).
@@ -99,6 +101,7 @@ impl Consumer {
             )
             .max(1),
             on_gap_timeout: spec.on_gap_timeout,
+            sends_email: spec.sends_email,
             slow_factor: 1.0,
             up: true,
             incarnation: 0,
@@ -134,6 +137,7 @@ impl Consumer {
             extend_visibility: self.extend_visibility,
             gap_timeout_s: Some(crate::time::us_to_secs(self.gap_timeout_us)),
             on_gap_timeout: self.on_gap_timeout,
+            sends_email: self.sends_email,
         };
         Self::new(&settings, name, self.queue)
     }
@@ -163,6 +167,9 @@ pub struct ConsumerView {
     pub prefetch: u32,
     pub ack: AckMode,
     pub idempotency: Idempotency,
+    /// How it handles versions of a key (a refusal moves the version only when it waits
+    /// for gaps or reconciles).
+    pub ordering: crate::scenario::Ordering,
     pub armed: Option<CrashPoint>,
     pub drop_next_ack: bool,
     pub slow_factor: f64,

@@ -74,6 +74,10 @@ pub const EXAMPLES: &[(&str, &str)] = &[
         "batch-atomicity",
         include_str!("../scenarios/batch-atomicity.json"),
     ),
+    (
+        "confirm-order-77",
+        include_str!("../scenarios/confirm-order-77.json"),
+    ),
 ];
 
 pub fn names() -> impl Iterator<Item = &'static str> {

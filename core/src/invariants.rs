@@ -27,6 +27,23 @@ pub fn check(sim: &Simulation) -> Result<(), String> {
 fn check_messages(sim: &Simulation) -> Result<(), String> {
     let messages = sim.messages();
     let c = sim.counters();
+    // Per message: every accepted request has exactly one job status, and the pending
+    // ones are exactly the messages still with their producers.
+    let jobs = sim.jobs_of(None);
+    let recounted = sim.jobs_recounted();
+    ensure(jobs == recounted, || {
+        format!("job counts {jobs:?} but recounted {recounted:?}")
+    })?;
+    let pending = messages
+        .iter()
+        .filter(|m| m.fate == PublishFate::Pending)
+        .count() as u64;
+    ensure(jobs.total() == c.created && jobs.pending == pending, || {
+        format!(
+            "jobs {jobs:?} do not account for {} messages ({pending} pending)",
+            c.created
+        )
+    })?;
     ensure(c.created == messages.len() as u64, || {
         format!("created {} but {} messages", c.created, messages.len())
     })?;
@@ -34,7 +51,17 @@ fn check_messages(sim: &Simulation) -> Result<(), String> {
     for copy in sim.copies() {
         copies_of[copy.msg as usize] += 1;
     }
+    let mut tally_of = vec![[0u32; 3]; messages.len()];
+    for copy in sim.copies() {
+        tally_of[copy.msg as usize][copy.fate.tally_slot()] += 1;
+    }
     for (id, m) in messages.iter().enumerate() {
+        ensure(m.copy_tally == tally_of[id], || {
+            format!(
+                "message {id}: copy tally {:?}, copies say {:?}",
+                m.copy_tally, tally_of[id]
+            )
+        })?;
         ensure(m.copies == copies_of[id], || {
             format!(
                 "message {id} says {} copies, {} exist",
@@ -90,6 +117,33 @@ fn check_copies(sim: &Simulation) -> Result<(), String> {
                 + c.lost_without_dead_letter_queue,
         || "lost copies by reason do not add up to the lost total".to_string(),
     )?;
+    // The accounting identity (README, "Accounting"): every copy the broker stored is
+    // acked, finished without an ack, lost, dead-lettered, expired, dropped, or still
+    // waiting, in flight or retrying.
+    let retrying = n(Fate::RetryWaiting);
+    let identity = c.acked
+        + c.done_without_ack
+        + c.lost
+        + (c.dead_lettered - c.redriven)
+        + c.expired
+        + c.dropped
+        + sim.waiting_total()
+        + sim.in_flight()
+        + retrying;
+    ensure(c.published == identity, || {
+        format!(
+            "published {} ≠ acked {} + done without ack {} + lost {} + dead-lettered {} + expired {} + dropped {} + waiting {} + in flight {} + retrying {retrying}",
+            c.published,
+            c.acked,
+            c.done_without_ack,
+            c.lost,
+            c.dead_lettered - c.redriven,
+            c.expired,
+            c.dropped,
+            sim.waiting_total(),
+            sim.in_flight()
+        )
+    })?;
     let pairs = [
         ("done", n(Fate::Done), c.done),
         ("lost", n(Fate::Lost), c.lost),
@@ -262,6 +316,20 @@ fn check_processes(sim: &Simulation) -> Result<(), String> {
                 matches!(fate, PublishFate::Pending | PublishFate::Stored),
                 || format!("producer {i} holds back message {msg}, which is {fate:?}"),
             )?;
+        }
+        // Nothing accepted disappears: a pending message of an outbox producer has its row.
+        if matches!(
+            sim.scenario().producers[i].handoff,
+            crate::scenario::Handoff::Outbox { .. }
+        ) {
+            for (id, m) in sim.messages().iter().enumerate() {
+                ensure(
+                    m.producer as usize != i
+                        || m.fate != PublishFate::Pending
+                        || p.outbox.iter().any(|r| r.msg as usize == id),
+                    || format!("producer {i}: pending message {id} has no outbox row"),
+                )?;
+            }
         }
         for row in &p.outbox {
             let m = &sim.messages()[row.msg as usize];

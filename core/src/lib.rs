@@ -34,7 +34,7 @@ pub use consumer::ConsumerView;
 pub use log::PartitionView;
 pub use message::{Copy, DeadLetter, Fate, Message, PublishFate};
 pub use metrics::{Counters, GroupSample, QueueSample, Sample, Summary};
-pub use producer::OutboxRow;
+pub use producer::{JobCounts, OutboxRow};
 pub use queue::QueueView;
 pub use report::Report;
 pub use scenario::{flavour_defaults, Flavour, GapTimeout, QueueType};

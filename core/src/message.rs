@@ -13,6 +13,16 @@ use crate::scenario::{Op, Poison};
 use crate::step::{Attempt, ConsumerId, CopyId, MsgId, ProducerId, QueueId};
 use crate::time::Micros;
 
+/// The id a publish of `msg` carries: the message id itself when ids are stable, else
+/// a fresh one per publish attempt (the first attempt keeps the message id).
+pub fn event_id(msg: MsgId, attempt: Attempt, stable: bool) -> u64 {
+    if stable || attempt <= 1 {
+        msg
+    } else {
+        (u64::from(attempt) << 40) | msg
+    }
+}
+
 /// Where a message stands between its producer and the broker.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -94,6 +104,37 @@ pub struct Message {
     pub confirmed: bool,
     /// Held back by backpressure at its producer (not on the wire, no confirm awaited).
     pub held_back: bool,
+    /// The publish attempt the broker refused (a nack): its confirm is no longer awaited.
+    #[serde(skip)]
+    pub nacked_attempt: Attempt,
+    /// The broker remembers this publish for an idempotent producer's dedup: it stored it,
+    /// and no broker crash has since lost every stored copy.
+    #[serde(skip)]
+    pub broker_remembers: bool,
+    /// Its copies by kind of fate: [waiting/in flight/retrying, failed (dead-lettered,
+    /// lost, expired, dropped), done]; the job status reads these.
+    #[serde(skip)]
+    pub copy_tally: [u32; 3],
+}
+
+/// One accepted request's status (the 202 + job status contract).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JobStatus {
+    Pending,
+    Running,
+    Completed,
+    Failed,
+}
+
+impl Fate {
+    /// Index into [`Message::copy_tally`].
+    pub fn tally_slot(self) -> usize {
+        match self {
+            Fate::Waiting | Fate::InFlight | Fate::RetryWaiting => 0,
+            Fate::DeadLettered | Fate::Lost | Fate::Expired | Fate::Dropped => 1,
+            Fate::Done => 2,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -107,8 +148,15 @@ pub struct Copy {
     pub failures: u32,
     /// Consumer of the newest delivery.
     pub holder: Option<ConsumerId>,
-    /// The broker already forgot it (acked on delivery): no lease, no redelivery.
+    /// The broker already forgot it (acked on delivery, or lost in a broker crash while a
+    /// consumer was working on it): no lease, no redelivery.
     pub settled_at_broker: bool,
+    /// The broker forgot it in a crash (it was not persisted) while a consumer was
+    /// processing it: the consumer's outcome decides its fate.
+    pub forgotten_in_crash: bool,
+    /// The id the copy carries on the wire, with its source (the producer): the message id,
+    /// or, when the relay mints a new id per attempt, one unique to that publish.
+    pub event_id: u64,
     /// Survives a broker restart (persistent message in a durable queue).
     pub persistent: bool,
     pub stored_us: Micros,

@@ -81,6 +81,9 @@ pub struct Counters {
     /// Copies whose work is finished (effect applied, or skipped for a stated reason) and
     /// that the broker is done with.
     pub done: u64,
+    /// Of those, copies finished with no ack reaching the broker: acked on delivery, or
+    /// forgotten by a broker crash while being processed (the rest are `acked`).
+    pub done_without_ack: u64,
 }
 
 /// One sample of the time series.

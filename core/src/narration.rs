@@ -165,6 +165,27 @@ fn setting_text(sim: &Simulation, setting: Setting) -> String {
     }
 }
 
+/// Whether producer `p` hands its messages off through an outbox.
+fn has_outbox(sim: &Simulation, p: u32) -> bool {
+    sim.scenario()
+        .producers
+        .get(p as usize)
+        .is_some_and(|s| matches!(s.handoff, crate::scenario::Handoff::Outbox { .. }))
+}
+
+/// Whether producer `p`'s relay mints a new id for every publish attempt.
+fn mints_ids(sim: &Simulation, p: u32) -> bool {
+    sim.scenario().producers.get(p as usize).is_some_and(|s| {
+        matches!(
+            s.handoff,
+            crate::scenario::Handoff::Outbox {
+                stable_ids: false,
+                ..
+            }
+        )
+    })
+}
+
 /// Describes a fact in a sentence.
 pub fn describe(sim: &Simulation, fact: &Fact) -> String {
     let consumer = |c: u32| {
@@ -204,6 +225,10 @@ pub fn describe(sim: &Simulation, fact: &Fact) -> String {
             producer(p)
         ),
         PublishSent { producer: p, msg, attempt: 1 } => format!("{} published #{msg} to the broker.", producer(p)),
+        PublishSent { producer: p, msg, attempt } if mints_ids(sim, p) => format!(
+            "{} published #{msg} again (attempt {attempt}), under a new id: consumers cannot tell it is the same event.",
+            producer(p)
+        ),
         PublishSent { producer: p, msg, attempt } => {
             format!("{} published #{msg} again (attempt {attempt}), with the same id.", producer(p))
         }
@@ -241,9 +266,10 @@ pub fn describe(sim: &Simulation, fact: &Fact) -> String {
             format!("{} will crash {when} ({}).", producer(p), by(trigger))
         }
         ProducerCrashed { producer: p, trigger, restart_at_us, .. } => format!(
-            "{} crashed ({}); its memory is gone, its database (outbox included) is not.{}",
+            "{} crashed ({}); its memory is gone, its database{} is not.{}",
             producer(p),
             by(trigger),
+            if has_outbox(sim, p) { " (outbox included)" } else { "" },
             restart_text(restart_at_us)
         ),
         ProducerRestarted { producer: p, trigger } => format!("{} restarted ({}).", producer(p), by(trigger)),
@@ -322,7 +348,7 @@ pub fn describe(sim: &Simulation, fact: &Fact) -> String {
             format!("#{msg} was redriven from the dead-letter queue back into {}, keeping its id.", queue(q))
         }
         BrokerCrashed { trigger, restart_at_us } => format!(
-            "The broker crashed ({}): transient messages and non-durable queues are gone; deliveries in flight go back in line.{}",
+            "The broker crashed ({}): it stores and delivers nothing until it restarts, and whatever it had not persisted is gone.{}",
             by(trigger),
             restart_text(restart_at_us)
         ),
@@ -333,7 +359,9 @@ pub fn describe(sim: &Simulation, fact: &Fact) -> String {
                     "it was acked on delivery and its consumer crashed before the effect committed"
                 }
                 LossReason::AckedBeforeEffectThenFailed => "it was acked on delivery and then its handler failed",
-                LossReason::BrokerRestartNotDurable => "the broker restarted and it was not persisted",
+                LossReason::BrokerRestartNotDurable => {
+                    "the broker crashed without persisting it, so nobody will deliver it again"
+                }
                 LossReason::DiscardedWithoutDeadLetterQueue => "it failed for good and there is no dead-letter queue",
             };
             format!("#{msg} is lost: {why}.")
@@ -586,6 +614,28 @@ pub fn describe(sim: &Simulation, fact: &Fact) -> String {
             "{} gave up waiting for version {} of key {key} and applies #{msg} (version {version}) anyway: the missing versions are skipped.",
             consumer(c),
             current + 1
+        ),
+        OutboxRetryScheduled { producer: p, msg, attempt, ready_at_us } => format!(
+            "{}'s relay keeps the outbox row of #{msg}: attempt {attempt} was not confirmed, so it will publish it again from {} (backoff).",
+            producer(p),
+            secs(ready_at_us)
+        ),
+        ConsumerEmailSent { msg, consumer: c, times: 1, .. } => {
+            format!("{} sent the email for #{msg}.", consumer(c))
+        }
+        ConsumerEmailSent { msg, consumer: c, times, .. } => format!(
+            "{} sent the email for #{msg} again ({times} in all): the email is outside the transaction and nothing recognised the duplicate.",
+            consumer(c)
+        ),
+        FixDeployed { queue: q, poison, trigger } => format!(
+            "A fix was deployed to the consumers of {} ({}): a message whose {} no longer fails.",
+            queue(q),
+            by(trigger),
+            poison_text(poison).trim_start_matches("its ")
+        ),
+        OutboxRowParked { producer: p, msg, attempts } => format!(
+            "{}'s relay has used all {attempts} publish attempts on #{msg}: its outbox row stays, unsent, for an operator; the request is still pending, not lost.",
+            producer(p)
         ),
         EmailSent { group, member, msg, times: 1 } => {
             format!("{} sent the email for #{msg}.", sim.member_name(group, member))

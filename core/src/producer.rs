@@ -133,6 +133,36 @@ pub enum Target {
     Log(usize),
 }
 
+/// Where the accepted requests (jobs) of a producer stand: the 202 + job status contract.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct JobCounts {
+    /// Accepted, not yet published (in the outbox, held back, or awaiting a confirm).
+    pub pending: u64,
+    /// Published; some copy (or record) is still being processed.
+    pub running: u64,
+    /// Its work finished everywhere it was delivered (effect committed, or skipped for a
+    /// stated reason: duplicate, stale, refused by a business rule).
+    pub completed: u64,
+    /// Dead-lettered, lost, expired, dropped, refused, unroutable, or never published.
+    pub failed: u64,
+}
+
+impl JobCounts {
+    pub fn total(&self) -> u64 {
+        self.pending + self.running + self.completed + self.failed
+    }
+
+    pub fn slot(&mut self, s: crate::message::JobStatus) -> &mut u64 {
+        use crate::message::JobStatus::*;
+        match s {
+            Pending => &mut self.pending,
+            Running => &mut self.running,
+            Completed => &mut self.completed,
+            Failed => &mut self.failed,
+        }
+    }
+}
+
 /// A crash waiting for its moment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ArmedProducerCrash {
@@ -147,7 +177,35 @@ pub struct OutboxRow {
     pub msg: MsgId,
     /// The relay sent it and awaits the confirm (kept in the relay's memory only).
     pub sending: bool,
+    /// Publishes of this row the broker refused or never confirmed (the backoff exponent).
+    pub failures: u32,
+    /// The relay skips the row until then (its retry backoff).
+    pub not_before_us: Micros,
+    /// Every publish attempt is used up: the row stays, unsent, for an operator.
+    pub parked: bool,
 }
+
+impl OutboxRow {
+    pub fn new(msg: MsgId) -> Self {
+        Self {
+            msg,
+            sending: false,
+            failures: 0,
+            not_before_us: 0,
+            parked: false,
+        }
+    }
+
+    /// Whether the relay should publish it at its poll at `now_us`.
+    pub fn due(&self, now_us: Micros) -> bool {
+        !self.sending && !self.parked && self.not_before_us <= now_us
+    }
+}
+
+/// The relay's retry policy: a refused or unconfirmed publish is tried again after
+/// `relay_poll_s × 2^(failures−1)`, capped at this many seconds; no jitter (one relay per
+/// outbox, so there is no herd to spread).
+pub const RELAY_BACKOFF_CAP_S: f64 = 30.0;
 
 #[derive(Clone, Debug)]
 pub struct Producer {

@@ -1,6 +1,11 @@
 //! The headless runner's report: summary and series, as JSON or CSV.
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
+
+use crate::database::GroupTables;
+use crate::producer::JobCounts;
 
 use crate::log::PartitionView;
 use crate::metrics::{GroupSample, QueueSample, Sample, Summary};
@@ -22,7 +27,60 @@ pub struct Report {
     /// Each consumer group of a log at the end: offsets, owners and lag per partition.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub groups: Vec<GroupReport>,
+    /// Where every accepted request stands at the end (the 202 + job status contract).
+    pub jobs: JobCounts,
+    /// Each producer's outbox and jobs at the end.
+    pub producers: Vec<ProducerReport>,
+    /// The database of each consumer group (a queue's consumers, then each log group).
+    pub database: Vec<DatabaseReport>,
     pub series: Vec<Sample>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ProducerReport {
+    pub name: String,
+    /// Outbox rows not yet confirmed by the broker: accepted work not yet published.
+    pub outbox_unsent: u64,
+    /// Of those, rows whose publish attempts are used up (left for an operator).
+    pub outbox_parked: u64,
+    pub jobs: JobCounts,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct DatabaseReport {
+    /// The queue (or log group) whose consumers own these tables.
+    pub name: String,
+    /// Balance per aggregate key (keys an effect touched).
+    pub balances: BTreeMap<u32, i64>,
+    /// Version of the last message applied, per key.
+    pub versions: BTreeMap<u32, u32>,
+    pub emails: EmailReport,
+}
+
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct EmailReport {
+    /// Emails sent in all.
+    pub count: u64,
+    /// Emails beyond the first for the same message.
+    pub duplicates: u64,
+}
+
+impl DatabaseReport {
+    fn of(name: String, t: &GroupTables) -> Self {
+        Self {
+            name,
+            balances: t.aggregates.iter().map(|(&k, a)| (k, a.balance)).collect(),
+            versions: t.aggregates.iter().map(|(&k, a)| (k, a.version)).collect(),
+            emails: EmailReport {
+                count: t.emails.iter().map(|&e| u64::from(e)).sum(),
+                duplicates: t
+                    .emails
+                    .iter()
+                    .map(|&e| u64::from(e.saturating_sub(1)))
+                    .sum(),
+            },
+        }
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -53,8 +111,29 @@ impl Report {
                     series: sim.group_series(g).to_vec(),
                 })
                 .collect(),
+            jobs: sim.jobs_of(None),
+            producers: (0..sim.producer_count())
+                .filter_map(|p| sim.producer_view(p))
+                .map(|v| ProducerReport {
+                    name: v.name,
+                    outbox_unsent: v.outbox_len as u64,
+                    outbox_parked: v.parked as u64,
+                    jobs: v.jobs,
+                })
+                .collect(),
+            database: Self::database(sim),
             series: sim.series().to_vec(),
         }
+    }
+
+    fn database(sim: &Simulation) -> Vec<DatabaseReport> {
+        let queues = (0..sim.queue_count()).filter_map(|q| {
+            let name = sim.queue(q)?.name;
+            Some(DatabaseReport::of(name, sim.tables(q)?))
+        });
+        let groups = (0..sim.group_count())
+            .filter_map(|g| Some(DatabaseReport::of(sim.group_name(g), sim.group_tables(g)?)));
+        queues.chain(groups).collect()
     }
 
     pub fn to_json(&self) -> String {

@@ -147,6 +147,9 @@ fn yes() -> bool {
 fn is_one(n: &u32) -> bool {
     *n == 1
 }
+fn is_true(b: &bool) -> bool {
+    *b
+}
 fn is_false(b: &bool) -> bool {
     !*b
 }
@@ -352,6 +355,11 @@ pub enum Handoff {
     Outbox {
         /// The relay looks for unsent rows this often.
         relay_poll_s: f64,
+        /// The relay publishes a row with the id committed in it, every attempt (the
+        /// default). `false` mints a new id per attempt: consumers' inboxes can no longer
+        /// recognise a republished row as the same event.
+        #[serde(default = "yes", skip_serializing_if = "is_true")]
+        stable_ids: bool,
     },
 }
 
@@ -618,6 +626,10 @@ pub struct ConsumerSpec {
     /// What giving up on a gap does.
     #[serde(default, skip_serializing_if = "GapTimeout::is_park")]
     pub on_gap_timeout: GapTimeout,
+    /// After its effect commits, the handler sends an email: outside the transaction, so a
+    /// redelivery the idempotency check does not catch sends it again.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub sends_email: bool,
 }
 
 /// What a `wait_for_gap` consumer does with a message whose predecessor never came.
@@ -1045,6 +1057,12 @@ pub enum Fault {
     SetFlavour {
         queue: String,
         flavour: Flavour,
+    },
+    /// A fix is deployed to the consumers of `queue`: messages of that poison class are
+    /// processable from now on (a redrive of the dead-letter queue can then succeed).
+    DeployFix {
+        queue: String,
+        poison: Poison,
     },
 }
 
@@ -1580,7 +1598,7 @@ impl Scenario {
             1,
             u64::from(ATTEMPTS_MAX),
         )?;
-        if let Handoff::Outbox { relay_poll_s } = p.handoff {
+        if let Handoff::Outbox { relay_poll_s, .. } = p.handoff {
             check_range(
                 &f("handoff.outbox.relay_poll_s"),
                 relay_poll_s,
@@ -1840,6 +1858,7 @@ impl Scenario {
                     limits::TIME_S_MAX,
                 )
             }
+            Fault::DeployFix { queue, .. } => check_queue(queue),
             Fault::SetPartitions { log, partitions } => {
                 if self.log_index(log).is_none() {
                     return Err(err(

@@ -645,6 +645,36 @@ pub enum Fact {
         version: u32,
         current: u32,
     },
+    // --- outbox relay retries (appended) -----------------------------------------------
+    /// A relay publish was refused or went unconfirmed: the outbox row stays and the relay
+    /// publishes it again once `ready_at_us` has passed (exponential backoff).
+    OutboxRetryScheduled {
+        producer: ProducerId,
+        msg: MsgId,
+        attempt: Attempt,
+        ready_at_us: Micros,
+    },
+    /// The relay used every publish attempt on this row: it stays in the outbox, unsent
+    /// and counted as pending, for an operator.
+    OutboxRowParked {
+        producer: ProducerId,
+        msg: MsgId,
+        attempts: Attempt,
+    },
+    /// A fix reached the consumers of `queue`: the poison class no longer fails.
+    FixDeployed {
+        queue: QueueId,
+        poison: Poison,
+        trigger: Trigger,
+    },
+    /// A queue consumer's handler sent the email for a message, after its effect committed;
+    /// `times` counts the emails sent for it by this queue's consumers.
+    ConsumerEmailSent {
+        msg: MsgId,
+        copy: CopyId,
+        consumer: ConsumerId,
+        times: u32,
+    },
 }
 
 /// A setting and its new value, in whole units so that facts stay exact and hashable.
@@ -752,7 +782,10 @@ impl Fact {
             | DuplicateKept { msg, .. }
             | DedupWindowHit { msg, .. }
             | GapRecheck { msg, .. }
-            | GapSkipped { msg, .. } => Some(msg),
+            | GapSkipped { msg, .. }
+            | OutboxRetryScheduled { msg, .. }
+            | OutboxRowParked { msg, .. }
+            | ConsumerEmailSent { msg, .. } => Some(msg),
             RequestRefused { .. }
             | ProducerCrashArmed { .. }
             | ProducerCrashed { .. }
@@ -782,7 +815,8 @@ impl Fact {
             | ConsumerAdded { .. }
             | ConsumerStopping { .. }
             | ConsumerStopped { .. }
-            | AckModeSwitched { .. } => None,
+            | AckModeSwitched { .. }
+            | FixDeployed { .. } => None,
         }
     }
 }

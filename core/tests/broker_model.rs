@@ -56,7 +56,10 @@ fn commit_then_publish_can_lose_the_event_and_the_outbox_cannot() {
     assert_eq!(sim.message(1).unwrap().copies, 0);
     // With an outbox the same crash point does not exist: every event is published.
     let mut s = example("dual-write-crash");
-    s.producers[0].handoff = Handoff::Outbox { relay_poll_s: 0.2 };
+    s.producers[0].handoff = Handoff::Outbox {
+        relay_poll_s: 0.2,
+        stable_ids: true,
+    };
     s.faults.clear();
     let (sim, _) = run(s);
     assert_eq!(sim.counters().never_published, 0);

@@ -83,6 +83,7 @@ fn consumer() -> impl Strategy<Value = ConsumerSpec> {
                     extend_visibility,
                     gap_timeout_s,
                     on_gap_timeout,
+                    sends_email: false,
                 }
             },
         )
@@ -108,7 +109,12 @@ fn producer() -> impl Strategy<Value = ProducerSpec> {
         prop_oneof![
             Just(Handoff::Direct),
             Just(Handoff::CommitThenPublish),
-            (0.05f64..2.0).prop_map(|relay_poll_s| Handoff::Outbox { relay_poll_s })
+            (0.05f64..2.0, any::<bool>()).prop_map(|(relay_poll_s, stable_ids)| {
+                Handoff::Outbox {
+                    relay_poll_s,
+                    stable_ids,
+                }
+            })
         ],
         prop::collection::vec(
             prop_oneof![Just("a.x"), Just("a.y"), Just("b.x"), Just("c")],
@@ -255,6 +261,7 @@ fn fault(consumers: u32, producers: u32, queues: u32, groups: u32) -> impl Strat
         1 => Just(Fault::RestartBroker),
         1 => (0..queues, 0.5f64..20.0).prop_map(|(q, rate_per_s)| Fault::Redrive { queue: format!("q{q}"), rate_per_s }),
         1 => (0..queues, 0.0f64..10.0).prop_map(|(q, for_s)| Fault::DependencyOutage { queue: format!("q{q}"), for_s }),
+        1 => (0..queues).prop_map(|q| Fault::DeployFix { queue: format!("q{q}"), poison: Poison::UnknownSchemaVersion }),
         2 => (0..groups.max(1), 0u32..4, prop_oneof![Just(MemberCrashPoint::Now), Just(MemberCrashPoint::AfterProcessBeforeCommit)], prop::option::of(0.0f64..5.0))
             .prop_map(move |(group, member, point, restart_after_s)| if groups == 0 { Fault::RestartBroker } else { Fault::CrashMember { group, member, point, restart_after_s } }),
         1 => (0..groups.max(1)).prop_map(move |group| if groups == 0 { Fault::RestartBroker } else { Fault::AddMember { group } }),

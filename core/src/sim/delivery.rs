@@ -20,9 +20,16 @@ impl Simulation {
     /// itself (insertion and removal) and the facts.
     pub(super) fn set_fate(&mut self, copy: CopyId, to: Fate) {
         self.track_group(copy, to);
+        let msg = self.copies[copy as usize].msg;
+        let before = self.job_status(msg);
         let c = &mut self.copies[copy as usize];
         let from = c.fate;
         c.fate = to;
+        let tally = &mut self.messages[msg as usize].copy_tally;
+        tally[from.tally_slot()] -= 1;
+        tally[to.tally_slot()] += 1;
+        self.job_moved(msg, before);
+        let c = &self.copies[copy as usize];
         let q = &mut self.queues[c.queue as usize];
         match from {
             Fate::Waiting => self.waiting_total -= 1,
@@ -115,7 +122,17 @@ impl Simulation {
     /// The broker stores a new copy of `msg` in queue `q`.
     pub(super) fn store(&mut self, producer: ProducerId, msg: MsgId, q: QueueId) {
         let copy = self.copies.len() as CopyId;
-        let persistent = self.producers[producer as usize].publish.persistent;
+        let p = &self.producers[producer as usize];
+        let persistent = p.publish.persistent;
+        let stable = !matches!(
+            p.handoff,
+            crate::scenario::Handoff::Outbox {
+                stable_ids: false,
+                ..
+            }
+        );
+        let event_id =
+            crate::message::event_id(msg, self.messages[msg as usize].publish_attempts, stable);
         self.copies.push(Copy {
             msg,
             queue: q,
@@ -124,6 +141,8 @@ impl Simulation {
             failures: 0,
             holder: None,
             settled_at_broker: false,
+            forgotten_in_crash: false,
+            event_id,
             persistent,
             stored_us: self.now_us,
             enqueued_us: self.now_us,
@@ -143,7 +162,9 @@ impl Simulation {
         if queue.max_length.is_none_or(|max| queue.occupancy() <= max) {
             queue.bound_grace = 0;
         }
-        self.messages[msg as usize].copies += 1;
+        let m = &mut self.messages[msg as usize];
+        m.copies += 1;
+        m.broker_remembers = true;
         self.counters.published += 1;
         self.facts.push(Fact::Stored {
             producer,
@@ -156,6 +177,10 @@ impl Simulation {
 
     /// A brand-new copy enters its queue: no previous fate to undo.
     fn set_fate_new_waiting(&mut self, copy: CopyId) {
+        let msg = self.copies[copy as usize].msg;
+        let before = self.job_status(msg);
+        self.messages[msg as usize].copy_tally[Fate::Waiting.tally_slot()] += 1;
+        self.job_moved(msg, before);
         let c = &mut self.copies[copy as usize];
         c.fate = Fate::Waiting;
         self.waiting_total += 1;
@@ -344,7 +369,7 @@ impl Simulation {
     /// generator, only on SQS queues.
     fn maybe_keep_duplicate(&mut self, copy: CopyId) {
         let c = &self.copies[copy as usize];
-        let (msg, q, persistent) = (c.msg, c.queue, c.persistent);
+        let (msg, q, persistent, event_id) = (c.msg, c.queue, c.persistent, c.event_id);
         let queue = &self.queues[q as usize];
         // Only a stored copy's first receive can leave a duplicate, and a duplicate never
         // leaves another: at most one extra delivery per stored copy, so it stays rare.
@@ -379,6 +404,10 @@ impl Simulation {
             redrives: 0,
             gap_since_us: None,
             duplicate_of: Some(copy),
+            // The same message received twice: its id is the original's, so an
+            // idempotent consumer recognises the duplicate.
+            event_id,
+            forgotten_in_crash: false,
         });
         self.set_fate_new_waiting(twin);
         let queue = &mut self.queues[q as usize];
@@ -665,9 +694,25 @@ impl Simulation {
     /// The broker restarts from disk: what was persistent in a durable queue is still
     /// there (deliveries in flight are back in line), the rest is gone.
     pub(super) fn broker_forgets(&mut self) {
+        // An idempotent producer's dedup entry survives only with a persisted copy.
+        let mut persisted = vec![false; self.messages.len()];
         for copy in 0..self.copies.len() as CopyId {
             let c = &self.copies[copy as usize];
             let kept = c.persistent && self.queues[c.queue as usize].durable;
+            persisted[c.msg as usize] |= kept;
+            // A consumer already working on a copy the broker forgets still finishes it:
+            // the broker can no longer redeliver it, so its fate is the consumer's outcome
+            // (done, or lost if the work fails), never "lost" while its effect may commit.
+            if !kept
+                && c.fate == Fate::InFlight
+                && !c.settled_at_broker
+                && self.being_processed(copy)
+            {
+                let c = &mut self.copies[copy as usize];
+                c.settled_at_broker = true;
+                c.forgotten_in_crash = true;
+                continue;
+            }
             match c.fate {
                 Fate::Waiting if !kept => {
                     self.remove_from_line(copy);
@@ -685,6 +730,20 @@ impl Simulation {
                 _ => {}
             }
         }
+        for (m, kept) in self.messages.iter_mut().zip(persisted) {
+            m.broker_remembers &= kept || m.records > 0;
+        }
+    }
+
+    /// Whether the copy's holder has started processing its current delivery.
+    fn being_processed(&self, copy: CopyId) -> bool {
+        let c = &self.copies[copy as usize];
+        c.holder.is_some_and(|h| {
+            self.consumers[h as usize]
+                .working
+                .iter()
+                .any(|w| w.copy == copy && w.attempt == c.attempts)
+        })
     }
 
     /// An armed "crash after receive" strikes as the delivery lands.

@@ -179,6 +179,17 @@ impl Simulation {
                 let q = self.scenario.queue_index(queue).expect("validated") as u32;
                 self.start_redrive(q, rate_per_s);
             }
+            Fault::DeployFix { ref queue, poison } => {
+                let q = self.scenario.queue_index(queue).expect("validated") as u32;
+                if !self.fixed.contains(&(q, poison)) {
+                    self.fixed.push((q, poison));
+                }
+                self.facts.push(Fact::FixDeployed {
+                    queue: q,
+                    poison,
+                    trigger,
+                });
+            }
             Fault::SetArrivals { .. }
             | Fault::SetServiceTime { .. }
             | Fault::SetConsumerCount { .. }
@@ -223,7 +234,9 @@ impl Simulation {
                 continue;
             }
             if c.settled_at_broker {
-                self.lose(h.copy, LossReason::AckedBeforeEffectThenCrashed);
+                let reason =
+                    self.forgotten_reason(h.copy, LossReason::AckedBeforeEffectThenCrashed);
+                self.lose(h.copy, reason);
             } else if requeue {
                 // RabbitMQ: the channel closed, so its unacked deliveries go back at once
                 // (no lease to wait out), marked redelivered.
@@ -282,7 +295,7 @@ impl Simulation {
             self.messages[msg as usize].held_back = false;
             // Held in memory only: gone with the process, unless an outbox row keeps it.
             if !has_outbox && self.messages[msg as usize].fate == PublishFate::Pending {
-                self.messages[msg as usize].fate = PublishFate::GaveUp;
+                self.set_publish_fate(msg, PublishFate::GaveUp);
                 self.counters.gave_up += 1;
             }
         }

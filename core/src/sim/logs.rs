@@ -49,7 +49,10 @@ impl Simulation {
         });
         let m = &mut self.messages[msg as usize];
         m.records += 1;
-        m.fate = PublishFate::Stored;
+        m.broker_remembers = true;
+        let before = self.job_status(msg);
+        self.messages[msg as usize].fate = PublishFate::Stored;
+        self.job_moved(msg, before);
         self.counters.appended += 1;
         (partition, offset)
     }

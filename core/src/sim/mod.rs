@@ -101,6 +101,8 @@ pub struct Simulation {
 
     producers: Vec<Producer>,
     messages: Vec<Message>,
+    /// Job status counts per producer, kept in step with every fate change.
+    jobs: Vec<crate::producer::JobCounts>,
     /// Message ids by (producer, key, version): the producers' source of truth that a
     /// reconciling consumer reads.
     by_version: std::collections::BTreeMap<(u32, u32, u32), MsgId>,
@@ -113,6 +115,8 @@ pub struct Simulation {
     tables: Vec<GroupTables>,
     broker_up: bool,
     broker_incarnation: u32,
+    /// Poison classes the consumers of a queue now process (fixes deployed).
+    fixed: Vec<(QueueId, crate::scenario::Poison)>,
 
     counters: Counters,
     series: Series,
@@ -213,6 +217,7 @@ impl Simulation {
             latency_us: secs_to_us(scenario.broker.network_latency_s),
             route_buf: Vec::new(),
             budget,
+            jobs: vec![crate::producer::JobCounts::default(); scenario.producers.len()],
             producers,
             messages: Vec::new(),
             by_version: std::collections::BTreeMap::new(),
@@ -224,6 +229,7 @@ impl Simulation {
             consumers,
             broker_up: true,
             broker_incarnation: 0,
+            fixed: Vec::new(),
             counters: Counters::default(),
             series: Series::new(
                 scenario.sample_every_us(),
@@ -581,6 +587,7 @@ impl Simulation {
                     && !m.confirmed
                     && !m.held_back
                     && m.publish_attempts == attempt
+                    && m.nacked_attempt != attempt
                     && matches!(m.fate, PublishFate::Pending | PublishFate::Stored)
             }
             Event::RelayPoll {
@@ -692,12 +699,52 @@ impl Simulation {
     /// One more application of `msg`'s effect in table set `table`, counted; returns how
     /// many times it has now been applied there (more than 1: a duplicate effect).
     fn count_effect(&mut self, table: usize, msg: MsgId) -> u32 {
+        let before = self.job_status(msg);
         let n = self.tables[table].record_applied(msg);
+        self.job_moved(msg, before);
         self.counters.effects_applied += 1;
         if n > 1 {
             self.counters.duplicate_effects += 1;
         }
         n
+    }
+
+    /// Where message `msg`'s job stands, from its publish fate and its copies' fates.
+    pub fn job_status(&self, msg: MsgId) -> crate::message::JobStatus {
+        use crate::message::JobStatus;
+        let m = &self.messages[msg as usize];
+        match m.fate {
+            PublishFate::Pending => JobStatus::Pending,
+            PublishFate::Refused
+            | PublishFate::Unroutable
+            | PublishFate::GaveUp
+            | PublishFate::NeverPublished => JobStatus::Failed,
+            PublishFate::Stored => match m.copy_tally {
+                [a, ..] if a > 0 => JobStatus::Running,
+                [_, f, _] if f > 0 => JobStatus::Failed,
+                [_, _, d] if d > 0 => JobStatus::Completed,
+                // Only log records: done once some group applied its effect.
+                _ if self.effect_count(msg) > 0 => JobStatus::Completed,
+                _ => JobStatus::Running,
+            },
+        }
+    }
+
+    /// Moves `msg`'s job from status `before` to its status now.
+    fn job_moved(&mut self, msg: MsgId, before: crate::message::JobStatus) {
+        let after = self.job_status(msg);
+        if after != before {
+            let jobs = &mut self.jobs[self.messages[msg as usize].producer as usize];
+            *jobs.slot(before) -= 1;
+            *jobs.slot(after) += 1;
+        }
+    }
+
+    /// Sets a message's publish fate, keeping the job counts in step.
+    fn set_publish_fate(&mut self, msg: MsgId, fate: PublishFate) {
+        let before = self.job_status(msg);
+        self.messages[msg as usize].fate = fate;
+        self.job_moved(msg, before);
     }
 
     // ----- reading -------------------------------------------------------------------
@@ -828,6 +875,7 @@ impl Simulation {
             prefetch: c.prefetch,
             ack: c.ack,
             idempotency: c.idempotency,
+            ordering: c.ordering,
             armed: c.armed.map(|a| a.point),
             drop_next_ack: c.drop_next_ack,
             slow_factor: c.slow_factor,

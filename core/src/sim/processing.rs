@@ -119,8 +119,9 @@ impl Simulation {
                 return batch;
             };
             let msg = self.copies[held.copy as usize].msg;
+            let event_id = self.copies[held.copy as usize].event_id;
             if c.idempotency == Idempotency::CheckThenInsert {
-                if self.tables[c.queue as usize].processed.contains(&msg) {
+                if self.tables[c.queue as usize].processed.contains(&event_id) {
                     self.counters.duplicates_skipped += 1;
                     self.facts.push(Fact::DuplicateSkipped {
                         msg,
@@ -212,7 +213,9 @@ impl Simulation {
         let msg = self.copies[held.copy as usize].msg;
         let c = &self.consumers[consumer as usize];
         if let Some(poison) = self.messages[msg as usize].poison {
-            return Some(Failure::Poison(poison));
+            if !self.fixed.contains(&(c.queue, poison)) {
+                return Some(Failure::Poison(poison));
+            }
         }
         let now_s = self.now_us as f64 / 1e6;
         if c.failures
@@ -235,8 +238,8 @@ impl Simulation {
         let m = &self.messages[msg as usize];
         let c = &self.consumers[consumer as usize];
         let q = c.queue as usize;
-        // Inbox: the unique key is checked inside the effect's transaction.
-        let inbox_key = (m.producer, msg);
+        // Inbox: the unique key (source, id) is checked inside the effect's transaction.
+        let inbox_key = (m.producer, self.copies[copy as usize].event_id);
         if c.idempotency == Idempotency::Inbox && self.tables[q].inbox.contains(&inbox_key) {
             self.counters.duplicates_skipped += 1;
             self.facts.push(Fact::DuplicateSkipped {
@@ -309,17 +312,22 @@ impl Simulation {
                 tables.inbox.insert(inbox_key);
             }
             Idempotency::CheckThenInsert => {
-                tables.processed.insert(msg);
+                tables.processed.insert(inbox_key.1);
             }
             Idempotency::None => {}
         }
         let mut agg = key.map(|k| tables.aggregate(k)).unwrap_or_default();
         let applied = apply(&mut agg, op);
         if let Some(k) = key {
-            agg.version = if ordering == Ordering::None {
-                version
-            } else {
-                agg.version.max(version)
+            agg.version = match ordering {
+                // Skipping stale versions compares with the state's version: a refused
+                // operation changed nothing, so the state keeps its version.
+                Ordering::IgnoreStale if !applied => agg.version,
+                // Without ordering it is the last version handled, as it arrived.
+                Ordering::None => version,
+                // Waiting for gaps tracks the last version handled (refused included), so
+                // a refusal does not leave its successors waiting forever.
+                _ => agg.version.max(version),
             };
             tables.aggregates.insert(k, agg);
         }
@@ -341,6 +349,16 @@ impl Simulation {
             consumer,
             applied: count,
         });
+        if self.consumers[consumer as usize].sends_email {
+            let times = self.tables[q].record_email(msg);
+            self.counters.emails_sent += 1;
+            self.facts.push(Fact::ConsumerEmailSent {
+                msg,
+                copy,
+                consumer,
+                times,
+            });
+        }
         Outcome::Finished { committed: true }
     }
 
@@ -385,9 +403,18 @@ impl Simulation {
     /// ack gets in the way.
     fn complete(&mut self, consumer: ConsumerId, copy: CopyId, attempt: Attempt, committed: bool) {
         let msg = self.copies[copy as usize].msg;
+        if self.copies[copy as usize].forgotten_in_crash {
+            // The broker lost it in a crash: nothing to ack, the work is simply finished.
+            if self.is_current(copy, attempt) {
+                self.counters.done_without_ack += 1;
+                self.settle_done(copy);
+            }
+            return;
+        }
         match self.consumers[consumer as usize].ack {
             AckMode::OnDelivery => {
                 if self.is_current(copy, attempt) {
+                    self.counters.done_without_ack += 1;
                     self.settle_done(copy);
                 }
             }
@@ -459,8 +486,9 @@ impl Simulation {
         if !self.is_current(copy, attempt) {
             return; // a stale delivery: the broker has already moved on
         }
-        if self.consumers[consumer as usize].ack == AckMode::OnDelivery {
-            self.lose(copy, LossReason::AckedBeforeEffectThenFailed);
+        if self.copies[copy as usize].settled_at_broker {
+            let reason = self.forgotten_reason(copy, LossReason::AckedBeforeEffectThenFailed);
+            self.lose(copy, reason);
             return;
         }
         let c = &mut self.copies[copy as usize];
@@ -492,12 +520,11 @@ impl Simulation {
 
     /// A gap in the versions: the copy goes back, unfailed, and is tried again later.
     fn wait_for_predecessor(&mut self, consumer: ConsumerId, copy: CopyId, attempt: Attempt) {
-        if !self.is_current(copy, attempt)
-            || self.consumers[consumer as usize].ack == AckMode::OnDelivery
-        {
-            // Nobody can put it back: with ack on delivery the broker already forgot it.
+        if !self.is_current(copy, attempt) || self.copies[copy as usize].settled_at_broker {
+            // Nobody can put it back: the broker already forgot it.
             if self.is_current(copy, attempt) {
-                self.lose(copy, LossReason::AckedBeforeEffectThenFailed);
+                let reason = self.forgotten_reason(copy, LossReason::AckedBeforeEffectThenFailed);
+                self.lose(copy, reason);
             }
             return;
         }
@@ -521,6 +548,15 @@ impl Simulation {
             ready_at_us,
             gives_up_at_us: since + timeout,
         });
+    }
+
+    /// Why a copy the broker no longer tracks is lost: its crash, or the early ack.
+    pub(super) fn forgotten_reason(&self, copy: CopyId, otherwise: LossReason) -> LossReason {
+        if self.copies[copy as usize].forgotten_in_crash {
+            LossReason::BrokerRestartNotDurable
+        } else {
+            otherwise
+        }
     }
 }
 

@@ -5,7 +5,7 @@
 use super::Simulation;
 use crate::engine::Event;
 use crate::message::{Message, PublishFate};
-use crate::producer::{OutboxRow, Target};
+use crate::producer::{OutboxRow, Target, RELAY_BACKOFF_CAP_S};
 use crate::routing;
 use crate::scenario::{Handoff, Op, Overflow, Poison, ProducerCrashPoint};
 use crate::step::{Attempt, Fact, MsgId, ProducerId, QueueId, RefusedBecause};
@@ -109,7 +109,11 @@ impl Simulation {
             records: 0,
             confirmed: false,
             held_back: false,
+            nacked_attempt: 0,
+            broker_remembers: false,
+            copy_tally: [0; 3],
         });
+        self.jobs[producer as usize].pending += 1;
         if let Some(k) = draft.key {
             self.by_version.insert((producer, k, version), msg);
         }
@@ -135,7 +139,7 @@ impl Simulation {
                     .filter(|a| a.point == ProducerCrashPoint::AfterCommitBeforePublish)
                 {
                     p.armed = None;
-                    self.messages[msg as usize].fate = PublishFate::NeverPublished;
+                    self.set_publish_fate(msg, PublishFate::NeverPublished);
                     self.counters.never_published += 1;
                     self.facts.push(Fact::EventNeverPublished { producer, msg });
                     self.crash_producer(producer, armed);
@@ -150,10 +154,7 @@ impl Simulation {
                     outbox: true,
                 });
                 let p = &mut self.producers[producer as usize];
-                p.outbox.push_back(OutboxRow {
-                    msg,
-                    sending: false,
-                });
+                p.outbox.push_back(OutboxRow::new(msg));
                 self.ensure_relay_poll(producer);
             }
         }
@@ -247,7 +248,7 @@ impl Simulation {
         }
         let p = &self.producers[producer as usize];
         let m = &self.messages[msg as usize];
-        if p.publish.idempotent && m.copies + m.records > 0 {
+        if p.publish.idempotent && m.broker_remembers {
             self.counters.deduplicated += 1;
             self.facts.push(Fact::Deduplicated { producer, msg });
             self.send_confirm(producer, msg, attempt);
@@ -318,23 +319,71 @@ impl Simulation {
             self.store(producer, msg, q);
             stored += 1;
         }
+        let outbox = self.has_outbox(producer);
         let m = &mut self.messages[msg as usize];
         if stored > 0 {
-            m.fate = PublishFate::Stored;
+            self.set_publish_fate(msg, PublishFate::Stored);
             self.send_confirm(producer, msg, attempt);
         } else if m.fate == PublishFate::Pending {
-            // Refused everywhere: the producer is told (a nack) and gives up on it, retries
-            // included.
-            self.finish_publish(producer, msg, PublishFate::Refused);
-            self.drop_outbox_row(producer, msg);
+            if outbox {
+                // Refused everywhere (a nack): the request is accepted already, so the row
+                // stays and the relay tries again later.
+                m.nacked_attempt = attempt;
+                self.relay_failed(producer, msg, attempt);
+            } else {
+                // The producer is told (a nack) and gives up on it, retries included.
+                self.finish_publish(producer, msg, PublishFate::Refused);
+            }
         }
+    }
+
+    fn has_outbox(&self, producer: ProducerId) -> bool {
+        matches!(
+            self.producers[producer as usize].handoff,
+            Handoff::Outbox { .. }
+        )
+    }
+
+    /// A relay publish was refused or went unconfirmed: the row stays in the outbox and
+    /// is tried again after a backoff, or parked once its attempts are used up.
+    fn relay_failed(&mut self, producer: ProducerId, msg: MsgId, attempt: Attempt) {
+        let p = &mut self.producers[producer as usize];
+        let Handoff::Outbox { relay_poll_s, .. } = p.handoff else {
+            return;
+        };
+        let max = p.publish.max_attempts;
+        let Some(row) = p.outbox.iter_mut().find(|r| r.msg == msg) else {
+            return;
+        };
+        row.sending = false;
+        row.failures += 1;
+        if attempt >= max {
+            row.parked = true;
+            self.facts.push(Fact::OutboxRowParked {
+                producer,
+                msg,
+                attempts: attempt,
+            });
+            return;
+        }
+        let exponent = row.failures.saturating_sub(1).min(30) as i32;
+        let delay_s = (relay_poll_s * 2f64.powi(exponent)).min(RELAY_BACKOFF_CAP_S);
+        let ready_at_us = self.now_us + secs_to_us(delay_s);
+        row.not_before_us = ready_at_us;
+        self.facts.push(Fact::OutboxRetryScheduled {
+            producer,
+            msg,
+            attempt,
+            ready_at_us,
+        });
+        self.ensure_relay_poll(producer);
     }
 
     /// A message's outcome at the broker is final (refused, unroutable, given up): it
     /// leaves the producer's held line too, if a retry of it was waiting there.
     fn finish_publish(&mut self, producer: ProducerId, msg: MsgId, fate: PublishFate) {
+        self.set_publish_fate(msg, fate);
         let m = &mut self.messages[msg as usize];
-        m.fate = fate;
         if std::mem::take(&mut m.held_back) {
             let p = &mut self.producers[producer as usize];
             p.held.retain(|&h| h != msg);
@@ -529,17 +578,8 @@ impl Simulation {
             attempt,
             retry,
         });
-        if matches!(
-            self.producers[producer as usize].handoff,
-            Handoff::Outbox { .. }
-        ) {
-            let p = &mut self.producers[producer as usize];
-            if let Some(row) = p.outbox.iter_mut().find(|r| r.msg == msg) {
-                row.sending = false;
-            }
-            if retry {
-                self.ensure_relay_poll(producer);
-            }
+        if self.has_outbox(producer) {
+            self.relay_failed(producer, msg, attempt);
             return;
         }
         if retry {
@@ -552,10 +592,12 @@ impl Simulation {
 
     pub(super) fn ensure_relay_poll(&mut self, producer: ProducerId) {
         let p = &mut self.producers[producer as usize];
-        if let Handoff::Outbox { relay_poll_s } = p.handoff {
-            if !p.relay_poll_pending && p.up && !p.outbox.is_empty() {
+        if let Handoff::Outbox { relay_poll_s, .. } = p.handoff {
+            if !p.relay_poll_pending && p.up && p.outbox.iter().any(|r| !r.parked) {
                 p.relay_poll_pending = true;
                 let incarnation = p.incarnation;
+                // Polls stay on the relay's period; a row in backoff waits for the first
+                // poll after it is due.
                 self.events.schedule(
                     self.now_us.saturating_add(secs_to_us(relay_poll_s)),
                     Event::RelayPoll {
@@ -567,32 +609,35 @@ impl Simulation {
         }
     }
 
-    /// The relay publishes every unsent outbox row, in commit order.
+    /// The relay publishes every due outbox row, in commit order (rows in backoff and
+    /// parked rows stay where they are).
     pub(super) fn relay_poll(&mut self, producer: ProducerId) {
+        let now = self.now_us;
         let p = &mut self.producers[producer as usize];
         p.relay_poll_pending = false;
-        let max = p.publish.max_attempts;
         let to_send: Vec<MsgId> = p
             .outbox
             .iter_mut()
-            .filter(|r| !r.sending)
+            .filter(|r| r.due(now))
             .map(|r| {
                 r.sending = true;
                 r.msg
             })
             .collect();
         for msg in to_send {
-            if self.messages[msg as usize].publish_attempts >= max {
-                continue; // a stuck row: left for an operator, visible in the outbox
-            }
             self.send(producer, msg);
+        }
+        // Rows still backing off need a later poll.
+        let p = &self.producers[producer as usize];
+        if p.outbox.iter().any(|r| !r.sending && !r.parked) {
+            self.ensure_relay_poll(producer);
         }
     }
 
     /// When the next relay poll is due after a restart.
     pub(super) fn relay_restart_delay(&self, producer: ProducerId) -> Option<Micros> {
         match self.producers[producer as usize].handoff {
-            Handoff::Outbox { relay_poll_s } => Some(secs_to_us(relay_poll_s)),
+            Handoff::Outbox { relay_poll_s, .. } => Some(secs_to_us(relay_poll_s)),
             _ => None,
         }
     }

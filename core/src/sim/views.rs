@@ -5,9 +5,9 @@ use serde::Serialize;
 
 use super::Simulation;
 use crate::message::Fate;
-use crate::producer::OutboxRow;
+use crate::producer::{JobCounts, OutboxRow};
 use crate::scenario::ProducerCrashPoint;
-use crate::step::{Attempt, ConsumerId, CopyId, MemberId};
+use crate::step::{Attempt, ConsumerId, CopyId, MemberId, MsgId};
 use crate::time::Micros;
 
 /// What the app shows about a producer's service and its outbox relay (one process).
@@ -22,6 +22,12 @@ pub struct ProducerView {
     pub outbox_len: usize,
     /// Rows the relay has published and awaits the confirm for.
     pub sending: usize,
+    /// Rows waiting out a retry backoff after a refused or unconfirmed publish.
+    pub backing_off: usize,
+    /// Rows whose publish attempts are used up: unsent, kept for an operator.
+    pub parked: usize,
+    /// Where this producer's accepted requests stand (pending, running, completed, failed).
+    pub jobs: JobCounts,
 }
 
 /// What the app shows about a member of a log consumer group.
@@ -45,7 +51,40 @@ impl Simulation {
             restart_at_us: p.restart_at_us,
             outbox_len: p.outbox.len(),
             sending: p.outbox.iter().filter(|r| r.sending).count(),
+            backing_off: p
+                .outbox
+                .iter()
+                .filter(|r| !r.sending && !r.parked && r.not_before_us > self.now_us)
+                .count(),
+            parked: p.outbox.iter().filter(|r| r.parked).count(),
+            jobs: self.jobs_of(Some(id)),
         })
+    }
+
+    /// Job status of the requests accepted by `producer` (every producer when `None`),
+    /// kept up to date as fates change (cheap enough for every frame).
+    pub fn jobs_of(&self, producer: Option<u32>) -> JobCounts {
+        match producer {
+            Some(p) => self.jobs.get(p as usize).copied().unwrap_or_default(),
+            None => self
+                .jobs
+                .iter()
+                .fold(JobCounts::default(), |a, j| JobCounts {
+                    pending: a.pending + j.pending,
+                    running: a.running + j.running,
+                    completed: a.completed + j.completed,
+                    failed: a.failed + j.failed,
+                }),
+        }
+    }
+
+    /// The same counts recounted from scratch, message by message (for the invariant).
+    pub fn jobs_recounted(&self) -> JobCounts {
+        let mut jobs = JobCounts::default();
+        for id in 0..self.messages.len() as MsgId {
+            *jobs.slot(self.job_status(id)) += 1;
+        }
+        jobs
     }
 
     /// A producer's unsent outbox rows, in commit order.
