@@ -342,8 +342,13 @@ fn check_logs(sim: &Simulation) -> Result<(), String> {
                     part.end()
                 )
             })?;
-            ensure(!g.rebalancing || g.owner[p].is_none(), || {
+            // Eager stops the world; a cooperative rebalance keeps unmoved partitions owned.
+            let eager = g.rebalance == crate::scenario::Rebalance::Eager;
+            ensure(!(eager && g.rebalancing) || g.owner[p].is_none(), || {
                 format!("group {}: partition {p} owned mid-rebalance", g.name)
+            })?;
+            ensure(!g.revoking[p] || g.owner[p].is_some(), || {
+                format!("group {}: partition {p} revoked from nobody", g.name)
             })?;
             if let Some(o) = g.owner[p] {
                 ensure(g.members[o as usize].up, || {

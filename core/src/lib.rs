@@ -42,6 +42,7 @@ pub use scenario::{
     RetryPolicy, Scenario, ScenarioError, ScheduledFault, ScriptedMessage, ServiceTime,
     SCENARIO_VERSION,
 };
+pub use scenario::{PartitionKey, Rebalance};
 pub use sim::{fingerprint, MemberView, ProducerView, Simulation};
 pub use step::{
     Attempt, ConsumerId, CopyId, Fact, GroupId, LogId, MemberId, MsgId, ProducerId, QueueId,

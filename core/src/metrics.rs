@@ -81,6 +81,11 @@ pub struct Counters {
     /// Copies whose work is finished (effect applied, or skipped for a stated reason) and
     /// that the broker is done with.
     pub done: u64,
+    /// Group records retried in place, and given up on (sent to a dead-letter topic).
+    pub record_retries: u64,
+    pub records_dead_lettered: u64,
+    /// Keyed log effects that reached an aggregate after a newer version of their key.
+    pub records_out_of_order: u64,
 }
 
 /// One sample of the time series.

@@ -480,7 +480,7 @@ impl Simulation {
 }
 
 /// Applies an operation to an aggregate; `false` if a business rule refuses it.
-fn apply(agg: &mut Aggregate, op: Op) -> bool {
+pub(super) fn apply(agg: &mut Aggregate, op: Op) -> bool {
     match op {
         Op::Increment => agg.count += 1,
         Op::SetStatus => agg.status_done = true,

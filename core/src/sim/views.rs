@@ -56,7 +56,21 @@ impl Simulation {
             .flat_map(|p| p.outbox.iter().copied())
     }
 
-    /// Whether group `g` is rebalancing (its partitions are paused).
+    /// How group `g` rebalances (cooperative when there is no such group).
+    pub fn group_rebalance(&self, g: u32) -> crate::scenario::Rebalance {
+        self.groups
+            .get(g as usize)
+            .map_or(Default::default(), |x| x.rebalance)
+    }
+
+    /// The group's built-in dead-letter topic: messages it gave up on, in order.
+    pub fn group_dead_letters(&self, g: u32) -> &[crate::step::MsgId] {
+        self.groups
+            .get(g as usize)
+            .map_or(&[], |x| x.dead_letters.as_slice())
+    }
+
+    /// Whether group `g` is rebalancing (eager: all its partitions are paused).
     pub fn group_rebalancing(&self, g: u32) -> bool {
         self.groups.get(g as usize).is_some_and(|x| x.rebalancing)
     }
