@@ -379,13 +379,16 @@ impl Simulation {
         }
         let mut agg = key.map(|k| tables.aggregate(k)).unwrap_or_default();
         let ok = super::processing::apply(&mut agg, op);
-        if let Some(k) = key {
+        // A refused operation changes nothing, its version included.
+        if let (Some(k), true) = (key, ok) {
             agg.version = if ordering == Ordering::None {
                 version
             } else {
                 agg.version.max(version)
             };
             tables.aggregates.insert(k, agg);
+        }
+        if let Some(k) = key {
             self.note_key_order(g, k, version);
         }
         if !ok {
