@@ -175,6 +175,8 @@ pub struct Group {
     pub dead_letter: Option<usize>,
     /// The built-in dead-letter topic: messages the group gave up on, in order.
     pub dead_letters: Vec<MsgId>,
+    /// Records the group gave up on, wherever they went.
+    pub dead_lettered: u64,
     /// Per key: the newest version whose effect reached the group's aggregate.
     pub newest_version: BTreeMap<u32, u32>,
 }
@@ -220,6 +222,7 @@ impl Group {
             retry: spec.retry.clone(),
             dead_letter,
             dead_letters: Vec::new(),
+            dead_lettered: 0,
             newest_version: BTreeMap::new(),
         }
     }

@@ -138,6 +138,7 @@ impl Simulation {
             None => self.groups[g as usize].dead_letters.push(work.msg),
         }
         self.counters.records_dead_lettered += 1;
+        self.groups[g as usize].dead_lettered += 1;
         self.facts.push(Fact::RecordDeadLettered {
             group: g,
             partition: work.partition,

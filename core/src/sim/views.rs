@@ -70,6 +70,11 @@ impl Simulation {
             .map_or(&[], |x| x.dead_letters.as_slice())
     }
 
+    /// How many records group `g` gave up on (sent to its dead-letter topic or log).
+    pub fn group_dead_lettered(&self, g: u32) -> u64 {
+        self.groups.get(g as usize).map_or(0, |x| x.dead_lettered)
+    }
+
     /// Whether group `g` is rebalancing (eager: all its partitions are paused).
     pub fn group_rebalancing(&self, g: u32) -> bool {
         self.groups.get(g as usize).is_some_and(|x| x.rebalancing)
