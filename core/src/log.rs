@@ -278,11 +278,11 @@ impl Group {
         let mut out: Vec<Option<MemberId>> = vec![None; partitions];
         // Keep up to `floor` each, then up to one more for the first members that ask.
         for pass in 0..2 {
-            for p in 0..partitions {
-                let Some(o) = self.owner[p].filter(|o| load.contains_key(o)) else {
+            for (slot, owner) in out.iter_mut().zip(&self.owner) {
+                let Some(o) = owner.filter(|o| load.contains_key(o)) else {
                     continue;
                 };
-                if out[p].is_some() {
+                if slot.is_some() {
                     continue;
                 }
                 let l = load[&o];
@@ -295,7 +295,7 @@ impl Group {
                     if pass == 1 {
                         big_left -= 1;
                     }
-                    out[p] = Some(o);
+                    *slot = Some(o);
                     *load.get_mut(&o).expect("live") += 1;
                 }
             }
@@ -369,6 +369,23 @@ mod tests {
             dead_letter: String::new(),
         };
         Group::new(&spec, 0, 4, None, None)
+    }
+
+    #[test]
+    fn sticky_assignment_moves_only_what_balance_needs() {
+        // One member owned all four; a second joins: it takes two, the first keeps two.
+        let mut g = group(2, Assignment::Range);
+        g.owner = vec![Some(0); 4];
+        assert_eq!(g.sticky_assign(), [Some(0), Some(0), Some(1), Some(1)]);
+        // Three members, member 1 dies: its partitions go to the least loaded, the
+        // others stay where they were.
+        let mut g = group(3, Assignment::Range);
+        g.owner = vec![Some(0), Some(0), Some(1), Some(2)];
+        g.members[1].up = false;
+        assert_eq!(g.sticky_assign(), [Some(0), Some(0), Some(2), Some(2)]);
+        // Nobody up: nobody owns anything.
+        g.members.iter_mut().for_each(|m| m.up = false);
+        assert_eq!(g.sticky_assign(), [None; 4]);
     }
 
     #[test]
