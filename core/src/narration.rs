@@ -530,11 +530,11 @@ pub fn describe(sim: &Simulation, fact: &Fact) -> String {
             sim.member_name(group, member)
         ),
         PartitionRevoked { group, partition, member, finishing: Some(offset) } => format!(
-            "Partition {partition} moves away from {}: it fetches nothing more there, finishes offset {offset} and commits it before letting go.",
+            "Partition {partition} is moving away from {}: it fetches nothing more there and lets go once it is done with offset {offset}.",
             sim.member_name(group, member)
         ),
         PartitionRevoked { group, partition, member, finishing: None } => format!(
-            "Partition {partition} moves away from {}, which holds no record of it.",
+            "Partition {partition} is moving away from {}, which holds no record of it.",
             sim.member_name(group, member)
         ),
         PartitionReleased { group, partition, member, committed } => format!(
@@ -542,11 +542,11 @@ pub fn describe(sim: &Simulation, fact: &Fact) -> String {
             sim.member_name(group, member)
         ),
         StaleWorkInProgress { group, partition, member, offset, again: true } => format!(
-            "{} is still processing offset {offset} of partition {partition}, fetched before the rebalance: it can no longer commit it, so that record will be processed again.",
+            "{} is still processing offset {offset} of partition {partition}, fetched before the last rebalance or rewind: it can no longer commit it, so that record will be processed again.",
             sim.member_name(group, member)
         ),
         StaleWorkInProgress { group, partition, member, offset, again: false } => format!(
-            "{} is still processing offset {offset} of partition {partition}, fetched before the rebalance; its offset was committed before processing, so nobody processes it again.",
+            "{} is still processing offset {offset} of partition {partition}, fetched before the last rebalance or rewind; its offset was committed before processing, so nobody processes it again.",
             sim.member_name(group, member)
         ),
         RecordFailed { group, member, msg, offset, attempt, failure, .. } => format!(
@@ -555,7 +555,7 @@ pub fn describe(sim: &Simulation, fact: &Fact) -> String {
             failure_text(failure)
         ),
         RecordRetrying { group, member, partition, msg, attempt, retry_at_us, .. } => format!(
-            "{} will try #{msg} again in place (attempt {attempt}) at {}: partition {partition} is blocked behind it until then.",
+            "{} will try #{msg} again in place (attempt {attempt}) at {}: partition {partition} waits behind it.",
             sim.member_name(group, member),
             secs(retry_at_us)
         ),

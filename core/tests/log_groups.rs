@@ -109,7 +109,7 @@ fn eager_narration_says_when_the_old_owner_still_works_on_a_resumed_partition() 
         .expect("resumed");
     assert_eq!(
         texts[resumed + 1],
-        "g-1 is still processing offset 1 of partition 0, fetched before the rebalance: it can no longer commit it, so that record will be processed again."
+        "g-1 is still processing offset 1 of partition 0, fetched before the last rebalance or rewind: it can no longer commit it, so that record will be processed again."
     );
     assert_eq!(applied_per_message(&sim, 0)[1], 2);
 }
@@ -162,6 +162,17 @@ fn a_moving_partition_is_finished_and_committed_before_its_new_owner_starts() {
             }
         )
     });
+    let released_text =
+        "g-1 let partition 1 go with offset 1 committed: its next owner starts there.";
+    let revoked_text = "Partition 1 is moving away from g-1: it fetches nothing more there and lets go once it is done with offset 0.";
+    let mut replay = Simulation::new(sim.scenario().clone()).unwrap();
+    let mut texts = Vec::new();
+    while let Some(step) = replay.step() {
+        let step_facts = step.facts.to_vec();
+        texts.extend(step_facts.iter().map(|f| narration::describe(&replay, f)));
+    }
+    assert!(texts.iter().any(|t| t == revoked_text), "{texts:#?}");
+    assert!(texts.iter().any(|t| t == released_text), "{texts:#?}");
     let released = at(&|f| {
         matches!(
             f,
@@ -240,8 +251,11 @@ fn a_failing_record_is_retried_in_place_and_blocks_its_partition() {
     let mut sim = Simulation::new(s).unwrap();
     let mut saw_blocked = false;
     let mut facts = Vec::new();
+    let mut texts = Vec::new();
     while let Some(step) = sim.step() {
         facts.extend_from_slice(step.facts);
+        let step_facts = step.facts.to_vec();
+        texts.extend(step_facts.iter().map(|f| narration::describe(&sim, f)));
         invariants::check(&sim).unwrap();
         let p = &sim.group_partitions(0)[0];
         if p.retrying.is_some() {
@@ -263,6 +277,12 @@ fn a_failing_record_is_retried_in_place_and_blocks_its_partition() {
         })
         .collect();
     assert_eq!(retries, [2, 3]);
+    for expected in [
+        "g-1's handler failed on #0 (offset 0, attempt 1): a dependency is down; nothing of it was applied.",
+        "g-1 will try #0 again in place (attempt 2) at 1.600 s: partition 0 waits behind it.",
+    ] {
+        assert!(texts.iter().any(|t| t == expected), "missing: {expected}\n{texts:#?}");
+    }
     assert_eq!(applied_per_message(&sim, 0), [1, 1]);
     assert_eq!(sim.group_tables(0).unwrap().aggregate(42).balance, 70);
     assert_eq!(sim.counters().records_out_of_order, 0);

@@ -131,9 +131,6 @@ impl Simulation {
                 let owner = owner.filter(|&o| group.members[o as usize].up);
                 self.resume_partition(g, p, owner);
             }
-            if eager {
-                self.note_stale_work(g, p);
-            }
         }
         self.pump_group(g);
     }
@@ -162,10 +159,11 @@ impl Simulation {
             member: owner,
             from_offset: committed,
         });
+        self.note_stale_work(g, p);
     }
 
-    /// Eager: a member still working on a record of partition `p` from before the
-    /// rebalance is said so, next to the partition's new assignment.
+    /// A member still working on a record of partition `p` fetched before the rebalance
+    /// (eager) or a rewind is said so, next to the partition's new assignment.
     fn note_stale_work(&mut self, g: GroupId, p: usize) {
         let group = &self.groups[g as usize];
         let stale = group.members.iter().enumerate().find_map(|(i, m)| {

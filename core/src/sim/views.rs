@@ -32,7 +32,8 @@ pub struct MemberView {
     pub restart_at_us: Option<Micros>,
     /// The record it is processing: (partition, offset).
     pub working: Option<(u32, u64)>,
-    /// Partitions it owns now (none while the group rebalances).
+    /// Partitions it owns now (none during an eager rebalance; during a cooperative one it
+    /// keeps those that do not move).
     pub partitions: Vec<u32>,
 }
 
