@@ -546,7 +546,7 @@ pub fn describe(sim: &Simulation, fact: &Fact) -> String {
             sim.member_name(group, member)
         ),
         StaleWorkInProgress { group, partition, member, offset, again: false } => format!(
-            "{} is still processing offset {offset} of partition {partition}, fetched before the last rebalance or rewind; its offset was committed before processing, so nobody processes it again.",
+            "{} is still processing offset {offset} of partition {partition}, fetched before the last rebalance or rewind; its offset was already committed, so nobody processes it again.",
             sim.member_name(group, member)
         ),
         RecordFailed { group, member, msg, offset, attempt, failure, .. } => format!(
