@@ -556,7 +556,18 @@ pub fn touched(sim: &Simulation, fact: &Fact, out: &mut Vec<Node>) {
         | Fact::TransactionCommitted { group, .. }
         | Fact::TransactionAborted { group, .. }
         | Fact::AbortedSkipped { group, .. }
-        | Fact::EmailSent { group, .. } => add(Node::Group(group)),
+        | Fact::EmailSent { group, .. }
+        | Fact::PartitionRevoked { group, .. }
+        | Fact::PartitionReleased { group, .. }
+        | Fact::StaleWorkInProgress { group, .. }
+        | Fact::RecordFailed { group, .. }
+        | Fact::RecordRetrying { group, .. }
+        | Fact::RecordDeadLettered { group, .. }
+        | Fact::RecordStaleIgnored { group, .. } => add(Node::Group(group)),
+        Fact::RecordEffectRefused { group, .. } => {
+            add(Node::Group(group));
+            add(Node::Database);
+        }
         _ => {}
     }
 }

@@ -3,7 +3,7 @@
 //! the group rebalances, per-member crash controls, "Add member" and "Replay from start",
 //! and the log counters.
 
-use brokerlab_core::{us_to_secs, Fault, MemberCrashPoint, Simulation};
+use brokerlab_core::{us_to_secs, Fault, MemberCrashPoint, Rebalance, Simulation};
 use leptos::prelude::*;
 
 use crate::lab::Lab;
@@ -19,6 +19,10 @@ pub struct PartitionLane {
     pub lag: u64,
     /// The owning member's name, if any.
     pub owner: Option<String>,
+    /// The attempt of a record retried in place: the partition waits behind it.
+    pub retrying: Option<u32>,
+    /// Its owner gives it up once the record in hand is committed (cooperative).
+    pub revoking: bool,
 }
 
 /// Where a group member stands.
@@ -31,7 +35,8 @@ pub enum MemberState {
     Crashed {
         restart_in_s: Option<f64>,
     },
-    /// Up, waiting for the group's rebalance to finish (every partition is paused).
+    /// Up, waiting for the group's rebalance to finish: every partition is paused
+    /// (eager), or it owns none yet (cooperative).
     Rebalancing,
     /// Up but given no partition: the group has more members than partitions.
     Idle,
@@ -55,6 +60,10 @@ pub struct GroupCard {
     pub partitions: Vec<PartitionLane>,
     /// A rebalance is in progress: partitions are revoked and paused.
     pub rebalancing: bool,
+    /// Eager rebalancing (stop the world) rather than cooperative.
+    pub eager: bool,
+    /// Records the group gave up on (dead-letter topic).
+    pub dead_lettered: u64,
 }
 
 /// The log counters and every group, for scenarios with logs.
@@ -78,6 +87,7 @@ impl LogsSnapshot {
             .map(|g| {
                 let (members_up, members) = sim.group_members(g);
                 let rebalancing = sim.group_rebalancing(g);
+                let eager = sim.group_rebalance(g) == Rebalance::Eager;
                 GroupCard {
                     name: sim.group_name(g),
                     members: (0..members)
@@ -89,7 +99,7 @@ impl LogsSnapshot {
                                         .restart_at_us
                                         .map(|at| us_to_secs(at.saturating_sub(now))),
                                 }
-                            } else if rebalancing {
+                            } else if rebalancing && (eager || v.partitions.is_empty()) {
                                 MemberState::Rebalancing
                             } else if v.partitions.is_empty() {
                                 MemberState::Idle
@@ -102,6 +112,8 @@ impl LogsSnapshot {
                         .collect(),
                     members_up,
                     rebalancing,
+                    eager,
+                    dead_lettered: sim.group_dead_lettered(g),
                     partitions: sim
                         .group_partitions(g)
                         .into_iter()
@@ -111,6 +123,8 @@ impl LogsSnapshot {
                             committed: p.committed,
                             lag: p.lag,
                             owner: p.owner.map(|m| sim.member_name(g, m)),
+                            retrying: p.retrying,
+                            revoking: p.revoking,
                         })
                         .collect(),
                 }
@@ -136,10 +150,19 @@ pub fn partition_text(index: usize, p: &PartitionLane) -> String {
         .owner
         .as_ref()
         .map_or("no owner".to_string(), |o| format!("owned by {o}"));
-    format!(
+    let mut text = format!(
         "P{index} · offsets {}..{} · committed {} · {owner} · lag {}",
         p.start, p.end, p.committed, p.lag
-    )
+    );
+    if let Some(attempt) = p.retrying {
+        text.push_str(&format!(
+            " · blocked: a record is retried in place (attempt {attempt})"
+        ));
+    }
+    if p.revoking {
+        text.push_str(" · moving: its owner finishes and commits first");
+    }
+    text
 }
 
 /// What a member's row says: its state and the partitions it owns.
@@ -232,6 +255,11 @@ pub fn LogsView(lab: Lab) -> impl IntoView {
 
 fn group_view(lab: Lab, g: u32, card: GroupCard) -> impl IntoView {
     let rebalancing = card.rebalancing;
+    let banner = if card.eager {
+        "❚❚ Rebalancing: every partition is revoked and paused until the members are given their new partitions."
+    } else {
+        "⇄ Rebalancing cooperatively: only partitions that move are revoked, after their owner commits the record in hand; the others keep flowing."
+    };
     let lanes = card
         .partitions
         .iter()
@@ -239,7 +267,7 @@ fn group_view(lab: Lab, g: u32, card: GroupCard) -> impl IntoView {
         .map(|(i, p)| {
             let style = format!("width: {:.1}%", committed_pct(p));
             view! {
-                <li data-testid=format!("group-{g}-partition-{i}")>
+                <li data-testid=format!("group-{g}-partition-{i}") class:blocked=p.retrying.is_some()>
                     <span class="bar" aria-hidden="true"><span class="committed" style=style></span></span>
                     <span>{partition_text(i, p)}</span>
                 </li>
@@ -286,10 +314,13 @@ fn group_view(lab: Lab, g: u32, card: GroupCard) -> impl IntoView {
                 <span data-testid=format!("group-{g}-members")>
                     {format!("{} / {} members up", card.members_up, card.members.len())}
                 </span>
+                <span class="dead-lettered" data-testid=format!("group-{g}-dead-lettered")>
+                    {format!(" · dead-lettered {}", count(card.dead_lettered))}
+                </span>
             </h3>
             <Show when=move || rebalancing>
                 <p class="rebalancing" role="status" data-testid=format!("group-{g}-rebalancing")>
-                    "❚❚ Rebalancing: every partition is revoked and paused until the members are given their new partitions."
+                    {banner}
                 </p>
             </Show>
             <ul class="members">{member_rows}</ul>
@@ -364,12 +395,60 @@ mod tests {
             committed: 4,
             lag: 6,
             owner: None,
+            retrying: None,
+            revoking: false,
         };
         assert_eq!(
             partition_text(1, &p),
             "P1 · offsets 0..10 · committed 4 · no owner · lag 6"
         );
         assert_eq!(committed_pct(&p), 40.0);
+    }
+
+    #[test]
+    fn an_eager_rebalance_pauses_every_member() {
+        let mut s = examples::load("log-consumer-groups").expect("built in");
+        s.groups[0].rebalance = Rebalance::Eager;
+        let mut sim = Simulation::new(s).expect("valid");
+        sim.command(Fault::AddMember { group: 0 }).expect("valid");
+        let ledger = &LogsSnapshot::of(&sim).groups[0];
+        assert!(ledger.eager && ledger.rebalancing);
+        assert_eq!(ledger.members[1].state, MemberState::Rebalancing);
+        assert_eq!(member_text(&ledger.members[1]), "rebalancing · paused");
+        assert!(ledger.partitions.iter().all(|p| p.owner.is_none()));
+    }
+
+    #[test]
+    fn a_partition_shows_its_blocking_retry_and_the_group_its_dead_letters() {
+        let mut s = examples::load("account-42-log").expect("built in");
+        s.producers[0].script[1].poison = Some(brokerlab_core::Poison::MalformedPayload);
+        s.groups[0].failures.outages = vec![brokerlab_core::Outage {
+            from_s: 0.0,
+            until_s: 2.5,
+        }];
+        let mut sim = Simulation::new(s).expect("valid");
+        let mut blocked = None;
+        while sim.step().is_some() {
+            let snap = LogsSnapshot::of(&sim);
+            if let Some((i, p)) = snap.groups[0]
+                .partitions
+                .iter()
+                .enumerate()
+                .find(|(_, p)| p.retrying.is_some())
+            {
+                blocked.get_or_insert(partition_text(i, p));
+            }
+        }
+        let blocked = blocked.expect("a partition was blocked by a retry");
+        assert!(
+            blocked.contains("blocked: a record is retried in place (attempt 2)"),
+            "{blocked}"
+        );
+        assert_eq!(
+            LogsSnapshot::of(&sim).groups[0].dead_lettered,
+            1,
+            "the poison record"
+        );
     }
 
     #[test]
@@ -399,9 +478,16 @@ mod tests {
             ledger.members[0].state,
             MemberState::Crashed { restart_in_s: None }
         );
-        assert_eq!(ledger.members[1].state, MemberState::Rebalancing);
-        assert_eq!(member_text(&ledger.members[1]), "rebalancing · paused");
-        assert!(ledger.partitions.iter().all(|p| p.owner.is_none()));
+        // Cooperative: the survivor keeps its own partitions flowing; the crashed
+        // member's wait for the rebalance.
+        assert!(matches!(ledger.members[1].state, MemberState::Up { .. }));
+        assert_eq!(ledger.members[1].partitions, [2, 3]);
+        let owned: Vec<bool> = ledger
+            .partitions
+            .iter()
+            .map(|p| p.owner.is_some())
+            .collect();
+        assert_eq!(owned, [false, false, true, true]);
         assert!(!during.groups[1].rebalancing, "the other group goes on");
         // Once the rebalance is over the survivor owns every partition.
         while LogsSnapshot::of(&sim).groups[0].rebalancing {

@@ -73,7 +73,8 @@ pub struct OutOfOrder {
 pub struct Watch {
     first: [Option<Breach>; 4],
     /// Per (queue, key): the newest version whose handling reached the aggregate (an
-    /// effect committed, refused by a business rule, or reconciled from the source).
+    /// effect committed, refused by a business rule, or reconciled from the source). A
+    /// log's consumer group counts as table `queue_count + group`.
     newest: BTreeMap<(QueueId, u32), u32>,
     /// Keyed handlings seen, and those that came after a newer version of their key.
     keyed: u64,
@@ -121,10 +122,11 @@ impl Watch {
     /// applied there. Skipped stale versions and gap waits never reach it, so a consumer
     /// with an ordering policy keeps the property; one without applies whatever finishes.
     fn order_broken(&mut self, sim: &Simulation, fact: &Fact) -> bool {
-        let (msg, consumer, versions) = match *fact {
-            Fact::EffectCommitted { msg, consumer, .. } => (msg, consumer, None),
+        // Tables: a queue's consumers, or (after every queue) a log's consumer group.
+        let (msg, table, versions) = match *fact {
+            Fact::EffectCommitted { msg, consumer, .. } => (msg, queue_of(sim, consumer), None),
             Fact::EffectRefused { msg, consumer, .. } if refusal_moves_version(sim, consumer) => {
-                (msg, consumer, None)
+                (msg, queue_of(sim, consumer), None)
             }
             Fact::GapReconciled {
                 msg,
@@ -132,7 +134,16 @@ impl Watch {
                 from,
                 to,
                 ..
-            } => (msg, consumer, Some((from, to))),
+            } => (msg, queue_of(sim, consumer), Some((from, to))),
+            Fact::RecordProcessed {
+                msg,
+                group,
+                applied,
+                ..
+            } if applied > 0 => (msg, Some(sim.queue_count() + group), None),
+            Fact::RecordEffectRefused { msg, group, .. } => {
+                (msg, Some(sim.queue_count() + group), None)
+            }
             _ => return false,
         };
         let Some(m) = sim.message(msg) else {
@@ -142,7 +153,7 @@ impl Watch {
             return false;
         };
         let (oldest, newest) = versions.unwrap_or((m.version, m.version));
-        let Some(queue) = queue_of(sim, consumer) else {
+        let Some(queue) = table else {
             return false;
         };
         self.keyed += 1;
@@ -362,6 +373,10 @@ mod tests {
         for c in &mut s.consumers {
             c.ordering = ordering;
         }
+        // A group supports ignore_stale only: a partition already delivers a key in order.
+        for g in &mut s.groups {
+            g.ordering = Ordering::IgnoreStale;
+        }
         s
     }
 
@@ -472,21 +487,29 @@ mod tests {
         let mut seen: Vec<(QueueId, u32, u32)> = Vec::new();
         while let Some(step) = replay.step() {
             for fact in step.facts.iter().copied() {
-                let handled = match fact {
-                    Fact::EffectCommitted { msg, consumer, .. } => Some((msg, consumer)),
+                let (msg, table) = match fact {
+                    Fact::EffectCommitted { msg, consumer, .. } => {
+                        (msg, sim.consumer(consumer).expect("exists").queue)
+                    }
                     Fact::EffectRefused { msg, consumer, .. }
                         if super::refusal_moves_version(&sim, consumer) =>
                     {
-                        Some((msg, consumer))
+                        (msg, sim.consumer(consumer).expect("exists").queue)
                     }
-                    _ => None,
+                    Fact::RecordProcessed {
+                        msg,
+                        group,
+                        applied: 1..,
+                        ..
+                    }
+                    | Fact::RecordEffectRefused { msg, group, .. } => {
+                        (msg, sim.queue_count() + group)
+                    }
+                    _ => continue,
                 };
-                if let Some((msg, consumer)) = handled {
-                    let m = sim.message(msg).expect("exists");
-                    if let Some(key) = m.key {
-                        let q = sim.consumer(consumer).expect("exists").queue;
-                        seen.push((q, key, m.version));
-                    }
+                let m = sim.message(msg).expect("exists");
+                if let Some(key) = m.key {
+                    seen.push((table, key, m.version));
                 }
             }
         }
@@ -497,6 +520,18 @@ mod tests {
         });
         let holds = statuses(&sim, &watch)[Property::KeyOrderKept.index()].holds;
         (broken, holds)
+    }
+
+    #[test]
+    fn account_42_on_a_log_breaks_key_order_only_when_keyed_by_message_id() {
+        let (sim, watch, _) = watched(examples::load("account-42-log").expect("built in"));
+        assert!(statuses(&sim, &watch)[Property::KeyOrderKept.index()].holds);
+        let mut s = examples::load("account-42-log").expect("built in");
+        s.logs[0].partition_by = brokerlab_core::PartitionKey::MessageId;
+        let (sim, watch, _) = watched(s);
+        assert!(!statuses(&sim, &watch)[Property::KeyOrderKept.index()].holds);
+        let o = watch.first_out_of_order().expect("broke");
+        assert_eq!((o.key, o.version, o.newer), (42, 1, 2));
     }
 
     #[test]

@@ -65,9 +65,15 @@ impl Lane {
             | RetryScheduled { .. }
             | RecordStarted { .. }
             | RecordProcessed { .. }
+            | RecordFailed { .. }
+            | RecordRetrying { .. }
+            | RecordStaleIgnored { .. }
             | ConsumerCrashed { .. }
             | EmailSent { .. } => Lane::Consumer,
-            EffectCommitted { .. } | EffectRefused { .. } | OutputWritten { .. } => Lane::Database,
+            EffectCommitted { .. }
+            | EffectRefused { .. }
+            | RecordEffectRefused { .. }
+            | OutputWritten { .. } => Lane::Database,
             _ => Lane::Broker,
         }
     }
@@ -721,6 +727,60 @@ impl Cast {
             } => note(
                 Who::Consumer(consumer),
                 format!("gap timeout: v{} skipped", current + 1),
+            ),
+            RecordFailed {
+                group,
+                member,
+                attempt,
+                failure,
+                ..
+            } => fail(
+                Who::Member(group, member),
+                format!(
+                    "handler failed (attempt {attempt}): {}",
+                    match failure {
+                        HandlerFailure::Transient => "transient error",
+                        HandlerFailure::DependencyDown => "dependency down",
+                        HandlerFailure::Poison(_) => "poison",
+                        HandlerFailure::BatchRolledBack => "batch rolled back",
+                    }
+                ),
+            ),
+            RecordRetrying {
+                group,
+                member,
+                partition,
+                attempt,
+                ..
+            } => note(
+                Who::Member(group, member),
+                format!("retry in place (attempt {attempt}): P{partition} waits"),
+            ),
+            RecordDeadLettered { attempts, log, .. } => {
+                let from = self.log();
+                let to = log.map_or(from, Who::Log);
+                (
+                    from,
+                    to,
+                    format!("✗ dead-lettered after {attempts} attempt(s)"),
+                    Failure,
+                )
+            }
+            RecordEffectRefused { group, member, .. } => (
+                Who::Member(group, member),
+                Who::Database,
+                "✗ refused by a business rule".into(),
+                Failure,
+            ),
+            RecordStaleIgnored {
+                group,
+                member,
+                version,
+                current,
+                ..
+            } => note(
+                Who::Member(group, member),
+                format!("stale v{version} ignored (at v{current})"),
             ),
             // Facts a lineage does not keep; drawn as a note on the broker if ever kept.
             _ => note(Who::Broker, "(other)".into()),

@@ -93,7 +93,7 @@ pub enum Event {
         partition: u32,
         offset: u64,
     },
-    /// A group's rebalance (generation `generation`) completes.
+    /// A group's rebalance (round `generation` of the group's rebalances) completes.
     RebalanceDone {
         group: GroupId,
         generation: u32,

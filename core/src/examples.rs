@@ -39,6 +39,10 @@ pub const EXAMPLES: &[(&str, &str)] = &[
     ),
     ("account-42", include_str!("../scenarios/account-42.json")),
     (
+        "account-42-log",
+        include_str!("../scenarios/account-42-log.json"),
+    ),
+    (
         "ordering-account",
         include_str!("../scenarios/ordering-account.json"),
     ),

@@ -396,6 +396,33 @@ fn check_logs(sim: &Simulation) -> Result<(), String> {
             }
         }
     }
+    // Every record given up on is counted once, by the group that gave up on it; a
+    // record retried in place never goes past the group's attempts.
+    let dead: u64 = sim.groups_raw().iter().map(|g| g.dead_lettered).sum();
+    ensure(dead == c.records_dead_lettered, || {
+        format!(
+            "groups dead-lettered {dead} records but the counter says {}",
+            c.records_dead_lettered
+        )
+    })?;
+    for g in sim.groups_raw() {
+        ensure(g.dead_letters.len() as u64 <= g.dead_lettered, || {
+            format!("group {}: built-in dead letters exceed its count", g.name)
+        })?;
+        for m in &g.members {
+            if let Some(w) = m.working {
+                ensure(
+                    w.attempt >= 1 && w.attempt <= g.retry.max_attempts.max(1),
+                    || {
+                        format!(
+                            "group {}: attempt {} past the retry policy",
+                            g.name, w.attempt
+                        )
+                    },
+                )?;
+            }
+        }
+    }
     for g in sim.groups_raw() {
         let log = &logs[g.log];
         for (p, part) in log.partitions.iter().enumerate() {
@@ -416,8 +443,13 @@ fn check_logs(sim: &Simulation) -> Result<(), String> {
                     part.end()
                 )
             })?;
-            ensure(!g.rebalancing || g.owner[p].is_none(), || {
+            // Eager stops the world; a cooperative rebalance keeps unmoved partitions owned.
+            let eager = g.rebalance == crate::scenario::Rebalance::Eager;
+            ensure(!(eager && g.rebalancing) || g.owner[p].is_none(), || {
                 format!("group {}: partition {p} owned mid-rebalance", g.name)
+            })?;
+            ensure(!g.revoking[p] || g.owner[p].is_some(), || {
+                format!("group {}: partition {p} revoked from nobody", g.name)
             })?;
             if let Some(o) = g.owner[p] {
                 ensure(g.members[o as usize].up, || {

@@ -46,6 +46,7 @@ pub use scenario::{
     RateSegment, RetryPolicy, Scenario, ScenarioError, ScheduledFault, ScriptedMessage,
     ServiceTime, SCENARIO_VERSION,
 };
+pub use scenario::{PartitionKey, Rebalance};
 pub use sim::{fingerprint, EndReason, MemberView, ProducerView, Simulation};
 pub use step::{
     Attempt, ConsumerId, CopyId, Fact, GroupId, LogId, MemberId, MsgId, ProducerId, QueueId,

@@ -2,12 +2,13 @@
 //! not remove anything: each group keeps its own offsets, and only retention removes
 //! records.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 
 use serde::Serialize;
 
 use crate::scenario::{
-    Assignment, CommitMode, GroupSpec, Idempotency, LogSpec, MemberCrashPoint, ServiceTime,
+    Assignment, CommitMode, Failures, GroupSpec, Idempotency, LogSpec, MemberCrashPoint, Ordering,
+    PartitionKey, Rebalance, RetryPolicy, ServiceTime,
 };
 use crate::step::{MemberId, MsgId, Trigger};
 use crate::time::{secs_to_us, Micros};
@@ -59,6 +60,7 @@ pub struct Log {
     pub retention_records: Option<u64>,
     /// Partition of the next keyless record (round robin).
     pub next_keyless: u32,
+    pub partition_by: PartitionKey,
 }
 
 impl Log {
@@ -69,13 +71,27 @@ impl Log {
             retention_us: spec.retention_s.map(secs_to_us),
             retention_records: spec.retention_records,
             next_keyless: 0,
+            partition_by: spec.partition_by,
         }
     }
 
     /// Stable key → partition: FNV-1a of the key's bytes, modulo the partition count.
     pub fn partition_of(&self, key: u32) -> u32 {
+        self.hash_to_partition(&key.to_le_bytes())
+    }
+
+    /// Where a record goes: by key or by message id, as the log is set up; keyless
+    /// records go round robin (none here).
+    pub fn partition_for(&self, key: Option<u32>, msg: MsgId) -> Option<u32> {
+        match self.partition_by {
+            PartitionKey::Key => key.map(|k| self.partition_of(k)),
+            PartitionKey::MessageId => Some(self.hash_to_partition(&msg.to_le_bytes())),
+        }
+    }
+
+    fn hash_to_partition(&self, bytes: &[u8]) -> u32 {
         let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        for b in key.to_le_bytes() {
+        for &b in bytes {
             h ^= u64::from(b);
             h = h.wrapping_mul(0x0000_0100_0000_01b3);
         }
@@ -98,6 +114,8 @@ pub struct Work {
     pub offset: u64,
     pub msg: MsgId,
     pub generation: u32,
+    /// 1 for the first attempt; more while the record is retried in place.
+    pub attempt: u32,
 }
 
 #[derive(Clone, Debug)]
@@ -143,10 +161,34 @@ pub struct Group {
     pub rebalancing: bool,
     pub generation: u32,
     pub auto_commit_pending: bool,
+    pub rebalance: Rebalance,
+    /// Counts rebalances: a pending rebalance completion is only valid for its own round.
+    pub round: u32,
+    /// Per partition: its owner must give it up once the record in hand is committed.
+    pub revoking: Vec<bool>,
+    /// Per partition: who gets it when the current cooperative rebalance settles.
+    pub target: Vec<Option<MemberId>>,
+    pub ordering: Ordering,
+    pub failures: Failures,
+    pub retry: RetryPolicy,
+    /// Log that failed records are sent to (none: the built-in dead-letter topic).
+    pub dead_letter: Option<usize>,
+    /// The built-in dead-letter topic: messages the group gave up on, in order.
+    pub dead_letters: Vec<MsgId>,
+    /// Records the group gave up on, wherever they went.
+    pub dead_lettered: u64,
+    /// Per key: the newest version whose effect reached the group's aggregate.
+    pub newest_version: BTreeMap<u32, u32>,
 }
 
 impl Group {
-    pub fn new(spec: &GroupSpec, log: usize, partitions: usize, output: Option<usize>) -> Self {
+    pub fn new(
+        spec: &GroupSpec,
+        log: usize,
+        partitions: usize,
+        output: Option<usize>,
+        dead_letter: Option<usize>,
+    ) -> Self {
         let members = (0..spec.members)
             .map(|i| Member::new(&spec.name, i))
             .collect();
@@ -171,6 +213,17 @@ impl Group {
             rebalancing: false,
             generation: 0,
             auto_commit_pending: false,
+            rebalance: spec.rebalance,
+            round: 0,
+            revoking: vec![false; partitions],
+            target: vec![None; partitions],
+            ordering: spec.ordering,
+            failures: spec.failures.clone(),
+            retry: spec.retry.clone(),
+            dead_letter,
+            dead_letters: Vec::new(),
+            dead_lettered: 0,
+            newest_version: BTreeMap::new(),
         }
     }
 
@@ -208,6 +261,57 @@ impl Group {
     }
 }
 
+impl Group {
+    /// Cooperative sticky assignment: a live owner keeps its partitions up to its fair
+    /// share; orphaned and surplus partitions go to the least loaded live members.
+    pub fn sticky_assign(&self) -> Vec<Option<MemberId>> {
+        let partitions = self.owner.len();
+        let live: Vec<MemberId> = (0..self.members.len() as MemberId)
+            .filter(|&m| self.members[m as usize].up)
+            .collect();
+        if live.is_empty() {
+            return vec![None; partitions];
+        }
+        let n = live.len();
+        let (floor, mut big_left) = (partitions / n, partitions % n);
+        let mut load: BTreeMap<MemberId, usize> = live.iter().map(|&m| (m, 0)).collect();
+        let mut out: Vec<Option<MemberId>> = vec![None; partitions];
+        // Keep up to `floor` each, then up to one more for the first members that ask.
+        for pass in 0..2 {
+            for (slot, owner) in out.iter_mut().zip(&self.owner) {
+                let Some(o) = owner.filter(|o| load.contains_key(o)) else {
+                    continue;
+                };
+                if slot.is_some() {
+                    continue;
+                }
+                let l = load[&o];
+                let keep = if pass == 0 {
+                    l < floor
+                } else {
+                    l == floor && big_left > 0
+                };
+                if keep {
+                    if pass == 1 {
+                        big_left -= 1;
+                    }
+                    *slot = Some(o);
+                    *load.get_mut(&o).expect("live") += 1;
+                }
+            }
+        }
+        for slot in out.iter_mut().filter(|s| s.is_none()) {
+            let (&m, _) = load
+                .iter()
+                .min_by_key(|(&m, &l)| (l, m))
+                .expect("live is not empty");
+            *slot = Some(m);
+            *load.get_mut(&m).expect("live") += 1;
+        }
+        out
+    }
+}
+
 impl Member {
     pub fn new(group: &str, index: u32) -> Self {
         Self {
@@ -233,6 +337,10 @@ pub struct PartitionView {
     pub owner: Option<MemberId>,
     /// Log end minus committed offset.
     pub lag: u64,
+    /// The attempt of a record retried in place: the partition is blocked behind it.
+    pub retrying: Option<u32>,
+    /// Its owner gives it up once the record in hand is committed (cooperative).
+    pub revoking: bool,
 }
 
 #[cfg(test)]
@@ -254,8 +362,30 @@ mod tests {
             transactional: false,
             sends_email: false,
             isolation: Default::default(),
+            rebalance: Default::default(),
+            ordering: Default::default(),
+            failures: Default::default(),
+            retry: Default::default(),
+            dead_letter: String::new(),
         };
-        Group::new(&spec, 0, 4, None)
+        Group::new(&spec, 0, 4, None, None)
+    }
+
+    #[test]
+    fn sticky_assignment_moves_only_what_balance_needs() {
+        // One member owned all four; a second joins: it takes two, the first keeps two.
+        let mut g = group(2, Assignment::Range);
+        g.owner = vec![Some(0); 4];
+        assert_eq!(g.sticky_assign(), [Some(0), Some(0), Some(1), Some(1)]);
+        // Three members, member 1 dies: its partitions go to the least loaded, the
+        // others stay where they were.
+        let mut g = group(3, Assignment::Range);
+        g.owner = vec![Some(0), Some(0), Some(1), Some(2)];
+        g.members[1].up = false;
+        assert_eq!(g.sticky_assign(), [Some(0), Some(0), Some(2), Some(2)]);
+        // Nobody up: nobody owns anything.
+        g.members.iter_mut().for_each(|m| m.up = false);
+        assert_eq!(g.sticky_assign(), [None; 4]);
     }
 
     #[test]

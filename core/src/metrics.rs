@@ -84,6 +84,11 @@ pub struct Counters {
     /// Of those, copies finished with no ack reaching the broker: acked on delivery, or
     /// forgotten by a broker crash while being processed (the rest are `acked`).
     pub done_without_ack: u64,
+    /// Group records retried in place, and given up on (sent to a dead-letter topic).
+    pub record_retries: u64,
+    pub records_dead_lettered: u64,
+    /// Keyed log effects that reached an aggregate after a newer version of their key.
+    pub records_out_of_order: u64,
 }
 
 /// One sample of the time series.

@@ -3,7 +3,8 @@
 //! written `#id`.
 
 use crate::scenario::{
-    AckMode, ArrivalProcess, CrashPoint, Flavour, Idempotency, Overflow, Poison, ProducerCrashPoint,
+    AckMode, ArrivalProcess, CrashPoint, Flavour, Idempotency, Overflow, Poison,
+    ProducerCrashPoint, Rebalance,
 };
 use crate::sim::Simulation;
 use crate::step::{
@@ -24,6 +25,15 @@ fn poison_text(p: Poison) -> &'static str {
         Poison::MalformedPayload => "its payload is malformed",
         Poison::UnknownSchemaVersion => "its schema version is unknown",
         Poison::UnauthorizedTenant => "its tenant is not authorised",
+    }
+}
+
+fn failure_text(f: Failure) -> &'static str {
+    match f {
+        Failure::Transient => "a transient error",
+        Failure::DependencyDown => "a dependency is down",
+        Failure::Poison(kind) => poison_text(kind),
+        Failure::BatchRolledBack => "another message in its batch failed",
     }
 }
 
@@ -533,8 +543,12 @@ pub fn describe(sim: &Simulation, fact: &Fact) -> String {
                 to.saturating_sub(1)
             )
         }
+        RebalanceStarted { group, members_up } if sim.group_rebalance(group) == Rebalance::Eager => format!(
+            "Group {} is rebalancing ({members_up} members up): every partition pauses and is revoked; work in progress can no longer commit.",
+            sim.group_name(group)
+        ),
         RebalanceStarted { group, members_up } => format!(
-            "Group {} is rebalancing ({members_up} members up): its partitions pause and move.",
+            "Group {} is rebalancing cooperatively ({members_up} members up): only partitions that move are revoked; the others keep flowing.",
             sim.group_name(group)
         ),
         PartitionAssigned { group, partition, member: Some(m), from_offset } => format!(
@@ -642,6 +656,53 @@ pub fn describe(sim: &Simulation, fact: &Fact) -> String {
         }
         EmailSent { group, member, msg, times } => format!(
             "{} sent the email for #{msg} again ({times} in all): the transaction does not cover an email.",
+            sim.member_name(group, member)
+        ),
+        PartitionRevoked { group, partition, member, finishing: Some(offset) } => format!(
+            "Partition {partition} is moving away from {}: it fetches nothing more there and lets go once it is done with offset {offset}.",
+            sim.member_name(group, member)
+        ),
+        PartitionRevoked { group, partition, member, finishing: None } => format!(
+            "Partition {partition} is moving away from {}, which holds no record of it.",
+            sim.member_name(group, member)
+        ),
+        PartitionReleased { group, partition, member, committed } => format!(
+            "{} let partition {partition} go with offset {committed} committed: its next owner starts there.",
+            sim.member_name(group, member)
+        ),
+        StaleWorkInProgress { group, partition, member, offset, again: true } => format!(
+            "{} is still processing offset {offset} of partition {partition}, fetched before the last rebalance or rewind: it can no longer commit it, so that record will be processed again.",
+            sim.member_name(group, member)
+        ),
+        StaleWorkInProgress { group, partition, member, offset, again: false } => format!(
+            "{} is still processing offset {offset} of partition {partition}, fetched before the last rebalance or rewind; its offset was already committed, so nobody processes it again.",
+            sim.member_name(group, member)
+        ),
+        RecordFailed { group, member, msg, offset, attempt, failure, .. } => format!(
+            "{}'s handler failed on #{msg} (offset {offset}, attempt {attempt}): {}; nothing of it was applied.",
+            sim.member_name(group, member),
+            failure_text(failure)
+        ),
+        RecordRetrying { group, member, partition, msg, attempt, retry_at_us, .. } => format!(
+            "{} will try #{msg} again in place (attempt {attempt}) at {}: partition {partition} waits behind it.",
+            sim.member_name(group, member),
+            secs(retry_at_us)
+        ),
+        RecordDeadLettered { group, partition, msg, attempts, reason, log, .. } => {
+            let why = match reason {
+                DeadLetterReason::Poison(kind) => format!("it can never succeed ({})", poison_text(kind)),
+                // A group only gives up on failed attempts; queue-only reasons never reach here.
+                _ => format!("it failed {attempts} attempts"),
+            };
+            let to = log.map_or(format!("{}'s dead-letter topic", sim.group_name(group)), |l| sim.log_name(l));
+            format!("Group {} gave up on #{msg}: {why}. It went to {to} and partition {partition} moves on.", sim.group_name(group))
+        }
+        RecordEffectRefused { group, member, msg, key, .. } => format!(
+            "{} refused #{msg}: account {key} has too little balance, so nothing changed.",
+            sim.member_name(group, member)
+        ),
+        RecordStaleIgnored { group, member, msg, key, version, current } => format!(
+            "{} ignored #{msg}: version {version} of key {key} is not newer than the applied version {current}.",
             sim.member_name(group, member)
         ),
     }

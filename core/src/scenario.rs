@@ -800,6 +800,46 @@ pub struct LogSpec {
     /// Most records kept per partition; older ones expire first.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retention_records: Option<u64>,
+    /// What the partitioner hashes: the record's key (its aggregate, e.g. an account),
+    /// or the message id (spreads load, but one key's records land in several partitions).
+    #[serde(default, skip_serializing_if = "PartitionKey::is_key")]
+    pub partition_by: PartitionKey,
+}
+
+/// What a log's partitioner hashes to choose a record's partition.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PartitionKey {
+    /// The record's key: one key, one partition, one order.
+    #[default]
+    Key,
+    /// The message id: records of one key spread over partitions and lose their order.
+    MessageId,
+}
+
+impl PartitionKey {
+    fn is_key(&self) -> bool {
+        *self == PartitionKey::Key
+    }
+}
+
+/// How a group hands partitions over when its membership changes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Rebalance {
+    /// Incremental (Kafka's cooperative sticky assignor, KIP-429): only partitions that
+    /// move are revoked, their owner finishes and commits first, the others keep flowing.
+    #[default]
+    Cooperative,
+    /// Stop the world: every partition is revoked at once and work in progress can no
+    /// longer commit, so it is done again by the partition's next owner.
+    Eager,
+}
+
+impl Rebalance {
+    fn is_cooperative(&self) -> bool {
+        *self == Rebalance::Cooperative
+    }
 }
 
 /// A consumer group: its members share the log's partitions, one owner per partition.
@@ -831,6 +871,22 @@ pub struct GroupSpec {
     /// Whether this group sees output of transactions that are still open or aborted.
     #[serde(default, skip_serializing_if = "Isolation::is_uncommitted")]
     pub isolation: Isolation,
+    /// How partitions move when membership changes.
+    #[serde(default, skip_serializing_if = "Rebalance::is_cooperative")]
+    pub rebalance: Rebalance,
+    /// How the handler treats per-key versions (`none` or `ignore_stale` on a log).
+    #[serde(default, skip_serializing_if = "Ordering::is_none")]
+    pub ordering: Ordering,
+    /// How the handler fails, apart from poison records (which always fail).
+    #[serde(default, skip_serializing_if = "Failures::is_default")]
+    pub failures: Failures,
+    /// Attempts in place (the partition waits) before a record is dead-lettered.
+    #[serde(default, skip_serializing_if = "RetryPolicy::is_default")]
+    pub retry: RetryPolicy,
+    /// The log a failed record is sent to (a retry or dead-letter topic another group may
+    /// read); empty: the group's own built-in dead-letter topic.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub dead_letter: String,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -1458,6 +1514,39 @@ impl Scenario {
                 return Err(err(
                     f("transactional"),
                     "needs an output log and commit after_processing",
+                ));
+            }
+            self.validate_group_failures(i, g)?;
+        }
+        Ok(())
+    }
+
+    /// A group's failure model: ordering, failures, retries, dead-letter log.
+    fn validate_group_failures(&self, i: usize, g: &GroupSpec) -> Result<(), ScenarioError> {
+        use limits::*;
+        let f = |name: &str| format!("groups[{i}].{name}");
+        if !matches!(g.ordering, Ordering::None | Ordering::IgnoreStale) {
+            // A partition already delivers one key in order; a gap means another partition
+            // or a lost record, which a blocked partition would wait for without end.
+            return Err(err(f("ordering"), "a group supports none or ignore_stale"));
+        }
+        check_range(&f("failures.transient_p"), g.failures.transient_p, 0.0, 1.0)?;
+        check_len(&f("failures.outages"), &g.failures.outages, OUTAGES_MAX)?;
+        for (k, o) in g.failures.outages.iter().enumerate() {
+            let at = |name: &str| f(&format!("failures.outages[{k}].{name}"));
+            check_range(&at("from_s"), o.from_s, 0.0, TIME_S_MAX)?;
+            check_range(&at("until_s"), o.until_s, o.from_s, TIME_S_MAX)?;
+        }
+        validate_retry(&f("retry"), &g.retry)?;
+        if !g.dead_letter.is_empty() {
+            if self.log_index(&g.dead_letter).is_none() {
+                let msg = format!("there is no log {:?}", g.dead_letter);
+                return Err(err(f("dead_letter"), msg));
+            }
+            if g.dead_letter == g.log {
+                return Err(err(
+                    f("dead_letter"),
+                    "a group cannot dead-letter to its own log",
                 ));
             }
         }

@@ -675,6 +675,84 @@ pub enum Fact {
         consumer: ConsumerId,
         times: u32,
     },
+
+    // --- consumer groups: cooperative rebalancing and the failure model ---------------------
+    /// Cooperative rebalance: the partition moves, so its owner fetches nothing more from
+    /// it; `finishing` is the offset it still processes and will commit before letting go.
+    PartitionRevoked {
+        group: GroupId,
+        partition: u32,
+        member: MemberId,
+        finishing: Option<u64>,
+    },
+    /// The old owner let the partition go with `committed` as its committed offset.
+    PartitionReleased {
+        group: GroupId,
+        partition: u32,
+        member: MemberId,
+        committed: u64,
+    },
+    /// Eager rebalance: `member` still processes `offset`, fetched before the rebalance; it
+    /// can no longer commit it, so the new owner processes it `again` (unless committed
+    /// before processing).
+    StaleWorkInProgress {
+        group: GroupId,
+        partition: u32,
+        member: MemberId,
+        offset: u64,
+        again: bool,
+    },
+    /// Attempt `attempt` of the record's handler failed; nothing of it was applied.
+    RecordFailed {
+        group: GroupId,
+        member: MemberId,
+        partition: u32,
+        offset: u64,
+        msg: MsgId,
+        attempt: Attempt,
+        failure: Failure,
+    },
+    /// The record is retried in place: attempt `attempt` starts at `retry_at_us`, and the
+    /// partition waits behind it until then.
+    RecordRetrying {
+        group: GroupId,
+        member: MemberId,
+        partition: u32,
+        offset: u64,
+        msg: MsgId,
+        attempt: Attempt,
+        retry_at_us: Micros,
+    },
+    /// The group gave up on the record after `attempts` attempts: it went to `log` (a
+    /// retry or dead-letter topic), or the group's built-in dead-letter topic when none;
+    /// the partition moves on.
+    RecordDeadLettered {
+        group: GroupId,
+        partition: u32,
+        offset: u64,
+        msg: MsgId,
+        attempts: Attempt,
+        reason: DeadLetterReason,
+        log: Option<LogId>,
+    },
+    /// A business rule refused the record's effect (a withdrawal larger than the balance).
+    RecordEffectRefused {
+        group: GroupId,
+        member: MemberId,
+        partition: u32,
+        offset: u64,
+        msg: MsgId,
+        key: u32,
+    },
+    /// ignore_stale: the record's version is not newer than the applied one; skipped.
+    RecordStaleIgnored {
+        group: GroupId,
+        member: MemberId,
+        msg: MsgId,
+        key: u32,
+        version: u32,
+        current: u32,
+    },
 }
 
 /// A setting and its new value, in whole units so that facts stay exact and hashable.
@@ -785,7 +863,12 @@ impl Fact {
             | GapSkipped { msg, .. }
             | OutboxRetryScheduled { msg, .. }
             | OutboxRowParked { msg, .. }
-            | ConsumerEmailSent { msg, .. } => Some(msg),
+            | ConsumerEmailSent { msg, .. }
+            | RecordFailed { msg, .. }
+            | RecordRetrying { msg, .. }
+            | RecordDeadLettered { msg, .. }
+            | RecordEffectRefused { msg, .. }
+            | RecordStaleIgnored { msg, .. } => Some(msg),
             RequestRefused { .. }
             | ProducerCrashArmed { .. }
             | ProducerCrashed { .. }
@@ -816,7 +899,10 @@ impl Fact {
             | ConsumerStopping { .. }
             | ConsumerStopped { .. }
             | AckModeSwitched { .. }
-            | FixDeployed { .. } => None,
+            | FixDeployed { .. }
+            | PartitionRevoked { .. }
+            | PartitionReleased { .. }
+            | StaleWorkInProgress { .. } => None,
         }
     }
 }

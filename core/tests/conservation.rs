@@ -397,6 +397,7 @@ fn group() -> impl Strategy<Value = GroupSpec> {
             any::<bool>(),
             any::<bool>(),
         ),
+        log_failures(),
     )
         .prop_map(
             |(
@@ -406,8 +407,15 @@ fn group() -> impl Strategy<Value = GroupSpec> {
                 rebalance_s,
                 idempotency,
                 (reads_out, writes, txn, email, rc),
+                (rebalance, ordering, failures, retry, dead_letter),
             )| {
                 let writes = writes && !reads_out;
+                // A group reading "out" dead-letters to its built-in topic.
+                let dead_letter = if dead_letter && !reads_out {
+                    "out".into()
+                } else {
+                    String::new()
+                };
                 GroupSpec {
                     name: "g".into(),
                     log: if reads_out {
@@ -429,7 +437,50 @@ fn group() -> impl Strategy<Value = GroupSpec> {
                     } else {
                         Isolation::ReadUncommitted
                     },
+                    rebalance,
+                    ordering,
+                    failures,
+                    retry,
+                    dead_letter,
                 }
+            },
+        )
+}
+
+/// A group's protocol and failure model: eager or cooperative, stale versions ignored or
+/// not, transient failures and an outage, retries in place, a dead-letter log or not.
+fn log_failures() -> impl Strategy<Value = (Rebalance, Ordering, Failures, RetryPolicy, bool)> {
+    (
+        prop_oneof![Just(Rebalance::Cooperative), Just(Rebalance::Eager)],
+        prop_oneof![Just(Ordering::None), Just(Ordering::IgnoreStale)],
+        prop_oneof![Just(0.0f64), 0.0f64..0.5],
+        prop::option::of((0.0f64..30.0, 0.0f64..10.0)),
+        (
+            1u32..5,
+            0.0f64..2.0,
+            prop_oneof![Just(Jitter::None), Just(Jitter::Full), Just(Jitter::Equal)],
+        ),
+        any::<bool>(),
+    )
+        .prop_map(
+            |(rebalance, ordering, transient_p, outage, (max_attempts, base, jitter), dlt)| {
+                let failures = Failures {
+                    transient_p,
+                    outages: outage
+                        .map(|(from_s, len)| Outage {
+                            from_s,
+                            until_s: from_s + len,
+                        })
+                        .into_iter()
+                        .collect(),
+                };
+                let retry = RetryPolicy {
+                    max_attempts,
+                    backoff_base_s: base,
+                    backoff_cap_s: base * 4.0,
+                    jitter,
+                };
+                (rebalance, ordering, failures, retry, dlt)
             },
         )
 }
@@ -457,7 +508,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
             0..5,
         ),
         prop::option::of((
-            1u32..5,
+            (1u32..5, any::<bool>()),
             prop::option::of(1.0f64..20.0),
             prop::option::of(1u64..30),
             prop::collection::vec(group(), 1..3),
@@ -507,7 +558,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                     }
                 }
                 let (logs, groups) = match log {
-                    Some((partitions, retention_s, retention_records, groups)) => {
+                    Some(((partitions, by_id), retention_s, retention_records, groups)) => {
                         // The last producer writes to the log.
                         producers.last_mut().expect("at least one producer").target = "log".into();
                         let log = LogSpec {
@@ -515,12 +566,18 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                             partitions,
                             retention_s,
                             retention_records,
+                            partition_by: if by_id {
+                                PartitionKey::MessageId
+                            } else {
+                                PartitionKey::Key
+                            },
                         };
                         let out = LogSpec {
                             name: "out".into(),
                             partitions: 2,
                             retention_s: None,
                             retention_records: None,
+                            partition_by: PartitionKey::Key,
                         };
                         (vec![log, out], groups)
                     }

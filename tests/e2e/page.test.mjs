@@ -1136,11 +1136,12 @@ test('a member crash: the logs panel and the member cards say the group is rebal
   assert.match(await lab.text('group-0-member-0-state'), /^ledger-1: up · .* · owns P0, P1$/);
   await lab.click('group-0-member-0-crash');
   await lab.page.getByTestId('group-0-rebalancing').waitFor({ state: 'visible' });
-  assert.match(await lab.text('group-0-rebalancing'), /paused/);
+  // Cooperative rebalancing (the default): the survivor keeps its partitions flowing.
+  assert.match(await lab.text('group-0-rebalancing'), /cooperatively/);
   assert.match(await lab.text('group-0-member-0-state'), /^ledger-1: crashed · restarts in/);
-  assert.equal(await lab.text('group-0-member-1-state'), 'ledger-2: rebalancing · paused');
-  assert.equal(await lab.text('member-0-1-state'), 'rebalancing · paused');
-  assert.match(await lab.page.getByTestId('member-0-1').getAttribute('class'), /\brebalancing\b/);
+  assert.match(await lab.text('group-0-member-1-state'), /^ledger-2: up · .* · owns P2, P3$/);
+  assert.match(await lab.text('member-0-1-state'), /^up · .* · owns P2, P3$/);
+  assert.doesNotMatch(await lab.page.getByTestId('member-0-1').getAttribute('class'), /\brebalancing\b/);
   await lab.page.getByTestId('topology').screenshot({ path: path.join(SHOTS, '30-topology-logs.png') });
 });
 

@@ -441,7 +441,9 @@ impl Simulation {
         let (msg, queue) = (c.msg, c.queue);
         let consumer = c.holder.expect("a delivered copy has a holder");
         if self.extends_lease(copy, attempt, consumer) {
-            let until = self.now_us.saturating_add(self.queues[queue as usize].lease_us);
+            let until = self
+                .now_us
+                .saturating_add(self.queues[queue as usize].lease_us);
             self.copies[copy as usize].lease_until_us = Some(until);
             self.events.schedule_in_lane(
                 lease_lane(queue),

@@ -6,7 +6,9 @@ use super::Simulation;
 use crate::engine::Event;
 use crate::log::{Member, Record, RecordStatus, Work};
 use crate::message::PublishFate;
-use crate::scenario::{CommitMode, Idempotency, MemberCrashPoint, ServiceTime};
+use crate::scenario::{
+    CommitMode, Idempotency, MemberCrashPoint, Ordering, Rebalance, ServiceTime,
+};
 use crate::step::{Fact, GroupId, MemberId, MsgId, ProducerId, SkipReason, Trigger};
 use crate::time::{secs_to_us, Micros};
 
@@ -29,11 +31,16 @@ impl Simulation {
     }
 
     /// Appends one record (key → partition, keyless round robin); returns where it went.
-    fn append_record(&mut self, l: usize, msg: MsgId, status: RecordStatus) -> (u32, u64) {
+    pub(super) fn append_record(
+        &mut self,
+        l: usize,
+        msg: MsgId,
+        status: RecordStatus,
+    ) -> (u32, u64) {
         let key = self.messages[msg as usize].key;
         let log = &mut self.logs[l];
-        let partition = match key {
-            Some(k) => log.partition_of(k),
+        let partition = match log.partition_for(key, msg) {
+            Some(p) => p,
             None => {
                 let p = log.next_keyless % log.partitions.len() as u32;
                 log.next_keyless = log.next_keyless.wrapping_add(1);
@@ -58,7 +65,7 @@ impl Simulation {
     }
 
     /// Something changed in log `l`: retention, then every group reading it looks again.
-    fn log_changed(&mut self, l: usize) {
+    pub(super) fn log_changed(&mut self, l: usize) {
         self.apply_retention(l);
         for g in 0..self.groups.len() {
             if self.groups[g].log == l {
@@ -163,7 +170,9 @@ impl Simulation {
     /// Idle members start on their partitions' next records.
     pub(super) fn pump_group(&mut self, g: GroupId) {
         let group = &self.groups[g as usize];
-        if group.rebalancing || !self.broker_up {
+        // Eager rebalancing stops the world; a cooperative one only stops moving partitions.
+        let paused = group.rebalancing && group.rebalance == Rebalance::Eager;
+        if paused || !self.broker_up {
             return;
         }
         // Retention is applied whenever the log is touched, so nothing expired is fetched.
@@ -189,9 +198,12 @@ impl Simulation {
                 part.get(group.position[p])
                     .is_some_and(|r| !group.read_committed || r.status == RecordStatus::Committed)
             };
-            let next = (0..n)
-                .map(|i| (start + i) % n)
-                .find(|&p| group.owner[p] == Some(m as MemberId) && !group.busy[p] && visible(p));
+            let next = (0..n).map(|i| (start + i) % n).find(|&p| {
+                group.owner[p] == Some(m as MemberId)
+                    && !group.busy[p]
+                    && !group.revoking[p]
+                    && visible(p)
+            });
             if let Some(p) = next {
                 self.groups[g as usize].members[m].next_partition = p + 1;
                 self.start_record(g, m as MemberId, p as u32);
@@ -256,6 +268,7 @@ impl Simulation {
             offset,
             msg,
             generation,
+            attempt: 1,
         });
         let incarnation = member.incarnation;
         let took_s = match service {
@@ -293,37 +306,127 @@ impl Simulation {
         }
     }
 
-    pub(super) fn record_done(&mut self, g: GroupId, m: MemberId, p: u32, offset: u64) {
-        let table = self.group_table(g);
+    /// A member finished an attempt at a record: it failed, or its effect (or a stated
+    /// skip) happened; then the partition moves on, unless the record is retried in place.
+    pub(super) fn record_done(&mut self, g: GroupId, m: MemberId, _p: u32, _offset: u64) {
         let group = &mut self.groups[g as usize];
         let work = group.members[m as usize]
             .working
             .take()
             .expect("a live RecordDone has work");
-        let (msg, current) = (work.msg, work.generation == group.generation);
-        let idempotency = group.idempotency;
-        let producer = self.messages[msg as usize].producer;
+        let current = work.generation == group.generation;
+        match self.record_failure(g, work.msg) {
+            Some(failure) => self.record_failed(g, m, work, current, failure),
+            None => {
+                self.handle_record(g, m, work);
+                self.write_outputs(g, m, work.msg, current);
+                self.finish_record(g, m, work, current);
+            }
+        }
+        self.pump_group(g);
+    }
+
+    /// The handler's transaction: duplicate check, stale version, then the effect on the
+    /// aggregate (a business rule may refuse it).
+    fn handle_record(&mut self, g: GroupId, m: MemberId, work: Work) {
+        let table = self.group_table(g);
+        let (msg, p, offset) = (work.msg, work.partition, work.offset);
+        let group = &self.groups[g as usize];
+        let (idempotency, ordering) = (group.idempotency, group.ordering);
+        let message = &self.messages[msg as usize];
+        let (producer, op, key, version) =
+            (message.producer, message.op, message.key, message.version);
         let tables = &mut self.tables[table];
         let duplicate = match idempotency {
             Idempotency::None => false,
-            Idempotency::CheckThenInsert => !tables.processed.insert(msg),
-            Idempotency::Inbox => !tables.inbox.insert((producer, msg)),
-        };
-        let applied = if duplicate {
-            self.counters.duplicates_skipped += 1;
-            0
-        } else {
-            self.count_effect(table, msg)
+            Idempotency::CheckThenInsert => tables.processed.contains(&msg),
+            Idempotency::Inbox => tables.inbox.contains(&(producer, msg)),
         };
         self.counters.records_processed += 1;
-        self.facts.push(Fact::RecordProcessed {
+        let processed = |applied| Fact::RecordProcessed {
             group: g,
             member: m,
             partition: p,
             offset,
             msg,
             applied,
-        });
+        };
+        if duplicate {
+            self.counters.duplicates_skipped += 1;
+            self.facts.push(processed(0));
+            return;
+        }
+        if let (Some(k), Ordering::IgnoreStale) = (key, ordering) {
+            let current = tables.aggregate(k).version;
+            if version <= current {
+                self.counters.stale_ignored += 1;
+                self.facts.push(Fact::RecordStaleIgnored {
+                    group: g,
+                    member: m,
+                    msg,
+                    key: k,
+                    version,
+                    current,
+                });
+                return;
+            }
+        }
+        // One transaction: the idempotency mark, the effect and the aggregate's version.
+        match idempotency {
+            Idempotency::None => {}
+            Idempotency::CheckThenInsert => {
+                tables.processed.insert(msg);
+            }
+            Idempotency::Inbox => {
+                tables.inbox.insert((producer, msg));
+            }
+        }
+        let mut agg = key.map(|k| tables.aggregate(k)).unwrap_or_default();
+        let ok = super::processing::apply(&mut agg, op);
+        // A refused operation changes nothing, its version included.
+        if let (Some(k), true) = (key, ok) {
+            agg.version = if ordering == Ordering::None {
+                version
+            } else {
+                agg.version.max(version)
+            };
+            tables.aggregates.insert(k, agg);
+        }
+        if let Some(k) = key {
+            self.note_key_order(g, k, version);
+        }
+        if !ok {
+            self.counters.effects_refused += 1;
+            self.facts.push(Fact::RecordEffectRefused {
+                group: g,
+                member: m,
+                partition: p,
+                offset,
+                msg,
+                key: key.unwrap_or(0),
+            });
+            return;
+        }
+        let applied = self.count_effect(table, msg);
+        self.facts.push(processed(applied));
+    }
+
+    /// Per-key order on a log: an effect reaching a key after a newer version of it.
+    fn note_key_order(&mut self, g: GroupId, key: u32, version: u32) {
+        let newest = self.groups[g as usize]
+            .newest_version
+            .entry(key)
+            .or_insert(0);
+        if version < *newest {
+            self.counters.records_out_of_order += 1;
+        } else {
+            *newest = version;
+        }
+    }
+
+    /// Effects outside the database: an email, and read-process-write output records.
+    fn write_outputs(&mut self, g: GroupId, m: MemberId, msg: MsgId, current: bool) {
+        let table = self.group_table(g);
         let group = &self.groups[g as usize];
         if group.sends_email {
             let times = self.tables[table].record_email(msg);
@@ -365,33 +468,45 @@ impl Simulation {
                 self.log_changed(out);
             }
         }
-        if current {
-            let group = &mut self.groups[g as usize];
-            group.busy[p as usize] = false;
-            group.done_upto[p as usize] = group.done_upto[p as usize].max(offset + 1);
-            if let Some(armed) = group.members[m as usize]
-                .armed
-                .filter(|a| a.point == MemberCrashPoint::AfterProcessBeforeCommit)
-            {
-                group.members[m as usize].armed = None;
-                self.crash_member(g, m, armed.restart_after_us, armed.point, armed.trigger);
-                return;
-            }
-            if group.commit == CommitMode::AfterProcessing {
-                // Never backwards: retention may have moved the log start past this record.
-                group.committed[p as usize] = group.committed[p as usize].max(offset + 1);
-                self.counters.offsets_committed += 1;
-                let offset = group.committed[p as usize];
-                self.facts.push(Fact::OffsetCommitted {
-                    group: g,
-                    partition: p,
-                    offset,
-                });
-                // The output records and this offset commit together.
-                self.end_transaction(g, m, true);
-            }
+    }
+
+    /// The record is finished (done, skipped or dead-lettered): the partition moves on, the
+    /// offset is committed as the group's commit mode says, and a partition being revoked
+    /// is let go. Work fetched before a rebalance or rewind moves nothing.
+    pub(super) fn finish_record(&mut self, g: GroupId, m: MemberId, work: Work, current: bool) {
+        if !current {
+            return;
         }
-        self.pump_group(g);
+        let (p, offset) = (work.partition, work.offset);
+        let group = &mut self.groups[g as usize];
+        group.busy[p as usize] = false;
+        group.position[p as usize] = group.position[p as usize].max(offset + 1);
+        group.done_upto[p as usize] = group.done_upto[p as usize].max(offset + 1);
+        if let Some(armed) = group.members[m as usize]
+            .armed
+            .filter(|a| a.point == MemberCrashPoint::AfterProcessBeforeCommit)
+        {
+            group.members[m as usize].armed = None;
+            self.crash_member(g, m, armed.restart_after_us, armed.point, armed.trigger);
+            return;
+        }
+        if group.commit == CommitMode::AfterProcessing {
+            // Never backwards: retention may have moved the log start past this record.
+            group.committed[p as usize] = group.committed[p as usize].max(offset + 1);
+            self.counters.offsets_committed += 1;
+            let offset = group.committed[p as usize];
+            self.facts.push(Fact::OffsetCommitted {
+                group: g,
+                partition: p,
+                offset,
+            });
+            // The output records and this offset commit together.
+            self.end_transaction(g, m, true);
+        }
+        let group = &self.groups[g as usize];
+        if group.revoking[p as usize] && group.owner[p as usize] == Some(m) {
+            self.release_partition(g, p, m);
+        }
     }
 
     /// Auto-commit: the current position of every partition becomes the committed offset,
@@ -402,18 +517,27 @@ impl Simulation {
         let CommitMode::Auto { every_s } = group.commit else {
             return;
         };
-        if group.rebalancing {
+        if group.rebalancing && group.rebalance == Rebalance::Eager {
             return;
         }
         let mut more = false;
         for p in 0..group.position.len() {
-            if group.owner[p].is_some() && group.position[p] > group.committed[p] {
-                group.committed[p] = group.position[p];
+            // A record retried in place was sought back to: the position is that record.
+            let retrying = group
+                .members
+                .iter()
+                .filter_map(|m| m.working)
+                .find(|w| w.partition as usize == p && w.attempt > 1)
+                .filter(|w| w.generation == group.generation)
+                .map(|w| w.offset);
+            let position = retrying.map_or(group.position[p], |o| o.max(group.committed[p]));
+            if group.owner[p].is_some() && position > group.committed[p] {
+                group.committed[p] = position;
                 self.counters.offsets_committed += 1;
                 self.facts.push(Fact::OffsetCommitted {
                     group: g,
                     partition: p as u32,
-                    offset: group.position[p],
+                    offset: position,
                 });
             }
             more |= group.busy[p];
@@ -445,6 +569,7 @@ impl Simulation {
         member.restart_at_us = restart_at_us;
         let incarnation = member.incarnation;
         self.counters.member_crashes += 1;
+        self.orphan_partitions(g, m);
         self.end_transaction(g, m, false);
         self.facts.push(Fact::MemberCrashed {
             group: g,
@@ -464,64 +589,6 @@ impl Simulation {
             );
         }
         self.start_rebalance(g);
-    }
-
-    /// Membership changed: every partition is revoked and the group pauses.
-    pub(super) fn start_rebalance(&mut self, g: GroupId) {
-        let group = &mut self.groups[g as usize];
-        group.generation += 1;
-        group.rebalancing = true;
-        group.owner.iter_mut().for_each(|o| *o = None);
-        group.busy.iter_mut().for_each(|b| *b = false);
-        let members_up = group.members.iter().filter(|m| m.up).count() as u32;
-        let generation = group.generation;
-        self.counters.rebalances += 1;
-        self.facts.push(Fact::RebalanceStarted {
-            group: g,
-            members_up,
-        });
-        let at = self.now_us.saturating_add(group.rebalance_us);
-        self.events.schedule(
-            at,
-            Event::RebalanceDone {
-                group: g,
-                generation,
-            },
-        );
-    }
-
-    /// The rebalance completes: partitions go to live members and every partition resumes
-    /// from its committed offset (re-reading what was processed but not committed).
-    pub(super) fn rebalance_done(&mut self, g: GroupId) {
-        let partitions = self.logs[self.groups[g as usize].log].partitions.len() as u32;
-        let group = &mut self.groups[g as usize];
-        group.rebalancing = false;
-        let owners = group.assign(partitions);
-        for (p, owner) in owners.into_iter().enumerate() {
-            let group = &mut self.groups[g as usize];
-            group.owner[p] = owner;
-            let (committed, done) = (group.committed[p], group.done_upto[p]);
-            if committed > done {
-                self.counters.records_skipped += committed - done;
-                self.facts.push(Fact::RecordsSkipped {
-                    group: g,
-                    partition: p as u32,
-                    from: done,
-                    to: committed,
-                    why: SkipReason::CommittedBeforeProcessing,
-                });
-            }
-            let group = &mut self.groups[g as usize];
-            group.position[p] = committed;
-            group.done_upto[p] = committed;
-            self.facts.push(Fact::PartitionAssigned {
-                group: g,
-                partition: p as u32,
-                member: owner,
-                from_offset: committed,
-            });
-        }
-        self.pump_group(g);
     }
 
     pub(super) fn add_member(&mut self, g: GroupId, trigger: Trigger) {
@@ -576,6 +643,13 @@ impl Simulation {
             to_offset: to,
             trigger,
         });
+        // Work in progress no longer commits, so a partition being revoked goes now.
+        for p in 0..self.groups[g as usize].owner.len() {
+            let group = &self.groups[g as usize];
+            if let (true, Some(owner)) = (group.revoking[p], group.owner[p]) {
+                self.release_partition(g, p as u32, owner);
+            }
+        }
         self.pump_group(g);
     }
 }

@@ -9,9 +9,11 @@
 
 mod delivery;
 mod faults;
+mod log_failures;
 mod logs;
 mod processing;
 mod publishing;
+mod rebalance;
 mod settings;
 mod views;
 
@@ -200,7 +202,9 @@ impl Simulation {
                 let partitions = logs[l].partitions.len();
                 let output = (!spec.output.is_empty())
                     .then(|| scenario.log_index(&spec.output).expect("validated"));
-                let mut g = Group::new(spec, l, partitions, output);
+                let dead_letter = (!spec.dead_letter.is_empty())
+                    .then(|| scenario.log_index(&spec.dead_letter).expect("validated"));
+                let mut g = Group::new(spec, l, partitions, output, dead_letter);
                 // The group starts with its partitions already assigned.
                 g.owner = g.assign(partitions as u32);
                 g
@@ -622,7 +626,7 @@ impl Simulation {
             } => self.groups[group as usize].members[member as usize].incarnation == incarnation,
             Event::RebalanceDone { group, generation } => {
                 let g = &self.groups[group as usize];
-                g.rebalancing && g.generation == generation
+                g.rebalancing && g.round == generation
             }
             Event::RestartMember {
                 group,
@@ -954,6 +958,14 @@ impl Simulation {
                 position: group.position[p],
                 owner: group.owner[p],
                 lag: part.end().saturating_sub(group.committed[p]),
+                retrying: group
+                    .members
+                    .iter()
+                    .filter_map(|m| m.working)
+                    .find(|w| w.partition as usize == p && w.attempt > 1)
+                    .filter(|w| w.generation == group.generation)
+                    .map(|w| w.attempt),
+                revoking: group.revoking[p],
             })
             .collect()
     }

@@ -546,7 +546,7 @@ impl Simulation {
             copy,
             consumer,
             ready_at_us,
-            gives_up_at_us: since + timeout,
+            gives_up_at_us: since.saturating_add(timeout),
         });
     }
 
@@ -561,7 +561,7 @@ impl Simulation {
 }
 
 /// Applies an operation to an aggregate; `false` if a business rule refuses it.
-fn apply(agg: &mut Aggregate, op: Op) -> bool {
+pub(super) fn apply(agg: &mut Aggregate, op: Op) -> bool {
     match op {
         Op::Increment => agg.count += 1,
         Op::SetStatus => agg.status_done = true,

@@ -368,7 +368,7 @@ impl Simulation {
         }
         let exponent = row.failures.saturating_sub(1).min(30) as i32;
         let delay_s = (relay_poll_s * 2f64.powi(exponent)).min(RELAY_BACKOFF_CAP_S);
-        let ready_at_us = self.now_us + secs_to_us(delay_s);
+        let ready_at_us = self.now_us.saturating_add(secs_to_us(delay_s));
         row.not_before_us = ready_at_us;
         self.facts.push(Fact::OutboxRetryScheduled {
             producer,

@@ -38,7 +38,8 @@ pub struct MemberView {
     pub restart_at_us: Option<Micros>,
     /// The record it is processing: (partition, offset).
     pub working: Option<(u32, u64)>,
-    /// Partitions it owns now (none while the group rebalances).
+    /// Partitions it owns now (none during an eager rebalance; during a cooperative one it
+    /// keeps those that do not move).
     pub partitions: Vec<u32>,
 }
 
@@ -95,7 +96,26 @@ impl Simulation {
             .flat_map(|p| p.outbox.iter().copied())
     }
 
-    /// Whether group `g` is rebalancing (its partitions are paused).
+    /// How group `g` rebalances (cooperative when there is no such group).
+    pub fn group_rebalance(&self, g: u32) -> crate::scenario::Rebalance {
+        self.groups
+            .get(g as usize)
+            .map_or(Default::default(), |x| x.rebalance)
+    }
+
+    /// The group's built-in dead-letter topic: messages it gave up on, in order.
+    pub fn group_dead_letters(&self, g: u32) -> &[crate::step::MsgId] {
+        self.groups
+            .get(g as usize)
+            .map_or(&[], |x| x.dead_letters.as_slice())
+    }
+
+    /// How many records group `g` gave up on (sent to its dead-letter topic or log).
+    pub fn group_dead_lettered(&self, g: u32) -> u64 {
+        self.groups.get(g as usize).map_or(0, |x| x.dead_lettered)
+    }
+
+    /// Whether group `g` is rebalancing (eager: all its partitions are paused).
     pub fn group_rebalancing(&self, g: u32) -> bool {
         self.groups.get(g as usize).is_some_and(|x| x.rebalancing)
     }

@@ -1,0 +1,155 @@
+//! The failure model of consumer groups, as Kafka users build it (Spring Kafka's
+//! `DefaultErrorHandler` and `DeadLetterPublishingRecoverer`): a failed record is retried
+//! in place with backoff while its partition waits behind it; after the attempts, or at
+//! once for a poison record, it goes to a dead-letter (or retry) topic and the partition
+//! moves on. Nothing of a failed attempt is applied.
+
+use super::Simulation;
+use crate::engine::Event;
+use crate::log::{RecordStatus, Work};
+use crate::scenario::{Jitter, ServiceTime};
+use crate::step::{DeadLetterReason, Fact, Failure, GroupId, MemberId, MsgId};
+use crate::time::{secs_to_us, Micros};
+
+impl Simulation {
+    /// Whether this attempt fails: poison always; a dependency outage; or a transient
+    /// error with the group's probability.
+    pub(super) fn record_failure(&mut self, g: GroupId, msg: MsgId) -> Option<Failure> {
+        if let Some(poison) = self.messages[msg as usize].poison {
+            return Some(Failure::Poison(poison));
+        }
+        let failures = &self.groups[g as usize].failures;
+        let now_s = self.now_us as f64 / 1e6;
+        if failures
+            .outages
+            .iter()
+            .any(|o| o.from_s <= now_s && now_s < o.until_s)
+        {
+            return Some(Failure::DependencyDown);
+        }
+        let p = failures.transient_p;
+        if p > 0.0 && self.rng.uniform() < p {
+            return Some(Failure::Transient);
+        }
+        None
+    }
+
+    /// An attempt failed: dead-letter (poison, or the last attempt), let a partition being
+    /// revoked go uncommitted (its next owner tries again), or retry in place.
+    pub(super) fn record_failed(
+        &mut self,
+        g: GroupId,
+        m: MemberId,
+        work: Work,
+        current: bool,
+        failure: Failure,
+    ) {
+        self.counters.handler_failures += 1;
+        self.facts.push(Fact::RecordFailed {
+            group: g,
+            member: m,
+            partition: work.partition,
+            offset: work.offset,
+            msg: work.msg,
+            attempt: work.attempt,
+            failure,
+        });
+        if !current {
+            return; // fetched before a rebalance or rewind: the group has moved on
+        }
+        let group = &self.groups[g as usize];
+        let reason = match failure {
+            Failure::Poison(kind) => Some(DeadLetterReason::Poison(kind)),
+            _ if work.attempt >= group.retry.max_attempts => {
+                Some(DeadLetterReason::RetriesExhausted)
+            }
+            _ => None,
+        };
+        if let Some(reason) = reason {
+            self.dead_letter_record(g, work, reason);
+            self.finish_record(g, m, work, true);
+        } else if group.revoking[work.partition as usize] {
+            self.release_partition(g, work.partition, m);
+        } else {
+            self.retry_in_place(g, m, work);
+        }
+    }
+
+    /// The member keeps the record and tries again after a backoff; the partition (and
+    /// the member) wait. An auto-commit meanwhile stops at this record (see `auto_commit`).
+    fn retry_in_place(&mut self, g: GroupId, m: MemberId, work: Work) {
+        let delay_us = self.record_backoff_us(g, work.attempt);
+        let retry_at_us = self.now_us.saturating_add(delay_us);
+        let group = &mut self.groups[g as usize];
+        let next = Work {
+            attempt: work.attempt + 1,
+            ..work
+        };
+        let member = &mut group.members[m as usize];
+        member.working = Some(next);
+        let incarnation = member.incarnation;
+        let took_s = match group.service {
+            ServiceTime::Fixed { seconds } => seconds,
+            ServiceTime::Exponential { mean_s } => self.rng.exponential(mean_s),
+        };
+        self.events.schedule(
+            retry_at_us.saturating_add(secs_to_us(took_s)),
+            Event::RecordDone {
+                group: g,
+                member: m,
+                incarnation,
+                partition: work.partition,
+                offset: work.offset,
+            },
+        );
+        self.counters.record_retries += 1;
+        self.facts.push(Fact::RecordRetrying {
+            group: g,
+            member: m,
+            partition: work.partition,
+            offset: work.offset,
+            msg: work.msg,
+            attempt: next.attempt,
+            retry_at_us,
+        });
+    }
+
+    /// Exponential backoff with jitter, from the group's retry policy.
+    fn record_backoff_us(&mut self, g: GroupId, failures: u32) -> Micros {
+        let p = &self.groups[g as usize].retry;
+        let exp = (p.backoff_base_s * 2f64.powi(failures.saturating_sub(1).min(60) as i32))
+            .min(p.backoff_cap_s);
+        let delay_s = match p.jitter {
+            Jitter::None => exp,
+            Jitter::Full => self.rng.uniform() * exp,
+            Jitter::Equal => exp / 2.0 + self.rng.uniform() * exp / 2.0,
+        };
+        secs_to_us(delay_s)
+    }
+
+    /// The group gives up on a record: it is appended to the group's dead-letter log (a
+    /// topic another group may read, e.g. to retry later), or kept in its built-in one.
+    fn dead_letter_record(&mut self, g: GroupId, work: Work, reason: DeadLetterReason) {
+        let to = self.groups[g as usize].dead_letter;
+        match to {
+            Some(l) => {
+                self.append_record(l, work.msg, RecordStatus::Committed);
+            }
+            None => self.groups[g as usize].dead_letters.push(work.msg),
+        }
+        self.counters.records_dead_lettered += 1;
+        self.groups[g as usize].dead_lettered += 1;
+        self.facts.push(Fact::RecordDeadLettered {
+            group: g,
+            partition: work.partition,
+            offset: work.offset,
+            msg: work.msg,
+            attempts: work.attempt,
+            reason,
+            log: to.map(|l| l as u32),
+        });
+        if let Some(l) = to {
+            self.log_changed(l);
+        }
+    }
+}

@@ -1,0 +1,197 @@
+//! Consumer group rebalances. Eager: every partition is revoked at once, the group pauses,
+//! and work in progress can no longer commit (its record is processed again). Cooperative
+//! (Kafka's KIP-429, the default): only partitions that move are revoked; their owner
+//! finishes and commits the record in hand before letting go, and the others keep flowing.
+
+use super::Simulation;
+use crate::engine::Event;
+use crate::scenario::{CommitMode, Rebalance};
+use crate::step::{Fact, GroupId, MemberId, SkipReason};
+
+impl Simulation {
+    /// Membership (or the partition count) changed: the group rebalances.
+    pub(super) fn start_rebalance(&mut self, g: GroupId) {
+        let group = &mut self.groups[g as usize];
+        let partitions = group.owner.len();
+        group.revoking.resize(partitions, false);
+        group.target.resize(partitions, None);
+        group.round += 1;
+        group.rebalancing = true;
+        if group.rebalance == Rebalance::Eager {
+            // Work fetched before now can no longer commit.
+            group.generation += 1;
+            group.owner.iter_mut().for_each(|o| *o = None);
+            group.busy.iter_mut().for_each(|b| *b = false);
+            group.revoking.iter_mut().for_each(|r| *r = false);
+        }
+        let members_up = group.members.iter().filter(|m| m.up).count() as u32;
+        let round = group.round;
+        let at = self.now_us.saturating_add(group.rebalance_us);
+        self.counters.rebalances += 1;
+        self.facts.push(Fact::RebalanceStarted {
+            group: g,
+            members_up,
+        });
+        if self.groups[g as usize].rebalance == Rebalance::Cooperative {
+            self.revoke_moving(g);
+        }
+        self.events.schedule(
+            at,
+            Event::RebalanceDone {
+                group: g,
+                generation: round,
+            },
+        );
+    }
+
+    /// Cooperative: the new sticky assignment is decided now; each partition whose owner
+    /// changes is revoked (let go at once if idle, after its record otherwise).
+    fn revoke_moving(&mut self, g: GroupId) {
+        let target = self.groups[g as usize].sticky_assign();
+        for (p, &to) in target.iter().enumerate() {
+            let group = &mut self.groups[g as usize];
+            let Some(owner) = group.owner[p] else {
+                continue;
+            };
+            if to == Some(owner) {
+                group.revoking[p] = false;
+                continue;
+            }
+            if group.revoking[p] {
+                continue; // already on its way out
+            }
+            group.revoking[p] = true;
+            let generation = group.generation;
+            let finishing = group.members[owner as usize]
+                .working
+                .filter(|w| w.partition as usize == p && w.generation == generation)
+                .map(|w| w.offset);
+            self.facts.push(Fact::PartitionRevoked {
+                group: g,
+                partition: p as u32,
+                member: owner,
+                finishing,
+            });
+            if finishing.is_none() {
+                self.release_partition(g, p as u32, owner);
+            }
+        }
+        self.groups[g as usize].target = target;
+    }
+
+    /// The owner lets a partition go, committing what it finished on it first (as a
+    /// `ConsumerRebalanceListener.onPartitionsRevoked` that commits does). After the
+    /// rebalance round, the partition goes straight to its new owner.
+    pub(super) fn release_partition(&mut self, g: GroupId, p: u32, m: MemberId) {
+        let group = &mut self.groups[g as usize];
+        let i = p as usize;
+        group.revoking[i] = false;
+        group.owner[i] = None;
+        group.busy[i] = false;
+        let done = group.done_upto[i];
+        if group.commit != CommitMode::BeforeProcessing && done > group.committed[i] {
+            group.committed[i] = done;
+            self.counters.offsets_committed += 1;
+            self.facts.push(Fact::OffsetCommitted {
+                group: g,
+                partition: p,
+                offset: done,
+            });
+        }
+        let committed = self.groups[g as usize].committed[i];
+        self.facts.push(Fact::PartitionReleased {
+            group: g,
+            partition: p,
+            member: m,
+            committed,
+        });
+        let group = &self.groups[g as usize];
+        if !group.rebalancing {
+            let to = group.target[i].filter(|&t| group.members[t as usize].up);
+            self.resume_partition(g, i, to);
+        }
+    }
+
+    /// The rebalance round completes. Eager: every partition goes to its owner under the
+    /// group's strategy and resumes from its committed offset (re-reading what was
+    /// processed but not committed). Cooperative: partitions already let go go to their
+    /// new owners; the ones still being finished follow when their owner lets go.
+    pub(super) fn rebalance_done(&mut self, g: GroupId) {
+        let partitions = self.logs[self.groups[g as usize].log].partitions.len();
+        let group = &mut self.groups[g as usize];
+        group.rebalancing = false;
+        let owners = match group.rebalance {
+            Rebalance::Eager => group.assign(partitions as u32),
+            Rebalance::Cooperative => group.target.clone(),
+        };
+        for (p, owner) in owners.into_iter().enumerate() {
+            let group = &self.groups[g as usize];
+            let eager = group.rebalance == Rebalance::Eager;
+            if eager || (group.owner[p].is_none() && !group.revoking[p]) {
+                let owner = owner.filter(|&o| group.members[o as usize].up);
+                self.resume_partition(g, p, owner);
+            }
+        }
+        self.pump_group(g);
+    }
+
+    /// A partition gets its owner (or none) and resumes at its committed offset.
+    fn resume_partition(&mut self, g: GroupId, p: usize, owner: Option<MemberId>) {
+        let group = &mut self.groups[g as usize];
+        group.owner[p] = owner;
+        let (committed, done) = (group.committed[p], group.done_upto[p]);
+        if committed > done {
+            self.counters.records_skipped += committed - done;
+            self.facts.push(Fact::RecordsSkipped {
+                group: g,
+                partition: p as u32,
+                from: done,
+                to: committed,
+                why: SkipReason::CommittedBeforeProcessing,
+            });
+        }
+        let group = &mut self.groups[g as usize];
+        group.position[p] = committed;
+        group.done_upto[p] = committed;
+        self.facts.push(Fact::PartitionAssigned {
+            group: g,
+            partition: p as u32,
+            member: owner,
+            from_offset: committed,
+        });
+        self.note_stale_work(g, p);
+    }
+
+    /// A member still working on a record of partition `p` fetched before the rebalance
+    /// (eager) or a rewind is said so, next to the partition's new assignment.
+    fn note_stale_work(&mut self, g: GroupId, p: usize) {
+        let group = &self.groups[g as usize];
+        let stale = group.members.iter().enumerate().find_map(|(i, m)| {
+            m.working
+                .filter(|w| w.partition as usize == p && w.generation != group.generation)
+                .map(|w| (i as MemberId, w.offset))
+        });
+        if let Some((member, offset)) = stale {
+            self.facts.push(Fact::StaleWorkInProgress {
+                group: g,
+                partition: p as u32,
+                member,
+                offset,
+                again: group.committed[p] <= offset,
+            });
+        }
+    }
+
+    /// Cooperative: a crashed member's partitions are orphaned at once (nobody finishes
+    /// them); the rebalance gives them to live members.
+    pub(super) fn orphan_partitions(&mut self, g: GroupId, m: MemberId) {
+        let group = &mut self.groups[g as usize];
+        for p in 0..group.owner.len() {
+            if group.owner[p] == Some(m) {
+                group.owner[p] = None;
+                group.busy[p] = false;
+                group.revoking[p] = false;
+            }
+        }
+    }
+}

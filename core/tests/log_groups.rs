@@ -1,0 +1,384 @@
+//! Consumer groups as a messaging engineer knows them: cooperative rebalancing (Kafka's
+//! KIP-429 incremental protocol, the default) against eager "stop the world" rebalancing,
+//! and the failure model Kafka users build around a group (Spring Kafka's blocking retries
+//! with backoff, then a dead-letter topic): poison records never applied, retries in place
+//! that block their partition, balances and versions on log consumers. The accounting
+//! invariant is checked after every step (common::run).
+
+use brokerlab_core::*;
+
+mod common;
+use common::{example, run};
+
+fn repro(name: &str) -> Scenario {
+    let path = format!(
+        "{}/tests/repro/semantics/{name}.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    Scenario::from_json(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// Runs to the end like `common::run`, and also keeps every fact's sentence, narrated
+/// against the state right after its step.
+fn run_narrated(s: Scenario) -> (Simulation, Vec<(Fact, String)>) {
+    let mut sim = Simulation::new(s).unwrap();
+    let mut out = Vec::new();
+    while let Some(step) = sim.step() {
+        let facts: Vec<Fact> = step.facts.to_vec();
+        invariants::check(&sim).unwrap_or_else(|e| panic!("step {}: {e}", sim.steps()));
+        for f in facts {
+            let text = narration::describe(&sim, &f);
+            out.push((f, text));
+        }
+    }
+    (sim, out)
+}
+
+fn sentences(narrated: &[(Fact, String)]) -> Vec<&str> {
+    narrated.iter().map(|(_, s)| s.as_str()).collect()
+}
+
+fn applied_per_message(sim: &Simulation, g: u32) -> Vec<u32> {
+    let tables = sim.group_tables(g).unwrap();
+    (0..sim.messages().len() as MsgId)
+        .map(|m| tables.applied(m))
+        .collect()
+}
+
+// ----- rebalancing --------------------------------------------------------------------
+
+/// KIP-429: with the cooperative protocol a member keeps the partitions the new assignment
+/// leaves it, and only moved partitions are revoked. Here nothing moves (one partition,
+/// sticky), so the record in progress commits and nothing is processed twice.
+#[test]
+fn a_member_joining_mid_record_duplicates_nothing_with_cooperative_rebalancing() {
+    let s = repro("member-joins-mid-record");
+    assert_eq!(s.groups[0].rebalance, Rebalance::Cooperative, "the default");
+    let (sim, narrated) = run_narrated(s);
+    assert_eq!(applied_per_message(&sim, 0), [1, 1, 1, 1]);
+    assert!(sentences(&narrated).contains(
+        &"Group g is rebalancing cooperatively (2 members up): only partitions that move are revoked; the others keep flowing."
+    ));
+    // The record in progress at 3.5 s (offset 1) is committed by the member that had it.
+    assert!(narrated.iter().any(|(f, _)| matches!(
+        f,
+        Fact::OffsetCommitted {
+            group: 0,
+            partition: 0,
+            offset: 2
+        }
+    )));
+    assert!(!narrated.iter().any(|(f, _)| matches!(
+        f,
+        Fact::PartitionAssigned { .. } | Fact::PartitionRevoked { .. }
+    )));
+    assert_eq!(sim.group_partitions(0)[0].owner, Some(0), "sticky");
+}
+
+/// Eager rebalancing revokes everything and the in-progress record can no longer commit:
+/// the partition resumes at the committed offset and that record is processed again.
+#[test]
+fn eager_rebalancing_processes_the_record_in_progress_again() {
+    let mut s = repro("member-joins-mid-record");
+    s.groups[0].rebalance = Rebalance::Eager;
+    let (sim, narrated) = run_narrated(s);
+    assert_eq!(applied_per_message(&sim, 0), [1, 2, 1, 1]);
+    let texts = sentences(&narrated);
+    assert!(texts.contains(
+        &"Group g is rebalancing (2 members up): every partition pauses and is revoked; work in progress can no longer commit."
+    ));
+    assert!(texts.contains(&"Partition 0 now belongs to g-1, resuming at offset 1."));
+    assert!(texts
+        .contains(&"g-1 processed #1 again: its effect has now been applied 2 times (duplicate)."));
+}
+
+/// Eager, with a rebalance shorter than the record: the partition resumes while the old
+/// fetch is still being processed, and the narration says so instead of pretending the
+/// record now belongs to its new owner alone.
+#[test]
+fn eager_narration_says_when_the_old_owner_still_works_on_a_resumed_partition() {
+    let mut s = repro("member-joins-mid-record");
+    s.groups[0].rebalance = Rebalance::Eager;
+    s.groups[0].rebalance_s = 0.2;
+    let (sim, narrated) = run_narrated(s);
+    let texts = sentences(&narrated);
+    let resumed = texts
+        .iter()
+        .position(|t| *t == "Partition 0 now belongs to g-1, resuming at offset 1.")
+        .expect("resumed");
+    assert_eq!(
+        texts[resumed + 1],
+        "g-1 is still processing offset 1 of partition 0, fetched before the last rebalance or rewind: it can no longer commit it, so that record will be processed again."
+    );
+    assert_eq!(applied_per_message(&sim, 0)[1], 2);
+}
+
+/// Two partitions: the joining member takes one. Its old owner stops fetching from it,
+/// finishes and commits the record in hand (a commit in `onPartitionsRevoked`), lets go,
+/// and only then does the new owner start, from that commit: no duplicate. The partition
+/// that stays never loses its owner.
+#[test]
+fn a_moving_partition_is_finished_and_committed_before_its_new_owner_starts() {
+    let mut s = repro("member-joins-mid-record");
+    s.logs[0].partitions = 2;
+    let mut sim = Simulation::new(s).unwrap();
+    let mut facts = Vec::new();
+    while let Some(step) = sim.step() {
+        facts.extend_from_slice(step.facts);
+        invariants::check(&sim).unwrap();
+        assert_eq!(
+            sim.group_partitions(0)[0].owner,
+            Some(0),
+            "partition 0 stays"
+        );
+        // Whenever partition 1 has an owner, nobody else works on it.
+        if let Some(owner) = sim.group_partitions(0)[1].owner {
+            let other = 1 - owner;
+            let w = sim.group_member(0, other).and_then(|m| m.working);
+            assert!(w.is_none_or(|(p, _)| p != 1), "two workers on partition 1");
+        }
+    }
+    let at = |pred: &dyn Fn(&Fact) -> bool| facts.iter().position(pred).expect("fact");
+    let revoked = at(&|f| {
+        matches!(
+            f,
+            Fact::PartitionRevoked {
+                partition: 1,
+                member: 0,
+                finishing: Some(0),
+                ..
+            }
+        )
+    });
+    let finished = at(&|f| {
+        matches!(
+            f,
+            Fact::RecordProcessed {
+                member: 0,
+                partition: 1,
+                offset: 0,
+                ..
+            }
+        )
+    });
+    let released_text =
+        "g-1 let partition 1 go with offset 1 committed: its next owner starts there.";
+    let revoked_text = "Partition 1 is moving away from g-1: it fetches nothing more there and lets go once it is done with offset 0.";
+    let mut replay = Simulation::new(sim.scenario().clone()).unwrap();
+    let mut texts = Vec::new();
+    while let Some(step) = replay.step() {
+        let step_facts = step.facts.to_vec();
+        texts.extend(step_facts.iter().map(|f| narration::describe(&replay, f)));
+    }
+    assert!(texts.iter().any(|t| t == revoked_text), "{texts:#?}");
+    assert!(texts.iter().any(|t| t == released_text), "{texts:#?}");
+    let released = at(&|f| {
+        matches!(
+            f,
+            Fact::PartitionReleased {
+                partition: 1,
+                member: 0,
+                committed: 1,
+                ..
+            }
+        )
+    });
+    let assigned = at(&|f| {
+        matches!(
+            f,
+            Fact::PartitionAssigned {
+                partition: 1,
+                member: Some(1),
+                from_offset: 1,
+                ..
+            }
+        )
+    });
+    assert!(revoked < finished && finished < released && released < assigned);
+    assert_eq!(applied_per_message(&sim, 0), [1, 1, 1, 1]);
+}
+
+// ----- the failure model ----------------------------------------------------------------
+
+/// The reproduction: a poison record on a log is never applied (dead-lettered at once to
+/// the group's built-in dead-letter topic, skipping the retries), and a withdrawal larger
+/// than the balance is refused, as on a queue.
+#[test]
+fn a_poison_record_is_dead_lettered_and_an_overdraft_refused() {
+    let (sim, narrated) = run_narrated(repro("poison-on-a-log"));
+    assert_eq!(applied_per_message(&sim, 0), [1, 0, 0]);
+    assert_eq!(sim.group_dead_letters(0), [1]);
+    assert_eq!(sim.group_tables(0).unwrap().aggregate(42).balance, 100);
+    assert_eq!(sim.counters().effects_refused, 1);
+    assert_eq!(sim.counters().record_retries, 0, "poison skips the retries");
+    let texts = sentences(&narrated);
+    for expected in [
+        "g-1's handler failed on #1 (offset 1, attempt 1): its payload is malformed; nothing of it was applied.",
+        "Group g gave up on #1: it can never succeed (its payload is malformed). It went to g's dead-letter topic and partition 1 moves on.",
+        "g-1 refused #2: account 42 has too little balance, so nothing changed.",
+    ] {
+        assert!(texts.contains(&expected), "missing: {expected}\n{texts:#?}");
+    }
+    // The partition moved on past both.
+    let p = &sim.group_partitions(0)[1];
+    assert_eq!((p.committed, p.end), (3, 3));
+}
+
+const OUTAGE: &str = r#"{
+ "version": 1, "name": "outage", "seed": 1,
+ "producers": [{ "name": "p", "target": "ev",
+   "arrivals": { "process": "constant", "schedule": [{ "from_s": 0, "rate_per_s": 1 }] },
+   "script": [
+     { "at_s": 1.0, "key": 42, "op": { "deposit": 100 } },
+     { "at_s": 1.1, "key": 42, "op": { "withdraw": 30 } }
+   ] }],
+ "logs": [{ "name": "ev", "partitions": 1 }, { "name": "ev-dlt", "partitions": 1 }],
+ "groups": [{ "name": "g", "log": "ev", "members": 1,
+   "service": { "fixed": { "seconds": 0.1 } }, "commit": "after_processing",
+   "idempotency": "inbox",
+   "failures": { "outages": [{ "from_s": 0, "until_s": 2 }] },
+   "retry": { "max_attempts": 5, "backoff_base_s": 0.5, "backoff_cap_s": 4, "jitter": "none" } }],
+ "end_s": 20
+}"#;
+
+/// Blocking retries (Spring Kafka's DefaultErrorHandler with a backoff): while the first
+/// record is retried, the partition waits behind it, visibly; once the dependency is back
+/// the record is applied once and the next one follows in order.
+#[test]
+fn a_failing_record_is_retried_in_place_and_blocks_its_partition() {
+    let s = Scenario::from_json(OUTAGE).unwrap();
+    let mut sim = Simulation::new(s).unwrap();
+    let mut saw_blocked = false;
+    let mut facts = Vec::new();
+    let mut texts = Vec::new();
+    while let Some(step) = sim.step() {
+        facts.extend_from_slice(step.facts);
+        let step_facts = step.facts.to_vec();
+        texts.extend(step_facts.iter().map(|f| narration::describe(&sim, f)));
+        invariants::check(&sim).unwrap();
+        let p = &sim.group_partitions(0)[0];
+        if p.retrying.is_some() {
+            saw_blocked = true;
+            // Nothing after the retried record has started.
+            assert_eq!(p.committed, 0);
+            assert!(!facts
+                .iter()
+                .any(|f| matches!(f, Fact::RecordStarted { offset: 1, .. })));
+        }
+    }
+    assert!(saw_blocked, "the partition showed its retry");
+    // 1.1 s fails, then attempts at 1.6+0.1 (fails), 2.7+0.1 (succeeds): two retries.
+    let retries: Vec<u32> = facts
+        .iter()
+        .filter_map(|f| match *f {
+            Fact::RecordRetrying { attempt, .. } => Some(attempt),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(retries, [2, 3]);
+    for expected in [
+        "g-1's handler failed on #0 (offset 0, attempt 1): a dependency is down; nothing of it was applied.",
+        "g-1 will try #0 again in place (attempt 2) at 1.600 s: partition 0 waits behind it.",
+    ] {
+        assert!(texts.iter().any(|t| t == expected), "missing: {expected}\n{texts:#?}");
+    }
+    assert_eq!(applied_per_message(&sim, 0), [1, 1]);
+    assert_eq!(sim.group_tables(0).unwrap().aggregate(42).balance, 70);
+    assert_eq!(sim.counters().records_out_of_order, 0);
+}
+
+/// After the attempts, the record goes to a named log (a retry or dead-letter topic) and
+/// the partition moves on; another group reading that topic applies it later, once.
+#[test]
+fn after_the_attempts_a_record_goes_to_the_dead_letter_log_and_the_partition_moves_on() {
+    let mut s = Scenario::from_json(OUTAGE).unwrap();
+    s.groups[0].retry.max_attempts = 2;
+    s.groups[0].failures.outages[0].until_s = 3.0;
+    s.groups[0].dead_letter = "ev-dlt".into();
+    let mut retry_group = s.groups[0].clone();
+    retry_group.name = "retry".into();
+    retry_group.log = "ev-dlt".into();
+    retry_group.failures = Failures::default();
+    retry_group.dead_letter = String::new();
+    s.groups.push(retry_group);
+    let (sim, facts) = run(s);
+    let dead: Vec<(MsgId, Attempt, Option<LogId>)> = facts
+        .iter()
+        .filter_map(|f| match *f {
+            Fact::RecordDeadLettered {
+                msg, attempts, log, ..
+            } => Some((msg, attempts, log)),
+            _ => None,
+        })
+        .collect();
+    // #0 fails at 1.1 s and 1.7 s; #1 at 1.8 s and 2.4 s, inside the outage too.
+    assert_eq!(dead, [(0, 2, Some(1)), (1, 2, Some(1))]);
+    assert_eq!(applied_per_message(&sim, 0), [0, 0]);
+    assert_eq!(applied_per_message(&sim, 1), [1, 1]);
+    assert_eq!(sim.group_partitions(0)[0].committed, 2, "moved on");
+    // The retry group applied them in their order: deposit, then withdrawal.
+    assert_eq!(sim.group_tables(1).unwrap().aggregate(42).balance, 70);
+}
+
+// ----- balances, versions and order on a log ----------------------------------------------
+
+/// The seeds' account 42 on a log: keyed by account, deposit and withdrawal share one
+/// partition and apply in order (balance 50). Keyed by message id, they land in different
+/// partitions; the withdrawal runs first and is refused (balance 100), and the per-key
+/// order check sees version 1 applied after version 2.
+#[test]
+fn account_42_keeps_its_order_only_when_keyed_by_account() {
+    let (sim, _) = run(example("account-42-log"));
+    let tables = sim.group_tables(0).unwrap();
+    assert_eq!(tables.aggregate(42).balance, 50);
+    assert_eq!(sim.counters().effects_refused, 0);
+    assert_eq!(sim.counters().records_out_of_order, 0);
+
+    let mut s = example("account-42-log");
+    s.logs[0].partition_by = PartitionKey::MessageId;
+    let (sim, facts) = run(s);
+    assert_eq!(sim.group_tables(0).unwrap().aggregate(42).balance, 100);
+    assert!(facts.iter().any(|f| matches!(
+        f,
+        Fact::RecordEffectRefused {
+            msg: 3,
+            key: 42,
+            ..
+        }
+    )));
+    assert_eq!(sim.counters().records_out_of_order, 1);
+}
+
+/// Replaying a log re-applies every effect unless the handler skips versions it already
+/// has: ignore_stale makes the replay harmless to the balance.
+#[test]
+fn ignore_stale_makes_a_replay_harmless_to_the_balance() {
+    let mut s = example("account-42-log");
+    s.groups[0].idempotency = Idempotency::None;
+    s.faults.push(ScheduledFault {
+        at_s: 5.0,
+        fault: Fault::SeekToEarliest { group: 0 },
+    });
+    let (sim, _) = run(s.clone());
+    assert_eq!(sim.group_tables(0).unwrap().aggregate(42).balance, 100);
+
+    s.groups[0].ordering = Ordering::IgnoreStale;
+    let (sim, facts) = run(s);
+    assert_eq!(sim.group_tables(0).unwrap().aggregate(42).balance, 50);
+    let stale = facts
+        .iter()
+        .filter(|f| matches!(f, Fact::RecordStaleIgnored { key: 42, .. }))
+        .count();
+    assert_eq!(stale, 2);
+}
+
+#[test]
+fn a_group_refuses_gap_waits_and_dead_letters_to_its_own_log() {
+    let mut s = repro("poison-on-a-log");
+    s.groups[0].ordering = Ordering::WaitForGap;
+    assert!(s.validate().is_err());
+    let mut s = repro("poison-on-a-log");
+    s.groups[0].dead_letter = "ev".into();
+    assert!(s.validate().is_err());
+}
