@@ -2,8 +2,8 @@
 //! `tick().await` (and real animation frames where time must pass), assert on the DOM.
 #![cfg(target_arch = "wasm32")]
 
-use brokerlab_app::app::App;
-use brokerlab_app::panic_panel;
+use brokerlab_app::ui::app::App;
+use brokerlab_app::ui::panic_panel;
 use leptos::prelude::*;
 use leptos::task::tick;
 use wasm_bindgen::JsCast;

@@ -4,13 +4,10 @@
 //! Seeking can go on across several frames, each within its own budget, so a long run
 //! never blocks the page.
 
-use std::collections::VecDeque;
+use brokerlab_core::{secs_to_us, us_to_secs, Micros, ScenarioError, Simulation};
 
-use brokerlab_core::{secs_to_us, us_to_secs, Fact, Micros, ScenarioError, Simulation};
-
-use super::{Logged, Player, BUDGET_CHECK_EVERY};
-use crate::chart_info::CrashMarker;
-use crate::invariants::Watch;
+use super::{Player, BUDGET_CHECK_EVERY};
+use crate::model::story::Story;
 
 /// A snapshot is kept every this many steps at first; the spacing doubles whenever the
 /// snapshots would exceed their bounds, so they stay few and spread over the whole run.
@@ -25,15 +22,7 @@ pub const SNAPSHOT_BYTES_MAX: usize = 64 << 20;
 #[derive(Clone)]
 pub(super) struct Snapshot {
     sim: Simulation,
-    latest: Vec<Fact>,
-    latest_us: Micros,
-    events: VecDeque<(Micros, Fact)>,
-    log: VecDeque<Logged>,
-    watch: Watch,
-    /// The chart's crash markers and the prediction's inputs so far.
-    crashes: Vec<CrashMarker>,
-    lambda: Vec<(f64, f64)>,
-    mu: Vec<(f64, f64)>,
+    story: Story,
     bytes: usize,
 }
 
@@ -97,14 +86,7 @@ impl Player {
         };
         let snapshot = Snapshot {
             sim: self.sim.clone(),
-            latest: self.latest.clone(),
-            latest_us: self.latest_us,
-            events: self.events.clone(),
-            log: self.log.clone(),
-            watch: self.watch.clone(),
-            crashes: self.crashes.clone(),
-            lambda: self.lambda.clone(),
-            mu: self.mu.clone(),
+            story: self.story.clone(),
             bytes: approx_bytes(&self.sim),
         };
         let kept = &mut self.snapshots;
@@ -135,14 +117,7 @@ impl Player {
     fn restore(&mut self, snapshot: Snapshot) {
         self.forget_story();
         self.sim = snapshot.sim;
-        self.latest = snapshot.latest;
-        self.latest_us = snapshot.latest_us;
-        self.events = snapshot.events;
-        self.log = snapshot.log;
-        self.watch = snapshot.watch;
-        self.crashes = snapshot.crashes;
-        self.lambda = snapshot.lambda;
-        self.mu = snapshot.mu;
+        self.story = snapshot.story;
         self.prediction_version = self.prediction_version.wrapping_add(1);
         self.run = self.run.wrapping_add(1);
     }

@@ -5,10 +5,10 @@ use brokerlab_core::examples;
 
 use leptos::prelude::*;
 
-use crate::lab::Lab;
-use crate::player::{RESTART_AFTER_S, SPEEDS};
-use crate::readout::{seconds, speed};
-use crate::seed::SeedControl;
+use crate::format::{seconds, speed};
+use crate::model::player::{RESTART_AFTER_S, SPEEDS};
+use crate::state::Lab;
+use crate::ui::seed::SeedControl;
 
 #[component]
 pub fn Controls(lab: Lab) -> impl IntoView {

@@ -3,8 +3,8 @@
 
 use leptos::prelude::*;
 
-use crate::lab::Lab;
-use crate::readout::seconds;
+use crate::format::seconds;
+use crate::state::Lab;
 
 /// The slider's resolution in simulated seconds (a tenth, as the time is shown).
 pub const SCRUB_STEP_S: f64 = 0.1;

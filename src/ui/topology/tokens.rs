@@ -19,11 +19,11 @@ use leptos_use::use_raf_fn;
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, Element, HtmlCanvasElement};
 
-use crate::flights::{
+use crate::format::count;
+use crate::model::flights::{
     mark, Edge, Flight, FlightBuffer, Kind, Node, Paint, Shape, Sky, LABELS_MAX, LINE,
 };
-use crate::lab::Lab;
-use crate::readout::count;
+use crate::state::Lab;
 
 /// Token radius, CSS pixels.
 const RADIUS: f64 = 6.0;

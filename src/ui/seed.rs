@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 
-use crate::lab::Lab;
+use crate::state::Lab;
 
 /// Reads a seed as typed: a whole number from 0 to 2⁶⁴ − 1, spaces, commas and
 /// underscores between digits allowed.

@@ -1,42 +1,10 @@
 //! The counters panel: what the run has done so far and what it holds right now.
 
-use brokerlab_core::Simulation;
 use leptos::prelude::*;
 
-use crate::readout::{count, seconds, Readout};
-
-/// Latency percentiles of the run so far, from the core's summary.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Percentiles {
-    /// Copies finished so far (what the end-to-end latencies are over).
-    pub done: u64,
-    /// End to end, message created → its work done: p50, p95, p99 in seconds.
-    pub latency_s: [f64; 3],
-    /// Stored in the queue → first delivered: p50, p95, p99 in seconds.
-    pub queue_wait_s: [f64; 3],
-}
-
-impl Percentiles {
-    pub fn of(sim: &Simulation) -> Self {
-        let s = sim.summary();
-        Self {
-            done: s.counters.done,
-            latency_s: [s.latency_p50_s, s.latency_p95_s, s.latency_p99_s],
-            queue_wait_s: [s.queue_wait_p50_s, s.queue_wait_p95_s, s.queue_wait_p99_s],
-        }
-    }
-}
-
-/// A latency for the panel: milliseconds under a second, else seconds.
-pub fn latency(s: f64) -> String {
-    if !s.is_finite() || s <= 0.0 {
-        "0 ms".to_string()
-    } else if s < 1.0 {
-        format!("{:.0} ms", s * 1_000.0)
-    } else {
-        format!("{s:.2} s")
-    }
-}
+use crate::format::{count, latency, seconds};
+use crate::model::readout::Percentiles;
+use crate::model::readout::Readout;
 
 /// Latency percentiles: end to end and queue wait, once a message has finished.
 #[component]
@@ -254,33 +222,5 @@ pub fn Counters(
             <MoreCounters readout />
             {percentiles.map(|percentiles| view! { <LatencyPanel percentiles /> })}
         </section>
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use brokerlab_core::examples;
-
-    #[test]
-    fn latencies_read_in_milliseconds_or_seconds() {
-        assert_eq!(latency(0.0), "0 ms");
-        assert_eq!(latency(0.0123), "12 ms");
-        assert_eq!(latency(1.5), "1.50 s");
-        assert_eq!(latency(f64::NAN), "0 ms");
-    }
-
-    #[test]
-    fn percentiles_come_from_the_run_and_are_ordered() {
-        let mut sim = Simulation::new(examples::load("mm1").expect("built in")).expect("valid");
-        assert_eq!(Percentiles::of(&sim), Percentiles::default());
-        sim.run_until(brokerlab_core::secs_to_us(30.0));
-        let p = Percentiles::of(&sim);
-        assert!(p.done > 0);
-        assert_eq!(p.done, sim.counters().done);
-        for v in [p.latency_s, p.queue_wait_s] {
-            assert!(v[0] <= v[1] && v[1] <= v[2], "{p:?}");
-        }
-        assert!(p.latency_s[2] > 0.0);
     }
 }

@@ -4,21 +4,17 @@
 //! so it is tested natively; the page keeps one in a stored value, outside the reactive
 //! graph, and reads snapshots from it.
 
-use std::collections::VecDeque;
-
-use brokerlab_core::narration::describe;
 use brokerlab_core::{
-    secs_to_us, us_to_secs, ConsumerId, CrashPoint, Fact, Fault, Micros, MsgId, Scenario,
-    ScenarioError, Simulation,
+    secs_to_us, us_to_secs, ConsumerId, CrashPoint, Fault, Micros, Scenario, ScenarioError,
+    Simulation,
 };
 
-use crate::chart_info::{self, CrashMarker, Rho, Values};
-use crate::counters::Percentiles;
-use crate::flights::{flight_of, touched, FlightBuffer, Node};
-use crate::fluid;
-use crate::invariants::{statuses, Status, Watch};
-use crate::parameters;
-use crate::readout::Readout;
+use super::chart_info::{self, ChartData, CrashMarker, Rho, Values};
+use super::flights::{flight_of, touched, FlightBuffer, Node};
+use super::fluid;
+use super::invariants::{statuses, Status};
+use super::readout::{Percentiles, Readout};
+use super::story::{Narration, Story};
 
 mod seek;
 pub use seek::{SNAPSHOTS_MAX, SNAPSHOT_BYTES_MAX, SNAPSHOT_EVERY_STEPS};
@@ -39,13 +35,6 @@ pub const BUDGET_CHECK_EVERY: u64 = 256;
 pub const RESTART_AFTER_S: f64 = 5.0;
 /// The narration line changes at most this often, so a person can read it.
 pub const NARRATION_EVERY_MS: f64 = 700.0;
-/// Sentences of one step shown in the narration line.
-const NARRATION_SENTENCES_MAX: usize = 2;
-/// Recent notable events kept for the event list.
-pub const EVENTS_MAX: usize = 5;
-/// Facts of the latest steps kept for the event log (and its message filter).
-pub const LOG_MAX: usize = 300;
-
 /// What one frame did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Advance {
@@ -58,91 +47,22 @@ pub struct Advance {
     pub breached: bool,
 }
 
-/// A recent fact worth a line of its own (crashes, restarts, redeliveries, losses…).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Event {
-    pub time_s: f64,
-    pub text: String,
-}
-
-/// The narration shown under the chart: the latest step and recent notable events.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Narration {
-    pub time_s: f64,
-    pub sentences: Vec<String>,
-    /// Facts of that step left out of `sentences`.
-    pub more: usize,
-    /// Newest first.
-    pub events: Vec<Event>,
-    /// The event log: the latest [`LOG_MAX`] facts in words, newest first.
-    pub log: Vec<LogLine>,
-}
-
-/// One narrated fact of the event log.
-#[derive(Clone, Debug, PartialEq)]
-pub struct LogLine {
-    /// The step it happened in (1 is the first).
-    pub step: u64,
-    pub time_s: f64,
-    /// The message it is about, if any.
-    pub msg: Option<MsgId>,
-    pub text: String,
-}
-
-/// A fact as the log keeps it until it is told.
-#[derive(Clone, Copy, Debug)]
-struct Logged {
-    step: u64,
-    at_us: Micros,
-    fact: Fact,
-}
-
-/// The chart's input, gathered from the run.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct ChartData {
-    /// (simulated seconds, messages waiting), one per sample.
-    pub backlog: Vec<(f64, f64)>,
-    /// (simulated seconds, value) per sample: messages in flight, copies in dead-letter
-    /// queues, and the oldest waiting message's age in seconds.
-    pub in_flight: Vec<(f64, f64)>,
-    pub dead_lettered: Vec<(f64, f64)>,
-    pub oldest_age_s: Vec<(f64, f64)>,
-    /// The run's crashes so far, in time order.
-    pub crashes: Vec<CrashMarker>,
-    /// The fluid prediction (λ − μ)·t, as corners of a piecewise-linear curve.
-    pub prediction: Vec<(f64, f64)>,
-    pub x_max_s: f64,
-    pub now_s: f64,
-}
-
 pub struct Player {
     /// The scenario as loaded: a reset starts from it again.
     base: Scenario,
     sim: Simulation,
     /// Bumped at each reset, so the view knows a new run began.
     run: u32,
-    /// The fluid prediction's inputs: total arrival rate λ(t) with the arrival changes
-    /// given so far, and capacity μ(t) as it was after each setting change (see
-    /// [`fluid::fluid_curve`]). Rebuilt whenever a setting changes.
-    lambda: Vec<(f64, f64)>,
-    mu: Vec<(f64, f64)>,
     /// Bumped whenever the prediction changes, so the chart redraws at once.
     prediction_version: u64,
     horizon_s: f64,
-    /// Latest step's facts and time.
-    latest: Vec<Fact>,
-    latest_us: Micros,
-    /// Notable facts, newest last.
-    events: VecDeque<(Micros, Fact)>,
+    /// What has been told about the run so far (a snapshot keeps it with the simulation).
+    story: Story,
     /// Narration as last refreshed, and wall time since then.
     narration: Narration,
     narration_age_ms: f64,
     /// A notable event arrived since the last refresh: show it at once.
     events_changed: bool,
-    /// The latest facts, newest last.
-    log: VecDeque<Logged>,
-    /// Where each invariant first broke in this run.
-    watch: Watch,
     /// Playing stops at the step where a property first breaks.
     pause_on_breach: bool,
     /// A property broke for the first time in the latest step.
@@ -159,9 +79,6 @@ pub struct Player {
     furthest_us: Micros,
     /// Latency percentiles, refreshed with the narration (they sort every settled message).
     percentiles: Percentiles,
-    /// Crashes seen in this run, for the chart's markers (rebuilt as a re-simulation
-    /// replays the run, so stepping back keeps exactly the crashes before that step).
-    crashes: Vec<CrashMarker>,
 }
 
 impl Player {
@@ -172,18 +89,12 @@ impl Player {
             base: scenario,
             sim,
             run: 0,
-            lambda: Vec::new(),
-            mu: Vec::new(),
             prediction_version: 0,
             horizon_s,
-            latest: Vec::new(),
-            latest_us: 0,
-            events: VecDeque::with_capacity(EVENTS_MAX + 1),
+            story: Story::default(),
             narration: Narration::default(),
             narration_age_ms: 0.0,
             events_changed: false,
-            log: VecDeque::with_capacity(LOG_MAX + 1),
-            watch: Watch::default(),
             pause_on_breach: false,
             breached_now: false,
             flights: FlightBuffer::default(),
@@ -192,7 +103,6 @@ impl Player {
             seek_target: None,
             furthest_us: 0,
             percentiles: Percentiles::default(),
-            crashes: Vec::new(),
         };
         player.restart_prediction();
         Ok(player)
@@ -200,22 +110,7 @@ impl Player {
 
     /// The prediction for a run at its start: the scenario's arrivals and capacity.
     fn restart_prediction(&mut self) {
-        self.lambda = fluid::total_rate(&parameters::applied_schedules(&self.sim));
-        self.mu = vec![(0.0, parameters::live_capacity(&self.sim))];
-        self.prediction_version = self.prediction_version.wrapping_add(1);
-    }
-
-    /// After a step that changed a setting: λ from now on follows the arrivals as changed,
-    /// and μ is the capacity of the consumers now.
-    fn note_settings(&mut self) {
-        if !self.latest.iter().any(parameters::changes_prediction) {
-            return;
-        }
-        let t = us_to_secs(self.sim.now_us());
-        let mu = parameters::live_capacity(&self.sim);
-        self.mu.retain(|&(from, _)| from < t);
-        self.mu.push((t, mu));
-        self.lambda = fluid::total_rate(&parameters::applied_schedules(&self.sim));
+        self.story.start_prediction(&self.sim);
         self.prediction_version = self.prediction_version.wrapping_add(1);
     }
 
@@ -226,7 +121,10 @@ impl Player {
 
     /// The fluid backlog the prediction expects at `t_s`.
     pub fn predicted_at(&self, t_s: f64) -> f64 {
-        fluid::curve_at(&fluid::fluid_curve(&self.lambda, &self.mu, t_s), t_s)
+        fluid::curve_at(
+            &fluid::fluid_curve(&self.story.lambda, &self.story.mu, t_s),
+            t_s,
+        )
     }
 
     pub fn sim(&self) -> &Simulation {
@@ -318,7 +216,7 @@ impl Player {
         self.note_time();
         self.narration_age_ms += wall_ms;
         let finished = self.is_finished();
-        let first = self.narration.sentences.is_empty() && !self.latest.is_empty();
+        let first = self.narration.sentences.is_empty() && !self.story.latest.is_empty();
         if first || finished || self.events_changed || self.narration_age_ms >= NARRATION_EVERY_MS {
             self.refresh_narration();
         }
@@ -335,19 +233,23 @@ impl Player {
         let Some(step) = self.sim.step() else {
             return false;
         };
-        self.latest_us = step.time_us;
-        self.latest.clear();
-        self.latest.extend_from_slice(step.facts);
-        self.note_events();
-        self.collect_flights();
+        self.story.set_latest(step.time_us, step.facts);
+        self.record();
         self.note_time();
         self.keep_snapshot();
         true
     }
 
-    /// Keeps the latest step's message movements for the token overlay.
-    fn collect_flights(&mut self) {
-        for fact in &self.latest {
+    /// Tells the story the step just taken, and keeps its message movements for the
+    /// token overlay.
+    fn record(&mut self) {
+        let news = self.story.record(&self.sim);
+        self.breached_now |= news.breached;
+        self.events_changed |= news.notable;
+        if news.prediction_changed {
+            self.prediction_version = self.prediction_version.wrapping_add(1);
+        }
+        for fact in &self.story.latest {
             if let Some(flight) = flight_of(&self.sim, fact) {
                 self.flights.push(flight);
             }
@@ -388,57 +290,15 @@ impl Player {
 
     /// Clears what was told about the run (latest step, events, log).
     fn forget_story(&mut self) {
-        self.latest.clear();
-        self.latest_us = 0;
-        self.events.clear();
-        self.log.clear();
+        self.story = Story::default();
         self.narration = Narration::default();
         self.narration_age_ms = 0.0;
         self.events_changed = false;
-        self.watch = Watch::default();
         self.breached_now = false;
         self.flights.clear();
         self.narrated_nodes.clear();
         self.percentiles = Percentiles::default();
-        self.crashes.clear();
         self.restart_prediction();
-    }
-
-    fn note_events(&mut self) {
-        self.note_settings();
-        let step = self.sim.steps();
-        if self
-            .watch
-            .observe(&self.sim, step, self.latest_us, &self.latest)
-        {
-            self.breached_now = true;
-        }
-        for fact in &self.latest {
-            if self.log.len() == LOG_MAX {
-                self.log.pop_front();
-            }
-            self.log.push_back(Logged {
-                step,
-                at_us: self.latest_us,
-                fact: *fact,
-            });
-        }
-        let t_s = us_to_secs(self.latest_us);
-        let sim = &self.sim;
-        self.crashes.extend(
-            self.latest
-                .iter()
-                .filter_map(|f| chart_info::crash_marker(sim, t_s, f)),
-        );
-        for fact in &self.latest {
-            if is_notable(fact) {
-                if self.events.len() == EVENTS_MAX {
-                    self.events.pop_front();
-                }
-                self.events.push_back((self.latest_us, *fact));
-                self.events_changed = true;
-            }
-        }
     }
 
     /// The first consumer that is up, which the crash button would crash.
@@ -467,11 +327,8 @@ impl Player {
         let step = self.sim.command(fault)?;
         // The run's future changed: snapshots of the old one would replay without it.
         self.snapshots.clear();
-        self.latest_us = step.time_us;
-        self.latest.clear();
-        self.latest.extend_from_slice(step.facts);
-        self.note_events();
-        self.collect_flights();
+        self.story.set_latest(step.time_us, step.facts);
+        self.record();
         self.refresh_narration();
         Ok(())
     }
@@ -513,42 +370,10 @@ impl Player {
         self.narration_age_ms = 0.0;
         self.events_changed = false;
         self.narrated_nodes.clear();
-        for fact in &self.latest {
+        for fact in &self.story.latest {
             touched(&self.sim, fact, &mut self.narrated_nodes);
         }
-        let sentences: Vec<String> = self
-            .latest
-            .iter()
-            .take(NARRATION_SENTENCES_MAX)
-            .map(|f| describe(&self.sim, f))
-            .collect();
-        let events = self
-            .events
-            .iter()
-            .rev()
-            .map(|(t, f)| Event {
-                time_s: us_to_secs(*t),
-                text: describe(&self.sim, f),
-            })
-            .collect();
-        let log = self
-            .log
-            .iter()
-            .rev()
-            .map(|l| LogLine {
-                step: l.step,
-                time_s: us_to_secs(l.at_us),
-                msg: l.fact.msg(),
-                text: describe(&self.sim, &l.fact),
-            })
-            .collect();
-        self.narration = Narration {
-            time_s: us_to_secs(self.latest_us),
-            more: self.latest.len().saturating_sub(sentences.len()),
-            sentences,
-            events,
-            log,
-        };
+        self.narration = self.story.narrate(&self.sim);
         self.percentiles = Percentiles::of(&self.sim);
     }
 
@@ -559,7 +384,7 @@ impl Player {
 
     /// The live invariants on the current state, with where each first broke.
     pub fn invariants(&self) -> Vec<Status> {
-        statuses(&self.sim, &self.watch)
+        statuses(&self.sim, &self.story.watch)
     }
 
     pub fn narration(&self) -> &Narration {
@@ -618,7 +443,7 @@ impl Player {
             in_flight: line(|s| s.in_flight as f64),
             dead_lettered: line(|s| s.dead_lettered as f64),
             oldest_age_s: line(|s| s.oldest_age_s),
-            crashes: self.crashes.clone(),
+            crashes: self.story.crashes.clone(),
             prediction: self.prediction_curve(),
             x_max_s: self.horizon_s.max(now_s),
             now_s,
@@ -627,7 +452,7 @@ impl Player {
 
     /// The crashes the chart marks, in time order.
     pub fn crash_markers(&self) -> &[CrashMarker] {
-        &self.crashes
+        &self.story.crashes
     }
 
     /// The chart's values now (live, not the last sample).
@@ -645,44 +470,28 @@ impl Player {
     /// The fluid prediction up to the chart's end (or now, if later).
     fn prediction_curve(&self) -> Vec<(f64, f64)> {
         let now_s = us_to_secs(self.sim.now_us());
-        fluid::fluid_curve(&self.lambda, &self.mu, self.horizon_s.max(now_s))
+        fluid::fluid_curve(
+            &self.story.lambda,
+            &self.story.mu,
+            self.horizon_s.max(now_s),
+        )
     }
 
     /// The load factor λ/μ at the current time, with the settings in force now.
     pub fn rho_now(&self) -> Rho {
         let t_s = us_to_secs(self.sim.now_us());
         Rho {
-            lambda: fluid::value_at(&self.lambda, t_s),
-            mu: fluid::value_at(&self.mu, t_s),
+            lambda: fluid::value_at(&self.story.lambda, t_s),
+            mu: fluid::value_at(&self.story.mu, t_s),
             has_consumers: !self.base.consumers.is_empty(),
         }
-    }
-}
-
-/// Facts that deserve a line in the event list: failures and their consequences, not the
-/// routine flow of publish, deliver, commit, ack.
-fn is_notable(fact: &Fact) -> bool {
-    match *fact {
-        Fact::Delivered { attempt, .. } => attempt > 1,
-        Fact::EffectCommitted { applied, .. } => applied > 1,
-        _ => matches!(
-            fact,
-            Fact::AckIgnored { .. }
-                | Fact::LeaseExpired { .. }
-                | Fact::CrashArmed { .. }
-                | Fact::ConsumerCrashed { .. }
-                | Fact::MessageLost { .. }
-                | Fact::ConsumerRestarted { .. }
-                | Fact::SettingChanged { .. }
-                | Fact::ConsumerAdded { .. }
-                | Fact::ConsumerStopped { .. }
-        ),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::story::NARRATION_SENTENCES_MAX;
     use brokerlab_core::examples;
 
     #[test]
@@ -1060,7 +869,7 @@ mod tests {
     }
     #[test]
     fn steps_collect_their_flights_for_the_view_which_drains_them() {
-        use crate::flights::{Kind, TOKENS_MAX};
+        use crate::model::flights::{Kind, TOKENS_MAX};
         let mut p =
             Player::new(examples::load("crash-after-commit").expect("built in")).expect("valid");
         let mut drained = FlightBuffer::default();
@@ -1113,7 +922,7 @@ mod tests {
         assert!(breached);
         assert_eq!(p.sim().steps(), 8, "at the late deposit, mid-run");
         assert!(!p.is_finished());
-        let order = &p.invariants()[crate::invariants::Property::KeyOrderKept as usize];
+        let order = &p.invariants()[crate::model::invariants::Property::KeyOrderKept as usize];
         assert!(!order.holds);
         assert_eq!(order.msg, Some(0));
     }
@@ -1128,7 +937,7 @@ mod tests {
         let before = p.chart_data().prediction;
         let version = p.prediction_version();
         assert!(before.iter().all(|&(_, q)| q == 0.0), "ρ = 0.9: {before:?}");
-        let fault = crate::parameters::arrivals_command(
+        let fault = crate::model::settings::arrivals_command(
             p.sim(),
             0,
             brokerlab_core::ArrivalProcess::Poisson,

@@ -4,8 +4,8 @@
 use brokerlab_core::MsgId;
 use leptos::prelude::*;
 
-use crate::player::{LogLine, Narration};
-use crate::readout::seconds;
+use crate::format::seconds;
+use crate::model::story::{LogLine, Narration};
 
 /// Longest message-id filter accepted (an id has at most 20 digits).
 const FILTER_CHARS_MAX: usize = 21;
@@ -157,7 +157,7 @@ pub fn NarrationPanel(narration: Memo<Narration>) -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::player::Event;
+    use crate::model::story::Event;
 
     #[test]
     fn the_filter_takes_ids_and_refuses_anything_else() {

@@ -4,19 +4,20 @@
 use leptos::prelude::*;
 use leptos_use::{use_raf_fn_with_options, utils::Pausable, UseRafFnOptions};
 
-use crate::backlog_chart::BacklogChart;
-use crate::controls::{Controls, ScenarioPicker};
-use crate::counters::Counters;
-use crate::groups::LogsView;
-use crate::help::{use_help_shortcut, HelpDialog, ToolButtons, Tools};
-use crate::invariants::InvariantsPanel;
-use crate::lab::Lab;
-use crate::lineage::LineagePanel;
-use crate::narration::{EventLog, NarrationPanel};
-use crate::parameters::ParametersPanel;
-use crate::player::Player;
-use crate::timeline::Timeline;
-use crate::topology::TopologyView;
+use crate::model::player::Player;
+use crate::state::shortcuts::use_shortcuts;
+use crate::state::{Lab, Tools};
+use crate::ui::chart::BacklogChart;
+use crate::ui::controls::{Controls, ScenarioPicker};
+use crate::ui::counters::Counters;
+use crate::ui::help::{HelpDialog, ToolButtons};
+use crate::ui::invariants::InvariantsPanel;
+use crate::ui::lineage::LineagePanel;
+use crate::ui::logs::LogsView;
+use crate::ui::narration::{EventLog, NarrationPanel};
+use crate::ui::parameters::ParametersPanel;
+use crate::ui::timeline::Timeline;
+use crate::ui::topology::TopologyView;
 
 /// The scenario the first page plays.
 pub const EXAMPLE: &str = "burst";
@@ -59,61 +60,12 @@ fn use_player_loop(lab: Lab) {
     });
 }
 
-/// True when a key press is meant for a form field, not for the page's shortcuts.
-pub(crate) fn typing_in_field(ev: &web_sys::KeyboardEvent) -> bool {
-    use wasm_bindgen::JsCast;
-    ev.target()
-        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-        .is_some_and(|el| matches!(el.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA"))
-}
-
-/// Keyboard shortcuts: space play/pause, → step, ← back, r reset, + / - speed.
-fn use_shortcuts(lab: Lab) {
-    let handle = window_event_listener(leptos::ev::keydown, move |ev| {
-        if ev.ctrl_key() || ev.meta_key() || ev.alt_key() || typing_in_field(&ev) {
-            return;
-        }
-        let handled = match ev.key().as_str() {
-            " " => {
-                lab.toggle_play();
-                true
-            }
-            "ArrowRight" => {
-                lab.step();
-                true
-            }
-            "ArrowLeft" => {
-                lab.back();
-                true
-            }
-            "r" | "R" => {
-                lab.reset();
-                true
-            }
-            "+" | "=" => {
-                lab.nudge_speed(true);
-                true
-            }
-            "-" | "_" => {
-                lab.nudge_speed(false);
-                true
-            }
-            _ => false,
-        };
-        if handled {
-            ev.prevent_default();
-        }
-    });
-    on_cleanup(move || handle.remove());
-}
-
 #[component]
 fn Page(player: Player) -> impl IntoView {
     let lab = Lab::new(player);
     use_player_loop(lab);
-    use_shortcuts(lab);
     let tools = Tools::new();
-    use_help_shortcut(tools);
+    use_shortcuts(lab, tools);
     let error = move || {
         lab.error
             .get()

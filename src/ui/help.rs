@@ -2,100 +2,9 @@
 //! opened with "?" or its button; and the large-type option for projectors.
 
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
 
-use crate::app::typing_in_field;
-
-/// Class on the root element (`<html>`) that scales type and controls up.
-pub const LARGE_TYPE_CLASS: &str = "large-type";
-
-/// State of the page tools, shared by the buttons, the overlay and the shortcut.
-#[derive(Clone, Copy)]
-pub struct Tools {
-    pub help_open: RwSignal<bool>,
-    pub large_type: RwSignal<bool>,
-    /// What had the focus when help opened: it gets it back on close.
-    opener: StoredValue<Option<web_sys::HtmlElement>, LocalStorage>,
-}
-
-impl Tools {
-    /// Makes the tools and keeps the root's class in step with the large-type option
-    /// (for this visit only: nothing is stored).
-    pub fn new() -> Self {
-        let tools = Self {
-            help_open: RwSignal::new(false),
-            large_type: RwSignal::new(false),
-            opener: StoredValue::new_local(None),
-        };
-        let large = tools.large_type;
-        Effect::new(move |_| set_root_class(LARGE_TYPE_CLASS, large.get()));
-        tools
-    }
-
-    pub fn open_help(&self) {
-        if self.help_open.get_untracked() {
-            return;
-        }
-        let active = document()
-            .active_element()
-            .and_then(|el| el.dyn_into::<web_sys::HtmlElement>().ok());
-        self.opener.set_value(active);
-        self.help_open.set(true);
-    }
-
-    pub fn close_help(&self) {
-        if !self.help_open.get_untracked() {
-            return;
-        }
-        self.help_open.set(false);
-        if let Some(el) = self.opener.get_value() {
-            // Back where the reader was (after the overlay is hidden).
-            request_animation_frame(move || {
-                let _ = el.focus();
-            });
-        }
-    }
-}
-
-impl Default for Tools {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-/// Adds or removes `class` on the document's root element.
-fn set_root_class(class: &str, on: bool) {
-    let Some(root) = document().document_element() else {
-        return;
-    };
-    let current = root.class_name();
-    let mut classes: Vec<&str> = current.split_whitespace().filter(|c| *c != class).collect();
-    if on {
-        classes.push(class);
-    }
-    root.set_class_name(&classes.join(" "));
-}
-
-/// "?" opens help (unless typing in a field); Escape closes it.
-pub fn use_help_shortcut(tools: Tools) {
-    let handle = window_event_listener(leptos::ev::keydown, move |ev| {
-        if ev.ctrl_key() || ev.meta_key() || ev.alt_key() {
-            return;
-        }
-        match ev.key().as_str() {
-            "?" if !typing_in_field(&ev) && !tools.help_open.get_untracked() => {
-                ev.prevent_default();
-                tools.open_help();
-            }
-            "Escape" if tools.help_open.get_untracked() => {
-                ev.prevent_default();
-                tools.close_help();
-            }
-            _ => {}
-        }
-    });
-    on_cleanup(move || handle.remove());
-}
+use crate::state::shortcuts::SHORTCUTS;
+use crate::state::Tools;
 
 /// The "Help" and "Large type" buttons.
 #[component]
@@ -128,16 +37,6 @@ const CONTROLS: &[(&str, &str)] = &[
     ("Reset", "Starts the scenario again and forgets your commands."),
     ("Timeline", "Goes to any moment of the run, back or forward; your commands stay in the run."),
     ("Large type", "Larger text and controls for projectors, for this visit."),
-];
-
-const KEYS: &[(&str, &str)] = &[
-    ("space", "play or pause"),
-    ("→", "one step forward"),
-    ("←", "one step back"),
-    ("r", "reset"),
-    ("+ / −", "faster / slower"),
-    ("?", "this help"),
-    ("Escape", "close this help"),
 ];
 
 const PANELS: &[(&str, &str)] = &[
@@ -227,7 +126,7 @@ pub fn HelpDialog(tools: Tools) -> impl IntoView {
                 <dl class="help-list">{rows(CONTROLS)}</dl>
                 <h3>"Keyboard"</h3>
                 <dl class="help-list keys-list" data-testid="help-keys">
-                    {KEYS.iter().map(|&(key, what)| view! { <dt><kbd>{key}</kbd></dt><dd>{what}</dd> }).collect_view()}
+                    {SHORTCUTS.iter().map(|s| view! { <dt><kbd>{s.label}</kbd></dt><dd>{s.what}</dd> }).collect_view()}
                 </dl>
                 <p class="hint">"Shortcuts do nothing while you type in a field."</p>
                 <h3>"Panels"</h3>

@@ -5,7 +5,7 @@
 
 use brokerlab_core::{Fact, Sample, Simulation};
 
-use crate::readout::{count, seconds};
+use crate::format::{count, seconds};
 
 /// A crash the chart marks with a vertical line and a short label such as "C2 ✕".
 #[derive(Clone, Debug, PartialEq)]
@@ -262,6 +262,24 @@ pub fn describe(now: &Values, lines: &[&str], crashes: &[CrashMarker]) -> String
         }
     }
     text
+}
+
+/// The chart's input, gathered from the run.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ChartData {
+    /// (simulated seconds, messages waiting), one per sample.
+    pub backlog: Vec<(f64, f64)>,
+    /// (simulated seconds, value) per sample: messages in flight, copies in dead-letter
+    /// queues, and the oldest waiting message's age in seconds.
+    pub in_flight: Vec<(f64, f64)>,
+    pub dead_lettered: Vec<(f64, f64)>,
+    pub oldest_age_s: Vec<(f64, f64)>,
+    /// The run's crashes so far, in time order.
+    pub crashes: Vec<CrashMarker>,
+    /// The fluid prediction (λ − μ)·t, as corners of a piecewise-linear curve.
+    pub prediction: Vec<(f64, f64)>,
+    pub x_max_s: f64,
+    pub now_s: f64,
 }
 
 #[cfg(test)]

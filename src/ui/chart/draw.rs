@@ -20,9 +20,9 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use crate::chart_info::{label_rows, CrashMarker};
-use crate::player::ChartData;
-use crate::readout::short_count;
+use crate::format::short_count;
+use crate::model::chart_info::ChartData;
+use crate::model::chart_info::{label_rows, CrashMarker};
 
 /// The simulated backlog: a solid line over a light fill.
 pub const BACKLOG_COLOR: RGBColor = RGBColor(29, 78, 216);
@@ -513,7 +513,7 @@ pub fn draw_backlog<DB: DrawingBackend>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::player::Player;
+    use crate::model::player::Player;
     use brokerlab_core::examples;
 
     fn svg(data: &ChartData, size: (u32, u32), scale: f64) -> String {

@@ -14,10 +14,12 @@ use plotters_canvas::CanvasBackend;
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
-use crate::chart::{self, shown_lines, Axes, Line, LineStyle, Mark, CRASH_COLOR, LINES};
-use crate::chart_info::{describe, fluid_count, CrashMarker, Rho, Values};
-use crate::lab::Lab;
-use crate::readout::{count, seconds};
+pub mod draw;
+
+use crate::format::{count, seconds};
+use crate::model::chart_info::{describe, fluid_count, CrashMarker, Rho, Values};
+use crate::state::Lab;
+use draw::{shown_lines, Axes, Line, LineStyle, Mark, CRASH_COLOR, LINES};
 
 /// The device pixel ratio, sanitised.
 fn pixel_ratio() -> f64 {
@@ -92,7 +94,7 @@ fn draw(
     };
     let key = (axes, data.crashes.clone(), frame_size);
     if drawn.as_ref().map(|d| &d.frame) != Some(&key) {
-        chart::draw_frame(
+        draw::draw_frame(
             &backend(frame)?.into_drawing_area(),
             axes,
             &data.crashes,
@@ -102,7 +104,7 @@ fn draw(
     }
     if fit(curves, ratio).is_some() {
         clear(curves)?;
-        chart::draw_curves(&backend(curves)?.into_drawing_area(), &data, axes, ratio)
+        draw::draw_curves(&backend(curves)?.into_drawing_area(), &data, axes, ratio)
             .map_err(|e| e.to_string())?;
     }
     Ok(Some(Drawn {
@@ -388,8 +390,8 @@ pub fn BacklogChart(lab: Lab) -> impl IntoView {
     let place = Memo::new(move |_| {
         let v = values.get()?;
         let (width, height) = size.get();
-        let x = chart::x_of(v.t_s, width, x_max.get());
-        let (_, ys) = chart::plot_area(width.round() as u32, height.round() as u32, 1.0);
+        let x = draw::x_of(v.t_s, width, x_max.get());
+        let (_, ys) = draw::plot_area(width.round() as u32, height.round() as u32, 1.0);
         Some(Place {
             x,
             top: f64::from(ys.start),
@@ -399,7 +401,7 @@ pub fn BacklogChart(lab: Lab) -> impl IntoView {
     });
     let point = move |ev: &web_sys::PointerEvent| {
         let width = curves.get_untracked().map_or(0, |c| c.client_width());
-        let t = chart::time_at(
+        let t = draw::time_at(
             f64::from(ev.offset_x()),
             f64::from(width),
             x_max.get_untracked(),

@@ -6,14 +6,14 @@ use leptos::prelude::*;
 
 use brokerlab_core::{examples, secs_to_us, us_to_secs, Fault, MsgId};
 
-use crate::counters::Percentiles;
-use crate::flights::{FlightBuffer, Node};
-use crate::invariants::Status;
-use crate::lineage::{lineage, Lineage};
-use crate::parameters::Settings;
-use crate::player::{Narration, Player, SPEEDS, SPEED_DEFAULT};
-use crate::readout::Readout;
-use crate::topology::Topology;
+use crate::model::flights::{FlightBuffer, Node};
+use crate::model::invariants::Status;
+use crate::model::lineage::{lineage, Lineage};
+use crate::model::player::{Player, SPEEDS, SPEED_DEFAULT};
+use crate::model::readout::{Percentiles, Readout};
+use crate::model::settings::Settings;
+use crate::model::story::Narration;
+use crate::model::topology::Topology;
 
 /// One frame at 60 Hz: the most the first frame after a pause may count for.
 const FRAME_MS_NOMINAL: f64 = 1_000.0 / 60.0;

@@ -1,38 +1,4 @@
-//! What the page shows about a run at one instant, as plain data, and how numbers are
-//! written on the page. The view re-reads a [`Readout`] after every frame; comparing two
-//! readouts tells it whether anything on screen must change.
-
-/// The counters and gauges of a run at one instant.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Readout {
-    /// Steps taken so far (the index of the latest step).
-    pub step: u64,
-    pub time_s: f64,
-    pub published: u64,
-    pub delivered: u64,
-    pub redelivered: u64,
-    pub acked: u64,
-    pub lost: u64,
-    pub duplicate_effects: u64,
-    pub leases_expired: u64,
-    pub backlog: u64,
-    pub in_flight: u64,
-    pub oldest_age_s: f64,
-    pub crashes: u64,
-    pub restarts: u64,
-    pub broker_crashes: u64,
-    pub dead_lettered: u64,
-    pub retries_scheduled: u64,
-    pub duplicates_skipped: u64,
-    pub refused: u64,
-    pub dropped: u64,
-    pub expired: u64,
-    pub redriven: u64,
-    pub consumers_up: u32,
-    pub consumers_total: u32,
-    /// Nothing is left to happen: the run is over.
-    pub finished: bool,
-}
+//! How numbers and times are written on the page: counts, seconds, speeds, latencies.
 
 /// A count with thousands separators: `60,123`.
 pub fn count(n: u64) -> String {
@@ -77,6 +43,17 @@ fn trim_zero(s: String) -> String {
     s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
 }
 
+/// A latency for the panel: milliseconds under a second, else seconds.
+pub fn latency(s: f64) -> String {
+    if !s.is_finite() || s <= 0.0 {
+        "0 ms".to_string()
+    } else if s < 1.0 {
+        format!("{:.0} ms", s * 1_000.0)
+    } else {
+        format!("{s:.2} s")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -113,5 +90,13 @@ mod tests {
         assert_eq!(short_count(20_000.0), "20k");
         assert_eq!(short_count(12_500.0), "12.5k");
         assert_eq!(short_count(1_500_000.0), "1.5M");
+    }
+
+    #[test]
+    fn latencies_read_in_milliseconds_or_seconds() {
+        assert_eq!(latency(0.0), "0 ms");
+        assert_eq!(latency(0.0123), "12 ms");
+        assert_eq!(latency(1.5), "1.50 s");
+        assert_eq!(latency(f64::NAN), "0 ms");
     }
 }
