@@ -61,6 +61,9 @@ pub struct Player {
     /// Narration as last refreshed, and wall time since then.
     narration: Narration,
     narration_age_ms: f64,
+    /// Bumped whenever the narration (and with it the highlighted nodes and percentiles)
+    /// is refreshed or cleared: the views re-read those only then, not on every frame.
+    narration_version: u64,
     /// A notable event arrived since the last refresh: show it at once.
     events_changed: bool,
     /// Playing stops at the step where a property first breaks.
@@ -94,6 +97,7 @@ impl Player {
             story: Story::default(),
             narration: Narration::default(),
             narration_age_ms: 0.0,
+            narration_version: 0,
             events_changed: false,
             pause_on_breach: false,
             breached_now: false,
@@ -292,6 +296,7 @@ impl Player {
     fn forget_story(&mut self) {
         self.story = Story::default();
         self.narration = Narration::default();
+        self.narration_version = self.narration_version.wrapping_add(1);
         self.narration_age_ms = 0.0;
         self.events_changed = false;
         self.breached_now = false;
@@ -374,6 +379,7 @@ impl Player {
             touched(&self.sim, fact, &mut self.narrated_nodes);
         }
         self.narration = self.story.narrate(&self.sim);
+        self.narration_version = self.narration_version.wrapping_add(1);
         self.percentiles = Percentiles::of(&self.sim);
     }
 
@@ -385,6 +391,12 @@ impl Player {
     /// The live invariants on the current state, with where each first broke.
     pub fn invariants(&self) -> Vec<Status> {
         statuses(&self.sim, &self.story.watch)
+    }
+
+    /// Changes whenever [`Player::narration`], [`Player::narrated_nodes`] or
+    /// [`Player::percentiles`] may have changed.
+    pub fn narration_version(&self) -> u64 {
+        self.narration_version
     }
 
     pub fn narration(&self) -> &Narration {

@@ -95,6 +95,16 @@ impl Lab {
     pub fn new(player: Player) -> Self {
         let player = StoredValue::new(player);
         let frame = RwSignal::new(0_u64);
+        // Keys that change far less often than the frame: the memos below that depend
+        // only on them are not recomputed (nor their snapshots cloned) on every frame.
+        let told = Memo::new(move |_| {
+            frame.track();
+            player.with_value(|p| (p.run(), p.narration_version()))
+        });
+        let run = Memo::new(move |_| {
+            frame.track();
+            player.with_value(|p| (p.run(), p.seed()))
+        });
         Self {
             player,
             frame,
@@ -107,7 +117,7 @@ impl Lab {
                 player.with_value(Player::readout)
             }),
             narration: Memo::new(move |_| {
-                frame.track();
+                told.track();
                 player.with_value(|p| p.narration().clone())
             }),
             chart_key: Memo::new(move |_| {
@@ -127,7 +137,7 @@ impl Lab {
                 player.with_value(|p| Topology::after(p.sim(), previous))
             }),
             scenario: Memo::new(move |_| {
-                frame.track();
+                run.track();
                 player.with_value(|p| {
                     let s = p.scenario();
                     (s.name.clone(), s.description.clone())
@@ -140,15 +150,15 @@ impl Lab {
                 player.with_value(Player::invariants)
             }),
             highlighted: Memo::new(move |_| {
-                frame.track();
+                told.track();
                 player.with_value(|p| p.narrated_nodes().to_vec())
             }),
             seed: Memo::new(move |_| {
-                frame.track();
+                run.track();
                 player.with_value(Player::seed)
             }),
             percentiles: Memo::new(move |_| {
-                frame.track();
+                told.track();
                 player.with_value(|p| p.percentiles().clone())
             }),
             seeking: Memo::new(move |_| {

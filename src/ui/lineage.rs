@@ -1,6 +1,7 @@
 //! The message history panel: a sequence diagram of one message's [`Lineage`].
 
 use leptos::prelude::*;
+use leptos_use::{use_event_listener, use_window};
 
 use crate::model::lineage::*;
 
@@ -12,13 +13,12 @@ pub fn LineagePanel(
     /// Rebuilds the open lineage up to the current step.
     on_refresh: Callback<()>,
 ) -> impl IntoView {
-    let escape = window_event_listener(leptos::ev::keydown, move |ev| {
+    let _ = use_event_listener(use_window(), leptos::ev::keydown, move |ev| {
         if ev.key() == "Escape" && lineage.with_untracked(Option::is_some) {
             lineage.set(None);
             ev.prevent_default();
         }
     });
-    on_cleanup(move || escape.remove());
     let body = move || {
         lineage.with(|l| match l {
             None => ().into_any(),

@@ -8,7 +8,7 @@
 //! the chart) beside a line at that time.
 
 use leptos::prelude::*;
-use leptos_use::use_resize_observer;
+use leptos_use::{use_device_pixel_ratio, use_resize_observer};
 use plotters::prelude::{IntoDrawingArea, RGBColor};
 use plotters_canvas::CanvasBackend;
 use wasm_bindgen::JsCast;
@@ -21,9 +21,8 @@ use crate::model::chart_info::{describe, fluid_count, CrashMarker, Rho, Values};
 use crate::state::Lab;
 use draw::{shown_lines, Axes, Line, LineStyle, Mark, CRASH_COLOR, LINES};
 
-/// The device pixel ratio, sanitised.
-fn pixel_ratio() -> f64 {
-    let ratio = window().device_pixel_ratio();
+/// A device pixel ratio, sanitised.
+fn sane_ratio(ratio: f64) -> f64 {
     if ratio.is_finite() && ratio > 0.0 {
         ratio
     } else {
@@ -85,8 +84,9 @@ fn draw(
     frame: &HtmlCanvasElement,
     curves: &HtmlCanvasElement,
     drawn: Option<Drawn>,
+    ratio: f64,
 ) -> Result<Option<Drawn>, String> {
-    let ratio = pixel_ratio();
+    let ratio = sane_ratio(ratio);
     let data = lab.with_player(|p| p.chart_data());
     let axes = Axes::of(&data);
     let Some(frame_size) = fit(frame, ratio) else {
@@ -311,13 +311,12 @@ pub fn BacklogChart(lab: Lab) -> impl IntoView {
     let frame = NodeRef::<leptos::html::Canvas>::new();
     let curves = NodeRef::<leptos::html::Canvas>::new();
     let plot = NodeRef::<leptos::html::Div>::new();
-    // Redraw when the layout changes the plot's size (ResizeObserver), and when the window
-    // resizes (a zoom changes the pixel ratio without changing CSS sizes). Both listeners
-    // are removed with the component.
+    // Redraw when the layout changes the plot's size (ResizeObserver), and when the device
+    // pixel ratio changes (a zoom changes it without changing CSS sizes). Both hooks are
+    // removed with the component.
     let resized = RwSignal::new(0_u32);
     let bump = move || resized.update(|n| *n = n.wrapping_add(1));
-    let listener = window_event_listener(leptos::ev::resize, move |_| bump());
-    on_cleanup(move || listener.remove());
+    let ratio = use_device_pixel_ratio();
     // The observer also reports the first layout: redraw only when the size really changed
     // from what was drawn (a redraw is not free, and the page may be playing).
     let size = RwSignal::new((0.0_f64, 0.0_f64));
@@ -348,12 +347,13 @@ pub fn BacklogChart(lab: Lab) -> impl IntoView {
         // A setting change redraws the prediction at once, even paused.
         let _prediction = lab.prediction_key.get();
         resized.track();
+        let ratio = ratio.get();
         crashes.track();
         let drawn = drawn.flatten();
         let (Some(frame), Some(curves)) = (frame.get(), curves.get()) else {
             return drawn;
         };
-        let result = draw(lab, &frame, &curves, drawn.clone()).unwrap_or_else(|e| {
+        let result = draw(lab, &frame, &curves, drawn.clone(), ratio).unwrap_or_else(|e| {
             lab.error
                 .set(Some(format!("The chart could not be drawn: {e}")));
             drawn

@@ -5,6 +5,7 @@ use brokerlab_core::{CrashPoint, Fault, Poison, ProducerCrashPoint};
 use leptos::prelude::*;
 
 use crate::format::count;
+use crate::model::flights::Node;
 use crate::model::groups::{member_class, member_text};
 use crate::model::player::RESTART_AFTER_S;
 use crate::model::topology::*;
@@ -14,6 +15,12 @@ use tokens::{TokenLegend, TokenOverlay};
 
 pub mod database;
 pub mod tokens;
+
+/// Whether the narrated step involved `node`: its card is outlined (a reactive class, so
+/// the outline follows the narration without touching the DOM by hand).
+fn narrated(lab: Lab, node: Node) -> impl Fn() -> bool + Copy + Send + Sync + 'static {
+    move || lab.highlighted.with(|h| h.contains(&node))
+}
 
 #[component]
 fn ProducerBox(lab: Lab, index: usize) -> impl IntoView {
@@ -65,7 +72,7 @@ fn ProducerBox(lab: Lab, index: usize) -> impl IntoView {
     };
     let producer = index as u32;
     view! {
-        <li class="node producer" class:down=down data-node=format!("producer-{index}")
+        <li class="node producer" class:down=down class:narrated=narrated(lab, Node::Producer(index as u32)) data-node=format!("producer-{index}")
             data-testid=format!("producer-{index}")>
             <strong>{name}</strong>
             <span class="state" data-testid=format!("producer-{index}-state")>{state}</span>
@@ -199,7 +206,7 @@ fn QueueBox(lab: Lab, index: usize) -> impl IntoView {
     };
     let has_dlq = move || card.with(|c| c.as_ref().is_some_and(|c| c.dlq.is_some()));
     view! {
-        <li class="node queue" data-node=format!("queue-{index}") data-testid=format!("queue-{index}")>
+        <li class="node queue" class:narrated=narrated(lab, Node::Queue(index as u32)) data-node=format!("queue-{index}") data-testid=format!("queue-{index}")>
             <strong>{name}</strong>
             <span class="state" data-testid=format!("queue-{index}-counts")>{counts}</span>
             <span class="feeds">{consumers}</span>
@@ -218,7 +225,7 @@ fn DlqBox(lab: Lab, index: usize, card: Memo<Option<QueueCard>>) -> impl IntoVie
     let redriving = move || card.with(|c| c.as_ref().is_some_and(|c| c.redriving));
     let queue = move || card.with(|c| c.as_ref().map(|c| c.name.clone()).unwrap_or_default());
     view! {
-        <li class="node dlq compact" class:held=held data-node=format!("dlq-{index}") data-testid=format!("dlq-{index}")>
+        <li class="node dlq compact" class:held=held class:narrated=narrated(lab, Node::Dlq(index as u32)) data-node=format!("dlq-{index}") data-testid=format!("dlq-{index}")>
             <strong>{move || format!("{} · dead letters", queue())}</strong>
             <span class="state" data-testid=format!("dlq-{index}-state")>
                 {move || dlq().map(|d| dlq_text(&d)).unwrap_or_default()}
@@ -254,7 +261,7 @@ fn LogBox(lab: Lab, index: usize) -> impl IntoView {
         })
     };
     view! {
-        <li class="node log" data-node=format!("log-{index}") data-testid=format!("log-{index}")>
+        <li class="node log" class:narrated=narrated(lab, Node::Log(index as u32)) data-node=format!("log-{index}") data-testid=format!("log-{index}")>
             <strong>{move || text().0}</strong>
             <span class="state">{move || text().1}</span>
         </li>
@@ -281,7 +288,7 @@ fn ConsumerBox(lab: Lab, index: usize) -> impl IntoView {
     };
     view! {
         <li class="node consumer" class:down=move || !up() class:armed=armed
-            data-node=format!("consumer-{index}") data-testid=format!("consumer-{index}")>
+            class:narrated=narrated(lab, Node::Consumer(index as u32)) data-node=format!("consumer-{index}") data-testid=format!("consumer-{index}")>
             <strong>{name}</strong>
             <span class="state" data-testid=format!("consumer-{index}-state")>{state}</span>
             <span class="state lease" data-testid=format!("consumer-{index}-lease")
@@ -406,7 +413,7 @@ pub fn TopologyView(lab: Lab) -> impl IntoView {
                     <h3>"Producers"</h3>
                     <ul>{producers}</ul>
                 </div>
-                <div class="lane broker" class:down=move || !broker_up() data-node="broker">
+                <div class="lane broker" class:down=move || !broker_up() class:narrated=narrated(lab, Node::Broker) data-node="broker">
                     <h3>
                         "Broker "
                         <span data-testid="broker-state">{move || if broker_up() { "up" } else { "crashed" }}</span>
@@ -427,7 +434,7 @@ pub fn TopologyView(lab: Lab) -> impl IntoView {
                     <h3>"Consumers"</h3>
                     <ul>{consumers}{members}</ul>
                 </div>
-                <div class="lane database" data-node="db" data-testid="database">
+                <div class="lane database" class:narrated=narrated(lab, Node::Database) data-node="db" data-testid="database">
                     <h3>"Database"</h3>
                     <ul>{database}</ul>
                 </div>

@@ -15,7 +15,7 @@ use std::rc::Rc;
 
 use leptos::html::Canvas;
 use leptos::prelude::*;
-use leptos_use::use_raf_fn;
+use leptos_use::{use_device_pixel_ratio, use_prefers_reduced_motion, use_raf_fn};
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, Element, HtmlCanvasElement};
 
@@ -102,7 +102,10 @@ struct Overlay {
     anchors_at_ms: Option<f64>,
     /// Canvas size in CSS pixels and the device pixel ratio it was sized for.
     size: (f64, f64, f64),
+    /// Tokens appear at their destination without moving (the reader asked for less motion).
     reduced_motion: bool,
+    /// The device pixel ratio now.
+    dpr: f64,
     run: u32,
     step: u64,
     /// The canvas shows nothing.
@@ -168,13 +171,8 @@ impl Overlay {
 
     /// Reads the card positions and sizes the canvas (one backing pixel per screen pixel).
     fn measure(&mut self, canvas: &HtmlCanvasElement) {
-        self.reduced_motion = window()
-            .match_media("(prefers-reduced-motion: reduce)")
-            .ok()
-            .flatten()
-            .is_some_and(|m| m.matches());
         let origin = canvas.get_bounding_client_rect();
-        let dpr = window().device_pixel_ratio().max(1.0);
+        let dpr = self.dpr.max(1.0);
         let size = (origin.width(), origin.height(), dpr);
         if size != self.size {
             self.size = size;
@@ -413,30 +411,15 @@ pub fn TokenOverlay(lab: Lab) -> impl IntoView {
         blank: true,
         ..Overlay::default()
     }));
+    let reduced_motion = use_prefers_reduced_motion();
+    let dpr = use_device_pixel_ratio();
     // Runs on every animation frame, and returns at once when nothing is to be drawn.
     let _ = use_raf_fn(move |frame| {
         if let Some(canvas) = canvas_ref.get_untracked() {
             if let Ok(mut o) = overlay.try_borrow_mut() {
+                o.reduced_motion = reduced_motion.get_untracked();
+                o.dpr = dpr.get_untracked();
                 o.frame(lab, &canvas, frame.timestamp);
-            }
-        }
-    });
-    // The narrated step's cards get an outline.
-    Effect::new(move |_| {
-        let nodes = lab.highlighted.get();
-        let Some(section) = canvas_ref.get().and_then(|c| c.parent_element()) else {
-            return;
-        };
-        if let Ok(old) = section.query_selector_all(".narrated") {
-            for i in 0..old.length() {
-                if let Some(el) = old.item(i).and_then(|n| n.dyn_into::<Element>().ok()) {
-                    let _ = el.class_list().remove_1("narrated");
-                }
-            }
-        }
-        for node in nodes {
-            if let Ok(Some(el)) = section.query_selector(&format!("[data-node=\"{node}\"]")) {
-                let _ = el.class_list().add_1("narrated");
             }
         }
     });
