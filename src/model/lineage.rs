@@ -175,85 +175,169 @@ struct Kept {
     holder: Option<ConsumerId>,
 }
 
-/// Rebuilds the lineage of `msg` by re-simulating `sim`'s recorded run up to its current
-/// step. Refuses (with a sentence for the page) runs longer than [`LINEAGE_STEPS_MAX`].
+/// Rebuilds the lineage of `msg` by re-simulating `sim`'s recorded run from its start up
+/// to its current step, in one go (tests; the page goes through [`LineageBuild`]).
 pub fn lineage(sim: &Simulation, msg: MsgId) -> Result<Lineage, String> {
-    let target = sim.steps();
-    if target > LINEAGE_STEPS_MAX {
-        return Err(format!(
-            "This run is at step {target}; a history is rebuilt only up to step {LINEAGE_STEPS_MAX}. Reset or pick a shorter run to see #{msg}'s history."
-        ));
-    }
-    let mut replay = Simulation::new(sim.scenario().clone())
+    let start = Simulation::new(sim.scenario().clone())
         .map_err(|e| format!("The run could not be replayed: {e}"))?;
-    let mut kept: Vec<Kept> = Vec::new();
-    let mut more = 0;
-    // The consumer holding the message: its crash belongs to the history.
-    let mut holder: Option<ConsumerId> = None;
-    while replay.steps() < target {
-        let Some(step) = replay.step() else {
-            break;
-        };
-        for fact in step.facts {
-            let held = holder;
-            let about = match *fact {
-                Fact::Delivered {
-                    msg: m, consumer, ..
-                } if m == msg => {
-                    holder = Some(consumer);
-                    true
-                }
-                Fact::Acked { msg: m, .. } | Fact::LeaseExpired { msg: m, .. } if m == msg => {
-                    holder = None;
-                    true
-                }
-                Fact::ConsumerCrashed { consumer, .. } if holder == Some(consumer) => {
-                    holder = None;
-                    true
-                }
-                _ => fact.msg() == Some(msg),
-            };
-            if !about {
-                continue;
+    let mut build = LineageBuild::start(start, sim.steps(), msg)?;
+    while !build.go_on(|_| true) {}
+    Ok(build.finish())
+}
+
+/// A lineage being built: the recorded run re-simulated from a state before the message
+/// existed (the start, or a snapshot the player kept) up to a target step, a chunk at a
+/// time so a long run never blocks the page. Refuses (with a sentence for the page) to
+/// replay more than [`LINEAGE_STEPS_MAX`] steps.
+pub struct LineageBuild {
+    msg: MsgId,
+    target: u64,
+    /// The step the replay started from.
+    from_step: u64,
+    replay: Simulation,
+    kept: Vec<Kept>,
+    more: usize,
+    /// The consumer holding the message: its crash belongs to the history.
+    holder: Option<ConsumerId>,
+}
+
+impl LineageBuild {
+    /// Starts from `replay`, a state of the recorded run at or before step `target` in
+    /// which `msg` was not created yet.
+    pub fn start(replay: Simulation, target: u64, msg: MsgId) -> Result<Self, String> {
+        let todo = target.saturating_sub(replay.steps());
+        if todo > LINEAGE_STEPS_MAX {
+            return Err(format!(
+                "This run is at step {target}; a history is rebuilt from at most {LINEAGE_STEPS_MAX} steps. Reset or pick a shorter run to see #{msg}'s history."
+            ));
+        }
+        Ok(Self {
+            msg,
+            target,
+            from_step: replay.steps(),
+            replay,
+            kept: Vec::new(),
+            more: 0,
+            holder: None,
+        })
+    }
+
+    /// The step the replay started from (0 when no snapshot could be used).
+    pub fn from_step(&self) -> u64 {
+        self.from_step
+    }
+
+    /// The message whose history this is.
+    pub fn msg(&self) -> MsgId {
+        self.msg
+    }
+
+    /// Re-simulates on; every [`BUDGET_CHECK_EVERY`] steps asks
+    /// `more(steps)` whether it may go on. True once the target step is reached.
+    pub fn go_on(&mut self, mut more: impl FnMut(u64) -> bool) -> bool {
+        let mut steps = 0_u64;
+        while self.replay.steps() < self.target {
+            if steps > 0 && steps.is_multiple_of(BUDGET_CHECK_EVERY) && !more(steps) {
+                return false;
             }
-            if kept.len() < LINEAGE_ROWS_MAX {
-                kept.push(Kept {
-                    step: step.index,
-                    time_us: step.time_us,
-                    fact: *fact,
-                    holder: held,
-                });
-            } else {
-                more += 1;
+            let Some(step) = self.replay.step() else {
+                break;
+            };
+            steps += 1;
+            let (index, time_us) = (step.index, step.time_us);
+            for fact in step.facts {
+                keep(
+                    self.msg,
+                    &mut self.holder,
+                    &mut self.kept,
+                    &mut self.more,
+                    index,
+                    time_us,
+                    fact,
+                );
             }
         }
+        true
     }
-    let mut cast = Cast::new(&replay, &kept);
-    let drawn: Vec<(Who, Who, String, ArrowKind)> =
-        kept.iter().map(|k| cast.arrow(&replay, k)).collect();
-    let participants = cast.participants(&replay, &drawn);
-    let at = |who: Who| participants.iter().position(|p| p.who == who).unwrap_or(0);
-    let rows = kept
-        .iter()
-        .zip(drawn)
-        .map(|(k, (from, to, label, kind))| LineageRow {
-            step: k.step,
-            time_s: us_to_secs(k.time_us),
-            lane: Lane::of(&k.fact),
-            text: describe(&replay, &k.fact),
-            from: at(from),
-            to: at(to),
-            label,
-            kind,
-        })
-        .collect();
-    Ok(Lineage {
-        msg,
-        upto_step: replay.steps(),
-        participants,
-        rows,
-        more,
-    })
+
+    /// The history, once [`LineageBuild::go_on`] said it is done.
+    pub fn finish(self) -> Lineage {
+        let replay = &self.replay;
+        let mut cast = Cast::new(replay, &self.kept);
+        let drawn: Vec<(Who, Who, String, ArrowKind)> =
+            self.kept.iter().map(|k| cast.arrow(replay, k)).collect();
+        let participants = cast.participants(replay, &drawn);
+        let at = |who: Who| participants.iter().position(|p| p.who == who).unwrap_or(0);
+        let rows = self
+            .kept
+            .iter()
+            .zip(drawn)
+            .map(|(k, (from, to, label, kind))| LineageRow {
+                step: k.step,
+                time_s: us_to_secs(k.time_us),
+                lane: Lane::of(&k.fact),
+                text: describe(replay, &k.fact),
+                from: at(from),
+                to: at(to),
+                label,
+                kind,
+            })
+            .collect();
+        Lineage {
+            msg: self.msg,
+            upto_step: replay.steps(),
+            participants,
+            rows,
+            more: self.more,
+        }
+    }
+}
+
+/// How often (in steps) a chunk of a build asks whether it may take more.
+const BUDGET_CHECK_EVERY: u64 = 256;
+
+/// Keeps `fact` if it is about `msg` (or about the consumer holding it), tracking the
+/// holder as deliveries, acks, expiries and crashes come.
+fn keep(
+    msg: MsgId,
+    holder: &mut Option<ConsumerId>,
+    kept: &mut Vec<Kept>,
+    more: &mut usize,
+    step: u64,
+    time_us: u64,
+    fact: &Fact,
+) {
+    let held = *holder;
+    let about = match *fact {
+        Fact::Delivered {
+            msg: m, consumer, ..
+        } if m == msg => {
+            *holder = Some(consumer);
+            true
+        }
+        Fact::Acked { msg: m, .. } | Fact::LeaseExpired { msg: m, .. } if m == msg => {
+            *holder = None;
+            true
+        }
+        Fact::ConsumerCrashed { consumer, .. } if *holder == Some(consumer) => {
+            *holder = None;
+            true
+        }
+        _ => fact.msg() == Some(msg),
+    };
+    if !about {
+        return;
+    }
+    if kept.len() < LINEAGE_ROWS_MAX {
+        kept.push(Kept {
+            step,
+            time_us,
+            fact: *fact,
+            holder: held,
+        });
+    } else {
+        *more += 1;
+    }
 }
 
 /// Decides who each fact goes between.

@@ -8,7 +8,7 @@ use brokerlab_core::{examples, secs_to_us, us_to_secs, Fault, MsgId};
 
 use crate::model::flights::{FlightBuffer, Node};
 use crate::model::invariants::Status;
-use crate::model::lineage::{lineage, Lineage};
+use crate::model::lineage::{Lineage, LineageBuild};
 use crate::model::player::{Player, SPEEDS, SPEED_DEFAULT};
 use crate::model::readout::{Percentiles, Readout};
 use crate::model::settings::Settings;
@@ -71,6 +71,10 @@ pub struct Lab {
     pub scenario: Memo<(String, String)>,
     /// The open message history, or why it could not be built; `None` when closed.
     pub lineage: RwSignal<Option<Result<Lineage, String>>>,
+    /// A message history being built over the next frames (see [`Lab::open_lineage`]).
+    building: StoredValue<Option<LineageBuild>>,
+    /// A history is being built: the frame loop runs until it is done.
+    pub building_lineage: RwSignal<bool>,
     /// Playing pauses at the step where an invariant first breaks.
     pub pause_on_breach: RwSignal<bool>,
     /// The live invariants.
@@ -144,6 +148,8 @@ impl Lab {
                 })
             }),
             lineage: RwSignal::new(None),
+            building: StoredValue::new(None),
+            building_lineage: RwSignal::new(false),
             pause_on_breach: RwSignal::new(false),
             invariants: Memo::new(move |_| {
                 frame.track();
@@ -197,6 +203,10 @@ impl Lab {
 
     /// One animation frame: advances the run by `wall_ms` at the current speed.
     pub fn tick(&self, wall_ms: f64) {
+        if self.building_lineage.get_untracked() {
+            self.lineage_frame();
+            return;
+        }
         if !self.playing.get_untracked() && self.seeking.get_untracked().is_some() {
             self.seek_frame();
             return;
@@ -266,7 +276,7 @@ impl Lab {
                 player.set_run(run);
                 self.player.set_value(player);
                 self.error.set(None);
-                self.lineage.set(None);
+                self.close_lineage();
             }
             Err(message) => self.error.set(Some(message)),
         }
@@ -324,18 +334,57 @@ impl Lab {
         self.speed.set(SPEEDS[next]);
     }
 
-    /// Opens the history of message `msg` up to the current step (the run pauses).
+    /// Opens the history of message `msg` up to the current step (the run pauses). It is
+    /// rebuilt from the latest snapshot before the message existed, within a frame's
+    /// budget at a time: a short one shows at once, a long one over the next frames.
     pub fn open_lineage(&self, msg: MsgId) {
         self.playing.set(false);
-        let built = self.player.with_value(|p| lineage(p.sim(), msg));
-        self.lineage.set(Some(built));
+        match self.player.with_value(|p| p.lineage_build(msg)) {
+            Ok(build) => {
+                self.building.set_value(Some(build));
+                self.building_lineage.set(true);
+                self.lineage_frame();
+            }
+            Err(problem) => {
+                self.building.set_value(None);
+                self.building_lineage.set(false);
+                self.lineage.set(Some(Err(problem)));
+            }
+        }
+    }
+
+    /// Closes the history (and stops building one).
+    fn close_lineage(&self) {
+        self.building.set_value(None);
+        self.building_lineage.set(false);
+        self.lineage.set(None);
+    }
+
+    /// One frame's worth of building the history being opened.
+    fn lineage_frame(&self) {
+        let more = deadline(SEEK_WORK_MS);
+        let done = self
+            .building
+            .try_update_value(|b| b.as_mut().is_none_or(|b| b.go_on(more)))
+            .unwrap_or(true);
+        if done {
+            let built = self.building.try_update_value(Option::take).flatten();
+            self.building_lineage.set(false);
+            if let Some(build) = built {
+                self.lineage.set(Some(Ok(build.finish())));
+            }
+        }
     }
 
     /// Rebuilds the open history up to the current step.
     pub fn refresh_lineage(&self) {
         let open = self
             .lineage
-            .with_untracked(|l| l.as_ref().and_then(|l| l.as_ref().ok()).map(|l| l.msg));
+            .with_untracked(|l| l.as_ref().and_then(|l| l.as_ref().ok()).map(|l| l.msg))
+            .or_else(|| {
+                self.building
+                    .with_value(|b| b.as_ref().map(LineageBuild::msg))
+            });
         if let Some(msg) = open {
             self.open_lineage(msg);
         }
@@ -379,7 +428,7 @@ impl Lab {
             Some(Err(e)) => self.error.set(Some(format!(
                 "The run could not restart with that seed: {e}"
             ))),
-            _ => self.lineage.set(None),
+            _ => self.close_lineage(),
         }
         self.changed();
     }

@@ -52,7 +52,7 @@ fn use_player_loop(lab: Lab) {
         UseRafFnOptions::default().immediate(false),
     );
     Effect::new(move |_| {
-        if lab.playing.get() || lab.seeking.get().is_some() {
+        if lab.playing.get() || lab.seeking.get().is_some() || lab.building_lineage.get() {
             resume();
         } else {
             pause();

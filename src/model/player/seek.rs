@@ -4,9 +4,10 @@
 //! Seeking can go on across several frames, each within its own budget, so a long run
 //! never blocks the page.
 
-use brokerlab_core::{secs_to_us, us_to_secs, Micros, ScenarioError, Simulation};
+use brokerlab_core::{secs_to_us, us_to_secs, Micros, MsgId, ScenarioError, Simulation};
 
 use super::{Player, BUDGET_CHECK_EVERY};
+use crate::model::lineage::LineageBuild;
 use crate::model::story::Story;
 
 /// A snapshot is kept every this many steps at first; the spacing doubles whenever the
@@ -166,6 +167,20 @@ impl Player {
         self.rewind_for(|sim| sim.now_us() <= target_us)?;
         self.seek_target = Some(target_us);
         Ok(())
+    }
+
+    /// Starts building the history of message `msg` up to the current step, from the
+    /// latest snapshot taken before the message existed (or from the start): the replay
+    /// skips what cannot concern it, and goes on in chunks ([`LineageBuild::go_on`]).
+    pub fn lineage_build(&self, msg: MsgId) -> Result<LineageBuild, String> {
+        let target = self.sim.steps();
+        let before = |sim: &Simulation| sim.steps() <= target && sim.messages().len() as u64 <= msg;
+        let start = match self.snapshots.latest_where(before) {
+            Some(s) => s.sim.clone(),
+            None => Simulation::new(self.sim.scenario().clone())
+                .map_err(|e| format!("The run could not be replayed: {e}"))?,
+        };
+        LineageBuild::start(start, target, msg)
     }
 
     /// Where a seek in progress is going.
