@@ -13,6 +13,7 @@ use brokerlab_core::{
     us_to_secs, AckMode, ArrivalProcess, Fact, Fault, Idempotency, Overflow, RateSegment,
     RetryPolicy, ServiceTime, Setting, Simulation,
 };
+use serde::{de::DeserializeOwned, Serialize};
 
 /// A burst multiplies the current rate by this much…
 pub const BURST_FACTOR: f64 = 10.0;
@@ -391,61 +392,20 @@ pub fn forecast(s: &Settings) -> String {
     }
 }
 
-pub fn process_value(p: ArrivalProcess) -> &'static str {
-    match p {
-        ArrivalProcess::Constant => "constant",
-        ArrivalProcess::Poisson => "poisson",
+/// A setting's choice as a select's option value: the name the core gives it in
+/// scenario files (its serde spelling, `after_commit`), so no table of names is kept here.
+pub fn choice_value<T: Serialize>(choice: &T) -> String {
+    match serde_json::to_value(choice) {
+        Ok(serde_json::Value::String(name)) => name,
+        _ => String::new(),
     }
 }
 
-pub fn ack_value(a: AckMode) -> &'static str {
-    match a {
-        AckMode::AfterCommit => "after_commit",
-        AckMode::OnDelivery => "on_delivery",
-    }
-}
-
-pub fn idempotency_value(i: Idempotency) -> &'static str {
-    match i {
-        Idempotency::None => "none",
-        Idempotency::CheckThenInsert => "check_then_insert",
-        Idempotency::Inbox => "inbox",
-    }
-}
-
-pub fn overflow_value(o: Overflow) -> &'static str {
-    match o {
-        Overflow::Reject => "reject",
-        Overflow::DropOldest => "drop_oldest",
-        Overflow::Throttle => "throttle",
-    }
-}
-
-/// The ack mode a select's value names.
-pub fn parse_ack(v: &str) -> Result<AckMode, String> {
-    match v {
-        "after_commit" => Ok(AckMode::AfterCommit),
-        "on_delivery" => Ok(AckMode::OnDelivery),
-        _ => Err(format!("Unknown ack mode “{v}”.")),
-    }
-}
-
-pub fn parse_idempotency(v: &str) -> Result<Idempotency, String> {
-    match v {
-        "none" => Ok(Idempotency::None),
-        "check_then_insert" => Ok(Idempotency::CheckThenInsert),
-        "inbox" => Ok(Idempotency::Inbox),
-        _ => Err(format!("Unknown idempotency “{v}”.")),
-    }
-}
-
-pub fn parse_overflow(v: &str) -> Result<Overflow, String> {
-    match v {
-        "reject" => Ok(Overflow::Reject),
-        "drop_oldest" => Ok(Overflow::DropOldest),
-        "throttle" => Ok(Overflow::Throttle),
-        _ => Err(format!("Unknown overflow policy “{v}”.")),
-    }
+/// The choice an option value names (see [`choice_value`]); `what` names the setting in
+/// the sentence that refuses an unknown one.
+pub fn parse_choice<T: DeserializeOwned>(value: &str, what: &str) -> Result<T, String> {
+    serde_json::from_value(serde_json::Value::String(value.to_string()))
+        .map_err(|_| format!("Unknown {what} “{value}”."))
 }
 
 #[cfg(test)]
@@ -493,9 +453,27 @@ mod tests {
         assert_eq!(parse_bound("  "), Ok(None));
         assert_eq!(parse_bound("100"), Ok(Some(100)));
         assert!(parse_bound("0").is_err());
-        assert_eq!(parse_ack("on_delivery"), Ok(AckMode::OnDelivery));
-        assert!(parse_idempotency("maybe").is_err());
-        assert_eq!(parse_overflow("throttle"), Ok(Overflow::Throttle));
+        assert_eq!(
+            parse_choice("on_delivery", "ack mode"),
+            Ok(AckMode::OnDelivery)
+        );
+        assert_eq!(
+            parse_choice::<Idempotency>("maybe", "idempotency"),
+            Err("Unknown idempotency “maybe”.".into())
+        );
+        assert_eq!(
+            parse_choice("throttle", "overflow policy"),
+            Ok(Overflow::Throttle)
+        );
+        // Every choice reads back as itself, under the name scenario files give it.
+        assert_eq!(
+            choice_value(&Idempotency::CheckThenInsert),
+            "check_then_insert"
+        );
+        assert_eq!(choice_value(&ArrivalProcess::Poisson), "poisson");
+        for o in [Overflow::Reject, Overflow::DropOldest, Overflow::Throttle] {
+            assert_eq!(parse_choice(&choice_value(&o), "overflow policy"), Ok(o));
+        }
     }
 
     #[test]

@@ -1,15 +1,14 @@
 //! The parameters panel: the settings in force, editable while the run plays; each change
 //! is sent to the lab as a command, and a refused value is explained next to its field.
 
-use brokerlab_core::{ArrivalProcess, Fault, RetryPolicy, ServiceTime, Simulation};
-use leptos::prelude::*;
-
 use brokerlab_core::scenario::limits;
+use brokerlab_core::{
+    AckMode, ArrivalProcess, Fault, Idempotency, Overflow, RetryPolicy, ServiceTime, Simulation,
+};
+use leptos::prelude::*;
 
 use crate::model::settings::*;
 use crate::state::Lab;
-
-// ----- view ------------------------------------------------------------------------------
 
 /// What a field does with the text (or option) it is given: send a command, or say why not.
 type Apply = Callback<String, Result<(), String>>;
@@ -86,8 +85,8 @@ fn NumberField(
 fn SelectField(
     id: String,
     label: &'static str,
-    options: &'static [(&'static str, &'static str)],
-    #[prop(into)] value: Signal<&'static str>,
+    options: Vec<(String, &'static str)>,
+    #[prop(into)] value: Signal<String>,
     apply: Apply,
 ) -> impl IntoView {
     let error = RwSignal::new(None::<String>);
@@ -96,7 +95,7 @@ fn SelectField(
     Effect::new(move |_| {
         let v = value.get();
         if let Some(el) = select.get() {
-            el.set_value(v);
+            el.set_value(&v);
         }
     });
     let on_change = move |ev: leptos::ev::Event| match apply.run(event_target_value(&ev)) {
@@ -105,13 +104,16 @@ fn SelectField(
             error.set(Some(message));
             // The choice in force stays.
             if let Some(el) = select.get_untracked() {
-                el.set_value(value.get_untracked());
+                el.set_value(&value.get_untracked());
             }
         }
     };
     let options = options
-        .iter()
-        .map(|&(v, text)| view! { <option value=v selected=move || value.get() == v>{text}</option> })
+        .into_iter()
+        .map(|(v, text)| {
+            let this = v.clone();
+            view! { <option value=v selected=move || value.with(|now| *now == this)>{text}</option> }
+        })
         .collect_view();
     view! {
         <div class="param" class:invalid=move || error.with(Option::is_some)>
@@ -127,29 +129,53 @@ fn SelectField(
     }
 }
 
-const PATTERNS: &[(&str, &str)] = &[
-    ("constant", "Evenly spaced (constant)"),
-    ("poisson", "Random (Poisson)"),
-    ("burst", "Burst: 10× for 5 s, then back"),
+/// (choice, what the option says): the option values are the core's names for them.
+const PROCESSES: &[(ArrivalProcess, &str)] = &[
+    (ArrivalProcess::Constant, "Evenly spaced (constant)"),
+    (ArrivalProcess::Poisson, "Random (Poisson)"),
 ];
+/// The pattern select's extra option (not an arrival process: a command of the panel).
+const BURST: (&str, &str) = ("burst", "Burst: 10× for 5 s, then back");
 const SERVICE_KINDS: &[(&str, &str)] = &[
     ("fixed", "Fixed (every message the same)"),
     ("exponential", "Random (exponential)"),
 ];
-const ACK_MODES: &[(&str, &str)] = &[
-    ("after_commit", "After commit (at least once)"),
-    ("on_delivery", "On delivery (at most once)"),
+const ACK_MODES: &[(AckMode, &str)] = &[
+    (AckMode::AfterCommit, "After commit (at least once)"),
+    (AckMode::OnDelivery, "On delivery (at most once)"),
 ];
-const IDEMPOTENCY: &[(&str, &str)] = &[
-    ("none", "None"),
-    ("check_then_insert", "Check, then insert (racy)"),
-    ("inbox", "Inbox table (unique key)"),
+const IDEMPOTENCY: &[(Idempotency, &str)] = &[
+    (Idempotency::None, "None"),
+    (Idempotency::CheckThenInsert, "Check, then insert (racy)"),
+    (Idempotency::Inbox, "Inbox table (unique key)"),
 ];
-const OVERFLOW: &[(&str, &str)] = &[
-    ("reject", "Reject the new message"),
-    ("drop_oldest", "Drop the oldest"),
-    ("throttle", "Throttle the producer"),
+const OVERFLOW: &[(Overflow, &str)] = &[
+    (Overflow::Reject, "Reject the new message"),
+    (Overflow::DropOldest, "Drop the oldest"),
+    (Overflow::Throttle, "Throttle the producer"),
 ];
+
+/// A select's options from a table of choices.
+fn options<T: serde::Serialize>(table: &[(T, &'static str)]) -> Vec<(String, &'static str)> {
+    table
+        .iter()
+        .map(|(choice, text)| (choice_value(choice), *text))
+        .collect()
+}
+
+/// The pattern select's options: the arrival processes, then a burst.
+fn pattern_options() -> Vec<(String, &'static str)> {
+    let mut all = options(PROCESSES);
+    all.push((BURST.0.to_string(), BURST.1));
+    all
+}
+
+fn service_options() -> Vec<(String, &'static str)> {
+    SERVICE_KINDS
+        .iter()
+        .map(|&(v, text)| (v.to_string(), text))
+        .collect()
+}
 
 /// Sends a command built from the live simulation; refusals come back as text.
 fn send(lab: Lab, build: impl FnOnce(&Simulation) -> Result<Fault, String>) -> Result<(), String> {
@@ -178,21 +204,19 @@ fn ProducerRow(lab: Lab, index: usize) -> impl IntoView {
         })
     });
     let apply_pattern = Callback::new(move |v: String| {
-        let process = match v.as_str() {
-            "burst" => return send(lab, |sim| burst_command(sim, producer)),
-            "constant" => ArrivalProcess::Constant,
-            "poisson" => ArrivalProcess::Poisson,
-            _ => return Err(format!("Unknown pattern “{v}”.")),
-        };
+        if v == BURST.0 {
+            return send(lab, |sim| burst_command(sim, producer));
+        }
+        let process: ArrivalProcess = parse_choice(&v, "pattern")?;
         let rate = now().map_or(0.0, |p| p.rate_per_s);
         send(lab, |sim| {
             Ok(arrivals_command(sim, producer, process, rate))
         })
     });
     let pattern = Signal::derive(move || match get() {
-        Some(p) if p.in_burst => "burst",
-        Some(p) => process_value(p.process),
-        None => "poisson",
+        Some(p) if p.in_burst => BURST.0.to_string(),
+        Some(p) => choice_value(&p.process),
+        None => choice_value(&ArrivalProcess::Poisson),
     });
     let slider = Signal::derive(move || {
         let max = get().map_or(10.0, |p| p.slider_max);
@@ -203,7 +227,7 @@ fn ProducerRow(lab: Lab, index: usize) -> impl IntoView {
             <legend>"Producer " <strong>{name}</strong></legend>
             <NumberField id=id("rate") label="Arrival rate" unit="msgs/s" value=rate apply=apply_rate
                 slider=slider hint="Later changes the scenario plans (a stop, say) still happen." />
-            <SelectField id=id("pattern") label="Pattern" options=PATTERNS value=pattern apply=apply_pattern />
+            <SelectField id=id("pattern") label="Pattern" options=pattern_options() value=pattern apply=apply_pattern />
         </fieldset>
     }
 }
@@ -261,13 +285,13 @@ fn QueueRow(lab: Lab, index: usize) -> impl IntoView {
     let ack = cmd(|queue, _, v| {
         Ok(Fault::SetAckMode {
             queue,
-            ack: parse_ack(v)?,
+            ack: parse_choice(v, "ack mode")?,
         })
     });
     let idempotency = cmd(|queue, _, v| {
         Ok(Fault::SetIdempotency {
             queue,
-            idempotency: parse_idempotency(v)?,
+            idempotency: parse_choice(v, "idempotency")?,
         })
     });
     let attempts = cmd(|queue, q, t| {
@@ -303,11 +327,11 @@ fn QueueRow(lab: Lab, index: usize) -> impl IntoView {
         Ok(Fault::SetQueueBound {
             queue,
             max_length: q.max_length,
-            overflow: parse_overflow(v)?,
+            overflow: parse_choice(v, "overflow policy")?,
         })
     });
-    let choice = move |f: fn(&QueueSettings) -> &'static str| {
-        Signal::derive(move || get().map_or("", |q| f(&q)))
+    let choice = move |f: fn(&QueueSettings) -> String| {
+        Signal::derive(move || get().map_or(String::new(), |q| f(&q)))
     };
     let name = now().map(|q| q.name).unwrap_or_default();
     view! {
@@ -315,10 +339,10 @@ fn QueueRow(lab: Lab, index: usize) -> impl IntoView {
             <legend>"Queue " <strong>{name}</strong> " and its consumers"</legend>
             <NumberField id=id("service") label="Service time, mean" unit="s per message"
                 value=text(|q| field(q.service.mean_s())) apply=service />
-            <SelectField id=id("service-kind") label="Service time varies" options=SERVICE_KINDS
+            <SelectField id=id("service-kind") label="Service time varies" options=service_options()
                 value=choice(|q| match q.service {
-                    ServiceTime::Fixed { .. } => "fixed",
-                    ServiceTime::Exponential { .. } => "exponential",
+                    ServiceTime::Fixed { .. } => "fixed".to_string(),
+                    ServiceTime::Exponential { .. } => "exponential".to_string(),
                 }) apply=service_kind />
             <NumberField id=id("consumers") label="Consumers" unit="count"
                 value=text(|q| q.consumers.to_string()) apply=consumers
@@ -331,18 +355,18 @@ fn QueueRow(lab: Lab, index: usize) -> impl IntoView {
             <NumberField id=id("visibility") label="Visibility timeout" unit="s"
                 value=text(|q| field(q.visibility_s)) apply=visibility
                 hint="For leases given from now on." />
-            <SelectField id=id("ack") label="Ack" options=ACK_MODES
-                value=choice(|q| ack_value(q.ack)) apply=ack />
-            <SelectField id=id("idempotency") label="Idempotency" options=IDEMPOTENCY
-                value=choice(|q| idempotency_value(q.idempotency)) apply=idempotency />
+            <SelectField id=id("ack") label="Ack" options=options(ACK_MODES)
+                value=choice(|q| choice_value(&q.ack)) apply=ack />
+            <SelectField id=id("idempotency") label="Idempotency" options=options(IDEMPOTENCY)
+                value=choice(|q| choice_value(&q.idempotency)) apply=idempotency />
             <NumberField id=id("attempts") label="Retry: max attempts" unit="first one included"
                 value=text(|q| q.retry.max_attempts.to_string()) apply=attempts />
             <NumberField id=id("backoff") label="Retry: backoff base" unit="s, doubles each time"
                 value=text(|q| field(q.retry.backoff_base_s)) apply=backoff />
             <NumberField id=id("bound") label="Queue bound" unit="messages; empty = unbounded"
                 value=text(|q| q.max_length.map(|n| n.to_string()).unwrap_or_default()) apply=bound />
-            <SelectField id=id("overflow") label="When full" options=OVERFLOW
-                value=choice(|q| overflow_value(q.overflow)) apply=overflow />
+            <SelectField id=id("overflow") label="When full" options=options(OVERFLOW)
+                value=choice(|q| choice_value(&q.overflow)) apply=overflow />
                 </div>
             </details>
         </fieldset>
