@@ -317,6 +317,8 @@ fn queue_of(sim: &Simulation, copy: u64) -> Option<u32> {
 
 /// The flight a fact makes, if it moves a message between components. `sim` is the
 /// simulation just after the fact (only what never changes is read: a copy's queue).
+// Long: one arm per moving fact, the table of which fact travels where; kept whole so a
+// new fact is added in one place.
 pub fn flight_of(sim: &Simulation, fact: &Fact) -> Option<Flight> {
     let fly = |kind, from, to, msg, attempt| {
         Some(Flight {
@@ -476,6 +478,7 @@ pub fn flight_of(sim: &Simulation, fact: &Fact) -> Option<Flight> {
 
 /// The components a fact involves (for highlighting the narrated step's cards): the ends
 /// of its flight, or the component a crash, restart or other change happened to.
+// Long: one arm per kind of component a fact happens to (a table, kept whole).
 pub fn touched(sim: &Simulation, fact: &Fact, out: &mut Vec<Node>) {
     let mut add = |n: Node| {
         if !out.contains(&n) {

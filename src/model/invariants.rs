@@ -12,16 +12,14 @@ use crate::format::seconds;
 pub enum Property {
     NoMessageLost,
     EffectOnce,
-    PartitionOwnedOnce,
     /// Effects on a keyed aggregate are applied in version order.
     KeyOrderKept,
 }
 
 impl Property {
-    pub const ALL: [Property; 4] = [
+    pub const ALL: [Property; 3] = [
         Property::NoMessageLost,
         Property::EffectOnce,
-        Property::PartitionOwnedOnce,
         Property::KeyOrderKept,
     ];
 
@@ -30,7 +28,6 @@ impl Property {
         match self {
             Property::NoMessageLost => "no-loss",
             Property::EffectOnce => "effect-once",
-            Property::PartitionOwnedOnce => "partition-owner",
             Property::KeyOrderKept => "key-order",
         }
     }
@@ -39,7 +36,6 @@ impl Property {
         match self {
             Property::NoMessageLost => "No message lost",
             Property::EffectOnce => "Each effect applied once",
-            Property::PartitionOwnedOnce => "No partition owned twice",
             Property::KeyOrderKept => "Per-key order kept",
         }
     }
@@ -70,7 +66,7 @@ pub struct OutOfOrder {
 /// First breaches of one run, kept as the run steps.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Watch {
-    first: [Option<Breach>; 4],
+    first: [Option<Breach>; Property::ALL.len()],
     /// Per (queue, key): the newest version whose handling reached the aggregate (an
     /// effect committed, refused by a business rule, or reconciled from the source).
     newest: BTreeMap<(QueueId, u32), u32>,
@@ -199,26 +195,6 @@ pub fn statuses(sim: &Simulation, watch: &Watch) -> Vec<Status> {
                     c.duplicate_effects == 0,
                     format!("{} duplicate effects", c.duplicate_effects),
                 ),
-                Property::PartitionOwnedOnce => {
-                    let owned: usize = (0..sim.group_count())
-                        .map(|g| {
-                            sim.group_partitions(g)
-                                .iter()
-                                .filter(|p| p.owner.is_some())
-                                .count()
-                        })
-                        .sum();
-                    (
-                        true,
-                        if sim.group_count() == 0 {
-                            "no partitioned log in this scenario".to_string()
-                        } else {
-                            format!(
-                                "{owned} partitions owned, each by one member (by construction)"
-                            )
-                        },
-                    )
-                }
                 Property::KeyOrderKept => match watch.first_out_of_order() {
                     Some(o) => (
                         false,
@@ -280,7 +256,6 @@ mod tests {
             once.detail
         );
         assert!(s[Property::NoMessageLost.index()].holds);
-        assert!(s[Property::PartitionOwnedOnce.index()].holds);
     }
 
     /// Runs a scenario to its end, watching; returns the run, the watch and the step of

@@ -424,6 +424,8 @@ impl Cast {
     }
 
     /// (from, to, short label, style) of one fact.
+    // Long: one arm per fact a history keeps, each giving its arrow's ends, label and
+    // style; a table read top to bottom, kept whole (see docs/architecture.md).
     fn arrow(&mut self, sim: &Simulation, k: &Kept) -> (Who, Who, String, ArrowKind) {
         use ArrowKind::*;
         use Fact::*;

@@ -174,6 +174,8 @@ impl Topology {
 
     /// The snapshot, reusing `previous`'s database cards when its tables cannot have
     /// changed (they scan every message applied: too much to redo on every frame).
+    // Long (about 130 lines): one struct literal per lane of the diagram, built in one pass
+    // over the run's views; each card's text helpers live below it.
     pub fn after(sim: &Simulation, previous: Option<&Topology>) -> Self {
         let now = sim.now_us();
         let scenario = sim.scenario();

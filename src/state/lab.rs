@@ -96,6 +96,7 @@ pub struct Lab {
 }
 
 impl Lab {
+    // Long (about 90 lines): one short memo per field of the lab, listed where they are made.
     pub fn new(player: Player) -> Self {
         let player = StoredValue::new(player);
         let frame = RwSignal::new(0_u64);

@@ -41,7 +41,7 @@ const CONTROLS: &[(&str, &str)] = &[
 
 const PANELS: &[(&str, &str)] = &[
     ("Backlog chart", "Messages waiting over simulated time, with the fluid prediction (λ − μ)·t dashed."),
-    ("Invariants", "Whether any message was lost, any effect applied twice, any partition owned twice — and where it first broke."),
+    ("Invariants", "Whether any message was lost, any effect applied twice, any key applied out of order — and where each first broke."),
     ("What just happened", "The latest step in words, and the recent notable events."),
     ("Event log", "The latest facts; type a message id to follow one message."),
     ("Message history", "Every fact about one message so far, by lane: producer, broker, consumer, database."),

@@ -233,6 +233,8 @@ fn ProducerRow(lab: Lab, index: usize) -> impl IntoView {
 }
 
 #[component]
+// Long: one command closure per field of the queue's row, then the row's fields in
+// the order the panel shows them.
 fn QueueRow(lab: Lab, index: usize) -> impl IntoView {
     let get = move || lab.settings.with(|s| s.queues.get(index).cloned());
     let now = move || {

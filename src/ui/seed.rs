@@ -28,33 +28,20 @@ pub fn parse_seed(text: &str) -> Result<u64, String> {
         .map_err(|_| "That seed is too large: the largest is 18446744073709551615.".into())
 }
 
-/// A random seed from the browser's cryptographic generator (or its ordinary one if that
-/// is missing).
+/// A random seed from the browser's cryptographic generator (`crypto.getRandomValues`,
+/// an entropy source, unlike `Math.random`); `None` if the browser offers none.
 #[cfg(target_arch = "wasm32")]
-fn random_seed() -> u64 {
-    use wasm_bindgen::JsCast;
-    let words = js_sys::Uint32Array::new_with_length(2);
-    let filled = js_sys::Reflect::get(&js_sys::global(), &"crypto".into())
-        .ok()
-        .filter(|c| !c.is_undefined())
-        .and_then(|crypto| {
-            let f = js_sys::Reflect::get(&crypto, &"getRandomValues".into()).ok()?;
-            let f = f.dyn_into::<js_sys::Function>().ok()?;
-            f.call1(&crypto, &words).ok()
-        })
-        .is_some();
-    if filled {
-        (u64::from(words.get_index(0)) << 32) | u64::from(words.get_index(1))
-    } else {
-        let half = || (js_sys::Math::random() * 4_294_967_296.0) as u64;
-        (half() << 32) | half()
-    }
+fn random_seed() -> Option<u64> {
+    let mut bytes = [0_u8; 8];
+    let crypto = window().crypto().ok()?;
+    crypto.get_random_values_with_u8_array(&mut bytes).ok()?;
+    Some(u64::from_le_bytes(bytes))
 }
 
 #[cfg(not(target_arch = "wasm32"))]
-fn random_seed() -> u64 {
+fn random_seed() -> Option<u64> {
     // Native builds only run tests, which never press the button.
-    0x9e37_79b9_7f4a_7c15
+    Some(0x9e37_79b9_7f4a_7c15)
 }
 
 /// The seed field and the "New seed" button.
@@ -77,7 +64,12 @@ pub fn SeedControl(lab: Lab) -> impl IntoView {
     };
     let fresh = move |_| {
         problem.set(None);
-        lab.set_seed(random_seed());
+        match random_seed() {
+            Some(seed) => lab.set_seed(seed),
+            None => lab.error.set(Some(
+                "This browser offers no secure random numbers: type a seed instead.".into(),
+            )),
+        }
         if let Some(el) = input.get_untracked() {
             el.set_value(&lab.seed.get_untracked().to_string());
         }

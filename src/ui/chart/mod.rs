@@ -307,6 +307,8 @@ fn predicted_now(lab: Lab) -> String {
 }
 
 #[component]
+// Long: the chart's two canvases, their redraw effect and the hover readout share
+// signals that would otherwise have to be passed between components.
 pub fn BacklogChart(lab: Lab) -> impl IntoView {
     let frame = NodeRef::<leptos::html::Canvas>::new();
     let curves = NodeRef::<leptos::html::Canvas>::new();

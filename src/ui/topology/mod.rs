@@ -23,6 +23,7 @@ fn narrated(lab: Lab, node: Node) -> impl Fn() -> bool + Copy + Send + Sync + 's
 }
 
 #[component]
+// Long (about 90 lines): the producer card's view with its crash and restart controls.
 fn ProducerBox(lab: Lab, index: usize) -> impl IntoView {
     let card = Memo::new(move |_| lab.topology.with(|t| t.producers.get(index).cloned()));
     let name = move || card.with(|c| c.as_ref().map(|c| c.name.clone()).unwrap_or_default());
