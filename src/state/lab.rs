@@ -122,7 +122,8 @@ impl Lab {
                 player.with_value(Player::readout)
             }),
             narration: Memo::new(move |_| {
-                told.track();
+                // Read, not just tracked: a memo only signals changes once it is computed.
+                let _ = told.get();
                 player.with_value(|p| p.narration().clone())
             }),
             chart_key: Memo::new(move |_| {
@@ -142,7 +143,7 @@ impl Lab {
                 player.with_value(|p| Topology::after(p.sim(), previous))
             }),
             scenario: Memo::new(move |_| {
-                run.track();
+                let _ = run.get();
                 player.with_value(|p| {
                     let s = p.scenario();
                     (s.name.clone(), s.description.clone())
@@ -157,15 +158,15 @@ impl Lab {
                 player.with_value(Player::invariants)
             }),
             highlighted: Memo::new(move |_| {
-                told.track();
+                let _ = told.get();
                 player.with_value(|p| p.narrated_nodes().to_vec())
             }),
             seed: Memo::new(move |_| {
-                run.track();
+                let _ = run.get();
                 player.with_value(Player::seed)
             }),
             percentiles: Memo::new(move |_| {
-                told.track();
+                let _ = told.get();
                 player.with_value(|p| p.percentiles().clone())
             }),
             seeking: Memo::new(move |_| {

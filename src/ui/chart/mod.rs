@@ -8,7 +8,7 @@
 //! the chart) beside a line at that time.
 
 use leptos::prelude::*;
-use leptos_use::{use_device_pixel_ratio, use_resize_observer};
+use leptos_use::{use_device_pixel_ratio, use_event_listener, use_resize_observer, use_window};
 use plotters::prelude::{IntoDrawingArea, RGBColor};
 use plotters_canvas::CanvasBackend;
 use wasm_bindgen::JsCast;
@@ -313,11 +313,12 @@ pub fn BacklogChart(lab: Lab) -> impl IntoView {
     let frame = NodeRef::<leptos::html::Canvas>::new();
     let curves = NodeRef::<leptos::html::Canvas>::new();
     let plot = NodeRef::<leptos::html::Div>::new();
-    // Redraw when the layout changes the plot's size (ResizeObserver), and when the device
-    // pixel ratio changes (a zoom changes it without changing CSS sizes). Both hooks are
-    // removed with the component.
+    // Redraw when the layout changes the plot's size (ResizeObserver), when the window
+    // resizes, and when the device pixel ratio changes (a zoom changes it without changing
+    // CSS sizes). The hooks are removed with the component.
     let resized = RwSignal::new(0_u32);
     let bump = move || resized.update(|n| *n = n.wrapping_add(1));
+    let _ = use_event_listener(use_window(), leptos::ev::resize, move |_| bump());
     let ratio = use_device_pixel_ratio();
     // The observer also reports the first layout: redraw only when the size really changed
     // from what was drawn (a redraw is not free, and the page may be playing).
