@@ -2,7 +2,7 @@
 //! (`cargo test`) and in the browser (`cargo test --target wasm32-unknown-unknown`), and
 //! both must find the same fingerprint — the one the core's own native test asserts.
 
-use brokerlab_app::player::Player;
+use brokerlab_app::model::player::Player;
 use brokerlab_core::{examples, fingerprint, Scenario, Simulation};
 
 #[cfg(target_arch = "wasm32")]

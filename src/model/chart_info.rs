@@ -1,0 +1,532 @@
+//! What the backlog chart tells in words and numbers, as plain functions: the crash markers
+//! collected from a run's facts, the values under the pointer (or at the current time),
+//! the load factor ρ = λ/μ with its meaning, and the chart's text description. Pure, so it
+//! is tested natively; `backlog_chart` puts it on the page.
+
+use brokerlab_core::{Fact, Sample, Simulation};
+
+use crate::format::{count, seconds};
+
+/// A crash the chart marks with a vertical line and a short label such as "C2 ✕".
+#[derive(Clone, Debug, PartialEq)]
+pub struct CrashMarker {
+    pub t_s: f64,
+    pub label: String,
+}
+
+/// The marker for `fact` at `t_s`, if it is a crash (of a consumer, a producer or its relay,
+/// the broker, or a consumer-group member).
+pub fn crash_marker(sim: &Simulation, t_s: f64, fact: &Fact) -> Option<CrashMarker> {
+    let who = match *fact {
+        Fact::ConsumerCrashed { consumer, .. } => sim
+            .consumer(consumer)
+            .map_or_else(|| format!("consumer {consumer}"), |c| c.name),
+        Fact::ProducerCrashed { producer, .. } => sim
+            .producer_name(producer)
+            .map_or_else(|| format!("producer {producer}"), str::to_string),
+        Fact::BrokerCrashed { .. } => "broker".to_string(),
+        Fact::MemberCrashed { group, member, .. } => sim.member_name(group, member),
+        _ => return None,
+    };
+    Some(CrashMarker {
+        t_s,
+        label: format!("{who} ✕"),
+    })
+}
+
+/// The run's values at one instant, as the hover readout shows them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Values {
+    pub t_s: f64,
+    pub backlog: u64,
+    /// The fluid prediction at `t_s`.
+    pub predicted: f64,
+    pub in_flight: u64,
+    /// Copies sitting in dead-letter queues (not the running total of dead-letterings).
+    pub dead_lettered: u64,
+    pub oldest_age_s: f64,
+    /// These are the live values at the current time, not a sample.
+    pub now: bool,
+}
+
+/// The live values of `sim` at its current time.
+pub fn live_values(sim: &Simulation, prediction: &[(f64, f64)]) -> Values {
+    let t_s = brokerlab_core::us_to_secs(sim.now_us());
+    Values {
+        t_s,
+        backlog: sim.backlog(),
+        predicted: predicted_at(prediction, t_s),
+        in_flight: sim.in_flight(),
+        dead_lettered: (0..sim.queue_count())
+            .filter_map(|q| sim.queue(q))
+            .map(|q| q.dead_lettered)
+            .sum(),
+        oldest_age_s: brokerlab_core::us_to_secs(sim.oldest_age_us()),
+        now: true,
+    }
+}
+
+/// The values nearest to time `t_s`: the closest sample, or the live values when the
+/// current time is closer (the pointer is right of the last sample). Samples are in time order.
+pub fn values_at(samples: &[Sample], prediction: &[(f64, f64)], live: Values, t_s: f64) -> Values {
+    if !t_s.is_finite() {
+        return live;
+    }
+    let after = samples.partition_point(|s| s.t_s < t_s);
+    let nearest = [after.checked_sub(1), Some(after)]
+        .into_iter()
+        .flatten()
+        .filter_map(|i| samples.get(i))
+        .min_by(|a, b| (a.t_s - t_s).abs().total_cmp(&(b.t_s - t_s).abs()));
+    match nearest {
+        Some(s) if (s.t_s - t_s).abs() < (live.t_s - t_s).abs() || s.t_s >= live.t_s => Values {
+            t_s: s.t_s,
+            backlog: s.backlog,
+            predicted: predicted_at(prediction, s.t_s),
+            in_flight: s.in_flight,
+            dead_lettered: s.dead_lettered,
+            oldest_age_s: s.oldest_age_s,
+            now: false,
+        },
+        _ => live,
+    }
+}
+
+/// The piecewise-linear prediction at `t_s` (flat beyond its ends; 0 when empty).
+pub fn predicted_at(curve: &[(f64, f64)], t_s: f64) -> f64 {
+    let after = curve.partition_point(|&(t, _)| t <= t_s);
+    match (
+        after.checked_sub(1).and_then(|i| curve.get(i)),
+        curve.get(after),
+    ) {
+        (Some(&(t0, y0)), Some(&(t1, y1))) if t1 > t0 => y0 + (y1 - y0) * (t_s - t0) / (t1 - t0),
+        (Some(&(_, y)), _) | (None, Some(&(_, y))) => y,
+        (None, None) => 0.0,
+    }
+}
+
+/// A count from the fluid model (a real number) as the page writes counts.
+pub fn fluid_count(v: f64) -> String {
+    if v.is_finite() {
+        count(v.max(0.0).round() as u64)
+    } else {
+        "unbounded".into()
+    }
+}
+
+/// The readout as one line of text (the page shows each number in its own element too).
+pub fn values_text(v: &Values) -> String {
+    format!(
+        "{}{}: {} waiting (predicted {}), {} in flight, {} in the dead-letter queue, oldest waiting {}",
+        seconds(v.t_s),
+        if v.now { " (now)" } else { "" },
+        count(v.backlog),
+        fluid_count(v.predicted),
+        count(v.in_flight),
+        count(v.dead_lettered),
+        seconds(v.oldest_age_s),
+    )
+}
+
+/// A rate per second: `2,000/s`, `0.9/s`.
+pub fn rate(per_s: f64) -> String {
+    if !per_s.is_finite() {
+        "unlimited".into()
+    } else if per_s >= 100.0 {
+        format!("{}/s", count(per_s.round() as u64))
+    } else {
+        let s = format!("{per_s:.2}");
+        let s = s.trim_end_matches('0').trim_end_matches('.');
+        format!("{s}/s")
+    }
+}
+
+/// The load factor ρ = λ/μ at one instant, and what it means.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rho {
+    /// Arrivals per second now (λ).
+    pub lambda: f64,
+    /// Service capacity per second with every consumer up (μ).
+    pub mu: f64,
+    /// Whether any queue consumer exists (a log read by consumer groups has none).
+    pub has_consumers: bool,
+}
+
+impl Rho {
+    /// ρ itself: `None` when it does not apply (no queue consumers).
+    pub fn value(&self) -> Option<f64> {
+        if !self.has_consumers {
+            return None;
+        }
+        Some(if self.lambda <= 0.0 || self.mu.is_infinite() {
+            0.0
+        } else if self.mu <= 0.0 {
+            f64::INFINITY
+        } else {
+            self.lambda / self.mu
+        })
+    }
+
+    /// ρ as the page writes it: `1.50`, `0.90`, `∞`; "n/a" when it does not apply.
+    pub fn value_text(&self) -> String {
+        match self.value() {
+            None => "n/a".into(),
+            Some(r) if r.is_infinite() => "∞".into(),
+            Some(r) if r < 10.0 => format!("{r:.2}"),
+            Some(r) if r < 100.0 => format!("{r:.1}"),
+            Some(r) => format!("{r:.0}"),
+        }
+    }
+
+    /// What ρ means for the backlog, in plain words.
+    pub fn hint(&self) -> String {
+        match self.value() {
+            None => "no queue consumers here (a log's consumer groups read at their own pace), so ρ does not apply".into(),
+            Some(0.0) => "ρ = 0: nothing arrives now, so any backlog drains".into(),
+            Some(r) if r > 1.0 => {
+                "ρ > 1: messages arrive faster than the consumers finish them: the backlog grows without bound".into()
+            }
+            Some(1.0) => {
+                "ρ = 1: on the edge; the consumers only just keep up and random bursts pile up".into()
+            }
+            Some(_) => "ρ < 1: stable; the consumers keep up, so the backlog stays bounded".into(),
+        }
+    }
+
+    /// λ and μ as they were divided.
+    pub fn rates_text(&self) -> String {
+        format!(
+            "λ = {} arriving, μ = {} capacity",
+            rate(self.lambda),
+            rate(self.mu)
+        )
+    }
+}
+
+/// Where the crash labels go: each label takes the first of `rows` rows in which it does
+/// not overlap the previous label (positions and widths in the same unit, e.g. pixels);
+/// when every row is taken, the one whose last label ends first.
+pub fn label_rows(spans: &[(f64, f64)], rows: usize, gap: f64) -> Vec<usize> {
+    let rows = rows.max(1);
+    let mut ends = vec![f64::NEG_INFINITY; rows];
+    spans
+        .iter()
+        .map(|&(start, width)| {
+            let row = ends
+                .iter()
+                .position(|&end| end + gap <= start)
+                .unwrap_or_else(|| {
+                    (0..rows)
+                        .min_by(|&a, &b| ends[a].total_cmp(&ends[b]))
+                        .unwrap_or(0)
+                });
+            ends[row] = start + width;
+            row
+        })
+        .collect()
+}
+
+/// The chart's text equivalent, for screen readers: the values now, which lines are
+/// drawn, and the crashes marked.
+pub fn describe(now: &Values, lines: &[&str], crashes: &[CrashMarker]) -> String {
+    let mut text = format!(
+        "Backlog over simulated time. At {}: {} messages waiting, the fluid prediction {}, {} in flight, {} in the dead-letter queue, oldest waiting {}.",
+        seconds(now.t_s),
+        count(now.backlog),
+        fluid_count(now.predicted),
+        count(now.in_flight),
+        count(now.dead_lettered),
+        seconds(now.oldest_age_s),
+    );
+    if !lines.is_empty() {
+        text.push_str(" Lines drawn: ");
+        text.push_str(&lines.join("; "));
+        text.push('.');
+    }
+    match crashes {
+        [] => text.push_str(" No crash so far."),
+        _ => {
+            let list: Vec<String> = crashes
+                .iter()
+                .map(|c| format!("{} at {}", c.label.trim_end_matches(" ✕"), seconds(c.t_s)))
+                .collect();
+            text.push_str(&format!(
+                " {} marked: {}.",
+                if crashes.len() == 1 {
+                    "1 crash".to_string()
+                } else {
+                    format!("{} crashes", crashes.len())
+                },
+                list.join(", ")
+            ));
+        }
+    }
+    text
+}
+
+/// The chart's input, gathered from the run.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ChartData {
+    /// (simulated seconds, messages waiting), one per sample.
+    pub backlog: Vec<(f64, f64)>,
+    /// (simulated seconds, value) per sample: messages in flight, copies in dead-letter
+    /// queues, and the oldest waiting message's age in seconds.
+    pub in_flight: Vec<(f64, f64)>,
+    pub dead_lettered: Vec<(f64, f64)>,
+    pub oldest_age_s: Vec<(f64, f64)>,
+    /// The run's crashes so far, in time order.
+    pub crashes: Vec<CrashMarker>,
+    /// The fluid prediction (λ − μ)·t, as corners of a piecewise-linear curve.
+    pub prediction: Vec<(f64, f64)>,
+    pub x_max_s: f64,
+    pub now_s: f64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use brokerlab_core::{examples, CrashPoint, Fault};
+
+    fn sample(t_s: f64, backlog: u64) -> Sample {
+        Sample {
+            t_s,
+            backlog,
+            oldest_age_s: t_s / 2.0,
+            in_flight: 3,
+            retry_waiting: 0,
+            dead_lettered: 1,
+            lag: 0,
+            published: 0,
+            delivered: 0,
+            redelivered: 0,
+            acked: 0,
+            lost: 0,
+            duplicate_effects: 0,
+        }
+    }
+
+    fn live(t_s: f64) -> Values {
+        Values {
+            t_s,
+            backlog: 999,
+            predicted: 0.0,
+            in_flight: 7,
+            dead_lettered: 2,
+            oldest_age_s: 4.0,
+            now: true,
+        }
+    }
+
+    #[test]
+    fn the_prediction_is_interpolated_between_its_corners() {
+        let curve = [(0.0, 0.0), (60.0, 60_000.0), (120.0, 0.0), (180.0, 0.0)];
+        assert_eq!(predicted_at(&curve, 0.0), 0.0);
+        assert_eq!(predicted_at(&curve, 30.0), 30_000.0);
+        assert_eq!(predicted_at(&curve, 60.0), 60_000.0);
+        assert_eq!(predicted_at(&curve, 90.0), 30_000.0);
+        assert_eq!(predicted_at(&curve, 500.0), 0.0, "flat beyond the end");
+        assert_eq!(predicted_at(&[], 5.0), 0.0);
+        assert_eq!(predicted_at(&curve, -1.0), 0.0);
+    }
+
+    #[test]
+    fn hover_picks_the_nearest_sample_or_the_live_values() {
+        let samples: Vec<Sample> = (0..=10)
+            .map(|i| sample(f64::from(i), 100 * i as u64))
+            .collect();
+        let curve = [(0.0, 0.0), (100.0, 100_000.0)];
+        let v = values_at(&samples, &curve, live(10.4), 3.3);
+        assert_eq!((v.t_s, v.backlog, v.now), (3.0, 300, false));
+        assert_eq!(v.predicted, 3_000.0, "the prediction at the sample's time");
+        assert_eq!((v.in_flight, v.dead_lettered, v.oldest_age_s), (3, 1, 1.5));
+        assert_eq!(values_at(&samples, &curve, live(10.4), 3.6).t_s, 4.0);
+        assert_eq!(values_at(&samples, &curve, live(10.4), -5.0).t_s, 0.0);
+        // Right of the last sample, nearer to now: the live values.
+        let now = values_at(&samples, &curve, live(10.4), 10.3);
+        assert!(now.now && now.backlog == 999, "{now:?}");
+        assert_eq!(values_at(&samples, &curve, live(10.4), 50.0), live(10.4));
+        assert_eq!(values_at(&samples, &curve, live(10.4), 10.1).t_s, 10.0);
+        // No samples yet, or nonsense: the live values.
+        assert_eq!(values_at(&[], &curve, live(0.0), 3.0), live(0.0));
+        assert_eq!(
+            values_at(&samples, &curve, live(10.4), f64::NAN),
+            live(10.4)
+        );
+    }
+
+    #[test]
+    fn live_values_match_the_simulation() {
+        let mut sim = Simulation::new(examples::load("burst").expect("built in")).expect("valid");
+        sim.run_until(brokerlab_core::secs_to_us(10.0));
+        let v = live_values(&sim, &[(0.0, 0.0), (60.0, 60_000.0)]);
+        assert_eq!(v.t_s, 10.0);
+        assert_eq!(v.backlog, sim.backlog());
+        assert_eq!(v.in_flight, sim.in_flight());
+        assert_eq!(v.predicted, 10_000.0);
+        assert!(v.now && v.backlog > 5_000);
+        let text = values_text(&v);
+        assert!(text.starts_with("10.0 s (now): "), "{text}");
+        assert!(text.contains("(predicted 10,000)"), "{text}");
+    }
+
+    #[test]
+    fn crashes_of_every_kind_get_a_short_label() {
+        let mut sim = Simulation::new(examples::load("burst").expect("built in")).expect("valid");
+        let step = sim
+            .command(Fault::CrashConsumer {
+                consumer: 1,
+                point: CrashPoint::Now,
+                restart_after_s: None,
+            })
+            .expect("valid");
+        let facts: Vec<Fact> = step.facts.to_vec();
+        let markers: Vec<CrashMarker> = facts
+            .iter()
+            .filter_map(|f| crash_marker(&sim, 2.5, f))
+            .collect();
+        assert_eq!(
+            markers,
+            [CrashMarker {
+                t_s: 2.5,
+                label: "worker-2 ✕".into()
+            }]
+        );
+        let broker = Fact::BrokerCrashed {
+            trigger: brokerlab_core::Trigger::User,
+            restart_at_us: None,
+        };
+        assert_eq!(
+            crash_marker(&sim, 1.0, &broker).expect("a crash").label,
+            "broker ✕"
+        );
+        let not_a_crash = Fact::ConsumerRestarted {
+            consumer: 1,
+            trigger: brokerlab_core::Trigger::User,
+        };
+        assert_eq!(crash_marker(&sim, 1.0, &not_a_crash), None);
+    }
+
+    #[test]
+    fn rho_reads_as_a_number_and_a_plain_sentence() {
+        let burst = Rho {
+            lambda: 3_000.0,
+            mu: 2_000.0,
+            has_consumers: true,
+        };
+        assert_eq!(burst.value(), Some(1.5));
+        assert_eq!(burst.value_text(), "1.50");
+        assert!(burst.hint().starts_with("ρ > 1:") && burst.hint().contains("grows without bound"));
+        assert_eq!(
+            burst.rates_text(),
+            "λ = 3,000/s arriving, μ = 2,000/s capacity"
+        );
+        let mm1 = Rho {
+            lambda: 0.9,
+            mu: 1.0,
+            has_consumers: true,
+        };
+        assert_eq!(mm1.value_text(), "0.90");
+        assert!(mm1.hint().starts_with("ρ < 1: stable"));
+        assert_eq!(mm1.rates_text(), "λ = 0.9/s arriving, μ = 1/s capacity");
+        let edge = Rho {
+            lambda: 5.0,
+            mu: 5.0,
+            has_consumers: true,
+        };
+        assert!(edge.hint().starts_with("ρ = 1:"));
+        let idle = Rho {
+            lambda: 0.0,
+            mu: 2_000.0,
+            has_consumers: true,
+        };
+        assert_eq!(idle.value_text(), "0.00");
+        assert!(idle.hint().starts_with("ρ = 0:"));
+        let none_up = Rho {
+            lambda: 3.0,
+            mu: 0.0,
+            has_consumers: true,
+        };
+        assert_eq!(none_up.value_text(), "∞");
+        assert!(none_up.hint().starts_with("ρ > 1:"));
+        let instant = Rho {
+            lambda: 3.0,
+            mu: f64::INFINITY,
+            has_consumers: true,
+        };
+        assert_eq!(instant.value(), Some(0.0));
+        let log = Rho {
+            lambda: 8.0,
+            mu: 0.0,
+            has_consumers: false,
+        };
+        assert_eq!((log.value(), log.value_text().as_str()), (None, "n/a"));
+        assert!(log.hint().contains("does not apply"));
+        assert_eq!(
+            Rho {
+                lambda: 250.0,
+                mu: 2.0,
+                has_consumers: true
+            }
+            .value_text(),
+            "125"
+        );
+        assert_eq!(
+            Rho {
+                lambda: 25.0,
+                mu: 2.0,
+                has_consumers: true
+            }
+            .value_text(),
+            "12.5"
+        );
+    }
+
+    #[test]
+    fn crash_labels_take_free_rows() {
+        // Far apart: one row. Close together: stacked. All rows full: the earliest-ending.
+        assert_eq!(label_rows(&[(0.0, 50.0), (100.0, 50.0)], 3, 4.0), [0, 0]);
+        assert_eq!(
+            label_rows(&[(0.0, 50.0), (10.0, 50.0), (20.0, 50.0)], 3, 4.0),
+            [0, 1, 2]
+        );
+        assert_eq!(
+            label_rows(
+                &[(0.0, 50.0), (10.0, 50.0), (20.0, 50.0), (30.0, 50.0)],
+                3,
+                4.0
+            ),
+            [0, 1, 2, 0]
+        );
+        assert_eq!(
+            label_rows(&[(0.0, 50.0), (10.0, 50.0), (60.0, 10.0)], 2, 4.0),
+            [0, 1, 0]
+        );
+        assert_eq!(label_rows(&[(0.0, 5.0)], 0, 0.0), [0], "at least one row");
+    }
+
+    #[test]
+    fn the_description_names_the_lines_and_the_crashes() {
+        let v = Values {
+            t_s: 20.0,
+            backlog: 12_345,
+            predicted: 20_000.0,
+            in_flight: 20,
+            dead_lettered: 0,
+            oldest_age_s: 6.31,
+            now: true,
+        };
+        let crashes = [CrashMarker {
+            t_s: 5.0,
+            label: "C2 ✕".into(),
+        }];
+        let text = describe(
+            &v,
+            &["backlog (solid blue)", "fluid prediction (dashed)"],
+            &crashes,
+        );
+        assert!(text.starts_with("Backlog over simulated time. At 20.0 s: 12,345 messages waiting, the fluid prediction 20,000, 20 in flight, 0 in the dead-letter queue, oldest waiting 6.3 s."), "{text}");
+        assert!(text.contains("Lines drawn: backlog (solid blue); fluid prediction (dashed)."));
+        assert!(text.ends_with("1 crash marked: C2 at 5.0 s."), "{text}");
+        assert!(describe(&v, &[], &[]).ends_with("No crash so far."));
+    }
+}

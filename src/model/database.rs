@@ -1,0 +1,350 @@
+//! The database lane: one card per consumer group's tables (each queue's consumers, then
+//! each log group), with the effects table (a row per aggregate key, or per message when
+//! messages carry no key), duplicate effects flagged in words and colour, the idempotency
+//! marks or inbox rows, and the emails sent.
+
+use std::collections::BTreeMap;
+
+use brokerlab_core::database::{Aggregate, GroupTables};
+use brokerlab_core::{Idempotency, Message, Op, Simulation};
+
+use crate::format::count;
+
+/// Rows a table card shows; the rest are summed up in one "+k more" line.
+pub const ROWS_SHOWN: usize = 6;
+
+/// One row of an effects table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EffectRow {
+    /// "key 3" for an aggregate, "#7" for a message without a key.
+    pub label: String,
+    /// The aggregate's value, or the effect of a keyless message.
+    pub value: String,
+    /// Effects applied to this row.
+    pub effects: u64,
+    /// Effects applied more than once for the same message (each extra application).
+    pub duplicates: u64,
+}
+
+/// One consumer group's tables as its card shows them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DatabaseCard {
+    /// Whose tables: a queue's consumers or a log group.
+    pub name: String,
+    /// Rows with a duplicate first, then in key (or message) order; at most [`ROWS_SHOWN`].
+    pub rows: Vec<EffectRow>,
+    /// Rows not shown.
+    pub more: usize,
+    pub effects: u64,
+    pub duplicates: u64,
+    pub idempotency: Idempotency,
+    /// Check-then-insert marks and inbox rows.
+    pub marks: usize,
+    pub inbox: usize,
+    pub emails: u64,
+    /// Emails sent more than once for the same message (each extra one).
+    pub duplicate_emails: u64,
+}
+
+/// Every consumer group's tables: queues with consumers first, then log groups.
+pub fn database_cards(sim: &Simulation) -> Vec<DatabaseCard> {
+    let scenario = sim.scenario();
+    // Without keys no message needs looking up beyond the rows shown (a long run has
+    // hundreds of thousands, and this runs every frame).
+    let keyed = scenario
+        .producers
+        .iter()
+        .any(|p| p.payload.keys > 0 || p.script.iter().any(|m| m.key.is_some()));
+    let queues = (0..sim.queue_count()).filter_map(|q| {
+        let view = sim.queue(q)?;
+        let first = view.consumers.first().and_then(|&c| sim.consumer(c))?;
+        let tables = sim.tables(q)?;
+        Some(card(
+            format!("{} consumers", view.name),
+            first.idempotency,
+            tables,
+            sim.messages(),
+            keyed,
+        ))
+    });
+    let groups = (0..sim.group_count()).filter_map(|g| {
+        let spec = scenario.groups.get(g as usize)?;
+        let tables = sim.group_tables(g)?;
+        Some(card(
+            format!("group {}", spec.name),
+            spec.idempotency,
+            tables,
+            sim.messages(),
+            keyed,
+        ))
+    });
+    queues.chain(groups).collect()
+}
+
+/// An aggregate's value in words: only what its effects changed.
+pub fn aggregate_value(a: &Aggregate) -> String {
+    let mut parts = Vec::new();
+    if a.count > 0 {
+        parts.push(format!("count {}", count(a.count)));
+    }
+    if a.balance != 0 {
+        parts.push(format!("balance {}", a.balance));
+    }
+    if a.status_done {
+        parts.push("status done".to_string());
+    }
+    if a.version > 0 {
+        parts.push(format!("v{}", a.version));
+    }
+    if parts.is_empty() {
+        "unchanged".to_string()
+    } else {
+        parts.join(" · ")
+    }
+}
+
+fn op_text(op: Op) -> String {
+    match op {
+        Op::Increment => "count + 1".to_string(),
+        Op::SetStatus => "status = done".to_string(),
+        Op::Deposit(n) => format!("balance + {n}"),
+        Op::Withdraw(n) => format!("balance − {n}"),
+    }
+}
+
+/// Builds one card. Linear in the messages the group applied, keeping only the rows shown.
+// Long (about 90 lines): one pass over the group's applied messages fills every column;
+// split, it would walk them once per column.
+fn card(
+    name: String,
+    idempotency: Idempotency,
+    tables: &GroupTables,
+    messages: &[Message],
+    keyed: bool,
+) -> DatabaseCard {
+    let mut by_key: BTreeMap<u32, (u64, u64)> = BTreeMap::new();
+    let (mut keyless_dup, mut keyless_plain, mut keyless) = (Vec::new(), Vec::new(), 0_usize);
+    let (mut effects, mut duplicates) = (0_u64, 0_u64);
+    for (msg, &n) in tables.applied.iter().enumerate() {
+        if n == 0 {
+            continue;
+        }
+        let (n, extra) = (u64::from(n), u64::from(n - 1));
+        effects += n;
+        duplicates += extra;
+        let key = if keyed {
+            messages.get(msg).and_then(|m| m.key)
+        } else {
+            None
+        };
+        if let Some(k) = key {
+            let e = by_key.entry(k).or_default();
+            e.0 += n;
+            e.1 += extra;
+            continue;
+        }
+        keyless += 1;
+        let wanted = if extra > 0 {
+            keyless_dup.len() < ROWS_SHOWN
+        } else {
+            keyless_plain.len() < ROWS_SHOWN
+        };
+        if let (true, Some(m)) = (wanted, messages.get(msg)) {
+            let row = EffectRow {
+                label: format!("#{msg}"),
+                value: op_text(m.op),
+                effects: n,
+                duplicates: extra,
+            };
+            if extra > 0 {
+                keyless_dup.push(row);
+            } else {
+                keyless_plain.push(row);
+            }
+        }
+    }
+    // Keys whose every effect was refused or that only hold a version still have a row.
+    for &k in tables.aggregates.keys() {
+        by_key.entry(k).or_default();
+    }
+    let total = by_key.len() + keyless;
+    let keyed = by_key.iter().map(|(&k, &(n, extra))| EffectRow {
+        label: format!("key {k}"),
+        // Log groups keep no aggregates: only the effects count.
+        value: tables
+            .aggregates
+            .get(&k)
+            .map_or_else(|| "—".to_string(), aggregate_value),
+        effects: n,
+        duplicates: extra,
+    });
+    let (dup, plain): (Vec<_>, Vec<_>) = keyed.partition(|r| r.duplicates > 0);
+    let rows: Vec<EffectRow> = dup
+        .into_iter()
+        .chain(keyless_dup)
+        .chain(plain)
+        .chain(keyless_plain)
+        .take(ROWS_SHOWN)
+        .collect();
+    let emails: u64 = tables.emails.iter().map(|&n| u64::from(n)).sum();
+    let duplicate_emails = tables
+        .emails
+        .iter()
+        .map(|&n| u64::from(n.saturating_sub(1)))
+        .sum();
+    DatabaseCard {
+        name,
+        more: total - rows.len(),
+        rows,
+        effects,
+        duplicates,
+        idempotency,
+        marks: tables.processed.len(),
+        inbox: tables.inbox.len(),
+        emails,
+        duplicate_emails,
+    }
+}
+
+/// The card's one-line summary.
+pub fn database_summary(c: &DatabaseCard) -> String {
+    let mut text = format!("effects {}", count(c.effects));
+    if c.duplicates > 0 {
+        text.push_str(&format!(" · ⚠ duplicates {}", count(c.duplicates)));
+    } else {
+        text.push_str(" · no duplicate");
+    }
+    match c.idempotency {
+        Idempotency::Inbox => text.push_str(&format!(" · inbox rows {}", count(c.inbox as u64))),
+        Idempotency::CheckThenInsert => {
+            text.push_str(&format!(" · processed marks {}", count(c.marks as u64)))
+        }
+        Idempotency::None => {}
+    }
+    if c.emails > 0 {
+        text.push_str(&format!(" · emails sent {}", count(c.emails)));
+        if c.duplicate_emails > 0 {
+            text.push_str(&format!(" (⚠ {} twice or more)", count(c.duplicate_emails)));
+        }
+    }
+    text
+}
+
+/// What a row says about its effects: duplicates in words, with a warning sign.
+pub fn effects_text(r: &EffectRow) -> String {
+    if r.duplicates > 0 {
+        format!(
+            "⚠ {} applied · {} duplicate",
+            count(r.effects),
+            count(r.duplicates)
+        )
+    } else {
+        format!("{} applied", count(r.effects))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use brokerlab_core::examples;
+
+    fn run(name: &str) -> Simulation {
+        let mut sim = Simulation::new(examples::load(name).expect("built in")).expect("valid");
+        sim.run();
+        sim
+    }
+
+    #[test]
+    fn crash_after_commit_flags_the_duplicate_effect() {
+        let sim = run("crash-after-commit");
+        let cards = database_cards(&sim);
+        assert_eq!(cards.len(), 1);
+        let c = &cards[0];
+        assert_eq!(c.name, "orders consumers");
+        assert_eq!((c.effects, c.duplicates), (2, 1));
+        assert_eq!(c.rows.len(), 1);
+        assert_eq!(c.rows[0].label, "#0");
+        assert_eq!(effects_text(&c.rows[0]), "⚠ 2 applied · 1 duplicate");
+        assert!(database_summary(c).contains("⚠ duplicates 1"), "{c:?}");
+    }
+
+    #[test]
+    fn an_inbox_stops_the_duplicate_and_counts_its_rows() {
+        let sim = run("outbox-relay-crash");
+        let c = &database_cards(&sim)[0];
+        assert_eq!((c.effects, c.duplicates), (1, 0));
+        assert_eq!(c.inbox, 1);
+        assert_eq!(
+            database_summary(c),
+            "effects 1 · no duplicate · inbox rows 1"
+        );
+    }
+
+    #[test]
+    fn keyed_rows_show_the_aggregate_and_the_rest_is_counted() {
+        for name in examples::names() {
+            let sim = run(name);
+            for c in database_cards(&sim) {
+                assert!(c.rows.len() <= ROWS_SHOWN, "{name}");
+                let flagged = c.rows.iter().filter(|r| r.duplicates > 0).count();
+                // Flagged rows come first.
+                assert!(c.rows[..flagged].iter().all(|r| r.duplicates > 0), "{name}");
+                assert!(c.duplicates <= sim.counters().duplicate_effects, "{name}");
+            }
+        }
+        let sim = run("account-42");
+        let cards = database_cards(&sim);
+        assert!(
+            cards
+                .iter()
+                .flat_map(|c| &c.rows)
+                .any(|r| r.label.starts_with("key ") && r.value != "unchanged"),
+            "{cards:?}"
+        );
+    }
+
+    #[test]
+    fn a_log_group_gets_its_own_tables() {
+        let sim = run("transactional-pipeline");
+        let cards = database_cards(&sim);
+        assert_eq!(
+            cards
+                .iter()
+                .filter(|c| c.name.starts_with("group "))
+                .count(),
+            sim.group_count() as usize
+        );
+        // The email is outside the transaction: the order read again gets a second one.
+        let enricher = &cards[0];
+        assert_eq!(enricher.name, "group enricher");
+        assert!(
+            database_summary(enricher).ends_with(" · emails sent 6 (⚠ 1 twice or more)"),
+            "{enricher:?}"
+        );
+        let keyed = database_cards(&run("log-consumer-groups"));
+        let ledger = &keyed[0];
+        assert!(ledger.effects > 0 && !ledger.rows.is_empty(), "{ledger:?}");
+        assert!(
+            ledger
+                .rows
+                .iter()
+                .all(|r| r.label.starts_with("key ") && r.value.starts_with("balance ")),
+            "log groups keep balances and versions, like queue consumers: {ledger:?}"
+        );
+    }
+
+    #[test]
+    fn aggregate_values_read_naturally() {
+        let a = Aggregate {
+            count: 3,
+            status_done: true,
+            balance: -5,
+            version: 2,
+        };
+        assert_eq!(
+            aggregate_value(&a),
+            "count 3 · balance -5 · status done · v2"
+        );
+        assert_eq!(aggregate_value(&Aggregate::default()), "unchanged");
+    }
+}

@@ -1,0 +1,395 @@
+//! Logs and consumer groups: each group's partitions drawn as lanes of offsets (retained
+//! range, committed offset, owner, lag), each member's state and partitions, a banner while
+//! the group rebalances, per-member crash controls, "Add member" and "Replay from start",
+//! and the log counters.
+
+use brokerlab_core::{us_to_secs, Rebalance, Simulation};
+
+use crate::format::seconds;
+
+/// One partition as a group sees it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PartitionLane {
+    pub start: u64,
+    pub end: u64,
+    pub committed: u64,
+    pub lag: u64,
+    /// The owning member's name, if any.
+    pub owner: Option<String>,
+    /// The attempt of a record retried in place: the partition waits behind it.
+    pub retrying: Option<u32>,
+    /// Its owner gives it up once the record in hand is committed (cooperative).
+    pub revoking: bool,
+}
+
+/// Where a group member stands.
+#[derive(Clone, Debug, PartialEq)]
+pub enum MemberState {
+    /// Up and owning partitions; `working` is the record it processes (partition, offset).
+    Up {
+        working: Option<(u32, u64)>,
+    },
+    Crashed {
+        restart_in_s: Option<f64>,
+    },
+    /// Up, waiting for the group's rebalance to finish: every partition is paused
+    /// (eager), or it owns none yet (cooperative).
+    Rebalancing,
+    /// Up but given no partition: the group has more members than partitions.
+    Idle,
+}
+
+/// A member of a group as its row shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MemberCard {
+    pub name: String,
+    pub state: MemberState,
+    /// Partitions it owns.
+    pub partitions: Vec<u32>,
+}
+
+/// A consumer group as its card shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GroupCard {
+    pub name: String,
+    pub members: Vec<MemberCard>,
+    pub members_up: u32,
+    pub partitions: Vec<PartitionLane>,
+    /// A rebalance is in progress: partitions are revoked and paused.
+    pub rebalancing: bool,
+    /// Eager rebalancing (stop the world) rather than cooperative.
+    pub eager: bool,
+    /// Records the group gave up on (dead-letter topic).
+    pub dead_lettered: u64,
+}
+
+/// The log counters and every group, for scenarios with logs.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LogsSnapshot {
+    pub logs: Vec<String>,
+    /// Each log's partition count now (a log may grow while running).
+    pub partition_counts: Vec<u32>,
+    pub groups: Vec<GroupCard>,
+    pub appended: u64,
+    pub records_processed: u64,
+    pub records_skipped: u64,
+    pub rebalances: u64,
+}
+
+impl LogsSnapshot {
+    pub fn of(sim: &Simulation) -> Self {
+        let c = sim.counters();
+        let now = sim.now_us();
+        let groups = (0..sim.group_count())
+            .map(|g| {
+                let (members_up, members) = sim.group_members(g);
+                let rebalancing = sim.group_rebalancing(g);
+                let eager = sim.group_rebalance(g) == Rebalance::Eager;
+                GroupCard {
+                    name: sim.group_name(g),
+                    members: (0..members)
+                        .filter_map(|m| sim.group_member(g, m))
+                        .map(|v| MemberCard {
+                            state: if !v.up {
+                                MemberState::Crashed {
+                                    restart_in_s: v
+                                        .restart_at_us
+                                        .map(|at| us_to_secs(at.saturating_sub(now))),
+                                }
+                            } else if rebalancing && (eager || v.partitions.is_empty()) {
+                                MemberState::Rebalancing
+                            } else if v.partitions.is_empty() {
+                                MemberState::Idle
+                            } else {
+                                MemberState::Up { working: v.working }
+                            },
+                            name: v.name,
+                            partitions: v.partitions,
+                        })
+                        .collect(),
+                    members_up,
+                    rebalancing,
+                    eager,
+                    dead_lettered: sim.group_dead_lettered(g),
+                    partitions: sim
+                        .group_partitions(g)
+                        .into_iter()
+                        .map(|p| PartitionLane {
+                            start: p.start,
+                            end: p.end,
+                            committed: p.committed,
+                            lag: p.lag,
+                            owner: p.owner.map(|m| sim.member_name(g, m)),
+                            retrying: p.retrying,
+                            revoking: p.revoking,
+                        })
+                        .collect(),
+                }
+            })
+            .collect();
+        Self {
+            logs: (0..sim.log_count()).map(|l| sim.log_name(l)).collect(),
+            partition_counts: (0..sim.log_count())
+                .map(|l| sim.log_partition_count(l))
+                .collect(),
+            groups,
+            appended: c.appended,
+            records_processed: c.records_processed,
+            records_skipped: c.records_skipped,
+            rebalances: c.rebalances,
+        }
+    }
+}
+
+/// What a partition lane says.
+pub fn partition_text(index: usize, p: &PartitionLane) -> String {
+    let owner = p
+        .owner
+        .as_ref()
+        .map_or("no owner".to_string(), |o| format!("owned by {o}"));
+    let mut text = format!(
+        "P{index} · offsets {}..{} · committed {} · {owner} · lag {}",
+        p.start, p.end, p.committed, p.lag
+    );
+    if let Some(attempt) = p.retrying {
+        text.push_str(&format!(
+            " · blocked: a record is retried in place (attempt {attempt})"
+        ));
+    }
+    if p.revoking {
+        text.push_str(" · moving: its owner finishes and commits first");
+    }
+    text
+}
+
+/// What a member's row says: its state and the partitions it owns.
+pub fn member_text(m: &MemberCard) -> String {
+    let state = match &m.state {
+        MemberState::Up { working: None } => "up · waiting for records".to_string(),
+        MemberState::Up {
+            working: Some((p, o)),
+        } => format!("up · processing P{p} offset {o}"),
+        MemberState::Crashed {
+            restart_in_s: Some(s),
+        } => format!("crashed · restarts in {}", seconds(*s)),
+        MemberState::Crashed { restart_in_s: None } => "crashed · stays down".to_string(),
+        MemberState::Rebalancing => "rebalancing · paused".to_string(),
+        MemberState::Idle => "idle · no partition left for it".to_string(),
+    };
+    if m.partitions.is_empty() {
+        state
+    } else {
+        let owned: Vec<String> = m.partitions.iter().map(|p| format!("P{p}")).collect();
+        format!("{state} · owns {}", owned.join(", "))
+    }
+}
+
+/// A short word for the member's state, for the CSS class and the icon.
+pub fn member_class(m: &MemberCard) -> &'static str {
+    match m.state {
+        MemberState::Up { .. } => "up",
+        MemberState::Crashed { .. } => "down",
+        MemberState::Rebalancing => "rebalancing",
+        MemberState::Idle => "idle",
+    }
+}
+
+/// Where the committed offset sits along the lane, in percent.
+pub fn committed_pct(p: &PartitionLane) -> f64 {
+    let span = p.end.saturating_sub(p.start);
+    if span == 0 {
+        return 100.0;
+    }
+    (p.committed.saturating_sub(p.start) as f64 / span as f64 * 100.0).clamp(0.0, 100.0)
+}
+
+/// What the banner of a rebalancing group says: eager rebalances stop the world,
+/// cooperative ones only move what must move.
+pub fn rebalance_banner(card: &GroupCard) -> &'static str {
+    if card.eager {
+        "❚❚ Rebalancing: every partition is revoked and paused until the members are given their new partitions."
+    } else {
+        "⇄ Rebalancing cooperatively: only partitions that move are revoked, after their owner commits the record in hand; the others keep flowing."
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use brokerlab_core::{examples, Fault, MemberCrashPoint};
+
+    #[test]
+    fn a_log_grown_while_running_shows_its_new_partitions() {
+        let mut sim = Simulation::new(examples::load("log-consumer-groups").expect("built in"))
+            .expect("valid");
+        for _ in 0..200 {
+            sim.step();
+        }
+        assert_eq!(LogsSnapshot::of(&sim).partition_counts, vec![4]);
+        sim.command(Fault::SetPartitions {
+            log: "account-events".into(),
+            partitions: 5,
+        })
+        .expect("a log may grow");
+        let s = LogsSnapshot::of(&sim);
+        assert_eq!(s.partition_counts, vec![5]);
+        assert!(s
+            .groups
+            .iter()
+            .all(|g| g.partitions.len() == 5 && g.rebalancing));
+    }
+
+    #[test]
+    fn a_log_scenario_shows_its_groups_partitions_and_counters() {
+        for name in ["log-consumer-groups", "log-commit-modes"] {
+            let mut sim = Simulation::new(examples::load(name).expect("built in")).expect("valid");
+            for _ in 0..400 {
+                sim.step();
+            }
+            let s = LogsSnapshot::of(&sim);
+            assert!(!s.logs.is_empty(), "{name}");
+            assert!(!s.groups.is_empty(), "{name}");
+            assert!(s.appended > 0, "{name}");
+            for g in &s.groups {
+                assert!(!g.partitions.is_empty(), "{name}");
+                for p in &g.partitions {
+                    assert!(
+                        p.start <= p.committed && p.committed <= p.end,
+                        "{name} {p:?}"
+                    );
+                }
+            }
+        }
+        let burst = Simulation::new(examples::load("burst").expect("built in")).expect("valid");
+        assert!(LogsSnapshot::of(&burst).logs.is_empty());
+    }
+
+    #[test]
+    fn a_partition_lane_says_its_offsets_owner_and_lag() {
+        let p = PartitionLane {
+            start: 0,
+            end: 10,
+            committed: 4,
+            lag: 6,
+            owner: None,
+            retrying: None,
+            revoking: false,
+        };
+        assert_eq!(
+            partition_text(1, &p),
+            "P1 · offsets 0..10 · committed 4 · no owner · lag 6"
+        );
+        assert_eq!(committed_pct(&p), 40.0);
+    }
+
+    #[test]
+    fn an_eager_rebalance_pauses_every_member() {
+        let mut s = examples::load("log-consumer-groups").expect("built in");
+        s.groups[0].rebalance = Rebalance::Eager;
+        let mut sim = Simulation::new(s).expect("valid");
+        sim.command(Fault::AddMember { group: 0 }).expect("valid");
+        let ledger = &LogsSnapshot::of(&sim).groups[0];
+        assert!(ledger.eager && ledger.rebalancing);
+        assert_eq!(ledger.members[1].state, MemberState::Rebalancing);
+        assert_eq!(member_text(&ledger.members[1]), "rebalancing · paused");
+        assert!(ledger.partitions.iter().all(|p| p.owner.is_none()));
+    }
+
+    #[test]
+    fn a_partition_shows_its_blocking_retry_and_the_group_its_dead_letters() {
+        let mut s = examples::load("account-42-log").expect("built in");
+        s.producers[0].script[1].poison = Some(brokerlab_core::Poison::MalformedPayload);
+        s.groups[0].failures.outages = vec![brokerlab_core::Outage {
+            from_s: 0.0,
+            until_s: 2.5,
+        }];
+        let mut sim = Simulation::new(s).expect("valid");
+        let mut blocked = None;
+        while sim.step().is_some() {
+            let snap = LogsSnapshot::of(&sim);
+            if let Some((i, p)) = snap.groups[0]
+                .partitions
+                .iter()
+                .enumerate()
+                .find(|(_, p)| p.retrying.is_some())
+            {
+                blocked.get_or_insert(partition_text(i, p));
+            }
+        }
+        let blocked = blocked.expect("a partition was blocked by a retry");
+        assert!(
+            blocked.contains("blocked: a record is retried in place (attempt 2)"),
+            "{blocked}"
+        );
+        assert_eq!(
+            LogsSnapshot::of(&sim).groups[0].dead_lettered,
+            1,
+            "the poison record"
+        );
+    }
+
+    #[test]
+    fn members_show_rebalancing_then_their_partitions_and_an_extra_member_idles() {
+        let mut sim = Simulation::new(examples::load("log-consumer-groups").expect("built in"))
+            .expect("valid");
+        let start = LogsSnapshot::of(&sim);
+        let ledger = &start.groups[0];
+        assert!(!ledger.rebalancing);
+        assert_eq!(ledger.members[0].partitions, [0, 1]);
+        assert_eq!(ledger.members[1].partitions, [2, 3]);
+        assert_eq!(
+            member_text(&ledger.members[0]),
+            "up · waiting for records · owns P0, P1"
+        );
+        sim.command(Fault::CrashMember {
+            group: 0,
+            member: 0,
+            point: MemberCrashPoint::Now,
+            restart_after_s: None,
+        })
+        .expect("valid");
+        let during = LogsSnapshot::of(&sim);
+        let ledger = &during.groups[0];
+        assert!(ledger.rebalancing);
+        assert_eq!(
+            ledger.members[0].state,
+            MemberState::Crashed { restart_in_s: None }
+        );
+        // Cooperative: the survivor keeps its own partitions flowing; the crashed
+        // member's wait for the rebalance.
+        assert!(matches!(ledger.members[1].state, MemberState::Up { .. }));
+        assert_eq!(ledger.members[1].partitions, [2, 3]);
+        let owned: Vec<bool> = ledger
+            .partitions
+            .iter()
+            .map(|p| p.owner.is_some())
+            .collect();
+        assert_eq!(owned, [false, false, true, true]);
+        assert!(!during.groups[1].rebalancing, "the other group goes on");
+        // Once the rebalance is over the survivor owns every partition.
+        while LogsSnapshot::of(&sim).groups[0].rebalancing {
+            sim.step().expect("the rebalance finishes");
+        }
+        let after = LogsSnapshot::of(&sim);
+        assert_eq!(after.groups[0].members[1].partitions, [0, 1, 2, 3]);
+        // Four partitions, then five members: whoever gets nothing idles.
+        for _ in 0..4 {
+            sim.command(Fault::AddMember { group: 1 }).expect("valid");
+        }
+        while LogsSnapshot::of(&sim).groups[1].rebalancing {
+            sim.step().expect("the rebalance finishes");
+        }
+        let analytics = &LogsSnapshot::of(&sim).groups[1];
+        let idle = analytics
+            .members
+            .iter()
+            .filter(|m| m.state == MemberState::Idle)
+            .count();
+        assert_eq!(idle, 1, "{analytics:?}");
+        assert_eq!(member_class(&analytics.members[4]), "idle");
+        assert_eq!(
+            member_text(&analytics.members[4]),
+            "idle · no partition left for it"
+        );
+    }
+}

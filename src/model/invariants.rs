@@ -1,0 +1,487 @@
+//! Live invariants: properties of the run checked after every step, the step and message
+//! where each first broke, and the panel that shows them.
+
+use std::collections::BTreeMap;
+
+use brokerlab_core::{us_to_secs, ConsumerId, Fact, Micros, MsgId, QueueId, Simulation};
+
+use crate::format::seconds;
+
+/// The properties the panel shows, in order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Property {
+    NoMessageLost,
+    EffectOnce,
+    /// Effects on a keyed aggregate are applied in version order.
+    KeyOrderKept,
+}
+
+impl Property {
+    pub const ALL: [Property; 3] = [
+        Property::NoMessageLost,
+        Property::EffectOnce,
+        Property::KeyOrderKept,
+    ];
+
+    /// Stable key for test ids.
+    pub fn key(self) -> &'static str {
+        match self {
+            Property::NoMessageLost => "no-loss",
+            Property::EffectOnce => "effect-once",
+            Property::KeyOrderKept => "key-order",
+        }
+    }
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Property::NoMessageLost => "No message lost",
+            Property::EffectOnce => "Each effect applied once",
+            Property::KeyOrderKept => "Per-key order kept",
+        }
+    }
+
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// Where a property first broke.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Breach {
+    pub step: u64,
+    pub time_s: f64,
+    /// The message the breaking fact is about, if any.
+    pub msg: Option<MsgId>,
+}
+
+/// A keyed effect applied after a newer version of its key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OutOfOrder {
+    pub key: u32,
+    pub version: u32,
+    /// The newest version of the key already applied.
+    pub newer: u32,
+}
+
+/// First breaches of one run, kept as the run steps.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Watch {
+    first: [Option<Breach>; Property::ALL.len()],
+    /// Per (queue, key): the newest version whose handling reached the aggregate (an
+    /// effect committed, refused by a business rule, or reconciled from the source). A
+    /// log's consumer group counts as table `queue_count + group`.
+    newest: BTreeMap<(QueueId, u32), u32>,
+    /// Keyed handlings seen, and those that came after a newer version of their key.
+    keyed: u64,
+    out_of_order: u64,
+    first_out_of_order: Option<OutOfOrder>,
+}
+
+impl Watch {
+    /// Looks at one step's facts (`sim` is the run just after that step); true if a
+    /// property broke for the first time.
+    pub fn observe(&mut self, sim: &Simulation, step: u64, at_us: Micros, facts: &[Fact]) -> bool {
+        let mut new = false;
+        for fact in facts {
+            let broke = match *fact {
+                Fact::MessageLost { .. } => Some(Property::NoMessageLost),
+                Fact::RecordsSkipped { .. } => Some(Property::NoMessageLost),
+                Fact::EffectCommitted { applied, .. } if applied > 1 => Some(Property::EffectOnce),
+                _ => None,
+            };
+            if self.order_broken(sim, fact) {
+                new |= self.note(Property::KeyOrderKept, step, at_us, fact);
+            }
+            if let Some(property) = broke {
+                new |= self.note(property, step, at_us, fact);
+            }
+        }
+        new
+    }
+
+    /// Records where `property` first broke; true if this is the first time.
+    fn note(&mut self, property: Property, step: u64, at_us: Micros, fact: &Fact) -> bool {
+        let slot = &mut self.first[property.index()];
+        if slot.is_some() {
+            return false;
+        }
+        *slot = Some(Breach {
+            step,
+            time_s: us_to_secs(at_us),
+            msg: fact.msg(),
+        });
+        true
+    }
+
+    /// Whether `fact` reaches a keyed aggregate with a version older than one already
+    /// applied there. Skipped stale versions and gap waits never reach it, so a consumer
+    /// with an ordering policy keeps the property; one without applies whatever finishes.
+    fn order_broken(&mut self, sim: &Simulation, fact: &Fact) -> bool {
+        // Tables: a queue's consumers, or (after every queue) a log's consumer group.
+        let (msg, table, versions) = match *fact {
+            Fact::EffectCommitted { msg, consumer, .. } => (msg, queue_of(sim, consumer), None),
+            Fact::EffectRefused { msg, consumer, .. } if refusal_moves_version(sim, consumer) => {
+                (msg, queue_of(sim, consumer), None)
+            }
+            Fact::GapReconciled {
+                msg,
+                consumer,
+                from,
+                to,
+                ..
+            } => (msg, queue_of(sim, consumer), Some((from, to))),
+            Fact::RecordProcessed {
+                msg,
+                group,
+                applied,
+                ..
+            } if applied > 0 => (msg, Some(sim.queue_count() + group), None),
+            Fact::RecordEffectRefused { msg, group, .. } => {
+                (msg, Some(sim.queue_count() + group), None)
+            }
+            _ => return false,
+        };
+        let Some(m) = sim.message(msg) else {
+            return false;
+        };
+        let Some(key) = m.key else {
+            return false;
+        };
+        let (oldest, newest) = versions.unwrap_or((m.version, m.version));
+        let Some(queue) = table else {
+            return false;
+        };
+        self.keyed += 1;
+        let applied = self.newest.entry((queue, key)).or_insert(0);
+        let newer = *applied;
+        *applied = newer.max(newest);
+        // The same version again is a duplicate (the effect-once property), not disorder.
+        if oldest >= newer {
+            return false;
+        }
+        self.out_of_order += 1;
+        self.first_out_of_order.get_or_insert(OutOfOrder {
+            key,
+            version: oldest,
+            newer,
+        });
+        true
+    }
+
+    pub fn first(&self, property: Property) -> Option<&Breach> {
+        self.first[property.index()].as_ref()
+    }
+
+    /// The first keyed effect applied after a newer version of its key, if any.
+    pub fn first_out_of_order(&self) -> Option<OutOfOrder> {
+        self.first_out_of_order
+    }
+}
+
+/// Whether a refused operation counts as a handling of its version. Under ignore_stale
+/// it does not: the refusal changed nothing, version included, so an older version may
+/// still apply after it without breaking the order of what was applied.
+fn refusal_moves_version(sim: &Simulation, consumer: ConsumerId) -> bool {
+    sim.consumer(consumer)
+        .is_some_and(|c| c.ordering != brokerlab_core::Ordering::IgnoreStale)
+}
+
+/// The queue whose tables a consumer's effects go to.
+fn queue_of(sim: &Simulation, consumer: ConsumerId) -> Option<QueueId> {
+    sim.consumer(consumer).map(|c| c.queue)
+}
+
+/// One property as the panel shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Status {
+    pub property: Property,
+    pub holds: bool,
+    pub detail: String,
+    pub msg: Option<MsgId>,
+}
+
+/// The properties evaluated on the run's current state, with where each first broke.
+pub fn statuses(sim: &Simulation, watch: &Watch) -> Vec<Status> {
+    let c = sim.counters();
+    Property::ALL
+        .iter()
+        .map(|&property| {
+            let breach = watch.first(property);
+            let (holds, detail) = match property {
+                Property::NoMessageLost => (
+                    c.lost == 0 && c.records_skipped == 0,
+                    format!("{} lost, {} records skipped", c.lost, c.records_skipped),
+                ),
+                Property::EffectOnce => (
+                    c.duplicate_effects == 0,
+                    format!("{} duplicate effects", c.duplicate_effects),
+                ),
+                Property::KeyOrderKept => match watch.first_out_of_order() {
+                    Some(o) => (
+                        false,
+                        format!(
+                            "{} of {} keyed effects applied after a newer version; first: key {} version {} after version {}",
+                            watch.out_of_order, watch.keyed, o.key, o.version, o.newer
+                        ),
+                    ),
+                    None if watch.keyed == 0 => (true, "no keyed effect applied yet".to_string()),
+                    None => (
+                        true,
+                        format!("{} keyed effects applied in version order", watch.keyed),
+                    ),
+                },
+            };
+            let detail = match breach {
+                Some(b) => format!(
+                    "{detail}; first broke at step {} ({})",
+                    b.step,
+                    seconds(b.time_s)
+                ),
+                None => detail,
+            };
+            Status {
+                property,
+                holds,
+                detail,
+                msg: breach.and_then(|b| b.msg),
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use brokerlab_core::examples;
+
+    #[test]
+    fn crash_after_commit_breaks_effect_once_at_the_duplicate_on_message_0() {
+        let mut sim =
+            Simulation::new(examples::load("crash-after-commit").expect("built in")).expect("ok");
+        let mut watch = Watch::default();
+        let mut broke_at = None;
+        while let Some(step) = sim.step() {
+            let (index, at, facts) = (step.index, step.time_us, step.facts.to_vec());
+            if watch.observe(&sim, index, at, &facts) && broke_at.is_none() {
+                broke_at = Some(index);
+            }
+        }
+        assert_eq!(broke_at, Some(6));
+        let s = statuses(&sim, &watch);
+        let once = &s[Property::EffectOnce.index()];
+        assert!(!once.holds);
+        assert_eq!(once.msg, Some(0));
+        assert!(
+            once.detail.contains("first broke at step 6"),
+            "{}",
+            once.detail
+        );
+        assert!(s[Property::NoMessageLost.index()].holds);
+    }
+
+    /// Runs a scenario to its end, watching; returns the run, the watch and the step of
+    /// the first order breach.
+    fn watched(scenario: brokerlab_core::Scenario) -> (Simulation, Watch, Option<u64>) {
+        let mut sim = Simulation::new(scenario).expect("valid");
+        let mut watch = Watch::default();
+        let mut broke_at = None;
+        while let Some(step) = sim.step() {
+            let (index, at, facts) = (step.index, step.time_us, step.facts.to_vec());
+            watch.observe(&sim, index, at, &facts);
+            if broke_at.is_none() && watch.first(Property::KeyOrderKept).is_some() {
+                broke_at = Some(index);
+            }
+        }
+        (sim, watch, broke_at)
+    }
+
+    fn with_ordering(name: &str, ordering: Ordering) -> brokerlab_core::Scenario {
+        let mut s = examples::load(name).expect("built in");
+        for c in &mut s.consumers {
+            c.ordering = ordering;
+        }
+        // A group supports ignore_stale only: a partition already delivers a key in order.
+        for g in &mut s.groups {
+            g.ordering = Ordering::IgnoreStale;
+        }
+        s
+    }
+
+    use brokerlab_core::Ordering;
+
+    /// The reordering examples as written: (name, key, step of the breach, where it says
+    /// it broke, the balance they end with, the balance in version order).
+    const REORDERED: [(&str, u32, u64, &str, i64, i64); 2] = [
+        (
+            "account-42",
+            42,
+            4,
+            "key 42 version 1 after version 2",
+            100,
+            50,
+        ),
+        (
+            "ordering-account",
+            7,
+            8,
+            "key 7 version 1 after version 4",
+            120,
+            10,
+        ),
+    ];
+
+    #[test]
+    fn reordered_accounts_break_key_order_at_the_late_deposit() {
+        for (name, key, step, says, wrong, _) in REORDERED {
+            let (sim, watch, broke_at) = watched(examples::load(name).expect("built in"));
+            // A withdrawal with a later version was handled first; the deposit (message #0,
+            // version 1) comes after it.
+            assert_eq!(broke_at, Some(step), "{name}");
+            let s = statuses(&sim, &watch);
+            let order = &s[Property::KeyOrderKept.index()];
+            assert!(!order.holds, "{name}");
+            assert_eq!(order.msg, Some(0), "{name}");
+            assert_eq!(
+                sim.message(0).map(|m| (m.key, m.version)),
+                Some((Some(key), 1))
+            );
+            assert!(
+                order.detail.contains(says)
+                    && order
+                        .detail
+                        .contains(&format!("first broke at step {step} ")),
+                "{name}: {}",
+                order.detail
+            );
+            // The balance ends wrong.
+            assert_eq!(
+                sim.tables(0).expect("queue").aggregate(key).balance,
+                wrong,
+                "{name}"
+            );
+            // The other properties hold: the order breach is what pauses these runs.
+            assert!(s[Property::NoMessageLost.index()].holds, "{name}");
+            assert!(s[Property::EffectOnce.index()].holds, "{name}");
+        }
+    }
+
+    #[test]
+    fn reordered_accounts_keep_key_order_under_every_ordering_policy() {
+        for (name, key, _, _, _, right) in REORDERED {
+            for ordering in [
+                Ordering::IgnoreStale,
+                Ordering::WaitForGap,
+                Ordering::Reconcile,
+            ] {
+                let (sim, watch, broke_at) = watched(with_ordering(name, ordering));
+                assert_eq!(broke_at, None, "{name} {ordering:?}");
+                let order = &statuses(&sim, &watch)[Property::KeyOrderKept.index()];
+                assert!(order.holds, "{name} {ordering:?}: {}", order.detail);
+                assert!(
+                    order.detail.contains("in version order"),
+                    "{}",
+                    order.detail
+                );
+                // The policy really met the reordering (it skipped, waited or reconciled).
+                // Under ignore_stale a refused early withdrawal keeps the version, so the
+                // late deposit still applies: meeting it may be a refusal, not a skip.
+                let met = match ordering {
+                    Ordering::IgnoreStale => {
+                        sim.counters().stale_ignored + sim.counters().effects_refused
+                    }
+                    Ordering::WaitForGap => sim.counters().gap_waits,
+                    _ => sim.counters().gaps_reconciled,
+                };
+                assert!(met > 0, "{name}: {ordering:?} never met the reordering");
+                // Waiting for the gap and reconciling end with the right balance.
+                if ordering != Ordering::IgnoreStale {
+                    let balance = sim.tables(0).expect("queue").aggregate(key).balance;
+                    assert_eq!(balance, right, "{name} {ordering:?}");
+                }
+            }
+        }
+    }
+
+    /// An independent check: every pair of handlings of one key on one queue, in fact
+    /// order, must not go down in version.
+    fn reordered_pairwise(name: &str, ordering: Option<Ordering>) -> (bool, bool) {
+        let scenario = match ordering {
+            Some(o) => with_ordering(name, o),
+            None => examples::load(name).expect("built in"),
+        };
+        let (sim, watch, _) = watched(scenario.clone());
+        let mut replay = Simulation::new(scenario).expect("valid");
+        let mut seen: Vec<(QueueId, u32, u32)> = Vec::new();
+        while let Some(step) = replay.step() {
+            for fact in step.facts.iter().copied() {
+                let (msg, table) = match fact {
+                    Fact::EffectCommitted { msg, consumer, .. } => {
+                        (msg, sim.consumer(consumer).expect("exists").queue)
+                    }
+                    Fact::EffectRefused { msg, consumer, .. }
+                        if super::refusal_moves_version(&sim, consumer) =>
+                    {
+                        (msg, sim.consumer(consumer).expect("exists").queue)
+                    }
+                    Fact::RecordProcessed {
+                        msg,
+                        group,
+                        applied: 1..,
+                        ..
+                    }
+                    | Fact::RecordEffectRefused { msg, group, .. } => {
+                        (msg, sim.queue_count() + group)
+                    }
+                    _ => continue,
+                };
+                let m = sim.message(msg).expect("exists");
+                if let Some(key) = m.key {
+                    seen.push((table, key, m.version));
+                }
+            }
+        }
+        let broken = seen.iter().enumerate().any(|(i, a)| {
+            seen[i + 1..]
+                .iter()
+                .any(|b| (a.0, a.1) == (b.0, b.1) && b.2 < a.2)
+        });
+        let holds = statuses(&sim, &watch)[Property::KeyOrderKept.index()].holds;
+        (broken, holds)
+    }
+
+    #[test]
+    fn account_42_on_a_log_breaks_key_order_only_when_keyed_by_message_id() {
+        let (sim, watch, _) = watched(examples::load("account-42-log").expect("built in"));
+        assert!(statuses(&sim, &watch)[Property::KeyOrderKept.index()].holds);
+        let mut s = examples::load("account-42-log").expect("built in");
+        s.logs[0].partition_by = brokerlab_core::PartitionKey::MessageId;
+        let (sim, watch, _) = watched(s);
+        assert!(!statuses(&sim, &watch)[Property::KeyOrderKept.index()].holds);
+        let o = watch.first_out_of_order().expect("broke");
+        assert_eq!((o.key, o.version, o.newer), (42, 1, 2));
+    }
+
+    #[test]
+    fn every_example_with_keys_keeps_key_order_iff_its_handlings_never_go_back_in_version() {
+        let mut keyed = 0;
+        for name in examples::names() {
+            let mut sim = Simulation::new(examples::load(name).expect("built in")).expect("ok");
+            sim.run();
+            if !sim.messages().iter().any(|m| m.key.is_some()) || sim.messages().len() > 5_000 {
+                continue;
+            }
+            keyed += 1;
+            let (broken, holds) = reordered_pairwise(name, None);
+            assert_eq!(holds, !broken, "{name} as written");
+            for ordering in [
+                Ordering::IgnoreStale,
+                Ordering::WaitForGap,
+                Ordering::Reconcile,
+            ] {
+                let (broken, holds) = reordered_pairwise(name, Some(ordering));
+                assert!(!broken && holds, "{name} with {ordering:?}");
+            }
+        }
+        assert!(keyed >= 1, "some example has keys");
+    }
+}

@@ -1,0 +1,1128 @@
+//! A message's lineage: every fact about one message from the first step to the current
+//! one, in order, drawn as a sequence diagram: one lifeline per participant that took part
+//! (producer, outbox relay, queue / exchange / log, each consumer that got a delivery,
+//! the database, the dead-letter queue) and one arrow per fact.
+//!
+//! The page keeps only the latest facts, so the lineage is rebuilt by re-simulating the
+//! recorded run (the scenario plus every user command) up to the current step, keeping
+//! only that message's facts. The work is bounded by [`LINEAGE_STEPS_MAX`].
+
+use brokerlab_core::narration::describe;
+use brokerlab_core::step::{
+    DeadLetterReason, Failure as HandlerFailure, IgnoredAck, LossReason, RefusedBecause,
+};
+use brokerlab_core::{
+    us_to_secs, ConsumerId, CopyId, Fact, GroupId, LogId, MemberId, MsgId, ProducerId, QueueId,
+    Simulation,
+};
+
+/// Most steps re-simulated to build a lineage (about a second of work in the browser).
+pub const LINEAGE_STEPS_MAX: u64 = 3_000_000;
+/// Most facts a lineage lists; later ones are counted, not listed.
+pub const LINEAGE_ROWS_MAX: usize = 400;
+
+/// Where a fact happens, left to right on the diagram.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lane {
+    Producer,
+    Broker,
+    Consumer,
+    Database,
+}
+
+impl Lane {
+    pub const ALL: [Lane; 4] = [Lane::Producer, Lane::Broker, Lane::Consumer, Lane::Database];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Lane::Producer => "producer",
+            Lane::Broker => "broker",
+            Lane::Consumer => "consumer",
+            Lane::Database => "database",
+        }
+    }
+
+    /// The lane of a fact.
+    pub fn of(fact: &Fact) -> Lane {
+        use Fact::*;
+        match fact {
+            Created { .. }
+            | StateCommitted { .. }
+            | PublishSent { .. }
+            | Throttled { .. }
+            | ConfirmTimedOut { .. }
+            | Confirmed { .. }
+            | ConfirmLost { .. }
+            | OutboxMarked { .. }
+            | EventNeverPublished { .. }
+            | PublishFailed { .. } => Lane::Producer,
+            ProcessingStarted { .. }
+            | DuplicateSkipped { .. }
+            | StaleIgnored { .. }
+            | GapWait { .. }
+            | HandlerFailed { .. }
+            | RetryScheduled { .. }
+            | RecordStarted { .. }
+            | RecordProcessed { .. }
+            | RecordFailed { .. }
+            | RecordRetrying { .. }
+            | RecordStaleIgnored { .. }
+            | ConsumerCrashed { .. }
+            | EmailSent { .. } => Lane::Consumer,
+            EffectCommitted { .. }
+            | EffectRefused { .. }
+            | RecordEffectRefused { .. }
+            | OutputWritten { .. } => Lane::Database,
+            _ => Lane::Broker,
+        }
+    }
+}
+
+/// Who takes part in a message's history: one lifeline each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Who {
+    Producer(ProducerId),
+    /// The producer's outbox relay (it publishes what the service committed).
+    Relay(ProducerId),
+    /// An exchange routing one publish to several queues, or the broker as a whole when
+    /// nothing was stored.
+    Broker,
+    Queue(QueueId),
+    Log(LogId),
+    Consumer(ConsumerId),
+    Member(GroupId, MemberId),
+    Database,
+    /// The dead-letter queue of a queue.
+    DeadLetters(QueueId),
+}
+
+impl Who {
+    /// Left-to-right order of the lifelines: the message's path.
+    fn rank(self) -> u8 {
+        match self {
+            Who::Producer(_) => 0,
+            Who::Relay(_) => 1,
+            Who::Broker => 2,
+            Who::Queue(_) | Who::Log(_) => 3,
+            Who::Consumer(_) | Who::Member(..) => 4,
+            Who::Database => 5,
+            Who::DeadLetters(_) => 6,
+        }
+    }
+}
+
+/// One lifeline: its role (small, above) and its name.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Participant {
+    pub who: Who,
+    pub role: &'static str,
+    pub name: String,
+}
+
+/// How an arrow is drawn; failure paths look different in dash, colour, end marker and
+/// text, so none of them relies on colour alone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArrowKind {
+    /// The message moving on: solid line, filled head.
+    Normal,
+    /// An answer (confirm, ack): dashed line, open head.
+    Reply,
+    /// Something went wrong: red, short dashes, a cross at the end, "✗" in the label.
+    Failure,
+    /// An effect (or email) applied again: thick orange line, diamond head, "⚠" in the label.
+    Duplicate,
+}
+
+impl ArrowKind {
+    pub fn class(self) -> &'static str {
+        match self {
+            ArrowKind::Normal => "normal",
+            ArrowKind::Reply => "reply",
+            ArrowKind::Failure => "failure",
+            ArrowKind::Duplicate => "duplicate",
+        }
+    }
+}
+
+/// One fact of a lineage: an arrow between two lifelines (the same one for a self-arrow),
+/// a short label for the diagram and the full sentence for the list.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LineageRow {
+    pub step: u64,
+    pub time_s: f64,
+    pub lane: Lane,
+    pub text: String,
+    /// Indexes into [`Lineage::participants`].
+    pub from: usize,
+    pub to: usize,
+    pub label: String,
+    pub kind: ArrowKind,
+}
+
+/// A message's history up to a step.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Lineage {
+    pub msg: MsgId,
+    /// The step the history runs to (the run's current step when it was built).
+    pub upto_step: u64,
+    /// The lifelines, left to right; only those some row uses.
+    pub participants: Vec<Participant>,
+    pub rows: Vec<LineageRow>,
+    /// Facts about the message beyond [`LINEAGE_ROWS_MAX`], not listed.
+    pub more: usize,
+}
+
+/// A kept fact with what the replay knew when it happened.
+struct Kept {
+    step: u64,
+    time_us: u64,
+    fact: Fact,
+    /// The consumer holding the message then (a retry is scheduled on its behalf).
+    holder: Option<ConsumerId>,
+}
+
+/// Rebuilds the lineage of `msg` by re-simulating `sim`'s recorded run from its start up
+/// to its current step, in one go (tests; the page goes through [`LineageBuild`]).
+pub fn lineage(sim: &Simulation, msg: MsgId) -> Result<Lineage, String> {
+    let start = Simulation::new(sim.scenario().clone())
+        .map_err(|e| format!("The run could not be replayed: {e}"))?;
+    let mut build = LineageBuild::start(start, sim.steps(), msg)?;
+    while !build.go_on(|_| true) {}
+    Ok(build.finish())
+}
+
+/// A lineage being built: the recorded run re-simulated from a state before the message
+/// existed (the start, or a snapshot the player kept) up to a target step, a chunk at a
+/// time so a long run never blocks the page. Refuses (with a sentence for the page) to
+/// replay more than [`LINEAGE_STEPS_MAX`] steps.
+pub struct LineageBuild {
+    msg: MsgId,
+    target: u64,
+    /// The step the replay started from.
+    from_step: u64,
+    replay: Simulation,
+    kept: Vec<Kept>,
+    more: usize,
+    /// The consumer holding the message: its crash belongs to the history.
+    holder: Option<ConsumerId>,
+}
+
+impl LineageBuild {
+    /// Starts from `replay`, a state of the recorded run at or before step `target` in
+    /// which `msg` was not created yet.
+    pub fn start(replay: Simulation, target: u64, msg: MsgId) -> Result<Self, String> {
+        let todo = target.saturating_sub(replay.steps());
+        if todo > LINEAGE_STEPS_MAX {
+            return Err(format!(
+                "This run is at step {target}; a history is rebuilt from at most {LINEAGE_STEPS_MAX} steps. Reset or pick a shorter run to see #{msg}'s history."
+            ));
+        }
+        Ok(Self {
+            msg,
+            target,
+            from_step: replay.steps(),
+            replay,
+            kept: Vec::new(),
+            more: 0,
+            holder: None,
+        })
+    }
+
+    /// The step the replay started from (0 when no snapshot could be used).
+    pub fn from_step(&self) -> u64 {
+        self.from_step
+    }
+
+    /// The message whose history this is.
+    pub fn msg(&self) -> MsgId {
+        self.msg
+    }
+
+    /// Re-simulates on; every [`BUDGET_CHECK_EVERY`] steps asks
+    /// `more(steps)` whether it may go on. True once the target step is reached.
+    pub fn go_on(&mut self, mut more: impl FnMut(u64) -> bool) -> bool {
+        let mut steps = 0_u64;
+        while self.replay.steps() < self.target {
+            if steps > 0 && steps.is_multiple_of(BUDGET_CHECK_EVERY) && !more(steps) {
+                return false;
+            }
+            let Some(step) = self.replay.step() else {
+                break;
+            };
+            steps += 1;
+            let (index, time_us) = (step.index, step.time_us);
+            for fact in step.facts {
+                keep(
+                    self.msg,
+                    &mut self.holder,
+                    &mut self.kept,
+                    &mut self.more,
+                    index,
+                    time_us,
+                    fact,
+                );
+            }
+        }
+        true
+    }
+
+    /// The history, once [`LineageBuild::go_on`] said it is done.
+    pub fn finish(self) -> Lineage {
+        let replay = &self.replay;
+        let mut cast = Cast::new(replay, &self.kept);
+        let drawn: Vec<(Who, Who, String, ArrowKind)> =
+            self.kept.iter().map(|k| cast.arrow(replay, k)).collect();
+        let participants = cast.participants(replay, &drawn);
+        let at = |who: Who| participants.iter().position(|p| p.who == who).unwrap_or(0);
+        let rows = self
+            .kept
+            .iter()
+            .zip(drawn)
+            .map(|(k, (from, to, label, kind))| LineageRow {
+                step: k.step,
+                time_s: us_to_secs(k.time_us),
+                lane: Lane::of(&k.fact),
+                text: describe(replay, &k.fact),
+                from: at(from),
+                to: at(to),
+                label,
+                kind,
+            })
+            .collect();
+        Lineage {
+            msg: self.msg,
+            upto_step: replay.steps(),
+            participants,
+            rows,
+            more: self.more,
+        }
+    }
+}
+
+/// How often (in steps) a chunk of a build asks whether it may take more.
+const BUDGET_CHECK_EVERY: u64 = 256;
+
+/// Keeps `fact` if it is about `msg` (or about the consumer holding it), tracking the
+/// holder as deliveries, acks, expiries and crashes come.
+fn keep(
+    msg: MsgId,
+    holder: &mut Option<ConsumerId>,
+    kept: &mut Vec<Kept>,
+    more: &mut usize,
+    step: u64,
+    time_us: u64,
+    fact: &Fact,
+) {
+    let held = *holder;
+    let about = match *fact {
+        Fact::Delivered {
+            msg: m, consumer, ..
+        } if m == msg => {
+            *holder = Some(consumer);
+            true
+        }
+        Fact::Acked { msg: m, .. } | Fact::LeaseExpired { msg: m, .. } if m == msg => {
+            *holder = None;
+            true
+        }
+        Fact::ConsumerCrashed { consumer, .. } if *holder == Some(consumer) => {
+            *holder = None;
+            true
+        }
+        _ => fact.msg() == Some(msg),
+    };
+    if !about {
+        return;
+    }
+    if kept.len() < LINEAGE_ROWS_MAX {
+        kept.push(Kept {
+            step,
+            time_us,
+            fact: *fact,
+            holder: held,
+        });
+    } else {
+        *more += 1;
+    }
+}
+
+/// Decides who each fact goes between.
+struct Cast {
+    /// Where publishes land: the only queue (or log) the message reached, else the broker.
+    target: Who,
+    /// Who publishes: the outbox relay when the producer uses one.
+    publisher: Option<Who>,
+    producer: Option<ProducerId>,
+    /// The log the message was last appended to (group members read from it).
+    log: Option<LogId>,
+}
+
+impl Cast {
+    fn new(sim: &Simulation, kept: &[Kept]) -> Cast {
+        let mut queues: Vec<QueueId> = Vec::new();
+        let mut logs: Vec<LogId> = Vec::new();
+        let mut producer = None;
+        let mut outbox = false;
+        for k in kept {
+            match k.fact {
+                Fact::Stored { queue, .. } | Fact::Refused { queue, .. }
+                    if !queues.contains(&queue) =>
+                {
+                    queues.push(queue)
+                }
+                Fact::Appended { log, .. } if !logs.contains(&log) => logs.push(log),
+                Fact::StateCommitted { outbox: true, .. } | Fact::OutboxMarked { .. } => {
+                    outbox = true
+                }
+                _ => {}
+            }
+            if let Fact::Created { producer: p, .. } = k.fact {
+                producer = Some(p);
+            }
+        }
+        let producer = producer.or_else(|| {
+            kept.iter().find_map(|k| match k.fact {
+                Fact::PublishSent { producer, .. } | Fact::Stored { producer, .. } => {
+                    Some(producer)
+                }
+                _ => None,
+            })
+        });
+        // Messages never seen created (none in practice) fall back to the message table.
+        let producer = producer.or_else(|| {
+            kept.first()
+                .and_then(|k| k.fact.msg())
+                .and_then(|m| sim.message(m).map(|m| m.producer))
+        });
+        let target = match (queues.as_slice(), logs.as_slice()) {
+            ([q], []) => Who::Queue(*q),
+            ([], [l]) => Who::Log(*l),
+            _ => Who::Broker,
+        };
+        Cast {
+            target,
+            publisher: producer.map(|p| {
+                if outbox {
+                    Who::Relay(p)
+                } else {
+                    Who::Producer(p)
+                }
+            }),
+            producer,
+            log: logs.last().copied(),
+        }
+    }
+
+    fn producer(&self) -> Who {
+        self.producer.map_or(Who::Broker, Who::Producer)
+    }
+
+    fn publisher(&self) -> Who {
+        self.publisher.unwrap_or_else(|| self.producer())
+    }
+
+    fn queue_of(sim: &Simulation, copy: CopyId) -> Who {
+        sim.copy(copy).map_or(Who::Broker, |c| Who::Queue(c.queue))
+    }
+
+    fn log(&self) -> Who {
+        self.log.map_or(Who::Broker, Who::Log)
+    }
+
+    /// (from, to, short label, style) of one fact.
+    // Long: one arm per fact a history keeps, each giving its arrow's ends, label and
+    // style; a table read top to bottom, kept whole (see docs/architecture.md).
+    fn arrow(&mut self, sim: &Simulation, k: &Kept) -> (Who, Who, String, ArrowKind) {
+        use ArrowKind::*;
+        use Fact::*;
+        let fail = |who: Who, text: String| (who, who, format!("✗ {text}"), Failure);
+        let note = |who: Who, text: String| (who, who, text, Normal);
+        match k.fact {
+            Created { key, version, .. } => {
+                let what = key.map_or(String::new(), |k| format!(" · key {k} v{version}"));
+                note(self.producer(), format!("created{what}"))
+            }
+            StateCommitted { outbox: true, .. } => (
+                self.producer(),
+                self.publisher(),
+                "state + outbox row committed".into(),
+                Normal,
+            ),
+            StateCommitted { .. } => note(self.producer(), "state committed".into()),
+            PublishSent { attempt: 1, .. } => {
+                (self.publisher(), self.target, "publish".into(), Normal)
+            }
+            PublishSent { attempt, .. } => (
+                self.publisher(),
+                self.target,
+                format!("publish again · attempt {attempt}"),
+                Normal,
+            ),
+            Throttled { .. } => note(self.publisher(), "held back: queue full".into()),
+            ConfirmTimedOut { retry, .. } => fail(
+                self.publisher(),
+                if retry {
+                    "no confirm in time: will publish again".into()
+                } else {
+                    "no confirm in time: gives up".into()
+                },
+            ),
+            Confirmed { .. } => (self.target, self.publisher(), "confirm".into(), Reply),
+            ConfirmLost { .. } => (
+                self.target,
+                self.publisher(),
+                "✗ confirm lost".into(),
+                Failure,
+            ),
+            OutboxMarked { .. } => note(self.publisher(), "outbox row marked sent".into()),
+            EventNeverPublished { .. } => fail(
+                self.producer(),
+                "crashed before publishing: no event".into(),
+            ),
+            Stored { queue, copy, .. } if self.target == Who::Queue(queue) => {
+                note(Who::Queue(queue), format!("stored · copy {copy}"))
+            }
+            Stored { queue, copy, .. } => (
+                self.target,
+                Who::Queue(queue),
+                format!("routed, stored · copy {copy}"),
+                Normal,
+            ),
+            Deduplicated { .. } => note(self.target, "same id again: not stored twice".into()),
+            Refused { queue, because, .. } => (
+                Who::Queue(queue),
+                self.publisher(),
+                match because {
+                    RefusedBecause::QueueFull => "✗ refused: queue full".into(),
+                    RefusedBecause::OldestTooOld => "✗ refused: oldest too old".into(),
+                },
+                Failure,
+            ),
+            Unroutable { returned: true, .. } => (
+                self.target,
+                self.publisher(),
+                "✗ unroutable: returned".into(),
+                Failure,
+            ),
+            Unroutable { .. } => fail(self.target, "unroutable: dropped".into()),
+            PublishFailed { .. } => (
+                self.publisher(),
+                self.target,
+                "✗ publish failed: broker down".into(),
+                Failure,
+            ),
+            DroppedOldest { queue, .. } => fail(Who::Queue(queue), "dropped: queue full".into()),
+            Expired { queue, .. } => fail(Who::Queue(queue), "expired unprocessed (TTL)".into()),
+            Delivered {
+                copy,
+                attempt,
+                consumer,
+                ..
+            } => (
+                Self::queue_of(sim, copy),
+                Who::Consumer(consumer),
+                format!("deliver · attempt {attempt}"),
+                Normal,
+            ),
+            LeaseExpired { copy, attempt, .. } => fail(
+                Self::queue_of(sim, copy),
+                format!("lease expired (attempt {attempt}): visible again"),
+            ),
+            RetryReady { copy, .. } => note(Self::queue_of(sim, copy), "back in line".into()),
+            DeadLettered {
+                queue,
+                reason,
+                attempts,
+                ..
+            } => (
+                Who::Queue(queue),
+                Who::DeadLetters(queue),
+                match reason {
+                    DeadLetterReason::RetriesExhausted => {
+                        format!("✗ dead-lettered after {attempts} attempts")
+                    }
+                    DeadLetterReason::Poison(_) => "✗ dead-lettered: poison".into(),
+                    DeadLetterReason::DeliveryLimitReached => {
+                        format!("✗ dead-lettered: delivery limit ({attempts} deliveries)")
+                    }
+                    DeadLetterReason::GapTimeout => "✗ parked: gap timeout".into(),
+                    DeadLetterReason::MaxLength => "✗ dead-lettered: dropped from head".into(),
+                    DeadLetterReason::Expired => "✗ dead-lettered: expired (TTL)".into(),
+                },
+                Failure,
+            ),
+            Redriven { queue, .. } => (
+                Who::DeadLetters(queue),
+                Who::Queue(queue),
+                "redriven".into(),
+                Normal,
+            ),
+            MessageLost { copy, reason, .. } => fail(
+                Self::queue_of(sim, copy),
+                match reason {
+                    LossReason::AckedBeforeEffectThenCrashed => "LOST: acked, then crashed",
+                    LossReason::AckedBeforeEffectThenFailed => "LOST: acked, then failed",
+                    LossReason::BrokerRestartNotDurable => "LOST: not persisted",
+                    LossReason::DiscardedWithoutDeadLetterQueue => "LOST: no dead-letter queue",
+                }
+                .into(),
+            ),
+            AckedOnDelivery { copy, consumer, .. } => (
+                Who::Consumer(consumer),
+                Self::queue_of(sim, copy),
+                "ack on receipt, before any work".into(),
+                Reply,
+            ),
+            ProcessingStarted {
+                attempt, consumer, ..
+            } => note(
+                Who::Consumer(consumer),
+                format!("processing starts · attempt {attempt}"),
+            ),
+            DuplicateSkipped { consumer, .. } => note(
+                Who::Consumer(consumer),
+                "duplicate recognised: skipped".into(),
+            ),
+            StaleIgnored {
+                consumer,
+                version,
+                current,
+                ..
+            } => note(
+                Who::Consumer(consumer),
+                format!("stale v{version} ignored (at v{current})"),
+            ),
+            GapWait {
+                consumer,
+                version,
+                current,
+                ..
+            } => note(
+                Who::Consumer(consumer),
+                format!("v{version} waits: key is at v{current}"),
+            ),
+            GapReconciled {
+                consumer, from, to, ..
+            } => (
+                Who::Consumer(consumer),
+                Who::Database,
+                format!("gap: v{from}–v{to} applied first"),
+                Normal,
+            ),
+            EffectCommitted {
+                consumer,
+                applied: 1,
+                ..
+            } => (
+                Who::Consumer(consumer),
+                Who::Database,
+                "effect committed".into(),
+                Normal,
+            ),
+            EffectCommitted {
+                consumer, applied, ..
+            } => (
+                Who::Consumer(consumer),
+                Who::Database,
+                format!("⚠ DUPLICATE effect: applied {applied}×"),
+                Duplicate,
+            ),
+            EffectRefused { consumer, .. } => (
+                Who::Consumer(consumer),
+                Who::Database,
+                "✗ refused by a business rule".into(),
+                Failure,
+            ),
+            HandlerFailed {
+                consumer,
+                attempt,
+                failure,
+                ..
+            } => fail(
+                Who::Consumer(consumer),
+                format!(
+                    "handler failed (attempt {attempt}): {}",
+                    match failure {
+                        HandlerFailure::Transient => "transient error",
+                        HandlerFailure::DependencyDown => "dependency down",
+                        HandlerFailure::Poison(_) => "poison",
+                        HandlerFailure::BatchRolledBack => "batch rolled back",
+                    }
+                ),
+            ),
+            RetryScheduled {
+                copy,
+                failures,
+                ready_at_us,
+                ..
+            } => {
+                let delay = us_to_secs(ready_at_us.saturating_sub(k.time_us));
+                let text = format!("✗ nack: retry in {delay:.2} s (failure {failures})");
+                let queue = Self::queue_of(sim, copy);
+                match k.holder {
+                    Some(c) => (Who::Consumer(c), queue, text, Failure),
+                    None => (queue, queue, text, Failure),
+                }
+            }
+            Acked { copy, consumer, .. } => (
+                Who::Consumer(consumer),
+                Self::queue_of(sim, copy),
+                "ack".into(),
+                Reply,
+            ),
+            AckIgnored {
+                copy,
+                consumer,
+                why,
+                ..
+            } => (
+                Who::Consumer(consumer),
+                Self::queue_of(sim, copy),
+                match why {
+                    IgnoredAck::StaleLease => "✗ ack ignored: lease had expired".into(),
+                    IgnoredAck::AlreadyDone => "✗ ack ignored: already settled".into(),
+                },
+                Failure,
+            ),
+            AckLost { copy, consumer, .. } => (
+                Who::Consumer(consumer),
+                Self::queue_of(sim, copy),
+                "✗ ack lost".into(),
+                Failure,
+            ),
+            ConsumerCrashed { consumer, .. } => {
+                fail(Who::Consumer(consumer), "consumer crashed".into())
+            }
+            Appended {
+                log,
+                partition,
+                offset,
+                ..
+            } => {
+                self.log = Some(log);
+                note(
+                    Who::Log(log),
+                    format!("appended · P{partition} offset {offset}"),
+                )
+            }
+            RecordStarted {
+                group,
+                member,
+                offset,
+                ..
+            } => (
+                self.log(),
+                Who::Member(group, member),
+                format!("read offset {offset}, processing"),
+                Normal,
+            ),
+            RecordProcessed {
+                group,
+                member,
+                applied: 0,
+                ..
+            } => note(
+                Who::Member(group, member),
+                "already processed: skipped".into(),
+            ),
+            RecordProcessed {
+                group,
+                member,
+                applied: 1,
+                ..
+            } => (
+                Who::Member(group, member),
+                Who::Database,
+                "effect committed".into(),
+                Normal,
+            ),
+            RecordProcessed {
+                group,
+                member,
+                applied,
+                ..
+            } => (
+                Who::Member(group, member),
+                Who::Database,
+                format!("⚠ DUPLICATE effect: applied {applied}×"),
+                Duplicate,
+            ),
+            OutputWritten {
+                group,
+                member,
+                log,
+                offset,
+                ..
+            } => (
+                Who::Member(group, member),
+                Who::Log(log),
+                format!("output written · offset {offset}"),
+                Normal,
+            ),
+            EmailSent {
+                group,
+                member,
+                times: 1,
+                ..
+            } => note(Who::Member(group, member), "email sent".into()),
+            EmailSent {
+                group,
+                member,
+                times,
+                ..
+            } => (
+                Who::Member(group, member),
+                Who::Member(group, member),
+                format!("⚠ DUPLICATE email: sent {times}×"),
+                Duplicate,
+            ),
+            Requeued { copy, consumer, .. } => (
+                Who::Consumer(consumer),
+                Self::queue_of(sim, copy),
+                "✗ channel closed: requeued at once".into(),
+                Failure,
+            ),
+            LeaseExtended { copy, consumer, .. } => (
+                Who::Consumer(consumer),
+                Self::queue_of(sim, copy),
+                "lease extended (heartbeat)".into(),
+                Reply,
+            ),
+            DuplicateKept { queue, twin, .. } => note(
+                Who::Queue(queue),
+                format!("⚠ at-least-once: copy {twin} kept visible"),
+            ),
+            DedupWindowHit { queue, .. } => note(
+                Who::Queue(queue),
+                "same id within the dedup window: not stored".into(),
+            ),
+            GapRecheck {
+                consumer,
+                ready_at_us,
+                ..
+            } => note(
+                Who::Consumer(consumer),
+                format!(
+                    "waits for its predecessor until {:.2} s",
+                    us_to_secs(ready_at_us)
+                ),
+            ),
+            GapSkipped {
+                consumer, current, ..
+            } => note(
+                Who::Consumer(consumer),
+                format!("gap timeout: v{} skipped", current + 1),
+            ),
+            RecordFailed {
+                group,
+                member,
+                attempt,
+                failure,
+                ..
+            } => fail(
+                Who::Member(group, member),
+                format!(
+                    "handler failed (attempt {attempt}): {}",
+                    match failure {
+                        HandlerFailure::Transient => "transient error",
+                        HandlerFailure::DependencyDown => "dependency down",
+                        HandlerFailure::Poison(_) => "poison",
+                        HandlerFailure::BatchRolledBack => "batch rolled back",
+                    }
+                ),
+            ),
+            RecordRetrying {
+                group,
+                member,
+                partition,
+                attempt,
+                ..
+            } => note(
+                Who::Member(group, member),
+                format!("retry in place (attempt {attempt}): P{partition} waits"),
+            ),
+            RecordDeadLettered { attempts, log, .. } => {
+                let from = self.log();
+                let to = log.map_or(from, Who::Log);
+                (
+                    from,
+                    to,
+                    format!("✗ dead-lettered after {attempts} attempt(s)"),
+                    Failure,
+                )
+            }
+            RecordEffectRefused { group, member, .. } => (
+                Who::Member(group, member),
+                Who::Database,
+                "✗ refused by a business rule".into(),
+                Failure,
+            ),
+            RecordStaleIgnored {
+                group,
+                member,
+                version,
+                current,
+                ..
+            } => note(
+                Who::Member(group, member),
+                format!("stale v{version} ignored (at v{current})"),
+            ),
+            // Facts a lineage does not keep; drawn as a note on the broker if ever kept.
+            _ => note(Who::Broker, "(other)".into()),
+        }
+    }
+
+    /// The lifelines the arrows use, in path order (then order of appearance).
+    fn participants(
+        &self,
+        sim: &Simulation,
+        drawn: &[(Who, Who, String, ArrowKind)],
+    ) -> Vec<Participant> {
+        let mut seen: Vec<Who> = Vec::new();
+        for (from, to, ..) in drawn {
+            for who in [*from, *to] {
+                if !seen.contains(&who) {
+                    seen.push(who);
+                }
+            }
+        }
+        // Stable: same rank keeps the order of first appearance.
+        seen.sort_by_key(|w| w.rank());
+        let queue = |q: QueueId| {
+            sim.queue(q)
+                .map_or_else(|| format!("queue {q}"), |v| v.name)
+        };
+        seen.into_iter()
+            .map(|who| {
+                let (role, name) = match who {
+                    Who::Producer(p) => (
+                        "producer",
+                        sim.producer_name(p)
+                            .map_or_else(|| format!("producer {p}"), str::to_string),
+                    ),
+                    Who::Relay(p) => (
+                        "outbox relay",
+                        sim.producer_name(p)
+                            .map_or_else(|| format!("producer {p}"), str::to_string),
+                    ),
+                    Who::Broker => ("broker", "exchange".to_string()),
+                    Who::Queue(q) => ("queue", queue(q)),
+                    Who::Log(l) => ("log", sim.log_name(l)),
+                    Who::Consumer(c) => (
+                        "consumer",
+                        sim.consumer(c)
+                            .map_or_else(|| format!("consumer {c}"), |v| v.name),
+                    ),
+                    Who::Member(g, m) => ("group member", sim.member_name(g, m)),
+                    Who::Database => ("database", "effects".to_string()),
+                    Who::DeadLetters(q) => ("dead letters", queue(q)),
+                };
+                Participant { who, role, name }
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use brokerlab_core::examples;
+
+    fn run_to_end(name: &str) -> Simulation {
+        let mut sim = Simulation::new(examples::load(name).expect("built in")).expect("valid");
+        while sim.step().is_some() {}
+        sim
+    }
+
+    #[test]
+    fn crash_after_commit_tells_commit_crash_expiry_redelivery_commit_ack() {
+        let sim = run_to_end("crash-after-commit");
+        let l = lineage(&sim, 0).expect("short run");
+        assert_eq!(l.upto_step, sim.steps());
+        let texts: Vec<&str> = l.rows.iter().map(|r| r.text.as_str()).collect();
+        let find = |from: usize, pred: &dyn Fn(&LineageRow) -> bool| {
+            l.rows[from..]
+                .iter()
+                .position(pred)
+                .map(|i| i + from)
+                .unwrap_or_else(|| panic!("missing after {from}: {texts:#?}"))
+        };
+        let commit = find(0, &|r| r.lane == Lane::Database);
+        let crash = find(commit, &|r| r.text.contains("crash"));
+        let expiry = find(crash, &|r| r.text.contains("lease"));
+        let again = find(expiry, &|r| r.text.contains("attempt 2"));
+        let commit2 = find(again, &|r| r.lane == Lane::Database);
+        let _ack = find(commit2, &|r| r.text.contains("ack"));
+        assert!(l.rows.windows(2).all(|w| w[0].step <= w[1].step));
+    }
+
+    #[test]
+    fn crash_after_commit_draws_two_deliveries_and_a_duplicate_effect_between_four_lifelines() {
+        let sim = run_to_end("crash-after-commit");
+        let l = lineage(&sim, 0).expect("short run");
+        let heads: Vec<(&str, &str)> = l
+            .participants
+            .iter()
+            .map(|p| (p.role, p.name.as_str()))
+            .collect();
+        assert_eq!(
+            heads,
+            [
+                ("producer", "orders"),
+                ("queue", "orders"),
+                ("consumer", "C1"),
+                ("database", "effects")
+            ]
+        );
+        let (producer, queue, consumer, db) = (0, 1, 2, 3);
+        let arrows: Vec<(usize, usize, &str, ArrowKind)> = l
+            .rows
+            .iter()
+            .map(|r| (r.from, r.to, r.label.as_str(), r.kind))
+            .collect();
+        use ArrowKind::*;
+        assert_eq!(
+            arrows,
+            [
+                (producer, producer, "created", Normal),
+                (producer, queue, "publish", Normal),
+                (queue, queue, "stored · copy 0", Normal),
+                (queue, consumer, "deliver · attempt 1", Normal),
+                (consumer, consumer, "processing starts · attempt 1", Normal),
+                (consumer, db, "effect committed", Normal),
+                (consumer, consumer, "✗ consumer crashed", Failure),
+                (
+                    queue,
+                    queue,
+                    "✗ lease expired (attempt 1): visible again",
+                    Failure
+                ),
+                (queue, consumer, "deliver · attempt 2", Normal),
+                (consumer, consumer, "processing starts · attempt 2", Normal),
+                (consumer, db, "⚠ DUPLICATE effect: applied 2×", Duplicate),
+                (consumer, queue, "ack", Reply),
+            ]
+        );
+        // The list says the same rows in full sentences, in the same order.
+        assert!(
+            l.rows[10].text.contains("applied 2 times"),
+            "{}",
+            l.rows[10].text
+        );
+        assert!(l.rows.windows(2).all(|w| w[0].time_s <= w[1].time_s));
+    }
+
+    #[test]
+    fn a_fanout_publish_goes_through_the_exchange_to_each_queue_and_its_consumer() {
+        let sim = run_to_end("fanout-subscriptions");
+        let l = lineage(&sim, 0).expect("short run");
+        let roles: Vec<&str> = l.participants.iter().map(|p| p.role).collect();
+        assert_eq!(roles[..2], ["producer", "broker"], "{roles:?}");
+        let queues = roles.iter().filter(|r| **r == "queue").count();
+        let stored: Vec<&LineageRow> = l
+            .rows
+            .iter()
+            .filter(|r| r.label.starts_with("routed"))
+            .collect();
+        assert!(queues >= 2, "{roles:?}");
+        assert_eq!(stored.len(), queues);
+        assert!(stored.iter().all(|r| r.from == 1 && r.to >= 2));
+        // Each delivery leaves the queue the copy is in.
+        for r in l.rows.iter().filter(|r| r.label.starts_with("deliver")) {
+            assert_eq!(l.participants[r.from].role, "queue");
+            assert_eq!(l.participants[r.to].role, "consumer");
+        }
+    }
+
+    #[test]
+    fn retries_dead_letters_and_redrives_use_the_dead_letter_lifeline_and_failure_arrows() {
+        let sim = run_to_end("retries-dlq-redrive");
+        let dead = (0..sim.messages().len() as u64)
+            .find(|&m| {
+                let l = lineage(&sim, m).expect("short run");
+                l.rows
+                    .iter()
+                    .any(|r| r.label.contains("dead-lettered after"))
+                    && l.rows.iter().any(|r| r.label == "redriven")
+            })
+            .expect("a message retried, dead-lettered and redriven");
+        let l = lineage(&sim, dead).expect("short run");
+        let dlq = l
+            .participants
+            .iter()
+            .position(|p| p.role == "dead letters")
+            .expect("a dead-letter lifeline");
+        assert_eq!(dlq, l.participants.len() - 1, "rightmost");
+        let to_dlq = l.rows.iter().find(|r| r.to == dlq).expect("an arrow to it");
+        assert_eq!(to_dlq.kind, ArrowKind::Failure);
+        assert!(l
+            .rows
+            .iter()
+            .any(|r| r.from == dlq && r.label == "redriven"));
+        let retry = l
+            .rows
+            .iter()
+            .find(|r| r.label.contains("retry in"))
+            .expect("a retry");
+        assert_eq!(retry.kind, ArrowKind::Failure);
+        assert_eq!(l.participants[retry.from].role, "consumer");
+        assert_eq!(l.participants[retry.to].role, "queue");
+    }
+
+    #[test]
+    fn a_lost_confirm_is_a_failure_arrow_back_to_the_producer_then_a_second_publish() {
+        let sim = run_to_end("lost-confirm");
+        let l = lineage(&sim, 0).expect("short run");
+        assert_eq!(l.participants[0].role, "producer");
+        let lost = l
+            .rows
+            .iter()
+            .position(|r| r.label == "✗ confirm lost")
+            .expect("a lost confirm");
+        assert_eq!((l.rows[lost].from, l.rows[lost].to), (1, 0));
+        assert_eq!(l.rows[lost].kind, ArrowKind::Failure);
+        let timeout = l.rows[lost..]
+            .iter()
+            .find(|r| r.label.starts_with("✗ no confirm in time"))
+            .expect("a timeout");
+        assert_eq!((timeout.from, timeout.to), (0, 0));
+        assert!(l.rows[lost..]
+            .iter()
+            .any(|r| r.label == "publish again · attempt 2" && (r.from, r.to) == (0, 1)));
+    }
+
+    #[test]
+    fn an_outbox_producer_publishes_through_its_relay_lifeline() {
+        let sim = run_to_end("outbox-relay-crash");
+        let l = lineage(&sim, 0).expect("short run");
+        let roles: Vec<&str> = l.participants.iter().map(|p| p.role).collect();
+        assert_eq!(
+            roles[..3],
+            ["producer", "outbox relay", "queue"],
+            "{roles:?}"
+        );
+        let publishes: Vec<&LineageRow> = l
+            .rows
+            .iter()
+            .filter(|r| r.label.starts_with("publish"))
+            .collect();
+        assert_eq!(publishes.len(), 2);
+        assert!(publishes.iter().all(|r| (r.from, r.to) == (1, 2)));
+        assert!(l.rows.iter().any(|r| r.label == "outbox row marked sent"));
+    }
+
+    #[test]
+    fn a_lineage_stops_at_the_current_step_and_ignores_other_messages() {
+        let mut sim = Simulation::new(examples::load("burst").expect("built in")).expect("valid");
+        for _ in 0..200 {
+            sim.step();
+        }
+        let l = lineage(&sim, 3).expect("short run");
+        assert_eq!(l.upto_step, 200);
+        assert!(!l.rows.is_empty());
+        assert!(l.rows.iter().all(|r| r.step <= 200));
+        assert!(l.rows.iter().all(|r| !r.text.contains("#30")));
+        let none = lineage(&sim, 999_999).expect("short run");
+        assert!(none.rows.is_empty());
+    }
+}

@@ -1,0 +1,15 @@
+//! The model: plain data and the functions that build it from a run — no Leptos, no DOM,
+//! so all of it is tested natively. Depends on the core and on [`crate::format`] only.
+
+pub mod chart_info;
+pub mod database;
+pub mod flights;
+pub mod fluid;
+pub mod groups;
+pub mod invariants;
+pub mod lineage;
+pub mod player;
+pub mod readout;
+pub mod settings;
+pub mod story;
+pub mod topology;

@@ -1,0 +1,1013 @@
+//! The player: a [`Simulation`] plus what the page needs to play it in real time —
+//! advancing by wall-clock time at a chosen speed within a per-frame budget, user commands,
+//! narration of recent steps, and plain-data snapshots for the view. It holds no signals,
+//! so it is tested natively; the page keeps one in a stored value, outside the reactive
+//! graph, and reads snapshots from it.
+
+use brokerlab_core::{
+    secs_to_us, us_to_secs, ConsumerId, CrashPoint, Fault, Micros, Scenario, ScenarioError,
+    Simulation,
+};
+
+use super::chart_info::{self, ChartData, CrashMarker, Rho, Values};
+use super::flights::{flight_of, touched, FlightBuffer, Node};
+use super::fluid;
+use super::invariants::{statuses, Status};
+use super::readout::{Percentiles, Readout};
+use super::story::{Narration, Story};
+
+mod seek;
+pub use seek::{SNAPSHOTS_MAX, SNAPSHOT_BYTES_MAX, SNAPSHOT_EVERY_STEPS};
+
+/// Simulated seconds per wall-clock second the page offers.
+pub const SPEEDS: &[f64] = &[0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0];
+/// 10×: the 180 s burst plays in 18 s.
+pub const SPEED_DEFAULT: f64 = 10.0;
+/// A frame never advances by more wall time than this (after a stall or a hidden tab the
+/// run resumes where it was rather than jumping ahead).
+pub const FRAME_WALL_MS_MAX: f64 = 100.0;
+/// Most steps one frame may take, so a frame stays short even at high speed; when the
+/// budget runs out, simulated time simply falls behind the wall clock.
+pub const FRAME_STEPS_MAX: u64 = 40_000;
+/// How often (in steps) a frame asks whether it may take more.
+pub const BUDGET_CHECK_EVERY: u64 = 256;
+/// A crashed consumer comes back after this long.
+pub const RESTART_AFTER_S: f64 = 5.0;
+/// The narration line changes at most this often, so a person can read it.
+pub const NARRATION_EVERY_MS: f64 = 700.0;
+/// What one frame did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Advance {
+    pub steps: u64,
+    /// The frame's step budget ran out before simulated time reached its target.
+    pub behind: bool,
+    /// Nothing is left to happen.
+    pub finished: bool,
+    /// The frame stopped at a step where a property first broke (pause-on-breach is on).
+    pub breached: bool,
+}
+
+pub struct Player {
+    /// The scenario as loaded: a reset starts from it again.
+    base: Scenario,
+    sim: Simulation,
+    /// Bumped at each reset, so the view knows a new run began.
+    run: u32,
+    /// Bumped whenever the prediction changes, so the chart redraws at once.
+    prediction_version: u64,
+    horizon_s: f64,
+    /// What has been told about the run so far (a snapshot keeps it with the simulation).
+    story: Story,
+    /// Narration as last refreshed, and wall time since then.
+    narration: Narration,
+    narration_age_ms: f64,
+    /// Bumped whenever the narration (and with it the highlighted nodes and percentiles)
+    /// is refreshed or cleared: the views re-read those only then, not on every frame.
+    narration_version: u64,
+    /// A notable event arrived since the last refresh: show it at once.
+    events_changed: bool,
+    /// Playing stops at the step where a property first breaks.
+    pause_on_breach: bool,
+    /// A property broke for the first time in the latest step.
+    breached_now: bool,
+    /// Message tokens of the steps taken since the view last drained them.
+    flights: FlightBuffer,
+    /// The components the narrated step involved.
+    narrated_nodes: Vec<Node>,
+    /// Snapshots of the run that seeking and stepping back start from.
+    snapshots: seek::Snapshots,
+    /// Where a seek in progress is going.
+    seek_target: Option<Micros>,
+    /// The furthest simulated time this run has reached.
+    furthest_us: Micros,
+    /// Latency percentiles, refreshed with the narration (they sort every settled message).
+    percentiles: Percentiles,
+}
+
+impl Player {
+    pub fn new(scenario: Scenario) -> Result<Self, ScenarioError> {
+        let sim = Simulation::new(scenario.clone())?;
+        let horizon_s = fluid::horizon_s(&scenario);
+        let mut player = Self {
+            base: scenario,
+            sim,
+            run: 0,
+            prediction_version: 0,
+            horizon_s,
+            story: Story::default(),
+            narration: Narration::default(),
+            narration_age_ms: 0.0,
+            narration_version: 0,
+            events_changed: false,
+            pause_on_breach: false,
+            breached_now: false,
+            flights: FlightBuffer::default(),
+            narrated_nodes: Vec::new(),
+            snapshots: seek::Snapshots::default(),
+            seek_target: None,
+            furthest_us: 0,
+            percentiles: Percentiles::default(),
+        };
+        player.restart_prediction();
+        Ok(player)
+    }
+
+    /// The prediction for a run at its start: the scenario's arrivals and capacity.
+    fn restart_prediction(&mut self) {
+        self.story.start_prediction(&self.sim);
+        self.prediction_version = self.prediction_version.wrapping_add(1);
+    }
+
+    /// Changes whenever the prediction line changes (a setting changed, step back, reset).
+    pub fn prediction_version(&self) -> u64 {
+        self.prediction_version
+    }
+
+    /// The fluid backlog the prediction expects at `t_s`.
+    pub fn predicted_at(&self, t_s: f64) -> f64 {
+        fluid::curve_at(
+            &fluid::fluid_curve(&self.story.lambda, &self.story.mu, t_s),
+            t_s,
+        )
+    }
+
+    pub fn sim(&self) -> &Simulation {
+        &self.sim
+    }
+
+    pub fn scenario(&self) -> &Scenario {
+        &self.base
+    }
+
+    pub fn run(&self) -> u32 {
+        self.run
+    }
+
+    /// Numbers this player's run (a newly loaded scenario continues the page's count, so
+    /// the chart knows to start over).
+    pub fn set_run(&mut self, run: u32) {
+        self.run = run;
+    }
+
+    /// Nothing is left to happen, and the run's end time (if any) is reached; or the work
+    /// budget stopped the run (its clock stays at its last step, short of the end time).
+    pub fn is_finished(&self) -> bool {
+        let end_reached = self
+            .sim
+            .scenario()
+            .end_s
+            .is_none_or(|end| self.sim.now_us() >= secs_to_us(end));
+        self.budget_stop().is_some() || (self.sim.is_finished() && end_reached)
+    }
+
+    /// Advances the run by `wall_ms` of real time at `speed` simulated seconds per second,
+    /// taking at most [`FRAME_STEPS_MAX`] steps.
+    pub fn advance(&mut self, wall_ms: f64, speed: f64) -> Advance {
+        self.advance_within(wall_ms, speed, |_| true)
+    }
+
+    /// Like [`Player::advance`], and every [`BUDGET_CHECK_EVERY`] steps asks `more(steps)`
+    /// whether the frame may go on (the page passes a wall-clock deadline).
+    pub fn advance_within(
+        &mut self,
+        wall_ms: f64,
+        speed: f64,
+        mut more: impl FnMut(u64) -> bool,
+    ) -> Advance {
+        let wall_ms = if wall_ms.is_finite() {
+            wall_ms.clamp(0.0, FRAME_WALL_MS_MAX)
+        } else {
+            0.0
+        };
+        let speed = if speed.is_finite() {
+            speed.max(0.0)
+        } else {
+            0.0
+        };
+        let target = self
+            .sim
+            .now_us()
+            .saturating_add(secs_to_us(wall_ms / 1_000.0 * speed));
+        self.seek_target = None;
+        let mut steps = 0;
+        self.breached_now = false;
+        while steps < FRAME_STEPS_MAX && self.sim.next_step_time().is_some_and(|at| at <= target) {
+            if steps > 0 && steps % BUDGET_CHECK_EVERY == 0 && !more(steps) {
+                break;
+            }
+            if !self.take_step() {
+                break;
+            }
+            steps += 1;
+            if self.pause_on_breach && self.breached_now {
+                // Stop at the breaking step: the clock stays at its time.
+                self.refresh_narration();
+                return Advance {
+                    steps,
+                    behind: false,
+                    finished: false,
+                    breached: true,
+                };
+            }
+        }
+        let behind = self.sim.next_step_time().is_some_and(|at| at <= target);
+        if !behind {
+            let end_us = self.sim.scenario().end_s.map(secs_to_us);
+            if self.sim.is_finished() && end_us.is_none_or(|end| target >= end) {
+                // Nothing is left: close the run (its clock stops at its last step, or at
+                // its end time) and take the final sample.
+                self.sim.run();
+            } else {
+                self.sim.run_until(target);
+            }
+        }
+        self.note_time();
+        self.narration_age_ms += wall_ms;
+        let finished = self.is_finished();
+        let first = self.narration.sentences.is_empty() && !self.story.latest.is_empty();
+        if first || finished || self.events_changed || self.narration_age_ms >= NARRATION_EVERY_MS {
+            self.refresh_narration();
+        }
+        Advance {
+            steps,
+            behind,
+            finished,
+            breached: false,
+        }
+    }
+
+    /// One step; records its facts for the narration. False when nothing was left.
+    fn take_step(&mut self) -> bool {
+        let Some(step) = self.sim.step() else {
+            return false;
+        };
+        self.story.set_latest(step.time_us, step.facts);
+        self.record();
+        self.note_time();
+        self.keep_snapshot();
+        true
+    }
+
+    /// Tells the story the step just taken, and keeps its message movements for the
+    /// token overlay.
+    fn record(&mut self) {
+        let news = self.story.record(&self.sim);
+        self.breached_now |= news.breached;
+        self.events_changed |= news.notable;
+        if news.prediction_changed {
+            self.prediction_version = self.prediction_version.wrapping_add(1);
+        }
+        for fact in &self.story.latest {
+            if let Some(flight) = flight_of(&self.sim, fact) {
+                self.flights.push(flight);
+            }
+        }
+    }
+
+    /// Hands the flights collected since the last call to `into` (whose old contents are
+    /// dropped), keeping both buffers' memory.
+    pub fn drain_flights(&mut self, into: &mut FlightBuffer) {
+        into.clear();
+        std::mem::swap(&mut self.flights, into);
+    }
+
+    /// The components the narrated step involved (their cards are highlighted).
+    pub fn narrated_nodes(&self) -> &[Node] {
+        &self.narrated_nodes
+    }
+
+    /// Takes one step (one event) and tells it at once. False when nothing was left.
+    pub fn step_once(&mut self) -> bool {
+        self.seek_target = None;
+        let stepped = self.take_step();
+        if stepped {
+            self.refresh_narration();
+        }
+        stepped
+    }
+
+    /// Goes back one step by re-simulating the recorded run (the scenario plus every command
+    /// given so far) up to the step before the current one. False at the start.
+    pub fn step_back(&mut self) -> Result<bool, ScenarioError> {
+        let Some(target) = self.sim.steps().checked_sub(1) else {
+            return Ok(false);
+        };
+        self.go_to_step(target)?;
+        Ok(true)
+    }
+
+    /// Clears what was told about the run (latest step, events, log).
+    fn forget_story(&mut self) {
+        self.story = Story::default();
+        self.narration = Narration::default();
+        self.narration_version = self.narration_version.wrapping_add(1);
+        self.narration_age_ms = 0.0;
+        self.events_changed = false;
+        self.breached_now = false;
+        self.flights.clear();
+        self.narrated_nodes.clear();
+        self.percentiles = Percentiles::default();
+        self.restart_prediction();
+    }
+
+    /// The first consumer that is up, which the crash button would crash.
+    pub fn crash_target(&self) -> Option<ConsumerId> {
+        (0..self.sim.consumer_count()).find(|&c| self.sim.consumer(c).is_some_and(|v| v.up))
+    }
+
+    /// Crashes the first consumer that is up, now, with a restart [`RESTART_AFTER_S`]
+    /// later. Returns which one crashed (none if all are down).
+    pub fn crash_consumer(&mut self) -> Result<Option<ConsumerId>, ScenarioError> {
+        let Some(consumer) = self.crash_target() else {
+            return Ok(None);
+        };
+        self.command(Fault::CrashConsumer {
+            consumer,
+            point: CrashPoint::Now,
+            restart_after_s: Some(RESTART_AFTER_S),
+        })?;
+        Ok(Some(consumer))
+    }
+
+    /// Gives the simulation a user command now (recorded, so step back replays it) and
+    /// tells the step it made.
+    pub fn command(&mut self, fault: Fault) -> Result<(), ScenarioError> {
+        self.seek_target = None;
+        let step = self.sim.command(fault)?;
+        // The run's future changed: snapshots of the old one would replay without it.
+        self.snapshots.clear();
+        self.story.set_latest(step.time_us, step.facts);
+        self.record();
+        self.refresh_narration();
+        Ok(())
+    }
+
+    /// Starts the run again from the loaded scenario (user commands are forgotten).
+    pub fn reset(&mut self) -> Result<(), ScenarioError> {
+        self.sim = Simulation::new(self.base.clone())?;
+        self.run = self.run.wrapping_add(1);
+        self.forget_story();
+        self.snapshots.clear();
+        self.seek_target = None;
+        self.furthest_us = 0;
+        Ok(())
+    }
+
+    /// The seed of the loaded scenario.
+    pub fn seed(&self) -> u64 {
+        self.base.seed
+    }
+
+    /// Starts the run again with another seed (user commands are forgotten). A seed the
+    /// scenario refuses leaves the current run as it was.
+    pub fn set_seed(&mut self, seed: u64) -> Result<(), ScenarioError> {
+        let previous = std::mem::replace(&mut self.base.seed, seed);
+        let result = self.reset();
+        if result.is_err() {
+            self.base.seed = previous;
+        }
+        result
+    }
+
+    /// Latency percentiles as of the latest narration refresh.
+    pub fn percentiles(&self) -> &Percentiles {
+        &self.percentiles
+    }
+
+    /// Brings the narration up to the latest step now (when the run pauses, say).
+    pub fn refresh_narration(&mut self) {
+        self.narration_age_ms = 0.0;
+        self.events_changed = false;
+        self.narrated_nodes.clear();
+        for fact in &self.story.latest {
+            touched(&self.sim, fact, &mut self.narrated_nodes);
+        }
+        self.narration = self.story.narrate(&self.sim);
+        self.narration_version = self.narration_version.wrapping_add(1);
+        self.percentiles = Percentiles::of(&self.sim);
+    }
+
+    /// Playing stops at the step where a property first breaks (when `on`).
+    pub fn set_pause_on_breach(&mut self, on: bool) {
+        self.pause_on_breach = on;
+    }
+
+    /// The live invariants on the current state, with where each first broke.
+    pub fn invariants(&self) -> Vec<Status> {
+        statuses(&self.sim, &self.story.watch)
+    }
+
+    /// Changes whenever [`Player::narration`], [`Player::narrated_nodes`] or
+    /// [`Player::percentiles`] may have changed.
+    pub fn narration_version(&self) -> u64 {
+        self.narration_version
+    }
+
+    pub fn narration(&self) -> &Narration {
+        &self.narration
+    }
+
+    pub fn readout(&self) -> Readout {
+        let sim = &self.sim;
+        let c = sim.counters();
+        let consumers_total = sim.consumer_count();
+        let consumers_up = (0..consumers_total)
+            .filter(|&i| sim.consumer(i).is_some_and(|v| v.up))
+            .count() as u32;
+        Readout {
+            step: sim.steps(),
+            time_s: us_to_secs(sim.now_us()),
+            dead_lettered: c.dead_lettered,
+            retries_scheduled: c.retries_scheduled,
+            duplicates_skipped: c.duplicates_skipped,
+            refused: c.refused,
+            dropped: c.dropped,
+            expired: c.expired,
+            redriven: c.redriven,
+            broker_crashes: c.broker_crashes,
+            published: c.published,
+            delivered: c.delivered,
+            redelivered: c.redelivered,
+            acked: c.acked,
+            lost: c.lost,
+            duplicate_effects: c.duplicate_effects,
+            leases_expired: c.leases_expired,
+            backlog: sim.backlog(),
+            in_flight: sim.in_flight(),
+            oldest_age_s: us_to_secs(sim.oldest_age_us()),
+            crashes: c.crashes,
+            restarts: c.restarts,
+            consumers_up,
+            consumers_total,
+            finished: self.is_finished(),
+            budget_stop: self.budget_stop(),
+        }
+    }
+
+    /// Why the run stopped, in plain words, if the work budget stopped it.
+    pub fn budget_stop(&self) -> Option<&'static str> {
+        self.sim
+            .end_reason()
+            .filter(|r| r.is_budget())
+            .map(|r| r.describe())
+    }
+
+    /// Samples taken so far: the chart only changes when this (or the run) changes.
+    pub fn sample_count(&self) -> usize {
+        self.sim.series().len()
+    }
+
+    pub fn chart_data(&self) -> ChartData {
+        let now_s = us_to_secs(self.sim.now_us());
+        let series = self.sim.series();
+        let line = |value: fn(&brokerlab_core::Sample) -> f64| -> Vec<(f64, f64)> {
+            series.iter().map(|s| (s.t_s, value(s))).collect()
+        };
+        ChartData {
+            backlog: line(|s| s.backlog as f64),
+            in_flight: line(|s| s.in_flight as f64),
+            dead_lettered: line(|s| s.dead_lettered as f64),
+            oldest_age_s: line(|s| s.oldest_age_s),
+            crashes: self.story.crashes.clone(),
+            prediction: self.prediction_curve(),
+            x_max_s: self.horizon_s.max(now_s),
+            now_s,
+        }
+    }
+
+    /// The crashes the chart marks, in time order.
+    pub fn crash_markers(&self) -> &[CrashMarker] {
+        &self.story.crashes
+    }
+
+    /// The chart's values now (live, not the last sample).
+    pub fn values_now(&self) -> Values {
+        chart_info::live_values(&self.sim, &self.prediction_curve())
+    }
+
+    /// The chart's values nearest to time `t_s` (a sample, or now).
+    pub fn values_at(&self, t_s: f64) -> Values {
+        let curve = self.prediction_curve();
+        let now = chart_info::live_values(&self.sim, &curve);
+        chart_info::values_at(self.sim.series(), &curve, now, t_s)
+    }
+
+    /// The fluid prediction up to the chart's end (or now, if later).
+    fn prediction_curve(&self) -> Vec<(f64, f64)> {
+        let now_s = us_to_secs(self.sim.now_us());
+        fluid::fluid_curve(
+            &self.story.lambda,
+            &self.story.mu,
+            self.horizon_s.max(now_s),
+        )
+    }
+
+    /// The load factor λ/μ at the current time, with the settings in force now.
+    pub fn rho_now(&self) -> Rho {
+        let t_s = us_to_secs(self.sim.now_us());
+        Rho {
+            lambda: fluid::value_at(&self.story.lambda, t_s),
+            mu: fluid::value_at(&self.story.mu, t_s),
+            has_consumers: !self.base.consumers.is_empty(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::story::NARRATION_SENTENCES_MAX;
+    use brokerlab_core::examples;
+
+    #[test]
+    fn pause_on_breach_stops_playing_at_the_first_duplicate() {
+        let mut p = burst();
+        p.command(Fault::CrashConsumer {
+            consumer: 0,
+            point: CrashPoint::AfterCommitBeforeAck,
+            restart_after_s: Some(1.0),
+        })
+        .expect("valid");
+        p.set_pause_on_breach(true);
+        let mut stopped = None;
+        for _ in 0..20_000 {
+            let a = p.advance(16.0, 20.0);
+            if a.breached {
+                stopped = Some(a);
+                break;
+            }
+            assert!(!a.finished, "the run ended with no breach");
+        }
+        assert!(stopped.is_some());
+        assert!(!p.is_finished(), "stopped mid-run");
+        assert_eq!(p.readout().duplicate_effects, 1, "at the first duplicate");
+        let once = &p.invariants()[1];
+        assert!(!once.holds);
+        assert!(once.msg.is_some());
+        // Playing on does not stop again for the same property.
+        let a = p.advance(16.0, 20.0);
+        assert!(!a.breached);
+    }
+
+    fn burst() -> Player {
+        Player::new(examples::load("burst").expect("built in")).expect("valid")
+    }
+
+    /// Plays `wall_s` seconds of frames of 16 ms.
+    fn play(p: &mut Player, wall_s: f64, speed: f64) {
+        for _ in 0..(wall_s * 1_000.0 / 16.0).round() as u32 {
+            p.advance(16.0, speed);
+        }
+    }
+
+    #[test]
+    fn advancing_moves_simulated_time_by_wall_time_times_speed() {
+        let mut p = burst();
+        assert_eq!(p.readout().time_s, 0.0);
+        let a = p.advance(50.0, 10.0);
+        assert!(!a.behind && !a.finished);
+        assert!(
+            a.steps > 0,
+            "half a simulated second of a 3,000/s burst makes steps"
+        );
+        assert_eq!(p.sim().now_us(), 500_000);
+        p.advance(50.0, 0.1);
+        assert_eq!(p.sim().now_us(), 505_000);
+        p.advance(50.0, 0.0);
+        assert_eq!(p.sim().now_us(), 505_000, "speed 0 stands still");
+    }
+
+    #[test]
+    fn a_long_frame_is_capped_and_bad_input_is_ignored() {
+        let mut p = burst();
+        p.advance(5_000.0, 1.0);
+        assert_eq!(p.sim().now_us(), secs_to_us(FRAME_WALL_MS_MAX / 1_000.0));
+        let before = p.sim().now_us();
+        p.advance(f64::NAN, 1.0);
+        p.advance(-10.0, 1.0);
+        p.advance(16.0, f64::INFINITY);
+        assert_eq!(p.sim().now_us(), before);
+    }
+
+    #[test]
+    fn the_step_budget_bounds_a_frame_and_time_falls_behind() {
+        let mut p = burst();
+        // 100 ms at 1,000× would be 100 simulated seconds: far more than one frame's budget.
+        let a = p.advance(100.0, 1_000.0);
+        assert_eq!(a.steps, FRAME_STEPS_MAX);
+        assert!(a.behind);
+        assert!(p.sim().now_us() < secs_to_us(100.0));
+        assert!(p.sim().now_us() > 0);
+    }
+
+    #[test]
+    fn a_frame_stops_when_its_budget_says_so() {
+        let mut p = burst();
+        let mut asked = Vec::new();
+        let a = p.advance_within(100.0, 20.0, |steps| {
+            asked.push(steps);
+            steps < 3 * BUDGET_CHECK_EVERY
+        });
+        assert_eq!(a.steps, 3 * BUDGET_CHECK_EVERY);
+        assert!(
+            a.behind,
+            "2 simulated seconds of the burst are far more than 768 steps"
+        );
+        assert_eq!(
+            asked,
+            [
+                BUDGET_CHECK_EVERY,
+                2 * BUDGET_CHECK_EVERY,
+                3 * BUDGET_CHECK_EVERY
+            ]
+        );
+        // The next frame goes on from there.
+        let before = p.sim().steps();
+        p.advance_within(16.0, 1.0, |_| true);
+        assert!(p.sim().steps() > before);
+    }
+
+    #[test]
+    fn the_burst_builds_a_backlog_that_the_readout_shows() {
+        let mut p = burst();
+        play(&mut p, 2.0, 10.0); // 20 simulated seconds
+        let r = p.readout();
+        assert!((r.time_s - 20.0).abs() < 0.1, "{r:?}");
+        assert!(
+            r.published > 55_000 && r.published < 65_000,
+            "about 3,000/s: {r:?}"
+        );
+        // Growing by about 1,000 per second.
+        assert!(r.backlog > 15_000 && r.backlog < 25_000, "{r:?}");
+        assert!(r.oldest_age_s > 5.0, "{r:?}");
+        assert_eq!(
+            r.published,
+            r.backlog + r.in_flight + r.acked,
+            "every message is accounted for"
+        );
+        assert_eq!((r.consumers_up, r.consumers_total), (20, 20));
+        assert_eq!(
+            (r.crashes, r.redelivered, r.lost, r.duplicate_effects),
+            (0, 0, 0, 0)
+        );
+        assert!(!r.finished);
+        assert_eq!(p.sample_count(), 20);
+    }
+
+    #[test]
+    fn a_crash_is_counted_then_restarted_then_redelivered() {
+        let mut p = burst();
+        play(&mut p, 0.5, 10.0);
+        assert_eq!(p.crash_target(), Some(0));
+        assert_eq!(p.crash_consumer(), Ok(Some(0)));
+        let r = p.readout();
+        assert_eq!((r.crashes, r.consumers_up), (1, 19));
+        assert_eq!(
+            p.crash_target(),
+            Some(1),
+            "the next press crashes the next consumer"
+        );
+        assert!(
+            p.narration().sentences[0].contains("crashed"),
+            "{:?}",
+            p.narration()
+        );
+        assert_eq!(p.narration().events.len(), 1);
+        // The restart comes 5 s later; the message it held comes back when its 30 s lease ends.
+        play(&mut p, 0.6, 10.0);
+        let r = p.readout();
+        assert_eq!((r.restarts, r.consumers_up), (1, 20));
+        assert_eq!(r.redelivered, 0);
+        play(&mut p, 2.6, 10.0);
+        let r = p.readout();
+        assert_eq!(r.leases_expired, 1, "{r:?}");
+        assert_eq!(r.redelivered, 1, "{r:?}");
+        let events: Vec<&str> = p
+            .narration()
+            .events
+            .iter()
+            .map(|e| e.text.as_str())
+            .collect();
+        assert!(events.iter().any(|t| t.contains("lease")), "{events:?}");
+        assert!(events.iter().any(|t| t.contains("restarted")), "{events:?}");
+    }
+
+    #[test]
+    fn the_crash_is_recorded_so_a_replay_reproduces_the_run() {
+        let mut p = burst();
+        play(&mut p, 0.3, 10.0);
+        p.crash_consumer().expect("a valid command");
+        play(&mut p, 0.3, 10.0);
+        let recorded = p.sim().scenario().clone();
+        assert_eq!(recorded.interventions.len(), 1);
+        let mut replay = Simulation::new(recorded).expect("valid");
+        replay.run_until(p.sim().now_us());
+        assert_eq!(replay.counters(), p.sim().counters());
+        assert_eq!(replay.backlog(), p.sim().backlog());
+    }
+
+    #[test]
+    fn when_every_consumer_is_down_the_crash_button_does_nothing() {
+        let mut p = burst();
+        for i in 0..20 {
+            assert_eq!(p.crash_consumer(), Ok(Some(i)));
+        }
+        assert_eq!(p.crash_target(), None);
+        assert_eq!(p.crash_consumer(), Ok(None));
+        assert_eq!(p.readout().crashes, 20);
+        assert_eq!(p.readout().consumers_up, 0);
+    }
+
+    #[test]
+    fn reset_starts_over_and_forgets_commands() {
+        let mut p = burst();
+        play(&mut p, 0.5, 10.0);
+        p.crash_consumer().expect("valid");
+        p.reset().expect("valid");
+        assert_eq!(p.run(), 1);
+        assert_eq!(
+            p.readout(),
+            Player::new(p.scenario().clone()).expect("valid").readout()
+        );
+        assert!(p.sim().scenario().interventions.is_empty());
+        assert_eq!(p.narration(), &Narration::default());
+        assert_eq!(p.sample_count(), 0);
+    }
+
+    #[test]
+    fn narration_changes_at_a_readable_pace() {
+        let mut p = burst();
+        p.advance(16.0, 0.0);
+        assert!(p.narration().sentences.is_empty(), "nothing happened yet");
+        p.advance(16.0, 1.0);
+        let first = p.narration().clone();
+        assert!(
+            !first.sentences.is_empty(),
+            "the first step is told at once"
+        );
+        p.advance(16.0, 1.0);
+        assert_eq!(p.narration(), &first, "16 ms later the line has not moved");
+        play(&mut p, 1.0, 1.0);
+        let n = p.narration().clone();
+        assert_ne!(n, first, "a second later it has");
+        assert!(!n.sentences.is_empty());
+        assert!(n.sentences.len() <= NARRATION_SENTENCES_MAX);
+        assert!(n.time_s > 0.0);
+        p.advance(16.0, 1.0);
+        assert_eq!(p.narration(), &n, "16 ms later the line has not moved");
+    }
+
+    #[test]
+    fn the_whole_burst_drains_and_finishes() {
+        let mut p = burst();
+        let mut frames = 0;
+        while !p.advance(100.0, 20.0).finished {
+            frames += 1;
+            assert!(frames < 2_000, "the burst ends near 180 s");
+        }
+        let r = p.readout();
+        assert!(r.finished);
+        assert_eq!(
+            p.narration().time_s,
+            r.time_s,
+            "the narration tells the very last step"
+        );
+        assert_eq!(r.backlog, 0);
+        assert_eq!(r.in_flight, 0);
+        assert_eq!(r.acked, r.published);
+        assert!(r.time_s > 179.0 && r.time_s < 181.0, "{r:?}");
+        let chart = p.chart_data();
+        let peak = chart.backlog.iter().map(|&(_, b)| b).fold(0.0, f64::max);
+        assert!(
+            peak > 50_000.0 && peak < 70_000.0,
+            "about 60,000 at 60 s: {peak}"
+        );
+        assert_eq!(chart.x_max_s, 180.0_f64.max(chart.now_s));
+    }
+
+    #[test]
+    fn crash_markers_are_collected_and_rebuilt_when_stepping_back() {
+        let mut p = burst();
+        play(&mut p, 0.3, 10.0);
+        assert!(p.crash_markers().is_empty());
+        p.crash_consumer().expect("valid");
+        let at = p.readout().time_s;
+        let crash_step = p.sim().steps();
+        play(&mut p, 0.3, 10.0);
+        p.command(Fault::CrashConsumer {
+            consumer: 4,
+            point: CrashPoint::Now,
+            restart_after_s: None,
+        })
+        .expect("valid");
+        let markers = p.crash_markers().to_vec();
+        assert_eq!(markers.len(), 2);
+        assert_eq!(markers[0].t_s, at);
+        assert_eq!(markers[0].label, "worker-1 ✕");
+        assert_eq!(markers[1].label, "worker-5 ✕");
+        assert_eq!(p.chart_data().crashes, markers);
+        // Stepping back re-simulates the run: the same crashes, at the same times.
+        p.step_back().expect("valid");
+        assert_eq!(
+            p.crash_markers(),
+            &markers[..1],
+            "back before the second crash"
+        );
+        play(&mut p, 0.1, 10.0);
+        assert_eq!(p.crash_markers(), &markers[..], "replayed again");
+        p.go_to_step(crash_step).expect("valid");
+        assert_eq!(p.crash_markers(), &markers[..1]);
+        p.go_to_step(crash_step - 1).expect("valid");
+        assert!(p.crash_markers().is_empty(), "before the first crash");
+        p.reset().expect("valid");
+        assert!(p.crash_markers().is_empty());
+    }
+
+    #[test]
+    fn scheduled_crashes_of_the_broker_are_marked_too() {
+        let mut p = Player::new(examples::load("broker-crash").expect("built in")).expect("valid");
+        while !p.advance(100.0, 20.0).finished {}
+        let labels: Vec<&str> = p.crash_markers().iter().map(|m| m.label.as_str()).collect();
+        assert!(labels.contains(&"broker ✕"), "{labels:?}");
+        assert_eq!(
+            p.crash_markers()
+                .iter()
+                .filter(|m| m.label == "broker ✕")
+                .count() as u64,
+            p.sim().counters().broker_crashes
+        );
+    }
+
+    #[test]
+    fn rho_follows_the_rate_schedule_and_values_match_the_readout() {
+        let mut p = burst();
+        let rho = p.rho_now();
+        assert_eq!((rho.lambda, rho.mu), (3_000.0, 2_000.0));
+        assert_eq!(rho.value_text(), "1.50");
+        while p.readout().time_s < 61.0 {
+            p.advance(100.0, 20.0);
+        }
+        assert_eq!(p.rho_now().value_text(), "0.50", "1,000/s after 60 s");
+        let now = p.values_now();
+        let r = p.readout();
+        assert_eq!(
+            (now.t_s, now.backlog, now.in_flight),
+            (r.time_s, r.backlog, r.in_flight)
+        );
+        assert_eq!(now.oldest_age_s, r.oldest_age_s);
+        assert_eq!(p.values_at(1e9), now, "right of the samples: now");
+        let then = p.values_at(30.2);
+        assert_eq!(then.t_s, 30.0);
+        assert_eq!(then.predicted, 30_000.0);
+        let sample = p.sim().series()[30];
+        assert_eq!(
+            (then.backlog, then.in_flight),
+            (sample.backlog, sample.in_flight)
+        );
+        let log =
+            Player::new(examples::load("log-consumer-groups").expect("built in")).expect("valid");
+        assert_eq!(log.rho_now().value(), None);
+    }
+
+    #[test]
+    fn chart_data_follows_the_samples() {
+        let mut p = burst();
+        play(&mut p, 1.0, 10.0);
+        let chart = p.chart_data();
+        assert_eq!(chart.backlog.len(), p.sample_count());
+        assert_eq!(chart.backlog[0], (0.0, 0.0));
+        for line in [&chart.in_flight, &chart.dead_lettered, &chart.oldest_age_s] {
+            assert_eq!(line.len(), chart.backlog.len());
+        }
+        let last = p.sim().series().last().copied().expect("sampled");
+        assert_eq!(
+            chart.oldest_age_s.last(),
+            Some(&(last.t_s, last.oldest_age_s))
+        );
+        assert_eq!(
+            chart.in_flight.last(),
+            Some(&(last.t_s, last.in_flight as f64))
+        );
+        assert!(chart.backlog.windows(2).all(|w| w[1].0 > w[0].0));
+        assert_eq!(chart.x_max_s, 180.0);
+        assert!(!chart.prediction.is_empty());
+    }
+    #[test]
+    fn steps_collect_their_flights_for_the_view_which_drains_them() {
+        use crate::model::flights::{Kind, TOKENS_MAX};
+        let mut p =
+            Player::new(examples::load("crash-after-commit").expect("built in")).expect("valid");
+        let mut drained = FlightBuffer::default();
+        let mut kinds = Vec::new();
+        while p.step_once() {
+            p.drain_flights(&mut drained);
+            kinds.extend(drained.flights.iter().map(|f| f.kind));
+            p.drain_flights(&mut drained);
+            assert!(drained.is_empty(), "a drain takes everything");
+        }
+        assert!(kinds.contains(&Kind::Redeliver), "{kinds:?}");
+        assert!(kinds.contains(&Kind::Duplicate), "{kinds:?}");
+        // Stepping back re-simulates: no movement to show.
+        p.step_back().expect("valid");
+        p.drain_flights(&mut drained);
+        assert!(drained.is_empty());
+
+        // A fast frame of the burst keeps a bounded number one by one and counts the rest.
+        let mut p = burst();
+        p.advance(100.0, 20.0);
+        p.drain_flights(&mut drained);
+        assert_eq!(drained.flights.len(), TOKENS_MAX);
+        assert!(drained.overflow.total() > 1_000, "{}", drained.len());
+    }
+
+    #[test]
+    fn the_narrated_step_names_the_components_it_touched() {
+        let mut p = burst();
+        play(&mut p, 0.2, 1.0);
+        p.crash_consumer().expect("valid");
+        assert_eq!(p.narrated_nodes(), [Node::Consumer(0)]);
+        p.reset().expect("valid");
+        assert!(p.narrated_nodes().is_empty());
+    }
+
+    #[test]
+    fn pause_on_breach_stops_playing_at_the_first_out_of_order_effect() {
+        let mut p =
+            Player::new(examples::load("ordering-account").expect("built in")).expect("valid");
+        p.set_pause_on_breach(true);
+        let mut breached = false;
+        for _ in 0..20_000 {
+            let a = p.advance(16.0, 1.0);
+            if a.breached {
+                breached = true;
+                break;
+            }
+            assert!(!a.finished, "the run ended with no breach");
+        }
+        assert!(breached);
+        assert_eq!(p.sim().steps(), 8, "at the late deposit, mid-run");
+        assert!(!p.is_finished());
+        let order = &p.invariants()[crate::model::invariants::Property::KeyOrderKept as usize];
+        assert!(!order.holds);
+        assert_eq!(order.msg, Some(0));
+    }
+
+    #[test]
+    fn a_setting_change_redraws_the_prediction_from_now_and_step_back_restores_it() {
+        let mut p = Player::new(examples::load("mm1").expect("built in")).expect("valid");
+        while p.sim().now_us() < secs_to_us(10.0) {
+            p.step_once();
+        }
+        let t0 = us_to_secs(p.sim().now_us());
+        let before = p.chart_data().prediction;
+        let version = p.prediction_version();
+        assert!(before.iter().all(|&(_, q)| q == 0.0), "ρ = 0.9: {before:?}");
+        let fault = crate::model::settings::arrivals_command(
+            p.sim(),
+            0,
+            brokerlab_core::ArrivalProcess::Poisson,
+            3.0,
+        );
+        p.command(fault).expect("valid");
+        assert_ne!(p.prediction_version(), version, "the chart must redraw");
+        let after = p.chart_data().prediction;
+        let at = |t: f64| fluid::curve_at(&after, t);
+        assert_eq!(at(t0), 0.0, "the past is unchanged");
+        // λ = 3 against μ = 1: +2 per second from the change on.
+        assert!((at(t0 + 20.0) - 40.0).abs() < 1e-6, "{after:?}");
+        assert!((p.predicted_at(t0 + 10.0) - 20.0).abs() < 1e-6);
+        // Two consumers: μ = 2, so +1 per second from then on.
+        p.command(Fault::SetConsumerCount {
+            queue: "jobs".into(),
+            count: 2,
+        })
+        .expect("valid");
+        assert!((p.predicted_at(t0 + 20.0) - 20.0).abs() < 1e-6);
+        // Back before both changes: the prediction is the scenario's again.
+        p.step_back().expect("valid");
+        p.step_back().expect("valid");
+        assert_eq!(p.chart_data().prediction, before);
+        p.reset().expect("valid");
+        assert_eq!(p.predicted_at(30.0), 0.0);
+    }
+
+    #[test]
+    fn a_history_starts_from_a_snapshot_before_its_message_and_equals_a_full_replay() {
+        let mut p = burst();
+        play(&mut p, 3.0, 20.0);
+        let first = p.snapshot_steps()[0].0;
+        // Back to a little after the first snapshot; the latest message was created after
+        // it, so the build need not replay anything before the snapshot.
+        p.go_to_step(first + 5_000).expect("replays");
+        let msg = p.sim().messages().len() as u64 - 1;
+        let mut build = p.lineage_build(msg).expect("builds");
+        assert!(build.from_step() >= first, "started from a snapshot");
+        // Chunked: a budget that says no after the first chunk stops it part way.
+        assert!(!build.go_on(|_| false), "one chunk is not the whole replay");
+        while !build.go_on(|_| true) {}
+        let chunked = build.finish();
+        let full = crate::model::lineage::lineage(p.sim(), msg).expect("builds");
+        assert_eq!(chunked, full);
+        assert!(!full.rows.is_empty());
+    }
+}

@@ -1,0 +1,82 @@
+//! What the page shows about a run at one instant, as plain data: the counters and gauges
+//! (re-read after every frame; comparing two readouts tells the view whether anything on
+//! screen must change) and the latency percentiles.
+
+use brokerlab_core::Simulation;
+
+/// The counters and gauges of a run at one instant.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Readout {
+    /// Steps taken so far (the index of the latest step).
+    pub step: u64,
+    pub time_s: f64,
+    pub published: u64,
+    pub delivered: u64,
+    pub redelivered: u64,
+    pub acked: u64,
+    pub lost: u64,
+    pub duplicate_effects: u64,
+    pub leases_expired: u64,
+    pub backlog: u64,
+    pub in_flight: u64,
+    pub oldest_age_s: f64,
+    pub crashes: u64,
+    pub restarts: u64,
+    pub broker_crashes: u64,
+    pub dead_lettered: u64,
+    pub retries_scheduled: u64,
+    pub duplicates_skipped: u64,
+    pub refused: u64,
+    pub dropped: u64,
+    pub expired: u64,
+    pub redriven: u64,
+    pub consumers_up: u32,
+    pub consumers_total: u32,
+    /// Nothing is left to happen: the run is over.
+    pub finished: bool,
+    /// Why the run ended, in plain words, when the work budget stopped it (a scenario
+    /// that would go on for ever, or multiply without end, is stopped there).
+    pub budget_stop: Option<&'static str>,
+}
+
+/// Latency percentiles of the run so far, from the core's summary.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Percentiles {
+    /// Copies finished so far (what the end-to-end latencies are over).
+    pub done: u64,
+    /// End to end, message created → its work done: p50, p95, p99 in seconds.
+    pub latency_s: [f64; 3],
+    /// Stored in the queue → first delivered: p50, p95, p99 in seconds.
+    pub queue_wait_s: [f64; 3],
+}
+
+impl Percentiles {
+    pub fn of(sim: &Simulation) -> Self {
+        let s = sim.summary();
+        Self {
+            done: s.counters.done,
+            latency_s: [s.latency_p50_s, s.latency_p95_s, s.latency_p99_s],
+            queue_wait_s: [s.queue_wait_p50_s, s.queue_wait_p95_s, s.queue_wait_p99_s],
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use brokerlab_core::examples;
+
+    #[test]
+    fn percentiles_come_from_the_run_and_are_ordered() {
+        let mut sim = Simulation::new(examples::load("mm1").expect("built in")).expect("valid");
+        assert_eq!(Percentiles::of(&sim), Percentiles::default());
+        sim.run_until(brokerlab_core::secs_to_us(30.0));
+        let p = Percentiles::of(&sim);
+        assert!(p.done > 0);
+        assert_eq!(p.done, sim.counters().done);
+        for v in [p.latency_s, p.queue_wait_s] {
+            assert!(v[0] <= v[1] && v[1] <= v[2], "{p:?}");
+        }
+        assert!(p.latency_s[2] > 0.0);
+    }
+}

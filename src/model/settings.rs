@@ -1,0 +1,619 @@
+//! The run's settings as the parameters panel shows them — per producer its arrival rate
+//! and pattern, per consumed queue its consumers' service time, count, prefetch, ack mode,
+//! idempotency and retries, and the queue's lease and bound — plus the commands that
+//! change them and the parsers of the panel's fields.
+//!
+//! Every setting is the one in force in the simulation now, as the core reports it
+//! ([`Simulation::settings`]), so it follows step back and reset; a change is sent as a
+//! command, recorded like a crash.
+
+use brokerlab_core::scenario::limits;
+use brokerlab_core::sim::current;
+use brokerlab_core::{
+    us_to_secs, AckMode, ArrivalProcess, Fact, Fault, Flavour, Idempotency, Overflow, RateSegment,
+    RetryPolicy, ServiceTime, Setting, Simulation,
+};
+use serde::{de::DeserializeOwned, Serialize};
+
+/// A burst multiplies the current rate by this much…
+pub const BURST_FACTOR: f64 = 10.0;
+/// …for this long, then returns to the rate it replaced.
+pub const BURST_S: f64 = 5.0;
+
+/// Longest service time or lease the panel takes (a day).
+pub const DURATION_MAX_S: f64 = 86_400.0;
+
+/// A producer's settings as the panel shows them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProducerSettings {
+    pub index: u32,
+    pub name: String,
+    pub rate_per_s: f64,
+    pub process: ArrivalProcess,
+    /// A burst started from the panel is under way.
+    pub in_burst: bool,
+    /// The slider's top end (the number field takes more).
+    pub slider_max: f64,
+}
+
+/// A consumed queue's settings (its consumers share them).
+#[derive(Clone, Debug, PartialEq)]
+pub struct QueueSettings {
+    pub name: String,
+    pub service: ServiceTime,
+    /// Consumers taking deliveries (scaled-in ones finishing their work are not counted).
+    pub consumers: u32,
+    pub concurrency: u32,
+    pub prefetch: u32,
+    pub visibility_s: f64,
+    pub ack: AckMode,
+    pub idempotency: Idempotency,
+    pub retry: RetryPolicy,
+    pub max_length: Option<u64>,
+    pub overflow: Overflow,
+    /// Whose rules the queue follows.
+    pub flavour: Flavour,
+}
+
+/// Everything the panel shows, at one instant of the run.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Settings {
+    /// Producers with generated arrivals (scripted ones cannot change).
+    pub producers: Vec<ProducerSettings>,
+    pub queues: Vec<QueueSettings>,
+    /// Total arrival rate now, messages per second.
+    pub lambda: f64,
+    /// Consumers' capacity now, messages per second.
+    pub mu: f64,
+}
+
+/// Every producer's rate schedule (absolute times) with the arrival changes in force, as
+/// the core has them.
+pub fn applied_schedules(sim: &Simulation) -> Vec<Vec<RateSegment>> {
+    sim.settings()
+        .producers
+        .into_iter()
+        .map(|p| p.schedule)
+        .collect()
+}
+
+/// The consumers' capacity now: every consumer that takes deliveries (a crashed one that
+/// will restart counts; one scaled in, or down for good, does not).
+pub fn live_capacity(sim: &Simulation) -> f64 {
+    crate::model::fluid::capacity_of(
+        (0..sim.consumer_count())
+            .filter_map(|c| sim.consumer(c))
+            .filter(|c| !c.retiring && !c.stopped && (c.up || c.restart_at_us.is_some()))
+            .map(|c| (c.concurrency, c.service_mean_s)),
+    )
+}
+
+/// Facts after which the fluid prediction must be recomputed.
+pub fn changes_prediction(fact: &Fact) -> bool {
+    matches!(
+        fact,
+        Fact::SettingChanged {
+            setting: Setting::Arrivals { .. }
+                | Setting::ServiceTime { .. }
+                | Setting::Consumers { .. },
+            ..
+        } | Fact::ConsumerAdded { .. }
+            | Fact::ConsumerStopping { .. }
+            | Fact::ConsumerStopped { .. }
+    )
+}
+
+fn rate_at(schedule: &[RateSegment], t_s: f64) -> f64 {
+    schedule
+        .iter()
+        .rev()
+        .find(|s| s.from_s <= t_s)
+        .map_or(0.0, |s| s.rate_per_s)
+}
+
+/// The slider's top end: a round number well above the rates this run has used.
+fn slider_max(peak: f64) -> f64 {
+    let v = (peak * 4.0).max(10.0);
+    let pow = 10f64.powf(v.log10().floor());
+    [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .map(|m| m * pow)
+        .find(|&c| c >= v)
+        .unwrap_or(10.0 * pow)
+        .min(limits::RATE_PER_S_MAX)
+}
+
+impl Settings {
+    /// The panel's view of the settings the core has in force now.
+    pub fn of(sim: &Simulation) -> Self {
+        let now = sim.settings();
+        let now_s = us_to_secs(sim.now_us());
+        let schedules: Vec<&[RateSegment]> = now
+            .producers
+            .iter()
+            .map(|p| p.schedule.as_slice())
+            .collect();
+        Self {
+            producers: now
+                .producers
+                .iter()
+                .filter(|p| !p.scripted)
+                .map(|p| ProducerSettings::of(sim, p, now_s))
+                .collect(),
+            queues: now.queues.into_iter().map(QueueSettings::from).collect(),
+            lambda: schedules.iter().map(|s| rate_at(s, now_s)).sum(),
+            mu: live_capacity(sim),
+        }
+    }
+}
+
+impl ProducerSettings {
+    fn of(sim: &Simulation, p: &current::ProducerSettings, now_s: f64) -> Self {
+        let planned = sim
+            .scenario()
+            .producers
+            .get(p.producer as usize)
+            .map_or(&[][..], |spec| spec.arrivals.schedule.as_slice());
+        let peak = p
+            .schedule
+            .iter()
+            .chain(planned)
+            .map(|s| s.rate_per_s)
+            .fold(0.0, f64::max);
+        ProducerSettings {
+            index: p.producer,
+            name: p.name.clone(),
+            rate_per_s: rate_at(&p.schedule, now_s),
+            process: p.process,
+            in_burst: in_burst(&p.schedule, now_s),
+            slider_max: slider_max(peak),
+        }
+    }
+}
+
+impl From<current::QueueSettings> for QueueSettings {
+    fn from(q: current::QueueSettings) -> Self {
+        QueueSettings {
+            name: q.name,
+            service: q.service,
+            consumers: q.consumers,
+            concurrency: q.concurrency,
+            prefetch: q.prefetch,
+            visibility_s: q.visibility_s,
+            ack: q.ack,
+            idempotency: q.idempotency,
+            retry: q.retry,
+            max_length: q.max_length,
+            overflow: q.overflow,
+            flavour: q.flavour,
+        }
+    }
+}
+
+/// A burst from the panel is under way: the segment in force is [`BURST_FACTOR`] times
+/// the one that follows it [`BURST_S`] later (the shape [`burst_command`] gives).
+fn in_burst(schedule: &[RateSegment], now_s: f64) -> bool {
+    let Some(at) = schedule.iter().rposition(|s| s.from_s <= now_s) else {
+        return false;
+    };
+    matches!(&schedule[at..], [high, back, ..]
+        if (back.from_s - high.from_s - BURST_S).abs() < 1e-6
+            && high.rate_per_s == back.rate_per_s * BURST_FACTOR
+            && back.rate_per_s > 0.0)
+}
+
+// ----- commands --------------------------------------------------------------------------
+
+/// The rest of an absolute schedule after `after_s`, relative to `now_s`.
+fn remainder(schedule: &[RateSegment], now_s: f64, after_s: f64) -> Vec<RateSegment> {
+    schedule
+        .iter()
+        .filter(|s| s.from_s > after_s)
+        .map(|s| RateSegment {
+            from_s: s.from_s - now_s,
+            rate_per_s: s.rate_per_s,
+        })
+        .collect()
+}
+
+/// Arrivals at `rate_per_s` from now on, with `process`; changes the scenario had planned
+/// for later (the end of a burst, a stop) still happen.
+pub fn arrivals_command(
+    sim: &Simulation,
+    producer: u32,
+    process: ArrivalProcess,
+    rate_per_s: f64,
+) -> Fault {
+    let now_s = sim.now_us() as f64 / 1e6;
+    let current = applied_schedules(sim)
+        .get(producer as usize)
+        .cloned()
+        .unwrap_or_default();
+    let mut schedule = vec![RateSegment {
+        from_s: 0.0,
+        rate_per_s,
+    }];
+    schedule.extend(remainder(&current, now_s, now_s));
+    Fault::SetArrivals {
+        producer,
+        process,
+        schedule,
+    }
+}
+
+/// A burst: [`BURST_FACTOR`] times the current rate for [`BURST_S`], then the rate the
+/// schedule had at its end. Refused when the rate is 0 (ten times nothing is nothing).
+pub fn burst_command(sim: &Simulation, producer: u32) -> Result<Fault, String> {
+    let now_s = sim.now_us() as f64 / 1e6;
+    let current = applied_schedules(sim)
+        .get(producer as usize)
+        .cloned()
+        .unwrap_or_default();
+    let rate = rate_at(&current, now_s);
+    if rate <= 0.0 {
+        return Err("The rate is 0 msgs/s: set a rate first, then burst.".into());
+    }
+    let process =
+        sim.scenario()
+            .producers
+            .get(producer as usize)
+            .map_or(ArrivalProcess::Poisson, |p| {
+                Settings::of(sim)
+                    .producers
+                    .iter()
+                    .find(|s| s.index == producer)
+                    .map_or(p.arrivals.process, |s| s.process)
+            });
+    let end_s = now_s + BURST_S;
+    let mut schedule = vec![
+        RateSegment {
+            from_s: 0.0,
+            rate_per_s: (rate * BURST_FACTOR).min(limits::RATE_PER_S_MAX),
+        },
+        RateSegment {
+            from_s: BURST_S,
+            rate_per_s: rate_at(&current, end_s),
+        },
+    ];
+    schedule.extend(remainder(&current, now_s, end_s));
+    Ok(Fault::SetArrivals {
+        producer,
+        process,
+        schedule,
+    })
+}
+
+// ----- parsing and validation ------------------------------------------------------------
+
+/// A number typed by a person: spaces and thousands separators are allowed.
+fn parse_number(text: &str, unit: &str) -> Result<f64, String> {
+    let cleaned: String = text
+        .trim()
+        .chars()
+        .filter(|c| *c != ',' && *c != '_' && !c.is_whitespace())
+        .collect();
+    if cleaned.is_empty() {
+        return Err(format!("Enter a number ({unit})."));
+    }
+    match cleaned.parse::<f64>() {
+        Ok(v) if v.is_finite() => Ok(v),
+        _ => Err(format!("“{}” is not a number ({unit}).", text.trim())),
+    }
+}
+
+/// A number from `min` to `max` (with `min` itself excluded when `min_open`).
+pub fn parse_range(
+    text: &str,
+    min: f64,
+    min_open: bool,
+    max: f64,
+    unit: &str,
+) -> Result<f64, String> {
+    let v = parse_number(text, unit)?;
+    let low = if min_open { v <= min } else { v < min };
+    if low || v > max {
+        let from = if min_open { "more than" } else { "from" };
+        return Err(format!(
+            "Must be {from} {} to {} {unit}.",
+            plain(min),
+            plain(max)
+        ));
+    }
+    Ok(v)
+}
+
+/// A whole number from `min` to `max`.
+pub fn parse_whole(text: &str, min: u64, max: u64, unit: &str) -> Result<u64, String> {
+    let v = parse_number(text, unit)?;
+    if v.fract() != 0.0 {
+        return Err(format!("Must be a whole number ({unit})."));
+    }
+    if v < min as f64 || v > max as f64 {
+        return Err(format!(
+            "Must be from {} to {} {unit}.",
+            crate::format::count(min),
+            crate::format::count(max)
+        ));
+    }
+    Ok(v as u64)
+}
+
+/// The queue bound: empty means unbounded.
+pub fn parse_bound(text: &str) -> Result<Option<u64>, String> {
+    if text.trim().is_empty() {
+        return Ok(None);
+    }
+    parse_whole(text, 1, limits::MESSAGES_MAX, "messages").map(Some)
+}
+
+/// A number as a field shows it: shortest exact form, thousands separated when whole.
+pub fn plain(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        crate::format::count(v.abs() as u64)
+    } else {
+        v.to_string()
+    }
+}
+
+/// A number as a field holds it (no separators, so it can be edited and sent back).
+pub fn field(v: f64) -> String {
+    v.to_string()
+}
+
+/// One line on the load now: λ against μ and where the backlog is heading.
+pub fn forecast(s: &Settings) -> String {
+    let per_s = |v: f64| {
+        if v.is_infinite() {
+            "unlimited".to_string()
+        } else {
+            format!("{v:.2}")
+                .trim_end_matches('0')
+                .trim_end_matches('.')
+                .to_string()
+        }
+    };
+    let head = format!(
+        "Arrivals λ = {} msgs/s, capacity μ = {} msgs/s",
+        per_s(s.lambda),
+        per_s(s.mu)
+    );
+    let net = s.lambda - s.mu;
+    if s.mu > 0.0 && s.mu.is_finite() {
+        let rho = s.lambda / s.mu;
+        if net > 0.0 {
+            format!(
+                "{head} (load ρ = {rho:.2}): the backlog is predicted to grow by about {} per second.",
+                per_s(net)
+            )
+        } else {
+            format!("{head} (load ρ = {rho:.2}): the consumers keep up; a backlog drains.")
+        }
+    } else if s.mu == 0.0 && s.lambda > 0.0 {
+        format!("{head}: nothing is consumed; the backlog grows by every arrival.")
+    } else {
+        format!("{head}.")
+    }
+}
+
+/// A setting's choice as a select's option value: the name the core gives it in
+/// scenario files (its serde spelling, `after_commit`), so no table of names is kept here.
+pub fn choice_value<T: Serialize>(choice: &T) -> String {
+    match serde_json::to_value(choice) {
+        Ok(serde_json::Value::String(name)) => name,
+        _ => String::new(),
+    }
+}
+
+/// The choice an option value names (see [`choice_value`]); `what` names the setting in
+/// the sentence that refuses an unknown one.
+pub fn parse_choice<T: DeserializeOwned>(value: &str, what: &str) -> Result<T, String> {
+    serde_json::from_value(serde_json::Value::String(value.to_string()))
+        .map_err(|_| format!("Unknown {what} “{value}”."))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use brokerlab_core::{examples, secs_to_us};
+
+    fn mm1() -> Simulation {
+        Simulation::new(examples::load("mm1").expect("built in")).expect("valid")
+    }
+
+    #[test]
+    fn numbers_are_parsed_and_bad_ones_explained() {
+        assert_eq!(
+            parse_range(" 1,500.5 ", 0.0, false, 1e6, "msgs/s"),
+            Ok(1500.5)
+        );
+        assert_eq!(
+            parse_range("abc", 0.0, false, 1e6, "msgs/s"),
+            Err("“abc” is not a number (msgs/s).".into())
+        );
+        assert_eq!(
+            parse_range("", 0.0, false, 1e6, "msgs/s"),
+            Err("Enter a number (msgs/s).".into())
+        );
+        assert_eq!(
+            parse_range("-5", 0.0, false, 1e6, "msgs/s"),
+            Err("Must be from 0 to 1,000,000 msgs/s.".into())
+        );
+        assert_eq!(
+            parse_range("0", 0.0, true, 10.0, "s"),
+            Err("Must be more than 0 to 10 s.".into())
+        );
+        assert!(parse_range("inf", 0.0, false, 1e6, "s").is_err());
+        assert!(parse_range("NaN", 0.0, false, 1e6, "s").is_err());
+        assert_eq!(parse_whole("3", 0, 64, "consumers"), Ok(3));
+        assert_eq!(
+            parse_whole("2.5", 0, 64, "consumers"),
+            Err("Must be a whole number (consumers).".into())
+        );
+        assert_eq!(
+            parse_whole("65", 0, 64, "consumers"),
+            Err("Must be from 0 to 64 consumers.".into())
+        );
+        assert_eq!(parse_bound("  "), Ok(None));
+        assert_eq!(parse_bound("100"), Ok(Some(100)));
+        assert!(parse_bound("0").is_err());
+        assert_eq!(
+            parse_choice("on_delivery", "ack mode"),
+            Ok(AckMode::OnDelivery)
+        );
+        assert_eq!(
+            parse_choice::<Idempotency>("maybe", "idempotency"),
+            Err("Unknown idempotency “maybe”.".into())
+        );
+        assert_eq!(
+            parse_choice("throttle", "overflow policy"),
+            Ok(Overflow::Throttle)
+        );
+        // Every choice reads back as itself, under the name scenario files give it.
+        assert_eq!(
+            choice_value(&Idempotency::CheckThenInsert),
+            "check_then_insert"
+        );
+        assert_eq!(choice_value(&ArrivalProcess::Poisson), "poisson");
+        for o in [Overflow::Reject, Overflow::DropOldest, Overflow::Throttle] {
+            assert_eq!(parse_choice(&choice_value(&o), "overflow policy"), Ok(o));
+        }
+    }
+
+    #[test]
+    fn the_flavour_select_switches_the_queue_and_the_panel_follows() {
+        let mut sim = mm1();
+        assert_eq!(Settings::of(&sim).queues[0].flavour, Flavour::Generic);
+        for f in Flavour::ALL {
+            assert_eq!(parse_choice::<Flavour>(&choice_value(&f), "flavour"), Ok(f));
+        }
+        assert!(parse_choice::<Flavour>("kafka", "broker flavour").is_err());
+        sim.run_until(secs_to_us(2.0));
+        sim.command(Fault::SetFlavour {
+            queue: "jobs".into(),
+            flavour: parse_choice("sqs_fifo", "broker flavour").unwrap(),
+        })
+        .unwrap();
+        assert_eq!(Settings::of(&sim).queues[0].flavour, Flavour::SqsFifo);
+        assert_eq!(sim.queue(0).unwrap().flavour, Flavour::SqsFifo);
+    }
+
+    #[test]
+    fn the_settings_show_the_scenario_then_follow_commands_and_step_back() {
+        let mut sim = mm1();
+        let s = Settings::of(&sim);
+        assert_eq!(s.producers.len(), 1);
+        assert_eq!(s.producers[0].rate_per_s, 0.9);
+        assert_eq!(s.producers[0].process, ArrivalProcess::Poisson);
+        let q = &s.queues[0];
+        assert_eq!((q.name.as_str(), q.consumers, q.prefetch), ("jobs", 1, 1));
+        assert_eq!(q.service, ServiceTime::Exponential { mean_s: 1.0 });
+        assert_eq!((s.lambda, s.mu), (0.9, 1.0));
+
+        sim.run_until(secs_to_us(10.0));
+        let steps_before = sim.steps();
+        let fault = arrivals_command(&sim, 0, ArrivalProcess::Constant, 3.0);
+        sim.command(fault).expect("valid");
+        sim.command(Fault::SetConsumerCount {
+            queue: "jobs".into(),
+            count: 2,
+        })
+        .expect("valid");
+        sim.command(Fault::SetQueueBound {
+            queue: "jobs".into(),
+            max_length: Some(50),
+            overflow: Overflow::DropOldest,
+        })
+        .expect("valid");
+        let s = Settings::of(&sim);
+        assert_eq!(s.producers[0].rate_per_s, 3.0);
+        assert_eq!(s.producers[0].process, ArrivalProcess::Constant);
+        assert_eq!(s.queues[0].consumers, 2);
+        assert_eq!(s.queues[0].max_length, Some(50));
+        assert_eq!(s.queues[0].overflow, Overflow::DropOldest);
+        assert_eq!((s.lambda, s.mu), (3.0, 2.0));
+
+        // Re-simulated to before the commands (as step back does): the old values show,
+        // though the commands are still recorded ahead.
+        let mut back = Simulation::new(sim.scenario().clone()).expect("valid");
+        while back.steps() < steps_before && back.step().is_some() {}
+        let s = Settings::of(&back);
+        assert_eq!(back.scenario().interventions.len(), 3);
+        assert_eq!(s.producers[0].rate_per_s, 0.9);
+        assert_eq!(s.queues[0].consumers, 1);
+        assert_eq!(s.queues[0].max_length, None);
+    }
+
+    #[test]
+    fn a_rate_change_keeps_the_planned_stop_and_a_burst_returns_to_the_rate() {
+        let mut sim = Simulation::new(examples::load("burst").expect("built in")).expect("valid");
+        sim.run_until(secs_to_us(10.0));
+        let Fault::SetArrivals { schedule, .. } =
+            arrivals_command(&sim, 0, ArrivalProcess::Poisson, 500.0)
+        else {
+            panic!("arrivals")
+        };
+        let pairs: Vec<(f64, f64)> = schedule.iter().map(|s| (s.from_s, s.rate_per_s)).collect();
+        assert_eq!(pairs, vec![(0.0, 500.0), (50.0, 1_000.0), (170.0, 0.0)]);
+
+        let burst = burst_command(&sim, 0).expect("a rate to multiply");
+        sim.command(burst).expect("valid");
+        let s = Settings::of(&sim);
+        assert!(s.producers[0].in_burst);
+        assert_eq!(s.producers[0].rate_per_s, 30_000.0);
+        let schedules = applied_schedules(&sim);
+        assert_eq!(rate_at(&schedules[0], 15.0), 3_000.0, "back after 5 s");
+        assert_eq!(rate_at(&schedules[0], 61.0), 1_000.0, "the plan goes on");
+        sim.run_until(secs_to_us(15.5));
+        assert!(!Settings::of(&sim).producers[0].in_burst);
+
+        let mut idle = mm1();
+        idle.command(arrivals_command(&idle, 0, ArrivalProcess::Poisson, 0.0))
+            .expect("valid");
+        assert!(burst_command(&idle, 0).is_err());
+    }
+
+    #[test]
+    fn capacity_leaves_out_scaled_in_consumers() {
+        let mut sim = mm1();
+        sim.command(Fault::SetConsumerCount {
+            queue: "jobs".into(),
+            count: 3,
+        })
+        .expect("valid");
+        assert_eq!(live_capacity(&sim), 3.0);
+        sim.command(Fault::SetServiceTime {
+            queue: "jobs".into(),
+            service: ServiceTime::Fixed { seconds: 0.5 },
+        })
+        .expect("valid");
+        assert_eq!(live_capacity(&sim), 6.0);
+        sim.command(Fault::SetConsumerCount {
+            queue: "jobs".into(),
+            count: 1,
+        })
+        .expect("valid");
+        assert_eq!(live_capacity(&sim), 2.0);
+        assert_eq!(Settings::of(&sim).queues[0].consumers, 1);
+    }
+
+    #[test]
+    fn the_forecast_names_the_load_and_the_trend() {
+        let s = Settings {
+            lambda: 3.0,
+            mu: 1.0,
+            ..Settings::default()
+        };
+        assert_eq!(
+            forecast(&s),
+            "Arrivals λ = 3 msgs/s, capacity μ = 1 msgs/s (load ρ = 3.00): the backlog is predicted to grow by about 2 per second."
+        );
+        let s = Settings {
+            lambda: 0.9,
+            mu: 1.0,
+            ..Settings::default()
+        };
+        assert!(forecast(&s).ends_with("the consumers keep up; a backlog drains."));
+        assert_eq!(plain(1_000_000.0), "1,000,000");
+        assert_eq!(plain(0.25), "0.25");
+    }
+}

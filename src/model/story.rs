@@ -1,0 +1,221 @@
+//! The run's story: what the page has told about the run so far — the latest step's facts,
+//! the notable events, the event log, where each invariant first broke, the crashes the
+//! chart marks, and the fluid prediction's inputs. It is plain data that derives `Clone`
+//! and `Default`: a snapshot of the page is (simulation, story), and a reset is
+//! `Story::default()`.
+
+use std::collections::VecDeque;
+
+use brokerlab_core::narration::describe;
+use brokerlab_core::{us_to_secs, Fact, Micros, MsgId, Simulation};
+
+use super::chart_info::{self, CrashMarker};
+use super::fluid;
+use super::invariants::Watch;
+use super::settings;
+
+/// Recent notable events kept for the event list.
+pub const EVENTS_MAX: usize = 5;
+/// Facts of the latest steps kept for the event log (and its message filter).
+pub const LOG_MAX: usize = 300;
+/// Sentences of one step shown in the narration line.
+pub const NARRATION_SENTENCES_MAX: usize = 2;
+
+/// A recent fact worth a line of its own (crashes, restarts, redeliveries, losses…).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Event {
+    pub time_s: f64,
+    pub text: String,
+}
+
+/// The narration shown under the chart: the latest step and recent notable events.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Narration {
+    pub time_s: f64,
+    pub sentences: Vec<String>,
+    /// Facts of that step left out of `sentences`.
+    pub more: usize,
+    /// Newest first.
+    pub events: Vec<Event>,
+    /// The event log: the latest [`LOG_MAX`] facts in words, newest first.
+    pub log: Vec<LogLine>,
+}
+
+/// One narrated fact of the event log.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LogLine {
+    /// The step it happened in (1 is the first).
+    pub step: u64,
+    pub time_s: f64,
+    /// The message it is about, if any.
+    pub msg: Option<MsgId>,
+    pub text: String,
+}
+
+/// A fact as the log keeps it until it is told.
+#[derive(Clone, Copy, Debug)]
+pub struct Logged {
+    pub step: u64,
+    pub at_us: Micros,
+    pub fact: Fact,
+}
+
+/// What recording one step found.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct News {
+    /// A property broke for the first time.
+    pub breached: bool,
+    /// A notable event arrived (the narration should show it at once).
+    pub notable: bool,
+    /// A setting changed: the prediction was redrawn.
+    pub prediction_changed: bool,
+}
+
+/// Everything told about the run up to its current step (see the module comment).
+#[derive(Clone, Debug, Default)]
+pub struct Story {
+    /// Latest step's facts and time.
+    pub latest: Vec<Fact>,
+    pub latest_us: Micros,
+    /// Notable facts, newest last.
+    pub events: VecDeque<(Micros, Fact)>,
+    /// The latest facts, newest last.
+    pub log: VecDeque<Logged>,
+    /// Where each invariant first broke in this run.
+    pub watch: Watch,
+    /// Crashes seen in this run, for the chart's markers (rebuilt as a re-simulation
+    /// replays the run, so stepping back keeps exactly the crashes before that step).
+    pub crashes: Vec<CrashMarker>,
+    /// The fluid prediction's inputs: total arrival rate λ(t) with the arrival changes
+    /// given so far, and capacity μ(t) as it was after each setting change (see
+    /// [`fluid::fluid_curve`]). Empty until [`Story::start_prediction`].
+    pub lambda: Vec<(f64, f64)>,
+    pub mu: Vec<(f64, f64)>,
+}
+
+impl Story {
+    /// The prediction for a run at its start: the scenario's arrivals and capacity.
+    pub fn start_prediction(&mut self, sim: &Simulation) {
+        self.lambda = fluid::total_rate(&settings::applied_schedules(sim));
+        self.mu = vec![(0.0, settings::live_capacity(sim))];
+    }
+
+    /// Keeps the facts of the step just taken, at `at_us` (then [`Story::record`] tells
+    /// them: the simulation is borrowed by its step until the facts are copied here).
+    pub fn set_latest(&mut self, at_us: Micros, facts: &[Fact]) {
+        self.latest_us = at_us;
+        self.latest.clear();
+        self.latest.extend_from_slice(facts);
+    }
+
+    /// Records the latest step (see [`Story::set_latest`]) of `sim`.
+    pub fn record(&mut self, sim: &Simulation) -> News {
+        let (at_us, facts) = (self.latest_us, &self.latest);
+        let step = sim.steps();
+        let mut news = News {
+            breached: self.watch.observe(sim, step, at_us, facts),
+            ..News::default()
+        };
+        for &fact in facts {
+            if self.log.len() == LOG_MAX {
+                self.log.pop_front();
+            }
+            self.log.push_back(Logged { step, at_us, fact });
+        }
+        let t_s = us_to_secs(at_us);
+        let markers = facts
+            .iter()
+            .filter_map(|f| chart_info::crash_marker(sim, t_s, f));
+        self.crashes.extend(markers);
+        for &fact in facts.iter().filter(|f| is_notable(f)) {
+            if self.events.len() == EVENTS_MAX {
+                self.events.pop_front();
+            }
+            self.events.push_back((at_us, fact));
+            news.notable = true;
+        }
+        news.prediction_changed = self.note_settings(sim);
+        news
+    }
+
+    /// After a step that changed a setting: λ from now on follows the arrivals as changed,
+    /// and μ is the capacity of the consumers now. True when it changed.
+    fn note_settings(&mut self, sim: &Simulation) -> bool {
+        if !self.latest.iter().any(settings::changes_prediction) {
+            return false;
+        }
+        let t = us_to_secs(sim.now_us());
+        let mu = settings::live_capacity(sim);
+        self.mu.retain(|&(from, _)| from < t);
+        self.mu.push((t, mu));
+        self.lambda = fluid::total_rate(&settings::applied_schedules(sim));
+        true
+    }
+
+    /// The story in words, as of now.
+    pub fn narrate(&self, sim: &Simulation) -> Narration {
+        let sentences: Vec<String> = self
+            .latest
+            .iter()
+            .take(NARRATION_SENTENCES_MAX)
+            .map(|f| describe(sim, f))
+            .collect();
+        let events = self
+            .events
+            .iter()
+            .rev()
+            .map(|(t, f)| Event {
+                time_s: us_to_secs(*t),
+                text: describe(sim, f),
+            })
+            .collect();
+        let log = self
+            .log
+            .iter()
+            .rev()
+            .map(|l| LogLine {
+                step: l.step,
+                time_s: us_to_secs(l.at_us),
+                msg: l.fact.msg(),
+                text: describe(sim, &l.fact),
+            })
+            .collect();
+        Narration {
+            time_s: us_to_secs(self.latest_us),
+            more: self.latest.len().saturating_sub(sentences.len()),
+            sentences,
+            events,
+            log,
+        }
+    }
+}
+
+/// Facts that deserve a line in the event list: failures and their consequences, not the
+/// routine flow of publish, deliver, commit, ack.
+fn is_notable(fact: &Fact) -> bool {
+    match *fact {
+        Fact::Delivered { attempt, .. } => attempt > 1,
+        Fact::EffectCommitted { applied, .. } => applied > 1,
+        Fact::ConsumerEmailSent { times, .. } => times > 1,
+        _ => matches!(
+            fact,
+            Fact::AckIgnored { .. }
+                | Fact::LeaseExpired { .. }
+                | Fact::CrashArmed { .. }
+                | Fact::ConsumerCrashed { .. }
+                | Fact::MessageLost { .. }
+                | Fact::ConsumerRestarted { .. }
+                | Fact::SettingChanged { .. }
+                | Fact::ConsumerAdded { .. }
+                | Fact::ConsumerStopped { .. }
+                | Fact::DeadLettered { .. }
+                | Fact::Requeued { .. }
+                | Fact::DuplicateKept { .. }
+                | Fact::GapSkipped { .. }
+                | Fact::OutboxRowParked { .. }
+                | Fact::FixDeployed { .. }
+                | Fact::StaleWorkInProgress { .. }
+                | Fact::RecordDeadLettered { .. }
+        ),
+    }
+}

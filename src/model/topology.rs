@@ -1,0 +1,862 @@
+//! The topology view: every component of the scenario, laid out automatically in four lanes
+//! (a CSS grid that wraps on narrow screens; every label is text): producers with their
+//! outbox tables and relays → the broker (exchanges with their bindings, queues with their
+//! dead-letter queues, logs) → consumers and log group members → the database (one card
+//! per consumer group's tables). Each card carries its own controls and a stable
+//! `data-node` id that overlays can anchor on.
+//!
+//! [`Topology`] is a plain snapshot of the run (tested natively); the components render it
+//! and send commands through the [`Lab`].
+
+use brokerlab_core::step::DeadLetterReason;
+use brokerlab_core::Flavour;
+use brokerlab_core::{
+    us_to_secs, AckMode, CrashPoint, ExchangeKind, Handoff, Poison, ProducerCrashPoint, Simulation,
+};
+
+use crate::format::{count, seconds};
+use crate::model::database::{database_cards, DatabaseCard};
+use crate::model::groups::LogsSnapshot;
+
+/// Outbox rows a producer card lists; the rest are counted.
+pub const OUTBOX_ROWS_SHOWN: usize = 4;
+
+/// Copies per second a redrive moves back.
+pub const REDRIVE_RATE_PER_S: f64 = 10.0;
+
+/// Seconds before an outbox relay crashed after a publish comes back.
+pub const RELAY_RESTART_AFTER_S: f64 = 2.0;
+
+/// How many times slower the "Slow" button makes a consumer.
+pub const SLOW_FACTOR: f64 = 4.0;
+
+/// A producer as its card shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProducerCard {
+    pub name: String,
+    pub up: bool,
+    /// Outbox rows not yet published.
+    pub outbox: usize,
+    /// Whether it hands its messages off through an outbox (and a relay).
+    pub uses_outbox: bool,
+    /// The first unsent outbox rows: (message id, sent and awaiting the confirm).
+    pub outbox_rows: Vec<(u64, bool)>,
+    /// Its outbox relay, if it has one.
+    pub relay: Option<RelayCard>,
+    /// Where its accepted requests stand: pending, running, completed, failed.
+    pub jobs: brokerlab_core::JobCounts,
+}
+
+/// An outbox relay. It runs in the producer's process: it crashes and restarts with it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RelayCard {
+    pub up: bool,
+    /// Rows published and awaiting the broker's confirm.
+    pub sending: usize,
+    /// Rows waiting out a retry backoff after a refused or unconfirmed publish.
+    pub backing_off: usize,
+    /// Rows whose publish attempts are used up: kept, unsent, for an operator.
+    pub parked: usize,
+    /// A crash is armed for right after its next confirmed publish.
+    pub armed_after_publish: bool,
+    pub restart_in_s: Option<f64>,
+}
+
+/// An exchange with its bindings, in the broker lane.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExchangeCard {
+    pub name: String,
+    pub kind: ExchangeKind,
+    /// (binding key, queue name).
+    pub bindings: Vec<(String, String)>,
+}
+
+/// A queue's dead-letter queue.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DlqCard {
+    pub count: u64,
+    /// Why its oldest entry was dead-lettered.
+    pub oldest_reason: Option<String>,
+}
+
+/// A queue as its card shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QueueCard {
+    pub name: String,
+    pub waiting: u64,
+    pub in_flight: u64,
+    pub retry_waiting: u64,
+    pub dead_lettered: u64,
+    pub max_length: Option<u64>,
+    pub redriving: bool,
+    /// Whose rules it follows (generic, RabbitMQ, SQS, SQS FIFO).
+    pub flavour: Flavour,
+    /// Indices of its consumers.
+    pub consumers: Vec<u32>,
+    /// Its dead-letter queue, when it dead-letters.
+    pub dlq: Option<DlqCard>,
+}
+
+/// A partitioned log, in the broker lane.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LogCard {
+    pub name: String,
+    pub partitions: u32,
+}
+
+/// A consumer as its card shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConsumerCard {
+    pub name: String,
+    pub up: bool,
+    pub busy: u32,
+    pub buffered: u32,
+    pub concurrency: u32,
+    /// A crash armed for a precise point.
+    pub armed: Option<CrashPoint>,
+    /// Seconds until a crashed consumer restarts, if it will.
+    pub restart_in_s: Option<f64>,
+    /// How many times slower than normal it works (1 is normal).
+    pub slow_factor: f64,
+    /// Its next ack will be lost on the way to the broker.
+    pub drop_next_ack: bool,
+    /// Scaled in: finishing what it holds, then it stops.
+    pub retiring: bool,
+    /// Stopped after scaling in (it did not crash).
+    pub stopped: bool,
+    /// Seconds until the earliest lease on a delivery it holds runs out.
+    pub lease_in_s: Option<f64>,
+    /// Deliveries it still holds whose lease already ran out (the broker offers them again).
+    pub leases_expired: u32,
+}
+
+/// The whole diagram at one instant.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Topology {
+    pub broker_up: bool,
+    pub producers: Vec<ProducerCard>,
+    pub exchanges: Vec<ExchangeCard>,
+    pub queues: Vec<QueueCard>,
+    pub log_cards: Vec<LogCard>,
+    pub consumers: Vec<ConsumerCard>,
+    /// Logs and consumer groups (empty for scenarios without logs).
+    pub logs: LogsSnapshot,
+    /// Each consumer group's tables.
+    pub database: Vec<DatabaseCard>,
+    /// What the tables depend on: they are rebuilt only when it changes.
+    pub database_key: DatabaseKey,
+}
+
+/// The scenario and the counters that move whenever a table changes (an effect, a refusal,
+/// a skipped duplicate, an email): equal keys mean equal tables.
+pub type DatabaseKey = (String, u64, u64, u64, u64);
+
+fn database_key(sim: &Simulation) -> DatabaseKey {
+    let c = sim.counters();
+    (
+        sim.scenario().name.clone(),
+        c.effects_applied,
+        c.effects_refused,
+        c.duplicates_skipped,
+        c.emails_sent,
+    )
+}
+
+/// Why a copy was dead-lettered, in words.
+pub fn dead_letter_reason(reason: DeadLetterReason, attempts: u32) -> String {
+    match reason {
+        DeadLetterReason::RetriesExhausted => format!("failed {attempts} attempts"),
+        DeadLetterReason::Poison(Poison::MalformedPayload) => "poison: malformed payload".into(),
+        DeadLetterReason::Poison(Poison::UnknownSchemaVersion) => {
+            "poison: unknown schema version".into()
+        }
+        DeadLetterReason::Poison(Poison::UnauthorizedTenant) => {
+            "poison: unauthorized tenant".into()
+        }
+        DeadLetterReason::DeliveryLimitReached => {
+            format!("delivery limit reached ({attempts} deliveries)")
+        }
+        DeadLetterReason::GapTimeout => "gap timeout: its predecessor never came".into(),
+        DeadLetterReason::MaxLength => "dropped from the head of a full queue".into(),
+        DeadLetterReason::Expired => "expired (time to live)".into(),
+    }
+}
+
+/// A queue flavour as its card names it.
+pub fn flavour_label(f: Flavour) -> &'static str {
+    match f {
+        Flavour::Generic => "generic",
+        Flavour::Rabbitmq => "RabbitMQ",
+        Flavour::Sqs => "SQS",
+        Flavour::SqsFifo => "SQS FIFO",
+    }
+}
+
+impl Topology {
+    pub fn of(sim: &Simulation) -> Self {
+        Self::after(sim, None)
+    }
+
+    /// The snapshot, reusing `previous`'s database cards when its tables cannot have
+    /// changed (they scan every message applied: too much to redo on every frame).
+    // Long (about 130 lines): one struct literal per lane of the diagram, built in one pass
+    // over the run's views; each card's text helpers live below it.
+    pub fn after(sim: &Simulation, previous: Option<&Topology>) -> Self {
+        let now = sim.now_us();
+        let scenario = sim.scenario();
+        let producers = (0..sim.producer_count())
+            .filter_map(|p| sim.producer_view(p).map(|v| (p, v)))
+            .map(|(p, v)| {
+                let uses_outbox = scenario
+                    .producers
+                    .get(p as usize)
+                    .is_some_and(|s| matches!(s.handoff, Handoff::Outbox { .. }));
+                ProducerCard {
+                    relay: uses_outbox.then(|| RelayCard {
+                        up: v.up,
+                        sending: v.sending,
+                        backing_off: v.backing_off,
+                        parked: v.parked,
+                        armed_after_publish: v.armed
+                            == Some(ProducerCrashPoint::AfterPublishBeforeMark),
+                        restart_in_s: v
+                            .restart_at_us
+                            .filter(|_| !v.up)
+                            .map(|at| us_to_secs(at.saturating_sub(now))),
+                    }),
+                    outbox_rows: sim
+                        .outbox_rows(p)
+                        .take(OUTBOX_ROWS_SHOWN)
+                        .map(|r| (r.msg, r.sending))
+                        .collect(),
+                    name: v.name,
+                    up: v.up,
+                    outbox: v.outbox_len,
+                    uses_outbox,
+                    jobs: v.jobs,
+                }
+            })
+            .collect();
+        let exchanges = scenario
+            .exchanges
+            .iter()
+            .map(|x| ExchangeCard {
+                name: x.name.clone(),
+                kind: x.kind,
+                bindings: x
+                    .bindings
+                    .iter()
+                    .map(|b| (b.key.clone(), b.queue.clone()))
+                    .collect(),
+            })
+            .collect();
+        let queues = (0..sim.queue_count())
+            .filter_map(|q| sim.queue(q).map(|v| (q, v)))
+            .map(|(q, v)| {
+                let dead_letters = scenario
+                    .queues
+                    .get(q as usize)
+                    .is_some_and(|s| s.dead_letter);
+                QueueCard {
+                    dlq: dead_letters.then(|| DlqCard {
+                        count: v.dead_lettered,
+                        oldest_reason: sim
+                            .dead_letters(q)
+                            .next()
+                            .map(|d| dead_letter_reason(d.reason, d.attempts)),
+                    }),
+                    name: v.name,
+                    waiting: v.waiting,
+                    in_flight: v.in_flight,
+                    retry_waiting: v.retry_waiting,
+                    dead_lettered: v.dead_lettered,
+                    max_length: v.max_length,
+                    redriving: v.redriving,
+                    flavour: v.flavour,
+                    consumers: v.consumers,
+                }
+            })
+            .collect();
+        let log_cards = scenario
+            .logs
+            .iter()
+            .map(|l| LogCard {
+                name: l.name.clone(),
+                partitions: l.partitions,
+            })
+            .collect();
+        let consumers = (0..sim.consumer_count())
+            .filter_map(|c| sim.consumer(c).map(|v| (c, v)))
+            .map(|(c, v)| {
+                let (mut earliest, mut expired) = (None::<u64>, 0);
+                if v.ack == AckMode::AfterCommit {
+                    for (copy, attempt) in sim.held_deliveries(c) {
+                        let current = sim.copy(copy).is_some_and(|x| x.attempts == attempt);
+                        match sim.lease_until_us(copy).filter(|_| current) {
+                            Some(until) => {
+                                earliest = Some(earliest.map_or(until, |e| e.min(until)))
+                            }
+                            None => expired += 1,
+                        }
+                    }
+                }
+                ConsumerCard {
+                    restart_in_s: v
+                        .restart_at_us
+                        .filter(|_| !v.up)
+                        .map(|at| us_to_secs(at.saturating_sub(now))),
+                    lease_in_s: earliest.map(|at| us_to_secs(at.saturating_sub(now))),
+                    leases_expired: expired,
+                    name: v.name,
+                    up: v.up,
+                    busy: v.busy,
+                    buffered: v.buffered,
+                    concurrency: v.concurrency,
+                    armed: v.armed,
+                    slow_factor: v.slow_factor,
+                    drop_next_ack: v.drop_next_ack,
+                    retiring: v.retiring,
+                    stopped: v.stopped,
+                }
+            })
+            .collect();
+        let key = database_key(sim);
+        Self {
+            broker_up: sim.broker_up(),
+            producers,
+            exchanges,
+            queues,
+            log_cards,
+            consumers,
+            logs: LogsSnapshot::of(sim),
+            database: match previous {
+                Some(p) if p.database_key == key => p.database.clone(),
+                _ => database_cards(sim),
+            },
+            database_key: key,
+        }
+    }
+
+    /// How many cards of each kind: the view rebuilds its cards only when this changes.
+    pub fn shape(&self) -> Shape {
+        Shape {
+            producers: self.producers.len(),
+            exchanges: self.exchanges.len(),
+            queues: self.queues.len(),
+            logs: self.log_cards.len(),
+            consumers: self.consumers.len(),
+            members: self.logs.groups.iter().map(|g| g.members.len()).collect(),
+            database: self.database.len(),
+        }
+    }
+}
+
+/// How many cards of each kind the diagram has.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Shape {
+    pub producers: usize,
+    pub exchanges: usize,
+    pub queues: usize,
+    pub logs: usize,
+    pub consumers: usize,
+    /// Members per log group.
+    pub members: Vec<usize>,
+    pub database: usize,
+}
+
+/// What a relay card says about its state.
+pub fn relay_state(r: &RelayCard) -> String {
+    if !r.up {
+        return match r.restart_in_s {
+            Some(s) => format!("crashed · restarts in {}", seconds(s)),
+            None => "crashed · stays down".to_string(),
+        };
+    }
+    let mut text = if r.sending > 0 {
+        format!("up · awaiting {} confirm(s)", count(r.sending as u64))
+    } else {
+        "up".to_string()
+    };
+    if r.backing_off > 0 {
+        text.push_str(&format!(" · {} backing off", count(r.backing_off as u64)));
+    }
+    if r.parked > 0 {
+        text.push_str(&format!(" · {} parked", count(r.parked as u64)));
+    }
+    if r.armed_after_publish {
+        text.push_str(" · armed: crash after next publish");
+    }
+    text
+}
+
+/// A producer's accepted requests by job status (the 202 + job status contract).
+pub fn jobs_text(j: &brokerlab_core::JobCounts) -> String {
+    format!(
+        "jobs: {} pending · {} running · {} completed · {} failed",
+        count(j.pending),
+        count(j.running),
+        count(j.completed),
+        count(j.failed)
+    )
+}
+
+/// What a consumer card says about its leases, if it holds leased deliveries.
+pub fn lease_text(c: &ConsumerCard) -> Option<String> {
+    let next = c
+        .lease_in_s
+        .map(|s| format!("lease runs out in {}", seconds(s)));
+    let expired = (c.leases_expired > 0).then(|| {
+        format!(
+            "⚠ lease expired on {} held deliver{}",
+            c.leases_expired,
+            if c.leases_expired == 1 { "y" } else { "ies" }
+        )
+    });
+    match (next, expired) {
+        (Some(a), Some(b)) => Some(format!("{a} · {b}")),
+        (a, b) => a.or(b),
+    }
+}
+
+/// An exchange's kind in words.
+pub fn exchange_kind(kind: ExchangeKind) -> &'static str {
+    match kind {
+        ExchangeKind::Direct => "direct",
+        ExchangeKind::Fanout => "fanout",
+        ExchangeKind::Topic => "topic",
+    }
+}
+
+/// One binding as its line reads: "orders.* → billing" (a fanout ignores the key).
+pub fn binding_text(kind: ExchangeKind, key: &str, queue: &str) -> String {
+    if kind == ExchangeKind::Fanout || key.is_empty() {
+        format!("all → {queue}")
+    } else {
+        format!("{key} → {queue}")
+    }
+}
+
+/// What a DLQ card says.
+pub fn dlq_text(d: &DlqCard) -> String {
+    match &d.oldest_reason {
+        Some(reason) if d.count > 0 => format!("{} held · oldest: {reason}", count(d.count)),
+        _ => "empty".to_string(),
+    }
+}
+
+/// What a consumer card says about its state.
+pub fn consumer_state(c: &ConsumerCard) -> String {
+    if c.stopped {
+        return "stopped (scaled in)".to_string();
+    }
+    if !c.up {
+        return match c.restart_in_s {
+            Some(s) => format!("crashed · restarts in {}", seconds(s)),
+            None => "crashed · stays down".to_string(),
+        };
+    }
+    let mut text = if c.busy == 0 && c.buffered == 0 {
+        "idle".to_string()
+    } else {
+        format!(
+            "busy {}/{} · buffered {}",
+            c.busy, c.concurrency, c.buffered
+        )
+    };
+    match c.armed {
+        Some(CrashPoint::AfterCommitBeforeAck) => text.push_str(" · armed: crash after commit"),
+        Some(CrashPoint::AfterReceive) => text.push_str(" · armed: crash after receive"),
+        Some(CrashPoint::Now) | None => {}
+    }
+    if c.slow_factor > 1.0 {
+        text.push_str(&format!(" · slow ×{}", c.slow_factor));
+    }
+    if c.drop_next_ack {
+        text.push_str(" · next ack will be lost");
+    }
+    if c.retiring {
+        text.push_str(" · finishing, then stops");
+    }
+    text
+}
+
+/// What a queue card says about its contents.
+pub fn queue_counts(q: &QueueCard) -> String {
+    let bound = q
+        .max_length
+        .map_or(String::new(), |m| format!(" / {}", count(m)));
+    let mut text = format!(
+        "waiting {}{bound} · in flight {}",
+        count(q.waiting),
+        count(q.in_flight)
+    );
+    if q.retry_waiting > 0 {
+        text.push_str(&format!(" · retry {}", count(q.retry_waiting)));
+    }
+    text.push_str(&format!(" · DLQ {}", count(q.dead_lettered)));
+    if q.redriving {
+        text.push_str(" (redriving)");
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use brokerlab_core::{examples, Fault};
+
+    #[test]
+    fn the_snapshot_lists_every_component_of_the_scenario() {
+        let sim = Simulation::new(examples::load("fanout-subscriptions").expect("built in"))
+            .expect("valid");
+        let t = Topology::of(&sim);
+        assert!(t.broker_up);
+        assert_eq!(t.producers.len() as u32, sim.producer_count());
+        assert_eq!(t.queues.len() as u32, sim.queue_count());
+        assert!(t.queues.len() > 1, "a fan-out has several subscriptions");
+        assert_eq!(t.consumers.len() as u32, sim.consumer_count());
+        assert!(t.consumers.iter().all(|c| c.up && c.armed.is_none()));
+    }
+
+    #[test]
+    fn a_crashed_consumer_shows_its_restart_countdown() {
+        let mut sim = Simulation::new(examples::load("mm1").expect("built in")).expect("valid");
+        sim.command(Fault::CrashConsumer {
+            consumer: 0,
+            point: CrashPoint::Now,
+            restart_after_s: Some(5.0),
+        })
+        .expect("valid");
+        let c = &Topology::of(&sim).consumers[0];
+        assert!(!c.up);
+        assert_eq!(c.restart_in_s, Some(5.0));
+        assert_eq!(consumer_state(c), "crashed · restarts in 5.0 s");
+    }
+
+    #[test]
+    fn an_armed_crash_is_shown() {
+        let mut sim = Simulation::new(examples::load("mm1").expect("built in")).expect("valid");
+        sim.command(Fault::CrashConsumer {
+            consumer: 0,
+            point: CrashPoint::AfterCommitBeforeAck,
+            restart_after_s: None,
+        })
+        .expect("valid");
+        let c = &Topology::of(&sim).consumers[0];
+        assert!(c.up);
+        assert_eq!(c.armed, Some(CrashPoint::AfterCommitBeforeAck));
+        assert!(
+            consumer_state(c).ends_with("armed: crash after commit"),
+            "{c:?}"
+        );
+    }
+
+    #[test]
+    fn a_slow_consumer_and_a_lost_ack_are_shown() {
+        let mut sim = Simulation::new(examples::load("mm1").expect("built in")).expect("valid");
+        sim.command(Fault::SlowConsumer {
+            consumer: 0,
+            factor: SLOW_FACTOR,
+        })
+        .expect("valid");
+        sim.command(Fault::DropNextAck { consumer: 0 })
+            .expect("valid");
+        let c = &Topology::of(&sim).consumers[0];
+        assert_eq!(c.slow_factor, 4.0);
+        assert!(c.drop_next_ack);
+        let state = consumer_state(c);
+        assert!(state.contains(" · slow ×4"), "{state}");
+        assert!(state.ends_with(" · next ack will be lost"), "{state}");
+        sim.command(Fault::SlowConsumer {
+            consumer: 0,
+            factor: 1.0,
+        })
+        .expect("valid");
+        assert!(!consumer_state(&Topology::of(&sim).consumers[0]).contains("slow"));
+    }
+
+    #[test]
+    fn a_scaled_in_consumer_finishes_then_reads_stopped_not_crashed() {
+        let mut sim = Simulation::new(examples::load("mm1").expect("built in")).expect("valid");
+        let scale = |count| Fault::SetConsumerCount {
+            queue: "jobs".into(),
+            count,
+        };
+        sim.command(scale(2)).expect("valid");
+        // Both busy, then the newest is scaled in while it works.
+        while Topology::of(&sim).consumers.iter().any(|c| c.busy == 0) {
+            sim.step().expect("arrivals go on");
+        }
+        sim.command(scale(1)).expect("valid");
+        let c = &Topology::of(&sim).consumers[1];
+        assert!(c.retiring && !c.stopped, "{c:?}");
+        assert!(
+            consumer_state(c).ends_with(" · finishing, then stops"),
+            "{}",
+            consumer_state(c)
+        );
+        while Topology::of(&sim).consumers[1].retiring {
+            sim.step().expect("it finishes its message");
+        }
+        let c = &Topology::of(&sim).consumers[1];
+        assert!(c.stopped && !c.up);
+        assert_eq!(consumer_state(c), "stopped (scaled in)");
+        assert!(!consumer_state(&Topology::of(&sim).consumers[0]).contains("stop"));
+    }
+
+    #[test]
+    fn only_an_outbox_producer_is_marked_as_using_one() {
+        let outbox = Simulation::new(examples::load("outbox-relay-crash").expect("built in"))
+            .expect("valid");
+        assert!(Topology::of(&outbox)
+            .producers
+            .iter()
+            .any(|p| p.uses_outbox));
+        let direct = Simulation::new(examples::load("crash-after-commit").expect("built in"))
+            .expect("valid");
+        assert!(Topology::of(&direct)
+            .producers
+            .iter()
+            .all(|p| !p.uses_outbox));
+    }
+
+    #[test]
+    fn a_queue_card_names_its_flavour_and_follows_a_switch() {
+        let mut sim = Simulation::new(brokerlab_core::examples::load("mm1").unwrap()).unwrap();
+        assert_eq!(
+            flavour_label(Topology::of(&sim).queues[0].flavour),
+            "generic"
+        );
+        sim.command(Fault::SetFlavour {
+            queue: "jobs".into(),
+            flavour: Flavour::Rabbitmq,
+        })
+        .unwrap();
+        assert_eq!(
+            flavour_label(Topology::of(&sim).queues[0].flavour),
+            "RabbitMQ"
+        );
+    }
+
+    #[test]
+    fn queue_counts_read_naturally() {
+        let q = QueueCard {
+            name: "orders".into(),
+            waiting: 1_200,
+            in_flight: 3,
+            retry_waiting: 2,
+            dead_lettered: 1,
+            max_length: Some(5_000),
+            redriving: true,
+            flavour: Flavour::Generic,
+            consumers: vec![0],
+            dlq: None,
+        };
+        assert_eq!(
+            queue_counts(&q),
+            "waiting 1,200 / 5,000 · in flight 3 · retry 2 · DLQ 1 (redriving)"
+        );
+        let plain = QueueCard {
+            retry_waiting: 0,
+            max_length: None,
+            redriving: false,
+            ..q
+        };
+        assert_eq!(queue_counts(&plain), "waiting 1,200 · in flight 3 · DLQ 1");
+    }
+
+    #[test]
+    fn exchanges_list_their_kind_and_bindings_before_the_queues() {
+        let sim = Simulation::new(examples::load("fanout-subscriptions").expect("built in"))
+            .expect("valid");
+        let t = Topology::of(&sim);
+        assert_eq!(t.exchanges.len(), 1);
+        let x = &t.exchanges[0];
+        assert_eq!(
+            (x.name.as_str(), exchange_kind(x.kind)),
+            ("orders", "topic")
+        );
+        let lines: Vec<String> = x
+            .bindings
+            .iter()
+            .map(|(k, q)| binding_text(x.kind, k, q))
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                "orders.* → billing",
+                "orders.created → shipping",
+                "orders.# → audit"
+            ]
+        );
+        assert_eq!(binding_text(ExchangeKind::Fanout, "x", "q"), "all → q");
+        let burst = Simulation::new(examples::load("burst").expect("built in")).expect("valid");
+        assert!(Topology::of(&burst).exchanges.is_empty());
+    }
+
+    #[test]
+    fn a_dead_letter_queue_shows_its_count_and_reason_and_redrive_empties_it() {
+        let mut sim = Simulation::new(examples::load("retries-dlq-redrive").expect("built in"))
+            .expect("valid");
+        let fresh = Topology::of(&sim);
+        assert_eq!(
+            dlq_text(fresh.queues[0].dlq.as_ref().expect("dead-letters")),
+            "empty"
+        );
+        sim.run_until(brokerlab_core::secs_to_us(55.0));
+        let d = Topology::of(&sim).queues[0]
+            .dlq
+            .clone()
+            .expect("dead-letters");
+        assert!(d.count > 0, "{d:?}");
+        let reason = d.oldest_reason.clone().expect("an oldest entry");
+        assert!(
+            reason.starts_with("poison: ") || reason.starts_with("failed "),
+            "{reason}"
+        );
+        assert!(dlq_text(&d).starts_with(&format!("{} held · oldest: ", d.count)));
+        sim.command(Fault::Redrive {
+            queue: "payments".into(),
+            rate_per_s: REDRIVE_RATE_PER_S,
+        })
+        .expect("valid");
+        assert!(Topology::of(&sim).queues[0].redriving);
+        let before = sim.counters().redriven;
+        sim.run_until(sim.now_us() + brokerlab_core::secs_to_us(1.0));
+        assert!(sim.counters().redriven > before);
+        assert!(
+            Topology::of(&sim).queues[0]
+                .dlq
+                .as_ref()
+                .expect("dlq")
+                .count
+                < d.count
+        );
+    }
+
+    #[test]
+    fn a_refused_outbox_publish_shows_as_backing_off_and_pending_jobs() {
+        let scenario = brokerlab_core::Scenario::from_json(include_str!(
+            "../../core/tests/repro/semantics/outbox-publish-refused.json"
+        ))
+        .expect("valid");
+        let mut sim = Simulation::new(scenario).expect("valid");
+        let mut saw_backoff = false;
+        while sim.step().is_some() {
+            let card = Topology::of(&sim).producers[0].clone();
+            let relay = card.relay.expect("a relay");
+            if relay.backing_off > 0 && card.jobs.pending > 0 {
+                saw_backoff = true;
+                assert!(relay_state(&relay).contains("backing off"), "{relay:?}");
+            }
+        }
+        assert!(saw_backoff);
+        let jobs = Topology::of(&sim).producers[0].jobs;
+        assert_eq!(jobs.completed, jobs.total(), "{jobs:?}");
+        assert_eq!(
+            jobs_text(&jobs),
+            format!(
+                "jobs: 0 pending · 0 running · {} completed · 0 failed",
+                count(jobs.completed)
+            )
+        );
+    }
+
+    #[test]
+    fn an_outbox_producer_has_a_relay_card_and_its_table() {
+        let mut sim = Simulation::new(examples::load("outbox-relay-crash").expect("built in"))
+            .expect("valid");
+        let relay = Topology::of(&sim).producers[0]
+            .relay
+            .clone()
+            .expect("a relay");
+        assert_eq!(relay_state(&relay), "up");
+        // The scenario arms the crash at 0 s: its first step.
+        sim.step();
+        let relay = Topology::of(&sim).producers[0]
+            .relay
+            .clone()
+            .expect("a relay");
+        assert!(relay.up && relay.armed_after_publish, "{relay:?}");
+        assert_eq!(relay_state(&relay), "up · armed: crash after next publish");
+        // Until the relay's confirmed publish crashes it, the row stays in the table.
+        let mut saw_row = false;
+        while let Some(step) = sim.step() {
+            let crashed = step
+                .facts
+                .iter()
+                .any(|f| matches!(f, brokerlab_core::Fact::ProducerCrashed { .. }));
+            let t = Topology::of(&sim);
+            let p = &t.producers[0];
+            saw_row |= p.outbox_rows.first() == Some(&(0, false));
+            if crashed {
+                let relay = p.relay.clone().expect("a relay");
+                assert!(!relay.up);
+                assert_eq!(relay_state(&relay), "crashed · restarts in 1.0 s");
+                assert_eq!(p.outbox, 1, "the row was never marked sent");
+                break;
+            }
+        }
+        assert!(saw_row);
+        let direct = Simulation::new(examples::load("mm1").expect("built in")).expect("valid");
+        assert!(Topology::of(&direct).producers[0].relay.is_none());
+    }
+
+    #[test]
+    fn a_consumer_shows_when_its_lease_runs_out() {
+        let mut sim = Simulation::new(examples::load("crash-after-commit").expect("built in"))
+            .expect("valid");
+        let mut seen = None;
+        while sim.step().is_some() {
+            let c = Topology::of(&sim).consumers[0].clone();
+            if c.lease_in_s.is_some() {
+                seen = Some(c);
+                break;
+            }
+        }
+        let c = seen.expect("a leased delivery");
+        // Delivered this very step: the whole 5 s visibility timeout is left.
+        assert_eq!(c.lease_in_s, Some(5.0));
+        assert_eq!(lease_text(&c).as_deref(), Some("lease runs out in 5.0 s"));
+        sim.step();
+        let later = Topology::of(&sim).consumers[0].clone();
+        if let Some(s) = later.lease_in_s {
+            assert!(s < 5.0, "{later:?}");
+        }
+        let idle = ConsumerCard {
+            lease_in_s: None,
+            leases_expired: 2,
+            ..c
+        };
+        assert_eq!(
+            lease_text(&idle).as_deref(),
+            Some("⚠ lease expired on 2 held deliveries")
+        );
+    }
+
+    #[test]
+    fn the_database_lane_and_logs_have_cards() {
+        let sim = Simulation::new(examples::load("log-consumer-groups").expect("built in"))
+            .expect("valid");
+        let t = Topology::of(&sim);
+        assert_eq!(t.log_cards.len(), 1);
+        assert_eq!(t.log_cards[0].partitions, 4);
+        assert_eq!(t.database.len(), 2, "one set of tables per group");
+        assert_eq!(t.shape().members, vec![2, 1]);
+    }
+
+    #[test]
+    fn database_cards_are_reused_only_while_the_tables_cannot_have_changed() {
+        let mut sim = Simulation::new(examples::load("crash-after-commit").expect("built in"))
+            .expect("valid");
+        let mut t = Topology::of(&sim);
+        while sim.step().is_some() {
+            let next = Topology::after(&sim, Some(&t));
+            assert_eq!(next, Topology::of(&sim), "at step {}", sim.steps());
+            t = next;
+        }
+        assert_eq!(t.database[0].duplicates, 1);
+        let other = Simulation::new(examples::load("mm1").expect("built in")).expect("valid");
+        assert_eq!(Topology::after(&other, Some(&t)), Topology::of(&other));
+    }
+}

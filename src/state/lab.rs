@@ -1,0 +1,716 @@
+//! The page's state: one [`Player`] kept outside the reactive graph, a frame counter that
+//! is bumped whenever the player changes, and the few signals the controls own (playing,
+//! speed, an error). Views read memoised snapshots; controls call the methods below.
+
+use leptos::prelude::*;
+
+use brokerlab_core::{examples, secs_to_us, us_to_secs, Fault, MsgId};
+
+use crate::model::flights::{FlightBuffer, Node};
+use crate::model::invariants::Status;
+use crate::model::lineage::{Lineage, LineageBuild};
+use crate::model::player::{Player, SPEEDS, SPEED_DEFAULT};
+use crate::model::readout::{Percentiles, Readout};
+use crate::model::settings::Settings;
+use crate::model::story::Narration;
+use crate::model::topology::Topology;
+
+/// One frame at 60 Hz: the most the first frame after a pause may count for.
+const FRAME_MS_NOMINAL: f64 = 1_000.0 / 60.0;
+
+/// Wall-clock time one frame may spend simulating, so a frame stays well inside the
+/// 50 ms responsiveness budget even on a slow machine (the rest of the frame renders).
+const FRAME_WORK_MS: f64 = 10.0;
+
+/// Wall-clock time one frame may spend seeking: longer than when playing (nothing else
+/// moves meanwhile), still short enough for the page to answer input between frames.
+const SEEK_WORK_MS: f64 = 30.0;
+
+/// A budget for one frame: true while less than [`FRAME_WORK_MS`] has passed since it was made.
+fn frame_deadline() -> impl FnMut(u64) -> bool {
+    deadline(FRAME_WORK_MS)
+}
+
+/// A budget: true while less than `work_ms` has passed since it was made (always true
+/// outside a browser).
+fn deadline(work_ms: f64) -> impl FnMut(u64) -> bool {
+    #[cfg(target_arch = "wasm32")]
+    let performance = window().performance();
+    #[cfg(not(target_arch = "wasm32"))]
+    let performance: Option<web_sys::Performance> = None;
+    let start = performance.as_ref().map_or(0.0, |p| p.now());
+    move |_steps| {
+        performance
+            .as_ref()
+            .is_none_or(|p| p.now() - start < work_ms)
+    }
+}
+
+/// A cheap, copyable handle to the page's state.
+#[derive(Clone, Copy)]
+pub struct Lab {
+    player: StoredValue<Player>,
+    /// Bumped after every change to the player: what the memos below track.
+    frame: RwSignal<u64>,
+    pub playing: RwSignal<bool>,
+    /// Simulated seconds per wall-clock second.
+    pub speed: RwSignal<f64>,
+    /// A problem to show to the user (a command the simulation refused).
+    pub error: RwSignal<Option<String>>,
+    /// The next frame is the first since play was pressed: its wall time includes the pause.
+    resuming: StoredValue<bool>,
+    pub readout: Memo<Readout>,
+    pub narration: Memo<Narration>,
+    /// (run number, samples taken): the chart redraws when it changes.
+    pub chart_key: Memo<(u32, usize)>,
+    /// Name of the consumer the crash button would crash, if any is up.
+    pub crash_target: Memo<Option<String>>,
+    /// The diagram's snapshot.
+    pub topology: Memo<Topology>,
+    /// (name, description) of the loaded scenario.
+    pub scenario: Memo<(String, String)>,
+    /// The open message history, or why it could not be built; `None` when closed.
+    pub lineage: RwSignal<Option<Result<Lineage, String>>>,
+    /// A message history being built over the next frames (see [`Lab::open_lineage`]).
+    building: StoredValue<Option<LineageBuild>>,
+    /// A history is being built: the frame loop runs until it is done.
+    pub building_lineage: RwSignal<bool>,
+    /// Playing pauses at the step where an invariant first breaks.
+    pub pause_on_breach: RwSignal<bool>,
+    /// The live invariants.
+    pub invariants: Memo<Vec<Status>>,
+    /// The components the narrated step involved (their cards are highlighted).
+    pub highlighted: Memo<Vec<Node>>,
+    /// The loaded scenario's seed.
+    pub seed: Memo<u64>,
+    /// Latency percentiles (refreshed with the narration).
+    pub percentiles: Memo<Percentiles>,
+    /// The simulated time a seek in progress is going to (seconds).
+    pub seeking: Memo<Option<f64>>,
+    /// The end of the timeline scrubber (seconds).
+    pub timeline_end_s: Memo<f64>,
+    /// The settings in force now (the parameters panel).
+    pub settings: Memo<Settings>,
+    /// Changes when the fluid prediction changes: the chart redraws at once.
+    pub prediction_key: Memo<(u32, u64)>,
+}
+
+impl Lab {
+    // Long (about 90 lines): one short memo per field of the lab, listed where they are made.
+    pub fn new(player: Player) -> Self {
+        let player = StoredValue::new(player);
+        let frame = RwSignal::new(0_u64);
+        // Keys that change far less often than the frame: the memos below that depend
+        // only on them are not recomputed (nor their snapshots cloned) on every frame.
+        let told = Memo::new(move |_| {
+            frame.track();
+            player.with_value(|p| (p.run(), p.narration_version()))
+        });
+        let run = Memo::new(move |_| {
+            frame.track();
+            player.with_value(|p| (p.run(), p.seed()))
+        });
+        Self {
+            player,
+            frame,
+            playing: RwSignal::new(false),
+            speed: RwSignal::new(SPEED_DEFAULT),
+            error: RwSignal::new(None),
+            resuming: StoredValue::new(false),
+            readout: Memo::new(move |_| {
+                frame.track();
+                player.with_value(Player::readout)
+            }),
+            narration: Memo::new(move |_| {
+                // Read, not just tracked: a memo only signals changes once it is computed.
+                let _ = told.get();
+                player.with_value(|p| p.narration().clone())
+            }),
+            chart_key: Memo::new(move |_| {
+                frame.track();
+                player.with_value(|p| (p.run(), p.sample_count()))
+            }),
+            crash_target: Memo::new(move |_| {
+                frame.track();
+                player.with_value(|p| {
+                    p.crash_target()
+                        .and_then(|c| p.sim().consumer(c))
+                        .map(|v| v.name)
+                })
+            }),
+            topology: Memo::new(move |previous| {
+                frame.track();
+                player.with_value(|p| Topology::after(p.sim(), previous))
+            }),
+            scenario: Memo::new(move |_| {
+                let _ = run.get();
+                player.with_value(|p| {
+                    let s = p.scenario();
+                    (s.name.clone(), s.description.clone())
+                })
+            }),
+            lineage: RwSignal::new(None),
+            building: StoredValue::new(None),
+            building_lineage: RwSignal::new(false),
+            pause_on_breach: RwSignal::new(false),
+            invariants: Memo::new(move |_| {
+                frame.track();
+                player.with_value(Player::invariants)
+            }),
+            highlighted: Memo::new(move |_| {
+                let _ = told.get();
+                player.with_value(|p| p.narrated_nodes().to_vec())
+            }),
+            seed: Memo::new(move |_| {
+                let _ = run.get();
+                player.with_value(Player::seed)
+            }),
+            percentiles: Memo::new(move |_| {
+                let _ = told.get();
+                player.with_value(|p| p.percentiles().clone())
+            }),
+            seeking: Memo::new(move |_| {
+                frame.track();
+                player.with_value(|p| p.seek_target().map(us_to_secs))
+            }),
+            timeline_end_s: Memo::new(move |_| {
+                frame.track();
+                player.with_value(Player::timeline_end_s)
+            }),
+            settings: Memo::new(move |_| {
+                frame.track();
+                player.with_value(|p| Settings::of(p.sim()))
+            }),
+            prediction_key: Memo::new(move |_| {
+                frame.track();
+                player.with_value(|p| (p.run(), p.prediction_version()))
+            }),
+        }
+    }
+
+    /// Reads the player without tracking anything.
+    pub fn with_player<U>(&self, f: impl FnOnce(&Player) -> U) -> U {
+        self.player.with_value(f)
+    }
+
+    /// Moves the message tokens collected since the last call into `into` (no signal
+    /// fires: the overlay polls this on its own animation frames).
+    pub fn drain_flights(&self, into: &mut FlightBuffer) {
+        self.player.update_value(|p| p.drain_flights(into));
+    }
+
+    fn changed(&self) {
+        self.frame.update(|n| *n = n.wrapping_add(1));
+    }
+
+    /// One animation frame: advances the run by `wall_ms` at the current speed.
+    pub fn tick(&self, wall_ms: f64) {
+        if self.building_lineage.get_untracked() {
+            self.lineage_frame();
+            return;
+        }
+        if !self.playing.get_untracked() && self.seeking.get_untracked().is_some() {
+            self.seek_frame();
+            return;
+        }
+        let wall_ms = if self.resuming.get_value() {
+            self.resuming.set_value(false);
+            wall_ms.min(FRAME_MS_NOMINAL)
+        } else {
+            wall_ms
+        };
+        let speed = self.speed.get_untracked();
+        let more = frame_deadline();
+        let pause_on_breach = self.pause_on_breach.get_untracked();
+        let Some(advance) = self.player.try_update_value(|p| {
+            p.set_pause_on_breach(pause_on_breach);
+            p.advance_within(wall_ms, speed, more)
+        }) else {
+            return;
+        };
+        self.changed();
+        if advance.finished || advance.breached {
+            self.playing.set(false);
+        }
+    }
+
+    /// Play, or pause; at the end of a run, play starts it again.
+    pub fn toggle_play(&self) {
+        if self.playing.get_untracked() {
+            self.playing.set(false);
+            // Paused: the narration may tell the very latest step.
+            self.player.update_value(Player::refresh_narration);
+            self.changed();
+            return;
+        }
+        if self.player.with_value(Player::is_finished) {
+            self.reset();
+        }
+        self.resuming.set_value(true);
+        self.playing.set(true);
+    }
+
+    pub fn set_speed(&self, speed: f64) {
+        if SPEEDS.contains(&speed) {
+            self.speed.set(speed);
+        }
+    }
+
+    /// Crashes the first consumer that is up (it restarts a few seconds later).
+    pub fn crash(&self) {
+        let result = self.player.try_update_value(Player::crash_consumer);
+        if let Some(Err(e)) = result {
+            self.error
+                .set(Some(format!("The simulation refused the crash: {e}")));
+        }
+        self.changed();
+    }
+
+    /// Loads a built-in example by name: a new run, paused at its start.
+    pub fn load(&self, name: &str) {
+        self.playing.set(false);
+        let player = examples::load(name)
+            .ok_or_else(|| format!("There is no example called “{name}”."))
+            .and_then(|s| Player::new(s).map_err(|e| format!("The example could not load: {e}")));
+        match player {
+            Ok(mut player) => {
+                let run = self.player.with_value(Player::run).wrapping_add(1);
+                player.set_run(run);
+                self.player.set_value(player);
+                self.error.set(None);
+                self.close_lineage();
+            }
+            Err(message) => self.error.set(Some(message)),
+        }
+        self.changed();
+    }
+
+    /// One step (one event) forward, paused.
+    pub fn step(&self) {
+        self.playing.set(false);
+        self.player.update_value(|p| {
+            p.step_once();
+        });
+        self.changed();
+    }
+
+    /// One step back, paused: the recorded run is re-simulated up to the previous step.
+    pub fn back(&self) {
+        self.playing.set(false);
+        if let Some(Err(e)) = self.player.try_update_value(Player::step_back) {
+            self.error
+                .set(Some(format!("The run could not step back: {e}")));
+        }
+        self.changed();
+    }
+
+    /// Gives the simulation a user command (recorded in the run).
+    pub fn command(&self, fault: Fault) {
+        if let Some(Err(e)) = self.player.try_update_value(|p| p.command(fault)) {
+            self.error
+                .set(Some(format!("The simulation refused the command: {e}")));
+        }
+        self.changed();
+    }
+
+    /// Gives the simulation a setting change; a refusal comes back as text (the
+    /// parameters panel shows it next to the field) and nothing changes.
+    pub fn try_command(&self, fault: Fault) -> Result<(), String> {
+        let result = self
+            .player
+            .try_update_value(|p| p.command(fault))
+            .unwrap_or(Ok(()));
+        self.changed();
+        result.map_err(|e| format!("The simulation refused it: {}", e.problem))
+    }
+
+    /// The next offered speed up (`faster`) or down; stays at the ends.
+    pub fn nudge_speed(&self, faster: bool) {
+        let now = self.speed.get_untracked();
+        let at = SPEEDS.iter().position(|&s| s == now).unwrap_or(0);
+        let next = if faster {
+            (at + 1).min(SPEEDS.len() - 1)
+        } else {
+            at.saturating_sub(1)
+        };
+        self.speed.set(SPEEDS[next]);
+    }
+
+    /// Opens the history of message `msg` up to the current step (the run pauses). It is
+    /// rebuilt from the latest snapshot before the message existed, within a frame's
+    /// budget at a time: a short one shows at once, a long one over the next frames.
+    pub fn open_lineage(&self, msg: MsgId) {
+        self.playing.set(false);
+        match self.player.with_value(|p| p.lineage_build(msg)) {
+            Ok(build) => {
+                self.building.set_value(Some(build));
+                self.building_lineage.set(true);
+                self.lineage_frame();
+            }
+            Err(problem) => {
+                self.building.set_value(None);
+                self.building_lineage.set(false);
+                self.lineage.set(Some(Err(problem)));
+            }
+        }
+    }
+
+    /// Closes the history (and stops building one).
+    fn close_lineage(&self) {
+        self.building.set_value(None);
+        self.building_lineage.set(false);
+        self.lineage.set(None);
+    }
+
+    /// One frame's worth of building the history being opened.
+    fn lineage_frame(&self) {
+        let more = deadline(SEEK_WORK_MS);
+        let done = self
+            .building
+            .try_update_value(|b| b.as_mut().is_none_or(|b| b.go_on(more)))
+            .unwrap_or(true);
+        if done {
+            let built = self.building.try_update_value(Option::take).flatten();
+            self.building_lineage.set(false);
+            if let Some(build) = built {
+                self.lineage.set(Some(Ok(build.finish())));
+            }
+        }
+    }
+
+    /// Rebuilds the open history up to the current step.
+    pub fn refresh_lineage(&self) {
+        let open = self
+            .lineage
+            .with_untracked(|l| l.as_ref().and_then(|l| l.as_ref().ok()).map(|l| l.msg))
+            .or_else(|| {
+                self.building
+                    .with_value(|b| b.as_ref().map(LineageBuild::msg))
+            });
+        if let Some(msg) = open {
+            self.open_lineage(msg);
+        }
+    }
+
+    /// Seeks to simulated time `t_s` (clamped to the timeline), paused. The recorded run is
+    /// re-simulated there, commands included; a long seek goes on over the next frames.
+    pub fn seek(&self, t_s: f64) {
+        self.playing.set(false);
+        let end_s = self.player.with_value(Player::timeline_end_s);
+        let t_s = if t_s.is_finite() {
+            t_s.clamp(0.0, end_s)
+        } else {
+            0.0
+        };
+        if let Some(Err(e)) = self
+            .player
+            .try_update_value(|p| p.begin_seek(secs_to_us(t_s)))
+        {
+            self.error.set(Some(format!("The run could not seek: {e}")));
+        }
+        self.seek_frame();
+    }
+
+    /// One frame's worth of a seek in progress.
+    fn seek_frame(&self) {
+        let more = deadline(SEEK_WORK_MS);
+        self.player.update_value(|p| {
+            p.continue_seek(more);
+        });
+        self.changed();
+    }
+
+    /// Starts the run again with seed `seed`, paused (commands are forgotten).
+    pub fn set_seed(&self, seed: u64) {
+        self.playing.set(false);
+        if self.player.with_value(Player::seed) == seed {
+            return;
+        }
+        match self.player.try_update_value(|p| p.set_seed(seed)) {
+            Some(Err(e)) => self.error.set(Some(format!(
+                "The run could not restart with that seed: {e}"
+            ))),
+            _ => self.close_lineage(),
+        }
+        self.changed();
+    }
+
+    /// Back to the start of the scenario, paused.
+    pub fn reset(&self) {
+        self.playing.set(false);
+        if let Some(Err(e)) = self.player.try_update_value(Player::reset) {
+            self.error
+                .set(Some(format!("The scenario could not restart: {e}")));
+        }
+        self.changed();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use brokerlab_core::examples;
+
+    /// A lab under its own reactive owner (dropped with the test).
+    fn lab() -> (Owner, Lab) {
+        let owner = Owner::new();
+        owner.set();
+        let player = Player::new(examples::load("burst").expect("built in")).expect("valid");
+        (owner, Lab::new(player))
+    }
+
+    #[test]
+    fn crash_updates_the_readout_and_names_the_next_target() {
+        let (_owner, lab) = lab();
+        assert_eq!(lab.readout.get_untracked().crashes, 0);
+        assert_eq!(
+            lab.crash_target.get_untracked().as_deref(),
+            Some("worker-1")
+        );
+        lab.crash();
+        let r = lab.readout.get_untracked();
+        assert_eq!((r.crashes, r.consumers_up), (1, 19));
+        assert_eq!(
+            lab.crash_target.get_untracked().as_deref(),
+            Some("worker-2")
+        );
+        assert_eq!(lab.narration.get_untracked().events.len(), 1);
+        assert_eq!(lab.error.get_untracked(), None);
+    }
+
+    #[test]
+    fn play_pauses_and_replays_a_finished_run_from_the_start() {
+        let (_owner, lab) = lab();
+        lab.toggle_play();
+        assert!(lab.playing.get_untracked());
+        lab.toggle_play();
+        assert!(!lab.playing.get_untracked());
+        lab.player
+            .update_value(|p| while !p.advance(100.0, 20.0).finished {});
+        lab.changed();
+        assert!(lab.readout.get_untracked().finished);
+        lab.toggle_play();
+        assert!(lab.playing.get_untracked());
+        let r = lab.readout.get_untracked();
+        assert!(!r.finished);
+        assert_eq!(r.time_s, 0.0, "replay starts over");
+        assert_eq!(
+            lab.chart_key.get_untracked(),
+            (1, 0),
+            "a new run, with no samples yet"
+        );
+    }
+
+    #[test]
+    fn only_offered_speeds_are_taken() {
+        let (_owner, lab) = lab();
+        assert_eq!(lab.speed.get_untracked(), SPEED_DEFAULT);
+        lab.set_speed(3.0);
+        assert_eq!(lab.speed.get_untracked(), SPEED_DEFAULT);
+        lab.set_speed(0.5);
+        assert_eq!(lab.speed.get_untracked(), 0.5);
+    }
+
+    #[test]
+    fn loading_an_example_starts_a_paused_new_run() {
+        let (_owner, lab) = lab();
+        lab.toggle_play();
+        lab.load("crash-after-commit");
+        assert!(!lab.playing.get_untracked());
+        assert_eq!(lab.scenario.get_untracked().0, "crash-after-commit");
+        assert_eq!(lab.readout.get_untracked().step, 0);
+        assert_eq!(lab.topology.get_untracked().consumers[0].name, "C1");
+        assert_eq!(lab.chart_key.get_untracked(), (1, 0));
+        lab.load("no-such-example");
+        assert!(lab.error.get_untracked().is_some());
+        assert_eq!(lab.scenario.get_untracked().0, "crash-after-commit");
+    }
+
+    #[test]
+    fn step_and_back_move_one_event_and_restore_the_counters() {
+        let (_owner, lab) = lab();
+        lab.load("crash-after-commit");
+        let mut readouts = vec![lab.readout.get_untracked()];
+        for _ in 0..6 {
+            lab.step();
+            readouts.push(lab.readout.get_untracked());
+        }
+        let last = &readouts[6];
+        assert_eq!(last.step, 6);
+        assert_eq!(
+            (last.redelivered, last.duplicate_effects),
+            (1, 1),
+            "{last:?}"
+        );
+        lab.step();
+        assert_eq!(lab.readout.get_untracked().step, 6, "the run is over");
+        for k in (0..6).rev() {
+            lab.back();
+            assert_eq!(lab.readout.get_untracked(), readouts[k], "at step {k}");
+        }
+        lab.back();
+        assert_eq!(
+            lab.readout.get_untracked().step,
+            0,
+            "nothing before the start"
+        );
+    }
+
+    #[test]
+    fn every_example_loads_steps_and_steps_back() {
+        let (_owner, lab) = lab();
+        for name in examples::names() {
+            lab.load(name);
+            assert_eq!(lab.scenario.get_untracked().0, name);
+            for _ in 0..40 {
+                lab.step();
+            }
+            let at = lab.readout.get_untracked();
+            let topology = lab.topology.get_untracked();
+            lab.step();
+            lab.back();
+            if lab.readout.get_untracked().step == at.step {
+                assert_eq!(lab.readout.get_untracked(), at, "{name}");
+                assert_eq!(lab.topology.get_untracked(), topology, "{name}");
+            }
+            assert_eq!(lab.error.get_untracked(), None, "{name}");
+        }
+    }
+
+    #[test]
+    fn speed_nudges_stay_within_the_offered_speeds() {
+        let (_owner, lab) = lab();
+        lab.nudge_speed(true);
+        assert_eq!(lab.speed.get_untracked(), 20.0);
+        lab.nudge_speed(true);
+        assert_eq!(lab.speed.get_untracked(), 20.0);
+        for _ in 0..10 {
+            lab.nudge_speed(false);
+        }
+        assert_eq!(lab.speed.get_untracked(), SPEEDS[0]);
+    }
+
+    #[test]
+    fn a_lineage_opens_pauses_refreshes_and_closes_on_load() {
+        let (_owner, lab) = lab();
+        lab.load("crash-after-commit");
+        for _ in 0..3 {
+            lab.step();
+        }
+        lab.toggle_play();
+        lab.open_lineage(0);
+        assert!(!lab.playing.get_untracked());
+        let upto = |lab: &Lab| {
+            lab.lineage
+                .get_untracked()
+                .expect("open")
+                .expect("built")
+                .upto_step
+        };
+        assert_eq!(upto(&lab), 3);
+        lab.step();
+        lab.refresh_lineage();
+        assert_eq!(upto(&lab), 4);
+        lab.load("burst");
+        assert_eq!(lab.lineage.get_untracked(), None);
+    }
+
+    #[test]
+    fn reset_pauses_and_clears_the_run() {
+        let (_owner, lab) = lab();
+        lab.toggle_play();
+        lab.crash();
+        lab.reset();
+        assert!(!lab.playing.get_untracked());
+        let r = lab.readout.get_untracked();
+        assert_eq!((r.crashes, r.consumers_up, r.published), (0, 20, 0));
+        assert!(lab.narration.get_untracked().events.is_empty());
+    }
+
+    #[test]
+    fn seeking_pauses_reaches_the_time_and_keeps_the_crash() {
+        let (_owner, lab) = lab();
+        lab.toggle_play();
+        lab.seek(20.0);
+        assert!(!lab.playing.get_untracked());
+        assert_eq!(
+            lab.seeking.get_untracked(),
+            None,
+            "natively a seek ends at once"
+        );
+        assert_eq!(lab.readout.get_untracked().time_s, 20.0);
+        lab.crash();
+        lab.seek(40.0);
+        let first = lab.readout.get_untracked();
+        assert_eq!(first.crashes, 1);
+        lab.seek(5.0);
+        assert_eq!(lab.readout.get_untracked().crashes, 0);
+        lab.seek(40.0);
+        assert_eq!(lab.readout.get_untracked(), first);
+        // Out of range and nonsense are clamped.
+        lab.seek(1e9);
+        assert!(lab.readout.get_untracked().finished);
+        assert_eq!(lab.timeline_end_s.get_untracked(), 181.0);
+        lab.seek(f64::NAN);
+        assert_eq!(lab.readout.get_untracked().time_s, 0.0);
+        assert_eq!(lab.error.get_untracked(), None);
+    }
+
+    #[test]
+    fn a_new_seed_restarts_the_run_and_a_load_shows_the_scenarios_seed() {
+        let (_owner, lab) = lab();
+        let original = lab.seed.get_untracked();
+        lab.load("mm1");
+        let mm1 = lab.seed.get_untracked();
+        lab.seek(30.0);
+        let before = lab.readout.get_untracked();
+        lab.set_seed(mm1.wrapping_add(1));
+        assert_eq!(lab.seed.get_untracked(), mm1.wrapping_add(1));
+        assert_eq!(lab.readout.get_untracked().step, 0, "a new run");
+        lab.seek(30.0);
+        assert_ne!(
+            lab.readout.get_untracked(),
+            before,
+            "another seed, another run"
+        );
+        lab.set_seed(mm1);
+        lab.seek(30.0);
+        assert_eq!(
+            lab.readout.get_untracked(),
+            before,
+            "the same seed, the same run"
+        );
+        lab.load("burst");
+        assert_eq!(lab.seed.get_untracked(), original);
+    }
+
+    #[test]
+    fn a_setting_applies_shows_refusals_as_text_and_step_back_undoes_it() {
+        let (_owner, lab) = lab();
+        lab.load("mm1");
+        lab.step();
+        let key = lab.prediction_key.get_untracked();
+        assert_eq!(lab.settings.get_untracked().queues[0].consumers, 1);
+        let scale = |count| Fault::SetConsumerCount {
+            queue: "jobs".into(),
+            count,
+        };
+        assert_eq!(lab.try_command(scale(2)), Ok(()));
+        assert_eq!(lab.settings.get_untracked().queues[0].consumers, 2);
+        assert_ne!(lab.prediction_key.get_untracked(), key, "the chart redraws");
+        let refused = lab.try_command(scale(1_000)).expect_err("over the limit");
+        assert!(
+            refused.starts_with("The simulation refused it: "),
+            "{refused}"
+        );
+        assert_eq!(
+            lab.error.get_untracked(),
+            None,
+            "shown by the field, not the page"
+        );
+        assert_eq!(lab.settings.get_untracked().queues[0].consumers, 2);
+        lab.back();
+        assert_eq!(lab.readout.get_untracked().step, 1);
+        assert_eq!(lab.settings.get_untracked().queues[0].consumers, 1);
+    }
+}

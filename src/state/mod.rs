@@ -1,0 +1,10 @@
+//! The page's state: the [`Lab`] (the stored player, the memos the views read, the
+//! commands they call), the page tools, and the keyboard shortcuts. Depends on the model,
+//! never on the views.
+
+pub mod lab;
+pub mod shortcuts;
+pub mod tools;
+
+pub use lab::Lab;
+pub use tools::Tools;

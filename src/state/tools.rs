@@ -1,0 +1,75 @@
+//! Page tools: whether the help overlay is open (and what to give the focus back to) and
+//! the large-type option for projectors.
+
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+
+/// Class on the root element (`<html>`) that scales type and controls up.
+pub const LARGE_TYPE_CLASS: &str = "large-type";
+
+/// State of the page tools, shared by the buttons, the overlay and the shortcut.
+#[derive(Clone, Copy)]
+pub struct Tools {
+    pub help_open: RwSignal<bool>,
+    pub large_type: RwSignal<bool>,
+    /// What had the focus when help opened: it gets it back on close.
+    opener: StoredValue<Option<web_sys::HtmlElement>, LocalStorage>,
+}
+
+impl Tools {
+    /// Makes the tools and keeps the root's class in step with the large-type option
+    /// (for this visit only: nothing is stored).
+    pub fn new() -> Self {
+        let tools = Self {
+            help_open: RwSignal::new(false),
+            large_type: RwSignal::new(false),
+            opener: StoredValue::new_local(None),
+        };
+        let large = tools.large_type;
+        Effect::new(move |_| set_root_class(LARGE_TYPE_CLASS, large.get()));
+        tools
+    }
+
+    pub fn open_help(&self) {
+        if self.help_open.get_untracked() {
+            return;
+        }
+        let active = document()
+            .active_element()
+            .and_then(|el| el.dyn_into::<web_sys::HtmlElement>().ok());
+        self.opener.set_value(active);
+        self.help_open.set(true);
+    }
+
+    pub fn close_help(&self) {
+        if !self.help_open.get_untracked() {
+            return;
+        }
+        self.help_open.set(false);
+        if let Some(el) = self.opener.get_value() {
+            // Back where the reader was (after the overlay is hidden).
+            request_animation_frame(move || {
+                let _ = el.focus();
+            });
+        }
+    }
+}
+
+impl Default for Tools {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Adds or removes `class` on the document's root element.
+fn set_root_class(class: &str, on: bool) {
+    let Some(root) = document().document_element() else {
+        return;
+    };
+    let current = root.class_name();
+    let mut classes: Vec<&str> = current.split_whitespace().filter(|c| *c != class).collect();
+    if on {
+        classes.push(class);
+    }
+    root.set_class_name(&classes.join(" "));
+}

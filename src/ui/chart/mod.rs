@@ -1,0 +1,462 @@
+//! The backlog chart on two stacked canvases: the frame (grid, labels, legend), redrawn only
+//! when the axes or the size change, and the curves above it, redrawn when a sample arrives
+//! or the run restarts (see `chart` for why). Each canvas's backing store matches its CSS
+//! size times the device pixel ratio, so lines and text stay sharp on high-DPI screens.
+//!
+//! Around the canvases, as page text: the load factor ρ now, the legend, and a readout of
+//! the values at the pointer's time (or at the current time, with the keyboard focus on
+//! the chart) beside a line at that time.
+
+use leptos::prelude::*;
+use leptos_use::{use_device_pixel_ratio, use_event_listener, use_resize_observer, use_window};
+use plotters::prelude::{IntoDrawingArea, RGBColor};
+use plotters_canvas::CanvasBackend;
+use wasm_bindgen::JsCast;
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
+
+pub mod draw;
+
+use crate::format::{count, seconds};
+use crate::model::chart_info::{describe, fluid_count, CrashMarker, Rho, Values};
+use crate::state::Lab;
+use draw::{shown_lines, Axes, Line, LineStyle, Mark, CRASH_COLOR, LINES};
+
+/// A device pixel ratio, sanitised.
+fn sane_ratio(ratio: f64) -> f64 {
+    if ratio.is_finite() && ratio > 0.0 {
+        ratio
+    } else {
+        1.0
+    }
+}
+
+/// Sizes the canvas's backing store to its displayed size (which clears it, if it changes).
+/// None when it is not laid out (hidden): nothing to draw on.
+fn fit(canvas: &HtmlCanvasElement, ratio: f64) -> Option<(u32, u32)> {
+    let width = (f64::from(canvas.client_width()) * ratio).round() as u32;
+    let height = (f64::from(canvas.client_height()) * ratio).round() as u32;
+    if width == 0 || height == 0 {
+        return None;
+    }
+    if canvas.width() != width {
+        canvas.set_width(width);
+    }
+    if canvas.height() != height {
+        canvas.set_height(height);
+    }
+    Some((width, height))
+}
+
+fn backend(canvas: &HtmlCanvasElement) -> Result<CanvasBackend, String> {
+    CanvasBackend::with_canvas_object(canvas.clone())
+        .ok_or_else(|| "the canvas has no 2D context".into())
+}
+
+fn clear(canvas: &HtmlCanvasElement) -> Result<(), String> {
+    let context = canvas
+        .get_context("2d")
+        .ok()
+        .flatten()
+        .and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok())
+        .ok_or("the canvas has no 2D context")?;
+    context.clear_rect(
+        0.0,
+        0.0,
+        f64::from(canvas.width()),
+        f64::from(canvas.height()),
+    );
+    Ok(())
+}
+
+/// What the frame layer shows: when it changes, the frame is redrawn.
+type FrameKey = (Axes, Vec<CrashMarker>, (u32, u32));
+
+/// What one draw learnt that the page's text around the canvas needs.
+#[derive(Clone, Debug, PartialEq)]
+struct Drawn {
+    frame: FrameKey,
+    lines: Vec<Line>,
+}
+
+/// Redraws the curves, and the frame if its key changed.
+fn draw(
+    lab: Lab,
+    frame: &HtmlCanvasElement,
+    curves: &HtmlCanvasElement,
+    drawn: Option<Drawn>,
+    ratio: f64,
+) -> Result<Option<Drawn>, String> {
+    let ratio = sane_ratio(ratio);
+    let data = lab.with_player(|p| p.chart_data());
+    let axes = Axes::of(&data);
+    let Some(frame_size) = fit(frame, ratio) else {
+        return Ok(drawn);
+    };
+    let key = (axes, data.crashes.clone(), frame_size);
+    if drawn.as_ref().map(|d| &d.frame) != Some(&key) {
+        draw::draw_frame(
+            &backend(frame)?.into_drawing_area(),
+            axes,
+            &data.crashes,
+            ratio,
+        )
+        .map_err(|e| e.to_string())?;
+    }
+    if fit(curves, ratio).is_some() {
+        clear(curves)?;
+        draw::draw_curves(&backend(curves)?.into_drawing_area(), &data, axes, ratio)
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(Some(Drawn {
+        frame: key,
+        lines: shown_lines(&data),
+    }))
+}
+
+/// `#rrggbb` for a plotters colour.
+fn hex(c: RGBColor) -> String {
+    format!("#{:02x}{:02x}{:02x}", c.0, c.1, c.2)
+}
+
+/// A small picture of a line as the canvas draws it: colour, dash and mark.
+#[component]
+fn Swatch(style: &'static LineStyle) -> impl IntoView {
+    let color = hex(style.color);
+    let dash = style
+        .dash
+        .map(|(d, g)| format!("{d} {g}"))
+        .unwrap_or_default();
+    let mark = match style.mark {
+        Mark::None => ().into_any(),
+        Mark::Triangle => {
+            view! { <polygon points="18,2 23,11 13,11" fill=color.clone() /> }.into_any()
+        }
+        Mark::Square => {
+            view! { <rect x="14" y="3" width="8" height="8" fill=color.clone() /> }.into_any()
+        }
+        Mark::Ring => view! {
+            <circle cx="18" cy="7" r="4" fill="none" stroke=color.clone() stroke-width="2" />
+        }
+        .into_any(),
+    };
+    view! {
+        <svg class="swatch" viewBox="0 0 36 14" width="36" height="14" aria-hidden="true">
+            <line x1="1" y1="7" x2="35" y2="7" stroke=color.clone() stroke-width=style.width
+                stroke-dasharray=dash />
+            {mark}
+        </svg>
+    }
+}
+
+/// The crash marker's swatch: a dashed vertical line with a cross.
+#[component]
+fn CrashSwatch() -> impl IntoView {
+    let color = hex(CRASH_COLOR);
+    view! {
+        <svg class="swatch" viewBox="0 0 36 14" width="36" height="14" aria-hidden="true">
+            <line x1="10" y1="0" x2="10" y2="14" stroke=color.clone() stroke-width="2" stroke-dasharray="4 3" />
+            <text x="14" y="11" font-size="11" fill=color>"✕"</text>
+        </svg>
+    }
+}
+
+/// The legend, as text: the lines drawn, the crash marker if any, and what is left out.
+#[component]
+fn Legend(lines: Signal<Vec<Line>>, crashes: Signal<usize>) -> impl IntoView {
+    let left_out = move || {
+        let shown = lines.get();
+        let names: Vec<&str> = LINES
+            .iter()
+            .filter(|s| s.line.optional() && !shown.contains(&s.line))
+            .map(|s| s.label)
+            .collect();
+        (!names.is_empty()).then(|| {
+            view! {
+                <li class="legend-note" data-testid="chart-legend-note">
+                    {format!("Not drawn while zero: {}.", names.join("; "))}
+                </li>
+            }
+        })
+    };
+    view! {
+        <ul class="chart-legend" data-testid="chart-legend" aria-label="Legend">
+            {move || {
+                lines
+                    .get()
+                    .into_iter()
+                    .map(|line| {
+                        let style = line.style();
+                        view! {
+                            <li data-line=format!("{line:?}")>
+                                <Swatch style />
+                                {style.label}
+                            </li>
+                        }
+                    })
+                    .collect_view()
+            }}
+            {move || {
+                (crashes.get() > 0)
+                    .then(|| view! { <li data-line="Crash"><CrashSwatch />"crash, labelled with who crashed"</li> })
+            }}
+            {left_out}
+        </ul>
+    }
+}
+
+/// The load factor now, with what it means.
+#[component]
+fn RhoNote(rho: Memo<Rho>, time_s: Signal<f64>) -> impl IntoView {
+    let state = move || match rho.get().value() {
+        None => "none",
+        Some(r) if r > 1.0 => "over",
+        Some(1.0) => "edge",
+        Some(_) => "under",
+    };
+    view! {
+        <p class="rho" data-testid="rho" data-state=state>
+            <span class="rho-formula">
+                "ρ = λ/μ = "
+                <strong data-testid="rho-value">{move || rho.get().value_text()}</strong>
+            </span>
+            " "
+            <span class="rho-rates" data-testid="rho-rates">
+                {move || format!("({} at {})", rho.get().rates_text(), seconds(time_s.get()))}
+            </span>
+            " "
+            <span class="rho-hint" data-testid="rho-hint">{move || rho.get().hint()}</span>
+        </p>
+    }
+}
+
+/// The hover readout: the values at the pointer's time (or now, with the keyboard focus on
+/// the chart), beside a line at that time.
+#[component]
+fn HoverReadout(values: Memo<Option<Values>>, place: Memo<Option<Place>>) -> impl IntoView {
+    let row = |line: Line,
+               testid: &'static str,
+               name: &'static str,
+               text: Box<dyn Fn(&Values) -> String + Send + Sync>| {
+        view! {
+            <li>
+                <Swatch style=line.style() />
+                {name}
+                " "
+                <strong data-testid=testid>
+                    {move || values.get().map(|v| text(&v)).unwrap_or_default()}
+                </strong>
+            </li>
+        }
+    };
+    let box_style = move || {
+        place.get().map_or_else(String::new, |p| {
+            let side = if p.flip {
+                format!("right: calc(100% - {:.1}px + 0.6rem);", p.x)
+            } else {
+                format!("left: calc({:.1}px + 0.6rem);", p.x)
+            };
+            // Below the crash labels' first rows, so a label near the line stays readable.
+            format!("{side} top: calc({:.1}px + 2.6rem);", p.top)
+        })
+    };
+    let line_style = move || {
+        place.get().map_or_else(String::new, |p| {
+            format!(
+                "left: {:.1}px; top: {:.1}px; height: {:.1}px;",
+                p.x,
+                p.top,
+                (p.bottom - p.top).max(0.0)
+            )
+        })
+    };
+    view! {
+        <div class="hover-line" aria-hidden="true" data-testid="chart-hover-line"
+            hidden=move || values.get().is_none() style=line_style></div>
+        <div class="chart-hover" id="chart-hover" data-testid="chart-hover"
+            hidden=move || values.get().is_none() style=box_style>
+            <p class="chart-hover-time">
+                <strong data-testid="hover-time">{move || values.get().map(|v| seconds(v.t_s)).unwrap_or_default()}</strong>
+                {move || values.get().filter(|v| v.now).map(|_| " (now)")}
+            </p>
+            <ul>
+                {row(Line::Backlog, "hover-backlog", "waiting", Box::new(|v| count(v.backlog)))}
+                {row(Line::Prediction, "hover-predicted", "predicted", Box::new(|v| fluid_count(v.predicted)))}
+                {row(Line::InFlight, "hover-in-flight", "in flight", Box::new(|v| count(v.in_flight)))}
+                {row(Line::DeadLettered, "hover-dlq", "in DLQ", Box::new(|v| count(v.dead_lettered)))}
+                {row(Line::OldestAge, "hover-oldest", "oldest waiting", Box::new(|v| seconds(v.oldest_age_s)))}
+            </ul>
+        </div>
+    }
+}
+
+/// Where the hover line and readout go, in CSS pixels within the plot.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Place {
+    x: f64,
+    top: f64,
+    bottom: f64,
+    /// The readout goes left of the line (the line is in the right part of the chart).
+    flip: bool,
+}
+
+/// The dashed line's value at the current time, rounded (for tests and tools).
+fn predicted_now(lab: Lab) -> String {
+    let _ = lab.prediction_key.get();
+    let now = lab.readout.with(|r| r.time_s);
+    lab.with_player(|p| format!("{:.0}", p.predicted_at(now)))
+}
+
+#[component]
+// Long: the chart's two canvases, their redraw effect and the hover readout share
+// signals that would otherwise have to be passed between components.
+pub fn BacklogChart(lab: Lab) -> impl IntoView {
+    let frame = NodeRef::<leptos::html::Canvas>::new();
+    let curves = NodeRef::<leptos::html::Canvas>::new();
+    let plot = NodeRef::<leptos::html::Div>::new();
+    // Redraw when the layout changes the plot's size (ResizeObserver), when the window
+    // resizes, and when the device pixel ratio changes (a zoom changes it without changing
+    // CSS sizes). The hooks are removed with the component.
+    let resized = RwSignal::new(0_u32);
+    let bump = move || resized.update(|n| *n = n.wrapping_add(1));
+    let _ = use_event_listener(use_window(), leptos::ev::resize, move |_| bump());
+    let ratio = use_device_pixel_ratio();
+    // The observer also reports the first layout: redraw only when the size really changed
+    // from what was drawn (a redraw is not free, and the page may be playing).
+    let size = RwSignal::new((0.0_f64, 0.0_f64));
+    use_resize_observer(plot, move |entries, _| {
+        let changed = entries.iter().any(|e| {
+            let rect = e.content_rect();
+            let now = size.get_untracked();
+            (rect.width() - now.0).abs() >= 0.5 || (rect.height() - now.1).abs() >= 0.5
+        });
+        if changed {
+            bump();
+        }
+    });
+
+    // The plot's CSS size (`size`, above) and the time axis's span, as last drawn: the
+    // hover maps with them.
+    let x_max = RwSignal::new(1.0_f64);
+    let lines = RwSignal::new(Vec::<Line>::new());
+    let crashes = Memo::new(move |_| {
+        lab.readout.track();
+        lab.with_player(|p| p.crash_markers().to_vec())
+    });
+    let crash_count = Signal::derive(move || crashes.with(Vec::len));
+
+    Effect::new(move |drawn: Option<Option<Drawn>>| {
+        // Read (not just track) the memo, so it is computed and can signal its changes.
+        let _samples = lab.chart_key.get();
+        // A setting change redraws the prediction at once, even paused.
+        let _prediction = lab.prediction_key.get();
+        resized.track();
+        let ratio = ratio.get();
+        crashes.track();
+        let drawn = drawn.flatten();
+        let (Some(frame), Some(curves)) = (frame.get(), curves.get()) else {
+            return drawn;
+        };
+        let result = draw(lab, &frame, &curves, drawn.clone(), ratio).unwrap_or_else(|e| {
+            lab.error
+                .set(Some(format!("The chart could not be drawn: {e}")));
+            drawn
+        });
+        if let Some(d) = &result {
+            let now = (
+                f64::from(curves.client_width()),
+                f64::from(curves.client_height()),
+            );
+            if size.get_untracked() != now {
+                size.set(now);
+            }
+            if x_max.get_untracked() != d.frame.0.x_max_s {
+                x_max.set(d.frame.0.x_max_s);
+            }
+            if lines.with_untracked(|l| l != &d.lines) {
+                lines.set(d.lines.clone());
+            }
+        }
+        result
+    });
+
+    // The pointer's time on the axis while it is over the chart; the keyboard focus.
+    let pointer_t = RwSignal::new(None::<f64>);
+    let focused = RwSignal::new(false);
+    let values = Memo::new(move |_| {
+        lab.readout.track();
+        match (pointer_t.get(), focused.get()) {
+            (Some(t), _) => Some(lab.with_player(|p| p.values_at(t))),
+            (None, true) => Some(lab.with_player(|p| p.values_now())),
+            (None, false) => None,
+        }
+    });
+    let place = Memo::new(move |_| {
+        let v = values.get()?;
+        let (width, height) = size.get();
+        let x = draw::x_of(v.t_s, width, x_max.get());
+        let (_, ys) = draw::plot_area(width.round() as u32, height.round() as u32, 1.0);
+        Some(Place {
+            x,
+            top: f64::from(ys.start),
+            bottom: f64::from(ys.end),
+            flip: x > width * 0.55,
+        })
+    });
+    let point = move |ev: &web_sys::PointerEvent| {
+        let width = curves.get_untracked().map_or(0, |c| c.client_width());
+        let t = draw::time_at(
+            f64::from(ev.offset_x()),
+            f64::from(width),
+            x_max.get_untracked(),
+        );
+        pointer_t.set(Some(t));
+    };
+    let rho = Memo::new(move |_| {
+        lab.readout.track();
+        lab.with_player(|p| p.rho_now())
+    });
+    let time_s = Signal::derive(move || lab.readout.with(|r| r.time_s));
+    let description = move || {
+        lab.readout.track();
+        let shown: Vec<String> = lines
+            .get()
+            .into_iter()
+            .map(|l| format!("{}, {}", l.style().label, l.style().looks))
+            .collect();
+        let shown: Vec<&str> = shown.iter().map(String::as_str).collect();
+        crashes.with(|c| describe(&lab.with_player(|p| p.values_now()), &shown, c))
+    };
+
+    view! {
+        <figure class="panel chart">
+            <div class="chart-head">
+                <h2 id="chart-title">"Backlog"</h2>
+                <RhoNote rho time_s />
+            </div>
+            <Legend lines=lines.into() crashes=crash_count />
+            <div class="plot" node_ref=plot tabindex="0" aria-labelledby="chart-title"
+                aria-describedby="chart-hover" data-testid="chart-plot"
+                on:focus=move |_| focused.set(true)
+                on:blur=move |_| focused.set(false)>
+                <canvas node_ref=frame data-testid="chart-frame" aria-hidden="true"></canvas>
+                <canvas node_ref=curves data-testid="chart" role="img" aria-label=description
+                    data-crash-markers=move || crash_count.get().to_string()
+                    data-predicted-now=move || predicted_now(lab)
+                    on:pointermove=move |ev| point(&ev)
+                    on:pointerdown=move |ev| point(&ev)
+                    // A finger lifting also "leaves": keep its readout until the next touch.
+                    on:pointerleave=move |ev| {
+                        if ev.pointer_type() != "touch" {
+                            pointer_t.set(None);
+                        }
+                    }
+                    on:pointercancel=move |_| pointer_t.set(None)></canvas>
+                <HoverReadout values place />
+            </div>
+            <figcaption>
+                "Dashed: the fluid prediction, where the backlog grows by arrivals λ minus capacity μ each second. "
+                "Point at the chart (or focus it with Tab) to read the values at that time."
+            </figcaption>
+        </figure>
+    }
+}

@@ -1,0 +1,114 @@
+//! The playback toolbar: play/pause, step back and forward, speed, crash a consumer, reset;
+//! and the scenario picker.
+
+use brokerlab_core::examples;
+
+use leptos::prelude::*;
+
+use crate::format::{seconds, speed};
+use crate::model::player::{RESTART_AFTER_S, SPEEDS};
+use crate::state::Lab;
+use crate::ui::seed::SeedControl;
+
+#[component]
+pub fn Controls(lab: Lab) -> impl IntoView {
+    let play_label = move || {
+        if lab.playing.get() {
+            "Pause"
+        } else if lab.readout.with(|r| r.finished) {
+            "Replay"
+        } else {
+            "Play"
+        }
+    };
+    let crash_label = move || match lab.crash_target.get() {
+        Some(name) => format!("Crash {name}"),
+        None => "All consumers are down".to_string(),
+    };
+    let on_speed = move |ev: leptos::ev::Event| {
+        if let Ok(s) = event_target_value(&ev).parse::<f64>() {
+            lab.set_speed(s);
+        }
+    };
+    let options = SPEEDS
+        .iter()
+        .map(|&s| {
+            view! {
+                <option value=s.to_string() selected=move || lab.speed.get() == s>
+                    {speed(s)}
+                </option>
+            }
+        })
+        .collect_view();
+    view! {
+        <div class="controls" role="toolbar" aria-label="Playback">
+            <button type="button" data-testid="back" on:click=move |_| lab.back()
+                disabled=move || lab.readout.with(|r| r.step == 0)
+                title="One step back (←): the run is re-simulated up to the previous step">
+                "◀ Back"
+            </button>
+            <button type="button" class="primary" data-testid="play" on:click=move |_| lab.toggle_play()
+                title="Play or pause (space)">
+                {play_label}
+            </button>
+            <button type="button" data-testid="step" on:click=move |_| lab.step()
+                disabled=move || lab.readout.with(|r| r.finished)
+                title="One step forward: the next event (→)">
+                "Step ▶"
+            </button>
+            <span class="position" aria-live="off">
+                "Step " <strong data-testid="step-index">{move || lab.readout.with(|r| r.step)}</strong>
+                " at " <strong data-testid="step-time">{move || lab.readout.with(|r| seconds(r.time_s))}</strong>
+                <span class="budget-stop" data-testid="budget-stop" role="status"
+                    hidden=move || lab.readout.with(|r| r.budget_stop.is_none())>
+                    " — " {move || lab.readout.with(|r| r.budget_stop.unwrap_or_default())}
+                </span>
+            </span>
+            <label class="speed">
+                <span>"Speed"</span>
+                <select data-testid="speed" on:change=on_speed prop:value=move || lab.speed.get().to_string()>
+                    {options}
+                </select>
+                <span class="hint">"simulated seconds per second"</span>
+            </label>
+            <button type="button" class="danger" data-testid="crash" on:click=move |_| lab.crash()
+                disabled=move || lab.crash_target.with(Option::is_none)
+                title=format!("Crashes the first running consumer now; it restarts {RESTART_AFTER_S} s later")>
+                {crash_label}
+            </button>
+            <button type="button" data-testid="reset" on:click=move |_| lab.reset() title="Back to the start (r)">
+                "Reset"
+            </button>
+            <p class="keys" data-testid="shortcuts">
+                "Keys: " <kbd>"space"</kbd> " play/pause · " <kbd>"→"</kbd> " step · " <kbd>"←"</kbd>
+                " back · " <kbd>"r"</kbd> " reset · " <kbd>"+"</kbd> " / " <kbd>"-"</kbd> " speed · "
+                <kbd>"?"</kbd> " help"
+            </p>
+        </div>
+    }
+}
+
+/// The scenario picker: every built-in example; choosing one loads it, paused.
+#[component]
+pub fn ScenarioPicker(lab: Lab) -> impl IntoView {
+    let name = move || lab.scenario.with(|s| s.0.clone());
+    let description = move || lab.scenario.with(|s| s.1.clone());
+    let options = examples::names()
+        .map(|n| {
+            view! { <option value=n selected=move || lab.scenario.with(|s| s.0 == n)>{n}</option> }
+        })
+        .collect_view();
+    view! {
+        <section class="scenario" aria-label="Scenario">
+            <label class="picker">
+                <strong>"Scenario"</strong>
+                <select data-testid="scenario" prop:value=name
+                    on:change=move |ev| lab.load(&event_target_value(&ev))>
+                    {options}
+                </select>
+            </label>
+            <SeedControl lab />
+            <p data-testid="scenario-description">{description}</p>
+        </section>
+    }
+}

@@ -1,0 +1,140 @@
+//! Page tools: the help overlay (every control and shortcut, and what each panel shows),
+//! opened with "?" or its button; and the large-type option for projectors.
+
+use leptos::prelude::*;
+
+use crate::state::shortcuts::SHORTCUTS;
+use crate::state::Tools;
+
+/// The "Help" and "Large type" buttons.
+#[component]
+pub fn ToolButtons(tools: Tools) -> impl IntoView {
+    view! {
+        <div class="tools" role="group" aria-label="Page">
+            <button type="button" data-testid="help-button" aria-haspopup="dialog"
+                on:click=move |_| tools.open_help() title="Every control and shortcut (?)">
+                "Help " <kbd>"?"</kbd>
+            </button>
+            <button type="button" data-testid="large-type"
+                aria-pressed=move || if tools.large_type.get() { "true" } else { "false" }
+                on:click=move |_| tools.large_type.update(|on| *on = !*on)
+                title="Larger text and controls, for a projector or a shared screen">
+                "Large type"
+            </button>
+        </div>
+    }
+}
+
+/// (what, explanation) rows of the overlay.
+const CONTROLS: &[(&str, &str)] = &[
+    ("Scenario", "Loads a built-in example, paused at its start; its description says what to watch for."),
+    ("Seed", "The number the run's chance comes from: the same seed gives the same run. Type one and press Enter, or take a new one."),
+    ("Play / Pause / Replay", "Runs the simulation in real time at the chosen speed; at the end, starts it again."),
+    ("Step ▶", "Takes exactly one event and tells it."),
+    ("◀ Back", "Goes one event back: the run is re-simulated, your crashes included."),
+    ("Speed", "Simulated seconds per second of your time, 0.1× to 20×."),
+    ("Crash", "Crashes the first consumer that is up; it restarts a few seconds later."),
+    ("Reset", "Starts the scenario again and forgets your commands."),
+    ("Timeline", "Goes to any moment of the run, back or forward; your commands stay in the run."),
+    ("Large type", "Larger text and controls for projectors, for this visit."),
+];
+
+const PANELS: &[(&str, &str)] = &[
+    ("Backlog chart", "Messages waiting over simulated time, with the fluid prediction (λ − μ)·t dashed."),
+    ("Invariants", "Whether any message was lost, any effect applied twice, any key applied out of order — and where each first broke."),
+    ("What just happened", "The latest step in words, and the recent notable events."),
+    ("Event log", "The latest facts; type a message id to follow one message."),
+    ("Message history", "Every fact about one message so far, by lane: producer, broker, consumer, database."),
+    ("Counters", "What is waiting and in flight now, the run's totals, its failures, and latency percentiles."),
+    ("Topology", "Producers, broker, consumers and database, with a crash or restart control on each."),
+    ("Logs and consumer groups", "For partitioned logs: each partition's offsets, owner and lag."),
+];
+
+fn rows(items: &'static [(&'static str, &'static str)]) -> impl IntoView {
+    items
+        .iter()
+        .map(|&(what, why)| view! { <dt>{what}</dt><dd>{why}</dd> })
+        .collect_view()
+}
+
+/// The help overlay: a modal dialog that keeps the focus inside while open.
+#[component]
+pub fn HelpDialog(tools: Tools) -> impl IntoView {
+    let dialog = NodeRef::<leptos::html::Div>::new();
+    let first = NodeRef::<leptos::html::Button>::new();
+    let last = NodeRef::<leptos::html::Button>::new();
+    Effect::new(move |_| {
+        if tools.help_open.get() {
+            // Once the overlay is shown, move the focus into it.
+            request_animation_frame(move || {
+                if let Some(d) = dialog.get_untracked() {
+                    let _ = d.focus();
+                }
+            });
+        }
+    });
+    let on_keydown = move |ev: web_sys::KeyboardEvent| {
+        // Keys pressed inside the dialog are for the dialog, not the page's shortcuts.
+        ev.stop_propagation();
+        match ev.key().as_str() {
+            "Escape" => {
+                ev.prevent_default();
+                tools.close_help();
+            }
+            "Tab" => {
+                let (Some(first), Some(last)) = (first.get_untracked(), last.get_untracked())
+                else {
+                    return;
+                };
+                let active = document().active_element();
+                let at = |el: &web_sys::Element| {
+                    active.as_ref().is_some_and(|a| a.is_same_node(Some(el)))
+                };
+                let onto_dialog = dialog.get_untracked().is_some_and(|d| at(&d));
+                if ev.shift_key() && (at(&first) || onto_dialog) {
+                    ev.prevent_default();
+                    let _ = last.focus();
+                } else if !ev.shift_key() && at(&last) {
+                    ev.prevent_default();
+                    let _ = first.focus();
+                }
+            }
+            _ => {}
+        }
+    };
+    view! {
+        <div class="help-backdrop" hidden=move || !tools.help_open.get()
+            on:click=move |ev| {
+                // A click on the dimmed page around the dialog closes it.
+                let outside = ev.target().zip(ev.current_target()).is_some_and(|(t, c)| t == c);
+                if outside {
+                    tools.close_help();
+                }
+            }>
+            <div class="help" role="dialog" aria-modal="true" aria-labelledby="help-title"
+                aria-describedby="help-intro" tabindex="-1" data-testid="help" node_ref=dialog
+                on:keydown=on_keydown>
+                <div class="help-head">
+                    <h2 id="help-title">"Help"</h2>
+                    <button type="button" node_ref=first data-testid="help-close"
+                        on:click=move |_| tools.close_help()>"Close"</button>
+                </div>
+                <p id="help-intro">
+                    "Broker Lab simulates messages going from producers through a broker to consumers and a database. Everything runs in this page, and the same scenario and seed always give the same run."
+                </p>
+                <h3>"Controls"</h3>
+                <dl class="help-list">{rows(CONTROLS)}</dl>
+                <h3>"Keyboard"</h3>
+                <dl class="help-list keys-list" data-testid="help-keys">
+                    {SHORTCUTS.iter().map(|s| view! { <dt><kbd>{s.label}</kbd></dt><dd>{s.what}</dd> }).collect_view()}
+                </dl>
+                <p class="hint">"Shortcuts do nothing while you type in a field."</p>
+                <h3>"Panels"</h3>
+                <dl class="help-list">{rows(PANELS)}</dl>
+                <button type="button" class="primary" node_ref=last on:click=move |_| tools.close_help()>
+                    "Close help"
+                </button>
+            </div>
+        </div>
+    }
+}

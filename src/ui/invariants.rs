@@ -1,0 +1,53 @@
+//! The invariants panel: each live property, and where it first broke.
+
+use brokerlab_core::MsgId;
+use leptos::prelude::*;
+
+use crate::model::invariants::*;
+
+/// The invariants panel, with the "pause when one breaks" option.
+#[component]
+pub fn InvariantsPanel(
+    statuses: Memo<Vec<Status>>,
+    pause_on_breach: RwSignal<bool>,
+    /// Opens a message's history.
+    on_msg: Callback<MsgId>,
+) -> impl IntoView {
+    let rows = move || {
+        statuses
+            .get()
+            .into_iter()
+            .map(|s| {
+                let key = s.property.key();
+                let verdict = if s.holds { "✓ holds" } else { "✗ broken" };
+                let class = if s.holds { "holds" } else { "broken" };
+                let msg = s.msg.map(|m| {
+                    view! {
+                        <button type="button" class="msg" data-testid=format!("invariant-{key}-msg")
+                            title="Show this message's history"
+                            on:click=move |_| on_msg.run(m)>{format!("#{m}")}</button>
+                    }
+                });
+                view! {
+                    <li class=class data-testid=format!("invariant-{key}")>
+                        <span class="verdict" data-testid=format!("invariant-{key}-verdict")>{verdict}</span>
+                        " "<strong>{s.property.title()}</strong>
+                        <span class="detail">" — " {s.detail} " " {msg}</span>
+                    </li>
+                }
+            })
+            .collect_view()
+    };
+    view! {
+        <section class="panel invariants" aria-labelledby="invariants-title" data-testid="invariants">
+            <h2 id="invariants-title">"Invariants"</h2>
+            <label class="option">
+                <input type="checkbox" data-testid="invariants-pause"
+                    prop:checked=move || pause_on_breach.get()
+                    on:change=move |ev| pause_on_breach.set(event_target_checked(&ev)) />
+                " Pause when one breaks"
+            </label>
+            <ul>{rows}</ul>
+        </section>
+    }
+}

@@ -1,0 +1,204 @@
+//! The message history panel: a sequence diagram of one message's [`Lineage`].
+
+use leptos::prelude::*;
+use leptos_use::{use_event_listener, use_window};
+
+use crate::model::lineage::*;
+
+/// The lineage panel: the sequence diagram and the same facts as a list, or why there is
+/// none. Escape closes it.
+#[component]
+pub fn LineagePanel(
+    lineage: RwSignal<Option<Result<Lineage, String>>>,
+    /// Rebuilds the open lineage up to the current step.
+    on_refresh: Callback<()>,
+) -> impl IntoView {
+    let _ = use_event_listener(use_window(), leptos::ev::keydown, move |ev| {
+        if ev.key() == "Escape" && lineage.with_untracked(Option::is_some) {
+            lineage.set(None);
+            ev.prevent_default();
+        }
+    });
+    let body = move || {
+        lineage.with(|l| match l {
+            None => ().into_any(),
+            Some(Err(problem)) => {
+                let problem = problem.clone();
+                view! { <p class="problem" role="alert" data-testid="lineage-problem">{problem}</p> }
+                    .into_any()
+            }
+            Some(Ok(l)) => lineage_view(l).into_any(),
+        })
+    };
+    let title = move || {
+        lineage.with(|l| match l {
+            Some(Ok(l)) => format!("History of #{} (up to step {})", l.msg, l.upto_step),
+            _ => "History of a message".to_string(),
+        })
+    };
+    view! {
+        <section class="panel lineage" aria-labelledby="lineage-title" data-testid="lineage"
+            hidden=move || lineage.with(Option::is_none)>
+            <h2 id="lineage-title" data-testid="lineage-title">{title}</h2>
+            <div class="lineage-actions">
+                <button type="button" data-testid="lineage-refresh"
+                    on:click=move |_| on_refresh.run(())>"Up to now"</button>
+                <button type="button" data-testid="lineage-close" aria-keyshortcuts="Escape"
+                    title="Close (Escape)"
+                    on:click=move |_| lineage.set(None)>"Close"</button>
+            </div>
+            {body}
+        </section>
+    }
+}
+
+/// Diagram geometry, in SVG user units (the SVG is scaled with the page's rem).
+const GUTTER: f64 = 84.0;
+const COL_W: f64 = 190.0;
+const HEAD_H: f64 = 62.0;
+const ROW_H: f64 = 36.0;
+/// Room on the right for the labels of self-arrows on the last lifeline.
+const RIGHT_PAD: f64 = 230.0;
+
+fn lifeline_x(i: usize) -> f64 {
+    GUTTER + COL_W * i as f64 + COL_W / 2.0
+}
+
+/// The y of row `i`'s arrow (row 0 sits just below the heads, its label above it).
+fn row_y(i: usize) -> f64 {
+    HEAD_H + ROW_H * (i as f64 + 0.8)
+}
+
+fn lineage_view(l: &Lineage) -> impl IntoView {
+    if l.rows.is_empty() {
+        return view! { <p class="none" data-testid="lineage-none">"Nothing has happened to this message yet."</p> }
+            .into_any();
+    }
+    let more = (l.more > 0).then(|| {
+        view! { <p class="more" data-testid="lineage-more">{format!("… and {} later facts not listed.", l.more)}</p> }
+    });
+    let rows = l
+        .rows
+        .iter()
+        .map(|r| {
+            view! {
+                <li data-testid="lineage-row" data-lane=r.lane.label() data-kind=r.kind.class()>
+                    <span class="at">{format!("step {} · {:.3} s", r.step, r.time_s)}</span>
+                    " "
+                    <span class="what">
+                        <span class="lane-name">{r.lane.label()}": "</span>{r.text.clone()}
+                    </span>
+                </li>
+            }
+        })
+        .collect_view();
+    view! {
+        <p class="seq-legend" aria-hidden="true">
+            <span class="key normal">"── message"</span>
+            <span class="key reply">"- - answer"</span>
+            <span class="key failure">"✗ failure"</span>
+            <span class="key duplicate">"⚠ duplicate"</span>
+        </p>
+        <div class="seq-scroll" tabindex="0" role="region"
+            aria-label="Sequence diagram (scrolls); the same facts are listed below">
+            {diagram(l)}
+        </div>
+        {more}
+        <details class="seq-text">
+            <summary>"The same history as text"</summary>
+            <ol class="seq-list" data-testid="lineage-rows"
+                aria-label="Every fact about this message, oldest first">{rows}</ol>
+        </details>
+    }
+    .into_any()
+}
+
+/// The sequence diagram: lifelines with a head box each, one arrow per row.
+fn diagram(l: &Lineage) -> impl IntoView {
+    let n = l.participants.len().max(1);
+    let width = GUTTER + COL_W * n as f64 + RIGHT_PAD;
+    let height = row_y(l.rows.len().saturating_sub(1)) + ROW_H * 0.6;
+    let heads = l
+        .participants
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let x = lifeline_x(i);
+            view! {
+                <g class="lifeline" data-testid="lineage-lifeline">
+                    <line class="life" x1=x y1=HEAD_H - 8.0 x2=x y2=height />
+                    <rect class="head" x=x - COL_W / 2.0 + 8.0 y="4" width=COL_W - 16.0 height=HEAD_H - 12.0 rx="6" />
+                    <text class="role" x=x y="22" text-anchor="middle">{p.role}</text>
+                    <text class="name" x=x y="42" text-anchor="middle">{p.name.clone()}</text>
+                </g>
+            }
+        })
+        .collect_view();
+    let arrows = l
+        .rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| arrow_view(i, r))
+        .collect_view();
+    view! {
+        <svg class="seq" data-testid="lineage-svg" role="img"
+            aria-label=format!("Sequence diagram of #{}: {} facts between {} participants", l.msg, l.rows.len(), l.participants.len())
+            viewBox=format!("0 0 {width} {height}")
+            style=format!("width: {:.2}rem", width / 16.0)>
+            <defs>
+                <marker id="seq-head-normal" class="normal" viewBox="0 0 10 10" refX="10" refY="5"
+                    markerWidth="6" markerHeight="6" orient="auto-start-reverse">
+                    <path d="M0,0 L10,5 L0,10 z" />
+                </marker>
+                <marker id="seq-head-reply" class="reply" viewBox="0 0 10 10" refX="10" refY="5"
+                    markerWidth="7" markerHeight="7" orient="auto-start-reverse">
+                    <path d="M0,0 L10,5 L0,10" fill="none" />
+                </marker>
+                <marker id="seq-head-failure" class="failure" viewBox="0 0 10 10" refX="5" refY="5"
+                    markerWidth="8" markerHeight="8" orient="auto">
+                    <path d="M1,1 L9,9 M9,1 L1,9" fill="none" />
+                </marker>
+                <marker id="seq-head-duplicate" class="duplicate" viewBox="0 0 10 10" refX="10" refY="5"
+                    markerWidth="5" markerHeight="5" orient="auto">
+                    <path d="M0,5 L5,0 L10,5 L5,10 z" />
+                </marker>
+            </defs>
+            {heads}
+            {arrows}
+        </svg>
+    }
+}
+
+/// One row: the time on the left, the arrow (or self-arrow) and its label.
+fn arrow_view(i: usize, r: &LineageRow) -> impl IntoView {
+    let y = row_y(i);
+    let kind = r.kind.class();
+    let marker = format!("url(#seq-head-{kind})");
+    let class = format!("arrow {kind}");
+    let time = format!("{:.3} s", r.time_s);
+    let shape = if r.from == r.to {
+        // A small loop on the right of the lifeline, label beside it.
+        let x = lifeline_x(r.from);
+        let d = format!("M{x},{} h26 v14 h-24", y - 12.0);
+        view! {
+            <path class=class d=d fill="none" marker-end=marker />
+            <text class=format!("label {kind}") x=x + 34.0 y=y + 1.0 text-anchor="start">{r.label.clone()}</text>
+        }
+        .into_any()
+    } else {
+        let (x1, x2) = (lifeline_x(r.from), lifeline_x(r.to));
+        // Stop short of the lifeline so the head stays visible.
+        let x2_end = if x2 > x1 { x2 - 3.0 } else { x2 + 3.0 };
+        view! {
+            <line class=class x1=x1 y1=y x2=x2_end y2=y marker-end=marker />
+            <text class=format!("label {kind}") x=(x1 + x2) / 2.0 y=y - 7.0 text-anchor="middle">{r.label.clone()}</text>
+        }
+        .into_any()
+    };
+    view! {
+        <g class="row" data-testid="lineage-arrow" data-kind=kind data-from=r.from data-to=r.to>
+            <text class="time" x="6" y=y + 4.0>{time}</text>
+            {shape}
+        </g>
+    }
+}

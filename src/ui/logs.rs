@@ -1,0 +1,135 @@
+//! The logs panel: each partitioned log with its consumer groups, partitions and members.
+
+use brokerlab_core::{Fault, MemberCrashPoint};
+use leptos::prelude::*;
+
+use crate::format::count;
+use crate::model::groups::*;
+use crate::model::player::RESTART_AFTER_S;
+use crate::state::Lab;
+
+/// The logs panel; nothing for scenarios without logs.
+#[component]
+pub fn LogsView(lab: Lab) -> impl IntoView {
+    let logs = Memo::new(move |_| lab.topology.with(|t| t.logs.clone()));
+    let groups = move || {
+        logs.with(|l| l.groups.clone())
+            .into_iter()
+            .enumerate()
+            .map(|(g, card)| group_view(lab, g as u32, card))
+            .collect_view()
+    };
+    // Growing a log: keys hash over more partitions from now on, so a key's next records
+    // may land elsewhere than its earlier ones (order per key is only kept per partition).
+    let log_sizes = move || {
+        logs.with(|l| l.logs.clone().into_iter().zip(l.partition_counts.clone()))
+            .enumerate()
+            .map(|(i, (name, n))| {
+                let grow = name.clone();
+                view! {
+                    <li data-testid=format!("log-{i}-size")>
+                        <span>{format!("{name}: {n} partitions ")}</span>
+                        <button type="button" class="small" data-testid=format!("log-{i}-add-partition")
+                            title="Keys spread over the new partition too; every group reading the log rebalances"
+                            on:click=move |_| lab.command(Fault::SetPartitions { log: grow.clone(), partitions: n + 1 })>
+                            "Add a partition"
+                        </button>
+                    </li>
+                }
+            })
+            .collect_view()
+    };
+    view! {
+        <section class="panel logs" aria-labelledby="logs-title" data-testid="logs"
+            hidden=move || logs.with(|l| l.logs.is_empty())>
+            <h2 id="logs-title">"Logs and consumer groups"</h2>
+            <p class="log-counters">
+                "Appended " <strong data-testid="log-appended">{move || count(logs.with(|l| l.appended))}</strong>
+                " · processed " <strong data-testid="log-processed">{move || count(logs.with(|l| l.records_processed))}</strong>
+                " · skipped " <strong data-testid="log-skipped">{move || count(logs.with(|l| l.records_skipped))}</strong>
+                " · rebalances " <strong data-testid="log-rebalances">{move || count(logs.with(|l| l.rebalances))}</strong>
+            </p>
+            <ul class="log-sizes">{log_sizes}</ul>
+            {groups}
+        </section>
+    }
+}
+
+fn group_view(lab: Lab, g: u32, card: GroupCard) -> impl IntoView {
+    let rebalancing = card.rebalancing;
+    let banner = rebalance_banner(&card);
+    let lanes = card
+        .partitions
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let style = format!("width: {:.1}%", committed_pct(p));
+            view! {
+                <li data-testid=format!("group-{g}-partition-{i}") class:blocked=p.retrying.is_some()>
+                    <span class="bar" aria-hidden="true"><span class="committed" style=style></span></span>
+                    <span>{partition_text(i, p)}</span>
+                </li>
+            }
+        })
+        .collect_view();
+    let member_rows = card
+        .members
+        .iter()
+        .enumerate()
+        .map(|(m, member)| {
+            view! {
+                <li class=format!("member {}", member_class(member))
+                    data-testid=format!("group-{g}-member-{m}-state")>
+                    <strong>{member.name.clone()}</strong>{format!(": {}", member_text(member))}
+                </li>
+            }
+        })
+        .collect_view();
+    let members = card
+        .members
+        .iter()
+        .enumerate()
+        .map(|(m, member)| {
+            let name = member.name.clone();
+            let m = m as u32;
+            view! {
+                <button type="button" class="small danger" data-testid=format!("group-{g}-member-{m}-crash")
+                    on:click=move |_| lab.command(Fault::CrashMember {
+                        group: g,
+                        member: m,
+                        point: MemberCrashPoint::Now,
+                        restart_after_s: Some(RESTART_AFTER_S),
+                    })>
+                    {format!("Crash {name}")}
+                </button>
+            }
+        })
+        .collect_view();
+    view! {
+        <div class="group" class:rebalancing=rebalancing data-testid=format!("group-{g}")>
+            <h3>
+                {format!("Group {} ", card.name)}
+                <span data-testid=format!("group-{g}-members")>
+                    {format!("{} / {} members up", card.members_up, card.members.len())}
+                </span>
+                <span class="dead-lettered" data-testid=format!("group-{g}-dead-lettered")>
+                    {format!(" · dead-lettered {}", count(card.dead_lettered))}
+                </span>
+            </h3>
+            <Show when=move || rebalancing>
+                <p class="rebalancing" role="status" data-testid=format!("group-{g}-rebalancing")>
+                    {banner}
+                </p>
+            </Show>
+            <ul class="members">{member_rows}</ul>
+            <ul class="partitions">{lanes}</ul>
+            <div class="group-actions">
+                {members}
+                <button type="button" class="small" data-testid=format!("group-{g}-add-member")
+                    on:click=move |_| lab.command(Fault::AddMember { group: g })>"Add member"</button>
+                <button type="button" class="small" data-testid=format!("group-{g}-replay")
+                    on:click=move |_| lab.command(Fault::SeekToEarliest { group: g })>"Replay from start"</button>
+            </div>
+        </div>
+    }
+}

@@ -1,0 +1,17 @@
+//! The views: Leptos components that read the [`crate::state::Lab`]'s memos and call its
+//! commands. Nothing here decides what the run is; it only shows it.
+
+pub mod app;
+pub mod chart;
+pub mod controls;
+pub mod counters;
+pub mod help;
+pub mod invariants;
+pub mod lineage;
+pub mod logs;
+pub mod narration;
+pub mod panic_panel;
+pub mod parameters;
+pub mod seed;
+pub mod timeline;
+pub mod topology;

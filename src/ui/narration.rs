@@ -1,0 +1,233 @@
+//! The narration: the latest step in words, a short list of notable events, and the event
+//! log of the latest steps, filterable by message id.
+
+use brokerlab_core::MsgId;
+use leptos::prelude::*;
+
+use crate::format::seconds;
+use crate::model::story::{LogLine, Narration};
+
+/// Longest message-id filter accepted (an id has at most 20 digits).
+const FILTER_CHARS_MAX: usize = 21;
+
+/// Parses the log's message filter, typed by the user: empty means no filter; otherwise a
+/// message id in digits, optionally written `#77`. Anything else is refused with a reason.
+pub fn parse_msg_filter(input: &str) -> Result<Option<MsgId>, String> {
+    let text = input.trim();
+    if text.is_empty() {
+        return Ok(None);
+    }
+    if text.chars().count() > FILTER_CHARS_MAX {
+        return Err("That is too long for a message id.".into());
+    }
+    let digits = text.strip_prefix('#').unwrap_or(text);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!(
+            "“{text}” is not a message id: type a number such as 7 or #7."
+        ));
+    }
+    digits
+        .parse::<MsgId>()
+        .map(Some)
+        .map_err(|_| "That number is too large for a message id.".into())
+}
+
+/// The log lines a filter keeps (all of them without a filter).
+pub fn filter_log(log: &[LogLine], msg: Option<MsgId>) -> Vec<LogLine> {
+    log.iter()
+        .filter(|l| msg.is_none_or(|m| l.msg == Some(m)))
+        .cloned()
+        .collect()
+}
+
+/// The event log of the latest steps, newest first, with a message-id filter.
+#[component]
+pub fn EventLog(
+    narration: Memo<Narration>,
+    /// Called with a message id the user clicked (to show its history).
+    #[prop(optional)]
+    on_msg: Option<Callback<MsgId>>,
+) -> impl IntoView {
+    let input = RwSignal::new(String::new());
+    let filter = Memo::new(move |_| input.with(|t| parse_msg_filter(t)));
+    let problem = move || filter.get().err();
+    let lines = move || {
+        let msg = filter.get().ok().flatten();
+        let lines = narration.with(|n| filter_log(&n.log, msg));
+        if lines.is_empty() {
+            let text = if msg.is_some() {
+                "No step in the log is about that message."
+            } else {
+                "Nothing yet. Press Step or Play."
+            };
+            return view! { <li class="none">{text}</li> }.into_any();
+        }
+        lines
+            .into_iter()
+            .map(|l| {
+                let about = l.msg.map(|m| {
+                    view! {
+                        <button type="button" class="msg" data-testid="log-msg"
+                            title="Show this message's history, and only its steps in the log"
+                            on:click=move |_| {
+                                input.set(format!("#{m}"));
+                                if let Some(open) = on_msg {
+                                    open.run(m);
+                                }
+                            }>
+                            {format!("#{m}")}
+                        </button>
+                    }
+                });
+                view! {
+                    <li>
+                        <span class="at">{format!("step {} · {}", l.step, seconds(l.time_s))}</span>
+                        <span class="what">{about} " " {l.text}</span>
+                    </li>
+                }
+            })
+            .collect_view()
+            .into_any()
+    };
+    view! {
+        <section class="panel log" aria-labelledby="log-title">
+            <h2 id="log-title">"Event log"</h2>
+            <label class="filter">
+                <span>"Only message"</span>
+                <input type="text" inputmode="numeric" maxlength="24" placeholder="any id, e.g. 7"
+                    data-testid="log-filter" prop:value=move || input.get()
+                    on:input=move |ev| input.set(event_target_value(&ev)) />
+            </label>
+            <p class="problem" role="alert" data-testid="log-filter-error" hidden=move || problem().is_none()>
+                {problem}
+            </p>
+            <ol class="events" data-testid="log" aria-label="Latest steps, newest first">
+                {lines}
+            </ol>
+        </section>
+    }
+}
+
+fn latest_text(n: &Narration) -> String {
+    if n.sentences.is_empty() {
+        return "Press Play to start the run.".to_string();
+    }
+    let more = match n.more {
+        0 => String::new(),
+        1 => " (and 1 more thing)".to_string(),
+        k => format!(" (and {k} more things)"),
+    };
+    format!("At {}: {}{more}", seconds(n.time_s), n.sentences.join(" "))
+}
+
+#[component]
+pub fn NarrationPanel(narration: Memo<Narration>) -> impl IntoView {
+    let events = move || {
+        let events = narration.with(|n| n.events.clone());
+        if events.is_empty() {
+            return view! { <li class="none">"None yet. Try crashing a consumer."</li> }.into_any();
+        }
+        events
+            .into_iter()
+            .map(|e| {
+                view! {
+                    <li>
+                        <span class="at">{seconds(e.time_s)}</span>
+                        <span>{e.text}</span>
+                    </li>
+                }
+            })
+            .collect_view()
+            .into_any()
+    };
+    view! {
+        <section class="panel narration" aria-labelledby="narration-title">
+            <h2 id="narration-title">"What just happened"</h2>
+            <p class="latest" data-testid="narration" aria-live="polite">
+                {move || narration.with(latest_text)}
+            </p>
+            <h3>"Notable events"</h3>
+            <ol class="events" data-testid="events" role="log" aria-label="Notable events, newest first">
+                {events}
+            </ol>
+        </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::story::Event;
+
+    #[test]
+    fn the_filter_takes_ids_and_refuses_anything_else() {
+        assert_eq!(parse_msg_filter(""), Ok(None));
+        assert_eq!(parse_msg_filter("   "), Ok(None));
+        assert_eq!(parse_msg_filter("7"), Ok(Some(7)));
+        assert_eq!(parse_msg_filter(" #42 "), Ok(Some(42)));
+        assert_eq!(parse_msg_filter("18446744073709551615"), Ok(Some(u64::MAX)));
+        for bad in [
+            "#",
+            "-1",
+            "1.5",
+            "7a",
+            "＃7",
+            "٣",
+            "1 2",
+            "<b>1</b>",
+            "99999999999999999999",
+        ] {
+            assert!(parse_msg_filter(bad).is_err(), "{bad:?} was accepted");
+        }
+        assert!(parse_msg_filter(&"9".repeat(10_000)).is_err());
+    }
+
+    #[test]
+    fn the_filter_keeps_only_that_message() {
+        let line = |step, msg| LogLine {
+            step,
+            time_s: 0.0,
+            msg,
+            text: String::new(),
+        };
+        let log = vec![line(3, Some(1)), line(2, None), line(1, Some(0))];
+        assert_eq!(filter_log(&log, None).len(), 3);
+        let only = filter_log(&log, Some(1));
+        assert_eq!(only.len(), 1);
+        assert_eq!(only[0].step, 3);
+        assert!(filter_log(&log, Some(9)).is_empty());
+    }
+
+    #[test]
+    fn the_line_invites_to_play_before_anything_happened() {
+        assert_eq!(
+            latest_text(&Narration::default()),
+            "Press Play to start the run."
+        );
+    }
+
+    #[test]
+    fn the_line_gives_time_sentences_and_what_was_left_out() {
+        let n = Narration {
+            time_s: 12.345,
+            sentences: vec!["A happened.".into(), "B happened.".into()],
+            more: 2,
+            events: vec![Event {
+                time_s: 1.0,
+                text: "x".into(),
+            }],
+            log: Vec::new(),
+        };
+        assert_eq!(
+            latest_text(&n),
+            "At 12.3 s: A happened. B happened. (and 2 more things)"
+        );
+        let one = Narration {
+            more: 1,
+            ..n.clone()
+        };
+        assert!(latest_text(&one).ends_with("(and 1 more thing)"));
+        let none = Narration { more: 0, ..n };
+        assert!(latest_text(&none).ends_with("B happened."));
+    }
+}

@@ -1,0 +1,120 @@
+//! The seed control: the scenario's seed as an editable number, and a button that picks a
+//! fresh one. The page may draw a random seed; the simulation itself never uses chance
+//! beyond its seeded generator, so a seed always replays the same run.
+
+use leptos::prelude::*;
+
+use crate::state::Lab;
+
+/// Reads a seed as typed: a whole number from 0 to 2⁶⁴ − 1, spaces, commas and
+/// underscores between digits allowed.
+pub fn parse_seed(text: &str) -> Result<u64, String> {
+    let digits: String = text
+        .trim()
+        .chars()
+        .filter(|c| !matches!(c, ',' | '_' | ' '))
+        .collect();
+    if digits.is_empty() {
+        return Err("Type a seed: a whole number from 0 to 18446744073709551615.".into());
+    }
+    if !digits.chars().all(|c| c.is_ascii_digit()) {
+        return Err(format!(
+            "“{}” is not a seed: use digits only, from 0 to 18446744073709551615.",
+            text.trim()
+        ));
+    }
+    digits
+        .parse::<u64>()
+        .map_err(|_| "That seed is too large: the largest is 18446744073709551615.".into())
+}
+
+/// A random seed from the browser's cryptographic generator (`crypto.getRandomValues`,
+/// an entropy source, unlike `Math.random`); `None` if the browser offers none.
+#[cfg(target_arch = "wasm32")]
+fn random_seed() -> Option<u64> {
+    let mut bytes = [0_u8; 8];
+    let crypto = window().crypto().ok()?;
+    crypto.get_random_values_with_u8_array(&mut bytes).ok()?;
+    Some(u64::from_le_bytes(bytes))
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn random_seed() -> Option<u64> {
+    // Native builds only run tests, which never press the button.
+    Some(0x9e37_79b9_7f4a_7c15)
+}
+
+/// The seed field and the "New seed" button.
+#[component]
+pub fn SeedControl(lab: Lab) -> impl IntoView {
+    let problem = RwSignal::new(None::<String>);
+    let input = NodeRef::<leptos::html::Input>::new();
+    let apply = move || {
+        let Some(el) = input.get_untracked() else {
+            return;
+        };
+        match parse_seed(&el.value()) {
+            Ok(seed) => {
+                problem.set(None);
+                lab.set_seed(seed);
+                el.set_value(&seed.to_string());
+            }
+            Err(message) => problem.set(Some(message)),
+        }
+    };
+    let fresh = move |_| {
+        problem.set(None);
+        match random_seed() {
+            Some(seed) => lab.set_seed(seed),
+            None => lab.error.set(Some(
+                "This browser offers no secure random numbers: type a seed instead.".into(),
+            )),
+        }
+        if let Some(el) = input.get_untracked() {
+            el.set_value(&lab.seed.get_untracked().to_string());
+        }
+    };
+    view! {
+        <form class="seed" data-testid="seed-form"
+            on:submit=move |ev: leptos::ev::SubmitEvent| {
+                ev.prevent_default();
+                apply();
+            }>
+            <label for="seed-input"><strong>"Seed"</strong></label>
+            // Text, not type=number: a seed can exceed what a JavaScript number holds exactly.
+            <input id="seed-input" type="text" inputmode="numeric" autocomplete="off" spellcheck="false"
+                data-testid="seed" node_ref=input size="20"
+                prop:value=move || lab.seed.get().to_string()
+                aria-describedby="seed-hint seed-problem"
+                aria-invalid=move || if problem.with(Option::is_some) { "true" } else { "false" }
+                on:change=move |_| apply() />
+            <button type="button" data-testid="new-seed" on:click=fresh
+                title="Start the run again with a random seed">
+                "New seed"
+            </button>
+            <span id="seed-hint" class="hint">"Same seed, same run. Press Enter to apply."</span>
+            <span id="seed-problem" class="seed-problem" role="alert" data-testid="seed-problem">
+                {move || problem.get()}
+            </span>
+        </form>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seeds_are_whole_numbers_within_u64() {
+        assert_eq!(parse_seed("0"), Ok(0));
+        assert_eq!(parse_seed(" 42 "), Ok(42));
+        assert_eq!(parse_seed("1,000,000"), Ok(1_000_000));
+        assert_eq!(parse_seed("18446744073709551615"), Ok(u64::MAX));
+        assert!(parse_seed("18446744073709551616")
+            .unwrap_err()
+            .contains("too large"));
+        for bad in ["", "  ", "-1", "1.5", "1e3", "abc", "0x10", "٣"] {
+            assert!(parse_seed(bad).is_err(), "{bad:?}");
+        }
+    }
+}

@@ -1,0 +1,46 @@
+//! The timeline scrubber: a slider over the run's simulated time. Moving it seeks the run
+//! there exactly (re-simulated with the user's commands), paused.
+
+use leptos::prelude::*;
+
+use crate::format::seconds;
+use crate::state::Lab;
+
+/// The slider's resolution in simulated seconds (a tenth, as the time is shown).
+pub const SCRUB_STEP_S: f64 = 0.1;
+
+#[component]
+pub fn Timeline(lab: Lab) -> impl IntoView {
+    let end = lab.timeline_end_s;
+    // While a seek is under way the slider stays where it was put.
+    let shown = move || {
+        lab.seeking
+            .get()
+            .unwrap_or_else(|| lab.readout.with(|r| r.time_s))
+    };
+    let on_input = move |ev: leptos::ev::Event| {
+        if let Ok(t) = event_target_value(&ev).parse::<f64>() {
+            lab.seek(t);
+        }
+    };
+    view! {
+        <div class="timeline" data-testid="timeline">
+            <label for="scrubber"><strong>"Timeline"</strong></label>
+            <input id="scrubber" type="range" data-testid="scrubber" min="0"
+                max=move || end.get().to_string() step=SCRUB_STEP_S.to_string()
+                prop:value=move || shown().to_string()
+                aria-valuetext=move || format!("{} of {}", seconds(shown()), seconds(end.get()))
+                aria-describedby="scrubber-hint"
+                on:input=on_input />
+            <output for="scrubber" data-testid="scrubber-time">
+                {move || format!("{} / {}", seconds(shown()), seconds(end.get()))}
+            </output>
+            <span class="seeking" role="status" data-testid="seeking">
+                {move || lab.seeking.get().map(|t| format!("Seeking to {}…", seconds(t)))}
+            </span>
+            <span id="scrubber-hint" class="hint">
+                "Drag, or use the arrow keys, to go to any moment: the run is re-simulated there, your crashes included."
+            </span>
+        </div>
+    }
+}

@@ -1,0 +1,454 @@
+//! The topology diagram: one card per component of the run in four lanes, each with its
+//! controls; the tokens overlay on top. Renders [`Topology`] snapshots from the lab.
+
+use brokerlab_core::{CrashPoint, Fault, Poison, ProducerCrashPoint};
+use leptos::prelude::*;
+
+use crate::format::count;
+use crate::model::flights::Node;
+use crate::model::groups::{member_class, member_text};
+use crate::model::player::RESTART_AFTER_S;
+use crate::model::topology::*;
+use crate::state::Lab;
+use database::database_lane;
+use tokens::{TokenLegend, TokenOverlay};
+
+pub mod database;
+pub mod tokens;
+
+/// Whether the narrated step involved `node`: its card is outlined (a reactive class, so
+/// the outline follows the narration without touching the DOM by hand).
+fn narrated(lab: Lab, node: Node) -> impl Fn() -> bool + Copy + Send + Sync + 'static {
+    move || lab.highlighted.with(|h| h.contains(&node))
+}
+
+#[component]
+// Long (about 90 lines): the producer card's view with its crash and restart controls.
+fn ProducerBox(lab: Lab, index: usize) -> impl IntoView {
+    let card = Memo::new(move |_| lab.topology.with(|t| t.producers.get(index).cloned()));
+    let name = move || card.with(|c| c.as_ref().map(|c| c.name.clone()).unwrap_or_default());
+    let state = move || {
+        card.with(|c| {
+            c.as_ref().map(|c| {
+                let up = if c.up { "up" } else { "crashed" };
+                if c.uses_outbox {
+                    format!("{up} · outbox {} unsent", count(c.outbox as u64))
+                } else if c.outbox > 0 {
+                    format!("{up} · outbox {}", count(c.outbox as u64))
+                } else {
+                    up.to_string()
+                }
+            })
+        })
+    };
+    let jobs = move || card.with(|c| c.as_ref().map(|c| jobs_text(&c.jobs)).unwrap_or_default());
+    let down = move || card.with(|c| c.as_ref().is_some_and(|c| !c.up));
+    let up = move || card.with(|c| c.as_ref().is_some_and(|c| c.up));
+    let uses_outbox = move || card.with(|c| c.as_ref().is_some_and(|c| c.uses_outbox));
+    let rows = move || {
+        card.with(|c| {
+            let Some(c) = c else { return Vec::new() };
+            let mut lines: Vec<String> = c
+                .outbox_rows
+                .iter()
+                .map(|&(msg, sending)| {
+                    let what = if sending {
+                        "sent, awaiting confirm"
+                    } else {
+                        "unsent"
+                    };
+                    format!("row #{msg} · {what}")
+                })
+                .collect();
+            if c.outbox > c.outbox_rows.len() {
+                lines.push(format!(
+                    "+{} more",
+                    count((c.outbox - c.outbox_rows.len()) as u64)
+                ));
+            }
+            lines
+        })
+        .into_iter()
+        .map(|line| view! { <li>{line}</li> })
+        .collect_view()
+    };
+    let producer = index as u32;
+    view! {
+        <li class="node producer" class:down=down class:narrated=narrated(lab, Node::Producer(index as u32)) data-node=format!("producer-{index}")
+            data-testid=format!("producer-{index}")>
+            <strong>{name}</strong>
+            <span class="state" data-testid=format!("producer-{index}-state")>{state}</span>
+            <span class="state jobs" data-testid=format!("producer-{index}-jobs")
+                title="Accepted requests by job status: pending = not yet published; running = published, being processed; completed = its work finished; failed = dead-lettered, lost or refused">
+                {jobs}
+            </span>
+            <Show when=uses_outbox>
+                <ul class="outbox" aria-label="Unsent outbox rows" data-testid=format!("producer-{index}-outbox")>
+                    {rows}
+                </ul>
+            </Show>
+            <span class="actions">
+                <button type="button" class="small" class:danger=up data-testid=format!("producer-{index}-toggle")
+                    on:click=move |_| {
+                        if up() {
+                            lab.command(Fault::CrashProducer {
+                                producer,
+                                point: ProducerCrashPoint::Now,
+                                restart_after_s: Some(RESTART_AFTER_S),
+                            })
+                        } else {
+                            lab.command(Fault::RestartProducer { producer })
+                        }
+                    }
+                    title=move || if up() { format!("Crash now; it restarts {RESTART_AFTER_S} s later") } else { "Restart it now".to_string() }>
+                    {move || if up() { "Crash" } else { "Restart" }}
+                </button>
+                <button type="button" class="small" data-testid=format!("producer-{index}-drop-confirm")
+                    on:click=move |_| lab.command(Fault::DropNextConfirm { producer })
+                    title="The broker's next confirm to this producer is lost">
+                    "Drop next confirm"
+                </button>
+                <button type="button" class="small" data-testid=format!("producer-{index}-poison")
+                    on:click=move |_| lab.command(Fault::InjectPoison { producer, poison: Poison::MalformedPayload })
+                    title="Publish one message with a malformed payload now: every handler attempt fails">
+                    "Inject poison"
+                </button>
+            </span>
+        </li>
+        <Show when=uses_outbox>
+            <RelayBox lab index />
+        </Show>
+    }
+}
+
+/// The outbox relay of producer `index`: a small card of its own, with the crash that
+/// strikes between a confirmed publish and marking the row sent.
+#[component]
+fn RelayBox(lab: Lab, index: usize) -> impl IntoView {
+    let relay = Memo::new(move |_| {
+        lab.topology
+            .with(|t| t.producers.get(index).and_then(|p| p.relay.clone()))
+    });
+    let state = move || relay.with(|r| r.as_ref().map(relay_state).unwrap_or_default());
+    let up = move || relay.with(|r| r.as_ref().is_some_and(|r| r.up));
+    let armed = move || relay.with(|r| r.as_ref().is_some_and(|r| r.armed_after_publish));
+    let producer = index as u32;
+    view! {
+        <li class="node relay compact" class:down=move || !up() class:armed=armed
+            data-node=format!("relay-{index}") data-testid=format!("relay-{index}")>
+            <strong>"Outbox relay"</strong>
+            <span class="state" data-testid=format!("relay-{index}-state")>{state}</span>
+            <span class="actions">
+                <button type="button" class="danger small" data-testid=format!("producer-{index}-crash-after-publish")
+                    disabled=move || !up() || armed()
+                    on:click=move |_| lab.command(Fault::CrashProducer {
+                        producer,
+                        point: ProducerCrashPoint::AfterPublishBeforeMark,
+                        restart_after_s: Some(RELAY_RESTART_AFTER_S),
+                    })
+                    title="Crash the outbox relay (and its service) right after its next publish is confirmed, before the row is marked sent">
+                    "Crash after next publish"
+                </button>
+            </span>
+        </li>
+    }
+}
+
+#[component]
+fn ExchangeBox(lab: Lab, index: usize) -> impl IntoView {
+    let card = Memo::new(move |_| lab.topology.with(|t| t.exchanges.get(index).cloned()));
+    let title = move || {
+        card.with(|c| {
+            c.as_ref()
+                .map(|c| format!("{} · {} exchange", c.name, exchange_kind(c.kind)))
+                .unwrap_or_default()
+        })
+    };
+    let bindings = move || {
+        card.with(|c| {
+            c.as_ref().map_or(Vec::new(), |c| {
+                c.bindings
+                    .iter()
+                    .map(|(key, queue)| binding_text(c.kind, key, queue))
+                    .collect()
+            })
+        })
+        .into_iter()
+        .enumerate()
+        .map(|(b, text)| view! { <li data-testid=format!("exchange-{index}-binding-{b}")>{text}</li> })
+        .collect_view()
+    };
+    view! {
+        <li class="node exchange" data-node=format!("exchange-{index}") data-testid=format!("exchange-{index}")>
+            <strong data-testid=format!("exchange-{index}-kind")>{title}</strong>
+            <ul class="bindings" aria-label="Bindings: key → queue">{bindings}</ul>
+        </li>
+    }
+}
+
+#[component]
+fn QueueBox(lab: Lab, index: usize) -> impl IntoView {
+    let card = Memo::new(move |_| lab.topology.with(|t| t.queues.get(index).cloned()));
+    let name = move || card.with(|c| c.as_ref().map(|c| c.name.clone()).unwrap_or_default());
+    let counts = move || card.with(|c| c.as_ref().map(queue_counts).unwrap_or_default());
+    let consumers = move || {
+        lab.topology.with(|t| {
+            t.queues.get(index).map_or(String::new(), |q| {
+                let names: Vec<&str> = q
+                    .consumers
+                    .iter()
+                    .filter_map(|&c| t.consumers.get(c as usize))
+                    .map(|c| c.name.as_str())
+                    .collect();
+                if names.is_empty() {
+                    "→ no consumer".to_string()
+                } else if names.len() > 4 {
+                    format!("→ {} consumers", names.len())
+                } else {
+                    format!("→ {}", names.join(", "))
+                }
+            })
+        })
+    };
+    let has_dlq = move || card.with(|c| c.as_ref().is_some_and(|c| c.dlq.is_some()));
+    let flavour = move || card.with(|c| c.as_ref().map_or("", |c| flavour_label(c.flavour)));
+    view! {
+        <li class="node queue" class:narrated=narrated(lab, Node::Queue(index as u32)) data-node=format!("queue-{index}") data-testid=format!("queue-{index}")>
+            <strong>{name}</strong>
+            <span class="flavour" data-testid=format!("queue-{index}-flavour")>{flavour}</span>
+            <span class="state" data-testid=format!("queue-{index}-counts")>{counts}</span>
+            <span class="feeds">{consumers}</span>
+        </li>
+        <Show when=has_dlq>
+            <DlqBox lab index card />
+        </Show>
+    }
+}
+
+/// Queue `index`'s dead-letter queue, under its queue.
+#[component]
+fn DlqBox(lab: Lab, index: usize, card: Memo<Option<QueueCard>>) -> impl IntoView {
+    let dlq = move || card.with(|c| c.as_ref().and_then(|c| c.dlq.clone()));
+    let held = move || dlq().is_some_and(|d| d.count > 0);
+    let redriving = move || card.with(|c| c.as_ref().is_some_and(|c| c.redriving));
+    let queue = move || card.with(|c| c.as_ref().map(|c| c.name.clone()).unwrap_or_default());
+    view! {
+        <li class="node dlq compact" class:held=held class:narrated=narrated(lab, Node::Dlq(index as u32)) data-node=format!("dlq-{index}") data-testid=format!("dlq-{index}")>
+            <strong>{move || format!("{} · dead letters", queue())}</strong>
+            <span class="state" data-testid=format!("dlq-{index}-state")>
+                {move || dlq().map(|d| dlq_text(&d)).unwrap_or_default()}
+                {move || if redriving() { " · redriving" } else { "" }}
+            </span>
+            <Show when=held>
+                <span class="actions">
+                    <button type="button" class="small" data-testid=format!("dlq-{index}-redrive")
+                        disabled=redriving
+                        on:click=move |_| lab.command(Fault::Redrive { queue: queue(), rate_per_s: REDRIVE_RATE_PER_S })
+                        title=format!("Move the dead letters back to the queue, {REDRIVE_RATE_PER_S} per second")>
+                        "Redrive"
+                    </button>
+                </span>
+            </Show>
+        </li>
+    }
+}
+
+#[component]
+fn LogBox(lab: Lab, index: usize) -> impl IntoView {
+    let text = move || {
+        lab.topology.with(|t| {
+            t.log_cards
+                .get(index)
+                .map(|l| {
+                    (
+                        l.name.clone(),
+                        format!("partitioned log · {} partitions", l.partitions),
+                    )
+                })
+                .unwrap_or_default()
+        })
+    };
+    view! {
+        <li class="node log" class:narrated=narrated(lab, Node::Log(index as u32)) data-node=format!("log-{index}") data-testid=format!("log-{index}")>
+            <strong>{move || text().0}</strong>
+            <span class="state">{move || text().1}</span>
+        </li>
+    }
+}
+
+#[component]
+fn ConsumerBox(lab: Lab, index: usize) -> impl IntoView {
+    let consumer = index as u32;
+    let card = Memo::new(move |_| lab.topology.with(|t| t.consumers.get(index).cloned()));
+    let name = move || card.with(|c| c.as_ref().map(|c| c.name.clone()).unwrap_or_default());
+    let state = move || card.with(|c| c.as_ref().map(consumer_state).unwrap_or_default());
+    let lease = move || card.with(|c| c.as_ref().and_then(lease_text));
+    let up = move || card.with(|c| c.as_ref().is_some_and(|c| c.up));
+    let armed = move || card.with(|c| c.as_ref().is_some_and(|c| c.armed.is_some()));
+    let slow = move || card.with(|c| c.as_ref().is_some_and(|c| c.slow_factor > 1.0));
+    let drop_armed = move || card.with(|c| c.as_ref().is_some_and(|c| c.drop_next_ack));
+    let crash = move |point| {
+        lab.command(Fault::CrashConsumer {
+            consumer,
+            point,
+            restart_after_s: Some(RESTART_AFTER_S),
+        })
+    };
+    view! {
+        <li class="node consumer" class:down=move || !up() class:armed=armed
+            class:narrated=narrated(lab, Node::Consumer(index as u32)) data-node=format!("consumer-{index}") data-testid=format!("consumer-{index}")>
+            <strong>{name}</strong>
+            <span class="state" data-testid=format!("consumer-{index}-state")>{state}</span>
+            <span class="state lease" data-testid=format!("consumer-{index}-lease")
+                hidden=move || lease().is_none()>{move || lease().unwrap_or_default()}</span>
+            <span class="actions">
+                <button type="button" class="danger small" data-testid=format!("consumer-{index}-crash")
+                    disabled=move || !up() on:click=move |_| crash(CrashPoint::Now)
+                    title=format!("Crash now; it restarts {RESTART_AFTER_S} s later")>
+                    "Crash now"
+                </button>
+                <button type="button" class="danger small" data-testid=format!("consumer-{index}-crash-after-commit")
+                    disabled=move || !up() || armed()
+                    on:click=move |_| crash(CrashPoint::AfterCommitBeforeAck)
+                    title="Crash right after its next effect commits, before the ack is sent">
+                    "Crash after next commit"
+                </button>
+                <button type="button" class="small" data-testid=format!("consumer-{index}-restart")
+                    disabled=up on:click=move |_| lab.command(Fault::RestartConsumer { consumer })>
+                    "Restart"
+                </button>
+                <button type="button" class="small" data-testid=format!("consumer-{index}-drop-ack")
+                    disabled=move || !up() || drop_armed()
+                    on:click=move |_| lab.command(Fault::DropNextAck { consumer })
+                    title="Its next ack is lost on the way to the broker">
+                    "Drop next ack"
+                </button>
+                <button type="button" class="small" data-testid=format!("consumer-{index}-slow")
+                    on:click=move |_| lab.command(Fault::SlowConsumer {
+                        consumer,
+                        factor: if slow() { 1.0 } else { SLOW_FACTOR },
+                    })
+                    title=move || if slow() { "Work at normal speed again".to_string() } else { format!("Work {SLOW_FACTOR} times slower from now on") }>
+                    {move || if slow() { "Normal speed" } else { "Slow ×4" }}
+                </button>
+            </span>
+        </li>
+    }
+}
+
+/// Member `member` of log group `group`, in the consumers lane (its controls are in the
+/// logs panel).
+#[component]
+fn MemberBox(lab: Lab, group: usize, member: usize) -> impl IntoView {
+    let card = Memo::new(move |_| {
+        lab.topology.with(|t| {
+            let g = t.logs.groups.get(group)?;
+            Some((g.name.clone(), g.members.get(member)?.clone()))
+        })
+    });
+    let name = move || card.with(|c| c.as_ref().map(|(_, m)| m.name.clone()).unwrap_or_default());
+    let state = move || card.with(|c| c.as_ref().map(|(_, m)| member_text(m)).unwrap_or_default());
+    let class = move || {
+        let kind = card.with(|c| c.as_ref().map_or("up", |(_, m)| member_class(m)));
+        format!("node member compact {kind}")
+    };
+    let group_name = move || {
+        card.with(|c| {
+            c.as_ref()
+                .map(|(g, _)| format!("group {g}"))
+                .unwrap_or_default()
+        })
+    };
+    view! {
+        <li class=class data-node=format!("member-{group}-{member}") data-testid=format!("member-{group}-{member}")>
+            <strong>{name}</strong>
+            <span class="feeds">{group_name}</span>
+            <span class="state" data-testid=format!("member-{group}-{member}-state")>{state}</span>
+        </li>
+    }
+}
+
+/// Consumers beyond which the consumers lane switches to compact cards and scrolls.
+const MANY_CONSUMERS: usize = 8;
+
+/// The diagram: producers → broker → consumers → database.
+#[component]
+pub fn TopologyView(lab: Lab) -> impl IntoView {
+    let shape = Memo::new(move |_| lab.topology.with(Topology::shape));
+    let producers = move || {
+        (0..shape.with(|s| s.producers))
+            .map(|index| view! { <ProducerBox lab index /> })
+            .collect_view()
+    };
+    let exchanges = move || {
+        (0..shape.with(|s| s.exchanges))
+            .map(|index| view! { <ExchangeBox lab index /> })
+            .collect_view()
+    };
+    let queues = move || {
+        (0..shape.with(|s| s.queues))
+            .map(|index| view! { <QueueBox lab index /> })
+            .collect_view()
+    };
+    let logs = move || {
+        (0..shape.with(|s| s.logs))
+            .map(|index| view! { <LogBox lab index /> })
+            .collect_view()
+    };
+    let consumers = move || {
+        (0..shape.with(|s| s.consumers))
+            .map(|index| view! { <ConsumerBox lab index /> })
+            .collect_view()
+    };
+    let members = move || {
+        shape
+            .with(|s| s.members.clone())
+            .into_iter()
+            .enumerate()
+            .flat_map(|(group, n)| (0..n).map(move |member| (group, member)))
+            .map(|(group, member)| view! { <MemberBox lab group member /> })
+            .collect_view()
+    };
+    let database = move || database_lane(lab, shape.with(|s| s.database));
+    let many =
+        move || shape.with(|s| s.consumers + s.members.iter().sum::<usize>() > MANY_CONSUMERS);
+    let broker_up = move || lab.topology.with(|t| t.broker_up);
+    view! {
+        <section class="panel topology" aria-labelledby="topology-title" data-testid="topology">
+            <h2 id="topology-title">"Topology"</h2>
+            <div class="lanes">
+                <div class="lane producers">
+                    <h3>"Producers"</h3>
+                    <ul>{producers}</ul>
+                </div>
+                <div class="lane broker" class:down=move || !broker_up() class:narrated=narrated(lab, Node::Broker) data-node="broker">
+                    <h3>
+                        "Broker "
+                        <span data-testid="broker-state">{move || if broker_up() { "up" } else { "crashed" }}</span>
+                    </h3>
+                    <ul>{exchanges}{queues}{logs}</ul>
+                    <button type="button" class="small" class:danger=broker_up data-testid="broker-toggle"
+                        on:click=move |_| {
+                            if broker_up() {
+                                lab.command(Fault::CrashBroker { restart_after_s: Some(RESTART_AFTER_S) })
+                            } else {
+                                lab.command(Fault::RestartBroker)
+                            }
+                        }>
+                        {move || if broker_up() { "Crash broker" } else { "Restart broker" }}
+                    </button>
+                </div>
+                <div class="lane consumers" class:many=many>
+                    <h3>"Consumers"</h3>
+                    <ul>{consumers}{members}</ul>
+                </div>
+                <div class="lane database" class:narrated=narrated(lab, Node::Database) data-node="db" data-testid="database">
+                    <h3>"Database"</h3>
+                    <ul>{database}</ul>
+                </div>
+            </div>
+            <TokenOverlay lab />
+            <TokenLegend />
+        </section>
+    }
+}
