@@ -32,7 +32,7 @@ pub mod time;
 pub use budget::WorkEstimate;
 pub use consumer::ConsumerView;
 pub use log::PartitionView;
-pub use message::{Copy, DeadLetter, Fate, Message, PublishFate};
+pub use message::{DeadLetter, Fate, Message, MessageCopy, PublishFate};
 pub use metrics::{Counters, GroupSample, QueueSample, Sample, Summary};
 pub use producer::{JobCounts, OutboxRow};
 pub use queue::QueueView;

@@ -27,7 +27,7 @@ use crate::database::GroupTables;
 use crate::engine::{Event, EventQueue};
 use crate::hash::StableHasher;
 use crate::log::{Group, Log, PartitionView};
-use crate::message::{Copy, Fate, Message, PublishFate};
+use crate::message::{Fate, Message, MessageCopy, PublishFate};
 use crate::metrics::{Counters, GroupSample, Latencies, QueueSample, Sample, Series, Summary};
 use crate::producer::{Producer, Target};
 use crate::queue::{Queue, QueueView};
@@ -110,7 +110,7 @@ pub struct Simulation {
     /// reconciling consumer reads.
     by_version: std::collections::BTreeMap<(u32, u32, u32), MsgId>,
     queues: Vec<Queue>,
-    copies: Vec<Copy>,
+    copies: Vec<MessageCopy>,
     consumers: Vec<Consumer>,
     logs: Vec<Log>,
     groups: Vec<Group>,
@@ -813,10 +813,10 @@ impl Simulation {
     pub fn message(&self, id: MsgId) -> Option<&Message> {
         self.messages.get(id as usize)
     }
-    pub fn copies(&self) -> &[Copy] {
+    pub fn copies(&self) -> &[MessageCopy] {
         &self.copies
     }
-    pub fn copy(&self, id: CopyId) -> Option<&Copy> {
+    pub fn copy(&self, id: CopyId) -> Option<&MessageCopy> {
         self.copies.get(id as usize)
     }
     /// How many times the effect of message `msg` was applied by the consumers of `queue`.
