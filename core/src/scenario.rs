@@ -1763,222 +1763,278 @@ impl Scenario {
             .any(|f| matches!(f, Fault::SetConsumerCount { .. }))
     }
 
+    /// Checks one command (a scheduled fault or an intervention) against this scenario:
+    /// the producer, consumer, queue, group or log it names exists, and its numbers are
+    /// in range. `field` is where the command sits, for the error.
     pub(crate) fn validate_fault(&self, field: &str, fault: &Fault) -> Result<(), ScenarioError> {
-        let producers = self.producers.len() as u32;
-        // Only consumer faults ask whether commands scale consumers: that look goes over
+        let check = CommandCheck {
+            scenario: self,
+            field,
+        };
+        match fault {
+            Fault::CrashConsumer { .. }
+            | Fault::RestartConsumer { .. }
+            | Fault::DropNextAck { .. }
+            | Fault::SlowConsumer { .. } => check.consumer_fault(fault),
+            Fault::CrashProducer { .. }
+            | Fault::RestartProducer { .. }
+            | Fault::DropNextConfirm { .. }
+            | Fault::InjectPoison { .. }
+            | Fault::SetArrivals { .. } => check.producer_command(fault),
+            Fault::CrashBroker { restart_after_s } => check.restart(*restart_after_s),
+            Fault::RestartBroker => Ok(()),
+            Fault::CrashMember { .. }
+            | Fault::AddMember { .. }
+            | Fault::SeekToEarliest { .. }
+            | Fault::SeekTo { .. }
+            | Fault::SetPartitions { .. } => check.log_command(fault),
+            Fault::DependencyOutage { .. }
+            | Fault::Redrive { .. }
+            | Fault::DeployFix { .. }
+            | Fault::SetVisibilityTimeout { .. }
+            | Fault::SetFlavour { .. }
+            | Fault::SetQueueBound { .. } => check.queue_command(fault),
+            Fault::SetServiceTime { .. }
+            | Fault::SetConsumerCount { .. }
+            | Fault::SetPrefetch { .. }
+            | Fault::SetAckMode { .. }
+            | Fault::SetIdempotency { .. }
+            | Fault::SetRetry { .. } => check.consumer_setting(fault),
+        }
+    }
+
+    pub(crate) fn sample_every_us(&self) -> Micros {
+        secs_to_us(self.sample_every_s).max(1)
+    }
+}
+
+/// Checks one command against its scenario (see [`Scenario::validate_fault`]), one
+/// method per family of commands. Errors name fields under `field`.
+struct CommandCheck<'a> {
+    scenario: &'a Scenario,
+    field: &'a str,
+}
+
+impl CommandCheck<'_> {
+    /// An error about `name`, a field of the command.
+    fn err(&self, name: &str, problem: impl Into<String>) -> ScenarioError {
+        err(format!("{}.{name}", self.field), problem)
+    }
+
+    /// Where the command's field `name` sits, for the shared range checks.
+    fn at(&self, name: &str) -> String {
+        format!("{}.{name}", self.field)
+    }
+
+    fn consumer(&self, c: u32) -> Result<(), ScenarioError> {
+        // Only consumer commands ask whether commands scale consumers: that look goes over
         // every command, and validation runs this for each of up to 10,000 of them.
-        let check_consumer = |c: u32| {
-            let consumers = if self.scales_consumers() {
-                limits::CONSUMERS_MAX as u32
-            } else {
-                self.consumer_count()
-            };
-            if c >= consumers {
-                Err(err(
-                    format!("{field}.consumer"),
-                    format!("there is no consumer {c} (there are {consumers})"),
-                ))
-            } else {
-                Ok(())
-            }
+        let consumers = if self.scenario.scales_consumers() {
+            limits::CONSUMERS_MAX as u32
+        } else {
+            self.scenario.consumer_count()
         };
-        let check_producer = |p: u32| {
-            if p >= producers {
-                Err(err(
-                    format!("{field}.producer"),
-                    format!("there is no producer {p} (there are {producers})"),
-                ))
-            } else {
-                Ok(())
-            }
-        };
-        let check_queue = |queue: &str| match self.queue_index(queue) {
+        if c >= consumers {
+            Err(self.err(
+                "consumer",
+                format!("there is no consumer {c} (there are {consumers})"),
+            ))
+        } else {
+            Ok(())
+        }
+    }
+
+    fn producer(&self, p: u32) -> Result<(), ScenarioError> {
+        let producers = self.scenario.producers.len() as u32;
+        if p >= producers {
+            Err(self.err(
+                "producer",
+                format!("there is no producer {p} (there are {producers})"),
+            ))
+        } else {
+            Ok(())
+        }
+    }
+
+    fn queue(&self, queue: &str) -> Result<(), ScenarioError> {
+        match self.scenario.queue_index(queue) {
             Some(_) => Ok(()),
-            None => Err(err(
-                format!("{field}.queue"),
-                format!("there is no queue {queue:?}"),
-            )),
-        };
-        // Settings of a queue's consumers need a queue that has consumers to copy from.
-        let check_consumed_queue = |queue: &str| {
-            check_queue(queue)?;
-            let q = self.queue_index(queue).expect("checked");
-            if self.consumers.iter().any(|c| self.queue_of(c) == q) {
-                Ok(())
-            } else {
-                Err(err(
-                    format!("{field}.queue"),
-                    format!("queue {queue:?} has no consumers"),
-                ))
-            }
-        };
-        let check_restart = |r: Option<f64>| match r {
-            Some(r) => check_range(
-                &format!("{field}.restart_after_s"),
-                r,
-                0.0,
-                limits::TIME_S_MAX,
-            ),
+            None => Err(self.err("queue", format!("there is no queue {queue:?}"))),
+        }
+    }
+
+    /// Settings of a queue's consumers need a queue that has consumers to copy from.
+    fn consumed_queue(&self, queue: &str) -> Result<(), ScenarioError> {
+        self.queue(queue)?;
+        let q = self.scenario.queue_index(queue).expect("checked");
+        let s = self.scenario;
+        if s.consumers.iter().any(|c| s.queue_of(c) == q) {
+            Ok(())
+        } else {
+            Err(self.err("queue", format!("queue {queue:?} has no consumers")))
+        }
+    }
+
+    fn group(&self, group: u32) -> Result<&GroupSpec, ScenarioError> {
+        self.scenario
+            .groups
+            .get(group as usize)
+            .ok_or_else(|| self.err("group", format!("there is no consumer group {group}")))
+    }
+
+    fn restart(&self, restart_after_s: Option<f64>) -> Result<(), ScenarioError> {
+        match restart_after_s {
+            Some(r) => check_range(&self.at("restart_after_s"), r, 0.0, limits::TIME_S_MAX),
             None => Ok(()),
-        };
+        }
+    }
+
+    /// Crashing, restarting, slowing a queue consumer, or losing its next ack.
+    fn consumer_fault(&self, fault: &Fault) -> Result<(), ScenarioError> {
         match fault {
             Fault::CrashConsumer {
                 consumer,
                 restart_after_s,
                 ..
             } => {
-                check_consumer(*consumer)?;
-                check_restart(*restart_after_s)
+                self.consumer(*consumer)?;
+                self.restart(*restart_after_s)
             }
             Fault::RestartConsumer { consumer } | Fault::DropNextAck { consumer } => {
-                check_consumer(*consumer)
+                self.consumer(*consumer)
             }
             Fault::SlowConsumer { consumer, factor } => {
-                check_consumer(*consumer)?;
-                check_range(&format!("{field}.factor"), *factor, 0.01, 1000.0)
+                self.consumer(*consumer)?;
+                check_range(&self.at("factor"), *factor, 0.01, 1000.0)
             }
+            _ => unreachable!("validate_fault sends only consumer faults here"),
+        }
+    }
+
+    /// Crashing or restarting a producer, losing its next confirm, making it publish a
+    /// poison message, or changing its arrivals.
+    fn producer_command(&self, fault: &Fault) -> Result<(), ScenarioError> {
+        match fault {
             Fault::CrashProducer {
                 producer,
                 restart_after_s,
                 ..
             } => {
-                check_producer(*producer)?;
-                check_restart(*restart_after_s)
+                self.producer(*producer)?;
+                self.restart(*restart_after_s)
             }
             Fault::RestartProducer { producer }
             | Fault::DropNextConfirm { producer }
-            | Fault::InjectPoison { producer, .. } => check_producer(*producer),
-            Fault::CrashBroker { restart_after_s } => check_restart(*restart_after_s),
-            Fault::RestartBroker => Ok(()),
+            | Fault::InjectPoison { producer, .. } => self.producer(*producer),
+            Fault::SetArrivals {
+                producer, schedule, ..
+            } => {
+                self.producer(*producer)?;
+                if !self.scenario.producers[*producer as usize]
+                    .script
+                    .is_empty()
+                {
+                    return Err(self.err(
+                        "producer",
+                        "this producer follows a script; its arrivals cannot change",
+                    ));
+                }
+                validate_schedule(&self.at("schedule"), schedule)
+            }
+            _ => unreachable!("validate_fault sends only producer commands here"),
+        }
+    }
+
+    /// Commands about logs and their consumer groups: members crashing and joining,
+    /// rewinds, more partitions.
+    fn log_command(&self, fault: &Fault) -> Result<(), ScenarioError> {
+        match fault {
             Fault::CrashMember {
                 group,
                 member,
                 restart_after_s,
                 ..
             } => {
-                let g = self.groups.get(*group as usize).ok_or_else(|| {
-                    err(
-                        format!("{field}.group"),
-                        format!("there is no consumer group {group}"),
-                    )
-                })?;
+                let g = self.group(*group)?;
                 // Members that joined later have higher numbers; allow up to the limit.
                 if *member >= limits::MEMBERS_MAX
                     || (*member >= g.members && g.members == limits::MEMBERS_MAX)
                 {
-                    return Err(err(
-                        format!("{field}.member"),
-                        format!("there is no member {member}"),
-                    ));
+                    return Err(self.err("member", format!("there is no member {member}")));
                 }
-                check_restart(*restart_after_s)
+                self.restart(*restart_after_s)
             }
             Fault::AddMember { group }
             | Fault::SeekToEarliest { group }
-            | Fault::SeekTo { group, .. } => {
-                if *group as usize >= self.groups.len() {
-                    return Err(err(
-                        format!("{field}.group"),
-                        format!("there is no consumer group {group}"),
-                    ));
-                }
-                Ok(())
-            }
-            Fault::DependencyOutage { queue, for_s } => {
-                check_queue(queue)?;
-                check_range(&format!("{field}.for_s"), *for_s, 0.0, limits::TIME_S_MAX)
-            }
-            Fault::Redrive { queue, rate_per_s } => {
-                check_queue(queue)?;
-                check_range(
-                    &format!("{field}.rate_per_s"),
-                    *rate_per_s,
-                    0.001,
-                    limits::RATE_PER_S_MAX,
-                )
-            }
-            Fault::SetArrivals {
-                producer, schedule, ..
-            } => {
-                check_producer(*producer)?;
-                if !self.producers[*producer as usize].script.is_empty() {
-                    return Err(err(
-                        format!("{field}.producer"),
-                        "this producer follows a script; its arrivals cannot change",
-                    ));
-                }
-                validate_schedule(&format!("{field}.schedule"), schedule)
-            }
-            Fault::SetServiceTime { queue, service } => {
-                check_consumed_queue(queue)?;
-                validate_service(&format!("{field}.service"), service)
-            }
-            Fault::SetConsumerCount { queue, count } => {
-                check_consumed_queue(queue)?;
-                check_count(
-                    &format!("{field}.count"),
-                    u64::from(*count),
-                    0,
-                    limits::SCALE_MAX as u64,
-                )
-            }
-            Fault::SetPrefetch { queue, prefetch } => {
-                check_consumed_queue(queue)?;
-                check_count(
-                    &format!("{field}.prefetch"),
-                    u64::from(*prefetch),
-                    1,
-                    u64::from(limits::PREFETCH_MAX),
-                )
-            }
-            Fault::SetAckMode { queue, .. } | Fault::SetIdempotency { queue, .. } => {
-                check_consumed_queue(queue)
-            }
-            Fault::SetRetry { queue, retry } => {
-                check_consumed_queue(queue)?;
-                validate_retry(&format!("{field}.retry"), retry)
-            }
-            Fault::SetVisibilityTimeout { queue, seconds } => {
-                check_queue(queue)?;
-                check_range(
-                    &format!("{field}.seconds"),
-                    *seconds,
-                    0.000_001,
-                    limits::TIME_S_MAX,
-                )
-            }
-            Fault::DeployFix { queue, .. } => check_queue(queue),
+            | Fault::SeekTo { group, .. } => self.group(*group).map(|_| ()),
             Fault::SetPartitions { log, partitions } => {
-                if self.log_index(log).is_none() {
-                    return Err(err(
-                        format!("{field}.log"),
-                        format!("there is no log {log:?}"),
-                    ));
+                if self.scenario.log_index(log).is_none() {
+                    return Err(self.err("log", format!("there is no log {log:?}")));
                 }
-                check_count(
-                    &format!("{field}.partitions"),
-                    u64::from(*partitions),
-                    1,
-                    u64::from(limits::PARTITIONS_MAX),
-                )
+                let max = u64::from(limits::PARTITIONS_MAX);
+                check_count(&self.at("partitions"), u64::from(*partitions), 1, max)
             }
-            Fault::SetFlavour { queue, .. } => check_queue(queue),
-            Fault::SetQueueBound {
-                queue, max_length, ..
-            } => {
-                check_queue(queue)?;
-                match max_length {
-                    Some(n) => {
-                        check_count(&format!("{field}.max_length"), *n, 1, limits::MESSAGES_MAX)
-                    }
-                    None => Ok(()),
-                }
-            }
+            _ => unreachable!("validate_fault sends only log commands here"),
         }
     }
 
-    pub(crate) fn sample_every_us(&self) -> Micros {
-        secs_to_us(self.sample_every_s).max(1)
+    /// Commands about a queue itself, or about its dependency.
+    fn queue_command(&self, fault: &Fault) -> Result<(), ScenarioError> {
+        match fault {
+            Fault::DependencyOutage { queue, for_s } => {
+                self.queue(queue)?;
+                check_range(&self.at("for_s"), *for_s, 0.0, limits::TIME_S_MAX)
+            }
+            Fault::Redrive { queue, rate_per_s } => {
+                self.queue(queue)?;
+                let max = limits::RATE_PER_S_MAX;
+                check_range(&self.at("rate_per_s"), *rate_per_s, 0.001, max)
+            }
+            Fault::SetVisibilityTimeout { queue, seconds } => {
+                self.queue(queue)?;
+                let max = limits::TIME_S_MAX;
+                check_range(&self.at("seconds"), *seconds, 0.000_001, max)
+            }
+            Fault::DeployFix { queue, .. } | Fault::SetFlavour { queue, .. } => self.queue(queue),
+            Fault::SetQueueBound {
+                queue, max_length, ..
+            } => {
+                self.queue(queue)?;
+                match max_length {
+                    Some(n) => check_count(&self.at("max_length"), *n, 1, limits::MESSAGES_MAX),
+                    None => Ok(()),
+                }
+            }
+            _ => unreachable!("validate_fault sends only queue commands here"),
+        }
+    }
+
+    /// New settings for every consumer of a queue.
+    fn consumer_setting(&self, fault: &Fault) -> Result<(), ScenarioError> {
+        match fault {
+            Fault::SetServiceTime { queue, service } => {
+                self.consumed_queue(queue)?;
+                validate_service(&self.at("service"), service)
+            }
+            Fault::SetConsumerCount { queue, count } => {
+                self.consumed_queue(queue)?;
+                let max = limits::SCALE_MAX as u64;
+                check_count(&self.at("count"), u64::from(*count), 0, max)
+            }
+            Fault::SetPrefetch { queue, prefetch } => {
+                self.consumed_queue(queue)?;
+                let max = u64::from(limits::PREFETCH_MAX);
+                check_count(&self.at("prefetch"), u64::from(*prefetch), 1, max)
+            }
+            Fault::SetAckMode { queue, .. } | Fault::SetIdempotency { queue, .. } => {
+                self.consumed_queue(queue)
+            }
+            Fault::SetRetry { queue, retry } => {
+                self.consumed_queue(queue)?;
+                validate_retry(&self.at("retry"), retry)
+            }
+            _ => unreachable!("validate_fault sends only consumer settings here"),
+        }
     }
 }
 
