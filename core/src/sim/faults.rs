@@ -27,12 +27,15 @@ impl Simulation {
                 point,
                 restart_after_s,
             } => {
-                let armed = ArmedCrash {
-                    point,
-                    restart_after_us: restart_after_s.map(secs_to_us),
-                    trigger,
-                };
-                self.arm_consumer_crash(consumer, armed);
+                let restart_after_us = restart_after_s.map(secs_to_us);
+                self.arm_consumer_crash(
+                    consumer,
+                    ArmedCrash {
+                        point,
+                        restart_after_us,
+                        trigger,
+                    },
+                );
             }
             Fault::RestartConsumer { consumer } => {
                 if !self.consumers[consumer as usize].up {
@@ -51,12 +54,15 @@ impl Simulation {
                 point,
                 restart_after_s,
             } => {
-                let armed = ArmedProducerCrash {
-                    point,
-                    restart_after_us: restart_after_s.map(secs_to_us),
-                    trigger,
-                };
-                self.arm_producer_crash(producer, armed);
+                let restart_after_us = restart_after_s.map(secs_to_us);
+                self.arm_producer_crash(
+                    producer,
+                    ArmedProducerCrash {
+                        point,
+                        restart_after_us,
+                        trigger,
+                    },
+                );
             }
             Fault::RestartProducer { .. }
             | Fault::DropNextConfirm { .. }
