@@ -14,6 +14,8 @@ use crate::step::{ConsumerId, Fact, GroupId, LossReason, MemberId, ProducerId, Q
 use crate::time::secs_to_us;
 
 impl Simulation {
+    /// Applies one command (a scheduled fault or an intervention); each family of
+    /// commands has its own function below, settings theirs in `settings.rs`.
     pub(super) fn apply_fault(&mut self, fault: &Fault, trigger: Trigger) {
         if fault
             .consumer()
@@ -21,6 +23,40 @@ impl Simulation {
         {
             return; // a consumer that scaling never created (a hand-written replay)
         }
+        match *fault {
+            Fault::CrashConsumer { .. }
+            | Fault::RestartConsumer { .. }
+            | Fault::DropNextAck { .. }
+            | Fault::SlowConsumer { .. } => self.apply_consumer_fault(fault, trigger),
+            Fault::CrashProducer { .. }
+            | Fault::RestartProducer { .. }
+            | Fault::DropNextConfirm { .. }
+            | Fault::InjectPoison { .. }
+            | Fault::CrashBroker { .. }
+            | Fault::RestartBroker => self.apply_producer_or_broker_fault(fault, trigger),
+            Fault::CrashMember { .. }
+            | Fault::AddMember { .. }
+            | Fault::SeekToEarliest { .. }
+            | Fault::SeekTo { .. } => self.apply_group_fault(fault, trigger),
+            Fault::DependencyOutage { .. } | Fault::Redrive { .. } | Fault::DeployFix { .. } => {
+                self.apply_queue_fault(fault, trigger)
+            }
+            Fault::SetArrivals { .. }
+            | Fault::SetServiceTime { .. }
+            | Fault::SetConsumerCount { .. }
+            | Fault::SetPrefetch { .. }
+            | Fault::SetAckMode { .. }
+            | Fault::SetIdempotency { .. }
+            | Fault::SetRetry { .. }
+            | Fault::SetVisibilityTimeout { .. }
+            | Fault::SetQueueBound { .. }
+            | Fault::SetPartitions { .. }
+            | Fault::SetFlavour { .. } => self.apply_setting(fault, trigger),
+        }
+    }
+
+    /// Crashing, restarting, slowing a queue consumer, or losing its next ack.
+    fn apply_consumer_fault(&mut self, fault: &Fault, trigger: Trigger) {
         match *fault {
             Fault::CrashConsumer {
                 consumer,
@@ -49,30 +85,13 @@ impl Simulation {
             Fault::SlowConsumer { consumer, factor } => {
                 self.slow_consumer(consumer, factor, trigger)
             }
-            Fault::CrashProducer {
-                producer,
-                point,
-                restart_after_s,
-            } => {
-                let restart_after_us = restart_after_s.map(secs_to_us);
-                self.arm_producer_crash(
-                    producer,
-                    ArmedProducerCrash {
-                        point,
-                        restart_after_us,
-                        trigger,
-                    },
-                );
-            }
-            Fault::RestartProducer { .. }
-            | Fault::DropNextConfirm { .. }
-            | Fault::InjectPoison { .. }
-            | Fault::CrashBroker { .. }
-            | Fault::RestartBroker => self.apply_producer_or_broker_fault(fault, trigger),
-            Fault::CrashMember { .. }
-            | Fault::AddMember { .. }
-            | Fault::SeekToEarliest { .. }
-            | Fault::SeekTo { .. } => self.apply_group_fault(fault, trigger),
+            _ => unreachable!("apply_fault sends only consumer faults here"),
+        }
+    }
+
+    /// An outage of a queue's dependency, a redrive of its dead letters, a deployed fix.
+    fn apply_queue_fault(&mut self, fault: &Fault, trigger: Trigger) {
+        match *fault {
             Fault::DependencyOutage { ref queue, for_s } => {
                 let q = self.scenario.queue_index(queue).expect("validated") as u32;
                 self.start_dependency_outage(q, for_s, trigger);
@@ -88,17 +107,7 @@ impl Simulation {
                 let q = self.scenario.queue_index(queue).expect("validated") as u32;
                 self.deploy_fix(q, poison, trigger);
             }
-            Fault::SetArrivals { .. }
-            | Fault::SetServiceTime { .. }
-            | Fault::SetConsumerCount { .. }
-            | Fault::SetPrefetch { .. }
-            | Fault::SetAckMode { .. }
-            | Fault::SetIdempotency { .. }
-            | Fault::SetRetry { .. }
-            | Fault::SetVisibilityTimeout { .. }
-            | Fault::SetQueueBound { .. }
-            | Fault::SetPartitions { .. }
-            | Fault::SetFlavour { .. } => self.apply_setting(fault, trigger),
+            _ => unreachable!("apply_fault sends only queue faults here"),
         }
     }
 
@@ -150,10 +159,25 @@ impl Simulation {
         }
     }
 
-    /// Restarting a producer, losing its next confirm, a poison message; the broker
-    /// crashing and restarting.
+    /// Crashing or restarting a producer, losing its next confirm, a poison message; the
+    /// broker crashing and restarting.
     fn apply_producer_or_broker_fault(&mut self, fault: &Fault, trigger: Trigger) {
         match *fault {
+            Fault::CrashProducer {
+                producer,
+                point,
+                restart_after_s,
+            } => {
+                let restart_after_us = restart_after_s.map(secs_to_us);
+                self.arm_producer_crash(
+                    producer,
+                    ArmedProducerCrash {
+                        point,
+                        restart_after_us,
+                        trigger,
+                    },
+                );
+            }
             Fault::RestartProducer { producer } => {
                 if !self.producers[producer as usize].up {
                     self.restart_producer(producer, trigger);
