@@ -1367,52 +1367,65 @@ impl Scenario {
         }
         check_len("queues", &self.queues, QUEUES_MAX)?;
         for (i, q) in self.queues.iter().enumerate() {
-            let f = |name: &str| format!("queues[{i}].{name}");
-            if q.name.is_empty() {
-                return Err(err(f("name"), "must not be empty"));
-            }
-            check_text(&f("name"), &q.name, NAME_LEN_MAX)?;
-            if self.queues[..i].iter().any(|o| o.name == q.name) {
-                return Err(err(f("name"), format!("{:?} is used twice", q.name)));
-            }
-            check_range(
-                &f("visibility_timeout_s"),
-                q.visibility_timeout_s,
-                0.000_001,
-                TIME_S_MAX,
-            )?;
-            if let Some(n) = q.max_length {
-                check_count(&f("max_length"), n, 1, MESSAGES_MAX)?;
-            }
-            if let Some(t) = q.ttl_s {
-                check_range(&f("ttl_s"), t, 0.000_001, TIME_S_MAX)?;
-            }
-            if let Some(t) = q.max_oldest_age_s {
-                check_range(&f("max_oldest_age_s"), t, 0.000_001, TIME_S_MAX)?;
-            }
-            if let Some(n) = q.delivery_limit {
-                check_count(
-                    &f("delivery_limit"),
-                    u64::from(n),
-                    1,
-                    u64::from(ATTEMPTS_MAX),
-                )?;
-            }
-            if let Some(n) = q.max_receive_count {
-                check_count(
-                    &f("max_receive_count"),
-                    u64::from(n),
-                    1,
-                    u64::from(ATTEMPTS_MAX),
-                )?;
-            }
-            if let Some(t) = q.dedup_window_s {
-                check_range(&f("dedup_window_s"), t, 0.0, TIME_S_MAX)?;
-            }
-            if let Some(p) = q.duplicate_p {
-                check_range(&f("duplicate_p"), p, 0.0, 0.5)?;
-            }
+            self.validate_queue(i, q)?;
         }
+        self.validate_exchanges()
+    }
+
+    /// Queue `i`: a unique name, and its timeouts and limits in range.
+    fn validate_queue(&self, i: usize, q: &QueueSpec) -> Result<(), ScenarioError> {
+        use limits::*;
+        let f = |name: &str| format!("queues[{i}].{name}");
+        if q.name.is_empty() {
+            return Err(err(f("name"), "must not be empty"));
+        }
+        check_text(&f("name"), &q.name, NAME_LEN_MAX)?;
+        if self.queues[..i].iter().any(|o| o.name == q.name) {
+            return Err(err(f("name"), format!("{:?} is used twice", q.name)));
+        }
+        check_range(
+            &f("visibility_timeout_s"),
+            q.visibility_timeout_s,
+            0.000_001,
+            TIME_S_MAX,
+        )?;
+        if let Some(n) = q.max_length {
+            check_count(&f("max_length"), n, 1, MESSAGES_MAX)?;
+        }
+        if let Some(t) = q.ttl_s {
+            check_range(&f("ttl_s"), t, 0.000_001, TIME_S_MAX)?;
+        }
+        if let Some(t) = q.max_oldest_age_s {
+            check_range(&f("max_oldest_age_s"), t, 0.000_001, TIME_S_MAX)?;
+        }
+        if let Some(n) = q.delivery_limit {
+            check_count(
+                &f("delivery_limit"),
+                u64::from(n),
+                1,
+                u64::from(ATTEMPTS_MAX),
+            )?;
+        }
+        if let Some(n) = q.max_receive_count {
+            check_count(
+                &f("max_receive_count"),
+                u64::from(n),
+                1,
+                u64::from(ATTEMPTS_MAX),
+            )?;
+        }
+        if let Some(t) = q.dedup_window_s {
+            check_range(&f("dedup_window_s"), t, 0.0, TIME_S_MAX)?;
+        }
+        if let Some(p) = q.duplicate_p {
+            check_range(&f("duplicate_p"), p, 0.0, 0.5)?;
+        }
+        Ok(())
+    }
+
+    /// Exchanges: unique names (not a queue's either), bindings to queues that exist.
+    fn validate_exchanges(&self) -> Result<(), ScenarioError> {
+        use limits::*;
         check_len("exchanges", &self.exchanges, EXCHANGES_MAX)?;
         for (i, x) in self.exchanges.iter().enumerate() {
             let f = |name: &str| format!("exchanges[{i}].{name}");
@@ -1564,68 +1577,79 @@ impl Scenario {
         if !self.consumers.is_empty() && self.queues.is_empty() {
             return Err(err("consumers", "consumers read queues, and there is none"));
         }
-        let mut total = 0u64;
         for (i, c) in self.consumers.iter().enumerate() {
-            let f = |name: &str| format!("consumers[{i}].{name}");
-            check_text(&f("name"), &c.name, NAME_LEN_MAX)?;
-            if !c.queue.is_empty() && self.queue_index(&c.queue).is_none() {
-                return Err(err(f("queue"), format!("there is no queue {:?}", c.queue)));
-            }
-            check_count(
-                &f("replicas"),
-                u64::from(c.replicas),
-                1,
-                CONSUMERS_MAX as u64,
-            )?;
-            total += u64::from(c.replicas);
-            if let Some(t) = c.gap_timeout_s {
-                check_range(&f("gap_timeout_s"), t, 0.000_001, TIME_S_MAX)?;
-            }
-            check_count(
-                &f("concurrency"),
-                u64::from(c.concurrency),
-                1,
-                u64::from(CONCURRENCY_MAX),
-            )?;
-            check_count(
-                &f("prefetch"),
-                u64::from(c.prefetch),
-                1,
-                u64::from(PREFETCH_MAX),
-            )?;
-            check_count(
-                &f("batch_size"),
-                u64::from(c.batch_size),
-                1,
-                u64::from(c.prefetch),
-            )?;
-            validate_service(&f("service"), &c.service)?;
-            check_range(&f("failures.transient_p"), c.failures.transient_p, 0.0, 1.0)?;
-            check_len(&f("failures.outages"), &c.failures.outages, OUTAGES_MAX)?;
-            for (k, o) in c.failures.outages.iter().enumerate() {
-                check_range(
-                    &f(&format!("failures.outages[{k}].from_s")),
-                    o.from_s,
-                    0.0,
-                    TIME_S_MAX,
-                )?;
-                check_range(
-                    &f(&format!("failures.outages[{k}].until_s")),
-                    o.until_s,
-                    o.from_s,
-                    TIME_S_MAX,
-                )?;
-            }
-            validate_retry(&f("retry"), &c.retry)?;
+            self.validate_consumer(i, c)?;
         }
+        let total: u64 = self.consumers.iter().map(|c| u64::from(c.replicas)).sum();
         if total > CONSUMERS_MAX as u64 {
             return Err(err(
                 "consumers",
                 format!("at most {CONSUMERS_MAX} consumers in all (replicas included)"),
             ));
         }
-        // One ack contract per queue: mixing them would let a leased delivery outlive the
-        // loss of an auto-acked one, a fate no broker reports.
+        self.validate_ack_modes()
+    }
+
+    /// Consumer `i`: its queue exists; replicas, concurrency, prefetch, batches, service,
+    /// failures and retries in range.
+    fn validate_consumer(&self, i: usize, c: &ConsumerSpec) -> Result<(), ScenarioError> {
+        use limits::*;
+        let f = |name: &str| format!("consumers[{i}].{name}");
+        check_text(&f("name"), &c.name, NAME_LEN_MAX)?;
+        if !c.queue.is_empty() && self.queue_index(&c.queue).is_none() {
+            return Err(err(f("queue"), format!("there is no queue {:?}", c.queue)));
+        }
+        check_count(
+            &f("replicas"),
+            u64::from(c.replicas),
+            1,
+            CONSUMERS_MAX as u64,
+        )?;
+        if let Some(t) = c.gap_timeout_s {
+            check_range(&f("gap_timeout_s"), t, 0.000_001, TIME_S_MAX)?;
+        }
+        check_count(
+            &f("concurrency"),
+            u64::from(c.concurrency),
+            1,
+            u64::from(CONCURRENCY_MAX),
+        )?;
+        check_count(
+            &f("prefetch"),
+            u64::from(c.prefetch),
+            1,
+            u64::from(PREFETCH_MAX),
+        )?;
+        check_count(
+            &f("batch_size"),
+            u64::from(c.batch_size),
+            1,
+            u64::from(c.prefetch),
+        )?;
+        validate_service(&f("service"), &c.service)?;
+        check_range(&f("failures.transient_p"), c.failures.transient_p, 0.0, 1.0)?;
+        check_len(&f("failures.outages"), &c.failures.outages, OUTAGES_MAX)?;
+        for (k, o) in c.failures.outages.iter().enumerate() {
+            check_range(
+                &f(&format!("failures.outages[{k}].from_s")),
+                o.from_s,
+                0.0,
+                TIME_S_MAX,
+            )?;
+            check_range(
+                &f(&format!("failures.outages[{k}].until_s")),
+                o.until_s,
+                o.from_s,
+                TIME_S_MAX,
+            )?;
+        }
+        validate_retry(&f("retry"), &c.retry)?;
+        Ok(())
+    }
+
+    /// One ack contract per queue: mixing them would let a leased delivery outlive the
+    /// loss of an auto-acked one, a fate no broker reports.
+    fn validate_ack_modes(&self) -> Result<(), ScenarioError> {
         for (i, c) in self.consumers.iter().enumerate() {
             let q = self.queue_of(c);
             if self.consumers[..i]
@@ -1695,22 +1719,7 @@ impl Scenario {
                 TIME_S_MAX,
             )?;
         }
-        check_len(&f("script"), &p.script, SCRIPT_MAX)?;
-        for (k, m) in p.script.iter().enumerate() {
-            check_range(&f(&format!("script[{k}].at_s")), m.at_s, 0.0, TIME_S_MAX)?;
-            check_op(&f(&format!("script[{k}].op")), m.op)?;
-            check_text(
-                &f(&format!("script[{k}].routing_key")),
-                &m.routing_key,
-                NAME_LEN_MAX * 4,
-            )?;
-            if k > 0 && m.at_s < p.script[k - 1].at_s {
-                return Err(err(
-                    f(&format!("script[{k}].at_s")),
-                    "script times must not decrease",
-                ));
-            }
-        }
+        validate_script(&f("script"), &p.script)?;
         if !p.script.is_empty() {
             return Ok(p.script.len() as u64);
         }
@@ -2136,6 +2145,28 @@ fn validate_retry(field: &str, r: &RetryPolicy) -> Result<(), ScenarioError> {
         r.backoff_base_s,
         limits::TIME_S_MAX,
     )
+}
+
+/// A producer's script: at most `SCRIPT_MAX` messages, in time order.
+fn validate_script(field: &str, script: &[ScriptedMessage]) -> Result<(), ScenarioError> {
+    use limits::*;
+    check_len(field, script, SCRIPT_MAX)?;
+    for (k, m) in script.iter().enumerate() {
+        check_range(&format!("{field}[{k}].at_s"), m.at_s, 0.0, TIME_S_MAX)?;
+        check_op(&format!("{field}[{k}].op"), m.op)?;
+        check_text(
+            &format!("{field}[{k}].routing_key"),
+            &m.routing_key,
+            NAME_LEN_MAX * 4,
+        )?;
+        if k > 0 && m.at_s < script[k - 1].at_s {
+            return Err(err(
+                format!("{field}[{k}].at_s"),
+                "script times must not decrease",
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn check_op(field: &str, op: Op) -> Result<(), ScenarioError> {
