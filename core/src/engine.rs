@@ -213,10 +213,6 @@ impl EventQueue {
     pub fn len(&self) -> usize {
         self.heap.len() + self.lanes.iter().map(VecDeque::len).sum::<usize>()
     }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
 }
 
 #[cfg(test)]
@@ -260,6 +256,6 @@ mod tests {
             })
             .collect();
         assert_eq!(idx, vec![3, 0, 1, 4, 2]);
-        assert!(q.is_empty());
+        assert_eq!(q.len(), 0);
     }
 }

@@ -3,7 +3,9 @@
 //! Everything is recounted from scratch, so the check cannot pass by trusting the
 //! counters it checks.
 
-use crate::message::{Fate, PublishFate};
+use crate::log::{Group, Partition};
+use crate::message::{Fate, MessageCopy, PublishFate};
+use crate::queue::Queue;
 use crate::sim::Simulation;
 
 fn ensure(ok: bool, what: impl FnOnce() -> String) -> Result<(), String> {
@@ -176,79 +178,98 @@ fn check_queues(sim: &Simulation) -> Result<(), String> {
     let mut waiting_seen = 0u64;
     for (qi, q) in queues.iter().enumerate() {
         let of = |f: Fate| counts[qi][f.index()];
-        let (waiting, in_flight, retry, dead) = (
-            of(Fate::Waiting),
-            of(Fate::InFlight),
-            of(Fate::RetryWaiting),
-            of(Fate::DeadLettered),
-        );
-        ensure(q.line.len() as u64 == waiting, || {
-            format!(
-                "queue {}: line holds {} but {waiting} copies wait",
-                q.name,
-                q.line.len()
-            )
-        })?;
-        for (i, &id) in q.line.iter().enumerate() {
-            let copy = &copies[id as usize];
-            ensure(
-                copy.fate == Fate::Waiting && copy.queue as usize == qi,
-                || {
-                    format!(
-                        "queue {}: copy {id} is in line but is {:?} in queue {}",
-                        q.name, copy.fate, copy.queue
-                    )
-                },
-            )?;
-            ensure(
-                i == 0 || copies[q.line[i - 1] as usize].line_seq < copy.line_seq,
-                || {
-                    format!(
-                        "queue {}: line out of order (or a copy twice) at copy {id}",
-                        q.name
-                    )
-                },
-            )?;
-        }
-        waiting_seen += waiting;
-        ensure(q.in_flight == in_flight && q.retry_waiting == retry, || {
-            format!(
-                "queue {}: tallies {}/{} vs fates {in_flight}/{retry}",
-                q.name, q.in_flight, q.retry_waiting
-            )
-        })?;
-        ensure(q.held == waiting + in_flight + retry, || {
-            format!("queue {}: held {} is not the sum", q.name, q.held)
-        })?;
-        if let Some(max) = q.max_length {
-            // What counts against the bound depends on the flavour (RabbitMQ: ready only).
-            let counted = q.occupancy();
-            ensure(counted <= max.max(q.bound_grace), || {
-                format!("queue {}: holds {counted} over its limit {max}", q.name)
-            })?;
-        }
-        ensure(q.dlq.len() as u64 == dead, || {
-            format!(
-                "queue {}: {} DLQ entries, {dead} dead-lettered",
-                q.name,
-                q.dlq.len()
-            )
-        })?;
-        for e in &q.dlq {
-            ensure(
-                copies[e.copy as usize].fate == Fate::DeadLettered && e.source as usize == qi,
-                || {
-                    format!(
-                        "queue {}: DLQ entry for copy {} is not dead-lettered here",
-                        q.name, e.copy
-                    )
-                },
-            )?;
-        }
+        check_line(copies, qi, q, of(Fate::Waiting))?;
+        waiting_seen += of(Fate::Waiting);
+        check_queue_tallies(q, &counts[qi])?;
+        check_dlq(copies, qi, q, of(Fate::DeadLettered))?;
     }
     ensure(waiting_seen == sim.waiting_total(), || {
         "waiting total disagrees with the lines".into()
     })
+}
+
+/// Queue `q`'s line holds exactly its `waiting` copies, in order, each once.
+fn check_line(copies: &[MessageCopy], qi: usize, q: &Queue, waiting: u64) -> Result<(), String> {
+    ensure(q.line.len() as u64 == waiting, || {
+        format!(
+            "queue {}: line holds {} but {waiting} copies wait",
+            q.name,
+            q.line.len()
+        )
+    })?;
+    for (i, &id) in q.line.iter().enumerate() {
+        let copy = &copies[id as usize];
+        ensure(
+            copy.fate == Fate::Waiting && copy.queue as usize == qi,
+            || {
+                format!(
+                    "queue {}: copy {id} is in line but is {:?} in queue {}",
+                    q.name, copy.fate, copy.queue
+                )
+            },
+        )?;
+        ensure(
+            i == 0 || copies[q.line[i - 1] as usize].line_seq < copy.line_seq,
+            || {
+                format!(
+                    "queue {}: line out of order (or a copy twice) at copy {id}",
+                    q.name
+                )
+            },
+        )?;
+    }
+    Ok(())
+}
+
+/// Queue `q`'s own tallies agree with its copies' fates (`counts`, indexed by fate), and
+/// it holds no more than its bound.
+fn check_queue_tallies(q: &Queue, counts: &[u64]) -> Result<(), String> {
+    let of = |f: Fate| counts[f.index()];
+    let (waiting, in_flight, retry) = (
+        of(Fate::Waiting),
+        of(Fate::InFlight),
+        of(Fate::RetryWaiting),
+    );
+    ensure(q.in_flight == in_flight && q.retry_waiting == retry, || {
+        format!(
+            "queue {}: tallies {}/{} vs fates {in_flight}/{retry}",
+            q.name, q.in_flight, q.retry_waiting
+        )
+    })?;
+    ensure(q.held == waiting + in_flight + retry, || {
+        format!("queue {}: held {} is not the sum", q.name, q.held)
+    })?;
+    if let Some(max) = q.max_length {
+        // What counts against the bound depends on the flavour (RabbitMQ: ready only).
+        let counted = q.occupancy();
+        ensure(counted <= max.max(q.bound_grace), || {
+            format!("queue {}: holds {counted} over its limit {max}", q.name)
+        })?;
+    }
+    Ok(())
+}
+
+/// Queue `q`'s dead-letter queue holds exactly its `dead` copies.
+fn check_dlq(copies: &[MessageCopy], qi: usize, q: &Queue, dead: u64) -> Result<(), String> {
+    ensure(q.dlq.len() as u64 == dead, || {
+        format!(
+            "queue {}: {} DLQ entries, {dead} dead-lettered",
+            q.name,
+            q.dlq.len()
+        )
+    })?;
+    for e in &q.dlq {
+        ensure(
+            copies[e.copy as usize].fate == Fate::DeadLettered && e.source as usize == qi,
+            || {
+                format!(
+                    "queue {}: DLQ entry for copy {} is not dead-lettered here",
+                    q.name, e.copy
+                )
+            },
+        )?;
+    }
+    Ok(())
 }
 
 fn check_effects(sim: &Simulation) -> Result<(), String> {
@@ -347,18 +368,24 @@ fn check_processes(sim: &Simulation) -> Result<(), String> {
 }
 
 fn check_logs(sim: &Simulation) -> Result<(), String> {
-    let c = sim.counters();
+    check_log_counts(sim)?;
+    check_open_records(sim)?;
+    check_group_failures(sim)?;
     let logs = sim.logs_raw();
-    let ends: u64 = logs
-        .iter()
-        .flat_map(|l| l.partitions.iter())
-        .map(|p| p.end())
-        .sum();
-    let starts: u64 = logs
-        .iter()
-        .flat_map(|l| l.partitions.iter())
-        .map(|p| p.start)
-        .sum();
+    for g in sim.groups_raw() {
+        for (p, part) in logs[g.log].partitions.iter().enumerate() {
+            check_group_partition(g, p, part)?;
+        }
+    }
+    Ok(())
+}
+
+/// Records appended and expired agree with the partitions' ends and starts.
+fn check_log_counts(sim: &Simulation) -> Result<(), String> {
+    let c = sim.counters();
+    let partitions = || sim.logs_raw().iter().flat_map(|l| l.partitions.iter());
+    let ends: u64 = partitions().map(|p| p.end()).sum();
+    let starts: u64 = partitions().map(|p| p.start).sum();
     let records: u64 = sim.messages().iter().map(|m| u64::from(m.records)).sum();
     ensure(ends == c.appended && records == c.appended, || {
         format!(
@@ -371,8 +398,11 @@ fn check_logs(sim: &Simulation) -> Result<(), String> {
             "expired {} but logs start at {starts} in all",
             c.records_expired
         )
-    })?;
-    // An open record always belongs to a live transaction of a member writing to that log.
+    })
+}
+
+/// An open record always belongs to a live transaction of a member writing to that log.
+fn check_open_records(sim: &Simulation) -> Result<(), String> {
     let mut open_txns = std::collections::BTreeSet::new();
     for g in sim.groups_raw() {
         if let Some(out) = g.output {
@@ -381,7 +411,7 @@ fn check_logs(sim: &Simulation) -> Result<(), String> {
             }
         }
     }
-    for (l, log) in logs.iter().enumerate() {
+    for (l, log) in sim.logs_raw().iter().enumerate() {
         for (p, part) in log.partitions.iter().enumerate() {
             for (i, r) in part.records.iter().enumerate() {
                 let offset = part.start + i as u64;
@@ -396,8 +426,13 @@ fn check_logs(sim: &Simulation) -> Result<(), String> {
             }
         }
     }
-    // Every record given up on is counted once, by the group that gave up on it; a
-    // record retried in place never goes past the group's attempts.
+    Ok(())
+}
+
+/// Every record given up on is counted once, by the group that gave up on it; a record
+/// retried in place never goes past the group's attempts.
+fn check_group_failures(sim: &Simulation) -> Result<(), String> {
+    let c = sim.counters();
     let dead: u64 = sim.groups_raw().iter().map(|g| g.dead_lettered).sum();
     ensure(dead == c.records_dead_lettered, || {
         format!(
@@ -423,69 +458,74 @@ fn check_logs(sim: &Simulation) -> Result<(), String> {
             }
         }
     }
-    for g in sim.groups_raw() {
-        let log = &logs[g.log];
-        for (p, part) in log.partitions.iter().enumerate() {
-            let (committed, position) = (g.committed[p], g.position[p]);
-            ensure(part.start <= committed && committed <= part.end(), || {
-                format!(
-                    "group {}: partition {p} committed {committed} outside {}..={}",
-                    g.name,
-                    part.start,
-                    part.end()
-                )
-            })?;
-            ensure(part.start <= position && position <= part.end(), || {
-                format!(
-                    "group {}: partition {p} position {position} outside {}..={}",
-                    g.name,
-                    part.start,
-                    part.end()
-                )
-            })?;
-            // Eager stops the world; a cooperative rebalance keeps unmoved partitions owned.
-            let eager = g.rebalance == crate::scenario::Rebalance::Eager;
-            ensure(!(eager && g.rebalancing) || g.owner[p].is_none(), || {
-                format!("group {}: partition {p} owned mid-rebalance", g.name)
-            })?;
-            ensure(!g.revoking[p] || g.owner[p].is_some(), || {
-                format!("group {}: partition {p} revoked from nobody", g.name)
-            })?;
-            if let Some(o) = g.owner[p] {
-                ensure(g.members[o as usize].up, || {
-                    format!("group {}: partition {p} owned by a dead member", g.name)
-                })?;
-            }
-            // One consumer per partition: at most one member works on it in this generation,
-            // and that member is its owner.
-            let workers: Vec<usize> = g
-                .members
-                .iter()
-                .enumerate()
-                .filter(|(_, m)| {
-                    m.working
-                        .is_some_and(|w| w.partition as usize == p && w.generation == g.generation)
-                })
-                .map(|(i, _)| i)
-                .collect();
-            ensure(workers.len() <= 1, || {
-                format!(
-                    "group {}: partition {p} processed by two members at once",
-                    g.name
-                )
-            })?;
-            if let Some(&w) = workers.first() {
-                ensure(g.owner[p] == Some(w as u32), || {
-                    format!(
-                        "group {}: member {w} works on partition {p} it does not own",
-                        g.name
-                    )
-                })?;
-            }
-            ensure(g.busy[p] != workers.is_empty(), || {
-                format!("group {}: partition {p} busy flag disagrees", g.name)
-            })?;
-        }
-    }
     Ok(())
+}
+
+/// Group `g`'s view of partition `p`: its offsets lie within the partition, and who
+/// owns and works on it is consistent.
+fn check_group_partition(g: &Group, p: usize, part: &Partition) -> Result<(), String> {
+    let (committed, position) = (g.committed[p], g.position[p]);
+    ensure(part.start <= committed && committed <= part.end(), || {
+        format!(
+            "group {}: partition {p} committed {committed} outside {}..={}",
+            g.name,
+            part.start,
+            part.end()
+        )
+    })?;
+    ensure(part.start <= position && position <= part.end(), || {
+        format!(
+            "group {}: partition {p} position {position} outside {}..={}",
+            g.name,
+            part.start,
+            part.end()
+        )
+    })?;
+    check_partition_owner(g, p)
+}
+
+/// Who owns partition `p` of group `g`, and who works on it.
+fn check_partition_owner(g: &Group, p: usize) -> Result<(), String> {
+    // Eager stops the world; a cooperative rebalance keeps unmoved partitions owned.
+    let eager = g.rebalance == crate::scenario::Rebalance::Eager;
+    ensure(!(eager && g.rebalancing) || g.owner[p].is_none(), || {
+        format!("group {}: partition {p} owned mid-rebalance", g.name)
+    })?;
+    ensure(!g.revoking[p] || g.owner[p].is_some(), || {
+        format!("group {}: partition {p} revoked from nobody", g.name)
+    })?;
+    if let Some(o) = g.owner[p] {
+        ensure(g.members[o as usize].up, || {
+            format!("group {}: partition {p} owned by a dead member", g.name)
+        })?;
+    }
+    // One consumer per partition: at most one member works on it in this generation,
+    // and that member is its owner.
+    let workers: Vec<usize> = g
+        .members
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| {
+            m.working
+                .is_some_and(|w| w.partition as usize == p && w.generation == g.generation)
+        })
+        .map(|(i, _)| i)
+        .collect();
+    ensure(workers.len() <= 1, || {
+        format!(
+            "group {}: partition {p} processed by two members at once",
+            g.name
+        )
+    })?;
+    if let Some(&w) = workers.first() {
+        ensure(g.owner[p] == Some(w as u32), || {
+            format!(
+                "group {}: member {w} works on partition {p} it does not own",
+                g.name
+            )
+        })?;
+    }
+    ensure(g.busy[p] != workers.is_empty(), || {
+        format!("group {}: partition {p} busy flag disagrees", g.name)
+    })
 }

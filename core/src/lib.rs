@@ -6,33 +6,54 @@
 //!   [`Fact`]s; [`Simulation::run_until`] and [`Simulation::run`] drive it further.
 //! * Time is integer microseconds; the only randomness is one seeded generator with a
 //!   platform-independent stream, so the same scenario gives the same run everywhere.
+//!
+//! # Public surface
+//!
+//! What the page (`src/`), the runner (`core/src/bin/brokerlab.rs`) and the tests use; the
+//! rest (engine, queues, logs, producers, consumers, metrics, randomness, hashing,
+//! routing) is internal to the crate.
+//!
+//! * At the root: [`Scenario`] and its parts (specs, [`Fault`] commands, limits as
+//!   [`scenario::limits`]); [`Simulation`] and its views ([`QueueView`],
+//!   [`ConsumerView`], [`ProducerView`], [`MemberView`], [`PartitionView`], [`Message`],
+//!   [`MessageCopy`], [`DeadLetter`], [`OutboxRow`], [`JobCounts`]); what it reports
+//!   ([`Counters`], [`Sample`], [`Summary`], [`Report`], [`WorkEstimate`], [`EndReason`],
+//!   [`fingerprint`]); facts and ids ([`Fact`], [`Step`], [`Setting`], [`Trigger`],
+//!   [`MsgId`], [`QueueId`]…); time ([`Micros`], [`secs_to_us`], [`us_to_secs`]).
+//! * [`narration::describe`]: a fact in one English sentence.
+//! * [`invariants::check`]: the accounting invariant, recounted from scratch.
+//! * [`examples`]: the built-in scenarios by name.
+//! * [`step`]: the reasons facts carry ([`step::LossReason`], [`step::DeadLetterReason`]…).
+//! * [`sim::current`]: the settings in force now; [`database`]: the consumers' tables.
+//! * [`text`]: untrusted text made safe to print on one line.
 
-pub mod budget;
-pub mod consumer;
 pub mod database;
-pub mod engine;
 pub mod examples;
-pub mod hash;
 pub mod invariants;
-pub mod log;
-pub mod message;
-pub mod metrics;
 pub mod narration;
-pub mod producer;
-pub mod queue;
-pub mod report;
-pub mod rng;
-pub mod routing;
 pub mod scenario;
 pub mod sim;
 pub mod step;
 pub mod text;
-pub mod time;
+
+mod budget;
+mod consumer;
+mod engine;
+mod hash;
+mod log;
+mod message;
+mod metrics;
+mod producer;
+mod queue;
+mod report;
+mod rng;
+mod routing;
+mod time;
 
 pub use budget::WorkEstimate;
 pub use consumer::ConsumerView;
 pub use log::PartitionView;
-pub use message::{Copy, DeadLetter, Fate, Message, PublishFate};
+pub use message::{DeadLetter, Fate, Message, MessageCopy, PublishFate};
 pub use metrics::{Counters, GroupSample, QueueSample, Sample, Summary};
 pub use producer::{JobCounts, OutboxRow};
 pub use queue::QueueView;

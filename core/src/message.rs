@@ -138,7 +138,7 @@ impl Fate {
 }
 
 #[derive(Clone, Debug, Serialize)]
-pub struct Copy {
+pub struct MessageCopy {
     pub msg: MsgId,
     pub queue: QueueId,
     pub fate: Fate,

@@ -169,10 +169,6 @@ impl Series {
         &self.samples
     }
 
-    pub fn every_us(&self) -> Micros {
-        self.every_us
-    }
-
     /// Sample times due strictly before `now`: the state has been constant since the last
     /// event, so each due sample sees it as `sample_at` gives it.
     pub fn due_before(&self, now: Micros) -> Option<Micros> {
@@ -213,10 +209,6 @@ impl Latencies {
     pub fn record(&mut self, us: Micros) {
         self.values_us.push(us);
         self.sum_us += u128::from(us);
-    }
-
-    pub fn count(&self) -> u64 {
-        self.values_us.len() as u64
     }
 
     pub fn mean_s(&self) -> f64 {

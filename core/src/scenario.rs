@@ -1367,52 +1367,65 @@ impl Scenario {
         }
         check_len("queues", &self.queues, QUEUES_MAX)?;
         for (i, q) in self.queues.iter().enumerate() {
-            let f = |name: &str| format!("queues[{i}].{name}");
-            if q.name.is_empty() {
-                return Err(err(f("name"), "must not be empty"));
-            }
-            check_text(&f("name"), &q.name, NAME_LEN_MAX)?;
-            if self.queues[..i].iter().any(|o| o.name == q.name) {
-                return Err(err(f("name"), format!("{:?} is used twice", q.name)));
-            }
-            check_range(
-                &f("visibility_timeout_s"),
-                q.visibility_timeout_s,
-                0.000_001,
-                TIME_S_MAX,
-            )?;
-            if let Some(n) = q.max_length {
-                check_count(&f("max_length"), n, 1, MESSAGES_MAX)?;
-            }
-            if let Some(t) = q.ttl_s {
-                check_range(&f("ttl_s"), t, 0.000_001, TIME_S_MAX)?;
-            }
-            if let Some(t) = q.max_oldest_age_s {
-                check_range(&f("max_oldest_age_s"), t, 0.000_001, TIME_S_MAX)?;
-            }
-            if let Some(n) = q.delivery_limit {
-                check_count(
-                    &f("delivery_limit"),
-                    u64::from(n),
-                    1,
-                    u64::from(ATTEMPTS_MAX),
-                )?;
-            }
-            if let Some(n) = q.max_receive_count {
-                check_count(
-                    &f("max_receive_count"),
-                    u64::from(n),
-                    1,
-                    u64::from(ATTEMPTS_MAX),
-                )?;
-            }
-            if let Some(t) = q.dedup_window_s {
-                check_range(&f("dedup_window_s"), t, 0.0, TIME_S_MAX)?;
-            }
-            if let Some(p) = q.duplicate_p {
-                check_range(&f("duplicate_p"), p, 0.0, 0.5)?;
-            }
+            self.validate_queue(i, q)?;
         }
+        self.validate_exchanges()
+    }
+
+    /// Queue `i`: a unique name, and its timeouts and limits in range.
+    fn validate_queue(&self, i: usize, q: &QueueSpec) -> Result<(), ScenarioError> {
+        use limits::*;
+        let f = |name: &str| format!("queues[{i}].{name}");
+        if q.name.is_empty() {
+            return Err(err(f("name"), "must not be empty"));
+        }
+        check_text(&f("name"), &q.name, NAME_LEN_MAX)?;
+        if self.queues[..i].iter().any(|o| o.name == q.name) {
+            return Err(err(f("name"), format!("{:?} is used twice", q.name)));
+        }
+        check_range(
+            &f("visibility_timeout_s"),
+            q.visibility_timeout_s,
+            0.000_001,
+            TIME_S_MAX,
+        )?;
+        if let Some(n) = q.max_length {
+            check_count(&f("max_length"), n, 1, MESSAGES_MAX)?;
+        }
+        if let Some(t) = q.ttl_s {
+            check_range(&f("ttl_s"), t, 0.000_001, TIME_S_MAX)?;
+        }
+        if let Some(t) = q.max_oldest_age_s {
+            check_range(&f("max_oldest_age_s"), t, 0.000_001, TIME_S_MAX)?;
+        }
+        if let Some(n) = q.delivery_limit {
+            check_count(
+                &f("delivery_limit"),
+                u64::from(n),
+                1,
+                u64::from(ATTEMPTS_MAX),
+            )?;
+        }
+        if let Some(n) = q.max_receive_count {
+            check_count(
+                &f("max_receive_count"),
+                u64::from(n),
+                1,
+                u64::from(ATTEMPTS_MAX),
+            )?;
+        }
+        if let Some(t) = q.dedup_window_s {
+            check_range(&f("dedup_window_s"), t, 0.0, TIME_S_MAX)?;
+        }
+        if let Some(p) = q.duplicate_p {
+            check_range(&f("duplicate_p"), p, 0.0, 0.5)?;
+        }
+        Ok(())
+    }
+
+    /// Exchanges: unique names (not a queue's either), bindings to queues that exist.
+    fn validate_exchanges(&self) -> Result<(), ScenarioError> {
+        use limits::*;
         check_len("exchanges", &self.exchanges, EXCHANGES_MAX)?;
         for (i, x) in self.exchanges.iter().enumerate() {
             let f = |name: &str| format!("exchanges[{i}].{name}");
@@ -1564,68 +1577,79 @@ impl Scenario {
         if !self.consumers.is_empty() && self.queues.is_empty() {
             return Err(err("consumers", "consumers read queues, and there is none"));
         }
-        let mut total = 0u64;
         for (i, c) in self.consumers.iter().enumerate() {
-            let f = |name: &str| format!("consumers[{i}].{name}");
-            check_text(&f("name"), &c.name, NAME_LEN_MAX)?;
-            if !c.queue.is_empty() && self.queue_index(&c.queue).is_none() {
-                return Err(err(f("queue"), format!("there is no queue {:?}", c.queue)));
-            }
-            check_count(
-                &f("replicas"),
-                u64::from(c.replicas),
-                1,
-                CONSUMERS_MAX as u64,
-            )?;
-            total += u64::from(c.replicas);
-            if let Some(t) = c.gap_timeout_s {
-                check_range(&f("gap_timeout_s"), t, 0.000_001, TIME_S_MAX)?;
-            }
-            check_count(
-                &f("concurrency"),
-                u64::from(c.concurrency),
-                1,
-                u64::from(CONCURRENCY_MAX),
-            )?;
-            check_count(
-                &f("prefetch"),
-                u64::from(c.prefetch),
-                1,
-                u64::from(PREFETCH_MAX),
-            )?;
-            check_count(
-                &f("batch_size"),
-                u64::from(c.batch_size),
-                1,
-                u64::from(c.prefetch),
-            )?;
-            validate_service(&f("service"), &c.service)?;
-            check_range(&f("failures.transient_p"), c.failures.transient_p, 0.0, 1.0)?;
-            check_len(&f("failures.outages"), &c.failures.outages, OUTAGES_MAX)?;
-            for (k, o) in c.failures.outages.iter().enumerate() {
-                check_range(
-                    &f(&format!("failures.outages[{k}].from_s")),
-                    o.from_s,
-                    0.0,
-                    TIME_S_MAX,
-                )?;
-                check_range(
-                    &f(&format!("failures.outages[{k}].until_s")),
-                    o.until_s,
-                    o.from_s,
-                    TIME_S_MAX,
-                )?;
-            }
-            validate_retry(&f("retry"), &c.retry)?;
+            self.validate_consumer(i, c)?;
         }
+        let total: u64 = self.consumers.iter().map(|c| u64::from(c.replicas)).sum();
         if total > CONSUMERS_MAX as u64 {
             return Err(err(
                 "consumers",
                 format!("at most {CONSUMERS_MAX} consumers in all (replicas included)"),
             ));
         }
-        // One ack contract per queue: mixing them would let a leased delivery outlive the
-        // loss of an auto-acked one, a fate no broker reports.
+        self.validate_ack_modes()
+    }
+
+    /// Consumer `i`: its queue exists; replicas, concurrency, prefetch, batches, service,
+    /// failures and retries in range.
+    fn validate_consumer(&self, i: usize, c: &ConsumerSpec) -> Result<(), ScenarioError> {
+        use limits::*;
+        let f = |name: &str| format!("consumers[{i}].{name}");
+        check_text(&f("name"), &c.name, NAME_LEN_MAX)?;
+        if !c.queue.is_empty() && self.queue_index(&c.queue).is_none() {
+            return Err(err(f("queue"), format!("there is no queue {:?}", c.queue)));
+        }
+        check_count(
+            &f("replicas"),
+            u64::from(c.replicas),
+            1,
+            CONSUMERS_MAX as u64,
+        )?;
+        if let Some(t) = c.gap_timeout_s {
+            check_range(&f("gap_timeout_s"), t, 0.000_001, TIME_S_MAX)?;
+        }
+        check_count(
+            &f("concurrency"),
+            u64::from(c.concurrency),
+            1,
+            u64::from(CONCURRENCY_MAX),
+        )?;
+        check_count(
+            &f("prefetch"),
+            u64::from(c.prefetch),
+            1,
+            u64::from(PREFETCH_MAX),
+        )?;
+        check_count(
+            &f("batch_size"),
+            u64::from(c.batch_size),
+            1,
+            u64::from(c.prefetch),
+        )?;
+        validate_service(&f("service"), &c.service)?;
+        check_range(&f("failures.transient_p"), c.failures.transient_p, 0.0, 1.0)?;
+        check_len(&f("failures.outages"), &c.failures.outages, OUTAGES_MAX)?;
+        for (k, o) in c.failures.outages.iter().enumerate() {
+            check_range(
+                &f(&format!("failures.outages[{k}].from_s")),
+                o.from_s,
+                0.0,
+                TIME_S_MAX,
+            )?;
+            check_range(
+                &f(&format!("failures.outages[{k}].until_s")),
+                o.until_s,
+                o.from_s,
+                TIME_S_MAX,
+            )?;
+        }
+        validate_retry(&f("retry"), &c.retry)?;
+        Ok(())
+    }
+
+    /// One ack contract per queue: mixing them would let a leased delivery outlive the
+    /// loss of an auto-acked one, a fate no broker reports.
+    fn validate_ack_modes(&self) -> Result<(), ScenarioError> {
         for (i, c) in self.consumers.iter().enumerate() {
             let q = self.queue_of(c);
             if self.consumers[..i]
@@ -1695,22 +1719,7 @@ impl Scenario {
                 TIME_S_MAX,
             )?;
         }
-        check_len(&f("script"), &p.script, SCRIPT_MAX)?;
-        for (k, m) in p.script.iter().enumerate() {
-            check_range(&f(&format!("script[{k}].at_s")), m.at_s, 0.0, TIME_S_MAX)?;
-            check_op(&f(&format!("script[{k}].op")), m.op)?;
-            check_text(
-                &f(&format!("script[{k}].routing_key")),
-                &m.routing_key,
-                NAME_LEN_MAX * 4,
-            )?;
-            if k > 0 && m.at_s < p.script[k - 1].at_s {
-                return Err(err(
-                    f(&format!("script[{k}].at_s")),
-                    "script times must not decrease",
-                ));
-            }
-        }
+        validate_script(&f("script"), &p.script)?;
         if !p.script.is_empty() {
             return Ok(p.script.len() as u64);
         }
@@ -1763,222 +1772,278 @@ impl Scenario {
             .any(|f| matches!(f, Fault::SetConsumerCount { .. }))
     }
 
+    /// Checks one command (a scheduled fault or an intervention) against this scenario:
+    /// the producer, consumer, queue, group or log it names exists, and its numbers are
+    /// in range. `field` is where the command sits, for the error.
     pub(crate) fn validate_fault(&self, field: &str, fault: &Fault) -> Result<(), ScenarioError> {
-        let producers = self.producers.len() as u32;
-        // Only consumer faults ask whether commands scale consumers: that look goes over
+        let check = CommandCheck {
+            scenario: self,
+            field,
+        };
+        match fault {
+            Fault::CrashConsumer { .. }
+            | Fault::RestartConsumer { .. }
+            | Fault::DropNextAck { .. }
+            | Fault::SlowConsumer { .. } => check.consumer_fault(fault),
+            Fault::CrashProducer { .. }
+            | Fault::RestartProducer { .. }
+            | Fault::DropNextConfirm { .. }
+            | Fault::InjectPoison { .. }
+            | Fault::SetArrivals { .. } => check.producer_command(fault),
+            Fault::CrashBroker { restart_after_s } => check.restart(*restart_after_s),
+            Fault::RestartBroker => Ok(()),
+            Fault::CrashMember { .. }
+            | Fault::AddMember { .. }
+            | Fault::SeekToEarliest { .. }
+            | Fault::SeekTo { .. }
+            | Fault::SetPartitions { .. } => check.log_command(fault),
+            Fault::DependencyOutage { .. }
+            | Fault::Redrive { .. }
+            | Fault::DeployFix { .. }
+            | Fault::SetVisibilityTimeout { .. }
+            | Fault::SetFlavour { .. }
+            | Fault::SetQueueBound { .. } => check.queue_command(fault),
+            Fault::SetServiceTime { .. }
+            | Fault::SetConsumerCount { .. }
+            | Fault::SetPrefetch { .. }
+            | Fault::SetAckMode { .. }
+            | Fault::SetIdempotency { .. }
+            | Fault::SetRetry { .. } => check.consumer_setting(fault),
+        }
+    }
+
+    pub(crate) fn sample_every_us(&self) -> Micros {
+        secs_to_us(self.sample_every_s).max(1)
+    }
+}
+
+/// Checks one command against its scenario (see [`Scenario::validate_fault`]), one
+/// method per family of commands. Errors name fields under `field`.
+struct CommandCheck<'a> {
+    scenario: &'a Scenario,
+    field: &'a str,
+}
+
+impl CommandCheck<'_> {
+    /// An error about `name`, a field of the command.
+    fn err(&self, name: &str, problem: impl Into<String>) -> ScenarioError {
+        err(format!("{}.{name}", self.field), problem)
+    }
+
+    /// Where the command's field `name` sits, for the shared range checks.
+    fn at(&self, name: &str) -> String {
+        format!("{}.{name}", self.field)
+    }
+
+    fn consumer(&self, c: u32) -> Result<(), ScenarioError> {
+        // Only consumer commands ask whether commands scale consumers: that look goes over
         // every command, and validation runs this for each of up to 10,000 of them.
-        let check_consumer = |c: u32| {
-            let consumers = if self.scales_consumers() {
-                limits::CONSUMERS_MAX as u32
-            } else {
-                self.consumer_count()
-            };
-            if c >= consumers {
-                Err(err(
-                    format!("{field}.consumer"),
-                    format!("there is no consumer {c} (there are {consumers})"),
-                ))
-            } else {
-                Ok(())
-            }
+        let consumers = if self.scenario.scales_consumers() {
+            limits::CONSUMERS_MAX as u32
+        } else {
+            self.scenario.consumer_count()
         };
-        let check_producer = |p: u32| {
-            if p >= producers {
-                Err(err(
-                    format!("{field}.producer"),
-                    format!("there is no producer {p} (there are {producers})"),
-                ))
-            } else {
-                Ok(())
-            }
-        };
-        let check_queue = |queue: &str| match self.queue_index(queue) {
+        if c >= consumers {
+            Err(self.err(
+                "consumer",
+                format!("there is no consumer {c} (there are {consumers})"),
+            ))
+        } else {
+            Ok(())
+        }
+    }
+
+    fn producer(&self, p: u32) -> Result<(), ScenarioError> {
+        let producers = self.scenario.producers.len() as u32;
+        if p >= producers {
+            Err(self.err(
+                "producer",
+                format!("there is no producer {p} (there are {producers})"),
+            ))
+        } else {
+            Ok(())
+        }
+    }
+
+    fn queue(&self, queue: &str) -> Result<(), ScenarioError> {
+        match self.scenario.queue_index(queue) {
             Some(_) => Ok(()),
-            None => Err(err(
-                format!("{field}.queue"),
-                format!("there is no queue {queue:?}"),
-            )),
-        };
-        // Settings of a queue's consumers need a queue that has consumers to copy from.
-        let check_consumed_queue = |queue: &str| {
-            check_queue(queue)?;
-            let q = self.queue_index(queue).expect("checked");
-            if self.consumers.iter().any(|c| self.queue_of(c) == q) {
-                Ok(())
-            } else {
-                Err(err(
-                    format!("{field}.queue"),
-                    format!("queue {queue:?} has no consumers"),
-                ))
-            }
-        };
-        let check_restart = |r: Option<f64>| match r {
-            Some(r) => check_range(
-                &format!("{field}.restart_after_s"),
-                r,
-                0.0,
-                limits::TIME_S_MAX,
-            ),
+            None => Err(self.err("queue", format!("there is no queue {queue:?}"))),
+        }
+    }
+
+    /// Settings of a queue's consumers need a queue that has consumers to copy from.
+    fn consumed_queue(&self, queue: &str) -> Result<(), ScenarioError> {
+        self.queue(queue)?;
+        let q = self.scenario.queue_index(queue).expect("checked");
+        let s = self.scenario;
+        if s.consumers.iter().any(|c| s.queue_of(c) == q) {
+            Ok(())
+        } else {
+            Err(self.err("queue", format!("queue {queue:?} has no consumers")))
+        }
+    }
+
+    fn group(&self, group: u32) -> Result<&GroupSpec, ScenarioError> {
+        self.scenario
+            .groups
+            .get(group as usize)
+            .ok_or_else(|| self.err("group", format!("there is no consumer group {group}")))
+    }
+
+    fn restart(&self, restart_after_s: Option<f64>) -> Result<(), ScenarioError> {
+        match restart_after_s {
+            Some(r) => check_range(&self.at("restart_after_s"), r, 0.0, limits::TIME_S_MAX),
             None => Ok(()),
-        };
+        }
+    }
+
+    /// Crashing, restarting, slowing a queue consumer, or losing its next ack.
+    fn consumer_fault(&self, fault: &Fault) -> Result<(), ScenarioError> {
         match fault {
             Fault::CrashConsumer {
                 consumer,
                 restart_after_s,
                 ..
             } => {
-                check_consumer(*consumer)?;
-                check_restart(*restart_after_s)
+                self.consumer(*consumer)?;
+                self.restart(*restart_after_s)
             }
             Fault::RestartConsumer { consumer } | Fault::DropNextAck { consumer } => {
-                check_consumer(*consumer)
+                self.consumer(*consumer)
             }
             Fault::SlowConsumer { consumer, factor } => {
-                check_consumer(*consumer)?;
-                check_range(&format!("{field}.factor"), *factor, 0.01, 1000.0)
+                self.consumer(*consumer)?;
+                check_range(&self.at("factor"), *factor, 0.01, 1000.0)
             }
+            _ => unreachable!("validate_fault sends only consumer faults here"),
+        }
+    }
+
+    /// Crashing or restarting a producer, losing its next confirm, making it publish a
+    /// poison message, or changing its arrivals.
+    fn producer_command(&self, fault: &Fault) -> Result<(), ScenarioError> {
+        match fault {
             Fault::CrashProducer {
                 producer,
                 restart_after_s,
                 ..
             } => {
-                check_producer(*producer)?;
-                check_restart(*restart_after_s)
+                self.producer(*producer)?;
+                self.restart(*restart_after_s)
             }
             Fault::RestartProducer { producer }
             | Fault::DropNextConfirm { producer }
-            | Fault::InjectPoison { producer, .. } => check_producer(*producer),
-            Fault::CrashBroker { restart_after_s } => check_restart(*restart_after_s),
-            Fault::RestartBroker => Ok(()),
+            | Fault::InjectPoison { producer, .. } => self.producer(*producer),
+            Fault::SetArrivals {
+                producer, schedule, ..
+            } => {
+                self.producer(*producer)?;
+                if !self.scenario.producers[*producer as usize]
+                    .script
+                    .is_empty()
+                {
+                    return Err(self.err(
+                        "producer",
+                        "this producer follows a script; its arrivals cannot change",
+                    ));
+                }
+                validate_schedule(&self.at("schedule"), schedule)
+            }
+            _ => unreachable!("validate_fault sends only producer commands here"),
+        }
+    }
+
+    /// Commands about logs and their consumer groups: members crashing and joining,
+    /// rewinds, more partitions.
+    fn log_command(&self, fault: &Fault) -> Result<(), ScenarioError> {
+        match fault {
             Fault::CrashMember {
                 group,
                 member,
                 restart_after_s,
                 ..
             } => {
-                let g = self.groups.get(*group as usize).ok_or_else(|| {
-                    err(
-                        format!("{field}.group"),
-                        format!("there is no consumer group {group}"),
-                    )
-                })?;
+                let g = self.group(*group)?;
                 // Members that joined later have higher numbers; allow up to the limit.
                 if *member >= limits::MEMBERS_MAX
                     || (*member >= g.members && g.members == limits::MEMBERS_MAX)
                 {
-                    return Err(err(
-                        format!("{field}.member"),
-                        format!("there is no member {member}"),
-                    ));
+                    return Err(self.err("member", format!("there is no member {member}")));
                 }
-                check_restart(*restart_after_s)
+                self.restart(*restart_after_s)
             }
             Fault::AddMember { group }
             | Fault::SeekToEarliest { group }
-            | Fault::SeekTo { group, .. } => {
-                if *group as usize >= self.groups.len() {
-                    return Err(err(
-                        format!("{field}.group"),
-                        format!("there is no consumer group {group}"),
-                    ));
-                }
-                Ok(())
-            }
-            Fault::DependencyOutage { queue, for_s } => {
-                check_queue(queue)?;
-                check_range(&format!("{field}.for_s"), *for_s, 0.0, limits::TIME_S_MAX)
-            }
-            Fault::Redrive { queue, rate_per_s } => {
-                check_queue(queue)?;
-                check_range(
-                    &format!("{field}.rate_per_s"),
-                    *rate_per_s,
-                    0.001,
-                    limits::RATE_PER_S_MAX,
-                )
-            }
-            Fault::SetArrivals {
-                producer, schedule, ..
-            } => {
-                check_producer(*producer)?;
-                if !self.producers[*producer as usize].script.is_empty() {
-                    return Err(err(
-                        format!("{field}.producer"),
-                        "this producer follows a script; its arrivals cannot change",
-                    ));
-                }
-                validate_schedule(&format!("{field}.schedule"), schedule)
-            }
-            Fault::SetServiceTime { queue, service } => {
-                check_consumed_queue(queue)?;
-                validate_service(&format!("{field}.service"), service)
-            }
-            Fault::SetConsumerCount { queue, count } => {
-                check_consumed_queue(queue)?;
-                check_count(
-                    &format!("{field}.count"),
-                    u64::from(*count),
-                    0,
-                    limits::SCALE_MAX as u64,
-                )
-            }
-            Fault::SetPrefetch { queue, prefetch } => {
-                check_consumed_queue(queue)?;
-                check_count(
-                    &format!("{field}.prefetch"),
-                    u64::from(*prefetch),
-                    1,
-                    u64::from(limits::PREFETCH_MAX),
-                )
-            }
-            Fault::SetAckMode { queue, .. } | Fault::SetIdempotency { queue, .. } => {
-                check_consumed_queue(queue)
-            }
-            Fault::SetRetry { queue, retry } => {
-                check_consumed_queue(queue)?;
-                validate_retry(&format!("{field}.retry"), retry)
-            }
-            Fault::SetVisibilityTimeout { queue, seconds } => {
-                check_queue(queue)?;
-                check_range(
-                    &format!("{field}.seconds"),
-                    *seconds,
-                    0.000_001,
-                    limits::TIME_S_MAX,
-                )
-            }
-            Fault::DeployFix { queue, .. } => check_queue(queue),
+            | Fault::SeekTo { group, .. } => self.group(*group).map(|_| ()),
             Fault::SetPartitions { log, partitions } => {
-                if self.log_index(log).is_none() {
-                    return Err(err(
-                        format!("{field}.log"),
-                        format!("there is no log {log:?}"),
-                    ));
+                if self.scenario.log_index(log).is_none() {
+                    return Err(self.err("log", format!("there is no log {log:?}")));
                 }
-                check_count(
-                    &format!("{field}.partitions"),
-                    u64::from(*partitions),
-                    1,
-                    u64::from(limits::PARTITIONS_MAX),
-                )
+                let max = u64::from(limits::PARTITIONS_MAX);
+                check_count(&self.at("partitions"), u64::from(*partitions), 1, max)
             }
-            Fault::SetFlavour { queue, .. } => check_queue(queue),
-            Fault::SetQueueBound {
-                queue, max_length, ..
-            } => {
-                check_queue(queue)?;
-                match max_length {
-                    Some(n) => {
-                        check_count(&format!("{field}.max_length"), *n, 1, limits::MESSAGES_MAX)
-                    }
-                    None => Ok(()),
-                }
-            }
+            _ => unreachable!("validate_fault sends only log commands here"),
         }
     }
 
-    pub(crate) fn sample_every_us(&self) -> Micros {
-        secs_to_us(self.sample_every_s).max(1)
+    /// Commands about a queue itself, or about its dependency.
+    fn queue_command(&self, fault: &Fault) -> Result<(), ScenarioError> {
+        match fault {
+            Fault::DependencyOutage { queue, for_s } => {
+                self.queue(queue)?;
+                check_range(&self.at("for_s"), *for_s, 0.0, limits::TIME_S_MAX)
+            }
+            Fault::Redrive { queue, rate_per_s } => {
+                self.queue(queue)?;
+                let max = limits::RATE_PER_S_MAX;
+                check_range(&self.at("rate_per_s"), *rate_per_s, 0.001, max)
+            }
+            Fault::SetVisibilityTimeout { queue, seconds } => {
+                self.queue(queue)?;
+                let max = limits::TIME_S_MAX;
+                check_range(&self.at("seconds"), *seconds, 0.000_001, max)
+            }
+            Fault::DeployFix { queue, .. } | Fault::SetFlavour { queue, .. } => self.queue(queue),
+            Fault::SetQueueBound {
+                queue, max_length, ..
+            } => {
+                self.queue(queue)?;
+                match max_length {
+                    Some(n) => check_count(&self.at("max_length"), *n, 1, limits::MESSAGES_MAX),
+                    None => Ok(()),
+                }
+            }
+            _ => unreachable!("validate_fault sends only queue commands here"),
+        }
+    }
+
+    /// New settings for every consumer of a queue.
+    fn consumer_setting(&self, fault: &Fault) -> Result<(), ScenarioError> {
+        match fault {
+            Fault::SetServiceTime { queue, service } => {
+                self.consumed_queue(queue)?;
+                validate_service(&self.at("service"), service)
+            }
+            Fault::SetConsumerCount { queue, count } => {
+                self.consumed_queue(queue)?;
+                let max = limits::SCALE_MAX as u64;
+                check_count(&self.at("count"), u64::from(*count), 0, max)
+            }
+            Fault::SetPrefetch { queue, prefetch } => {
+                self.consumed_queue(queue)?;
+                let max = u64::from(limits::PREFETCH_MAX);
+                check_count(&self.at("prefetch"), u64::from(*prefetch), 1, max)
+            }
+            Fault::SetAckMode { queue, .. } | Fault::SetIdempotency { queue, .. } => {
+                self.consumed_queue(queue)
+            }
+            Fault::SetRetry { queue, retry } => {
+                self.consumed_queue(queue)?;
+                validate_retry(&self.at("retry"), retry)
+            }
+            _ => unreachable!("validate_fault sends only consumer settings here"),
+        }
     }
 }
 
@@ -2080,6 +2145,28 @@ fn validate_retry(field: &str, r: &RetryPolicy) -> Result<(), ScenarioError> {
         r.backoff_base_s,
         limits::TIME_S_MAX,
     )
+}
+
+/// A producer's script: at most `SCRIPT_MAX` messages, in time order.
+fn validate_script(field: &str, script: &[ScriptedMessage]) -> Result<(), ScenarioError> {
+    use limits::*;
+    check_len(field, script, SCRIPT_MAX)?;
+    for (k, m) in script.iter().enumerate() {
+        check_range(&format!("{field}[{k}].at_s"), m.at_s, 0.0, TIME_S_MAX)?;
+        check_op(&format!("{field}[{k}].op"), m.op)?;
+        check_text(
+            &format!("{field}[{k}].routing_key"),
+            &m.routing_key,
+            NAME_LEN_MAX * 4,
+        )?;
+        if k > 0 && m.at_s < script[k - 1].at_s {
+            return Err(err(
+                format!("{field}[{k}].at_s"),
+                "script times must not decrease",
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn check_op(field: &str, op: Op) -> Result<(), ScenarioError> {

@@ -812,6 +812,8 @@ pub enum Setting {
 
 impl Fact {
     /// The message this fact is about, if any.
+    // Long but flat: every fact is listed once, with no `_` arm, so a new fact has to say
+    // whether it is about a message.
     pub fn msg(&self) -> Option<MsgId> {
         use Fact::*;
         match *self {

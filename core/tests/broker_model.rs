@@ -375,7 +375,7 @@ fn a_bounded_queue_rejects_drops_or_throttles() {
 #[test]
 fn a_broker_crash_keeps_durable_persistent_messages_and_loses_the_rest() {
     let (sim, _) = run(example("broker-crash"));
-    let orders: Vec<&Copy> = sim.copies().iter().filter(|c| c.queue == 0).collect();
+    let orders: Vec<&MessageCopy> = sim.copies().iter().filter(|c| c.queue == 0).collect();
     let metrics_lost = sim
         .copies()
         .iter()

@@ -4,7 +4,7 @@
 
 use super::{lease_lane, ttl_lane, Simulation};
 use crate::engine::Event;
-use crate::message::{Copy, DeadLetter, Fate};
+use crate::message::{DeadLetter, Fate, MessageCopy};
 use crate::scenario::{AckMode, CrashPoint, Flavour};
 use crate::step::{
     Attempt, ConsumerId, CopyId, DeadLetterReason, Fact, LossReason, MsgId, ProducerId, QueueId,
@@ -133,7 +133,7 @@ impl Simulation {
         );
         let event_id =
             crate::message::event_id(msg, self.messages[msg as usize].publish_attempts, stable);
-        self.copies.push(Copy {
+        self.copies.push(MessageCopy {
             msg,
             queue: q,
             fate: Fate::Dropped, // placeholder: set_fate below makes it Waiting
@@ -386,7 +386,7 @@ impl Simulation {
         }
         let twin = self.copies.len() as CopyId;
         let now = self.now_us;
-        self.copies.push(Copy {
+        self.copies.push(MessageCopy {
             msg,
             queue: q,
             fate: Fate::Dropped, // placeholder: set_fate_new_waiting makes it Waiting

@@ -7,11 +7,15 @@ use crate::engine::Event;
 use crate::log::ArmedMemberCrash;
 use crate::message::{Fate, PublishFate};
 use crate::producer::ArmedProducerCrash;
-use crate::scenario::{AckMode, CrashPoint, Fault, Flavour, MemberCrashPoint, ProducerCrashPoint};
-use crate::step::{ConsumerId, Fact, LossReason, ProducerId, Trigger};
+use crate::scenario::{
+    AckMode, CrashPoint, Fault, Flavour, MemberCrashPoint, Poison, ProducerCrashPoint,
+};
+use crate::step::{ConsumerId, Fact, GroupId, LossReason, MemberId, ProducerId, QueueId, Trigger};
 use crate::time::secs_to_us;
 
 impl Simulation {
+    /// Applies one command (a scheduled fault or an intervention); each family of
+    /// commands has its own function below, settings theirs in `settings.rs`.
     pub(super) fn apply_fault(&mut self, fault: &Fault, trigger: Trigger) {
         if fault
             .consumer()
@@ -20,30 +24,54 @@ impl Simulation {
             return; // a consumer that scaling never created (a hand-written replay)
         }
         match *fault {
+            Fault::CrashConsumer { .. }
+            | Fault::RestartConsumer { .. }
+            | Fault::DropNextAck { .. }
+            | Fault::SlowConsumer { .. } => self.apply_consumer_fault(fault, trigger),
+            Fault::CrashProducer { .. }
+            | Fault::RestartProducer { .. }
+            | Fault::DropNextConfirm { .. }
+            | Fault::InjectPoison { .. }
+            | Fault::CrashBroker { .. }
+            | Fault::RestartBroker => self.apply_producer_or_broker_fault(fault, trigger),
+            Fault::CrashMember { .. }
+            | Fault::AddMember { .. }
+            | Fault::SeekToEarliest { .. }
+            | Fault::SeekTo { .. } => self.apply_group_fault(fault, trigger),
+            Fault::DependencyOutage { .. } | Fault::Redrive { .. } | Fault::DeployFix { .. } => {
+                self.apply_queue_fault(fault, trigger)
+            }
+            Fault::SetArrivals { .. }
+            | Fault::SetServiceTime { .. }
+            | Fault::SetConsumerCount { .. }
+            | Fault::SetPrefetch { .. }
+            | Fault::SetAckMode { .. }
+            | Fault::SetIdempotency { .. }
+            | Fault::SetRetry { .. }
+            | Fault::SetVisibilityTimeout { .. }
+            | Fault::SetQueueBound { .. }
+            | Fault::SetPartitions { .. }
+            | Fault::SetFlavour { .. } => self.apply_setting(fault, trigger),
+        }
+    }
+
+    /// Crashing, restarting, slowing a queue consumer, or losing its next ack.
+    fn apply_consumer_fault(&mut self, fault: &Fault, trigger: Trigger) {
+        match *fault {
             Fault::CrashConsumer {
                 consumer,
                 point,
                 restart_after_s,
             } => {
-                let armed = ArmedCrash {
-                    point,
-                    restart_after_us: restart_after_s.map(secs_to_us),
-                    trigger,
-                };
-                let c = &mut self.consumers[consumer as usize];
-                if !c.up {
-                    return;
-                }
-                if point == CrashPoint::Now {
-                    self.crash_consumer(consumer, armed);
-                } else {
-                    c.armed = Some(armed);
-                    self.facts.push(Fact::CrashArmed {
-                        consumer,
+                let restart_after_us = restart_after_s.map(secs_to_us);
+                self.arm_consumer_crash(
+                    consumer,
+                    ArmedCrash {
                         point,
+                        restart_after_us,
                         trigger,
-                    });
-                }
+                    },
+                );
             }
             Fault::RestartConsumer { consumer } => {
                 if !self.consumers[consumer as usize].up {
@@ -55,38 +83,100 @@ impl Simulation {
                 self.facts.push(Fact::AckDropArmed { consumer, trigger });
             }
             Fault::SlowConsumer { consumer, factor } => {
-                self.consumers[consumer as usize].slow_factor = factor;
-                let factor_pct = (factor * 100.0).round() as u32;
-                self.facts.push(Fact::ConsumerSlowed {
-                    consumer,
-                    factor_pct,
-                    trigger,
-                });
+                self.slow_consumer(consumer, factor, trigger)
             }
+            _ => unreachable!("apply_fault sends only consumer faults here"),
+        }
+    }
+
+    /// An outage of a queue's dependency, a redrive of its dead letters, a deployed fix.
+    fn apply_queue_fault(&mut self, fault: &Fault, trigger: Trigger) {
+        match *fault {
+            Fault::DependencyOutage { ref queue, for_s } => {
+                let q = self.scenario.queue_index(queue).expect("validated") as u32;
+                self.start_dependency_outage(q, for_s, trigger);
+            }
+            Fault::Redrive {
+                ref queue,
+                rate_per_s,
+            } => {
+                let q = self.scenario.queue_index(queue).expect("validated") as u32;
+                self.start_redrive(q, rate_per_s);
+            }
+            Fault::DeployFix { ref queue, poison } => {
+                let q = self.scenario.queue_index(queue).expect("validated") as u32;
+                self.deploy_fix(q, poison, trigger);
+            }
+            _ => unreachable!("apply_fault sends only queue faults here"),
+        }
+    }
+
+    /// Crashes a live consumer now, or arms the crash for its point.
+    fn arm_consumer_crash(&mut self, consumer: ConsumerId, armed: ArmedCrash) {
+        let c = &mut self.consumers[consumer as usize];
+        if !c.up {
+            return;
+        }
+        if armed.point == CrashPoint::Now {
+            self.crash_consumer(consumer, armed);
+        } else {
+            let (point, trigger) = (armed.point, armed.trigger);
+            c.armed = Some(armed);
+            self.facts.push(Fact::CrashArmed {
+                consumer,
+                point,
+                trigger,
+            });
+        }
+    }
+
+    fn slow_consumer(&mut self, consumer: ConsumerId, factor: f64, trigger: Trigger) {
+        self.consumers[consumer as usize].slow_factor = factor;
+        let factor_pct = (factor * 100.0).round() as u32;
+        self.facts.push(Fact::ConsumerSlowed {
+            consumer,
+            factor_pct,
+            trigger,
+        });
+    }
+
+    /// Crashes a live producer now, or arms the crash for its point.
+    fn arm_producer_crash(&mut self, producer: ProducerId, armed: ArmedProducerCrash) {
+        let p = &mut self.producers[producer as usize];
+        if !p.up {
+            return;
+        }
+        if armed.point == ProducerCrashPoint::Now {
+            self.crash_producer(producer, armed);
+        } else {
+            let (point, trigger) = (armed.point, armed.trigger);
+            p.armed = Some(armed);
+            self.facts.push(Fact::ProducerCrashArmed {
+                producer,
+                point,
+                trigger,
+            });
+        }
+    }
+
+    /// Crashing or restarting a producer, losing its next confirm, a poison message; the
+    /// broker crashing and restarting.
+    fn apply_producer_or_broker_fault(&mut self, fault: &Fault, trigger: Trigger) {
+        match *fault {
             Fault::CrashProducer {
                 producer,
                 point,
                 restart_after_s,
             } => {
-                let armed = ArmedProducerCrash {
-                    point,
-                    restart_after_us: restart_after_s.map(secs_to_us),
-                    trigger,
-                };
-                let p = &mut self.producers[producer as usize];
-                if !p.up {
-                    return;
-                }
-                if point == ProducerCrashPoint::Now {
-                    self.crash_producer(producer, armed);
-                } else {
-                    p.armed = Some(armed);
-                    self.facts.push(Fact::ProducerCrashArmed {
-                        producer,
+                let restart_after_us = restart_after_s.map(secs_to_us);
+                self.arm_producer_crash(
+                    producer,
+                    ArmedProducerCrash {
                         point,
+                        restart_after_us,
                         trigger,
-                    });
-                }
+                    },
+                );
             }
             Fault::RestartProducer { producer } => {
                 if !self.producers[producer as usize].up {
@@ -113,34 +203,25 @@ impl Simulation {
                     self.restart_broker(trigger);
                 }
             }
+            _ => unreachable!("apply_fault sends only producer and broker faults here"),
+        }
+    }
+
+    /// A consumer group's members crashing and joining, and the group rewinding.
+    fn apply_group_fault(&mut self, fault: &Fault, trigger: Trigger) {
+        match *fault {
             Fault::CrashMember {
                 group,
                 member,
                 point,
                 restart_after_s,
             } => {
-                let Some(m) = self.groups[group as usize].members.get(member as usize) else {
-                    return;
+                let armed = ArmedMemberCrash {
+                    point,
+                    restart_after_us: restart_after_s.map(secs_to_us),
+                    trigger,
                 };
-                if !m.up {
-                    return;
-                }
-                let restart = restart_after_s.map(secs_to_us);
-                if point == MemberCrashPoint::Now {
-                    self.crash_member(group, member, restart, point, trigger);
-                } else {
-                    let armed = ArmedMemberCrash {
-                        point,
-                        restart_after_us: restart,
-                        trigger,
-                    };
-                    self.groups[group as usize].members[member as usize].armed = Some(armed);
-                    self.facts.push(Fact::MemberCrashArmed {
-                        group,
-                        member,
-                        trigger,
-                    });
-                }
+                self.arm_member_crash(group, member, armed);
             }
             Fault::AddMember { group } => {
                 if self.groups[group as usize].members.len()
@@ -151,57 +232,65 @@ impl Simulation {
             }
             Fault::SeekToEarliest { group } => self.rewind_group(group, None, trigger),
             Fault::SeekTo { group, offset } => self.rewind_group(group, Some(offset), trigger),
-            Fault::DependencyOutage { ref queue, for_s } => {
-                let q = self.scenario.queue_index(queue).expect("validated") as u32;
-                let from_s = self.now_us as f64 / 1e6;
-                let outage = crate::scenario::Outage {
-                    from_s,
-                    until_s: from_s + for_s,
-                };
-                for c in self.consumers.iter_mut().filter(|c| c.queue == q) {
-                    // Bounded like the scenario's own list: the oldest window makes room.
-                    if c.failures.outages.len() >= crate::scenario::limits::OUTAGES_MAX {
-                        c.failures.outages.remove(0);
-                    }
-                    c.failures.outages.push(outage);
-                }
-                let until_us = self.now_us.saturating_add(secs_to_us(for_s));
-                self.facts.push(Fact::DependencyDown {
-                    queue: q,
-                    until_us,
-                    trigger,
-                });
-            }
-            Fault::Redrive {
-                ref queue,
-                rate_per_s,
-            } => {
-                let q = self.scenario.queue_index(queue).expect("validated") as u32;
-                self.start_redrive(q, rate_per_s);
-            }
-            Fault::DeployFix { ref queue, poison } => {
-                let q = self.scenario.queue_index(queue).expect("validated") as u32;
-                if !self.fixed.contains(&(q, poison)) {
-                    self.fixed.push((q, poison));
-                }
-                self.facts.push(Fact::FixDeployed {
-                    queue: q,
-                    poison,
-                    trigger,
-                });
-            }
-            Fault::SetArrivals { .. }
-            | Fault::SetServiceTime { .. }
-            | Fault::SetConsumerCount { .. }
-            | Fault::SetPrefetch { .. }
-            | Fault::SetAckMode { .. }
-            | Fault::SetIdempotency { .. }
-            | Fault::SetRetry { .. }
-            | Fault::SetVisibilityTimeout { .. }
-            | Fault::SetQueueBound { .. }
-            | Fault::SetPartitions { .. }
-            | Fault::SetFlavour { .. } => self.apply_setting(fault, trigger),
+            _ => unreachable!("apply_fault sends only group faults here"),
         }
+    }
+
+    /// Crashes a live member now, or arms the crash for its point (a member that never
+    /// joined is left alone).
+    fn arm_member_crash(&mut self, group: GroupId, member: MemberId, armed: ArmedMemberCrash) {
+        let Some(m) = self.groups[group as usize].members.get(member as usize) else {
+            return;
+        };
+        if !m.up {
+            return;
+        }
+        if armed.point == MemberCrashPoint::Now {
+            let (restart, point, trigger) = (armed.restart_after_us, armed.point, armed.trigger);
+            self.crash_member(group, member, restart, point, trigger);
+        } else {
+            let trigger = armed.trigger;
+            self.groups[group as usize].members[member as usize].armed = Some(armed);
+            self.facts.push(Fact::MemberCrashArmed {
+                group,
+                member,
+                trigger,
+            });
+        }
+    }
+
+    /// The dependency of every consumer of queue `q` fails for `for_s` seconds from now.
+    fn start_dependency_outage(&mut self, q: QueueId, for_s: f64, trigger: Trigger) {
+        let from_s = self.now_us as f64 / 1e6;
+        let outage = crate::scenario::Outage {
+            from_s,
+            until_s: from_s + for_s,
+        };
+        for c in self.consumers.iter_mut().filter(|c| c.queue == q) {
+            // Bounded like the scenario's own list: the oldest window makes room.
+            if c.failures.outages.len() >= crate::scenario::limits::OUTAGES_MAX {
+                c.failures.outages.remove(0);
+            }
+            c.failures.outages.push(outage);
+        }
+        let until_us = self.now_us.saturating_add(secs_to_us(for_s));
+        self.facts.push(Fact::DependencyDown {
+            queue: q,
+            until_us,
+            trigger,
+        });
+    }
+
+    /// From now on, the consumers of queue `q` no longer fail on this kind of poison.
+    fn deploy_fix(&mut self, q: QueueId, poison: Poison, trigger: Trigger) {
+        if !self.fixed.contains(&(q, poison)) {
+            self.fixed.push((q, poison));
+        }
+        self.facts.push(Fact::FixDeployed {
+            queue: q,
+            poison,
+            trigger,
+        });
     }
 
     /// The process dies: whatever it held in memory is gone. Copies the broker still

@@ -329,32 +329,31 @@ impl Simulation {
     /// The handler's transaction: duplicate check, stale version, then the effect on the
     /// aggregate (a business rule may refuse it).
     fn handle_record(&mut self, g: GroupId, m: MemberId, work: Work) {
+        self.counters.records_processed += 1;
+        if !self.record_already_handled(g, m, work) {
+            self.commit_record(g, m, work);
+        }
+    }
+
+    /// Whether the group's tables show the record as a duplicate, or (ignoring stale
+    /// versions) as older than what they hold: then it is skipped, and says so.
+    fn record_already_handled(&mut self, g: GroupId, m: MemberId, work: Work) -> bool {
         let table = self.group_table(g);
-        let (msg, p, offset) = (work.msg, work.partition, work.offset);
         let group = &self.groups[g as usize];
         let (idempotency, ordering) = (group.idempotency, group.ordering);
+        let msg = work.msg;
         let message = &self.messages[msg as usize];
-        let (producer, op, key, version) =
-            (message.producer, message.op, message.key, message.version);
-        let tables = &mut self.tables[table];
+        let (producer, key, version) = (message.producer, message.key, message.version);
+        let tables = &self.tables[table];
         let duplicate = match idempotency {
             Idempotency::None => false,
             Idempotency::CheckThenInsert => tables.processed.contains(&msg),
             Idempotency::Inbox => tables.inbox.contains(&(producer, msg)),
         };
-        self.counters.records_processed += 1;
-        let processed = |applied| Fact::RecordProcessed {
-            group: g,
-            member: m,
-            partition: p,
-            offset,
-            msg,
-            applied,
-        };
         if duplicate {
             self.counters.duplicates_skipped += 1;
-            self.facts.push(processed(0));
-            return;
+            self.facts.push(record_processed(g, m, work, 0));
+            return true;
         }
         if let (Some(k), Ordering::IgnoreStale) = (key, ordering) {
             let current = tables.aggregate(k).version;
@@ -368,10 +367,22 @@ impl Simulation {
                     version,
                     current,
                 });
-                return;
+                return true;
             }
         }
-        // One transaction: the idempotency mark, the effect and the aggregate's version.
+        false
+    }
+
+    /// One transaction: the idempotency mark, the effect and the aggregate's version.
+    fn commit_record(&mut self, g: GroupId, m: MemberId, work: Work) {
+        let table = self.group_table(g);
+        let group = &self.groups[g as usize];
+        let (idempotency, ordering) = (group.idempotency, group.ordering);
+        let msg = work.msg;
+        let message = &self.messages[msg as usize];
+        let (producer, op, key, version) =
+            (message.producer, message.op, message.key, message.version);
+        let tables = &mut self.tables[table];
         match idempotency {
             Idempotency::None => {}
             Idempotency::CheckThenInsert => {
@@ -400,15 +411,15 @@ impl Simulation {
             self.facts.push(Fact::RecordEffectRefused {
                 group: g,
                 member: m,
-                partition: p,
-                offset,
+                partition: work.partition,
+                offset: work.offset,
                 msg,
                 key: key.unwrap_or(0),
             });
             return;
         }
         let applied = self.count_effect(table, msg);
-        self.facts.push(processed(applied));
+        self.facts.push(record_processed(g, m, work, applied));
     }
 
     /// Per-key order on a log: an effect reaching a key after a newer version of it.
@@ -651,5 +662,18 @@ impl Simulation {
             }
         }
         self.pump_group(g);
+    }
+}
+
+/// The fact that member `m` of group `g` processed `work`, its effect now applied
+/// `applied` times (0: skipped as a duplicate).
+fn record_processed(g: GroupId, m: MemberId, work: Work, applied: u32) -> Fact {
+    Fact::RecordProcessed {
+        group: g,
+        member: m,
+        partition: work.partition,
+        offset: work.offset,
+        msg: work.msg,
+        applied,
     }
 }

@@ -27,12 +27,12 @@ use crate::database::GroupTables;
 use crate::engine::{Event, EventQueue};
 use crate::hash::StableHasher;
 use crate::log::{Group, Log, PartitionView};
-use crate::message::{Copy, Fate, Message, PublishFate};
+use crate::message::{Fate, Message, MessageCopy, PublishFate};
 use crate::metrics::{Counters, GroupSample, Latencies, QueueSample, Sample, Series, Summary};
 use crate::producer::{Producer, Target};
 use crate::queue::{Queue, QueueView};
 use crate::rng::SimRng;
-use crate::scenario::{Budget, Fault, Intervention, Scenario, ScenarioError};
+use crate::scenario::{Budget, ConsumerSpec, Fault, Intervention, Scenario, ScenarioError};
 use crate::step::{ConsumerId, CopyId, Fact, MsgId, QueueId, Step, Trigger};
 use crate::time::{secs_to_us, us_to_secs, Micros};
 
@@ -110,7 +110,7 @@ pub struct Simulation {
     /// reconciling consumer reads.
     by_version: std::collections::BTreeMap<(u32, u32, u32), MsgId>,
     queues: Vec<Queue>,
-    copies: Vec<Copy>,
+    copies: Vec<MessageCopy>,
     consumers: Vec<Consumer>,
     logs: Vec<Log>,
     groups: Vec<Group>,
@@ -146,71 +146,11 @@ impl Simulation {
     pub fn with_budget(scenario: Scenario, budget: Budget) -> Result<Self, ScenarioError> {
         scenario.validate()?;
         let mut queues: Vec<Queue> = scenario.queues.iter().map(Queue::new).collect();
-        let mut consumers = Vec::new();
-        for spec in &scenario.consumers {
-            let queue = scenario.queue_of(spec) as QueueId;
-            for r in 0..spec.replicas {
-                // Replicas are numbered: "C" gives C1, C2…; "worker" gives worker-1, worker-2…
-                let name = match (spec.name.as_str(), spec.replicas) {
-                    ("", _) => format!("C{}", consumers.len() + 1),
-                    (base, 1) => base.to_string(),
-                    (base, _) if base.chars().count() <= 2 => format!("{base}{}", r + 1),
-                    (base, _) => format!("{base}-{}", r + 1),
-                };
-                queues[queue as usize]
-                    .consumers
-                    .push(consumers.len() as ConsumerId);
-                consumers.push(Consumer::new(spec, name, queue));
-            }
-        }
-        let producers = scenario
-            .producers
-            .iter()
-            .enumerate()
-            .map(|(i, spec)| {
-                let target = if spec.target.is_empty() {
-                    if scenario.queues.is_empty() {
-                        Target::Log(0)
-                    } else {
-                        Target::Queue(0)
-                    }
-                } else if let Some(q) = scenario.queue_index(&spec.target) {
-                    Target::Queue(q as QueueId)
-                } else if let Some(l) = scenario.log_index(&spec.target) {
-                    Target::Log(l)
-                } else {
-                    let x = scenario
-                        .exchanges
-                        .iter()
-                        .position(|x| x.name == spec.target);
-                    Target::Exchange(x.expect("validated: the target exists"))
-                };
-                let name = if spec.name.is_empty() {
-                    format!("P{}", i + 1)
-                } else {
-                    spec.name.clone()
-                };
-                Producer::new(spec, name, target)
-            })
-            .collect();
+        let consumers = build_consumers(&scenario, &mut queues);
+        let producers = build_producers(&scenario);
         let live_slots = consumers.iter().map(|c| u64::from(c.concurrency)).sum();
         let logs: Vec<Log> = scenario.logs.iter().map(Log::new).collect();
-        let groups: Vec<Group> = scenario
-            .groups
-            .iter()
-            .map(|spec| {
-                let l = scenario.log_index(&spec.log).expect("validated");
-                let partitions = logs[l].partitions.len();
-                let output = (!spec.output.is_empty())
-                    .then(|| scenario.log_index(&spec.output).expect("validated"));
-                let dead_letter = (!spec.dead_letter.is_empty())
-                    .then(|| scenario.log_index(&spec.dead_letter).expect("validated"));
-                let mut g = Group::new(spec, l, partitions, output, dead_letter);
-                // The group starts with its partitions already assigned.
-                g.owner = g.assign(partitions as u32);
-                g
-            })
-            .collect();
+        let groups = build_groups(&scenario, &logs);
         let mut sim = Self {
             rng: SimRng::new(scenario.seed),
             events: EventQueue::default(),
@@ -559,11 +499,43 @@ impl Simulation {
     /// Whether an event still means something when its time comes.
     fn is_live(&self, event: &Event) -> bool {
         match *event {
+            Event::LeaseExpired { .. } | Event::RetryDue { .. } | Event::TtlExpired { .. } => {
+                self.copy_event_is_live(event)
+            }
+            Event::Arrival { .. }
+            | Event::ConfirmArrives { .. }
+            | Event::ConfirmTimeout { .. }
+            | Event::RelayPoll { .. }
+            | Event::RestartProducer { .. } => self.producer_event_is_live(event),
             Event::ServiceDone {
                 consumer,
                 incarnation,
                 ..
             } => self.consumers[consumer as usize].incarnation == incarnation,
+            Event::RestartConsumer {
+                consumer,
+                incarnation,
+            } => {
+                let c = &self.consumers[consumer as usize];
+                !c.up && c.incarnation == incarnation
+            }
+            Event::RestartBroker { incarnation } => {
+                !self.broker_up && self.broker_incarnation == incarnation
+            }
+            Event::RecordDone { .. }
+            | Event::RebalanceDone { .. }
+            | Event::RestartMember { .. } => self.group_event_is_live(event),
+            Event::AutoCommit { .. }
+            | Event::PublishArrives { .. }
+            | Event::RedriveTick { .. }
+            | Event::ScheduledFault { .. } => true,
+        }
+    }
+
+    /// A copy's lease, retry or time to live: live while the copy is still in the state
+    /// (and attempt) the event was scheduled for.
+    fn copy_event_is_live(&self, event: &Event) -> bool {
+        match *event {
             Event::LeaseExpired { copy, attempt } => {
                 let c = &self.copies[copy as usize];
                 c.fate == Fate::InFlight && c.attempts == attempt && !c.settled_at_broker
@@ -575,6 +547,17 @@ impl Simulation {
             Event::TtlExpired { copy, line_seq } => {
                 let c = &self.copies[copy as usize];
                 c.fate == Fate::Waiting && c.line_seq == line_seq
+            }
+            _ => unreachable!("is_live sends only copy events here"),
+        }
+    }
+
+    /// A producer's arrivals, confirms, relay and restart: live while the producer is the
+    /// same incarnation (and the message still waits for that confirm).
+    fn producer_event_is_live(&self, event: &Event) -> bool {
+        match *event {
+            Event::Arrival { producer, epoch } => {
+                self.producers[producer as usize].clock.epoch == epoch
             }
             Event::ConfirmArrives {
                 producer,
@@ -602,13 +585,6 @@ impl Simulation {
                 let p = &self.producers[producer as usize];
                 p.up && p.incarnation == incarnation
             }
-            Event::RestartConsumer {
-                consumer,
-                incarnation,
-            } => {
-                let c = &self.consumers[consumer as usize];
-                !c.up && c.incarnation == incarnation
-            }
             Event::RestartProducer {
                 producer,
                 incarnation,
@@ -616,9 +592,13 @@ impl Simulation {
                 let p = &self.producers[producer as usize];
                 !p.up && p.incarnation == incarnation
             }
-            Event::RestartBroker { incarnation } => {
-                !self.broker_up && self.broker_incarnation == incarnation
-            }
+            _ => unreachable!("is_live sends only producer events here"),
+        }
+    }
+
+    /// A group member's record, restart, or the group's rebalance round.
+    fn group_event_is_live(&self, event: &Event) -> bool {
+        match *event {
             Event::RecordDone {
                 group,
                 member,
@@ -637,13 +617,7 @@ impl Simulation {
                 let m = &self.groups[group as usize].members[member as usize];
                 !m.up && m.incarnation == incarnation
             }
-            Event::AutoCommit { .. } => true,
-            Event::Arrival { producer, epoch } => {
-                self.producers[producer as usize].clock.epoch == epoch
-            }
-            Event::PublishArrives { .. }
-            | Event::RedriveTick { .. }
-            | Event::ScheduledFault { .. } => true,
+            _ => unreachable!("is_live sends only group events here"),
         }
     }
 
@@ -813,10 +787,10 @@ impl Simulation {
     pub fn message(&self, id: MsgId) -> Option<&Message> {
         self.messages.get(id as usize)
     }
-    pub fn copies(&self) -> &[Copy] {
+    pub fn copies(&self) -> &[MessageCopy] {
         &self.copies
     }
-    pub fn copy(&self, id: CopyId) -> Option<&Copy> {
+    pub fn copy(&self, id: CopyId) -> Option<&MessageCopy> {
         self.copies.get(id as usize)
     }
     /// How many times the effect of message `msg` was applied by the consumers of `queue`.
@@ -1046,6 +1020,88 @@ impl Simulation {
             latency_p99_s: self.latencies.percentile_s(99.0),
         }
     }
+}
+
+/// Every consumer replica of the scenario, each listed in its queue's consumers.
+fn build_consumers(scenario: &Scenario, queues: &mut [Queue]) -> Vec<Consumer> {
+    let mut consumers = Vec::new();
+    for spec in &scenario.consumers {
+        let queue = scenario.queue_of(spec) as QueueId;
+        for r in 0..spec.replicas {
+            let name = replica_name(spec, r, consumers.len());
+            queues[queue as usize]
+                .consumers
+                .push(consumers.len() as ConsumerId);
+            consumers.push(Consumer::new(spec, name, queue));
+        }
+    }
+    consumers
+}
+
+/// Replicas are numbered: "C" gives C1, C2…; "worker" gives worker-1, worker-2…; an
+/// unnamed consumer is named after its place among all consumers (`before` come first).
+fn replica_name(spec: &ConsumerSpec, r: u32, before: usize) -> String {
+    match (spec.name.as_str(), spec.replicas) {
+        ("", _) => format!("C{}", before + 1),
+        (base, 1) => base.to_string(),
+        (base, _) if base.chars().count() <= 2 => format!("{base}{}", r + 1),
+        (base, _) => format!("{base}-{}", r + 1),
+    }
+}
+
+/// Every producer, with where it publishes: a queue, a log or an exchange (by default the
+/// first queue, or the first log when there are no queues).
+fn build_producers(scenario: &Scenario) -> Vec<Producer> {
+    scenario
+        .producers
+        .iter()
+        .enumerate()
+        .map(|(i, spec)| {
+            let target = if spec.target.is_empty() {
+                if scenario.queues.is_empty() {
+                    Target::Log(0)
+                } else {
+                    Target::Queue(0)
+                }
+            } else if let Some(q) = scenario.queue_index(&spec.target) {
+                Target::Queue(q as QueueId)
+            } else if let Some(l) = scenario.log_index(&spec.target) {
+                Target::Log(l)
+            } else {
+                let x = scenario
+                    .exchanges
+                    .iter()
+                    .position(|x| x.name == spec.target);
+                Target::Exchange(x.expect("validated: the target exists"))
+            };
+            let name = if spec.name.is_empty() {
+                format!("P{}", i + 1)
+            } else {
+                spec.name.clone()
+            };
+            Producer::new(spec, name, target)
+        })
+        .collect()
+}
+
+/// Every consumer group, its partitions already assigned.
+fn build_groups(scenario: &Scenario, logs: &[Log]) -> Vec<Group> {
+    scenario
+        .groups
+        .iter()
+        .map(|spec| {
+            let l = scenario.log_index(&spec.log).expect("validated");
+            let partitions = logs[l].partitions.len();
+            let output = (!spec.output.is_empty())
+                .then(|| scenario.log_index(&spec.output).expect("validated"));
+            let dead_letter = (!spec.dead_letter.is_empty())
+                .then(|| scenario.log_index(&spec.dead_letter).expect("validated"));
+            let mut g = Group::new(spec, l, partitions, output, dead_letter);
+            // The group starts with its partitions already assigned.
+            g.owner = g.assign(partitions as u32);
+            g
+        })
+        .collect()
 }
 
 /// Hashes every step of a whole run (index, time and facts) with a platform-independent

@@ -12,7 +12,7 @@ use crate::scenario::{
 };
 use crate::step::{
     Attempt, ConsumerId, CopyId, DeadLetterReason, DuplicateSeen, Fact, Failure, IgnoredAck,
-    LossReason,
+    LossReason, MsgId, ProducerId,
 };
 use crate::time::{secs_to_us, Micros};
 
@@ -251,59 +251,102 @@ impl Simulation {
             });
             return Outcome::Finished { committed: false };
         }
-        if let (Some(key), true) = (m.key, c.ordering != Ordering::None) {
-            let current = self.tables[q].aggregate(key).version;
-            let version = m.version;
-            if version <= current {
-                self.counters.stale_ignored += 1;
-                self.facts.push(Fact::StaleIgnored {
-                    msg,
-                    copy,
-                    consumer,
-                    key,
-                    version,
-                    current,
-                });
-                return Outcome::Finished { committed: false };
-            }
-            if c.ordering == Ordering::Reconcile && version > current + 1 {
-                self.reconcile(consumer, copy, key, current + 1, version - 1);
-            }
-            let c = &self.consumers[consumer as usize];
-            if c.ordering == Ordering::WaitForGap && version > current + 1 {
-                let (timeout, policy) = (c.gap_timeout_us, c.on_gap_timeout);
-                let since = *self.copies[copy as usize]
-                    .gap_since_us
-                    .get_or_insert(self.now_us);
-                if self.now_us - since < timeout {
-                    self.counters.gap_waits += 1;
-                    self.facts.push(Fact::GapWait {
-                        msg,
-                        copy,
-                        consumer,
-                        key,
-                        version,
-                        current,
-                    });
-                    return Outcome::Wait;
-                }
-                // The predecessor never came: give up on the gap, visibly.
-                if policy == GapTimeout::Park {
-                    return Outcome::Park;
-                }
-                self.facts.push(Fact::GapSkipped {
-                    msg,
-                    copy,
-                    consumer,
-                    key,
-                    version,
-                    current,
-                });
-            }
+        if let Some(outcome) = self.order_by_version(consumer, copy) {
+            return outcome;
         }
-        // One transaction: the effect, the inbox row or processed mark, the version.
+        self.commit_effect(consumer, copy, attempt, inbox_key)
+    }
+
+    /// A consumer that orders by version skips a stale message, closes a gap before it
+    /// (reconcile), or waits for its predecessor. `Some` ends the attempt there; `None`
+    /// lets the effect go ahead.
+    fn order_by_version(&mut self, consumer: ConsumerId, copy: CopyId) -> Option<Outcome> {
+        let msg = self.copies[copy as usize].msg;
         let m = &self.messages[msg as usize];
         let c = &self.consumers[consumer as usize];
+        let (Some(key), true) = (m.key, c.ordering != Ordering::None) else {
+            return None;
+        };
+        let current = self.tables[c.queue as usize].aggregate(key).version;
+        let version = m.version;
+        if version <= current {
+            self.counters.stale_ignored += 1;
+            self.facts.push(Fact::StaleIgnored {
+                msg,
+                copy,
+                consumer,
+                key,
+                version,
+                current,
+            });
+            return Some(Outcome::Finished { committed: false });
+        }
+        if c.ordering == Ordering::Reconcile && version > current + 1 {
+            self.reconcile(consumer, copy, key, current + 1, version - 1);
+        }
+        let c = &self.consumers[consumer as usize];
+        if c.ordering == Ordering::WaitForGap && version > current + 1 {
+            return self.wait_for_gap(consumer, copy, key, version, current);
+        }
+        None
+    }
+
+    /// Version `version` of `key` arrived while the tables are at `current`: wait for the
+    /// missing versions until the gap timeout, then park the message or skip the gap.
+    fn wait_for_gap(
+        &mut self,
+        consumer: ConsumerId,
+        copy: CopyId,
+        key: u32,
+        version: u32,
+        current: u32,
+    ) -> Option<Outcome> {
+        let msg = self.copies[copy as usize].msg;
+        let c = &self.consumers[consumer as usize];
+        let (timeout, policy) = (c.gap_timeout_us, c.on_gap_timeout);
+        let since = *self.copies[copy as usize]
+            .gap_since_us
+            .get_or_insert(self.now_us);
+        if self.now_us - since < timeout {
+            self.counters.gap_waits += 1;
+            self.facts.push(Fact::GapWait {
+                msg,
+                copy,
+                consumer,
+                key,
+                version,
+                current,
+            });
+            return Some(Outcome::Wait);
+        }
+        // The predecessor never came: give up on the gap, visibly.
+        if policy == GapTimeout::Park {
+            return Some(Outcome::Park);
+        }
+        self.facts.push(Fact::GapSkipped {
+            msg,
+            copy,
+            consumer,
+            key,
+            version,
+            current,
+        });
+        None
+    }
+
+    /// One transaction: the effect, the inbox row or processed mark, the version. Then the
+    /// email, if the consumer sends one (outside the transaction).
+    fn commit_effect(
+        &mut self,
+        consumer: ConsumerId,
+        copy: CopyId,
+        attempt: Attempt,
+        inbox_key: (ProducerId, MsgId),
+    ) -> Outcome {
+        let msg = self.copies[copy as usize].msg;
+        let m = &self.messages[msg as usize];
+        let c = &self.consumers[consumer as usize];
+        let q = c.queue as usize;
         let (op, key, version, ordering, idempotency) =
             (m.op, m.key, m.version, c.ordering, c.idempotency);
         let tables = &mut self.tables[q];
@@ -350,16 +393,22 @@ impl Simulation {
             applied: count,
         });
         if self.consumers[consumer as usize].sends_email {
-            let times = self.tables[q].record_email(msg);
-            self.counters.emails_sent += 1;
-            self.facts.push(Fact::ConsumerEmailSent {
-                msg,
-                copy,
-                consumer,
-                times,
-            });
+            self.send_consumer_email(consumer, copy, msg);
         }
         Outcome::Finished { committed: true }
+    }
+
+    /// The consumer's email for `msg`: outside the transaction, so a duplicate sends it again.
+    fn send_consumer_email(&mut self, consumer: ConsumerId, copy: CopyId, msg: MsgId) {
+        let q = self.consumers[consumer as usize].queue as usize;
+        let times = self.tables[q].record_email(msg);
+        self.counters.emails_sent += 1;
+        self.facts.push(Fact::ConsumerEmailSent {
+            msg,
+            copy,
+            consumer,
+            times,
+        });
     }
 
     /// Closes a gap from the source of truth: versions `from..=to` of `key` are applied (in

@@ -4,35 +4,79 @@
 
 use super::Simulation;
 use crate::consumer::Consumer;
-use crate::scenario::{Fault, Flavour, ServiceTime};
-use crate::step::{ConsumerId, Fact, QueueId, Setting, Trigger};
+use crate::scenario::{
+    AckMode, ArrivalProcess, Fault, Flavour, Overflow, RateSegment, ServiceTime,
+};
+use crate::step::{ConsumerId, Fact, ProducerId, QueueId, Setting, Trigger};
 use crate::time::secs_to_us;
 
 impl Simulation {
-    /// Applies a `Set…` command; other faults are not settings and are ignored here.
+    /// Applies a `Set…` command; other faults are not settings and are ignored here. A
+    /// command naming a producer, queue or log the run does not have changes nothing.
     pub(super) fn apply_setting(&mut self, fault: &Fault, trigger: Trigger) {
         let queue_of = |name: &str| self.scenario.queue_index(name).map(|q| q as QueueId);
-        let setting = match *fault {
+        match *fault {
             Fault::SetArrivals {
                 producer,
                 process,
                 ref schedule,
-            } => {
-                let now = self.now_us;
-                let Some(p) = self.producers.get_mut(producer as usize) else {
-                    return;
-                };
-                p.clock.replace_from(now, process, schedule);
-                let rate = p.clock.rate_now(now);
-                self.schedule_next_arrival(producer);
-                Setting::Arrivals {
-                    producer,
-                    process,
-                    rate_milli_per_s: (rate * 1_000.0).round() as u64,
+            } => self.set_arrivals(producer, process, schedule, trigger),
+            Fault::SetServiceTime { ref queue, .. }
+            | Fault::SetConsumerCount { ref queue, .. }
+            | Fault::SetPrefetch { ref queue, .. }
+            | Fault::SetAckMode { ref queue, .. }
+            | Fault::SetIdempotency { ref queue, .. }
+            | Fault::SetRetry { ref queue, .. } => {
+                if let Some(q) = queue_of(queue) {
+                    self.apply_consumer_setting(q, fault, trigger);
                 }
             }
-            Fault::SetServiceTime { ref queue, service } => {
-                let Some(q) = queue_of(queue) else { return };
+            Fault::SetVisibilityTimeout { ref queue, .. }
+            | Fault::SetQueueBound { ref queue, .. }
+            | Fault::SetFlavour { ref queue, .. } => {
+                if let Some(q) = queue_of(queue) {
+                    self.apply_queue_setting(q, fault, trigger);
+                }
+            }
+            Fault::SetPartitions {
+                ref log,
+                partitions,
+            } => {
+                if let Some(l) = self.scenario.log_index(log) {
+                    self.add_partitions(l, partitions, trigger);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// New arrivals for a producer, from now on.
+    fn set_arrivals(
+        &mut self,
+        producer: ProducerId,
+        process: ArrivalProcess,
+        schedule: &[RateSegment],
+        trigger: Trigger,
+    ) {
+        let now = self.now_us;
+        let Some(p) = self.producers.get_mut(producer as usize) else {
+            return;
+        };
+        p.clock.replace_from(now, process, schedule);
+        let rate = p.clock.rate_now(now);
+        self.schedule_next_arrival(producer);
+        let setting = Setting::Arrivals {
+            producer,
+            process,
+            rate_milli_per_s: (rate * 1_000.0).round() as u64,
+        };
+        self.facts.push(Fact::SettingChanged { setting, trigger });
+    }
+
+    /// A new setting for every consumer of queue `q`.
+    fn apply_consumer_setting(&mut self, q: QueueId, fault: &Fault, trigger: Trigger) {
+        let setting = match *fault {
+            Fault::SetServiceTime { service, .. } => {
                 self.for_consumers_of(q, |c| c.service = service);
                 let (mean_s, exponential) = match service {
                     ServiceTime::Fixed { seconds } => (seconds, false),
@@ -44,8 +88,7 @@ impl Simulation {
                     exponential,
                 }
             }
-            Fault::SetConsumerCount { ref queue, count } => {
-                let Some(q) = queue_of(queue) else { return };
+            Fault::SetConsumerCount { count, .. } => {
                 self.facts.push(Fact::SettingChanged {
                     setting: Setting::Consumers { queue: q, count },
                     trigger,
@@ -53,11 +96,7 @@ impl Simulation {
                 self.scale_consumers(q, count, trigger);
                 return;
             }
-            Fault::SetPrefetch {
-                ref queue,
-                prefetch,
-            } => {
-                let Some(q) = queue_of(queue) else { return };
+            Fault::SetPrefetch { prefetch, .. } => {
                 self.for_consumers_of(q, |c| {
                     // Lowered below what it holds: it keeps those and takes no more until
                     // it is under the new limit.
@@ -66,48 +105,18 @@ impl Simulation {
                 });
                 Setting::Prefetch { queue: q, prefetch }
             }
-            Fault::SetAckMode { ref queue, ack } => {
-                let Some(q) = queue_of(queue) else { return };
-                let mut switched = Vec::new();
-                for &id in &self.queues[q as usize].consumers {
-                    let c = &mut self.consumers[id as usize];
-                    if c.held() == 0 {
-                        if c.ack != ack {
-                            c.ack = ack;
-                            switched.push(id);
-                        }
-                        c.pending_ack = None;
-                    } else {
-                        // What it holds was delivered under the old contract.
-                        c.pending_ack = (c.ack != ack).then_some(ack);
-                    }
-                }
-                self.facts.push(Fact::SettingChanged {
-                    setting: Setting::AckMode { queue: q, ack },
-                    trigger,
-                });
-                for consumer in switched {
-                    self.facts.push(Fact::AckModeSwitched { consumer, ack });
-                }
-                self.dispatch(q);
+            Fault::SetAckMode { ack, .. } => {
+                self.set_ack_mode(q, ack, trigger);
                 return;
             }
-            Fault::SetIdempotency {
-                ref queue,
-                idempotency,
-            } => {
-                let Some(q) = queue_of(queue) else { return };
+            Fault::SetIdempotency { idempotency, .. } => {
                 self.for_consumers_of(q, |c| c.idempotency = idempotency);
                 Setting::Idempotency {
                     queue: q,
                     idempotency,
                 }
             }
-            Fault::SetRetry {
-                ref queue,
-                ref retry,
-            } => {
-                let Some(q) = queue_of(queue) else { return };
+            Fault::SetRetry { ref retry, .. } => {
                 self.for_consumers_of(q, |c| c.retry = retry.clone());
                 Setting::Retry {
                     queue: q,
@@ -115,54 +124,83 @@ impl Simulation {
                     backoff_base_us: secs_to_us(retry.backoff_base_s),
                 }
             }
-            Fault::SetVisibilityTimeout { ref queue, seconds } => {
-                let Some(q) = queue_of(queue) else { return };
-                let lease_us = secs_to_us(seconds).max(1);
-                self.queues[q as usize].lease_us = lease_us;
-                Setting::VisibilityTimeout { queue: q, lease_us }
-            }
-            Fault::SetQueueBound {
-                ref queue,
-                max_length,
-                overflow,
-            } => {
-                let Some(q) = queue_of(queue) else { return };
-                let line = &mut self.queues[q as usize];
-                line.bound_grace = line.bound_grace.max(line.held);
-                line.max_length = max_length;
-                line.overflow = overflow;
-                self.facts.push(Fact::SettingChanged {
-                    setting: Setting::QueueBound {
-                        queue: q,
-                        max_length,
-                        overflow,
-                    },
-                    trigger,
-                });
-                self.release_throttled(q);
-                return;
-            }
-            Fault::SetPartitions {
-                ref log,
-                partitions,
-            } => {
-                let Some(l) = self.scenario.log_index(log) else {
-                    return;
-                };
-                self.add_partitions(l, partitions, trigger);
-                return;
-            }
-            Fault::SetFlavour { ref queue, flavour } => {
-                let Some(q) = queue_of(queue) else { return };
-                self.set_flavour(q, flavour, trigger);
-                return;
-            }
-            _ => return,
+            _ => unreachable!("apply_setting sends only consumer settings here"),
         };
         self.facts.push(Fact::SettingChanged { setting, trigger });
         if let Setting::Prefetch { queue, .. } = setting {
             self.dispatch(queue);
         }
+    }
+
+    /// Consumers of queue `q` that hold nothing switch their ack mode now; the others
+    /// switch once what they hold, delivered under the old contract, is settled.
+    fn set_ack_mode(&mut self, q: QueueId, ack: AckMode, trigger: Trigger) {
+        let mut switched = Vec::new();
+        for &id in &self.queues[q as usize].consumers {
+            let c = &mut self.consumers[id as usize];
+            if c.held() == 0 {
+                if c.ack != ack {
+                    c.ack = ack;
+                    switched.push(id);
+                }
+                c.pending_ack = None;
+            } else {
+                // What it holds was delivered under the old contract.
+                c.pending_ack = (c.ack != ack).then_some(ack);
+            }
+        }
+        self.facts.push(Fact::SettingChanged {
+            setting: Setting::AckMode { queue: q, ack },
+            trigger,
+        });
+        for consumer in switched {
+            self.facts.push(Fact::AckModeSwitched { consumer, ack });
+        }
+        self.dispatch(q);
+    }
+
+    /// A new setting of queue `q` itself.
+    fn apply_queue_setting(&mut self, q: QueueId, fault: &Fault, trigger: Trigger) {
+        match *fault {
+            Fault::SetVisibilityTimeout { seconds, .. } => {
+                let lease_us = secs_to_us(seconds).max(1);
+                self.queues[q as usize].lease_us = lease_us;
+                self.facts.push(Fact::SettingChanged {
+                    setting: Setting::VisibilityTimeout { queue: q, lease_us },
+                    trigger,
+                });
+            }
+            Fault::SetQueueBound {
+                max_length,
+                overflow,
+                ..
+            } => self.set_queue_bound(q, max_length, overflow, trigger),
+            Fault::SetFlavour { flavour, .. } => self.set_flavour(q, flavour, trigger),
+            _ => unreachable!("apply_setting sends only queue settings here"),
+        }
+    }
+
+    /// A new bound: what the queue already holds past it stays and drains down.
+    fn set_queue_bound(
+        &mut self,
+        q: QueueId,
+        max_length: Option<u64>,
+        overflow: Overflow,
+        trigger: Trigger,
+    ) {
+        let line = &mut self.queues[q as usize];
+        line.bound_grace = line.bound_grace.max(line.held);
+        line.max_length = max_length;
+        line.overflow = overflow;
+        self.facts.push(Fact::SettingChanged {
+            setting: Setting::QueueBound {
+                queue: q,
+                max_length,
+                overflow,
+            },
+            trigger,
+        });
+        self.release_throttled(q);
     }
 
     /// Switches queue `q` to another flavour's rules. What it already holds stays: a bound
