@@ -47,6 +47,43 @@ pub struct ProducerCard {
     pub jobs: brokerlab_core::JobCounts,
 }
 
+impl ProducerCard {
+    /// Its state line: up or crashed, and its outbox ("unsent" when it relays from one).
+    pub fn state_text(&self) -> String {
+        let up = if self.up { "up" } else { "crashed" };
+        if self.uses_outbox {
+            format!("{up} · outbox {} unsent", count(self.outbox as u64))
+        } else if self.outbox > 0 {
+            format!("{up} · outbox {}", count(self.outbox as u64))
+        } else {
+            up.to_string()
+        }
+    }
+
+    /// One line per outbox row shown, then "+k more" for the rest.
+    pub fn outbox_lines(&self) -> Vec<String> {
+        let mut lines: Vec<String> = self
+            .outbox_rows
+            .iter()
+            .map(|&(msg, sending)| {
+                let what = if sending {
+                    "sent, awaiting confirm"
+                } else {
+                    "unsent"
+                };
+                format!("row #{msg} · {what}")
+            })
+            .collect();
+        if self.outbox > self.outbox_rows.len() {
+            lines.push(format!(
+                "+{} more",
+                count((self.outbox - self.outbox_rows.len()) as u64)
+            ));
+        }
+        lines
+    }
+}
+
 /// An outbox relay. It runs in the producer's process: it crashes and restarts with it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RelayCard {
