@@ -112,9 +112,96 @@ fn op_text(op: Op) -> String {
     }
 }
 
-/// Builds one card. Linear in the messages the group applied, keeping only the rows shown.
-// Long (about 90 lines): one pass over the group's applied messages fills every column;
-// split, it would walk them once per column.
+/// What one pass over a group's applied messages gathers: effects per key, the first
+/// keyless rows (with a duplicate, and without), and the totals.
+#[derive(Default)]
+struct Tally {
+    /// Effects and duplicates per aggregate key.
+    by_key: BTreeMap<u32, (u64, u64)>,
+    keyless_dup: Vec<EffectRow>,
+    keyless_plain: Vec<EffectRow>,
+    /// Keyless messages applied (shown or not).
+    keyless: usize,
+    effects: u64,
+    duplicates: u64,
+}
+
+impl Tally {
+    /// Linear in the messages the group applied, keeping only the keyless rows shown.
+    fn of(tables: &GroupTables, messages: &[Message], keyed: bool) -> Self {
+        let mut t = Tally::default();
+        for (msg, &n) in tables.applied.iter().enumerate() {
+            if n == 0 {
+                continue;
+            }
+            let (n, extra) = (u64::from(n), u64::from(n - 1));
+            t.effects += n;
+            t.duplicates += extra;
+            let key = if keyed {
+                messages.get(msg).and_then(|m| m.key)
+            } else {
+                None
+            };
+            match key {
+                Some(k) => {
+                    let e = t.by_key.entry(k).or_default();
+                    e.0 += n;
+                    e.1 += extra;
+                }
+                None => t.keyless(msg, messages.get(msg), n, extra),
+            }
+        }
+        t
+    }
+
+    /// Counts a keyless message, and keeps its row while its kind has room to show it.
+    fn keyless(&mut self, msg: usize, message: Option<&Message>, n: u64, extra: u64) {
+        self.keyless += 1;
+        let rows = if extra > 0 {
+            &mut self.keyless_dup
+        } else {
+            &mut self.keyless_plain
+        };
+        if let (true, Some(m)) = (rows.len() < ROWS_SHOWN, message) {
+            rows.push(EffectRow {
+                label: format!("#{msg}"),
+                value: op_text(m.op),
+                effects: n,
+                duplicates: extra,
+            });
+        }
+    }
+
+    /// The rows shown (duplicates first, keyed before keyless) and how many rows there are.
+    fn rows(mut self, tables: &GroupTables) -> (Vec<EffectRow>, usize) {
+        // Keys whose every effect was refused or that only hold a version still have a row.
+        for &k in tables.aggregates.keys() {
+            self.by_key.entry(k).or_default();
+        }
+        let total = self.by_key.len() + self.keyless;
+        let keyed = self.by_key.iter().map(|(&k, &(n, extra))| EffectRow {
+            label: format!("key {k}"),
+            // Log groups keep no aggregates: only the effects count.
+            value: tables
+                .aggregates
+                .get(&k)
+                .map_or_else(|| "—".to_string(), aggregate_value),
+            effects: n,
+            duplicates: extra,
+        });
+        let (dup, plain): (Vec<_>, Vec<_>) = keyed.partition(|r| r.duplicates > 0);
+        let rows = dup
+            .into_iter()
+            .chain(self.keyless_dup)
+            .chain(plain)
+            .chain(self.keyless_plain)
+            .take(ROWS_SHOWN)
+            .collect();
+        (rows, total)
+    }
+}
+
+/// Builds one card, in one pass over the group's applied messages ([`Tally`]).
 fn card(
     name: String,
     idempotency: Idempotency,
@@ -122,70 +209,9 @@ fn card(
     messages: &[Message],
     keyed: bool,
 ) -> DatabaseCard {
-    let mut by_key: BTreeMap<u32, (u64, u64)> = BTreeMap::new();
-    let (mut keyless_dup, mut keyless_plain, mut keyless) = (Vec::new(), Vec::new(), 0_usize);
-    let (mut effects, mut duplicates) = (0_u64, 0_u64);
-    for (msg, &n) in tables.applied.iter().enumerate() {
-        if n == 0 {
-            continue;
-        }
-        let (n, extra) = (u64::from(n), u64::from(n - 1));
-        effects += n;
-        duplicates += extra;
-        let key = if keyed {
-            messages.get(msg).and_then(|m| m.key)
-        } else {
-            None
-        };
-        if let Some(k) = key {
-            let e = by_key.entry(k).or_default();
-            e.0 += n;
-            e.1 += extra;
-            continue;
-        }
-        keyless += 1;
-        let wanted = if extra > 0 {
-            keyless_dup.len() < ROWS_SHOWN
-        } else {
-            keyless_plain.len() < ROWS_SHOWN
-        };
-        if let (true, Some(m)) = (wanted, messages.get(msg)) {
-            let row = EffectRow {
-                label: format!("#{msg}"),
-                value: op_text(m.op),
-                effects: n,
-                duplicates: extra,
-            };
-            if extra > 0 {
-                keyless_dup.push(row);
-            } else {
-                keyless_plain.push(row);
-            }
-        }
-    }
-    // Keys whose every effect was refused or that only hold a version still have a row.
-    for &k in tables.aggregates.keys() {
-        by_key.entry(k).or_default();
-    }
-    let total = by_key.len() + keyless;
-    let keyed = by_key.iter().map(|(&k, &(n, extra))| EffectRow {
-        label: format!("key {k}"),
-        // Log groups keep no aggregates: only the effects count.
-        value: tables
-            .aggregates
-            .get(&k)
-            .map_or_else(|| "—".to_string(), aggregate_value),
-        effects: n,
-        duplicates: extra,
-    });
-    let (dup, plain): (Vec<_>, Vec<_>) = keyed.partition(|r| r.duplicates > 0);
-    let rows: Vec<EffectRow> = dup
-        .into_iter()
-        .chain(keyless_dup)
-        .chain(plain)
-        .chain(keyless_plain)
-        .take(ROWS_SHOWN)
-        .collect();
+    let tally = Tally::of(tables, messages, keyed);
+    let (effects, duplicates) = (tally.effects, tally.duplicates);
+    let (rows, total) = tally.rows(tables);
     let emails: u64 = tables.emails.iter().map(|&n| u64::from(n)).sum();
     let duplicate_emails = tables
         .emails

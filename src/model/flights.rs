@@ -5,8 +5,9 @@
 
 use std::fmt;
 
-use brokerlab_core::step::LossReason;
 use brokerlab_core::{Fact, MsgId, Simulation};
+
+use super::participants::{self, Move, Party};
 
 /// A component of the diagram a token can leave or reach. Its text form is the card's
 /// `data-node` attribute ("producer-0", "queue-1", "consumer-3", "broker", "dlq-1",
@@ -310,268 +311,112 @@ pub fn write_label(out: &mut String, msg: MsgId, attempt: u32) {
     };
 }
 
-/// The queue a copy is stored in.
-fn queue_of(sim: &Simulation, copy: u64) -> Option<u32> {
-    sim.copy(copy).map(|c| c.queue)
-}
-
-/// The flight a fact makes, if it moves a message between components. `sim` is the
-/// simulation just after the fact (only what never changes is read: a copy's queue).
-// Long: one arm per moving fact, the table of which fact travels where; kept whole so a
-// new fact is added in one place.
-pub fn flight_of(sim: &Simulation, fact: &Fact) -> Option<Flight> {
-    let fly = |kind, from, to, msg, attempt| {
-        Some(Flight {
-            kind,
-            from,
-            to,
-            msg,
-            attempt,
+impl Kind {
+    /// The token a move makes, if it makes one; `attempt` tells a redelivery.
+    fn of(moves: Move, attempt: u32) -> Option<Kind> {
+        Some(match moves {
+            Move::Publish => Kind::Publish,
+            Move::Confirm => Kind::Confirm,
+            Move::Deliver if attempt > 1 => Kind::Redeliver,
+            Move::Deliver => Kind::Deliver,
+            Move::Ack => Kind::Ack,
+            Move::Nack => Kind::Nack,
+            Move::DeadLetter => Kind::DeadLetter,
+            Move::Redrive => Kind::Redrive,
+            Move::Loss => Kind::Lost,
+            Move::Duplicate => Kind::Duplicate,
+            Move::Plain | Move::Answer | Move::Failure | Move::Resent => return None,
         })
-    };
-    match *fact {
-        Fact::Stored {
-            producer,
-            msg,
-            queue,
-            ..
-        } => fly(
-            Kind::Publish,
-            Node::Producer(producer),
-            Node::Queue(queue),
-            msg,
-            0,
-        ),
-        Fact::Appended {
-            producer, msg, log, ..
-        } => fly(
-            Kind::Publish,
-            Node::Producer(producer),
-            Node::Log(log),
-            msg,
-            0,
-        ),
-        Fact::Confirmed {
-            producer,
-            msg,
-            attempt,
-        } => fly(
-            Kind::Confirm,
-            Node::Broker,
-            Node::Producer(producer),
-            msg,
-            attempt,
-        ),
-        Fact::Delivered {
-            msg,
-            copy,
-            attempt,
-            consumer,
-            ..
-        } => fly(
-            if attempt > 1 {
-                Kind::Redeliver
-            } else {
-                Kind::Deliver
-            },
-            Node::Queue(queue_of(sim, copy)?),
-            Node::Consumer(consumer),
-            msg,
-            attempt,
-        ),
-        Fact::RecordStarted { group, msg, .. } => {
-            // The log a group reads is not in the fact; its member's card is the group's.
-            let log = sim
-                .scenario()
-                .groups
-                .get(group as usize)
-                .and_then(|g| sim.scenario().logs.iter().position(|l| l.name == g.log))?;
-            fly(
-                Kind::Deliver,
-                Node::Log(log as u32),
-                Node::Group(group),
-                msg,
-                0,
-            )
-        }
-        Fact::Acked {
-            msg,
-            copy,
-            attempt,
-            consumer,
-        }
-        | Fact::AckedOnDelivery {
-            msg,
-            copy,
-            attempt,
-            consumer,
-        } => fly(
-            Kind::Ack,
-            Node::Consumer(consumer),
-            Node::Queue(queue_of(sim, copy)?),
-            msg,
-            attempt,
-        ),
-        Fact::HandlerFailed {
-            msg,
-            copy,
-            attempt,
-            consumer,
-            ..
-        } => fly(
-            Kind::Nack,
-            Node::Consumer(consumer),
-            Node::Queue(queue_of(sim, copy)?),
-            msg,
-            attempt,
-        ),
-        Fact::DeadLettered {
-            msg,
-            queue,
-            attempts,
-            ..
-        } => fly(
-            Kind::DeadLetter,
-            Node::Queue(queue),
-            Node::Dlq(queue),
-            msg,
-            attempts,
-        ),
-        Fact::Redriven { msg, queue, .. } => {
-            fly(Kind::Redrive, Node::Dlq(queue), Node::Queue(queue), msg, 0)
-        }
-        Fact::MessageLost { msg, copy, reason } => {
-            let c = sim.copy(copy)?;
-            // Where it vanished: at the consumer that had acked it early, else in the queue.
-            let at = match (reason, c.holder) {
-                (
-                    LossReason::AckedBeforeEffectThenCrashed
-                    | LossReason::AckedBeforeEffectThenFailed,
-                    Some(consumer),
-                ) => Node::Consumer(consumer),
-                _ => Node::Queue(c.queue),
-            };
-            fly(Kind::Lost, at, at, msg, c.attempts)
-        }
-        Fact::EffectCommitted {
-            msg,
-            attempt,
-            consumer,
-            applied,
-            ..
-        } if applied > 1 => fly(
-            Kind::Duplicate,
-            Node::Consumer(consumer),
-            Node::Database,
-            msg,
-            attempt,
-        ),
-        Fact::RecordProcessed {
-            group,
-            msg,
-            applied,
-            ..
-        } if applied > 1 => fly(Kind::Duplicate, Node::Group(group), Node::Database, msg, 0),
-        _ => None,
     }
 }
 
-/// The components a fact involves (for highlighting the narrated step's cards): the ends
-/// of its flight, or the component a crash, restart or other change happened to.
-// Long: one arm per kind of component a fact happens to (a table, kept whole).
+/// The card standing for a party on the diagram, if it has one: the relay is drawn with
+/// its producer, a member stands for its group. The exchange has none (which queue a
+/// publish reached is told when it is stored), nor has the holder of a copy (its facts
+/// do not name it).
+pub fn node_of(sim: &Simulation, party: Party) -> Option<Node> {
+    Some(match party {
+        Party::Producer(p) | Party::Publisher(p) => Node::Producer(p),
+        Party::Exchange | Party::Holder => return None,
+        Party::Broker => Node::Broker,
+        Party::Queue(q) => Node::Queue(q),
+        Party::DeadLetters(q) => Node::Dlq(q),
+        Party::Log(l) => Node::Log(l),
+        Party::ReadLog(g) => Node::Log(log_read_by(sim, g)?),
+        Party::Consumer(c) => Node::Consumer(c),
+        Party::Group(g) | Party::Member(g, _) => Node::Group(g),
+        Party::Database => Node::Database,
+    })
+}
+
+/// The log group `group` reads, from the scenario.
+fn log_read_by(sim: &Simulation, group: u32) -> Option<u32> {
+    let scenario = sim.scenario();
+    let log = &scenario.groups.get(group as usize)?.log;
+    scenario
+        .logs
+        .iter()
+        .position(|l| &l.name == log)
+        .map(|i| i as u32)
+}
+
+/// The attempt a token's label shows ("#77·2"): the delivery or publish attempt the fact
+/// names, the attempts a dead letter or a lost copy had; 0 when there is none.
+fn attempt_of(sim: &Simulation, fact: &Fact) -> u32 {
+    match *fact {
+        Fact::Confirmed { attempt, .. }
+        | Fact::Delivered { attempt, .. }
+        | Fact::Acked { attempt, .. }
+        | Fact::AckedOnDelivery { attempt, .. }
+        | Fact::HandlerFailed { attempt, .. }
+        | Fact::EffectCommitted { attempt, .. } => attempt,
+        Fact::DeadLettered { attempts, .. } => attempts,
+        Fact::MessageLost { copy, .. } => sim.copy(copy).map_or(0, |c| c.attempts),
+        _ => 0,
+    }
+}
+
+/// The flight a fact makes, if it moves a message between components (its move makes a
+/// token, see [`participants`]). `sim` is the simulation just after the fact.
+pub fn flight_of(sim: &Simulation, fact: &Fact) -> Option<Flight> {
+    let part = participants::of(sim, fact)?;
+    let attempt = attempt_of(sim, fact);
+    Some(Flight {
+        kind: Kind::of(part.moves, attempt)?,
+        from: token_end(sim, part.from)?,
+        to: token_end(sim, part.to)?,
+        msg: fact.msg()?,
+        attempt,
+    })
+}
+
+/// Where a token leaves or arrives: its party's card; the broker lane for the exchange (a
+/// confirm comes back from the broker).
+fn token_end(sim: &Simulation, party: Party) -> Option<Node> {
+    match party {
+        Party::Exchange => Some(Node::Broker),
+        _ => node_of(sim, party),
+    }
+}
+
+/// The components a fact involves, for outlining the narrated step's cards: the cards of
+/// its parties (see [`participants`]), each once; for a fact that makes a token, the
+/// cards it flies between (a confirm leaves the broker lane).
 pub fn touched(sim: &Simulation, fact: &Fact, out: &mut Vec<Node>) {
-    let mut add = |n: Node| {
-        if !out.contains(&n) {
-            out.push(n);
+    let Some(part) = participants::of(sim, fact) else {
+        return;
+    };
+    let card = |p| {
+        if part.moves.flies() {
+            token_end(sim, p)
+        } else {
+            node_of(sim, p)
         }
     };
-    if let Some(f) = flight_of(sim, fact) {
-        add(f.from);
-        add(f.to);
-        return;
-    }
-    match *fact {
-        Fact::Created { producer, .. }
-        | Fact::StateCommitted { producer, .. }
-        | Fact::PublishSent { producer, .. }
-        | Fact::Throttled { producer, .. }
-        | Fact::ConfirmTimedOut { producer, .. }
-        | Fact::ConfirmLost { producer, .. }
-        | Fact::OutboxMarked { producer, .. }
-        | Fact::EventNeverPublished { producer, .. }
-        | Fact::RequestRefused { producer }
-        | Fact::ProducerCrashArmed { producer, .. }
-        | Fact::ProducerCrashed { producer, .. }
-        | Fact::ProducerRestarted { producer, .. }
-        | Fact::ConfirmDropArmed { producer, .. }
-        | Fact::Deduplicated { producer, .. }
-        | Fact::Unroutable { producer, .. }
-        | Fact::PublishFailed { producer, .. } => add(Node::Producer(producer)),
-        Fact::Refused {
-            producer, queue, ..
-        } => {
-            add(Node::Producer(producer));
-            add(Node::Queue(queue));
+    for node in part.parties().filter_map(card) {
+        if !out.contains(&node) {
+            out.push(node);
         }
-        Fact::BrokerCrashed { .. } | Fact::BrokerRestarted { .. } => add(Node::Broker),
-        Fact::DroppedOldest { queue, .. }
-        | Fact::Expired { queue, .. }
-        | Fact::DependencyDown { queue, .. } => add(Node::Queue(queue)),
-        Fact::RetryReady { copy, .. } | Fact::RetryScheduled { copy, .. } => {
-            if let Some(q) = queue_of(sim, copy) {
-                add(Node::Queue(q));
-            }
-        }
-        Fact::LeaseExpired { copy, consumer, .. } => {
-            add(Node::Consumer(consumer));
-            if let Some(q) = queue_of(sim, copy) {
-                add(Node::Queue(q));
-            }
-        }
-        Fact::ProcessingStarted { consumer, .. }
-        | Fact::DuplicateSkipped { consumer, .. }
-        | Fact::StaleIgnored { consumer, .. }
-        | Fact::GapWait { consumer, .. }
-        | Fact::GapReconciled { consumer, .. }
-        | Fact::EffectRefused { consumer, .. }
-        | Fact::AckIgnored { consumer, .. }
-        | Fact::AckLost { consumer, .. }
-        | Fact::CrashArmed { consumer, .. }
-        | Fact::AckDropArmed { consumer, .. }
-        | Fact::ConsumerCrashed { consumer, .. }
-        | Fact::ConsumerRestarted { consumer, .. }
-        | Fact::ConsumerSlowed { consumer, .. } => add(Node::Consumer(consumer)),
-        Fact::EffectCommitted { consumer, .. } => {
-            add(Node::Consumer(consumer));
-            add(Node::Database);
-        }
-        Fact::RecordsExpired { log, .. } => add(Node::Log(log)),
-        Fact::RecordProcessed { group, .. }
-        | Fact::OffsetCommitted { group, .. }
-        | Fact::RecordsSkipped { group, .. }
-        | Fact::RebalanceStarted { group, .. }
-        | Fact::PartitionAssigned { group, .. }
-        | Fact::MemberCrashArmed { group, .. }
-        | Fact::MemberCrashed { group, .. }
-        | Fact::MemberJoined { group, .. }
-        | Fact::GroupRewound { group, .. }
-        | Fact::OutputWritten { group, .. }
-        | Fact::TransactionCommitted { group, .. }
-        | Fact::TransactionAborted { group, .. }
-        | Fact::AbortedSkipped { group, .. }
-        | Fact::EmailSent { group, .. }
-        | Fact::PartitionRevoked { group, .. }
-        | Fact::PartitionReleased { group, .. }
-        | Fact::StaleWorkInProgress { group, .. }
-        | Fact::RecordFailed { group, .. }
-        | Fact::RecordRetrying { group, .. }
-        | Fact::RecordDeadLettered { group, .. }
-        | Fact::RecordStaleIgnored { group, .. } => add(Node::Group(group)),
-        Fact::RecordEffectRefused { group, .. } => {
-            add(Node::Group(group));
-            add(Node::Database);
-        }
-        _ => {}
     }
 }
 

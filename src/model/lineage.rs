@@ -12,9 +12,10 @@ use brokerlab_core::step::{
     DeadLetterReason, Failure as HandlerFailure, IgnoredAck, LossReason, RefusedBecause,
 };
 use brokerlab_core::{
-    us_to_secs, ConsumerId, CopyId, Fact, GroupId, LogId, MemberId, MsgId, ProducerId, QueueId,
-    Simulation,
+    us_to_secs, ConsumerId, Fact, GroupId, LogId, MemberId, MsgId, ProducerId, QueueId, Simulation,
 };
+
+use super::participants::{self, Move, Party};
 
 /// Most steps re-simulated to build a lineage (about a second of work in the browser).
 pub const LINEAGE_STEPS_MAX: u64 = 3_000_000;
@@ -421,454 +422,74 @@ impl Cast {
         self.publisher.unwrap_or_else(|| self.producer())
     }
 
-    fn queue_of(sim: &Simulation, copy: CopyId) -> Who {
-        sim.copy(copy).map_or(Who::Broker, |c| Who::Queue(c.queue))
-    }
-
     fn log(&self) -> Who {
         self.log.map_or(Who::Broker, Who::Log)
     }
 
-    /// (from, to, short label, style) of one fact.
-    // Long: one arm per fact a history keeps, each giving its arrow's ends, label and
-    // style; a table read top to bottom, kept whole (see docs/architecture.md).
+    /// The lifeline of a party in this message's story: the relay when the producer
+    /// publishes through one, the queue or log the message landed in for the exchange, the
+    /// consumer holding the copy then, the log last appended to for the log a group reads.
+    fn who(&self, party: Party, k: &Kept) -> Option<Who> {
+        Some(match party {
+            Party::Producer(p) => Who::Producer(p),
+            Party::Publisher(_) => self.publisher(),
+            Party::Exchange => self.target,
+            Party::Broker | Party::Group(_) => Who::Broker,
+            Party::Queue(q) => Who::Queue(q),
+            Party::DeadLetters(q) => Who::DeadLetters(q),
+            Party::Log(l) => Who::Log(l),
+            Party::ReadLog(_) => self.log(),
+            Party::Consumer(c) => Who::Consumer(c),
+            Party::Holder => Who::Consumer(k.holder?),
+            Party::Member(g, m) => Who::Member(g, m),
+            Party::Database => Who::Database,
+        })
+    }
+
+    /// (from, to, short label, style) of one fact: its parties ([`participants::of`]) as
+    /// lifelines, and its label.
     fn arrow(&mut self, sim: &Simulation, k: &Kept) -> (Who, Who, String, ArrowKind) {
-        use ArrowKind::*;
-        use Fact::*;
-        let fail = |who: Who, text: String| (who, who, format!("✗ {text}"), Failure);
-        let note = |who: Who, text: String| (who, who, text, Normal);
-        match k.fact {
-            Created { key, version, .. } => {
-                let what = key.map_or(String::new(), |k| format!(" · key {k} v{version}"));
-                note(self.producer(), format!("created{what}"))
+        if let Fact::Appended { log, .. } = k.fact {
+            self.log = Some(log);
+        }
+        let label = self.label(k);
+        let Some(part) = participants::of(sim, &k.fact) else {
+            // Facts a history does not draw yet: a note on the broker.
+            return (Who::Broker, Who::Broker, label, ArrowKind::Normal);
+        };
+        let to = self.who(part.to, k).unwrap_or(Who::Broker);
+        let from = match part.moves {
+            // The publish arrow was drawn when it was sent: the copy is stored (or the
+            // record appended) where the publish landed.
+            Move::Publish => self.target,
+            // The handler failed at the consumer; the nack is the retry scheduled after.
+            Move::Nack => {
+                let at = self.who(part.from, k).unwrap_or(to);
+                return (at, at, label, ArrowKind::Failure);
             }
-            StateCommitted { outbox: true, .. } => (
-                self.producer(),
-                self.publisher(),
-                "state + outbox row committed".into(),
-                Normal,
-            ),
-            StateCommitted { .. } => note(self.producer(), "state committed".into()),
-            PublishSent { attempt: 1, .. } => {
-                (self.publisher(), self.target, "publish".into(), Normal)
+            _ => self.who(part.from, k).unwrap_or(to),
+        };
+        (from, to, label, style(part.moves))
+    }
+
+    /// The short label of a fact's arrow.
+    fn label(&self, k: &Kept) -> String {
+        producer_label(&k.fact)
+            .or_else(|| self.publish_label(&k.fact))
+            .or_else(|| queue_label(k))
+            .or_else(|| consumer_label(&k.fact))
+            .or_else(|| group_label(&k.fact))
+            .unwrap_or_else(|| "(other)".into())
+    }
+
+    /// Where the publish landed: stored in its only queue, or routed to one of several.
+    fn publish_label(&self, fact: &Fact) -> Option<String> {
+        match *fact {
+            Fact::Stored { queue, copy, .. } if self.target == Who::Queue(queue) => {
+                Some(format!("stored · copy {copy}"))
             }
-            PublishSent { attempt, .. } => (
-                self.publisher(),
-                self.target,
-                format!("publish again · attempt {attempt}"),
-                Normal,
-            ),
-            Throttled { .. } => note(self.publisher(), "held back: queue full".into()),
-            ConfirmTimedOut { retry, .. } => fail(
-                self.publisher(),
-                if retry {
-                    "no confirm in time: will publish again".into()
-                } else {
-                    "no confirm in time: gives up".into()
-                },
-            ),
-            Confirmed { .. } => (self.target, self.publisher(), "confirm".into(), Reply),
-            ConfirmLost { .. } => (
-                self.target,
-                self.publisher(),
-                "✗ confirm lost".into(),
-                Failure,
-            ),
-            OutboxMarked { .. } => note(self.publisher(), "outbox row marked sent".into()),
-            EventNeverPublished { .. } => fail(
-                self.producer(),
-                "crashed before publishing: no event".into(),
-            ),
-            Stored { queue, copy, .. } if self.target == Who::Queue(queue) => {
-                note(Who::Queue(queue), format!("stored · copy {copy}"))
-            }
-            Stored { queue, copy, .. } => (
-                self.target,
-                Who::Queue(queue),
-                format!("routed, stored · copy {copy}"),
-                Normal,
-            ),
-            Deduplicated { .. } => note(self.target, "same id again: not stored twice".into()),
-            Refused { queue, because, .. } => (
-                Who::Queue(queue),
-                self.publisher(),
-                match because {
-                    RefusedBecause::QueueFull => "✗ refused: queue full".into(),
-                    RefusedBecause::OldestTooOld => "✗ refused: oldest too old".into(),
-                },
-                Failure,
-            ),
-            Unroutable { returned: true, .. } => (
-                self.target,
-                self.publisher(),
-                "✗ unroutable: returned".into(),
-                Failure,
-            ),
-            Unroutable { .. } => fail(self.target, "unroutable: dropped".into()),
-            PublishFailed { .. } => (
-                self.publisher(),
-                self.target,
-                "✗ publish failed: broker down".into(),
-                Failure,
-            ),
-            DroppedOldest { queue, .. } => fail(Who::Queue(queue), "dropped: queue full".into()),
-            Expired { queue, .. } => fail(Who::Queue(queue), "expired unprocessed (TTL)".into()),
-            Delivered {
-                copy,
-                attempt,
-                consumer,
-                ..
-            } => (
-                Self::queue_of(sim, copy),
-                Who::Consumer(consumer),
-                format!("deliver · attempt {attempt}"),
-                Normal,
-            ),
-            LeaseExpired { copy, attempt, .. } => fail(
-                Self::queue_of(sim, copy),
-                format!("lease expired (attempt {attempt}): visible again"),
-            ),
-            RetryReady { copy, .. } => note(Self::queue_of(sim, copy), "back in line".into()),
-            DeadLettered {
-                queue,
-                reason,
-                attempts,
-                ..
-            } => (
-                Who::Queue(queue),
-                Who::DeadLetters(queue),
-                match reason {
-                    DeadLetterReason::RetriesExhausted => {
-                        format!("✗ dead-lettered after {attempts} attempts")
-                    }
-                    DeadLetterReason::Poison(_) => "✗ dead-lettered: poison".into(),
-                    DeadLetterReason::DeliveryLimitReached => {
-                        format!("✗ dead-lettered: delivery limit ({attempts} deliveries)")
-                    }
-                    DeadLetterReason::GapTimeout => "✗ parked: gap timeout".into(),
-                    DeadLetterReason::MaxLength => "✗ dead-lettered: dropped from head".into(),
-                    DeadLetterReason::Expired => "✗ dead-lettered: expired (TTL)".into(),
-                },
-                Failure,
-            ),
-            Redriven { queue, .. } => (
-                Who::DeadLetters(queue),
-                Who::Queue(queue),
-                "redriven".into(),
-                Normal,
-            ),
-            MessageLost { copy, reason, .. } => fail(
-                Self::queue_of(sim, copy),
-                match reason {
-                    LossReason::AckedBeforeEffectThenCrashed => "LOST: acked, then crashed",
-                    LossReason::AckedBeforeEffectThenFailed => "LOST: acked, then failed",
-                    LossReason::BrokerRestartNotDurable => "LOST: not persisted",
-                    LossReason::DiscardedWithoutDeadLetterQueue => "LOST: no dead-letter queue",
-                }
-                .into(),
-            ),
-            AckedOnDelivery { copy, consumer, .. } => (
-                Who::Consumer(consumer),
-                Self::queue_of(sim, copy),
-                "ack on receipt, before any work".into(),
-                Reply,
-            ),
-            ProcessingStarted {
-                attempt, consumer, ..
-            } => note(
-                Who::Consumer(consumer),
-                format!("processing starts · attempt {attempt}"),
-            ),
-            DuplicateSkipped { consumer, .. } => note(
-                Who::Consumer(consumer),
-                "duplicate recognised: skipped".into(),
-            ),
-            StaleIgnored {
-                consumer,
-                version,
-                current,
-                ..
-            } => note(
-                Who::Consumer(consumer),
-                format!("stale v{version} ignored (at v{current})"),
-            ),
-            GapWait {
-                consumer,
-                version,
-                current,
-                ..
-            } => note(
-                Who::Consumer(consumer),
-                format!("v{version} waits: key is at v{current}"),
-            ),
-            GapReconciled {
-                consumer, from, to, ..
-            } => (
-                Who::Consumer(consumer),
-                Who::Database,
-                format!("gap: v{from}–v{to} applied first"),
-                Normal,
-            ),
-            EffectCommitted {
-                consumer,
-                applied: 1,
-                ..
-            } => (
-                Who::Consumer(consumer),
-                Who::Database,
-                "effect committed".into(),
-                Normal,
-            ),
-            EffectCommitted {
-                consumer, applied, ..
-            } => (
-                Who::Consumer(consumer),
-                Who::Database,
-                format!("⚠ DUPLICATE effect: applied {applied}×"),
-                Duplicate,
-            ),
-            EffectRefused { consumer, .. } => (
-                Who::Consumer(consumer),
-                Who::Database,
-                "✗ refused by a business rule".into(),
-                Failure,
-            ),
-            HandlerFailed {
-                consumer,
-                attempt,
-                failure,
-                ..
-            } => fail(
-                Who::Consumer(consumer),
-                format!(
-                    "handler failed (attempt {attempt}): {}",
-                    match failure {
-                        HandlerFailure::Transient => "transient error",
-                        HandlerFailure::DependencyDown => "dependency down",
-                        HandlerFailure::Poison(_) => "poison",
-                        HandlerFailure::BatchRolledBack => "batch rolled back",
-                    }
-                ),
-            ),
-            RetryScheduled {
-                copy,
-                failures,
-                ready_at_us,
-                ..
-            } => {
-                let delay = us_to_secs(ready_at_us.saturating_sub(k.time_us));
-                let text = format!("✗ nack: retry in {delay:.2} s (failure {failures})");
-                let queue = Self::queue_of(sim, copy);
-                match k.holder {
-                    Some(c) => (Who::Consumer(c), queue, text, Failure),
-                    None => (queue, queue, text, Failure),
-                }
-            }
-            Acked { copy, consumer, .. } => (
-                Who::Consumer(consumer),
-                Self::queue_of(sim, copy),
-                "ack".into(),
-                Reply,
-            ),
-            AckIgnored {
-                copy,
-                consumer,
-                why,
-                ..
-            } => (
-                Who::Consumer(consumer),
-                Self::queue_of(sim, copy),
-                match why {
-                    IgnoredAck::StaleLease => "✗ ack ignored: lease had expired".into(),
-                    IgnoredAck::AlreadyDone => "✗ ack ignored: already settled".into(),
-                },
-                Failure,
-            ),
-            AckLost { copy, consumer, .. } => (
-                Who::Consumer(consumer),
-                Self::queue_of(sim, copy),
-                "✗ ack lost".into(),
-                Failure,
-            ),
-            ConsumerCrashed { consumer, .. } => {
-                fail(Who::Consumer(consumer), "consumer crashed".into())
-            }
-            Appended {
-                log,
-                partition,
-                offset,
-                ..
-            } => {
-                self.log = Some(log);
-                note(
-                    Who::Log(log),
-                    format!("appended · P{partition} offset {offset}"),
-                )
-            }
-            RecordStarted {
-                group,
-                member,
-                offset,
-                ..
-            } => (
-                self.log(),
-                Who::Member(group, member),
-                format!("read offset {offset}, processing"),
-                Normal,
-            ),
-            RecordProcessed {
-                group,
-                member,
-                applied: 0,
-                ..
-            } => note(
-                Who::Member(group, member),
-                "already processed: skipped".into(),
-            ),
-            RecordProcessed {
-                group,
-                member,
-                applied: 1,
-                ..
-            } => (
-                Who::Member(group, member),
-                Who::Database,
-                "effect committed".into(),
-                Normal,
-            ),
-            RecordProcessed {
-                group,
-                member,
-                applied,
-                ..
-            } => (
-                Who::Member(group, member),
-                Who::Database,
-                format!("⚠ DUPLICATE effect: applied {applied}×"),
-                Duplicate,
-            ),
-            OutputWritten {
-                group,
-                member,
-                log,
-                offset,
-                ..
-            } => (
-                Who::Member(group, member),
-                Who::Log(log),
-                format!("output written · offset {offset}"),
-                Normal,
-            ),
-            EmailSent {
-                group,
-                member,
-                times: 1,
-                ..
-            } => note(Who::Member(group, member), "email sent".into()),
-            EmailSent {
-                group,
-                member,
-                times,
-                ..
-            } => (
-                Who::Member(group, member),
-                Who::Member(group, member),
-                format!("⚠ DUPLICATE email: sent {times}×"),
-                Duplicate,
-            ),
-            Requeued { copy, consumer, .. } => (
-                Who::Consumer(consumer),
-                Self::queue_of(sim, copy),
-                "✗ channel closed: requeued at once".into(),
-                Failure,
-            ),
-            LeaseExtended { copy, consumer, .. } => (
-                Who::Consumer(consumer),
-                Self::queue_of(sim, copy),
-                "lease extended (heartbeat)".into(),
-                Reply,
-            ),
-            DuplicateKept { queue, twin, .. } => note(
-                Who::Queue(queue),
-                format!("⚠ at-least-once: copy {twin} kept visible"),
-            ),
-            DedupWindowHit { queue, .. } => note(
-                Who::Queue(queue),
-                "same id within the dedup window: not stored".into(),
-            ),
-            GapRecheck {
-                consumer,
-                ready_at_us,
-                ..
-            } => note(
-                Who::Consumer(consumer),
-                format!(
-                    "waits for its predecessor until {:.2} s",
-                    us_to_secs(ready_at_us)
-                ),
-            ),
-            GapSkipped {
-                consumer, current, ..
-            } => note(
-                Who::Consumer(consumer),
-                format!("gap timeout: v{} skipped", current + 1),
-            ),
-            RecordFailed {
-                group,
-                member,
-                attempt,
-                failure,
-                ..
-            } => fail(
-                Who::Member(group, member),
-                format!(
-                    "handler failed (attempt {attempt}): {}",
-                    match failure {
-                        HandlerFailure::Transient => "transient error",
-                        HandlerFailure::DependencyDown => "dependency down",
-                        HandlerFailure::Poison(_) => "poison",
-                        HandlerFailure::BatchRolledBack => "batch rolled back",
-                    }
-                ),
-            ),
-            RecordRetrying {
-                group,
-                member,
-                partition,
-                attempt,
-                ..
-            } => note(
-                Who::Member(group, member),
-                format!("retry in place (attempt {attempt}): P{partition} waits"),
-            ),
-            RecordDeadLettered { attempts, log, .. } => {
-                let from = self.log();
-                let to = log.map_or(from, Who::Log);
-                (
-                    from,
-                    to,
-                    format!("✗ dead-lettered after {attempts} attempt(s)"),
-                    Failure,
-                )
-            }
-            RecordEffectRefused { group, member, .. } => (
-                Who::Member(group, member),
-                Who::Database,
-                "✗ refused by a business rule".into(),
-                Failure,
-            ),
-            RecordStaleIgnored {
-                group,
-                member,
-                version,
-                current,
-                ..
-            } => note(
-                Who::Member(group, member),
-                format!("stale v{version} ignored (at v{current})"),
-            ),
-            // Facts a lineage does not keep; drawn as a note on the broker if ever kept.
-            _ => note(Who::Broker, "(other)".into()),
+            Fact::Stored { copy, .. } => Some(format!("routed, stored · copy {copy}")),
+            _ => None,
         }
     }
 
@@ -923,9 +544,186 @@ impl Cast {
     }
 }
 
+/// How an arrow is drawn for a kind of move.
+fn style(moves: Move) -> ArrowKind {
+    match moves {
+        Move::Plain | Move::Publish | Move::Deliver | Move::Redrive => ArrowKind::Normal,
+        Move::Confirm | Move::Ack | Move::Answer => ArrowKind::Reply,
+        Move::Failure | Move::Nack | Move::DeadLetter | Move::Loss => ArrowKind::Failure,
+        Move::Duplicate | Move::Resent => ArrowKind::Duplicate,
+    }
+}
+
+/// The producer, its publishes and the broker's answers.
+fn producer_label(fact: &Fact) -> Option<String> {
+    use Fact::*;
+    Some(match *fact {
+        Created { key, version, .. } => {
+            let what = key.map_or(String::new(), |k| format!(" · key {k} v{version}"));
+            format!("created{what}")
+        }
+        StateCommitted { outbox: true, .. } => "state + outbox row committed".into(),
+        StateCommitted { .. } => "state committed".into(),
+        PublishSent { attempt: 1, .. } => "publish".into(),
+        PublishSent { attempt, .. } => format!("publish again · attempt {attempt}"),
+        Throttled { .. } => "held back: queue full".into(),
+        ConfirmTimedOut { retry: true, .. } => "✗ no confirm in time: will publish again".into(),
+        ConfirmTimedOut { .. } => "✗ no confirm in time: gives up".into(),
+        Confirmed { .. } => "confirm".into(),
+        ConfirmLost { .. } => "✗ confirm lost".into(),
+        OutboxMarked { .. } => "outbox row marked sent".into(),
+        EventNeverPublished { .. } => "✗ crashed before publishing: no event".into(),
+        Deduplicated { .. } => "same id again: not stored twice".into(),
+        Refused {
+            because: RefusedBecause::QueueFull,
+            ..
+        } => "✗ refused: queue full".into(),
+        Refused { .. } => "✗ refused: oldest too old".into(),
+        Unroutable { returned: true, .. } => "✗ unroutable: returned".into(),
+        Unroutable { .. } => "✗ unroutable: dropped".into(),
+        PublishFailed { .. } => "✗ publish failed: broker down".into(),
+        _ => return None,
+    })
+}
+
+/// What happens to a copy in its queue.
+fn queue_label(k: &Kept) -> Option<String> {
+    use Fact::*;
+    Some(match k.fact {
+        DroppedOldest { .. } => "✗ dropped: queue full".into(),
+        Expired { .. } => "✗ expired unprocessed (TTL)".into(),
+        LeaseExpired { attempt, .. } => {
+            format!("✗ lease expired (attempt {attempt}): visible again")
+        }
+        RetryReady { .. } => "back in line".into(),
+        RetryScheduled {
+            failures,
+            ready_at_us,
+            ..
+        } => {
+            let delay = us_to_secs(ready_at_us.saturating_sub(k.time_us));
+            format!("✗ nack: retry in {delay:.2} s (failure {failures})")
+        }
+        DeadLettered {
+            reason, attempts, ..
+        } => dead_letter_label(reason, attempts),
+        Redriven { .. } => "redriven".into(),
+        MessageLost { reason, .. } => format!("✗ {}", loss_label(reason)),
+        DuplicateKept { twin, .. } => format!("⚠ at-least-once: copy {twin} kept visible"),
+        DedupWindowHit { .. } => "same id within the dedup window: not stored".into(),
+        _ => return None,
+    })
+}
+
+fn dead_letter_label(reason: DeadLetterReason, attempts: u32) -> String {
+    match reason {
+        DeadLetterReason::RetriesExhausted => {
+            format!("✗ dead-lettered after {attempts} attempts")
+        }
+        DeadLetterReason::Poison(_) => "✗ dead-lettered: poison".into(),
+        DeadLetterReason::DeliveryLimitReached => {
+            format!("✗ dead-lettered: delivery limit ({attempts} deliveries)")
+        }
+        DeadLetterReason::GapTimeout => "✗ parked: gap timeout".into(),
+        DeadLetterReason::MaxLength => "✗ dead-lettered: dropped from head".into(),
+        DeadLetterReason::Expired => "✗ dead-lettered: expired (TTL)".into(),
+    }
+}
+
+fn loss_label(reason: LossReason) -> &'static str {
+    match reason {
+        LossReason::AckedBeforeEffectThenCrashed => "LOST: acked, then crashed",
+        LossReason::AckedBeforeEffectThenFailed => "LOST: acked, then failed",
+        LossReason::BrokerRestartNotDurable => "LOST: not persisted",
+        LossReason::DiscardedWithoutDeadLetterQueue => "LOST: no dead-letter queue",
+    }
+}
+
+fn failure_label(attempt: u32, failure: HandlerFailure) -> String {
+    let what = match failure {
+        HandlerFailure::Transient => "transient error",
+        HandlerFailure::DependencyDown => "dependency down",
+        HandlerFailure::Poison(_) => "poison",
+        HandlerFailure::BatchRolledBack => "batch rolled back",
+    };
+    format!("✗ handler failed (attempt {attempt}): {what}")
+}
+
+/// A queue's consumers: deliveries, work, effects and answers.
+fn consumer_label(fact: &Fact) -> Option<String> {
+    use Fact::*;
+    Some(match *fact {
+        Delivered { attempt, .. } => format!("deliver · attempt {attempt}"),
+        AckedOnDelivery { .. } => "ack on receipt, before any work".into(),
+        ProcessingStarted { attempt, .. } => format!("processing starts · attempt {attempt}"),
+        DuplicateSkipped { .. } => "duplicate recognised: skipped".into(),
+        StaleIgnored {
+            version, current, ..
+        } => format!("stale v{version} ignored (at v{current})"),
+        GapWait {
+            version, current, ..
+        } => format!("v{version} waits: key is at v{current}"),
+        GapReconciled { from, to, .. } => format!("gap: v{from}–v{to} applied first"),
+        EffectCommitted { applied: 1, .. } => "effect committed".into(),
+        EffectCommitted { applied, .. } => format!("⚠ DUPLICATE effect: applied {applied}×"),
+        EffectRefused { .. } => "✗ refused by a business rule".into(),
+        HandlerFailed {
+            attempt, failure, ..
+        } => failure_label(attempt, failure),
+        Acked { .. } => "ack".into(),
+        AckIgnored {
+            why: IgnoredAck::StaleLease,
+            ..
+        } => "✗ ack ignored: lease had expired".into(),
+        AckIgnored { .. } => "✗ ack ignored: already settled".into(),
+        AckLost { .. } => "✗ ack lost".into(),
+        ConsumerCrashed { .. } => "✗ consumer crashed".into(),
+        Requeued { .. } => "✗ channel closed: requeued at once".into(),
+        LeaseExtended { .. } => "lease extended (heartbeat)".into(),
+        GapRecheck { ready_at_us, .. } => format!(
+            "waits for its predecessor until {:.2} s",
+            us_to_secs(ready_at_us)
+        ),
+        GapSkipped { current, .. } => format!("gap timeout: v{} skipped", current + 1),
+        _ => return None,
+    })
+}
+
+/// Logs and the members of consumer groups.
+fn group_label(fact: &Fact) -> Option<String> {
+    use Fact::*;
+    Some(match *fact {
+        Appended {
+            partition, offset, ..
+        } => format!("appended · P{partition} offset {offset}"),
+        RecordStarted { offset, .. } => format!("read offset {offset}, processing"),
+        RecordProcessed { applied: 0, .. } => "already processed: skipped".into(),
+        RecordProcessed { applied: 1, .. } => "effect committed".into(),
+        RecordProcessed { applied, .. } => format!("⚠ DUPLICATE effect: applied {applied}×"),
+        OutputWritten { offset, .. } => format!("output written · offset {offset}"),
+        EmailSent { times: 1, .. } => "email sent".into(),
+        EmailSent { times, .. } => format!("⚠ DUPLICATE email: sent {times}×"),
+        RecordFailed {
+            attempt, failure, ..
+        } => failure_label(attempt, failure),
+        RecordRetrying {
+            partition, attempt, ..
+        } => format!("retry in place (attempt {attempt}): P{partition} waits"),
+        RecordDeadLettered { attempts, .. } => {
+            format!("✗ dead-lettered after {attempts} attempt(s)")
+        }
+        RecordEffectRefused { .. } => "✗ refused by a business rule".into(),
+        RecordStaleIgnored {
+            version, current, ..
+        } => format!("stale v{version} ignored (at v{current})"),
+        _ => return None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::flights::{flight_of, touched, Node};
     use brokerlab_core::examples;
 
     fn run_to_end(name: &str) -> Simulation {
@@ -1109,6 +907,60 @@ mod tests {
         assert_eq!(publishes.len(), 2);
         assert!(publishes.iter().all(|r| (r.from, r.to) == (1, 2)));
         assert!(l.rows.iter().any(|r| r.label == "outbox row marked sent"));
+    }
+
+    /// The card of the diagram a lifeline stands for.
+    fn card(who: Who) -> Node {
+        match who {
+            Who::Producer(p) | Who::Relay(p) => Node::Producer(p),
+            Who::Broker => Node::Broker,
+            Who::Queue(q) => Node::Queue(q),
+            Who::Log(l) => Node::Log(l),
+            Who::Consumer(c) => Node::Consumer(c),
+            Who::Member(g, _) => Node::Group(g),
+            Who::Database => Node::Database,
+            Who::DeadLetters(q) => Node::Dlq(q),
+        }
+    }
+
+    #[test]
+    fn tokens_highlights_and_arrows_agree_on_who_took_part_in_every_example() {
+        let mut checked = 0;
+        for name in examples::names() {
+            let mut sim = Simulation::new(examples::load(name).expect("built in")).expect("ok");
+            let mut facts = Vec::new();
+            while sim.steps() < 3_000 && sim.step().is_some() {}
+            let start = Simulation::new(sim.scenario().clone()).expect("valid");
+            for msg in 0..(sim.messages().len() as u64).min(12) {
+                let mut build = LineageBuild::start(start.clone(), sim.steps(), msg).expect("ok");
+                while !build.go_on(|_| true) {}
+                let kept: Vec<Fact> = build.kept.iter().map(|k| k.fact).collect();
+                let rows = build.finish();
+                facts.extend(kept.iter().zip(rows.rows).map(|(f, r)| {
+                    let who = |i: usize| rows.participants[i].who;
+                    (*f, who(r.to))
+                }));
+            }
+            for (fact, to) in facts {
+                let mut touched_cards = Vec::new();
+                touched(&sim, &fact, &mut touched_cards);
+                let Some(token) = flight_of(&sim, &fact) else {
+                    continue;
+                };
+                // The narrated step outlines the cards its token flies between...
+                assert!(
+                    touched_cards.contains(&token.from) && touched_cards.contains(&token.to),
+                    "{name}: {fact:?} flies {token:?}, outlines {touched_cards:?}"
+                );
+                // ...and the history's arrow ends at one of them.
+                assert!(
+                    [token.from, token.to].contains(&card(to)),
+                    "{name}: {fact:?} flies {token:?}, drawn to {to:?}"
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 500, "{checked}");
     }
 
     #[test]

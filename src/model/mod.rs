@@ -8,6 +8,7 @@ pub mod fluid;
 pub mod groups;
 pub mod invariants;
 pub mod lineage;
+pub mod participants;
 pub mod player;
 pub mod readout;
 pub mod settings;

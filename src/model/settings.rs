@@ -411,6 +411,124 @@ pub fn parse_choice<T: DeserializeOwned>(value: &str, what: &str) -> Result<T, S
         .map_err(|_| format!("Unknown {what} “{value}”."))
 }
 
+/// The commands of a queue's fields: each takes the queue's name, its settings in force and
+/// the field's text (or option), and makes the command or says why not.
+pub mod queue_commands {
+    use brokerlab_core::scenario::limits;
+    use brokerlab_core::{Fault, RetryPolicy, ServiceTime};
+
+    use super::{
+        parse_bound, parse_choice, parse_range, parse_whole, QueueSettings, DURATION_MAX_S,
+    };
+
+    /// The mean service time, keeping whether it is fixed or exponential.
+    pub fn service(queue: String, q: &QueueSettings, t: &str) -> Result<Fault, String> {
+        let mean_s = parse_range(t, 0.0, true, DURATION_MAX_S, "s")?;
+        let service = match q.service {
+            ServiceTime::Fixed { .. } => ServiceTime::Fixed { seconds: mean_s },
+            ServiceTime::Exponential { .. } => ServiceTime::Exponential { mean_s },
+        };
+        Ok(Fault::SetServiceTime { queue, service })
+    }
+
+    /// Fixed or exponential service times, keeping the mean.
+    pub fn service_kind(queue: String, q: &QueueSettings, v: &str) -> Result<Fault, String> {
+        let mean_s = q.service.mean_s();
+        let service = match v {
+            "fixed" => ServiceTime::Fixed { seconds: mean_s },
+            "exponential" => ServiceTime::Exponential { mean_s },
+            _ => return Err(format!("Unknown service time “{v}”.")),
+        };
+        Ok(Fault::SetServiceTime { queue, service })
+    }
+
+    /// How many consumers the queue has.
+    pub fn consumers(queue: String, _: &QueueSettings, t: &str) -> Result<Fault, String> {
+        let count = parse_whole(t, 0, u64::from(limits::SCALE_MAX), "consumers")? as u32;
+        Ok(Fault::SetConsumerCount { queue, count })
+    }
+
+    /// How many messages a consumer may hold.
+    pub fn prefetch(queue: String, _: &QueueSettings, t: &str) -> Result<Fault, String> {
+        let prefetch = parse_whole(t, 1, u64::from(limits::PREFETCH_MAX), "messages")? as u32;
+        Ok(Fault::SetPrefetch { queue, prefetch })
+    }
+
+    /// The visibility timeout (for leases given from now on).
+    pub fn visibility(queue: String, _: &QueueSettings, t: &str) -> Result<Fault, String> {
+        let seconds = parse_range(t, 0.0, true, DURATION_MAX_S, "s")?;
+        Ok(Fault::SetVisibilityTimeout { queue, seconds })
+    }
+
+    /// When consumers ack.
+    pub fn ack(queue: String, _: &QueueSettings, v: &str) -> Result<Fault, String> {
+        Ok(Fault::SetAckMode {
+            queue,
+            ack: parse_choice(v, "ack mode")?,
+        })
+    }
+
+    /// How consumers recognise duplicates.
+    pub fn idempotency(queue: String, _: &QueueSettings, v: &str) -> Result<Fault, String> {
+        Ok(Fault::SetIdempotency {
+            queue,
+            idempotency: parse_choice(v, "idempotency")?,
+        })
+    }
+
+    /// The retry policy's attempts, first one included.
+    pub fn attempts(queue: String, q: &QueueSettings, t: &str) -> Result<Fault, String> {
+        let max_attempts = parse_whole(t, 1, u64::from(limits::ATTEMPTS_MAX), "attempts")? as u32;
+        Ok(Fault::SetRetry {
+            queue,
+            retry: RetryPolicy {
+                max_attempts,
+                ..q.retry.clone()
+            },
+        })
+    }
+
+    /// The retry policy's backoff base (the cap is raised to it if below).
+    pub fn backoff(queue: String, q: &QueueSettings, t: &str) -> Result<Fault, String> {
+        let base = parse_range(t, 0.0, false, DURATION_MAX_S, "s")?;
+        Ok(Fault::SetRetry {
+            queue,
+            retry: RetryPolicy {
+                backoff_base_s: base,
+                // The cap may not be below the base.
+                backoff_cap_s: q.retry.backoff_cap_s.max(base),
+                ..q.retry.clone()
+            },
+        })
+    }
+
+    /// The queue's bound (empty text: unbounded), keeping its overflow policy.
+    pub fn bound(queue: String, q: &QueueSettings, t: &str) -> Result<Fault, String> {
+        Ok(Fault::SetQueueBound {
+            queue,
+            max_length: parse_bound(t)?,
+            overflow: q.overflow,
+        })
+    }
+
+    /// What a full queue does, keeping its bound.
+    pub fn overflow(queue: String, q: &QueueSettings, v: &str) -> Result<Fault, String> {
+        Ok(Fault::SetQueueBound {
+            queue,
+            max_length: q.max_length,
+            overflow: parse_choice(v, "overflow policy")?,
+        })
+    }
+
+    /// The broker flavour.
+    pub fn flavour(queue: String, _: &QueueSettings, v: &str) -> Result<Fault, String> {
+        Ok(Fault::SetFlavour {
+            queue,
+            flavour: parse_choice(v, "broker flavour")?,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

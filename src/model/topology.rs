@@ -47,6 +47,43 @@ pub struct ProducerCard {
     pub jobs: brokerlab_core::JobCounts,
 }
 
+impl ProducerCard {
+    /// Its state line: up or crashed, and its outbox ("unsent" when it relays from one).
+    pub fn state_text(&self) -> String {
+        let up = if self.up { "up" } else { "crashed" };
+        if self.uses_outbox {
+            format!("{up} · outbox {} unsent", count(self.outbox as u64))
+        } else if self.outbox > 0 {
+            format!("{up} · outbox {}", count(self.outbox as u64))
+        } else {
+            up.to_string()
+        }
+    }
+
+    /// One line per outbox row shown, then "+k more" for the rest.
+    pub fn outbox_lines(&self) -> Vec<String> {
+        let mut lines: Vec<String> = self
+            .outbox_rows
+            .iter()
+            .map(|&(msg, sending)| {
+                let what = if sending {
+                    "sent, awaiting confirm"
+                } else {
+                    "unsent"
+                };
+                format!("row #{msg} · {what}")
+            })
+            .collect();
+        if self.outbox > self.outbox_rows.len() {
+            lines.push(format!(
+                "+{} more",
+                count((self.outbox - self.outbox_rows.len()) as u64)
+            ));
+        }
+        lines
+    }
+}
+
 /// An outbox relay. It runs in the producer's process: it crashes and restarts with it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RelayCard {
@@ -162,6 +199,153 @@ fn database_key(sim: &Simulation) -> DatabaseKey {
     )
 }
 
+/// Seconds from now until `at_us` (0 once it has passed).
+fn secs_until(sim: &Simulation, at_us: u64) -> f64 {
+    us_to_secs(at_us.saturating_sub(sim.now_us()))
+}
+
+/// One card per producer, with its outbox relay when it hands off through one.
+fn producer_cards(sim: &Simulation) -> Vec<ProducerCard> {
+    let scenario = sim.scenario();
+    (0..sim.producer_count())
+        .filter_map(|p| sim.producer_view(p).map(|v| (p, v)))
+        .map(|(p, v)| {
+            let uses_outbox = scenario
+                .producers
+                .get(p as usize)
+                .is_some_and(|s| matches!(s.handoff, Handoff::Outbox { .. }));
+            ProducerCard {
+                relay: uses_outbox.then(|| RelayCard {
+                    up: v.up,
+                    sending: v.sending,
+                    backing_off: v.backing_off,
+                    parked: v.parked,
+                    armed_after_publish: v.armed
+                        == Some(ProducerCrashPoint::AfterPublishBeforeMark),
+                    restart_in_s: v
+                        .restart_at_us
+                        .filter(|_| !v.up)
+                        .map(|at| secs_until(sim, at)),
+                }),
+                outbox_rows: sim
+                    .outbox_rows(p)
+                    .take(OUTBOX_ROWS_SHOWN)
+                    .map(|r| (r.msg, r.sending))
+                    .collect(),
+                name: v.name,
+                up: v.up,
+                outbox: v.outbox_len,
+                uses_outbox,
+                jobs: v.jobs,
+            }
+        })
+        .collect()
+}
+
+/// One card per exchange, with its bindings (key, queue).
+fn exchange_cards(sim: &Simulation) -> Vec<ExchangeCard> {
+    sim.scenario()
+        .exchanges
+        .iter()
+        .map(|x| ExchangeCard {
+            name: x.name.clone(),
+            kind: x.kind,
+            bindings: x
+                .bindings
+                .iter()
+                .map(|b| (b.key.clone(), b.queue.clone()))
+                .collect(),
+        })
+        .collect()
+}
+
+/// One card per queue, with its dead-letter queue when it has one.
+fn queue_cards(sim: &Simulation) -> Vec<QueueCard> {
+    let scenario = sim.scenario();
+    (0..sim.queue_count())
+        .filter_map(|q| sim.queue(q).map(|v| (q, v)))
+        .map(|(q, v)| {
+            let dead_letters = scenario
+                .queues
+                .get(q as usize)
+                .is_some_and(|s| s.dead_letter);
+            QueueCard {
+                dlq: dead_letters.then(|| DlqCard {
+                    count: v.dead_lettered,
+                    oldest_reason: sim
+                        .dead_letters(q)
+                        .next()
+                        .map(|d| dead_letter_reason(d.reason, d.attempts)),
+                }),
+                name: v.name,
+                waiting: v.waiting,
+                in_flight: v.in_flight,
+                retry_waiting: v.retry_waiting,
+                dead_lettered: v.dead_lettered,
+                max_length: v.max_length,
+                redriving: v.redriving,
+                flavour: v.flavour,
+                consumers: v.consumers,
+            }
+        })
+        .collect()
+}
+
+fn log_cards(sim: &Simulation) -> Vec<LogCard> {
+    sim.scenario()
+        .logs
+        .iter()
+        .map(|l| LogCard {
+            name: l.name.clone(),
+            partitions: l.partitions,
+        })
+        .collect()
+}
+
+/// The earliest lease among the current deliveries consumer `c` holds, and how many of
+/// them have no lease any more (expired). Only consumers acking after commit hold leases.
+fn leases(sim: &Simulation, c: u32, ack: AckMode) -> (Option<u64>, u32) {
+    let (mut earliest, mut expired) = (None::<u64>, 0);
+    if ack == AckMode::AfterCommit {
+        for (copy, attempt) in sim.held_deliveries(c) {
+            let current = sim.copy(copy).is_some_and(|x| x.attempts == attempt);
+            match sim.lease_until_us(copy).filter(|_| current) {
+                Some(until) => earliest = Some(earliest.map_or(until, |e| e.min(until))),
+                None => expired += 1,
+            }
+        }
+    }
+    (earliest, expired)
+}
+
+/// One card per consumer.
+fn consumer_cards(sim: &Simulation) -> Vec<ConsumerCard> {
+    (0..sim.consumer_count())
+        .filter_map(|c| sim.consumer(c).map(|v| (c, v)))
+        .map(|(c, v)| {
+            let (earliest, expired) = leases(sim, c, v.ack);
+            ConsumerCard {
+                restart_in_s: v
+                    .restart_at_us
+                    .filter(|_| !v.up)
+                    .map(|at| secs_until(sim, at)),
+                lease_in_s: earliest.map(|at| secs_until(sim, at)),
+                leases_expired: expired,
+                name: v.name,
+                up: v.up,
+                busy: v.busy,
+                buffered: v.buffered,
+                concurrency: v.concurrency,
+                armed: v.armed,
+                slow_factor: v.slow_factor,
+                drop_next_ack: v.drop_next_ack,
+                retiring: v.retiring,
+                stopped: v.stopped,
+            }
+        })
+        .collect()
+}
+
 /// Why a copy was dead-lettered, in words.
 pub fn dead_letter_reason(reason: DeadLetterReason, attempts: u32) -> String {
     match reason {
@@ -199,135 +383,15 @@ impl Topology {
 
     /// The snapshot, reusing `previous`'s database cards when its tables cannot have
     /// changed (they scan every message applied: too much to redo on every frame).
-    // Long (about 130 lines): one struct literal per lane of the diagram, built in one pass
-    // over the run's views; each card's text helpers live below it.
     pub fn after(sim: &Simulation, previous: Option<&Topology>) -> Self {
-        let now = sim.now_us();
-        let scenario = sim.scenario();
-        let producers = (0..sim.producer_count())
-            .filter_map(|p| sim.producer_view(p).map(|v| (p, v)))
-            .map(|(p, v)| {
-                let uses_outbox = scenario
-                    .producers
-                    .get(p as usize)
-                    .is_some_and(|s| matches!(s.handoff, Handoff::Outbox { .. }));
-                ProducerCard {
-                    relay: uses_outbox.then(|| RelayCard {
-                        up: v.up,
-                        sending: v.sending,
-                        backing_off: v.backing_off,
-                        parked: v.parked,
-                        armed_after_publish: v.armed
-                            == Some(ProducerCrashPoint::AfterPublishBeforeMark),
-                        restart_in_s: v
-                            .restart_at_us
-                            .filter(|_| !v.up)
-                            .map(|at| us_to_secs(at.saturating_sub(now))),
-                    }),
-                    outbox_rows: sim
-                        .outbox_rows(p)
-                        .take(OUTBOX_ROWS_SHOWN)
-                        .map(|r| (r.msg, r.sending))
-                        .collect(),
-                    name: v.name,
-                    up: v.up,
-                    outbox: v.outbox_len,
-                    uses_outbox,
-                    jobs: v.jobs,
-                }
-            })
-            .collect();
-        let exchanges = scenario
-            .exchanges
-            .iter()
-            .map(|x| ExchangeCard {
-                name: x.name.clone(),
-                kind: x.kind,
-                bindings: x
-                    .bindings
-                    .iter()
-                    .map(|b| (b.key.clone(), b.queue.clone()))
-                    .collect(),
-            })
-            .collect();
-        let queues = (0..sim.queue_count())
-            .filter_map(|q| sim.queue(q).map(|v| (q, v)))
-            .map(|(q, v)| {
-                let dead_letters = scenario
-                    .queues
-                    .get(q as usize)
-                    .is_some_and(|s| s.dead_letter);
-                QueueCard {
-                    dlq: dead_letters.then(|| DlqCard {
-                        count: v.dead_lettered,
-                        oldest_reason: sim
-                            .dead_letters(q)
-                            .next()
-                            .map(|d| dead_letter_reason(d.reason, d.attempts)),
-                    }),
-                    name: v.name,
-                    waiting: v.waiting,
-                    in_flight: v.in_flight,
-                    retry_waiting: v.retry_waiting,
-                    dead_lettered: v.dead_lettered,
-                    max_length: v.max_length,
-                    redriving: v.redriving,
-                    flavour: v.flavour,
-                    consumers: v.consumers,
-                }
-            })
-            .collect();
-        let log_cards = scenario
-            .logs
-            .iter()
-            .map(|l| LogCard {
-                name: l.name.clone(),
-                partitions: l.partitions,
-            })
-            .collect();
-        let consumers = (0..sim.consumer_count())
-            .filter_map(|c| sim.consumer(c).map(|v| (c, v)))
-            .map(|(c, v)| {
-                let (mut earliest, mut expired) = (None::<u64>, 0);
-                if v.ack == AckMode::AfterCommit {
-                    for (copy, attempt) in sim.held_deliveries(c) {
-                        let current = sim.copy(copy).is_some_and(|x| x.attempts == attempt);
-                        match sim.lease_until_us(copy).filter(|_| current) {
-                            Some(until) => {
-                                earliest = Some(earliest.map_or(until, |e| e.min(until)))
-                            }
-                            None => expired += 1,
-                        }
-                    }
-                }
-                ConsumerCard {
-                    restart_in_s: v
-                        .restart_at_us
-                        .filter(|_| !v.up)
-                        .map(|at| us_to_secs(at.saturating_sub(now))),
-                    lease_in_s: earliest.map(|at| us_to_secs(at.saturating_sub(now))),
-                    leases_expired: expired,
-                    name: v.name,
-                    up: v.up,
-                    busy: v.busy,
-                    buffered: v.buffered,
-                    concurrency: v.concurrency,
-                    armed: v.armed,
-                    slow_factor: v.slow_factor,
-                    drop_next_ack: v.drop_next_ack,
-                    retiring: v.retiring,
-                    stopped: v.stopped,
-                }
-            })
-            .collect();
         let key = database_key(sim);
         Self {
             broker_up: sim.broker_up(),
-            producers,
-            exchanges,
-            queues,
-            log_cards,
-            consumers,
+            producers: producer_cards(sim),
+            exchanges: exchange_cards(sim),
+            queues: queue_cards(sim),
+            log_cards: log_cards(sim),
+            consumers: consumer_cards(sim),
             logs: LogsSnapshot::of(sim),
             database: match previous {
                 Some(p) if p.database_key == key => p.database.clone(),

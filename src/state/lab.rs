@@ -95,21 +95,46 @@ pub struct Lab {
     pub prediction_key: Memo<(u32, u64)>,
 }
 
+/// A memo of the player recomputed on every frame.
+fn per_frame<T>(
+    player: StoredValue<Player>,
+    frame: RwSignal<u64>,
+    read: impl Fn(&Player) -> T + Send + Sync + 'static,
+) -> Memo<T>
+where
+    T: PartialEq + Send + Sync + 'static,
+{
+    Memo::new(move |_| {
+        frame.track();
+        player.with_value(&read)
+    })
+}
+
+/// A memo of the player recomputed only when `key` changes (far less often than the frame:
+/// neither recomputed nor its snapshot cloned on every frame).
+fn per_key<K, T>(
+    player: StoredValue<Player>,
+    key: Memo<K>,
+    read: impl Fn(&Player) -> T + Send + Sync + 'static,
+) -> Memo<T>
+where
+    K: Clone + PartialEq + Send + Sync + 'static,
+    T: PartialEq + Send + Sync + 'static,
+{
+    Memo::new(move |_| {
+        // Read, not just tracked: a memo only signals changes once it is computed.
+        let _ = key.get();
+        player.with_value(&read)
+    })
+}
+
 impl Lab {
-    // Long (about 90 lines): one short memo per field of the lab, listed where they are made.
     pub fn new(player: Player) -> Self {
         let player = StoredValue::new(player);
         let frame = RwSignal::new(0_u64);
-        // Keys that change far less often than the frame: the memos below that depend
-        // only on them are not recomputed (nor their snapshots cloned) on every frame.
-        let told = Memo::new(move |_| {
-            frame.track();
-            player.with_value(|p| (p.run(), p.narration_version()))
-        });
-        let run = Memo::new(move |_| {
-            frame.track();
-            player.with_value(|p| (p.run(), p.seed()))
-        });
+        // The keys of what changes only with the narration, and only with the run.
+        let told = per_frame(player, frame, |p| (p.run(), p.narration_version()));
+        let run = per_frame(player, frame, |p| (p.run(), p.seed()));
         Self {
             player,
             frame,
@@ -117,74 +142,34 @@ impl Lab {
             speed: RwSignal::new(SPEED_DEFAULT),
             error: RwSignal::new(None),
             resuming: StoredValue::new(false),
-            readout: Memo::new(move |_| {
-                frame.track();
-                player.with_value(Player::readout)
-            }),
-            narration: Memo::new(move |_| {
-                // Read, not just tracked: a memo only signals changes once it is computed.
-                let _ = told.get();
-                player.with_value(|p| p.narration().clone())
-            }),
-            chart_key: Memo::new(move |_| {
-                frame.track();
-                player.with_value(|p| (p.run(), p.sample_count()))
-            }),
-            crash_target: Memo::new(move |_| {
-                frame.track();
-                player.with_value(|p| {
-                    p.crash_target()
-                        .and_then(|c| p.sim().consumer(c))
-                        .map(|v| v.name)
-                })
+            readout: per_frame(player, frame, Player::readout),
+            narration: per_key(player, told, |p| p.narration().clone()),
+            chart_key: per_frame(player, frame, |p| (p.run(), p.sample_count())),
+            crash_target: per_frame(player, frame, |p| {
+                p.crash_target()
+                    .and_then(|c| p.sim().consumer(c))
+                    .map(|v| v.name)
             }),
             topology: Memo::new(move |previous| {
                 frame.track();
                 player.with_value(|p| Topology::after(p.sim(), previous))
             }),
-            scenario: Memo::new(move |_| {
-                let _ = run.get();
-                player.with_value(|p| {
-                    let s = p.scenario();
-                    (s.name.clone(), s.description.clone())
-                })
+            scenario: per_key(player, run, |p| {
+                let s = p.scenario();
+                (s.name.clone(), s.description.clone())
             }),
             lineage: RwSignal::new(None),
             building: StoredValue::new(None),
             building_lineage: RwSignal::new(false),
             pause_on_breach: RwSignal::new(false),
-            invariants: Memo::new(move |_| {
-                frame.track();
-                player.with_value(Player::invariants)
-            }),
-            highlighted: Memo::new(move |_| {
-                let _ = told.get();
-                player.with_value(|p| p.narrated_nodes().to_vec())
-            }),
-            seed: Memo::new(move |_| {
-                let _ = run.get();
-                player.with_value(Player::seed)
-            }),
-            percentiles: Memo::new(move |_| {
-                let _ = told.get();
-                player.with_value(|p| p.percentiles().clone())
-            }),
-            seeking: Memo::new(move |_| {
-                frame.track();
-                player.with_value(|p| p.seek_target().map(us_to_secs))
-            }),
-            timeline_end_s: Memo::new(move |_| {
-                frame.track();
-                player.with_value(Player::timeline_end_s)
-            }),
-            settings: Memo::new(move |_| {
-                frame.track();
-                player.with_value(|p| Settings::of(p.sim()))
-            }),
-            prediction_key: Memo::new(move |_| {
-                frame.track();
-                player.with_value(|p| (p.run(), p.prediction_version()))
-            }),
+            invariants: per_frame(player, frame, Player::invariants),
+            highlighted: per_key(player, told, |p| p.narrated_nodes().to_vec()),
+            seed: per_key(player, run, Player::seed),
+            percentiles: per_key(player, told, |p| p.percentiles().clone()),
+            seeking: per_frame(player, frame, |p| p.seek_target().map(us_to_secs)),
+            timeline_end_s: per_frame(player, frame, Player::timeline_end_s),
+            settings: per_frame(player, frame, |p| Settings::of(p.sim())),
+            prediction_key: per_frame(player, frame, |p| (p.run(), p.prediction_version())),
         }
     }
 

@@ -3,8 +3,7 @@
 
 use brokerlab_core::scenario::limits;
 use brokerlab_core::{
-    AckMode, ArrivalProcess, Fault, Flavour, Idempotency, Overflow, RetryPolicy, ServiceTime,
-    Simulation,
+    AckMode, ArrivalProcess, Fault, Flavour, Idempotency, Overflow, ServiceTime, Simulation,
 };
 use leptos::prelude::*;
 
@@ -245,9 +244,9 @@ fn ProducerRow(lab: Lab, index: usize) -> impl IntoView {
     }
 }
 
+/// A queue's row: its fields in the order the panel shows them, each sending its command
+/// ([`queue_commands`]) for this queue.
 #[component]
-// Long: one command closure per field of the queue's row, then the row's fields in
-// the order the panel shows them.
 fn QueueRow(lab: Lab, index: usize) -> impl IntoView {
     let get = move || lab.settings.with(|s| s.queues.get(index).cloned());
     let now = move || {
@@ -268,89 +267,6 @@ fn QueueRow(lab: Lab, index: usize) -> impl IntoView {
             lab.try_command(fault)
         })
     };
-    let service = cmd(|queue, q, t| {
-        let mean_s = parse_range(t, 0.0, true, DURATION_MAX_S, "s")?;
-        let service = match q.service {
-            ServiceTime::Fixed { .. } => ServiceTime::Fixed { seconds: mean_s },
-            ServiceTime::Exponential { .. } => ServiceTime::Exponential { mean_s },
-        };
-        Ok(Fault::SetServiceTime { queue, service })
-    });
-    let service_kind = cmd(|queue, q, v| {
-        let mean_s = q.service.mean_s();
-        let service = match v {
-            "fixed" => ServiceTime::Fixed { seconds: mean_s },
-            "exponential" => ServiceTime::Exponential { mean_s },
-            _ => return Err(format!("Unknown service time “{v}”.")),
-        };
-        Ok(Fault::SetServiceTime { queue, service })
-    });
-    let consumers = cmd(|queue, _, t| {
-        let count = parse_whole(t, 0, u64::from(limits::SCALE_MAX), "consumers")? as u32;
-        Ok(Fault::SetConsumerCount { queue, count })
-    });
-    let prefetch = cmd(|queue, _, t| {
-        let prefetch = parse_whole(t, 1, u64::from(limits::PREFETCH_MAX), "messages")? as u32;
-        Ok(Fault::SetPrefetch { queue, prefetch })
-    });
-    let visibility = cmd(|queue, _, t| {
-        let seconds = parse_range(t, 0.0, true, DURATION_MAX_S, "s")?;
-        Ok(Fault::SetVisibilityTimeout { queue, seconds })
-    });
-    let ack = cmd(|queue, _, v| {
-        Ok(Fault::SetAckMode {
-            queue,
-            ack: parse_choice(v, "ack mode")?,
-        })
-    });
-    let idempotency = cmd(|queue, _, v| {
-        Ok(Fault::SetIdempotency {
-            queue,
-            idempotency: parse_choice(v, "idempotency")?,
-        })
-    });
-    let attempts = cmd(|queue, q, t| {
-        let max_attempts = parse_whole(t, 1, u64::from(limits::ATTEMPTS_MAX), "attempts")? as u32;
-        Ok(Fault::SetRetry {
-            queue,
-            retry: RetryPolicy {
-                max_attempts,
-                ..q.retry.clone()
-            },
-        })
-    });
-    let backoff = cmd(|queue, q, t| {
-        let base = parse_range(t, 0.0, false, DURATION_MAX_S, "s")?;
-        Ok(Fault::SetRetry {
-            queue,
-            retry: RetryPolicy {
-                backoff_base_s: base,
-                // The cap may not be below the base.
-                backoff_cap_s: q.retry.backoff_cap_s.max(base),
-                ..q.retry.clone()
-            },
-        })
-    });
-    let bound = cmd(|queue, q, t| {
-        Ok(Fault::SetQueueBound {
-            queue,
-            max_length: parse_bound(t)?,
-            overflow: q.overflow,
-        })
-    });
-    let overflow = cmd(|queue, q, v| {
-        Ok(Fault::SetQueueBound {
-            queue,
-            max_length: q.max_length,
-            overflow: parse_choice(v, "overflow policy")?,
-        })
-    });
-    let flavour = cmd(|queue, _, v| {
-        Ok(Fault::SetFlavour {
-            queue,
-            flavour: parse_choice(v, "broker flavour")?,
-        })
-    });
     let choice = move |f: fn(&QueueSettings) -> String| {
         Signal::derive(move || get().map_or(String::new(), |q| f(&q)))
     };
@@ -359,37 +275,37 @@ fn QueueRow(lab: Lab, index: usize) -> impl IntoView {
         <fieldset class="param-group" data-testid=format!("param-queue-{index}")>
             <legend>"Queue " <strong>{name}</strong> " and its consumers"</legend>
             <SelectField id=id("flavour") label="Broker" options=options(FLAVOURS)
-                value=choice(|q| choice_value(&q.flavour)) apply=flavour />
+                value=choice(|q| choice_value(&q.flavour)) apply=cmd(queue_commands::flavour) />
             <NumberField id=id("service") label="Service time, mean" unit="s per message"
-                value=text(|q| field(q.service.mean_s())) apply=service />
+                value=text(|q| field(q.service.mean_s())) apply=cmd(queue_commands::service) />
             <SelectField id=id("service-kind") label="Service time varies" options=service_options()
                 value=choice(|q| match q.service {
                     ServiceTime::Fixed { .. } => "fixed".to_string(),
                     ServiceTime::Exponential { .. } => "exponential".to_string(),
-                }) apply=service_kind />
+                }) apply=cmd(queue_commands::service_kind) />
             <NumberField id=id("consumers") label="Consumers" unit="count"
-                value=text(|q| q.consumers.to_string()) apply=consumers
+                value=text(|q| q.consumers.to_string()) apply=cmd(queue_commands::consumers)
                 hint="Fewer: the extra ones finish what they hold, then stop." />
             <details class="param-more" data-testid=id("more")>
                 <summary>"Delivery, retries and bound"</summary>
                 <div class="param-more-fields">
             <NumberField id=id("prefetch") label="Prefetch" unit="messages per consumer"
-                value=text(|q| q.prefetch.to_string()) apply=prefetch />
+                value=text(|q| q.prefetch.to_string()) apply=cmd(queue_commands::prefetch) />
             <NumberField id=id("visibility") label="Visibility timeout" unit="s"
-                value=text(|q| field(q.visibility_s)) apply=visibility
+                value=text(|q| field(q.visibility_s)) apply=cmd(queue_commands::visibility)
                 hint="For leases given from now on." />
             <SelectField id=id("ack") label="Ack" options=options(ACK_MODES)
-                value=choice(|q| choice_value(&q.ack)) apply=ack />
+                value=choice(|q| choice_value(&q.ack)) apply=cmd(queue_commands::ack) />
             <SelectField id=id("idempotency") label="Idempotency" options=options(IDEMPOTENCY)
-                value=choice(|q| choice_value(&q.idempotency)) apply=idempotency />
+                value=choice(|q| choice_value(&q.idempotency)) apply=cmd(queue_commands::idempotency) />
             <NumberField id=id("attempts") label="Retry: max attempts" unit="first one included"
-                value=text(|q| q.retry.max_attempts.to_string()) apply=attempts />
+                value=text(|q| q.retry.max_attempts.to_string()) apply=cmd(queue_commands::attempts) />
             <NumberField id=id("backoff") label="Retry: backoff base" unit="s, doubles each time"
-                value=text(|q| field(q.retry.backoff_base_s)) apply=backoff />
+                value=text(|q| field(q.retry.backoff_base_s)) apply=cmd(queue_commands::backoff) />
             <NumberField id=id("bound") label="Queue bound" unit="messages; empty = unbounded"
-                value=text(|q| q.max_length.map(|n| n.to_string()).unwrap_or_default()) apply=bound />
+                value=text(|q| q.max_length.map(|n| n.to_string()).unwrap_or_default()) apply=cmd(queue_commands::bound) />
             <SelectField id=id("overflow") label="When full" options=options(OVERFLOW)
-                value=choice(|q| choice_value(&q.overflow)) apply=overflow />
+                value=choice(|q| choice_value(&q.overflow)) apply=cmd(queue_commands::overflow) />
                 </div>
             </details>
         </fieldset>

@@ -306,20 +306,24 @@ fn predicted_now(lab: Lab) -> String {
     lab.with_player(|p| format!("{:.0}", p.predicted_at(now)))
 }
 
-#[component]
-// Long: the chart's two canvases, their redraw effect and the hover readout share
-// signals that would otherwise have to be passed between components.
-pub fn BacklogChart(lab: Lab) -> impl IntoView {
-    let frame = NodeRef::<leptos::html::Canvas>::new();
-    let curves = NodeRef::<leptos::html::Canvas>::new();
-    let plot = NodeRef::<leptos::html::Div>::new();
-    // Redraw when the layout changes the plot's size (ResizeObserver), when the window
-    // resizes, and when the device pixel ratio changes (a zoom changes it without changing
-    // CSS sizes). The hooks are removed with the component.
+/// What makes the chart redraw besides new data: the plot's size and the device pixel
+/// ratio.
+#[derive(Clone, Copy)]
+struct Sizing {
+    /// Bumped when the plot was resized or the window changed size.
+    resized: RwSignal<u32>,
+    /// The device pixel ratio (a zoom changes it without changing CSS sizes).
+    ratio: Signal<f64>,
+    /// The plot's CSS size as last drawn.
+    size: RwSignal<(f64, f64)>,
+}
+
+/// Watches the plot's size (ResizeObserver), the window's size and the device pixel
+/// ratio. The hooks are removed with the component.
+fn watch_size(plot: NodeRef<leptos::html::Div>) -> Sizing {
     let resized = RwSignal::new(0_u32);
     let bump = move || resized.update(|n| *n = n.wrapping_add(1));
     let _ = use_event_listener(use_window(), leptos::ev::resize, move |_| bump());
-    let ratio = use_device_pixel_ratio();
     // The observer also reports the first layout: redraw only when the size really changed
     // from what was drawn (a redraw is not free, and the page may be playing).
     let size = RwSignal::new((0.0_f64, 0.0_f64));
@@ -333,27 +337,46 @@ pub fn BacklogChart(lab: Lab) -> impl IntoView {
             bump();
         }
     });
+    Sizing {
+        resized,
+        ratio: use_device_pixel_ratio(),
+        size,
+    }
+}
 
-    // The plot's CSS size (`size`, above) and the time axis's span, as last drawn: the
-    // hover maps with them.
-    let x_max = RwSignal::new(1.0_f64);
-    let lines = RwSignal::new(Vec::<Line>::new());
-    let crashes = Memo::new(move |_| {
-        lab.readout.track();
-        lab.with_player(|p| p.crash_markers().to_vec())
-    });
-    let crash_count = Signal::derive(move || crashes.with(Vec::len));
+/// What was last drawn, for the legend and the hover: the time axis's span and the lines.
+#[derive(Clone, Copy)]
+struct Shown {
+    x_max: RwSignal<f64>,
+    lines: RwSignal<Vec<Line>>,
+}
 
+/// The two canvases: the frame below, the curves above.
+#[derive(Clone, Copy)]
+struct Canvases {
+    frame: NodeRef<leptos::html::Canvas>,
+    curves: NodeRef<leptos::html::Canvas>,
+}
+
+/// Redraws the chart when a sample arrives, the prediction or the crashes change, or the
+/// plot is resized; then notes what was drawn in `shown` and `sizing.size`.
+fn redraw_on_change(
+    lab: Lab,
+    canvases: Canvases,
+    crashes: Memo<Vec<CrashMarker>>,
+    sizing: Sizing,
+    shown: Shown,
+) {
     Effect::new(move |drawn: Option<Option<Drawn>>| {
         // Read (not just track) the memo, so it is computed and can signal its changes.
         let _samples = lab.chart_key.get();
         // A setting change redraws the prediction at once, even paused.
         let _prediction = lab.prediction_key.get();
-        resized.track();
-        let ratio = ratio.get();
+        sizing.resized.track();
+        let ratio = sizing.ratio.get();
         crashes.track();
         let drawn = drawn.flatten();
-        let (Some(frame), Some(curves)) = (frame.get(), curves.get()) else {
+        let (Some(frame), Some(curves)) = (canvases.frame.get(), canvases.curves.get()) else {
             return drawn;
         };
         let result = draw(lab, &frame, &curves, drawn.clone(), ratio).unwrap_or_else(|e| {
@@ -366,34 +389,43 @@ pub fn BacklogChart(lab: Lab) -> impl IntoView {
                 f64::from(curves.client_width()),
                 f64::from(curves.client_height()),
             );
-            if size.get_untracked() != now {
-                size.set(now);
+            if sizing.size.get_untracked() != now {
+                sizing.size.set(now);
             }
-            if x_max.get_untracked() != d.frame.0.x_max_s {
-                x_max.set(d.frame.0.x_max_s);
+            if shown.x_max.get_untracked() != d.frame.0.x_max_s {
+                shown.x_max.set(d.frame.0.x_max_s);
             }
-            if lines.with_untracked(|l| l != &d.lines) {
-                lines.set(d.lines.clone());
+            if shown.lines.with_untracked(|l| l != &d.lines) {
+                shown.lines.set(d.lines.clone());
             }
         }
         result
     });
+}
 
-    // The pointer's time on the axis while it is over the chart; the keyboard focus.
-    let pointer_t = RwSignal::new(None::<f64>);
-    let focused = RwSignal::new(false);
-    let values = Memo::new(move |_| {
+/// The values the readout shows: at the pointer's time, or now while the chart has the
+/// keyboard focus; none otherwise.
+fn hover_values(
+    lab: Lab,
+    pointer_t: RwSignal<Option<f64>>,
+    focused: RwSignal<bool>,
+) -> Memo<Option<Values>> {
+    Memo::new(move |_| {
         lab.readout.track();
         match (pointer_t.get(), focused.get()) {
             (Some(t), _) => Some(lab.with_player(|p| p.values_at(t))),
             (None, true) => Some(lab.with_player(|p| p.values_now())),
             (None, false) => None,
         }
-    });
-    let place = Memo::new(move |_| {
+    })
+}
+
+/// Where the hover line and readout go for the values shown.
+fn hover_place(values: Memo<Option<Values>>, sizing: Sizing, shown: Shown) -> Memo<Option<Place>> {
+    Memo::new(move |_| {
         let v = values.get()?;
-        let (width, height) = size.get();
-        let x = draw::x_of(v.t_s, width, x_max.get());
+        let (width, height) = sizing.size.get();
+        let x = draw::x_of(v.t_s, width, shown.x_max.get());
         let (_, ys) = draw::plot_area(width.round() as u32, height.round() as u32, 1.0);
         Some(Place {
             x,
@@ -401,22 +433,16 @@ pub fn BacklogChart(lab: Lab) -> impl IntoView {
             bottom: f64::from(ys.end),
             flip: x > width * 0.55,
         })
-    });
-    let point = move |ev: &web_sys::PointerEvent| {
-        let width = curves.get_untracked().map_or(0, |c| c.client_width());
-        let t = draw::time_at(
-            f64::from(ev.offset_x()),
-            f64::from(width),
-            x_max.get_untracked(),
-        );
-        pointer_t.set(Some(t));
-    };
-    let rho = Memo::new(move |_| {
-        lab.readout.track();
-        lab.with_player(|p| p.rho_now())
-    });
-    let time_s = Signal::derive(move || lab.readout.with(|r| r.time_s));
-    let description = move || {
+    })
+}
+
+/// The chart in words, for screen readers: the values now and the lines shown.
+fn chart_description(
+    lab: Lab,
+    lines: RwSignal<Vec<Line>>,
+    crashes: Memo<Vec<CrashMarker>>,
+) -> impl Fn() -> String + Send + Sync + 'static {
+    move || {
         lab.readout.track();
         let shown: Vec<String> = lines
             .get()
@@ -425,7 +451,50 @@ pub fn BacklogChart(lab: Lab) -> impl IntoView {
             .collect();
         let shown: Vec<&str> = shown.iter().map(String::as_str).collect();
         crashes.with(|c| describe(&lab.with_player(|p| p.values_now()), &shown, c))
+    }
+}
+
+#[component]
+pub fn BacklogChart(lab: Lab) -> impl IntoView {
+    let canvases = Canvases {
+        frame: NodeRef::new(),
+        curves: NodeRef::new(),
     };
+    let (frame, curves) = (canvases.frame, canvases.curves);
+    let plot = NodeRef::<leptos::html::Div>::new();
+    let sizing = watch_size(plot);
+    let shown = Shown {
+        x_max: RwSignal::new(1.0_f64),
+        lines: RwSignal::new(Vec::<Line>::new()),
+    };
+    let lines = shown.lines;
+    let crashes = Memo::new(move |_| {
+        lab.readout.track();
+        lab.with_player(|p| p.crash_markers().to_vec())
+    });
+    let crash_count = Signal::derive(move || crashes.with(Vec::len));
+    redraw_on_change(lab, canvases, crashes, sizing, shown);
+
+    // The pointer's time on the axis while it is over the chart; the keyboard focus.
+    let pointer_t = RwSignal::new(None::<f64>);
+    let focused = RwSignal::new(false);
+    let values = hover_values(lab, pointer_t, focused);
+    let place = hover_place(values, sizing, shown);
+    let point = move |ev: &web_sys::PointerEvent| {
+        let width = curves.get_untracked().map_or(0, |c| c.client_width());
+        let t = draw::time_at(
+            f64::from(ev.offset_x()),
+            f64::from(width),
+            shown.x_max.get_untracked(),
+        );
+        pointer_t.set(Some(t));
+    };
+    let rho = Memo::new(move |_| {
+        lab.readout.track();
+        lab.with_player(|p| p.rho_now())
+    });
+    let time_s = Signal::derive(move || lab.readout.with(|r| r.time_s));
+    let description = chart_description(lab, lines, crashes);
 
     view! {
         <figure class="panel chart">

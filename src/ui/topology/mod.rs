@@ -4,7 +4,6 @@
 use brokerlab_core::{CrashPoint, Fault, Poison, ProducerCrashPoint};
 use leptos::prelude::*;
 
-use crate::format::count;
 use crate::model::flights::Node;
 use crate::model::groups::{member_class, member_text};
 use crate::model::player::RESTART_AFTER_S;
@@ -23,101 +22,78 @@ fn narrated(lab: Lab, node: Node) -> impl Fn() -> bool + Copy + Send + Sync + 's
 }
 
 #[component]
-// Long (about 90 lines): the producer card's view with its crash and restart controls.
 fn ProducerBox(lab: Lab, index: usize) -> impl IntoView {
     let card = Memo::new(move |_| lab.topology.with(|t| t.producers.get(index).cloned()));
-    let name = move || card.with(|c| c.as_ref().map(|c| c.name.clone()).unwrap_or_default());
-    let state = move || {
-        card.with(|c| {
-            c.as_ref().map(|c| {
-                let up = if c.up { "up" } else { "crashed" };
-                if c.uses_outbox {
-                    format!("{up} · outbox {} unsent", count(c.outbox as u64))
-                } else if c.outbox > 0 {
-                    format!("{up} · outbox {}", count(c.outbox as u64))
-                } else {
-                    up.to_string()
-                }
-            })
-        })
+    let read = move |f: fn(&ProducerCard) -> String| {
+        move || card.with(|c| c.as_ref().map(f).unwrap_or_default())
     };
-    let jobs = move || card.with(|c| c.as_ref().map(|c| jobs_text(&c.jobs)).unwrap_or_default());
     let down = move || card.with(|c| c.as_ref().is_some_and(|c| !c.up));
-    let up = move || card.with(|c| c.as_ref().is_some_and(|c| c.up));
     let uses_outbox = move || card.with(|c| c.as_ref().is_some_and(|c| c.uses_outbox));
     let rows = move || {
         card.with(|c| {
-            let Some(c) = c else { return Vec::new() };
-            let mut lines: Vec<String> = c
-                .outbox_rows
-                .iter()
-                .map(|&(msg, sending)| {
-                    let what = if sending {
-                        "sent, awaiting confirm"
-                    } else {
-                        "unsent"
-                    };
-                    format!("row #{msg} · {what}")
-                })
-                .collect();
-            if c.outbox > c.outbox_rows.len() {
-                lines.push(format!(
-                    "+{} more",
-                    count((c.outbox - c.outbox_rows.len()) as u64)
-                ));
-            }
-            lines
+            c.as_ref()
+                .map(ProducerCard::outbox_lines)
+                .unwrap_or_default()
         })
         .into_iter()
         .map(|line| view! { <li>{line}</li> })
         .collect_view()
     };
-    let producer = index as u32;
     view! {
         <li class="node producer" class:down=down class:narrated=narrated(lab, Node::Producer(index as u32)) data-node=format!("producer-{index}")
             data-testid=format!("producer-{index}")>
-            <strong>{name}</strong>
-            <span class="state" data-testid=format!("producer-{index}-state")>{state}</span>
+            <strong>{read(|c| c.name.clone())}</strong>
+            <span class="state" data-testid=format!("producer-{index}-state")>{read(ProducerCard::state_text)}</span>
             <span class="state jobs" data-testid=format!("producer-{index}-jobs")
                 title="Accepted requests by job status: pending = not yet published; running = published, being processed; completed = its work finished; failed = dead-lettered, lost or refused">
-                {jobs}
+                {read(|c| jobs_text(&c.jobs))}
             </span>
             <Show when=uses_outbox>
                 <ul class="outbox" aria-label="Unsent outbox rows" data-testid=format!("producer-{index}-outbox")>
                     {rows}
                 </ul>
             </Show>
-            <span class="actions">
-                <button type="button" class="small" class:danger=up data-testid=format!("producer-{index}-toggle")
-                    on:click=move |_| {
-                        if up() {
-                            lab.command(Fault::CrashProducer {
-                                producer,
-                                point: ProducerCrashPoint::Now,
-                                restart_after_s: Some(RESTART_AFTER_S),
-                            })
-                        } else {
-                            lab.command(Fault::RestartProducer { producer })
-                        }
-                    }
-                    title=move || if up() { format!("Crash now; it restarts {RESTART_AFTER_S} s later") } else { "Restart it now".to_string() }>
-                    {move || if up() { "Crash" } else { "Restart" }}
-                </button>
-                <button type="button" class="small" data-testid=format!("producer-{index}-drop-confirm")
-                    on:click=move |_| lab.command(Fault::DropNextConfirm { producer })
-                    title="The broker's next confirm to this producer is lost">
-                    "Drop next confirm"
-                </button>
-                <button type="button" class="small" data-testid=format!("producer-{index}-poison")
-                    on:click=move |_| lab.command(Fault::InjectPoison { producer, poison: Poison::MalformedPayload })
-                    title="Publish one message with a malformed payload now: every handler attempt fails">
-                    "Inject poison"
-                </button>
-            </span>
+            <ProducerActions lab index up=Signal::derive(move || card.with(|c| c.as_ref().is_some_and(|c| c.up))) />
         </li>
         <Show when=uses_outbox>
             <RelayBox lab index />
         </Show>
+    }
+}
+
+/// A producer's controls: crash or restart it, lose its next confirm, publish a poison
+/// message.
+#[component]
+fn ProducerActions(lab: Lab, index: usize, up: Signal<bool>) -> impl IntoView {
+    let producer = index as u32;
+    view! {
+        <span class="actions">
+            <button type="button" class="small" class:danger=up data-testid=format!("producer-{index}-toggle")
+                on:click=move |_| {
+                    if up.get() {
+                        lab.command(Fault::CrashProducer {
+                            producer,
+                            point: ProducerCrashPoint::Now,
+                            restart_after_s: Some(RESTART_AFTER_S),
+                        })
+                    } else {
+                        lab.command(Fault::RestartProducer { producer })
+                    }
+                }
+                title=move || if up.get() { format!("Crash now; it restarts {RESTART_AFTER_S} s later") } else { "Restart it now".to_string() }>
+                {move || if up.get() { "Crash" } else { "Restart" }}
+            </button>
+            <button type="button" class="small" data-testid=format!("producer-{index}-drop-confirm")
+                on:click=move |_| lab.command(Fault::DropNextConfirm { producer })
+                title="The broker's next confirm to this producer is lost">
+                "Drop next confirm"
+            </button>
+            <button type="button" class="small" data-testid=format!("producer-{index}-poison")
+                on:click=move |_| lab.command(Fault::InjectPoison { producer, poison: Poison::MalformedPayload })
+                title="Publish one message with a malformed payload now: every handler attempt fails">
+                "Inject poison"
+            </button>
+        </span>
     }
 }
 
