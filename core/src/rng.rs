@@ -1,10 +1,12 @@
 //! The run's one source of randomness.
 //!
-//! `Pcg64Mcg` (rand_pcg) has a documented, stable output stream, and uniform and
-//! exponential draws are computed here with `libm`, whose results do not depend on the
-//! platform's math library: the same seed gives the same run natively and in wasm.
+//! Draws go through `rand`'s API (`random`, `random_range`) over `Pcg64Mcg` (rand_pcg),
+//! whose output stream is documented and stable; both are integer arithmetic, so they
+//! are the same natively and in wasm. The exponential is computed here with `libm`, whose
+//! results do not depend on the platform's math library: the same seed gives the same run
+//! everywhere.
 
-use rand_core::{Rng, SeedableRng};
+use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
 #[derive(Clone, Debug)]
@@ -17,7 +19,7 @@ impl SimRng {
 
     /// Uniform in [0, 1), 53 random bits.
     pub fn uniform(&mut self) -> f64 {
-        (self.0.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+        self.0.random::<f64>()
     }
 
     /// Exponential with the given mean (inverse transform: −mean·ln(1−U)).
@@ -27,14 +29,14 @@ impl SimRng {
 
     /// Uniform integer in [0, n); n must be > 0.
     pub fn below(&mut self, n: u64) -> u64 {
-        // Multiply-shift: unbiased enough for simulation choices and portable.
-        ((u128::from(self.0.next_u64()) * u128::from(n)) >> 64) as u64
+        self.0.random_range(0..n)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rand::Rng;
 
     #[test]
     fn stream_is_stable() {
