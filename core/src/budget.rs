@@ -10,7 +10,7 @@
 use serde::Serialize;
 
 use crate::routing;
-use crate::scenario::{limits, Fault, RateSegment, Scenario, ScenarioError};
+use crate::scenario::{limits, Command, RateSegment, Scenario, ScenarioError};
 
 /// Poisson arrivals can exceed their mean: a generous margin over the schedule's mean.
 const POISSON_FACTOR: f64 = 1.05;
@@ -92,11 +92,11 @@ impl Scenario {
         let mut mean = integral(&base, horizon);
         let mut peak_per_s = peak(&base);
         for iv in &self.interventions {
-            if let Fault::SetArrivals {
+            if let Command::SetArrivals {
                 producer: q,
                 schedule,
                 ..
-            } = &iv.fault
+            } = &iv.command
             {
                 if *q as usize == p {
                     mean += integral(schedule, horizon);
@@ -116,21 +116,21 @@ impl Scenario {
     }
 
     /// Every fault and command, scheduled or recorded.
-    fn commands(&self) -> impl Iterator<Item = &Fault> {
-        self.faults
+    fn commands(&self) -> impl Iterator<Item = &Command> {
+        self.commands
             .iter()
-            .map(|f| &f.fault)
-            .chain(self.interventions.iter().map(|iv| &iv.fault))
+            .map(|f| &f.command)
+            .chain(self.interventions.iter().map(|iv| &iv.command))
     }
 
     /// Producer `p`'s schedule with the scheduled faults' changes (which strike at their
     /// time for sure), but not the recorded commands'.
     fn schedule_with_faults(&self, p: usize) -> Vec<RateSegment> {
         let mut changes: Vec<(f64, &[RateSegment])> = self
-            .faults
+            .commands
             .iter()
-            .filter_map(|f| match &f.fault {
-                Fault::SetArrivals {
+            .filter_map(|f| match &f.command {
+                Command::SetArrivals {
                     producer, schedule, ..
                 } if *producer as usize == p => Some((f.at_s, schedule.as_slice())),
                 _ => None,
@@ -189,7 +189,9 @@ impl Scenario {
         }
         let dropped = self
             .commands()
-            .filter(|f| matches!(f, Fault::DropNextConfirm { producer } if *producer as usize == p))
+            .filter(
+                |f| matches!(f, Command::DropNextConfirm { producer } if *producer as usize == p),
+            )
             .count() as f64;
         (1.0, dropped)
     }
@@ -282,7 +284,7 @@ impl Scenario {
             let seeks = self
                 .commands()
                 .filter(|f| {
-                    matches!(f, Fault::SeekToEarliest { group } | Fault::SeekTo { group, .. }
+                    matches!(f, Command::SeekToEarliest { group } | Command::SeekTo { group, .. }
                         if *group as usize == g)
                 })
                 .count();
@@ -338,6 +340,6 @@ fn peak(schedule: &[RateSegment]) -> f64 {
     schedule.iter().map(|s| s.rate_per_s).fold(0.0, f64::max)
 }
 
-fn is_poison_for(fault: &Fault, p: usize) -> bool {
-    matches!(fault, Fault::InjectPoison { producer, .. } if *producer as usize == p)
+fn is_poison_for(fault: &Command, p: usize) -> bool {
+    matches!(fault, Command::InjectPoison { producer, .. } if *producer as usize == p)
 }

@@ -70,8 +70,8 @@ pub enum Event {
     RedriveTick {
         queue: QueueId,
     },
-    /// Fault number `index` of the scenario's schedule strikes.
-    ScheduledFault {
+    /// Command number `index` of the scenario's schedule strikes.
+    ScheduledCommand {
         index: u32,
     },
     RestartConsumer {
@@ -222,15 +222,15 @@ mod tests {
     #[test]
     fn same_instant_keeps_insertion_order() {
         let mut q = EventQueue::default();
-        q.schedule(5, Event::ScheduledFault { index: 0 });
-        q.schedule(3, Event::ScheduledFault { index: 1 });
-        q.schedule(5, Event::ScheduledFault { index: 2 });
-        q.schedule(3, Event::ScheduledFault { index: 3 });
+        q.schedule(5, Event::ScheduledCommand { index: 0 });
+        q.schedule(3, Event::ScheduledCommand { index: 1 });
+        q.schedule(5, Event::ScheduledCommand { index: 2 });
+        q.schedule(3, Event::ScheduledCommand { index: 3 });
         let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
         let idx: Vec<u32> = order
             .iter()
             .map(|(_, e)| match e {
-                Event::ScheduledFault { index } => *index,
+                Event::ScheduledCommand { index } => *index,
                 _ => unreachable!(),
             })
             .collect();
@@ -244,14 +244,14 @@ mod tests {
     #[test]
     fn lanes_merge_with_the_heap_in_time_then_sequence_order() {
         let mut q = EventQueue::default();
-        q.schedule_in_lane(0, 4, Event::ScheduledFault { index: 0 });
-        q.schedule(4, Event::ScheduledFault { index: 1 });
-        q.schedule_in_lane(0, 9, Event::ScheduledFault { index: 2 });
-        q.schedule(2, Event::ScheduledFault { index: 3 });
-        q.schedule_in_lane(1, 4, Event::ScheduledFault { index: 4 });
+        q.schedule_in_lane(0, 4, Event::ScheduledCommand { index: 0 });
+        q.schedule(4, Event::ScheduledCommand { index: 1 });
+        q.schedule_in_lane(0, 9, Event::ScheduledCommand { index: 2 });
+        q.schedule(2, Event::ScheduledCommand { index: 3 });
+        q.schedule_in_lane(1, 4, Event::ScheduledCommand { index: 4 });
         let idx: Vec<u32> = std::iter::from_fn(|| q.pop())
             .map(|(_, e)| match e {
-                Event::ScheduledFault { index } => index,
+                Event::ScheduledCommand { index } => index,
                 _ => unreachable!(),
             })
             .collect();

@@ -13,7 +13,7 @@
 //! rest (engine, queues, logs, producers, consumers, metrics, randomness, hashing,
 //! routing) is internal to the crate.
 //!
-//! * At the root: [`Scenario`] and its parts (specs, [`Fault`] commands, limits as
+//! * At the root: [`Scenario`] and its parts (specs, [`Command`] commands, limits as
 //!   [`scenario::limits`]); [`Simulation`] and its views ([`QueueView`],
 //!   [`ConsumerView`], [`ProducerView`], [`MemberView`], [`PartitionView`], [`Message`],
 //!   [`MessageCopy`], [`DeadLetter`], [`OutboxRow`], [`JobCounts`]); what it reports
@@ -43,6 +43,7 @@ mod hash;
 mod log;
 mod message;
 mod metrics;
+mod migrate;
 mod producer;
 mod queue;
 mod report;
@@ -60,11 +61,11 @@ pub use queue::QueueView;
 pub use report::Report;
 pub use scenario::{flavour_defaults, Flavour, GapTimeout, QueueType};
 pub use scenario::{
-    AckMode, ArrivalProcess, Arrivals, Assignment, Binding, BrokerSpec, Budget, CommitMode,
-    ConsumerSpec, CrashPoint, ExchangeKind, ExchangeSpec, Failures, Fault, GroupSpec, Handoff,
+    AckMode, ArrivalProcess, Arrivals, Assignment, Binding, BrokerSpec, Budget, Command,
+    CommitMode, ConsumerSpec, CrashPoint, ExchangeKind, ExchangeSpec, Failures, GroupSpec, Handoff,
     Idempotency, Intervention, Isolation, Jitter, LogSpec, MemberCrashPoint, Op, Ordering, Outage,
     Overflow, PayloadSpec, Poison, ProducerCrashPoint, ProducerSpec, PublishSpec, QueueSpec,
-    RateSegment, RetryPolicy, Scenario, ScenarioError, ScheduledFault, ScriptedMessage,
+    RateSegment, RetryPolicy, Scenario, ScenarioError, ScheduledCommand, ScriptedMessage,
     ServiceTime, SCENARIO_VERSION,
 };
 pub use scenario::{PartitionKey, Rebalance};

@@ -8,8 +8,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::time::{secs_to_us, Micros};
 
-/// The only scenario format version this build reads.
-pub const SCENARIO_VERSION: u32 = 1;
+/// The scenario format version this build writes. Files of earlier versions are
+/// migrated on load (see `migrate.rs`): version 1 called the scheduled commands `faults`.
+pub const SCENARIO_VERSION: u32 = 2;
 
 /// Limits on what a scenario may ask for, so untrusted input cannot exhaust memory or time.
 pub mod limits {
@@ -93,7 +94,7 @@ impl Default for Budget {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
-    /// Format version; must equal [`SCENARIO_VERSION`].
+    /// Format version: [`SCENARIO_VERSION`] once loaded (older files are migrated).
     pub version: u32,
     /// Short identifier (`burst`, `mm1`…).
     #[serde(default)]
@@ -120,9 +121,9 @@ pub struct Scenario {
     pub groups: Vec<GroupSpec>,
     #[serde(default, skip_serializing_if = "BrokerSpec::is_default")]
     pub broker: BrokerSpec,
-    /// Faults that happen at a given simulated time.
+    /// Commands (faults and setting changes) that happen at a given simulated time.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub faults: Vec<ScheduledFault>,
+    pub commands: Vec<ScheduledCommand>,
     /// Commands a user gave while the run was playing, pinned to the step after which
     /// they were given, so a replay (step back, share link) reproduces the run exactly.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -968,7 +969,7 @@ pub enum ProducerCrashPoint {
 /// Something that goes wrong (or is repaired) on purpose.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
-pub enum Fault {
+pub enum Command {
     /// Crash consumer number `consumer` (0-based, counting replicas) at `point`; it comes
     /// back `restart_after_s` after the crash, or never if absent.
     CrashConsumer {
@@ -1122,14 +1123,14 @@ pub enum Fault {
     },
 }
 
-impl Fault {
+impl Command {
     /// The consumer this command is about, if it names one.
     pub fn consumer(&self) -> Option<u32> {
         match *self {
-            Fault::CrashConsumer { consumer, .. }
-            | Fault::RestartConsumer { consumer }
-            | Fault::DropNextAck { consumer }
-            | Fault::SlowConsumer { consumer, .. } => Some(consumer),
+            Command::CrashConsumer { consumer, .. }
+            | Command::RestartConsumer { consumer }
+            | Command::DropNextAck { consumer }
+            | Command::SlowConsumer { consumer, .. } => Some(consumer),
             _ => None,
         }
     }
@@ -1137,9 +1138,9 @@ impl Fault {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ScheduledFault {
+pub struct ScheduledCommand {
     pub at_s: f64,
-    pub fault: Fault,
+    pub command: Command,
 }
 
 /// A command given while running, replayed after the same number of steps and at the
@@ -1149,7 +1150,7 @@ pub struct ScheduledFault {
 pub struct Intervention {
     pub after_step: u64,
     pub at_us: u64,
-    pub fault: Fault,
+    pub command: Command,
 }
 
 // ----- validation ------------------------------------------------------------------------
@@ -1220,11 +1221,14 @@ impl Scenario {
         if text.len() > 1 << 20 {
             return Err(err("scenario", "is larger than 1 MiB"));
         }
-        let scenario: Scenario = serde_json::from_str(text).map_err(|e| {
-            // serde echoes unknown names: show them escaped, on one line.
+        // serde echoes unknown names: show them escaped, on one line.
+        let invalid = |e: serde_json::Error| {
             let e = crate::text::escape_controls(&e.to_string());
             err("scenario", format!("is not valid scenario JSON: {e}"))
-        })?;
+        };
+        let mut doc: serde_json::Value = serde_json::from_str(text).map_err(invalid)?;
+        crate::migrate::to_current(&mut doc)?;
+        let scenario: Scenario = serde_json::from_value(doc).map_err(invalid)?;
         scenario.validate()?;
         Ok(scenario)
     }
@@ -1301,10 +1305,10 @@ impl Scenario {
         }
         check_len("producers", &self.producers, PRODUCERS_MAX)?;
         // Commands first: the message estimate below follows their arrival changes.
-        check_len("faults", &self.faults, FAULTS_MAX)?;
-        for (i, f) in self.faults.iter().enumerate() {
-            check_range(&format!("faults[{i}].at_s"), f.at_s, 0.0, TIME_S_MAX)?;
-            self.validate_fault(&format!("faults[{i}].fault"), &f.fault)?;
+        check_len("commands", &self.commands, FAULTS_MAX)?;
+        for (i, f) in self.commands.iter().enumerate() {
+            check_range(&format!("commands[{i}].at_s"), f.at_s, 0.0, TIME_S_MAX)?;
+            self.validate_command(&format!("commands[{i}].command"), &f.command)?;
         }
         check_len("interventions", &self.interventions, INTERVENTIONS_MAX)?;
         let mut last = (0, 0);
@@ -1316,7 +1320,7 @@ impl Scenario {
                 ));
             }
             last = (iv.after_step, iv.at_us);
-            self.validate_fault(&format!("interventions[{i}].fault"), &iv.fault)?;
+            self.validate_command(&format!("interventions[{i}].command"), &iv.command)?;
         }
         self.validate_member_growth()?;
         let mut messages = 0u64;
@@ -1340,11 +1344,11 @@ impl Scenario {
     fn validate_member_growth(&self) -> Result<(), ScenarioError> {
         for (g, spec) in self.groups.iter().enumerate() {
             let joins = self
-                .faults
+                .commands
                 .iter()
-                .map(|f| &f.fault)
-                .chain(self.interventions.iter().map(|iv| &iv.fault))
-                .filter(|f| matches!(f, Fault::AddMember { group } if *group as usize == g))
+                .map(|f| &f.command)
+                .chain(self.interventions.iter().map(|iv| &iv.command))
+                .filter(|f| matches!(f, Command::AddMember { group } if *group as usize == g))
                 .count() as u64;
             if u64::from(spec.members) + joins > u64::from(limits::MEMBERS_MAX) {
                 return Err(err(
@@ -1738,16 +1742,16 @@ impl Scenario {
     /// interventions applied in order (each replaces what remained from its instant).
     pub fn effective_schedule(&self, p: usize) -> Vec<RateSegment> {
         let mut changes: Vec<(f64, &[RateSegment])> = self
-            .faults
+            .commands
             .iter()
-            .map(|f| (f.at_s, &f.fault))
+            .map(|f| (f.at_s, &f.command))
             .chain(
                 self.interventions
                     .iter()
-                    .map(|iv| (iv.at_us as f64 / 1e6, &iv.fault)),
+                    .map(|iv| (iv.at_us as f64 / 1e6, &iv.command)),
             )
             .filter_map(|(at_s, fault)| match fault {
-                Fault::SetArrivals {
+                Command::SetArrivals {
                     producer, schedule, ..
                 } if *producer as usize == p => Some((at_s, schedule.as_slice())),
                 _ => None,
@@ -1765,50 +1769,54 @@ impl Scenario {
     /// Whether commands may scale consumers (then consumer numbers can go past the
     /// scenario's own count).
     fn scales_consumers(&self) -> bool {
-        self.faults
+        self.commands
             .iter()
-            .map(|f| &f.fault)
-            .chain(self.interventions.iter().map(|iv| &iv.fault))
-            .any(|f| matches!(f, Fault::SetConsumerCount { .. }))
+            .map(|f| &f.command)
+            .chain(self.interventions.iter().map(|iv| &iv.command))
+            .any(|f| matches!(f, Command::SetConsumerCount { .. }))
     }
 
     /// Checks one command (a scheduled fault or an intervention) against this scenario:
     /// the producer, consumer, queue, group or log it names exists, and its numbers are
     /// in range. `field` is where the command sits, for the error.
-    pub(crate) fn validate_fault(&self, field: &str, fault: &Fault) -> Result<(), ScenarioError> {
+    pub(crate) fn validate_command(
+        &self,
+        field: &str,
+        fault: &Command,
+    ) -> Result<(), ScenarioError> {
         let check = CommandCheck {
             scenario: self,
             field,
         };
         match fault {
-            Fault::CrashConsumer { .. }
-            | Fault::RestartConsumer { .. }
-            | Fault::DropNextAck { .. }
-            | Fault::SlowConsumer { .. } => check.consumer_fault(fault),
-            Fault::CrashProducer { .. }
-            | Fault::RestartProducer { .. }
-            | Fault::DropNextConfirm { .. }
-            | Fault::InjectPoison { .. }
-            | Fault::SetArrivals { .. } => check.producer_command(fault),
-            Fault::CrashBroker { restart_after_s } => check.restart(*restart_after_s),
-            Fault::RestartBroker => Ok(()),
-            Fault::CrashMember { .. }
-            | Fault::AddMember { .. }
-            | Fault::SeekToEarliest { .. }
-            | Fault::SeekTo { .. }
-            | Fault::SetPartitions { .. } => check.log_command(fault),
-            Fault::DependencyOutage { .. }
-            | Fault::Redrive { .. }
-            | Fault::DeployFix { .. }
-            | Fault::SetVisibilityTimeout { .. }
-            | Fault::SetFlavour { .. }
-            | Fault::SetQueueBound { .. } => check.queue_command(fault),
-            Fault::SetServiceTime { .. }
-            | Fault::SetConsumerCount { .. }
-            | Fault::SetPrefetch { .. }
-            | Fault::SetAckMode { .. }
-            | Fault::SetIdempotency { .. }
-            | Fault::SetRetry { .. } => check.consumer_setting(fault),
+            Command::CrashConsumer { .. }
+            | Command::RestartConsumer { .. }
+            | Command::DropNextAck { .. }
+            | Command::SlowConsumer { .. } => check.consumer_fault(fault),
+            Command::CrashProducer { .. }
+            | Command::RestartProducer { .. }
+            | Command::DropNextConfirm { .. }
+            | Command::InjectPoison { .. }
+            | Command::SetArrivals { .. } => check.producer_command(fault),
+            Command::CrashBroker { restart_after_s } => check.restart(*restart_after_s),
+            Command::RestartBroker => Ok(()),
+            Command::CrashMember { .. }
+            | Command::AddMember { .. }
+            | Command::SeekToEarliest { .. }
+            | Command::SeekTo { .. }
+            | Command::SetPartitions { .. } => check.log_command(fault),
+            Command::DependencyOutage { .. }
+            | Command::Redrive { .. }
+            | Command::DeployFix { .. }
+            | Command::SetVisibilityTimeout { .. }
+            | Command::SetFlavour { .. }
+            | Command::SetQueueBound { .. } => check.queue_command(fault),
+            Command::SetServiceTime { .. }
+            | Command::SetConsumerCount { .. }
+            | Command::SetPrefetch { .. }
+            | Command::SetAckMode { .. }
+            | Command::SetIdempotency { .. }
+            | Command::SetRetry { .. } => check.consumer_setting(fault),
         }
     }
 
@@ -1817,7 +1825,7 @@ impl Scenario {
     }
 }
 
-/// Checks one command against its scenario (see [`Scenario::validate_fault`]), one
+/// Checks one command against its scenario (see [`Scenario::validate_command`]), one
 /// method per family of commands. Errors name fields under `field`.
 struct CommandCheck<'a> {
     scenario: &'a Scenario,
@@ -1899,9 +1907,9 @@ impl CommandCheck<'_> {
     }
 
     /// Crashing, restarting, slowing a queue consumer, or losing its next ack.
-    fn consumer_fault(&self, fault: &Fault) -> Result<(), ScenarioError> {
+    fn consumer_fault(&self, fault: &Command) -> Result<(), ScenarioError> {
         match fault {
-            Fault::CrashConsumer {
+            Command::CrashConsumer {
                 consumer,
                 restart_after_s,
                 ..
@@ -1909,22 +1917,22 @@ impl CommandCheck<'_> {
                 self.consumer(*consumer)?;
                 self.restart(*restart_after_s)
             }
-            Fault::RestartConsumer { consumer } | Fault::DropNextAck { consumer } => {
+            Command::RestartConsumer { consumer } | Command::DropNextAck { consumer } => {
                 self.consumer(*consumer)
             }
-            Fault::SlowConsumer { consumer, factor } => {
+            Command::SlowConsumer { consumer, factor } => {
                 self.consumer(*consumer)?;
                 check_range(&self.at("factor"), *factor, 0.01, 1000.0)
             }
-            _ => unreachable!("validate_fault sends only consumer faults here"),
+            _ => unreachable!("validate_command sends only consumer faults here"),
         }
     }
 
     /// Crashing or restarting a producer, losing its next confirm, making it publish a
     /// poison message, or changing its arrivals.
-    fn producer_command(&self, fault: &Fault) -> Result<(), ScenarioError> {
+    fn producer_command(&self, fault: &Command) -> Result<(), ScenarioError> {
         match fault {
-            Fault::CrashProducer {
+            Command::CrashProducer {
                 producer,
                 restart_after_s,
                 ..
@@ -1932,10 +1940,10 @@ impl CommandCheck<'_> {
                 self.producer(*producer)?;
                 self.restart(*restart_after_s)
             }
-            Fault::RestartProducer { producer }
-            | Fault::DropNextConfirm { producer }
-            | Fault::InjectPoison { producer, .. } => self.producer(*producer),
-            Fault::SetArrivals {
+            Command::RestartProducer { producer }
+            | Command::DropNextConfirm { producer }
+            | Command::InjectPoison { producer, .. } => self.producer(*producer),
+            Command::SetArrivals {
                 producer, schedule, ..
             } => {
                 self.producer(*producer)?;
@@ -1950,15 +1958,15 @@ impl CommandCheck<'_> {
                 }
                 validate_schedule(&self.at("schedule"), schedule)
             }
-            _ => unreachable!("validate_fault sends only producer commands here"),
+            _ => unreachable!("validate_command sends only producer commands here"),
         }
     }
 
     /// Commands about logs and their consumer groups: members crashing and joining,
     /// rewinds, more partitions.
-    fn log_command(&self, fault: &Fault) -> Result<(), ScenarioError> {
+    fn log_command(&self, fault: &Command) -> Result<(), ScenarioError> {
         match fault {
-            Fault::CrashMember {
+            Command::CrashMember {
                 group,
                 member,
                 restart_after_s,
@@ -1973,39 +1981,41 @@ impl CommandCheck<'_> {
                 }
                 self.restart(*restart_after_s)
             }
-            Fault::AddMember { group }
-            | Fault::SeekToEarliest { group }
-            | Fault::SeekTo { group, .. } => self.group(*group).map(|_| ()),
-            Fault::SetPartitions { log, partitions } => {
+            Command::AddMember { group }
+            | Command::SeekToEarliest { group }
+            | Command::SeekTo { group, .. } => self.group(*group).map(|_| ()),
+            Command::SetPartitions { log, partitions } => {
                 if self.scenario.log_index(log).is_none() {
                     return Err(self.err("log", format!("there is no log {log:?}")));
                 }
                 let max = u64::from(limits::PARTITIONS_MAX);
                 check_count(&self.at("partitions"), u64::from(*partitions), 1, max)
             }
-            _ => unreachable!("validate_fault sends only log commands here"),
+            _ => unreachable!("validate_command sends only log commands here"),
         }
     }
 
     /// Commands about a queue itself, or about its dependency.
-    fn queue_command(&self, fault: &Fault) -> Result<(), ScenarioError> {
+    fn queue_command(&self, fault: &Command) -> Result<(), ScenarioError> {
         match fault {
-            Fault::DependencyOutage { queue, for_s } => {
+            Command::DependencyOutage { queue, for_s } => {
                 self.queue(queue)?;
                 check_range(&self.at("for_s"), *for_s, 0.0, limits::TIME_S_MAX)
             }
-            Fault::Redrive { queue, rate_per_s } => {
+            Command::Redrive { queue, rate_per_s } => {
                 self.queue(queue)?;
                 let max = limits::RATE_PER_S_MAX;
                 check_range(&self.at("rate_per_s"), *rate_per_s, 0.001, max)
             }
-            Fault::SetVisibilityTimeout { queue, seconds } => {
+            Command::SetVisibilityTimeout { queue, seconds } => {
                 self.queue(queue)?;
                 let max = limits::TIME_S_MAX;
                 check_range(&self.at("seconds"), *seconds, 0.000_001, max)
             }
-            Fault::DeployFix { queue, .. } | Fault::SetFlavour { queue, .. } => self.queue(queue),
-            Fault::SetQueueBound {
+            Command::DeployFix { queue, .. } | Command::SetFlavour { queue, .. } => {
+                self.queue(queue)
+            }
+            Command::SetQueueBound {
                 queue, max_length, ..
             } => {
                 self.queue(queue)?;
@@ -2014,35 +2024,35 @@ impl CommandCheck<'_> {
                     None => Ok(()),
                 }
             }
-            _ => unreachable!("validate_fault sends only queue commands here"),
+            _ => unreachable!("validate_command sends only queue commands here"),
         }
     }
 
     /// New settings for every consumer of a queue.
-    fn consumer_setting(&self, fault: &Fault) -> Result<(), ScenarioError> {
+    fn consumer_setting(&self, fault: &Command) -> Result<(), ScenarioError> {
         match fault {
-            Fault::SetServiceTime { queue, service } => {
+            Command::SetServiceTime { queue, service } => {
                 self.consumed_queue(queue)?;
                 validate_service(&self.at("service"), service)
             }
-            Fault::SetConsumerCount { queue, count } => {
+            Command::SetConsumerCount { queue, count } => {
                 self.consumed_queue(queue)?;
                 let max = limits::SCALE_MAX as u64;
                 check_count(&self.at("count"), u64::from(*count), 0, max)
             }
-            Fault::SetPrefetch { queue, prefetch } => {
+            Command::SetPrefetch { queue, prefetch } => {
                 self.consumed_queue(queue)?;
                 let max = u64::from(limits::PREFETCH_MAX);
                 check_count(&self.at("prefetch"), u64::from(*prefetch), 1, max)
             }
-            Fault::SetAckMode { queue, .. } | Fault::SetIdempotency { queue, .. } => {
+            Command::SetAckMode { queue, .. } | Command::SetIdempotency { queue, .. } => {
                 self.consumed_queue(queue)
             }
-            Fault::SetRetry { queue, retry } => {
+            Command::SetRetry { queue, retry } => {
                 self.consumed_queue(queue)?;
                 validate_retry(&self.at("retry"), retry)
             }
-            _ => unreachable!("validate_fault sends only consumer settings here"),
+            _ => unreachable!("validate_command sends only consumer settings here"),
         }
     }
 }

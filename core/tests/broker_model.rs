@@ -60,7 +60,7 @@ fn commit_then_publish_can_lose_the_event_and_the_outbox_cannot() {
         relay_poll_s: 0.2,
         stable_ids: true,
     };
-    s.faults.clear();
+    s.commands.clear();
     let (sim, _) = run(s);
     assert_eq!(sim.counters().never_published, 0);
     assert!(sim.messages().iter().all(|m| m.fate == PublishFate::Stored));
@@ -309,7 +309,7 @@ fn backoff_without_jitter_doubles_up_to_the_cap() {
     };
     s.producers[0].payload.poison_share = 0.0;
     s.producers[0].count = Some(1);
-    s.faults.clear();
+    s.commands.clear();
     let (_, facts) = run(s);
     let mut last_fail = 0;
     let mut delays = Vec::new();
@@ -557,11 +557,11 @@ fn a_dependency_outage_can_be_triggered_while_running() {
     let mut s = example("retries-dlq-redrive");
     s.consumers[0].failures = Failures::default();
     s.producers[0].payload.poison_share = 0.0;
-    s.faults.clear();
+    s.commands.clear();
     let mut sim = Simulation::new(s).unwrap();
     sim.run_until(5_000_000);
     assert_eq!(sim.counters().handler_failures, 0);
-    sim.command(Fault::DependencyOutage {
+    sim.command(Command::DependencyOutage {
         queue: "payments".into(),
         for_s: 10.0,
     })

@@ -234,7 +234,12 @@ fn flavour_settings() -> impl Strategy<
     )
 }
 
-fn fault(consumers: u32, producers: u32, queues: u32, groups: u32) -> impl Strategy<Value = Fault> {
+fn fault(
+    consumers: u32,
+    producers: u32,
+    queues: u32,
+    groups: u32,
+) -> impl Strategy<Value = Command> {
     let point = prop_oneof![
         Just(CrashPoint::Now),
         Just(CrashPoint::AfterReceive),
@@ -248,30 +253,30 @@ fn fault(consumers: u32, producers: u32, queues: u32, groups: u32) -> impl Strat
     let restart = prop::option::of(0.0f64..5.0);
     prop_oneof![
         4 => (0..consumers, point, restart.clone())
-            .prop_map(|(consumer, point, restart_after_s)| Fault::CrashConsumer { consumer, point, restart_after_s }),
-        1 => (0..consumers).prop_map(|consumer| Fault::RestartConsumer { consumer }),
-        1 => (0..consumers).prop_map(|consumer| Fault::DropNextAck { consumer }),
-        1 => (0..consumers, 0.1f64..5.0).prop_map(|(consumer, factor)| Fault::SlowConsumer { consumer, factor }),
+            .prop_map(|(consumer, point, restart_after_s)| Command::CrashConsumer { consumer, point, restart_after_s }),
+        1 => (0..consumers).prop_map(|consumer| Command::RestartConsumer { consumer }),
+        1 => (0..consumers).prop_map(|consumer| Command::DropNextAck { consumer }),
+        1 => (0..consumers, 0.1f64..5.0).prop_map(|(consumer, factor)| Command::SlowConsumer { consumer, factor }),
         2 => (0..producers, ppoint, restart.clone())
-            .prop_map(|(producer, point, restart_after_s)| Fault::CrashProducer { producer, point, restart_after_s }),
-        1 => (0..producers).prop_map(|producer| Fault::RestartProducer { producer }),
-        1 => (0..producers).prop_map(|producer| Fault::DropNextConfirm { producer }),
-        1 => (0..producers).prop_map(|producer| Fault::InjectPoison { producer, poison: Poison::UnknownSchemaVersion }),
-        1 => restart.prop_map(|restart_after_s| Fault::CrashBroker { restart_after_s }),
-        1 => Just(Fault::RestartBroker),
-        1 => (0..queues, 0.5f64..20.0).prop_map(|(q, rate_per_s)| Fault::Redrive { queue: format!("q{q}"), rate_per_s }),
-        1 => (0..queues, 0.0f64..10.0).prop_map(|(q, for_s)| Fault::DependencyOutage { queue: format!("q{q}"), for_s }),
-        1 => (0..queues).prop_map(|q| Fault::DeployFix { queue: format!("q{q}"), poison: Poison::UnknownSchemaVersion }),
+            .prop_map(|(producer, point, restart_after_s)| Command::CrashProducer { producer, point, restart_after_s }),
+        1 => (0..producers).prop_map(|producer| Command::RestartProducer { producer }),
+        1 => (0..producers).prop_map(|producer| Command::DropNextConfirm { producer }),
+        1 => (0..producers).prop_map(|producer| Command::InjectPoison { producer, poison: Poison::UnknownSchemaVersion }),
+        1 => restart.prop_map(|restart_after_s| Command::CrashBroker { restart_after_s }),
+        1 => Just(Command::RestartBroker),
+        1 => (0..queues, 0.5f64..20.0).prop_map(|(q, rate_per_s)| Command::Redrive { queue: format!("q{q}"), rate_per_s }),
+        1 => (0..queues, 0.0f64..10.0).prop_map(|(q, for_s)| Command::DependencyOutage { queue: format!("q{q}"), for_s }),
+        1 => (0..queues).prop_map(|q| Command::DeployFix { queue: format!("q{q}"), poison: Poison::UnknownSchemaVersion }),
         2 => (0..groups.max(1), 0u32..4, prop_oneof![Just(MemberCrashPoint::Now), Just(MemberCrashPoint::AfterProcessBeforeCommit)], prop::option::of(0.0f64..5.0))
-            .prop_map(move |(group, member, point, restart_after_s)| if groups == 0 { Fault::RestartBroker } else { Fault::CrashMember { group, member, point, restart_after_s } }),
-        1 => (0..groups.max(1)).prop_map(move |group| if groups == 0 { Fault::RestartBroker } else { Fault::AddMember { group } }),
-        1 => (0..groups.max(1)).prop_map(move |group| if groups == 0 { Fault::RestartBroker } else { Fault::SeekToEarliest { group } }),
-        1 => (0..groups.max(1), 0u64..40).prop_map(move |(group, offset)| if groups == 0 { Fault::RestartBroker } else { Fault::SeekTo { group, offset } }),
+            .prop_map(move |(group, member, point, restart_after_s)| if groups == 0 { Command::RestartBroker } else { Command::CrashMember { group, member, point, restart_after_s } }),
+        1 => (0..groups.max(1)).prop_map(move |group| if groups == 0 { Command::RestartBroker } else { Command::AddMember { group } }),
+        1 => (0..groups.max(1)).prop_map(move |group| if groups == 0 { Command::RestartBroker } else { Command::SeekToEarliest { group } }),
+        1 => (0..groups.max(1), 0u64..40).prop_map(move |(group, offset)| if groups == 0 { Command::RestartBroker } else { Command::SeekTo { group, offset } }),
     ]
 }
 
 /// Settings changed while running, like the page's parameters panel.
-fn setting(producers: u32, queues: u32) -> impl Strategy<Value = Fault> {
+fn setting(producers: u32, queues: u32) -> impl Strategy<Value = Command> {
     let queue = move || (0..queues).prop_map(|q| format!("q{q}"));
     prop_oneof![
         (
@@ -291,20 +296,21 @@ fn setting(producers: u32, queues: u32) -> impl Strategy<Value = Fault> {
                 if let Some((from_s, rate_per_s)) = then {
                     schedule.push(RateSegment { from_s, rate_per_s });
                 }
-                Fault::SetArrivals {
+                Command::SetArrivals {
                     producer,
                     process,
                     schedule,
                 }
             }),
-        (queue(), service()).prop_map(|(queue, service)| Fault::SetServiceTime { queue, service }),
-        (queue(), 0u32..5).prop_map(|(queue, count)| Fault::SetConsumerCount { queue, count }),
-        (queue(), 1u32..5).prop_map(|(queue, prefetch)| Fault::SetPrefetch { queue, prefetch }),
+        (queue(), service())
+            .prop_map(|(queue, service)| Command::SetServiceTime { queue, service }),
+        (queue(), 0u32..5).prop_map(|(queue, count)| Command::SetConsumerCount { queue, count }),
+        (queue(), 1u32..5).prop_map(|(queue, prefetch)| Command::SetPrefetch { queue, prefetch }),
         (
             queue(),
             prop_oneof![Just(AckMode::OnDelivery), Just(AckMode::AfterCommit)]
         )
-            .prop_map(|(queue, ack)| Fault::SetAckMode { queue, ack }),
+            .prop_map(|(queue, ack)| Command::SetAckMode { queue, ack }),
         (
             queue(),
             prop_oneof![
@@ -313,9 +319,9 @@ fn setting(producers: u32, queues: u32) -> impl Strategy<Value = Fault> {
                 Just(Idempotency::Inbox)
             ]
         )
-            .prop_map(|(queue, idempotency)| Fault::SetIdempotency { queue, idempotency }),
+            .prop_map(|(queue, idempotency)| Command::SetIdempotency { queue, idempotency }),
         (queue(), 1u32..5, 0.0f64..2.0).prop_map(|(queue, max_attempts, backoff_base_s)| {
-            Fault::SetRetry {
+            Command::SetRetry {
                 queue,
                 retry: RetryPolicy {
                     max_attempts,
@@ -326,7 +332,7 @@ fn setting(producers: u32, queues: u32) -> impl Strategy<Value = Fault> {
             }
         }),
         (queue(), 0.01f64..5.0)
-            .prop_map(|(queue, seconds)| Fault::SetVisibilityTimeout { queue, seconds }),
+            .prop_map(|(queue, seconds)| Command::SetVisibilityTimeout { queue, seconds }),
         (
             queue(),
             prop::option::of(1u64..20),
@@ -336,13 +342,13 @@ fn setting(producers: u32, queues: u32) -> impl Strategy<Value = Fault> {
                 Just(Overflow::Throttle)
             ]
         )
-            .prop_map(|(queue, max_length, overflow)| Fault::SetQueueBound {
+            .prop_map(|(queue, max_length, overflow)| Command::SetQueueBound {
                 queue,
                 max_length,
                 overflow
             }),
-        (queue(), flavour()).prop_map(|(queue, flavour)| Fault::SetFlavour { queue, flavour }),
-        (1u32..9).prop_map(|partitions| Fault::SetPartitions {
+        (queue(), flavour()).prop_map(|(queue, flavour)| Command::SetFlavour { queue, flavour }),
+        (1u32..9).prop_map(|partitions| Command::SetPartitions {
             log: "log".into(),
             partitions
         }),
@@ -351,24 +357,24 @@ fn setting(producers: u32, queues: u32) -> impl Strategy<Value = Fault> {
 
 /// A setting the scenario cannot take (a scripted producer's arrivals, the consumers of a
 /// queue that has none) becomes a harmless command instead.
-fn fit_setting(s: &Scenario, fault: Fault) -> Fault {
+fn fit_setting(s: &Scenario, fault: Command) -> Command {
     let scripted = |p: u32| !s.producers[p as usize].script.is_empty();
     let unconsumed = |q: &str| {
         let q = s.queue_index(q).expect("generated names exist");
         !s.consumers.iter().any(|c| s.queue_of(c) == q)
     };
     match &fault {
-        Fault::SetArrivals { producer, .. } if scripted(*producer) => Fault::RestartBroker,
-        Fault::SetPartitions { .. } if s.logs.is_empty() => Fault::RestartBroker,
-        Fault::SetServiceTime { queue, .. }
-        | Fault::SetConsumerCount { queue, .. }
-        | Fault::SetPrefetch { queue, .. }
-        | Fault::SetAckMode { queue, .. }
-        | Fault::SetIdempotency { queue, .. }
-        | Fault::SetRetry { queue, .. }
+        Command::SetArrivals { producer, .. } if scripted(*producer) => Command::RestartBroker,
+        Command::SetPartitions { .. } if s.logs.is_empty() => Command::RestartBroker,
+        Command::SetServiceTime { queue, .. }
+        | Command::SetConsumerCount { queue, .. }
+        | Command::SetPrefetch { queue, .. }
+        | Command::SetAckMode { queue, .. }
+        | Command::SetIdempotency { queue, .. }
+        | Command::SetRetry { queue, .. }
             if unconsumed(queue) =>
         {
-            Fault::RestartBroker
+            Command::RestartBroker
         }
         _ => fault,
     }
@@ -600,7 +606,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                     broker: BrokerSpec {
                         network_latency_s: latency,
                     },
-                    faults: vec![],
+                    commands: vec![],
                     interventions: vec![],
                     sample_every_s: 1.0,
                     end_s: (!open_ended || n_groups > 0).then_some(60.0),
@@ -617,11 +623,11 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                 )
                 .prop_map(move |faults| {
                     let mut s = base.clone();
-                    s.faults = faults
+                    s.commands = faults
                         .into_iter()
-                        .map(|(at_s, fault)| ScheduledFault {
+                        .map(|(at_s, fault)| ScheduledCommand {
                             at_s,
-                            fault: fit_setting(&base, fault),
+                            command: fit_setting(&base, fault),
                         })
                         .collect();
                     s
@@ -642,9 +648,9 @@ proptest! {
         let no_loss_expected = s.consumers.iter().all(|c| c.ack == AckMode::AfterCommit)
             && s.queues.iter().all(|q| q.dead_letter && q.durable)
             && s.producers.iter().all(|p| p.publish.persistent)
-            && !s.faults.iter().any(|f| matches!(
-                f.fault,
-                Fault::CrashBroker { .. } | Fault::SetAckMode { ack: AckMode::OnDelivery, .. }
+            && !s.commands.iter().any(|f| matches!(
+                f.command,
+                Command::CrashBroker { .. } | Command::SetAckMode { ack: AckMode::OnDelivery, .. }
             ));
         let n = s.consumer_count();
         let mut sim = Simulation::new(s).unwrap();
@@ -666,7 +672,7 @@ proptest! {
             while next < commands.len() && commands[next].0 <= index {
                 let consumer = commands[next].1 % n;
                 next += 1;
-                sim.command(Fault::CrashConsumer { consumer, point: CrashPoint::Now, restart_after_s: Some(1.0) }).unwrap();
+                sim.command(Command::CrashConsumer { consumer, point: CrashPoint::Now, restart_after_s: Some(1.0) }).unwrap();
                 if let Err(e) = invariants::check(&sim) {
                     panic!("after a command at step {index}: {e}\nscenario: {}", sim.scenario().to_json_pretty());
                 }

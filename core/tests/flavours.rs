@@ -6,8 +6,8 @@ mod common;
 
 use brokerlab_core::step::DeadLetterReason;
 use brokerlab_core::{
-    invariants, narration, AckMode, CrashPoint, Fact, Fault, Flavour, GapTimeout, Overflow,
-    QueueType, Scenario, ScheduledFault, Simulation,
+    invariants, narration, AckMode, Command, CrashPoint, Fact, Flavour, GapTimeout, Overflow,
+    QueueType, Scenario, ScheduledCommand, Simulation,
 };
 
 /// Most steps any of these small runs may take: more means it does not end.
@@ -323,9 +323,9 @@ fn rabbitmq_requeues_unacked_deliveries_at_once_when_a_consumer_dies() {
     // acknowledged is requeued immediately and redelivered with the redelivered flag; there
     // is no visibility timeout to wait out.
     let mut s = simple("rabbitmq", 1, 1.0, 2, 5.0, "after_commit");
-    s.faults.push(ScheduledFault {
+    s.commands.push(ScheduledCommand {
         at_s: 1.0,
-        fault: Fault::CrashConsumer {
+        command: Command::CrashConsumer {
             consumer: 0,
             point: CrashPoint::Now,
             restart_after_s: None,
@@ -371,7 +371,7 @@ fn rabbitmq_requeues_unacked_deliveries_at_once_when_a_consumer_dies() {
     );
     // The same crash on a generic queue waits for the lease (30 s from the delivery at 1 s).
     let mut g = simple("generic", 1, 1.0, 2, 5.0, "after_commit");
-    g.faults = sim.scenario().faults.clone();
+    g.commands = sim.scenario().commands.clone();
     let (_, gsteps) = run_bounded(g);
     let redelivery = gsteps
         .iter()
@@ -390,9 +390,9 @@ fn rabbitmq_auto_ack_ignores_prefetch_and_a_crash_loses_everything_pushed() {
     // consumer that dies loses every message it had been sent.
     let build = |flavour: &str| {
         let mut s = simple(flavour, 20, 0.01, 1, 1.0, "on_delivery");
-        s.faults.push(ScheduledFault {
+        s.commands.push(ScheduledCommand {
             at_s: 0.5,
-            fault: Fault::CrashConsumer {
+            command: Command::CrashConsumer {
                 consumer: 0,
                 point: CrashPoint::Now,
                 restart_after_s: None,
@@ -630,7 +630,7 @@ fn a_flavour_switch_while_playing_is_recorded_and_replays_exactly() {
     let mut live = Simulation::new(s).unwrap();
     live.run_until(500_000);
     let step = live
-        .command(Fault::SetFlavour {
+        .command(Command::SetFlavour {
             queue: "q".into(),
             flavour: Flavour::Rabbitmq,
         })
@@ -651,7 +651,7 @@ fn a_flavour_switch_while_playing_is_recorded_and_replays_exactly() {
         "q now follows RabbitMQ's rules (no lease: unacked messages return when a consumer's channel closes) (on your command)."
     );
     assert_eq!(live.queue(0).unwrap().flavour, Flavour::Rabbitmq);
-    live.command(Fault::CrashConsumer {
+    live.command(Command::CrashConsumer {
         consumer: 0,
         point: CrashPoint::Now,
         restart_after_s: Some(0.5),
@@ -720,9 +720,9 @@ fn rabbitmq_takes_back_a_delivery_only_after_its_consumer_timeout() {
     // RabbitMQ: an ack lost on the way leaves the delivery unacked; with no lease, the
     // broker takes it back when the consumer timeout (30 minutes by default) runs out.
     let mut s = simple("rabbitmq", 1, 1.0, 1, 0.1, "after_commit");
-    s.faults.push(ScheduledFault {
+    s.commands.push(ScheduledCommand {
         at_s: 0.0,
-        fault: Fault::DropNextAck { consumer: 0 },
+        command: Command::DropNextAck { consumer: 0 },
     });
     let (sim, steps) = run_bounded(s);
     let back = steps

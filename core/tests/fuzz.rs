@@ -161,17 +161,17 @@ fn mutate(v: &mut Value, kind: u8, pick: u64, extreme: usize) {
                 let after = ivs.last().map_or(after_step, |l| {
                     l["after_step"].as_u64().unwrap_or(0).max(after_step)
                 });
-                ivs.push(json!({ "after_step": after, "at_us": at_us, "fault": fault }));
+                ivs.push(json!({ "after_step": after, "at_us": at_us, "command": fault }));
             }
         }
         // A fault at an extreme time.
         5 => {
             let faults = v
                 .as_object_mut()
-                .map(|m| m.entry("faults").or_insert(json!([])));
+                .map(|m| m.entry("commands").or_insert(json!([])));
             if let Some(Value::Array(faults)) = faults {
                 faults.push(json!({ "at_s": x.abs().min(3e8),
-                    "fault": { "crash_consumer": { "consumer": 0, "point": "now",
+                    "command": { "crash_consumer": { "consumer": 0, "point": "now",
                         "restart_after_s": (pick % 1000) as f64 / 100.0 } } }));
             }
         }

@@ -6,7 +6,7 @@ mod common;
 
 use brokerlab_core::scenario::limits;
 use brokerlab_core::{
-    examples, invariants, Budget, EndReason, Fault, Report, Scenario, Simulation,
+    examples, invariants, Budget, Command, EndReason, Report, Scenario, Simulation,
 };
 use serde_json::{json, Value};
 
@@ -133,7 +133,9 @@ fn a_budget_stop_keeps_the_run_as_it_was() {
     );
     assert!(sim.step().is_none());
     // A command on a stopped run is refused, not a panic.
-    let e = sim.command(Fault::DropNextAck { consumer: 0 }).unwrap_err();
+    let e = sim
+        .command(Command::DropNextAck { consumer: 0 })
+        .unwrap_err();
     assert!(e.to_string().contains("ended"), "{e}");
     let report = Report::of(&sim);
     assert_eq!(report.end_reason, Some(EndReason::StepBudget));
@@ -329,14 +331,14 @@ fn a_group_never_grows_past_the_member_limit() {
     // Each join rebalances over every member: joins are bounded like members.
     let mut s = common::example("log-consumer-groups");
     s.groups[0].members = limits::MEMBERS_MAX - 1;
-    s.faults
-        .retain(|f| !matches!(f.fault, Fault::AddMember { .. }));
+    s.commands
+        .retain(|f| !matches!(f.command, Command::AddMember { .. }));
     let joins = |n: usize| {
         let mut t = s.clone();
         for _ in 0..n {
-            t.faults.push(brokerlab_core::ScheduledFault {
+            t.commands.push(brokerlab_core::ScheduledCommand {
                 at_s: 1.0,
-                fault: Fault::AddMember { group: 0 },
+                command: Command::AddMember { group: 0 },
             });
         }
         t
@@ -346,8 +348,8 @@ fn a_group_never_grows_past_the_member_limit() {
     assert!(e.contains("groups[0].members"), "{e}");
     // Commands given while running stop adding members at the limit too.
     let mut sim = Simulation::new(s).unwrap();
-    sim.command(Fault::AddMember { group: 0 }).unwrap();
-    let e = sim.command(Fault::AddMember { group: 0 }).unwrap_err();
+    sim.command(Command::AddMember { group: 0 }).unwrap();
+    let e = sim.command(Command::AddMember { group: 0 }).unwrap_err();
     assert!(e.to_string().contains("at most"), "{e}");
     assert_eq!(sim.group_members(0).1, limits::MEMBERS_MAX);
     invariants::check(&sim).unwrap();

@@ -356,9 +356,9 @@ fn account_42_keeps_its_order_only_when_keyed_by_account() {
 fn ignore_stale_makes_a_replay_harmless_to_the_balance() {
     let mut s = example("account-42-log");
     s.groups[0].idempotency = Idempotency::None;
-    s.faults.push(ScheduledFault {
+    s.commands.push(ScheduledCommand {
         at_s: 5.0,
-        fault: Fault::SeekToEarliest { group: 0 },
+        command: Command::SeekToEarliest { group: 0 },
     });
     let (sim, _) = run(s.clone());
     assert_eq!(sim.group_tables(0).unwrap().aggregate(42).balance, 100);

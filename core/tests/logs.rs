@@ -155,7 +155,7 @@ fn a_log_run_replays_exactly() {
     assert_eq!(fingerprint(&s).unwrap(), fingerprint(&s).unwrap());
     let mut live = Simulation::new(s).unwrap();
     live.run_until(10_000_000);
-    live.command(Fault::CrashMember {
+    live.command(Command::CrashMember {
         group: 0,
         member: 1,
         point: MemberCrashPoint::Now,
@@ -210,9 +210,9 @@ fn a_transaction_makes_the_log_exactly_once_but_not_the_email() {
 #[test]
 fn a_seek_moves_a_group_to_any_offset() {
     let mut s = example("log-commit-modes");
-    s.faults = vec![ScheduledFault {
+    s.commands = vec![ScheduledCommand {
         at_s: 15.0,
-        fault: Fault::SeekTo {
+        command: Command::SeekTo {
             group: 0,
             offset: 5,
         },
@@ -233,9 +233,9 @@ fn a_seek_moves_a_group_to_any_offset() {
     }
     // A seek beyond the log end is clamped to it.
     let mut s = example("log-commit-modes");
-    s.faults = vec![ScheduledFault {
+    s.commands = vec![ScheduledCommand {
         at_s: 2.0,
-        fault: Fault::SeekTo {
+        command: Command::SeekTo {
             group: 1,
             offset: 1_000,
         },

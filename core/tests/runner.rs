@@ -139,7 +139,7 @@ fn bad_input_is_one_line_and_exit_code_2() {
     assert_bad_input(&brokerlab(&["run", "-"], Some(&unknown)), "unknown field");
     let endless = example("mm1").replace("\"count\": 1000000", "\"count\": null");
     assert_bad_input(&brokerlab(&["run", "-"], Some(&endless)), "never stops");
-    let version = example("mm1").replace("\"version\": 1", "\"version\": 99");
+    let version = example("mm1").replace("\"version\": 2", "\"version\": 99");
     assert_bad_input(&brokerlab(&["run", "-"], Some(&version)), "version");
     assert_bad_input(&brokerlab(&["frobnicate"], None), "usage");
     assert_bad_input(

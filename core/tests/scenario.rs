@@ -1,6 +1,6 @@
 //! Scenario decoding is strict and validation names the field at fault; nothing panics.
 
-use brokerlab_core::{examples, Scenario};
+use brokerlab_core::{examples, Scenario, SCENARIO_VERSION};
 
 #[test]
 fn every_example_is_valid_and_round_trips() {
@@ -71,7 +71,7 @@ fn invalid_values_name_their_field() {
         (Box::new(|v| v["end_s"] = json!(-1.0)), "end_s"),
         (
             Box::new(
-                |v| v["faults"] = json!([{"at_s": 1.0, "fault": {"crash_consumer": {"consumer": 99, "point": "now"}}}]),
+                |v| v["commands"] = json!([{"at_s": 1.0, "command": {"crash_consumer": {"consumer": 99, "point": "now"}}}]),
             ),
             "no consumer 99",
         ),
@@ -82,7 +82,7 @@ fn invalid_values_name_their_field() {
             "limit is 5000000",
         ),
         (Box::new(|v| v["name"] = json!("x".repeat(100))), "name"),
-        (Box::new(|v| v["version"] = json!(2)), "version"),
+        (Box::new(|v| v["version"] = json!(3)), "version"),
         (
             Box::new(|v| v["consumers"][0]["ack"] = json!("sometimes")),
             "unknown variant",
@@ -112,4 +112,53 @@ fn hostile_input_is_refused_without_panicking() {
     ] {
         assert!(Scenario::from_json(text).is_err());
     }
+}
+
+#[test]
+fn version_1_files_load_as_the_same_scenario() {
+    // Every built-in example written back in the version-1 format (`faults` holding
+    // `fault`s, interventions with `fault`) loads equal to the current file.
+    for name in examples::names() {
+        let current = examples::load(name).unwrap();
+        let mut v: serde_json::Value = serde_json::from_str(examples::json(name).unwrap()).unwrap();
+        v["version"] = serde_json::json!(1);
+        if let Some(list) = v.as_object_mut().unwrap().remove("commands") {
+            let mut list = list;
+            for entry in list.as_array_mut().unwrap() {
+                let command = entry.as_object_mut().unwrap().remove("command").unwrap();
+                entry["fault"] = command;
+            }
+            v["faults"] = list;
+        }
+        let old = Scenario::from_json(&v.to_string()).unwrap();
+        assert_eq!(old, current, "{name}");
+    }
+    // With a recorded command too.
+    let v1 = r#"{ "version": 1, "seed": 1,
+        "producers": [{ "name": "p", "arrivals": { "process": "constant",
+            "schedule": [{ "from_s": 0, "rate_per_s": 1 }] }, "count": 3 }],
+        "queues": [{ "name": "q", "visibility_timeout_s": 5 }],
+        "consumers": [{ "name": "c", "service": { "fixed": { "seconds": 0.1 } }, "ack": "after_commit" }],
+        "faults": [{ "at_s": 1, "fault": "crash_broker_never" }] }"#;
+    let e = Scenario::from_json(v1).unwrap_err().to_string();
+    assert!(
+        e.contains("crash_broker_never"),
+        "an unknown command is still refused: {e}"
+    );
+    let v1 = v1.replace(
+        r#""faults": [{ "at_s": 1, "fault": "crash_broker_never" }]"#,
+        r#""faults": [{ "at_s": 1, "fault": { "drop_next_ack": { "consumer": 0 } } }],
+           "interventions": [{ "after_step": 2, "at_us": 1500000, "fault": "restart_broker" }]"#,
+    );
+    let s = Scenario::from_json(&v1).unwrap();
+    assert_eq!(s.version, SCENARIO_VERSION);
+    assert_eq!(s.commands.len(), 1);
+    assert_eq!(
+        s.interventions[0].command,
+        brokerlab_core::Command::RestartBroker
+    );
+    // Saved again, it is a current file.
+    let saved: serde_json::Value = serde_json::from_str(&s.to_json_pretty()).unwrap();
+    assert_eq!(saved["version"], serde_json::json!(SCENARIO_VERSION));
+    assert!(saved.get("faults").is_none() && saved["commands"][0].get("command").is_some());
 }

@@ -30,13 +30,13 @@ fn run_checked_until(sim: &mut Simulation, t_s: f64) {
     sim.run_until(until);
 }
 
-fn command(sim: &mut Simulation, fault: Fault) {
+fn command(sim: &mut Simulation, fault: Command) {
     sim.command(fault).expect("a valid command");
     invariants::check(sim).unwrap_or_else(|e| panic!("after a command: {e}"));
 }
 
-fn rate(rate_per_s: f64) -> Fault {
-    Fault::SetArrivals {
+fn rate(rate_per_s: f64) -> Command {
+    Command::SetArrivals {
         producer: 0,
         process: ArrivalProcess::Constant,
         schedule: vec![RateSegment {
@@ -89,7 +89,7 @@ fn a_burst_schedule_given_as_a_command_is_relative_to_its_instant() {
     assert_eq!(sim.counters().published, 0);
     command(
         &mut sim,
-        Fault::SetArrivals {
+        Command::SetArrivals {
             producer: 0,
             process: ArrivalProcess::Constant,
             schedule: vec![
@@ -126,7 +126,7 @@ fn scaling_out_drains_a_growing_backlog_and_scaling_in_loses_nothing() {
     run_checked_until(&mut sim, 20.0);
     let grown = sim.backlog();
     assert!((95..=105).contains(&grown), "{grown}");
-    let scale = |count| Fault::SetConsumerCount {
+    let scale = |count| Command::SetConsumerCount {
         queue: "jobs".into(),
         count,
     };
@@ -164,7 +164,7 @@ fn a_new_consumer_can_be_crashed_and_a_replay_reproduces_it() {
     run_checked_until(&mut sim, 5.0);
     command(
         &mut sim,
-        Fault::SetConsumerCount {
+        Command::SetConsumerCount {
             queue: "jobs".into(),
             count: 2,
         },
@@ -172,7 +172,7 @@ fn a_new_consumer_can_be_crashed_and_a_replay_reproduces_it() {
     run_checked_until(&mut sim, 6.0);
     command(
         &mut sim,
-        Fault::CrashConsumer {
+        Command::CrashConsumer {
             consumer: 1,
             point: CrashPoint::AfterCommitBeforeAck,
             restart_after_s: Some(1.0),
@@ -183,7 +183,7 @@ fn a_new_consumer_can_be_crashed_and_a_replay_reproduces_it() {
     assert_replays(&sim);
     // A consumer that does not exist is refused with a message, not a panic.
     let err = sim
-        .command(Fault::CrashConsumer {
+        .command(Command::CrashConsumer {
             consumer: 9,
             point: CrashPoint::Now,
             restart_after_s: None,
@@ -200,7 +200,7 @@ fn switching_to_ack_on_delivery_turns_a_crash_into_a_loss() {
     run_checked_until(&mut sim, 10.2);
     command(
         &mut sim,
-        Fault::CrashConsumer {
+        Command::CrashConsumer {
             consumer: 0,
             point: CrashPoint::Now,
             restart_after_s: Some(0.1),
@@ -211,7 +211,7 @@ fn switching_to_ack_on_delivery_turns_a_crash_into_a_loss() {
     assert!(sim.counters().redelivered >= 1);
     command(
         &mut sim,
-        Fault::SetAckMode {
+        Command::SetAckMode {
             queue: "jobs".into(),
             ack: AckMode::OnDelivery,
         },
@@ -220,7 +220,7 @@ fn switching_to_ack_on_delivery_turns_a_crash_into_a_loss() {
     assert_eq!(sim.consumer(0).expect("exists").ack, AckMode::OnDelivery);
     command(
         &mut sim,
-        Fault::CrashConsumer {
+        Command::CrashConsumer {
             consumer: 0,
             point: CrashPoint::Now,
             restart_after_s: Some(0.1),
@@ -241,7 +241,7 @@ fn a_lease_shorter_than_the_work_makes_redeliveries_and_duplicates() {
     assert_eq!(sim.counters().redelivered, 0);
     command(
         &mut sim,
-        Fault::SetVisibilityTimeout {
+        Command::SetVisibilityTimeout {
             queue: "jobs".into(),
             seconds: 0.5,
         },
@@ -252,7 +252,7 @@ fn a_lease_shorter_than_the_work_makes_redeliveries_and_duplicates() {
     assert!(c.duplicate_effects > 0, "{c:?}");
     command(
         &mut sim,
-        Fault::SetIdempotency {
+        Command::SetIdempotency {
             queue: "jobs".into(),
             idempotency: Idempotency::Inbox,
         },
@@ -274,7 +274,7 @@ fn lowering_the_bound_refuses_new_publishes_and_keeps_what_is_stored() {
     assert!(held > 50);
     command(
         &mut sim,
-        Fault::SetQueueBound {
+        Command::SetQueueBound {
             queue: "jobs".into(),
             max_length: Some(20),
             overflow: Overflow::Reject,
@@ -300,7 +300,7 @@ fn lowering_prefetch_takes_effect_as_the_consumer_works_down() {
     assert_eq!(sim.consumer(0).expect("exists").buffered, 9);
     command(
         &mut sim,
-        Fault::SetPrefetch {
+        Command::SetPrefetch {
             queue: "jobs".into(),
             prefetch: 1,
         },
@@ -316,15 +316,15 @@ fn settings_are_validated_like_the_scenario() {
     s.producers[0].count = None; // bounded by end_s only
     let mut sim = Simulation::new(s).expect("valid");
     let bad = [
-        Fault::SetServiceTime {
+        Command::SetServiceTime {
             queue: "nope".into(),
             service: ServiceTime::Fixed { seconds: 1.0 },
         },
-        Fault::SetConsumerCount {
+        Command::SetConsumerCount {
             queue: "jobs".into(),
             count: 1_000,
         },
-        Fault::SetArrivals {
+        Command::SetArrivals {
             producer: 0,
             process: ArrivalProcess::Poisson,
             schedule: vec![RateSegment {
@@ -332,12 +332,12 @@ fn settings_are_validated_like_the_scenario() {
                 rate_per_s: 1.0,
             }],
         },
-        Fault::SetVisibilityTimeout {
+        Command::SetVisibilityTimeout {
             queue: "jobs".into(),
             seconds: f64::NAN,
         },
         // 1,000,000 per second until end_s would be far more than a run may publish.
-        Fault::SetArrivals {
+        Command::SetArrivals {
             producer: 0,
             process: ArrivalProcess::Constant,
             schedule: vec![RateSegment {
@@ -362,7 +362,7 @@ fn adding_partitions_spreads_keys_anew_and_rebalances_every_group() {
     run_checked_until(&mut sim, 10.0);
     let before: Vec<u64> = sim.group_partitions(0).iter().map(|p| p.end).collect();
     assert_eq!(before.len(), 4);
-    let grow = |partitions| Fault::SetPartitions {
+    let grow = |partitions| Command::SetPartitions {
         log: "account-events".into(),
         partitions,
     };

@@ -285,7 +285,7 @@ pub struct ChartData {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use brokerlab_core::{examples, CrashPoint, Fault};
+    use brokerlab_core::{examples, Command, CrashPoint};
 
     fn sample(t_s: f64, backlog: u64) -> Sample {
         Sample {
@@ -373,7 +373,7 @@ mod tests {
     fn crashes_of_every_kind_get_a_short_label() {
         let mut sim = Simulation::new(examples::load("burst").expect("built in")).expect("valid");
         let step = sim
-            .command(Fault::CrashConsumer {
+            .command(Command::CrashConsumer {
                 consumer: 1,
                 point: CrashPoint::Now,
                 restart_after_s: None,

@@ -645,7 +645,7 @@ impl Sky {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use brokerlab_core::{examples, CrashPoint, Fault};
+    use brokerlab_core::{examples, Command, CrashPoint};
 
     fn sim(name: &str) -> Simulation {
         Simulation::new(examples::load(name).expect("built in")).expect("valid")
@@ -820,7 +820,7 @@ mod tests {
     fn the_crash_step_touches_the_crashed_consumer() {
         let mut s = sim("mm1");
         let step = s
-            .command(Fault::CrashConsumer {
+            .command(Command::CrashConsumer {
                 consumer: 0,
                 point: CrashPoint::Now,
                 restart_after_s: None,

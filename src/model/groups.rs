@@ -216,7 +216,7 @@ pub fn rebalance_banner(card: &GroupCard) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use brokerlab_core::{examples, Fault, MemberCrashPoint};
+    use brokerlab_core::{examples, Command, MemberCrashPoint};
 
     #[test]
     fn a_log_grown_while_running_shows_its_new_partitions() {
@@ -226,7 +226,7 @@ mod tests {
             sim.step();
         }
         assert_eq!(LogsSnapshot::of(&sim).partition_counts, vec![4]);
-        sim.command(Fault::SetPartitions {
+        sim.command(Command::SetPartitions {
             log: "account-events".into(),
             partitions: 5,
         })
@@ -287,7 +287,7 @@ mod tests {
         let mut s = examples::load("log-consumer-groups").expect("built in");
         s.groups[0].rebalance = Rebalance::Eager;
         let mut sim = Simulation::new(s).expect("valid");
-        sim.command(Fault::AddMember { group: 0 }).expect("valid");
+        sim.command(Command::AddMember { group: 0 }).expect("valid");
         let ledger = &LogsSnapshot::of(&sim).groups[0];
         assert!(ledger.eager && ledger.rebalancing);
         assert_eq!(ledger.members[1].state, MemberState::Rebalancing);
@@ -341,7 +341,7 @@ mod tests {
             member_text(&ledger.members[0]),
             "up · waiting for records · owns P0, P1"
         );
-        sim.command(Fault::CrashMember {
+        sim.command(Command::CrashMember {
             group: 0,
             member: 0,
             point: MemberCrashPoint::Now,
@@ -374,7 +374,7 @@ mod tests {
         assert_eq!(after.groups[0].members[1].partitions, [0, 1, 2, 3]);
         // Four partitions, then five members: whoever gets nothing idles.
         for _ in 0..4 {
-            sim.command(Fault::AddMember { group: 1 }).expect("valid");
+            sim.command(Command::AddMember { group: 1 }).expect("valid");
         }
         while LogsSnapshot::of(&sim).groups[1].rebalancing {
             sim.step().expect("the rebalance finishes");

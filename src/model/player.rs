@@ -5,7 +5,7 @@
 //! graph, and reads snapshots from it.
 
 use brokerlab_core::{
-    secs_to_us, us_to_secs, ConsumerId, CrashPoint, Fault, Micros, Scenario, ScenarioError,
+    secs_to_us, us_to_secs, Command, ConsumerId, CrashPoint, Micros, Scenario, ScenarioError,
     Simulation,
 };
 
@@ -321,7 +321,7 @@ impl Player {
         let Some(consumer) = self.crash_target() else {
             return Ok(None);
         };
-        self.command(Fault::CrashConsumer {
+        self.command(Command::CrashConsumer {
             consumer,
             point: CrashPoint::Now,
             restart_after_s: Some(RESTART_AFTER_S),
@@ -331,7 +331,7 @@ impl Player {
 
     /// Gives the simulation a user command now (recorded, so step back replays it) and
     /// tells the step it made.
-    pub fn command(&mut self, fault: Fault) -> Result<(), ScenarioError> {
+    pub fn command(&mut self, fault: Command) -> Result<(), ScenarioError> {
         self.seek_target = None;
         let step = self.sim.command(fault)?;
         // The run's future changed: snapshots of the old one would replay without it.
@@ -522,7 +522,7 @@ mod tests {
     #[test]
     fn pause_on_breach_stops_playing_at_the_first_duplicate() {
         let mut p = burst();
-        p.command(Fault::CrashConsumer {
+        p.command(Command::CrashConsumer {
             consumer: 0,
             point: CrashPoint::AfterCommitBeforeAck,
             restart_after_s: Some(1.0),
@@ -794,7 +794,7 @@ mod tests {
         let at = p.readout().time_s;
         let crash_step = p.sim().steps();
         play(&mut p, 0.3, 10.0);
-        p.command(Fault::CrashConsumer {
+        p.command(Command::CrashConsumer {
             consumer: 4,
             point: CrashPoint::Now,
             restart_after_s: None,
@@ -977,7 +977,7 @@ mod tests {
         assert!((at(t0 + 20.0) - 40.0).abs() < 1e-6, "{after:?}");
         assert!((p.predicted_at(t0 + 10.0) - 20.0).abs() < 1e-6);
         // Two consumers: μ = 2, so +1 per second from then on.
-        p.command(Fault::SetConsumerCount {
+        p.command(Command::SetConsumerCount {
             queue: "jobs".into(),
             count: 2,
         })

@@ -10,8 +10,8 @@
 use brokerlab_core::scenario::limits;
 use brokerlab_core::sim::current;
 use brokerlab_core::{
-    us_to_secs, AckMode, ArrivalProcess, Fact, Fault, Flavour, Idempotency, Overflow, RateSegment,
-    RetryPolicy, ServiceTime, Setting, Simulation,
+    us_to_secs, AckMode, ArrivalProcess, Command, Fact, Flavour, Idempotency, Overflow,
+    RateSegment, RetryPolicy, ServiceTime, Setting, Simulation,
 };
 use serde::{de::DeserializeOwned, Serialize};
 
@@ -223,7 +223,7 @@ pub fn arrivals_command(
     producer: u32,
     process: ArrivalProcess,
     rate_per_s: f64,
-) -> Fault {
+) -> Command {
     let now_s = sim.now_us() as f64 / 1e6;
     let current = applied_schedules(sim)
         .get(producer as usize)
@@ -234,7 +234,7 @@ pub fn arrivals_command(
         rate_per_s,
     }];
     schedule.extend(remainder(&current, now_s, now_s));
-    Fault::SetArrivals {
+    Command::SetArrivals {
         producer,
         process,
         schedule,
@@ -243,7 +243,7 @@ pub fn arrivals_command(
 
 /// A burst: [`BURST_FACTOR`] times the current rate for [`BURST_S`], then the rate the
 /// schedule had at its end. Refused when the rate is 0 (ten times nothing is nothing).
-pub fn burst_command(sim: &Simulation, producer: u32) -> Result<Fault, String> {
+pub fn burst_command(sim: &Simulation, producer: u32) -> Result<Command, String> {
     let now_s = sim.now_us() as f64 / 1e6;
     let current = applied_schedules(sim)
         .get(producer as usize)
@@ -276,7 +276,7 @@ pub fn burst_command(sim: &Simulation, producer: u32) -> Result<Fault, String> {
         },
     ];
     schedule.extend(remainder(&current, now_s, end_s));
-    Ok(Fault::SetArrivals {
+    Ok(Command::SetArrivals {
         producer,
         process,
         schedule,
@@ -415,71 +415,71 @@ pub fn parse_choice<T: DeserializeOwned>(value: &str, what: &str) -> Result<T, S
 /// the field's text (or option), and makes the command or says why not.
 pub mod queue_commands {
     use brokerlab_core::scenario::limits;
-    use brokerlab_core::{Fault, RetryPolicy, ServiceTime};
+    use brokerlab_core::{Command, RetryPolicy, ServiceTime};
 
     use super::{
         parse_bound, parse_choice, parse_range, parse_whole, QueueSettings, DURATION_MAX_S,
     };
 
     /// The mean service time, keeping whether it is fixed or exponential.
-    pub fn service(queue: String, q: &QueueSettings, t: &str) -> Result<Fault, String> {
+    pub fn service(queue: String, q: &QueueSettings, t: &str) -> Result<Command, String> {
         let mean_s = parse_range(t, 0.0, true, DURATION_MAX_S, "s")?;
         let service = match q.service {
             ServiceTime::Fixed { .. } => ServiceTime::Fixed { seconds: mean_s },
             ServiceTime::Exponential { .. } => ServiceTime::Exponential { mean_s },
         };
-        Ok(Fault::SetServiceTime { queue, service })
+        Ok(Command::SetServiceTime { queue, service })
     }
 
     /// Fixed or exponential service times, keeping the mean.
-    pub fn service_kind(queue: String, q: &QueueSettings, v: &str) -> Result<Fault, String> {
+    pub fn service_kind(queue: String, q: &QueueSettings, v: &str) -> Result<Command, String> {
         let mean_s = q.service.mean_s();
         let service = match v {
             "fixed" => ServiceTime::Fixed { seconds: mean_s },
             "exponential" => ServiceTime::Exponential { mean_s },
             _ => return Err(format!("Unknown service time “{v}”.")),
         };
-        Ok(Fault::SetServiceTime { queue, service })
+        Ok(Command::SetServiceTime { queue, service })
     }
 
     /// How many consumers the queue has.
-    pub fn consumers(queue: String, _: &QueueSettings, t: &str) -> Result<Fault, String> {
+    pub fn consumers(queue: String, _: &QueueSettings, t: &str) -> Result<Command, String> {
         let count = parse_whole(t, 0, u64::from(limits::SCALE_MAX), "consumers")? as u32;
-        Ok(Fault::SetConsumerCount { queue, count })
+        Ok(Command::SetConsumerCount { queue, count })
     }
 
     /// How many messages a consumer may hold.
-    pub fn prefetch(queue: String, _: &QueueSettings, t: &str) -> Result<Fault, String> {
+    pub fn prefetch(queue: String, _: &QueueSettings, t: &str) -> Result<Command, String> {
         let prefetch = parse_whole(t, 1, u64::from(limits::PREFETCH_MAX), "messages")? as u32;
-        Ok(Fault::SetPrefetch { queue, prefetch })
+        Ok(Command::SetPrefetch { queue, prefetch })
     }
 
     /// The visibility timeout (for leases given from now on).
-    pub fn visibility(queue: String, _: &QueueSettings, t: &str) -> Result<Fault, String> {
+    pub fn visibility(queue: String, _: &QueueSettings, t: &str) -> Result<Command, String> {
         let seconds = parse_range(t, 0.0, true, DURATION_MAX_S, "s")?;
-        Ok(Fault::SetVisibilityTimeout { queue, seconds })
+        Ok(Command::SetVisibilityTimeout { queue, seconds })
     }
 
     /// When consumers ack.
-    pub fn ack(queue: String, _: &QueueSettings, v: &str) -> Result<Fault, String> {
-        Ok(Fault::SetAckMode {
+    pub fn ack(queue: String, _: &QueueSettings, v: &str) -> Result<Command, String> {
+        Ok(Command::SetAckMode {
             queue,
             ack: parse_choice(v, "ack mode")?,
         })
     }
 
     /// How consumers recognise duplicates.
-    pub fn idempotency(queue: String, _: &QueueSettings, v: &str) -> Result<Fault, String> {
-        Ok(Fault::SetIdempotency {
+    pub fn idempotency(queue: String, _: &QueueSettings, v: &str) -> Result<Command, String> {
+        Ok(Command::SetIdempotency {
             queue,
             idempotency: parse_choice(v, "idempotency")?,
         })
     }
 
     /// The retry policy's attempts, first one included.
-    pub fn attempts(queue: String, q: &QueueSettings, t: &str) -> Result<Fault, String> {
+    pub fn attempts(queue: String, q: &QueueSettings, t: &str) -> Result<Command, String> {
         let max_attempts = parse_whole(t, 1, u64::from(limits::ATTEMPTS_MAX), "attempts")? as u32;
-        Ok(Fault::SetRetry {
+        Ok(Command::SetRetry {
             queue,
             retry: RetryPolicy {
                 max_attempts,
@@ -489,9 +489,9 @@ pub mod queue_commands {
     }
 
     /// The retry policy's backoff base (the cap is raised to it if below).
-    pub fn backoff(queue: String, q: &QueueSettings, t: &str) -> Result<Fault, String> {
+    pub fn backoff(queue: String, q: &QueueSettings, t: &str) -> Result<Command, String> {
         let base = parse_range(t, 0.0, false, DURATION_MAX_S, "s")?;
-        Ok(Fault::SetRetry {
+        Ok(Command::SetRetry {
             queue,
             retry: RetryPolicy {
                 backoff_base_s: base,
@@ -503,8 +503,8 @@ pub mod queue_commands {
     }
 
     /// The queue's bound (empty text: unbounded), keeping its overflow policy.
-    pub fn bound(queue: String, q: &QueueSettings, t: &str) -> Result<Fault, String> {
-        Ok(Fault::SetQueueBound {
+    pub fn bound(queue: String, q: &QueueSettings, t: &str) -> Result<Command, String> {
+        Ok(Command::SetQueueBound {
             queue,
             max_length: parse_bound(t)?,
             overflow: q.overflow,
@@ -512,8 +512,8 @@ pub mod queue_commands {
     }
 
     /// What a full queue does, keeping its bound.
-    pub fn overflow(queue: String, q: &QueueSettings, v: &str) -> Result<Fault, String> {
-        Ok(Fault::SetQueueBound {
+    pub fn overflow(queue: String, q: &QueueSettings, v: &str) -> Result<Command, String> {
+        Ok(Command::SetQueueBound {
             queue,
             max_length: q.max_length,
             overflow: parse_choice(v, "overflow policy")?,
@@ -521,8 +521,8 @@ pub mod queue_commands {
     }
 
     /// The broker flavour.
-    pub fn flavour(queue: String, _: &QueueSettings, v: &str) -> Result<Fault, String> {
-        Ok(Fault::SetFlavour {
+    pub fn flavour(queue: String, _: &QueueSettings, v: &str) -> Result<Command, String> {
+        Ok(Command::SetFlavour {
             queue,
             flavour: parse_choice(v, "broker flavour")?,
         })
@@ -606,7 +606,7 @@ mod tests {
         }
         assert!(parse_choice::<Flavour>("kafka", "broker flavour").is_err());
         sim.run_until(secs_to_us(2.0));
-        sim.command(Fault::SetFlavour {
+        sim.command(Command::SetFlavour {
             queue: "jobs".into(),
             flavour: parse_choice("sqs_fifo", "broker flavour").unwrap(),
         })
@@ -631,12 +631,12 @@ mod tests {
         let steps_before = sim.steps();
         let fault = arrivals_command(&sim, 0, ArrivalProcess::Constant, 3.0);
         sim.command(fault).expect("valid");
-        sim.command(Fault::SetConsumerCount {
+        sim.command(Command::SetConsumerCount {
             queue: "jobs".into(),
             count: 2,
         })
         .expect("valid");
-        sim.command(Fault::SetQueueBound {
+        sim.command(Command::SetQueueBound {
             queue: "jobs".into(),
             max_length: Some(50),
             overflow: Overflow::DropOldest,
@@ -665,7 +665,7 @@ mod tests {
     fn a_rate_change_keeps_the_planned_stop_and_a_burst_returns_to_the_rate() {
         let mut sim = Simulation::new(examples::load("burst").expect("built in")).expect("valid");
         sim.run_until(secs_to_us(10.0));
-        let Fault::SetArrivals { schedule, .. } =
+        let Command::SetArrivals { schedule, .. } =
             arrivals_command(&sim, 0, ArrivalProcess::Poisson, 500.0)
         else {
             panic!("arrivals")
@@ -693,19 +693,19 @@ mod tests {
     #[test]
     fn capacity_leaves_out_scaled_in_consumers() {
         let mut sim = mm1();
-        sim.command(Fault::SetConsumerCount {
+        sim.command(Command::SetConsumerCount {
             queue: "jobs".into(),
             count: 3,
         })
         .expect("valid");
         assert_eq!(live_capacity(&sim), 3.0);
-        sim.command(Fault::SetServiceTime {
+        sim.command(Command::SetServiceTime {
             queue: "jobs".into(),
             service: ServiceTime::Fixed { seconds: 0.5 },
         })
         .expect("valid");
         assert_eq!(live_capacity(&sim), 6.0);
-        sim.command(Fault::SetConsumerCount {
+        sim.command(Command::SetConsumerCount {
             queue: "jobs".into(),
             count: 1,
         })

@@ -567,7 +567,7 @@ pub fn queue_counts(q: &QueueCard) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use brokerlab_core::{examples, Fault};
+    use brokerlab_core::{examples, Command};
 
     #[test]
     fn the_snapshot_lists_every_component_of_the_scenario() {
@@ -585,7 +585,7 @@ mod tests {
     #[test]
     fn a_crashed_consumer_shows_its_restart_countdown() {
         let mut sim = Simulation::new(examples::load("mm1").expect("built in")).expect("valid");
-        sim.command(Fault::CrashConsumer {
+        sim.command(Command::CrashConsumer {
             consumer: 0,
             point: CrashPoint::Now,
             restart_after_s: Some(5.0),
@@ -600,7 +600,7 @@ mod tests {
     #[test]
     fn an_armed_crash_is_shown() {
         let mut sim = Simulation::new(examples::load("mm1").expect("built in")).expect("valid");
-        sim.command(Fault::CrashConsumer {
+        sim.command(Command::CrashConsumer {
             consumer: 0,
             point: CrashPoint::AfterCommitBeforeAck,
             restart_after_s: None,
@@ -618,12 +618,12 @@ mod tests {
     #[test]
     fn a_slow_consumer_and_a_lost_ack_are_shown() {
         let mut sim = Simulation::new(examples::load("mm1").expect("built in")).expect("valid");
-        sim.command(Fault::SlowConsumer {
+        sim.command(Command::SlowConsumer {
             consumer: 0,
             factor: SLOW_FACTOR,
         })
         .expect("valid");
-        sim.command(Fault::DropNextAck { consumer: 0 })
+        sim.command(Command::DropNextAck { consumer: 0 })
             .expect("valid");
         let c = &Topology::of(&sim).consumers[0];
         assert_eq!(c.slow_factor, 4.0);
@@ -631,7 +631,7 @@ mod tests {
         let state = consumer_state(c);
         assert!(state.contains(" · slow ×4"), "{state}");
         assert!(state.ends_with(" · next ack will be lost"), "{state}");
-        sim.command(Fault::SlowConsumer {
+        sim.command(Command::SlowConsumer {
             consumer: 0,
             factor: 1.0,
         })
@@ -642,7 +642,7 @@ mod tests {
     #[test]
     fn a_scaled_in_consumer_finishes_then_reads_stopped_not_crashed() {
         let mut sim = Simulation::new(examples::load("mm1").expect("built in")).expect("valid");
-        let scale = |count| Fault::SetConsumerCount {
+        let scale = |count| Command::SetConsumerCount {
             queue: "jobs".into(),
             count,
         };
@@ -691,7 +691,7 @@ mod tests {
             flavour_label(Topology::of(&sim).queues[0].flavour),
             "generic"
         );
-        sim.command(Fault::SetFlavour {
+        sim.command(Command::SetFlavour {
             queue: "jobs".into(),
             flavour: Flavour::Rabbitmq,
         })
@@ -779,7 +779,7 @@ mod tests {
             "{reason}"
         );
         assert!(dlq_text(&d).starts_with(&format!("{} held · oldest: ", d.count)));
-        sim.command(Fault::Redrive {
+        sim.command(Command::Redrive {
             queue: "payments".into(),
             rate_per_s: REDRIVE_RATE_PER_S,
         })

@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 
-use brokerlab_core::{examples, secs_to_us, us_to_secs, Fault, MsgId};
+use brokerlab_core::{examples, secs_to_us, us_to_secs, Command, MsgId};
 
 use crate::model::flights::{FlightBuffer, Node};
 use crate::model::invariants::Status;
@@ -290,7 +290,7 @@ impl Lab {
     }
 
     /// Gives the simulation a user command (recorded in the run).
-    pub fn command(&self, fault: Fault) {
+    pub fn command(&self, fault: Command) {
         if let Some(Err(e)) = self.player.try_update_value(|p| p.command(fault)) {
             self.error
                 .set(Some(format!("The simulation refused the command: {e}")));
@@ -300,7 +300,7 @@ impl Lab {
 
     /// Gives the simulation a setting change; a refusal comes back as text (the
     /// parameters panel shows it next to the field) and nothing changes.
-    pub fn try_command(&self, fault: Fault) -> Result<(), String> {
+    pub fn try_command(&self, fault: Command) -> Result<(), String> {
         let result = self
             .player
             .try_update_value(|p| p.command(fault))
@@ -676,7 +676,7 @@ mod tests {
         lab.step();
         let key = lab.prediction_key.get_untracked();
         assert_eq!(lab.settings.get_untracked().queues[0].consumers, 1);
-        let scale = |count| Fault::SetConsumerCount {
+        let scale = |count| Command::SetConsumerCount {
             queue: "jobs".into(),
             count,
         };

@@ -1,6 +1,6 @@
 //! The logs panel: each partitioned log with its consumer groups, partitions and members.
 
-use brokerlab_core::{Fault, MemberCrashPoint};
+use brokerlab_core::{Command, MemberCrashPoint};
 use leptos::prelude::*;
 
 use crate::format::count;
@@ -31,7 +31,7 @@ pub fn LogsView(lab: Lab) -> impl IntoView {
                         <span>{format!("{name}: {n} partitions ")}</span>
                         <button type="button" class="small" data-testid=format!("log-{i}-add-partition")
                             title="Keys spread over the new partition too; every group reading the log rebalances"
-                            on:click=move |_| lab.command(Fault::SetPartitions { log: grow.clone(), partitions: n + 1 })>
+                            on:click=move |_| lab.command(Command::SetPartitions { log: grow.clone(), partitions: n + 1 })>
                             "Add a partition"
                         </button>
                     </li>
@@ -94,7 +94,7 @@ fn group_view(lab: Lab, g: u32, card: GroupCard) -> impl IntoView {
             let m = m as u32;
             view! {
                 <button type="button" class="small danger" data-testid=format!("group-{g}-member-{m}-crash")
-                    on:click=move |_| lab.command(Fault::CrashMember {
+                    on:click=move |_| lab.command(Command::CrashMember {
                         group: g,
                         member: m,
                         point: MemberCrashPoint::Now,
@@ -126,9 +126,9 @@ fn group_view(lab: Lab, g: u32, card: GroupCard) -> impl IntoView {
             <div class="group-actions">
                 {members}
                 <button type="button" class="small" data-testid=format!("group-{g}-add-member")
-                    on:click=move |_| lab.command(Fault::AddMember { group: g })>"Add member"</button>
+                    on:click=move |_| lab.command(Command::AddMember { group: g })>"Add member"</button>
                 <button type="button" class="small" data-testid=format!("group-{g}-replay")
-                    on:click=move |_| lab.command(Fault::SeekToEarliest { group: g })>"Replay from start"</button>
+                    on:click=move |_| lab.command(Command::SeekToEarliest { group: g })>"Replay from start"</button>
             </div>
         </div>
     }

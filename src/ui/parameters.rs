@@ -3,7 +3,7 @@
 
 use brokerlab_core::scenario::limits;
 use brokerlab_core::{
-    AckMode, ArrivalProcess, Fault, Flavour, Idempotency, Overflow, ServiceTime, Simulation,
+    AckMode, ArrivalProcess, Command, Flavour, Idempotency, Overflow, ServiceTime, Simulation,
 };
 use leptos::prelude::*;
 
@@ -190,7 +190,10 @@ fn service_options() -> Vec<(String, &'static str)> {
 }
 
 /// Sends a command built from the live simulation; refusals come back as text.
-fn send(lab: Lab, build: impl FnOnce(&Simulation) -> Result<Fault, String>) -> Result<(), String> {
+fn send(
+    lab: Lab,
+    build: impl FnOnce(&Simulation) -> Result<Command, String>,
+) -> Result<(), String> {
     let fault = lab.with_player(|p| build(p.sim()))?;
     lab.try_command(fault)
 }
@@ -259,7 +262,7 @@ fn QueueRow(lab: Lab, index: usize) -> impl IntoView {
         Signal::derive(move || get().map(|q| f(&q)).unwrap_or_default())
     };
     // Each field's command, for this queue.
-    let cmd = move |make: fn(String, &QueueSettings, &str) -> Result<Fault, String>| {
+    let cmd = move |make: fn(String, &QueueSettings, &str) -> Result<Command, String>| {
         let queue = queue.clone();
         Callback::new(move |input: String| {
             let current = now().ok_or("This queue is no longer in the run.")?;

@@ -4,7 +4,7 @@
 use super::Simulation;
 use crate::consumer::Consumer;
 use crate::scenario::{
-    splice_schedule, AckMode, ArrivalProcess, Fault, Flavour, Idempotency, Overflow, RateSegment,
+    splice_schedule, AckMode, ArrivalProcess, Command, Flavour, Idempotency, Overflow, RateSegment,
     RetryPolicy, ServiceTime,
 };
 use crate::step::{ProducerId, QueueId};
@@ -66,21 +66,21 @@ impl Simulation {
     }
 
     /// Arrival changes in force, in the order they took effect, as (seconds, fault).
-    fn arrival_changes(&self) -> Vec<(f64, &Fault)> {
+    fn arrival_changes(&self) -> Vec<(f64, &Command)> {
         let now_us = self.now_us;
         let scheduled = self
             .scenario
-            .faults
+            .commands
             .iter()
             .filter(|f| f.at_s * 1e6 <= now_us as f64)
-            .map(|f| (f.at_s, &f.fault));
+            .map(|f| (f.at_s, &f.command));
         // Commands are applied in order; the next one to apply marks where the run is.
         let given = self.scenario.interventions[..self.next_intervention]
             .iter()
-            .map(|iv| (us_to_secs(iv.at_us), &iv.fault));
-        let mut changes: Vec<(f64, &Fault)> = scheduled
+            .map(|iv| (us_to_secs(iv.at_us), &iv.command));
+        let mut changes: Vec<(f64, &Command)> = scheduled
             .chain(given)
-            .filter(|(_, f)| matches!(f, Fault::SetArrivals { .. }))
+            .filter(|(_, f)| matches!(f, Command::SetArrivals { .. }))
             .collect();
         // Stable: at one instant, scheduled changes come before commands (as they run).
         changes.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -95,7 +95,7 @@ impl Simulation {
                 let mut process = spec.arrivals.process;
                 let mut schedule = spec.arrivals.schedule.clone();
                 for &(at_s, fault) in &changes {
-                    if let Fault::SetArrivals {
+                    if let Command::SetArrivals {
                         producer,
                         process: p,
                         schedule: new,

@@ -8,7 +8,7 @@ use crate::log::ArmedMemberCrash;
 use crate::message::{Fate, PublishFate};
 use crate::producer::ArmedProducerCrash;
 use crate::scenario::{
-    AckMode, CrashPoint, Fault, Flavour, MemberCrashPoint, Poison, ProducerCrashPoint,
+    AckMode, Command, CrashPoint, Flavour, MemberCrashPoint, Poison, ProducerCrashPoint,
 };
 use crate::step::{ConsumerId, Fact, GroupId, LossReason, MemberId, ProducerId, QueueId, Trigger};
 use crate::time::secs_to_us;
@@ -16,7 +16,7 @@ use crate::time::secs_to_us;
 impl Simulation {
     /// Applies one command (a scheduled fault or an intervention); each family of
     /// commands has its own function below, settings theirs in `settings.rs`.
-    pub(super) fn apply_fault(&mut self, fault: &Fault, trigger: Trigger) {
+    pub(super) fn apply_command(&mut self, fault: &Command, trigger: Trigger) {
         if fault
             .consumer()
             .is_some_and(|c| c as usize >= self.consumers.len())
@@ -24,41 +24,41 @@ impl Simulation {
             return; // a consumer that scaling never created (a hand-written replay)
         }
         match *fault {
-            Fault::CrashConsumer { .. }
-            | Fault::RestartConsumer { .. }
-            | Fault::DropNextAck { .. }
-            | Fault::SlowConsumer { .. } => self.apply_consumer_fault(fault, trigger),
-            Fault::CrashProducer { .. }
-            | Fault::RestartProducer { .. }
-            | Fault::DropNextConfirm { .. }
-            | Fault::InjectPoison { .. }
-            | Fault::CrashBroker { .. }
-            | Fault::RestartBroker => self.apply_producer_or_broker_fault(fault, trigger),
-            Fault::CrashMember { .. }
-            | Fault::AddMember { .. }
-            | Fault::SeekToEarliest { .. }
-            | Fault::SeekTo { .. } => self.apply_group_fault(fault, trigger),
-            Fault::DependencyOutage { .. } | Fault::Redrive { .. } | Fault::DeployFix { .. } => {
-                self.apply_queue_fault(fault, trigger)
-            }
-            Fault::SetArrivals { .. }
-            | Fault::SetServiceTime { .. }
-            | Fault::SetConsumerCount { .. }
-            | Fault::SetPrefetch { .. }
-            | Fault::SetAckMode { .. }
-            | Fault::SetIdempotency { .. }
-            | Fault::SetRetry { .. }
-            | Fault::SetVisibilityTimeout { .. }
-            | Fault::SetQueueBound { .. }
-            | Fault::SetPartitions { .. }
-            | Fault::SetFlavour { .. } => self.apply_setting(fault, trigger),
+            Command::CrashConsumer { .. }
+            | Command::RestartConsumer { .. }
+            | Command::DropNextAck { .. }
+            | Command::SlowConsumer { .. } => self.apply_consumer_fault(fault, trigger),
+            Command::CrashProducer { .. }
+            | Command::RestartProducer { .. }
+            | Command::DropNextConfirm { .. }
+            | Command::InjectPoison { .. }
+            | Command::CrashBroker { .. }
+            | Command::RestartBroker => self.apply_producer_or_broker_fault(fault, trigger),
+            Command::CrashMember { .. }
+            | Command::AddMember { .. }
+            | Command::SeekToEarliest { .. }
+            | Command::SeekTo { .. } => self.apply_group_fault(fault, trigger),
+            Command::DependencyOutage { .. }
+            | Command::Redrive { .. }
+            | Command::DeployFix { .. } => self.apply_queue_fault(fault, trigger),
+            Command::SetArrivals { .. }
+            | Command::SetServiceTime { .. }
+            | Command::SetConsumerCount { .. }
+            | Command::SetPrefetch { .. }
+            | Command::SetAckMode { .. }
+            | Command::SetIdempotency { .. }
+            | Command::SetRetry { .. }
+            | Command::SetVisibilityTimeout { .. }
+            | Command::SetQueueBound { .. }
+            | Command::SetPartitions { .. }
+            | Command::SetFlavour { .. } => self.apply_setting(fault, trigger),
         }
     }
 
     /// Crashing, restarting, slowing a queue consumer, or losing its next ack.
-    fn apply_consumer_fault(&mut self, fault: &Fault, trigger: Trigger) {
+    fn apply_consumer_fault(&mut self, fault: &Command, trigger: Trigger) {
         match *fault {
-            Fault::CrashConsumer {
+            Command::CrashConsumer {
                 consumer,
                 point,
                 restart_after_s,
@@ -73,41 +73,41 @@ impl Simulation {
                     },
                 );
             }
-            Fault::RestartConsumer { consumer } => {
+            Command::RestartConsumer { consumer } => {
                 if !self.consumers[consumer as usize].up {
                     self.restart_consumer(consumer, trigger);
                 }
             }
-            Fault::DropNextAck { consumer } => {
+            Command::DropNextAck { consumer } => {
                 self.consumers[consumer as usize].drop_next_ack = true;
                 self.facts.push(Fact::AckDropArmed { consumer, trigger });
             }
-            Fault::SlowConsumer { consumer, factor } => {
+            Command::SlowConsumer { consumer, factor } => {
                 self.slow_consumer(consumer, factor, trigger)
             }
-            _ => unreachable!("apply_fault sends only consumer faults here"),
+            _ => unreachable!("apply_command sends only consumer faults here"),
         }
     }
 
     /// An outage of a queue's dependency, a redrive of its dead letters, a deployed fix.
-    fn apply_queue_fault(&mut self, fault: &Fault, trigger: Trigger) {
+    fn apply_queue_fault(&mut self, fault: &Command, trigger: Trigger) {
         match *fault {
-            Fault::DependencyOutage { ref queue, for_s } => {
+            Command::DependencyOutage { ref queue, for_s } => {
                 let q = self.scenario.queue_index(queue).expect("validated") as u32;
                 self.start_dependency_outage(q, for_s, trigger);
             }
-            Fault::Redrive {
+            Command::Redrive {
                 ref queue,
                 rate_per_s,
             } => {
                 let q = self.scenario.queue_index(queue).expect("validated") as u32;
                 self.start_redrive(q, rate_per_s);
             }
-            Fault::DeployFix { ref queue, poison } => {
+            Command::DeployFix { ref queue, poison } => {
                 let q = self.scenario.queue_index(queue).expect("validated") as u32;
                 self.deploy_fix(q, poison, trigger);
             }
-            _ => unreachable!("apply_fault sends only queue faults here"),
+            _ => unreachable!("apply_command sends only queue faults here"),
         }
     }
 
@@ -161,9 +161,9 @@ impl Simulation {
 
     /// Crashing or restarting a producer, losing its next confirm, a poison message; the
     /// broker crashing and restarting.
-    fn apply_producer_or_broker_fault(&mut self, fault: &Fault, trigger: Trigger) {
+    fn apply_producer_or_broker_fault(&mut self, fault: &Command, trigger: Trigger) {
         match *fault {
-            Fault::CrashProducer {
+            Command::CrashProducer {
                 producer,
                 point,
                 restart_after_s,
@@ -178,39 +178,39 @@ impl Simulation {
                     },
                 );
             }
-            Fault::RestartProducer { producer } => {
+            Command::RestartProducer { producer } => {
                 if !self.producers[producer as usize].up {
                     self.restart_producer(producer, trigger);
                 }
             }
-            Fault::DropNextConfirm { producer } => {
+            Command::DropNextConfirm { producer } => {
                 self.producers[producer as usize].drop_next_confirm = true;
                 self.facts
                     .push(Fact::ConfirmDropArmed { producer, trigger });
             }
-            Fault::InjectPoison { producer, poison } => {
+            Command::InjectPoison { producer, poison } => {
                 if self.producers[producer as usize].up {
                     self.create_poison(producer, poison);
                 }
             }
-            Fault::CrashBroker { restart_after_s } => {
+            Command::CrashBroker { restart_after_s } => {
                 if self.broker_up {
                     self.crash_broker(restart_after_s.map(secs_to_us), trigger);
                 }
             }
-            Fault::RestartBroker => {
+            Command::RestartBroker => {
                 if !self.broker_up {
                     self.restart_broker(trigger);
                 }
             }
-            _ => unreachable!("apply_fault sends only producer and broker faults here"),
+            _ => unreachable!("apply_command sends only producer and broker faults here"),
         }
     }
 
     /// A consumer group's members crashing and joining, and the group rewinding.
-    fn apply_group_fault(&mut self, fault: &Fault, trigger: Trigger) {
+    fn apply_group_fault(&mut self, fault: &Command, trigger: Trigger) {
         match *fault {
-            Fault::CrashMember {
+            Command::CrashMember {
                 group,
                 member,
                 point,
@@ -223,16 +223,16 @@ impl Simulation {
                 };
                 self.arm_member_crash(group, member, armed);
             }
-            Fault::AddMember { group } => {
+            Command::AddMember { group } => {
                 if self.groups[group as usize].members.len()
                     < crate::scenario::limits::MEMBERS_MAX as usize
                 {
                     self.add_member(group, trigger);
                 }
             }
-            Fault::SeekToEarliest { group } => self.rewind_group(group, None, trigger),
-            Fault::SeekTo { group, offset } => self.rewind_group(group, Some(offset), trigger),
-            _ => unreachable!("apply_fault sends only group faults here"),
+            Command::SeekToEarliest { group } => self.rewind_group(group, None, trigger),
+            Command::SeekTo { group, offset } => self.rewind_group(group, Some(offset), trigger),
+            _ => unreachable!("apply_command sends only group faults here"),
         }
     }
 

@@ -32,7 +32,7 @@ use crate::metrics::{Counters, GroupSample, Latencies, QueueSample, Sample, Seri
 use crate::producer::{Producer, Target};
 use crate::queue::{Queue, QueueView};
 use crate::rng::SimRng;
-use crate::scenario::{Budget, ConsumerSpec, Fault, Intervention, Scenario, ScenarioError};
+use crate::scenario::{Budget, Command, ConsumerSpec, Intervention, Scenario, ScenarioError};
 use crate::step::{ConsumerId, CopyId, Fact, MsgId, QueueId, Step, Trigger};
 use crate::time::{secs_to_us, us_to_secs, Micros};
 
@@ -196,10 +196,10 @@ impl Simulation {
         for p in 0..sim.producers.len() {
             sim.schedule_next_arrival(p as u32);
         }
-        for (i, f) in sim.scenario.faults.iter().enumerate() {
+        for (i, f) in sim.scenario.commands.iter().enumerate() {
             sim.events.schedule(
                 secs_to_us(f.at_s),
-                Event::ScheduledFault { index: i as u32 },
+                Event::ScheduledCommand { index: i as u32 },
             );
         }
         Ok(sim)
@@ -223,13 +223,13 @@ impl Simulation {
         }
         if let Some(iv) = self.scenario.interventions.get(self.next_intervention) {
             if iv.after_step <= self.steps {
-                let fault = iv.fault.clone();
+                let fault = iv.command.clone();
                 // Replay at the recorded instant, never past a pending event or the end.
                 let ceiling = self.events.peek_time().unwrap_or(Micros::MAX).min(limit_us);
                 let at = iv.at_us.min(ceiling).max(self.now_us);
                 self.next_intervention += 1;
                 self.advance_clock(at);
-                self.apply_fault(&fault, Trigger::User);
+                self.apply_command(&fault, Trigger::User);
                 self.discard_dead_events();
                 return Some(self.finish_step());
             }
@@ -354,9 +354,9 @@ impl Simulation {
 
     /// Applies a user command now and records it in the scenario, so a replay of
     /// [`Simulation::scenario`] reproduces this run exactly. Returns the step it made.
-    pub fn command(&mut self, fault: Fault) -> Result<Step<'_>, ScenarioError> {
-        self.scenario.validate_fault("command", &fault)?;
-        if let Fault::SetPartitions {
+    pub fn command(&mut self, fault: Command) -> Result<Step<'_>, ScenarioError> {
+        self.scenario.validate_command("command", &fault)?;
+        if let Command::SetPartitions {
             ref log,
             partitions,
         } = fault
@@ -411,7 +411,7 @@ impl Simulation {
         let intervention = Intervention {
             after_step: self.steps,
             at_us: self.now_us,
-            fault,
+            command: fault,
         };
         // The whole run must stay within the scenario limits and the work estimate (new
         // arrivals, joins, injected poison, seeks back all count), so that the recorded
@@ -528,7 +528,7 @@ impl Simulation {
             Event::AutoCommit { .. }
             | Event::PublishArrives { .. }
             | Event::RedriveTick { .. }
-            | Event::ScheduledFault { .. } => true,
+            | Event::ScheduledCommand { .. } => true,
         }
     }
 
@@ -649,9 +649,9 @@ impl Simulation {
             Event::RetryDue { copy, .. } => self.retry_due(copy),
             Event::TtlExpired { copy, .. } => self.expire_ttl(copy),
             Event::RedriveTick { queue } => self.redrive_tick(queue),
-            Event::ScheduledFault { index } => {
-                let fault = self.scenario.faults[index as usize].fault.clone();
-                self.apply_fault(&fault, Trigger::Scheduled);
+            Event::ScheduledCommand { index } => {
+                let fault = self.scenario.commands[index as usize].command.clone();
+                self.apply_command(&fault, Trigger::Scheduled);
             }
             Event::RestartConsumer { consumer, .. } => {
                 self.restart_consumer(consumer, Trigger::Scheduled)

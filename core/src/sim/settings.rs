@@ -5,7 +5,7 @@
 use super::Simulation;
 use crate::consumer::Consumer;
 use crate::scenario::{
-    AckMode, ArrivalProcess, Fault, Flavour, Overflow, RateSegment, ServiceTime,
+    AckMode, ArrivalProcess, Command, Flavour, Overflow, RateSegment, ServiceTime,
 };
 use crate::step::{ConsumerId, Fact, ProducerId, QueueId, Setting, Trigger};
 use crate::time::secs_to_us;
@@ -13,32 +13,32 @@ use crate::time::secs_to_us;
 impl Simulation {
     /// Applies a `Set…` command; other faults are not settings and are ignored here. A
     /// command naming a producer, queue or log the run does not have changes nothing.
-    pub(super) fn apply_setting(&mut self, fault: &Fault, trigger: Trigger) {
+    pub(super) fn apply_setting(&mut self, fault: &Command, trigger: Trigger) {
         let queue_of = |name: &str| self.scenario.queue_index(name).map(|q| q as QueueId);
         match *fault {
-            Fault::SetArrivals {
+            Command::SetArrivals {
                 producer,
                 process,
                 ref schedule,
             } => self.set_arrivals(producer, process, schedule, trigger),
-            Fault::SetServiceTime { ref queue, .. }
-            | Fault::SetConsumerCount { ref queue, .. }
-            | Fault::SetPrefetch { ref queue, .. }
-            | Fault::SetAckMode { ref queue, .. }
-            | Fault::SetIdempotency { ref queue, .. }
-            | Fault::SetRetry { ref queue, .. } => {
+            Command::SetServiceTime { ref queue, .. }
+            | Command::SetConsumerCount { ref queue, .. }
+            | Command::SetPrefetch { ref queue, .. }
+            | Command::SetAckMode { ref queue, .. }
+            | Command::SetIdempotency { ref queue, .. }
+            | Command::SetRetry { ref queue, .. } => {
                 if let Some(q) = queue_of(queue) {
                     self.apply_consumer_setting(q, fault, trigger);
                 }
             }
-            Fault::SetVisibilityTimeout { ref queue, .. }
-            | Fault::SetQueueBound { ref queue, .. }
-            | Fault::SetFlavour { ref queue, .. } => {
+            Command::SetVisibilityTimeout { ref queue, .. }
+            | Command::SetQueueBound { ref queue, .. }
+            | Command::SetFlavour { ref queue, .. } => {
                 if let Some(q) = queue_of(queue) {
                     self.apply_queue_setting(q, fault, trigger);
                 }
             }
-            Fault::SetPartitions {
+            Command::SetPartitions {
                 ref log,
                 partitions,
             } => {
@@ -74,9 +74,9 @@ impl Simulation {
     }
 
     /// A new setting for every consumer of queue `q`.
-    fn apply_consumer_setting(&mut self, q: QueueId, fault: &Fault, trigger: Trigger) {
+    fn apply_consumer_setting(&mut self, q: QueueId, fault: &Command, trigger: Trigger) {
         let setting = match *fault {
-            Fault::SetServiceTime { service, .. } => {
+            Command::SetServiceTime { service, .. } => {
                 self.for_consumers_of(q, |c| c.service = service);
                 let (mean_s, exponential) = match service {
                     ServiceTime::Fixed { seconds } => (seconds, false),
@@ -88,7 +88,7 @@ impl Simulation {
                     exponential,
                 }
             }
-            Fault::SetConsumerCount { count, .. } => {
+            Command::SetConsumerCount { count, .. } => {
                 self.facts.push(Fact::SettingChanged {
                     setting: Setting::Consumers { queue: q, count },
                     trigger,
@@ -96,7 +96,7 @@ impl Simulation {
                 self.scale_consumers(q, count, trigger);
                 return;
             }
-            Fault::SetPrefetch { prefetch, .. } => {
+            Command::SetPrefetch { prefetch, .. } => {
                 self.for_consumers_of(q, |c| {
                     // Lowered below what it holds: it keeps those and takes no more until
                     // it is under the new limit.
@@ -105,18 +105,18 @@ impl Simulation {
                 });
                 Setting::Prefetch { queue: q, prefetch }
             }
-            Fault::SetAckMode { ack, .. } => {
+            Command::SetAckMode { ack, .. } => {
                 self.set_ack_mode(q, ack, trigger);
                 return;
             }
-            Fault::SetIdempotency { idempotency, .. } => {
+            Command::SetIdempotency { idempotency, .. } => {
                 self.for_consumers_of(q, |c| c.idempotency = idempotency);
                 Setting::Idempotency {
                     queue: q,
                     idempotency,
                 }
             }
-            Fault::SetRetry { ref retry, .. } => {
+            Command::SetRetry { ref retry, .. } => {
                 self.for_consumers_of(q, |c| c.retry = retry.clone());
                 Setting::Retry {
                     queue: q,
@@ -160,9 +160,9 @@ impl Simulation {
     }
 
     /// A new setting of queue `q` itself.
-    fn apply_queue_setting(&mut self, q: QueueId, fault: &Fault, trigger: Trigger) {
+    fn apply_queue_setting(&mut self, q: QueueId, fault: &Command, trigger: Trigger) {
         match *fault {
-            Fault::SetVisibilityTimeout { seconds, .. } => {
+            Command::SetVisibilityTimeout { seconds, .. } => {
                 let lease_us = secs_to_us(seconds).max(1);
                 self.queues[q as usize].lease_us = lease_us;
                 self.facts.push(Fact::SettingChanged {
@@ -170,12 +170,12 @@ impl Simulation {
                     trigger,
                 });
             }
-            Fault::SetQueueBound {
+            Command::SetQueueBound {
                 max_length,
                 overflow,
                 ..
             } => self.set_queue_bound(q, max_length, overflow, trigger),
-            Fault::SetFlavour { flavour, .. } => self.set_flavour(q, flavour, trigger),
+            Command::SetFlavour { flavour, .. } => self.set_flavour(q, flavour, trigger),
             _ => unreachable!("apply_setting sends only queue settings here"),
         }
     }

@@ -254,7 +254,7 @@ impl Player {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use brokerlab_core::{examples, CrashPoint, Fault};
+    use brokerlab_core::{examples, Command, CrashPoint};
 
     fn player(name: &str) -> Player {
         Player::new(examples::load(name).expect("built in")).expect("valid")
@@ -325,7 +325,7 @@ mod tests {
     fn stepping_back_via_a_snapshot_equals_a_straight_run_after_a_crash() {
         let mut p = player("burst");
         p.seek_to(secs_to_us(20.0)).expect("valid");
-        p.command(Fault::CrashConsumer {
+        p.command(Command::CrashConsumer {
             consumer: 3,
             point: CrashPoint::Now,
             restart_after_s: Some(5.0),
@@ -336,7 +336,7 @@ mod tests {
             "a command clears the snapshots"
         );
         // A setting too: the prediction's capacity changes from here on.
-        p.command(Fault::SetConsumerCount {
+        p.command(Command::SetConsumerCount {
             queue: p.sim().scenario().queues[0].name.clone(),
             count: 30,
         })

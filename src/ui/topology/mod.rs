@@ -1,7 +1,7 @@
 //! The topology diagram: one card per component of the run in four lanes, each with its
 //! controls; the tokens overlay on top. Renders [`Topology`] snapshots from the lab.
 
-use brokerlab_core::{CrashPoint, Fault, Poison, ProducerCrashPoint};
+use brokerlab_core::{Command, CrashPoint, Poison, ProducerCrashPoint};
 use leptos::prelude::*;
 
 use crate::model::flights::Node;
@@ -71,25 +71,25 @@ fn ProducerActions(lab: Lab, index: usize, up: Signal<bool>) -> impl IntoView {
             <button type="button" class="small" class:danger=up data-testid=format!("producer-{index}-toggle")
                 on:click=move |_| {
                     if up.get() {
-                        lab.command(Fault::CrashProducer {
+                        lab.command(Command::CrashProducer {
                             producer,
                             point: ProducerCrashPoint::Now,
                             restart_after_s: Some(RESTART_AFTER_S),
                         })
                     } else {
-                        lab.command(Fault::RestartProducer { producer })
+                        lab.command(Command::RestartProducer { producer })
                     }
                 }
                 title=move || if up.get() { format!("Crash now; it restarts {RESTART_AFTER_S} s later") } else { "Restart it now".to_string() }>
                 {move || if up.get() { "Crash" } else { "Restart" }}
             </button>
             <button type="button" class="small" data-testid=format!("producer-{index}-drop-confirm")
-                on:click=move |_| lab.command(Fault::DropNextConfirm { producer })
+                on:click=move |_| lab.command(Command::DropNextConfirm { producer })
                 title="The broker's next confirm to this producer is lost">
                 "Drop next confirm"
             </button>
             <button type="button" class="small" data-testid=format!("producer-{index}-poison")
-                on:click=move |_| lab.command(Fault::InjectPoison { producer, poison: Poison::MalformedPayload })
+                on:click=move |_| lab.command(Command::InjectPoison { producer, poison: Poison::MalformedPayload })
                 title="Publish one message with a malformed payload now: every handler attempt fails">
                 "Inject poison"
             </button>
@@ -117,7 +117,7 @@ fn RelayBox(lab: Lab, index: usize) -> impl IntoView {
             <span class="actions">
                 <button type="button" class="danger small" data-testid=format!("producer-{index}-crash-after-publish")
                     disabled=move || !up() || armed()
-                    on:click=move |_| lab.command(Fault::CrashProducer {
+                    on:click=move |_| lab.command(Command::CrashProducer {
                         producer,
                         point: ProducerCrashPoint::AfterPublishBeforeMark,
                         restart_after_s: Some(RELAY_RESTART_AFTER_S),
@@ -219,7 +219,7 @@ fn DlqBox(lab: Lab, index: usize, card: Memo<Option<QueueCard>>) -> impl IntoVie
                 <span class="actions">
                     <button type="button" class="small" data-testid=format!("dlq-{index}-redrive")
                         disabled=redriving
-                        on:click=move |_| lab.command(Fault::Redrive { queue: queue(), rate_per_s: REDRIVE_RATE_PER_S })
+                        on:click=move |_| lab.command(Command::Redrive { queue: queue(), rate_per_s: REDRIVE_RATE_PER_S })
                         title=format!("Move the dead letters back to the queue, {REDRIVE_RATE_PER_S} per second")>
                         "Redrive"
                     </button>
@@ -264,7 +264,7 @@ fn ConsumerBox(lab: Lab, index: usize) -> impl IntoView {
     let slow = move || card.with(|c| c.as_ref().is_some_and(|c| c.slow_factor > 1.0));
     let drop_armed = move || card.with(|c| c.as_ref().is_some_and(|c| c.drop_next_ack));
     let crash = move |point| {
-        lab.command(Fault::CrashConsumer {
+        lab.command(Command::CrashConsumer {
             consumer,
             point,
             restart_after_s: Some(RESTART_AFTER_S),
@@ -290,17 +290,17 @@ fn ConsumerBox(lab: Lab, index: usize) -> impl IntoView {
                     "Crash after next commit"
                 </button>
                 <button type="button" class="small" data-testid=format!("consumer-{index}-restart")
-                    disabled=up on:click=move |_| lab.command(Fault::RestartConsumer { consumer })>
+                    disabled=up on:click=move |_| lab.command(Command::RestartConsumer { consumer })>
                     "Restart"
                 </button>
                 <button type="button" class="small" data-testid=format!("consumer-{index}-drop-ack")
                     disabled=move || !up() || drop_armed()
-                    on:click=move |_| lab.command(Fault::DropNextAck { consumer })
+                    on:click=move |_| lab.command(Command::DropNextAck { consumer })
                     title="Its next ack is lost on the way to the broker">
                     "Drop next ack"
                 </button>
                 <button type="button" class="small" data-testid=format!("consumer-{index}-slow")
-                    on:click=move |_| lab.command(Fault::SlowConsumer {
+                    on:click=move |_| lab.command(Command::SlowConsumer {
                         consumer,
                         factor: if slow() { 1.0 } else { SLOW_FACTOR },
                     })
@@ -406,9 +406,9 @@ pub fn TopologyView(lab: Lab) -> impl IntoView {
                     <button type="button" class="small" class:danger=broker_up data-testid="broker-toggle"
                         on:click=move |_| {
                             if broker_up() {
-                                lab.command(Fault::CrashBroker { restart_after_s: Some(RESTART_AFTER_S) })
+                                lab.command(Command::CrashBroker { restart_after_s: Some(RESTART_AFTER_S) })
                             } else {
-                                lab.command(Fault::RestartBroker)
+                                lab.command(Command::RestartBroker)
                             }
                         }>
                         {move || if broker_up() { "Crash broker" } else { "Restart broker" }}

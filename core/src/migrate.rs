@@ -1,0 +1,101 @@
+//! Scenario files of every earlier format version keep loading: each version's file is
+//! rewritten, as JSON, into the next one's until it is current, and only then decoded.
+//!
+//! - Version 1 → 2: the scheduled list was called `faults` and each entry (and each
+//!   recorded intervention) held a `fault`; it holds setting changes too, so version 2
+//!   calls them `commands` and `command`. Nothing else changed.
+
+use serde_json::{Map, Value};
+
+use crate::scenario::{ScenarioError, SCENARIO_VERSION};
+
+/// Brings a decoded JSON document to the current format version, in place. A document
+/// without a readable version, or with one this build does not know, is left as it is:
+/// decoding and validation then say what is wrong with it.
+pub(crate) fn to_current(doc: &mut Value) -> Result<(), ScenarioError> {
+    let Some(top) = doc.as_object_mut() else {
+        return Ok(());
+    };
+    if top.get("version").and_then(Value::as_u64) == Some(1) {
+        v1_to_v2(top)?;
+    }
+    debug_assert!(top.get("version").and_then(Value::as_u64) != Some(1));
+    let _ = SCENARIO_VERSION; // the chain ends at the current version
+    Ok(())
+}
+
+fn v1_to_v2(top: &mut Map<String, Value>) -> Result<(), ScenarioError> {
+    if top.contains_key("commands") {
+        // `commands` is a version-2 name: in a version-1 file it is an unknown field.
+        return Err(ScenarioError {
+            field: "commands".into(),
+            problem: "is not a field of version 1 (its scheduled list is `faults`)".into(),
+        });
+    }
+    if let Some(faults) = top.remove("faults") {
+        top.insert("commands".into(), faults);
+    }
+    for list in ["commands", "interventions"] {
+        if let Some(Value::Array(entries)) = top.get_mut(list) {
+            entries.iter_mut().for_each(rename_fault);
+        }
+    }
+    top.insert("version".into(), Value::from(2));
+    Ok(())
+}
+
+/// One entry's `fault` becomes its `command` (an entry that has both keeps both, and
+/// decoding refuses the unknown `fault`).
+fn rename_fault(entry: &mut Value) {
+    if let Some(e) = entry.as_object_mut() {
+        if !e.contains_key("command") {
+            if let Some(fault) = e.remove("fault") {
+                e.insert("command".into(), fault);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn version_1_faults_and_interventions_become_commands() {
+        let mut v = json!({
+            "version": 1,
+            "faults": [{ "at_s": 1, "fault": { "crash_broker": {} } }],
+            "interventions": [{ "after_step": 3, "at_us": 5, "fault": "restart_broker" }]
+        });
+        to_current(&mut v).unwrap();
+        assert_eq!(
+            v,
+            json!({
+                "version": 2,
+                "commands": [{ "at_s": 1, "command": { "crash_broker": {} } }],
+                "interventions": [{ "after_step": 3, "at_us": 5, "command": "restart_broker" }]
+            })
+        );
+    }
+
+    #[test]
+    fn current_and_unknown_versions_are_left_alone() {
+        for v in [
+            json!({ "version": 2, "faults": [] }),
+            json!({ "version": 9, "faults": [] }),
+            json!({ "version": "1" }),
+            json!([1, 2]),
+        ] {
+            let mut w = v.clone();
+            to_current(&mut w).unwrap();
+            assert_eq!(w, v);
+        }
+    }
+
+    #[test]
+    fn a_version_1_file_with_a_version_2_list_is_refused() {
+        let mut v = json!({ "version": 1, "commands": [] });
+        assert_eq!(to_current(&mut v).unwrap_err().field, "commands");
+    }
+}
