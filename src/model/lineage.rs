@@ -56,6 +56,8 @@ impl Lane {
             | ConfirmLost { .. }
             | OutboxMarked { .. }
             | EventNeverPublished { .. }
+            | OutboxRetryScheduled { .. }
+            | OutboxRowParked { .. }
             | PublishFailed { .. } => Lane::Producer,
             ProcessingStarted { .. }
             | DuplicateSkipped { .. }
@@ -69,6 +71,7 @@ impl Lane {
             | RecordRetrying { .. }
             | RecordStaleIgnored { .. }
             | ConsumerCrashed { .. }
+            | ConsumerEmailSent { .. }
             | EmailSent { .. } => Lane::Consumer,
             EffectCommitted { .. }
             | EffectRefused { .. }
@@ -572,6 +575,17 @@ fn producer_label(fact: &Fact) -> Option<String> {
         Confirmed { .. } => "confirm".into(),
         ConfirmLost { .. } => "✗ confirm lost".into(),
         OutboxMarked { .. } => "outbox row marked sent".into(),
+        OutboxRetryScheduled {
+            attempt,
+            ready_at_us,
+            ..
+        } => format!(
+            "✗ not confirmed (attempt {attempt}): row kept, again at {:.2} s",
+            us_to_secs(ready_at_us)
+        ),
+        OutboxRowParked { attempts, .. } => {
+            format!("✗ {attempts} attempts used: row parked for an operator")
+        }
         EventNeverPublished { .. } => "✗ crashed before publishing: no event".into(),
         Deduplicated { .. } => "same id again: not stored twice".into(),
         Refused {
@@ -685,6 +699,8 @@ fn consumer_label(fact: &Fact) -> Option<String> {
             us_to_secs(ready_at_us)
         ),
         GapSkipped { current, .. } => format!("gap timeout: v{} skipped", current + 1),
+        ConsumerEmailSent { times: 1, .. } => "email sent".into(),
+        ConsumerEmailSent { times, .. } => format!("⚠ DUPLICATE email: sent {times}×"),
         _ => return None,
     })
 }
@@ -961,6 +977,51 @@ mod tests {
             }
         }
         assert!(checked > 500, "{checked}");
+    }
+
+    #[test]
+    fn every_fact_in_a_history_has_its_own_arrow_label() {
+        // A fact with no label is drawn as "(other)": a history that says nothing.
+        for name in examples::names() {
+            let mut sim = Simulation::new(examples::load(name).expect("built in")).expect("ok");
+            while sim.steps() < 3_000 && sim.step().is_some() {}
+            let start = Simulation::new(sim.scenario().clone()).expect("valid");
+            for msg in 0..(sim.messages().len() as u64).min(12) {
+                let mut build = LineageBuild::start(start.clone(), sim.steps(), msg).expect("ok");
+                while !build.go_on(|_| true) {}
+                let kept: Vec<Fact> = build.kept.iter().map(|k| k.fact).collect();
+                let rows = build.finish();
+                for (fact, row) in kept.iter().zip(&rows.rows) {
+                    assert_ne!(row.label, "(other)", "{name}, #{msg}: {fact:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn an_outbox_row_that_is_refused_shows_its_retry_in_the_history() {
+        let scenario = brokerlab_core::Scenario::from_json(include_str!(
+            "../../core/tests/repro/semantics/outbox-publish-refused.json"
+        ))
+        .expect("valid");
+        let mut sim = Simulation::new(scenario).expect("valid");
+        while sim.step().is_some() {}
+        let start = Simulation::new(sim.scenario().clone()).expect("valid");
+        let retried = (0..sim.messages().len() as u64).find_map(|msg| {
+            let mut build = LineageBuild::start(start.clone(), sim.steps(), msg).expect("ok");
+            while !build.go_on(|_| true) {}
+            let rows = build.finish().rows;
+            rows.iter()
+                .find(|r| r.label.contains("row kept"))
+                .map(|r| (r.lane, r.kind, r.label.clone()))
+        });
+        let (lane, kind, label) = retried.expect("some row was retried");
+        assert_eq!(
+            (lane, kind),
+            (Lane::Producer, ArrowKind::Failure),
+            "{label}"
+        );
+        assert!(label.starts_with("✗ not confirmed (attempt 1): row kept, again at "));
     }
 
     #[test]

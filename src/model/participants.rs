@@ -140,7 +140,9 @@ fn producer_side(fact: &Fact) -> Option<Part> {
         Throttled { producer, .. } | OutboxMarked { producer, .. } => {
             at(Publisher(producer), Plain)
         }
-        ConfirmTimedOut { producer, .. } => at(Publisher(producer), Failure),
+        ConfirmTimedOut { producer, .. }
+        | OutboxRetryScheduled { producer, .. }
+        | OutboxRowParked { producer, .. } => at(Publisher(producer), Failure),
         Confirmed { producer, .. } => go(Exchange, Publisher(producer), Confirm),
         ConfirmLost { producer, .. }
         | Unroutable {
@@ -222,6 +224,9 @@ fn consumer_side(sim: &Simulation, fact: &Fact) -> Option<Part> {
         | ConsumerRestarted { consumer, .. }
         | ConsumerSlowed { consumer, .. } => at(Consumer(consumer), Plain),
         ConsumerCrashed { consumer, .. } => at(Consumer(consumer), Failure),
+        ConsumerEmailSent {
+            consumer, times, ..
+        } => at(Consumer(consumer), if times > 1 { Resent } else { Plain }),
         EffectCommitted {
             consumer, applied, ..
         } => go(Consumer(consumer), Database, again(applied)),

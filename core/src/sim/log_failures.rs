@@ -7,7 +7,7 @@
 use super::Simulation;
 use crate::engine::Event;
 use crate::log::{RecordStatus, Work};
-use crate::scenario::{Jitter, ServiceTime};
+use crate::scenario::ServiceTime;
 use crate::step::{DeadLetterReason, Fact, Failure, GroupId, MemberId, MsgId};
 use crate::time::{secs_to_us, Micros};
 
@@ -114,17 +114,9 @@ impl Simulation {
         });
     }
 
-    /// Exponential backoff with jitter, from the group's retry policy.
+    /// The group's retry policy's delay before the record's next attempt.
     fn record_backoff_us(&mut self, g: GroupId, failures: u32) -> Micros {
-        let p = &self.groups[g as usize].retry;
-        let exp = (p.backoff_base_s * 2f64.powi(failures.saturating_sub(1).min(60) as i32))
-            .min(p.backoff_cap_s);
-        let delay_s = match p.jitter {
-            Jitter::None => exp,
-            Jitter::Full => self.rng.uniform() * exp,
-            Jitter::Equal => exp / 2.0 + self.rng.uniform() * exp / 2.0,
-        };
-        secs_to_us(delay_s)
+        super::backoff::delay_us(&self.groups[g as usize].retry, failures, &mut self.rng)
     }
 
     /// The group gives up on a record: it is appended to the group's dead-letter log (a

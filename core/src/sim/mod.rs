@@ -7,6 +7,7 @@
 //! * `processing` — consumer handlers: failures, ordering, idempotency, effects, acks;
 //! * `faults` — crashes, restarts and other deliberate faults.
 
+mod backoff;
 pub mod current;
 mod delivery;
 mod faults;

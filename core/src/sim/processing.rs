@@ -7,9 +7,7 @@ use crate::consumer::Held;
 use crate::database::Aggregate;
 use crate::engine::Event;
 use crate::message::Fate;
-use crate::scenario::{
-    AckMode, CrashPoint, GapTimeout, Idempotency, Jitter, Op, Ordering, ServiceTime,
-};
+use crate::scenario::{AckMode, CrashPoint, GapTimeout, Idempotency, Op, Ordering, ServiceTime};
 use crate::step::{
     Attempt, ConsumerId, CopyId, DeadLetterReason, DuplicateSeen, Fact, Failure, IgnoredAck,
     LossReason, MsgId, ProducerId,
@@ -554,17 +552,13 @@ impl Simulation {
         }
     }
 
-    /// Exponential backoff with jitter: base × 2^(failures−1), capped, then jittered.
+    /// The consumer's retry policy's delay before its next attempt.
     fn backoff_us(&mut self, consumer: ConsumerId, failures: u32) -> Micros {
-        let p = &self.consumers[consumer as usize].retry;
-        let exp = (p.backoff_base_s * 2f64.powi(failures.saturating_sub(1).min(60) as i32))
-            .min(p.backoff_cap_s);
-        let delay_s = match p.jitter {
-            Jitter::None => exp,
-            Jitter::Full => self.rng.uniform() * exp,
-            Jitter::Equal => exp / 2.0 + self.rng.uniform() * exp / 2.0,
-        };
-        secs_to_us(delay_s)
+        super::backoff::delay_us(
+            &self.consumers[consumer as usize].retry,
+            failures,
+            &mut self.rng,
+        )
     }
 
     /// A gap in the versions: the copy goes back, unfailed, and is tried again later.
