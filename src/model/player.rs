@@ -549,6 +549,31 @@ mod tests {
         assert!(!a.breached);
     }
 
+    #[test]
+    fn a_run_stopped_by_the_work_budget_says_so_and_stops_playing() {
+        // The default budget is ten million steps; a small one shows the same path.
+        let mut p = burst();
+        let budget = brokerlab_core::Budget {
+            steps_max: 2_000,
+            ..brokerlab_core::Budget::default()
+        };
+        p.sim = Simulation::with_budget(p.base.clone(), budget).expect("valid");
+        assert_eq!(p.readout().budget_stop, None);
+        play(&mut p, 2.0, 20.0);
+        assert!(p.is_finished(), "a budget stop ends the run");
+        let r = p.readout();
+        assert!(r.finished);
+        assert_eq!(
+            r.budget_stop,
+            Some("stopped at the work budget: too many steps")
+        );
+        assert_eq!(r.step, 2_000);
+        // Playing on changes nothing: the page stays on the last step, responsive.
+        play(&mut p, 1.0, 20.0);
+        assert_eq!(p.readout().step, 2_000);
+        assert!(!p.step_once(), "no step past the budget");
+    }
+
     fn burst() -> Player {
         Player::new(examples::load("burst").expect("built in")).expect("valid")
     }
