@@ -17,6 +17,7 @@ fn by(trigger: Trigger) -> &'static str {
     match trigger {
         Trigger::Scheduled => "as scheduled",
         Trigger::User => "on your command",
+        Trigger::AfterCrash => "by itself, after its crash",
     }
 }
 

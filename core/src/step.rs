@@ -31,6 +31,9 @@ pub enum Trigger {
     Scheduled,
     /// Asked for by the user while the run was playing.
     User,
+    /// A restart that follows its crash by the crash's `restart_after_s`, whoever
+    /// caused the crash.
+    AfterCrash,
 }
 
 /// Why a copy's fate became "lost".

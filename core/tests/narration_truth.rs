@@ -181,3 +181,33 @@ fn the_rules_catch_false_sentences() {
     assert!(!ok("P published #7 again (attempt 3), with the same id."));
     assert!(!ok("P published #8 again (attempt 2), with the same id."));
 }
+
+#[test]
+fn a_restart_that_follows_its_crash_is_not_called_scheduled() {
+    // The crash is clicked (a command); its restart comes restart_after_s later by
+    // itself: neither "as scheduled" nor "on your command" is true of the restart.
+    let mut s = examples::load("crash-after-commit").expect("built in");
+    s.commands.clear();
+    let mut sim = Simulation::new(s).expect("valid");
+    sim.step();
+    sim.command(brokerlab_core::Command::CrashConsumer {
+        consumer: 0,
+        point: brokerlab_core::CrashPoint::Now,
+        restart_after_s: Some(1.0),
+    })
+    .expect("valid");
+    let mut said = Vec::new();
+    while let Some(step) = sim.step() {
+        let facts = step.facts.to_vec();
+        for fact in facts
+            .iter()
+            .filter(|f| matches!(f, Fact::ConsumerRestarted { .. }))
+        {
+            said.push(describe(&sim, fact));
+        }
+    }
+    assert_eq!(
+        said,
+        ["C1 restarted (by itself, after its crash) and asks the broker for work."]
+    );
+}

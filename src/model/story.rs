@@ -216,6 +216,43 @@ fn is_notable(fact: &Fact) -> bool {
                 | Fact::FixDeployed { .. }
                 | Fact::StaleWorkInProgress { .. }
                 | Fact::RecordDeadLettered { .. }
+                // Refusals: back-pressure reaching the producer, and business rules.
+                | Fact::Refused { .. }
+                | Fact::RequestRefused { .. }
+                | Fact::EffectRefused { .. }
+                | Fact::RecordEffectRefused { .. }
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use brokerlab_core::examples;
+
+    /// The notable events told while `name` runs to its end.
+    fn notable_facts(name: &str) -> Vec<Fact> {
+        let mut sim = Simulation::new(examples::load(name).expect("built in")).expect("valid");
+        let mut story = Story::default();
+        let mut seen = Vec::new();
+        while let Some(step) = sim.step() {
+            let facts = step.facts.to_vec();
+            story.set_latest(sim.now_us(), &facts);
+            if story.record(&sim).notable {
+                seen.extend(story.events.iter().map(|&(_, f)| f));
+            }
+        }
+        seen
+    }
+
+    #[test]
+    fn refusals_and_refused_effects_are_notable_events() {
+        let refused = |name| {
+            notable_facts(name)
+                .into_iter()
+                .any(|f| matches!(f, Fact::Refused { .. } | Fact::EffectRefused { .. }))
+        };
+        assert!(refused("backpressure"), "back-pressure refusals");
+        assert!(refused("account-42"), "a refused withdrawal");
     }
 }

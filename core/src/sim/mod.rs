@@ -655,12 +655,12 @@ impl Simulation {
                 self.apply_command(&fault, Trigger::Scheduled);
             }
             Event::RestartConsumer { consumer, .. } => {
-                self.restart_consumer(consumer, Trigger::Scheduled)
+                self.restart_consumer(consumer, Trigger::AfterCrash)
             }
             Event::RestartProducer { producer, .. } => {
-                self.restart_producer(producer, Trigger::Scheduled)
+                self.restart_producer(producer, Trigger::AfterCrash)
             }
-            Event::RestartBroker { .. } => self.restart_broker(Trigger::Scheduled),
+            Event::RestartBroker { .. } => self.restart_broker(Trigger::AfterCrash),
             Event::RecordDone {
                 group,
                 member,
@@ -671,7 +671,7 @@ impl Simulation {
             Event::RebalanceDone { group, .. } => self.rebalance_done(group),
             Event::AutoCommit { group } => self.auto_commit(group),
             Event::RestartMember { group, member, .. } => {
-                self.restart_member(group, member, Trigger::Scheduled)
+                self.restart_member(group, member, Trigger::AfterCrash)
             }
         }
     }
