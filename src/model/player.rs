@@ -410,10 +410,15 @@ impl Player {
     pub fn readout(&self) -> Readout {
         let sim = &self.sim;
         let c = sim.counters();
-        let consumers_total = sim.consumer_count();
-        let consumers_up = (0..consumers_total)
+        // Members of consumer groups are consumers too: a log-only run has no other.
+        let (members_up, members) = (0..sim.group_count())
+            .map(|g| sim.group_members(g))
+            .fold((0, 0), |(u, n), (gu, gn)| (u + gu, n + gn));
+        let consumers_total = sim.consumer_count() + members;
+        let consumers_up = (0..sim.consumer_count())
             .filter(|&i| sim.consumer(i).is_some_and(|v| v.up))
-            .count() as u32;
+            .count() as u32
+            + members_up;
         Readout {
             step: sim.steps(),
             time_s: us_to_secs(sim.now_us()),
@@ -425,7 +430,8 @@ impl Player {
             expired: c.expired,
             redriven: c.redriven,
             broker_crashes: c.broker_crashes,
-            published: c.published,
+            // Stored in a queue, or appended to a log: both are published.
+            published: c.published + c.appended,
             delivered: c.delivered,
             redelivered: c.redelivered,
             acked: c.acked,
@@ -572,6 +578,24 @@ mod tests {
         play(&mut p, 1.0, 20.0);
         assert_eq!(p.readout().step, 2_000);
         assert!(!p.step_once(), "no step past the budget");
+    }
+
+    #[test]
+    fn a_log_only_run_counts_its_appends_as_published_and_its_members_as_consumers() {
+        let mut p =
+            Player::new(examples::load("log-consumer-groups").expect("built in")).expect("valid");
+        play(&mut p, 2.0, 1.0);
+        let r = p.readout();
+        let c = p.sim().counters();
+        assert_eq!(p.sim().consumer_count(), 0, "no queue consumers");
+        assert!(c.appended > 0);
+        assert_eq!(r.published, c.published + c.appended);
+        let members: u32 = (0..p.sim().group_count())
+            .map(|g| p.sim().group_members(g).1)
+            .sum();
+        assert!(members > 0);
+        assert_eq!(r.consumers_total, members);
+        assert!(r.consumers_up > 0 && r.consumers_up <= members);
     }
 
     fn burst() -> Player {

@@ -197,7 +197,7 @@ pub fn Counters(
             </dl>
             <h3>"Totals"</h3>
             <dl>
-                <Counter label="Published" testid="published" hint="Messages the producer published and the queue stored"
+                <Counter label="Published" testid="published" hint="Messages the producers published that a queue stored or a log appended"
                     value=r(|r| count(r.published)) />
                 <Counter label="Delivered" testid="delivered" hint="Deliveries to consumers, redeliveries included"
                     value=r(|r| count(r.delivered)) />
