@@ -1227,7 +1227,7 @@ impl Scenario {
             err("scenario", format!("is not valid scenario JSON: {e}"))
         };
         let mut doc: serde_json::Value = serde_json::from_str(text).map_err(invalid)?;
-        crate::migrate::to_current(&mut doc)?;
+        crate::migrate::to_current(&mut doc).map_err(|r| err(r.field, r.problem))?;
         let scenario: Scenario = serde_json::from_value(doc).map_err(invalid)?;
         scenario.validate()?;
         Ok(scenario)
