@@ -328,13 +328,7 @@ impl Simulation {
                 // to a redelivery the way a visibility timeout is.
                 let shown =
                     (self.queues[queue as usize].flavour != Flavour::Rabbitmq).then_some(until);
-                self.copies[copy as usize].lease_until_us = shown;
-                // All leases of a queue have the same length, so they expire in order.
-                self.events.schedule_in_lane(
-                    lease_lane(queue),
-                    until,
-                    Event::LeaseExpired { copy, attempt },
-                );
+                self.arm_lease(queue, copy, attempt, until, shown);
                 self.facts.push(Fact::Delivered {
                     msg,
                     copy,
@@ -436,6 +430,25 @@ impl Simulation {
                 .any(|h| h.copy == copy && h.attempt == attempt)
     }
 
+    /// The lease of `copy`'s delivery `attempt` runs out at `until`; the copy shows
+    /// `shown` as its lease (none where the broker has no countdown to a redelivery).
+    fn arm_lease(
+        &mut self,
+        queue: QueueId,
+        copy: CopyId,
+        attempt: Attempt,
+        until: Micros,
+        shown: Option<Micros>,
+    ) {
+        self.copies[copy as usize].lease_until_us = shown;
+        // All leases of a queue have the same length, so they expire in order.
+        self.events.schedule_in_lane(
+            lease_lane(queue),
+            until,
+            Event::LeaseExpired { copy, attempt },
+        );
+    }
+
     pub(super) fn expire_lease(&mut self, copy: CopyId, attempt: Attempt) {
         let c = &self.copies[copy as usize];
         let (msg, queue) = (c.msg, c.queue);
@@ -444,12 +457,7 @@ impl Simulation {
             let until = self
                 .now_us
                 .saturating_add(self.queues[queue as usize].lease_us);
-            self.copies[copy as usize].lease_until_us = Some(until);
-            self.events.schedule_in_lane(
-                lease_lane(queue),
-                until,
-                Event::LeaseExpired { copy, attempt },
-            );
+            self.arm_lease(queue, copy, attempt, until, Some(until));
             self.facts.push(Fact::LeaseExtended {
                 msg,
                 copy,
