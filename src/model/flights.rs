@@ -31,6 +31,7 @@ impl Node {
         match s {
             "broker" => return Some(Node::Broker),
             "db" => return Some(Node::Database),
+            "consumers" => return Some(Node::Consumer(Node::ALL)),
             _ => {}
         }
         // A group's tokens go to its member cards ("member-G-M") on the diagram.
@@ -76,11 +77,15 @@ impl Node {
     }
 
     /// Where to draw a token for this node when the diagram has no card of its own for it
-    /// (a dead-letter queue drawn inside its queue's card, a log inside the broker).
+    /// (a dead-letter queue drawn inside its queue's card, a log inside the broker, a
+    /// consumer folded into the summary card of a crowded lane).
     pub fn fallback(self) -> Option<Self> {
         match self {
             Node::Dlq(q) => Some(Node::Queue(q)),
             Node::Queue(_) | Node::Log(_) => Some(Node::Broker),
+            // A crowded consumers lane folds its cards into one summary card.
+            Node::Consumer(c) if c != Node::ALL => Some(Node::Consumer(Node::ALL)),
+            Node::Group(_) => Some(Node::Consumer(Node::ALL)),
             _ => None,
         }
     }
@@ -683,6 +688,14 @@ mod tests {
         // The diagram's cards: a group member stands for its group; the database lane.
         assert_eq!(Node::parse("member-1-3"), Some(Node::Group(1)));
         assert_eq!(Node::parse("db"), Some(Node::Database));
+        // A crowded lane's summary card stands for every consumer, and ends the fallbacks.
+        assert_eq!(Node::parse("consumers"), Some(Node::Consumer(Node::ALL)));
+        assert_eq!(
+            Node::Consumer(3).fallback(),
+            Some(Node::Consumer(Node::ALL))
+        );
+        assert_eq!(Node::Group(1).fallback(), Some(Node::Consumer(Node::ALL)));
+        assert_eq!(Node::Consumer(Node::ALL).fallback(), None);
         for bad in [
             "member-x-1",
             "db-1",

@@ -14,9 +14,11 @@ use brokerlab_core::{
     us_to_secs, AckMode, CrashPoint, ExchangeKind, Handoff, Poison, ProducerCrashPoint, Simulation,
 };
 
+use std::fmt::Write;
+
 use crate::format::{count, seconds};
 use crate::model::database::{database_cards, DatabaseCard};
-use crate::model::groups::LogsSnapshot;
+use crate::model::groups::{LogsSnapshot, MemberState};
 
 /// Outbox rows a producer card lists; the rest are counted.
 pub const OUTBOX_ROWS_SHOWN: usize = 4;
@@ -428,6 +430,46 @@ pub struct Shape {
     pub database: usize,
 }
 
+/// Consumers (queue consumers and group members together) beyond which the consumers lane
+/// shows one summary card, its cards folded away until asked for: twenty cards would push
+/// the chart off the first screen, and a phone could not show them at all.
+pub const MANY_CONSUMERS: usize = 8;
+
+impl Shape {
+    /// Queue consumers and group members: every card of the consumers lane.
+    pub fn consumer_cards(&self) -> usize {
+        self.consumers + self.members.iter().sum::<usize>()
+    }
+
+    /// Whether the consumers lane is summarised (see [`MANY_CONSUMERS`]).
+    pub fn many_consumers(&self) -> bool {
+        self.consumer_cards() > MANY_CONSUMERS
+    }
+}
+
+impl Topology {
+    /// The summary card of a crowded consumers lane: "20 consumers", and "18 up · 2 down ·
+    /// 37 in hand" (deliveries being worked on or waiting in a prefetch buffer).
+    pub fn consumers_summary(&self) -> (String, String) {
+        let members = self.logs.groups.iter().flat_map(|g| &g.members);
+        let total = self.consumers.len() + members.clone().count();
+        let members_up = members
+            .filter(|m| !matches!(m.state, MemberState::Crashed { .. }))
+            .count();
+        let up = self.consumers.iter().filter(|c| c.up).count() + members_up;
+        let held: u32 = self.consumers.iter().map(|c| c.busy + c.buffered).sum();
+        let title = format!("{} consumers", count(total as u64));
+        let mut state = format!("{} up", count(up as u64));
+        if up < total {
+            let _ = write!(state, " · {} down", count((total - up) as u64));
+        }
+        if !self.consumers.is_empty() {
+            let _ = write!(state, " · {} in hand", count(u64::from(held)));
+        }
+        (title, state)
+    }
+}
+
 /// What a relay card says about its state.
 pub fn relay_state(r: &RelayCard) -> String {
     if !r.up {
@@ -580,6 +622,46 @@ mod tests {
         assert!(t.queues.len() > 1, "a fan-out has several subscriptions");
         assert_eq!(t.consumers.len() as u32, sim.consumer_count());
         assert!(t.consumers.iter().all(|c| c.up && c.armed.is_none()));
+    }
+
+    #[test]
+    fn a_crowded_consumers_lane_is_summarised_with_its_crashes() {
+        let mut sim = Simulation::new(examples::load("burst").expect("built in")).expect("valid");
+        let t = Topology::of(&sim);
+        assert!(
+            t.shape().many_consumers(),
+            "burst has {} consumers",
+            t.consumers.len()
+        );
+        assert!(!Topology::of(
+            &Simulation::new(examples::load("mm4").expect("built in")).expect("valid")
+        )
+        .shape()
+        .many_consumers());
+        let n = t.consumers.len();
+        assert_eq!(
+            t.consumers_summary(),
+            (format!("{n} consumers"), format!("{n} up · 0 in hand"))
+        );
+        sim.command(Command::CrashConsumer {
+            consumer: 3,
+            point: CrashPoint::Now,
+            restart_after_s: None,
+        })
+        .expect("valid");
+        let (_, state) = Topology::of(&sim).consumers_summary();
+        assert_eq!(state, format!("{} up · 1 down · 0 in hand", n - 1));
+    }
+
+    #[test]
+    fn group_members_count_in_the_summary() {
+        let sim = Simulation::new(examples::load("transactional-pipeline").expect("built in"))
+            .expect("valid");
+        let t = Topology::of(&sim);
+        let members: usize = t.logs.groups.iter().map(|g| g.members.len()).sum();
+        assert_eq!(t.shape().consumer_cards(), members);
+        assert_eq!(t.consumers_summary().0, format!("{members} consumers"));
+        assert_eq!(t.consumers_summary().1, format!("{members} up"));
     }
 
     #[test]

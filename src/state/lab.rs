@@ -9,6 +9,7 @@ use brokerlab_core::{examples, secs_to_us, us_to_secs, Command, MsgId};
 use crate::model::flights::{FlightBuffer, Node};
 use crate::model::invariants::Status;
 use crate::model::lineage::{Lineage, LineageBuild};
+use crate::model::panels::Panel;
 use crate::model::player::{Player, SPEEDS, SPEED_DEFAULT};
 use crate::model::readout::{Percentiles, Readout};
 use crate::model::settings::Settings;
@@ -93,6 +94,8 @@ pub struct Lab {
     pub settings: Memo<Settings>,
     /// Changes when the fluid prediction changes: the chart redraws at once.
     pub prediction_key: Memo<(u32, u64)>,
+    /// The side panel on show beside the stage.
+    pub panel: RwSignal<Panel>,
 }
 
 /// A memo of the player recomputed on every frame.
@@ -170,6 +173,7 @@ impl Lab {
             timeline_end_s: per_frame(player, frame, Player::timeline_end_s),
             settings: per_frame(player, frame, |p| Settings::of(p.sim())),
             prediction_key: per_frame(player, frame, |p| (p.run(), p.prediction_version())),
+            panel: RwSignal::new(Panel::default()),
         }
     }
 
@@ -326,6 +330,8 @@ impl Lab {
     /// budget at a time: a short one shows at once, a long one over the next frames.
     pub fn open_lineage(&self, msg: MsgId) {
         self.playing.set(false);
+        // The history opens in view, whichever panel was showing.
+        self.panel.set(Panel::History);
         match self.player.with_value(|p| p.lineage_build(msg)) {
             Ok(build) => {
                 self.building.set_value(Some(build));

@@ -1,5 +1,5 @@
-//! The page: loads the example scenario, lays out the controls, chart, counters and
-//! narration, and drives the run from animation frames while playing.
+//! The page: loads the example scenario, lays out the controls, the stage (topology and
+//! chart) and the side panels, and drives the run from animation frames while playing.
 
 use leptos::prelude::*;
 use leptos_use::{use_raf_fn_with_options, utils::Pausable, UseRafFnOptions};
@@ -9,13 +9,9 @@ use crate::state::shortcuts::use_shortcuts;
 use crate::state::{Lab, Tools};
 use crate::ui::chart::BacklogChart;
 use crate::ui::controls::{Controls, ScenarioPicker};
-use crate::ui::counters::Counters;
 use crate::ui::help::{HelpDialog, ToolButtons};
-use crate::ui::invariants::InvariantsPanel;
-use crate::ui::lineage::LineagePanel;
-use crate::ui::logs::LogsView;
-use crate::ui::narration::{EventLog, NarrationPanel};
-use crate::ui::parameters::ParametersPanel;
+use crate::ui::narration::LatestLine;
+use crate::ui::side_panel::SidePanel;
 use crate::ui::timeline::Timeline;
 use crate::ui::topology::TopologyView;
 
@@ -72,33 +68,31 @@ fn Page(player: Player) -> impl IntoView {
             .map(|message| view! { <ErrorNote message /> })
     };
 
+    // The stage (what moves: topology and chart) on the first screen; every other panel in
+    // the side area beside it, one tab at a time.
     view! {
         <header class="top">
             <h1>"Broker Lab"</h1>
-            <p class="tagline">"Load a message queue, crash a consumer, and watch what happens to every message."</p>
+            <ScenarioPicker lab />
             <ToolButtons tools />
         </header>
         <main>
-            <ScenarioPicker lab />
-            <Controls lab />
-            <Timeline lab />
-            {error}
-            <div class="board">
-                <div class="stage">
-                    <BacklogChart lab />
-                    <ParametersPanel lab />
-                    <InvariantsPanel statuses=lab.invariants pause_on_breach=lab.pause_on_breach
-                        on_msg=Callback::new(move |m| lab.open_lineage(m)) />
-                    <NarrationPanel narration=lab.narration />
-                    <EventLog narration=lab.narration on_msg=Callback::new(move |m| lab.open_lineage(m)) />
-                    <LineagePanel lineage=lab.lineage on_refresh=Callback::new(move |()| lab.refresh_lineage()) />
-                </div>
-                <Counters readout=lab.readout percentiles=lab.percentiles />
+            <div class="transport">
+                <Controls lab />
+                <Timeline lab />
             </div>
-            <TopologyView lab />
-            <LogsView lab />
+            {error}
+            <div class="workspace">
+                <div class="stage" data-testid="stage">
+                    <LatestLine narration=lab.narration />
+                    <TopologyView lab />
+                    <BacklogChart lab />
+                </div>
+                <SidePanel lab />
+            </div>
         </main>
         <footer>
+            <p class="tagline">"Load a message queue, crash a consumer, and watch what happens to every message."</p>
             "Everything runs in this page: a deterministic simulation compiled from Rust to WebAssembly."
         </footer>
         <HelpDialog tools />

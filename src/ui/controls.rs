@@ -69,7 +69,7 @@ pub fn Controls(lab: Lab) -> impl IntoView {
                 <select data-testid="speed" on:change=on_speed prop:value=move || lab.speed.get().to_string()>
                     {options}
                 </select>
-                <span class="hint">"simulated seconds per second"</span>
+                <span class="hint sr-only">"simulated seconds per second"</span>
             </label>
             <button type="button" class="danger" data-testid="crash" on:click=move |_| lab.crash()
                 disabled=move || lab.crash_target.with(Option::is_none)
@@ -108,7 +108,7 @@ pub fn ScenarioPicker(lab: Lab) -> impl IntoView {
                 </select>
             </label>
             <SeedControl lab />
-            <p data-testid="scenario-description">{description}</p>
+            <p class="description" data-testid="scenario-description" title=description>{description}</p>
         </section>
     }
 }

@@ -1,5 +1,5 @@
-//! The narration: the latest step in words, a short list of notable events, and the event
-//! log of the latest steps, filterable by message id.
+//! The narration: the latest step in words (on the stage), a short list of notable events,
+//! and the event log of the latest steps, filterable by message id (in the side panel).
 
 use brokerlab_core::MsgId;
 use leptos::prelude::*;
@@ -120,6 +120,17 @@ fn latest_text(n: &Narration) -> String {
     format!("At {}: {}{more}", seconds(n.time_s), n.sentences.join(" "))
 }
 
+/// The latest step in words, on the stage above the topology (read out by screen readers).
+#[component]
+pub fn LatestLine(narration: Memo<Narration>) -> impl IntoView {
+    view! {
+        <p class="latest" data-testid="narration" aria-live="polite">
+            {move || narration.with(latest_text)}
+        </p>
+    }
+}
+
+/// The notable events of the run, newest first.
 #[component]
 pub fn NarrationPanel(narration: Memo<Narration>) -> impl IntoView {
     let events = move || {
@@ -142,11 +153,7 @@ pub fn NarrationPanel(narration: Memo<Narration>) -> impl IntoView {
     };
     view! {
         <section class="panel narration" aria-labelledby="narration-title">
-            <h2 id="narration-title">"What just happened"</h2>
-            <p class="latest" data-testid="narration" aria-live="polite">
-                {move || narration.with(latest_text)}
-            </p>
-            <h3>"Notable events"</h3>
+            <h2 id="narration-title">"Notable events"</h2>
             <ol class="events" data-testid="events" role="log" aria-label="Notable events, newest first">
                 {events}
             </ol>

@@ -100,7 +100,29 @@ class LabPage {
     assert.fail(`${id} never reached the expected value (last: ${last})`);
   }
 
+  /** Brings a control into view the way a user would: opens the side tab that holds it,
+   *  unfolds a card's "More" menu, shows the folded consumer cards. */
+  async reveal(id) {
+    const where = await this.page.getByTestId(id).first().evaluate((node) => {
+      const panel = node.closest('[role=tabpanel]');
+      const more = node.closest('details');
+      if (more && !more.open && node.tagName !== 'SUMMARY') more.open = true;
+      return {
+        tab: panel && panel.hidden ? panel.id.replace(/^panel-/, '') : null,
+        folded: Boolean(node.closest('#consumer-cards[hidden]')),
+      };
+    });
+    if (where.tab) await this.tab(where.tab);
+    if (where.folded) await this.page.getByTestId('consumers-expand').click();
+  }
+
+  /** Opens a side panel by its tab: counters, story, parameters, invariants, history, logs. */
+  async tab(name) {
+    await this.page.getByTestId(`tab-${name}`).click();
+  }
+
   async click(id) {
+    await this.reveal(id);
     await this.page.getByTestId(id).click();
   }
 
@@ -350,6 +372,7 @@ test('stepping forward and back, and the keyboard shortcuts', async () => {
 });
 
 test('the event log filters by message id and explains bad input', async () => {
+  await lab.tab('story');
   const all = await lab.page.getByTestId('log').locator('li').count();
   assert.ok(all >= 10, `${all} lines`);
   await lab.page.getByTestId('log-filter').fill('abc');
@@ -366,13 +389,18 @@ test('the event log filters by message id and explains bad input', async () => {
   await lab.shot('12-log-filtered');
   await lab.page.getByTestId('log-filter').fill('');
   // A message id in a line filters the log to that message.
+  await lab.tab('story');
   await lab.page.getByTestId('log-msg').first().click();
   assert.equal(await lab.page.getByTestId('log-filter').inputValue(), '#0');
   assert.equal(await lab.page.getByTestId('log').locator('li').count(), only);
+  // …and opens its history beside the stage; the events tab shows the log again.
+  assert.equal(await lab.page.getByTestId('tab-history').getAttribute('aria-selected'), 'true');
+  await lab.tab('story');
   await lab.page.getByTestId('log-filter').fill('');
 });
 
 test('clicking a message id in the log opens its history, in order', async () => {
+  await lab.tab('story');
   await lab.page.getByTestId('log-msg').first().click();
   const panel = lab.page.getByTestId('lineage');
   await panel.waitFor({ state: 'visible' });
@@ -391,11 +419,13 @@ test('clicking a message id in the log opens its history, in order', async () =>
   await lab.shot('13-lineage');
   await lab.click('lineage-close');
   assert.equal(await panel.isHidden(), true);
+  await lab.tab('story');
   await lab.page.getByTestId('log-filter').fill('');
 });
 
 test('pause when an invariant breaks: playing stops at the duplicate and names the message', async () => {
   await lab.pickScenario('crash-after-commit');
+  await lab.tab('invariants');
   await lab.page.getByTestId('invariants-pause').check();
   await lab.click('play');
   await lab.page.getByTestId('invariant-effect-once-msg').waitFor({ timeout: 20_000 });
@@ -405,11 +435,13 @@ test('pause when an invariant breaks: playing stops at the duplicate and names t
   assert.equal(await lab.text('invariant-effect-once-msg'), '#0');
   await lab.page.getByTestId('invariants').scrollIntoViewIfNeeded();
   await lab.shot('14-invariant-broken');
+  await lab.tab('invariants');
   await lab.page.getByTestId('invariants-pause').uncheck();
 });
 
 test('a log scenario shows its partition lanes, and a member crash triggers a rebalance', async () => {
   await lab.pickScenario('log-consumer-groups');
+  await lab.tab('logs');
   await lab.page.getByTestId('logs').waitFor({ state: 'visible' });
   await lab.click('group-0-member-0-crash');
   await lab.setSpeed(10);
@@ -556,6 +588,7 @@ test('with reduced motion, a step still shows its tokens (at their destination)'
 test('a history is a sequence diagram: lifelines, and one labelled arrow per fact in time order', async () => {
   await lab.pickScenario('crash-after-commit');
   for (let i = 0; i < 6; i += 1) await lab.click('step');
+  await lab.tab('story');
   await lab.page.getByTestId('log-msg').first().click();
   const panel = lab.page.getByTestId('lineage');
   await panel.waitFor({ state: 'visible' });
@@ -585,16 +618,19 @@ test('a history is a sequence diagram: lifelines, and one labelled arrow per fac
   // Escape closes it; the close button too.
   await lab.press('Escape');
   assert.equal(await panel.isHidden(), true);
+  await lab.tab('story');
   await lab.page.getByTestId('log-msg').first().click();
   await panel.waitFor({ state: 'visible' });
   await lab.click('lineage-close');
   assert.equal(await panel.isHidden(), true);
+  await lab.tab('story');
   await lab.page.getByTestId('log-filter').fill('');
 });
 
 test('per-key order: the reordered account pauses at the late deposit and names it', async () => {
   await lab.pickScenario('ordering-account');
   assert.match(await lab.text('invariant-key-order-verdict'), /holds/);
+  await lab.tab('invariants');
   await lab.page.getByTestId('invariants-pause').check();
   await lab.click('play');
   await lab.page.getByTestId('invariant-key-order-msg').waitFor({ timeout: 20_000 });
@@ -614,6 +650,7 @@ test('per-key order: the reordered account pauses at the late deposit and names 
   const labels = await lab.page.getByTestId('lineage-svg').locator('text.label').allTextContents();
   assert.equal(labels.at(-2), 'effect committed', labels.join(' | '));
   await lab.click('lineage-close');
+  await lab.tab('invariants');
   await lab.page.getByTestId('invariants-pause').uncheck();
 });
 
@@ -755,12 +792,13 @@ test('large type scales the text and the controls up, and back', async () => {
     assert.ok(await size('backlog') >= counter * 1.3, `counter ${counter} → ${await size('backlog')}`);
     assert.ok(await size('play') >= button * 1.3, `button ${button} → ${await size('play')}`);
     const layout = await lab.page.evaluate(() => {
-      const counters = document.querySelector('.counters').getBoundingClientRect();
-      const stage = [...document.querySelectorAll('.stage > *')].map((el) => el.getBoundingClientRect().right);
-      return { overflow: document.documentElement.scrollWidth - window.innerWidth, stage, counters: counters.left };
+      const side = document.querySelector('.side').getBoundingClientRect();
+      const stage = [...document.querySelectorAll('.stage > *')].map((el) => el.getBoundingClientRect());
+      const apart = stage.every((r) => r.right <= side.left + 1 || r.bottom <= side.top + 1);
+      return { overflow: document.documentElement.scrollWidth - window.innerWidth, apart };
     });
     assert.ok(layout.overflow <= 0, `no horizontal scrolling (overflow ${layout.overflow}px)`);
-    assert.ok(Math.max(...layout.stage) <= layout.counters, `the panels do not overlap: ${JSON.stringify(layout)}`);
+    assert.ok(layout.apart, 'the stage and the side panels do not overlap');
     await lab.shot('23-large-type');
   } finally {
     if ((await toggle.getAttribute('aria-pressed')) === 'true') await toggle.click();
@@ -780,6 +818,7 @@ test('latency percentiles appear in the counters after playing mm1', async () =>
     assert.ok(m, `a latency: ${t}`);
     return Number(m[1]) / (m[2] === 'ms' ? 1000 : 1);
   };
+  await lab.tab('counters');
   await lab.page.getByTestId('latency').waitFor({ state: 'visible' });
   const p = [];
   for (const q of ['p50', 'p95', 'p99']) p.push(seconds(await lab.text(`latency-${q}`)));
@@ -911,6 +950,7 @@ test('parameters: a higher arrival rate grows the backlog and the prediction, sc
   const page = lab.page;
   await lab.pickScenario('mm1');
   const panel = page.getByTestId('parameters');
+  await lab.tab('parameters');
   await panel.waitFor({ state: 'visible' });
   const rate = page.getByTestId('param-p0-rate');
   const consumers = page.getByTestId('param-q0-consumers');
@@ -1101,7 +1141,7 @@ test('"Redrive" on a dead-letter queue moves its messages back to the queue', as
   await lab.setSpeed(1);
 });
 
-test('on a tablet (768 px) the lanes wrap without overlapping, and many consumers scroll in their lane', async () => {
+test('on a tablet (768 px) the four lanes keep one row without overlapping; many consumers fold into a summary that expands', async () => {
   const tablet = await openBrowser({ viewport: { width: 768, height: 1024 } });
   try {
     const t = new LabPage(tablet.page);
@@ -1110,24 +1150,207 @@ test('on a tablet (768 px) the lanes wrap without overlapping, and many consumer
       const rects = [...document.querySelectorAll('.topology .lane')].map((l) => l.getBoundingClientRect());
       const overlap = rects.some((a, i) => rects.some((b, j) => i < j
         && a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1));
-      const list = document.querySelector('.topology .lane.consumers > ul');
       return {
         overflow: document.documentElement.scrollWidth - window.innerWidth,
         lanes: rects.length,
         overlap,
-        scrolls: list.scrollHeight > list.clientHeight && getComputedStyle(list).overflowY === 'auto',
-        many: list.parentElement.classList.contains('many'),
+        oneRow: rects.every((r) => Math.abs(r.top - rects[0].top) < 2),
       };
     });
     assert.equal(layout.lanes, 4);
     assert.ok(layout.overflow <= 0, `no horizontal scrolling (overflow ${layout.overflow}px)`);
     assert.ok(!layout.overlap, 'lanes do not overlap');
-    assert.ok(layout.many && layout.scrolls, 'twenty consumers: compact cards that scroll in the lane');
+    assert.ok(layout.oneRow, 'the four lanes stay in one row');
+    // Twenty consumers: one summary card with the count; its button shows the cards.
+    assert.equal(await t.text('consumers-summary-state'), '20 up · 0 in hand');
+    assert.match(await t.page.getByTestId('consumers-summary').innerText(), /^20 consumers/);
+    assert.equal(await t.page.getByTestId('consumer-cards').isHidden(), true);
+    await t.click('consumers-expand');
+    assert.equal(await t.page.getByTestId('consumer-cards').isVisible(), true);
+    const list = await t.page.getByTestId('consumer-cards').evaluate((ul) => ({
+      scrolls: ul.scrollHeight > ul.clientHeight && getComputedStyle(ul).overflowY === 'auto',
+      cards: ul.querySelectorAll('.node.consumer').length,
+    }));
+    assert.deepEqual(list, { scrolls: true, cards: 20 });
+    await t.click('consumers-expand');
+    assert.equal(await t.page.getByTestId('consumer-cards').isHidden(), true);
     await t.page.getByTestId('topology').screenshot({ path: path.join(SHOTS, '29-topology-tablet.png') });
     assert.deepEqual(t.consoleErrors, []);
   } finally {
     await tablet.close();
   }
+});
+
+// ---- The stage: topology and chart on the first screen, nothing written over the cards ----
+
+/** Boxes (page coordinates) of every button and every piece of card text in the topology. */
+function cardTextBoxes() {
+  const pick = '.topology button, .topology summary, .topology .node strong, .topology .node .state, '
+    + '.topology .node li, .topology .node td, .topology .node th, .topology .node .feeds, .topology .lane h3';
+  // checkVisibility: also false inside a closed <details> (whose content keeps its boxes).
+  return [...document.querySelectorAll(pick)]
+    .filter((el) => el.checkVisibility())
+    .map((el) => {
+      const r = el.getBoundingClientRect();
+      return { what: el.dataset.testid ?? el.textContent.trim().slice(0, 24), x: r.left, y: r.top, w: r.width, h: r.height };
+    })
+    .filter((b) => b.w > 0 && b.h > 0);
+}
+
+/** The canvas's drawn text and markers (its data-marks), in page coordinates. */
+function drawnMarks() {
+  const canvas = document.querySelector('[data-testid=tokens]');
+  const origin = canvas.getBoundingClientRect();
+  return (canvas.dataset.marks ?? '').split(';').filter(Boolean).map((m) => {
+    const [x, y, w, h] = m.split(',').map(Number);
+    return { x: x + origin.left, y: y + origin.top, w, h };
+  });
+}
+
+test('at 1280×720 the topology and the chart share the first screen, before and while the burst plays', async () => {
+  const small = await openBrowser({ viewport: { width: 1280, height: 720 } });
+  try {
+    const t = new LabPage(small.page);
+    await t.open();
+    const onScreen = () => t.page.evaluate(() => {
+      const box = (id) => document.querySelector(`[data-testid=${id}]`).getBoundingClientRect();
+      const [topology, plot] = [box('topology'), box('chart-plot')];
+      return {
+        scrolls: document.documentElement.scrollHeight > window.innerHeight + 1,
+        topology: topology.top >= 0 && topology.bottom <= window.innerHeight,
+        plot: plot.top >= 0 && plot.bottom <= window.innerHeight && plot.height >= 150,
+        tabs: box('side').left >= topology.right,
+      };
+    });
+    assert.deepEqual(await onScreen(), { scrolls: false, topology: true, plot: true, tabs: true });
+    await t.setSpeed(20);
+    await t.click('play');
+    await t.waitFor('time', (s) => s >= 30, 60_000);
+    assert.deepEqual(await onScreen(), { scrolls: false, topology: true, plot: true, tabs: true });
+    await t.shot('40-stage-1280x720');
+    assert.deepEqual(t.consoleErrors, []);
+  } finally {
+    await small.close();
+  }
+});
+
+test('while the burst plays at 20×, no count, label or marker is drawn over a button or card text', async () => {
+  const small = await openBrowser({ viewport: { width: 1280, height: 720 } });
+  try {
+    const t = new LabPage(small.page);
+    await t.open();
+    await t.setSpeed(20);
+    await t.click('play');
+    await t.page.getByTestId('crash').click();
+    let seen = 0;
+    const hits = [];
+    for (let i = 0; i < 25; i += 1) {
+      await t.page.waitForTimeout(200);
+      const { marks, boxes } = await t.page.evaluate(
+        ([marksFn, boxesFn]) => ({ marks: eval(marksFn)(), boxes: eval(boxesFn)() }),
+        [`(${drawnMarks})`, `(${cardTextBoxes})`],
+      );
+      seen += marks.length;
+      for (const m of marks) {
+        for (const b of boxes) {
+          if (m.x < b.x + b.w - 0.5 && b.x < m.x + m.w - 0.5 && m.y < b.y + b.h - 0.5 && b.y < m.y + m.h - 0.5) {
+            hits.push(`${JSON.stringify(m)} over ${b.what}`);
+          }
+        }
+      }
+    }
+    assert.ok(seen > 20, `the canvas wrote counts while the burst played (${seen} boxes seen)`);
+    assert.deepEqual(hits.slice(0, 5), []);
+    await t.shot('41-stage-busy');
+  } finally {
+    await small.close();
+  }
+});
+
+test('large type draws the chart and the token counts larger too, at 1920×1080', async () => {
+  const big = await openBrowser({ viewport: { width: 1920, height: 1080 } });
+  try {
+    const t = new LabPage(big.page);
+    await t.open();
+    const scale = () => t.page.getByTestId('chart').getAttribute('data-text-scale').then(Number);
+    const before = await scale();
+    assert.ok(Math.abs(before - 1.125) < 0.01, `a big screen already scales type a little: ${before}`);
+    await t.click('large-type');
+    await t.page.waitForFunction(
+      (b) => Number(document.querySelector('[data-testid=chart]').dataset.textScale) > b * 1.2,
+      before,
+      { timeout: 5_000 },
+    );
+    assert.ok((await scale()) >= 1.5 - 0.01, `chart text scale ${await scale()}`);
+    const shown = await t.page.evaluate(() => {
+      const box = (id) => document.querySelector(`[data-testid=${id}]`).getBoundingClientRect();
+      return { topology: box('topology').bottom <= window.innerHeight, overflow: document.documentElement.scrollWidth - window.innerWidth };
+    });
+    assert.deepEqual(shown, { topology: true, overflow: 0 });
+    await t.setSpeed(20);
+    await t.click('play');
+    await t.waitFor('time', (s) => s >= 10, 60_000);
+    await t.shot('42-stage-1920x1080-large-type');
+    assert.deepEqual(t.consoleErrors, []);
+  } finally {
+    await big.close();
+  }
+});
+
+test('on a phone (390×844) nothing scrolls sideways and every control is at least 44 px high', async () => {
+  const phone = await openBrowser({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
+  try {
+    const t = new LabPage(phone.page);
+    await t.open();
+    const check = () => t.page.evaluate(() => ({
+      overflow: document.documentElement.scrollWidth - window.innerWidth,
+      small: [...document.querySelectorAll('button, summary, select, input')]
+        .filter((el) => el.checkVisibility() && el.type !== 'range')
+        // A checkbox is touched through its label.
+        .map((el) => [el, el.type === 'checkbox' ? el.closest('label') ?? el : el])
+        .map(([el, target]) => [el.dataset.testid ?? el.textContent.trim().slice(0, 20), Math.round(target.getBoundingClientRect().height)])
+        .filter(([, h]) => h < 44),
+    }));
+    assert.deepEqual(await check(), { overflow: 0, small: [] });
+    for (const tab of ['story', 'parameters', 'invariants', 'counters']) {
+      await t.tab(tab);
+      assert.deepEqual(await check(), { overflow: 0, small: [] }, `with the ${tab} tab open`);
+    }
+    await t.click('consumers-expand');
+    await t.click('consumer-0-more');
+    assert.deepEqual(await check(), { overflow: 0, small: [] }, 'with the consumer cards and a menu open');
+    await t.shot('43-stage-390x844', true);
+    assert.deepEqual(t.consoleErrors, []);
+  } finally {
+    await phone.close();
+  }
+});
+
+test('the side tabs: arrow keys move between them, and a message history opens in view', async () => {
+  await lab.pickScenario('crash-after-commit');
+  await lab.tab('counters');
+  await lab.page.getByTestId('tab-counters').focus();
+  await lab.page.keyboard.press('ArrowRight');
+  assert.equal(await lab.page.getByTestId('tab-story').getAttribute('aria-selected'), 'true');
+  assert.equal(await lab.page.evaluate(() => document.activeElement.dataset.testid), 'tab-story');
+  assert.equal(await lab.page.getByTestId('panel-story').isVisible(), true);
+  assert.equal(await lab.page.getByTestId('panel-counters').isHidden(), true);
+  await lab.page.keyboard.press('ArrowLeft');
+  assert.equal(await lab.page.getByTestId('tab-counters').getAttribute('aria-selected'), 'true');
+  // No log in this scenario: no logs tab.
+  assert.equal(await lab.page.getByTestId('tab-logs').isHidden(), true);
+  for (let i = 0; i < 6; i += 1) await lab.click('step');
+  await lab.tab('story');
+  await lab.page.getByTestId('log-msg').first().click();
+  const history = lab.page.getByTestId('lineage');
+  await history.waitFor({ state: 'visible' });
+  const inView = await history.evaluate((el) => {
+    const r = el.getBoundingClientRect();
+    return r.top >= 0 && r.top < window.innerHeight;
+  });
+  assert.ok(inView, 'the history is on screen without scrolling the page');
+  await lab.click('lineage-close');
+  assert.equal(await lab.page.getByTestId('history-hint').isVisible(), true);
 });
 
 test('a member crash: the logs panel and the member cards say the group is rebalancing', async () => {
@@ -1147,6 +1370,7 @@ test('a member crash: the logs panel and the member cards say the group is rebal
 
 test('adding a partition to a log while it runs: the groups rebalance onto one more partition', async () => {
   await lab.pickScenario('log-consumer-groups');
+  await lab.tab('logs');
   await lab.page.getByTestId('logs').waitFor({ state: 'visible' });
   assert.equal(await lab.text('log-0-size'), 'account-events: 4 partitions Add a partition');
   const before = await lab.number('log-rebalances');

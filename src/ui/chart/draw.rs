@@ -273,10 +273,10 @@ pub fn plot_area(width: u32, height: u32, scale: f64) -> (Range<i32>, Range<i32>
     (left..right.max(left), top..bottom.max(top))
 }
 
-/// Simulated time at `x` pixels from the left of a drawing `width` pixels wide (scale 1):
-/// the hover's lookup. Clamped to the axis.
-pub fn time_at(x: f64, width: f64, x_max_s: f64) -> f64 {
-    let (xs, _) = plot_area(width.max(0.0).round() as u32, 1_000, 1.0);
+/// Simulated time at `x` pixels from the left of a drawing `width` pixels wide whose text
+/// and margins are drawn at `scale`: the hover's lookup. Clamped to the axis.
+pub fn time_at(x: f64, width: f64, x_max_s: f64, scale: f64) -> f64 {
+    let (xs, _) = plot_area(width.max(0.0).round() as u32, 1_000, scale);
     let span = f64::from(xs.end - xs.start);
     if span <= 0.0 || !x.is_finite() {
         return 0.0;
@@ -284,9 +284,10 @@ pub fn time_at(x: f64, width: f64, x_max_s: f64) -> f64 {
     ((x - f64::from(xs.start)) / span).clamp(0.0, 1.0) * x_max_s
 }
 
-/// Where time `t_s` is, in pixels from the left of a drawing `width` pixels wide (scale 1).
-pub fn x_of(t_s: f64, width: f64, x_max_s: f64) -> f64 {
-    let (xs, _) = plot_area(width.max(0.0).round() as u32, 1_000, 1.0);
+/// Where time `t_s` is, in pixels from the left of a drawing `width` pixels wide whose text
+/// and margins are drawn at `scale`.
+pub fn x_of(t_s: f64, width: f64, x_max_s: f64, scale: f64) -> f64 {
+    let (xs, _) = plot_area(width.max(0.0).round() as u32, 1_000, scale);
     let share = if x_max_s > 0.0 { t_s / x_max_s } else { 0.0 };
     f64::from(xs.start) + share.clamp(0.0, 1.0) * f64::from(xs.end - xs.start)
 }
@@ -710,16 +711,20 @@ mod tests {
                 "{size:?} at {scale}"
             );
         }
-        let (xs, _) = plot_area(800, 450, 1.0);
-        assert_eq!(time_at(f64::from(xs.start), 800.0, 180.0), 0.0);
-        assert_eq!(time_at(f64::from(xs.end), 800.0, 180.0), 180.0);
-        assert_eq!(time_at(0.0, 800.0, 180.0), 0.0, "clamped");
-        assert_eq!(time_at(f64::NAN, 800.0, 180.0), 0.0);
-        for t in [0.0, 12.5, 90.0, 180.0] {
-            let x = x_of(t, 800.0, 180.0);
-            assert!((time_at(x, 800.0, 180.0) - t).abs() < 1e-9, "{t}");
+        for scale in [1.0, 1.5] {
+            let (xs, _) = plot_area(800, 450, scale);
+            assert_eq!(time_at(f64::from(xs.start), 800.0, 180.0, scale), 0.0);
+            assert_eq!(time_at(f64::from(xs.end), 800.0, 180.0, scale), 180.0);
+            assert_eq!(time_at(0.0, 800.0, 180.0, scale), 0.0, "clamped");
+            assert_eq!(time_at(f64::NAN, 800.0, 180.0, scale), 0.0);
+            for t in [0.0, 12.5, 90.0, 180.0] {
+                let x = x_of(t, 800.0, 180.0, scale);
+                assert!((time_at(x, 800.0, 180.0, scale) - t).abs() < 1e-9, "{t}");
+            }
         }
-        assert_eq!(time_at(50.0, 10.0, 180.0), 0.0, "too narrow to plot");
+        // Large type: the left label area grows, so a time sits further right.
+        assert!(x_of(0.0, 800.0, 180.0, 1.5) > x_of(0.0, 800.0, 180.0, 1.0));
+        assert_eq!(time_at(50.0, 10.0, 180.0, 1.0), 0.0, "too narrow to plot");
     }
 
     #[test]

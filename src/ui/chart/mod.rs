@@ -19,6 +19,7 @@ pub mod draw;
 use crate::format::{count, seconds};
 use crate::model::chart_info::{describe, fluid_count, CrashMarker, Rho, Values};
 use crate::state::Lab;
+use crate::ui::type_scale::type_scale;
 use draw::{shown_lines, Axes, Line, LineStyle, Mark, CRASH_COLOR, LINES};
 
 /// A device pixel ratio, sanitised.
@@ -69,7 +70,8 @@ fn clear(canvas: &HtmlCanvasElement) -> Result<(), String> {
 }
 
 /// What the frame layer shows: when it changes, the frame is redrawn.
-type FrameKey = (Axes, Vec<CrashMarker>, (u32, u32));
+/// (axes, crash markers, backing size, drawing scale as bits).
+type FrameKey = (Axes, Vec<CrashMarker>, (u32, u32), u64);
 
 /// What one draw learnt that the page's text around the canvas needs.
 #[derive(Clone, Debug, PartialEq)]
@@ -85,26 +87,30 @@ fn draw(
     curves: &HtmlCanvasElement,
     drawn: Option<Drawn>,
     ratio: f64,
+    text_scale: f64,
 ) -> Result<Option<Drawn>, String> {
     let ratio = sane_ratio(ratio);
+    // Backing pixels per CSS pixel stay the device's; text, margins and marks also grow
+    // with the page's type.
+    let scale = ratio * text_scale;
     let data = lab.with_player(|p| p.chart_data());
     let axes = Axes::of(&data);
     let Some(frame_size) = fit(frame, ratio) else {
         return Ok(drawn);
     };
-    let key = (axes, data.crashes.clone(), frame_size);
+    let key = (axes, data.crashes.clone(), frame_size, scale.to_bits());
     if drawn.as_ref().map(|d| &d.frame) != Some(&key) {
         draw::draw_frame(
             &backend(frame)?.into_drawing_area(),
             axes,
             &data.crashes,
-            ratio,
+            scale,
         )
         .map_err(|e| e.to_string())?;
     }
     if fit(curves, ratio).is_some() {
         clear(curves)?;
-        draw::draw_curves(&backend(curves)?.into_drawing_area(), &data, axes, ratio)
+        draw::draw_curves(&backend(curves)?.into_drawing_area(), &data, axes, scale)
             .map_err(|e| e.to_string())?;
     }
     Ok(Some(Drawn {
@@ -316,6 +322,8 @@ struct Sizing {
     ratio: Signal<f64>,
     /// The plot's CSS size as last drawn.
     size: RwSignal<(f64, f64)>,
+    /// The page's type scale as last drawn (large type draws larger text and margins).
+    text_scale: RwSignal<f64>,
 }
 
 /// Watches the plot's size (ResizeObserver), the window's size and the device pixel
@@ -341,6 +349,7 @@ fn watch_size(plot: NodeRef<leptos::html::Div>) -> Sizing {
         resized,
         ratio: use_device_pixel_ratio(),
         size,
+        text_scale: RwSignal::new(1.0),
     }
 }
 
@@ -374,16 +383,21 @@ fn redraw_on_change(
         let _prediction = lab.prediction_key.get();
         sizing.resized.track();
         let ratio = sizing.ratio.get();
+        let text_scale = type_scale();
+        if sizing.text_scale.get_untracked() != text_scale {
+            sizing.text_scale.set(text_scale);
+        }
         crashes.track();
         let drawn = drawn.flatten();
         let (Some(frame), Some(curves)) = (canvases.frame.get(), canvases.curves.get()) else {
             return drawn;
         };
-        let result = draw(lab, &frame, &curves, drawn.clone(), ratio).unwrap_or_else(|e| {
-            lab.error
-                .set(Some(format!("The chart could not be drawn: {e}")));
-            drawn
-        });
+        let result =
+            draw(lab, &frame, &curves, drawn.clone(), ratio, text_scale).unwrap_or_else(|e| {
+                lab.error
+                    .set(Some(format!("The chart could not be drawn: {e}")));
+                drawn
+            });
         if let Some(d) = &result {
             let now = (
                 f64::from(curves.client_width()),
@@ -425,8 +439,9 @@ fn hover_place(values: Memo<Option<Values>>, sizing: Sizing, shown: Shown) -> Me
     Memo::new(move |_| {
         let v = values.get()?;
         let (width, height) = sizing.size.get();
-        let x = draw::x_of(v.t_s, width, shown.x_max.get());
-        let (_, ys) = draw::plot_area(width.round() as u32, height.round() as u32, 1.0);
+        let scale = sizing.text_scale.get();
+        let x = draw::x_of(v.t_s, width, shown.x_max.get(), scale);
+        let (_, ys) = draw::plot_area(width.round() as u32, height.round() as u32, scale);
         Some(Place {
             x,
             top: f64::from(ys.start),
@@ -486,6 +501,7 @@ pub fn BacklogChart(lab: Lab) -> impl IntoView {
             f64::from(ev.offset_x()),
             f64::from(width),
             shown.x_max.get_untracked(),
+            sizing.text_scale.get_untracked(),
         );
         pointer_t.set(Some(t));
     };
@@ -510,6 +526,7 @@ pub fn BacklogChart(lab: Lab) -> impl IntoView {
                 <canvas node_ref=frame data-testid="chart-frame" aria-hidden="true"></canvas>
                 <canvas node_ref=curves data-testid="chart" role="img" aria-label=description
                     data-crash-markers=move || crash_count.get().to_string()
+                    data-text-scale=move || format!("{:.3}", sizing.text_scale.get())
                     data-predicted-now=move || predicted_now(lab)
                     on:pointermove=move |ev| point(&ev)
                     on:pointerdown=move |ev| point(&ev)

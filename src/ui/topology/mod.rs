@@ -53,7 +53,8 @@ fn ProducerBox(lab: Lab, index: usize) -> impl IntoView {
                     {rows}
                 </ul>
             </Show>
-            <ProducerActions lab index up=Signal::derive(move || card.with(|c| c.as_ref().is_some_and(|c| c.up))) />
+            <ProducerActions lab index up=Signal::derive(move || card.with(|c| c.as_ref().is_some_and(|c| c.up)))
+                name=Signal::derive(read(|c| c.name.clone())) />
         </li>
         <Show when=uses_outbox>
             <RelayBox lab index />
@@ -64,7 +65,12 @@ fn ProducerBox(lab: Lab, index: usize) -> impl IntoView {
 /// A producer's controls: crash or restart it, lose its next confirm, publish a poison
 /// message.
 #[component]
-fn ProducerActions(lab: Lab, index: usize, up: Signal<bool>) -> impl IntoView {
+fn ProducerActions(
+    lab: Lab,
+    index: usize,
+    up: Signal<bool>,
+    #[prop(into)] name: Signal<String>,
+) -> impl IntoView {
     let producer = index as u32;
     view! {
         <span class="actions">
@@ -83,16 +89,18 @@ fn ProducerActions(lab: Lab, index: usize, up: Signal<bool>) -> impl IntoView {
                 title=move || if up.get() { format!("Crash now; it restarts {RESTART_AFTER_S} s later") } else { "Restart it now".to_string() }>
                 {move || if up.get() { "Crash" } else { "Restart" }}
             </button>
-            <button type="button" class="small" data-testid=format!("producer-{index}-drop-confirm")
-                on:click=move |_| lab.command(Command::DropNextConfirm { producer })
-                title="The broker's next confirm to this producer is lost">
-                "Drop next confirm"
-            </button>
-            <button type="button" class="small" data-testid=format!("producer-{index}-poison")
-                on:click=move |_| lab.command(Command::InjectPoison { producer, poison: Poison::MalformedPayload })
-                title="Publish one message with a malformed payload now: every handler attempt fails">
-                "Inject poison"
-            </button>
+            <MoreActions testid=format!("producer-{index}-more") of=name>
+                <button type="button" class="small" data-testid=format!("producer-{index}-drop-confirm")
+                    on:click=move |_| lab.command(Command::DropNextConfirm { producer })
+                    title="The broker's next confirm to this producer is lost">
+                    "Drop next confirm"
+                </button>
+                <button type="button" class="small" data-testid=format!("producer-{index}-poison")
+                    on:click=move |_| lab.command(Command::InjectPoison { producer, poison: Poison::MalformedPayload })
+                    title="Publish one message with a malformed payload now: every handler attempt fails">
+                    "Inject poison"
+                </button>
+            </MoreActions>
         </span>
     }
 }
@@ -279,34 +287,36 @@ fn ConsumerBox(lab: Lab, index: usize) -> impl IntoView {
                 hidden=move || lease().is_none()>{move || lease().unwrap_or_default()}</span>
             <span class="actions">
                 <button type="button" class="danger small" data-testid=format!("consumer-{index}-crash")
-                    disabled=move || !up() on:click=move |_| crash(CrashPoint::Now)
+                    disabled=move || !up() hidden=move || !up() on:click=move |_| crash(CrashPoint::Now)
                     title=format!("Crash now; it restarts {RESTART_AFTER_S} s later")>
                     "Crash now"
                 </button>
-                <button type="button" class="danger small" data-testid=format!("consumer-{index}-crash-after-commit")
-                    disabled=move || !up() || armed()
-                    on:click=move |_| crash(CrashPoint::AfterCommitBeforeAck)
-                    title="Crash right after its next effect commits, before the ack is sent">
-                    "Crash after next commit"
-                </button>
                 <button type="button" class="small" data-testid=format!("consumer-{index}-restart")
-                    disabled=up on:click=move |_| lab.command(Command::RestartConsumer { consumer })>
+                    disabled=up hidden=up on:click=move |_| lab.command(Command::RestartConsumer { consumer })>
                     "Restart"
                 </button>
-                <button type="button" class="small" data-testid=format!("consumer-{index}-drop-ack")
-                    disabled=move || !up() || drop_armed()
-                    on:click=move |_| lab.command(Command::DropNextAck { consumer })
-                    title="Its next ack is lost on the way to the broker">
-                    "Drop next ack"
-                </button>
-                <button type="button" class="small" data-testid=format!("consumer-{index}-slow")
-                    on:click=move |_| lab.command(Command::SlowConsumer {
-                        consumer,
-                        factor: if slow() { 1.0 } else { SLOW_FACTOR },
-                    })
-                    title=move || if slow() { "Work at normal speed again".to_string() } else { format!("Work {SLOW_FACTOR} times slower from now on") }>
-                    {move || if slow() { "Normal speed" } else { "Slow ×4" }}
-                </button>
+                <MoreActions testid=format!("consumer-{index}-more") of=name>
+                    <button type="button" class="danger small" data-testid=format!("consumer-{index}-crash-after-commit")
+                        disabled=move || !up() || armed()
+                        on:click=move |_| crash(CrashPoint::AfterCommitBeforeAck)
+                        title="Crash right after its next effect commits, before the ack is sent">
+                        "Crash after next commit"
+                    </button>
+                    <button type="button" class="small" data-testid=format!("consumer-{index}-drop-ack")
+                        disabled=move || !up() || drop_armed()
+                        on:click=move |_| lab.command(Command::DropNextAck { consumer })
+                        title="Its next ack is lost on the way to the broker">
+                        "Drop next ack"
+                    </button>
+                    <button type="button" class="small" data-testid=format!("consumer-{index}-slow")
+                        on:click=move |_| lab.command(Command::SlowConsumer {
+                            consumer,
+                            factor: if slow() { 1.0 } else { SLOW_FACTOR },
+                        })
+                        title=move || if slow() { "Work at normal speed again".to_string() } else { format!("Work {SLOW_FACTOR} times slower from now on") }>
+                        {move || if slow() { "Normal speed" } else { "Slow ×4" }}
+                    </button>
+                </MoreActions>
             </span>
         </li>
     }
@@ -344,18 +354,46 @@ fn MemberBox(lab: Lab, group: usize, member: usize) -> impl IntoView {
     }
 }
 
-/// Consumers beyond which the consumers lane switches to compact cards and scrolls.
-const MANY_CONSUMERS: usize = 8;
-
-/// The diagram: producers → broker → consumers → database.
+/// A card's less frequent controls, folded under "More" so a card stays short enough for
+/// the whole topology and the chart to share the first screen.
 #[component]
-pub fn TopologyView(lab: Lab) -> impl IntoView {
-    let shape = Memo::new(move |_| lab.topology.with(Topology::shape));
-    let producers = move || {
-        (0..shape.with(|s| s.producers))
-            .map(|index| view! { <ProducerBox lab index /> })
-            .collect_view()
-    };
+fn MoreActions(
+    testid: String,
+    /// The card's name, for the button's accessible label.
+    #[prop(into)]
+    of: Signal<String>,
+    children: Children,
+) -> impl IntoView {
+    view! {
+        <details class="more">
+            <summary data-testid=testid aria-label=move || format!("More actions for {}", of.get())>"More"</summary>
+            <span class="actions">{children()}</span>
+        </details>
+    }
+}
+
+/// The summary card of a crowded consumers lane: how many, how many down, what they hold;
+/// its button shows or folds the cards.
+#[component]
+fn ConsumersSummary(lab: Lab, expanded: RwSignal<bool>) -> impl IntoView {
+    let summary = Memo::new(move |_| lab.topology.with(Topology::consumers_summary));
+    let down = move || summary.with(|(_, state)| state.contains("down"));
+    view! {
+        <div class="node summary" class:down=down data-node="consumers" data-testid="consumers-summary">
+            <strong>{move || summary.with(|s| s.0.clone())}</strong>
+            <span class="state" data-testid="consumers-summary-state">{move || summary.with(|s| s.1.clone())}</span>
+            <button type="button" class="small" data-testid="consumers-expand"
+                aria-expanded=move || expanded.get().to_string() aria-controls="consumer-cards"
+                on:click=move |_| expanded.update(|e| *e = !*e)>
+                {move || if expanded.get() { "Fold the cards" } else { "Show every card" }}
+            </button>
+        </div>
+    }
+}
+
+/// The broker's lane: its state and crash button, then its exchanges, queues and logs.
+#[component]
+fn BrokerLane(lab: Lab, shape: Memo<Shape>) -> impl IntoView {
     let exchanges = move || {
         (0..shape.with(|s| s.exchanges))
             .map(|index| view! { <ExchangeBox lab index /> })
@@ -371,6 +409,31 @@ pub fn TopologyView(lab: Lab) -> impl IntoView {
             .map(|index| view! { <LogBox lab index /> })
             .collect_view()
     };
+    let broker_up = move || lab.topology.with(|t| t.broker_up);
+    view! {
+        <div class="lane broker" class:down=move || !broker_up() class:narrated=narrated(lab, Node::Broker) data-node="broker">
+            <h3 class="with-action">
+                <span>"Broker " <span data-testid="broker-state">{move || if broker_up() { "up" } else { "crashed" }}</span></span>
+                <button type="button" class="small" class:danger=broker_up data-testid="broker-toggle"
+                    on:click=move |_| {
+                        if broker_up() {
+                            lab.command(Command::CrashBroker { restart_after_s: Some(RESTART_AFTER_S) })
+                        } else {
+                            lab.command(Command::RestartBroker)
+                        }
+                    }>
+                    {move || if broker_up() { "Crash broker" } else { "Restart broker" }}
+                </button>
+            </h3>
+            <ul>{exchanges}{queues}{logs}</ul>
+        </div>
+    }
+}
+
+/// The consumers' lane: queue consumers and group members, folded into one summary card
+/// when there are many.
+#[component]
+fn ConsumersLane(lab: Lab, shape: Memo<Shape>) -> impl IntoView {
     let consumers = move || {
         (0..shape.with(|s| s.consumers))
             .map(|index| view! { <ConsumerBox lab index /> })
@@ -385,10 +448,30 @@ pub fn TopologyView(lab: Lab) -> impl IntoView {
             .map(|(group, member)| view! { <MemberBox lab group member /> })
             .collect_view()
     };
+    let many = move || shape.with(Shape::many_consumers);
+    let expanded = RwSignal::new(false);
+    view! {
+        <div class="lane consumers" class:many=many>
+            <h3>"Consumers"</h3>
+            <Show when=many>
+                <ConsumersSummary lab expanded />
+            </Show>
+            <ul id="consumer-cards" data-testid="consumer-cards"
+                hidden=move || many() && !expanded.get()>{consumers}{members}</ul>
+        </div>
+    }
+}
+
+/// The diagram: producers → broker → consumers → database.
+#[component]
+pub fn TopologyView(lab: Lab) -> impl IntoView {
+    let shape = Memo::new(move |_| lab.topology.with(Topology::shape));
+    let producers = move || {
+        (0..shape.with(|s| s.producers))
+            .map(|index| view! { <ProducerBox lab index /> })
+            .collect_view()
+    };
     let database = move || database_lane(lab, shape.with(|s| s.database));
-    let many =
-        move || shape.with(|s| s.consumers + s.members.iter().sum::<usize>() > MANY_CONSUMERS);
-    let broker_up = move || lab.topology.with(|t| t.broker_up);
     view! {
         <section class="panel topology" aria-labelledby="topology-title" data-testid="topology">
             <h2 id="topology-title">"Topology"</h2>
@@ -397,34 +480,19 @@ pub fn TopologyView(lab: Lab) -> impl IntoView {
                     <h3>"Producers"</h3>
                     <ul>{producers}</ul>
                 </div>
-                <div class="lane broker" class:down=move || !broker_up() class:narrated=narrated(lab, Node::Broker) data-node="broker">
-                    <h3>
-                        "Broker "
-                        <span data-testid="broker-state">{move || if broker_up() { "up" } else { "crashed" }}</span>
-                    </h3>
-                    <ul>{exchanges}{queues}{logs}</ul>
-                    <button type="button" class="small" class:danger=broker_up data-testid="broker-toggle"
-                        on:click=move |_| {
-                            if broker_up() {
-                                lab.command(Command::CrashBroker { restart_after_s: Some(RESTART_AFTER_S) })
-                            } else {
-                                lab.command(Command::RestartBroker)
-                            }
-                        }>
-                        {move || if broker_up() { "Crash broker" } else { "Restart broker" }}
-                    </button>
-                </div>
-                <div class="lane consumers" class:many=many>
-                    <h3>"Consumers"</h3>
-                    <ul>{consumers}{members}</ul>
-                </div>
+                <BrokerLane lab shape />
+                <ConsumersLane lab shape />
                 <div class="lane database" class:narrated=narrated(lab, Node::Database) data-node="db" data-testid="database">
                     <h3>"Database"</h3>
                     <ul>{database}</ul>
                 </div>
             </div>
+            <div class="under-lanes">
+                // Counted flights are written here, never over a card.
+                <div class="badge-rail" aria-hidden="true"></div>
+                <TokenLegend />
+            </div>
             <TokenOverlay lab />
-            <TokenLegend />
         </section>
     }
 }

@@ -6,7 +6,13 @@
 //!
 //! The canvas carries what it shows for tests and tools: `data-tokens` (tokens drawn),
 //! `data-aggregated` (flights the badges count), `data-kinds` (kinds drawn) and
-//! `data-labels` (the latest tokens, "redeliver #0·2, ack #0·2").
+//! `data-labels` (the latest tokens, "redeliver #0·2, ack #0·2") and `data-marks` (the
+//! boxes of the text and markers drawn, "x,y,w,h;…" from the canvas's top left, refreshed
+//! with the card positions).
+//!
+//! Nothing written is drawn over a card: counts go to the rail under the lanes (see
+//! [`crate::model::rail`]), a token's label is left out where it would cross a card, and a
+//! token that stays in place (a loss, a duplicate effect) rises in the gutter beside its card.
 
 use std::cell::RefCell;
 use std::f64::consts::TAU;
@@ -23,7 +29,9 @@ use crate::format::count;
 use crate::model::flights::{
     mark, Edge, Flight, FlightBuffer, Kind, Node, Paint, Shape, Sky, LABELS_MAX, LINE,
 };
+use crate::model::rail::{lay_out, Box2, Wanted};
 use crate::state::Lab;
+use crate::ui::type_scale::type_scale;
 
 /// Token radius, CSS pixels.
 const RADIUS: f64 = 6.0;
@@ -34,7 +42,12 @@ const ANCHORS_EVERY_MS: f64 = 250.0;
 const BADGES_MAX: usize = 12;
 /// How far a token that stays in one place (a loss, a dead letter drawn in its queue) rises.
 const POP_PX: f64 = 22.0;
-const FONT: &str = "600 11px system-ui, sans-serif";
+/// Token label and badge text size, CSS pixels at the usual type scale.
+const FONT_PX: f64 = 11.0;
+/// Height of a row of the badge rail, CSS pixels at the usual type scale.
+const RAIL_ROW_PX: f64 = 18.0;
+/// Room between a card and a token rising beside it.
+const GUTTER_PX: f64 = 4.0;
 const INK: &str = "#1e293b";
 const HALO: &str = "rgba(255,255,255,0.9)";
 
@@ -54,6 +67,9 @@ impl Rect {
     fn cy(self) -> f64 {
         self.y + self.h / 2.0
     }
+    fn overlaps(self, o: Rect) -> bool {
+        self.x < o.x + o.w && o.x < self.x + self.w && self.y < o.y + o.h && o.y < self.y + self.h
+    }
     fn union(self, o: Rect) -> Rect {
         let (x, y) = (self.x.min(o.x), self.y.min(o.y));
         let right = (self.x + self.w).max(o.x + o.w);
@@ -67,11 +83,12 @@ impl Rect {
     }
 }
 
-/// Where a token leaves and arrives: facing sides of the two cards (or, for one card, its
-/// centre and a little above).
+/// Where a token leaves and arrives: facing sides of the two cards (or, for one card, in
+/// the gutter at its right, rising a little, so the marker never covers the card's text).
 fn ends(a: Rect, b: Rect) -> ((f64, f64), (f64, f64)) {
     if a == b {
-        return ((a.cx(), a.cy()), (a.cx(), a.cy() - POP_PX));
+        let x = a.x + a.w + GUTTER_PX + RADIUS;
+        return ((x, a.cy()), (x, a.cy() - POP_PX));
     }
     if b.x >= a.x + a.w {
         ((a.x + a.w, a.cy()), (b.x, b.cy()))
@@ -117,6 +134,16 @@ struct Overlay {
     scratch: String,
     /// What the data attributes say: (tokens drawn, badge counts, flights seen).
     said: (usize, u64, u64),
+    /// The rail under the lanes where badges are written.
+    rail: Option<Rect>,
+    /// The page's type scale (large type writes larger labels and badges).
+    scale: f64,
+    /// The canvas font at that scale.
+    font: String,
+    /// Boxes of the text and markers drawn this frame (for `data-marks`).
+    marks: Vec<Rect>,
+    /// `data-marks` is due: set after the card positions were read again.
+    marks_due: bool,
 }
 
 impl Overlay {
@@ -142,6 +169,8 @@ impl Overlay {
                     ctx.clear_rect(0.0, 0.0, self.size.0, self.size.1);
                 }
                 self.blank = true;
+                self.marks.clear();
+                self.marks_due = true;
                 self.say(canvas);
             }
             return;
@@ -180,9 +209,26 @@ impl Overlay {
             canvas.set_height((size.1 * dpr).round() as u32);
         }
         self.anchors.clear();
+        let scale = type_scale();
+        if scale != self.scale || self.font.is_empty() {
+            self.scale = scale;
+            self.font = format!("600 {:.1}px system-ui, sans-serif", FONT_PX * scale);
+        }
+        self.marks_due = true;
         let Some(section) = canvas.parent_element() else {
             return;
         };
+        self.rail = section
+            .query_selector(".badge-rail")
+            .ok()
+            .flatten()
+            .map(|el| el.get_bounding_client_rect())
+            .map(|r| Rect {
+                x: r.left() - origin.left(),
+                y: r.top() - origin.top(),
+                w: r.width(),
+                h: r.height(),
+            });
         let Ok(cards) = section.query_selector_all("[data-node]") else {
             return;
         };
@@ -241,8 +287,9 @@ impl Overlay {
         ctx.clear_rect(0.0, 0.0, w, h);
         ctx.set_line_cap("round");
         ctx.set_line_join("round");
-        ctx.set_font(FONT);
+        ctx.set_font(&self.font);
         ctx.set_text_baseline("middle");
+        self.marks.clear();
         self.draw_badges(ctx);
 
         let mut placed = std::mem::take(&mut self.placed);
@@ -270,22 +317,58 @@ impl Overlay {
                 paint_path(ctx, kind, paint, RADIUS);
             }
         }
+        self.mark_pops(&placed);
         if placed.len() <= LABELS_MAX {
-            ctx.set_line_width(3.0);
-            ctx.set_stroke_style_str(HALO);
-            ctx.set_fill_style_str(INK);
-            for p in &placed {
-                let label = &self.sky.tokens[p.token].label;
-                let (x, y) = (p.x + RADIUS + 3.0, p.y - RADIUS - 2.0);
-                let _ = ctx.stroke_text(label, x, y);
-                let _ = ctx.fill_text(label, x, y);
-            }
+            self.draw_labels(ctx, &placed);
         }
         self.placed = placed;
     }
 
-    /// Counts of the flights that did not fit, at the middle of their edges ("+312
-    /// delivered"), the largest first.
+    /// The markers of tokens that stay by their card (a loss, a duplicate effect), for
+    /// `data-marks`.
+    fn mark_pops(&mut self, placed: &[Placed]) {
+        for p in placed {
+            let f = &self.sky.tokens[p.token].flight;
+            if self.rect(f.from).is_some() && self.rect(f.from) == self.rect(f.to) {
+                self.marks.push(Rect {
+                    x: p.x - RADIUS,
+                    y: p.y - RADIUS,
+                    w: 2.0 * RADIUS,
+                    h: 2.0 * RADIUS,
+                });
+            }
+        }
+    }
+
+    /// Each token's label ("#77·2") above and right of it, with a halo; left out where it
+    /// would cross a card (the token itself still shows).
+    fn draw_labels(&mut self, ctx: &CanvasRenderingContext2d, placed: &[Placed]) {
+        ctx.set_line_width(3.0);
+        ctx.set_stroke_style_str(HALO);
+        ctx.set_fill_style_str(INK);
+        let h = FONT_PX * self.scale + 2.0;
+        for p in placed {
+            let label = &self.sky.tokens[p.token].label;
+            let w = ctx.measure_text(label).map_or(40.0, |m| m.width());
+            let (x, y) = (p.x + RADIUS + 3.0, p.y - RADIUS - 2.0);
+            let rect = Rect {
+                x,
+                y: y - h / 2.0,
+                w,
+                h,
+            };
+            if self.anchors.iter().any(|(_, card)| card.overlaps(rect)) {
+                continue;
+            }
+            let _ = ctx.stroke_text(label, x, y);
+            let _ = ctx.fill_text(label, x, y);
+            self.marks.push(rect);
+        }
+    }
+
+    /// Counts of the flights that did not fit ("+312 delivered"), the largest first, in the
+    /// rail under the lanes: each near the gap its flights cross, flights to the right in the
+    /// first row and flights back in the second.
     fn draw_badges(&mut self, ctx: &CanvasRenderingContext2d) {
         let badges = self.sky.badges();
         if badges.is_empty() {
@@ -296,30 +379,59 @@ impl Overlay {
         self.order.extend(0..all.len());
         self.order
             .sort_unstable_by(|&a, &b| all[b].1.cmp(&all[a].1));
+        let Some(rail) = self.rail else {
+            return;
+        };
+        let mut texts = Vec::with_capacity(BADGES_MAX);
+        let mut wanted = Vec::with_capacity(BADGES_MAX);
         for &i in self.order.iter().take(BADGES_MAX) {
             let (edge, n) = *all[i];
-            let Some(((x0, y0), (x1, y1))) = self.edge_ends(edge.from, edge.to) else {
+            let Some(((x0, _), (x1, _))) = self.edge_ends(edge.from, edge.to) else {
                 continue;
             };
-            // Flights one way above the edge, the other way below, so the two do not overlap.
-            let lift = if x1 >= x0 { -9.0 } else { 9.0 };
-            let (x, y) = ((x0 + x1) / 2.0, (y0 + y1) / 2.0 + lift);
-            self.scratch.clear();
-            let _ = write!(self.scratch, "+{} {}", count(n), edge.kind.past());
-            let width = ctx.measure_text(&self.scratch).map_or(60.0, |m| m.width());
-            let left = x - (width + 16.0) / 2.0;
-            ctx.set_fill_style_str(HALO);
-            ctx.fill_rect(left - 2.0, y - 8.0, width + 20.0, 16.0);
-            ctx.begin_path();
-            for &(_, shape) in mark(edge.kind) {
-                trace(ctx, shape, left + 5.0, y, 4.0);
-            }
-            for &(paint, _) in mark(edge.kind).iter().take(1) {
-                paint_path(ctx, edge.kind, paint, 4.0);
-            }
-            ctx.set_fill_style_str(INK);
-            let _ = ctx.fill_text(&self.scratch, left + 12.0, y);
+            let text = format!("+{} {}", count(n), edge.kind.past());
+            let width = ctx.measure_text(&text).map_or(60.0, |m| m.width());
+            wanted.push(Wanted {
+                x: (x0 + x1) / 2.0,
+                w: width + 20.0 * self.scale,
+                row: usize::from(x1 < x0),
+            });
+            texts.push((edge.kind, text));
         }
+        let area = Box2 {
+            x: rail.x,
+            y: rail.y,
+            w: rail.w,
+            h: rail.h,
+        };
+        let slots = lay_out(area, RAIL_ROW_PX * self.scale, &wanted);
+        for ((kind, text), slot) in texts.iter().zip(slots) {
+            let Some(b) = slot else { continue };
+            self.draw_badge(ctx, *kind, text, b);
+        }
+    }
+
+    /// One badge in its slot: a backdrop, the kind's mark, the count.
+    fn draw_badge(&mut self, ctx: &CanvasRenderingContext2d, kind: Kind, text: &str, b: Box2) {
+        let r = 4.0 * self.scale;
+        let y = b.y + b.h / 2.0;
+        ctx.set_fill_style_str(HALO);
+        ctx.fill_rect(b.x, b.y + 1.0, b.w, b.h - 2.0);
+        ctx.begin_path();
+        for &(_, shape) in mark(kind) {
+            trace(ctx, shape, b.x + r + 3.0, y, r);
+        }
+        for &(paint, _) in mark(kind).iter().take(1) {
+            paint_path(ctx, kind, paint, r);
+        }
+        ctx.set_fill_style_str(INK);
+        let _ = ctx.fill_text(text, b.x + 2.0 * r + 6.0, y);
+        self.marks.push(Rect {
+            x: b.x,
+            y: b.y,
+            w: b.w,
+            h: b.h,
+        });
     }
 
     /// Updates the data attributes when what they say changed.
@@ -330,6 +442,14 @@ impl Overlay {
         } else {
             self.sky.badges().total()
         };
+        if self.marks_due {
+            self.marks_due = false;
+            self.scratch.clear();
+            for m in &self.marks {
+                let _ = write!(self.scratch, "{:.0},{:.0},{:.0},{:.0};", m.x, m.y, m.w, m.h);
+            }
+            let _ = canvas.set_attribute("data-marks", &self.scratch);
+        }
         let now = (drawn, aggregated, self.sky.seen);
         if now == self.said {
             return;
@@ -425,7 +545,7 @@ pub fn TokenOverlay(lab: Lab) -> impl IntoView {
     });
     view! {
         <canvas class="tokens" node_ref=canvas_ref aria-hidden="true" data-testid="tokens"
-            data-tokens="0" data-aggregated="0" data-aggregated-total="0" data-kinds="" data-labels="" />
+            data-tokens="0" data-aggregated="0" data-aggregated-total="0" data-kinds="" data-labels="" data-marks="" />
     }
 }
 
@@ -482,13 +602,14 @@ pub fn TokenLegend() -> impl IntoView {
         })
         .collect_view();
     view! {
-        <div class="token-legend" data-testid="token-legend">
+        <details class="token-legend" data-testid="token-legend">
+            <summary data-testid="token-legend-toggle">"What the tokens mean"</summary>
             <ul aria-label="Message tokens">{items}</ul>
             <p class="note">
                 "Tokens are labelled with the message id and attempt (#77·2) when few are moving. "
-                "When too many move to draw, the rest are counted on their path (“+312 delivered” per second). "
-                "Outlined cards took part in the step told under the chart."
+                "When too many move to draw, the rest are counted under the lanes, near the gap they cross (“+312 delivered” per second). "
+                "Outlined cards took part in the step told above the diagram."
             </p>
-        </div>
+        </details>
     }
 }

@@ -1,0 +1,109 @@
+//! The side panels beside the stage: which ones exist, what their tabs say, and which one
+//! a page event opens. The stage (topology, chart) never moves; these open beside it.
+
+/// One panel of the side area, shown one at a time under its tab.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Panel {
+    /// What the run has done and holds, and latency percentiles.
+    #[default]
+    Counters,
+    /// Notable events and the event log.
+    Story,
+    /// Rates, service times and the other settings, editable while the run plays.
+    Parameters,
+    /// The live properties (no loss, no duplicate effect, …).
+    Invariants,
+    /// One message's history as a sequence diagram.
+    History,
+    /// Partitioned logs and their consumer groups.
+    Logs,
+}
+
+impl Panel {
+    /// Every panel, in tab order.
+    pub const ALL: [Panel; 6] = [
+        Panel::Counters,
+        Panel::Story,
+        Panel::Parameters,
+        Panel::Invariants,
+        Panel::History,
+        Panel::Logs,
+    ];
+
+    /// The tab's text.
+    pub fn label(self) -> &'static str {
+        match self {
+            Panel::Counters => "Counters",
+            Panel::Story => "Events",
+            Panel::Parameters => "Parameters",
+            Panel::Invariants => "Invariants",
+            Panel::History => "History",
+            Panel::Logs => "Logs",
+        }
+    }
+
+    /// A stable name for ids and test hooks (`tab-counters`, `panel-counters`).
+    pub fn key(self) -> &'static str {
+        match self {
+            Panel::Counters => "counters",
+            Panel::Story => "story",
+            Panel::Parameters => "parameters",
+            Panel::Invariants => "invariants",
+            Panel::History => "history",
+            Panel::Logs => "logs",
+        }
+    }
+
+    /// Whether the tab is offered: the logs panel only when the scenario has a log.
+    pub fn offered(self, has_logs: bool) -> bool {
+        self != Panel::Logs || has_logs
+    }
+
+    /// The tab `by` places after (or before) this one among the offered tabs, wrapping
+    /// around: what the arrow keys do on the tab strip.
+    pub fn next(self, by: i32, has_logs: bool) -> Panel {
+        let offered: Vec<Panel> = Self::ALL
+            .into_iter()
+            .filter(|p| p.offered(has_logs))
+            .collect();
+        let at = offered.iter().position(|&p| p == self).unwrap_or(0) as i32;
+        let n = offered.len() as i32;
+        offered[(at + by).rem_euclid(n) as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_and_labels_are_unique() {
+        let mut keys: Vec<_> = Panel::ALL.iter().map(|p| p.key()).collect();
+        let mut labels: Vec<_> = Panel::ALL.iter().map(|p| p.label()).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        labels.sort_unstable();
+        labels.dedup();
+        assert_eq!(keys.len(), Panel::ALL.len());
+        assert_eq!(labels.len(), Panel::ALL.len());
+    }
+
+    #[test]
+    fn arrows_wrap_around_the_offered_tabs() {
+        assert_eq!(Panel::Counters.next(1, false), Panel::Story);
+        assert_eq!(Panel::Counters.next(-1, false), Panel::History);
+        assert_eq!(Panel::History.next(1, false), Panel::Counters);
+        assert_eq!(Panel::History.next(1, true), Panel::Logs);
+        assert_eq!(Panel::Logs.next(1, true), Panel::Counters);
+    }
+
+    #[test]
+    fn the_logs_tab_is_offered_only_with_a_log() {
+        assert!(!Panel::Logs.offered(false));
+        assert!(Panel::Logs.offered(true));
+        assert!(Panel::ALL
+            .iter()
+            .filter(|&&p| p != Panel::Logs)
+            .all(|p| p.offered(false)));
+    }
+}

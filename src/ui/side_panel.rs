@@ -1,0 +1,125 @@
+//! The side area beside the stage: one tab per panel (counters, events, parameters,
+//! invariants, a message's history, logs), one panel on show at a time, so opening one never
+//! pushes the topology or the chart off screen. A WAI-ARIA tab list: arrow keys, Home and
+//! End move between tabs.
+
+use leptos::prelude::*;
+
+use crate::model::panels::Panel;
+use crate::state::Lab;
+use crate::ui::counters::Counters;
+use crate::ui::invariants::InvariantsPanel;
+use crate::ui::lineage::LineagePanel;
+use crate::ui::logs::LogsView;
+use crate::ui::narration::{EventLog, NarrationPanel};
+use crate::ui::parameters::ParametersPanel;
+
+/// Whether the loaded scenario has a partitioned log (the logs tab is offered only then).
+fn has_logs(lab: Lab) -> bool {
+    lab.topology.with(|t| !t.logs.logs.is_empty())
+}
+
+/// Moves the focus to the tab of `panel` (after the keyboard chose it).
+fn focus_tab(panel: Panel) {
+    let id = format!("tab-{}", panel.key());
+    if let Some(el) = document().get_element_by_id(&id) {
+        use wasm_bindgen::JsCast;
+        if let Ok(el) = el.dyn_into::<web_sys::HtmlElement>() {
+            let _ = el.focus();
+        }
+    }
+}
+
+#[component]
+fn Tab(lab: Lab, panel: Panel) -> impl IntoView {
+    let selected = move || lab.panel.get() == panel;
+    let on_key = move |ev: leptos::ev::KeyboardEvent| {
+        let logs = has_logs(lab);
+        let to = match ev.key().as_str() {
+            "ArrowRight" | "ArrowDown" => panel.next(1, logs),
+            "ArrowLeft" | "ArrowUp" => panel.next(-1, logs),
+            "Home" => Panel::ALL[0],
+            "End" => Panel::ALL[0].next(-1, logs),
+            _ => return,
+        };
+        ev.prevent_default();
+        lab.panel.set(to);
+        focus_tab(to);
+    };
+    view! {
+        <button type="button" role="tab" class="tab" id=format!("tab-{}", panel.key())
+            data-testid=format!("tab-{}", panel.key())
+            aria-controls=format!("panel-{}", panel.key())
+            aria-selected=move || selected().to_string()
+            tabindex=move || if selected() { "0" } else { "-1" }
+            hidden=move || !panel.offered(has_logs(lab))
+            on:click=move |_| lab.panel.set(panel)
+            on:keydown=on_key>
+            {panel.label()}
+        </button>
+    }
+}
+
+/// The panel under one tab; hidden (but kept, with its state) while another is on show.
+#[component]
+fn TabPanel(lab: Lab, panel: Panel, children: Children) -> impl IntoView {
+    view! {
+        <div role="tabpanel" class="tab-panel" id=format!("panel-{}", panel.key())
+            data-testid=format!("panel-{}", panel.key())
+            aria-labelledby=format!("tab-{}", panel.key())
+            hidden=move || lab.panel.get() != panel>
+            {children()}
+        </div>
+    }
+}
+
+/// What the history tab says while no message is chosen.
+#[component]
+fn HistoryHint(lab: Lab) -> impl IntoView {
+    view! {
+        <p class="hint" data-testid="history-hint" hidden=move || lab.lineage.with(Option::is_some)>
+            "Choose a message: click its id (such as #7) in the event log or in a broken invariant, "
+            "and its whole history appears here as a sequence diagram."
+        </p>
+    }
+}
+
+#[component]
+pub fn SidePanel(lab: Lab) -> impl IntoView {
+    // A scenario without a log closes the logs tab if it was open.
+    Effect::new(move |_| {
+        if !lab.panel.get().offered(has_logs(lab)) {
+            lab.panel.set(Panel::default());
+        }
+    });
+    let open = Callback::new(move |m| lab.open_lineage(m));
+    let tabs = Panel::ALL
+        .into_iter()
+        .map(|panel| view! { <Tab lab panel /> })
+        .collect_view();
+    view! {
+        <aside class="side" aria-label="Panels" data-testid="side">
+            <div class="tabs" role="tablist" aria-label="Panels">{tabs}</div>
+            <TabPanel lab panel=Panel::Counters>
+                <Counters readout=lab.readout percentiles=lab.percentiles />
+            </TabPanel>
+            <TabPanel lab panel=Panel::Story>
+                <NarrationPanel narration=lab.narration />
+                <EventLog narration=lab.narration on_msg=open />
+            </TabPanel>
+            <TabPanel lab panel=Panel::Parameters>
+                <ParametersPanel lab />
+            </TabPanel>
+            <TabPanel lab panel=Panel::Invariants>
+                <InvariantsPanel statuses=lab.invariants pause_on_breach=lab.pause_on_breach on_msg=open />
+            </TabPanel>
+            <TabPanel lab panel=Panel::History>
+                <HistoryHint lab />
+                <LineagePanel lineage=lab.lineage on_refresh=Callback::new(move |()| lab.refresh_lineage()) />
+            </TabPanel>
+            <TabPanel lab panel=Panel::Logs>
+                <LogsView lab />
+            </TabPanel>
+        </aside>
+    }
+}
