@@ -3,6 +3,8 @@
 //!   brokerlab run FILE.json [--csv]    run a scenario, print a JSON report (or the series as CSV)
 //!   brokerlab trace FILE.json [--max N] print each step as a sentence (first N steps, default 200)
 //!   brokerlab example [NAME]           list the built-in examples, or print one as JSON
+//!   brokerlab run --link LINK [--csv]  run what a share link holds (its scenario and commands)
+//!   brokerlab link NAME [--step N]     print a share link for a built-in example
 //!
 //! FILE may be `-` for standard input. Bad input: one line on stderr and exit code 2.
 //! A run that stops at the work budget still prints its report (its `end_reason` says
@@ -12,9 +14,9 @@ use std::io::{BufWriter, Read, Write};
 use std::process::ExitCode;
 
 use brokerlab_core::text::{escape_controls, one_line};
-use brokerlab_core::{examples, narration, Report, Scenario, Simulation};
+use brokerlab_core::{examples, link, narration, Report, Scenario, Simulation};
 
-const USAGE: &str = "usage: brokerlab run FILE.json [--csv] | brokerlab trace FILE.json [--max N] | brokerlab example [NAME]";
+const USAGE: &str = "usage: brokerlab run FILE.json [--csv] | brokerlab run --link LINK [--csv] | brokerlab trace FILE.json [--max N] | brokerlab example [NAME] | brokerlab link NAME [--step N]";
 
 /// Largest input read: the same 1 MiB the scenario decoder accepts.
 const INPUT_BYTES_MAX: u64 = 1 << 20;
@@ -37,6 +39,16 @@ fn run(args: &[String]) -> Result<(), String> {
     match words.as_slice() {
         ["run", file] => report(file, |r| r.to_json() + "\n"),
         ["run", file, "--csv"] | ["run", "--csv", file] => report(file, Report::series_csv),
+        ["run", "--link", link] => report_of(start_link(link)?, |r| r.to_json() + "\n"),
+        ["run", "--link", link, "--csv"] | ["run", "--csv", "--link", link] => {
+            report_of(start_link(link)?, Report::series_csv)
+        }
+        ["link", name] => make_link(name, 0),
+        ["link", name, "--step", n] => make_link(
+            name,
+            n.parse()
+                .map_err(|_| format!("--step wants a whole number, got {n:?}"))?,
+        ),
         ["trace", file] => trace(file, 200),
         ["trace", file, "--max", n] => {
             let max: u64 = n
@@ -98,9 +110,35 @@ fn start(file: &str) -> Result<Simulation, String> {
     Simulation::new(load(file)?).map_err(|e| format!("{file:?}: {e}"))
 }
 
+/// The simulation a share link describes: its scenario with its commands, from the start.
+fn start_link(link: &str) -> Result<Simulation, String> {
+    let shared = link::decode(link).map_err(|e| e.to_string())?;
+    Simulation::new(shared.recorded()).map_err(|e| format!("the link's scenario: {e}"))
+}
+
+/// A share link for a built-in example, paused at `step`, with no command given.
+fn make_link(name: &str, step: u64) -> Result<(), String> {
+    let scenario = examples::load(name).ok_or_else(|| format!("no example named {name:?}"))?;
+    let shared = link::Shared {
+        scenario,
+        example: Some(name.to_string()),
+        commands: Vec::new(),
+        step,
+        view: link::View::default(),
+    };
+    let text = link::encode(&shared);
+    // Decoding checks the step against the limit, as the page will.
+    link::decode(&text).map_err(|e| e.to_string())?;
+    print(&format!("{text}\n"))
+}
+
 /// Runs to the end and prints the report; a budget stop is also said on stderr.
 fn report(file: &str, render: impl Fn(&Report) -> String) -> Result<(), String> {
-    let mut sim = start(file)?;
+    report_of(start(file)?, render)
+}
+
+/// Runs `sim` to the end and prints the report; a budget stop is also said on stderr.
+fn report_of(mut sim: Simulation, render: impl Fn(&Report) -> String) -> Result<(), String> {
     sim.run();
     print(&render(&Report::of(&sim)))?;
     if let Some(reason) = sim.end_reason().filter(|r| r.is_budget()) {
