@@ -107,7 +107,7 @@ impl Tour {
     }
 
     /// Next step; past the last one, the tour closes.
-    pub fn next(&mut self) -> Moved {
+    pub fn forward(&mut self) -> Moved {
         self.at = self.at.map(|i| i + 1).filter(|&i| i < STEPS.len());
         self.moved()
     }
@@ -275,12 +275,12 @@ mod tests {
         assert_eq!(tour.progress(), format!("1 of {}", STEPS.len()));
         assert_eq!(tour.back(), Moved::To(0), "back on the first step stays");
         for i in 1..STEPS.len() {
-            assert_eq!(tour.next(), Moved::To(i));
+            assert_eq!(tour.forward(), Moved::To(i));
         }
         assert!(tour.is_last());
         assert_eq!(tour.back(), Moved::To(STEPS.len() - 2));
-        assert_eq!(tour.next(), Moved::To(STEPS.len() - 1));
-        assert_eq!(tour.next(), Moved::Closed);
+        assert_eq!(tour.forward(), Moved::To(STEPS.len() - 1));
+        assert_eq!(tour.forward(), Moved::Closed);
         assert!(!tour.is_open());
         assert!(tour.step().is_none());
         assert_eq!(tour.progress(), "");
@@ -289,10 +289,10 @@ mod tests {
     #[test]
     fn skip_closes_from_any_step_and_a_closed_tour_stays_closed() {
         let mut tour = Tour::started();
-        tour.next();
+        tour.forward();
         assert_eq!(tour.skip(), Moved::Closed);
         assert_eq!(tour, Tour::default());
-        assert_eq!(tour.next(), Moved::Closed);
+        assert_eq!(tour.forward(), Moved::Closed);
         assert_eq!(tour.back(), Moved::Closed);
         assert!(!tour.is_first() && !tour.is_last());
     }

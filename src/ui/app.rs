@@ -18,6 +18,7 @@ use crate::ui::narration::{EventLog, NarrationPanel};
 use crate::ui::parameters::ParametersPanel;
 use crate::ui::timeline::Timeline;
 use crate::ui::topology::TopologyView;
+use crate::ui::tour::TourCard;
 
 /// The scenario the first page plays.
 pub const EXAMPLE: &str = "burst";
@@ -102,5 +103,6 @@ fn Page(player: Player) -> impl IntoView {
             "Everything runs in this page: a deterministic simulation compiled from Rust to WebAssembly."
         </footer>
         <HelpDialog tools />
+        <TourCard tools />
     }
 }

@@ -13,5 +13,7 @@ pub mod narration;
 pub mod panic_panel;
 pub mod parameters;
 pub mod seed;
+pub mod term;
 pub mod timeline;
 pub mod topology;
+pub mod tour;
