@@ -17,6 +17,9 @@ pub fn Term(
     /// What to show instead of the term's own word (e.g. "Acked" for ack).
     #[prop(optional)]
     text: Option<&'static str>,
+    /// What to show when it changes (e.g. a card's "lease runs out in 2.0 s").
+    #[prop(optional)]
+    children: Option<Children>,
 ) -> impl IntoView {
     let slug = term.slug();
     let tip_id = format!("term-{slug}-{}", NEXT_ID.fetch_add(1, Ordering::Relaxed));
@@ -32,7 +35,10 @@ pub fn Term(
                         open.set(false);
                     }
                 }>
-                {text.unwrap_or(term.word())}
+                {match children {
+                    Some(children) => children(),
+                    None => text.unwrap_or(term.word()).into_any(),
+                }}
             </dfn>
             <span class="term-tip" role="tooltip" id=tip_id hidden=move || !open.get()
                 data-testid=format!("term-{slug}-tip")>
