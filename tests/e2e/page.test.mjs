@@ -25,7 +25,9 @@ const ARGS = [
 ];
 const ORIGIN = new URL(BASE_URL).origin;
 
-/** A browser with a fresh profile; `close()` removes the profile. */
+/** A browser with a fresh profile; `close()` removes the profile. The first-visit tour
+ *  is marked seen before any page loads, so it stays out of these tests' way (its own
+ *  tests are in firstvisit.test.mjs). */
 async function openBrowser(options) {
   const profile = mkdtempSync(path.join(tmpdir(), 'brokerlab-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
@@ -33,6 +35,13 @@ async function openBrowser(options) {
     headless: true,
     args: ARGS,
     ...options,
+  });
+  await context.addInitScript(() => {
+    try {
+      localStorage.setItem('brokerlab.tour.seen', '1');
+    } catch {
+      // No storage (an opaque origin): nothing to mark.
+    }
   });
   const close = async () => {
     await context.close();
