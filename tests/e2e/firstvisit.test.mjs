@@ -227,6 +227,14 @@ test('focusing a term shows its definition; Escape and leaving hide it', async (
   const leaseTip = lease.getByTestId('term-lease-tip');
   await leaseTip.waitFor({ state: 'visible' });
   assert.match(await leaseTip.innerText(), /visibility timeout/);
+  // On a database card that keeps an inbox: its summary defines the inbox.
+  await page.getByTestId('scenario').selectOption('outbox-relay-crash');
+  const summary = page.getByTestId('db-0-summary');
+  assert.match(await summary.innerText(), /inbox rows 0/);
+  await summary.getByTestId('term-inbox').hover();
+  const inboxTip = summary.getByTestId('term-inbox-tip');
+  await inboxTip.waitFor({ state: 'visible' });
+  assert.match(await inboxTip.innerText(), /already processed/);
 });
 
 test('the help lists every control on the cards', async () => {
