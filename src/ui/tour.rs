@@ -5,6 +5,7 @@
 
 use leptos::prelude::*;
 use leptos_use::{use_event_listener, use_window};
+use wasm_bindgen::JsCast;
 
 use crate::model::tour::{place, scroll_for, Rect, Spot, Step};
 use crate::state::Tools;
@@ -54,7 +55,7 @@ fn mark_target(target: Option<&web_sys::Element>) {
         for i in 0..marked.length() {
             if let Some(el) = marked
                 .item(i)
-                .and_then(|n| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(n).ok())
+                .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
             {
                 let _ = el.remove_attribute(TARGET_ATTR);
             }
