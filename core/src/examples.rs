@@ -1,99 +1,197 @@
 //! Built-in example scenarios. Each is a JSON file under `core/scenarios/`, compiled in,
-//! so the CLI, the page and the tests all read the same text.
+//! so the CLI, the page and the tests all read the same text. The catalogue also gives
+//! each one a readable title and a topic, for the page's picker: the scenario files keep
+//! their slug as `name` and say what happens in `description`.
 
 use crate::scenario::Scenario;
 
-/// (name, JSON text) of every built-in example.
-pub const EXAMPLES: &[(&str, &str)] = &[
-    ("mm1", include_str!("../scenarios/mm1.json")),
-    ("mm4", include_str!("../scenarios/mm4.json")),
-    ("burst", include_str!("../scenarios/burst.json")),
-    (
+/// What an example teaches, for grouping them; in the order the picker lists the groups.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Topic {
+    Load,
+    Delivery,
+    Failures,
+    Ordering,
+    Publishing,
+    Logs,
+}
+
+impl Topic {
+    /// Every topic, in the order the picker lists them.
+    pub const ALL: [Topic; 6] = [
+        Topic::Load,
+        Topic::Delivery,
+        Topic::Failures,
+        Topic::Ordering,
+        Topic::Publishing,
+        Topic::Logs,
+    ];
+
+    /// The group's heading.
+    pub fn title(self) -> &'static str {
+        match self {
+            Topic::Load => "Load and capacity",
+            Topic::Delivery => "Delivery guarantees",
+            Topic::Failures => "Failures, retries and dead letters",
+            Topic::Ordering => "Ordering",
+            Topic::Publishing => "Publishing reliably: outbox and dual writes",
+            Topic::Logs => "Logs and consumer groups",
+        }
+    }
+}
+
+/// One built-in example: its slug (the CLI's name), a readable title, its topic and its
+/// JSON text.
+pub struct Example {
+    pub name: &'static str,
+    pub title: &'static str,
+    pub topic: Topic,
+    pub json: &'static str,
+}
+
+/// Shorthand for one row of [`EXAMPLES`].
+macro_rules! example {
+    ($name:literal, $topic:ident, $title:literal) => {
+        Example {
+            name: $name,
+            title: $title,
+            topic: Topic::$topic,
+            json: include_str!(concat!("../scenarios/", $name, ".json")),
+        }
+    };
+}
+
+/// Every built-in example (the CLI lists them in this order).
+pub const EXAMPLES: &[Example] = &[
+    example!("mm1", Load, "One consumer at 90% load (M/M/1)"),
+    example!("mm4", Load, "Four consumers share 90% load (M/M/4)"),
+    example!("burst", Load, "A burst larger than capacity"),
+    example!(
         "crash-after-commit",
-        include_str!("../scenarios/crash-after-commit.json"),
+        Delivery,
+        "Crash between commit and ack: a duplicate"
     ),
-    (
+    example!(
         "ack-before-effect",
-        include_str!("../scenarios/ack-before-effect.json"),
+        Delivery,
+        "Ack on delivery: a crash loses the message"
     ),
-    ("short-lease", include_str!("../scenarios/short-lease.json")),
-    (
+    example!("short-lease", Delivery, "A lease shorter than the work"),
+    example!(
         "fanout-subscriptions",
-        include_str!("../scenarios/fanout-subscriptions.json"),
+        Load,
+        "One publish, three subscriptions (fan-out)"
     ),
-    (
+    example!(
         "lost-confirm",
-        include_str!("../scenarios/lost-confirm.json"),
+        Delivery,
+        "A lost publish confirm stores the message twice"
     ),
-    (
+    example!(
         "outbox-relay-crash",
-        include_str!("../scenarios/outbox-relay-crash.json"),
+        Publishing,
+        "The outbox relay crashes after publishing"
     ),
-    (
+    example!(
         "dual-write-crash",
-        include_str!("../scenarios/dual-write-crash.json"),
+        Publishing,
+        "Dual write without an outbox: an event never sent"
     ),
-    (
+    example!(
         "check-then-insert-race",
-        include_str!("../scenarios/check-then-insert-race.json"),
+        Delivery,
+        "A racy duplicate check, and the inbox that fixes it"
     ),
-    ("account-42", include_str!("../scenarios/account-42.json")),
-    (
+    example!(
+        "account-42",
+        Ordering,
+        "Withdrawal before deposit on a queue"
+    ),
+    example!(
         "account-42-log",
-        include_str!("../scenarios/account-42-log.json"),
+        Ordering,
+        "Withdrawal before deposit on a partitioned log"
     ),
-    (
+    example!(
         "ordering-account",
-        include_str!("../scenarios/ordering-account.json"),
+        Ordering,
+        "Parallel handlers reorder an account"
     ),
-    (
+    example!(
         "retries-dlq-redrive",
-        include_str!("../scenarios/retries-dlq-redrive.json"),
+        Failures,
+        "Retries, a dead-letter queue and a redrive"
     ),
-    (
+    example!(
         "backpressure",
-        include_str!("../scenarios/backpressure.json"),
+        Load,
+        "A bounded queue under overload (backpressure)"
     ),
-    (
+    example!(
         "broker-crash",
-        include_str!("../scenarios/broker-crash.json"),
+        Failures,
+        "The broker crashes and comes back"
     ),
-    (
+    example!(
         "log-consumer-groups",
-        include_str!("../scenarios/log-consumer-groups.json"),
+        Logs,
+        "Two consumer groups on a partitioned log"
     ),
-    (
+    example!(
         "log-commit-modes",
-        include_str!("../scenarios/log-commit-modes.json"),
+        Logs,
+        "Commit the offset before or after the work"
     ),
-    (
+    example!(
         "log-retention",
-        include_str!("../scenarios/log-retention.json"),
+        Logs,
+        "Retention deletes records a slow group never read"
     ),
-    (
+    example!(
         "transactional-pipeline",
-        include_str!("../scenarios/transactional-pipeline.json"),
+        Logs,
+        "Read-process-write in one transaction"
     ),
-    (
+    example!(
         "batch-atomicity",
-        include_str!("../scenarios/batch-atomicity.json"),
+        Failures,
+        "A poison message in an atomic batch"
     ),
-    (
+    example!(
         "confirm-order-77",
-        include_str!("../scenarios/confirm-order-77.json"),
+        Publishing,
+        "Confirming order 77, end to end"
     ),
 ];
 
 pub fn names() -> impl Iterator<Item = &'static str> {
-    EXAMPLES.iter().map(|(n, _)| *n)
+    EXAMPLES.iter().map(|e| e.name)
+}
+
+/// The example called `name`.
+pub fn find(name: &str) -> Option<&'static Example> {
+    EXAMPLES.iter().find(|e| e.name == name)
 }
 
 /// The example's JSON text.
 pub fn json(name: &str) -> Option<&'static str> {
-    EXAMPLES.iter().find(|(n, _)| *n == name).map(|(_, j)| *j)
+    find(name).map(|e| e.json)
 }
 
 /// The example, parsed. Built-in examples are valid (a test checks every one).
 pub fn load(name: &str) -> Option<Scenario> {
     json(name).map(|j| Scenario::from_json(j).expect("built-in examples are valid"))
+}
+
+/// The examples grouped by topic, the topics in [`Topic::ALL`] order and the examples of
+/// each in catalogue order; a topic with no example is left out.
+pub fn by_topic() -> Vec<(Topic, Vec<&'static Example>)> {
+    Topic::ALL
+        .iter()
+        .map(|&topic| {
+            let of_topic = EXAMPLES.iter().filter(|e| e.topic == topic).collect();
+            (topic, of_topic)
+        })
+        .filter(|(_, examples): &(Topic, Vec<_>)| !examples.is_empty())
+        .collect()
 }

@@ -22,7 +22,7 @@
 //!   [`MsgId`], [`QueueId`]…); time ([`Micros`], [`secs_to_us`], [`us_to_secs`]).
 //! * [`narration::describe`]: a fact in one English sentence.
 //! * [`invariants::check`]: the accounting invariant, recounted from scratch.
-//! * [`examples`]: the built-in scenarios by name.
+//! * [`examples`]: the built-in scenarios by name, with a title and a topic each.
 //! * [`step`]: the reasons facts carry ([`step::LossReason`], [`step::DeadLetterReason`]…).
 //! * [`sim::current`]: the settings in force now; [`database`]: the consumers' tables.
 //! * [`text`]: untrusted text made safe to print on one line.

@@ -5,6 +5,8 @@
 pub mod lab;
 pub mod shortcuts;
 pub mod tools;
+pub mod tour;
 
 pub use lab::Lab;
 pub use tools::Tools;
+pub use tour::TourState;

@@ -1,8 +1,10 @@
-//! Page tools: whether the help overlay is open (and what to give the focus back to) and
-//! the large-type option for projectors.
+//! Page tools: whether the help overlay is open (and what to give the focus back to), the
+//! large-type option for projectors, and the first-visit tour.
 
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
+
+use super::TourState;
 
 /// Class on the root element (`<html>`) that scales type and controls up.
 pub const LARGE_TYPE_CLASS: &str = "large-type";
@@ -14,6 +16,8 @@ pub struct Tools {
     pub large_type: RwSignal<bool>,
     /// What had the focus when help opened: it gets it back on close.
     opener: StoredValue<Option<web_sys::HtmlElement>, LocalStorage>,
+    /// The first-visit tour (its header button restarts it).
+    pub tour: TourState,
 }
 
 impl Tools {
@@ -24,6 +28,7 @@ impl Tools {
             help_open: RwSignal::new(false),
             large_type: RwSignal::new(false),
             opener: StoredValue::new_local(None),
+            tour: TourState::new(),
         };
         let large = tools.large_type;
         Effect::new(move |_| set_root_class(LARGE_TYPE_CLASS, large.get()));

@@ -14,6 +14,7 @@ use crate::ui::narration::LatestLine;
 use crate::ui::side_panel::SidePanel;
 use crate::ui::timeline::Timeline;
 use crate::ui::topology::TopologyView;
+use crate::ui::tour::TourCard;
 
 /// The scenario the first page plays.
 pub const EXAMPLE: &str = "burst";
@@ -96,5 +97,6 @@ fn Page(player: Player) -> impl IntoView {
             "Everything runs in this page: a deterministic simulation compiled from Rust to WebAssembly."
         </footer>
         <HelpDialog tools />
+        <TourCard tools />
     }
 }

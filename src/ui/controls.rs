@@ -93,9 +93,18 @@ pub fn Controls(lab: Lab) -> impl IntoView {
 pub fn ScenarioPicker(lab: Lab) -> impl IntoView {
     let name = move || lab.scenario.with(|s| s.0.clone());
     let description = move || lab.scenario.with(|s| s.1.clone());
-    let options = examples::names()
-        .map(|n| {
-            view! { <option value=n selected=move || lab.scenario.with(|s| s.0 == n)>{n}</option> }
+    // One group per topic, each option titled in words; the value stays the example's name.
+    let options = examples::by_topic()
+        .into_iter()
+        .map(|(topic, of_topic)| {
+            let items = of_topic
+                .into_iter()
+                .map(|e| {
+                    let n = e.name;
+                    view! { <option value=n selected=move || lab.scenario.with(|s| s.0 == n)>{e.title}</option> }
+                })
+                .collect_view();
+            view! { <optgroup label=topic.title()>{items}</optgroup> }
         })
         .collect_view();
     view! {

@@ -3,8 +3,10 @@
 use leptos::prelude::*;
 
 use crate::format::{count, latency, seconds};
+use crate::model::glossary;
 use crate::model::readout::Percentiles;
 use crate::model::readout::Readout;
+use crate::ui::term::label_text;
 
 /// Latency percentiles: end to end and queue wait, once a message has finished.
 #[component]
@@ -50,6 +52,9 @@ fn Counter(
     testid: &'static str,
     /// What the number means, shown on hover.
     hint: &'static str,
+    /// The glossary term the label names.
+    #[prop(optional)]
+    term: Option<glossary::Term>,
     #[prop(into)] value: Signal<String>,
     /// Highlights the counter (something went wrong, or is going wrong).
     #[prop(into, optional)]
@@ -57,7 +62,7 @@ fn Counter(
 ) -> impl IntoView {
     view! {
         <div class="counter" class:alert=move || alert.get() title=hint>
-            <dt>{label}</dt>
+            <dt>{label_text(label, term)}</dt>
             <dd data-testid=testid>{value}</dd>
         </div>
     }
@@ -201,7 +206,8 @@ pub fn Counters(
                     value=r(|r| count(r.published)) />
                 <Counter label="Delivered" testid="delivered" hint="Deliveries to consumers, redeliveries included"
                     value=r(|r| count(r.delivered)) />
-                <Counter label="Acked" testid="acked" hint="Messages acked after their effect committed: done for good"
+                <Counter label="Acked" testid="acked" term=glossary::Term::Ack
+                    hint="Messages acked after their effect committed: done for good"
                     value=r(|r| count(r.acked)) />
                 <Counter label="Redelivered" testid="redelivered" hint="Deliveries of a message that had been delivered before"
                     value=r(|r| count(r.redelivered)) alert=flag(|r| r.redelivered > 0) />

@@ -3,10 +3,11 @@
 
 use leptos::prelude::*;
 
+use crate::model::glossary::Term;
 use crate::state::shortcuts::SHORTCUTS;
 use crate::state::Tools;
 
-/// The "Help" and "Large type" buttons.
+/// The "Help", "Tour" and "Large type" buttons.
 #[component]
 pub fn ToolButtons(tools: Tools) -> impl IntoView {
     view! {
@@ -14,6 +15,10 @@ pub fn ToolButtons(tools: Tools) -> impl IntoView {
             <button type="button" data-testid="help-button" aria-haspopup="dialog"
                 on:click=move |_| tools.open_help() title="Every control and shortcut (?)">
                 "Help " <kbd>"?"</kbd>
+            </button>
+            <button type="button" data-testid="tour-button" on:click=move |_| tools.tour.restart()
+                title="A short tour of the page, from its first step">
+                "Tour"
             </button>
             <button type="button" data-testid="large-type"
                 aria-pressed=move || if tools.large_type.get() { "true" } else { "false" }
@@ -37,12 +42,36 @@ const CONTROLS: &[(&str, &str)] = &[
     ("Reset", "Starts the scenario again and forgets your commands."),
     ("Timeline", "Goes to any moment of the run, back or forward; your commands stay in the run."),
     ("Large type", "Larger text and controls for projectors, for this visit."),
+    ("Tour", "A short tour of the page; it opens by itself on a first visit. Escape or Skip closes it."),
+];
+
+/// (card and button, what it does) rows: the controls on the topology's cards and in the
+/// logs panel, as their buttons are labelled.
+const CARD_CONTROLS: &[(&str, &str)] = &[
+    ("Producer · Crash / Restart", "Crashes the producer now (it restarts a few seconds later), or restarts it at once. Messages it held only in memory are given up; outbox rows survive the crash."),
+    ("Producer · Drop next confirm", "The broker stores the next message but its confirm never arrives: the producer cannot tell, and may publish it again."),
+    ("Producer · Inject poison", "Publishes one message whose payload no handler can read: every attempt fails until it is dead-lettered."),
+    ("Outbox relay · Crash after next publish", "The relay crashes right after the broker confirms its next publish, before it marks the row sent: after the restart it publishes that row again."),
+    ("Broker · Crash broker / Restart broker", "Crashes the whole broker (durable queues keep their persistent messages, transient ones lose everything), or brings it back."),
+    ("Dead letters · Redrive", "Moves the dead-lettered messages back into their queue, a few per second, for another try."),
+    ("Consumer · Crash now", "Crashes the consumer at once; what it held and had not acked is delivered again later. It restarts a few seconds later."),
+    ("Consumer · Crash after next commit", "Crashes it right after its next effect commits and before the ack is sent: the message comes back and, without idempotency, its effect is applied twice."),
+    ("Consumer · Restart", "Brings a crashed consumer back at once."),
+    ("Consumer · Drop next ack", "Its next ack is lost on the way: the broker redelivers that message when the lease runs out."),
+    ("Consumer · Slow ×4 / Normal speed", "Makes it work four times slower from now on (or normal again): its leases can run out while it still works."),
+    ("Card · More", "Opens a card's less frequent controls: the ones above marked as a consumer's or a producer's, other than Crash and Restart."),
+    ("Consumers · Show every card / Fold the cards", "More than eight consumers share one summary card (how many are up, down, and what they hold); this shows or folds their own cards."),
+    ("Logs · Add a partition", "Gives the log one more partition: keys spread over it from now on, and every group reading the log rebalances."),
+    ("Group · Crash member", "Crashes one member of a consumer group: its partitions move to the others after a rebalance."),
+    ("Group · Add member", "Adds a member to the group, which rebalances; members beyond the partitions sit idle."),
+    ("Group · Replay from start", "Moves the group back to the earliest offsets: it reads the whole log again."),
 ];
 
 const PANELS: &[(&str, &str)] = &[
+    ("Side tabs", "Beside the stage (or under it on a narrow screen): one panel at a time; the arrow keys move between the tabs."),
     ("Backlog chart", "Messages waiting over simulated time, with the fluid prediction (λ − μ)·t dashed."),
     ("Invariants", "Whether any message was lost, any effect applied twice, any key applied out of order — and where each first broke."),
-    ("What just happened", "The latest step in words, and the recent notable events."),
+    ("What just happened", "The latest step in words, above the diagram; the notable events are in the Events tab."),
     ("Event log", "The latest facts; type a message id to follow one message."),
     ("Message history", "Every fact about one message so far, by lane: producer, broker, consumer, database."),
     ("Counters", "What is waiting and in flight now, the run's totals, its failures, and latency percentiles."),
@@ -55,6 +84,23 @@ fn rows(items: &'static [(&'static str, &'static str)]) -> impl IntoView {
         .iter()
         .map(|&(what, why)| view! { <dt>{what}</dt><dd>{why}</dd> })
         .collect_view()
+}
+
+/// The overlay's reference part: the controls on the cards, the panels, the terms.
+fn reference() -> impl IntoView {
+    let terms = Term::ALL
+        .iter()
+        .map(|t| view! { <dt>{t.word()}</dt><dd>{t.definition()}</dd> })
+        .collect_view();
+    view! {
+        <h3>"On the cards"</h3>
+        <dl class="help-list" data-testid="help-card-controls">{rows(CARD_CONTROLS)}</dl>
+        <h3>"Panels"</h3>
+        <dl class="help-list">{rows(PANELS)}</dl>
+        <h3>"Terms"</h3>
+        <p class="hint">"Point at a term with a dotted underline, or focus it with Tab, to read its definition."</p>
+        <dl class="help-list" data-testid="help-terms">{terms}</dl>
+    }
 }
 
 /// The help overlay: a modal dialog that keeps the focus inside while open.
@@ -129,8 +175,7 @@ pub fn HelpDialog(tools: Tools) -> impl IntoView {
                     {SHORTCUTS.iter().map(|s| view! { <dt><kbd>{s.label}</kbd></dt><dd>{s.what}</dd> }).collect_view()}
                 </dl>
                 <p class="hint">"Shortcuts do nothing while you type in a field."</p>
-                <h3>"Panels"</h3>
-                <dl class="help-list">{rows(PANELS)}</dl>
+                {reference()}
                 <button type="button" class="primary" node_ref=last on:click=move |_| tools.close_help()>
                     "Close help"
                 </button>

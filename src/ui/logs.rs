@@ -4,9 +4,11 @@ use brokerlab_core::{Command, MemberCrashPoint};
 use leptos::prelude::*;
 
 use crate::format::count;
+use crate::model::glossary;
 use crate::model::groups::*;
 use crate::model::player::RESTART_AFTER_S;
 use crate::state::Lab;
+use crate::ui::term::Term;
 
 /// The logs panel; nothing for scenarios without logs.
 #[component]
@@ -48,6 +50,11 @@ pub fn LogsView(lab: Lab) -> impl IntoView {
                 " · processed " <strong data-testid="log-processed">{move || count(logs.with(|l| l.records_processed))}</strong>
                 " · skipped " <strong data-testid="log-skipped">{move || count(logs.with(|l| l.records_skipped))}</strong>
                 " · rebalances " <strong data-testid="log-rebalances">{move || count(logs.with(|l| l.rebalances))}</strong>
+            </p>
+            <p class="hint" data-testid="logs-terms">
+                "Each partition lane shows its " <Term term=glossary::Term::Offset text="offsets" />
+                " (where the log starts and ends), the group's committed offset, its owner and its " <Term term=glossary::Term::Lag />
+                "."
             </p>
             <ul class="log-sizes">{log_sizes}</ul>
             {groups}

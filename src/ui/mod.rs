@@ -14,6 +14,8 @@ pub mod panic_panel;
 pub mod parameters;
 pub mod seed;
 pub mod side_panel;
+pub mod term;
 pub mod timeline;
 pub mod topology;
+pub mod tour;
 pub mod type_scale;

@@ -7,8 +7,10 @@ use brokerlab_core::{
 };
 use leptos::prelude::*;
 
+use crate::model::glossary;
 use crate::model::settings::*;
 use crate::state::Lab;
+use crate::ui::term::label_text;
 
 /// What a field does with the text (or option) it is given: send a command, or say why not.
 type Apply = Callback<String, Result<(), String>>;
@@ -23,6 +25,9 @@ fn NumberField(
     #[prop(into)] value: Signal<String>,
     apply: Apply,
     #[prop(optional)] hint: &'static str,
+    /// The glossary term the label names: hovering or focusing it shows its definition.
+    #[prop(optional)]
+    term: Option<glossary::Term>,
     /// A range slider next to it: (max, step).
     #[prop(optional, into)]
     slider: Option<Signal<(f64, f64)>>,
@@ -64,7 +69,7 @@ fn NumberField(
     });
     view! {
         <div class="param" class:invalid=move || error.with(Option::is_some)>
-            <label for=id.clone()>{label} <span class="unit">" (" {unit} ")"</span></label>
+            <label for=id.clone()>{label_text(label, term)} <span class="unit">" (" {unit} ")"</span></label>
             <span class="param-input">
                 <input type="text" inputmode="decimal" id=id.clone() node_ref=input data-testid=id.clone()
                     on:change=on_change autocomplete="off" spellcheck="false"
@@ -88,6 +93,9 @@ fn SelectField(
     options: Vec<(String, &'static str)>,
     #[prop(into)] value: Signal<String>,
     apply: Apply,
+    /// The glossary term the label names.
+    #[prop(optional)]
+    term: Option<glossary::Term>,
 ) -> impl IntoView {
     let error = RwSignal::new(None::<String>);
     let error_id = format!("{id}-error");
@@ -117,7 +125,7 @@ fn SelectField(
         .collect_view();
     view! {
         <div class="param" class:invalid=move || error.with(Option::is_some)>
-            <label for=id.clone()>{label}</label>
+            <label for=id.clone()>{label_text(label, term)}</label>
             <select id=id.clone() data-testid=id.clone() node_ref=select on:change=on_change
                 aria-describedby=error_id.clone()>
                 {options}
@@ -241,6 +249,7 @@ fn ProducerRow(lab: Lab, index: usize) -> impl IntoView {
         <fieldset class="param-group" data-testid=format!("param-producer-{index}")>
             <legend>"Producer " <strong>{name}</strong></legend>
             <NumberField id=id("rate") label="Arrival rate" unit="msgs/s" value=rate apply=apply_rate
+                term=glossary::Term::Lambda
                 slider=slider hint="Later changes the scenario plans (a stop, say) still happen." />
             <SelectField id=id("pattern") label="Pattern" options=pattern_options() value=pattern apply=apply_pattern />
         </fieldset>
@@ -292,12 +301,12 @@ fn QueueRow(lab: Lab, index: usize) -> impl IntoView {
             <details class="param-more" data-testid=id("more")>
                 <summary>"Delivery, retries and bound"</summary>
                 <div class="param-more-fields">
-            <NumberField id=id("prefetch") label="Prefetch" unit="messages per consumer"
+            <NumberField id=id("prefetch") label="Prefetch" unit="messages per consumer" term=glossary::Term::Prefetch
                 value=text(|q| q.prefetch.to_string()) apply=cmd(queue_commands::prefetch) />
-            <NumberField id=id("visibility") label="Visibility timeout" unit="s"
+            <NumberField id=id("visibility") label="Visibility timeout" unit="s" term=glossary::Term::Lease
                 value=text(|q| field(q.visibility_s)) apply=cmd(queue_commands::visibility)
                 hint="For leases given from now on." />
-            <SelectField id=id("ack") label="Ack" options=options(ACK_MODES)
+            <SelectField id=id("ack") label="Ack" options=options(ACK_MODES) term=glossary::Term::Ack
                 value=choice(|q| choice_value(&q.ack)) apply=cmd(queue_commands::ack) />
             <SelectField id=id("idempotency") label="Idempotency" options=options(IDEMPOTENCY)
                 value=choice(|q| choice_value(&q.idempotency)) apply=cmd(queue_commands::idempotency) />

@@ -18,7 +18,9 @@ pub mod draw;
 
 use crate::format::{count, seconds};
 use crate::model::chart_info::{describe, fluid_count, CrashMarker, Rho, Values};
+use crate::model::glossary;
 use crate::state::Lab;
+use crate::ui::term::Term;
 use crate::ui::type_scale::type_scale;
 use draw::{shown_lines, Axes, Line, LineStyle, Mark, CRASH_COLOR, LINES};
 
@@ -222,7 +224,8 @@ fn RhoNote(rho: Memo<Rho>, time_s: Signal<f64>) -> impl IntoView {
     view! {
         <p class="rho" data-testid="rho" data-state=state>
             <span class="rho-formula">
-                "ρ = λ/μ = "
+                <Term term=glossary::Term::Rho /> " = " <Term term=glossary::Term::Lambda /> "/"
+                <Term term=glossary::Term::Mu /> " = "
                 <strong data-testid="rho-value">{move || rho.get().value_text()}</strong>
             </span>
             " "
@@ -540,7 +543,8 @@ pub fn BacklogChart(lab: Lab) -> impl IntoView {
                 <HoverReadout values place />
             </div>
             <figcaption>
-                "Dashed: the fluid prediction, where the backlog grows by arrivals λ minus capacity μ each second. "
+                "Dashed: the fluid prediction, where the backlog grows by arrivals " <Term term=glossary::Term::Lambda />
+                " minus capacity " <Term term=glossary::Term::Mu /> " each second. "
                 "Point at the chart (or focus it with Tab) to read the values at that time."
             </figcaption>
         </figure>

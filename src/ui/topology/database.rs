@@ -1,10 +1,13 @@
 //! The database lane of the diagram: one card per consumer group's tables.
 
+use brokerlab_core::Idempotency;
 use leptos::prelude::*;
 
 use crate::format::count;
 use crate::model::database::*;
+use crate::model::glossary;
 use crate::state::Lab;
+use crate::ui::term::Term;
 
 /// One table card.
 #[component]
@@ -12,6 +15,12 @@ fn DatabaseBox(lab: Lab, index: usize) -> impl IntoView {
     let card = Memo::new(move |_| lab.topology.with(|t| t.database.get(index).cloned()));
     let name = move || card.with(|c| c.as_ref().map(|c| c.name.clone()).unwrap_or_default());
     let summary = move || card.with(|c| c.as_ref().map(database_summary).unwrap_or_default());
+    let uses_inbox = move || {
+        card.with(|c| {
+            c.as_ref()
+                .is_some_and(|c| c.idempotency == Idempotency::Inbox)
+        })
+    };
     let has_dup = move || card.with(|c| c.as_ref().is_some_and(|c| c.duplicates > 0));
     let rows = move || {
         card.with(|c| c.as_ref().map(|c| c.rows.clone()).unwrap_or_default())
@@ -34,7 +43,12 @@ fn DatabaseBox(lab: Lab, index: usize) -> impl IntoView {
     view! {
         <li class="node db" class:dup=has_dup data-node=format!("db-{index}") data-testid=format!("db-{index}")>
             <strong>{name}</strong>
-            <span class="state" data-testid=format!("db-{index}-summary")>{summary}</span>
+            <span class="state" data-testid=format!("db-{index}-summary")>
+                // With an inbox, the summary counts its rows: it defines the inbox on hover.
+                <Show when=uses_inbox fallback=move || summary()>
+                    <Term term=glossary::Term::Inbox>{summary}</Term>
+                </Show>
+            </span>
             <Show when=move || !empty() fallback=|| view! { <span class="state">"no rows yet"</span> }>
                 <table class="effects">
                     <thead><tr><th scope="col">"row"</th><th scope="col">"value"</th><th scope="col">"effects"</th></tr></thead>

@@ -5,10 +5,12 @@ use brokerlab_core::{Command, CrashPoint, Poison, ProducerCrashPoint};
 use leptos::prelude::*;
 
 use crate::model::flights::Node;
+use crate::model::glossary;
 use crate::model::groups::{member_class, member_text};
 use crate::model::player::RESTART_AFTER_S;
 use crate::model::topology::*;
 use crate::state::Lab;
+use crate::ui::term::Term;
 use database::database_lane;
 use tokens::{TokenLegend, TokenOverlay};
 
@@ -284,7 +286,9 @@ fn ConsumerBox(lab: Lab, index: usize) -> impl IntoView {
             <strong>{name}</strong>
             <span class="state" data-testid=format!("consumer-{index}-state")>{state}</span>
             <span class="state lease" data-testid=format!("consumer-{index}-lease")
-                hidden=move || lease().is_none()>{move || lease().unwrap_or_default()}</span>
+                hidden=move || lease().is_none()>
+                <Term term=glossary::Term::Lease>{move || lease().unwrap_or_default()}</Term>
+            </span>
             <span class="actions">
                 <button type="button" class="danger small" data-testid=format!("consumer-{index}-crash")
                     disabled=move || !up() hidden=move || !up() on:click=move |_| crash(CrashPoint::Now)
