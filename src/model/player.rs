@@ -438,7 +438,7 @@ impl Player {
             lost: c.lost,
             duplicate_effects: c.duplicate_effects,
             leases_expired: c.leases_expired,
-            backlog: sim.backlog(),
+            backlog: chart_info::backlog_now(sim),
             in_flight: sim.in_flight(),
             oldest_age_s: us_to_secs(sim.oldest_age_us()),
             crashes: c.crashes,
@@ -470,7 +470,7 @@ impl Player {
             series.iter().map(|s| (s.t_s, value(s))).collect()
         };
         ChartData {
-            backlog: line(|s| s.backlog as f64),
+            backlog: line(|s| chart_info::sample_backlog(s) as f64),
             in_flight: line(|s| s.in_flight as f64),
             dead_lettered: line(|s| s.dead_lettered as f64),
             oldest_age_s: line(|s| s.oldest_age_s),
@@ -514,7 +514,7 @@ impl Player {
         Rho {
             lambda: fluid::value_at(&self.story.lambda, t_s),
             mu: fluid::value_at(&self.story.mu, t_s),
-            has_consumers: !self.base.consumers.is_empty(),
+            has_consumers: !self.base.consumers.is_empty() || !self.base.groups.is_empty(),
         }
     }
 }
@@ -913,9 +913,45 @@ mod tests {
             (then.backlog, then.in_flight),
             (sample.backlog, sample.in_flight)
         );
-        let log =
+    }
+
+    #[test]
+    fn log_groups_take_part_in_the_backlog_rho_and_the_prediction() {
+        let mut p =
             Player::new(examples::load("log-consumer-groups").expect("built in")).expect("valid");
-        assert_eq!(log.rho_now().value(), None);
+        // 8 appends a second, read by two groups; ledger: 2 members at 0.2 s, analytics:
+        // 1 member at 0.05 s.
+        let rho = p.rho_now();
+        assert_eq!((rho.lambda, rho.mu), (16.0, 30.0));
+        assert_eq!(rho.rates_text(), "λ = 16/s arriving, μ = 30/s capacity");
+        assert!(rho.hint().starts_with("ρ < 1"), "{}", rho.hint());
+        let mut peak = 0;
+        while p.readout().time_s < 25.0 {
+            p.advance(100.0, 10.0);
+            let lag: u64 = (0..p.sim().group_count())
+                .flat_map(|g| p.sim().group_partitions(g))
+                .map(|part| part.lag)
+                .sum();
+            assert_eq!(
+                p.readout().backlog,
+                lag,
+                "a log's backlog is its groups' lag"
+            );
+            assert_eq!(p.values_now().backlog, lag);
+            peak = peak.max(lag);
+        }
+        assert!(peak > 0, "the hot partition lags now and then");
+        let chart = p.chart_data();
+        let sampled: Vec<f64> = p.sim().series().iter().map(|s| s.lag as f64).collect();
+        let drawn: Vec<f64> = chart.backlog.iter().map(|&(_, b)| b).collect();
+        assert_eq!(drawn, sampled);
+        assert!(
+            chart.prediction.iter().all(|&(_, q)| q == 0.0),
+            "ρ < 1: the prediction stays at zero, as the backlog does: {:?}",
+            chart.prediction
+        );
+        // The third ledger member joined at 20 s: 15/s for the ledger from then on.
+        assert_eq!(p.rho_now().mu, 35.0);
     }
 
     #[test]

@@ -96,7 +96,7 @@ pub struct Story {
 impl Story {
     /// The prediction for a run at its start: the scenario's arrivals and capacity.
     pub fn start_prediction(&mut self, sim: &Simulation) {
-        self.lambda = fluid::total_rate(&settings::applied_schedules(sim));
+        self.lambda = fluid::total_rate(&settings::backlog_schedules(sim));
         self.mu = vec![(0.0, settings::live_capacity(sim))];
     }
 
@@ -148,7 +148,7 @@ impl Story {
         let mu = settings::live_capacity(sim);
         self.mu.retain(|&(from, _)| from < t);
         self.mu.push((t, mu));
-        self.lambda = fluid::total_rate(&settings::applied_schedules(sim));
+        self.lambda = fluid::total_rate(&settings::backlog_schedules(sim));
         true
     }
 

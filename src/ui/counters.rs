@@ -188,7 +188,7 @@ pub fn Counters(
             <dl>
                 <Counter label="Simulated time" testid="time" hint="Simulated seconds since the run began"
                     value=r(|r| seconds(r.time_s)) />
-                <Counter label="Backlog" testid="backlog" hint="Messages waiting in the queue, not yet delivered"
+                <Counter label="Backlog" testid="backlog" hint="Messages waiting in queues, not yet delivered, and log records a consumer group has not yet committed (its lag)"
                     value=r(|r| count(r.backlog)) alert=flag(|r| r.backlog >= 10_000) />
                 <Counter label="In flight" testid="in-flight" hint="Delivered to a consumer, not yet acked"
                     value=r(|r| count(r.in_flight)) />
