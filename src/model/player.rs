@@ -5,8 +5,8 @@
 //! graph, and reads snapshots from it.
 
 use brokerlab_core::{
-    secs_to_us, us_to_secs, Command, ConsumerId, CrashPoint, Micros, Scenario, ScenarioError,
-    Simulation,
+    secs_to_us, us_to_secs, Command, ConsumerId, CrashPoint, MemberCrashPoint, Micros, Scenario,
+    ScenarioError, Simulation,
 };
 
 use super::chart_info::{self, ChartData, CrashMarker, Rho, Values};
@@ -35,6 +35,13 @@ pub const BUDGET_CHECK_EVERY: u64 = 256;
 pub const RESTART_AFTER_S: f64 = 5.0;
 /// The narration line changes at most this often, so a person can read it.
 pub const NARRATION_EVERY_MS: f64 = 700.0;
+/// What the crash button crashes: a queue consumer, or a member of a log consumer group.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CrashTarget {
+    Consumer(ConsumerId),
+    Member { group: u32, member: u32 },
+}
+
 /// What one frame did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Advance {
@@ -310,23 +317,51 @@ impl Player {
         self.restart_prediction();
     }
 
-    /// The first consumer that is up, which the crash button would crash.
-    pub fn crash_target(&self) -> Option<ConsumerId> {
-        (0..self.sim.consumer_count()).find(|&c| self.sim.consumer(c).is_some_and(|v| v.up))
+    /// What the crash button would crash: the first queue consumer that is up, else the
+    /// first log group member that is up (members are consumers too).
+    pub fn crash_target(&self) -> Option<CrashTarget> {
+        let sim = &self.sim;
+        let consumer = (0..sim.consumer_count())
+            .find(|&c| sim.consumer(c).is_some_and(|v| v.up))
+            .map(CrashTarget::Consumer);
+        consumer.or_else(|| {
+            (0..sim.group_count()).find_map(|group| {
+                (0..sim.group_members(group).1)
+                    .find(|&m| sim.group_member(group, m).is_some_and(|v| v.up))
+                    .map(|member| CrashTarget::Member { group, member })
+            })
+        })
     }
 
-    /// Crashes the first consumer that is up, now, with a restart [`RESTART_AFTER_S`]
-    /// later. Returns which one crashed (none if all are down).
-    pub fn crash_consumer(&mut self) -> Result<Option<ConsumerId>, ScenarioError> {
-        let Some(consumer) = self.crash_target() else {
+    /// The name of what the crash button would crash, if anything is up.
+    pub fn crash_target_name(&self) -> Option<String> {
+        match self.crash_target()? {
+            CrashTarget::Consumer(c) => self.sim.consumer(c).map(|v| v.name),
+            CrashTarget::Member { group, member } => Some(self.sim.member_name(group, member)),
+        }
+    }
+
+    /// Crashes the crash button's target now, with a restart [`RESTART_AFTER_S`] later.
+    /// Returns what crashed (nothing if everything is down).
+    pub fn crash_next(&mut self) -> Result<Option<CrashTarget>, ScenarioError> {
+        let Some(target) = self.crash_target() else {
             return Ok(None);
         };
-        self.command(Command::CrashConsumer {
-            consumer,
-            point: CrashPoint::Now,
-            restart_after_s: Some(RESTART_AFTER_S),
+        let restart_after_s = Some(RESTART_AFTER_S);
+        self.command(match target {
+            CrashTarget::Consumer(consumer) => Command::CrashConsumer {
+                consumer,
+                point: CrashPoint::Now,
+                restart_after_s,
+            },
+            CrashTarget::Member { group, member } => Command::CrashMember {
+                group,
+                member,
+                point: MemberCrashPoint::Now,
+                restart_after_s,
+            },
         })?;
-        Ok(Some(consumer))
+        Ok(Some(target))
     }
 
     /// Gives the simulation a user command now (recorded, so step back replays it) and
@@ -707,13 +742,13 @@ mod tests {
     fn a_crash_is_counted_then_restarted_then_redelivered() {
         let mut p = burst();
         play(&mut p, 0.5, 10.0);
-        assert_eq!(p.crash_target(), Some(0));
-        assert_eq!(p.crash_consumer(), Ok(Some(0)));
+        assert_eq!(p.crash_target(), Some(CrashTarget::Consumer(0)));
+        assert_eq!(p.crash_next(), Ok(Some(CrashTarget::Consumer(0))));
         let r = p.readout();
         assert_eq!((r.crashes, r.consumers_up), (1, 19));
         assert_eq!(
             p.crash_target(),
-            Some(1),
+            Some(CrashTarget::Consumer(1)),
             "the next press crashes the next consumer"
         );
         assert!(
@@ -745,7 +780,7 @@ mod tests {
     fn the_crash_is_recorded_so_a_replay_reproduces_the_run() {
         let mut p = burst();
         play(&mut p, 0.3, 10.0);
-        p.crash_consumer().expect("a valid command");
+        p.crash_next().expect("a valid command");
         play(&mut p, 0.3, 10.0);
         let recorded = p.sim().scenario().clone();
         assert_eq!(recorded.interventions.len(), 1);
@@ -759,19 +794,47 @@ mod tests {
     fn when_every_consumer_is_down_the_crash_button_does_nothing() {
         let mut p = burst();
         for i in 0..20 {
-            assert_eq!(p.crash_consumer(), Ok(Some(i)));
+            assert_eq!(p.crash_next(), Ok(Some(CrashTarget::Consumer(i))));
         }
         assert_eq!(p.crash_target(), None);
-        assert_eq!(p.crash_consumer(), Ok(None));
+        assert_eq!(p.crash_next(), Ok(None));
         assert_eq!(p.readout().crashes, 20);
         assert_eq!(p.readout().consumers_up, 0);
+    }
+
+    #[test]
+    fn on_a_log_the_crash_button_crashes_live_group_members() {
+        let mut p =
+            Player::new(examples::load("log-consumer-groups").expect("built in")).expect("valid");
+        play(&mut p, 0.5, 10.0);
+        let members = p.readout().consumers_total;
+        assert_eq!(members, 3, "two ledger members and one analytics member");
+        let first = CrashTarget::Member {
+            group: 0,
+            member: 0,
+        };
+        assert_eq!(p.crash_target(), Some(first));
+        assert_eq!(
+            p.crash_target_name().as_deref(),
+            Some(p.sim().member_name(0, 0).as_str())
+        );
+        for n in 1..=members {
+            assert!(p.crash_next().expect("valid").is_some());
+            assert_eq!(p.readout().consumers_up, members - n);
+            assert_eq!(p.crash_markers().len() as u32, n);
+        }
+        assert_eq!(p.crash_target(), None, "every member is down");
+        assert_eq!(p.crash_next(), Ok(None));
+        // They come back RESTART_AFTER_S later.
+        play(&mut p, 0.6, 10.0);
+        assert_eq!(p.readout().consumers_up, members);
     }
 
     #[test]
     fn reset_starts_over_and_forgets_commands() {
         let mut p = burst();
         play(&mut p, 0.5, 10.0);
-        p.crash_consumer().expect("valid");
+        p.crash_next().expect("valid");
         p.reset().expect("valid");
         assert_eq!(p.run(), 1);
         assert_eq!(
@@ -839,7 +902,7 @@ mod tests {
         let mut p = burst();
         play(&mut p, 0.3, 10.0);
         assert!(p.crash_markers().is_empty());
-        p.crash_consumer().expect("valid");
+        p.crash_next().expect("valid");
         let at = p.readout().time_s;
         let crash_step = p.sim().steps();
         play(&mut p, 0.3, 10.0);
@@ -1009,7 +1072,7 @@ mod tests {
     fn the_narrated_step_names_the_components_it_touched() {
         let mut p = burst();
         play(&mut p, 0.2, 1.0);
-        p.crash_consumer().expect("valid");
+        p.crash_next().expect("valid");
         assert_eq!(p.narrated_nodes(), [Node::Consumer(0)]);
         p.reset().expect("valid");
         assert!(p.narrated_nodes().is_empty());

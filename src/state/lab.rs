@@ -63,7 +63,7 @@ pub struct Lab {
     pub narration: Memo<Narration>,
     /// (run number, samples taken): the chart redraws when it changes.
     pub chart_key: Memo<(u32, usize)>,
-    /// Name of the consumer the crash button would crash, if any is up.
+    /// Name of the consumer (or group member) the crash button would crash, if any is up.
     pub crash_target: Memo<Option<String>>,
     /// The diagram's snapshot.
     pub topology: Memo<Topology>,
@@ -145,11 +145,7 @@ impl Lab {
             readout: per_frame(player, frame, Player::readout),
             narration: per_key(player, told, |p| p.narration().clone()),
             chart_key: per_frame(player, frame, |p| (p.run(), p.sample_count())),
-            crash_target: per_frame(player, frame, |p| {
-                p.crash_target()
-                    .and_then(|c| p.sim().consumer(c))
-                    .map(|v| v.name)
-            }),
+            crash_target: per_frame(player, frame, Player::crash_target_name),
             topology: Memo::new(move |previous| {
                 frame.track();
                 player.with_value(|p| Topology::after(p.sim(), previous))
@@ -241,9 +237,10 @@ impl Lab {
         }
     }
 
-    /// Crashes the first consumer that is up (it restarts a few seconds later).
+    /// Crashes the first consumer (or else group member) that is up; it restarts a few
+    /// seconds later.
     pub fn crash(&self) {
-        let result = self.player.try_update_value(Player::crash_consumer);
+        let result = self.player.try_update_value(Player::crash_next);
         if let Some(Err(e)) = result {
             self.error
                 .set(Some(format!("The simulation refused the crash: {e}")));
