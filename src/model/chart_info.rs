@@ -3,7 +3,7 @@
 //! the load factor ρ = λ/μ with its meaning, and the chart's text description. Pure, so it
 //! is tested natively; `backlog_chart` puts it on the page.
 
-use brokerlab_core::{Fact, Sample, Simulation};
+use brokerlab_core::{Fact, ProducerCrashPoint, Sample, Simulation};
 
 use crate::format::{count, seconds};
 use crate::model::fluid::Load;
@@ -22,9 +22,19 @@ pub fn crash_marker(sim: &Simulation, t_s: f64, fact: &Fact) -> Option<CrashMark
         Fact::ConsumerCrashed { consumer, .. } => sim
             .consumer(consumer)
             .map_or_else(|| format!("consumer {consumer}"), |c| c.name),
-        Fact::ProducerCrashed { producer, .. } => sim
-            .producer_name(producer)
-            .map_or_else(|| format!("producer {producer}"), str::to_string),
+        Fact::ProducerCrashed {
+            producer, point, ..
+        } => {
+            let name = sim
+                .producer_name(producer)
+                .map_or_else(|| format!("producer {producer}"), str::to_string);
+            // Its relay crashed between the confirm and marking the row: say whose fault.
+            if point == ProducerCrashPoint::AfterPublishBeforeMark {
+                format!("{name} relay")
+            } else {
+                name
+            }
+        }
         Fact::BrokerCrashed { .. } => "broker".to_string(),
         Fact::MemberCrashed { group, member, .. } => sim.member_name(group, member),
         _ => return None,

@@ -476,7 +476,9 @@ impl Player {
             backlog: chart_info::backlog_now(sim),
             in_flight: sim.in_flight(),
             oldest_age_s: us_to_secs(sim.oldest_age_us()),
-            crashes: c.crashes,
+            // Every crash the chart marks: consumers, group members, producers (or their
+            // relays) and the broker.
+            crashes: c.crashes + c.member_crashes + c.producer_crashes + c.broker_crashes,
             restarts: c.restarts,
             consumers_up,
             consumers_total,
@@ -948,6 +950,30 @@ mod tests {
                 .count() as u64,
             p.sim().counters().broker_crashes
         );
+    }
+
+    #[test]
+    fn the_crashes_counter_counts_every_crash_the_chart_marks() {
+        for name in [
+            "outbox-relay-crash",
+            "broker-crash",
+            "dual-write-crash",
+            "crash-after-commit",
+        ] {
+            let mut p = Player::new(examples::load(name).expect("built in")).expect("valid");
+            while !p.advance(100.0, 20.0).finished {}
+            assert!(!p.crash_markers().is_empty(), "{name} has a crash");
+            assert_eq!(
+                p.readout().crashes,
+                p.crash_markers().len() as u64,
+                "{name}: {:?}",
+                p.crash_markers()
+            );
+        }
+        let mut p =
+            Player::new(examples::load("outbox-relay-crash").expect("built in")).expect("valid");
+        while !p.advance(100.0, 20.0).finished {}
+        assert_eq!(p.crash_markers()[0].label, "order-service relay ✕");
     }
 
     #[test]

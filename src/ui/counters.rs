@@ -211,7 +211,7 @@ pub fn Counters(
                 <Counter label="Consumers up" testid="consumers-up" hint="Consumer processes running"
                     value=r(|r| format!("{} / {}", r.consumers_up, r.consumers_total))
                     alert=flag(|r| r.consumers_up < r.consumers_total) />
-                <Counter label="Crashes" testid="crashes" hint="Consumer crashes so far"
+                <Counter label="Crashes" testid="crashes" hint="Crashes so far, each marked on the chart: consumers, group members, producers or their relays, the broker"
                     value=r(|r| count(r.crashes)) alert=flag(|r| r.crashes > 0) />
                 <Counter label="Lost" testid="lost" hint="Messages whose work vanished and will never be redone"
                     value=r(|r| count(r.lost)) alert=flag(|r| r.lost > 0) />
