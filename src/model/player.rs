@@ -5,8 +5,8 @@
 //! graph, and reads snapshots from it.
 
 use brokerlab_core::{
-    secs_to_us, us_to_secs, Command, ConsumerId, CrashPoint, MemberCrashPoint, Micros, Scenario,
-    ScenarioError, Simulation,
+    secs_to_us, us_to_secs, Command, ConsumerId, CrashPoint, EndReason, MemberCrashPoint, Micros,
+    Scenario, ScenarioError, Simulation,
 };
 
 use super::chart_info::{self, ChartData, CrashMarker, Rho, Values};
@@ -16,7 +16,9 @@ use super::invariants::{statuses, Status};
 use super::readout::{Percentiles, Readout};
 use super::story::{Narration, Story};
 
+mod pace;
 mod seek;
+pub use pace::Pace;
 pub use seek::{SNAPSHOTS_MAX, SNAPSHOT_BYTES_MAX, SNAPSHOT_EVERY_STEPS};
 
 /// Simulated seconds per wall-clock second the page offers.
@@ -35,6 +37,14 @@ pub const BUDGET_CHECK_EVERY: u64 = 256;
 pub const RESTART_AFTER_S: f64 = 5.0;
 /// The narration line changes at most this often, so a person can read it.
 pub const NARRATION_EVERY_MS: f64 = 700.0;
+/// Where the timeline and the chart end: when the run ends, if its preview got there;
+/// else the fluid model's horizon.
+fn horizon_of(scenario: &Scenario, pace: Pace) -> f64 {
+    pace.end_s
+        .unwrap_or_else(|| fluid::horizon_s(scenario))
+        .max(1.0)
+}
+
 /// What the crash button crashes: a queue consumer, or a member of a log consumer group.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CrashTarget {
@@ -62,6 +72,10 @@ pub struct Player {
     run: u32,
     /// Bumped whenever the prediction changes, so the chart redraws at once.
     prediction_version: u64,
+    /// How long the run lasts and the speed it opens at (from a preview of the run).
+    pace: Pace,
+    /// Where the timeline and the chart end: the run's end when the preview found it,
+    /// else the fluid model's horizon.
     horizon_s: f64,
     /// What has been told about the run so far (a snapshot keeps it with the simulation).
     story: Story,
@@ -94,12 +108,14 @@ pub struct Player {
 impl Player {
     pub fn new(scenario: Scenario) -> Result<Self, ScenarioError> {
         let sim = Simulation::new(scenario.clone())?;
-        let horizon_s = fluid::horizon_s(&scenario);
+        let pace = Pace::of(&scenario);
+        let horizon_s = horizon_of(&scenario, pace);
         let mut player = Self {
             base: scenario,
             sim,
             run: 0,
             prediction_version: 0,
+            pace,
             horizon_s,
             story: Story::default(),
             narration: Narration::default(),
@@ -156,15 +172,43 @@ impl Player {
         self.run = run;
     }
 
-    /// Nothing is left to happen, and the run's end time (if any) is reached; or the work
-    /// budget stopped the run (its clock stays at its last step, short of the end time).
+    /// Nothing is left to happen (the run ends at its last step, even before its end time:
+    /// the idle rest is not played), or its end time is reached; or the work budget
+    /// stopped the run (its clock stays at its last step, short of the end time).
     pub fn is_finished(&self) -> bool {
         let end_reached = self
             .sim
             .scenario()
             .end_s
             .is_none_or(|end| self.sim.now_us() >= secs_to_us(end));
-        self.budget_stop().is_some() || (self.sim.is_finished() && end_reached)
+        self.budget_stop().is_some() || self.drained() || (self.sim.is_finished() && end_reached)
+    }
+
+    /// No event is left: nothing more can happen unless the user gives a command.
+    fn drained(&self) -> bool {
+        self.sim.end_reason() == Some(EndReason::Drained)
+    }
+
+    /// The speed the run opens at: slow for a story of a few messages, so each event can
+    /// be seen; the default for a big run.
+    pub fn opening_speed(&self) -> f64 {
+        self.pace.speed
+    }
+
+    /// Brings the clock to `target` once no step is due before it: the same ending for
+    /// playing and seeking. A drained run stays at its last step (with no end time it
+    /// takes its final sample there); a run whose end time is reached closes there.
+    fn settle_at(&mut self, target: Micros) {
+        let end_us = self.sim.scenario().end_s.map(secs_to_us);
+        if self.drained() {
+            if end_us.is_none() {
+                self.sim.run();
+            }
+        } else if self.sim.is_finished() && end_us.is_none_or(|end| target >= end) {
+            self.sim.run();
+        } else {
+            self.sim.run_until(target);
+        }
     }
 
     /// Advances the run by `wall_ms` of real time at `speed` simulated seconds per second,
@@ -219,14 +263,7 @@ impl Player {
         }
         let behind = self.sim.next_step_time().is_some_and(|at| at <= target);
         if !behind {
-            let end_us = self.sim.scenario().end_s.map(secs_to_us);
-            if self.sim.is_finished() && end_us.is_none_or(|end| target >= end) {
-                // Nothing is left: close the run (its clock stops at its last step, or at
-                // its end time) and take the final sample.
-                self.sim.run();
-            } else {
-                self.sim.run_until(target);
-            }
+            self.settle_at(target);
         }
         self.note_time();
         self.narration_age_ms += wall_ms;
@@ -400,6 +437,10 @@ impl Player {
         let result = self.reset();
         if result.is_err() {
             self.base.seed = previous;
+        } else {
+            // Another seed is another run: it may end elsewhere.
+            self.pace = Pace::of(&self.base);
+            self.horizon_s = horizon_of(&self.base, self.pace);
         }
         result
     }
@@ -830,6 +871,32 @@ mod tests {
         // They come back RESTART_AFTER_S later.
         play(&mut p, 0.6, 10.0);
         assert_eq!(p.readout().consumers_up, members);
+    }
+
+    #[test]
+    fn the_timeline_covers_the_run_that_happens() {
+        let p =
+            Player::new(examples::load("crash-after-commit").expect("built in")).expect("valid");
+        assert_eq!(p.timeline_end_s(), 6.5, "all is over at 6.5 s, not 61 s");
+        // A run that drains long before its end time finishes where it drains, and the
+        // timeline and the chart end there too.
+        let mut p = Player::new(examples::load("transactional-pipeline").expect("built in"))
+            .expect("valid");
+        let end = p.timeline_end_s();
+        assert!(end < 10.0, "drains at 8.5 s, not at its 20 s end: {end}");
+        while !p.advance(100.0, 1.0).finished {}
+        let t = p.readout().time_s;
+        assert!(
+            t <= end && t > end - 0.1,
+            "finished at {t}, the timeline ends at {end}"
+        );
+        assert_eq!(p.chart_data().x_max_s, t);
+        // Seeking past the end stops where playing stopped.
+        let mut sought = Player::new(examples::load("transactional-pipeline").expect("built in"))
+            .expect("valid");
+        sought.seek_to(secs_to_us(15.0)).expect("valid");
+        assert!(sought.is_finished());
+        assert_eq!(sought.readout(), p.readout());
     }
 
     #[test]

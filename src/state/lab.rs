@@ -9,7 +9,7 @@ use brokerlab_core::{examples, secs_to_us, us_to_secs, Command, MsgId};
 use crate::model::flights::{FlightBuffer, Node};
 use crate::model::invariants::Status;
 use crate::model::lineage::{Lineage, LineageBuild};
-use crate::model::player::{Player, SPEEDS, SPEED_DEFAULT};
+use crate::model::player::{Player, SPEEDS};
 use crate::model::readout::{Percentiles, Readout};
 use crate::model::settings::Settings;
 use crate::model::story::Narration;
@@ -130,6 +130,7 @@ where
 
 impl Lab {
     pub fn new(player: Player) -> Self {
+        let opening_speed = player.opening_speed();
         let player = StoredValue::new(player);
         let frame = RwSignal::new(0_u64);
         // The keys of what changes only with the narration, and only with the run.
@@ -139,7 +140,7 @@ impl Lab {
             player,
             frame,
             playing: RwSignal::new(false),
-            speed: RwSignal::new(SPEED_DEFAULT),
+            speed: RwSignal::new(opening_speed),
             error: RwSignal::new(None),
             resuming: StoredValue::new(false),
             readout: per_frame(player, frame, Player::readout),
@@ -258,6 +259,8 @@ impl Lab {
             Ok(mut player) => {
                 let run = self.player.with_value(Player::run).wrapping_add(1);
                 player.set_run(run);
+                // A story of a few messages opens slowly enough to see each event.
+                self.speed.set(player.opening_speed());
                 self.player.set_value(player);
                 self.error.set(None);
                 self.close_lineage();
@@ -431,6 +434,7 @@ impl Lab {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::player::SPEED_DEFAULT;
     use brokerlab_core::examples;
 
     /// A lab under its own reactive owner (dropped with the test).
@@ -439,6 +443,17 @@ mod tests {
         owner.set();
         let player = Player::new(examples::load("burst").expect("built in")).expect("valid");
         (owner, Lab::new(player))
+    }
+
+    #[test]
+    fn a_story_of_a_few_messages_opens_slowly_and_the_burst_at_ten_times() {
+        let (_owner, lab) = lab();
+        assert_eq!(lab.speed.get_untracked(), 10.0, "the burst");
+        lab.load("outbox-relay-crash");
+        assert_eq!(lab.speed.get_untracked(), 0.25, "11 events in 2.5 s");
+        assert_eq!(lab.timeline_end_s.get_untracked(), 2.6, "over at 2.53 s");
+        lab.load("burst");
+        assert_eq!(lab.speed.get_untracked(), 10.0);
     }
 
     #[test]
