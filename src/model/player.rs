@@ -900,6 +900,25 @@ mod tests {
     }
 
     #[test]
+    fn a_crash_whose_lease_runs_out_after_the_end_says_so_on_its_card() {
+        // mm1 holds a message under a 3,600 s lease; cut at 90 s, it never comes back.
+        let mut scenario = examples::load("mm1").expect("built in");
+        scenario.end_s = Some(90.0);
+        let mut p = Player::new(scenario).expect("valid");
+        while p.readout().time_s < 20.0 || p.readout().in_flight == 0 {
+            p.advance(100.0, 10.0);
+        }
+        p.crash_next().expect("valid");
+        let card = &p.narration().events[0].text;
+        assert!(card.contains("crashed"), "{card}");
+        assert!(
+            card.contains("The lease on the message it held would run out at t = ")
+                && card.contains("after the run ends at 90.0 s"),
+            "{card}"
+        );
+    }
+
+    #[test]
     fn reset_starts_over_and_forgets_commands() {
         let mut p = burst();
         play(&mut p, 0.5, 10.0);
