@@ -665,20 +665,11 @@ fn describe_operations(sim: &Simulation, fact: &Fact) -> String {
     }
 }
 
-/// Crashes, restarts and slowdowns of producers, the broker and queue consumers.
-fn describe_crashes(sim: &Simulation, fact: &Fact) -> String {
+/// A producer's crash or restart; an outbox producer's relay crash (between the confirm
+/// and marking the row) and its restart are told as the relay's.
+fn describe_producer_crash(sim: &Simulation, fact: &Fact) -> String {
     use Fact::*;
     match *fact {
-        ProducerCrashArmed { producer: p, point, trigger } => {
-            let when = match point {
-                ProducerCrashPoint::Now => "at once",
-                ProducerCrashPoint::AfterCommitBeforePublish => "after its next state commit, before publishing",
-                ProducerCrashPoint::AfterPublishBeforeMark => {
-                    "after its relay's next confirmed publish, before marking the row"
-                }
-            };
-            format!("{} will crash {when} ({}).", producer(sim, p), by(trigger))
-        }
         ProducerCrashed { producer: p, point: ProducerCrashPoint::AfterPublishBeforeMark, trigger, restart_at_us }
             if has_outbox(sim, p) =>
         {
@@ -702,6 +693,25 @@ fn describe_crashes(sim: &Simulation, fact: &Fact) -> String {
             by(trigger)
         ),
         ProducerRestarted { producer: p, trigger } => format!("{} restarted ({}).", producer(sim, p), by(trigger)),
+        _ => unreachable!("describe sends only producer crashes here, not {fact:?}"),
+    }
+}
+
+/// Crashes, restarts and slowdowns of producers, the broker and queue consumers.
+fn describe_crashes(sim: &Simulation, fact: &Fact) -> String {
+    use Fact::*;
+    match *fact {
+        ProducerCrashArmed { producer: p, point, trigger } => {
+            let when = match point {
+                ProducerCrashPoint::Now => "at once",
+                ProducerCrashPoint::AfterCommitBeforePublish => "after its next state commit, before publishing",
+                ProducerCrashPoint::AfterPublishBeforeMark => {
+                    "after its relay's next confirmed publish, before marking the row"
+                }
+            };
+            format!("{} will crash {when} ({}).", producer(sim, p), by(trigger))
+        }
+        ProducerCrashed { .. } | ProducerRestarted { .. } => describe_producer_crash(sim, fact),
         ConfirmDropArmed { producer: p, trigger } => {
             format!("The next confirm to {} will be lost ({}).", producer(sim, p), by(trigger))
         }
