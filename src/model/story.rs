@@ -221,6 +221,13 @@ fn is_notable(fact: &Fact) -> bool {
                 | Fact::LeaseExpired { .. }
                 | Fact::CrashArmed { .. }
                 | Fact::ConsumerCrashed { .. }
+                // Every crash the chart marks, and its restart.
+                | Fact::ProducerCrashed { .. }
+                | Fact::ProducerRestarted { .. }
+                | Fact::BrokerCrashed { .. }
+                | Fact::BrokerRestarted { .. }
+                | Fact::MemberCrashed { .. }
+                | Fact::MemberJoined { .. }
                 | Fact::MessageLost { .. }
                 | Fact::ConsumerRestarted { .. }
                 | Fact::SettingChanged { .. }
@@ -272,5 +279,29 @@ mod tests {
         };
         assert!(refused("backpressure"), "back-pressure refusals");
         assert!(refused("account-42"), "a refused withdrawal");
+    }
+
+    #[test]
+    fn every_crash_the_chart_marks_is_a_notable_event_and_so_is_its_restart() {
+        let seen = |name, wanted: fn(&Fact) -> bool| notable_facts(name).iter().any(wanted);
+        assert!(seen("outbox-relay-crash", |f| matches!(
+            f,
+            Fact::ProducerCrashed { .. }
+        )));
+        assert!(seen("outbox-relay-crash", |f| matches!(
+            f,
+            Fact::ProducerRestarted { .. }
+        )));
+        // (In broker-crash the losses the crash causes follow it in the same step.)
+        let trigger = brokerlab_core::Trigger::User;
+        assert!(is_notable(&Fact::BrokerCrashed {
+            trigger,
+            restart_at_us: None
+        }));
+        assert!(is_notable(&Fact::BrokerRestarted { trigger }));
+        assert!(seen("log-consumer-groups", |f| matches!(
+            f,
+            Fact::MemberJoined { .. }
+        )));
     }
 }
