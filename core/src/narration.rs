@@ -665,6 +665,38 @@ fn describe_operations(sim: &Simulation, fact: &Fact) -> String {
     }
 }
 
+/// A producer's crash or restart; an outbox producer's relay crash (between the confirm
+/// and marking the row) and its restart are told as the relay's.
+fn describe_producer_crash(sim: &Simulation, fact: &Fact) -> String {
+    use Fact::*;
+    match *fact {
+        ProducerCrashed { producer: p, point: ProducerCrashPoint::AfterPublishBeforeMark, trigger, restart_at_us }
+            if has_outbox(sim, p) =>
+        {
+            format!(
+                "{}'s outbox relay crashed ({}) after the broker confirmed its publish, before it marked the row as sent: the row stays unsent, so the relay will publish it again. It runs in the service's process, which went down with it; the database, outbox included, is intact.{}",
+                producer(sim, p),
+                by(trigger),
+                restart_at_us.map_or(" Both stay down.".to_string(), |t| format!(" Both will restart at {}.", secs(t)))
+            )
+        }
+        ProducerCrashed { producer: p, trigger, restart_at_us, .. } => format!(
+            "{} crashed ({}); its memory is gone, its database{} is not.{}",
+            producer(sim, p),
+            by(trigger),
+            if has_outbox(sim, p) { " (outbox included)" } else { "" },
+            restart_text(restart_at_us)
+        ),
+        ProducerRestarted { producer: p, trigger } if has_outbox(sim, p) => format!(
+            "{}'s outbox relay restarted with its service ({}) and publishes again every row not marked as sent.",
+            producer(sim, p),
+            by(trigger)
+        ),
+        ProducerRestarted { producer: p, trigger } => format!("{} restarted ({}).", producer(sim, p), by(trigger)),
+        _ => unreachable!("describe sends only producer crashes here, not {fact:?}"),
+    }
+}
+
 /// Crashes, restarts and slowdowns of producers, the broker and queue consumers.
 fn describe_crashes(sim: &Simulation, fact: &Fact) -> String {
     use Fact::*;
@@ -679,14 +711,7 @@ fn describe_crashes(sim: &Simulation, fact: &Fact) -> String {
             };
             format!("{} will crash {when} ({}).", producer(sim, p), by(trigger))
         }
-        ProducerCrashed { producer: p, trigger, restart_at_us, .. } => format!(
-            "{} crashed ({}); its memory is gone, its database{} is not.{}",
-            producer(sim, p),
-            by(trigger),
-            if has_outbox(sim, p) { " (outbox included)" } else { "" },
-            restart_text(restart_at_us)
-        ),
-        ProducerRestarted { producer: p, trigger } => format!("{} restarted ({}).", producer(sim, p), by(trigger)),
+        ProducerCrashed { .. } | ProducerRestarted { .. } => describe_producer_crash(sim, fact),
         ConfirmDropArmed { producer: p, trigger } => {
             format!("The next confirm to {} will be lost ({}).", producer(sim, p), by(trigger))
         }

@@ -250,3 +250,34 @@ fn a_commit_then_publish_crash_mentions_no_outbox() {
         .any(|f| matches!(f, Fact::ProducerCrashed { .. }))
         && sentences.iter().any(|s| s.contains("outbox included"))));
 }
+
+#[test]
+fn an_outbox_relay_crash_and_its_restart_are_narrated_as_the_relays() {
+    let (_, steps) = narrate(common::example("outbox-relay-crash"));
+    let said = |wanted: fn(&Fact) -> bool| -> Vec<String> {
+        steps
+            .iter()
+            .filter(|(facts, _)| facts.iter().any(wanted))
+            .flat_map(|(_, sentences)| sentences.iter().cloned())
+            .collect()
+    };
+    let crash = said(|f| matches!(f, Fact::ProducerCrashed { .. }));
+    assert!(
+        crash
+            .iter()
+            .any(|s| s.starts_with("order-service's outbox relay crashed")
+                && s.contains("before it marked the row as sent")),
+        "{crash:?}"
+    );
+    assert!(
+        !crash.iter().any(|s| s.starts_with("order-service crashed")),
+        "the service is not blamed for its relay's crash: {crash:?}"
+    );
+    let restart = said(|f| matches!(f, Fact::ProducerRestarted { .. }));
+    assert!(
+        restart
+            .iter()
+            .any(|s| s.starts_with("order-service's outbox relay restarted")),
+        "{restart:?}"
+    );
+}

@@ -3,9 +3,10 @@
 //! the load factor ρ = λ/μ with its meaning, and the chart's text description. Pure, so it
 //! is tested natively; `backlog_chart` puts it on the page.
 
-use brokerlab_core::{Fact, Sample, Simulation};
+use brokerlab_core::{Fact, ProducerCrashPoint, Sample, Simulation};
 
 use crate::format::{count, seconds};
+use crate::model::fluid::Load;
 
 /// A crash the chart marks with a vertical line and a short label such as "C2 ✕".
 #[derive(Clone, Debug, PartialEq)]
@@ -21,9 +22,19 @@ pub fn crash_marker(sim: &Simulation, t_s: f64, fact: &Fact) -> Option<CrashMark
         Fact::ConsumerCrashed { consumer, .. } => sim
             .consumer(consumer)
             .map_or_else(|| format!("consumer {consumer}"), |c| c.name),
-        Fact::ProducerCrashed { producer, .. } => sim
-            .producer_name(producer)
-            .map_or_else(|| format!("producer {producer}"), str::to_string),
+        Fact::ProducerCrashed {
+            producer, point, ..
+        } => {
+            let name = sim
+                .producer_name(producer)
+                .map_or_else(|| format!("producer {producer}"), str::to_string);
+            // Its relay crashed between the confirm and marking the row: say whose fault.
+            if point == ProducerCrashPoint::AfterPublishBeforeMark {
+                format!("{name} relay")
+            } else {
+                name
+            }
+        }
         Fact::BrokerCrashed { .. } => "broker".to_string(),
         Fact::MemberCrashed { group, member, .. } => sim.member_name(group, member),
         _ => return None,
@@ -49,12 +60,28 @@ pub struct Values {
     pub now: bool,
 }
 
+/// What waits to be consumed now: copies waiting in queues, and records appended to a
+/// log that a consumer group has not yet committed (its lag, summed over the groups:
+/// each group reads every record). Log groups take part in the backlog like queues.
+pub fn backlog_now(sim: &Simulation) -> u64 {
+    let lag: u64 = (0..sim.group_count())
+        .flat_map(|g| sim.group_partitions(g))
+        .map(|p| p.lag)
+        .sum();
+    sim.backlog() + lag
+}
+
+/// The backlog of one sample, as [`backlog_now`] counts it.
+pub fn sample_backlog(s: &Sample) -> u64 {
+    s.backlog + s.lag
+}
+
 /// The live values of `sim` at its current time.
 pub fn live_values(sim: &Simulation, prediction: &[(f64, f64)]) -> Values {
     let t_s = brokerlab_core::us_to_secs(sim.now_us());
     Values {
         t_s,
-        backlog: sim.backlog(),
+        backlog: backlog_now(sim),
         predicted: predicted_at(prediction, t_s),
         in_flight: sim.in_flight(),
         dead_lettered: (0..sim.queue_count())
@@ -81,7 +108,7 @@ pub fn values_at(samples: &[Sample], prediction: &[(f64, f64)], live: Values, t_
     match nearest {
         Some(s) if (s.t_s - t_s).abs() < (live.t_s - t_s).abs() || s.t_s >= live.t_s => Values {
             t_s: s.t_s,
-            backlog: s.backlog,
+            backlog: sample_backlog(s),
             predicted: predicted_at(prediction, s.t_s),
             in_flight: s.in_flight,
             dead_lettered: s.dead_lettered,
@@ -130,6 +157,8 @@ pub fn values_text(v: &Values) -> String {
 
 /// A rate per second: `2,000/s`, `0.9/s`.
 pub fn rate(per_s: f64) -> String {
+    // Adding +0.0 turns -0.0 into 0.0: a rate is never written "-0/s".
+    let per_s = per_s + 0.0;
     if !per_s.is_finite() {
         "unlimited".into()
     } else if per_s >= 100.0 {
@@ -148,7 +177,7 @@ pub struct Rho {
     pub lambda: f64,
     /// Service capacity per second with every consumer up (μ).
     pub mu: f64,
-    /// Whether any queue consumer exists (a log read by consumer groups has none).
+    /// Whether anything consumes: queue consumers or log consumer groups.
     pub has_consumers: bool,
 }
 
@@ -178,19 +207,18 @@ impl Rho {
         }
     }
 
-    /// What ρ means for the backlog, in plain words.
+    /// What ρ means for the backlog, in plain words (the parameters' forecast says it
+    /// with the same [`Load::verdict`]).
     pub fn hint(&self) -> String {
-        match self.value() {
-            None => "no queue consumers here (a log's consumer groups read at their own pace), so ρ does not apply".into(),
-            Some(0.0) => "ρ = 0: nothing arrives now, so any backlog drains".into(),
-            Some(r) if r > 1.0 => {
-                "ρ > 1: messages arrive faster than the consumers finish them: the backlog grows without bound".into()
-            }
-            Some(1.0) => {
-                "ρ = 1: on the edge; the consumers only just keep up and random bursts pile up".into()
-            }
-            Some(_) => "ρ < 1: stable; the consumers keep up, so the backlog stays bounded".into(),
+        match self.load() {
+            None => "nothing consumes here, so ρ does not apply".into(),
+            Some(load) => load.verdict().into(),
         }
+    }
+
+    /// Where ρ stands: `None` when it does not apply (nothing consumes).
+    pub fn load(&self) -> Option<Load> {
+        self.has_consumers.then(|| Load::of(self.lambda, self.mu))
     }
 
     /// λ and μ as they were divided.
@@ -428,6 +456,7 @@ mod tests {
         assert_eq!(mm1.value_text(), "0.90");
         assert!(mm1.hint().starts_with("ρ < 1: stable"));
         assert_eq!(mm1.rates_text(), "λ = 0.9/s arriving, μ = 1/s capacity");
+        assert_eq!(rate(-0.0), "0/s", "never -0");
         let edge = Rho {
             lambda: 5.0,
             mu: 5.0,

@@ -8,6 +8,53 @@
 
 use brokerlab_core::{RateSegment, Scenario};
 
+/// What the load factor ρ = λ/μ means for the backlog. The chart's ρ note and the
+/// parameters' forecast both say it with [`Load::verdict`], so they never disagree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Load {
+    /// Nothing arrives (λ = 0).
+    Idle,
+    /// ρ < 1.
+    Drains,
+    /// ρ = 1: no drift, yet random arrivals and service times make the backlog wander
+    /// without a pull back to zero.
+    Edge,
+    /// ρ > 1 (also when nothing is consumed while messages arrive).
+    Grows,
+}
+
+impl Load {
+    /// The load of arrivals λ against capacity μ (both per second). Equal within a
+    /// rounding error counts as ρ = 1: a rate set to exactly the capacity is on the edge.
+    pub fn of(lambda: f64, mu: f64) -> Self {
+        if lambda <= 0.0 {
+            Load::Idle
+        } else if mu == f64::INFINITY {
+            Load::Drains
+        } else if (lambda - mu).abs() <= 1e-9 * mu {
+            Load::Edge
+        } else if lambda > mu {
+            Load::Grows
+        } else {
+            Load::Drains
+        }
+    }
+
+    /// The verdict in words, starting with the range of ρ it covers.
+    pub fn verdict(self) -> &'static str {
+        match self {
+            Load::Idle => "ρ = 0: nothing arrives now, so any backlog drains",
+            Load::Drains => "ρ < 1: stable; the consumers keep up, so a backlog drains",
+            Load::Edge => {
+                "ρ = 1: on the edge; a backlog does not drain: random bursts pile up and it grows like √t"
+            }
+            Load::Grows => {
+                "ρ > 1: messages arrive faster than the consumers finish them: the backlog grows without bound"
+            }
+        }
+    }
+}
+
 /// Consumer capacity in messages per second, all consumers up and busy.
 /// Infinite when some consumer takes no time per message.
 pub fn capacity_per_s(scenario: &Scenario) -> f64 {
@@ -126,7 +173,7 @@ pub fn total_rate(schedules: &[Vec<RateSegment>]) -> Vec<(f64, f64)> {
                         .find(|seg| seg.from_s <= t)
                         .map_or(0.0, |seg| seg.rate_per_s)
                 })
-                .sum();
+                .fold(0.0, |a, b| a + b);
             (t, rate)
         })
         .collect()
@@ -138,13 +185,16 @@ pub fn capacity_of(consumers: impl IntoIterator<Item = (u32, f64)>) -> f64 {
     consumers
         .into_iter()
         .map(|(slots, mean_s)| {
-            if mean_s > 0.0 {
+            if slots == 0 {
+                0.0
+            } else if mean_s > 0.0 {
                 f64::from(slots) / mean_s
             } else {
                 f64::INFINITY
             }
         })
-        .sum()
+        // Not `sum()`: an empty f64 sum is -0.0, which the page would print as "-0".
+        .fold(0.0, |a, b| a + b)
 }
 
 /// The fluid backlog from (0, 0) to `until_s` with arrivals λ(t) and capacity μ(t) both
@@ -325,9 +375,32 @@ mod tests {
         assert!(close(capacity_of([(1, 0.1), (2, 0.5)]), 14.0));
         assert_eq!(capacity_of([(1, 0.0)]), f64::INFINITY);
         assert_eq!(capacity_of([]), 0.0);
+        assert!(
+            capacity_of([]).is_sign_positive() && capacity_of([(0, 0.0)]) == 0.0,
+            "no capacity is +0, never -0 (written \"-0/s\") nor unlimited"
+        );
+        assert!(total_rate(&[])[0].1.is_sign_positive());
         // Without consumers the backlog grows at the full arrival rate.
         let curve = fluid_curve(&[(0.0, 4.0)], &[(0.0, 0.0)], 10.0);
         assert!(close(curve_at(&curve, 10.0), 40.0));
+    }
+
+    #[test]
+    fn one_verdict_per_load_and_rho_one_does_not_drain() {
+        assert_eq!(Load::of(0.0, 1.0), Load::Idle);
+        assert_eq!(Load::of(0.9, 1.0), Load::Drains);
+        assert_eq!(Load::of(1.0, 1.0), Load::Edge);
+        assert_eq!(Load::of(0.1 + 0.2, 0.3), Load::Edge, "equal up to rounding");
+        assert_eq!(Load::of(3.0, 1.0), Load::Grows);
+        assert_eq!(Load::of(3.0, 0.0), Load::Grows);
+        assert_eq!(Load::of(3.0, f64::INFINITY), Load::Drains);
+        let edge = Load::Edge.verdict();
+        assert!(
+            edge.contains("does not drain") && edge.contains("√t"),
+            "{edge}"
+        );
+        assert!(Load::Drains.verdict().contains("drains"));
+        assert!(Load::Grows.verdict().contains("without bound"));
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The model: plain data and the functions that build it from a run — no Leptos, no DOM,
 //! so all of it is tested natively. Depends on the core and on [`crate::format`] only.
 
+pub mod aftermath;
 pub mod chart_info;
 pub mod database;
 pub mod flights;

@@ -5,8 +5,8 @@
 //! graph, and reads snapshots from it.
 
 use brokerlab_core::{
-    secs_to_us, us_to_secs, Command, ConsumerId, CrashPoint, Micros, Scenario, ScenarioError,
-    Simulation,
+    secs_to_us, us_to_secs, Command, ConsumerId, CrashPoint, EndReason, MemberCrashPoint, Micros,
+    Scenario, ScenarioError, Simulation,
 };
 
 use super::chart_info::{self, ChartData, CrashMarker, Rho, Values};
@@ -16,7 +16,9 @@ use super::invariants::{statuses, Status};
 use super::readout::{Percentiles, Readout};
 use super::story::{Narration, Story};
 
+mod pace;
 mod seek;
+pub use pace::Pace;
 pub use seek::{SNAPSHOTS_MAX, SNAPSHOT_BYTES_MAX, SNAPSHOT_EVERY_STEPS};
 
 /// Simulated seconds per wall-clock second the page offers.
@@ -35,6 +37,21 @@ pub const BUDGET_CHECK_EVERY: u64 = 256;
 pub const RESTART_AFTER_S: f64 = 5.0;
 /// The narration line changes at most this often, so a person can read it.
 pub const NARRATION_EVERY_MS: f64 = 700.0;
+/// Where the timeline and the chart end: when the run ends, if its preview got there;
+/// else the fluid model's horizon.
+fn horizon_of(scenario: &Scenario, pace: Pace) -> f64 {
+    pace.end_s
+        .unwrap_or_else(|| fluid::horizon_s(scenario))
+        .max(1.0)
+}
+
+/// What the crash button crashes: a queue consumer, or a member of a log consumer group.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CrashTarget {
+    Consumer(ConsumerId),
+    Member { group: u32, member: u32 },
+}
+
 /// What one frame did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Advance {
@@ -55,6 +72,10 @@ pub struct Player {
     run: u32,
     /// Bumped whenever the prediction changes, so the chart redraws at once.
     prediction_version: u64,
+    /// How long the run lasts and the speed it opens at (from a preview of the run).
+    pace: Pace,
+    /// Where the timeline and the chart end: the run's end when the preview found it,
+    /// else the fluid model's horizon.
     horizon_s: f64,
     /// What has been told about the run so far (a snapshot keeps it with the simulation).
     story: Story,
@@ -87,12 +108,14 @@ pub struct Player {
 impl Player {
     pub fn new(scenario: Scenario) -> Result<Self, ScenarioError> {
         let sim = Simulation::new(scenario.clone())?;
-        let horizon_s = fluid::horizon_s(&scenario);
+        let pace = Pace::of(&scenario);
+        let horizon_s = horizon_of(&scenario, pace);
         let mut player = Self {
             base: scenario,
             sim,
             run: 0,
             prediction_version: 0,
+            pace,
             horizon_s,
             story: Story::default(),
             narration: Narration::default(),
@@ -149,15 +172,43 @@ impl Player {
         self.run = run;
     }
 
-    /// Nothing is left to happen, and the run's end time (if any) is reached; or the work
-    /// budget stopped the run (its clock stays at its last step, short of the end time).
+    /// Nothing is left to happen (the run ends at its last step, even before its end time:
+    /// the idle rest is not played), or its end time is reached; or the work budget
+    /// stopped the run (its clock stays at its last step, short of the end time).
     pub fn is_finished(&self) -> bool {
         let end_reached = self
             .sim
             .scenario()
             .end_s
             .is_none_or(|end| self.sim.now_us() >= secs_to_us(end));
-        self.budget_stop().is_some() || (self.sim.is_finished() && end_reached)
+        self.budget_stop().is_some() || self.drained() || (self.sim.is_finished() && end_reached)
+    }
+
+    /// No event is left: nothing more can happen unless the user gives a command.
+    fn drained(&self) -> bool {
+        self.sim.end_reason() == Some(EndReason::Drained)
+    }
+
+    /// The speed the run opens at: slow for a story of a few messages, so each event can
+    /// be seen; the default for a big run.
+    pub fn opening_speed(&self) -> f64 {
+        self.pace.speed
+    }
+
+    /// Brings the clock to `target` once no step is due before it: the same ending for
+    /// playing and seeking. A drained run stays at its last step (with no end time it
+    /// takes its final sample there); a run whose end time is reached closes there.
+    fn settle_at(&mut self, target: Micros) {
+        let end_us = self.sim.scenario().end_s.map(secs_to_us);
+        if self.drained() {
+            if end_us.is_none() {
+                self.sim.run();
+            }
+        } else if self.sim.is_finished() && end_us.is_none_or(|end| target >= end) {
+            self.sim.run();
+        } else {
+            self.sim.run_until(target);
+        }
     }
 
     /// Advances the run by `wall_ms` of real time at `speed` simulated seconds per second,
@@ -212,14 +263,7 @@ impl Player {
         }
         let behind = self.sim.next_step_time().is_some_and(|at| at <= target);
         if !behind {
-            let end_us = self.sim.scenario().end_s.map(secs_to_us);
-            if self.sim.is_finished() && end_us.is_none_or(|end| target >= end) {
-                // Nothing is left: close the run (its clock stops at its last step, or at
-                // its end time) and take the final sample.
-                self.sim.run();
-            } else {
-                self.sim.run_until(target);
-            }
+            self.settle_at(target);
         }
         self.note_time();
         self.narration_age_ms += wall_ms;
@@ -310,23 +354,51 @@ impl Player {
         self.restart_prediction();
     }
 
-    /// The first consumer that is up, which the crash button would crash.
-    pub fn crash_target(&self) -> Option<ConsumerId> {
-        (0..self.sim.consumer_count()).find(|&c| self.sim.consumer(c).is_some_and(|v| v.up))
+    /// What the crash button would crash: the first queue consumer that is up, else the
+    /// first log group member that is up (members are consumers too).
+    pub fn crash_target(&self) -> Option<CrashTarget> {
+        let sim = &self.sim;
+        let consumer = (0..sim.consumer_count())
+            .find(|&c| sim.consumer(c).is_some_and(|v| v.up))
+            .map(CrashTarget::Consumer);
+        consumer.or_else(|| {
+            (0..sim.group_count()).find_map(|group| {
+                (0..sim.group_members(group).1)
+                    .find(|&m| sim.group_member(group, m).is_some_and(|v| v.up))
+                    .map(|member| CrashTarget::Member { group, member })
+            })
+        })
     }
 
-    /// Crashes the first consumer that is up, now, with a restart [`RESTART_AFTER_S`]
-    /// later. Returns which one crashed (none if all are down).
-    pub fn crash_consumer(&mut self) -> Result<Option<ConsumerId>, ScenarioError> {
-        let Some(consumer) = self.crash_target() else {
+    /// The name of what the crash button would crash, if anything is up.
+    pub fn crash_target_name(&self) -> Option<String> {
+        match self.crash_target()? {
+            CrashTarget::Consumer(c) => self.sim.consumer(c).map(|v| v.name),
+            CrashTarget::Member { group, member } => Some(self.sim.member_name(group, member)),
+        }
+    }
+
+    /// Crashes the crash button's target now, with a restart [`RESTART_AFTER_S`] later.
+    /// Returns what crashed (nothing if everything is down).
+    pub fn crash_next(&mut self) -> Result<Option<CrashTarget>, ScenarioError> {
+        let Some(target) = self.crash_target() else {
             return Ok(None);
         };
-        self.command(Command::CrashConsumer {
-            consumer,
-            point: CrashPoint::Now,
-            restart_after_s: Some(RESTART_AFTER_S),
+        let restart_after_s = Some(RESTART_AFTER_S);
+        self.command(match target {
+            CrashTarget::Consumer(consumer) => Command::CrashConsumer {
+                consumer,
+                point: CrashPoint::Now,
+                restart_after_s,
+            },
+            CrashTarget::Member { group, member } => Command::CrashMember {
+                group,
+                member,
+                point: MemberCrashPoint::Now,
+                restart_after_s,
+            },
         })?;
-        Ok(Some(consumer))
+        Ok(Some(target))
     }
 
     /// Gives the simulation a user command now (recorded, so step back replays it) and
@@ -365,6 +437,10 @@ impl Player {
         let result = self.reset();
         if result.is_err() {
             self.base.seed = previous;
+        } else {
+            // Another seed is another run: it may end elsewhere.
+            self.pace = Pace::of(&self.base);
+            self.horizon_s = horizon_of(&self.base, self.pace);
         }
         result
     }
@@ -438,10 +514,12 @@ impl Player {
             lost: c.lost,
             duplicate_effects: c.duplicate_effects,
             leases_expired: c.leases_expired,
-            backlog: sim.backlog(),
+            backlog: chart_info::backlog_now(sim),
             in_flight: sim.in_flight(),
             oldest_age_s: us_to_secs(sim.oldest_age_us()),
-            crashes: c.crashes,
+            // Every crash the chart marks: consumers, group members, producers (or their
+            // relays) and the broker.
+            crashes: c.crashes + c.member_crashes + c.producer_crashes + c.broker_crashes,
             restarts: c.restarts,
             consumers_up,
             consumers_total,
@@ -470,7 +548,7 @@ impl Player {
             series.iter().map(|s| (s.t_s, value(s))).collect()
         };
         ChartData {
-            backlog: line(|s| s.backlog as f64),
+            backlog: line(|s| chart_info::sample_backlog(s) as f64),
             in_flight: line(|s| s.in_flight as f64),
             dead_lettered: line(|s| s.dead_lettered as f64),
             oldest_age_s: line(|s| s.oldest_age_s),
@@ -514,7 +592,7 @@ impl Player {
         Rho {
             lambda: fluid::value_at(&self.story.lambda, t_s),
             mu: fluid::value_at(&self.story.mu, t_s),
-            has_consumers: !self.base.consumers.is_empty(),
+            has_consumers: !self.base.consumers.is_empty() || !self.base.groups.is_empty(),
         }
     }
 }
@@ -707,13 +785,13 @@ mod tests {
     fn a_crash_is_counted_then_restarted_then_redelivered() {
         let mut p = burst();
         play(&mut p, 0.5, 10.0);
-        assert_eq!(p.crash_target(), Some(0));
-        assert_eq!(p.crash_consumer(), Ok(Some(0)));
+        assert_eq!(p.crash_target(), Some(CrashTarget::Consumer(0)));
+        assert_eq!(p.crash_next(), Ok(Some(CrashTarget::Consumer(0))));
         let r = p.readout();
         assert_eq!((r.crashes, r.consumers_up), (1, 19));
         assert_eq!(
             p.crash_target(),
-            Some(1),
+            Some(CrashTarget::Consumer(1)),
             "the next press crashes the next consumer"
         );
         assert!(
@@ -745,7 +823,7 @@ mod tests {
     fn the_crash_is_recorded_so_a_replay_reproduces_the_run() {
         let mut p = burst();
         play(&mut p, 0.3, 10.0);
-        p.crash_consumer().expect("a valid command");
+        p.crash_next().expect("a valid command");
         play(&mut p, 0.3, 10.0);
         let recorded = p.sim().scenario().clone();
         assert_eq!(recorded.interventions.len(), 1);
@@ -759,19 +837,92 @@ mod tests {
     fn when_every_consumer_is_down_the_crash_button_does_nothing() {
         let mut p = burst();
         for i in 0..20 {
-            assert_eq!(p.crash_consumer(), Ok(Some(i)));
+            assert_eq!(p.crash_next(), Ok(Some(CrashTarget::Consumer(i))));
         }
         assert_eq!(p.crash_target(), None);
-        assert_eq!(p.crash_consumer(), Ok(None));
+        assert_eq!(p.crash_next(), Ok(None));
         assert_eq!(p.readout().crashes, 20);
         assert_eq!(p.readout().consumers_up, 0);
+    }
+
+    #[test]
+    fn on_a_log_the_crash_button_crashes_live_group_members() {
+        let mut p =
+            Player::new(examples::load("log-consumer-groups").expect("built in")).expect("valid");
+        play(&mut p, 0.5, 10.0);
+        let members = p.readout().consumers_total;
+        assert_eq!(members, 3, "two ledger members and one analytics member");
+        let first = CrashTarget::Member {
+            group: 0,
+            member: 0,
+        };
+        assert_eq!(p.crash_target(), Some(first));
+        assert_eq!(
+            p.crash_target_name().as_deref(),
+            Some(p.sim().member_name(0, 0).as_str())
+        );
+        for n in 1..=members {
+            assert!(p.crash_next().expect("valid").is_some());
+            assert_eq!(p.readout().consumers_up, members - n);
+            assert_eq!(p.crash_markers().len() as u32, n);
+        }
+        assert_eq!(p.crash_target(), None, "every member is down");
+        assert_eq!(p.crash_next(), Ok(None));
+        // They come back RESTART_AFTER_S later.
+        play(&mut p, 0.6, 10.0);
+        assert_eq!(p.readout().consumers_up, members);
+    }
+
+    #[test]
+    fn the_timeline_covers_the_run_that_happens() {
+        let p =
+            Player::new(examples::load("crash-after-commit").expect("built in")).expect("valid");
+        assert_eq!(p.timeline_end_s(), 6.5, "all is over at 6.5 s, not 61 s");
+        // A run that drains long before its end time finishes where it drains, and the
+        // timeline and the chart end there too.
+        let mut p = Player::new(examples::load("transactional-pipeline").expect("built in"))
+            .expect("valid");
+        let end = p.timeline_end_s();
+        assert!(end < 10.0, "drains at 8.5 s, not at its 20 s end: {end}");
+        while !p.advance(100.0, 1.0).finished {}
+        let t = p.readout().time_s;
+        assert!(
+            t <= end && t > end - 0.1,
+            "finished at {t}, the timeline ends at {end}"
+        );
+        assert_eq!(p.chart_data().x_max_s, t);
+        // Seeking past the end stops where playing stopped.
+        let mut sought = Player::new(examples::load("transactional-pipeline").expect("built in"))
+            .expect("valid");
+        sought.seek_to(secs_to_us(15.0)).expect("valid");
+        assert!(sought.is_finished());
+        assert_eq!(sought.readout(), p.readout());
+    }
+
+    #[test]
+    fn a_crash_whose_lease_runs_out_after_the_end_says_so_on_its_card() {
+        // mm1 holds a message under a 3,600 s lease; cut at 90 s, it never comes back.
+        let mut scenario = examples::load("mm1").expect("built in");
+        scenario.end_s = Some(90.0);
+        let mut p = Player::new(scenario).expect("valid");
+        while p.readout().time_s < 20.0 || p.readout().in_flight == 0 {
+            p.advance(100.0, 10.0);
+        }
+        p.crash_next().expect("valid");
+        let card = &p.narration().events[0].text;
+        assert!(card.contains("crashed"), "{card}");
+        assert!(
+            card.contains("The lease on the message it held would run out at t = ")
+                && card.contains("after the run ends at 90.0 s"),
+            "{card}"
+        );
     }
 
     #[test]
     fn reset_starts_over_and_forgets_commands() {
         let mut p = burst();
         play(&mut p, 0.5, 10.0);
-        p.crash_consumer().expect("valid");
+        p.crash_next().expect("valid");
         p.reset().expect("valid");
         assert_eq!(p.run(), 1);
         assert_eq!(
@@ -839,7 +990,7 @@ mod tests {
         let mut p = burst();
         play(&mut p, 0.3, 10.0);
         assert!(p.crash_markers().is_empty());
-        p.crash_consumer().expect("valid");
+        p.crash_next().expect("valid");
         let at = p.readout().time_s;
         let crash_step = p.sim().steps();
         play(&mut p, 0.3, 10.0);
@@ -888,6 +1039,30 @@ mod tests {
     }
 
     #[test]
+    fn the_crashes_counter_counts_every_crash_the_chart_marks() {
+        for name in [
+            "outbox-relay-crash",
+            "broker-crash",
+            "dual-write-crash",
+            "crash-after-commit",
+        ] {
+            let mut p = Player::new(examples::load(name).expect("built in")).expect("valid");
+            while !p.advance(100.0, 20.0).finished {}
+            assert!(!p.crash_markers().is_empty(), "{name} has a crash");
+            assert_eq!(
+                p.readout().crashes,
+                p.crash_markers().len() as u64,
+                "{name}: {:?}",
+                p.crash_markers()
+            );
+        }
+        let mut p =
+            Player::new(examples::load("outbox-relay-crash").expect("built in")).expect("valid");
+        while !p.advance(100.0, 20.0).finished {}
+        assert_eq!(p.crash_markers()[0].label, "order-service relay ✕");
+    }
+
+    #[test]
     fn rho_follows_the_rate_schedule_and_values_match_the_readout() {
         let mut p = burst();
         let rho = p.rho_now();
@@ -913,9 +1088,45 @@ mod tests {
             (then.backlog, then.in_flight),
             (sample.backlog, sample.in_flight)
         );
-        let log =
+    }
+
+    #[test]
+    fn log_groups_take_part_in_the_backlog_rho_and_the_prediction() {
+        let mut p =
             Player::new(examples::load("log-consumer-groups").expect("built in")).expect("valid");
-        assert_eq!(log.rho_now().value(), None);
+        // 8 appends a second, read by two groups; ledger: 2 members at 0.2 s, analytics:
+        // 1 member at 0.05 s.
+        let rho = p.rho_now();
+        assert_eq!((rho.lambda, rho.mu), (16.0, 30.0));
+        assert_eq!(rho.rates_text(), "λ = 16/s arriving, μ = 30/s capacity");
+        assert!(rho.hint().starts_with("ρ < 1"), "{}", rho.hint());
+        let mut peak = 0;
+        while p.readout().time_s < 25.0 {
+            p.advance(100.0, 10.0);
+            let lag: u64 = (0..p.sim().group_count())
+                .flat_map(|g| p.sim().group_partitions(g))
+                .map(|part| part.lag)
+                .sum();
+            assert_eq!(
+                p.readout().backlog,
+                lag,
+                "a log's backlog is its groups' lag"
+            );
+            assert_eq!(p.values_now().backlog, lag);
+            peak = peak.max(lag);
+        }
+        assert!(peak > 0, "the hot partition lags now and then");
+        let chart = p.chart_data();
+        let sampled: Vec<f64> = p.sim().series().iter().map(|s| s.lag as f64).collect();
+        let drawn: Vec<f64> = chart.backlog.iter().map(|&(_, b)| b).collect();
+        assert_eq!(drawn, sampled);
+        assert!(
+            chart.prediction.iter().all(|&(_, q)| q == 0.0),
+            "ρ < 1: the prediction stays at zero, as the backlog does: {:?}",
+            chart.prediction
+        );
+        // The third ledger member joined at 20 s: 15/s for the ledger from then on.
+        assert_eq!(p.rho_now().mu, 35.0);
     }
 
     #[test]
@@ -973,7 +1184,7 @@ mod tests {
     fn the_narrated_step_names_the_components_it_touched() {
         let mut p = burst();
         play(&mut p, 0.2, 1.0);
-        p.crash_consumer().expect("valid");
+        p.crash_next().expect("valid");
         assert_eq!(p.narrated_nodes(), [Node::Consumer(0)]);
         p.reset().expect("valid");
         assert!(p.narrated_nodes().is_empty());

@@ -15,6 +15,8 @@ use brokerlab_core::{
 };
 use serde::{de::DeserializeOwned, Serialize};
 
+use crate::model::fluid::Load;
+
 /// A burst multiplies the current rate by this much…
 pub const BURST_FACTOR: f64 = 10.0;
 /// …for this long, then returns to the rate it replaced.
@@ -77,15 +79,63 @@ pub fn applied_schedules(sim: &Simulation) -> Vec<Vec<RateSegment>> {
         .collect()
 }
 
+/// The arrival schedules the backlog receives: each producer's schedule once per reader
+/// of what it publishes. A queue or an exchange counts once; a log counts once per
+/// consumer group reading it (each group keeps its own lag), and not at all when no group
+/// reads it (its records wait for nobody).
+pub fn backlog_schedules(sim: &Simulation) -> Vec<Vec<RateSegment>> {
+    let scenario = sim.scenario();
+    applied_schedules(sim)
+        .into_iter()
+        .enumerate()
+        .map(|(p, schedule)| {
+            let target = scenario.producers.get(p).map_or("", |s| s.target.as_str());
+            let readers = if scenario.logs.iter().any(|l| l.name == target) {
+                scenario.groups.iter().filter(|g| g.log == target).count()
+            } else {
+                1
+            };
+            schedule
+                .into_iter()
+                .map(|seg| RateSegment {
+                    rate_per_s: seg.rate_per_s * readers as f64,
+                    ..seg
+                })
+                .collect()
+        })
+        .collect()
+}
+
 /// The consumers' capacity now: every consumer that takes deliveries (a crashed one that
-/// will restart counts; one scaled in, or down for good, does not).
+/// will restart counts; one scaled in, or down for good, does not), and every log group's
+/// members the same way.
 pub fn live_capacity(sim: &Simulation) -> f64 {
     crate::model::fluid::capacity_of(
         (0..sim.consumer_count())
             .filter_map(|c| sim.consumer(c))
             .filter(|c| !c.retiring && !c.stopped && (c.up || c.restart_at_us.is_some()))
             .map(|c| (c.concurrency, c.service_mean_s)),
-    )
+    ) + group_capacity(sim)
+}
+
+/// What the log groups process per second: per group, its members that are up (or will
+/// restart) over its service time, counting at most one member per partition (a member
+/// without a partition sits idle).
+fn group_capacity(sim: &Simulation) -> f64 {
+    let scenario = sim.scenario();
+    crate::model::fluid::capacity_of(scenario.groups.iter().enumerate().map(|(g, spec)| {
+        let g = g as u32;
+        let live = (0..sim.group_members(g).1)
+            .filter_map(|m| sim.group_member(g, m))
+            .filter(|m| m.up || m.restart_at_us.is_some())
+            .count() as u32;
+        let partitions = scenario
+            .logs
+            .iter()
+            .position(|l| l.name == spec.log)
+            .map_or(0, |l| sim.log_partition_count(l as u32));
+        (live.min(partitions), spec.service.mean_s())
+    }))
 }
 
 /// Facts after which the fluid prediction must be recomputed.
@@ -100,6 +150,7 @@ pub fn changes_prediction(fact: &Fact) -> bool {
         } | Fact::ConsumerAdded { .. }
             | Fact::ConsumerStopping { .. }
             | Fact::ConsumerStopped { .. }
+            | Fact::MemberJoined { .. }
     )
 }
 
@@ -128,11 +179,6 @@ impl Settings {
     pub fn of(sim: &Simulation) -> Self {
         let now = sim.settings();
         let now_s = us_to_secs(sim.now_us());
-        let schedules: Vec<&[RateSegment]> = now
-            .producers
-            .iter()
-            .map(|p| p.schedule.as_slice())
-            .collect();
         Self {
             producers: now
                 .producers
@@ -141,7 +187,10 @@ impl Settings {
                 .map(|p| ProducerSettings::of(sim, p, now_s))
                 .collect(),
             queues: now.queues.into_iter().map(QueueSettings::from).collect(),
-            lambda: schedules.iter().map(|s| rate_at(s, now_s)).sum(),
+            lambda: backlog_schedules(sim)
+                .iter()
+                .map(|s| rate_at(s, now_s))
+                .fold(0.0, |a, b| a + b),
             mu: live_capacity(sim),
         }
     }
@@ -363,6 +412,8 @@ pub fn field(v: f64) -> String {
 /// One line on the load now: λ against μ and where the backlog is heading.
 pub fn forecast(s: &Settings) -> String {
     let per_s = |v: f64| {
+        // + 0.0 turns -0.0 into 0.0: never "-0".
+        let v = v + 0.0;
         if v.is_infinite() {
             "unlimited".to_string()
         } else {
@@ -377,16 +428,18 @@ pub fn forecast(s: &Settings) -> String {
         per_s(s.lambda),
         per_s(s.mu)
     );
+    let load = Load::of(s.lambda, s.mu);
     let net = s.lambda - s.mu;
     if s.mu > 0.0 && s.mu.is_finite() {
         let rho = s.lambda / s.mu;
-        if net > 0.0 {
+        let verdict = load.verdict();
+        if load == Load::Grows {
             format!(
-                "{head} (load ρ = {rho:.2}): the backlog is predicted to grow by about {} per second.",
+                "{head} (load ρ = {rho:.2}). {verdict}: the backlog is predicted to grow by about {} per second.",
                 per_s(net)
             )
         } else {
-            format!("{head} (load ρ = {rho:.2}): the consumers keep up; a backlog drains.")
+            format!("{head} (load ρ = {rho:.2}). {verdict}.")
         }
     } else if s.mu == 0.0 && s.lambda > 0.0 {
         format!("{head}: nothing is consumed; the backlog grows by every arrival.")
@@ -723,15 +776,47 @@ mod tests {
         };
         assert_eq!(
             forecast(&s),
-            "Arrivals λ = 3 msgs/s, capacity μ = 1 msgs/s (load ρ = 3.00): the backlog is predicted to grow by about 2 per second."
+            format!(
+                "Arrivals λ = 3 msgs/s, capacity μ = 1 msgs/s (load ρ = 3.00). {}: the backlog is predicted to grow by about 2 per second.",
+                Load::Grows.verdict()
+            )
         );
         let s = Settings {
             lambda: 0.9,
             mu: 1.0,
             ..Settings::default()
         };
-        assert!(forecast(&s).ends_with("the consumers keep up; a backlog drains."));
+        assert!(forecast(&s).ends_with("the consumers keep up, so a backlog drains."));
         assert_eq!(plain(1_000_000.0), "1,000,000");
+    }
+
+    #[test]
+    fn the_forecast_and_the_chart_give_one_verdict_and_rho_one_does_not_drain() {
+        use crate::model::chart_info::Rho;
+        for (lambda, mu) in [(0.0, 1.0), (0.9, 1.0), (1.0, 1.0), (5.0, 5.0), (3.0, 1.0)] {
+            let chart = Rho {
+                lambda,
+                mu,
+                has_consumers: true,
+            }
+            .hint();
+            let panel = forecast(&Settings {
+                lambda,
+                mu,
+                ..Settings::default()
+            });
+            assert!(
+                panel.contains(&chart),
+                "λ = {lambda}, μ = {mu}: {panel} / {chart}"
+            );
+        }
+        let edge = forecast(&Settings {
+            lambda: 1.0,
+            mu: 1.0,
+            ..Settings::default()
+        });
+        assert!(edge.contains("does not drain"), "{edge}");
+        assert!(!edge.contains("a backlog drains"), "{edge}");
         assert_eq!(plain(0.25), "0.25");
     }
 }

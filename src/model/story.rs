@@ -9,6 +9,7 @@ use std::collections::VecDeque;
 use brokerlab_core::narration::describe;
 use brokerlab_core::{us_to_secs, Fact, Micros, MsgId, Simulation};
 
+use super::aftermath::Aftermath;
 use super::chart_info::{self, CrashMarker};
 use super::fluid;
 use super::invariants::Watch;
@@ -60,6 +61,15 @@ pub struct Logged {
     pub fact: Fact,
 }
 
+/// A notable fact as the story keeps it: when, what, and for a crash what it left for later
+/// (read at the crash: the leases it held are gone from the run soon after).
+#[derive(Clone, Copy, Debug)]
+pub struct Notable {
+    pub at_us: Micros,
+    pub fact: Fact,
+    pub aftermath: Option<Aftermath>,
+}
+
 /// What recording one step found.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct News {
@@ -78,7 +88,7 @@ pub struct Story {
     pub latest: Vec<Fact>,
     pub latest_us: Micros,
     /// Notable facts, newest last.
-    pub events: VecDeque<(Micros, Fact)>,
+    pub events: VecDeque<Notable>,
     /// The latest facts, newest last.
     pub log: VecDeque<Logged>,
     /// Where each invariant first broke in this run.
@@ -96,7 +106,7 @@ pub struct Story {
 impl Story {
     /// The prediction for a run at its start: the scenario's arrivals and capacity.
     pub fn start_prediction(&mut self, sim: &Simulation) {
-        self.lambda = fluid::total_rate(&settings::applied_schedules(sim));
+        self.lambda = fluid::total_rate(&settings::backlog_schedules(sim));
         self.mu = vec![(0.0, settings::live_capacity(sim))];
     }
 
@@ -131,7 +141,11 @@ impl Story {
             if self.events.len() == EVENTS_MAX {
                 self.events.pop_front();
             }
-            self.events.push_back((at_us, fact));
+            self.events.push_back(Notable {
+                at_us,
+                fact,
+                aftermath: Aftermath::of(sim, &fact),
+            });
             news.notable = true;
         }
         news.prediction_changed = self.note_settings(sim);
@@ -148,7 +162,7 @@ impl Story {
         let mu = settings::live_capacity(sim);
         self.mu.retain(|&(from, _)| from < t);
         self.mu.push((t, mu));
-        self.lambda = fluid::total_rate(&settings::applied_schedules(sim));
+        self.lambda = fluid::total_rate(&settings::backlog_schedules(sim));
         true
     }
 
@@ -160,13 +174,17 @@ impl Story {
             .take(NARRATION_SENTENCES_MAX)
             .map(|f| describe(sim, f))
             .collect();
+        let end_s = sim.scenario().end_s;
         let events = self
             .events
             .iter()
             .rev()
-            .map(|(t, f)| Event {
-                time_s: us_to_secs(*t),
-                text: describe(sim, f),
+            .map(|n| Event {
+                time_s: us_to_secs(n.at_us),
+                text: match n.aftermath.and_then(|a| a.text(end_s)) {
+                    Some(later) => format!("{} {later}", describe(sim, &n.fact)),
+                    None => describe(sim, &n.fact),
+                },
             })
             .collect();
         let log = self
@@ -203,6 +221,13 @@ fn is_notable(fact: &Fact) -> bool {
                 | Fact::LeaseExpired { .. }
                 | Fact::CrashArmed { .. }
                 | Fact::ConsumerCrashed { .. }
+                // Every crash the chart marks, and its restart.
+                | Fact::ProducerCrashed { .. }
+                | Fact::ProducerRestarted { .. }
+                | Fact::BrokerCrashed { .. }
+                | Fact::BrokerRestarted { .. }
+                | Fact::MemberCrashed { .. }
+                | Fact::MemberJoined { .. }
                 | Fact::MessageLost { .. }
                 | Fact::ConsumerRestarted { .. }
                 | Fact::SettingChanged { .. }
@@ -239,7 +264,7 @@ mod tests {
             let facts = step.facts.to_vec();
             story.set_latest(sim.now_us(), &facts);
             if story.record(&sim).notable {
-                seen.extend(story.events.iter().map(|&(_, f)| f));
+                seen.extend(story.events.iter().map(|n| n.fact));
             }
         }
         seen
@@ -254,5 +279,29 @@ mod tests {
         };
         assert!(refused("backpressure"), "back-pressure refusals");
         assert!(refused("account-42"), "a refused withdrawal");
+    }
+
+    #[test]
+    fn every_crash_the_chart_marks_is_a_notable_event_and_so_is_its_restart() {
+        let seen = |name, wanted: fn(&Fact) -> bool| notable_facts(name).iter().any(wanted);
+        assert!(seen("outbox-relay-crash", |f| matches!(
+            f,
+            Fact::ProducerCrashed { .. }
+        )));
+        assert!(seen("outbox-relay-crash", |f| matches!(
+            f,
+            Fact::ProducerRestarted { .. }
+        )));
+        // (In broker-crash the losses the crash causes follow it in the same step.)
+        let trigger = brokerlab_core::Trigger::User;
+        assert!(is_notable(&Fact::BrokerCrashed {
+            trigger,
+            restart_at_us: None
+        }));
+        assert!(is_notable(&Fact::BrokerRestarted { trigger }));
+        assert!(seen("log-consumer-groups", |f| matches!(
+            f,
+            Fact::MemberJoined { .. }
+        )));
     }
 }

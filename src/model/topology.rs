@@ -155,6 +155,8 @@ pub struct ConsumerCard {
     pub armed: Option<CrashPoint>,
     /// Seconds until a crashed consumer restarts, if it will.
     pub restart_in_s: Option<f64>,
+    /// That restart would come after the run's end time: it stays down to the end.
+    pub restart_after_end: bool,
     /// How many times slower than normal it works (1 is normal).
     pub slow_factor: f64,
     /// Its next ack will be lost on the way to the broker.
@@ -204,6 +206,13 @@ fn database_key(sim: &Simulation) -> DatabaseKey {
 /// Seconds from now until `at_us` (0 once it has passed).
 fn secs_until(sim: &Simulation, at_us: u64) -> f64 {
     us_to_secs(at_us.saturating_sub(sim.now_us()))
+}
+
+/// Whether `at_us` falls after the scenario's end time (nothing then happens in the run).
+fn after_end(sim: &Simulation, at_us: u64) -> bool {
+    sim.scenario()
+        .end_s
+        .is_some_and(|end| us_to_secs(at_us) > end)
 }
 
 /// One card per producer, with its outbox relay when it hands off through one.
@@ -331,6 +340,7 @@ fn consumer_cards(sim: &Simulation) -> Vec<ConsumerCard> {
                     .restart_at_us
                     .filter(|_| !v.up)
                     .map(|at| secs_until(sim, at)),
+                restart_after_end: v.restart_at_us.is_some_and(|at| after_end(sim, at)),
                 lease_in_s: earliest.map(|at| secs_until(sim, at)),
                 leases_expired: expired,
                 name: v.name,
@@ -557,6 +567,10 @@ pub fn consumer_state(c: &ConsumerCard) -> String {
     }
     if !c.up {
         return match c.restart_in_s {
+            Some(s) if c.restart_after_end => format!(
+                "crashed · would restart in {}, after the run ends: stays down",
+                seconds(s)
+            ),
             Some(s) => format!("crashed · restarts in {}", seconds(s)),
             None => "crashed · stays down".to_string(),
         };
@@ -677,6 +691,26 @@ mod tests {
         assert!(!c.up);
         assert_eq!(c.restart_in_s, Some(5.0));
         assert_eq!(consumer_state(c), "crashed · restarts in 5.0 s");
+    }
+
+    #[test]
+    fn a_restart_after_the_run_ends_is_said_to_stay_down() {
+        let mut scenario = examples::load("mm1").expect("built in");
+        scenario.end_s = Some(30.0);
+        let mut sim = Simulation::new(scenario).expect("valid");
+        sim.run_until(brokerlab_core::secs_to_us(20.0));
+        sim.command(Command::CrashConsumer {
+            consumer: 0,
+            point: CrashPoint::Now,
+            restart_after_s: Some(15.0),
+        })
+        .expect("valid");
+        let c = &Topology::of(&sim).consumers[0];
+        assert!(c.restart_after_end);
+        assert_eq!(
+            consumer_state(c),
+            "crashed · would restart in 15.0 s, after the run ends: stays down"
+        );
     }
 
     #[test]

@@ -10,7 +10,7 @@ use crate::model::flights::{FlightBuffer, Node};
 use crate::model::invariants::Status;
 use crate::model::lineage::{Lineage, LineageBuild};
 use crate::model::panels::Panel;
-use crate::model::player::{Player, SPEEDS, SPEED_DEFAULT};
+use crate::model::player::{Player, SPEEDS};
 use crate::model::readout::{Percentiles, Readout};
 use crate::model::settings::Settings;
 use crate::model::story::Narration;
@@ -64,7 +64,7 @@ pub struct Lab {
     pub narration: Memo<Narration>,
     /// (run number, samples taken): the chart redraws when it changes.
     pub chart_key: Memo<(u32, usize)>,
-    /// Name of the consumer the crash button would crash, if any is up.
+    /// Name of the consumer (or group member) the crash button would crash, if any is up.
     pub crash_target: Memo<Option<String>>,
     /// The diagram's snapshot.
     pub topology: Memo<Topology>,
@@ -133,6 +133,7 @@ where
 
 impl Lab {
     pub fn new(player: Player) -> Self {
+        let opening_speed = player.opening_speed();
         let player = StoredValue::new(player);
         let frame = RwSignal::new(0_u64);
         // The keys of what changes only with the narration, and only with the run.
@@ -142,17 +143,13 @@ impl Lab {
             player,
             frame,
             playing: RwSignal::new(false),
-            speed: RwSignal::new(SPEED_DEFAULT),
+            speed: RwSignal::new(opening_speed),
             error: RwSignal::new(None),
             resuming: StoredValue::new(false),
             readout: per_frame(player, frame, Player::readout),
             narration: per_key(player, told, |p| p.narration().clone()),
             chart_key: per_frame(player, frame, |p| (p.run(), p.sample_count())),
-            crash_target: per_frame(player, frame, |p| {
-                p.crash_target()
-                    .and_then(|c| p.sim().consumer(c))
-                    .map(|v| v.name)
-            }),
+            crash_target: per_frame(player, frame, Player::crash_target_name),
             topology: Memo::new(move |previous| {
                 frame.track();
                 player.with_value(|p| Topology::after(p.sim(), previous))
@@ -245,9 +242,10 @@ impl Lab {
         }
     }
 
-    /// Crashes the first consumer that is up (it restarts a few seconds later).
+    /// Crashes the first consumer (or else group member) that is up; it restarts a few
+    /// seconds later.
     pub fn crash(&self) {
-        let result = self.player.try_update_value(Player::crash_consumer);
+        let result = self.player.try_update_value(Player::crash_next);
         if let Some(Err(e)) = result {
             self.error
                 .set(Some(format!("The simulation refused the crash: {e}")));
@@ -265,6 +263,8 @@ impl Lab {
             Ok(mut player) => {
                 let run = self.player.with_value(Player::run).wrapping_add(1);
                 player.set_run(run);
+                // A story of a few messages opens slowly enough to see each event.
+                self.speed.set(player.opening_speed());
                 self.player.set_value(player);
                 self.error.set(None);
                 self.close_lineage();
@@ -440,6 +440,7 @@ impl Lab {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::player::SPEED_DEFAULT;
     use brokerlab_core::examples;
 
     /// A lab under its own reactive owner (dropped with the test).
@@ -448,6 +449,17 @@ mod tests {
         owner.set();
         let player = Player::new(examples::load("burst").expect("built in")).expect("valid");
         (owner, Lab::new(player))
+    }
+
+    #[test]
+    fn a_story_of_a_few_messages_opens_slowly_and_the_burst_at_ten_times() {
+        let (_owner, lab) = lab();
+        assert_eq!(lab.speed.get_untracked(), 10.0, "the burst");
+        lab.load("outbox-relay-crash");
+        assert_eq!(lab.speed.get_untracked(), 0.25, "11 events in 2.5 s");
+        assert_eq!(lab.timeline_end_s.get_untracked(), 2.6, "over at 2.53 s");
+        lab.load("burst");
+        assert_eq!(lab.speed.get_untracked(), 10.0);
     }
 
     #[test]

@@ -73,7 +73,7 @@ pub fn Controls(lab: Lab) -> impl IntoView {
             </label>
             <button type="button" class="danger" data-testid="crash" on:click=move |_| lab.crash()
                 disabled=move || lab.crash_target.with(Option::is_none)
-                title=format!("Crashes the first running consumer now; it restarts {RESTART_AFTER_S} s later")>
+                title=format!("Crashes the first running consumer (or log group member) now; it restarts {RESTART_AFTER_S} s later")>
                 {crash_label}
             </button>
             <button type="button" data-testid="reset" on:click=move |_| lab.reset() title="Back to the start (r)">

@@ -193,7 +193,7 @@ pub fn Counters(
             <dl>
                 <Counter label="Simulated time" testid="time" hint="Simulated seconds since the run began"
                     value=r(|r| seconds(r.time_s)) />
-                <Counter label="Backlog" testid="backlog" hint="Messages waiting in the queue, not yet delivered"
+                <Counter label="Backlog" testid="backlog" hint="Messages waiting in queues, not yet delivered, and log records a consumer group has not yet committed (its lag)"
                     value=r(|r| count(r.backlog)) alert=flag(|r| r.backlog >= 10_000) />
                 <Counter label="In flight" testid="in-flight" hint="Delivered to a consumer, not yet acked"
                     value=r(|r| count(r.in_flight)) />
@@ -217,7 +217,7 @@ pub fn Counters(
                 <Counter label="Consumers up" testid="consumers-up" hint="Consumer processes running"
                     value=r(|r| format!("{} / {}", r.consumers_up, r.consumers_total))
                     alert=flag(|r| r.consumers_up < r.consumers_total) />
-                <Counter label="Crashes" testid="crashes" hint="Consumer crashes so far"
+                <Counter label="Crashes" testid="crashes" hint="Crashes so far, each marked on the chart: consumers, group members, producers or their relays, the broker"
                     value=r(|r| count(r.crashes)) alert=flag(|r| r.crashes > 0) />
                 <Counter label="Lost" testid="lost" hint="Messages whose work vanished and will never be redone"
                     value=r(|r| count(r.lost)) alert=flag(|r| r.lost > 0) />

@@ -4,7 +4,7 @@
 //! Seeking can go on across several frames, each within its own budget, so a long run
 //! never blocks the page.
 
-use brokerlab_core::{secs_to_us, us_to_secs, Micros, MsgId, ScenarioError, Simulation};
+use brokerlab_core::{us_to_secs, Micros, MsgId, ScenarioError, Simulation};
 
 use super::{Player, BUDGET_CHECK_EVERY};
 use crate::model::lineage::LineageBuild;
@@ -213,12 +213,7 @@ impl Player {
             steps += 1;
         }
         // The same ending as playing up to that time.
-        let end_us = self.sim.scenario().end_s.map(secs_to_us);
-        if self.sim.is_finished() && end_us.is_none_or(|end| target >= end) {
-            self.sim.run();
-        } else {
-            self.sim.run_until(target);
-        }
+        self.settle_at(target);
         self.seek_target = None;
         self.flights.clear();
         self.note_time();
@@ -238,13 +233,19 @@ impl Player {
         self.furthest_us = self.furthest_us.max(self.sim.now_us());
     }
 
-    /// The end of the scrubber's range: the run's expected horizon, or further if it got
-    /// further, plus half a second, in whole seconds: a run that ends just after its
-    /// predicted end (the burst drains at 180.007 s) is still within reach.
+    /// The end of the scrubber's range. When the preview found where the run ends (and it
+    /// got no further), there, rounded up to the scrubber's tenth of a second. Otherwise the
+    /// run's expected horizon, or further if it got further, plus half a second, in whole
+    /// seconds: a run that ends just after its predicted end (the burst drains at
+    /// 180.007 s) is still within reach.
     pub fn timeline_end_s(&self) -> f64 {
-        let end = self.horizon_s.max(us_to_secs(self.furthest_us));
+        let furthest = us_to_secs(self.furthest_us);
+        let end = match self.pace.end_s {
+            Some(end) if furthest <= end => (end * 10.0).ceil() / 10.0,
+            _ => (self.horizon_s.max(furthest) + 0.5).ceil(),
+        };
         if end.is_finite() {
-            (end + 0.5).ceil().max(1.0)
+            end.max(1.0)
         } else {
             1.0
         }
@@ -254,7 +255,7 @@ impl Player {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use brokerlab_core::{examples, Command, CrashPoint};
+    use brokerlab_core::{examples, secs_to_us, Command, CrashPoint};
 
     fn player(name: &str) -> Player {
         Player::new(examples::load(name).expect("built in")).expect("valid")

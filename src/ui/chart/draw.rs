@@ -675,8 +675,8 @@ mod tests {
     fn crashes_are_marked_with_a_line_and_a_label() {
         let mut p = Player::new(examples::load("burst").expect("built in")).expect("valid");
         p.advance(100.0, 20.0);
-        p.crash_consumer().expect("valid");
-        p.crash_consumer().expect("valid");
+        p.crash_next().expect("valid");
+        p.crash_next().expect("valid");
         for _ in 0..20 {
             p.advance(100.0, 20.0);
         }

@@ -18,6 +18,7 @@ pub mod draw;
 
 use crate::format::{count, seconds};
 use crate::model::chart_info::{describe, fluid_count, CrashMarker, Rho, Values};
+use crate::model::fluid::Load;
 use crate::model::glossary;
 use crate::state::Lab;
 use crate::ui::term::Term;
@@ -215,11 +216,11 @@ fn Legend(lines: Signal<Vec<Line>>, crashes: Signal<usize>) -> impl IntoView {
 /// The load factor now, with what it means.
 #[component]
 fn RhoNote(rho: Memo<Rho>, time_s: Signal<f64>) -> impl IntoView {
-    let state = move || match rho.get().value() {
+    let state = move || match rho.get().load() {
         None => "none",
-        Some(r) if r > 1.0 => "over",
-        Some(1.0) => "edge",
-        Some(_) => "under",
+        Some(Load::Grows) => "over",
+        Some(Load::Edge) => "edge",
+        Some(Load::Drains | Load::Idle) => "under",
     };
     view! {
         <p class="rho" data-testid="rho" data-state=state>

@@ -1,0 +1,155 @@
+//! What a crash leaves for later, noted when it happens: when the leases on the messages
+//! the crashed consumer held run out (the broker gives them to someone else only then), and
+//! when the crashed component restarts. A crash's card in the notable events says when,
+//! and says so plainly when that falls after the run's end time, so the consequence will
+//! never be seen in this run (a consumer holding a message under a 3,600 s lease in a
+//! 90-second scenario).
+
+use brokerlab_core::{us_to_secs, Fact, Micros, Simulation};
+
+use crate::format::seconds;
+
+/// What one crash sets up for later.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Aftermath {
+    /// Messages the crashed consumer held under a lease the broker still counts.
+    pub held: u32,
+    /// When the last of those leases runs out.
+    pub leases_until_us: Option<Micros>,
+    /// When the crashed component restarts, if it will.
+    pub restart_at_us: Option<Micros>,
+}
+
+impl Aftermath {
+    /// The aftermath of `fact` if it is a crash, read from `sim` right after that step
+    /// (the copies it held are still in flight, under their leases, at that moment).
+    pub fn of(sim: &Simulation, fact: &Fact) -> Option<Self> {
+        let restart_at_us = match *fact {
+            Fact::ConsumerCrashed {
+                consumer,
+                restart_at_us,
+                ..
+            } => {
+                let (held, leases_until_us) = leases_held_by(sim, consumer);
+                return Some(Self {
+                    held,
+                    leases_until_us,
+                    restart_at_us,
+                });
+            }
+            Fact::ProducerCrashed { restart_at_us, .. }
+            | Fact::BrokerCrashed { restart_at_us, .. }
+            | Fact::MemberCrashed { restart_at_us, .. } => restart_at_us,
+            _ => return None,
+        };
+        Some(Self {
+            restart_at_us,
+            ..Self::default()
+        })
+    }
+
+    /// What the crash's card adds: when the leases of what it held run out, and, for
+    /// whatever falls after the run's end time `end_s`, that it will not happen in this run.
+    /// `None` when there is nothing to add.
+    pub fn text(&self, end_s: Option<f64>) -> Option<String> {
+        let after_end = |at_us: Micros| end_s.filter(|&end| us_to_secs(at_us) > end);
+        let mut parts = Vec::new();
+        if let Some(until) = self.leases_until_us {
+            let what = match self.held {
+                1 => "the message it held".to_string(),
+                n => format!("the {n} messages it held"),
+            };
+            parts.push(match after_end(until) {
+                Some(end) => format!(
+                    "The lease on {what} would run out at t = {}, after the run ends at {}: it stays in flight to the end.",
+                    seconds(us_to_secs(until)),
+                    seconds(end)
+                ),
+                None => format!(
+                    "The lease on {what} runs out at t = {}; only then can the broker deliver it again.",
+                    seconds(us_to_secs(until))
+                ),
+            });
+        }
+        if let Some(end) = self.restart_at_us.and_then(after_end) {
+            parts.push(format!(
+                "The restart would come at t = {}, after the run ends at {}: it stays down to the end.",
+                seconds(us_to_secs(self.restart_at_us.unwrap_or_default())),
+                seconds(end)
+            ));
+        }
+        (!parts.is_empty()).then(|| parts.join(" "))
+    }
+}
+
+/// Copies consumer `c` was last given that the broker still leases to it: how many, and
+/// when the last lease runs out. (Scans every copy: done once per crash, not per frame.)
+fn leases_held_by(sim: &Simulation, c: u32) -> (u32, Option<Micros>) {
+    (0..sim.copies().len() as u64)
+        .filter(|&id| sim.copy(id).is_some_and(|copy| copy.holder == Some(c)))
+        .filter_map(|id| sim.lease_until_us(id))
+        .fold((0, None), |(n, last), until| {
+            (n + 1, Some(last.map_or(until, |l: Micros| l.max(until))))
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use brokerlab_core::{examples, secs_to_us, Command, CrashPoint};
+
+    /// mm1 (a 3,600 s lease) cut at 90 s, its consumer crashed at 20 s while it works.
+    fn mm1_crashed(end_s: Option<f64>, restart_after_s: Option<f64>) -> (Simulation, Aftermath) {
+        let mut scenario = examples::load("mm1").expect("built in");
+        scenario.end_s = end_s;
+        let mut sim = Simulation::new(scenario).expect("valid");
+        sim.run_until(secs_to_us(20.0));
+        while sim.consumer(0).is_some_and(|c| c.busy == 0) {
+            sim.step();
+        }
+        let step = sim
+            .command(Command::CrashConsumer {
+                consumer: 0,
+                point: CrashPoint::Now,
+                restart_after_s,
+            })
+            .expect("valid");
+        let crash = step.facts[0];
+        let aftermath = Aftermath::of(&sim, &crash).expect("a crash");
+        (sim, aftermath)
+    }
+
+    #[test]
+    fn a_lease_running_out_after_the_end_is_told_on_the_crash_card() {
+        let (sim, a) = mm1_crashed(Some(90.0), Some(100.0));
+        assert_eq!(a.held, 1);
+        let until = a.leases_until_us.expect("a leased message");
+        assert!(
+            until > sim.now_us() && until <= sim.now_us() + secs_to_us(3_600.0),
+            "a 3,600 s lease given before the crash: {until}"
+        );
+        let text = a.text(Some(90.0)).expect("something to tell");
+        assert!(
+            text.starts_with(&format!(
+                "The lease on the message it held would run out at t = {}, after the run ends at 90.0 s",
+                seconds(us_to_secs(until))
+            )),
+            "{text}"
+        );
+        assert!(text.contains("The restart would come at t = "), "{text}");
+    }
+
+    #[test]
+    fn within_the_run_the_card_says_when_the_lease_runs_out_and_nothing_about_the_end() {
+        let (_, a) = mm1_crashed(None, Some(5.0));
+        let text = a.text(None).expect("the lease");
+        assert!(text.contains("runs out at t = "), "{text}");
+        assert!(!text.contains("after the run ends"), "{text}");
+        // A crash that leaves nothing for later adds nothing.
+        let quiet = Aftermath {
+            restart_at_us: Some(secs_to_us(5.0)),
+            ..Aftermath::default()
+        };
+        assert_eq!(quiet.text(Some(90.0)), None);
+    }
+}

@@ -1,0 +1,165 @@
+// End-to-end checks that the page's numbers agree with each other, and that a story plays
+// at a pace where it can be followed (issue 11: "Numbers that agree", "Story pace").
+// Run by .ci/test-web:  BROKERLAB_URL=http://127.0.0.1:PORT/brokerlab/ node --test agree.test.mjs
+// playwright-core drives Debian's Chromium (never a downloaded browser).
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { chromium } from 'playwright-core';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+const BASE_URL = process.env.BROKERLAB_URL ?? 'http://127.0.0.1:8080/';
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'];
+
+let context;
+let page;
+let profile;
+const consoleErrors = [];
+
+before(async () => {
+  profile = mkdtempSync(path.join(tmpdir(), 'brokerlab-agree-'));
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ARGS,
+    viewport: { width: 1280, height: 800 },
+  });
+  page = context.pages()[0] ?? (await context.newPage());
+  page.on('console', (m) => m.type() === 'error' && consoleErrors.push(m.text()));
+  page.on('pageerror', (e) => consoleErrors.push(String(e)));
+  await page.goto(BASE_URL, { waitUntil: 'load' });
+  await page.getByTestId('play').waitFor({ state: 'visible', timeout: 30_000 });
+});
+
+after(async () => {
+  await context?.close();
+  if (profile) rmSync(profile, { recursive: true, force: true });
+});
+
+const text = (id) => page.getByTestId(id).innerText().then((t) => t.trim());
+
+/** A counter as a number: "12,345" → 12345, "4.2 s" → 4.2. */
+async function number(id) {
+  const t = (await text(id)).replace(/,/g, '').replace(/ s$/, '');
+  const n = Number(t);
+  assert.ok(Number.isFinite(n), `${id} is not a number: ${t}`);
+  return n;
+}
+
+async function pick(name) {
+  await page.getByTestId('scenario').selectOption(name);
+  assert.equal(await text('step-index'), '0', `${name} loads at its start`);
+}
+
+/** Presses "Step" until `done()` holds (at most `max` steps); fails otherwise. */
+async function stepUntil(done, max = 400) {
+  for (let i = 0; i < max; i += 1) {
+    if (await done()) return;
+    await page.getByTestId('step').click();
+  }
+  assert.fail(`still not there after ${max} steps`);
+}
+
+/** Plays at `speed` until the run is over (the play button offers "Replay"). */
+async function playToEnd(speed, timeout = 30_000) {
+  await page.getByTestId('speed').selectOption(String(speed));
+  await page.getByTestId('play').click();
+  await page.getByTestId('play').filter({ hasText: 'Replay' }).waitFor({ timeout });
+}
+
+const crashMarkers = async () => Number(await page.getByTestId('chart').getAttribute('data-crash-markers'));
+const predictedNow = async () => Number(await page.getByTestId('chart').getAttribute('data-predicted-now'));
+
+test('log-consumer-groups: the crash button crashes a live member, and the backlog, μ and the prediction follow the groups', async () => {
+  await pick('log-consumer-groups');
+  assert.equal(await text('consumers-up'), '3 / 3');
+  const label = await text('crash');
+  assert.match(label, /^Crash \S+/, 'a member is up, so the button offers to crash it');
+  assert.doesNotMatch(label, /down/);
+  const rates = await text('rho-rates');
+  assert.match(rates, /λ = 16\/s arriving, μ = 30\/s capacity/, rates);
+  assert.doesNotMatch(rates, /-0/);
+  assert.match(await text('rho-hint'), /^ρ < 1/);
+  await page.getByTestId('crash').click();
+  assert.equal(await text('consumers-up'), '2 / 3');
+  assert.equal(await number('crashes'), 1);
+  assert.equal(await crashMarkers(), 1, 'the counter and the chart agree');
+  // Play to 25 s: the prediction stays at zero (ρ < 1), the backlog is the groups' lag.
+  await page.getByTestId('speed').selectOption('10');
+  await page.getByTestId('play').click();
+  await page.waitForFunction(
+    () => parseFloat(document.querySelector('[data-testid=time]').textContent) >= 25,
+    null,
+    { timeout: 30_000 },
+  );
+  await page.getByTestId('play').click();
+  assert.equal(await predictedNow(), 0, 'the prediction does not climb while the groups keep up');
+  const lagSum = await page.getByTestId('logs').evaluate((el) =>
+    [...el.querySelectorAll('[data-testid^=group-][data-testid*=-partition-]')]
+      .map((p) => /lag (\d+)/.exec(p.textContent))
+      .filter(Boolean)
+      .reduce((a, m) => a + Number(m[1]), 0));
+  assert.equal(await number('backlog'), lagSum, 'the backlog counter is the lag of the groups');
+  assert.match(await text('rho-rates'), /μ = 35\/s capacity/, 'a third ledger member joined at 20 s');
+});
+
+test('outbox-relay-crash: the Crashes counter counts the crash the chart marks, and the relay is blamed', async () => {
+  await pick('outbox-relay-crash');
+  await playToEnd(1);
+  assert.equal(await number('crashes'), 1);
+  assert.equal(await crashMarkers(), 1);
+  const events = await text('events');
+  assert.match(events, /order-service's outbox relay crashed/);
+  assert.match(events, /order-service's outbox relay restarted/);
+  assert.doesNotMatch(events, /order-service crashed/);
+});
+
+test('at ρ = 1 the chart and the parameters give the same verdict: the backlog does not drain', async () => {
+  await pick('mm1');
+  await page.getByTestId('tab-parameters').click();
+  const rate = page.getByTestId('param-p0-rate');
+  await rate.fill('1');
+  await rate.press('Tab');
+  assert.equal(await number('rho-value'), 1);
+  const hint = await text('rho-hint');
+  assert.match(hint, /^ρ = 1: .*does not drain/);
+  const forecast = await text('params-forecast');
+  assert.ok(forecast.includes(hint), `${forecast} / ${hint}`);
+  assert.doesNotMatch(forecast, /a backlog drains/);
+});
+
+test('story pace: the timeline ends where the run ends, and a few messages open slowly', async () => {
+  await pick('crash-after-commit');
+  assert.equal(await page.getByTestId('scrubber').getAttribute('max'), '6.5', 'all over at 6.5 s');
+  assert.equal(await page.getByTestId('speed').inputValue(), '1');
+  await pick('outbox-relay-crash');
+  assert.equal(await page.getByTestId('speed').inputValue(), '0.25');
+  await pick('transactional-pipeline');
+  await playToEnd(5);
+  const end = Number(await page.getByTestId('scrubber').getAttribute('max'));
+  assert.ok(end < 10, `drains at 8.5 s, long before its 20 s end: ${end}`);
+  assert.ok((await number('time')) <= end);
+  await pick('burst');
+  assert.equal(await page.getByTestId('speed').inputValue(), '10', 'a big run keeps 10×');
+});
+
+test("a crash whose lease runs out after the run's end says so on its card", async () => {
+  await pick('short-lease'); // a 2.5 s lease; the run ends at 12 s
+  // Step to 11 s or later, when a consumer holds the message under a lease that runs
+  // out after 12 s.
+  const holder = async () => {
+    if ((await number('time')) < 11) return -1;
+    for (const i of [0, 1]) {
+      if (/lease runs out in/.test(await text(`consumer-${i}`))) return i;
+    }
+    return -1;
+  };
+  await stepUntil(async () => (await holder()) >= 0);
+  await page.getByTestId(`consumer-${await holder()}-crash`).click();
+  const events = await text('events');
+  assert.match(events, /The lease on the message it held would run out at t = [\d.]+ s, after the run ends at 12\.0 s/);
+  assert.deepEqual(consoleErrors, []);
+});
