@@ -8,8 +8,8 @@ use crate::scenario::{
 };
 use crate::sim::Simulation;
 use crate::step::{
-    DeadLetterReason, DuplicateSeen, Fact, Failure, IgnoredAck, LossReason, RefusedBecause,
-    Setting, SkipReason, Trigger,
+    DeadLetterReason, DuplicateSeen, Fact, Failure, IgnoredAck, LossReason, QueueId,
+    RefusedBecause, Setting, SkipReason, Trigger,
 };
 use crate::time::{us_to_secs, Micros};
 
@@ -328,7 +328,7 @@ fn producer(sim: &Simulation, p: u32) -> String {
 }
 
 /// The name of queue `q`.
-fn queue(sim: &Simulation, q: u32) -> String {
+fn queue(sim: &Simulation, q: QueueId) -> String {
     sim.queue(q)
         .map_or_else(|| format!("queue {q}"), |v| v.name)
 }

@@ -98,10 +98,9 @@ impl Report {
             end_reason: sim.end_reason(),
             steps: sim.steps(),
             summary: sim.summary(),
-            queues: (0..sim.queue_count())
-                .filter_map(|q| sim.queue(q))
-                .collect(),
-            queue_series: (0..sim.queue_count())
+            queues: sim.queue_ids().filter_map(|q| sim.queue(q)).collect(),
+            queue_series: sim
+                .queue_ids()
                 .map(|q| sim.queue_series(q).to_vec())
                 .collect(),
             groups: (0..sim.group_count())
@@ -127,7 +126,7 @@ impl Report {
     }
 
     fn database(sim: &Simulation) -> Vec<DatabaseReport> {
-        let queues = (0..sim.queue_count()).filter_map(|q| {
+        let queues = sim.queue_ids().filter_map(|q| {
             let name = sim.queue(q)?.name;
             Some(DatabaseReport::of(name, sim.tables(q)?))
         });

@@ -6,7 +6,7 @@ mod common;
 
 use brokerlab_core::narration::describe;
 use brokerlab_core::step::LossReason;
-use brokerlab_core::{Fact, Fate, Report, Scenario, Simulation};
+use brokerlab_core::{Fact, Fate, QueueId, Report, Scenario, Simulation};
 
 fn scenario(json: &str) -> Scenario {
     Scenario::from_json(json).unwrap()
@@ -208,7 +208,8 @@ fn with_ignore_stale_a_refused_withdrawal_does_not_advance_the_version() {
             .any(|f| matches!(f, Fact::EffectRefused { msg: 1, .. }))
         {
             let sentences: Vec<String> = facts.iter().map(|f| describe(&sim, f)).collect();
-            version_after_refusal = Some(sim.tables(0).unwrap().aggregate(42).version);
+            version_after_refusal =
+                Some(sim.tables(QueueId::new(0)).unwrap().aggregate(42).version);
             refused_step = Some(sentences);
         }
     }

@@ -131,7 +131,7 @@ fn check_then_insert_races_and_the_inbox_does_not() {
 }
 
 fn balance_42(sim: &Simulation) -> i64 {
-    sim.tables(0).unwrap().aggregate(42).balance
+    sim.tables(QueueId::new(0)).unwrap().aggregate(42).balance
 }
 
 #[test]
@@ -180,7 +180,7 @@ fn an_old_version_after_a_newer_one_is_ignored() {
         s.consumers[0].ordering = Ordering::IgnoreStale;
         let (sim, facts) = run(s);
         assert_eq!(
-            sim.tables(0).unwrap().aggregate(7).version,
+            sim.tables(QueueId::new(0)).unwrap().aggregate(7).version,
             12,
             "seed {seed}: the newest version wins"
         );
@@ -204,7 +204,8 @@ fn an_old_version_after_a_newer_one_is_ignored() {
 #[test]
 fn fanout_gives_each_subscription_its_own_copy_and_progress() {
     let (sim, facts) = run(example("fanout-subscriptions"));
-    let names: Vec<String> = (0..sim.queue_count())
+    let names: Vec<String> = sim
+        .queue_ids()
         .map(|q| sim.queue(q).unwrap().name)
         .collect();
     assert_eq!(names, ["billing", "shipping", "audit"]);
@@ -224,14 +225,17 @@ fn fanout_gives_each_subscription_its_own_copy_and_progress() {
         }
     )));
     // Shipping's consumer died at 5 s: its backlog grows alone, the others finish.
-    let shipping = sim.queue(1).unwrap();
+    let shipping = sim.queue(QueueId::new(1)).unwrap();
     assert!(shipping.waiting > 0);
     assert_eq!(
-        (sim.queue(0).unwrap().waiting, sim.queue(2).unwrap().waiting),
+        (
+            sim.queue(QueueId::new(0)).unwrap().waiting,
+            sim.queue(QueueId::new(2)).unwrap().waiting
+        ),
         (0, 0)
     );
     assert_eq!(
-        sim.effect_count_in(0, 1) + sim.effect_count_in(2, 1),
+        sim.effect_count_in(QueueId::new(0), 1) + sim.effect_count_in(QueueId::new(2), 1),
         2,
         "billing and audit both applied #1"
     );
@@ -279,7 +283,7 @@ fn retries_back_off_then_dead_letter_and_redrive_keeps_ids() {
     assert!(!poison.is_empty());
     // What is left in the DLQ after the redrive is exactly the poison, dead-lettered again,
     // with reason, attempts and timestamps kept.
-    let left: Vec<&DeadLetter> = sim.dead_letters(0).collect();
+    let left: Vec<&DeadLetter> = sim.dead_letters(QueueId::new(0)).collect();
     assert_eq!(left.len(), poison.len());
     for e in &left {
         assert!(poison.contains(&e.msg));
@@ -375,11 +379,15 @@ fn a_bounded_queue_rejects_drops_or_throttles() {
 #[test]
 fn a_broker_crash_keeps_durable_persistent_messages_and_loses_the_rest() {
     let (sim, _) = run(example("broker-crash"));
-    let orders: Vec<&MessageCopy> = sim.copies().iter().filter(|c| c.queue == 0).collect();
+    let orders: Vec<&MessageCopy> = sim
+        .copies()
+        .iter()
+        .filter(|c| c.queue == QueueId::new(0))
+        .collect();
     let metrics_lost = sim
         .copies()
         .iter()
-        .filter(|c| c.queue == 1 && c.fate == Fate::Lost)
+        .filter(|c| c.queue == QueueId::new(1) && c.fate == Fate::Lost)
         .count();
     assert!(metrics_lost > 0, "the transient queue lost what it held");
     assert_eq!(
@@ -490,7 +498,7 @@ fn a_naturally_idempotent_effect_survives_a_duplicate_and_a_counter_does_not() {
         };
         let (sim, _) = run(s);
         assert_eq!(sim.effect_count(0), 2, "the effect ran twice either way");
-        sim.tables(0).unwrap().aggregate(0)
+        sim.tables(QueueId::new(0)).unwrap().aggregate(0)
     };
     let counter = with_op(Op::Increment);
     assert_eq!(counter.count, 2, "balance += 1 twice: wrong");
@@ -591,7 +599,7 @@ fn each_queue_has_its_own_series() {
     let (sim, _) = run(example("fanout-subscriptions"));
     let n = sim.series().len();
     assert!(n > 15, "{n} samples");
-    for q in 0..sim.queue_count() {
+    for q in sim.queue_ids() {
         assert_eq!(
             sim.queue_series(q).len(),
             n,
@@ -599,11 +607,13 @@ fn each_queue_has_its_own_series() {
         );
     }
     // Shipping's consumer died at 5 s: its own backlog climbs, billing's stays near zero.
-    let shipping = sim.queue_series(1);
-    let billing = sim.queue_series(0);
+    let shipping = sim.queue_series(QueueId::new(1));
+    let billing = sim.queue_series(QueueId::new(0));
     assert!(shipping[n - 1].waiting > shipping[6].waiting);
     assert!(billing.iter().all(|s| s.waiting <= 2));
-    let total: u64 = (0..3).map(|q| sim.queue_series(q)[n - 1].waiting).sum();
+    let total: u64 = (0..3)
+        .map(|q| sim.queue_series(QueueId::new(q))[n - 1].waiting)
+        .sum();
     assert_eq!(
         total,
         sim.series()[n - 1].backlog,

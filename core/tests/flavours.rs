@@ -7,7 +7,7 @@ mod common;
 use brokerlab_core::step::DeadLetterReason;
 use brokerlab_core::{
     invariants, narration, AckMode, Command, CrashPoint, Fact, Flavour, GapTimeout, Overflow,
-    QueueType, Scenario, ScheduledCommand, Simulation,
+    QueueId, QueueType, Scenario, ScheduledCommand, Simulation,
 };
 
 /// Most steps any of these small runs may take: more means it does not end.
@@ -283,7 +283,10 @@ fn gap_timeout_skip_applies_the_waiting_message_and_moves_on() {
         .iter()
         .any(|f| matches!(f, Fact::GapSkipped { msg: 1, .. })));
     assert_eq!(sim.effect_count(1), 1, "v2 applied after giving up on v1");
-    assert_eq!(sim.tables(0).unwrap().aggregate(1).balance, 50);
+    assert_eq!(
+        sim.tables(QueueId::new(0)).unwrap().aggregate(1).balance,
+        50
+    );
     let step = narration_of(&sim, &steps, |f| matches!(f, Fact::GapSkipped { .. }));
     assert_eq!(
         step,
@@ -640,17 +643,20 @@ fn a_flavour_switch_while_playing_is_recorded_and_replays_exactly() {
         facts[0],
         Fact::SettingChanged {
             setting: brokerlab_core::Setting::Flavour {
-                queue: 0,
+                queue,
                 flavour: Flavour::Rabbitmq
             },
             ..
-        }
+        } if queue == QueueId::new(0)
     ));
     assert_eq!(
         narration::describe(&live, &facts[0]),
         "q now follows RabbitMQ's rules (no lease: unacked messages return when a consumer's channel closes) (on your command)."
     );
-    assert_eq!(live.queue(0).unwrap().flavour, Flavour::Rabbitmq);
+    assert_eq!(
+        live.queue(QueueId::new(0)).unwrap().flavour,
+        Flavour::Rabbitmq
+    );
     live.command(Command::CrashConsumer {
         consumer: 0,
         point: CrashPoint::Now,

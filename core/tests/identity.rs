@@ -73,7 +73,7 @@ fn the_inbox_scope_is_per_consumer_group_and_source() {
         done > sim.messages().len(),
         "a fan-out: more copies done than messages"
     );
-    for q in 0..sim.queue_count() {
+    for q in sim.queue_ids() {
         let tables = sim.tables(q).unwrap();
         assert!(tables.applied.iter().all(|&n| n <= 1));
         assert!(tables.inbox.iter().all(|&(source, id)| {

@@ -57,7 +57,8 @@ pub fn live_values(sim: &Simulation, prediction: &[(f64, f64)]) -> Values {
         backlog: sim.backlog(),
         predicted: predicted_at(prediction, t_s),
         in_flight: sim.in_flight(),
-        dead_lettered: (0..sim.queue_count())
+        dead_lettered: sim
+            .queue_ids()
             .filter_map(|q| sim.queue(q))
             .map(|q| q.dead_lettered)
             .sum(),

@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use brokerlab_core::{Fact, MsgId, Simulation};
+use brokerlab_core::{Fact, MsgId, QueueId, Simulation};
 
 use super::participants::{self, Move, Party};
 
@@ -16,9 +16,9 @@ use super::participants::{self, Move, Party};
 pub enum Node {
     Producer(u32),
     Broker,
-    Queue(u32),
+    Queue(QueueId),
     /// A queue's dead-letter queue.
-    Dlq(u32),
+    Dlq(QueueId),
     Consumer(u32),
     Database,
     Log(u32),
@@ -42,8 +42,8 @@ impl Node {
         let index: u32 = index.parse().ok()?;
         Some(match kind {
             "producer" => Node::Producer(index),
-            "queue" => Node::Queue(index),
-            "dlq" => Node::Dlq(index),
+            "queue" => Node::Queue(QueueId::new(index)),
+            "dlq" => Node::Dlq(QueueId::new(index)),
             "consumer" => Node::Consumer(index),
             "log" => Node::Log(index),
             "group" => Node::Group(index),
@@ -666,8 +666,8 @@ mod tests {
         for n in [
             Node::Producer(0),
             Node::Broker,
-            Node::Queue(12),
-            Node::Dlq(1),
+            Node::Queue(QueueId::new(12)),
+            Node::Dlq(QueueId::new(1)),
             Node::Consumer(19),
             Node::Database,
             Node::Log(2),
@@ -679,7 +679,10 @@ mod tests {
         assert!(Node::Consumer(Node::ALL).covers(Node::Consumer(4)));
         assert!(!Node::Consumer(Node::ALL).covers(Node::Producer(4)));
         assert!(!Node::Consumer(3).covers(Node::Consumer(4)));
-        assert_eq!(Node::Queue(2).merged(), Node::Queue(2));
+        assert_eq!(
+            Node::Queue(QueueId::new(2)).merged(),
+            Node::Queue(QueueId::new(2))
+        );
         // The diagram's cards: a group member stands for its group; the database lane.
         assert_eq!(Node::parse("member-1-3"), Some(Node::Group(1)));
         assert_eq!(Node::parse("db"), Some(Node::Database));
@@ -706,15 +709,18 @@ mod tests {
         let publish = first(Kind::Publish).expect("a publish");
         assert_eq!(
             (publish.from, publish.to),
-            (Node::Producer(0), Node::Queue(0))
+            (Node::Producer(0), Node::Queue(QueueId::new(0)))
         );
         let deliver = first(Kind::Deliver).expect("a delivery");
         assert_eq!(
             (deliver.from, deliver.to, deliver.attempt),
-            (Node::Queue(0), Node::Consumer(0), 1)
+            (Node::Queue(QueueId::new(0)), Node::Consumer(0), 1)
         );
         let ack = first(Kind::Ack).expect("an ack");
-        assert_eq!((ack.from, ack.to), (Node::Consumer(0), Node::Queue(0)));
+        assert_eq!(
+            (ack.from, ack.to),
+            (Node::Consumer(0), Node::Queue(QueueId::new(0)))
+        );
         let c = s.counters();
         let count = |k: Kind| flights.iter().filter(|f| f.kind == k).count() as u64;
         assert_eq!(count(Kind::Publish), c.published);
@@ -745,7 +751,7 @@ mod tests {
                 redeliver.msg,
                 redeliver.attempt
             ),
-            (Node::Queue(0), Node::Consumer(0), 0, 2)
+            (Node::Queue(QueueId::new(0)), Node::Consumer(0), 0, 2)
         );
         let dup = flights
             .iter()
@@ -837,7 +843,7 @@ mod tests {
     fn flight(kind: Kind, msg: MsgId) -> Flight {
         Flight {
             kind,
-            from: Node::Queue(0),
+            from: Node::Queue(QueueId::new(0)),
             to: Node::Consumer((msg % 3) as u32),
             msg,
             attempt: 1,
@@ -856,7 +862,7 @@ mod tests {
         let edge = flight(Kind::Deliver, 0).edge();
         assert_eq!(
             (edge.from, edge.to),
-            (Node::Queue(0), Node::Consumer(Node::ALL)),
+            (Node::Queue(QueueId::new(0)), Node::Consumer(Node::ALL)),
             "counted per queue, whichever consumer"
         );
         assert_eq!(b.overflow.iter().count(), 1);

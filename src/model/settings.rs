@@ -532,7 +532,7 @@ pub mod queue_commands {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use brokerlab_core::{examples, secs_to_us};
+    use brokerlab_core::{examples, secs_to_us, QueueId};
 
     fn mm1() -> Simulation {
         Simulation::new(examples::load("mm1").expect("built in")).expect("valid")
@@ -612,7 +612,10 @@ mod tests {
         })
         .unwrap();
         assert_eq!(Settings::of(&sim).queues[0].flavour, Flavour::SqsFifo);
-        assert_eq!(sim.queue(0).unwrap().flavour, Flavour::SqsFifo);
+        assert_eq!(
+            sim.queue(QueueId::new(0)).unwrap().flavour,
+            Flavour::SqsFifo
+        );
     }
 
     #[test]

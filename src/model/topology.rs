@@ -262,12 +262,12 @@ fn exchange_cards(sim: &Simulation) -> Vec<ExchangeCard> {
 /// One card per queue, with its dead-letter queue when it has one.
 fn queue_cards(sim: &Simulation) -> Vec<QueueCard> {
     let scenario = sim.scenario();
-    (0..sim.queue_count())
+    sim.queue_ids()
         .filter_map(|q| sim.queue(q).map(|v| (q, v)))
         .map(|(q, v)| {
             let dead_letters = scenario
                 .queues
-                .get(q as usize)
+                .get(q.index())
                 .is_some_and(|s| s.dead_letter);
             QueueCard {
                 dlq: dead_letters.then(|| DlqCard {

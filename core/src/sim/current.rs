@@ -59,7 +59,8 @@ impl Simulation {
     pub fn settings(&self) -> CurrentSettings {
         CurrentSettings {
             producers: self.producer_settings(),
-            queues: (0..self.queues.len() as QueueId)
+            queues: self
+                .queue_ids()
                 .filter_map(|q| self.queue_settings(q))
                 .collect(),
         }
@@ -119,7 +120,7 @@ impl Simulation {
     }
 
     fn queue_settings(&self, q: QueueId) -> Option<QueueSettings> {
-        let queue = &self.queues[q as usize];
+        let queue = &self.queues[q.index()];
         let members = || queue.consumers.iter().map(|&c| &self.consumers[c as usize]);
         let active = |c: &&Consumer| !c.retiring && !c.stopped;
         // Every consumer of a queue is changed together; one taking deliveries (or, when

@@ -93,18 +93,18 @@ impl Simulation {
     fn apply_queue_fault(&mut self, fault: &Command, trigger: Trigger) {
         match *fault {
             Command::DependencyOutage { ref queue, for_s } => {
-                let q = self.scenario.queue_index(queue).expect("validated") as u32;
+                let q = self.queue_named(queue).expect("validated");
                 self.start_dependency_outage(q, for_s, trigger);
             }
             Command::Redrive {
                 ref queue,
                 rate_per_s,
             } => {
-                let q = self.scenario.queue_index(queue).expect("validated") as u32;
+                let q = self.queue_named(queue).expect("validated");
                 self.start_redrive(q, rate_per_s);
             }
             Command::DeployFix { ref queue, poison } => {
-                let q = self.scenario.queue_index(queue).expect("validated") as u32;
+                let q = self.queue_named(queue).expect("validated");
                 self.deploy_fix(q, poison, trigger);
             }
             _ => unreachable!("apply_command sends only queue faults here"),
@@ -316,7 +316,7 @@ impl Simulation {
             restart_at_us,
         });
         let queue = self.consumers[consumer as usize].queue;
-        let requeue = self.queues[queue as usize].flavour == Flavour::Rabbitmq;
+        let requeue = self.queues[queue.index()].flavour == Flavour::Rabbitmq;
         for h in held {
             let c = &self.copies[h.copy as usize];
             if c.fate != Fate::InFlight || c.attempts != h.attempt {
@@ -377,7 +377,7 @@ impl Simulation {
         }
         let held: Vec<_> = p.held.drain(..).collect();
         if let Some(q) = p.held_for.take() {
-            self.queues[q as usize].throttled.retain(|&x| x != producer);
+            self.queues[q.index()].throttled.retain(|&x| x != producer);
         }
         let has_outbox = self.relay_restart_delay(producer).is_some();
         for msg in held {
@@ -451,7 +451,7 @@ impl Simulation {
     pub(super) fn restart_broker(&mut self, trigger: Trigger) {
         self.broker_up = true;
         self.facts.push(Fact::BrokerRestarted { trigger });
-        for q in 0..self.queues.len() as u32 {
+        for q in self.queue_ids() {
             self.resume_redrive(q);
             self.dispatch(q);
         }

@@ -40,10 +40,10 @@ use crate::time::{secs_to_us, us_to_secs, Micros};
 /// FIFO lanes of the event queue: each queue's leases, and each queue's TTLs (fixed
 /// durations set in time order, so they fall due in order).
 fn lease_lane(queue: QueueId) -> usize {
-    2 * queue as usize
+    2 * queue.index()
 }
 fn ttl_lane(queue: QueueId) -> usize {
-    2 * queue as usize + 1
+    2 * queue.index() + 1
 }
 
 /// Why a run ended.
@@ -461,7 +461,9 @@ impl Simulation {
                     in_flight: queue.in_flight,
                     retry_waiting: queue.retry_waiting,
                     dead_lettered: queue.dlq.len() as u64,
-                    oldest_age_s: us_to_secs(self.queue_oldest_age_us(q as QueueId, age_at)),
+                    oldest_age_s: us_to_secs(
+                        self.queue_oldest_age_us(QueueId::from_index(q), age_at),
+                    ),
                 }
             })
             .collect();
@@ -762,12 +764,12 @@ impl Simulation {
     }
     fn oldest_age_us_at(&self, t_us: Micros) -> Micros {
         (0..self.queues.len())
-            .map(|q| self.queue_oldest_age_us(q as QueueId, t_us))
+            .map(|q| self.queue_oldest_age_us(QueueId::from_index(q), t_us))
             .max()
             .unwrap_or(0)
     }
     fn queue_oldest_age_us(&self, queue: QueueId, t_us: Micros) -> Micros {
-        self.queues[queue as usize].line.front().map_or(0, |&c| {
+        self.queues[queue.index()].line.front().map_or(0, |&c| {
             t_us.saturating_sub(self.copies[c as usize].enqueued_us)
         })
     }
@@ -776,7 +778,7 @@ impl Simulation {
     }
     /// A queue's own time series, in step with [`Simulation::series`].
     pub fn queue_series(&self, q: QueueId) -> &[QueueSample] {
-        self.series.queue_samples(q as usize)
+        self.series.queue_samples(q.index())
     }
     /// A log group's own time series (lag, members up), in step with the main series.
     pub fn group_series(&self, g: u32) -> &[GroupSample] {
@@ -796,22 +798,28 @@ impl Simulation {
     }
     /// How many times the effect of message `msg` was applied by the consumers of `queue`.
     pub fn effect_count_in(&self, queue: QueueId, msg: MsgId) -> u32 {
-        self.tables
-            .get(queue as usize)
-            .map_or(0, |t| t.applied(msg))
+        self.tables.get(queue.index()).map_or(0, |t| t.applied(msg))
     }
     /// How many times the effect of message `msg` was applied, over all consumer groups.
     pub fn effect_count(&self, msg: MsgId) -> u32 {
         self.tables.iter().map(|t| t.applied(msg)).sum()
     }
     pub fn tables(&self, queue: QueueId) -> Option<&GroupTables> {
-        self.tables.get(queue as usize)
+        self.tables.get(queue.index())
     }
     pub fn queue_count(&self) -> u32 {
         self.queues.len() as u32
     }
+    /// Every queue's id, in the scenario's order.
+    pub fn queue_ids(&self) -> impl Iterator<Item = QueueId> {
+        (0..self.queues.len()).map(QueueId::from_index)
+    }
+    /// The queue named `name`: the scenario names queues, the run numbers them.
+    pub(crate) fn queue_named(&self, name: &str) -> Option<QueueId> {
+        self.scenario.queue_index(name).map(QueueId::from_index)
+    }
     pub fn queue(&self, id: QueueId) -> Option<QueueView> {
-        let q = self.queues.get(id as usize)?;
+        let q = self.queues.get(id.index())?;
         Some(QueueView {
             name: q.name.clone(),
             waiting: q.line.len() as u64,
@@ -828,7 +836,7 @@ impl Simulation {
     /// Waiting copies of a queue, in line order.
     pub fn waiting(&self, queue: QueueId) -> impl Iterator<Item = CopyId> + '_ {
         self.queues
-            .get(queue as usize)
+            .get(queue.index())
             .into_iter()
             .flat_map(|q| q.line.iter().copied())
     }
@@ -837,7 +845,7 @@ impl Simulation {
         queue: QueueId,
     ) -> impl Iterator<Item = &crate::message::DeadLetter> + '_ {
         self.queues
-            .get(queue as usize)
+            .get(queue.index())
             .into_iter()
             .flat_map(|q| q.dlq.iter())
     }
@@ -1027,10 +1035,10 @@ impl Simulation {
 fn build_consumers(scenario: &Scenario, queues: &mut [Queue]) -> Vec<Consumer> {
     let mut consumers = Vec::new();
     for spec in &scenario.consumers {
-        let queue = scenario.queue_of(spec) as QueueId;
+        let queue = QueueId::from_index(scenario.queue_of(spec));
         for r in 0..spec.replicas {
             let name = replica_name(spec, r, consumers.len());
-            queues[queue as usize]
+            queues[queue.index()]
                 .consumers
                 .push(consumers.len() as ConsumerId);
             consumers.push(Consumer::new(spec, name, queue));
@@ -1062,10 +1070,10 @@ fn build_producers(scenario: &Scenario) -> Vec<Producer> {
                 if scenario.queues.is_empty() {
                     Target::Log(0)
                 } else {
-                    Target::Queue(0)
+                    Target::Queue(QueueId::new(0))
                 }
             } else if let Some(q) = scenario.queue_index(&spec.target) {
-                Target::Queue(q as QueueId)
+                Target::Queue(QueueId::from_index(q))
             } else if let Some(l) = scenario.log_index(&spec.target) {
                 Target::Log(l)
             } else {

@@ -119,7 +119,7 @@ impl Simulation {
             let msg = self.copies[held.copy as usize].msg;
             let event_id = self.copies[held.copy as usize].event_id;
             if c.idempotency == Idempotency::CheckThenInsert {
-                if self.tables[c.queue as usize].processed.contains(&event_id) {
+                if self.tables[c.queue.index()].processed.contains(&event_id) {
                     self.counters.duplicates_skipped += 1;
                     self.facts.push(Fact::DuplicateSkipped {
                         msg,
@@ -235,7 +235,7 @@ impl Simulation {
         let msg = self.copies[copy as usize].msg;
         let m = &self.messages[msg as usize];
         let c = &self.consumers[consumer as usize];
-        let q = c.queue as usize;
+        let q = c.queue.index();
         // Inbox: the unique key (source, id) is checked inside the effect's transaction.
         let inbox_key = (m.producer, self.copies[copy as usize].event_id);
         if c.idempotency == Idempotency::Inbox && self.tables[q].inbox.contains(&inbox_key) {
@@ -265,7 +265,7 @@ impl Simulation {
         let (Some(key), true) = (m.key, c.ordering != Ordering::None) else {
             return None;
         };
-        let current = self.tables[c.queue as usize].aggregate(key).version;
+        let current = self.tables[c.queue.index()].aggregate(key).version;
         let version = m.version;
         if version <= current {
             self.counters.stale_ignored += 1;
@@ -344,7 +344,7 @@ impl Simulation {
         let msg = self.copies[copy as usize].msg;
         let m = &self.messages[msg as usize];
         let c = &self.consumers[consumer as usize];
-        let q = c.queue as usize;
+        let q = c.queue.index();
         let (op, key, version, ordering, idempotency) =
             (m.op, m.key, m.version, c.ordering, c.idempotency);
         let tables = &mut self.tables[q];
@@ -398,7 +398,7 @@ impl Simulation {
 
     /// The consumer's email for `msg`: outside the transaction, so a duplicate sends it again.
     fn send_consumer_email(&mut self, consumer: ConsumerId, copy: CopyId, msg: MsgId) {
-        let q = self.consumers[consumer as usize].queue as usize;
+        let q = self.consumers[consumer as usize].queue.index();
         let times = self.tables[q].record_email(msg);
         self.counters.emails_sent += 1;
         self.facts.push(Fact::ConsumerEmailSent {
@@ -414,7 +414,7 @@ impl Simulation {
     fn reconcile(&mut self, consumer: ConsumerId, copy: CopyId, key: u32, from: u32, to: u32) {
         let msg = self.copies[copy as usize].msg;
         let producer = self.messages[msg as usize].producer;
-        let q = self.consumers[consumer as usize].queue as usize;
+        let q = self.consumers[consumer as usize].queue.index();
         for v in from..=to {
             let Some(&pred) = self.by_version.get(&(producer, key, v)) else {
                 continue;

@@ -294,7 +294,7 @@ impl Simulation {
         }
         // Backpressure: a full throttling queue holds the producer back before anything is stored.
         if let Some(&q) = routes.iter().find(|&&q| {
-            let queue = &self.queues[q as usize];
+            let queue = &self.queues[q.index()];
             queue.overflow == Overflow::Throttle && queue.is_full()
         }) {
             self.hold_back(producer, msg, q);
@@ -389,7 +389,7 @@ impl Simulation {
             p.held.retain(|&h| h != msg);
             if p.held.is_empty() {
                 if let Some(q) = p.held_for.take() {
-                    self.queues[q as usize].throttled.retain(|&x| x != producer);
+                    self.queues[q.index()].throttled.retain(|&x| x != producer);
                 }
             }
         }
@@ -407,7 +407,7 @@ impl Simulation {
                 let key = &self.messages[msg as usize].routing_key;
                 for b in &exchange.bindings {
                     if routing::matches(exchange.kind, &b.key, key) {
-                        let q = self.scenario.queue_index(&b.queue).expect("validated") as QueueId;
+                        let q = self.queue_named(&b.queue).expect("validated");
                         if !queues.contains(&q) {
                             queues.push(q);
                         }
@@ -419,7 +419,7 @@ impl Simulation {
 
     /// Whether a queue refuses a new copy, and why (after making room if it drops oldest).
     fn admission(&mut self, q: QueueId) -> Option<RefusedBecause> {
-        let queue = &self.queues[q as usize];
+        let queue = &self.queues[q.index()];
         if let Some(max_age) = queue.max_oldest_age_us {
             if self.queue_oldest_age_us(q, self.now_us) > max_age {
                 return Some(RefusedBecause::OldestTooOld);
@@ -453,7 +453,7 @@ impl Simulation {
         p.held.push_front(msg);
         p.held_for = Some(queue);
         self.messages[msg as usize].held_back = true;
-        let q = &mut self.queues[queue as usize];
+        let q = &mut self.queues[queue.index()];
         if !q.throttled.contains(&producer) {
             q.throttled.push(producer);
         }
@@ -463,7 +463,7 @@ impl Simulation {
     /// oldest first, as many messages as there is room for.
     pub(super) fn release_throttled(&mut self, queue: QueueId) {
         loop {
-            let q = &self.queues[queue as usize];
+            let q = &self.queues[queue.index()];
             // Once the queue no longer throttles (its overflow policy changed), everything
             // held back goes, to be stored, dropped or refused under the new policy.
             if q.is_full() && q.overflow == Overflow::Throttle {
@@ -476,7 +476,7 @@ impl Simulation {
             let next = p.held.pop_front();
             if p.held.is_empty() {
                 p.held_for = None;
-                self.queues[queue as usize].throttled.remove(0);
+                self.queues[queue.index()].throttled.remove(0);
             }
             if let Some(msg) = next {
                 self.messages[msg as usize].held_back = false;

@@ -1,7 +1,7 @@
 //! The topology diagram: one card per component of the run in four lanes, each with its
 //! controls; the tokens overlay on top. Renders [`Topology`] snapshots from the lab.
 
-use brokerlab_core::{Command, CrashPoint, Poison, ProducerCrashPoint};
+use brokerlab_core::{Command, CrashPoint, Poison, ProducerCrashPoint, QueueId};
 use leptos::prelude::*;
 
 use crate::model::flights::Node;
@@ -189,7 +189,7 @@ fn QueueBox(lab: Lab, index: usize) -> impl IntoView {
     let has_dlq = move || card.with(|c| c.as_ref().is_some_and(|c| c.dlq.is_some()));
     let flavour = move || card.with(|c| c.as_ref().map_or("", |c| flavour_label(c.flavour)));
     view! {
-        <li class="node queue" class:narrated=narrated(lab, Node::Queue(index as u32)) data-node=format!("queue-{index}") data-testid=format!("queue-{index}")>
+        <li class="node queue" class:narrated=narrated(lab, Node::Queue(QueueId::from_index(index))) data-node=format!("queue-{index}") data-testid=format!("queue-{index}")>
             <strong>{name}</strong>
             <span class="flavour" data-testid=format!("queue-{index}-flavour")>{flavour}</span>
             <span class="state" data-testid=format!("queue-{index}-counts")>{counts}</span>
@@ -209,7 +209,7 @@ fn DlqBox(lab: Lab, index: usize, card: Memo<Option<QueueCard>>) -> impl IntoVie
     let redriving = move || card.with(|c| c.as_ref().is_some_and(|c| c.redriving));
     let queue = move || card.with(|c| c.as_ref().map(|c| c.name.clone()).unwrap_or_default());
     view! {
-        <li class="node dlq compact" class:held=held class:narrated=narrated(lab, Node::Dlq(index as u32)) data-node=format!("dlq-{index}") data-testid=format!("dlq-{index}")>
+        <li class="node dlq compact" class:held=held class:narrated=narrated(lab, Node::Dlq(QueueId::from_index(index))) data-node=format!("dlq-{index}") data-testid=format!("dlq-{index}")>
             <strong>{move || format!("{} · dead letters", queue())}</strong>
             <span class="state" data-testid=format!("dlq-{index}-state")>
                 {move || dlq().map(|d| dlq_text(&d)).unwrap_or_default()}
