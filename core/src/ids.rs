@@ -78,6 +78,11 @@ id_type! {
     QueueId(u32)
 }
 
+id_type! {
+    /// A consumer: its position among all consumers once replicas are expanded (0-based).
+    ConsumerId(u32)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

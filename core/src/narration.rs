@@ -8,7 +8,7 @@ use crate::scenario::{
 };
 use crate::sim::Simulation;
 use crate::step::{
-    DeadLetterReason, DuplicateSeen, Fact, Failure, IgnoredAck, LossReason, QueueId,
+    ConsumerId, DeadLetterReason, DuplicateSeen, Fact, Failure, IgnoredAck, LossReason, QueueId,
     RefusedBecause, Setting, SkipReason, Trigger,
 };
 use crate::time::{us_to_secs, Micros};
@@ -316,7 +316,7 @@ pub fn describe(sim: &Simulation, fact: &Fact) -> String {
 }
 
 /// The name of consumer `c`.
-fn consumer(sim: &Simulation, c: u32) -> String {
+fn consumer(sim: &Simulation, c: ConsumerId) -> String {
     sim.consumer(c)
         .map_or_else(|| format!("consumer {c}"), |v| v.name)
 }

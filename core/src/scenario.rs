@@ -6,6 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::ids::ConsumerId;
 use crate::time::{secs_to_us, Micros};
 
 /// The scenario format version this build writes. Files of earlier versions are
@@ -973,22 +974,22 @@ pub enum Command {
     /// Crash consumer number `consumer` (0-based, counting replicas) at `point`; it comes
     /// back `restart_after_s` after the crash, or never if absent.
     CrashConsumer {
-        consumer: u32,
+        consumer: ConsumerId,
         point: CrashPoint,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         restart_after_s: Option<f64>,
     },
     /// Bring a crashed consumer back at once.
     RestartConsumer {
-        consumer: u32,
+        consumer: ConsumerId,
     },
     /// The consumer's next ack is lost on the way to the broker.
     DropNextAck {
-        consumer: u32,
+        consumer: ConsumerId,
     },
     /// The consumer works `factor` times slower from now on (1 restores it).
     SlowConsumer {
-        consumer: u32,
+        consumer: ConsumerId,
         factor: f64,
     },
     /// Crash a producer service (or its outbox relay) at `point`.
@@ -1125,7 +1126,7 @@ pub enum Command {
 
 impl Command {
     /// The consumer this command is about, if it names one.
-    pub fn consumer(&self) -> Option<u32> {
+    pub fn consumer(&self) -> Option<ConsumerId> {
         match *self {
             Command::CrashConsumer { consumer, .. }
             | Command::RestartConsumer { consumer }
@@ -1245,8 +1246,9 @@ impl Scenario {
             .fold(0u32, |n, c| n.saturating_add(c.replicas))
     }
 
-    /// The spec of consumer number `index` (replicas expanded), if it exists.
-    pub fn consumer_spec(&self, index: u32) -> Option<&ConsumerSpec> {
+    /// The spec of consumer `consumer` (replicas expanded), if it exists.
+    pub fn consumer_spec(&self, consumer: ConsumerId) -> Option<&ConsumerSpec> {
+        let index = consumer.get();
         let mut first = 0u32;
         for spec in &self.consumers {
             let next = first.saturating_add(spec.replicas);
@@ -1843,7 +1845,7 @@ impl CommandCheck<'_> {
         format!("{}.{name}", self.field)
     }
 
-    fn consumer(&self, c: u32) -> Result<(), ScenarioError> {
+    fn consumer(&self, c: ConsumerId) -> Result<(), ScenarioError> {
         // Only consumer commands ask whether commands scale consumers: that look goes over
         // every command, and validation runs this for each of up to 10,000 of them.
         let consumers = if self.scenario.scales_consumers() {
@@ -1851,7 +1853,7 @@ impl CommandCheck<'_> {
         } else {
             self.scenario.consumer_count()
         };
-        if c >= consumers {
+        if c.get() >= consumers {
             Err(self.err(
                 "consumer",
                 format!("there is no consumer {c} (there are {consumers})"),

@@ -10,14 +10,13 @@ use crate::scenario::{
 };
 use crate::time::Micros;
 
-pub use crate::ids::QueueId;
+pub use crate::ids::{ConsumerId, QueueId};
 
 /// A message: what a producer meant to send once (its id survives retries and redrives).
 pub type MsgId = u64;
 /// One stored instance of a message in one queue.
 pub type CopyId = u64;
 pub type ProducerId = u32;
-pub type ConsumerId = u32;
 pub type LogId = u32;
 pub type GroupId = u32;
 pub type MemberId = u32;

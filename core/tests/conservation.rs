@@ -4,6 +4,8 @@
 //! `brokerlab trace` replays it step by step.
 
 use brokerlab_core::*;
+
+use brokerlab_core::ConsumerId;
 use proptest::prelude::*;
 
 fn service() -> impl Strategy<Value = ServiceTime> {
@@ -251,12 +253,13 @@ fn fault(
         Just(ProducerCrashPoint::AfterPublishBeforeMark)
     ];
     let restart = prop::option::of(0.0f64..5.0);
+    let consumer = (0..consumers).prop_map(ConsumerId::new);
     prop_oneof![
-        4 => (0..consumers, point, restart.clone())
+        4 => (consumer.clone(), point, restart.clone())
             .prop_map(|(consumer, point, restart_after_s)| Command::CrashConsumer { consumer, point, restart_after_s }),
-        1 => (0..consumers).prop_map(|consumer| Command::RestartConsumer { consumer }),
-        1 => (0..consumers).prop_map(|consumer| Command::DropNextAck { consumer }),
-        1 => (0..consumers, 0.1f64..5.0).prop_map(|(consumer, factor)| Command::SlowConsumer { consumer, factor }),
+        1 => consumer.clone().prop_map(|consumer| Command::RestartConsumer { consumer }),
+        1 => consumer.clone().prop_map(|consumer| Command::DropNextAck { consumer }),
+        1 => (consumer, 0.1f64..5.0).prop_map(|(consumer, factor)| Command::SlowConsumer { consumer, factor }),
         2 => (0..producers, ppoint, restart.clone())
             .prop_map(|(producer, point, restart_after_s)| Command::CrashProducer { producer, point, restart_after_s }),
         1 => (0..producers).prop_map(|producer| Command::RestartProducer { producer }),
@@ -670,7 +673,7 @@ proptest! {
             }
             // Crashes by command too, at random steps, like a user pressing the button.
             while next < commands.len() && commands[next].0 <= index {
-                let consumer = commands[next].1 % n;
+                let consumer = ConsumerId::new(commands[next].1 % n);
                 next += 1;
                 sim.command(Command::CrashConsumer { consumer, point: CrashPoint::Now, restart_after_s: Some(1.0) }).unwrap();
                 if let Err(e) = invariants::check(&sim) {

@@ -6,8 +6,8 @@ mod common;
 
 use brokerlab_core::step::DeadLetterReason;
 use brokerlab_core::{
-    invariants, narration, AckMode, Command, CrashPoint, Fact, Flavour, GapTimeout, Overflow,
-    QueueId, QueueType, Scenario, ScheduledCommand, Simulation,
+    invariants, narration, AckMode, Command, ConsumerId, CrashPoint, Fact, Flavour, GapTimeout,
+    Overflow, QueueId, QueueType, Scenario, ScheduledCommand, Simulation,
 };
 
 /// Most steps any of these small runs may take: more means it does not end.
@@ -329,7 +329,7 @@ fn rabbitmq_requeues_unacked_deliveries_at_once_when_a_consumer_dies() {
     s.commands.push(ScheduledCommand {
         at_s: 1.0,
         command: Command::CrashConsumer {
-            consumer: 0,
+            consumer: ConsumerId::new(0),
             point: CrashPoint::Now,
             restart_after_s: None,
         },
@@ -353,10 +353,10 @@ fn rabbitmq_requeues_unacked_deliveries_at_once_when_a_consumer_dies() {
         Fact::Delivered {
             msg: 0,
             attempt: 2,
-            consumer: 1,
+            consumer,
             lease_until_us: None,
             ..
-        }
+        } if *consumer == ConsumerId::new(1)
     )));
     assert!(!facts(&steps)
         .iter()
@@ -396,7 +396,7 @@ fn rabbitmq_auto_ack_ignores_prefetch_and_a_crash_loses_everything_pushed() {
         s.commands.push(ScheduledCommand {
             at_s: 0.5,
             command: Command::CrashConsumer {
-                consumer: 0,
+                consumer: ConsumerId::new(0),
                 point: CrashPoint::Now,
                 restart_after_s: None,
             },
@@ -658,7 +658,7 @@ fn a_flavour_switch_while_playing_is_recorded_and_replays_exactly() {
         Flavour::Rabbitmq
     );
     live.command(Command::CrashConsumer {
-        consumer: 0,
+        consumer: ConsumerId::new(0),
         point: CrashPoint::Now,
         restart_after_s: Some(0.5),
     })
@@ -728,7 +728,9 @@ fn rabbitmq_takes_back_a_delivery_only_after_its_consumer_timeout() {
     let mut s = simple("rabbitmq", 1, 1.0, 1, 0.1, "after_commit");
     s.commands.push(ScheduledCommand {
         at_s: 0.0,
-        command: Command::DropNextAck { consumer: 0 },
+        command: Command::DropNextAck {
+            consumer: ConsumerId::new(0),
+        },
     });
     let (sim, steps) = run_bounded(s);
     let back = steps

@@ -6,7 +6,7 @@ mod common;
 
 use brokerlab_core::scenario::limits;
 use brokerlab_core::{
-    examples, invariants, Budget, Command, EndReason, Report, Scenario, Simulation,
+    examples, invariants, Budget, Command, ConsumerId, EndReason, Report, Scenario, Simulation,
 };
 use serde_json::{json, Value};
 
@@ -134,7 +134,9 @@ fn a_budget_stop_keeps_the_run_as_it_was() {
     assert!(sim.step().is_none());
     // A command on a stopped run is refused, not a panic.
     let e = sim
-        .command(Command::DropNextAck { consumer: 0 })
+        .command(Command::DropNextAck {
+            consumer: ConsumerId::new(0),
+        })
         .unwrap_err();
     assert!(e.to_string().contains("ended"), "{e}");
     let report = Report::of(&sim);

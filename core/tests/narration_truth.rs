@@ -11,7 +11,7 @@
 //! 7. "again (attempt N)" only for a fact whose attempt is N.
 
 use brokerlab_core::narration::describe;
-use brokerlab_core::{examples, Fact, Handoff, Scenario, Simulation};
+use brokerlab_core::{examples, ConsumerId, Fact, Handoff, Scenario, Simulation};
 
 const STEPS_MAX: u64 = 4_000;
 
@@ -191,7 +191,7 @@ fn a_restart_that_follows_its_crash_is_not_called_scheduled() {
     let mut sim = Simulation::new(s).expect("valid");
     sim.step();
     sim.command(brokerlab_core::Command::CrashConsumer {
-        consumer: 0,
+        consumer: ConsumerId::new(0),
         point: brokerlab_core::CrashPoint::Now,
         restart_after_s: Some(1.0),
     })

@@ -3,6 +3,8 @@
 
 use brokerlab_core::*;
 
+use brokerlab_core::ConsumerId;
+
 /// One producer at `rate` per second (evenly spaced), one queue, `consumers` consumers with
 /// a fixed `service_s`, acking after commit.
 fn line(rate: f64, service_s: f64, consumers: u32) -> Scenario {
@@ -139,7 +141,7 @@ fn scaling_out_drains_a_growing_backlog_and_scaling_in_loses_nothing() {
     command(&mut sim, scale(1));
     run_checked_until(&mut sim, 31.0);
     let stopped: Vec<bool> = (0..3)
-        .map(|c| sim.consumer(c).expect("exists").stopped)
+        .map(|c| sim.consumer(ConsumerId::new(c)).expect("exists").stopped)
         .collect();
     assert_eq!(stopped, vec![false, true, true]);
     run_checked_until(&mut sim, 60.0);
@@ -154,7 +156,7 @@ fn scaling_out_drains_a_growing_backlog_and_scaling_in_loses_nothing() {
     // Scaling out again brings the stopped consumers back before adding new ones.
     command(&mut sim, scale(2));
     assert_eq!(sim.consumer_count(), 3);
-    assert!(sim.consumer(1).expect("exists").up);
+    assert!(sim.consumer(ConsumerId::new(1)).expect("exists").up);
     assert_replays(&sim);
 }
 
@@ -173,7 +175,7 @@ fn a_new_consumer_can_be_crashed_and_a_replay_reproduces_it() {
     command(
         &mut sim,
         Command::CrashConsumer {
-            consumer: 1,
+            consumer: ConsumerId::new(1),
             point: CrashPoint::AfterCommitBeforeAck,
             restart_after_s: Some(1.0),
         },
@@ -184,7 +186,7 @@ fn a_new_consumer_can_be_crashed_and_a_replay_reproduces_it() {
     // A consumer that does not exist is refused with a message, not a panic.
     let err = sim
         .command(Command::CrashConsumer {
-            consumer: 9,
+            consumer: ConsumerId::new(9),
             point: CrashPoint::Now,
             restart_after_s: None,
         })
@@ -201,7 +203,7 @@ fn switching_to_ack_on_delivery_turns_a_crash_into_a_loss() {
     command(
         &mut sim,
         Command::CrashConsumer {
-            consumer: 0,
+            consumer: ConsumerId::new(0),
             point: CrashPoint::Now,
             restart_after_s: Some(0.1),
         },
@@ -217,11 +219,14 @@ fn switching_to_ack_on_delivery_turns_a_crash_into_a_loss() {
         },
     );
     run_checked_until(&mut sim, 70.2);
-    assert_eq!(sim.consumer(0).expect("exists").ack, AckMode::OnDelivery);
+    assert_eq!(
+        sim.consumer(ConsumerId::new(0)).expect("exists").ack,
+        AckMode::OnDelivery
+    );
     command(
         &mut sim,
         Command::CrashConsumer {
-            consumer: 0,
+            consumer: ConsumerId::new(0),
             point: CrashPoint::Now,
             restart_after_s: Some(0.1),
         },
@@ -297,7 +302,10 @@ fn lowering_prefetch_takes_effect_as_the_consumer_works_down() {
     s.consumers[0].prefetch = 10;
     let mut sim = Simulation::new(s).expect("valid");
     run_checked_until(&mut sim, 10.0);
-    assert_eq!(sim.consumer(0).expect("exists").buffered, 9);
+    assert_eq!(
+        sim.consumer(ConsumerId::new(0)).expect("exists").buffered,
+        9
+    );
     command(
         &mut sim,
         Command::SetPrefetch {
@@ -306,7 +314,10 @@ fn lowering_prefetch_takes_effect_as_the_consumer_works_down() {
         },
     );
     run_checked_until(&mut sim, 20.0);
-    assert_eq!(sim.consumer(0).expect("exists").buffered, 0);
+    assert_eq!(
+        sim.consumer(ConsumerId::new(0)).expect("exists").buffered,
+        0
+    );
     assert_replays(&sim);
 }
 

@@ -1,7 +1,7 @@
 //! The failure stories of the source chapters, each run and checked step by step.
 
 use brokerlab_core::{
-    examples, invariants, AckMode, Command, CrashPoint, Fact, Fate, Simulation, Trigger,
+    examples, invariants, AckMode, Command, ConsumerId, CrashPoint, Fact, Fate, Simulation, Trigger,
 };
 
 /// Runs to the end, checking the accounting invariant after every step; returns all facts.
@@ -101,7 +101,8 @@ fn a_lease_shorter_than_the_work_gives_a_concurrent_second_delivery() {
     let mut concurrent = false;
     while sim.step().is_some() {
         invariants::check(&sim).unwrap();
-        let holders = (0..sim.consumer_count())
+        let holders = sim
+            .consumer_ids()
             .filter(|&c| {
                 sim.consumer(c)
                     .unwrap()
@@ -130,10 +131,10 @@ fn a_crash_while_working_redelivers_after_the_lease() {
     s.commands.clear();
     let mut sim = Simulation::new(s).unwrap();
     sim.run_until(1_200_000); // delivered at 1 s, working until 1.5 s
-    assert_eq!(sim.consumer(0).unwrap().busy, 1);
+    assert_eq!(sim.consumer(ConsumerId::new(0)).unwrap().busy, 1);
     let step = sim
         .command(Command::CrashConsumer {
-            consumer: 0,
+            consumer: ConsumerId::new(0),
             point: CrashPoint::Now,
             restart_after_s: Some(0.1),
         })
@@ -160,7 +161,7 @@ fn a_crash_while_working_redelivers_after_the_lease() {
 fn crash_after_receive_drops_the_delivery_before_any_work() {
     let mut s = examples::load("crash-after-commit").unwrap();
     s.commands[0].command = Command::CrashConsumer {
-        consumer: 0,
+        consumer: ConsumerId::new(0),
         point: CrashPoint::AfterReceive,
         restart_after_s: Some(1.0),
     };
@@ -176,7 +177,7 @@ fn crash_after_receive_drops_the_delivery_before_any_work() {
 fn a_consumer_that_never_returns_leaves_work_waiting_not_lost() {
     let mut s = examples::load("crash-after-commit").unwrap();
     s.commands[0].command = Command::CrashConsumer {
-        consumer: 0,
+        consumer: ConsumerId::new(0),
         point: CrashPoint::AfterReceive,
         restart_after_s: None,
     };

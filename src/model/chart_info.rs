@@ -286,7 +286,7 @@ pub struct ChartData {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use brokerlab_core::{examples, Command, CrashPoint};
+    use brokerlab_core::{examples, Command, ConsumerId, CrashPoint};
 
     fn sample(t_s: f64, backlog: u64) -> Sample {
         Sample {
@@ -375,7 +375,7 @@ mod tests {
         let mut sim = Simulation::new(examples::load("burst").expect("built in")).expect("valid");
         let step = sim
             .command(Command::CrashConsumer {
-                consumer: 1,
+                consumer: ConsumerId::new(1),
                 point: CrashPoint::Now,
                 restart_after_s: None,
             })
@@ -401,7 +401,7 @@ mod tests {
             "broker ✕"
         );
         let not_a_crash = Fact::ConsumerRestarted {
-            consumer: 1,
+            consumer: ConsumerId::new(1),
             trigger: brokerlab_core::Trigger::User,
         };
         assert_eq!(crash_marker(&sim, 1.0, &not_a_crash), None);

@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use brokerlab_core::{Fact, MsgId, QueueId, Simulation};
+use brokerlab_core::{ConsumerId, Fact, MsgId, QueueId, Simulation};
 
 use super::participants::{self, Move, Party};
 
@@ -19,7 +19,7 @@ pub enum Node {
     Queue(QueueId),
     /// A queue's dead-letter queue.
     Dlq(QueueId),
-    Consumer(u32),
+    Consumer(ConsumerId),
     Database,
     Log(u32),
     Group(u32),
@@ -44,22 +44,24 @@ impl Node {
             "producer" => Node::Producer(index),
             "queue" => Node::Queue(QueueId::new(index)),
             "dlq" => Node::Dlq(QueueId::new(index)),
-            "consumer" => Node::Consumer(index),
+            "consumer" => Node::Consumer(ConsumerId::new(index)),
             "log" => Node::Log(index),
             "group" => Node::Group(index),
             _ => return None,
         })
     }
 
-    /// Index of the node standing for every component of its kind (all the consumers).
+    /// Index of the node standing for every component of its kind (all the producers).
     pub const ALL: u32 = u32::MAX;
+    /// The consumer standing for every consumer.
+    pub const ALL_CONSUMERS: ConsumerId = ConsumerId::new(u32::MAX);
 
     /// The same node with producers, consumers and groups merged into one per kind: counts
     /// are kept per queue, not per consumer (20 consumers would make 20 unreadable badges).
     pub fn merged(self) -> Self {
         match self {
             Node::Producer(_) => Node::Producer(Node::ALL),
-            Node::Consumer(_) => Node::Consumer(Node::ALL),
+            Node::Consumer(_) => Node::Consumer(Node::ALL_CONSUMERS),
             Node::Group(_) => Node::Group(Node::ALL),
             n => n,
         }
@@ -68,9 +70,9 @@ impl Node {
     /// Whether `other` is this node, or one of those it stands for when merged.
     pub fn covers(self, other: Node) -> bool {
         match self {
-            Node::Producer(Node::ALL) | Node::Consumer(Node::ALL) | Node::Group(Node::ALL) => {
-                other.merged() == self
-            }
+            Node::Producer(Node::ALL)
+            | Node::Consumer(Node::ALL_CONSUMERS)
+            | Node::Group(Node::ALL) => other.merged() == self,
             _ => self == other,
         }
     }
@@ -668,7 +670,7 @@ mod tests {
             Node::Broker,
             Node::Queue(QueueId::new(12)),
             Node::Dlq(QueueId::new(1)),
-            Node::Consumer(19),
+            Node::Consumer(ConsumerId::new(19)),
             Node::Database,
             Node::Log(2),
             Node::Group(3),
@@ -676,9 +678,9 @@ mod tests {
             assert_eq!(Node::parse(&n.to_string()), Some(n));
             assert!(n.merged().covers(n));
         }
-        assert!(Node::Consumer(Node::ALL).covers(Node::Consumer(4)));
-        assert!(!Node::Consumer(Node::ALL).covers(Node::Producer(4)));
-        assert!(!Node::Consumer(3).covers(Node::Consumer(4)));
+        assert!(Node::Consumer(Node::ALL_CONSUMERS).covers(Node::Consumer(ConsumerId::new(4))));
+        assert!(!Node::Consumer(Node::ALL_CONSUMERS).covers(Node::Producer(4)));
+        assert!(!Node::Consumer(ConsumerId::new(3)).covers(Node::Consumer(ConsumerId::new(4))));
         assert_eq!(
             Node::Queue(QueueId::new(2)).merged(),
             Node::Queue(QueueId::new(2))
@@ -714,12 +716,19 @@ mod tests {
         let deliver = first(Kind::Deliver).expect("a delivery");
         assert_eq!(
             (deliver.from, deliver.to, deliver.attempt),
-            (Node::Queue(QueueId::new(0)), Node::Consumer(0), 1)
+            (
+                Node::Queue(QueueId::new(0)),
+                Node::Consumer(ConsumerId::new(0)),
+                1
+            )
         );
         let ack = first(Kind::Ack).expect("an ack");
         assert_eq!(
             (ack.from, ack.to),
-            (Node::Consumer(0), Node::Queue(QueueId::new(0)))
+            (
+                Node::Consumer(ConsumerId::new(0)),
+                Node::Queue(QueueId::new(0))
+            )
         );
         let c = s.counters();
         let count = |k: Kind| flights.iter().filter(|f| f.kind == k).count() as u64;
@@ -751,7 +760,12 @@ mod tests {
                 redeliver.msg,
                 redeliver.attempt
             ),
-            (Node::Queue(QueueId::new(0)), Node::Consumer(0), 0, 2)
+            (
+                Node::Queue(QueueId::new(0)),
+                Node::Consumer(ConsumerId::new(0)),
+                0,
+                2
+            )
         );
         let dup = flights
             .iter()
@@ -759,7 +773,7 @@ mod tests {
             .expect("a duplicate effect");
         assert_eq!(
             (dup.from, dup.to, dup.msg, dup.attempt),
-            (Node::Consumer(0), Node::Database, 0, 2)
+            (Node::Consumer(ConsumerId::new(0)), Node::Database, 0, 2)
         );
         let mut label = String::new();
         write_label(&mut label, redeliver.msg, redeliver.attempt);
@@ -827,7 +841,7 @@ mod tests {
         let mut s = sim("mm1");
         let step = s
             .command(Command::CrashConsumer {
-                consumer: 0,
+                consumer: ConsumerId::new(0),
                 point: CrashPoint::Now,
                 restart_after_s: None,
             })
@@ -837,14 +851,14 @@ mod tests {
         for f in &facts {
             touched(&s, f, &mut nodes);
         }
-        assert_eq!(nodes, [Node::Consumer(0)]);
+        assert_eq!(nodes, [Node::Consumer(ConsumerId::new(0))]);
     }
 
     fn flight(kind: Kind, msg: MsgId) -> Flight {
         Flight {
             kind,
             from: Node::Queue(QueueId::new(0)),
-            to: Node::Consumer((msg % 3) as u32),
+            to: Node::Consumer(ConsumerId::new((msg % 3) as u32)),
             msg,
             attempt: 1,
         }
@@ -862,7 +876,10 @@ mod tests {
         let edge = flight(Kind::Deliver, 0).edge();
         assert_eq!(
             (edge.from, edge.to),
-            (Node::Queue(QueueId::new(0)), Node::Consumer(Node::ALL)),
+            (
+                Node::Queue(QueueId::new(0)),
+                Node::Consumer(Node::ALL_CONSUMERS)
+            ),
             "counted per queue, whichever consumer"
         );
         assert_eq!(b.overflow.iter().count(), 1);

@@ -312,7 +312,9 @@ impl Player {
 
     /// The first consumer that is up, which the crash button would crash.
     pub fn crash_target(&self) -> Option<ConsumerId> {
-        (0..self.sim.consumer_count()).find(|&c| self.sim.consumer(c).is_some_and(|v| v.up))
+        self.sim
+            .consumer_ids()
+            .find(|&c| self.sim.consumer(c).is_some_and(|v| v.up))
     }
 
     /// Crashes the first consumer that is up, now, with a restart [`RESTART_AFTER_S`]
@@ -415,7 +417,8 @@ impl Player {
             .map(|g| sim.group_members(g))
             .fold((0, 0), |(u, n), (gu, gn)| (u + gu, n + gn));
         let consumers_total = sim.consumer_count() + members;
-        let consumers_up = (0..sim.consumer_count())
+        let consumers_up = sim
+            .consumer_ids()
             .filter(|&i| sim.consumer(i).is_some_and(|v| v.up))
             .count() as u32
             + members_up;
@@ -529,7 +532,7 @@ mod tests {
     fn pause_on_breach_stops_playing_at_the_first_duplicate() {
         let mut p = burst();
         p.command(Command::CrashConsumer {
-            consumer: 0,
+            consumer: ConsumerId::new(0),
             point: CrashPoint::AfterCommitBeforeAck,
             restart_after_s: Some(1.0),
         })
@@ -707,13 +710,13 @@ mod tests {
     fn a_crash_is_counted_then_restarted_then_redelivered() {
         let mut p = burst();
         play(&mut p, 0.5, 10.0);
-        assert_eq!(p.crash_target(), Some(0));
-        assert_eq!(p.crash_consumer(), Ok(Some(0)));
+        assert_eq!(p.crash_target(), Some(ConsumerId::new(0)));
+        assert_eq!(p.crash_consumer(), Ok(Some(ConsumerId::new(0))));
         let r = p.readout();
         assert_eq!((r.crashes, r.consumers_up), (1, 19));
         assert_eq!(
             p.crash_target(),
-            Some(1),
+            Some(ConsumerId::new(1)),
             "the next press crashes the next consumer"
         );
         assert!(
@@ -759,7 +762,7 @@ mod tests {
     fn when_every_consumer_is_down_the_crash_button_does_nothing() {
         let mut p = burst();
         for i in 0..20 {
-            assert_eq!(p.crash_consumer(), Ok(Some(i)));
+            assert_eq!(p.crash_consumer(), Ok(Some(ConsumerId::new(i))));
         }
         assert_eq!(p.crash_target(), None);
         assert_eq!(p.crash_consumer(), Ok(None));
@@ -844,7 +847,7 @@ mod tests {
         let crash_step = p.sim().steps();
         play(&mut p, 0.3, 10.0);
         p.command(Command::CrashConsumer {
-            consumer: 4,
+            consumer: ConsumerId::new(4),
             point: CrashPoint::Now,
             restart_after_s: None,
         })
@@ -974,7 +977,7 @@ mod tests {
         let mut p = burst();
         play(&mut p, 0.2, 1.0);
         p.crash_consumer().expect("valid");
-        assert_eq!(p.narrated_nodes(), [Node::Consumer(0)]);
+        assert_eq!(p.narrated_nodes(), [Node::Consumer(ConsumerId::new(0))]);
         p.reset().expect("valid");
         assert!(p.narrated_nodes().is_empty());
     }

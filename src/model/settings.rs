@@ -81,7 +81,7 @@ pub fn applied_schedules(sim: &Simulation) -> Vec<Vec<RateSegment>> {
 /// will restart counts; one scaled in, or down for good, does not).
 pub fn live_capacity(sim: &Simulation) -> f64 {
     crate::model::fluid::capacity_of(
-        (0..sim.consumer_count())
+        sim.consumer_ids()
             .filter_map(|c| sim.consumer(c))
             .filter(|c| !c.retiring && !c.stopped && (c.up || c.restart_at_us.is_some()))
             .map(|c| (c.concurrency, c.service_mean_s)),

@@ -11,7 +11,8 @@
 use brokerlab_core::step::DeadLetterReason;
 use brokerlab_core::Flavour;
 use brokerlab_core::{
-    us_to_secs, AckMode, CrashPoint, ExchangeKind, Handoff, Poison, ProducerCrashPoint, Simulation,
+    us_to_secs, AckMode, ConsumerId, CrashPoint, ExchangeKind, Handoff, Poison, ProducerCrashPoint,
+    Simulation,
 };
 
 use crate::format::{count, seconds};
@@ -129,7 +130,7 @@ pub struct QueueCard {
     /// Whose rules it follows (generic, RabbitMQ, SQS, SQS FIFO).
     pub flavour: Flavour,
     /// Indices of its consumers.
-    pub consumers: Vec<u32>,
+    pub consumers: Vec<ConsumerId>,
     /// Its dead-letter queue, when it dead-letters.
     pub dlq: Option<DlqCard>,
 }
@@ -304,7 +305,7 @@ fn log_cards(sim: &Simulation) -> Vec<LogCard> {
 
 /// The earliest lease among the current deliveries consumer `c` holds, and how many of
 /// them have no lease any more (expired). Only consumers acking after commit hold leases.
-fn leases(sim: &Simulation, c: u32, ack: AckMode) -> (Option<u64>, u32) {
+fn leases(sim: &Simulation, c: ConsumerId, ack: AckMode) -> (Option<u64>, u32) {
     let (mut earliest, mut expired) = (None::<u64>, 0);
     if ack == AckMode::AfterCommit {
         for (copy, attempt) in sim.held_deliveries(c) {
@@ -320,7 +321,7 @@ fn leases(sim: &Simulation, c: u32, ack: AckMode) -> (Option<u64>, u32) {
 
 /// One card per consumer.
 fn consumer_cards(sim: &Simulation) -> Vec<ConsumerCard> {
-    (0..sim.consumer_count())
+    sim.consumer_ids()
         .filter_map(|c| sim.consumer(c).map(|v| (c, v)))
         .map(|(c, v)| {
             let (earliest, expired) = leases(sim, c, v.ack);
@@ -586,7 +587,7 @@ mod tests {
     fn a_crashed_consumer_shows_its_restart_countdown() {
         let mut sim = Simulation::new(examples::load("mm1").expect("built in")).expect("valid");
         sim.command(Command::CrashConsumer {
-            consumer: 0,
+            consumer: ConsumerId::new(0),
             point: CrashPoint::Now,
             restart_after_s: Some(5.0),
         })
@@ -601,7 +602,7 @@ mod tests {
     fn an_armed_crash_is_shown() {
         let mut sim = Simulation::new(examples::load("mm1").expect("built in")).expect("valid");
         sim.command(Command::CrashConsumer {
-            consumer: 0,
+            consumer: ConsumerId::new(0),
             point: CrashPoint::AfterCommitBeforeAck,
             restart_after_s: None,
         })
@@ -619,12 +620,14 @@ mod tests {
     fn a_slow_consumer_and_a_lost_ack_are_shown() {
         let mut sim = Simulation::new(examples::load("mm1").expect("built in")).expect("valid");
         sim.command(Command::SlowConsumer {
-            consumer: 0,
+            consumer: ConsumerId::new(0),
             factor: SLOW_FACTOR,
         })
         .expect("valid");
-        sim.command(Command::DropNextAck { consumer: 0 })
-            .expect("valid");
+        sim.command(Command::DropNextAck {
+            consumer: ConsumerId::new(0),
+        })
+        .expect("valid");
         let c = &Topology::of(&sim).consumers[0];
         assert_eq!(c.slow_factor, 4.0);
         assert!(c.drop_next_ack);
@@ -632,7 +635,7 @@ mod tests {
         assert!(state.contains(" · slow ×4"), "{state}");
         assert!(state.ends_with(" · next ack will be lost"), "{state}");
         sim.command(Command::SlowConsumer {
-            consumer: 0,
+            consumer: ConsumerId::new(0),
             factor: 1.0,
         })
         .expect("valid");
@@ -713,7 +716,7 @@ mod tests {
             max_length: Some(5_000),
             redriving: true,
             flavour: Flavour::Generic,
-            consumers: vec![0],
+            consumers: vec![ConsumerId::new(0)],
             dlq: None,
         };
         assert_eq!(

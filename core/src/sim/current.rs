@@ -121,7 +121,7 @@ impl Simulation {
 
     fn queue_settings(&self, q: QueueId) -> Option<QueueSettings> {
         let queue = &self.queues[q.index()];
-        let members = || queue.consumers.iter().map(|&c| &self.consumers[c as usize]);
+        let members = || queue.consumers.iter().map(|&c| &self.consumers[c.index()]);
         let active = |c: &&Consumer| !c.retiring && !c.stopped;
         // Every consumer of a queue is changed together; one taking deliveries (or, when
         // all are scaled in, any) says what the rest have.

@@ -250,7 +250,7 @@ impl Simulation {
         }
         for i in 0..self.queues[q.index()].consumers.len() {
             let c = self.queues[q.index()].consumers[i];
-            if self.consumers[c as usize].batch_size > 1 {
+            if self.consumers[c.index()].batch_size > 1 {
                 self.start_work(c);
             }
         }
@@ -275,7 +275,7 @@ impl Simulation {
     /// Whether a consumer of queue `q` may take another delivery. RabbitMQ ignores
     /// prefetch for consumers in automatic acknowledgement mode: it pushes all it has.
     fn can_take(&self, q: QueueId, consumer: ConsumerId) -> bool {
-        let c = &self.consumers[consumer as usize];
+        let c = &self.consumers[consumer.index()];
         if self.queues[q.index()].flavour == Flavour::Rabbitmq && c.ack == AckMode::OnDelivery {
             return c.up && !c.retiring && c.pending_ack.is_none();
         }
@@ -299,14 +299,14 @@ impl Simulation {
     fn deliver(&mut self, copy: CopyId, consumer: ConsumerId) {
         let now = self.now_us;
         self.set_fate(copy, Fate::InFlight);
-        let receiver = &mut self.consumers[consumer as usize];
+        let receiver = &mut self.consumers[consumer.index()];
         receiver.prefetch_grace = 0;
         // It holds nothing now (see `can_take`): the new subscription's ack mode applies.
         if let Some(ack) = receiver.pending_ack.take() {
             receiver.ack = ack;
             self.facts.push(Fact::AckModeSwitched { consumer, ack });
         }
-        let ack = self.consumers[consumer as usize].ack;
+        let ack = self.consumers[consumer.index()].ack;
         let c = &mut self.copies[copy as usize];
         c.attempts += 1;
         c.holder = Some(consumer);
@@ -420,7 +420,7 @@ impl Simulation {
     /// A consumer still working on this delivery with a visibility heartbeat extends its
     /// lease instead of letting it run out.
     fn extends_lease(&self, copy: CopyId, attempt: Attempt, consumer: ConsumerId) -> bool {
-        let c = &self.consumers[consumer as usize];
+        let c = &self.consumers[consumer.index()];
         let queue = &self.queues[c.queue.index()];
         c.up && c.extend_visibility
             && queue.flavour != Flavour::Rabbitmq
@@ -471,7 +471,7 @@ impl Simulation {
             // Generic queues bound redelivery through the retry policy: a lease that runs
             // out counts as a failed attempt, so a lease shorter than the work ends in the
             // dead-letter queue instead of looping for ever.
-            let max = self.consumers[consumer as usize].retry.max_attempts;
+            let max = self.consumers[consumer.index()].retry.max_attempts;
             let c = &mut self.copies[copy as usize];
             c.failures += 1;
             if c.failures >= max {
@@ -749,7 +749,7 @@ impl Simulation {
     fn being_processed(&self, copy: CopyId) -> bool {
         let c = &self.copies[copy as usize];
         c.holder.is_some_and(|h| {
-            self.consumers[h as usize]
+            self.consumers[h.index()]
                 .working
                 .iter()
                 .any(|w| w.copy == copy && w.attempt == c.attempts)
@@ -758,7 +758,7 @@ impl Simulation {
 
     /// An armed "crash after receive" strikes as the delivery lands.
     pub(super) fn crash_after_receive_armed(&self, consumer: ConsumerId) -> bool {
-        self.consumers[consumer as usize]
+        self.consumers[consumer.index()]
             .armed
             .is_some_and(|a| a.point == CrashPoint::AfterReceive)
     }

@@ -19,7 +19,7 @@ impl Simulation {
     pub(super) fn apply_command(&mut self, fault: &Command, trigger: Trigger) {
         if fault
             .consumer()
-            .is_some_and(|c| c as usize >= self.consumers.len())
+            .is_some_and(|c| c.index() >= self.consumers.len())
         {
             return; // a consumer that scaling never created (a hand-written replay)
         }
@@ -74,12 +74,12 @@ impl Simulation {
                 );
             }
             Command::RestartConsumer { consumer } => {
-                if !self.consumers[consumer as usize].up {
+                if !self.consumers[consumer.index()].up {
                     self.restart_consumer(consumer, trigger);
                 }
             }
             Command::DropNextAck { consumer } => {
-                self.consumers[consumer as usize].drop_next_ack = true;
+                self.consumers[consumer.index()].drop_next_ack = true;
                 self.facts.push(Fact::AckDropArmed { consumer, trigger });
             }
             Command::SlowConsumer { consumer, factor } => {
@@ -113,7 +113,7 @@ impl Simulation {
 
     /// Crashes a live consumer now, or arms the crash for its point.
     fn arm_consumer_crash(&mut self, consumer: ConsumerId, armed: ArmedCrash) {
-        let c = &mut self.consumers[consumer as usize];
+        let c = &mut self.consumers[consumer.index()];
         if !c.up {
             return;
         }
@@ -131,7 +131,7 @@ impl Simulation {
     }
 
     fn slow_consumer(&mut self, consumer: ConsumerId, factor: f64, trigger: Trigger) {
-        self.consumers[consumer as usize].slow_factor = factor;
+        self.consumers[consumer.index()].slow_factor = factor;
         let factor_pct = (factor * 100.0).round() as u32;
         self.facts.push(Fact::ConsumerSlowed {
             consumer,
@@ -297,7 +297,7 @@ impl Simulation {
     /// leases come back when their lease runs out; copies acked on delivery are lost.
     pub(super) fn crash_consumer(&mut self, consumer: ConsumerId, armed: ArmedCrash) {
         let now = self.now_us;
-        let c = &mut self.consumers[consumer as usize];
+        let c = &mut self.consumers[consumer.index()];
         c.up = false;
         c.incarnation += 1;
         c.armed = None;
@@ -315,7 +315,7 @@ impl Simulation {
             trigger: armed.trigger,
             restart_at_us,
         });
-        let queue = self.consumers[consumer as usize].queue;
+        let queue = self.consumers[consumer.index()].queue;
         let requeue = self.queues[queue.index()].flavour == Flavour::Rabbitmq;
         for h in held {
             let c = &self.copies[h.copy as usize];
@@ -336,7 +336,7 @@ impl Simulation {
             self.dispatch(queue);
         }
         if let Some(at) = restart_at_us {
-            let incarnation = self.consumers[consumer as usize].incarnation;
+            let incarnation = self.consumers[consumer.index()].incarnation;
             self.events.schedule(
                 at,
                 Event::RestartConsumer {
@@ -348,7 +348,7 @@ impl Simulation {
     }
 
     pub(super) fn restart_consumer(&mut self, consumer: ConsumerId, trigger: Trigger) {
-        let c = &mut self.consumers[consumer as usize];
+        let c = &mut self.consumers[consumer.index()];
         if c.stopped {
             return; // scaled in while it was down: it stays gone
         }
@@ -438,7 +438,7 @@ impl Simulation {
                 c.buffer.clear();
             }
         }
-        for c in 0..self.consumers.len() as ConsumerId {
+        for c in self.consumer_ids() {
             self.stop_if_retired(c);
         }
         if let Some(at) = restart_at_us {

@@ -374,7 +374,7 @@ impl Simulation {
             }
         }
         if let Some(c) = fault.consumer() {
-            if c as usize >= self.consumers.len() {
+            if c.index() >= self.consumers.len() {
                 return Err(ScenarioError {
                     field: "command.consumer".into(),
                     problem: format!(
@@ -514,12 +514,12 @@ impl Simulation {
                 consumer,
                 incarnation,
                 ..
-            } => self.consumers[consumer as usize].incarnation == incarnation,
+            } => self.consumers[consumer.index()].incarnation == incarnation,
             Event::RestartConsumer {
                 consumer,
                 incarnation,
             } => {
-                let c = &self.consumers[consumer as usize];
+                let c = &self.consumers[consumer.index()];
                 !c.up && c.incarnation == incarnation
             }
             Event::RestartBroker { incarnation } => {
@@ -852,8 +852,12 @@ impl Simulation {
     pub fn consumer_count(&self) -> u32 {
         self.consumers.len() as u32
     }
+    /// Every consumer's id, in the order they were numbered (replicas expanded).
+    pub fn consumer_ids(&self) -> impl Iterator<Item = ConsumerId> {
+        (0..self.consumers.len()).map(ConsumerId::from_index)
+    }
     pub fn consumer(&self, id: ConsumerId) -> Option<ConsumerView> {
-        self.consumers.get(id as usize).map(|c| ConsumerView {
+        self.consumers.get(id.index()).map(|c| ConsumerView {
             name: c.name.clone(),
             queue: c.queue,
             up: c.up,
@@ -1040,7 +1044,7 @@ fn build_consumers(scenario: &Scenario, queues: &mut [Queue]) -> Vec<Consumer> {
             let name = replica_name(spec, r, consumers.len());
             queues[queue.index()]
                 .consumers
-                .push(consumers.len() as ConsumerId);
+                .push(ConsumerId::from_index(consumers.len()));
             consumers.push(Consumer::new(spec, name, queue));
         }
     }

@@ -136,7 +136,7 @@ impl Simulation {
     fn set_ack_mode(&mut self, q: QueueId, ack: AckMode, trigger: Trigger) {
         let mut switched = Vec::new();
         for &id in &self.queues[q.index()].consumers {
-            let c = &mut self.consumers[id as usize];
+            let c = &mut self.consumers[id.index()];
             if c.held() == 0 {
                 if c.ack != ack {
                     c.ack = ack;
@@ -221,7 +221,7 @@ impl Simulation {
     /// joins again has the current settings).
     fn for_consumers_of(&mut self, q: QueueId, mut f: impl FnMut(&mut Consumer)) {
         for &id in &self.queues[q.index()].consumers {
-            f(&mut self.consumers[id as usize]);
+            f(&mut self.consumers[id.index()]);
         }
     }
 
@@ -235,7 +235,7 @@ impl Simulation {
                 .consumers
                 .iter()
                 .filter(|&&id| {
-                    let c = &sim.consumers[id as usize];
+                    let c = &sim.consumers[id.index()];
                     !c.retiring && !c.stopped
                 })
                 .count() as u32
@@ -245,7 +245,7 @@ impl Simulation {
             if active(self) >= count {
                 break;
             }
-            let c = &mut self.consumers[id as usize];
+            let c = &mut self.consumers[id.index()];
             if c.retiring && !c.stopped {
                 c.retiring = false;
                 self.facts.push(Fact::ConsumerAdded {
@@ -259,8 +259,8 @@ impl Simulation {
             if active(self) >= count {
                 break;
             }
-            if self.consumers[id as usize].stopped {
-                let c = &mut self.consumers[id as usize];
+            if self.consumers[id.index()].stopped {
+                let c = &mut self.consumers[id.index()];
                 c.stopped = false;
                 c.retiring = false;
                 c.up = true;
@@ -284,7 +284,7 @@ impl Simulation {
             if excess == 0 {
                 break;
             }
-            let c = &mut self.consumers[id as usize];
+            let c = &mut self.consumers[id.index()];
             if c.retiring || c.stopped {
                 continue;
             }
@@ -306,7 +306,7 @@ impl Simulation {
         let Some(&template) = self.queues[q.index()].consumers.first() else {
             return false;
         };
-        let id = self.consumers.len() as ConsumerId;
+        let id = ConsumerId::from_index(self.consumers.len());
         let base = self
             .scenario
             .consumer_spec(template)
@@ -314,13 +314,13 @@ impl Simulation {
             .unwrap_or_default();
         let n = self.queues[q.index()].consumers.len() + 1;
         let name = if base.is_empty() {
-            format!("C{}", id + 1)
+            format!("C{}", id.index() + 1)
         } else if base.chars().count() <= 2 {
             format!("{base}{n}")
         } else {
             format!("{base}-{n}")
         };
-        let consumer = self.consumers[template as usize].fresh_copy(name);
+        let consumer = self.consumers[template.index()].fresh_copy(name);
         self.live_slots += u64::from(consumer.concurrency);
         self.consumers.push(consumer);
         self.queues[q.index()].consumers.push(id);
@@ -366,7 +366,7 @@ impl Simulation {
     /// A retiring consumer that holds nothing any more stops (it did not crash: it just
     /// leaves, and nothing it had is lost).
     pub(super) fn stop_if_retired(&mut self, consumer: ConsumerId) {
-        let c = &mut self.consumers[consumer as usize];
+        let c = &mut self.consumers[consumer.index()];
         if !c.retiring || c.stopped || c.held() > 0 {
             return;
         }

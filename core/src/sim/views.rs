@@ -146,7 +146,7 @@ impl Simulation {
     /// Deliveries consumer `c` holds (buffered, then being processed): (copy, attempt).
     pub fn held_deliveries(&self, c: ConsumerId) -> impl Iterator<Item = (CopyId, Attempt)> + '_ {
         self.consumers
-            .get(c as usize)
+            .get(c.index())
             .into_iter()
             .flat_map(|c| c.buffer.iter().chain(c.working.iter()))
             .map(|h| (h.copy, h.attempt))

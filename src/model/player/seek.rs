@@ -254,7 +254,7 @@ impl Player {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use brokerlab_core::{examples, Command, CrashPoint};
+    use brokerlab_core::{examples, Command, ConsumerId, CrashPoint};
 
     fn player(name: &str) -> Player {
         Player::new(examples::load(name).expect("built in")).expect("valid")
@@ -326,7 +326,7 @@ mod tests {
         let mut p = player("burst");
         p.seek_to(secs_to_us(20.0)).expect("valid");
         p.command(Command::CrashConsumer {
-            consumer: 3,
+            consumer: ConsumerId::new(3),
             point: CrashPoint::Now,
             restart_after_s: Some(5.0),
         })

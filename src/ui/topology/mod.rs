@@ -1,7 +1,7 @@
 //! The topology diagram: one card per component of the run in four lanes, each with its
 //! controls; the tokens overlay on top. Renders [`Topology`] snapshots from the lab.
 
-use brokerlab_core::{Command, CrashPoint, Poison, ProducerCrashPoint, QueueId};
+use brokerlab_core::{Command, ConsumerId, CrashPoint, Poison, ProducerCrashPoint, QueueId};
 use leptos::prelude::*;
 
 use crate::model::flights::Node;
@@ -173,7 +173,7 @@ fn QueueBox(lab: Lab, index: usize) -> impl IntoView {
                 let names: Vec<&str> = q
                     .consumers
                     .iter()
-                    .filter_map(|&c| t.consumers.get(c as usize))
+                    .filter_map(|&c| t.consumers.get(c.index()))
                     .map(|c| c.name.as_str())
                     .collect();
                 if names.is_empty() {
@@ -254,7 +254,7 @@ fn LogBox(lab: Lab, index: usize) -> impl IntoView {
 
 #[component]
 fn ConsumerBox(lab: Lab, index: usize) -> impl IntoView {
-    let consumer = index as u32;
+    let consumer = ConsumerId::from_index(index);
     let card = Memo::new(move |_| lab.topology.with(|t| t.consumers.get(index).cloned()));
     let name = move || card.with(|c| c.as_ref().map(|c| c.name.clone()).unwrap_or_default());
     let state = move || card.with(|c| c.as_ref().map(consumer_state).unwrap_or_default());
@@ -272,7 +272,7 @@ fn ConsumerBox(lab: Lab, index: usize) -> impl IntoView {
     };
     view! {
         <li class="node consumer" class:down=move || !up() class:armed=armed
-            class:narrated=narrated(lab, Node::Consumer(index as u32)) data-node=format!("consumer-{index}") data-testid=format!("consumer-{index}")>
+            class:narrated=narrated(lab, Node::Consumer(consumer)) data-node=format!("consumer-{index}") data-testid=format!("consumer-{index}")>
             <strong>{name}</strong>
             <span class="state" data-testid=format!("consumer-{index}-state")>{state}</span>
             <span class="state lease" data-testid=format!("consumer-{index}-lease")
