@@ -285,7 +285,7 @@ impl Scenario {
                 .commands()
                 .filter(|f| {
                     matches!(f, Command::SeekToEarliest { group } | Command::SeekTo { group, .. }
-                        if *group as usize == g)
+                        if (*group).index() == g)
                 })
                 .count();
             1.0 + seeks as f64

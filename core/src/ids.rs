@@ -83,6 +83,11 @@ id_type! {
     ConsumerId(u32)
 }
 
+id_type! {
+    /// A consumer group reading a log: its position in the scenario's `groups` (0-based).
+    GroupId(u32)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -103,7 +103,8 @@ impl Report {
                 .queue_ids()
                 .map(|q| sim.queue_series(q).to_vec())
                 .collect(),
-            groups: (0..sim.group_count())
+            groups: sim
+                .group_ids()
                 .map(|g| GroupReport {
                     name: sim.group_name(g),
                     partitions: sim.group_partitions(g),
@@ -130,7 +131,8 @@ impl Report {
             let name = sim.queue(q)?.name;
             Some(DatabaseReport::of(name, sim.tables(q)?))
         });
-        let groups = (0..sim.group_count())
+        let groups = sim
+            .group_ids()
             .filter_map(|g| Some(DatabaseReport::of(sim.group_name(g), sim.group_tables(g)?)));
         queues.chain(groups).collect()
     }

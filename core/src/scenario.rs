@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::ids::ConsumerId;
+use crate::ids::{ConsumerId, GroupId};
 use crate::time::{secs_to_us, Micros};
 
 /// The scenario format version this build writes. Files of earlier versions are
@@ -1025,7 +1025,7 @@ pub enum Command {
     },
     /// Crash member `member` of consumer group `group`; the group rebalances.
     CrashMember {
-        group: u32,
+        group: GroupId,
         member: u32,
         point: MemberCrashPoint,
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -1033,16 +1033,16 @@ pub enum Command {
     },
     /// A new member joins the group; the group rebalances.
     AddMember {
-        group: u32,
+        group: GroupId,
     },
     /// The group goes back to the earliest retained offset of every partition (replay).
     SeekToEarliest {
-        group: u32,
+        group: GroupId,
     },
     /// The group moves every partition to `offset` (clamped to what is retained): back to
     /// replay, or forward to skip.
     SeekTo {
-        group: u32,
+        group: GroupId,
         offset: u64,
     },
     /// The dependency of every consumer of `queue` goes down for `for_s` seconds from
@@ -1350,7 +1350,7 @@ impl Scenario {
                 .iter()
                 .map(|f| &f.command)
                 .chain(self.interventions.iter().map(|iv| &iv.command))
-                .filter(|f| matches!(f, Command::AddMember { group } if *group as usize == g))
+                .filter(|f| matches!(f, Command::AddMember { group } if (*group).index() == g))
                 .count() as u64;
             if u64::from(spec.members) + joins > u64::from(limits::MEMBERS_MAX) {
                 return Err(err(
@@ -1894,10 +1894,10 @@ impl CommandCheck<'_> {
         }
     }
 
-    fn group(&self, group: u32) -> Result<&GroupSpec, ScenarioError> {
+    fn group(&self, group: GroupId) -> Result<&GroupSpec, ScenarioError> {
         self.scenario
             .groups
-            .get(group as usize)
+            .get(group.index())
             .ok_or_else(|| self.err("group", format!("there is no consumer group {group}")))
     }
 

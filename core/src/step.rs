@@ -10,7 +10,7 @@ use crate::scenario::{
 };
 use crate::time::Micros;
 
-pub use crate::ids::{ConsumerId, QueueId};
+pub use crate::ids::{ConsumerId, GroupId, QueueId};
 
 /// A message: what a producer meant to send once (its id survives retries and redrives).
 pub type MsgId = u64;
@@ -18,7 +18,6 @@ pub type MsgId = u64;
 pub type CopyId = u64;
 pub type ProducerId = u32;
 pub type LogId = u32;
-pub type GroupId = u32;
 pub type MemberId = u32;
 /// 1 for the first delivery of a copy, 2 for the first redelivery, and so on.
 pub type Attempt = u32;

@@ -5,7 +5,6 @@
 
 use brokerlab_core::*;
 
-use brokerlab_core::ConsumerId;
 use proptest::prelude::*;
 
 fn service() -> impl Strategy<Value = ServiceTime> {
@@ -254,6 +253,8 @@ fn fault(
     ];
     let restart = prop::option::of(0.0f64..5.0);
     let consumer = (0..consumers).prop_map(ConsumerId::new);
+    // With no group, a group command is replaced by a broker restart below.
+    let group = (0..groups.max(1)).prop_map(GroupId::new);
     prop_oneof![
         4 => (consumer.clone(), point, restart.clone())
             .prop_map(|(consumer, point, restart_after_s)| Command::CrashConsumer { consumer, point, restart_after_s }),
@@ -270,11 +271,11 @@ fn fault(
         1 => (0..queues, 0.5f64..20.0).prop_map(|(q, rate_per_s)| Command::Redrive { queue: format!("q{q}"), rate_per_s }),
         1 => (0..queues, 0.0f64..10.0).prop_map(|(q, for_s)| Command::DependencyOutage { queue: format!("q{q}"), for_s }),
         1 => (0..queues).prop_map(|q| Command::DeployFix { queue: format!("q{q}"), poison: Poison::UnknownSchemaVersion }),
-        2 => (0..groups.max(1), 0u32..4, prop_oneof![Just(MemberCrashPoint::Now), Just(MemberCrashPoint::AfterProcessBeforeCommit)], prop::option::of(0.0f64..5.0))
+        2 => (group.clone(), 0u32..4, prop_oneof![Just(MemberCrashPoint::Now), Just(MemberCrashPoint::AfterProcessBeforeCommit)], prop::option::of(0.0f64..5.0))
             .prop_map(move |(group, member, point, restart_after_s)| if groups == 0 { Command::RestartBroker } else { Command::CrashMember { group, member, point, restart_after_s } }),
-        1 => (0..groups.max(1)).prop_map(move |group| if groups == 0 { Command::RestartBroker } else { Command::AddMember { group } }),
-        1 => (0..groups.max(1)).prop_map(move |group| if groups == 0 { Command::RestartBroker } else { Command::SeekToEarliest { group } }),
-        1 => (0..groups.max(1), 0u64..40).prop_map(move |(group, offset)| if groups == 0 { Command::RestartBroker } else { Command::SeekTo { group, offset } }),
+        1 => group.clone().prop_map(move |group| if groups == 0 { Command::RestartBroker } else { Command::AddMember { group } }),
+        1 => group.clone().prop_map(move |group| if groups == 0 { Command::RestartBroker } else { Command::SeekToEarliest { group } }),
+        1 => (group, 0u64..40).prop_map(move |(group, offset)| if groups == 0 { Command::RestartBroker } else { Command::SeekTo { group, offset } }),
     ]
 }
 

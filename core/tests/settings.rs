@@ -3,8 +3,6 @@
 
 use brokerlab_core::*;
 
-use brokerlab_core::ConsumerId;
-
 /// One producer at `rate` per second (evenly spaced), one queue, `consumers` consumers with
 /// a fixed `service_s`, acking after commit.
 fn line(rate: f64, service_s: f64, consumers: u32) -> Scenario {
@@ -371,7 +369,11 @@ fn adding_partitions_spreads_keys_anew_and_rebalances_every_group() {
     let mut sim =
         Simulation::new(examples::load("log-consumer-groups").expect("built in")).expect("valid");
     run_checked_until(&mut sim, 10.0);
-    let before: Vec<u64> = sim.group_partitions(0).iter().map(|p| p.end).collect();
+    let before: Vec<u64> = sim
+        .group_partitions(GroupId::new(0))
+        .iter()
+        .map(|p| p.end)
+        .collect();
     assert_eq!(before.len(), 4);
     let grow = |partitions| Command::SetPartitions {
         log: "account-events".into(),
@@ -385,7 +387,7 @@ fn adding_partitions_spreads_keys_anew_and_rebalances_every_group() {
         .count();
     assert_eq!(rebalances, 2, "both groups rebalance");
     run_checked_until(&mut sim, 25.0);
-    let after = sim.group_partitions(0);
+    let after = sim.group_partitions(GroupId::new(0));
     assert_eq!(after.len(), 8);
     assert!(
         after[4..].iter().any(|p| p.end > 0),
@@ -393,7 +395,10 @@ fn adding_partitions_spreads_keys_anew_and_rebalances_every_group() {
     );
     // The group reads the new partitions: their lag goes back to zero once it catches up.
     run_checked_until(&mut sim, 90.0);
-    assert!(sim.group_partitions(0).iter().all(|p| p.lag == 0));
+    assert!(sim
+        .group_partitions(GroupId::new(0))
+        .iter()
+        .all(|p| p.lag == 0));
     // A log never shrinks.
     let err = sim.command(grow(2)).expect_err("shrinking is refused");
     assert!(err.to_string().contains("only grows"), "{err}");

@@ -67,8 +67,8 @@ pub fn database_cards(sim: &Simulation) -> Vec<DatabaseCard> {
             keyed,
         ))
     });
-    let groups = (0..sim.group_count()).filter_map(|g| {
-        let spec = scenario.groups.get(g as usize)?;
+    let groups = sim.group_ids().filter_map(|g| {
+        let spec = scenario.groups.get(g.index())?;
         let tables = sim.group_tables(g)?;
         Some(card(
             format!("group {}", spec.name),

@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use brokerlab_core::{ConsumerId, Fact, MsgId, QueueId, Simulation};
+use brokerlab_core::{ConsumerId, Fact, GroupId, MsgId, QueueId, Simulation};
 
 use super::participants::{self, Move, Party};
 
@@ -22,7 +22,7 @@ pub enum Node {
     Consumer(ConsumerId),
     Database,
     Log(u32),
-    Group(u32),
+    Group(GroupId),
 }
 
 impl Node {
@@ -36,7 +36,7 @@ impl Node {
         // A group's tokens go to its member cards ("member-G-M") on the diagram.
         if let Some(rest) = s.strip_prefix("member-") {
             let group = rest.split('-').next()?.parse().ok()?;
-            return Some(Node::Group(group));
+            return Some(Node::Group(GroupId::new(group)));
         }
         let (kind, index) = s.rsplit_once('-')?;
         let index: u32 = index.parse().ok()?;
@@ -46,7 +46,7 @@ impl Node {
             "dlq" => Node::Dlq(QueueId::new(index)),
             "consumer" => Node::Consumer(ConsumerId::new(index)),
             "log" => Node::Log(index),
-            "group" => Node::Group(index),
+            "group" => Node::Group(GroupId::new(index)),
             _ => return None,
         })
     }
@@ -55,6 +55,8 @@ impl Node {
     pub const ALL: u32 = u32::MAX;
     /// The consumer standing for every consumer.
     pub const ALL_CONSUMERS: ConsumerId = ConsumerId::new(u32::MAX);
+    /// The group standing for every group.
+    pub const ALL_GROUPS: GroupId = GroupId::new(u32::MAX);
 
     /// The same node with producers, consumers and groups merged into one per kind: counts
     /// are kept per queue, not per consumer (20 consumers would make 20 unreadable badges).
@@ -62,7 +64,7 @@ impl Node {
         match self {
             Node::Producer(_) => Node::Producer(Node::ALL),
             Node::Consumer(_) => Node::Consumer(Node::ALL_CONSUMERS),
-            Node::Group(_) => Node::Group(Node::ALL),
+            Node::Group(_) => Node::Group(Node::ALL_GROUPS),
             n => n,
         }
     }
@@ -72,7 +74,7 @@ impl Node {
         match self {
             Node::Producer(Node::ALL)
             | Node::Consumer(Node::ALL_CONSUMERS)
-            | Node::Group(Node::ALL) => other.merged() == self,
+            | Node::Group(Node::ALL_GROUPS) => other.merged() == self,
             _ => self == other,
         }
     }
@@ -352,9 +354,9 @@ pub fn node_of(sim: &Simulation, party: Party) -> Option<Node> {
 }
 
 /// The log group `group` reads, from the scenario.
-fn log_read_by(sim: &Simulation, group: u32) -> Option<u32> {
+fn log_read_by(sim: &Simulation, group: GroupId) -> Option<u32> {
     let scenario = sim.scenario();
-    let log = &scenario.groups.get(group as usize)?.log;
+    let log = &scenario.groups.get(group.index())?.log;
     scenario
         .logs
         .iter()
@@ -673,7 +675,7 @@ mod tests {
             Node::Consumer(ConsumerId::new(19)),
             Node::Database,
             Node::Log(2),
-            Node::Group(3),
+            Node::Group(GroupId::new(3)),
         ] {
             assert_eq!(Node::parse(&n.to_string()), Some(n));
             assert!(n.merged().covers(n));
@@ -686,7 +688,10 @@ mod tests {
             Node::Queue(QueueId::new(2))
         );
         // The diagram's cards: a group member stands for its group; the database lane.
-        assert_eq!(Node::parse("member-1-3"), Some(Node::Group(1)));
+        assert_eq!(
+            Node::parse("member-1-3"),
+            Some(Node::Group(GroupId::new(1)))
+        );
         assert_eq!(Node::parse("db"), Some(Node::Database));
         for bad in [
             "member-x-1",

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use brokerlab_core::{us_to_secs, ConsumerId, Fact, Micros, MsgId, QueueId, Simulation};
+use brokerlab_core::{us_to_secs, ConsumerId, Fact, GroupId, Micros, MsgId, QueueId, Simulation};
 
 use crate::format::seconds;
 
@@ -192,7 +192,7 @@ fn queue_of(sim: &Simulation, consumer: ConsumerId) -> Option<Table> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Table {
     Queue(QueueId),
-    Group(u32),
+    Group(GroupId),
 }
 
 /// One property as the panel shows it.

@@ -413,7 +413,8 @@ impl Player {
         let sim = &self.sim;
         let c = sim.counters();
         // Members of consumer groups are consumers too: a log-only run has no other.
-        let (members_up, members) = (0..sim.group_count())
+        let (members_up, members) = sim
+            .group_ids()
             .map(|g| sim.group_members(g))
             .fold((0, 0), |(u, n), (gu, gn)| (u + gu, n + gn));
         let consumers_total = sim.consumer_count() + members;
@@ -593,7 +594,9 @@ mod tests {
         assert_eq!(p.sim().consumer_count(), 0, "no queue consumers");
         assert!(c.appended > 0);
         assert_eq!(r.published, c.published + c.appended);
-        let members: u32 = (0..p.sim().group_count())
+        let members: u32 = p
+            .sim()
+            .group_ids()
             .map(|g| p.sim().group_members(g).1)
             .sum();
         assert!(members > 0);

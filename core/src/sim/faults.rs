@@ -224,7 +224,7 @@ impl Simulation {
                 self.arm_member_crash(group, member, armed);
             }
             Command::AddMember { group } => {
-                if self.groups[group as usize].members.len()
+                if self.groups[group.index()].members.len()
                     < crate::scenario::limits::MEMBERS_MAX as usize
                 {
                     self.add_member(group, trigger);
@@ -239,7 +239,7 @@ impl Simulation {
     /// Crashes a live member now, or arms the crash for its point (a member that never
     /// joined is left alone).
     fn arm_member_crash(&mut self, group: GroupId, member: MemberId, armed: ArmedMemberCrash) {
-        let Some(m) = self.groups[group as usize].members.get(member as usize) else {
+        let Some(m) = self.groups[group.index()].members.get(member as usize) else {
             return;
         };
         if !m.up {
@@ -250,7 +250,7 @@ impl Simulation {
             self.crash_member(group, member, restart, point, trigger);
         } else {
             let trigger = armed.trigger;
-            self.groups[group as usize].members[member as usize].armed = Some(armed);
+            self.groups[group.index()].members[member as usize].armed = Some(armed);
             self.facts.push(Fact::MemberCrashArmed {
                 group,
                 member,
@@ -455,7 +455,7 @@ impl Simulation {
             self.resume_redrive(q);
             self.dispatch(q);
         }
-        for g in 0..self.groups.len() as u32 {
+        for g in self.group_ids() {
             self.pump_group(g);
         }
     }

@@ -34,7 +34,7 @@ use crate::producer::{Producer, Target};
 use crate::queue::{Queue, QueueView};
 use crate::rng::SimRng;
 use crate::scenario::{Budget, Command, ConsumerSpec, Intervention, Scenario, ScenarioError};
-use crate::step::{ConsumerId, CopyId, Fact, MsgId, QueueId, Step, Trigger};
+use crate::step::{ConsumerId, CopyId, Fact, GroupId, MsgId, QueueId, Step, Trigger};
 use crate::time::{secs_to_us, us_to_secs, Micros};
 
 /// FIFO lanes of the event queue: each queue's leases, and each queue's TTLs (fixed
@@ -467,7 +467,8 @@ impl Simulation {
                 }
             })
             .collect();
-        let groups: Vec<GroupSample> = (0..self.groups.len() as u32)
+        let groups: Vec<GroupSample> = self
+            .group_ids()
             .map(|g| GroupSample {
                 lag: self.group_partitions(g).iter().map(|p| p.lag).sum(),
                 members_up: self.group_members(g).0,
@@ -484,7 +485,8 @@ impl Simulation {
             in_flight: self.in_flight(),
             retry_waiting: self.queues.iter().map(|q| q.retry_waiting).sum(),
             dead_lettered: self.queues.iter().map(|q| q.dlq.len() as u64).sum(),
-            lag: (0..self.groups.len() as u32)
+            lag: self
+                .group_ids()
                 .flat_map(|g| self.group_partitions(g))
                 .map(|p| p.lag)
                 .sum(),
@@ -607,9 +609,9 @@ impl Simulation {
                 member,
                 incarnation,
                 ..
-            } => self.groups[group as usize].members[member as usize].incarnation == incarnation,
+            } => self.groups[group.index()].members[member as usize].incarnation == incarnation,
             Event::RebalanceDone { group, generation } => {
-                let g = &self.groups[group as usize];
+                let g = &self.groups[group.index()];
                 g.rebalancing && g.round == generation
             }
             Event::RestartMember {
@@ -617,7 +619,7 @@ impl Simulation {
                 member,
                 incarnation,
             } => {
-                let m = &self.groups[group as usize].members[member as usize];
+                let m = &self.groups[group.index()].members[member as usize];
                 !m.up && m.incarnation == incarnation
             }
             _ => unreachable!("is_live sends only group events here"),
@@ -781,8 +783,8 @@ impl Simulation {
         self.series.queue_samples(q.index())
     }
     /// A log group's own time series (lag, members up), in step with the main series.
-    pub fn group_series(&self, g: u32) -> &[GroupSample] {
-        self.series.group_samples(g as usize)
+    pub fn group_series(&self, g: GroupId) -> &[GroupSample] {
+        self.series.group_samples(g.index())
     }
     pub fn messages(&self) -> &[Message] {
         &self.messages
@@ -907,14 +909,14 @@ impl Simulation {
             .get(l as usize)
             .map_or_else(|| format!("log {l}"), |x| x.name.clone())
     }
-    pub fn group_name(&self, g: u32) -> String {
+    pub fn group_name(&self, g: GroupId) -> String {
         self.groups
-            .get(g as usize)
+            .get(g.index())
             .map_or_else(|| format!("group {g}"), |x| x.name.clone())
     }
-    pub fn member_name(&self, g: u32, m: u32) -> String {
+    pub fn member_name(&self, g: GroupId, m: u32) -> String {
         self.groups
-            .get(g as usize)
+            .get(g.index())
             .and_then(|x| x.members.get(m as usize))
             .map_or_else(|| format!("member {m}"), |x| x.name.clone())
     }
@@ -930,9 +932,13 @@ impl Simulation {
     pub fn group_count(&self) -> u32 {
         self.groups.len() as u32
     }
+    /// Every consumer group's id, in the scenario's order.
+    pub fn group_ids(&self) -> impl Iterator<Item = GroupId> {
+        (0..self.groups.len()).map(GroupId::from_index)
+    }
     /// A group's view of its log's partitions: offsets, owner, lag.
-    pub fn group_partitions(&self, g: u32) -> Vec<PartitionView> {
-        let Some(group) = self.groups.get(g as usize) else {
+    pub fn group_partitions(&self, g: GroupId) -> Vec<PartitionView> {
+        let Some(group) = self.groups.get(g.index()) else {
             return Vec::new();
         };
         self.logs[group.log]
@@ -958,12 +964,12 @@ impl Simulation {
             .collect()
     }
     /// The database tables of consumer group `g` of a log.
-    pub fn group_tables(&self, g: u32) -> Option<&GroupTables> {
-        self.tables.get(self.queues.len() + g as usize)
+    pub fn group_tables(&self, g: GroupId) -> Option<&GroupTables> {
+        self.tables.get(self.queues.len() + g.index())
     }
     /// Members of a group that are up, and in all.
-    pub fn group_members(&self, g: u32) -> (u32, u32) {
-        self.groups.get(g as usize).map_or((0, 0), |group| {
+    pub fn group_members(&self, g: GroupId) -> (u32, u32) {
+        self.groups.get(g.index()).map_or((0, 0), |group| {
             (
                 group.members.iter().filter(|m| m.up).count() as u32,
                 group.members.len() as u32,

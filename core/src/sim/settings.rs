@@ -349,8 +349,8 @@ impl Simulation {
             },
             trigger,
         });
-        for g in 0..self.groups.len() {
-            let group = &mut self.groups[g];
+        for g in self.group_ids() {
+            let group = &mut self.groups[g.index()];
             if group.log != l {
                 continue;
             }
@@ -359,7 +359,7 @@ impl Simulation {
             group.done_upto.resize(new, 0);
             group.owner.resize(new, None);
             group.busy.resize(new, false);
-            self.start_rebalance(g as u32);
+            self.start_rebalance(g);
         }
     }
 

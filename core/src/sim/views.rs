@@ -7,7 +7,7 @@ use super::Simulation;
 use crate::message::Fate;
 use crate::producer::{JobCounts, OutboxRow};
 use crate::scenario::ProducerCrashPoint;
-use crate::step::{Attempt, ConsumerId, CopyId, MemberId, MsgId};
+use crate::step::{Attempt, ConsumerId, CopyId, GroupId, MemberId, MsgId};
 use crate::time::Micros;
 
 /// What the app shows about a producer's service and its outbox relay (one process).
@@ -97,31 +97,31 @@ impl Simulation {
     }
 
     /// How group `g` rebalances (cooperative when there is no such group).
-    pub fn group_rebalance(&self, g: u32) -> crate::scenario::Rebalance {
+    pub fn group_rebalance(&self, g: GroupId) -> crate::scenario::Rebalance {
         self.groups
-            .get(g as usize)
+            .get(g.index())
             .map_or(Default::default(), |x| x.rebalance)
     }
 
     /// The group's built-in dead-letter topic: messages it gave up on, in order.
-    pub fn group_dead_letters(&self, g: u32) -> &[crate::step::MsgId] {
+    pub fn group_dead_letters(&self, g: GroupId) -> &[crate::step::MsgId] {
         self.groups
-            .get(g as usize)
+            .get(g.index())
             .map_or(&[], |x| x.dead_letters.as_slice())
     }
 
     /// How many records group `g` gave up on (sent to its dead-letter topic or log).
-    pub fn group_dead_lettered(&self, g: u32) -> u64 {
-        self.groups.get(g as usize).map_or(0, |x| x.dead_lettered)
+    pub fn group_dead_lettered(&self, g: GroupId) -> u64 {
+        self.groups.get(g.index()).map_or(0, |x| x.dead_lettered)
     }
 
     /// Whether group `g` is rebalancing (eager: all its partitions are paused).
-    pub fn group_rebalancing(&self, g: u32) -> bool {
-        self.groups.get(g as usize).is_some_and(|x| x.rebalancing)
+    pub fn group_rebalancing(&self, g: GroupId) -> bool {
+        self.groups.get(g.index()).is_some_and(|x| x.rebalancing)
     }
 
-    pub fn group_member(&self, g: u32, m: MemberId) -> Option<MemberView> {
-        let group = self.groups.get(g as usize)?;
+    pub fn group_member(&self, g: GroupId, m: MemberId) -> Option<MemberView> {
+        let group = self.groups.get(g.index())?;
         let member = group.members.get(m as usize)?;
         Some(MemberView {
             name: member.name.clone(),
