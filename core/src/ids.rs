@@ -6,7 +6,7 @@
 //! * serde reads and writes the bare number (`#[serde(transparent)]`), so scenario files
 //!   and the runner's JSON are the same as with plain integers;
 //! * `Display` prints the bare number (with any width or fill asked for), so narration and
-//!   the page read the same;
+//!   the page read the same, and `FromStr` reads it back;
 //! * the derived `Hash` of a one-field struct is the hash of its field, so run
 //!   fingerprints are unchanged.
 //!
@@ -64,6 +64,15 @@ macro_rules! id_type {
             }
         }
 
+        impl std::str::FromStr for $name {
+            type Err = std::num::ParseIntError;
+
+            /// Reads the bare number, as `Display` writes it.
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                s.parse().map(Self)
+            }
+        }
+
         impl std::fmt::Display for $name {
             /// The bare number, as narration and the page have always printed it.
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -86,6 +95,12 @@ id_type! {
 id_type! {
     /// A consumer group reading a log: its position in the scenario's `groups` (0-based).
     GroupId(u32)
+}
+
+id_type! {
+    /// A message: what a producer meant to send once (its id survives retries and
+    /// redrives). Messages are numbered in the order they were created, from 0.
+    MsgId(u64)
 }
 
 #[cfg(test)]
@@ -126,6 +141,33 @@ mod tests {
         assert_eq!(QueueId::from_index(5).index(), 5);
         assert_eq!(QueueId::from_index(5).get(), 5);
         assert!(QueueId::new(2) < QueueId::new(10));
+    }
+
+    #[test]
+    fn facts_and_commands_carry_ids_as_bare_numbers_in_json() {
+        use crate::scenario::Command;
+        use crate::step::Fact;
+        let stored = Fact::Stored {
+            producer: 0,
+            msg: MsgId::new(3),
+            copy: 4,
+            queue: QueueId::new(1),
+        };
+        assert_eq!(
+            serde_json::to_value(stored).unwrap(),
+            serde_json::json!({ "fact": "stored", "producer": 0, "msg": 3, "copy": 4, "queue": 1 })
+        );
+        let json = serde_json::json!({ "restart_consumer": { "consumer": 2 } });
+        let command: Command = serde_json::from_value(json.clone()).unwrap();
+        assert_eq!(command.consumer(), Some(ConsumerId::new(2)));
+        assert_eq!(serde_json::to_value(&command).unwrap(), json);
+    }
+
+    #[test]
+    fn a_message_id_reads_back_what_it_displays() {
+        let m = MsgId::new(u64::MAX);
+        assert_eq!(m.to_string().parse::<MsgId>(), Ok(m));
+        assert!("#7".parse::<MsgId>().is_err());
     }
 
     #[test]

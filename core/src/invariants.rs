@@ -51,11 +51,11 @@ fn check_messages(sim: &Simulation) -> Result<(), String> {
     })?;
     let mut copies_of = vec![0u32; messages.len()];
     for copy in sim.copies() {
-        copies_of[copy.msg as usize] += 1;
+        copies_of[copy.msg.index()] += 1;
     }
     let mut tally_of = vec![[0u32; 3]; messages.len()];
     for copy in sim.copies() {
-        tally_of[copy.msg as usize][copy.fate.tally_slot()] += 1;
+        tally_of[copy.msg.index()][copy.fate.tally_slot()] += 1;
     }
     for (id, m) in messages.iter().enumerate() {
         ensure(m.copy_tally == tally_of[id], || {
@@ -332,7 +332,7 @@ fn check_processes(sim: &Simulation) -> Result<(), String> {
     for (i, p) in sim.producers_raw().iter().enumerate() {
         // Held back: a first publish (pending) or a retry of one the broker already has.
         for &msg in &p.held {
-            let fate = sim.messages()[msg as usize].fate;
+            let fate = sim.messages()[msg.index()].fate;
             ensure(
                 matches!(fate, PublishFate::Pending | PublishFate::Stored),
                 || format!("producer {i} holds back message {msg}, which is {fate:?}"),
@@ -347,13 +347,13 @@ fn check_processes(sim: &Simulation) -> Result<(), String> {
                 ensure(
                     m.producer as usize != i
                         || m.fate != PublishFate::Pending
-                        || p.outbox.iter().any(|r| r.msg as usize == id),
+                        || p.outbox.iter().any(|r| r.msg.index() == id),
                     || format!("producer {i}: pending message {id} has no outbox row"),
                 )?;
             }
         }
         for row in &p.outbox {
-            let m = &sim.messages()[row.msg as usize];
+            let m = &sim.messages()[row.msg.index()];
             ensure(
                 m.producer as usize == i
                     && matches!(

@@ -10,10 +10,8 @@ use crate::scenario::{
 };
 use crate::time::Micros;
 
-pub use crate::ids::{ConsumerId, GroupId, QueueId};
+pub use crate::ids::{ConsumerId, GroupId, MsgId, QueueId};
 
-/// A message: what a producer meant to send once (its id survives retries and redrives).
-pub type MsgId = u64;
 /// One stored instance of a message in one queue.
 pub type CopyId = u64;
 pub type ProducerId = u32;

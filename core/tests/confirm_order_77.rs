@@ -5,14 +5,14 @@ mod common;
 
 use brokerlab_core::narration::describe;
 use brokerlab_core::step::DuplicateSeen;
-use brokerlab_core::{Fact, Fate, Poison, ProducerCrashPoint, QueueId, Report, Simulation};
+use brokerlab_core::{Fact, Fate, MsgId, Poison, ProducerCrashPoint, QueueId, Report, Simulation};
 
 const INVENTORY: QueueId = QueueId::new(0);
 const ORDER_VIEW: QueueId = QueueId::new(1);
 const EMAIL: QueueId = QueueId::new(2);
 /// Order 77's v11 and v12 (the confirmation, evt-91) are messages #10 and #11.
-const V11: u64 = 10;
-const V12: u64 = 11;
+const V11: MsgId = MsgId::new(10);
+const V12: MsgId = MsgId::new(11);
 
 fn run() -> (Simulation, Vec<Fact>) {
     common::run(common::example("confirm-order-77"))
@@ -148,7 +148,11 @@ fn five_schema_failures_are_dead_lettered_then_a_fix_and_a_slow_redrive_succeed(
     assert_eq!(redriven.len(), 5);
     assert!(redriven.iter().all(|&i| i > fix));
     for msg in poison {
-        assert_eq!(sim.effect_count_in(INVENTORY, msg), 1, "#{msg} succeeded");
+        assert_eq!(
+            sim.effect_count_in(INVENTORY, MsgId::new(msg)),
+            1,
+            "#{msg} succeeded"
+        );
     }
     assert!(sim
         .copies()

@@ -56,7 +56,7 @@ fn reading_deletes_nothing_and_groups_are_independent_and_replay() {
     let ledger_tables = sim.group_tables(GroupId::new(0)).unwrap();
     for id in 0..sim.messages().len() {
         assert_eq!(
-            ledger_tables.applied(id as MsgId),
+            ledger_tables.applied(MsgId::from_index(id)),
             1,
             "ledger, message {id}"
         );
@@ -68,7 +68,7 @@ fn reading_deletes_nothing_and_groups_are_independent_and_replay() {
     let analytics = sim.group_tables(GroupId::new(1)).unwrap();
     for id in 0..sim.messages().len() {
         assert_eq!(
-            analytics.applied(id as MsgId),
+            analytics.applied(MsgId::from_index(id)),
             2,
             "analytics replays message {id}"
         );
@@ -110,17 +110,17 @@ fn commit_before_processing_loses_and_commit_after_processing_repeats() {
     // Group "after": the crash between processing and commit means a re-read.
     let after = sim.group_tables(GroupId::new(0)).unwrap();
     let repeated: Vec<usize> = (0..20)
-        .filter(|&m| after.applied(m as MsgId) == 2)
+        .filter(|&m| after.applied(MsgId::from_index(m)) == 2)
         .collect();
     assert_eq!(repeated.len(), 1, "exactly one record processed twice");
     assert!(
-        (0..20).all(|m| after.applied(m as MsgId) >= 1),
+        (0..20).all(|m| after.applied(MsgId::from_index(m)) >= 1),
         "nothing lost after processing"
     );
     // Group "before": the record committed but not processed is skipped, counted.
     let before = sim.group_tables(GroupId::new(1)).unwrap();
     let lost: Vec<usize> = (0..20)
-        .filter(|&m| before.applied(m as MsgId) == 0)
+        .filter(|&m| before.applied(MsgId::from_index(m)) == 0)
         .collect();
     assert_eq!(lost.len(), 1, "exactly one record never processed");
     assert!(facts.iter().any(|f| matches!(
@@ -194,9 +194,13 @@ fn a_transaction_makes_the_log_exactly_once_but_not_the_email() {
     let billing = sim.group_tables(GroupId::new(1)).unwrap();
     let audit = sim.group_tables(GroupId::new(2)).unwrap();
     for msg in 0..5 {
-        assert_eq!(billing.applied(msg), 1, "billing sees order {msg} once");
         assert_eq!(
-            audit.applied(msg),
+            billing.applied(MsgId::new(msg)),
+            1,
+            "billing sees order {msg} once"
+        );
+        assert_eq!(
+            audit.applied(MsgId::new(msg)),
             if msg == 2 { 2 } else { 1 },
             "audit, order {msg}"
         );
@@ -204,14 +208,21 @@ fn a_transaction_makes_the_log_exactly_once_but_not_the_email() {
     // The email is outside the transaction: order #2's was sent twice.
     let enricher = sim.group_tables(GroupId::new(0)).unwrap();
     assert_eq!(
-        (0..5).map(|m| enricher.emails(m)).collect::<Vec<_>>(),
+        (0..5)
+            .map(|m| enricher.emails(MsgId::new(m)))
+            .collect::<Vec<_>>(),
         [1, 1, 2, 1, 1]
     );
     // Without the transaction, billing sees the duplicate too.
     let mut s = example("transactional-pipeline");
     s.groups[0].transactional = false;
     let (sim, _) = run(s);
-    assert_eq!(sim.group_tables(GroupId::new(1)).unwrap().applied(2), 2);
+    assert_eq!(
+        sim.group_tables(GroupId::new(1))
+            .unwrap()
+            .applied(MsgId::new(2)),
+        2
+    );
 }
 
 #[test]
@@ -236,7 +247,11 @@ fn a_seek_moves_a_group_to_any_offset() {
     // Group "after" had processed all 20 when it sought to offset 5: it replays 5..=19.
     let t = sim.group_tables(GroupId::new(0)).unwrap();
     for m in 0..20u64 {
-        assert_eq!(t.applied(m), if m < 5 { 1 } else { 2 }, "message {m}");
+        assert_eq!(
+            t.applied(MsgId::new(m)),
+            if m < 5 { 1 } else { 2 },
+            "message {m}"
+        );
     }
     // A seek beyond the log end is clamped to it.
     let mut s = example("log-commit-modes");

@@ -11,11 +11,11 @@
 //! 7. "again (attempt N)" only for a fact whose attempt is N.
 
 use brokerlab_core::narration::describe;
-use brokerlab_core::{examples, ConsumerId, Fact, Handoff, Scenario, Simulation};
+use brokerlab_core::{examples, ConsumerId, Fact, Handoff, MsgId, Scenario, Simulation};
 
 const STEPS_MAX: u64 = 4_000;
 
-fn ids_in(sentence: &str) -> Vec<u64> {
+fn ids_in(sentence: &str) -> Vec<MsgId> {
     let mut ids = Vec::new();
     let mut rest = sentence;
     while let Some(i) = rest.find('#') {
@@ -45,7 +45,7 @@ fn has_outbox(s: &Scenario, p: u32) -> bool {
 /// Checks one step; returns the broken rule, if any.
 fn check_step(sim: &Simulation, facts: &[Fact]) -> Result<(), String> {
     let any = |f: fn(&Fact) -> bool| facts.iter().any(f);
-    let msgs: Vec<u64> = facts.iter().filter_map(Fact::msg).collect();
+    let msgs: Vec<MsgId> = facts.iter().filter_map(Fact::msg).collect();
     let lost = any(|f| matches!(f, Fact::MessageLost { .. }));
     let restarted = any(|f| {
         matches!(
@@ -85,7 +85,7 @@ fn check_sentence(
     fact: &Fact,
     s: &str,
     [lost, restarted, effect, crashed]: [bool; 4],
-    msgs: &[u64],
+    msgs: &[MsgId],
 ) -> Result<(), String> {
     {
         let fail = |rule: &str| Err(format!("{rule}: {s:?} in step {facts:?}"));
@@ -173,10 +173,11 @@ fn the_rules_catch_false_sentences() {
     .is_err());
     let sent = Fact::PublishSent {
         producer: 0,
-        msg: 7,
+        msg: MsgId::new(7),
         attempt: 2,
     };
-    let ok = |s: &str| check_sentence(&sim, &[sent], &sent, s, [false; 4], &[7]).is_ok();
+    let ok =
+        |s: &str| check_sentence(&sim, &[sent], &sent, s, [false; 4], &[MsgId::new(7)]).is_ok();
     assert!(ok("P published #7 again (attempt 2), with the same id."));
     assert!(!ok("P published #7 again (attempt 3), with the same id."));
     assert!(!ok("P published #8 again (attempt 2), with the same id."));

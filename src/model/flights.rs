@@ -768,7 +768,7 @@ mod tests {
             (
                 Node::Queue(QueueId::new(0)),
                 Node::Consumer(ConsumerId::new(0)),
-                0,
+                MsgId::new(0),
                 2
             )
         );
@@ -778,7 +778,12 @@ mod tests {
             .expect("a duplicate effect");
         assert_eq!(
             (dup.from, dup.to, dup.msg, dup.attempt),
-            (Node::Consumer(ConsumerId::new(0)), Node::Database, 0, 2)
+            (
+                Node::Consumer(ConsumerId::new(0)),
+                Node::Database,
+                MsgId::new(0),
+                2
+            )
         );
         let mut label = String::new();
         write_label(&mut label, redeliver.msg, redeliver.attempt);
@@ -863,7 +868,7 @@ mod tests {
         Flight {
             kind,
             from: Node::Queue(QueueId::new(0)),
-            to: Node::Consumer(ConsumerId::new((msg % 3) as u32)),
+            to: Node::Consumer(ConsumerId::new((msg.get() % 3) as u32)),
             msg,
             attempt: 1,
         }
@@ -873,12 +878,12 @@ mod tests {
     fn the_buffer_keeps_the_first_flights_and_counts_the_rest_per_edge() {
         let mut b = FlightBuffer::default();
         for m in 0..1_000 {
-            b.push(flight(Kind::Deliver, m));
+            b.push(flight(Kind::Deliver, MsgId::new(m)));
         }
         assert_eq!(b.flights.len(), TOKENS_MAX);
         assert_eq!(b.len(), 1_000);
         assert_eq!(b.overflow.total(), 1_000 - TOKENS_MAX as u64);
-        let edge = flight(Kind::Deliver, 0).edge();
+        let edge = flight(Kind::Deliver, MsgId::new(0)).edge();
         assert_eq!(
             (edge.from, edge.to),
             (
@@ -898,7 +903,7 @@ mod tests {
         let mut sky = Sky::default();
         let mut b = FlightBuffer::default();
         for m in 0..100 {
-            b.push(flight(Kind::Deliver, m));
+            b.push(flight(Kind::Deliver, MsgId::new(m)));
         }
         sky.admit(&b, 0.0, false);
         assert_eq!(sky.tokens.len(), 100);
@@ -911,7 +916,7 @@ mod tests {
         // 100 more while the first fly: 50 fit, 50 are counted.
         b.clear();
         for m in 100..200 {
-            b.push(flight(Kind::Ack, m));
+            b.push(flight(Kind::Ack, MsgId::new(m)));
         }
         sky.admit(&b, 10.0, false);
         assert_eq!(sky.tokens.len(), TOKENS_MAX);
@@ -922,7 +927,7 @@ mod tests {
         // A huge frame: all of it is counted.
         b.clear();
         for m in 0..5_000 {
-            b.push(flight(Kind::Deliver, m));
+            b.push(flight(Kind::Deliver, MsgId::new(m)));
         }
         sky.admit(&b, 20.0, false);
         assert_eq!(sky.tokens.len(), TOKENS_MAX);
@@ -959,7 +964,7 @@ mod tests {
     fn a_held_token_stays_until_released() {
         let mut sky = Sky::default();
         let mut b = FlightBuffer::default();
-        b.push(flight(Kind::Redeliver, 7));
+        b.push(flight(Kind::Redeliver, MsgId::new(7)));
         sky.admit(&b, 0.0, true);
         assert!(!sky.settled(1.0), "still travelling");
         sky.tick(10.0 * FLIGHT_MS);
@@ -974,7 +979,7 @@ mod tests {
     #[test]
     fn tokens_travel_for_their_flight_time() {
         let t = Token {
-            flight: flight(Kind::Deliver, 1),
+            flight: flight(Kind::Deliver, MsgId::new(1)),
             born_ms: 100.0,
             label: String::new(),
             hold: false,

@@ -274,7 +274,7 @@ mod tests {
         let s = statuses(&sim, &watch);
         let once = &s[Property::EffectOnce.index()];
         assert!(!once.holds);
-        assert_eq!(once.msg, Some(0));
+        assert_eq!(once.msg, Some(MsgId::new(0)));
         assert!(
             once.detail.contains("first broke at step 6"),
             "{}",
@@ -344,9 +344,9 @@ mod tests {
             let s = statuses(&sim, &watch);
             let order = &s[Property::KeyOrderKept.index()];
             assert!(!order.holds, "{name}");
-            assert_eq!(order.msg, Some(0), "{name}");
+            assert_eq!(order.msg, Some(MsgId::new(0)), "{name}");
             assert_eq!(
-                sim.message(0).map(|m| (m.key, m.version)),
+                sim.message(MsgId::new(0)).map(|m| (m.key, m.version)),
                 Some((Some(key), 1))
             );
             assert!(

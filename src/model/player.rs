@@ -527,7 +527,7 @@ impl Player {
 mod tests {
     use super::*;
     use crate::model::story::NARRATION_SENTENCES_MAX;
-    use brokerlab_core::examples;
+    use brokerlab_core::{examples, MsgId};
 
     #[test]
     fn pause_on_breach_stops_playing_at_the_first_duplicate() {
@@ -1004,7 +1004,7 @@ mod tests {
         assert!(!p.is_finished());
         let order = &p.invariants()[crate::model::invariants::Property::KeyOrderKept as usize];
         assert!(!order.holds);
-        assert_eq!(order.msg, Some(0));
+        assert_eq!(order.msg, Some(MsgId::new(0)));
     }
 
     #[test]
@@ -1055,13 +1055,13 @@ mod tests {
         // it, so the build need not replay anything before the snapshot.
         p.go_to_step(first + 5_000).expect("replays");
         let msg = p.sim().messages().len() as u64 - 1;
-        let mut build = p.lineage_build(msg).expect("builds");
+        let mut build = p.lineage_build(MsgId::new(msg)).expect("builds");
         assert!(build.from_step() >= first, "started from a snapshot");
         // Chunked: a budget that says no after the first chunk stops it part way.
         assert!(!build.go_on(|_| false), "one chunk is not the whole replay");
         while !build.go_on(|_| true) {}
         let chunked = build.finish();
-        let full = crate::model::lineage::lineage(p.sim(), msg).expect("builds");
+        let full = crate::model::lineage::lineage(p.sim(), MsgId::new(msg)).expect("builds");
         assert_eq!(chunked, full);
         assert!(!full.rows.is_empty());
     }

@@ -11,8 +11,8 @@
 use brokerlab_core::step::DeadLetterReason;
 use brokerlab_core::Flavour;
 use brokerlab_core::{
-    us_to_secs, AckMode, ConsumerId, CrashPoint, ExchangeKind, Handoff, Poison, ProducerCrashPoint,
-    Simulation,
+    us_to_secs, AckMode, ConsumerId, CrashPoint, ExchangeKind, Handoff, MsgId, Poison,
+    ProducerCrashPoint, Simulation,
 };
 
 use crate::format::{count, seconds};
@@ -41,7 +41,7 @@ pub struct ProducerCard {
     /// Whether it hands its messages off through an outbox (and a relay).
     pub uses_outbox: bool,
     /// The first unsent outbox rows: (message id, sent and awaiting the confirm).
-    pub outbox_rows: Vec<(u64, bool)>,
+    pub outbox_rows: Vec<(MsgId, bool)>,
     /// Its outbox relay, if it has one.
     pub relay: Option<RelayCard>,
     /// Where its accepted requests stand: pending, running, completed, failed.
@@ -855,7 +855,7 @@ mod tests {
                 .any(|f| matches!(f, brokerlab_core::Fact::ProducerCrashed { .. }));
             let t = Topology::of(&sim);
             let p = &t.producers[0];
-            saw_row |= p.outbox_rows.first() == Some(&(0, false));
+            saw_row |= p.outbox_rows.first() == Some(&(MsgId::new(0), false));
             if crashed {
                 let relay = p.relay.clone().expect("a relay");
                 assert!(!relay.up);

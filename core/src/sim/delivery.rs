@@ -25,7 +25,7 @@ impl Simulation {
         let c = &mut self.copies[copy as usize];
         let from = c.fate;
         c.fate = to;
-        let tally = &mut self.messages[msg as usize].copy_tally;
+        let tally = &mut self.messages[msg.index()].copy_tally;
         tally[from.tally_slot()] -= 1;
         tally[to.tally_slot()] += 1;
         self.job_moved(msg, before);
@@ -79,7 +79,7 @@ impl Simulation {
         if busy(from) == busy(to) {
             return;
         }
-        let key = self.messages[c.msg as usize].key;
+        let key = self.messages[c.msg.index()].key;
         let groups = &mut self.queues[c.queue.index()].busy_groups;
         if busy(to) {
             *groups.entry(key).or_insert(0) += 1;
@@ -132,7 +132,7 @@ impl Simulation {
             }
         );
         let event_id =
-            crate::message::event_id(msg, self.messages[msg as usize].publish_attempts, stable);
+            crate::message::event_id(msg, self.messages[msg.index()].publish_attempts, stable);
         self.copies.push(MessageCopy {
             msg,
             queue: q,
@@ -162,7 +162,7 @@ impl Simulation {
         if queue.max_length.is_none_or(|max| queue.occupancy() <= max) {
             queue.bound_grace = 0;
         }
-        let m = &mut self.messages[msg as usize];
+        let m = &mut self.messages[msg.index()];
         m.copies += 1;
         m.broker_remembers = true;
         self.counters.published += 1;
@@ -179,7 +179,7 @@ impl Simulation {
     fn set_fate_new_waiting(&mut self, copy: CopyId) {
         let msg = self.copies[copy as usize].msg;
         let before = self.job_status(msg);
-        self.messages[msg as usize].copy_tally[Fate::Waiting.tally_slot()] += 1;
+        self.messages[msg.index()].copy_tally[Fate::Waiting.tally_slot()] += 1;
         self.job_moved(msg, before);
         let c = &mut self.copies[copy as usize];
         c.fate = Fate::Waiting;
@@ -267,7 +267,7 @@ impl Simulation {
             return Some(0);
         }
         queue.line.iter().position(|&c| {
-            let key = self.messages[self.copies[c as usize].msg as usize].key;
+            let key = self.messages[self.copies[c as usize].msg.index()].key;
             !queue.busy_groups.contains_key(&key)
         })
     }
@@ -407,7 +407,7 @@ impl Simulation {
         let queue = &mut self.queues[q.index()];
         // Not a publish: it may stand above the bound until it drains.
         queue.bound_grace = queue.bound_grace.max(queue.held);
-        self.messages[msg as usize].copies += 1;
+        self.messages[msg.index()].copies += 1;
         self.counters.published += 1;
         self.facts.push(Fact::DuplicateKept {
             msg,
@@ -634,7 +634,7 @@ impl Simulation {
         let now = self.now_us;
         let c = &mut self.copies[copy as usize];
         c.done_us = Some(now);
-        let created = self.messages[c.msg as usize].created_us;
+        let created = self.messages[c.msg.index()].created_us;
         self.latencies.record(now - created);
     }
 
@@ -709,7 +709,7 @@ impl Simulation {
         for copy in 0..self.copies.len() as CopyId {
             let c = &self.copies[copy as usize];
             let kept = c.persistent && self.queues[c.queue.index()].durable;
-            persisted[c.msg as usize] |= kept;
+            persisted[c.msg.index()] |= kept;
             // A consumer already working on a copy the broker forgets still finishes it:
             // the broker can no longer redeliver it, so its fate is the consumer's outcome
             // (done, or lost if the work fails), never "lost" while its effect may commit.

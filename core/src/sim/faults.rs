@@ -381,9 +381,9 @@ impl Simulation {
         }
         let has_outbox = self.relay_restart_delay(producer).is_some();
         for msg in held {
-            self.messages[msg as usize].held_back = false;
+            self.messages[msg.index()].held_back = false;
             // Held in memory only: gone with the process, unless an outbox row keeps it.
-            if !has_outbox && self.messages[msg as usize].fate == PublishFate::Pending {
+            if !has_outbox && self.messages[msg.index()].fate == PublishFate::Pending {
                 self.set_publish_fate(msg, PublishFate::GaveUp);
                 self.counters.gave_up += 1;
             }

@@ -15,7 +15,7 @@ impl Simulation {
     /// Whether this attempt fails: poison always; a dependency outage; or a transient
     /// error with the group's probability.
     pub(super) fn record_failure(&mut self, g: GroupId, msg: MsgId) -> Option<Failure> {
-        if let Some(poison) = self.messages[msg as usize].poison {
+        if let Some(poison) = self.messages[msg.index()].poison {
             return Some(Failure::Poison(poison));
         }
         let failures = &self.groups[g.index()].failures;

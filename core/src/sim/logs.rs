@@ -37,7 +37,7 @@ impl Simulation {
         msg: MsgId,
         status: RecordStatus,
     ) -> (u32, u64) {
-        let key = self.messages[msg as usize].key;
+        let key = self.messages[msg.index()].key;
         let log = &mut self.logs[l];
         let partition = match log.partition_for(key, msg) {
             Some(p) => p,
@@ -54,11 +54,11 @@ impl Simulation {
             appended_us: self.now_us,
             status,
         });
-        let m = &mut self.messages[msg as usize];
+        let m = &mut self.messages[msg.index()];
         m.records += 1;
         m.broker_remembers = true;
         let before = self.job_status(msg);
-        self.messages[msg as usize].fate = PublishFate::Stored;
+        self.messages[msg.index()].fate = PublishFate::Stored;
         self.job_moved(msg, before);
         self.counters.appended += 1;
         (partition, offset)
@@ -342,7 +342,7 @@ impl Simulation {
         let group = &self.groups[g.index()];
         let (idempotency, ordering) = (group.idempotency, group.ordering);
         let msg = work.msg;
-        let message = &self.messages[msg as usize];
+        let message = &self.messages[msg.index()];
         let (producer, key, version) = (message.producer, message.key, message.version);
         let tables = &self.tables[table];
         let duplicate = match idempotency {
@@ -379,7 +379,7 @@ impl Simulation {
         let group = &self.groups[g.index()];
         let (idempotency, ordering) = (group.idempotency, group.ordering);
         let msg = work.msg;
-        let message = &self.messages[msg as usize];
+        let message = &self.messages[msg.index()];
         let (producer, op, key, version) =
             (message.producer, message.op, message.key, message.version);
         let tables = &mut self.tables[table];

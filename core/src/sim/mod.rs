@@ -575,7 +575,7 @@ impl Simulation {
                 attempt,
                 incarnation,
             } => {
-                let m = &self.messages[msg as usize];
+                let m = &self.messages[msg.index()];
                 self.producers[producer as usize].incarnation == incarnation
                     && !m.confirmed
                     && !m.held_back
@@ -696,7 +696,7 @@ impl Simulation {
     /// Where message `msg`'s job stands, from its publish fate and its copies' fates.
     pub fn job_status(&self, msg: MsgId) -> crate::message::JobStatus {
         use crate::message::JobStatus;
-        let m = &self.messages[msg as usize];
+        let m = &self.messages[msg.index()];
         match m.fate {
             PublishFate::Pending => JobStatus::Pending,
             PublishFate::Refused
@@ -718,7 +718,7 @@ impl Simulation {
     fn job_moved(&mut self, msg: MsgId, before: crate::message::JobStatus) {
         let after = self.job_status(msg);
         if after != before {
-            let jobs = &mut self.jobs[self.messages[msg as usize].producer as usize];
+            let jobs = &mut self.jobs[self.messages[msg.index()].producer as usize];
             *jobs.slot(before) -= 1;
             *jobs.slot(after) += 1;
         }
@@ -727,7 +727,7 @@ impl Simulation {
     /// Sets a message's publish fate, keeping the job counts in step.
     fn set_publish_fate(&mut self, msg: MsgId, fate: PublishFate) {
         let before = self.job_status(msg);
-        self.messages[msg as usize].fate = fate;
+        self.messages[msg.index()].fate = fate;
         self.job_moved(msg, before);
     }
 
@@ -790,7 +790,7 @@ impl Simulation {
         &self.messages
     }
     pub fn message(&self, id: MsgId) -> Option<&Message> {
-        self.messages.get(id as usize)
+        self.messages.get(id.index())
     }
     pub fn copies(&self) -> &[MessageCopy] {
         &self.copies

@@ -210,7 +210,7 @@ impl Simulation {
     fn failure_of(&mut self, consumer: ConsumerId, held: &Held) -> Option<Failure> {
         let msg = self.copies[held.copy as usize].msg;
         let c = &self.consumers[consumer.index()];
-        if let Some(poison) = self.messages[msg as usize].poison {
+        if let Some(poison) = self.messages[msg.index()].poison {
             if !self.fixed.contains(&(c.queue, poison)) {
                 return Some(Failure::Poison(poison));
             }
@@ -233,7 +233,7 @@ impl Simulation {
     fn handle_message(&mut self, consumer: ConsumerId, held: Held) -> Outcome {
         let (copy, attempt) = (held.copy, held.attempt);
         let msg = self.copies[copy as usize].msg;
-        let m = &self.messages[msg as usize];
+        let m = &self.messages[msg.index()];
         let c = &self.consumers[consumer.index()];
         let q = c.queue.index();
         // Inbox: the unique key (source, id) is checked inside the effect's transaction.
@@ -260,7 +260,7 @@ impl Simulation {
     /// lets the effect go ahead.
     fn order_by_version(&mut self, consumer: ConsumerId, copy: CopyId) -> Option<Outcome> {
         let msg = self.copies[copy as usize].msg;
-        let m = &self.messages[msg as usize];
+        let m = &self.messages[msg.index()];
         let c = &self.consumers[consumer.index()];
         let (Some(key), true) = (m.key, c.ordering != Ordering::None) else {
             return None;
@@ -342,7 +342,7 @@ impl Simulation {
         inbox_key: (ProducerId, MsgId),
     ) -> Outcome {
         let msg = self.copies[copy as usize].msg;
-        let m = &self.messages[msg as usize];
+        let m = &self.messages[msg.index()];
         let c = &self.consumers[consumer.index()];
         let q = c.queue.index();
         let (op, key, version, ordering, idempotency) =
@@ -413,13 +413,13 @@ impl Simulation {
     /// the consumer's tables, once each) before the message that revealed the gap.
     fn reconcile(&mut self, consumer: ConsumerId, copy: CopyId, key: u32, from: u32, to: u32) {
         let msg = self.copies[copy as usize].msg;
-        let producer = self.messages[msg as usize].producer;
+        let producer = self.messages[msg.index()].producer;
         let q = self.consumers[consumer.index()].queue.index();
         for v in from..=to {
             let Some(&pred) = self.by_version.get(&(producer, key, v)) else {
                 continue;
             };
-            let op = self.messages[pred as usize].op;
+            let op = self.messages[pred.index()].op;
             let mut agg = self.tables[q].aggregate(key);
             if apply(&mut agg, op) {
                 self.count_effect(q, pred);

@@ -92,7 +92,7 @@ impl Simulation {
 
     /// Creates a message and hands it over as the producer's handoff says.
     fn create(&mut self, producer: ProducerId, draft: Draft) {
-        let msg = self.messages.len() as MsgId;
+        let msg = MsgId::from_index(self.messages.len());
         let p = &mut self.producers[producer as usize];
         let version = draft.key.map_or(0, |k| p.next_version(k));
         self.messages.push(Message {
@@ -169,14 +169,14 @@ impl Simulation {
 
     /// Sends a message, or queues it behind earlier messages held back by backpressure.
     pub(super) fn send(&mut self, producer: ProducerId, msg: MsgId) {
-        let m = &self.messages[msg as usize];
+        let m = &self.messages[msg.index()];
         if m.held_back || !matches!(m.fate, PublishFate::Pending | PublishFate::Stored) {
             return; // already waiting in the held line, or its outcome is final
         }
         let p = &mut self.producers[producer as usize];
         if !p.held.is_empty() {
             p.held.push_back(msg);
-            self.messages[msg as usize].held_back = true;
+            self.messages[msg.index()].held_back = true;
             let queue = p.held_for.expect("held messages wait for a queue");
             self.counters.throttled += 1;
             self.facts.push(Fact::Throttled {
@@ -191,7 +191,7 @@ impl Simulation {
 
     /// Puts a message on the wire.
     fn transmit(&mut self, producer: ProducerId, msg: MsgId) {
-        let m = &mut self.messages[msg as usize];
+        let m = &mut self.messages[msg.index()];
         m.publish_attempts += 1;
         let attempt = m.publish_attempts;
         self.counters.publish_attempts += 1;
@@ -239,7 +239,7 @@ impl Simulation {
             });
             // Without confirms nobody will ever know: the message is gone.
             if !self.waits_for_confirm(producer)
-                && self.messages[msg as usize].fate == PublishFate::Pending
+                && self.messages[msg.index()].fate == PublishFate::Pending
             {
                 self.finish_publish(producer, msg, PublishFate::GaveUp);
                 self.counters.gave_up += 1;
@@ -247,7 +247,7 @@ impl Simulation {
             return;
         }
         let p = &self.producers[producer as usize];
-        let m = &self.messages[msg as usize];
+        let m = &self.messages[msg.index()];
         if p.publish.idempotent && m.broker_remembers {
             self.counters.deduplicated += 1;
             self.facts.push(Fact::Deduplicated { producer, msg });
@@ -284,7 +284,7 @@ impl Simulation {
                 msg,
                 returned,
             });
-            if self.messages[msg as usize].fate == PublishFate::Pending {
+            if self.messages[msg.index()].fate == PublishFate::Pending {
                 self.finish_publish(producer, msg, PublishFate::Unroutable);
                 self.drop_outbox_row(producer, msg);
             }
@@ -320,7 +320,7 @@ impl Simulation {
             stored += 1;
         }
         let outbox = self.has_outbox(producer);
-        let m = &mut self.messages[msg as usize];
+        let m = &mut self.messages[msg.index()];
         if stored > 0 {
             self.set_publish_fate(msg, PublishFate::Stored);
             self.send_confirm(producer, msg, attempt);
@@ -383,7 +383,7 @@ impl Simulation {
     /// leaves the producer's held line too, if a retry of it was waiting there.
     fn finish_publish(&mut self, producer: ProducerId, msg: MsgId, fate: PublishFate) {
         self.set_publish_fate(msg, fate);
-        let m = &mut self.messages[msg as usize];
+        let m = &mut self.messages[msg.index()];
         if std::mem::take(&mut m.held_back) {
             let p = &mut self.producers[producer as usize];
             p.held.retain(|&h| h != msg);
@@ -404,7 +404,7 @@ impl Simulation {
             Target::Log(_) => {}
             Target::Exchange(x) => {
                 let exchange = &self.scenario.exchanges[x];
-                let key = &self.messages[msg as usize].routing_key;
+                let key = &self.messages[msg.index()].routing_key;
                 for b in &exchange.bindings {
                     if routing::matches(exchange.kind, &b.key, key) {
                         let q = self.queue_named(&b.queue).expect("validated");
@@ -444,7 +444,7 @@ impl Simulation {
             msg,
             queue,
         });
-        let m = &self.messages[msg as usize];
+        let m = &self.messages[msg.index()];
         // A retry of it already waits in the held line, or the producer gave up on it.
         if m.held_back || !matches!(m.fate, PublishFate::Pending | PublishFate::Stored) {
             return;
@@ -452,7 +452,7 @@ impl Simulation {
         let p = &mut self.producers[producer as usize];
         p.held.push_front(msg);
         p.held_for = Some(queue);
-        self.messages[msg as usize].held_back = true;
+        self.messages[msg.index()].held_back = true;
         let q = &mut self.queues[queue.index()];
         if !q.throttled.contains(&producer) {
             q.throttled.push(producer);
@@ -479,9 +479,9 @@ impl Simulation {
                 self.queues[queue.index()].throttled.remove(0);
             }
             if let Some(msg) = next {
-                self.messages[msg as usize].held_back = false;
+                self.messages[msg.index()].held_back = false;
                 if !matches!(
-                    self.messages[msg as usize].fate,
+                    self.messages[msg.index()].fate,
                     PublishFate::Pending | PublishFate::Stored
                 ) {
                     continue;
@@ -526,7 +526,7 @@ impl Simulation {
     }
 
     pub(super) fn confirm_arrives(&mut self, producer: ProducerId, msg: MsgId, attempt: Attempt) {
-        let m = &mut self.messages[msg as usize];
+        let m = &mut self.messages[msg.index()];
         if m.confirmed {
             return; // an earlier attempt's confirm already settled it
         }
@@ -550,7 +550,7 @@ impl Simulation {
         {
             p.armed = None;
             // The row stays unmarked: after the restart the relay publishes it again.
-            self.messages[msg as usize].confirmed = false;
+            self.messages[msg.index()].confirmed = false;
             self.crash_producer(producer, armed);
             return;
         }
@@ -584,7 +584,7 @@ impl Simulation {
         }
         if retry {
             self.send(producer, msg);
-        } else if self.messages[msg as usize].fate == PublishFate::Pending {
+        } else if self.messages[msg.index()].fate == PublishFate::Pending {
             self.finish_publish(producer, msg, PublishFate::GaveUp);
             self.counters.gave_up += 1;
         }

@@ -82,7 +82,7 @@ impl Simulation {
     /// The same counts recounted from scratch, message by message (for the invariant).
     pub fn jobs_recounted(&self) -> JobCounts {
         let mut jobs = JobCounts::default();
-        for id in 0..self.messages.len() as MsgId {
+        for id in (0..self.messages.len()).map(MsgId::from_index) {
             *jobs.slot(self.job_status(id)) += 1;
         }
         jobs

@@ -174,7 +174,8 @@ impl Player {
     /// skips what cannot concern it, and goes on in chunks ([`LineageBuild::go_on`]).
     pub fn lineage_build(&self, msg: MsgId) -> Result<LineageBuild, String> {
         let target = self.sim.steps();
-        let before = |sim: &Simulation| sim.steps() <= target && sim.messages().len() as u64 <= msg;
+        let before =
+            |sim: &Simulation| sim.steps() <= target && sim.messages().len() <= msg.index();
         let start = match self.snapshots.latest_where(before) {
             Some(s) => s.sim.clone(),
             None => Simulation::new(self.sim.scenario().clone())
