@@ -56,11 +56,12 @@ macro_rules! id_type {
             }
 
             /// The id's position in its list: the index of a `Vec` kept in id order.
+            ///
+            /// An id beyond `usize` (a message id typed into the page, on a 32-bit wasm
+            /// build) gives `usize::MAX`, an index no list has: `get` finds nothing there,
+            /// as it would on a 64-bit build.
             pub fn index(self) -> usize {
-                match usize::try_from(self.0) {
-                    Ok(index) => index,
-                    Err(_) => panic!(concat!(stringify!($name), " out of range for an index")),
-                }
+                usize::try_from(self.0).unwrap_or(usize::MAX)
             }
         }
 
@@ -161,6 +162,13 @@ mod tests {
         let command: Command = serde_json::from_value(json.clone()).unwrap();
         assert_eq!(command.consumer(), Some(ConsumerId::new(2)));
         assert_eq!(serde_json::to_value(&command).unwrap(), json);
+    }
+
+    #[test]
+    fn an_id_too_large_for_an_index_finds_nothing() {
+        let list = [10, 20, 30];
+        assert_eq!(list.get(MsgId::new(1).index()), Some(&20));
+        assert_eq!(list.get(MsgId::new(u64::MAX).index()), None);
     }
 
     #[test]
