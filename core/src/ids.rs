@@ -1,4 +1,5 @@
-//! The ids facts and views use to name a queue, a consumer, a group or a message.
+//! The ids facts and views use to name a producer, a queue, a consumer, a group or a
+//! message.
 //!
 //! Each is a newtype over its number, not an alias: a queue id passed where a consumer id
 //! is expected does not compile. They stay invisible everywhere else:
@@ -99,6 +100,11 @@ id_type! {
 }
 
 id_type! {
+    /// A producer: its position in the scenario's `producers` (0-based).
+    ProducerId(u32)
+}
+
+id_type! {
     /// A message: what a producer meant to send once (its id survives retries and
     /// redrives). Messages are numbered in the order they were created, from 0.
     MsgId(u64)
@@ -149,7 +155,7 @@ mod tests {
         use crate::scenario::Command;
         use crate::step::Fact;
         let stored = Fact::Stored {
-            producer: 0,
+            producer: ProducerId::new(0),
             msg: MsgId::new(3),
             copy: 4,
             queue: QueueId::new(1),

@@ -345,7 +345,7 @@ fn check_processes(sim: &Simulation) -> Result<(), String> {
         ) {
             for (id, m) in sim.messages().iter().enumerate() {
                 ensure(
-                    m.producer as usize != i
+                    m.producer.index() != i
                         || m.fate != PublishFate::Pending
                         || p.outbox.iter().any(|r| r.msg.index() == id),
                     || format!("producer {i}: pending message {id} has no outbox row"),
@@ -355,7 +355,7 @@ fn check_processes(sim: &Simulation) -> Result<(), String> {
         for row in &p.outbox {
             let m = &sim.messages()[row.msg.index()];
             ensure(
-                m.producer as usize == i
+                m.producer.index() == i
                     && matches!(
                         m.fate,
                         PublishFate::Pending | PublishFate::Stored | PublishFate::Unroutable

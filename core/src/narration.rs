@@ -8,8 +8,8 @@ use crate::scenario::{
 };
 use crate::sim::Simulation;
 use crate::step::{
-    ConsumerId, DeadLetterReason, DuplicateSeen, Fact, Failure, IgnoredAck, LossReason, QueueId,
-    RefusedBecause, Setting, SkipReason, Trigger,
+    ConsumerId, DeadLetterReason, DuplicateSeen, Fact, Failure, IgnoredAck, LossReason, ProducerId,
+    QueueId, RefusedBecause, Setting, SkipReason, Trigger,
 };
 use crate::time::{us_to_secs, Micros};
 
@@ -196,16 +196,16 @@ fn queue_setting_text(sim: &Simulation, setting: Setting) -> String {
 }
 
 /// Whether producer `p` hands its messages off through an outbox.
-fn has_outbox(sim: &Simulation, p: u32) -> bool {
+fn has_outbox(sim: &Simulation, p: ProducerId) -> bool {
     sim.scenario()
         .producers
-        .get(p as usize)
+        .get(p.index())
         .is_some_and(|s| matches!(s.handoff, crate::scenario::Handoff::Outbox { .. }))
 }
 
 /// Whether producer `p`'s relay mints a new id for every publish attempt.
-fn mints_ids(sim: &Simulation, p: u32) -> bool {
-    sim.scenario().producers.get(p as usize).is_some_and(|s| {
+fn mints_ids(sim: &Simulation, p: ProducerId) -> bool {
+    sim.scenario().producers.get(p.index()).is_some_and(|s| {
         matches!(
             s.handoff,
             crate::scenario::Handoff::Outbox {
@@ -322,7 +322,7 @@ fn consumer(sim: &Simulation, c: ConsumerId) -> String {
 }
 
 /// The name of producer `p`.
-fn producer(sim: &Simulation, p: u32) -> String {
+fn producer(sim: &Simulation, p: ProducerId) -> String {
     sim.producer_name(p)
         .map_or_else(|| format!("producer {p}"), str::to_string)
 }

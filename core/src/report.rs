@@ -112,7 +112,8 @@ impl Report {
                 })
                 .collect(),
             jobs: sim.jobs_of(None),
-            producers: (0..sim.producer_count())
+            producers: sim
+                .producer_ids()
                 .filter_map(|p| sim.producer_view(p))
                 .map(|v| ProducerReport {
                     name: v.name,

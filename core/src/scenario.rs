@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::ids::{ConsumerId, GroupId};
+use crate::ids::{ConsumerId, GroupId, ProducerId};
 use crate::time::{secs_to_us, Micros};
 
 /// The scenario format version this build writes. Files of earlier versions are
@@ -994,21 +994,21 @@ pub enum Command {
     },
     /// Crash a producer service (or its outbox relay) at `point`.
     CrashProducer {
-        producer: u32,
+        producer: ProducerId,
         point: ProducerCrashPoint,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         restart_after_s: Option<f64>,
     },
     RestartProducer {
-        producer: u32,
+        producer: ProducerId,
     },
     /// The broker's next confirm to this producer is lost.
     DropNextConfirm {
-        producer: u32,
+        producer: ProducerId,
     },
     /// The producer publishes one poison message now.
     InjectPoison {
-        producer: u32,
+        producer: ProducerId,
         poison: Poison,
     },
     /// The broker process dies: non-durable queues and transient messages are gone,
@@ -1057,7 +1057,7 @@ pub enum Command {
     /// The producer's arrivals from now on: `schedule` is relative to now (its first
     /// segment starts at 0) and replaces whatever remained of the old one.
     SetArrivals {
-        producer: u32,
+        producer: ProducerId,
         process: ArrivalProcess,
         schedule: Vec<RateSegment>,
     },
@@ -1755,7 +1755,7 @@ impl Scenario {
             .filter_map(|(at_s, fault)| match fault {
                 Command::SetArrivals {
                     producer, schedule, ..
-                } if *producer as usize == p => Some((at_s, schedule.as_slice())),
+                } if (*producer).index() == p => Some((at_s, schedule.as_slice())),
                 _ => None,
             })
             .collect();
@@ -1863,9 +1863,9 @@ impl CommandCheck<'_> {
         }
     }
 
-    fn producer(&self, p: u32) -> Result<(), ScenarioError> {
+    fn producer(&self, p: ProducerId) -> Result<(), ScenarioError> {
         let producers = self.scenario.producers.len() as u32;
-        if p >= producers {
+        if p.get() >= producers {
             Err(self.err(
                 "producer",
                 format!("there is no producer {p} (there are {producers})"),
@@ -1949,7 +1949,7 @@ impl CommandCheck<'_> {
                 producer, schedule, ..
             } => {
                 self.producer(*producer)?;
-                if !self.scenario.producers[*producer as usize]
+                if !self.scenario.producers[(*producer).index()]
                     .script
                     .is_empty()
                 {

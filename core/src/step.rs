@@ -10,11 +10,10 @@ use crate::scenario::{
 };
 use crate::time::Micros;
 
-pub use crate::ids::{ConsumerId, GroupId, MsgId, QueueId};
+pub use crate::ids::{ConsumerId, GroupId, MsgId, ProducerId, QueueId};
 
 /// One stored instance of a message in one queue.
 pub type CopyId = u64;
-pub type ProducerId = u32;
 pub type LogId = u32;
 pub type MemberId = u32;
 /// 1 for the first delivery of a copy, 2 for the first redelivery, and so on.

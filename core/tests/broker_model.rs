@@ -31,7 +31,11 @@ fn outbox_relay_crash_publishes_twice_and_only_the_inbox_saves_the_effect() {
     );
     assert_eq!(sim.effect_count(MsgId::new(0)), 1, "inbox: one effect");
     assert_eq!(c.duplicates_skipped, 1);
-    assert_eq!(sim.outbox_len(0), 0, "the row was finally marked");
+    assert_eq!(
+        sim.outbox_len(ProducerId::new(0)),
+        0,
+        "the row was finally marked"
+    );
 
     let mut none = example("outbox-relay-crash");
     none.consumers[0].idempotency = Idempotency::None;
@@ -421,12 +425,15 @@ fn a_broker_crash_keeps_durable_persistent_messages_and_loses_the_rest() {
         "every order was kept and processed"
     );
     // Every order message reached the broker in the end, thanks to confirms and retries.
-    let order_msgs = sim.messages().iter().filter(|m| m.producer == 0);
+    let order_msgs = sim
+        .messages()
+        .iter()
+        .filter(|m| m.producer == ProducerId::new(0));
     assert!(order_msgs.clone().all(|m| m.fate == PublishFate::Stored));
     assert!(sim.counters().publish_failed > 0);
     // Each order's effect happened once (the inbox absorbs redeliveries after the restart).
     for (id, m) in sim.messages().iter().enumerate() {
-        if m.producer == 0 {
+        if m.producer == ProducerId::new(0) {
             assert_eq!(sim.effect_count(MsgId::from_index(id)), 1);
         }
     }

@@ -5,7 +5,9 @@ mod common;
 
 use brokerlab_core::narration::describe;
 use brokerlab_core::step::DuplicateSeen;
-use brokerlab_core::{Fact, Fate, MsgId, Poison, ProducerCrashPoint, QueueId, Report, Simulation};
+use brokerlab_core::{
+    Fact, Fate, MsgId, Poison, ProducerCrashPoint, ProducerId, QueueId, Report, Simulation,
+};
 
 const INVENTORY: QueueId = QueueId::new(0);
 const ORDER_VIEW: QueueId = QueueId::new(1);
@@ -59,7 +61,11 @@ fn the_relay_crashes_after_v12_is_confirmed_and_publishes_it_again() {
             .count();
         assert_eq!(copies, 2, "queue {q}");
     }
-    assert_eq!(sim.outbox_len(0), 0, "both rows were finally marked");
+    assert_eq!(
+        sim.outbox_len(ProducerId::new(0)),
+        0,
+        "both rows were finally marked"
+    );
 }
 
 #[test]

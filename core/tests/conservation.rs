@@ -262,10 +262,10 @@ fn fault(
         1 => consumer.clone().prop_map(|consumer| Command::DropNextAck { consumer }),
         1 => (consumer, 0.1f64..5.0).prop_map(|(consumer, factor)| Command::SlowConsumer { consumer, factor }),
         2 => (0..producers, ppoint, restart.clone())
-            .prop_map(|(producer, point, restart_after_s)| Command::CrashProducer { producer, point, restart_after_s }),
-        1 => (0..producers).prop_map(|producer| Command::RestartProducer { producer }),
-        1 => (0..producers).prop_map(|producer| Command::DropNextConfirm { producer }),
-        1 => (0..producers).prop_map(|producer| Command::InjectPoison { producer, poison: Poison::UnknownSchemaVersion }),
+            .prop_map(|(producer, point, restart_after_s)| Command::CrashProducer { producer: ProducerId::new(producer), point, restart_after_s }),
+        1 => (0..producers).prop_map(|producer| Command::RestartProducer { producer: ProducerId::new(producer) }),
+        1 => (0..producers).prop_map(|producer| Command::DropNextConfirm { producer: ProducerId::new(producer) }),
+        1 => (0..producers).prop_map(|producer| Command::InjectPoison { producer: ProducerId::new(producer), poison: Poison::UnknownSchemaVersion }),
         1 => restart.prop_map(|restart_after_s| Command::CrashBroker { restart_after_s }),
         1 => Just(Command::RestartBroker),
         1 => (0..queues, 0.5f64..20.0).prop_map(|(q, rate_per_s)| Command::Redrive { queue: format!("q{q}"), rate_per_s }),
@@ -301,7 +301,7 @@ fn setting(producers: u32, queues: u32) -> impl Strategy<Value = Command> {
                     schedule.push(RateSegment { from_s, rate_per_s });
                 }
                 Command::SetArrivals {
-                    producer,
+                    producer: ProducerId::new(producer),
                     process,
                     schedule,
                 }
@@ -362,7 +362,7 @@ fn setting(producers: u32, queues: u32) -> impl Strategy<Value = Command> {
 /// A setting the scenario cannot take (a scripted producer's arrivals, the consumers of a
 /// queue that has none) becomes a harmless command instead.
 fn fit_setting(s: &Scenario, fault: Command) -> Command {
-    let scripted = |p: u32| !s.producers[p as usize].script.is_empty();
+    let scripted = |p: ProducerId| !s.producers[p.index()].script.is_empty();
     let unconsumed = |q: &str| {
         let q = s.queue_index(q).expect("generated names exist");
         !s.consumers.iter().any(|c| s.queue_of(c) == q)

@@ -11,7 +11,9 @@
 //! 7. "again (attempt N)" only for a fact whose attempt is N.
 
 use brokerlab_core::narration::describe;
-use brokerlab_core::{examples, ConsumerId, Fact, Handoff, MsgId, Scenario, Simulation};
+use brokerlab_core::{
+    examples, ConsumerId, Fact, Handoff, MsgId, ProducerId, Scenario, Simulation,
+};
 
 const STEPS_MAX: u64 = 4_000;
 
@@ -155,13 +157,13 @@ fn the_rules_catch_false_sentences() {
     assert!(check_sentence(
         &sim,
         &[Fact::ProducerCrashed {
-            producer: 0,
+            producer: ProducerId::new(0),
             point: brokerlab_core::ProducerCrashPoint::Now,
             trigger: brokerlab_core::Trigger::User,
             restart_at_us: None,
         }],
         &Fact::ProducerCrashed {
-            producer: 0,
+            producer: ProducerId::new(0),
             point: brokerlab_core::ProducerCrashPoint::Now,
             trigger: brokerlab_core::Trigger::User,
             restart_at_us: None,
@@ -172,7 +174,7 @@ fn the_rules_catch_false_sentences() {
     )
     .is_err());
     let sent = Fact::PublishSent {
-        producer: 0,
+        producer: ProducerId::new(0),
         msg: MsgId::new(7),
         attempt: 2,
     };

@@ -37,7 +37,7 @@ fn command(sim: &mut Simulation, fault: Command) {
 
 fn rate(rate_per_s: f64) -> Command {
     Command::SetArrivals {
-        producer: 0,
+        producer: ProducerId::new(0),
         process: ArrivalProcess::Constant,
         schedule: vec![RateSegment {
             from_s: 0.0,
@@ -90,7 +90,7 @@ fn a_burst_schedule_given_as_a_command_is_relative_to_its_instant() {
     command(
         &mut sim,
         Command::SetArrivals {
-            producer: 0,
+            producer: ProducerId::new(0),
             process: ArrivalProcess::Constant,
             schedule: vec![
                 RateSegment {
@@ -334,7 +334,7 @@ fn settings_are_validated_like_the_scenario() {
             count: 1_000,
         },
         Command::SetArrivals {
-            producer: 0,
+            producer: ProducerId::new(0),
             process: ArrivalProcess::Poisson,
             schedule: vec![RateSegment {
                 from_s: 1.0,
@@ -347,7 +347,7 @@ fn settings_are_validated_like_the_scenario() {
         },
         // 1,000,000 per second until end_s would be far more than a run may publish.
         Command::SetArrivals {
-            producer: 0,
+            producer: ProducerId::new(0),
             process: ArrivalProcess::Constant,
             schedule: vec![RateSegment {
                 from_s: 0.0,

@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use brokerlab_core::{ConsumerId, Fact, GroupId, MsgId, QueueId, Simulation};
+use brokerlab_core::{ConsumerId, Fact, GroupId, MsgId, ProducerId, QueueId, Simulation};
 
 use super::participants::{self, Move, Party};
 
@@ -14,7 +14,7 @@ use super::participants::{self, Move, Party};
 /// "db", "log-0", "group-0").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Node {
-    Producer(u32),
+    Producer(ProducerId),
     Broker,
     Queue(QueueId),
     /// A queue's dead-letter queue.
@@ -41,7 +41,7 @@ impl Node {
         let (kind, index) = s.rsplit_once('-')?;
         let index: u32 = index.parse().ok()?;
         Some(match kind {
-            "producer" => Node::Producer(index),
+            "producer" => Node::Producer(ProducerId::new(index)),
             "queue" => Node::Queue(QueueId::new(index)),
             "dlq" => Node::Dlq(QueueId::new(index)),
             "consumer" => Node::Consumer(ConsumerId::new(index)),
@@ -51,8 +51,8 @@ impl Node {
         })
     }
 
-    /// Index of the node standing for every component of its kind (all the producers).
-    pub const ALL: u32 = u32::MAX;
+    /// The producer standing for every producer.
+    pub const ALL_PRODUCERS: ProducerId = ProducerId::new(u32::MAX);
     /// The consumer standing for every consumer.
     pub const ALL_CONSUMERS: ConsumerId = ConsumerId::new(u32::MAX);
     /// The group standing for every group.
@@ -62,7 +62,7 @@ impl Node {
     /// are kept per queue, not per consumer (20 consumers would make 20 unreadable badges).
     pub fn merged(self) -> Self {
         match self {
-            Node::Producer(_) => Node::Producer(Node::ALL),
+            Node::Producer(_) => Node::Producer(Node::ALL_PRODUCERS),
             Node::Consumer(_) => Node::Consumer(Node::ALL_CONSUMERS),
             Node::Group(_) => Node::Group(Node::ALL_GROUPS),
             n => n,
@@ -72,7 +72,7 @@ impl Node {
     /// Whether `other` is this node, or one of those it stands for when merged.
     pub fn covers(self, other: Node) -> bool {
         match self {
-            Node::Producer(Node::ALL)
+            Node::Producer(Node::ALL_PRODUCERS)
             | Node::Consumer(Node::ALL_CONSUMERS)
             | Node::Group(Node::ALL_GROUPS) => other.merged() == self,
             _ => self == other,
@@ -668,7 +668,7 @@ mod tests {
     #[test]
     fn node_names_round_trip_and_bad_ones_are_refused() {
         for n in [
-            Node::Producer(0),
+            Node::Producer(ProducerId::new(0)),
             Node::Broker,
             Node::Queue(QueueId::new(12)),
             Node::Dlq(QueueId::new(1)),
@@ -681,7 +681,7 @@ mod tests {
             assert!(n.merged().covers(n));
         }
         assert!(Node::Consumer(Node::ALL_CONSUMERS).covers(Node::Consumer(ConsumerId::new(4))));
-        assert!(!Node::Consumer(Node::ALL_CONSUMERS).covers(Node::Producer(4)));
+        assert!(!Node::Consumer(Node::ALL_CONSUMERS).covers(Node::Producer(ProducerId::new(4))));
         assert!(!Node::Consumer(ConsumerId::new(3)).covers(Node::Consumer(ConsumerId::new(4))));
         assert_eq!(
             Node::Queue(QueueId::new(2)).merged(),
@@ -716,7 +716,10 @@ mod tests {
         let publish = first(Kind::Publish).expect("a publish");
         assert_eq!(
             (publish.from, publish.to),
-            (Node::Producer(0), Node::Queue(QueueId::new(0)))
+            (
+                Node::Producer(ProducerId::new(0)),
+                Node::Queue(QueueId::new(0))
+            )
         );
         let deliver = first(Kind::Deliver).expect("a delivery");
         assert_eq!(
@@ -802,7 +805,10 @@ mod tests {
             .into_iter()
             .find(|f| f.kind == Kind::Confirm);
         let c = confirm.expect("found");
-        assert_eq!((c.from, c.to), (Node::Broker, Node::Producer(0)));
+        assert_eq!(
+            (c.from, c.to),
+            (Node::Broker, Node::Producer(ProducerId::new(0)))
+        );
     }
 
     #[test]

@@ -527,7 +527,7 @@ impl Player {
 mod tests {
     use super::*;
     use crate::model::story::NARRATION_SENTENCES_MAX;
-    use brokerlab_core::{examples, MsgId};
+    use brokerlab_core::{examples, MsgId, ProducerId};
 
     #[test]
     fn pause_on_breach_stops_playing_at_the_first_duplicate() {
@@ -1019,7 +1019,7 @@ mod tests {
         assert!(before.iter().all(|&(_, q)| q == 0.0), "ρ = 0.9: {before:?}");
         let fault = crate::model::settings::arrivals_command(
             p.sim(),
-            0,
+            ProducerId::new(0),
             brokerlab_core::ArrivalProcess::Poisson,
             3.0,
         );

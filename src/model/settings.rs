@@ -10,7 +10,7 @@
 use brokerlab_core::scenario::limits;
 use brokerlab_core::sim::current;
 use brokerlab_core::{
-    us_to_secs, AckMode, ArrivalProcess, Command, Fact, Flavour, Idempotency, Overflow,
+    us_to_secs, AckMode, ArrivalProcess, Command, Fact, Flavour, Idempotency, Overflow, ProducerId,
     RateSegment, RetryPolicy, ServiceTime, Setting, Simulation,
 };
 use serde::{de::DeserializeOwned, Serialize};
@@ -26,7 +26,7 @@ pub const DURATION_MAX_S: f64 = 86_400.0;
 /// A producer's settings as the panel shows them.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ProducerSettings {
-    pub index: u32,
+    pub index: ProducerId,
     pub name: String,
     pub rate_per_s: f64,
     pub process: ArrivalProcess,
@@ -152,7 +152,7 @@ impl ProducerSettings {
         let planned = sim
             .scenario()
             .producers
-            .get(p.producer as usize)
+            .get(p.producer.index())
             .map_or(&[][..], |spec| spec.arrivals.schedule.as_slice());
         let peak = p
             .schedule
@@ -220,13 +220,13 @@ fn remainder(schedule: &[RateSegment], now_s: f64, after_s: f64) -> Vec<RateSegm
 /// for later (the end of a burst, a stop) still happen.
 pub fn arrivals_command(
     sim: &Simulation,
-    producer: u32,
+    producer: ProducerId,
     process: ArrivalProcess,
     rate_per_s: f64,
 ) -> Command {
     let now_s = sim.now_us() as f64 / 1e6;
     let current = applied_schedules(sim)
-        .get(producer as usize)
+        .get(producer.index())
         .cloned()
         .unwrap_or_default();
     let mut schedule = vec![RateSegment {
@@ -243,10 +243,10 @@ pub fn arrivals_command(
 
 /// A burst: [`BURST_FACTOR`] times the current rate for [`BURST_S`], then the rate the
 /// schedule had at its end. Refused when the rate is 0 (ten times nothing is nothing).
-pub fn burst_command(sim: &Simulation, producer: u32) -> Result<Command, String> {
+pub fn burst_command(sim: &Simulation, producer: ProducerId) -> Result<Command, String> {
     let now_s = sim.now_us() as f64 / 1e6;
     let current = applied_schedules(sim)
-        .get(producer as usize)
+        .get(producer.index())
         .cloned()
         .unwrap_or_default();
     let rate = rate_at(&current, now_s);
@@ -256,7 +256,7 @@ pub fn burst_command(sim: &Simulation, producer: u32) -> Result<Command, String>
     let process =
         sim.scenario()
             .producers
-            .get(producer as usize)
+            .get(producer.index())
             .map_or(ArrivalProcess::Poisson, |p| {
                 Settings::of(sim)
                     .producers
@@ -632,7 +632,7 @@ mod tests {
 
         sim.run_until(secs_to_us(10.0));
         let steps_before = sim.steps();
-        let fault = arrivals_command(&sim, 0, ArrivalProcess::Constant, 3.0);
+        let fault = arrivals_command(&sim, ProducerId::new(0), ArrivalProcess::Constant, 3.0);
         sim.command(fault).expect("valid");
         sim.command(Command::SetConsumerCount {
             queue: "jobs".into(),
@@ -669,14 +669,14 @@ mod tests {
         let mut sim = Simulation::new(examples::load("burst").expect("built in")).expect("valid");
         sim.run_until(secs_to_us(10.0));
         let Command::SetArrivals { schedule, .. } =
-            arrivals_command(&sim, 0, ArrivalProcess::Poisson, 500.0)
+            arrivals_command(&sim, ProducerId::new(0), ArrivalProcess::Poisson, 500.0)
         else {
             panic!("arrivals")
         };
         let pairs: Vec<(f64, f64)> = schedule.iter().map(|s| (s.from_s, s.rate_per_s)).collect();
         assert_eq!(pairs, vec![(0.0, 500.0), (50.0, 1_000.0), (170.0, 0.0)]);
 
-        let burst = burst_command(&sim, 0).expect("a rate to multiply");
+        let burst = burst_command(&sim, ProducerId::new(0)).expect("a rate to multiply");
         sim.command(burst).expect("valid");
         let s = Settings::of(&sim);
         assert!(s.producers[0].in_burst);
@@ -688,9 +688,14 @@ mod tests {
         assert!(!Settings::of(&sim).producers[0].in_burst);
 
         let mut idle = mm1();
-        idle.command(arrivals_command(&idle, 0, ArrivalProcess::Poisson, 0.0))
-            .expect("valid");
-        assert!(burst_command(&idle, 0).is_err());
+        idle.command(arrivals_command(
+            &idle,
+            ProducerId::new(0),
+            ArrivalProcess::Poisson,
+            0.0,
+        ))
+        .expect("valid");
+        assert!(burst_command(&idle, ProducerId::new(0)).is_err());
     }
 
     #[test]

@@ -208,12 +208,12 @@ fn secs_until(sim: &Simulation, at_us: u64) -> f64 {
 /// One card per producer, with its outbox relay when it hands off through one.
 fn producer_cards(sim: &Simulation) -> Vec<ProducerCard> {
     let scenario = sim.scenario();
-    (0..sim.producer_count())
+    sim.producer_ids()
         .filter_map(|p| sim.producer_view(p).map(|v| (p, v)))
         .map(|(p, v)| {
             let uses_outbox = scenario
                 .producers
-                .get(p as usize)
+                .get(p.index())
                 .is_some_and(|s| matches!(s.handoff, Handoff::Outbox { .. }));
             ProducerCard {
                 relay: uses_outbox.then(|| RelayCard {

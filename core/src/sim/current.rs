@@ -102,14 +102,14 @@ impl Simulation {
                         schedule: new,
                     } = fault
                     {
-                        if *producer as usize == i {
+                        if (*producer).index() == i {
                             process = *p;
                             splice_schedule(&mut schedule, at_s, new);
                         }
                     }
                 }
                 ProducerSettings {
-                    producer: i as ProducerId,
+                    producer: ProducerId::from_index(i),
                     name: self.producers[i].name.clone(),
                     scripted: !spec.script.is_empty(),
                     process,

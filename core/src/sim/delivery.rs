@@ -122,7 +122,7 @@ impl Simulation {
     /// The broker stores a new copy of `msg` in queue `q`.
     pub(super) fn store(&mut self, producer: ProducerId, msg: MsgId, q: QueueId) {
         let copy = self.copies.len() as CopyId;
-        let p = &self.producers[producer as usize];
+        let p = &self.producers[producer.index()];
         let persistent = p.publish.persistent;
         let stable = !matches!(
             p.handoff,

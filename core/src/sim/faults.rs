@@ -142,7 +142,7 @@ impl Simulation {
 
     /// Crashes a live producer now, or arms the crash for its point.
     fn arm_producer_crash(&mut self, producer: ProducerId, armed: ArmedProducerCrash) {
-        let p = &mut self.producers[producer as usize];
+        let p = &mut self.producers[producer.index()];
         if !p.up {
             return;
         }
@@ -179,17 +179,17 @@ impl Simulation {
                 );
             }
             Command::RestartProducer { producer } => {
-                if !self.producers[producer as usize].up {
+                if !self.producers[producer.index()].up {
                     self.restart_producer(producer, trigger);
                 }
             }
             Command::DropNextConfirm { producer } => {
-                self.producers[producer as usize].drop_next_confirm = true;
+                self.producers[producer.index()].drop_next_confirm = true;
                 self.facts
                     .push(Fact::ConfirmDropArmed { producer, trigger });
             }
             Command::InjectPoison { producer, poison } => {
-                if self.producers[producer as usize].up {
+                if self.producers[producer.index()].up {
                     self.create_poison(producer, poison);
                 }
             }
@@ -366,7 +366,7 @@ impl Simulation {
     /// database, outbox included, is not.
     pub(super) fn crash_producer(&mut self, producer: ProducerId, armed: ArmedProducerCrash) {
         let now = self.now_us;
-        let p = &mut self.producers[producer as usize];
+        let p = &mut self.producers[producer.index()];
         p.up = false;
         p.incarnation += 1;
         p.armed = None;
@@ -389,7 +389,7 @@ impl Simulation {
             }
         }
         let restart_at_us = armed.restart_after_us.map(|d| now.saturating_add(d));
-        self.producers[producer as usize].restart_at_us = restart_at_us;
+        self.producers[producer.index()].restart_at_us = restart_at_us;
         self.counters.producer_crashes += 1;
         self.facts.push(Fact::ProducerCrashed {
             producer,
@@ -398,7 +398,7 @@ impl Simulation {
             restart_at_us,
         });
         if let Some(at) = restart_at_us {
-            let incarnation = self.producers[producer as usize].incarnation;
+            let incarnation = self.producers[producer.index()].incarnation;
             self.events.schedule(
                 at,
                 Event::RestartProducer {
@@ -410,7 +410,7 @@ impl Simulation {
     }
 
     pub(super) fn restart_producer(&mut self, producer: ProducerId, trigger: Trigger) {
-        let p = &mut self.producers[producer as usize];
+        let p = &mut self.producers[producer.index()];
         p.up = true;
         p.restart_at_us = None;
         self.facts

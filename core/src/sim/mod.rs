@@ -34,7 +34,7 @@ use crate::producer::{Producer, Target};
 use crate::queue::{Queue, QueueView};
 use crate::rng::SimRng;
 use crate::scenario::{Budget, Command, ConsumerSpec, Intervention, Scenario, ScenarioError};
-use crate::step::{ConsumerId, CopyId, Fact, GroupId, MsgId, QueueId, Step, Trigger};
+use crate::step::{ConsumerId, CopyId, Fact, GroupId, MsgId, ProducerId, QueueId, Step, Trigger};
 use crate::time::{secs_to_us, us_to_secs, Micros};
 
 /// FIFO lanes of the event queue: each queue's leases, and each queue's TTLs (fixed
@@ -109,7 +109,7 @@ pub struct Simulation {
     jobs: Vec<crate::producer::JobCounts>,
     /// Message ids by (producer, key, version): the producers' source of truth that a
     /// reconciling consumer reads.
-    by_version: std::collections::BTreeMap<(u32, u32, u32), MsgId>,
+    by_version: std::collections::BTreeMap<(ProducerId, u32, u32), MsgId>,
     queues: Vec<Queue>,
     copies: Vec<MessageCopy>,
     consumers: Vec<Consumer>,
@@ -194,8 +194,8 @@ impl Simulation {
             live_slots,
             scenario,
         };
-        for p in 0..sim.producers.len() {
-            sim.schedule_next_arrival(p as u32);
+        for p in sim.producer_ids() {
+            sim.schedule_next_arrival(p);
         }
         for (i, f) in sim.scenario.commands.iter().enumerate() {
             sim.events.schedule(
@@ -562,13 +562,13 @@ impl Simulation {
     fn producer_event_is_live(&self, event: &Event) -> bool {
         match *event {
             Event::Arrival { producer, epoch } => {
-                self.producers[producer as usize].clock.epoch == epoch
+                self.producers[producer.index()].clock.epoch == epoch
             }
             Event::ConfirmArrives {
                 producer,
                 incarnation,
                 ..
-            } => self.producers[producer as usize].incarnation == incarnation,
+            } => self.producers[producer.index()].incarnation == incarnation,
             Event::ConfirmTimeout {
                 producer,
                 msg,
@@ -576,7 +576,7 @@ impl Simulation {
                 incarnation,
             } => {
                 let m = &self.messages[msg.index()];
-                self.producers[producer as usize].incarnation == incarnation
+                self.producers[producer.index()].incarnation == incarnation
                     && !m.confirmed
                     && !m.held_back
                     && m.publish_attempts == attempt
@@ -587,14 +587,14 @@ impl Simulation {
                 producer,
                 incarnation,
             } => {
-                let p = &self.producers[producer as usize];
+                let p = &self.producers[producer.index()];
                 p.up && p.incarnation == incarnation
             }
             Event::RestartProducer {
                 producer,
                 incarnation,
             } => {
-                let p = &self.producers[producer as usize];
+                let p = &self.producers[producer.index()];
                 !p.up && p.incarnation == incarnation
             }
             _ => unreachable!("is_live sends only producer events here"),
@@ -718,7 +718,7 @@ impl Simulation {
     fn job_moved(&mut self, msg: MsgId, before: crate::message::JobStatus) {
         let after = self.job_status(msg);
         if after != before {
-            let jobs = &mut self.jobs[self.messages[msg.index()].producer as usize];
+            let jobs = &mut self.jobs[self.messages[msg.index()].producer.index()];
             *jobs.slot(before) -= 1;
             *jobs.slot(after) += 1;
         }
@@ -883,17 +883,19 @@ impl Simulation {
     pub fn producer_count(&self) -> u32 {
         self.producers.len() as u32
     }
-    pub fn producer_name(&self, id: u32) -> Option<&str> {
-        self.producers.get(id as usize).map(|p| p.name.as_str())
+    /// Every producer's id, in the scenario's order.
+    pub fn producer_ids(&self) -> impl Iterator<Item = ProducerId> {
+        (0..self.producers.len()).map(ProducerId::from_index)
+    }
+    pub fn producer_name(&self, id: ProducerId) -> Option<&str> {
+        self.producers.get(id.index()).map(|p| p.name.as_str())
     }
     pub fn producer_up(&self, id: u32) -> Option<bool> {
         self.producers.get(id as usize).map(|p| p.up)
     }
     /// Unsent outbox rows of a producer.
-    pub fn outbox_len(&self, id: u32) -> usize {
-        self.producers
-            .get(id as usize)
-            .map_or(0, |p| p.outbox.len())
+    pub fn outbox_len(&self, id: ProducerId) -> usize {
+        self.producers.get(id.index()).map_or(0, |p| p.outbox.len())
     }
     pub(crate) fn logs_raw(&self) -> &[Log] {
         &self.logs

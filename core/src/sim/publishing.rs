@@ -21,8 +21,8 @@ struct Draft {
 
 impl Simulation {
     pub(super) fn schedule_next_arrival(&mut self, producer: ProducerId) {
-        let p = &mut self.producers[producer as usize];
-        let spec = &self.scenario.producers[producer as usize];
+        let p = &mut self.producers[producer.index()];
+        let spec = &self.scenario.producers[producer.index()];
         let at = if spec.script.is_empty() {
             p.clock.next_arrival(&mut self.rng)
         } else {
@@ -39,9 +39,9 @@ impl Simulation {
     /// A request reaches the producer service (or its script's next message is due).
     pub(super) fn arrival(&mut self, producer: ProducerId) {
         let draft = self.next_draft(producer);
-        self.producers[producer as usize].clock.published += 1;
+        self.producers[producer.index()].clock.published += 1;
         self.schedule_next_arrival(producer);
-        if !self.producers[producer as usize].up {
+        if !self.producers[producer.index()].up {
             self.counters.requests_refused += 1;
             self.facts.push(Fact::RequestRefused { producer });
             return;
@@ -50,8 +50,8 @@ impl Simulation {
     }
 
     fn next_draft(&mut self, producer: ProducerId) -> Draft {
-        let spec = &self.scenario.producers[producer as usize];
-        let p = &mut self.producers[producer as usize];
+        let spec = &self.scenario.producers[producer.index()];
+        let p = &mut self.producers[producer.index()];
         if let Some(m) = spec.script.get(p.script_next) {
             p.script_next += 1;
             return Draft {
@@ -75,7 +75,7 @@ impl Simulation {
 
     /// The producer publishes one poison message now (outside its arrival schedule).
     pub(super) fn create_poison(&mut self, producer: ProducerId, poison: Poison) {
-        let p = &mut self.producers[producer as usize];
+        let p = &mut self.producers[producer.index()];
         let key = p.draw_key(&mut self.rng);
         let routing_key = p.next_routing_key();
         let op = p.payload.op;
@@ -93,7 +93,7 @@ impl Simulation {
     /// Creates a message and hands it over as the producer's handoff says.
     fn create(&mut self, producer: ProducerId, draft: Draft) {
         let msg = MsgId::from_index(self.messages.len());
-        let p = &mut self.producers[producer as usize];
+        let p = &mut self.producers[producer.index()];
         let version = draft.key.map_or(0, |k| p.next_version(k));
         self.messages.push(Message {
             producer,
@@ -113,7 +113,7 @@ impl Simulation {
             broker_remembers: false,
             copy_tally: [0; 3],
         });
-        self.jobs[producer as usize].pending += 1;
+        self.jobs[producer.index()].pending += 1;
         if let Some(k) = draft.key {
             self.by_version.insert((producer, k, version), msg);
         }
@@ -125,7 +125,7 @@ impl Simulation {
             version,
             poison: draft.poison,
         });
-        match self.producers[producer as usize].handoff {
+        match self.producers[producer.index()].handoff {
             Handoff::Direct => self.send(producer, msg),
             Handoff::CommitThenPublish => {
                 self.facts.push(Fact::StateCommitted {
@@ -133,7 +133,7 @@ impl Simulation {
                     msg,
                     outbox: false,
                 });
-                let p = &mut self.producers[producer as usize];
+                let p = &mut self.producers[producer.index()];
                 if let Some(armed) = p
                     .armed
                     .filter(|a| a.point == ProducerCrashPoint::AfterCommitBeforePublish)
@@ -153,7 +153,7 @@ impl Simulation {
                     msg,
                     outbox: true,
                 });
-                let p = &mut self.producers[producer as usize];
+                let p = &mut self.producers[producer.index()];
                 p.outbox.push_back(OutboxRow::new(msg));
                 self.ensure_relay_poll(producer);
             }
@@ -163,7 +163,7 @@ impl Simulation {
     /// Confirms are awaited by producers that ask for them, and always by outbox relays
     /// (a relay marks a row sent only once the broker has taken it).
     fn waits_for_confirm(&self, producer: ProducerId) -> bool {
-        let p = &self.producers[producer as usize];
+        let p = &self.producers[producer.index()];
         p.publish.confirms || matches!(p.handoff, Handoff::Outbox { .. })
     }
 
@@ -173,7 +173,7 @@ impl Simulation {
         if m.held_back || !matches!(m.fate, PublishFate::Pending | PublishFate::Stored) {
             return; // already waiting in the held line, or its outcome is final
         }
-        let p = &mut self.producers[producer as usize];
+        let p = &mut self.producers[producer.index()];
         if !p.held.is_empty() {
             p.held.push_back(msg);
             self.messages[msg.index()].held_back = true;
@@ -201,7 +201,7 @@ impl Simulation {
             attempt,
         });
         if self.waits_for_confirm(producer) {
-            let p = &self.producers[producer as usize];
+            let p = &self.producers[producer.index()];
             let timeout = secs_to_us(p.publish.confirm_timeout_s);
             let incarnation = p.incarnation;
             self.events.schedule(
@@ -246,7 +246,7 @@ impl Simulation {
             }
             return;
         }
-        let p = &self.producers[producer as usize];
+        let p = &self.producers[producer.index()];
         let m = &self.messages[msg.index()];
         if p.publish.idempotent && m.broker_remembers {
             self.counters.deduplicated += 1;
@@ -254,7 +254,7 @@ impl Simulation {
             self.send_confirm(producer, msg, attempt);
             return;
         }
-        if let Target::Log(l) = self.producers[producer as usize].target {
+        if let Target::Log(l) = self.producers[producer.index()].target {
             self.append(producer, msg, l);
             self.send_confirm(producer, msg, attempt);
             return;
@@ -274,7 +274,7 @@ impl Simulation {
         routes: &[QueueId],
     ) {
         if routes.is_empty() {
-            let returned = self.producers[producer as usize].publish.mandatory;
+            let returned = self.producers[producer.index()].publish.mandatory;
             self.counters.unroutable += 1;
             if returned {
                 self.counters.returned += 1;
@@ -339,7 +339,7 @@ impl Simulation {
 
     fn has_outbox(&self, producer: ProducerId) -> bool {
         matches!(
-            self.producers[producer as usize].handoff,
+            self.producers[producer.index()].handoff,
             Handoff::Outbox { .. }
         )
     }
@@ -347,7 +347,7 @@ impl Simulation {
     /// A relay publish was refused or went unconfirmed: the row stays in the outbox and
     /// is tried again after a backoff, or parked once its attempts are used up.
     fn relay_failed(&mut self, producer: ProducerId, msg: MsgId, attempt: Attempt) {
-        let p = &mut self.producers[producer as usize];
+        let p = &mut self.producers[producer.index()];
         let Handoff::Outbox { relay_poll_s, .. } = p.handoff else {
             return;
         };
@@ -385,7 +385,7 @@ impl Simulation {
         self.set_publish_fate(msg, fate);
         let m = &mut self.messages[msg.index()];
         if std::mem::take(&mut m.held_back) {
-            let p = &mut self.producers[producer as usize];
+            let p = &mut self.producers[producer.index()];
             p.held.retain(|&h| h != msg);
             if p.held.is_empty() {
                 if let Some(q) = p.held_for.take() {
@@ -399,7 +399,7 @@ impl Simulation {
     /// that match its routing key (each queue once).
     fn route_into(&self, producer: ProducerId, msg: MsgId, queues: &mut Vec<QueueId>) {
         queues.clear();
-        match self.producers[producer as usize].target {
+        match self.producers[producer.index()].target {
             Target::Queue(q) => queues.push(q),
             Target::Log(_) => {}
             Target::Exchange(x) => {
@@ -449,7 +449,7 @@ impl Simulation {
         if m.held_back || !matches!(m.fate, PublishFate::Pending | PublishFate::Stored) {
             return;
         }
-        let p = &mut self.producers[producer as usize];
+        let p = &mut self.producers[producer.index()];
         p.held.push_front(msg);
         p.held_for = Some(queue);
         self.messages[msg.index()].held_back = true;
@@ -472,7 +472,7 @@ impl Simulation {
             let Some(&producer) = q.throttled.first() else {
                 return;
             };
-            let p = &mut self.producers[producer as usize];
+            let p = &mut self.producers[producer.index()];
             let next = p.held.pop_front();
             if p.held.is_empty() {
                 p.held_for = None;
@@ -487,7 +487,7 @@ impl Simulation {
                     continue;
                 }
                 self.transmit(producer, msg);
-                if self.producers[producer as usize].held.front() == Some(&msg) {
+                if self.producers[producer.index()].held.front() == Some(&msg) {
                     return; // held back again (by this queue or another one it routes to)
                 }
             }
@@ -498,7 +498,7 @@ impl Simulation {
         if !self.waits_for_confirm(producer) {
             return;
         }
-        let p = &mut self.producers[producer as usize];
+        let p = &mut self.producers[producer.index()];
         if p.drop_next_confirm {
             p.drop_next_confirm = false;
             self.counters.confirms_lost += 1;
@@ -538,12 +538,12 @@ impl Simulation {
             attempt,
         });
         if !matches!(
-            self.producers[producer as usize].handoff,
+            self.producers[producer.index()].handoff,
             Handoff::Outbox { .. }
         ) {
             return;
         }
-        let p = &mut self.producers[producer as usize];
+        let p = &mut self.producers[producer.index()];
         if let Some(armed) = p
             .armed
             .filter(|a| a.point == ProducerCrashPoint::AfterPublishBeforeMark)
@@ -559,7 +559,7 @@ impl Simulation {
     }
 
     fn drop_outbox_row(&mut self, producer: ProducerId, msg: MsgId) {
-        let p = &mut self.producers[producer as usize];
+        let p = &mut self.producers[producer.index()];
         if let Some(i) = p.outbox.iter().position(|r| r.msg == msg) {
             p.outbox.remove(i);
         }
@@ -570,7 +570,7 @@ impl Simulation {
     /// it for its next poll (up to the attempt limit).
     pub(super) fn confirm_timeout(&mut self, producer: ProducerId, msg: MsgId, attempt: Attempt) {
         self.counters.confirm_timeouts += 1;
-        let max = self.producers[producer as usize].publish.max_attempts;
+        let max = self.producers[producer.index()].publish.max_attempts;
         let retry = attempt < max;
         self.facts.push(Fact::ConfirmTimedOut {
             producer,
@@ -591,7 +591,7 @@ impl Simulation {
     }
 
     pub(super) fn ensure_relay_poll(&mut self, producer: ProducerId) {
-        let p = &mut self.producers[producer as usize];
+        let p = &mut self.producers[producer.index()];
         if let Handoff::Outbox { relay_poll_s, .. } = p.handoff {
             if !p.relay_poll_pending && p.up && p.outbox.iter().any(|r| !r.parked) {
                 p.relay_poll_pending = true;
@@ -613,7 +613,7 @@ impl Simulation {
     /// parked rows stay where they are).
     pub(super) fn relay_poll(&mut self, producer: ProducerId) {
         let now = self.now_us;
-        let p = &mut self.producers[producer as usize];
+        let p = &mut self.producers[producer.index()];
         p.relay_poll_pending = false;
         let to_send: Vec<MsgId> = p
             .outbox
@@ -628,7 +628,7 @@ impl Simulation {
             self.send(producer, msg);
         }
         // Rows still backing off need a later poll.
-        let p = &self.producers[producer as usize];
+        let p = &self.producers[producer.index()];
         if p.outbox.iter().any(|r| !r.sending && !r.parked) {
             self.ensure_relay_poll(producer);
         }
@@ -636,7 +636,7 @@ impl Simulation {
 
     /// When the next relay poll is due after a restart.
     pub(super) fn relay_restart_delay(&self, producer: ProducerId) -> Option<Micros> {
-        match self.producers[producer as usize].handoff {
+        match self.producers[producer.index()].handoff {
             Handoff::Outbox { relay_poll_s, .. } => Some(secs_to_us(relay_poll_s)),
             _ => None,
         }

@@ -58,7 +58,7 @@ impl Simulation {
         trigger: Trigger,
     ) {
         let now = self.now_us;
-        let Some(p) = self.producers.get_mut(producer as usize) else {
+        let Some(p) = self.producers.get_mut(producer.index()) else {
             return;
         };
         p.clock.replace_from(now, process, schedule);

@@ -7,7 +7,7 @@ use super::Simulation;
 use crate::message::Fate;
 use crate::producer::{JobCounts, OutboxRow};
 use crate::scenario::ProducerCrashPoint;
-use crate::step::{Attempt, ConsumerId, CopyId, GroupId, MemberId, MsgId};
+use crate::step::{Attempt, ConsumerId, CopyId, GroupId, MemberId, MsgId, ProducerId};
 use crate::time::Micros;
 
 /// What the app shows about a producer's service and its outbox relay (one process).
@@ -44,8 +44,8 @@ pub struct MemberView {
 }
 
 impl Simulation {
-    pub fn producer_view(&self, id: u32) -> Option<ProducerView> {
-        self.producers.get(id as usize).map(|p| ProducerView {
+    pub fn producer_view(&self, id: ProducerId) -> Option<ProducerView> {
+        self.producers.get(id.index()).map(|p| ProducerView {
             name: p.name.clone(),
             up: p.up,
             armed: p.armed.map(|a| a.point),
@@ -64,9 +64,9 @@ impl Simulation {
 
     /// Job status of the requests accepted by `producer` (every producer when `None`),
     /// kept up to date as fates change (cheap enough for every frame).
-    pub fn jobs_of(&self, producer: Option<u32>) -> JobCounts {
+    pub fn jobs_of(&self, producer: Option<ProducerId>) -> JobCounts {
         match producer {
-            Some(p) => self.jobs.get(p as usize).copied().unwrap_or_default(),
+            Some(p) => self.jobs.get(p.index()).copied().unwrap_or_default(),
             None => self
                 .jobs
                 .iter()
@@ -89,9 +89,9 @@ impl Simulation {
     }
 
     /// A producer's unsent outbox rows, in commit order.
-    pub fn outbox_rows(&self, id: u32) -> impl Iterator<Item = OutboxRow> + '_ {
+    pub fn outbox_rows(&self, id: ProducerId) -> impl Iterator<Item = OutboxRow> + '_ {
         self.producers
-            .get(id as usize)
+            .get(id.index())
             .into_iter()
             .flat_map(|p| p.outbox.iter().copied())
     }

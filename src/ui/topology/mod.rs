@@ -1,7 +1,9 @@
 //! The topology diagram: one card per component of the run in four lanes, each with its
 //! controls; the tokens overlay on top. Renders [`Topology`] snapshots from the lab.
 
-use brokerlab_core::{Command, ConsumerId, CrashPoint, Poison, ProducerCrashPoint, QueueId};
+use brokerlab_core::{
+    Command, ConsumerId, CrashPoint, Poison, ProducerCrashPoint, ProducerId, QueueId,
+};
 use leptos::prelude::*;
 
 use crate::model::flights::Node;
@@ -40,7 +42,7 @@ fn ProducerBox(lab: Lab, index: usize) -> impl IntoView {
         .collect_view()
     };
     view! {
-        <li class="node producer" class:down=down class:narrated=narrated(lab, Node::Producer(index as u32)) data-node=format!("producer-{index}")
+        <li class="node producer" class:down=down class:narrated=narrated(lab, Node::Producer(ProducerId::from_index(index))) data-node=format!("producer-{index}")
             data-testid=format!("producer-{index}")>
             <strong>{read(|c| c.name.clone())}</strong>
             <span class="state" data-testid=format!("producer-{index}-state")>{read(ProducerCard::state_text)}</span>
@@ -65,7 +67,7 @@ fn ProducerBox(lab: Lab, index: usize) -> impl IntoView {
 /// message.
 #[component]
 fn ProducerActions(lab: Lab, index: usize, up: Signal<bool>) -> impl IntoView {
-    let producer = index as u32;
+    let producer = ProducerId::from_index(index);
     view! {
         <span class="actions">
             <button type="button" class="small" class:danger=up data-testid=format!("producer-{index}-toggle")
@@ -108,7 +110,7 @@ fn RelayBox(lab: Lab, index: usize) -> impl IntoView {
     let state = move || relay.with(|r| r.as_ref().map(relay_state).unwrap_or_default());
     let up = move || relay.with(|r| r.as_ref().is_some_and(|r| r.up));
     let armed = move || relay.with(|r| r.as_ref().is_some_and(|r| r.armed_after_publish));
-    let producer = index as u32;
+    let producer = ProducerId::from_index(index);
     view! {
         <li class="node relay compact" class:down=move || !up() class:armed=armed
             data-node=format!("relay-{index}") data-testid=format!("relay-{index}")>
