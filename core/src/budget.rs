@@ -98,7 +98,7 @@ impl Scenario {
                 ..
             } = &iv.command
             {
-                if *q as usize == p {
+                if (*q).index() == p {
                     mean += integral(schedule, horizon);
                     peak_per_s = peak_per_s.max(peak(schedule));
                 }
@@ -132,7 +132,7 @@ impl Scenario {
             .filter_map(|f| match &f.command {
                 Command::SetArrivals {
                     producer, schedule, ..
-                } if *producer as usize == p => Some((f.at_s, schedule.as_slice())),
+                } if (*producer).index() == p => Some((f.at_s, schedule.as_slice())),
                 _ => None,
             })
             .collect();
@@ -190,7 +190,7 @@ impl Scenario {
         let dropped = self
             .commands()
             .filter(
-                |f| matches!(f, Command::DropNextConfirm { producer } if *producer as usize == p),
+                |f| matches!(f, Command::DropNextConfirm { producer } if (*producer).index() == p),
             )
             .count() as f64;
         (1.0, dropped)
@@ -285,7 +285,7 @@ impl Scenario {
                 .commands()
                 .filter(|f| {
                     matches!(f, Command::SeekToEarliest { group } | Command::SeekTo { group, .. }
-                        if *group as usize == g)
+                        if (*group).index() == g)
                 })
                 .count();
             1.0 + seeks as f64
@@ -341,5 +341,5 @@ fn peak(schedule: &[RateSegment]) -> f64 {
 }
 
 fn is_poison_for(fault: &Command, p: usize) -> bool {
-    matches!(fault, Command::InjectPoison { producer, .. } if *producer as usize == p)
+    matches!(fault, Command::InjectPoison { producer, .. } if (*producer).index() == p)
 }

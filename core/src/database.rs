@@ -36,12 +36,12 @@ pub struct GroupTables {
 
 impl GroupTables {
     pub fn applied(&self, msg: MsgId) -> u32 {
-        self.applied.get(msg as usize).copied().unwrap_or(0)
+        self.applied.get(msg.index()).copied().unwrap_or(0)
     }
 
     /// Records one more application of `msg`'s effect; returns the new count.
     pub fn record_applied(&mut self, msg: MsgId) -> u32 {
-        let i = msg as usize;
+        let i = msg.index();
         if self.applied.len() <= i {
             self.applied.resize(i + 1, 0);
         }
@@ -51,7 +51,7 @@ impl GroupTables {
 
     /// Records one more email for `msg`; returns how many were sent.
     pub fn record_email(&mut self, msg: MsgId) -> u32 {
-        let i = msg as usize;
+        let i = msg.index();
         if self.emails.len() <= i {
             self.emails.resize(i + 1, 0);
         }
@@ -60,7 +60,7 @@ impl GroupTables {
     }
 
     pub fn emails(&self, msg: MsgId) -> u32 {
-        self.emails.get(msg as usize).copied().unwrap_or(0)
+        self.emails.get(msg.index()).copied().unwrap_or(0)
     }
 
     pub fn aggregate(&self, key: u32) -> Aggregate {

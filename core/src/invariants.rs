@@ -51,11 +51,11 @@ fn check_messages(sim: &Simulation) -> Result<(), String> {
     })?;
     let mut copies_of = vec![0u32; messages.len()];
     for copy in sim.copies() {
-        copies_of[copy.msg as usize] += 1;
+        copies_of[copy.msg.index()] += 1;
     }
     let mut tally_of = vec![[0u32; 3]; messages.len()];
     for copy in sim.copies() {
-        tally_of[copy.msg as usize][copy.fate.tally_slot()] += 1;
+        tally_of[copy.msg.index()][copy.fate.tally_slot()] += 1;
     }
     for (id, m) in messages.iter().enumerate() {
         ensure(m.copy_tally == tally_of[id], || {
@@ -173,7 +173,7 @@ fn check_queues(sim: &Simulation) -> Result<(), String> {
     // Copies per (queue, fate), in one pass.
     let mut counts = vec![[0u64; Fate::ALL.len()]; queues.len()];
     for c in copies {
-        counts[c.queue as usize][c.fate.index()] += 1;
+        counts[c.queue.index()][c.fate.index()] += 1;
     }
     let mut waiting_seen = 0u64;
     for (qi, q) in queues.iter().enumerate() {
@@ -200,7 +200,7 @@ fn check_line(copies: &[MessageCopy], qi: usize, q: &Queue, waiting: u64) -> Res
     for (i, &id) in q.line.iter().enumerate() {
         let copy = &copies[id as usize];
         ensure(
-            copy.fate == Fate::Waiting && copy.queue as usize == qi,
+            copy.fate == Fate::Waiting && copy.queue.index() == qi,
             || {
                 format!(
                     "queue {}: copy {id} is in line but is {:?} in queue {}",
@@ -260,7 +260,7 @@ fn check_dlq(copies: &[MessageCopy], qi: usize, q: &Queue, dead: u64) -> Result<
     })?;
     for e in &q.dlq {
         ensure(
-            copies[e.copy as usize].fate == Fate::DeadLettered && e.source as usize == qi,
+            copies[e.copy as usize].fate == Fate::DeadLettered && e.source.index() == qi,
             || {
                 format!(
                     "queue {}: DLQ entry for copy {} is not dead-lettered here",
@@ -297,7 +297,7 @@ fn check_effects(sim: &Simulation) -> Result<(), String> {
 fn check_processes(sim: &Simulation) -> Result<(), String> {
     for (i, consumer) in sim.consumers_raw().iter().enumerate() {
         // RabbitMQ ignores prefetch for automatic acknowledgement: no limit to check.
-        let unlimited = sim.queues_raw()[consumer.queue as usize].flavour
+        let unlimited = sim.queues_raw()[consumer.queue.index()].flavour
             == crate::scenario::Flavour::Rabbitmq
             && consumer.ack == crate::scenario::AckMode::OnDelivery;
         ensure(
@@ -332,7 +332,7 @@ fn check_processes(sim: &Simulation) -> Result<(), String> {
     for (i, p) in sim.producers_raw().iter().enumerate() {
         // Held back: a first publish (pending) or a retry of one the broker already has.
         for &msg in &p.held {
-            let fate = sim.messages()[msg as usize].fate;
+            let fate = sim.messages()[msg.index()].fate;
             ensure(
                 matches!(fate, PublishFate::Pending | PublishFate::Stored),
                 || format!("producer {i} holds back message {msg}, which is {fate:?}"),
@@ -345,17 +345,17 @@ fn check_processes(sim: &Simulation) -> Result<(), String> {
         ) {
             for (id, m) in sim.messages().iter().enumerate() {
                 ensure(
-                    m.producer as usize != i
+                    m.producer.index() != i
                         || m.fate != PublishFate::Pending
-                        || p.outbox.iter().any(|r| r.msg as usize == id),
+                        || p.outbox.iter().any(|r| r.msg.index() == id),
                     || format!("producer {i}: pending message {id} has no outbox row"),
                 )?;
             }
         }
         for row in &p.outbox {
-            let m = &sim.messages()[row.msg as usize];
+            let m = &sim.messages()[row.msg.index()];
             ensure(
-                m.producer as usize == i
+                m.producer.index() == i
                     && matches!(
                         m.fate,
                         PublishFate::Pending | PublishFate::Stored | PublishFate::Unroutable

@@ -41,6 +41,7 @@ mod budget;
 mod consumer;
 mod engine;
 mod hash;
+mod ids;
 mod log;
 mod message;
 mod metrics;

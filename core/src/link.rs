@@ -338,7 +338,9 @@ mod tests {
         shared.commands.push(Intervention {
             after_step: 10,
             at_us: 0,
-            command: crate::Command::RestartConsumer { consumer: 9_999 },
+            command: crate::Command::RestartConsumer {
+                consumer: crate::ConsumerId::new(9_999),
+            },
         });
         let e = decode(&encode(&shared)).expect_err("no consumer 9999");
         assert!(e.0.starts_with("The link's scenario is not valid:"), "{e}");

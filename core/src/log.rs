@@ -85,7 +85,7 @@ impl Log {
     pub fn partition_for(&self, key: Option<u32>, msg: MsgId) -> Option<u32> {
         match self.partition_by {
             PartitionKey::Key => key.map(|k| self.partition_of(k)),
-            PartitionKey::MessageId => Some(self.hash_to_partition(&msg.to_le_bytes())),
+            PartitionKey::MessageId => Some(self.hash_to_partition(&msg.get().to_le_bytes())),
         }
     }
 

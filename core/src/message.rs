@@ -13,13 +13,14 @@ use crate::scenario::{Op, Poison};
 use crate::step::{Attempt, ConsumerId, CopyId, MsgId, ProducerId, QueueId};
 use crate::time::Micros;
 
-/// The id a publish of `msg` carries: the message id itself when ids are stable, else
-/// a fresh one per publish attempt (the first attempt keeps the message id).
-pub fn event_id(msg: MsgId, attempt: Attempt, stable: bool) -> u64 {
+/// The id a publish of `msg` carries, the message id consumers see: the message id
+/// itself when ids are stable, else a fresh one per publish attempt (the first attempt
+/// keeps the message id).
+pub fn event_id(msg: MsgId, attempt: Attempt, stable: bool) -> MsgId {
     if stable || attempt <= 1 {
         msg
     } else {
-        (u64::from(attempt) << 40) | msg
+        MsgId::new((u64::from(attempt) << 40) | msg.get())
     }
 }
 
@@ -156,7 +157,7 @@ pub struct MessageCopy {
     pub forgotten_in_crash: bool,
     /// The id the copy carries on the wire, with its source (the producer): the message id,
     /// or, when the relay mints a new id per attempt, one unique to that publish.
-    pub event_id: u64,
+    pub event_id: MsgId,
     /// Survives a broker restart (persistent message in a durable queue).
     pub persistent: bool,
     pub stored_us: Micros,

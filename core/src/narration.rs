@@ -8,8 +8,8 @@ use crate::scenario::{
 };
 use crate::sim::Simulation;
 use crate::step::{
-    DeadLetterReason, DuplicateSeen, Fact, Failure, IgnoredAck, LossReason, RefusedBecause,
-    Setting, SkipReason, Trigger,
+    ConsumerId, DeadLetterReason, DuplicateSeen, Fact, Failure, IgnoredAck, LossReason, ProducerId,
+    QueueId, RefusedBecause, Setting, SkipReason, Trigger,
 };
 use crate::time::{us_to_secs, Micros};
 
@@ -196,16 +196,16 @@ fn queue_setting_text(sim: &Simulation, setting: Setting) -> String {
 }
 
 /// Whether producer `p` hands its messages off through an outbox.
-fn has_outbox(sim: &Simulation, p: u32) -> bool {
+fn has_outbox(sim: &Simulation, p: ProducerId) -> bool {
     sim.scenario()
         .producers
-        .get(p as usize)
+        .get(p.index())
         .is_some_and(|s| matches!(s.handoff, crate::scenario::Handoff::Outbox { .. }))
 }
 
 /// Whether producer `p`'s relay mints a new id for every publish attempt.
-fn mints_ids(sim: &Simulation, p: u32) -> bool {
-    sim.scenario().producers.get(p as usize).is_some_and(|s| {
+fn mints_ids(sim: &Simulation, p: ProducerId) -> bool {
+    sim.scenario().producers.get(p.index()).is_some_and(|s| {
         matches!(
             s.handoff,
             crate::scenario::Handoff::Outbox {
@@ -316,19 +316,19 @@ pub fn describe(sim: &Simulation, fact: &Fact) -> String {
 }
 
 /// The name of consumer `c`.
-fn consumer(sim: &Simulation, c: u32) -> String {
+fn consumer(sim: &Simulation, c: ConsumerId) -> String {
     sim.consumer(c)
         .map_or_else(|| format!("consumer {c}"), |v| v.name)
 }
 
 /// The name of producer `p`.
-fn producer(sim: &Simulation, p: u32) -> String {
+fn producer(sim: &Simulation, p: ProducerId) -> String {
     sim.producer_name(p)
         .map_or_else(|| format!("producer {p}"), str::to_string)
 }
 
 /// The name of queue `q`.
-fn queue(sim: &Simulation, q: u32) -> String {
+fn queue(sim: &Simulation, q: QueueId) -> String {
     sim.queue(q)
         .map_or_else(|| format!("queue {q}"), |v| v.name)
 }

@@ -98,13 +98,13 @@ impl Report {
             end_reason: sim.end_reason(),
             steps: sim.steps(),
             summary: sim.summary(),
-            queues: (0..sim.queue_count())
-                .filter_map(|q| sim.queue(q))
-                .collect(),
-            queue_series: (0..sim.queue_count())
+            queues: sim.queue_ids().filter_map(|q| sim.queue(q)).collect(),
+            queue_series: sim
+                .queue_ids()
                 .map(|q| sim.queue_series(q).to_vec())
                 .collect(),
-            groups: (0..sim.group_count())
+            groups: sim
+                .group_ids()
                 .map(|g| GroupReport {
                     name: sim.group_name(g),
                     partitions: sim.group_partitions(g),
@@ -112,7 +112,8 @@ impl Report {
                 })
                 .collect(),
             jobs: sim.jobs_of(None),
-            producers: (0..sim.producer_count())
+            producers: sim
+                .producer_ids()
                 .filter_map(|p| sim.producer_view(p))
                 .map(|v| ProducerReport {
                     name: v.name,
@@ -127,11 +128,12 @@ impl Report {
     }
 
     fn database(sim: &Simulation) -> Vec<DatabaseReport> {
-        let queues = (0..sim.queue_count()).filter_map(|q| {
+        let queues = sim.queue_ids().filter_map(|q| {
             let name = sim.queue(q)?.name;
             Some(DatabaseReport::of(name, sim.tables(q)?))
         });
-        let groups = (0..sim.group_count())
+        let groups = sim
+            .group_ids()
             .filter_map(|g| Some(DatabaseReport::of(sim.group_name(g), sim.group_tables(g)?)));
         queues.chain(groups).collect()
     }

@@ -6,6 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::ids::{ConsumerId, GroupId, ProducerId};
 use crate::time::{secs_to_us, Micros};
 
 /// The scenario format version this build writes. Files of earlier versions are
@@ -973,41 +974,41 @@ pub enum Command {
     /// Crash consumer number `consumer` (0-based, counting replicas) at `point`; it comes
     /// back `restart_after_s` after the crash, or never if absent.
     CrashConsumer {
-        consumer: u32,
+        consumer: ConsumerId,
         point: CrashPoint,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         restart_after_s: Option<f64>,
     },
     /// Bring a crashed consumer back at once.
     RestartConsumer {
-        consumer: u32,
+        consumer: ConsumerId,
     },
     /// The consumer's next ack is lost on the way to the broker.
     DropNextAck {
-        consumer: u32,
+        consumer: ConsumerId,
     },
     /// The consumer works `factor` times slower from now on (1 restores it).
     SlowConsumer {
-        consumer: u32,
+        consumer: ConsumerId,
         factor: f64,
     },
     /// Crash a producer service (or its outbox relay) at `point`.
     CrashProducer {
-        producer: u32,
+        producer: ProducerId,
         point: ProducerCrashPoint,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         restart_after_s: Option<f64>,
     },
     RestartProducer {
-        producer: u32,
+        producer: ProducerId,
     },
     /// The broker's next confirm to this producer is lost.
     DropNextConfirm {
-        producer: u32,
+        producer: ProducerId,
     },
     /// The producer publishes one poison message now.
     InjectPoison {
-        producer: u32,
+        producer: ProducerId,
         poison: Poison,
     },
     /// The broker process dies: non-durable queues and transient messages are gone,
@@ -1024,7 +1025,7 @@ pub enum Command {
     },
     /// Crash member `member` of consumer group `group`; the group rebalances.
     CrashMember {
-        group: u32,
+        group: GroupId,
         member: u32,
         point: MemberCrashPoint,
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -1032,16 +1033,16 @@ pub enum Command {
     },
     /// A new member joins the group; the group rebalances.
     AddMember {
-        group: u32,
+        group: GroupId,
     },
     /// The group goes back to the earliest retained offset of every partition (replay).
     SeekToEarliest {
-        group: u32,
+        group: GroupId,
     },
     /// The group moves every partition to `offset` (clamped to what is retained): back to
     /// replay, or forward to skip.
     SeekTo {
-        group: u32,
+        group: GroupId,
         offset: u64,
     },
     /// The dependency of every consumer of `queue` goes down for `for_s` seconds from
@@ -1056,7 +1057,7 @@ pub enum Command {
     /// The producer's arrivals from now on: `schedule` is relative to now (its first
     /// segment starts at 0) and replaces whatever remained of the old one.
     SetArrivals {
-        producer: u32,
+        producer: ProducerId,
         process: ArrivalProcess,
         schedule: Vec<RateSegment>,
     },
@@ -1125,7 +1126,7 @@ pub enum Command {
 
 impl Command {
     /// The consumer this command is about, if it names one.
-    pub fn consumer(&self) -> Option<u32> {
+    pub fn consumer(&self) -> Option<ConsumerId> {
         match *self {
             Command::CrashConsumer { consumer, .. }
             | Command::RestartConsumer { consumer }
@@ -1245,8 +1246,9 @@ impl Scenario {
             .fold(0u32, |n, c| n.saturating_add(c.replicas))
     }
 
-    /// The spec of consumer number `index` (replicas expanded), if it exists.
-    pub fn consumer_spec(&self, index: u32) -> Option<&ConsumerSpec> {
+    /// The spec of consumer `consumer` (replicas expanded), if it exists.
+    pub fn consumer_spec(&self, consumer: ConsumerId) -> Option<&ConsumerSpec> {
+        let index = consumer.get();
         let mut first = 0u32;
         for spec in &self.consumers {
             let next = first.saturating_add(spec.replicas);
@@ -1348,7 +1350,7 @@ impl Scenario {
                 .iter()
                 .map(|f| &f.command)
                 .chain(self.interventions.iter().map(|iv| &iv.command))
-                .filter(|f| matches!(f, Command::AddMember { group } if *group as usize == g))
+                .filter(|f| matches!(f, Command::AddMember { group } if (*group).index() == g))
                 .count() as u64;
             if u64::from(spec.members) + joins > u64::from(limits::MEMBERS_MAX) {
                 return Err(err(
@@ -1753,7 +1755,7 @@ impl Scenario {
             .filter_map(|(at_s, fault)| match fault {
                 Command::SetArrivals {
                     producer, schedule, ..
-                } if *producer as usize == p => Some((at_s, schedule.as_slice())),
+                } if (*producer).index() == p => Some((at_s, schedule.as_slice())),
                 _ => None,
             })
             .collect();
@@ -1843,7 +1845,7 @@ impl CommandCheck<'_> {
         format!("{}.{name}", self.field)
     }
 
-    fn consumer(&self, c: u32) -> Result<(), ScenarioError> {
+    fn consumer(&self, c: ConsumerId) -> Result<(), ScenarioError> {
         // Only consumer commands ask whether commands scale consumers: that look goes over
         // every command, and validation runs this for each of up to 10,000 of them.
         let consumers = if self.scenario.scales_consumers() {
@@ -1851,7 +1853,7 @@ impl CommandCheck<'_> {
         } else {
             self.scenario.consumer_count()
         };
-        if c >= consumers {
+        if c.get() >= consumers {
             Err(self.err(
                 "consumer",
                 format!("there is no consumer {c} (there are {consumers})"),
@@ -1861,9 +1863,9 @@ impl CommandCheck<'_> {
         }
     }
 
-    fn producer(&self, p: u32) -> Result<(), ScenarioError> {
+    fn producer(&self, p: ProducerId) -> Result<(), ScenarioError> {
         let producers = self.scenario.producers.len() as u32;
-        if p >= producers {
+        if p.get() >= producers {
             Err(self.err(
                 "producer",
                 format!("there is no producer {p} (there are {producers})"),
@@ -1892,10 +1894,10 @@ impl CommandCheck<'_> {
         }
     }
 
-    fn group(&self, group: u32) -> Result<&GroupSpec, ScenarioError> {
+    fn group(&self, group: GroupId) -> Result<&GroupSpec, ScenarioError> {
         self.scenario
             .groups
-            .get(group as usize)
+            .get(group.index())
             .ok_or_else(|| self.err("group", format!("there is no consumer group {group}")))
     }
 
@@ -1947,7 +1949,7 @@ impl CommandCheck<'_> {
                 producer, schedule, ..
             } => {
                 self.producer(*producer)?;
-                if !self.scenario.producers[*producer as usize]
+                if !self.scenario.producers[(*producer).index()]
                     .script
                     .is_empty()
                 {

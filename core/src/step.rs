@@ -10,15 +10,11 @@ use crate::scenario::{
 };
 use crate::time::Micros;
 
-/// A message: what a producer meant to send once (its id survives retries and redrives).
-pub type MsgId = u64;
+pub use crate::ids::{ConsumerId, GroupId, MsgId, ProducerId, QueueId};
+
 /// One stored instance of a message in one queue.
 pub type CopyId = u64;
-pub type ProducerId = u32;
-pub type ConsumerId = u32;
-pub type QueueId = u32;
 pub type LogId = u32;
-pub type GroupId = u32;
 pub type MemberId = u32;
 /// 1 for the first delivery of a copy, 2 for the first redelivery, and so on.
 pub type Attempt = u32;

@@ -6,7 +6,7 @@ mod common;
 
 use brokerlab_core::narration::describe;
 use brokerlab_core::step::LossReason;
-use brokerlab_core::{Fact, Fate, Report, Scenario, Simulation};
+use brokerlab_core::{Fact, Fate, MsgId, QueueId, Report, Scenario, Simulation};
 
 fn scenario(json: &str) -> Scenario {
     Scenario::from_json(json).unwrap()
@@ -56,13 +56,13 @@ fn a_message_being_processed_when_the_broker_crashes_is_not_lost_if_its_effect_c
     // #1 was being processed at the crash: the broker forgot it, the consumer did not.
     assert!(facts[..crash]
         .iter()
-        .any(|f| matches!(f, Fact::ProcessingStarted { msg: 1, .. })));
+        .any(|f| matches!(f, Fact::ProcessingStarted { msg, .. } if msg.get() == 1)));
     assert!(!facts
         .iter()
-        .any(|f| matches!(f, Fact::MessageLost { msg: 1, .. })));
+        .any(|f| matches!(f, Fact::MessageLost { msg, .. } if msg.get() == 1)));
     assert!(facts[crash..]
         .iter()
-        .any(|f| matches!(f, Fact::EffectCommitted { msg: 1, .. })));
+        .any(|f| matches!(f, Fact::EffectCommitted { msg, .. } if msg.get() == 1)));
     assert_eq!(sim.copies()[1].fate, Fate::Done);
     // Whatever is counted lost never has its effect applied, before or after.
     for f in &facts {
@@ -73,7 +73,7 @@ fn a_message_being_processed_when_the_broker_crashes_is_not_lost_if_its_effect_c
     // The consumer does not ack a delivery the broker forgot, nor claim a redelivery.
     assert!(!facts.iter().any(|f| matches!(
         f,
-        Fact::Acked { msg: 1, .. } | Fact::AckLost { msg: 1, .. } | Fact::AckIgnored { msg: 1, .. }
+        Fact::Acked { msg, .. } | Fact::AckLost { msg, .. } | Fact::AckIgnored { msg, .. } if msg.get() == 1
     )));
 }
 
@@ -88,7 +88,7 @@ fn a_message_the_broker_forgot_is_lost_when_its_processing_fails_and_never_appli
     // #1 fails after the crash: nobody can retry it, so it is lost then, not before.
     let lost = facts
         .iter()
-        .position(|f| matches!(f, Fact::MessageLost { msg: 1, .. }))
+        .position(|f| matches!(f, Fact::MessageLost { msg, .. } if msg.get() == 1))
         .unwrap();
     assert!(lost > crash);
     assert!(matches!(
@@ -100,9 +100,9 @@ fn a_message_the_broker_forgot_is_lost_when_its_processing_fails_and_never_appli
     ));
     assert!(matches!(
         facts[lost - 1],
-        Fact::HandlerFailed { msg: 1, .. }
+        Fact::HandlerFailed { msg, .. } if msg.get() == 1
     ));
-    assert_eq!(sim.effect_count(1), 0);
+    assert_eq!(sim.effect_count(MsgId::new(1)), 0);
     assert_eq!(sim.copies()[1].fate, Fate::Lost);
 }
 
@@ -161,22 +161,22 @@ fn an_idempotent_producers_dedup_does_not_outlive_the_message_it_protects() {
     let (_, facts) = common::run(idempotent_retry(false));
     assert!(facts
         .iter()
-        .any(|f| matches!(f, Fact::Deduplicated { msg: 0, .. })));
+        .any(|f| matches!(f, Fact::Deduplicated { msg, .. } if msg.get() == 0)));
     // The crash lost the only copy: the retry is stored again, not "already had".
     let (sim, steps) = narrate(idempotent_retry(true));
     let facts: Vec<Fact> = steps.iter().flat_map(|(f, _)| f.clone()).collect();
     assert!(facts.iter().any(|f| matches!(
         f,
         Fact::MessageLost {
-            msg: 0,
+            msg,
             reason: LossReason::BrokerRestartNotDurable,
             ..
-        }
+        } if msg.get() == 0
     )));
     assert!(!facts.iter().any(|f| matches!(f, Fact::Deduplicated { .. })));
     let stored = facts
         .iter()
-        .filter(|f| matches!(f, Fact::Stored { msg: 0, .. }))
+        .filter(|f| matches!(f, Fact::Stored { msg, .. } if msg.get() == 0))
         .count();
     assert_eq!(stored, 2);
     assert_eq!(sim.copies()[1].fate, Fate::Waiting);
@@ -205,10 +205,11 @@ fn with_ignore_stale_a_refused_withdrawal_does_not_advance_the_version() {
         let facts = step.facts.to_vec();
         if facts
             .iter()
-            .any(|f| matches!(f, Fact::EffectRefused { msg: 1, .. }))
+            .any(|f| matches!(f, Fact::EffectRefused { msg, .. } if msg.get() == 1))
         {
             let sentences: Vec<String> = facts.iter().map(|f| describe(&sim, f)).collect();
-            version_after_refusal = Some(sim.tables(0).unwrap().aggregate(42).version);
+            version_after_refusal =
+                Some(sim.tables(QueueId::new(0)).unwrap().aggregate(42).version);
             refused_step = Some(sentences);
         }
     }

@@ -22,16 +22,26 @@ fn outbox_relay_crash_publishes_twice_and_only_the_inbox_saves_the_effect() {
             ..
         }
     )));
-    assert_eq!(sim.copies().iter().filter(|c| c.msg == 0).count(), 2);
-    assert_eq!(sim.effect_count(0), 1, "inbox: one effect");
+    assert_eq!(
+        sim.copies()
+            .iter()
+            .filter(|c| c.msg == MsgId::new(0))
+            .count(),
+        2
+    );
+    assert_eq!(sim.effect_count(MsgId::new(0)), 1, "inbox: one effect");
     assert_eq!(c.duplicates_skipped, 1);
-    assert_eq!(sim.outbox_len(0), 0, "the row was finally marked");
+    assert_eq!(
+        sim.outbox_len(ProducerId::new(0)),
+        0,
+        "the row was finally marked"
+    );
 
     let mut none = example("outbox-relay-crash");
     none.consumers[0].idempotency = Idempotency::None;
     let (sim, _) = run(none);
     assert_eq!(
-        (sim.counters().published, sim.effect_count(0)),
+        (sim.counters().published, sim.effect_count(MsgId::new(0))),
         (2, 2),
         "no idempotency: two effects"
     );
@@ -51,9 +61,12 @@ fn commit_then_publish_can_lose_the_event_and_the_outbox_cannot() {
             }
         })
         .collect();
-    assert_eq!(lost, [1]);
-    assert_eq!(sim.message(1).unwrap().fate, PublishFate::NeverPublished);
-    assert_eq!(sim.message(1).unwrap().copies, 0);
+    assert_eq!(lost, [MsgId::new(1)]);
+    assert_eq!(
+        sim.message(MsgId::new(1)).unwrap().fate,
+        PublishFate::NeverPublished
+    );
+    assert_eq!(sim.message(MsgId::new(1)).unwrap().copies, 0);
     // With an outbox the same crash point does not exist: every event is published.
     let mut s = example("dual-write-crash");
     s.producers[0].handoff = Handoff::Outbox {
@@ -71,17 +84,20 @@ fn a_lost_confirm_duplicates_unless_the_producer_is_idempotent() {
     let (sim, facts) = run(example("lost-confirm"));
     assert!(facts
         .iter()
-        .any(|f| matches!(f, Fact::ConfirmLost { msg: 0, .. })));
-    assert_eq!(sim.message(0).unwrap().copies, 2);
-    assert_eq!(sim.effect_count(0), 2);
+        .any(|f| matches!(f, Fact::ConfirmLost { msg, .. } if msg.get() == 0)));
+    assert_eq!(sim.message(MsgId::new(0)).unwrap().copies, 2);
+    assert_eq!(sim.effect_count(MsgId::new(0)), 2);
     let mut s = example("lost-confirm");
     s.producers[0].publish.idempotent = true;
     let (sim, facts) = run(s);
     assert!(facts
         .iter()
-        .any(|f| matches!(f, Fact::Deduplicated { msg: 0, .. })));
+        .any(|f| matches!(f, Fact::Deduplicated { msg, .. } if msg.get() == 0)));
     assert_eq!(
-        (sim.message(0).unwrap().copies, sim.effect_count(0)),
+        (
+            sim.message(MsgId::new(0)).unwrap().copies,
+            sim.effect_count(MsgId::new(0))
+        ),
         (1, 1)
     );
     assert!(
@@ -131,7 +147,7 @@ fn check_then_insert_races_and_the_inbox_does_not() {
 }
 
 fn balance_42(sim: &Simulation) -> i64 {
-    sim.tables(0).unwrap().aggregate(42).balance
+    sim.tables(QueueId::new(0)).unwrap().aggregate(42).balance
 }
 
 #[test]
@@ -180,7 +196,7 @@ fn an_old_version_after_a_newer_one_is_ignored() {
         s.consumers[0].ordering = Ordering::IgnoreStale;
         let (sim, facts) = run(s);
         assert_eq!(
-            sim.tables(0).unwrap().aggregate(7).version,
+            sim.tables(QueueId::new(0)).unwrap().aggregate(7).version,
             12,
             "seed {seed}: the newest version wins"
         );
@@ -204,34 +220,47 @@ fn an_old_version_after_a_newer_one_is_ignored() {
 #[test]
 fn fanout_gives_each_subscription_its_own_copy_and_progress() {
     let (sim, facts) = run(example("fanout-subscriptions"));
-    let names: Vec<String> = (0..sim.queue_count())
+    let names: Vec<String> = sim
+        .queue_ids()
         .map(|q| sim.queue(q).unwrap().name)
         .collect();
     assert_eq!(names, ["billing", "shipping", "audit"]);
     // orders.created → 3 queues, orders.paid → billing + audit, payments.refunded → none.
     let copies_of = |msg: MsgId| sim.copies().iter().filter(|c| c.msg == msg).count();
     assert_eq!(
-        (copies_of(0), copies_of(1), copies_of(2), copies_of(3)),
+        (
+            copies_of(MsgId::new(0)),
+            copies_of(MsgId::new(1)),
+            copies_of(MsgId::new(2)),
+            copies_of(MsgId::new(3))
+        ),
         (3, 2, 3, 0)
     );
-    assert_eq!(sim.message(3).unwrap().fate, PublishFate::Unroutable);
+    assert_eq!(
+        sim.message(MsgId::new(3)).unwrap().fate,
+        PublishFate::Unroutable
+    );
     assert!(facts.iter().any(|f| matches!(
         f,
         Fact::Unroutable {
-            msg: 3,
+            msg,
             returned: true,
             ..
-        }
+        } if msg.get() == 3
     )));
     // Shipping's consumer died at 5 s: its backlog grows alone, the others finish.
-    let shipping = sim.queue(1).unwrap();
+    let shipping = sim.queue(QueueId::new(1)).unwrap();
     assert!(shipping.waiting > 0);
     assert_eq!(
-        (sim.queue(0).unwrap().waiting, sim.queue(2).unwrap().waiting),
+        (
+            sim.queue(QueueId::new(0)).unwrap().waiting,
+            sim.queue(QueueId::new(2)).unwrap().waiting
+        ),
         (0, 0)
     );
     assert_eq!(
-        sim.effect_count_in(0, 1) + sim.effect_count_in(2, 1),
+        sim.effect_count_in(QueueId::new(0), MsgId::new(1))
+            + sim.effect_count_in(QueueId::new(2), MsgId::new(1)),
         2,
         "billing and audit both applied #1"
     );
@@ -274,12 +303,12 @@ fn retries_back_off_then_dead_letter_and_redrive_keeps_ids() {
         .iter()
         .enumerate()
         .filter(|(_, m)| m.poison.is_some())
-        .map(|(i, _)| i as MsgId)
+        .map(|(i, _)| MsgId::from_index(i))
         .collect();
     assert!(!poison.is_empty());
     // What is left in the DLQ after the redrive is exactly the poison, dead-lettered again,
     // with reason, attempts and timestamps kept.
-    let left: Vec<&DeadLetter> = sim.dead_letters(0).collect();
+    let left: Vec<&DeadLetter> = sim.dead_letters(QueueId::new(0)).collect();
     assert_eq!(left.len(), poison.len());
     for e in &left {
         assert!(poison.contains(&e.msg));
@@ -289,7 +318,7 @@ fn retries_back_off_then_dead_letter_and_redrive_keeps_ids() {
     assert_eq!(c.dead_lettered_again as usize, poison.len());
     // Redriven copies kept their message id: every non-poison message was processed once.
     for (id, m) in sim.messages().iter().enumerate() {
-        let n = sim.effect_count(id as MsgId);
+        let n = sim.effect_count(MsgId::from_index(id));
         assert_eq!(n, u32::from(m.poison.is_none()), "message {id}");
     }
 }
@@ -375,11 +404,15 @@ fn a_bounded_queue_rejects_drops_or_throttles() {
 #[test]
 fn a_broker_crash_keeps_durable_persistent_messages_and_loses_the_rest() {
     let (sim, _) = run(example("broker-crash"));
-    let orders: Vec<&MessageCopy> = sim.copies().iter().filter(|c| c.queue == 0).collect();
+    let orders: Vec<&MessageCopy> = sim
+        .copies()
+        .iter()
+        .filter(|c| c.queue == QueueId::new(0))
+        .collect();
     let metrics_lost = sim
         .copies()
         .iter()
-        .filter(|c| c.queue == 1 && c.fate == Fate::Lost)
+        .filter(|c| c.queue == QueueId::new(1) && c.fate == Fate::Lost)
         .count();
     assert!(metrics_lost > 0, "the transient queue lost what it held");
     assert_eq!(
@@ -392,13 +425,16 @@ fn a_broker_crash_keeps_durable_persistent_messages_and_loses_the_rest() {
         "every order was kept and processed"
     );
     // Every order message reached the broker in the end, thanks to confirms and retries.
-    let order_msgs = sim.messages().iter().filter(|m| m.producer == 0);
+    let order_msgs = sim
+        .messages()
+        .iter()
+        .filter(|m| m.producer == ProducerId::new(0));
     assert!(order_msgs.clone().all(|m| m.fate == PublishFate::Stored));
     assert!(sim.counters().publish_failed > 0);
     // Each order's effect happened once (the inbox absorbs redeliveries after the restart).
     for (id, m) in sim.messages().iter().enumerate() {
-        if m.producer == 0 {
-            assert_eq!(sim.effect_count(id as MsgId), 1);
+        if m.producer == ProducerId::new(0) {
+            assert_eq!(sim.effect_count(MsgId::from_index(id)), 1);
         }
     }
 }
@@ -413,14 +449,23 @@ fn a_sequence_waits_behind_a_dead_lettered_predecessor_instead_of_skipping_it() 
     // Version 1 (the deposit) is poison: dead-lettered. Version 2 never jumps the gap.
     assert!(facts
         .iter()
-        .any(|f| matches!(f, Fact::DeadLettered { msg: 0, .. })));
+        .any(|f| matches!(f, Fact::DeadLettered { msg, .. } if msg.get() == 0)));
     assert!(
         sim.counters().gap_waits > 1,
         "the withdrawal keeps waiting for its predecessor"
     );
-    assert_eq!(sim.effect_count(1), 0, "and is never applied out of order");
+    assert_eq!(
+        sim.effect_count(MsgId::new(1)),
+        0,
+        "and is never applied out of order"
+    );
     assert_eq!(balance_42(&sim), 0);
-    let waiting = sim.copies().iter().find(|c| c.msg == 1).unwrap().fate;
+    let waiting = sim
+        .copies()
+        .iter()
+        .find(|c| c.msg == MsgId::new(1))
+        .unwrap()
+        .fate;
     assert!(
         matches!(waiting, Fate::RetryWaiting | Fate::Waiting | Fate::InFlight),
         "still pending: {waiting:?}"
@@ -448,7 +493,7 @@ fn an_atomic_batch_fails_as_a_whole_and_a_per_message_batch_does_not() {
     assert_eq!(sim.counters().dead_lettered, 1);
     for msg in [0, 1, 3, 4] {
         assert_eq!(
-            sim.effect_count(msg),
+            sim.effect_count(MsgId::new(msg)),
             1,
             "message {msg} committed after its retry"
         );
@@ -489,8 +534,12 @@ fn a_naturally_idempotent_effect_survives_a_duplicate_and_a_counter_does_not() {
             ..PayloadSpec::default()
         };
         let (sim, _) = run(s);
-        assert_eq!(sim.effect_count(0), 2, "the effect ran twice either way");
-        sim.tables(0).unwrap().aggregate(0)
+        assert_eq!(
+            sim.effect_count(MsgId::new(0)),
+            2,
+            "the effect ran twice either way"
+        );
+        sim.tables(QueueId::new(0)).unwrap().aggregate(0)
     };
     let counter = with_op(Op::Increment);
     assert_eq!(counter.count, 2, "balance += 1 twice: wrong");
@@ -530,7 +579,10 @@ fn reconciling_a_gap_from_the_source_of_truth_also_gives_50() {
         assert_eq!(sim.counters().effects_refused, 0, "seed {seed}");
         // Each operation took effect once, whichever way it arrived.
         assert_eq!(
-            (sim.effect_count(0), sim.effect_count(1)),
+            (
+                sim.effect_count(MsgId::new(0)),
+                sim.effect_count(MsgId::new(1))
+            ),
             (1, 1),
             "seed {seed}"
         );
@@ -591,7 +643,7 @@ fn each_queue_has_its_own_series() {
     let (sim, _) = run(example("fanout-subscriptions"));
     let n = sim.series().len();
     assert!(n > 15, "{n} samples");
-    for q in 0..sim.queue_count() {
+    for q in sim.queue_ids() {
         assert_eq!(
             sim.queue_series(q).len(),
             n,
@@ -599,11 +651,13 @@ fn each_queue_has_its_own_series() {
         );
     }
     // Shipping's consumer died at 5 s: its own backlog climbs, billing's stays near zero.
-    let shipping = sim.queue_series(1);
-    let billing = sim.queue_series(0);
+    let shipping = sim.queue_series(QueueId::new(1));
+    let billing = sim.queue_series(QueueId::new(0));
     assert!(shipping[n - 1].waiting > shipping[6].waiting);
     assert!(billing.iter().all(|s| s.waiting <= 2));
-    let total: u64 = (0..3).map(|q| sim.queue_series(q)[n - 1].waiting).sum();
+    let total: u64 = (0..3)
+        .map(|q| sim.queue_series(QueueId::new(q))[n - 1].waiting)
+        .sum();
     assert_eq!(
         total,
         sim.series()[n - 1].backlog,

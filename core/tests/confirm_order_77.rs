@@ -5,14 +5,16 @@ mod common;
 
 use brokerlab_core::narration::describe;
 use brokerlab_core::step::DuplicateSeen;
-use brokerlab_core::{Fact, Fate, Poison, ProducerCrashPoint, Report, Simulation};
+use brokerlab_core::{
+    Fact, Fate, MsgId, Poison, ProducerCrashPoint, ProducerId, QueueId, Report, Simulation,
+};
 
-const INVENTORY: u32 = 0;
-const ORDER_VIEW: u32 = 1;
-const EMAIL: u32 = 2;
+const INVENTORY: QueueId = QueueId::new(0);
+const ORDER_VIEW: QueueId = QueueId::new(1);
+const EMAIL: QueueId = QueueId::new(2);
 /// Order 77's v11 and v12 (the confirmation, evt-91) are messages #10 and #11.
-const V11: u64 = 10;
-const V12: u64 = 11;
+const V11: MsgId = MsgId::new(10);
+const V12: MsgId = MsgId::new(11);
 
 fn run() -> (Simulation, Vec<Fact>) {
     common::run(common::example("confirm-order-77"))
@@ -59,7 +61,11 @@ fn the_relay_crashes_after_v12_is_confirmed_and_publishes_it_again() {
             .count();
         assert_eq!(copies, 2, "queue {q}");
     }
-    assert_eq!(sim.outbox_len(0), 0, "both rows were finally marked");
+    assert_eq!(
+        sim.outbox_len(ProducerId::new(0)),
+        0,
+        "both rows were finally marked"
+    );
 }
 
 #[test]
@@ -92,9 +98,9 @@ fn the_email_without_an_idempotency_key_is_sent_twice() {
     // The email itself, outside the transaction: v11 and v12 were each sent twice.
     let tables = sim.tables(EMAIL).unwrap();
     assert_eq!((tables.emails(V11), tables.emails(V12)), (2, 2));
-    let email = &Report::of(&sim).database[EMAIL as usize];
+    let email = &Report::of(&sim).database[EMAIL.index()];
     assert_eq!((email.emails.count, email.emails.duplicates), (14, 2));
-    assert!(Report::of(&sim).database[INVENTORY as usize].emails.count == 0);
+    assert!(Report::of(&sim).database[INVENTORY.index()].emails.count == 0);
 }
 
 #[test]
@@ -148,7 +154,11 @@ fn five_schema_failures_are_dead_lettered_then_a_fix_and_a_slow_redrive_succeed(
     assert_eq!(redriven.len(), 5);
     assert!(redriven.iter().all(|&i| i > fix));
     for msg in poison {
-        assert_eq!(sim.effect_count_in(INVENTORY, msg), 1, "#{msg} succeeded");
+        assert_eq!(
+            sim.effect_count_in(INVENTORY, MsgId::new(msg)),
+            1,
+            "#{msg} succeeded"
+        );
     }
     assert!(sim
         .copies()
@@ -156,7 +166,7 @@ fn five_schema_failures_are_dead_lettered_then_a_fix_and_a_slow_redrive_succeed(
         .filter(|c| c.queue == INVENTORY)
         .all(|c| c.fate == Fate::Done));
     let report = Report::of(&sim);
-    assert_eq!(report.queues[INVENTORY as usize].dead_lettered, 0);
+    assert_eq!(report.queues[INVENTORY.index()].dead_lettered, 0);
     // Slow: one message every two seconds, so the redrive takes about eight seconds.
     let times: Vec<u64> = {
         let mut sim = Simulation::new(common::example("confirm-order-77")).unwrap();

@@ -4,6 +4,7 @@
 //! `brokerlab trace` replays it step by step.
 
 use brokerlab_core::*;
+
 use proptest::prelude::*;
 
 fn service() -> impl Strategy<Value = ServiceTime> {
@@ -251,27 +252,30 @@ fn fault(
         Just(ProducerCrashPoint::AfterPublishBeforeMark)
     ];
     let restart = prop::option::of(0.0f64..5.0);
+    let consumer = (0..consumers).prop_map(ConsumerId::new);
+    // With no group, a group command is replaced by a broker restart below.
+    let group = (0..groups.max(1)).prop_map(GroupId::new);
     prop_oneof![
-        4 => (0..consumers, point, restart.clone())
+        4 => (consumer.clone(), point, restart.clone())
             .prop_map(|(consumer, point, restart_after_s)| Command::CrashConsumer { consumer, point, restart_after_s }),
-        1 => (0..consumers).prop_map(|consumer| Command::RestartConsumer { consumer }),
-        1 => (0..consumers).prop_map(|consumer| Command::DropNextAck { consumer }),
-        1 => (0..consumers, 0.1f64..5.0).prop_map(|(consumer, factor)| Command::SlowConsumer { consumer, factor }),
+        1 => consumer.clone().prop_map(|consumer| Command::RestartConsumer { consumer }),
+        1 => consumer.clone().prop_map(|consumer| Command::DropNextAck { consumer }),
+        1 => (consumer, 0.1f64..5.0).prop_map(|(consumer, factor)| Command::SlowConsumer { consumer, factor }),
         2 => (0..producers, ppoint, restart.clone())
-            .prop_map(|(producer, point, restart_after_s)| Command::CrashProducer { producer, point, restart_after_s }),
-        1 => (0..producers).prop_map(|producer| Command::RestartProducer { producer }),
-        1 => (0..producers).prop_map(|producer| Command::DropNextConfirm { producer }),
-        1 => (0..producers).prop_map(|producer| Command::InjectPoison { producer, poison: Poison::UnknownSchemaVersion }),
+            .prop_map(|(producer, point, restart_after_s)| Command::CrashProducer { producer: ProducerId::new(producer), point, restart_after_s }),
+        1 => (0..producers).prop_map(|producer| Command::RestartProducer { producer: ProducerId::new(producer) }),
+        1 => (0..producers).prop_map(|producer| Command::DropNextConfirm { producer: ProducerId::new(producer) }),
+        1 => (0..producers).prop_map(|producer| Command::InjectPoison { producer: ProducerId::new(producer), poison: Poison::UnknownSchemaVersion }),
         1 => restart.prop_map(|restart_after_s| Command::CrashBroker { restart_after_s }),
         1 => Just(Command::RestartBroker),
         1 => (0..queues, 0.5f64..20.0).prop_map(|(q, rate_per_s)| Command::Redrive { queue: format!("q{q}"), rate_per_s }),
         1 => (0..queues, 0.0f64..10.0).prop_map(|(q, for_s)| Command::DependencyOutage { queue: format!("q{q}"), for_s }),
         1 => (0..queues).prop_map(|q| Command::DeployFix { queue: format!("q{q}"), poison: Poison::UnknownSchemaVersion }),
-        2 => (0..groups.max(1), 0u32..4, prop_oneof![Just(MemberCrashPoint::Now), Just(MemberCrashPoint::AfterProcessBeforeCommit)], prop::option::of(0.0f64..5.0))
+        2 => (group.clone(), 0u32..4, prop_oneof![Just(MemberCrashPoint::Now), Just(MemberCrashPoint::AfterProcessBeforeCommit)], prop::option::of(0.0f64..5.0))
             .prop_map(move |(group, member, point, restart_after_s)| if groups == 0 { Command::RestartBroker } else { Command::CrashMember { group, member, point, restart_after_s } }),
-        1 => (0..groups.max(1)).prop_map(move |group| if groups == 0 { Command::RestartBroker } else { Command::AddMember { group } }),
-        1 => (0..groups.max(1)).prop_map(move |group| if groups == 0 { Command::RestartBroker } else { Command::SeekToEarliest { group } }),
-        1 => (0..groups.max(1), 0u64..40).prop_map(move |(group, offset)| if groups == 0 { Command::RestartBroker } else { Command::SeekTo { group, offset } }),
+        1 => group.clone().prop_map(move |group| if groups == 0 { Command::RestartBroker } else { Command::AddMember { group } }),
+        1 => group.clone().prop_map(move |group| if groups == 0 { Command::RestartBroker } else { Command::SeekToEarliest { group } }),
+        1 => (group, 0u64..40).prop_map(move |(group, offset)| if groups == 0 { Command::RestartBroker } else { Command::SeekTo { group, offset } }),
     ]
 }
 
@@ -297,7 +301,7 @@ fn setting(producers: u32, queues: u32) -> impl Strategy<Value = Command> {
                     schedule.push(RateSegment { from_s, rate_per_s });
                 }
                 Command::SetArrivals {
-                    producer,
+                    producer: ProducerId::new(producer),
                     process,
                     schedule,
                 }
@@ -358,7 +362,7 @@ fn setting(producers: u32, queues: u32) -> impl Strategy<Value = Command> {
 /// A setting the scenario cannot take (a scripted producer's arrivals, the consumers of a
 /// queue that has none) becomes a harmless command instead.
 fn fit_setting(s: &Scenario, fault: Command) -> Command {
-    let scripted = |p: u32| !s.producers[p as usize].script.is_empty();
+    let scripted = |p: ProducerId| !s.producers[p.index()].script.is_empty();
     let unconsumed = |q: &str| {
         let q = s.queue_index(q).expect("generated names exist");
         !s.consumers.iter().any(|c| s.queue_of(c) == q)
@@ -670,7 +674,7 @@ proptest! {
             }
             // Crashes by command too, at random steps, like a user pressing the button.
             while next < commands.len() && commands[next].0 <= index {
-                let consumer = commands[next].1 % n;
+                let consumer = ConsumerId::new(commands[next].1 % n);
                 next += 1;
                 sim.command(Command::CrashConsumer { consumer, point: CrashPoint::Now, restart_after_s: Some(1.0) }).unwrap();
                 if let Err(e) = invariants::check(&sim) {

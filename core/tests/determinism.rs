@@ -1,6 +1,8 @@
 //! Same scenario and seed ⇒ the same run, step for step; another seed ⇒ another run.
 
-use brokerlab_core::{examples, fingerprint, Command, CrashPoint, Scenario, Simulation};
+use brokerlab_core::{
+    examples, fingerprint, Command, ConsumerId, CrashPoint, Scenario, Simulation,
+};
 
 /// The fixed scenario whose fingerprint is pinned here and in the browser test
 /// (tests/web.rs in the app): the first 5 s of the burst.
@@ -44,14 +46,14 @@ fn a_recorded_command_replays_exactly() {
     let mut live = Simulation::new(pinned()).unwrap();
     live.run_until(2_000_000);
     live.command(Command::CrashConsumer {
-        consumer: 3,
+        consumer: ConsumerId::new(3),
         point: CrashPoint::Now,
         restart_after_s: Some(0.5),
     })
     .unwrap();
     live.run_until(3_000_000);
     live.command(Command::CrashConsumer {
-        consumer: 5,
+        consumer: ConsumerId::new(5),
         point: CrashPoint::AfterCommitBeforeAck,
         restart_after_s: None,
     })

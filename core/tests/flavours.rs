@@ -6,8 +6,8 @@ mod common;
 
 use brokerlab_core::step::DeadLetterReason;
 use brokerlab_core::{
-    invariants, narration, AckMode, Command, CrashPoint, Fact, Flavour, GapTimeout, Overflow,
-    QueueType, Scenario, ScheduledCommand, Simulation,
+    invariants, narration, AckMode, Command, ConsumerId, CrashPoint, Fact, Flavour, GapTimeout,
+    MsgId, Overflow, QueueId, QueueType, Scenario, ScheduledCommand, Simulation,
 };
 
 /// Most steps any of these small runs may take: more means it does not end.
@@ -51,6 +51,7 @@ fn narration_of(
     facts.iter().map(|f| narration::describe(sim, f)).collect()
 }
 
+/// (message number, reason, attempts) of every dead-lettered copy.
 fn dead_letters(facts: &[Fact]) -> Vec<(u64, DeadLetterReason, u32)> {
     facts
         .iter()
@@ -60,7 +61,7 @@ fn dead_letters(facts: &[Fact]) -> Vec<(u64, DeadLetterReason, u32)> {
                 reason,
                 attempts,
                 ..
-            } => Some((msg, reason, attempts)),
+            } => Some((msg.get(), reason, attempts)),
             _ => None,
         })
         .collect()
@@ -116,9 +117,11 @@ fn lease_shorter_than_work_ends_with_each_message_dead_lettered_at_its_delivery_
     assert_eq!(sim.counters().dead_lettered, 3);
     assert_eq!(sim.counters().acked, 0, "no ack ever came in time");
     // The step where #0 reaches its limit, sentence by sentence.
-    let step = narration_of(&sim, &steps, |f| {
-        matches!(f, Fact::DeadLettered { msg: 0, .. })
-    });
+    let step = narration_of(
+        &sim,
+        &steps,
+        |f| matches!(f, Fact::DeadLettered { msg, .. } if msg.get() == 0),
+    );
     assert_eq!(
         step,
         vec!["#0 reached its delivery limit after 3 deliveries without an ack and moved to reports's dead-letter queue instead of being delivered again."]
@@ -128,10 +131,10 @@ fn lease_shorter_than_work_ends_with_each_message_dead_lettered_at_its_delivery_
         matches!(
             f,
             Fact::AckIgnored {
-                msg: 0,
+                msg,
                 attempt: 3,
                 ..
-            }
+            } if msg.get() == 0
         )
     });
     assert_eq!(
@@ -161,11 +164,13 @@ fn sqs_visibility_heartbeat_keeps_long_work_from_being_delivered_twice() {
     assert_eq!(sim.counters().redelivered, 0);
     assert_eq!(sim.counters().acked, 3);
     for m in 0..3 {
-        assert_eq!(sim.effect_count(m), 1, "#{m} applied once");
+        assert_eq!(sim.effect_count(MsgId::new(m)), 1, "#{m} applied once");
     }
-    let step = narration_of(&sim, &steps, |f| {
-        matches!(f, Fact::LeaseExtended { msg: 0, .. })
-    });
+    let step = narration_of(
+        &sim,
+        &steps,
+        |f| matches!(f, Fact::LeaseExtended { msg, .. } if msg.get() == 0),
+    );
     assert_eq!(
         step,
         vec![
@@ -236,26 +241,33 @@ fn gap_wait_behind_a_dead_lettered_predecessor_is_parked_after_the_gap_timeout()
         .iter()
         .find(|(_, f)| {
             f.iter()
-                .any(|f| matches!(f, Fact::DeadLettered { msg: 1, .. }))
+                .any(|f| matches!(f, Fact::DeadLettered { msg, .. } if msg.get() == 1))
         })
         .map(|(t, _)| *t)
         .unwrap();
     let first_wait = steps
         .iter()
-        .find(|(_, f)| f.iter().any(|f| matches!(f, Fact::GapWait { msg: 1, .. })))
+        .find(|(_, f)| {
+            f.iter()
+                .any(|f| matches!(f, Fact::GapWait { msg, .. } if msg.get() == 1))
+        })
         .map(|(t, _)| *t)
         .unwrap();
     assert!(
         parked_at - first_wait >= 30_000_000,
         "waited the whole timeout"
     );
-    assert_eq!(sim.effect_count(1), 0, "v2 was not applied");
+    assert_eq!(sim.effect_count(MsgId::new(1)), 0, "v2 was not applied");
     // No sentence calls a gap wait a backoff.
     for f in &all {
         let text = narration::describe(&sim, f);
         assert!(!text.contains("backoff"), "{text}");
     }
-    let first = narration_of(&sim, &steps, |f| matches!(f, Fact::GapWait { msg: 1, .. }));
+    let first = narration_of(
+        &sim,
+        &steps,
+        |f| matches!(f, Fact::GapWait { msg, .. } if msg.get() == 1),
+    );
     assert_eq!(
         first,
         vec![
@@ -263,9 +275,11 @@ fn gap_wait_behind_a_dead_lettered_predecessor_is_parked_after_the_gap_timeout()
             "#1 waits, unfailed, for its predecessor: L looks again at 1.700 s, and stops waiting at its first look from 31.200 s on.",
         ]
     );
-    let last = narration_of(&sim, &steps, |f| {
-        matches!(f, Fact::DeadLettered { msg: 1, .. })
-    });
+    let last = narration_of(
+        &sim,
+        &steps,
+        |f| matches!(f, Fact::DeadLettered { msg, .. } if msg.get() == 1),
+    );
     assert_eq!(
         last,
         vec!["#1 waited too long for its predecessor (gap timeout): it was parked in ledger's dead-letter queue."]
@@ -281,9 +295,16 @@ fn gap_timeout_skip_applies_the_waiting_message_and_moves_on() {
     let all = facts(&steps);
     assert!(all
         .iter()
-        .any(|f| matches!(f, Fact::GapSkipped { msg: 1, .. })));
-    assert_eq!(sim.effect_count(1), 1, "v2 applied after giving up on v1");
-    assert_eq!(sim.tables(0).unwrap().aggregate(1).balance, 50);
+        .any(|f| matches!(f, Fact::GapSkipped { msg, .. } if msg.get() == 1)));
+    assert_eq!(
+        sim.effect_count(MsgId::new(1)),
+        1,
+        "v2 applied after giving up on v1"
+    );
+    assert_eq!(
+        sim.tables(QueueId::new(0)).unwrap().aggregate(1).balance,
+        50
+    );
     let step = narration_of(&sim, &steps, |f| matches!(f, Fact::GapSkipped { .. }));
     assert_eq!(
         step,
@@ -311,8 +332,8 @@ fn gap_wait_behind_a_lost_predecessor_ends_parked() {
         "the successor of the poison message is parked"
     );
     let msg = parked[0].0;
-    assert_eq!(sim.message(msg).unwrap().key, Some(7));
-    assert_eq!(sim.effect_count(msg), 0);
+    assert_eq!(sim.message(MsgId::new(msg)).unwrap().key, Some(7));
+    assert_eq!(sim.effect_count(MsgId::new(msg)), 0);
 }
 
 // ----- RabbitMQ -------------------------------------------------------------------------
@@ -326,7 +347,7 @@ fn rabbitmq_requeues_unacked_deliveries_at_once_when_a_consumer_dies() {
     s.commands.push(ScheduledCommand {
         at_s: 1.0,
         command: Command::CrashConsumer {
-            consumer: 0,
+            consumer: ConsumerId::new(0),
             point: CrashPoint::Now,
             restart_after_s: None,
         },
@@ -340,20 +361,20 @@ fn rabbitmq_requeues_unacked_deliveries_at_once_when_a_consumer_dies() {
     assert!(crash.1.iter().any(|f| matches!(
         f,
         Fact::Requeued {
-            msg: 0,
+            msg,
             attempt: 1,
             ..
-        }
+        } if msg.get() == 0
     )));
     assert!(crash.1.iter().any(|f| matches!(
         f,
         Fact::Delivered {
-            msg: 0,
+            msg,
             attempt: 2,
-            consumer: 1,
+            consumer,
             lease_until_us: None,
             ..
-        }
+        } if msg.get() == 0 && *consumer == ConsumerId::new(1)
     )));
     assert!(!facts(&steps)
         .iter()
@@ -393,7 +414,7 @@ fn rabbitmq_auto_ack_ignores_prefetch_and_a_crash_loses_everything_pushed() {
         s.commands.push(ScheduledCommand {
             at_s: 0.5,
             command: Command::CrashConsumer {
-                consumer: 0,
+                consumer: ConsumerId::new(0),
                 point: CrashPoint::Now,
                 restart_after_s: None,
             },
@@ -552,8 +573,12 @@ fn sqs_fifo_keeps_one_message_in_flight_per_group_while_other_groups_flow() {
     let (most, both_groups_at_once, order) = group_run(s.clone());
     assert_eq!(most, 1, "one in flight per group");
     assert!(both_groups_at_once, "the other group flowed meanwhile");
-    let key1: Vec<_> = order.iter().copied().filter(|&m| m <= 2).collect();
-    assert_eq!(key1, vec![0, 1, 2], "in order within the group");
+    let key1: Vec<_> = order
+        .iter()
+        .copied()
+        .filter(|&m| m <= MsgId::new(2))
+        .collect();
+    assert_eq!(key1, [0, 1, 2].map(MsgId::new), "in order within the group");
     // A generic queue hands one group to several consumers at once.
     let mut g = s;
     g.queues[0].flavour = Flavour::Generic;
@@ -563,7 +588,7 @@ fn sqs_fifo_keeps_one_message_in_flight_per_group_while_other_groups_flow() {
 
 /// Runs a scenario whose messages have keys 1 and 2: the most copies of one key in flight
 /// at once, whether both keys were ever in flight together, and the order of effects.
-fn group_run(s: Scenario) -> (u32, bool, Vec<u64>) {
+fn group_run(s: Scenario) -> (u32, bool, Vec<MsgId>) {
     let mut sim = Simulation::new(s).unwrap();
     let (mut most, mut both, mut order) = (0, false, Vec::new());
     while let Some(step) = sim.step() {
@@ -607,9 +632,9 @@ fn sqs_fifo_accepts_a_republish_within_the_dedup_window_without_storing_it_again
     let (sim, steps) = run_bounded(build(None));
     assert!(facts(&steps)
         .iter()
-        .any(|f| matches!(f, Fact::DedupWindowHit { msg: 0, .. })));
+        .any(|f| matches!(f, Fact::DedupWindowHit { msg, .. } if msg.get() == 0)));
     assert_eq!(sim.counters().published, 1, "stored once");
-    assert_eq!(sim.effect_count(0), 1);
+    assert_eq!(sim.effect_count(MsgId::new(0)), 1);
     let text = narration_of(&sim, &steps, |f| matches!(f, Fact::DedupWindowHit { .. }));
     assert_eq!(
         text[0],
@@ -619,7 +644,7 @@ fn sqs_fifo_accepts_a_republish_within_the_dedup_window_without_storing_it_again
     // A window shorter than the retry delay: the republish is a new message.
     let (late, _) = run_bounded(build(Some(0.1)));
     assert_eq!(late.counters().published, 2);
-    assert_eq!(late.effect_count(0), 2);
+    assert_eq!(late.effect_count(MsgId::new(0)), 2);
 }
 
 // ----- switching flavours ---------------------------------------------------------------
@@ -640,19 +665,22 @@ fn a_flavour_switch_while_playing_is_recorded_and_replays_exactly() {
         facts[0],
         Fact::SettingChanged {
             setting: brokerlab_core::Setting::Flavour {
-                queue: 0,
+                queue,
                 flavour: Flavour::Rabbitmq
             },
             ..
-        }
+        } if queue == QueueId::new(0)
     ));
     assert_eq!(
         narration::describe(&live, &facts[0]),
         "q now follows RabbitMQ's rules (no lease: unacked messages return when a consumer's channel closes) (on your command)."
     );
-    assert_eq!(live.queue(0).unwrap().flavour, Flavour::Rabbitmq);
+    assert_eq!(
+        live.queue(QueueId::new(0)).unwrap().flavour,
+        Flavour::Rabbitmq
+    );
     live.command(Command::CrashConsumer {
-        consumer: 0,
+        consumer: ConsumerId::new(0),
         point: CrashPoint::Now,
         restart_after_s: Some(0.5),
     })
@@ -722,7 +750,9 @@ fn rabbitmq_takes_back_a_delivery_only_after_its_consumer_timeout() {
     let mut s = simple("rabbitmq", 1, 1.0, 1, 0.1, "after_commit");
     s.commands.push(ScheduledCommand {
         at_s: 0.0,
-        command: Command::DropNextAck { consumer: 0 },
+        command: Command::DropNextAck {
+            consumer: ConsumerId::new(0),
+        },
     });
     let (sim, steps) = run_bounded(s);
     let back = steps

@@ -6,7 +6,7 @@
 mod common;
 
 use brokerlab_core::narration::describe;
-use brokerlab_core::{Fact, Handoff, Idempotency, Simulation};
+use brokerlab_core::{Fact, Handoff, Idempotency, MsgId, Simulation};
 
 fn with_ids(stable_ids: bool) -> brokerlab_core::Scenario {
     let mut s = common::example("outbox-relay-crash");
@@ -25,26 +25,30 @@ fn a_stable_id_lets_the_inbox_catch_the_republished_event() {
         2,
         "the relay published the row twice"
     );
-    let ids: Vec<u64> = sim.copies().iter().map(|c| c.event_id).collect();
+    let ids: Vec<MsgId> = sim.copies().iter().map(|c| c.event_id).collect();
     assert_eq!(
         ids,
-        vec![0, 0],
+        vec![MsgId::new(0); 2],
         "both copies carry the id committed in the row"
     );
-    assert_eq!(sim.effect_count(0), 1);
+    assert_eq!(sim.effect_count(MsgId::new(0)), 1);
     assert!(facts
         .iter()
-        .any(|f| matches!(f, Fact::DuplicateSkipped { msg: 0, .. })));
+        .any(|f| matches!(f, Fact::DuplicateSkipped { msg, .. } if msg.get() == 0)));
 }
 
 #[test]
 fn a_new_id_per_attempt_defeats_the_inbox_and_duplicates_the_effect() {
     let (sim, facts) = common::run(with_ids(false));
     assert_eq!(sim.counters().published, 2);
-    let ids: Vec<u64> = sim.copies().iter().map(|c| c.event_id).collect();
+    let ids: Vec<MsgId> = sim.copies().iter().map(|c| c.event_id).collect();
     assert_eq!(ids.len(), 2);
     assert_ne!(ids[0], ids[1], "each attempt minted its own id");
-    assert_eq!(sim.effect_count(0), 2, "the inbox saw two different ids");
+    assert_eq!(
+        sim.effect_count(MsgId::new(0)),
+        2,
+        "the inbox saw two different ids"
+    );
     assert_eq!(sim.counters().duplicate_effects, 1);
     assert!(!facts
         .iter()
@@ -73,11 +77,11 @@ fn the_inbox_scope_is_per_consumer_group_and_source() {
         done > sim.messages().len(),
         "a fan-out: more copies done than messages"
     );
-    for q in 0..sim.queue_count() {
+    for q in sim.queue_ids() {
         let tables = sim.tables(q).unwrap();
         assert!(tables.applied.iter().all(|&n| n <= 1));
         assert!(tables.inbox.iter().all(|&(source, id)| {
-            let m = sim.message(id & ((1 << 40) - 1)).unwrap();
+            let m = sim.message(MsgId::new(id.get() & ((1 << 40) - 1))).unwrap();
             m.producer == source
         }));
     }

@@ -6,7 +6,8 @@ mod common;
 
 use brokerlab_core::scenario::limits;
 use brokerlab_core::{
-    examples, invariants, Budget, Command, EndReason, Report, Scenario, Simulation,
+    examples, invariants, Budget, Command, ConsumerId, EndReason, GroupId, Report, Scenario,
+    Simulation,
 };
 use serde_json::{json, Value};
 
@@ -134,7 +135,9 @@ fn a_budget_stop_keeps_the_run_as_it_was() {
     assert!(sim.step().is_none());
     // A command on a stopped run is refused, not a panic.
     let e = sim
-        .command(Command::DropNextAck { consumer: 0 })
+        .command(Command::DropNextAck {
+            consumer: ConsumerId::new(0),
+        })
         .unwrap_err();
     assert!(e.to_string().contains("ended"), "{e}");
     let report = Report::of(&sim);
@@ -338,7 +341,9 @@ fn a_group_never_grows_past_the_member_limit() {
         for _ in 0..n {
             t.commands.push(brokerlab_core::ScheduledCommand {
                 at_s: 1.0,
-                command: Command::AddMember { group: 0 },
+                command: Command::AddMember {
+                    group: GroupId::new(0),
+                },
             });
         }
         t
@@ -348,10 +353,17 @@ fn a_group_never_grows_past_the_member_limit() {
     assert!(e.contains("groups[0].members"), "{e}");
     // Commands given while running stop adding members at the limit too.
     let mut sim = Simulation::new(s).unwrap();
-    sim.command(Command::AddMember { group: 0 }).unwrap();
-    let e = sim.command(Command::AddMember { group: 0 }).unwrap_err();
+    sim.command(Command::AddMember {
+        group: GroupId::new(0),
+    })
+    .unwrap();
+    let e = sim
+        .command(Command::AddMember {
+            group: GroupId::new(0),
+        })
+        .unwrap_err();
     assert!(e.to_string().contains("at most"), "{e}");
-    assert_eq!(sim.group_members(0).1, limits::MEMBERS_MAX);
+    assert_eq!(sim.group_members(GroupId::new(0)).1, limits::MEMBERS_MAX);
     invariants::check(&sim).unwrap();
     // The recorded run replays: it validates as it was accepted.
     assert!(Simulation::new(sim.scenario().clone()).is_ok());

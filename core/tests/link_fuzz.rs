@@ -5,7 +5,7 @@
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 use brokerlab_core::link::{decode, encode, Shared, View};
-use brokerlab_core::{examples, Command, CrashPoint, Intervention};
+use brokerlab_core::{examples, Command, ConsumerId, CrashPoint, Intervention};
 use proptest::prelude::*;
 
 fn valid() -> String {
@@ -18,7 +18,7 @@ fn valid() -> String {
             after_step: 3,
             at_us: 2_000,
             command: Command::CrashConsumer {
-                consumer: 0,
+                consumer: ConsumerId::new(0),
                 point: CrashPoint::AfterCommitBeforeAck,
                 restart_after_s: Some(5.0),
             },

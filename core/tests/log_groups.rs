@@ -39,10 +39,10 @@ fn sentences(narrated: &[(Fact, String)]) -> Vec<&str> {
     narrated.iter().map(|(_, s)| s.as_str()).collect()
 }
 
-fn applied_per_message(sim: &Simulation, g: u32) -> Vec<u32> {
+fn applied_per_message(sim: &Simulation, g: GroupId) -> Vec<u32> {
     let tables = sim.group_tables(g).unwrap();
-    (0..sim.messages().len() as MsgId)
-        .map(|m| tables.applied(m))
+    (0..sim.messages().len())
+        .map(|m| tables.applied(MsgId::from_index(m)))
         .collect()
 }
 
@@ -56,7 +56,7 @@ fn a_member_joining_mid_record_duplicates_nothing_with_cooperative_rebalancing()
     let s = repro("member-joins-mid-record");
     assert_eq!(s.groups[0].rebalance, Rebalance::Cooperative, "the default");
     let (sim, narrated) = run_narrated(s);
-    assert_eq!(applied_per_message(&sim, 0), [1, 1, 1, 1]);
+    assert_eq!(applied_per_message(&sim, GroupId::new(0)), [1, 1, 1, 1]);
     assert!(sentences(&narrated).contains(
         &"Group g is rebalancing cooperatively (2 members up): only partitions that move are revoked; the others keep flowing."
     ));
@@ -64,16 +64,20 @@ fn a_member_joining_mid_record_duplicates_nothing_with_cooperative_rebalancing()
     assert!(narrated.iter().any(|(f, _)| matches!(
         f,
         Fact::OffsetCommitted {
-            group: 0,
+            group,
             partition: 0,
             offset: 2
-        }
+        } if *group == GroupId::new(0)
     )));
     assert!(!narrated.iter().any(|(f, _)| matches!(
         f,
         Fact::PartitionAssigned { .. } | Fact::PartitionRevoked { .. }
     )));
-    assert_eq!(sim.group_partitions(0)[0].owner, Some(0), "sticky");
+    assert_eq!(
+        sim.group_partitions(GroupId::new(0))[0].owner,
+        Some(0),
+        "sticky"
+    );
 }
 
 /// Eager rebalancing revokes everything and the in-progress record can no longer commit:
@@ -83,7 +87,7 @@ fn eager_rebalancing_processes_the_record_in_progress_again() {
     let mut s = repro("member-joins-mid-record");
     s.groups[0].rebalance = Rebalance::Eager;
     let (sim, narrated) = run_narrated(s);
-    assert_eq!(applied_per_message(&sim, 0), [1, 2, 1, 1]);
+    assert_eq!(applied_per_message(&sim, GroupId::new(0)), [1, 2, 1, 1]);
     let texts = sentences(&narrated);
     assert!(texts.contains(
         &"Group g is rebalancing (2 members up): every partition pauses and is revoked; work in progress can no longer commit."
@@ -111,7 +115,7 @@ fn eager_narration_says_when_the_old_owner_still_works_on_a_resumed_partition() 
         texts[resumed + 1],
         "g-1 is still processing offset 1 of partition 0, fetched before the last rebalance or rewind: it can no longer commit it, so that record will be processed again."
     );
-    assert_eq!(applied_per_message(&sim, 0)[1], 2);
+    assert_eq!(applied_per_message(&sim, GroupId::new(0))[1], 2);
 }
 
 /// Two partitions: the joining member takes one. Its old owner stops fetching from it,
@@ -128,14 +132,16 @@ fn a_moving_partition_is_finished_and_committed_before_its_new_owner_starts() {
         facts.extend_from_slice(step.facts);
         invariants::check(&sim).unwrap();
         assert_eq!(
-            sim.group_partitions(0)[0].owner,
+            sim.group_partitions(GroupId::new(0))[0].owner,
             Some(0),
             "partition 0 stays"
         );
         // Whenever partition 1 has an owner, nobody else works on it.
-        if let Some(owner) = sim.group_partitions(0)[1].owner {
+        if let Some(owner) = sim.group_partitions(GroupId::new(0))[1].owner {
             let other = 1 - owner;
-            let w = sim.group_member(0, other).and_then(|m| m.working);
+            let w = sim
+                .group_member(GroupId::new(0), other)
+                .and_then(|m| m.working);
             assert!(w.is_none_or(|(p, _)| p != 1), "two workers on partition 1");
         }
     }
@@ -196,7 +202,7 @@ fn a_moving_partition_is_finished_and_committed_before_its_new_owner_starts() {
         )
     });
     assert!(revoked < finished && finished < released && released < assigned);
-    assert_eq!(applied_per_message(&sim, 0), [1, 1, 1, 1]);
+    assert_eq!(applied_per_message(&sim, GroupId::new(0)), [1, 1, 1, 1]);
 }
 
 // ----- the failure model ----------------------------------------------------------------
@@ -207,9 +213,15 @@ fn a_moving_partition_is_finished_and_committed_before_its_new_owner_starts() {
 #[test]
 fn a_poison_record_is_dead_lettered_and_an_overdraft_refused() {
     let (sim, narrated) = run_narrated(repro("poison-on-a-log"));
-    assert_eq!(applied_per_message(&sim, 0), [1, 0, 0]);
-    assert_eq!(sim.group_dead_letters(0), [1]);
-    assert_eq!(sim.group_tables(0).unwrap().aggregate(42).balance, 100);
+    assert_eq!(applied_per_message(&sim, GroupId::new(0)), [1, 0, 0]);
+    assert_eq!(sim.group_dead_letters(GroupId::new(0)), [MsgId::new(1)]);
+    assert_eq!(
+        sim.group_tables(GroupId::new(0))
+            .unwrap()
+            .aggregate(42)
+            .balance,
+        100
+    );
     assert_eq!(sim.counters().effects_refused, 1);
     assert_eq!(sim.counters().record_retries, 0, "poison skips the retries");
     let texts = sentences(&narrated);
@@ -221,7 +233,7 @@ fn a_poison_record_is_dead_lettered_and_an_overdraft_refused() {
         assert!(texts.contains(&expected), "missing: {expected}\n{texts:#?}");
     }
     // The partition moved on past both.
-    let p = &sim.group_partitions(0)[1];
+    let p = &sim.group_partitions(GroupId::new(0))[1];
     assert_eq!((p.committed, p.end), (3, 3));
 }
 
@@ -257,7 +269,7 @@ fn a_failing_record_is_retried_in_place_and_blocks_its_partition() {
         let step_facts = step.facts.to_vec();
         texts.extend(step_facts.iter().map(|f| narration::describe(&sim, f)));
         invariants::check(&sim).unwrap();
-        let p = &sim.group_partitions(0)[0];
+        let p = &sim.group_partitions(GroupId::new(0))[0];
         if p.retrying.is_some() {
             saw_blocked = true;
             // Nothing after the retried record has started.
@@ -283,8 +295,14 @@ fn a_failing_record_is_retried_in_place_and_blocks_its_partition() {
     ] {
         assert!(texts.iter().any(|t| t == expected), "missing: {expected}\n{texts:#?}");
     }
-    assert_eq!(applied_per_message(&sim, 0), [1, 1]);
-    assert_eq!(sim.group_tables(0).unwrap().aggregate(42).balance, 70);
+    assert_eq!(applied_per_message(&sim, GroupId::new(0)), [1, 1]);
+    assert_eq!(
+        sim.group_tables(GroupId::new(0))
+            .unwrap()
+            .aggregate(42)
+            .balance,
+        70
+    );
     assert_eq!(sim.counters().records_out_of_order, 0);
 }
 
@@ -313,12 +331,25 @@ fn after_the_attempts_a_record_goes_to_the_dead_letter_log_and_the_partition_mov
         })
         .collect();
     // #0 fails at 1.1 s and 1.7 s; #1 at 1.8 s and 2.4 s, inside the outage too.
-    assert_eq!(dead, [(0, 2, Some(1)), (1, 2, Some(1))]);
-    assert_eq!(applied_per_message(&sim, 0), [0, 0]);
-    assert_eq!(applied_per_message(&sim, 1), [1, 1]);
-    assert_eq!(sim.group_partitions(0)[0].committed, 2, "moved on");
+    assert_eq!(
+        dead,
+        [(MsgId::new(0), 2, Some(1)), (MsgId::new(1), 2, Some(1))]
+    );
+    assert_eq!(applied_per_message(&sim, GroupId::new(0)), [0, 0]);
+    assert_eq!(applied_per_message(&sim, GroupId::new(1)), [1, 1]);
+    assert_eq!(
+        sim.group_partitions(GroupId::new(0))[0].committed,
+        2,
+        "moved on"
+    );
     // The retry group applied them in their order: deposit, then withdrawal.
-    assert_eq!(sim.group_tables(1).unwrap().aggregate(42).balance, 70);
+    assert_eq!(
+        sim.group_tables(GroupId::new(1))
+            .unwrap()
+            .aggregate(42)
+            .balance,
+        70
+    );
 }
 
 // ----- balances, versions and order on a log ----------------------------------------------
@@ -330,7 +361,7 @@ fn after_the_attempts_a_record_goes_to_the_dead_letter_log_and_the_partition_mov
 #[test]
 fn account_42_keeps_its_order_only_when_keyed_by_account() {
     let (sim, _) = run(example("account-42-log"));
-    let tables = sim.group_tables(0).unwrap();
+    let tables = sim.group_tables(GroupId::new(0)).unwrap();
     assert_eq!(tables.aggregate(42).balance, 50);
     assert_eq!(sim.counters().effects_refused, 0);
     assert_eq!(sim.counters().records_out_of_order, 0);
@@ -338,14 +369,20 @@ fn account_42_keeps_its_order_only_when_keyed_by_account() {
     let mut s = example("account-42-log");
     s.logs[0].partition_by = PartitionKey::MessageId;
     let (sim, facts) = run(s);
-    assert_eq!(sim.group_tables(0).unwrap().aggregate(42).balance, 100);
+    assert_eq!(
+        sim.group_tables(GroupId::new(0))
+            .unwrap()
+            .aggregate(42)
+            .balance,
+        100
+    );
     assert!(facts.iter().any(|f| matches!(
         f,
         Fact::RecordEffectRefused {
-            msg: 3,
+            msg,
             key: 42,
             ..
-        }
+        } if msg.get() == 3
     )));
     assert_eq!(sim.counters().records_out_of_order, 1);
 }
@@ -358,14 +395,28 @@ fn ignore_stale_makes_a_replay_harmless_to_the_balance() {
     s.groups[0].idempotency = Idempotency::None;
     s.commands.push(ScheduledCommand {
         at_s: 5.0,
-        command: Command::SeekToEarliest { group: 0 },
+        command: Command::SeekToEarliest {
+            group: GroupId::new(0),
+        },
     });
     let (sim, _) = run(s.clone());
-    assert_eq!(sim.group_tables(0).unwrap().aggregate(42).balance, 100);
+    assert_eq!(
+        sim.group_tables(GroupId::new(0))
+            .unwrap()
+            .aggregate(42)
+            .balance,
+        100
+    );
 
     s.groups[0].ordering = Ordering::IgnoreStale;
     let (sim, facts) = run(s);
-    assert_eq!(sim.group_tables(0).unwrap().aggregate(42).balance, 50);
+    assert_eq!(
+        sim.group_tables(GroupId::new(0))
+            .unwrap()
+            .aggregate(42)
+            .balance,
+        50
+    );
     let stale = facts
         .iter()
         .filter(|f| matches!(f, Fact::RecordStaleIgnored { key: 42, .. }))

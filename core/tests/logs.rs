@@ -39,13 +39,13 @@ fn reading_deletes_nothing_and_groups_are_independent_and_replay() {
     let (sim, facts) = run(example("log-consumer-groups"));
     let appended = sim.counters().appended;
     // Every record is still there: the log starts at 0 and ends at what was appended.
-    let ledger = sim.group_partitions(0);
+    let ledger = sim.group_partitions(GroupId::new(0));
     assert_eq!(
         ledger.iter().map(|p| p.end - p.start).sum::<u64>(),
         appended
     );
     // Both groups read everything, each at its own offsets; lag is zero at the end.
-    for g in 0..2 {
+    for g in sim.group_ids() {
         let parts = sim.group_partitions(g);
         assert!(
             parts.iter().all(|p| p.committed == p.end && p.lag == 0),
@@ -53,10 +53,10 @@ fn reading_deletes_nothing_and_groups_are_independent_and_replay() {
         );
     }
     // The ledger has an inbox: one effect per message despite the rebalance re-reads.
-    let ledger_tables = sim.group_tables(0).unwrap();
+    let ledger_tables = sim.group_tables(GroupId::new(0)).unwrap();
     for id in 0..sim.messages().len() {
         assert_eq!(
-            ledger_tables.applied(id as MsgId),
+            ledger_tables.applied(MsgId::from_index(id)),
             1,
             "ledger, message {id}"
         );
@@ -64,11 +64,11 @@ fn reading_deletes_nothing_and_groups_are_independent_and_replay() {
     // Analytics rewound at 40 s and replayed the whole log: every effect twice.
     assert!(facts
         .iter()
-        .any(|f| matches!(f, Fact::GroupRewound { group: 1, .. })));
-    let analytics = sim.group_tables(1).unwrap();
+        .any(|f| matches!(f, Fact::GroupRewound { group, .. } if *group == GroupId::new(1))));
+    let analytics = sim.group_tables(GroupId::new(1)).unwrap();
     for id in 0..sim.messages().len() {
         assert_eq!(
-            analytics.applied(id as MsgId),
+            analytics.applied(MsgId::from_index(id)),
             2,
             "analytics replays message {id}"
         );
@@ -82,14 +82,17 @@ fn a_joining_member_triggers_a_rebalance_and_extra_members_sit_idle() {
     s.groups[0].members = 5;
     let (sim, facts) = run(s);
     // A cooperative rebalance only announces the partitions that move: read the owners.
-    let last_assignment: Vec<Option<u32>> =
-        sim.group_partitions(0).iter().map(|p| p.owner).collect();
+    let last_assignment: Vec<Option<u32>> = sim
+        .group_partitions(GroupId::new(0))
+        .iter()
+        .map(|p| p.owner)
+        .collect();
     assert!(facts.iter().any(|f| matches!(
         f,
         Fact::RebalanceStarted {
-            group: 0,
+            group,
             members_up: 6
-        }
+        } if *group == GroupId::new(0)
     )));
     let owners: std::collections::BTreeSet<u32> =
         last_assignment.iter().flatten().copied().collect();
@@ -98,35 +101,35 @@ fn a_joining_member_triggers_a_rebalance_and_extra_members_sit_idle() {
         4,
         "each partition has its own owner: {last_assignment:?}"
     );
-    assert_eq!(sim.group_members(0), (6, 6));
+    assert_eq!(sim.group_members(GroupId::new(0)), (6, 6));
 }
 
 #[test]
 fn commit_before_processing_loses_and_commit_after_processing_repeats() {
     let (sim, facts) = run(example("log-commit-modes"));
     // Group "after": the crash between processing and commit means a re-read.
-    let after = sim.group_tables(0).unwrap();
+    let after = sim.group_tables(GroupId::new(0)).unwrap();
     let repeated: Vec<usize> = (0..20)
-        .filter(|&m| after.applied(m as MsgId) == 2)
+        .filter(|&m| after.applied(MsgId::from_index(m)) == 2)
         .collect();
     assert_eq!(repeated.len(), 1, "exactly one record processed twice");
     assert!(
-        (0..20).all(|m| after.applied(m as MsgId) >= 1),
+        (0..20).all(|m| after.applied(MsgId::from_index(m)) >= 1),
         "nothing lost after processing"
     );
     // Group "before": the record committed but not processed is skipped, counted.
-    let before = sim.group_tables(1).unwrap();
+    let before = sim.group_tables(GroupId::new(1)).unwrap();
     let lost: Vec<usize> = (0..20)
-        .filter(|&m| before.applied(m as MsgId) == 0)
+        .filter(|&m| before.applied(MsgId::from_index(m)) == 0)
         .collect();
     assert_eq!(lost.len(), 1, "exactly one record never processed");
     assert!(facts.iter().any(|f| matches!(
         f,
         Fact::RecordsSkipped {
-            group: 1,
+            group,
             why: step::SkipReason::CommittedBeforeProcessing,
             ..
-        }
+        } if *group == GroupId::new(1)
     )));
     assert_eq!(sim.counters().records_skipped, 1);
 }
@@ -145,7 +148,7 @@ fn retention_expires_records_even_if_unread() {
     )));
     // Every appended record was either processed by the group or skipped as expired.
     assert_eq!(c.records_processed + c.records_skipped, c.appended);
-    let p = &sim.group_partitions(0)[0];
+    let p = &sim.group_partitions(GroupId::new(0))[0];
     assert!(p.start > 0, "the log start moved up");
 }
 
@@ -156,7 +159,7 @@ fn a_log_run_replays_exactly() {
     let mut live = Simulation::new(s).unwrap();
     live.run_until(10_000_000);
     live.command(Command::CrashMember {
-        group: 0,
+        group: GroupId::new(0),
         member: 1,
         point: MemberCrashPoint::Now,
         restart_after_s: Some(3.0),
@@ -175,36 +178,51 @@ fn a_transaction_makes_the_log_exactly_once_but_not_the_email() {
     assert!(facts.iter().any(|f| matches!(
         f,
         Fact::TransactionAborted {
-            group: 0,
+            group,
             outputs: 1,
             ..
-        }
+        } if *group == GroupId::new(0)
     )));
     // The enriched log holds six records for five orders: one of them aborted.
-    let enriched: u64 = sim.group_partitions(1).iter().map(|p| p.end).sum();
+    let enriched: u64 = sim
+        .group_partitions(GroupId::new(1))
+        .iter()
+        .map(|p| p.end)
+        .sum();
     assert_eq!(enriched, 6);
     // read_committed billing: each order exactly once. read_uncommitted audit: #2 twice.
-    let billing = sim.group_tables(1).unwrap();
-    let audit = sim.group_tables(2).unwrap();
+    let billing = sim.group_tables(GroupId::new(1)).unwrap();
+    let audit = sim.group_tables(GroupId::new(2)).unwrap();
     for msg in 0..5 {
-        assert_eq!(billing.applied(msg), 1, "billing sees order {msg} once");
         assert_eq!(
-            audit.applied(msg),
+            billing.applied(MsgId::new(msg)),
+            1,
+            "billing sees order {msg} once"
+        );
+        assert_eq!(
+            audit.applied(MsgId::new(msg)),
             if msg == 2 { 2 } else { 1 },
             "audit, order {msg}"
         );
     }
     // The email is outside the transaction: order #2's was sent twice.
-    let enricher = sim.group_tables(0).unwrap();
+    let enricher = sim.group_tables(GroupId::new(0)).unwrap();
     assert_eq!(
-        (0..5).map(|m| enricher.emails(m)).collect::<Vec<_>>(),
+        (0..5)
+            .map(|m| enricher.emails(MsgId::new(m)))
+            .collect::<Vec<_>>(),
         [1, 1, 2, 1, 1]
     );
     // Without the transaction, billing sees the duplicate too.
     let mut s = example("transactional-pipeline");
     s.groups[0].transactional = false;
     let (sim, _) = run(s);
-    assert_eq!(sim.group_tables(1).unwrap().applied(2), 2);
+    assert_eq!(
+        sim.group_tables(GroupId::new(1))
+            .unwrap()
+            .applied(MsgId::new(2)),
+        2
+    );
 }
 
 #[test]
@@ -213,7 +231,7 @@ fn a_seek_moves_a_group_to_any_offset() {
     s.commands = vec![ScheduledCommand {
         at_s: 15.0,
         command: Command::SeekTo {
-            group: 0,
+            group: GroupId::new(0),
             offset: 5,
         },
     }];
@@ -221,34 +239,38 @@ fn a_seek_moves_a_group_to_any_offset() {
     assert!(facts.iter().any(|f| matches!(
         f,
         Fact::GroupRewound {
-            group: 0,
+            group,
             to_offset: Some(5),
             ..
-        }
+        } if *group == GroupId::new(0)
     )));
     // Group "after" had processed all 20 when it sought to offset 5: it replays 5..=19.
-    let t = sim.group_tables(0).unwrap();
+    let t = sim.group_tables(GroupId::new(0)).unwrap();
     for m in 0..20u64 {
-        assert_eq!(t.applied(m), if m < 5 { 1 } else { 2 }, "message {m}");
+        assert_eq!(
+            t.applied(MsgId::new(m)),
+            if m < 5 { 1 } else { 2 },
+            "message {m}"
+        );
     }
     // A seek beyond the log end is clamped to it.
     let mut s = example("log-commit-modes");
     s.commands = vec![ScheduledCommand {
         at_s: 2.0,
         command: Command::SeekTo {
-            group: 1,
+            group: GroupId::new(1),
             offset: 1_000,
         },
     }];
     let (sim, _) = run(s);
-    let p = &sim.group_partitions(1)[0];
+    let p = &sim.group_partitions(GroupId::new(1))[0];
     assert!(p.committed <= p.end);
 }
 
 #[test]
 fn each_group_has_its_own_lag_series() {
     let (sim, _) = run(example("log-retention"));
-    let lag = sim.group_series(0);
+    let lag = sim.group_series(GroupId::new(0));
     assert_eq!(lag.len(), sim.series().len());
     // The slow reporting group falls behind while records arrive (retention caps how far),
     // then the lag shrinks once the producer stops.

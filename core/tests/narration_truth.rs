@@ -11,11 +11,13 @@
 //! 7. "again (attempt N)" only for a fact whose attempt is N.
 
 use brokerlab_core::narration::describe;
-use brokerlab_core::{examples, Fact, Handoff, Scenario, Simulation};
+use brokerlab_core::{
+    examples, ConsumerId, Fact, Handoff, MsgId, ProducerId, Scenario, Simulation,
+};
 
 const STEPS_MAX: u64 = 4_000;
 
-fn ids_in(sentence: &str) -> Vec<u64> {
+fn ids_in(sentence: &str) -> Vec<MsgId> {
     let mut ids = Vec::new();
     let mut rest = sentence;
     while let Some(i) = rest.find('#') {
@@ -45,7 +47,7 @@ fn has_outbox(s: &Scenario, p: u32) -> bool {
 /// Checks one step; returns the broken rule, if any.
 fn check_step(sim: &Simulation, facts: &[Fact]) -> Result<(), String> {
     let any = |f: fn(&Fact) -> bool| facts.iter().any(f);
-    let msgs: Vec<u64> = facts.iter().filter_map(Fact::msg).collect();
+    let msgs: Vec<MsgId> = facts.iter().filter_map(Fact::msg).collect();
     let lost = any(|f| matches!(f, Fact::MessageLost { .. }));
     let restarted = any(|f| {
         matches!(
@@ -85,7 +87,7 @@ fn check_sentence(
     fact: &Fact,
     s: &str,
     [lost, restarted, effect, crashed]: [bool; 4],
-    msgs: &[u64],
+    msgs: &[MsgId],
 ) -> Result<(), String> {
     {
         let fail = |rule: &str| Err(format!("{rule}: {s:?} in step {facts:?}"));
@@ -155,13 +157,13 @@ fn the_rules_catch_false_sentences() {
     assert!(check_sentence(
         &sim,
         &[Fact::ProducerCrashed {
-            producer: 0,
+            producer: ProducerId::new(0),
             point: brokerlab_core::ProducerCrashPoint::Now,
             trigger: brokerlab_core::Trigger::User,
             restart_at_us: None,
         }],
         &Fact::ProducerCrashed {
-            producer: 0,
+            producer: ProducerId::new(0),
             point: brokerlab_core::ProducerCrashPoint::Now,
             trigger: brokerlab_core::Trigger::User,
             restart_at_us: None,
@@ -172,11 +174,12 @@ fn the_rules_catch_false_sentences() {
     )
     .is_err());
     let sent = Fact::PublishSent {
-        producer: 0,
-        msg: 7,
+        producer: ProducerId::new(0),
+        msg: MsgId::new(7),
         attempt: 2,
     };
-    let ok = |s: &str| check_sentence(&sim, &[sent], &sent, s, [false; 4], &[7]).is_ok();
+    let ok =
+        |s: &str| check_sentence(&sim, &[sent], &sent, s, [false; 4], &[MsgId::new(7)]).is_ok();
     assert!(ok("P published #7 again (attempt 2), with the same id."));
     assert!(!ok("P published #7 again (attempt 3), with the same id."));
     assert!(!ok("P published #8 again (attempt 2), with the same id."));
@@ -191,7 +194,7 @@ fn a_restart_that_follows_its_crash_is_not_called_scheduled() {
     let mut sim = Simulation::new(s).expect("valid");
     sim.step();
     sim.command(brokerlab_core::Command::CrashConsumer {
-        consumer: 0,
+        consumer: ConsumerId::new(0),
         point: brokerlab_core::CrashPoint::Now,
         restart_after_s: Some(1.0),
     })

@@ -5,7 +5,7 @@
 
 mod common;
 
-use brokerlab_core::{Fact, Handoff, PublishFate, Report, Scenario};
+use brokerlab_core::{Fact, Handoff, ProducerId, PublishFate, Report, Scenario};
 
 fn repro() -> Scenario {
     Scenario::from_json(include_str!("repro/semantics/outbox-publish-refused.json")).unwrap()
@@ -119,7 +119,7 @@ fn a_relay_crash_before_marking_keeps_the_row_until_the_republish_is_confirmed()
         if crashed {
             // Confirmed but not marked: the row is still there, and the job is running
             // (its copy is stored) while the relay is down.
-            assert_eq!(sim.outbox_len(0), 1);
+            assert_eq!(sim.outbox_len(ProducerId::new(0)), 1);
             pending_while_down = true;
         }
     }

@@ -37,7 +37,7 @@ fn command(sim: &mut Simulation, fault: Command) {
 
 fn rate(rate_per_s: f64) -> Command {
     Command::SetArrivals {
-        producer: 0,
+        producer: ProducerId::new(0),
         process: ArrivalProcess::Constant,
         schedule: vec![RateSegment {
             from_s: 0.0,
@@ -90,7 +90,7 @@ fn a_burst_schedule_given_as_a_command_is_relative_to_its_instant() {
     command(
         &mut sim,
         Command::SetArrivals {
-            producer: 0,
+            producer: ProducerId::new(0),
             process: ArrivalProcess::Constant,
             schedule: vec![
                 RateSegment {
@@ -139,7 +139,7 @@ fn scaling_out_drains_a_growing_backlog_and_scaling_in_loses_nothing() {
     command(&mut sim, scale(1));
     run_checked_until(&mut sim, 31.0);
     let stopped: Vec<bool> = (0..3)
-        .map(|c| sim.consumer(c).expect("exists").stopped)
+        .map(|c| sim.consumer(ConsumerId::new(c)).expect("exists").stopped)
         .collect();
     assert_eq!(stopped, vec![false, true, true]);
     run_checked_until(&mut sim, 60.0);
@@ -154,7 +154,7 @@ fn scaling_out_drains_a_growing_backlog_and_scaling_in_loses_nothing() {
     // Scaling out again brings the stopped consumers back before adding new ones.
     command(&mut sim, scale(2));
     assert_eq!(sim.consumer_count(), 3);
-    assert!(sim.consumer(1).expect("exists").up);
+    assert!(sim.consumer(ConsumerId::new(1)).expect("exists").up);
     assert_replays(&sim);
 }
 
@@ -173,7 +173,7 @@ fn a_new_consumer_can_be_crashed_and_a_replay_reproduces_it() {
     command(
         &mut sim,
         Command::CrashConsumer {
-            consumer: 1,
+            consumer: ConsumerId::new(1),
             point: CrashPoint::AfterCommitBeforeAck,
             restart_after_s: Some(1.0),
         },
@@ -184,7 +184,7 @@ fn a_new_consumer_can_be_crashed_and_a_replay_reproduces_it() {
     // A consumer that does not exist is refused with a message, not a panic.
     let err = sim
         .command(Command::CrashConsumer {
-            consumer: 9,
+            consumer: ConsumerId::new(9),
             point: CrashPoint::Now,
             restart_after_s: None,
         })
@@ -201,7 +201,7 @@ fn switching_to_ack_on_delivery_turns_a_crash_into_a_loss() {
     command(
         &mut sim,
         Command::CrashConsumer {
-            consumer: 0,
+            consumer: ConsumerId::new(0),
             point: CrashPoint::Now,
             restart_after_s: Some(0.1),
         },
@@ -217,11 +217,14 @@ fn switching_to_ack_on_delivery_turns_a_crash_into_a_loss() {
         },
     );
     run_checked_until(&mut sim, 70.2);
-    assert_eq!(sim.consumer(0).expect("exists").ack, AckMode::OnDelivery);
+    assert_eq!(
+        sim.consumer(ConsumerId::new(0)).expect("exists").ack,
+        AckMode::OnDelivery
+    );
     command(
         &mut sim,
         Command::CrashConsumer {
-            consumer: 0,
+            consumer: ConsumerId::new(0),
             point: CrashPoint::Now,
             restart_after_s: Some(0.1),
         },
@@ -297,7 +300,10 @@ fn lowering_prefetch_takes_effect_as_the_consumer_works_down() {
     s.consumers[0].prefetch = 10;
     let mut sim = Simulation::new(s).expect("valid");
     run_checked_until(&mut sim, 10.0);
-    assert_eq!(sim.consumer(0).expect("exists").buffered, 9);
+    assert_eq!(
+        sim.consumer(ConsumerId::new(0)).expect("exists").buffered,
+        9
+    );
     command(
         &mut sim,
         Command::SetPrefetch {
@@ -306,7 +312,10 @@ fn lowering_prefetch_takes_effect_as_the_consumer_works_down() {
         },
     );
     run_checked_until(&mut sim, 20.0);
-    assert_eq!(sim.consumer(0).expect("exists").buffered, 0);
+    assert_eq!(
+        sim.consumer(ConsumerId::new(0)).expect("exists").buffered,
+        0
+    );
     assert_replays(&sim);
 }
 
@@ -325,7 +334,7 @@ fn settings_are_validated_like_the_scenario() {
             count: 1_000,
         },
         Command::SetArrivals {
-            producer: 0,
+            producer: ProducerId::new(0),
             process: ArrivalProcess::Poisson,
             schedule: vec![RateSegment {
                 from_s: 1.0,
@@ -338,7 +347,7 @@ fn settings_are_validated_like_the_scenario() {
         },
         // 1,000,000 per second until end_s would be far more than a run may publish.
         Command::SetArrivals {
-            producer: 0,
+            producer: ProducerId::new(0),
             process: ArrivalProcess::Constant,
             schedule: vec![RateSegment {
                 from_s: 0.0,
@@ -360,7 +369,11 @@ fn adding_partitions_spreads_keys_anew_and_rebalances_every_group() {
     let mut sim =
         Simulation::new(examples::load("log-consumer-groups").expect("built in")).expect("valid");
     run_checked_until(&mut sim, 10.0);
-    let before: Vec<u64> = sim.group_partitions(0).iter().map(|p| p.end).collect();
+    let before: Vec<u64> = sim
+        .group_partitions(GroupId::new(0))
+        .iter()
+        .map(|p| p.end)
+        .collect();
     assert_eq!(before.len(), 4);
     let grow = |partitions| Command::SetPartitions {
         log: "account-events".into(),
@@ -374,7 +387,7 @@ fn adding_partitions_spreads_keys_anew_and_rebalances_every_group() {
         .count();
     assert_eq!(rebalances, 2, "both groups rebalance");
     run_checked_until(&mut sim, 25.0);
-    let after = sim.group_partitions(0);
+    let after = sim.group_partitions(GroupId::new(0));
     assert_eq!(after.len(), 8);
     assert!(
         after[4..].iter().any(|p| p.end > 0),
@@ -382,7 +395,10 @@ fn adding_partitions_spreads_keys_anew_and_rebalances_every_group() {
     );
     // The group reads the new partitions: their lag goes back to zero once it catches up.
     run_checked_until(&mut sim, 90.0);
-    assert!(sim.group_partitions(0).iter().all(|p| p.lag == 0));
+    assert!(sim
+        .group_partitions(GroupId::new(0))
+        .iter()
+        .all(|p| p.lag == 0));
     // A log never shrinks.
     let err = sim.command(grow(2)).expect_err("shrinking is refused");
     assert!(err.to_string().contains("only grows"), "{err}");

@@ -1,7 +1,8 @@
 //! The failure stories of the source chapters, each run and checked step by step.
 
 use brokerlab_core::{
-    examples, invariants, AckMode, Command, CrashPoint, Fact, Fate, Simulation, Trigger,
+    examples, invariants, AckMode, Command, ConsumerId, CrashPoint, Fact, Fate, MsgId, Simulation,
+    Trigger,
 };
 
 /// Runs to the end, checking the accounting invariant after every step; returns all facts.
@@ -25,7 +26,7 @@ fn crash_after_commit_before_ack_means_one_redelivery_and_two_effects() {
         (1, 2, 1, 1)
     );
     assert_eq!(
-        sim.effect_count(0),
+        sim.effect_count(MsgId::new(0)),
         2,
         "no idempotency: the effect happened twice"
     );
@@ -75,11 +76,15 @@ fn ack_before_effect_and_a_crash_lose_the_message() {
         (c.published, c.delivered, c.redelivered, c.lost),
         (1, 1, 0, 1)
     );
-    assert_eq!(sim.effect_count(0), 0, "the work never happened");
+    assert_eq!(
+        sim.effect_count(MsgId::new(0)),
+        0,
+        "the work never happened"
+    );
     assert_eq!(sim.copy(0).unwrap().fate, Fate::Lost);
     assert!(facts
         .iter()
-        .any(|(_, f)| matches!(f, Fact::MessageLost { msg: 0, .. })));
+        .any(|(_, f)| matches!(f, Fact::MessageLost { msg, .. } if msg.get() == 0)));
     // The same crash with ack after commit loses nothing: the lease brings it back.
     let mut s = examples::load("ack-before-effect").unwrap();
     s.consumers[0].ack = AckMode::AfterCommit;
@@ -89,7 +94,7 @@ fn ack_before_effect_and_a_crash_lose_the_message() {
         (
             safe.counters().lost,
             safe.counters().redelivered,
-            safe.effect_count(0)
+            safe.effect_count(MsgId::new(0))
         ),
         (0, 1, 1)
     );
@@ -101,7 +106,8 @@ fn a_lease_shorter_than_the_work_gives_a_concurrent_second_delivery() {
     let mut concurrent = false;
     while sim.step().is_some() {
         invariants::check(&sim).unwrap();
-        let holders = (0..sim.consumer_count())
+        let holders = sim
+            .consumer_ids()
             .filter(|&c| {
                 sim.consumer(c)
                     .unwrap()
@@ -117,7 +123,10 @@ fn a_lease_shorter_than_the_work_gives_a_concurrent_second_delivery() {
         "two consumers processed message 0 at the same time"
     );
     assert!(sim.counters().redelivered >= 1);
-    assert!(sim.effect_count(0) >= 2, "both applied the effect");
+    assert!(
+        sim.effect_count(MsgId::new(0)) >= 2,
+        "both applied the effect"
+    );
     assert!(
         sim.counters().acks_ignored >= 1,
         "a late ack counts for nothing"
@@ -130,10 +139,10 @@ fn a_crash_while_working_redelivers_after_the_lease() {
     s.commands.clear();
     let mut sim = Simulation::new(s).unwrap();
     sim.run_until(1_200_000); // delivered at 1 s, working until 1.5 s
-    assert_eq!(sim.consumer(0).unwrap().busy, 1);
+    assert_eq!(sim.consumer(ConsumerId::new(0)).unwrap().busy, 1);
     let step = sim
         .command(Command::CrashConsumer {
-            consumer: 0,
+            consumer: ConsumerId::new(0),
             point: CrashPoint::Now,
             restart_after_s: Some(0.1),
         })
@@ -149,7 +158,7 @@ fn a_crash_while_working_redelivers_after_the_lease() {
     assert_eq!(
         (
             sim.counters().redelivered,
-            sim.effect_count(0),
+            sim.effect_count(MsgId::new(0)),
             sim.counters().lost
         ),
         (1, 1, 0)
@@ -160,7 +169,7 @@ fn a_crash_while_working_redelivers_after_the_lease() {
 fn crash_after_receive_drops_the_delivery_before_any_work() {
     let mut s = examples::load("crash-after-commit").unwrap();
     s.commands[0].command = Command::CrashConsumer {
-        consumer: 0,
+        consumer: ConsumerId::new(0),
         point: CrashPoint::AfterReceive,
         restart_after_s: Some(1.0),
     };
@@ -169,14 +178,17 @@ fn crash_after_receive_drops_the_delivery_before_any_work() {
     assert!(!facts
         .iter()
         .any(|(t, f)| matches!(f, Fact::ProcessingStarted { .. }) && *t < 6_000_000));
-    assert_eq!((sim.counters().redelivered, sim.effect_count(0)), (1, 1));
+    assert_eq!(
+        (sim.counters().redelivered, sim.effect_count(MsgId::new(0))),
+        (1, 1)
+    );
 }
 
 #[test]
 fn a_consumer_that_never_returns_leaves_work_waiting_not_lost() {
     let mut s = examples::load("crash-after-commit").unwrap();
     s.commands[0].command = Command::CrashConsumer {
-        consumer: 0,
+        consumer: ConsumerId::new(0),
         point: CrashPoint::AfterReceive,
         restart_after_s: None,
     };

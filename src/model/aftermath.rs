@@ -5,7 +5,7 @@
 //! never be seen in this run (a consumer holding a message under a 3,600 s lease in a
 //! 90-second scenario).
 
-use brokerlab_core::{us_to_secs, Fact, Micros, Simulation};
+use brokerlab_core::{us_to_secs, ConsumerId, Fact, Micros, Simulation};
 
 use crate::format::seconds;
 
@@ -84,7 +84,7 @@ impl Aftermath {
 
 /// Copies consumer `c` was last given that the broker still leases to it: how many, and
 /// when the last lease runs out. (Scans every copy: done once per crash, not per frame.)
-fn leases_held_by(sim: &Simulation, c: u32) -> (u32, Option<Micros>) {
+fn leases_held_by(sim: &Simulation, c: ConsumerId) -> (u32, Option<Micros>) {
     (0..sim.copies().len() as u64)
         .filter(|&id| sim.copy(id).is_some_and(|copy| copy.holder == Some(c)))
         .filter_map(|id| sim.lease_until_us(id))
@@ -96,6 +96,7 @@ fn leases_held_by(sim: &Simulation, c: u32) -> (u32, Option<Micros>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use brokerlab_core::ConsumerId;
     use brokerlab_core::{examples, secs_to_us, Command, CrashPoint};
 
     /// mm1 (a 3,600 s lease) cut at 90 s, its consumer crashed at 20 s while it works.
@@ -104,12 +105,15 @@ mod tests {
         scenario.end_s = end_s;
         let mut sim = Simulation::new(scenario).expect("valid");
         sim.run_until(secs_to_us(20.0));
-        while sim.consumer(0).is_some_and(|c| c.busy == 0) {
+        while sim
+            .consumer(ConsumerId::new(0))
+            .is_some_and(|c| c.busy == 0)
+        {
             sim.step();
         }
         let step = sim
             .command(Command::CrashConsumer {
-                consumer: 0,
+                consumer: ConsumerId::new(0),
                 point: CrashPoint::Now,
                 restart_after_s,
             })

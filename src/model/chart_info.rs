@@ -64,7 +64,8 @@ pub struct Values {
 /// log that a consumer group has not yet committed (its lag, summed over the groups:
 /// each group reads every record). Log groups take part in the backlog like queues.
 pub fn backlog_now(sim: &Simulation) -> u64 {
-    let lag: u64 = (0..sim.group_count())
+    let lag: u64 = sim
+        .group_ids()
         .flat_map(|g| sim.group_partitions(g))
         .map(|p| p.lag)
         .sum();
@@ -84,7 +85,8 @@ pub fn live_values(sim: &Simulation, prediction: &[(f64, f64)]) -> Values {
         backlog: backlog_now(sim),
         predicted: predicted_at(prediction, t_s),
         in_flight: sim.in_flight(),
-        dead_lettered: (0..sim.queue_count())
+        dead_lettered: sim
+            .queue_ids()
             .filter_map(|q| sim.queue(q))
             .map(|q| q.dead_lettered)
             .sum(),
@@ -313,7 +315,7 @@ pub struct ChartData {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use brokerlab_core::{examples, Command, CrashPoint};
+    use brokerlab_core::{examples, Command, ConsumerId, CrashPoint};
 
     fn sample(t_s: f64, backlog: u64) -> Sample {
         Sample {
@@ -402,7 +404,7 @@ mod tests {
         let mut sim = Simulation::new(examples::load("burst").expect("built in")).expect("valid");
         let step = sim
             .command(Command::CrashConsumer {
-                consumer: 1,
+                consumer: ConsumerId::new(1),
                 point: CrashPoint::Now,
                 restart_after_s: None,
             })
@@ -428,7 +430,7 @@ mod tests {
             "broker ✕"
         );
         let not_a_crash = Fact::ConsumerRestarted {
-            consumer: 1,
+            consumer: ConsumerId::new(1),
             trigger: brokerlab_core::Trigger::User,
         };
         assert_eq!(crash_marker(&sim, 1.0, &not_a_crash), None);

@@ -55,7 +55,7 @@ pub fn database_cards(sim: &Simulation) -> Vec<DatabaseCard> {
         .producers
         .iter()
         .any(|p| p.payload.keys > 0 || p.script.iter().any(|m| m.key.is_some()));
-    let queues = (0..sim.queue_count()).filter_map(|q| {
+    let queues = sim.queue_ids().filter_map(|q| {
         let view = sim.queue(q)?;
         let first = view.consumers.first().and_then(|&c| sim.consumer(c))?;
         let tables = sim.tables(q)?;
@@ -67,8 +67,8 @@ pub fn database_cards(sim: &Simulation) -> Vec<DatabaseCard> {
             keyed,
         ))
     });
-    let groups = (0..sim.group_count()).filter_map(|g| {
-        let spec = scenario.groups.get(g as usize)?;
+    let groups = sim.group_ids().filter_map(|g| {
+        let spec = scenario.groups.get(g.index())?;
         let tables = sim.group_tables(g)?;
         Some(card(
             format!("group {}", spec.name),

@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use brokerlab_core::{Fact, MsgId, Simulation};
+use brokerlab_core::{ConsumerId, Fact, GroupId, MsgId, ProducerId, QueueId, Simulation};
 
 use super::participants::{self, Move, Party};
 
@@ -14,15 +14,15 @@ use super::participants::{self, Move, Party};
 /// "db", "log-0", "group-0").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Node {
-    Producer(u32),
+    Producer(ProducerId),
     Broker,
-    Queue(u32),
+    Queue(QueueId),
     /// A queue's dead-letter queue.
-    Dlq(u32),
-    Consumer(u32),
+    Dlq(QueueId),
+    Consumer(ConsumerId),
     Database,
     Log(u32),
-    Group(u32),
+    Group(GroupId),
 }
 
 impl Node {
@@ -31,37 +31,41 @@ impl Node {
         match s {
             "broker" => return Some(Node::Broker),
             "db" => return Some(Node::Database),
-            "consumers" => return Some(Node::Consumer(Node::ALL)),
+            "consumers" => return Some(Node::Consumer(Node::ALL_CONSUMERS)),
             _ => {}
         }
         // A group's tokens go to its member cards ("member-G-M") on the diagram.
         if let Some(rest) = s.strip_prefix("member-") {
             let group = rest.split('-').next()?.parse().ok()?;
-            return Some(Node::Group(group));
+            return Some(Node::Group(GroupId::new(group)));
         }
         let (kind, index) = s.rsplit_once('-')?;
         let index: u32 = index.parse().ok()?;
         Some(match kind {
-            "producer" => Node::Producer(index),
-            "queue" => Node::Queue(index),
-            "dlq" => Node::Dlq(index),
-            "consumer" => Node::Consumer(index),
+            "producer" => Node::Producer(ProducerId::new(index)),
+            "queue" => Node::Queue(QueueId::new(index)),
+            "dlq" => Node::Dlq(QueueId::new(index)),
+            "consumer" => Node::Consumer(ConsumerId::new(index)),
             "log" => Node::Log(index),
-            "group" => Node::Group(index),
+            "group" => Node::Group(GroupId::new(index)),
             _ => return None,
         })
     }
 
-    /// Index of the node standing for every component of its kind (all the consumers).
-    pub const ALL: u32 = u32::MAX;
+    /// The producer standing for every producer.
+    pub const ALL_PRODUCERS: ProducerId = ProducerId::new(u32::MAX);
+    /// The consumer standing for every consumer.
+    pub const ALL_CONSUMERS: ConsumerId = ConsumerId::new(u32::MAX);
+    /// The group standing for every group.
+    pub const ALL_GROUPS: GroupId = GroupId::new(u32::MAX);
 
     /// The same node with producers, consumers and groups merged into one per kind: counts
     /// are kept per queue, not per consumer (20 consumers would make 20 unreadable badges).
     pub fn merged(self) -> Self {
         match self {
-            Node::Producer(_) => Node::Producer(Node::ALL),
-            Node::Consumer(_) => Node::Consumer(Node::ALL),
-            Node::Group(_) => Node::Group(Node::ALL),
+            Node::Producer(_) => Node::Producer(Node::ALL_PRODUCERS),
+            Node::Consumer(_) => Node::Consumer(Node::ALL_CONSUMERS),
+            Node::Group(_) => Node::Group(Node::ALL_GROUPS),
             n => n,
         }
     }
@@ -69,9 +73,9 @@ impl Node {
     /// Whether `other` is this node, or one of those it stands for when merged.
     pub fn covers(self, other: Node) -> bool {
         match self {
-            Node::Producer(Node::ALL) | Node::Consumer(Node::ALL) | Node::Group(Node::ALL) => {
-                other.merged() == self
-            }
+            Node::Producer(Node::ALL_PRODUCERS)
+            | Node::Consumer(Node::ALL_CONSUMERS)
+            | Node::Group(Node::ALL_GROUPS) => other.merged() == self,
             _ => self == other,
         }
     }
@@ -84,8 +88,10 @@ impl Node {
             Node::Dlq(q) => Some(Node::Queue(q)),
             Node::Queue(_) | Node::Log(_) => Some(Node::Broker),
             // A crowded consumers lane folds its cards into one summary card.
-            Node::Consumer(c) if c != Node::ALL => Some(Node::Consumer(Node::ALL)),
-            Node::Group(_) => Some(Node::Consumer(Node::ALL)),
+            Node::Consumer(c) if c != Node::ALL_CONSUMERS => {
+                Some(Node::Consumer(Node::ALL_CONSUMERS))
+            }
+            Node::Group(_) => Some(Node::Consumer(Node::ALL_CONSUMERS)),
             _ => None,
         }
     }
@@ -355,9 +361,9 @@ pub fn node_of(sim: &Simulation, party: Party) -> Option<Node> {
 }
 
 /// The log group `group` reads, from the scenario.
-fn log_read_by(sim: &Simulation, group: u32) -> Option<u32> {
+fn log_read_by(sim: &Simulation, group: GroupId) -> Option<u32> {
     let scenario = sim.scenario();
-    let log = &scenario.groups.get(group as usize)?.log;
+    let log = &scenario.groups.get(group.index())?.log;
     scenario
         .logs
         .iter()
@@ -651,6 +657,7 @@ impl Sky {
 mod tests {
     use super::*;
     use brokerlab_core::{examples, Command, CrashPoint};
+    use brokerlab_core::{ConsumerId, GroupId};
 
     fn sim(name: &str) -> Simulation {
         Simulation::new(examples::load(name).expect("built in")).expect("valid")
@@ -669,33 +676,45 @@ mod tests {
     #[test]
     fn node_names_round_trip_and_bad_ones_are_refused() {
         for n in [
-            Node::Producer(0),
+            Node::Producer(ProducerId::new(0)),
             Node::Broker,
-            Node::Queue(12),
-            Node::Dlq(1),
-            Node::Consumer(19),
+            Node::Queue(QueueId::new(12)),
+            Node::Dlq(QueueId::new(1)),
+            Node::Consumer(ConsumerId::new(19)),
             Node::Database,
             Node::Log(2),
-            Node::Group(3),
+            Node::Group(GroupId::new(3)),
         ] {
             assert_eq!(Node::parse(&n.to_string()), Some(n));
             assert!(n.merged().covers(n));
         }
-        assert!(Node::Consumer(Node::ALL).covers(Node::Consumer(4)));
-        assert!(!Node::Consumer(Node::ALL).covers(Node::Producer(4)));
-        assert!(!Node::Consumer(3).covers(Node::Consumer(4)));
-        assert_eq!(Node::Queue(2).merged(), Node::Queue(2));
+        assert!(Node::Consumer(Node::ALL_CONSUMERS).covers(Node::Consumer(ConsumerId::new(4))));
+        assert!(!Node::Consumer(Node::ALL_CONSUMERS).covers(Node::Producer(ProducerId::new(4))));
+        assert!(!Node::Consumer(ConsumerId::new(3)).covers(Node::Consumer(ConsumerId::new(4))));
+        assert_eq!(
+            Node::Queue(QueueId::new(2)).merged(),
+            Node::Queue(QueueId::new(2))
+        );
         // The diagram's cards: a group member stands for its group; the database lane.
-        assert_eq!(Node::parse("member-1-3"), Some(Node::Group(1)));
+        assert_eq!(
+            Node::parse("member-1-3"),
+            Some(Node::Group(GroupId::new(1)))
+        );
         assert_eq!(Node::parse("db"), Some(Node::Database));
         // A crowded lane's summary card stands for every consumer, and ends the fallbacks.
-        assert_eq!(Node::parse("consumers"), Some(Node::Consumer(Node::ALL)));
         assert_eq!(
-            Node::Consumer(3).fallback(),
-            Some(Node::Consumer(Node::ALL))
+            Node::parse("consumers"),
+            Some(Node::Consumer(Node::ALL_CONSUMERS))
         );
-        assert_eq!(Node::Group(1).fallback(), Some(Node::Consumer(Node::ALL)));
-        assert_eq!(Node::Consumer(Node::ALL).fallback(), None);
+        assert_eq!(
+            Node::Consumer(ConsumerId::new(3)).fallback(),
+            Some(Node::Consumer(Node::ALL_CONSUMERS))
+        );
+        assert_eq!(
+            Node::Group(GroupId::new(1)).fallback(),
+            Some(Node::Consumer(Node::ALL_CONSUMERS))
+        );
+        assert_eq!(Node::Consumer(Node::ALL_CONSUMERS).fallback(), None);
         for bad in [
             "member-x-1",
             "db-1",
@@ -719,15 +738,28 @@ mod tests {
         let publish = first(Kind::Publish).expect("a publish");
         assert_eq!(
             (publish.from, publish.to),
-            (Node::Producer(0), Node::Queue(0))
+            (
+                Node::Producer(ProducerId::new(0)),
+                Node::Queue(QueueId::new(0))
+            )
         );
         let deliver = first(Kind::Deliver).expect("a delivery");
         assert_eq!(
             (deliver.from, deliver.to, deliver.attempt),
-            (Node::Queue(0), Node::Consumer(0), 1)
+            (
+                Node::Queue(QueueId::new(0)),
+                Node::Consumer(ConsumerId::new(0)),
+                1
+            )
         );
         let ack = first(Kind::Ack).expect("an ack");
-        assert_eq!((ack.from, ack.to), (Node::Consumer(0), Node::Queue(0)));
+        assert_eq!(
+            (ack.from, ack.to),
+            (
+                Node::Consumer(ConsumerId::new(0)),
+                Node::Queue(QueueId::new(0))
+            )
+        );
         let c = s.counters();
         let count = |k: Kind| flights.iter().filter(|f| f.kind == k).count() as u64;
         assert_eq!(count(Kind::Publish), c.published);
@@ -758,7 +790,12 @@ mod tests {
                 redeliver.msg,
                 redeliver.attempt
             ),
-            (Node::Queue(0), Node::Consumer(0), 0, 2)
+            (
+                Node::Queue(QueueId::new(0)),
+                Node::Consumer(ConsumerId::new(0)),
+                MsgId::new(0),
+                2
+            )
         );
         let dup = flights
             .iter()
@@ -766,7 +803,12 @@ mod tests {
             .expect("a duplicate effect");
         assert_eq!(
             (dup.from, dup.to, dup.msg, dup.attempt),
-            (Node::Consumer(0), Node::Database, 0, 2)
+            (
+                Node::Consumer(ConsumerId::new(0)),
+                Node::Database,
+                MsgId::new(0),
+                2
+            )
         );
         let mut label = String::new();
         write_label(&mut label, redeliver.msg, redeliver.attempt);
@@ -785,7 +827,10 @@ mod tests {
             .into_iter()
             .find(|f| f.kind == Kind::Confirm);
         let c = confirm.expect("found");
-        assert_eq!((c.from, c.to), (Node::Broker, Node::Producer(0)));
+        assert_eq!(
+            (c.from, c.to),
+            (Node::Broker, Node::Producer(ProducerId::new(0)))
+        );
     }
 
     #[test]
@@ -834,7 +879,7 @@ mod tests {
         let mut s = sim("mm1");
         let step = s
             .command(Command::CrashConsumer {
-                consumer: 0,
+                consumer: ConsumerId::new(0),
                 point: CrashPoint::Now,
                 restart_after_s: None,
             })
@@ -844,14 +889,14 @@ mod tests {
         for f in &facts {
             touched(&s, f, &mut nodes);
         }
-        assert_eq!(nodes, [Node::Consumer(0)]);
+        assert_eq!(nodes, [Node::Consumer(ConsumerId::new(0))]);
     }
 
     fn flight(kind: Kind, msg: MsgId) -> Flight {
         Flight {
             kind,
-            from: Node::Queue(0),
-            to: Node::Consumer((msg % 3) as u32),
+            from: Node::Queue(QueueId::new(0)),
+            to: Node::Consumer(ConsumerId::new((msg.get() % 3) as u32)),
             msg,
             attempt: 1,
         }
@@ -861,15 +906,18 @@ mod tests {
     fn the_buffer_keeps_the_first_flights_and_counts_the_rest_per_edge() {
         let mut b = FlightBuffer::default();
         for m in 0..1_000 {
-            b.push(flight(Kind::Deliver, m));
+            b.push(flight(Kind::Deliver, MsgId::new(m)));
         }
         assert_eq!(b.flights.len(), TOKENS_MAX);
         assert_eq!(b.len(), 1_000);
         assert_eq!(b.overflow.total(), 1_000 - TOKENS_MAX as u64);
-        let edge = flight(Kind::Deliver, 0).edge();
+        let edge = flight(Kind::Deliver, MsgId::new(0)).edge();
         assert_eq!(
             (edge.from, edge.to),
-            (Node::Queue(0), Node::Consumer(Node::ALL)),
+            (
+                Node::Queue(QueueId::new(0)),
+                Node::Consumer(Node::ALL_CONSUMERS)
+            ),
             "counted per queue, whichever consumer"
         );
         assert_eq!(b.overflow.iter().count(), 1);
@@ -883,7 +931,7 @@ mod tests {
         let mut sky = Sky::default();
         let mut b = FlightBuffer::default();
         for m in 0..100 {
-            b.push(flight(Kind::Deliver, m));
+            b.push(flight(Kind::Deliver, MsgId::new(m)));
         }
         sky.admit(&b, 0.0, false);
         assert_eq!(sky.tokens.len(), 100);
@@ -896,7 +944,7 @@ mod tests {
         // 100 more while the first fly: 50 fit, 50 are counted.
         b.clear();
         for m in 100..200 {
-            b.push(flight(Kind::Ack, m));
+            b.push(flight(Kind::Ack, MsgId::new(m)));
         }
         sky.admit(&b, 10.0, false);
         assert_eq!(sky.tokens.len(), TOKENS_MAX);
@@ -907,7 +955,7 @@ mod tests {
         // A huge frame: all of it is counted.
         b.clear();
         for m in 0..5_000 {
-            b.push(flight(Kind::Deliver, m));
+            b.push(flight(Kind::Deliver, MsgId::new(m)));
         }
         sky.admit(&b, 20.0, false);
         assert_eq!(sky.tokens.len(), TOKENS_MAX);
@@ -944,7 +992,7 @@ mod tests {
     fn a_held_token_stays_until_released() {
         let mut sky = Sky::default();
         let mut b = FlightBuffer::default();
-        b.push(flight(Kind::Redeliver, 7));
+        b.push(flight(Kind::Redeliver, MsgId::new(7)));
         sky.admit(&b, 0.0, true);
         assert!(!sky.settled(1.0), "still travelling");
         sky.tick(10.0 * FLIGHT_MS);
@@ -959,7 +1007,7 @@ mod tests {
     #[test]
     fn tokens_travel_for_their_flight_time() {
         let t = Token {
-            flight: flight(Kind::Deliver, 1),
+            flight: flight(Kind::Deliver, MsgId::new(1)),
             born_ms: 100.0,
             label: String::new(),
             hold: false,

@@ -80,7 +80,8 @@ impl LogsSnapshot {
     pub fn of(sim: &Simulation) -> Self {
         let c = sim.counters();
         let now = sim.now_us();
-        let groups = (0..sim.group_count())
+        let groups = sim
+            .group_ids()
             .map(|g| {
                 let (members_up, members) = sim.group_members(g);
                 let rebalancing = sim.group_rebalancing(g);
@@ -216,7 +217,7 @@ pub fn rebalance_banner(card: &GroupCard) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use brokerlab_core::{examples, Command, MemberCrashPoint};
+    use brokerlab_core::{examples, Command, GroupId, MemberCrashPoint};
 
     #[test]
     fn a_log_grown_while_running_shows_its_new_partitions() {
@@ -287,7 +288,10 @@ mod tests {
         let mut s = examples::load("log-consumer-groups").expect("built in");
         s.groups[0].rebalance = Rebalance::Eager;
         let mut sim = Simulation::new(s).expect("valid");
-        sim.command(Command::AddMember { group: 0 }).expect("valid");
+        sim.command(Command::AddMember {
+            group: GroupId::new(0),
+        })
+        .expect("valid");
         let ledger = &LogsSnapshot::of(&sim).groups[0];
         assert!(ledger.eager && ledger.rebalancing);
         assert_eq!(ledger.members[1].state, MemberState::Rebalancing);
@@ -342,7 +346,7 @@ mod tests {
             "up · waiting for records · owns P0, P1"
         );
         sim.command(Command::CrashMember {
-            group: 0,
+            group: GroupId::new(0),
             member: 0,
             point: MemberCrashPoint::Now,
             restart_after_s: None,
@@ -374,7 +378,10 @@ mod tests {
         assert_eq!(after.groups[0].members[1].partitions, [0, 1, 2, 3]);
         // Four partitions, then five members: whoever gets nothing idles.
         for _ in 0..4 {
-            sim.command(Command::AddMember { group: 1 }).expect("valid");
+            sim.command(Command::AddMember {
+                group: GroupId::new(1),
+            })
+            .expect("valid");
         }
         while LogsSnapshot::of(&sim).groups[1].rebalancing {
             sim.step().expect("the rebalance finishes");

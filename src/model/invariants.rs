@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use brokerlab_core::{us_to_secs, ConsumerId, Fact, Micros, MsgId, QueueId, Simulation};
+use brokerlab_core::{us_to_secs, ConsumerId, Fact, GroupId, Micros, MsgId, QueueId, Simulation};
 
 use crate::format::seconds;
 
@@ -67,10 +67,9 @@ pub struct OutOfOrder {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Watch {
     first: [Option<Breach>; Property::ALL.len()],
-    /// Per (queue, key): the newest version whose handling reached the aggregate (an
-    /// effect committed, refused by a business rule, or reconciled from the source). A
-    /// log's consumer group counts as table `queue_count + group`.
-    newest: BTreeMap<(QueueId, u32), u32>,
+    /// Per (table, key): the newest version whose handling reached the aggregate (an
+    /// effect committed, refused by a business rule, or reconciled from the source).
+    newest: BTreeMap<(Table, u32), u32>,
     /// Keyed handlings seen, and those that came after a newer version of their key.
     keyed: u64,
     out_of_order: u64,
@@ -117,7 +116,6 @@ impl Watch {
     /// applied there. Skipped stale versions and gap waits never reach it, so a consumer
     /// with an ordering policy keeps the property; one without applies whatever finishes.
     fn order_broken(&mut self, sim: &Simulation, fact: &Fact) -> bool {
-        // Tables: a queue's consumers, or (after every queue) a log's consumer group.
         let (msg, table, versions) = match *fact {
             Fact::EffectCommitted { msg, consumer, .. } => (msg, queue_of(sim, consumer), None),
             Fact::EffectRefused { msg, consumer, .. } if refusal_moves_version(sim, consumer) => {
@@ -135,10 +133,8 @@ impl Watch {
                 group,
                 applied,
                 ..
-            } if applied > 0 => (msg, Some(sim.queue_count() + group), None),
-            Fact::RecordEffectRefused { msg, group, .. } => {
-                (msg, Some(sim.queue_count() + group), None)
-            }
+            } if applied > 0 => (msg, Some(Table::Group(group)), None),
+            Fact::RecordEffectRefused { msg, group, .. } => (msg, Some(Table::Group(group)), None),
             _ => return false,
         };
         let Some(m) = sim.message(msg) else {
@@ -148,11 +144,11 @@ impl Watch {
             return false;
         };
         let (oldest, newest) = versions.unwrap_or((m.version, m.version));
-        let Some(queue) = table else {
+        let Some(table) = table else {
             return false;
         };
         self.keyed += 1;
-        let applied = self.newest.entry((queue, key)).or_insert(0);
+        let applied = self.newest.entry((table, key)).or_insert(0);
         let newer = *applied;
         *applied = newer.max(newest);
         // The same version again is a duplicate (the effect-once property), not disorder.
@@ -186,9 +182,17 @@ fn refusal_moves_version(sim: &Simulation, consumer: ConsumerId) -> bool {
         .is_some_and(|c| c.ordering != brokerlab_core::Ordering::IgnoreStale)
 }
 
-/// The queue whose tables a consumer's effects go to.
-fn queue_of(sim: &Simulation, consumer: ConsumerId) -> Option<QueueId> {
-    sim.consumer(consumer).map(|c| c.queue)
+/// The tables a consumer's effects go to: its queue's.
+fn queue_of(sim: &Simulation, consumer: ConsumerId) -> Option<Table> {
+    sim.consumer(consumer).map(|c| Table::Queue(c.queue))
+}
+
+/// Whose database tables an effect reaches: the consumers of a queue share one set, and
+/// each consumer group of a log has its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Table {
+    Queue(QueueId),
+    Group(GroupId),
 }
 
 /// One property as the panel shows it.
@@ -270,7 +274,7 @@ mod tests {
         let s = statuses(&sim, &watch);
         let once = &s[Property::EffectOnce.index()];
         assert!(!once.holds);
-        assert_eq!(once.msg, Some(0));
+        assert_eq!(once.msg, Some(MsgId::new(0)));
         assert!(
             once.detail.contains("first broke at step 6"),
             "{}",
@@ -340,9 +344,9 @@ mod tests {
             let s = statuses(&sim, &watch);
             let order = &s[Property::KeyOrderKept.index()];
             assert!(!order.holds, "{name}");
-            assert_eq!(order.msg, Some(0), "{name}");
+            assert_eq!(order.msg, Some(MsgId::new(0)), "{name}");
             assert_eq!(
-                sim.message(0).map(|m| (m.key, m.version)),
+                sim.message(MsgId::new(0)).map(|m| (m.key, m.version)),
                 Some((Some(key), 1))
             );
             assert!(
@@ -355,7 +359,10 @@ mod tests {
             );
             // The balance ends wrong.
             assert_eq!(
-                sim.tables(0).expect("queue").aggregate(key).balance,
+                sim.tables(QueueId::new(0))
+                    .expect("queue")
+                    .aggregate(key)
+                    .balance,
                 wrong,
                 "{name}"
             );
@@ -395,7 +402,11 @@ mod tests {
                 assert!(met > 0, "{name}: {ordering:?} never met the reordering");
                 // Waiting for the gap and reconciling end with the right balance.
                 if ordering != Ordering::IgnoreStale {
-                    let balance = sim.tables(0).expect("queue").aggregate(key).balance;
+                    let balance = sim
+                        .tables(QueueId::new(0))
+                        .expect("queue")
+                        .aggregate(key)
+                        .balance;
                     assert_eq!(balance, right, "{name} {ordering:?}");
                 }
             }
@@ -411,17 +422,21 @@ mod tests {
         };
         let (sim, watch, _) = watched(scenario.clone());
         let mut replay = Simulation::new(scenario).expect("valid");
-        let mut seen: Vec<(QueueId, u32, u32)> = Vec::new();
+        let mut seen: Vec<(Table, u32, u32)> = Vec::new();
         while let Some(step) = replay.step() {
             for fact in step.facts.iter().copied() {
                 let (msg, table) = match fact {
-                    Fact::EffectCommitted { msg, consumer, .. } => {
-                        (msg, sim.consumer(consumer).expect("exists").queue)
-                    }
+                    Fact::EffectCommitted { msg, consumer, .. } => (
+                        msg,
+                        Table::Queue(sim.consumer(consumer).expect("exists").queue),
+                    ),
                     Fact::EffectRefused { msg, consumer, .. }
                         if super::refusal_moves_version(&sim, consumer) =>
                     {
-                        (msg, sim.consumer(consumer).expect("exists").queue)
+                        (
+                            msg,
+                            Table::Queue(sim.consumer(consumer).expect("exists").queue),
+                        )
                     }
                     Fact::RecordProcessed {
                         msg,
@@ -429,9 +444,7 @@ mod tests {
                         applied: 1..,
                         ..
                     }
-                    | Fact::RecordEffectRefused { msg, group, .. } => {
-                        (msg, sim.queue_count() + group)
-                    }
+                    | Fact::RecordEffectRefused { msg, group, .. } => (msg, Table::Group(group)),
                     _ => continue,
                 };
                 let m = sim.message(msg).expect("exists");

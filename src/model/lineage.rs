@@ -751,7 +751,7 @@ mod tests {
     #[test]
     fn crash_after_commit_tells_commit_crash_expiry_redelivery_commit_ack() {
         let sim = run_to_end("crash-after-commit");
-        let l = lineage(&sim, 0).expect("short run");
+        let l = lineage(&sim, MsgId::new(0)).expect("short run");
         assert_eq!(l.upto_step, sim.steps());
         let texts: Vec<&str> = l.rows.iter().map(|r| r.text.as_str()).collect();
         let find = |from: usize, pred: &dyn Fn(&LineageRow) -> bool| {
@@ -773,7 +773,7 @@ mod tests {
     #[test]
     fn crash_after_commit_draws_two_deliveries_and_a_duplicate_effect_between_four_lifelines() {
         let sim = run_to_end("crash-after-commit");
-        let l = lineage(&sim, 0).expect("short run");
+        let l = lineage(&sim, MsgId::new(0)).expect("short run");
         let heads: Vec<(&str, &str)> = l
             .participants
             .iter()
@@ -829,7 +829,7 @@ mod tests {
     #[test]
     fn a_fanout_publish_goes_through_the_exchange_to_each_queue_and_its_consumer() {
         let sim = run_to_end("fanout-subscriptions");
-        let l = lineage(&sim, 0).expect("short run");
+        let l = lineage(&sim, MsgId::new(0)).expect("short run");
         let roles: Vec<&str> = l.participants.iter().map(|p| p.role).collect();
         assert_eq!(roles[..2], ["producer", "broker"], "{roles:?}");
         let queues = roles.iter().filter(|r| **r == "queue").count();
@@ -853,14 +853,14 @@ mod tests {
         let sim = run_to_end("retries-dlq-redrive");
         let dead = (0..sim.messages().len() as u64)
             .find(|&m| {
-                let l = lineage(&sim, m).expect("short run");
+                let l = lineage(&sim, MsgId::new(m)).expect("short run");
                 l.rows
                     .iter()
                     .any(|r| r.label.contains("dead-lettered after"))
                     && l.rows.iter().any(|r| r.label == "redriven")
             })
             .expect("a message retried, dead-lettered and redriven");
-        let l = lineage(&sim, dead).expect("short run");
+        let l = lineage(&sim, MsgId::new(dead)).expect("short run");
         let dlq = l
             .participants
             .iter()
@@ -886,7 +886,7 @@ mod tests {
     #[test]
     fn a_lost_confirm_is_a_failure_arrow_back_to_the_producer_then_a_second_publish() {
         let sim = run_to_end("lost-confirm");
-        let l = lineage(&sim, 0).expect("short run");
+        let l = lineage(&sim, MsgId::new(0)).expect("short run");
         assert_eq!(l.participants[0].role, "producer");
         let lost = l
             .rows
@@ -908,7 +908,7 @@ mod tests {
     #[test]
     fn an_outbox_producer_publishes_through_its_relay_lifeline() {
         let sim = run_to_end("outbox-relay-crash");
-        let l = lineage(&sim, 0).expect("short run");
+        let l = lineage(&sim, MsgId::new(0)).expect("short run");
         let roles: Vec<&str> = l.participants.iter().map(|p| p.role).collect();
         assert_eq!(
             roles[..3],
@@ -948,7 +948,8 @@ mod tests {
             while sim.steps() < 3_000 && sim.step().is_some() {}
             let start = Simulation::new(sim.scenario().clone()).expect("valid");
             for msg in 0..(sim.messages().len() as u64).min(12) {
-                let mut build = LineageBuild::start(start.clone(), sim.steps(), msg).expect("ok");
+                let mut build =
+                    LineageBuild::start(start.clone(), sim.steps(), MsgId::new(msg)).expect("ok");
                 while !build.go_on(|_| true) {}
                 let kept: Vec<Fact> = build.kept.iter().map(|k| k.fact).collect();
                 let rows = build.finish();
@@ -987,7 +988,8 @@ mod tests {
             while sim.steps() < 3_000 && sim.step().is_some() {}
             let start = Simulation::new(sim.scenario().clone()).expect("valid");
             for msg in 0..(sim.messages().len() as u64).min(12) {
-                let mut build = LineageBuild::start(start.clone(), sim.steps(), msg).expect("ok");
+                let mut build =
+                    LineageBuild::start(start.clone(), sim.steps(), MsgId::new(msg)).expect("ok");
                 while !build.go_on(|_| true) {}
                 let kept: Vec<Fact> = build.kept.iter().map(|k| k.fact).collect();
                 let rows = build.finish();
@@ -1008,7 +1010,8 @@ mod tests {
         while sim.step().is_some() {}
         let start = Simulation::new(sim.scenario().clone()).expect("valid");
         let retried = (0..sim.messages().len() as u64).find_map(|msg| {
-            let mut build = LineageBuild::start(start.clone(), sim.steps(), msg).expect("ok");
+            let mut build =
+                LineageBuild::start(start.clone(), sim.steps(), MsgId::new(msg)).expect("ok");
             while !build.go_on(|_| true) {}
             let rows = build.finish().rows;
             rows.iter()
@@ -1030,12 +1033,12 @@ mod tests {
         for _ in 0..200 {
             sim.step();
         }
-        let l = lineage(&sim, 3).expect("short run");
+        let l = lineage(&sim, MsgId::new(3)).expect("short run");
         assert_eq!(l.upto_step, 200);
         assert!(!l.rows.is_empty());
         assert!(l.rows.iter().all(|r| r.step <= 200));
         assert!(l.rows.iter().all(|r| !r.text.contains("#30")));
-        let none = lineage(&sim, 999_999).expect("short run");
+        let none = lineage(&sim, MsgId::new(999_999)).expect("short run");
         assert!(none.rows.is_empty());
     }
 }

@@ -5,8 +5,8 @@
 //! graph, and reads snapshots from it.
 
 use brokerlab_core::{
-    secs_to_us, us_to_secs, Command, ConsumerId, CrashPoint, EndReason, MemberCrashPoint, Micros,
-    Scenario, ScenarioError, Simulation,
+    secs_to_us, us_to_secs, Command, ConsumerId, CrashPoint, EndReason, GroupId, MemberCrashPoint,
+    MemberId, Micros, Scenario, ScenarioError, Simulation,
 };
 
 use super::chart_info::{self, ChartData, CrashMarker, Rho, Values};
@@ -49,7 +49,7 @@ fn horizon_of(scenario: &Scenario, pace: Pace) -> f64 {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CrashTarget {
     Consumer(ConsumerId),
-    Member { group: u32, member: u32 },
+    Member { group: GroupId, member: MemberId },
 }
 
 /// What one frame did.
@@ -358,11 +358,12 @@ impl Player {
     /// first log group member that is up (members are consumers too).
     pub fn crash_target(&self) -> Option<CrashTarget> {
         let sim = &self.sim;
-        let consumer = (0..sim.consumer_count())
+        let consumer = sim
+            .consumer_ids()
             .find(|&c| sim.consumer(c).is_some_and(|v| v.up))
             .map(CrashTarget::Consumer);
         consumer.or_else(|| {
-            (0..sim.group_count()).find_map(|group| {
+            sim.group_ids().find_map(|group| {
                 (0..sim.group_members(group).1)
                     .find(|&m| sim.group_member(group, m).is_some_and(|v| v.up))
                     .map(|member| CrashTarget::Member { group, member })
@@ -487,11 +488,13 @@ impl Player {
         let sim = &self.sim;
         let c = sim.counters();
         // Members of consumer groups are consumers too: a log-only run has no other.
-        let (members_up, members) = (0..sim.group_count())
+        let (members_up, members) = sim
+            .group_ids()
             .map(|g| sim.group_members(g))
             .fold((0, 0), |(u, n), (gu, gn)| (u + gu, n + gn));
         let consumers_total = sim.consumer_count() + members;
-        let consumers_up = (0..sim.consumer_count())
+        let consumers_up = sim
+            .consumer_ids()
             .filter(|&i| sim.consumer(i).is_some_and(|v| v.up))
             .count() as u32
             + members_up;
@@ -601,13 +604,14 @@ impl Player {
 mod tests {
     use super::*;
     use crate::model::story::NARRATION_SENTENCES_MAX;
-    use brokerlab_core::examples;
+    use brokerlab_core::{examples, MsgId, ProducerId};
+    use brokerlab_core::{ConsumerId, GroupId};
 
     #[test]
     fn pause_on_breach_stops_playing_at_the_first_duplicate() {
         let mut p = burst();
         p.command(Command::CrashConsumer {
-            consumer: 0,
+            consumer: ConsumerId::new(0),
             point: CrashPoint::AfterCommitBeforeAck,
             restart_after_s: Some(1.0),
         })
@@ -668,7 +672,9 @@ mod tests {
         assert_eq!(p.sim().consumer_count(), 0, "no queue consumers");
         assert!(c.appended > 0);
         assert_eq!(r.published, c.published + c.appended);
-        let members: u32 = (0..p.sim().group_count())
+        let members: u32 = p
+            .sim()
+            .group_ids()
             .map(|g| p.sim().group_members(g).1)
             .sum();
         assert!(members > 0);
@@ -785,13 +791,19 @@ mod tests {
     fn a_crash_is_counted_then_restarted_then_redelivered() {
         let mut p = burst();
         play(&mut p, 0.5, 10.0);
-        assert_eq!(p.crash_target(), Some(CrashTarget::Consumer(0)));
-        assert_eq!(p.crash_next(), Ok(Some(CrashTarget::Consumer(0))));
+        assert_eq!(
+            p.crash_target(),
+            Some(CrashTarget::Consumer(ConsumerId::new(0)))
+        );
+        assert_eq!(
+            p.crash_next(),
+            Ok(Some(CrashTarget::Consumer(ConsumerId::new(0))))
+        );
         let r = p.readout();
         assert_eq!((r.crashes, r.consumers_up), (1, 19));
         assert_eq!(
             p.crash_target(),
-            Some(CrashTarget::Consumer(1)),
+            Some(CrashTarget::Consumer(ConsumerId::new(1))),
             "the next press crashes the next consumer"
         );
         assert!(
@@ -837,7 +849,10 @@ mod tests {
     fn when_every_consumer_is_down_the_crash_button_does_nothing() {
         let mut p = burst();
         for i in 0..20 {
-            assert_eq!(p.crash_next(), Ok(Some(CrashTarget::Consumer(i))));
+            assert_eq!(
+                p.crash_next(),
+                Ok(Some(CrashTarget::Consumer(ConsumerId::new(i))))
+            );
         }
         assert_eq!(p.crash_target(), None);
         assert_eq!(p.crash_next(), Ok(None));
@@ -853,13 +868,13 @@ mod tests {
         let members = p.readout().consumers_total;
         assert_eq!(members, 3, "two ledger members and one analytics member");
         let first = CrashTarget::Member {
-            group: 0,
+            group: GroupId::new(0),
             member: 0,
         };
         assert_eq!(p.crash_target(), Some(first));
         assert_eq!(
             p.crash_target_name().as_deref(),
-            Some(p.sim().member_name(0, 0).as_str())
+            Some(p.sim().member_name(GroupId::new(0), 0).as_str())
         );
         for n in 1..=members {
             assert!(p.crash_next().expect("valid").is_some());
@@ -995,7 +1010,7 @@ mod tests {
         let crash_step = p.sim().steps();
         play(&mut p, 0.3, 10.0);
         p.command(Command::CrashConsumer {
-            consumer: 4,
+            consumer: ConsumerId::new(4),
             point: CrashPoint::Now,
             restart_after_s: None,
         })
@@ -1103,7 +1118,9 @@ mod tests {
         let mut peak = 0;
         while p.readout().time_s < 25.0 {
             p.advance(100.0, 10.0);
-            let lag: u64 = (0..p.sim().group_count())
+            let lag: u64 = p
+                .sim()
+                .group_ids()
                 .flat_map(|g| p.sim().group_partitions(g))
                 .map(|part| part.lag)
                 .sum();
@@ -1185,7 +1202,7 @@ mod tests {
         let mut p = burst();
         play(&mut p, 0.2, 1.0);
         p.crash_next().expect("valid");
-        assert_eq!(p.narrated_nodes(), [Node::Consumer(0)]);
+        assert_eq!(p.narrated_nodes(), [Node::Consumer(ConsumerId::new(0))]);
         p.reset().expect("valid");
         assert!(p.narrated_nodes().is_empty());
     }
@@ -1209,7 +1226,7 @@ mod tests {
         assert!(!p.is_finished());
         let order = &p.invariants()[crate::model::invariants::Property::KeyOrderKept as usize];
         assert!(!order.holds);
-        assert_eq!(order.msg, Some(0));
+        assert_eq!(order.msg, Some(MsgId::new(0)));
     }
 
     #[test]
@@ -1224,7 +1241,7 @@ mod tests {
         assert!(before.iter().all(|&(_, q)| q == 0.0), "ρ = 0.9: {before:?}");
         let fault = crate::model::settings::arrivals_command(
             p.sim(),
-            0,
+            ProducerId::new(0),
             brokerlab_core::ArrivalProcess::Poisson,
             3.0,
         );
@@ -1260,13 +1277,13 @@ mod tests {
         // it, so the build need not replay anything before the snapshot.
         p.go_to_step(first + 5_000).expect("replays");
         let msg = p.sim().messages().len() as u64 - 1;
-        let mut build = p.lineage_build(msg).expect("builds");
+        let mut build = p.lineage_build(MsgId::new(msg)).expect("builds");
         assert!(build.from_step() >= first, "started from a snapshot");
         // Chunked: a budget that says no after the first chunk stops it part way.
         assert!(!build.go_on(|_| false), "one chunk is not the whole replay");
         while !build.go_on(|_| true) {}
         let chunked = build.finish();
-        let full = crate::model::lineage::lineage(p.sim(), msg).expect("builds");
+        let full = crate::model::lineage::lineage(p.sim(), MsgId::new(msg)).expect("builds");
         assert_eq!(chunked, full);
         assert!(!full.rows.is_empty());
     }

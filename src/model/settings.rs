@@ -10,8 +10,8 @@
 use brokerlab_core::scenario::limits;
 use brokerlab_core::sim::current;
 use brokerlab_core::{
-    us_to_secs, AckMode, ArrivalProcess, Command, Fact, Flavour, Idempotency, Overflow,
-    RateSegment, RetryPolicy, ServiceTime, Setting, Simulation,
+    us_to_secs, AckMode, ArrivalProcess, Command, Fact, Flavour, GroupId, Idempotency, Overflow,
+    ProducerId, RateSegment, RetryPolicy, ServiceTime, Setting, Simulation,
 };
 use serde::{de::DeserializeOwned, Serialize};
 
@@ -28,7 +28,7 @@ pub const DURATION_MAX_S: f64 = 86_400.0;
 /// A producer's settings as the panel shows them.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ProducerSettings {
-    pub index: u32,
+    pub index: ProducerId,
     pub name: String,
     pub rate_per_s: f64,
     pub process: ArrivalProcess,
@@ -111,7 +111,7 @@ pub fn backlog_schedules(sim: &Simulation) -> Vec<Vec<RateSegment>> {
 /// members the same way.
 pub fn live_capacity(sim: &Simulation) -> f64 {
     crate::model::fluid::capacity_of(
-        (0..sim.consumer_count())
+        sim.consumer_ids()
             .filter_map(|c| sim.consumer(c))
             .filter(|c| !c.retiring && !c.stopped && (c.up || c.restart_at_us.is_some()))
             .map(|c| (c.concurrency, c.service_mean_s)),
@@ -124,7 +124,7 @@ pub fn live_capacity(sim: &Simulation) -> f64 {
 fn group_capacity(sim: &Simulation) -> f64 {
     let scenario = sim.scenario();
     crate::model::fluid::capacity_of(scenario.groups.iter().enumerate().map(|(g, spec)| {
-        let g = g as u32;
+        let g = GroupId::from_index(g);
         let live = (0..sim.group_members(g).1)
             .filter_map(|m| sim.group_member(g, m))
             .filter(|m| m.up || m.restart_at_us.is_some())
@@ -201,7 +201,7 @@ impl ProducerSettings {
         let planned = sim
             .scenario()
             .producers
-            .get(p.producer as usize)
+            .get(p.producer.index())
             .map_or(&[][..], |spec| spec.arrivals.schedule.as_slice());
         let peak = p
             .schedule
@@ -269,13 +269,13 @@ fn remainder(schedule: &[RateSegment], now_s: f64, after_s: f64) -> Vec<RateSegm
 /// for later (the end of a burst, a stop) still happen.
 pub fn arrivals_command(
     sim: &Simulation,
-    producer: u32,
+    producer: ProducerId,
     process: ArrivalProcess,
     rate_per_s: f64,
 ) -> Command {
     let now_s = sim.now_us() as f64 / 1e6;
     let current = applied_schedules(sim)
-        .get(producer as usize)
+        .get(producer.index())
         .cloned()
         .unwrap_or_default();
     let mut schedule = vec![RateSegment {
@@ -292,10 +292,10 @@ pub fn arrivals_command(
 
 /// A burst: [`BURST_FACTOR`] times the current rate for [`BURST_S`], then the rate the
 /// schedule had at its end. Refused when the rate is 0 (ten times nothing is nothing).
-pub fn burst_command(sim: &Simulation, producer: u32) -> Result<Command, String> {
+pub fn burst_command(sim: &Simulation, producer: ProducerId) -> Result<Command, String> {
     let now_s = sim.now_us() as f64 / 1e6;
     let current = applied_schedules(sim)
-        .get(producer as usize)
+        .get(producer.index())
         .cloned()
         .unwrap_or_default();
     let rate = rate_at(&current, now_s);
@@ -305,7 +305,7 @@ pub fn burst_command(sim: &Simulation, producer: u32) -> Result<Command, String>
     let process =
         sim.scenario()
             .producers
-            .get(producer as usize)
+            .get(producer.index())
             .map_or(ArrivalProcess::Poisson, |p| {
                 Settings::of(sim)
                     .producers
@@ -585,7 +585,7 @@ pub mod queue_commands {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use brokerlab_core::{examples, secs_to_us};
+    use brokerlab_core::{examples, secs_to_us, QueueId};
 
     fn mm1() -> Simulation {
         Simulation::new(examples::load("mm1").expect("built in")).expect("valid")
@@ -665,7 +665,10 @@ mod tests {
         })
         .unwrap();
         assert_eq!(Settings::of(&sim).queues[0].flavour, Flavour::SqsFifo);
-        assert_eq!(sim.queue(0).unwrap().flavour, Flavour::SqsFifo);
+        assert_eq!(
+            sim.queue(QueueId::new(0)).unwrap().flavour,
+            Flavour::SqsFifo
+        );
     }
 
     #[test]
@@ -682,7 +685,7 @@ mod tests {
 
         sim.run_until(secs_to_us(10.0));
         let steps_before = sim.steps();
-        let fault = arrivals_command(&sim, 0, ArrivalProcess::Constant, 3.0);
+        let fault = arrivals_command(&sim, ProducerId::new(0), ArrivalProcess::Constant, 3.0);
         sim.command(fault).expect("valid");
         sim.command(Command::SetConsumerCount {
             queue: "jobs".into(),
@@ -719,14 +722,14 @@ mod tests {
         let mut sim = Simulation::new(examples::load("burst").expect("built in")).expect("valid");
         sim.run_until(secs_to_us(10.0));
         let Command::SetArrivals { schedule, .. } =
-            arrivals_command(&sim, 0, ArrivalProcess::Poisson, 500.0)
+            arrivals_command(&sim, ProducerId::new(0), ArrivalProcess::Poisson, 500.0)
         else {
             panic!("arrivals")
         };
         let pairs: Vec<(f64, f64)> = schedule.iter().map(|s| (s.from_s, s.rate_per_s)).collect();
         assert_eq!(pairs, vec![(0.0, 500.0), (50.0, 1_000.0), (170.0, 0.0)]);
 
-        let burst = burst_command(&sim, 0).expect("a rate to multiply");
+        let burst = burst_command(&sim, ProducerId::new(0)).expect("a rate to multiply");
         sim.command(burst).expect("valid");
         let s = Settings::of(&sim);
         assert!(s.producers[0].in_burst);
@@ -738,9 +741,14 @@ mod tests {
         assert!(!Settings::of(&sim).producers[0].in_burst);
 
         let mut idle = mm1();
-        idle.command(arrivals_command(&idle, 0, ArrivalProcess::Poisson, 0.0))
-            .expect("valid");
-        assert!(burst_command(&idle, 0).is_err());
+        idle.command(arrivals_command(
+            &idle,
+            ProducerId::new(0),
+            ArrivalProcess::Poisson,
+            0.0,
+        ))
+        .expect("valid");
+        assert!(burst_command(&idle, ProducerId::new(0)).is_err());
     }
 
     #[test]

@@ -11,7 +11,8 @@
 use brokerlab_core::step::DeadLetterReason;
 use brokerlab_core::Flavour;
 use brokerlab_core::{
-    us_to_secs, AckMode, CrashPoint, ExchangeKind, Handoff, Poison, ProducerCrashPoint, Simulation,
+    us_to_secs, AckMode, ConsumerId, CrashPoint, ExchangeKind, Handoff, MsgId, Poison,
+    ProducerCrashPoint, Simulation,
 };
 
 use std::fmt::Write;
@@ -42,7 +43,7 @@ pub struct ProducerCard {
     /// Whether it hands its messages off through an outbox (and a relay).
     pub uses_outbox: bool,
     /// The first unsent outbox rows: (message id, sent and awaiting the confirm).
-    pub outbox_rows: Vec<(u64, bool)>,
+    pub outbox_rows: Vec<(MsgId, bool)>,
     /// Its outbox relay, if it has one.
     pub relay: Option<RelayCard>,
     /// Where its accepted requests stand: pending, running, completed, failed.
@@ -131,7 +132,7 @@ pub struct QueueCard {
     /// Whose rules it follows (generic, RabbitMQ, SQS, SQS FIFO).
     pub flavour: Flavour,
     /// Indices of its consumers.
-    pub consumers: Vec<u32>,
+    pub consumers: Vec<ConsumerId>,
     /// Its dead-letter queue, when it dead-letters.
     pub dlq: Option<DlqCard>,
 }
@@ -218,12 +219,12 @@ fn after_end(sim: &Simulation, at_us: u64) -> bool {
 /// One card per producer, with its outbox relay when it hands off through one.
 fn producer_cards(sim: &Simulation) -> Vec<ProducerCard> {
     let scenario = sim.scenario();
-    (0..sim.producer_count())
+    sim.producer_ids()
         .filter_map(|p| sim.producer_view(p).map(|v| (p, v)))
         .map(|(p, v)| {
             let uses_outbox = scenario
                 .producers
-                .get(p as usize)
+                .get(p.index())
                 .is_some_and(|s| matches!(s.handoff, Handoff::Outbox { .. }));
             ProducerCard {
                 relay: uses_outbox.then(|| RelayCard {
@@ -273,12 +274,12 @@ fn exchange_cards(sim: &Simulation) -> Vec<ExchangeCard> {
 /// One card per queue, with its dead-letter queue when it has one.
 fn queue_cards(sim: &Simulation) -> Vec<QueueCard> {
     let scenario = sim.scenario();
-    (0..sim.queue_count())
+    sim.queue_ids()
         .filter_map(|q| sim.queue(q).map(|v| (q, v)))
         .map(|(q, v)| {
             let dead_letters = scenario
                 .queues
-                .get(q as usize)
+                .get(q.index())
                 .is_some_and(|s| s.dead_letter);
             QueueCard {
                 dlq: dead_letters.then(|| DlqCard {
@@ -315,7 +316,7 @@ fn log_cards(sim: &Simulation) -> Vec<LogCard> {
 
 /// The earliest lease among the current deliveries consumer `c` holds, and how many of
 /// them have no lease any more (expired). Only consumers acking after commit hold leases.
-fn leases(sim: &Simulation, c: u32, ack: AckMode) -> (Option<u64>, u32) {
+fn leases(sim: &Simulation, c: ConsumerId, ack: AckMode) -> (Option<u64>, u32) {
     let (mut earliest, mut expired) = (None::<u64>, 0);
     if ack == AckMode::AfterCommit {
         for (copy, attempt) in sim.held_deliveries(c) {
@@ -331,7 +332,7 @@ fn leases(sim: &Simulation, c: u32, ack: AckMode) -> (Option<u64>, u32) {
 
 /// One card per consumer.
 fn consumer_cards(sim: &Simulation) -> Vec<ConsumerCard> {
-    (0..sim.consumer_count())
+    sim.consumer_ids()
         .filter_map(|c| sim.consumer(c).map(|v| (c, v)))
         .map(|(c, v)| {
             let (earliest, expired) = leases(sim, c, v.ack);
@@ -623,6 +624,7 @@ pub fn queue_counts(q: &QueueCard) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use brokerlab_core::ConsumerId;
     use brokerlab_core::{examples, Command};
 
     #[test]
@@ -658,7 +660,7 @@ mod tests {
             (format!("{n} consumers"), format!("{n} up · 0 in hand"))
         );
         sim.command(Command::CrashConsumer {
-            consumer: 3,
+            consumer: ConsumerId::new(3),
             point: CrashPoint::Now,
             restart_after_s: None,
         })
@@ -682,7 +684,7 @@ mod tests {
     fn a_crashed_consumer_shows_its_restart_countdown() {
         let mut sim = Simulation::new(examples::load("mm1").expect("built in")).expect("valid");
         sim.command(Command::CrashConsumer {
-            consumer: 0,
+            consumer: ConsumerId::new(0),
             point: CrashPoint::Now,
             restart_after_s: Some(5.0),
         })
@@ -700,7 +702,7 @@ mod tests {
         let mut sim = Simulation::new(scenario).expect("valid");
         sim.run_until(brokerlab_core::secs_to_us(20.0));
         sim.command(Command::CrashConsumer {
-            consumer: 0,
+            consumer: ConsumerId::new(0),
             point: CrashPoint::Now,
             restart_after_s: Some(15.0),
         })
@@ -717,7 +719,7 @@ mod tests {
     fn an_armed_crash_is_shown() {
         let mut sim = Simulation::new(examples::load("mm1").expect("built in")).expect("valid");
         sim.command(Command::CrashConsumer {
-            consumer: 0,
+            consumer: ConsumerId::new(0),
             point: CrashPoint::AfterCommitBeforeAck,
             restart_after_s: None,
         })
@@ -735,12 +737,14 @@ mod tests {
     fn a_slow_consumer_and_a_lost_ack_are_shown() {
         let mut sim = Simulation::new(examples::load("mm1").expect("built in")).expect("valid");
         sim.command(Command::SlowConsumer {
-            consumer: 0,
+            consumer: ConsumerId::new(0),
             factor: SLOW_FACTOR,
         })
         .expect("valid");
-        sim.command(Command::DropNextAck { consumer: 0 })
-            .expect("valid");
+        sim.command(Command::DropNextAck {
+            consumer: ConsumerId::new(0),
+        })
+        .expect("valid");
         let c = &Topology::of(&sim).consumers[0];
         assert_eq!(c.slow_factor, 4.0);
         assert!(c.drop_next_ack);
@@ -748,7 +752,7 @@ mod tests {
         assert!(state.contains(" · slow ×4"), "{state}");
         assert!(state.ends_with(" · next ack will be lost"), "{state}");
         sim.command(Command::SlowConsumer {
-            consumer: 0,
+            consumer: ConsumerId::new(0),
             factor: 1.0,
         })
         .expect("valid");
@@ -829,7 +833,7 @@ mod tests {
             max_length: Some(5_000),
             redriving: true,
             flavour: Flavour::Generic,
-            consumers: vec![0],
+            consumers: vec![ConsumerId::new(0)],
             dlq: None,
         };
         assert_eq!(
@@ -968,7 +972,7 @@ mod tests {
                 .any(|f| matches!(f, brokerlab_core::Fact::ProducerCrashed { .. }));
             let t = Topology::of(&sim);
             let p = &t.producers[0];
-            saw_row |= p.outbox_rows.first() == Some(&(0, false));
+            saw_row |= p.outbox_rows.first() == Some(&(MsgId::new(0), false));
             if crashed {
                 let relay = p.relay.clone().expect("a relay");
                 assert!(!relay.up);

@@ -601,7 +601,7 @@ mod tests {
             lab.step();
         }
         lab.toggle_play();
-        lab.open_lineage(0);
+        lab.open_lineage(MsgId::new(0));
         assert!(!lab.playing.get_untracked());
         let upto = |lab: &Lab| {
             lab.lineage

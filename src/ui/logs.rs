@@ -1,6 +1,6 @@
 //! The logs panel: each partitioned log with its consumer groups, partitions and members.
 
-use brokerlab_core::{Command, MemberCrashPoint};
+use brokerlab_core::{Command, GroupId, MemberCrashPoint};
 use leptos::prelude::*;
 
 use crate::format::count;
@@ -18,7 +18,7 @@ pub fn LogsView(lab: Lab) -> impl IntoView {
         logs.with(|l| l.groups.clone())
             .into_iter()
             .enumerate()
-            .map(|(g, card)| group_view(lab, g as u32, card))
+            .map(|(g, card)| group_view(lab, GroupId::from_index(g), card))
             .collect_view()
     };
     // Growing a log: keys hash over more partitions from now on, so a key's next records
@@ -62,7 +62,7 @@ pub fn LogsView(lab: Lab) -> impl IntoView {
     }
 }
 
-fn group_view(lab: Lab, g: u32, card: GroupCard) -> impl IntoView {
+fn group_view(lab: Lab, g: GroupId, card: GroupCard) -> impl IntoView {
     let rebalancing = card.rebalancing;
     let banner = rebalance_banner(&card);
     let lanes = card

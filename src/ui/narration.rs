@@ -170,9 +170,12 @@ mod tests {
     fn the_filter_takes_ids_and_refuses_anything_else() {
         assert_eq!(parse_msg_filter(""), Ok(None));
         assert_eq!(parse_msg_filter("   "), Ok(None));
-        assert_eq!(parse_msg_filter("7"), Ok(Some(7)));
-        assert_eq!(parse_msg_filter(" #42 "), Ok(Some(42)));
-        assert_eq!(parse_msg_filter("18446744073709551615"), Ok(Some(u64::MAX)));
+        assert_eq!(parse_msg_filter("7"), Ok(Some(MsgId::new(7))));
+        assert_eq!(parse_msg_filter(" #42 "), Ok(Some(MsgId::new(42))));
+        assert_eq!(
+            parse_msg_filter("18446744073709551615"),
+            Ok(Some(MsgId::new(u64::MAX)))
+        );
         for bad in [
             "#",
             "-1",
@@ -197,12 +200,16 @@ mod tests {
             msg,
             text: String::new(),
         };
-        let log = vec![line(3, Some(1)), line(2, None), line(1, Some(0))];
+        let log = vec![
+            line(3, Some(MsgId::new(1))),
+            line(2, None),
+            line(1, Some(MsgId::new(0))),
+        ];
         assert_eq!(filter_log(&log, None).len(), 3);
-        let only = filter_log(&log, Some(1));
+        let only = filter_log(&log, Some(MsgId::new(1)));
         assert_eq!(only.len(), 1);
         assert_eq!(only[0].step, 3);
-        assert!(filter_log(&log, Some(9)).is_empty());
+        assert!(filter_log(&log, Some(MsgId::new(9))).is_empty());
     }
 
     #[test]

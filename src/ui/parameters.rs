@@ -3,7 +3,8 @@
 
 use brokerlab_core::scenario::limits;
 use brokerlab_core::{
-    AckMode, ArrivalProcess, Command, Flavour, Idempotency, Overflow, ServiceTime, Simulation,
+    AckMode, ArrivalProcess, Command, Flavour, Idempotency, Overflow, ProducerId, ServiceTime,
+    Simulation,
 };
 use leptos::prelude::*;
 
@@ -214,7 +215,7 @@ fn ProducerRow(lab: Lab, index: usize) -> impl IntoView {
         lab.settings
             .with_untracked(|s| s.producers.get(index).cloned())
     };
-    let producer = now().map_or(0, |p| p.index);
+    let producer = now().map_or(ProducerId::new(0), |p| p.index);
     let name = now().map(|p| p.name).unwrap_or_default();
     let id = |f: &str| format!("param-p{index}-{f}");
     let rate = Signal::derive(move || get().map(|p| field(p.rate_per_s)).unwrap_or_default());

@@ -59,7 +59,8 @@ impl Simulation {
     pub fn settings(&self) -> CurrentSettings {
         CurrentSettings {
             producers: self.producer_settings(),
-            queues: (0..self.queues.len() as QueueId)
+            queues: self
+                .queue_ids()
                 .filter_map(|q| self.queue_settings(q))
                 .collect(),
         }
@@ -101,14 +102,14 @@ impl Simulation {
                         schedule: new,
                     } = fault
                     {
-                        if *producer as usize == i {
+                        if (*producer).index() == i {
                             process = *p;
                             splice_schedule(&mut schedule, at_s, new);
                         }
                     }
                 }
                 ProducerSettings {
-                    producer: i as ProducerId,
+                    producer: ProducerId::from_index(i),
                     name: self.producers[i].name.clone(),
                     scripted: !spec.script.is_empty(),
                     process,
@@ -119,8 +120,8 @@ impl Simulation {
     }
 
     fn queue_settings(&self, q: QueueId) -> Option<QueueSettings> {
-        let queue = &self.queues[q as usize];
-        let members = || queue.consumers.iter().map(|&c| &self.consumers[c as usize]);
+        let queue = &self.queues[q.index()];
+        let members = || queue.consumers.iter().map(|&c| &self.consumers[c.index()]);
         let active = |c: &&Consumer| !c.retiring && !c.stopped;
         // Every consumer of a queue is changed together; one taking deliveries (or, when
         // all are scaled in, any) says what the rest have.

@@ -25,12 +25,12 @@ impl Simulation {
         let c = &mut self.copies[copy as usize];
         let from = c.fate;
         c.fate = to;
-        let tally = &mut self.messages[msg as usize].copy_tally;
+        let tally = &mut self.messages[msg.index()].copy_tally;
         tally[from.tally_slot()] -= 1;
         tally[to.tally_slot()] += 1;
         self.job_moved(msg, before);
         let c = &self.copies[copy as usize];
-        let q = &mut self.queues[c.queue as usize];
+        let q = &mut self.queues[c.queue.index()];
         match from {
             Fate::Waiting => self.waiting_total -= 1,
             Fate::InFlight => q.in_flight -= 1,
@@ -61,7 +61,7 @@ impl Simulation {
                     self.events
                         .schedule(self.now_us, Event::RedriveTick { queue });
                 }
-                if !self.queues[queue as usize].throttled.is_empty() {
+                if !self.queues[queue.index()].throttled.is_empty() {
                     self.release_throttled(queue);
                 }
             }
@@ -79,8 +79,8 @@ impl Simulation {
         if busy(from) == busy(to) {
             return;
         }
-        let key = self.messages[c.msg as usize].key;
-        let groups = &mut self.queues[c.queue as usize].busy_groups;
+        let key = self.messages[c.msg.index()].key;
+        let groups = &mut self.queues[c.queue.index()].busy_groups;
         if busy(to) {
             *groups.entry(key).or_insert(0) += 1;
         } else if let Some(n) = groups.get_mut(&key) {
@@ -99,7 +99,7 @@ impl Simulation {
         msg: MsgId,
         q: QueueId,
     ) -> bool {
-        let queue = &self.queues[q as usize];
+        let queue = &self.queues[q.index()];
         if queue.flavour != Flavour::SqsFifo {
             return false;
         }
@@ -122,7 +122,7 @@ impl Simulation {
     /// The broker stores a new copy of `msg` in queue `q`.
     pub(super) fn store(&mut self, producer: ProducerId, msg: MsgId, q: QueueId) {
         let copy = self.copies.len() as CopyId;
-        let p = &self.producers[producer as usize];
+        let p = &self.producers[producer.index()];
         let persistent = p.publish.persistent;
         let stable = !matches!(
             p.handoff,
@@ -132,7 +132,7 @@ impl Simulation {
             }
         );
         let event_id =
-            crate::message::event_id(msg, self.messages[msg as usize].publish_attempts, stable);
+            crate::message::event_id(msg, self.messages[msg.index()].publish_attempts, stable);
         self.copies.push(MessageCopy {
             msg,
             queue: q,
@@ -155,14 +155,14 @@ impl Simulation {
             duplicate_of: None,
         });
         self.set_fate_new_waiting(copy);
-        let queue = &mut self.queues[q as usize];
+        let queue = &mut self.queues[q.index()];
         if queue.flavour == Flavour::SqsFifo {
             queue.stored_at.insert(msg, self.now_us);
         }
         if queue.max_length.is_none_or(|max| queue.occupancy() <= max) {
             queue.bound_grace = 0;
         }
-        let m = &mut self.messages[msg as usize];
+        let m = &mut self.messages[msg.index()];
         m.copies += 1;
         m.broker_remembers = true;
         self.counters.published += 1;
@@ -179,19 +179,19 @@ impl Simulation {
     fn set_fate_new_waiting(&mut self, copy: CopyId) {
         let msg = self.copies[copy as usize].msg;
         let before = self.job_status(msg);
-        self.messages[msg as usize].copy_tally[Fate::Waiting.tally_slot()] += 1;
+        self.messages[msg.index()].copy_tally[Fate::Waiting.tally_slot()] += 1;
         self.job_moved(msg, before);
         let c = &mut self.copies[copy as usize];
         c.fate = Fate::Waiting;
         self.waiting_total += 1;
-        self.queues[c.queue as usize].held += 1;
+        self.queues[c.queue.index()].held += 1;
         self.enqueue_at_tail(copy);
     }
 
     /// Puts a copy at the end of its queue's line (a new stay: new place, new age, new TTL).
     fn enqueue_at_tail(&mut self, copy: CopyId) {
         let c = &mut self.copies[copy as usize];
-        let q = &mut self.queues[c.queue as usize];
+        let q = &mut self.queues[c.queue.index()];
         c.line_seq = q.next_line_seq;
         c.enqueued_us = self.now_us;
         q.next_line_seq += 1;
@@ -209,7 +209,7 @@ impl Simulation {
     /// Puts a copy back at its old place in line (its lease ran out: it keeps its age).
     fn reinsert(&mut self, copy: CopyId) {
         let seq = self.copies[copy as usize].line_seq;
-        let q = self.copies[copy as usize].queue as usize;
+        let q = self.copies[copy as usize].queue.index();
         let copies = &self.copies;
         let line = &mut self.queues[q].line;
         let pos = line.partition_point(|&c| copies[c as usize].line_seq < seq);
@@ -218,7 +218,7 @@ impl Simulation {
 
     fn remove_from_line(&mut self, copy: CopyId) {
         let seq = self.copies[copy as usize].line_seq;
-        let q = self.copies[copy as usize].queue as usize;
+        let q = self.copies[copy as usize].queue.index();
         let copies = &self.copies;
         let line = &mut self.queues[q].line;
         let pos = line.partition_point(|&c| copies[c as usize].line_seq < seq);
@@ -235,11 +235,11 @@ impl Simulation {
             let Some(consumer) = self.pick_consumer(q) else {
                 break;
             };
-            let copy = self.queues[q as usize]
+            let copy = self.queues[q.index()]
                 .line
                 .remove(pos)
                 .expect("a deliverable copy is in line");
-            let bound = self.queues[q as usize].delivery_bound();
+            let bound = self.queues[q.index()].delivery_bound();
             if bound.is_some_and(|max| self.copies[copy as usize].attempts >= max) {
                 // The broker's delivery limit (quorum delivery-limit, SQS maxReceiveCount):
                 // instead of another delivery, the dead-letter queue.
@@ -248,9 +248,9 @@ impl Simulation {
             }
             self.deliver(copy, consumer);
         }
-        for i in 0..self.queues[q as usize].consumers.len() {
-            let c = self.queues[q as usize].consumers[i];
-            if self.consumers[c as usize].batch_size > 1 {
+        for i in 0..self.queues[q.index()].consumers.len() {
+            let c = self.queues[q.index()].consumers[i];
+            if self.consumers[c.index()].batch_size > 1 {
                 self.start_work(c);
             }
         }
@@ -259,7 +259,7 @@ impl Simulation {
     /// Where in line the next copy to deliver is: the front, except on SQS FIFO, where
     /// it is the first copy whose message group has nothing in flight.
     fn next_deliverable(&self, q: QueueId) -> Option<usize> {
-        let queue = &self.queues[q as usize];
+        let queue = &self.queues[q.index()];
         if queue.line.is_empty() {
             return None;
         }
@@ -267,7 +267,7 @@ impl Simulation {
             return Some(0);
         }
         queue.line.iter().position(|&c| {
-            let key = self.messages[self.copies[c as usize].msg as usize].key;
+            let key = self.messages[self.copies[c as usize].msg.index()].key;
             !queue.busy_groups.contains_key(&key)
         })
     }
@@ -275,21 +275,21 @@ impl Simulation {
     /// Whether a consumer of queue `q` may take another delivery. RabbitMQ ignores
     /// prefetch for consumers in automatic acknowledgement mode: it pushes all it has.
     fn can_take(&self, q: QueueId, consumer: ConsumerId) -> bool {
-        let c = &self.consumers[consumer as usize];
-        if self.queues[q as usize].flavour == Flavour::Rabbitmq && c.ack == AckMode::OnDelivery {
+        let c = &self.consumers[consumer.index()];
+        if self.queues[q.index()].flavour == Flavour::Rabbitmq && c.ack == AckMode::OnDelivery {
             return c.up && !c.retiring && c.pending_ack.is_none();
         }
         c.can_take()
     }
 
     fn pick_consumer(&mut self, q: QueueId) -> Option<ConsumerId> {
-        let queue = &self.queues[q as usize];
+        let queue = &self.queues[q.index()];
         let n = queue.consumers.len();
         for i in 0..n {
             let idx = (queue.next_consumer + i) % n;
             let c = queue.consumers[idx];
             if self.can_take(q, c) {
-                self.queues[q as usize].next_consumer = (idx + 1) % n;
+                self.queues[q.index()].next_consumer = (idx + 1) % n;
                 return Some(c);
             }
         }
@@ -299,14 +299,14 @@ impl Simulation {
     fn deliver(&mut self, copy: CopyId, consumer: ConsumerId) {
         let now = self.now_us;
         self.set_fate(copy, Fate::InFlight);
-        let receiver = &mut self.consumers[consumer as usize];
+        let receiver = &mut self.consumers[consumer.index()];
         receiver.prefetch_grace = 0;
         // It holds nothing now (see `can_take`): the new subscription's ack mode applies.
         if let Some(ack) = receiver.pending_ack.take() {
             receiver.ack = ack;
             self.facts.push(Fact::AckModeSwitched { consumer, ack });
         }
-        let ack = self.consumers[consumer as usize].ack;
+        let ack = self.consumers[consumer.index()].ack;
         let c = &mut self.copies[copy as usize];
         c.attempts += 1;
         c.holder = Some(consumer);
@@ -323,11 +323,11 @@ impl Simulation {
         }
         match ack {
             AckMode::AfterCommit => {
-                let until = now.saturating_add(self.queues[queue as usize].lease_for_delivery_us());
+                let until = now.saturating_add(self.queues[queue.index()].lease_for_delivery_us());
                 // RabbitMQ has no lease: only its consumer timeout, which is not a countdown
                 // to a redelivery the way a visibility timeout is.
                 let shown =
-                    (self.queues[queue as usize].flavour != Flavour::Rabbitmq).then_some(until);
+                    (self.queues[queue.index()].flavour != Flavour::Rabbitmq).then_some(until);
                 self.arm_lease(queue, copy, attempt, until, shown);
                 self.facts.push(Fact::Delivered {
                     msg,
@@ -364,7 +364,7 @@ impl Simulation {
     fn maybe_keep_duplicate(&mut self, copy: CopyId) {
         let c = &self.copies[copy as usize];
         let (msg, q, persistent, event_id) = (c.msg, c.queue, c.persistent, c.event_id);
-        let queue = &self.queues[q as usize];
+        let queue = &self.queues[q.index()];
         // Only a stored copy's first receive can leave a duplicate, and a duplicate never
         // leaves another: at most one extra delivery per stored copy, so it stays rare.
         if queue.flavour != Flavour::Sqs
@@ -404,10 +404,10 @@ impl Simulation {
             forgotten_in_crash: false,
         });
         self.set_fate_new_waiting(twin);
-        let queue = &mut self.queues[q as usize];
+        let queue = &mut self.queues[q.index()];
         // Not a publish: it may stand above the bound until it drains.
         queue.bound_grace = queue.bound_grace.max(queue.held);
-        self.messages[msg as usize].copies += 1;
+        self.messages[msg.index()].copies += 1;
         self.counters.published += 1;
         self.facts.push(Fact::DuplicateKept {
             msg,
@@ -420,8 +420,8 @@ impl Simulation {
     /// A consumer still working on this delivery with a visibility heartbeat extends its
     /// lease instead of letting it run out.
     fn extends_lease(&self, copy: CopyId, attempt: Attempt, consumer: ConsumerId) -> bool {
-        let c = &self.consumers[consumer as usize];
-        let queue = &self.queues[c.queue as usize];
+        let c = &self.consumers[consumer.index()];
+        let queue = &self.queues[c.queue.index()];
         c.up && c.extend_visibility
             && queue.flavour != Flavour::Rabbitmq
             && c.working
@@ -456,7 +456,7 @@ impl Simulation {
         if self.extends_lease(copy, attempt, consumer) {
             let until = self
                 .now_us
-                .saturating_add(self.queues[queue as usize].lease_us);
+                .saturating_add(self.queues[queue.index()].lease_us);
             self.arm_lease(queue, copy, attempt, until, Some(until));
             self.facts.push(Fact::LeaseExtended {
                 msg,
@@ -467,11 +467,11 @@ impl Simulation {
             });
             return;
         }
-        if self.queues[queue as usize].flavour == Flavour::Generic {
+        if self.queues[queue.index()].flavour == Flavour::Generic {
             // Generic queues bound redelivery through the retry policy: a lease that runs
             // out counts as a failed attempt, so a lease shorter than the work ends in the
             // dead-letter queue instead of looping for ever.
-            let max = self.consumers[consumer as usize].retry.max_attempts;
+            let max = self.consumers[consumer.index()].retry.max_attempts;
             let c = &mut self.copies[copy as usize];
             c.failures += 1;
             if c.failures >= max {
@@ -531,7 +531,7 @@ impl Simulation {
 
     pub(super) fn retry_due(&mut self, copy: CopyId) {
         self.set_fate(copy, Fate::Waiting);
-        if self.queues[self.copies[copy as usize].queue as usize].flavour == Flavour::SqsFifo {
+        if self.queues[self.copies[copy as usize].queue.index()].flavour == Flavour::SqsFifo {
             // FIFO: it keeps its place, ahead of the later messages of its group.
             self.reinsert(copy);
         } else {
@@ -546,7 +546,7 @@ impl Simulation {
     /// Whether queue `q` dead-letters what it drops or expires (RabbitMQ with a
     /// dead-letter exchange); the other flavours just lose it.
     fn dead_letters_drops(&self, q: QueueId) -> bool {
-        let queue = &self.queues[q as usize];
+        let queue = &self.queues[q.index()];
         queue.flavour == Flavour::Rabbitmq && queue.dead_letter
     }
 
@@ -566,7 +566,7 @@ impl Simulation {
     }
 
     pub(super) fn drop_oldest(&mut self, q: QueueId) {
-        let copy = self.queues[q as usize]
+        let copy = self.queues[q.index()]
             .line
             .pop_front()
             .expect("caller checked the line");
@@ -587,7 +587,7 @@ impl Simulation {
     pub(super) fn dead_letter(&mut self, copy: CopyId, reason: DeadLetterReason) {
         let c = &self.copies[copy as usize];
         let (msg, queue, attempts, redrives) = (c.msg, c.queue, c.attempts, c.redrives);
-        if !self.queues[queue as usize].dead_letter {
+        if !self.queues[queue.index()].dead_letter {
             self.lose(copy, LossReason::DiscardedWithoutDeadLetterQueue);
             return;
         }
@@ -604,7 +604,7 @@ impl Simulation {
         if redrives > 0 {
             self.counters.dead_lettered_again += 1;
         }
-        self.queues[queue as usize].dlq.push_back(entry);
+        self.queues[queue.index()].dlq.push_back(entry);
         self.facts.push(Fact::DeadLettered {
             msg,
             copy,
@@ -634,20 +634,20 @@ impl Simulation {
         let now = self.now_us;
         let c = &mut self.copies[copy as usize];
         c.done_us = Some(now);
-        let created = self.messages[c.msg as usize].created_us;
+        let created = self.messages[c.msg.index()].created_us;
         self.latencies.record(now - created);
     }
 
     /// Starts moving the copies now in `q`'s dead-letter queue back into it, at `rate_per_s`.
     pub(super) fn start_redrive(&mut self, q: QueueId, rate_per_s: f64) {
-        let queue = &mut self.queues[q as usize];
+        let queue = &mut self.queues[q.index()];
         queue.redrive_per_s = Some(rate_per_s);
         queue.redrive_left = queue.dlq.len() as u64;
         self.resume_redrive(q);
     }
 
     pub(super) fn resume_redrive(&mut self, q: QueueId) {
-        let queue = &mut self.queues[q as usize];
+        let queue = &mut self.queues[q.index()];
         if !queue.redrive_pending && queue.redrive_left > 0 {
             queue.redrive_pending = true;
             self.events
@@ -656,7 +656,7 @@ impl Simulation {
     }
 
     pub(super) fn redrive_tick(&mut self, q: QueueId) {
-        let queue = &mut self.queues[q as usize];
+        let queue = &mut self.queues[q.index()];
         queue.redrive_pending = false;
         if queue.redrive_left == 0 {
             return;
@@ -687,7 +687,7 @@ impl Simulation {
             copy,
             queue: q,
         });
-        let queue = &mut self.queues[q as usize];
+        let queue = &mut self.queues[q.index()];
         if queue.redrive_left == 0 || queue.dlq.is_empty() {
             queue.redrive_left = 0;
             queue.redrive_per_s = None;
@@ -708,8 +708,8 @@ impl Simulation {
         let mut persisted = vec![false; self.messages.len()];
         for copy in 0..self.copies.len() as CopyId {
             let c = &self.copies[copy as usize];
-            let kept = c.persistent && self.queues[c.queue as usize].durable;
-            persisted[c.msg as usize] |= kept;
+            let kept = c.persistent && self.queues[c.queue.index()].durable;
+            persisted[c.msg.index()] |= kept;
             // A consumer already working on a copy the broker forgets still finishes it:
             // the broker can no longer redeliver it, so its fate is the consumer's outcome
             // (done, or lost if the work fails), never "lost" while its effect may commit.
@@ -749,7 +749,7 @@ impl Simulation {
     fn being_processed(&self, copy: CopyId) -> bool {
         let c = &self.copies[copy as usize];
         c.holder.is_some_and(|h| {
-            self.consumers[h as usize]
+            self.consumers[h.index()]
                 .working
                 .iter()
                 .any(|w| w.copy == copy && w.attempt == c.attempts)
@@ -758,7 +758,7 @@ impl Simulation {
 
     /// An armed "crash after receive" strikes as the delivery lands.
     pub(super) fn crash_after_receive_armed(&self, consumer: ConsumerId) -> bool {
-        self.consumers[consumer as usize]
+        self.consumers[consumer.index()]
             .armed
             .is_some_and(|a| a.point == CrashPoint::AfterReceive)
     }

@@ -19,7 +19,7 @@ impl Simulation {
     pub(super) fn apply_command(&mut self, fault: &Command, trigger: Trigger) {
         if fault
             .consumer()
-            .is_some_and(|c| c as usize >= self.consumers.len())
+            .is_some_and(|c| c.index() >= self.consumers.len())
         {
             return; // a consumer that scaling never created (a hand-written replay)
         }
@@ -74,12 +74,12 @@ impl Simulation {
                 );
             }
             Command::RestartConsumer { consumer } => {
-                if !self.consumers[consumer as usize].up {
+                if !self.consumers[consumer.index()].up {
                     self.restart_consumer(consumer, trigger);
                 }
             }
             Command::DropNextAck { consumer } => {
-                self.consumers[consumer as usize].drop_next_ack = true;
+                self.consumers[consumer.index()].drop_next_ack = true;
                 self.facts.push(Fact::AckDropArmed { consumer, trigger });
             }
             Command::SlowConsumer { consumer, factor } => {
@@ -93,18 +93,18 @@ impl Simulation {
     fn apply_queue_fault(&mut self, fault: &Command, trigger: Trigger) {
         match *fault {
             Command::DependencyOutage { ref queue, for_s } => {
-                let q = self.scenario.queue_index(queue).expect("validated") as u32;
+                let q = self.queue_named(queue).expect("validated");
                 self.start_dependency_outage(q, for_s, trigger);
             }
             Command::Redrive {
                 ref queue,
                 rate_per_s,
             } => {
-                let q = self.scenario.queue_index(queue).expect("validated") as u32;
+                let q = self.queue_named(queue).expect("validated");
                 self.start_redrive(q, rate_per_s);
             }
             Command::DeployFix { ref queue, poison } => {
-                let q = self.scenario.queue_index(queue).expect("validated") as u32;
+                let q = self.queue_named(queue).expect("validated");
                 self.deploy_fix(q, poison, trigger);
             }
             _ => unreachable!("apply_command sends only queue faults here"),
@@ -113,7 +113,7 @@ impl Simulation {
 
     /// Crashes a live consumer now, or arms the crash for its point.
     fn arm_consumer_crash(&mut self, consumer: ConsumerId, armed: ArmedCrash) {
-        let c = &mut self.consumers[consumer as usize];
+        let c = &mut self.consumers[consumer.index()];
         if !c.up {
             return;
         }
@@ -131,7 +131,7 @@ impl Simulation {
     }
 
     fn slow_consumer(&mut self, consumer: ConsumerId, factor: f64, trigger: Trigger) {
-        self.consumers[consumer as usize].slow_factor = factor;
+        self.consumers[consumer.index()].slow_factor = factor;
         let factor_pct = (factor * 100.0).round() as u32;
         self.facts.push(Fact::ConsumerSlowed {
             consumer,
@@ -142,7 +142,7 @@ impl Simulation {
 
     /// Crashes a live producer now, or arms the crash for its point.
     fn arm_producer_crash(&mut self, producer: ProducerId, armed: ArmedProducerCrash) {
-        let p = &mut self.producers[producer as usize];
+        let p = &mut self.producers[producer.index()];
         if !p.up {
             return;
         }
@@ -179,17 +179,17 @@ impl Simulation {
                 );
             }
             Command::RestartProducer { producer } => {
-                if !self.producers[producer as usize].up {
+                if !self.producers[producer.index()].up {
                     self.restart_producer(producer, trigger);
                 }
             }
             Command::DropNextConfirm { producer } => {
-                self.producers[producer as usize].drop_next_confirm = true;
+                self.producers[producer.index()].drop_next_confirm = true;
                 self.facts
                     .push(Fact::ConfirmDropArmed { producer, trigger });
             }
             Command::InjectPoison { producer, poison } => {
-                if self.producers[producer as usize].up {
+                if self.producers[producer.index()].up {
                     self.create_poison(producer, poison);
                 }
             }
@@ -224,7 +224,7 @@ impl Simulation {
                 self.arm_member_crash(group, member, armed);
             }
             Command::AddMember { group } => {
-                if self.groups[group as usize].members.len()
+                if self.groups[group.index()].members.len()
                     < crate::scenario::limits::MEMBERS_MAX as usize
                 {
                     self.add_member(group, trigger);
@@ -239,7 +239,7 @@ impl Simulation {
     /// Crashes a live member now, or arms the crash for its point (a member that never
     /// joined is left alone).
     fn arm_member_crash(&mut self, group: GroupId, member: MemberId, armed: ArmedMemberCrash) {
-        let Some(m) = self.groups[group as usize].members.get(member as usize) else {
+        let Some(m) = self.groups[group.index()].members.get(member as usize) else {
             return;
         };
         if !m.up {
@@ -250,7 +250,7 @@ impl Simulation {
             self.crash_member(group, member, restart, point, trigger);
         } else {
             let trigger = armed.trigger;
-            self.groups[group as usize].members[member as usize].armed = Some(armed);
+            self.groups[group.index()].members[member as usize].armed = Some(armed);
             self.facts.push(Fact::MemberCrashArmed {
                 group,
                 member,
@@ -297,7 +297,7 @@ impl Simulation {
     /// leases come back when their lease runs out; copies acked on delivery are lost.
     pub(super) fn crash_consumer(&mut self, consumer: ConsumerId, armed: ArmedCrash) {
         let now = self.now_us;
-        let c = &mut self.consumers[consumer as usize];
+        let c = &mut self.consumers[consumer.index()];
         c.up = false;
         c.incarnation += 1;
         c.armed = None;
@@ -315,8 +315,8 @@ impl Simulation {
             trigger: armed.trigger,
             restart_at_us,
         });
-        let queue = self.consumers[consumer as usize].queue;
-        let requeue = self.queues[queue as usize].flavour == Flavour::Rabbitmq;
+        let queue = self.consumers[consumer.index()].queue;
+        let requeue = self.queues[queue.index()].flavour == Flavour::Rabbitmq;
         for h in held {
             let c = &self.copies[h.copy as usize];
             if c.fate != Fate::InFlight || c.attempts != h.attempt {
@@ -336,7 +336,7 @@ impl Simulation {
             self.dispatch(queue);
         }
         if let Some(at) = restart_at_us {
-            let incarnation = self.consumers[consumer as usize].incarnation;
+            let incarnation = self.consumers[consumer.index()].incarnation;
             self.events.schedule(
                 at,
                 Event::RestartConsumer {
@@ -348,7 +348,7 @@ impl Simulation {
     }
 
     pub(super) fn restart_consumer(&mut self, consumer: ConsumerId, trigger: Trigger) {
-        let c = &mut self.consumers[consumer as usize];
+        let c = &mut self.consumers[consumer.index()];
         if c.stopped {
             return; // scaled in while it was down: it stays gone
         }
@@ -366,7 +366,7 @@ impl Simulation {
     /// database, outbox included, is not.
     pub(super) fn crash_producer(&mut self, producer: ProducerId, armed: ArmedProducerCrash) {
         let now = self.now_us;
-        let p = &mut self.producers[producer as usize];
+        let p = &mut self.producers[producer.index()];
         p.up = false;
         p.incarnation += 1;
         p.armed = None;
@@ -377,19 +377,19 @@ impl Simulation {
         }
         let held: Vec<_> = p.held.drain(..).collect();
         if let Some(q) = p.held_for.take() {
-            self.queues[q as usize].throttled.retain(|&x| x != producer);
+            self.queues[q.index()].throttled.retain(|&x| x != producer);
         }
         let has_outbox = self.relay_restart_delay(producer).is_some();
         for msg in held {
-            self.messages[msg as usize].held_back = false;
+            self.messages[msg.index()].held_back = false;
             // Held in memory only: gone with the process, unless an outbox row keeps it.
-            if !has_outbox && self.messages[msg as usize].fate == PublishFate::Pending {
+            if !has_outbox && self.messages[msg.index()].fate == PublishFate::Pending {
                 self.set_publish_fate(msg, PublishFate::GaveUp);
                 self.counters.gave_up += 1;
             }
         }
         let restart_at_us = armed.restart_after_us.map(|d| now.saturating_add(d));
-        self.producers[producer as usize].restart_at_us = restart_at_us;
+        self.producers[producer.index()].restart_at_us = restart_at_us;
         self.counters.producer_crashes += 1;
         self.facts.push(Fact::ProducerCrashed {
             producer,
@@ -398,7 +398,7 @@ impl Simulation {
             restart_at_us,
         });
         if let Some(at) = restart_at_us {
-            let incarnation = self.producers[producer as usize].incarnation;
+            let incarnation = self.producers[producer.index()].incarnation;
             self.events.schedule(
                 at,
                 Event::RestartProducer {
@@ -410,7 +410,7 @@ impl Simulation {
     }
 
     pub(super) fn restart_producer(&mut self, producer: ProducerId, trigger: Trigger) {
-        let p = &mut self.producers[producer as usize];
+        let p = &mut self.producers[producer.index()];
         p.up = true;
         p.restart_at_us = None;
         self.facts
@@ -438,7 +438,7 @@ impl Simulation {
                 c.buffer.clear();
             }
         }
-        for c in 0..self.consumers.len() as ConsumerId {
+        for c in self.consumer_ids() {
             self.stop_if_retired(c);
         }
         if let Some(at) = restart_at_us {
@@ -451,11 +451,11 @@ impl Simulation {
     pub(super) fn restart_broker(&mut self, trigger: Trigger) {
         self.broker_up = true;
         self.facts.push(Fact::BrokerRestarted { trigger });
-        for q in 0..self.queues.len() as u32 {
+        for q in self.queue_ids() {
             self.resume_redrive(q);
             self.dispatch(q);
         }
-        for g in 0..self.groups.len() as u32 {
+        for g in self.group_ids() {
             self.pump_group(g);
         }
     }

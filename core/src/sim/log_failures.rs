@@ -15,10 +15,10 @@ impl Simulation {
     /// Whether this attempt fails: poison always; a dependency outage; or a transient
     /// error with the group's probability.
     pub(super) fn record_failure(&mut self, g: GroupId, msg: MsgId) -> Option<Failure> {
-        if let Some(poison) = self.messages[msg as usize].poison {
+        if let Some(poison) = self.messages[msg.index()].poison {
             return Some(Failure::Poison(poison));
         }
-        let failures = &self.groups[g as usize].failures;
+        let failures = &self.groups[g.index()].failures;
         let now_s = self.now_us as f64 / 1e6;
         if failures
             .outages
@@ -57,7 +57,7 @@ impl Simulation {
         if !current {
             return; // fetched before a rebalance or rewind: the group has moved on
         }
-        let group = &self.groups[g as usize];
+        let group = &self.groups[g.index()];
         let reason = match failure {
             Failure::Poison(kind) => Some(DeadLetterReason::Poison(kind)),
             _ if work.attempt >= group.retry.max_attempts => {
@@ -80,7 +80,7 @@ impl Simulation {
     fn retry_in_place(&mut self, g: GroupId, m: MemberId, work: Work) {
         let delay_us = self.record_backoff_us(g, work.attempt);
         let retry_at_us = self.now_us.saturating_add(delay_us);
-        let group = &mut self.groups[g as usize];
+        let group = &mut self.groups[g.index()];
         let next = Work {
             attempt: work.attempt + 1,
             ..work
@@ -116,21 +116,21 @@ impl Simulation {
 
     /// The group's retry policy's delay before the record's next attempt.
     fn record_backoff_us(&mut self, g: GroupId, failures: u32) -> Micros {
-        super::backoff::delay_us(&self.groups[g as usize].retry, failures, &mut self.rng)
+        super::backoff::delay_us(&self.groups[g.index()].retry, failures, &mut self.rng)
     }
 
     /// The group gives up on a record: it is appended to the group's dead-letter log (a
     /// topic another group may read, e.g. to retry later), or kept in its built-in one.
     fn dead_letter_record(&mut self, g: GroupId, work: Work, reason: DeadLetterReason) {
-        let to = self.groups[g as usize].dead_letter;
+        let to = self.groups[g.index()].dead_letter;
         match to {
             Some(l) => {
                 self.append_record(l, work.msg, RecordStatus::Committed);
             }
-            None => self.groups[g as usize].dead_letters.push(work.msg),
+            None => self.groups[g.index()].dead_letters.push(work.msg),
         }
         self.counters.records_dead_lettered += 1;
-        self.groups[g as usize].dead_lettered += 1;
+        self.groups[g.index()].dead_lettered += 1;
         self.facts.push(Fact::RecordDeadLettered {
             group: g,
             partition: work.partition,

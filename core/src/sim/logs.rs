@@ -14,7 +14,7 @@ use crate::time::{secs_to_us, Micros};
 
 impl Simulation {
     fn group_table(&self, g: GroupId) -> usize {
-        self.queues.len() + g as usize
+        self.queues.len() + g.index()
     }
 
     /// The broker appends a message to its log, in the partition its key maps to.
@@ -37,7 +37,7 @@ impl Simulation {
         msg: MsgId,
         status: RecordStatus,
     ) -> (u32, u64) {
-        let key = self.messages[msg as usize].key;
+        let key = self.messages[msg.index()].key;
         let log = &mut self.logs[l];
         let partition = match log.partition_for(key, msg) {
             Some(p) => p,
@@ -54,11 +54,11 @@ impl Simulation {
             appended_us: self.now_us,
             status,
         });
-        let m = &mut self.messages[msg as usize];
+        let m = &mut self.messages[msg.index()];
         m.records += 1;
         m.broker_remembers = true;
         let before = self.job_status(msg);
-        self.messages[msg as usize].fate = PublishFate::Stored;
+        self.messages[msg.index()].fate = PublishFate::Stored;
         self.job_moved(msg, before);
         self.counters.appended += 1;
         (partition, offset)
@@ -67,17 +67,17 @@ impl Simulation {
     /// Something changed in log `l`: retention, then every group reading it looks again.
     pub(super) fn log_changed(&mut self, l: usize) {
         self.apply_retention(l);
-        for g in 0..self.groups.len() {
-            if self.groups[g].log == l {
-                self.pump_group(g as GroupId);
+        for g in self.group_ids() {
+            if self.groups[g.index()].log == l {
+                self.pump_group(g);
             }
         }
     }
 
     /// Settles a member's open transaction: its output records become visible, or aborted.
     fn end_transaction(&mut self, g: GroupId, m: MemberId, commit: bool) {
-        let txn = std::mem::take(&mut self.groups[g as usize].members[m as usize].txn);
-        let Some(out) = self.groups[g as usize].output else {
+        let txn = std::mem::take(&mut self.groups[g.index()].members[m as usize].txn);
+        let Some(out) = self.groups[g.index()].output else {
             return;
         };
         if txn.is_empty() {
@@ -143,8 +143,8 @@ impl Simulation {
                 from,
                 to,
             });
-            for g in 0..self.groups.len() {
-                let group = &mut self.groups[g];
+            for g in self.group_ids() {
+                let group = &mut self.groups[g.index()];
                 if group.log != l {
                     continue;
                 }
@@ -153,14 +153,14 @@ impl Simulation {
                     group.position[p] = to;
                     self.counters.records_skipped += to - skipped_from;
                     self.facts.push(Fact::RecordsSkipped {
-                        group: g as GroupId,
+                        group: g,
                         partition: p as u32,
                         from: skipped_from,
                         to,
                         why: SkipReason::ExpiredUnread,
                     });
                 }
-                let group = &mut self.groups[g];
+                let group = &mut self.groups[g.index()];
                 group.done_upto[p] = group.done_upto[p].max(to);
                 group.committed[p] = group.committed[p].max(to);
             }
@@ -169,7 +169,7 @@ impl Simulation {
 
     /// Idle members start on their partitions' next records.
     pub(super) fn pump_group(&mut self, g: GroupId) {
-        let group = &self.groups[g as usize];
+        let group = &self.groups[g.index()];
         // Eager rebalancing stops the world; a cooperative one only stops moving partitions.
         let paused = group.rebalancing && group.rebalance == Rebalance::Eager;
         if paused || !self.broker_up {
@@ -179,7 +179,7 @@ impl Simulation {
         let (log, members) = (group.log, group.members.len());
         self.apply_retention(log);
         for m in 0..members {
-            let group = &self.groups[g as usize];
+            let group = &self.groups[g.index()];
             let member = &group.members[m];
             if !member.up || member.working.is_some() {
                 continue;
@@ -187,7 +187,7 @@ impl Simulation {
             if group.read_committed {
                 self.skip_aborted(g, m as MemberId);
             }
-            let group = &self.groups[g as usize];
+            let group = &self.groups[g.index()];
             let member = &group.members[m];
             let log = &self.logs[group.log];
             let n = log.partitions.len();
@@ -205,7 +205,7 @@ impl Simulation {
                     && visible(p)
             });
             if let Some(p) = next {
-                self.groups[g as usize].members[m].next_partition = p + 1;
+                self.groups[g.index()].members[m].next_partition = p + 1;
                 self.start_record(g, m as MemberId, p as u32);
             }
         }
@@ -213,11 +213,11 @@ impl Simulation {
 
     /// A read_committed member steps over aborted records on its partitions.
     fn skip_aborted(&mut self, g: GroupId, m: MemberId) {
-        let group = &self.groups[g as usize];
+        let group = &self.groups[g.index()];
         let log = group.log;
         for p in 0..group.owner.len() {
             loop {
-                let group = &self.groups[g as usize];
+                let group = &self.groups[g.index()];
                 if group.owner[p] != Some(m) || group.busy[p] {
                     break;
                 }
@@ -228,7 +228,7 @@ impl Simulation {
                 if !aborted {
                     break;
                 }
-                let group = &mut self.groups[g as usize];
+                let group = &mut self.groups[g.index()];
                 group.position[p] = offset + 1;
                 group.done_upto[p] = group.done_upto[p].max(offset + 1);
                 group.committed[p] = group.committed[p].max(offset + 1);
@@ -242,7 +242,7 @@ impl Simulation {
     }
 
     fn start_record(&mut self, g: GroupId, m: MemberId, p: u32) {
-        let group = &mut self.groups[g as usize];
+        let group = &mut self.groups[g.index()];
         let offset = group.position[p as usize];
         let msg = self.logs[group.log].partitions[p as usize]
             .get(offset)
@@ -257,7 +257,7 @@ impl Simulation {
                 offset: offset + 1,
             });
         }
-        let group = &mut self.groups[g as usize];
+        let group = &mut self.groups[g.index()];
         group.position[p as usize] = offset + 1;
         group.busy[p as usize] = true;
         let generation = group.generation;
@@ -294,8 +294,8 @@ impl Simulation {
             msg,
             done_at_us,
         });
-        if let CommitMode::Auto { every_s } = self.groups[g as usize].commit {
-            let group = &mut self.groups[g as usize];
+        if let CommitMode::Auto { every_s } = self.groups[g.index()].commit {
+            let group = &mut self.groups[g.index()];
             if !group.auto_commit_pending {
                 group.auto_commit_pending = true;
                 self.events.schedule(
@@ -309,7 +309,7 @@ impl Simulation {
     /// A member finished an attempt at a record: it failed, or its effect (or a stated
     /// skip) happened; then the partition moves on, unless the record is retried in place.
     pub(super) fn record_done(&mut self, g: GroupId, m: MemberId, _p: u32, _offset: u64) {
-        let group = &mut self.groups[g as usize];
+        let group = &mut self.groups[g.index()];
         let work = group.members[m as usize]
             .working
             .take()
@@ -339,10 +339,10 @@ impl Simulation {
     /// versions) as older than what they hold: then it is skipped, and says so.
     fn record_already_handled(&mut self, g: GroupId, m: MemberId, work: Work) -> bool {
         let table = self.group_table(g);
-        let group = &self.groups[g as usize];
+        let group = &self.groups[g.index()];
         let (idempotency, ordering) = (group.idempotency, group.ordering);
         let msg = work.msg;
-        let message = &self.messages[msg as usize];
+        let message = &self.messages[msg.index()];
         let (producer, key, version) = (message.producer, message.key, message.version);
         let tables = &self.tables[table];
         let duplicate = match idempotency {
@@ -376,10 +376,10 @@ impl Simulation {
     /// One transaction: the idempotency mark, the effect and the aggregate's version.
     fn commit_record(&mut self, g: GroupId, m: MemberId, work: Work) {
         let table = self.group_table(g);
-        let group = &self.groups[g as usize];
+        let group = &self.groups[g.index()];
         let (idempotency, ordering) = (group.idempotency, group.ordering);
         let msg = work.msg;
-        let message = &self.messages[msg as usize];
+        let message = &self.messages[msg.index()];
         let (producer, op, key, version) =
             (message.producer, message.op, message.key, message.version);
         let tables = &mut self.tables[table];
@@ -424,7 +424,7 @@ impl Simulation {
 
     /// Per-key order on a log: an effect reaching a key after a newer version of it.
     fn note_key_order(&mut self, g: GroupId, key: u32, version: u32) {
-        let newest = self.groups[g as usize]
+        let newest = self.groups[g.index()]
             .newest_version
             .entry(key)
             .or_insert(0);
@@ -438,7 +438,7 @@ impl Simulation {
     /// Effects outside the database: an email, and read-process-write output records.
     fn write_outputs(&mut self, g: GroupId, m: MemberId, msg: MsgId, current: bool) {
         let table = self.group_table(g);
-        let group = &self.groups[g as usize];
+        let group = &self.groups[g.index()];
         if group.sends_email {
             let times = self.tables[table].record_email(msg);
             self.counters.emails_sent += 1;
@@ -451,7 +451,7 @@ impl Simulation {
         }
         // Read-process-write. A transactional zombie (fetched before a rebalance) is fenced:
         // it writes nothing.
-        let group = &self.groups[g as usize];
+        let group = &self.groups[g.index()];
         if let Some(out) = group.output.filter(|_| current || !group.transactional) {
             let open = group.transactional;
             let status = if open {
@@ -461,7 +461,7 @@ impl Simulation {
             };
             let (op, oo) = self.append_record(out, msg, status);
             if open {
-                self.groups[g as usize].members[m as usize]
+                self.groups[g.index()].members[m as usize]
                     .txn
                     .push((op, oo));
             }
@@ -489,7 +489,7 @@ impl Simulation {
             return;
         }
         let (p, offset) = (work.partition, work.offset);
-        let group = &mut self.groups[g as usize];
+        let group = &mut self.groups[g.index()];
         group.busy[p as usize] = false;
         group.position[p as usize] = group.position[p as usize].max(offset + 1);
         group.done_upto[p as usize] = group.done_upto[p as usize].max(offset + 1);
@@ -514,7 +514,7 @@ impl Simulation {
             // The output records and this offset commit together.
             self.end_transaction(g, m, true);
         }
-        let group = &self.groups[g as usize];
+        let group = &self.groups[g.index()];
         if group.revoking[p as usize] && group.owner[p as usize] == Some(m) {
             self.release_partition(g, p, m);
         }
@@ -523,7 +523,7 @@ impl Simulation {
     /// Auto-commit: the current position of every partition becomes the committed offset,
     /// including records fetched but not yet processed.
     pub(super) fn auto_commit(&mut self, g: GroupId) {
-        let group = &mut self.groups[g as usize];
+        let group = &mut self.groups[g.index()];
         group.auto_commit_pending = false;
         let CommitMode::Auto { every_s } = group.commit else {
             return;
@@ -571,7 +571,7 @@ impl Simulation {
         trigger: Trigger,
     ) {
         let now = self.now_us;
-        let member = &mut self.groups[g as usize].members[m as usize];
+        let member = &mut self.groups[g.index()].members[m as usize];
         member.up = false;
         member.incarnation += 1;
         member.working = None;
@@ -603,7 +603,7 @@ impl Simulation {
     }
 
     pub(super) fn add_member(&mut self, g: GroupId, trigger: Trigger) {
-        let group = &mut self.groups[g as usize];
+        let group = &mut self.groups[g.index()];
         if group.members.len() >= crate::scenario::limits::MEMBERS_MAX as usize {
             // Each rebalance costs members × partitions: the group stops growing here.
             return;
@@ -620,7 +620,7 @@ impl Simulation {
     }
 
     pub(super) fn restart_member(&mut self, g: GroupId, m: MemberId, trigger: Trigger) {
-        let member = &mut self.groups[g as usize].members[m as usize];
+        let member = &mut self.groups[g.index()].members[m as usize];
         member.up = true;
         member.restart_at_us = None;
         self.facts.push(Fact::MemberJoined {
@@ -635,13 +635,13 @@ impl Simulation {
     /// clamped to what the partition holds. Work in progress finishes but no longer moves
     /// the group's offsets.
     pub(super) fn rewind_group(&mut self, g: GroupId, to: Option<u64>, trigger: Trigger) {
-        let log = self.groups[g as usize].log;
+        let log = self.groups[g.index()].log;
         let starts: Vec<u64> = self.logs[log]
             .partitions
             .iter()
             .map(|p| to.map_or(p.start, |o| o.clamp(p.start, p.end())))
             .collect();
-        let group = &mut self.groups[g as usize];
+        let group = &mut self.groups[g.index()];
         group.generation += 1;
         for (p, start) in starts.into_iter().enumerate() {
             group.committed[p] = start;
@@ -655,8 +655,8 @@ impl Simulation {
             trigger,
         });
         // Work in progress no longer commits, so a partition being revoked goes now.
-        for p in 0..self.groups[g as usize].owner.len() {
-            let group = &self.groups[g as usize];
+        for p in 0..self.groups[g.index()].owner.len() {
+            let group = &self.groups[g.index()];
             if let (true, Some(owner)) = (group.revoking[p], group.owner[p]) {
                 self.release_partition(g, p as u32, owner);
             }

@@ -34,16 +34,16 @@ use crate::producer::{Producer, Target};
 use crate::queue::{Queue, QueueView};
 use crate::rng::SimRng;
 use crate::scenario::{Budget, Command, ConsumerSpec, Intervention, Scenario, ScenarioError};
-use crate::step::{ConsumerId, CopyId, Fact, MsgId, QueueId, Step, Trigger};
+use crate::step::{ConsumerId, CopyId, Fact, GroupId, MsgId, ProducerId, QueueId, Step, Trigger};
 use crate::time::{secs_to_us, us_to_secs, Micros};
 
 /// FIFO lanes of the event queue: each queue's leases, and each queue's TTLs (fixed
 /// durations set in time order, so they fall due in order).
 fn lease_lane(queue: QueueId) -> usize {
-    2 * queue as usize
+    2 * queue.index()
 }
 fn ttl_lane(queue: QueueId) -> usize {
-    2 * queue as usize + 1
+    2 * queue.index() + 1
 }
 
 /// Why a run ended.
@@ -109,7 +109,7 @@ pub struct Simulation {
     jobs: Vec<crate::producer::JobCounts>,
     /// Message ids by (producer, key, version): the producers' source of truth that a
     /// reconciling consumer reads.
-    by_version: std::collections::BTreeMap<(u32, u32, u32), MsgId>,
+    by_version: std::collections::BTreeMap<(ProducerId, u32, u32), MsgId>,
     queues: Vec<Queue>,
     copies: Vec<MessageCopy>,
     consumers: Vec<Consumer>,
@@ -194,8 +194,8 @@ impl Simulation {
             live_slots,
             scenario,
         };
-        for p in 0..sim.producers.len() {
-            sim.schedule_next_arrival(p as u32);
+        for p in sim.producer_ids() {
+            sim.schedule_next_arrival(p);
         }
         for (i, f) in sim.scenario.commands.iter().enumerate() {
             sim.events.schedule(
@@ -374,7 +374,7 @@ impl Simulation {
             }
         }
         if let Some(c) = fault.consumer() {
-            if c as usize >= self.consumers.len() {
+            if c.index() >= self.consumers.len() {
                 return Err(ScenarioError {
                     field: "command.consumer".into(),
                     problem: format!(
@@ -461,11 +461,14 @@ impl Simulation {
                     in_flight: queue.in_flight,
                     retry_waiting: queue.retry_waiting,
                     dead_lettered: queue.dlq.len() as u64,
-                    oldest_age_s: us_to_secs(self.queue_oldest_age_us(q as QueueId, age_at)),
+                    oldest_age_s: us_to_secs(
+                        self.queue_oldest_age_us(QueueId::from_index(q), age_at),
+                    ),
                 }
             })
             .collect();
-        let groups: Vec<GroupSample> = (0..self.groups.len() as u32)
+        let groups: Vec<GroupSample> = self
+            .group_ids()
             .map(|g| GroupSample {
                 lag: self.group_partitions(g).iter().map(|p| p.lag).sum(),
                 members_up: self.group_members(g).0,
@@ -482,7 +485,8 @@ impl Simulation {
             in_flight: self.in_flight(),
             retry_waiting: self.queues.iter().map(|q| q.retry_waiting).sum(),
             dead_lettered: self.queues.iter().map(|q| q.dlq.len() as u64).sum(),
-            lag: (0..self.groups.len() as u32)
+            lag: self
+                .group_ids()
                 .flat_map(|g| self.group_partitions(g))
                 .map(|p| p.lag)
                 .sum(),
@@ -512,12 +516,12 @@ impl Simulation {
                 consumer,
                 incarnation,
                 ..
-            } => self.consumers[consumer as usize].incarnation == incarnation,
+            } => self.consumers[consumer.index()].incarnation == incarnation,
             Event::RestartConsumer {
                 consumer,
                 incarnation,
             } => {
-                let c = &self.consumers[consumer as usize];
+                let c = &self.consumers[consumer.index()];
                 !c.up && c.incarnation == incarnation
             }
             Event::RestartBroker { incarnation } => {
@@ -558,21 +562,21 @@ impl Simulation {
     fn producer_event_is_live(&self, event: &Event) -> bool {
         match *event {
             Event::Arrival { producer, epoch } => {
-                self.producers[producer as usize].clock.epoch == epoch
+                self.producers[producer.index()].clock.epoch == epoch
             }
             Event::ConfirmArrives {
                 producer,
                 incarnation,
                 ..
-            } => self.producers[producer as usize].incarnation == incarnation,
+            } => self.producers[producer.index()].incarnation == incarnation,
             Event::ConfirmTimeout {
                 producer,
                 msg,
                 attempt,
                 incarnation,
             } => {
-                let m = &self.messages[msg as usize];
-                self.producers[producer as usize].incarnation == incarnation
+                let m = &self.messages[msg.index()];
+                self.producers[producer.index()].incarnation == incarnation
                     && !m.confirmed
                     && !m.held_back
                     && m.publish_attempts == attempt
@@ -583,14 +587,14 @@ impl Simulation {
                 producer,
                 incarnation,
             } => {
-                let p = &self.producers[producer as usize];
+                let p = &self.producers[producer.index()];
                 p.up && p.incarnation == incarnation
             }
             Event::RestartProducer {
                 producer,
                 incarnation,
             } => {
-                let p = &self.producers[producer as usize];
+                let p = &self.producers[producer.index()];
                 !p.up && p.incarnation == incarnation
             }
             _ => unreachable!("is_live sends only producer events here"),
@@ -605,9 +609,9 @@ impl Simulation {
                 member,
                 incarnation,
                 ..
-            } => self.groups[group as usize].members[member as usize].incarnation == incarnation,
+            } => self.groups[group.index()].members[member as usize].incarnation == incarnation,
             Event::RebalanceDone { group, generation } => {
-                let g = &self.groups[group as usize];
+                let g = &self.groups[group.index()];
                 g.rebalancing && g.round == generation
             }
             Event::RestartMember {
@@ -615,7 +619,7 @@ impl Simulation {
                 member,
                 incarnation,
             } => {
-                let m = &self.groups[group as usize].members[member as usize];
+                let m = &self.groups[group.index()].members[member as usize];
                 !m.up && m.incarnation == incarnation
             }
             _ => unreachable!("is_live sends only group events here"),
@@ -692,7 +696,7 @@ impl Simulation {
     /// Where message `msg`'s job stands, from its publish fate and its copies' fates.
     pub fn job_status(&self, msg: MsgId) -> crate::message::JobStatus {
         use crate::message::JobStatus;
-        let m = &self.messages[msg as usize];
+        let m = &self.messages[msg.index()];
         match m.fate {
             PublishFate::Pending => JobStatus::Pending,
             PublishFate::Refused
@@ -714,7 +718,7 @@ impl Simulation {
     fn job_moved(&mut self, msg: MsgId, before: crate::message::JobStatus) {
         let after = self.job_status(msg);
         if after != before {
-            let jobs = &mut self.jobs[self.messages[msg as usize].producer as usize];
+            let jobs = &mut self.jobs[self.messages[msg.index()].producer.index()];
             *jobs.slot(before) -= 1;
             *jobs.slot(after) += 1;
         }
@@ -723,7 +727,7 @@ impl Simulation {
     /// Sets a message's publish fate, keeping the job counts in step.
     fn set_publish_fate(&mut self, msg: MsgId, fate: PublishFate) {
         let before = self.job_status(msg);
-        self.messages[msg as usize].fate = fate;
+        self.messages[msg.index()].fate = fate;
         self.job_moved(msg, before);
     }
 
@@ -762,12 +766,12 @@ impl Simulation {
     }
     fn oldest_age_us_at(&self, t_us: Micros) -> Micros {
         (0..self.queues.len())
-            .map(|q| self.queue_oldest_age_us(q as QueueId, t_us))
+            .map(|q| self.queue_oldest_age_us(QueueId::from_index(q), t_us))
             .max()
             .unwrap_or(0)
     }
     fn queue_oldest_age_us(&self, queue: QueueId, t_us: Micros) -> Micros {
-        self.queues[queue as usize].line.front().map_or(0, |&c| {
+        self.queues[queue.index()].line.front().map_or(0, |&c| {
             t_us.saturating_sub(self.copies[c as usize].enqueued_us)
         })
     }
@@ -776,17 +780,17 @@ impl Simulation {
     }
     /// A queue's own time series, in step with [`Simulation::series`].
     pub fn queue_series(&self, q: QueueId) -> &[QueueSample] {
-        self.series.queue_samples(q as usize)
+        self.series.queue_samples(q.index())
     }
     /// A log group's own time series (lag, members up), in step with the main series.
-    pub fn group_series(&self, g: u32) -> &[GroupSample] {
-        self.series.group_samples(g as usize)
+    pub fn group_series(&self, g: GroupId) -> &[GroupSample] {
+        self.series.group_samples(g.index())
     }
     pub fn messages(&self) -> &[Message] {
         &self.messages
     }
     pub fn message(&self, id: MsgId) -> Option<&Message> {
-        self.messages.get(id as usize)
+        self.messages.get(id.index())
     }
     pub fn copies(&self) -> &[MessageCopy] {
         &self.copies
@@ -796,22 +800,28 @@ impl Simulation {
     }
     /// How many times the effect of message `msg` was applied by the consumers of `queue`.
     pub fn effect_count_in(&self, queue: QueueId, msg: MsgId) -> u32 {
-        self.tables
-            .get(queue as usize)
-            .map_or(0, |t| t.applied(msg))
+        self.tables.get(queue.index()).map_or(0, |t| t.applied(msg))
     }
     /// How many times the effect of message `msg` was applied, over all consumer groups.
     pub fn effect_count(&self, msg: MsgId) -> u32 {
         self.tables.iter().map(|t| t.applied(msg)).sum()
     }
     pub fn tables(&self, queue: QueueId) -> Option<&GroupTables> {
-        self.tables.get(queue as usize)
+        self.tables.get(queue.index())
     }
     pub fn queue_count(&self) -> u32 {
         self.queues.len() as u32
     }
+    /// Every queue's id, in the scenario's order.
+    pub fn queue_ids(&self) -> impl Iterator<Item = QueueId> {
+        (0..self.queues.len()).map(QueueId::from_index)
+    }
+    /// The queue named `name`: the scenario names queues, the run numbers them.
+    pub(crate) fn queue_named(&self, name: &str) -> Option<QueueId> {
+        self.scenario.queue_index(name).map(QueueId::from_index)
+    }
     pub fn queue(&self, id: QueueId) -> Option<QueueView> {
-        let q = self.queues.get(id as usize)?;
+        let q = self.queues.get(id.index())?;
         Some(QueueView {
             name: q.name.clone(),
             waiting: q.line.len() as u64,
@@ -828,7 +838,7 @@ impl Simulation {
     /// Waiting copies of a queue, in line order.
     pub fn waiting(&self, queue: QueueId) -> impl Iterator<Item = CopyId> + '_ {
         self.queues
-            .get(queue as usize)
+            .get(queue.index())
             .into_iter()
             .flat_map(|q| q.line.iter().copied())
     }
@@ -837,15 +847,19 @@ impl Simulation {
         queue: QueueId,
     ) -> impl Iterator<Item = &crate::message::DeadLetter> + '_ {
         self.queues
-            .get(queue as usize)
+            .get(queue.index())
             .into_iter()
             .flat_map(|q| q.dlq.iter())
     }
     pub fn consumer_count(&self) -> u32 {
         self.consumers.len() as u32
     }
+    /// Every consumer's id, in the order they were numbered (replicas expanded).
+    pub fn consumer_ids(&self) -> impl Iterator<Item = ConsumerId> {
+        (0..self.consumers.len()).map(ConsumerId::from_index)
+    }
     pub fn consumer(&self, id: ConsumerId) -> Option<ConsumerView> {
-        self.consumers.get(id as usize).map(|c| ConsumerView {
+        self.consumers.get(id.index()).map(|c| ConsumerView {
             name: c.name.clone(),
             queue: c.queue,
             up: c.up,
@@ -869,17 +883,19 @@ impl Simulation {
     pub fn producer_count(&self) -> u32 {
         self.producers.len() as u32
     }
-    pub fn producer_name(&self, id: u32) -> Option<&str> {
-        self.producers.get(id as usize).map(|p| p.name.as_str())
+    /// Every producer's id, in the scenario's order.
+    pub fn producer_ids(&self) -> impl Iterator<Item = ProducerId> {
+        (0..self.producers.len()).map(ProducerId::from_index)
+    }
+    pub fn producer_name(&self, id: ProducerId) -> Option<&str> {
+        self.producers.get(id.index()).map(|p| p.name.as_str())
     }
     pub fn producer_up(&self, id: u32) -> Option<bool> {
         self.producers.get(id as usize).map(|p| p.up)
     }
     /// Unsent outbox rows of a producer.
-    pub fn outbox_len(&self, id: u32) -> usize {
-        self.producers
-            .get(id as usize)
-            .map_or(0, |p| p.outbox.len())
+    pub fn outbox_len(&self, id: ProducerId) -> usize {
+        self.producers.get(id.index()).map_or(0, |p| p.outbox.len())
     }
     pub(crate) fn logs_raw(&self) -> &[Log] {
         &self.logs
@@ -895,14 +911,14 @@ impl Simulation {
             .get(l as usize)
             .map_or_else(|| format!("log {l}"), |x| x.name.clone())
     }
-    pub fn group_name(&self, g: u32) -> String {
+    pub fn group_name(&self, g: GroupId) -> String {
         self.groups
-            .get(g as usize)
+            .get(g.index())
             .map_or_else(|| format!("group {g}"), |x| x.name.clone())
     }
-    pub fn member_name(&self, g: u32, m: u32) -> String {
+    pub fn member_name(&self, g: GroupId, m: u32) -> String {
         self.groups
-            .get(g as usize)
+            .get(g.index())
             .and_then(|x| x.members.get(m as usize))
             .map_or_else(|| format!("member {m}"), |x| x.name.clone())
     }
@@ -918,9 +934,13 @@ impl Simulation {
     pub fn group_count(&self) -> u32 {
         self.groups.len() as u32
     }
+    /// Every consumer group's id, in the scenario's order.
+    pub fn group_ids(&self) -> impl Iterator<Item = GroupId> {
+        (0..self.groups.len()).map(GroupId::from_index)
+    }
     /// A group's view of its log's partitions: offsets, owner, lag.
-    pub fn group_partitions(&self, g: u32) -> Vec<PartitionView> {
-        let Some(group) = self.groups.get(g as usize) else {
+    pub fn group_partitions(&self, g: GroupId) -> Vec<PartitionView> {
+        let Some(group) = self.groups.get(g.index()) else {
             return Vec::new();
         };
         self.logs[group.log]
@@ -946,12 +966,12 @@ impl Simulation {
             .collect()
     }
     /// The database tables of consumer group `g` of a log.
-    pub fn group_tables(&self, g: u32) -> Option<&GroupTables> {
-        self.tables.get(self.queues.len() + g as usize)
+    pub fn group_tables(&self, g: GroupId) -> Option<&GroupTables> {
+        self.tables.get(self.queues.len() + g.index())
     }
     /// Members of a group that are up, and in all.
-    pub fn group_members(&self, g: u32) -> (u32, u32) {
-        self.groups.get(g as usize).map_or((0, 0), |group| {
+    pub fn group_members(&self, g: GroupId) -> (u32, u32) {
+        self.groups.get(g.index()).map_or((0, 0), |group| {
             (
                 group.members.iter().filter(|m| m.up).count() as u32,
                 group.members.len() as u32,
@@ -1027,12 +1047,12 @@ impl Simulation {
 fn build_consumers(scenario: &Scenario, queues: &mut [Queue]) -> Vec<Consumer> {
     let mut consumers = Vec::new();
     for spec in &scenario.consumers {
-        let queue = scenario.queue_of(spec) as QueueId;
+        let queue = QueueId::from_index(scenario.queue_of(spec));
         for r in 0..spec.replicas {
             let name = replica_name(spec, r, consumers.len());
-            queues[queue as usize]
+            queues[queue.index()]
                 .consumers
-                .push(consumers.len() as ConsumerId);
+                .push(ConsumerId::from_index(consumers.len()));
             consumers.push(Consumer::new(spec, name, queue));
         }
     }
@@ -1062,10 +1082,10 @@ fn build_producers(scenario: &Scenario) -> Vec<Producer> {
                 if scenario.queues.is_empty() {
                     Target::Log(0)
                 } else {
-                    Target::Queue(0)
+                    Target::Queue(QueueId::new(0))
                 }
             } else if let Some(q) = scenario.queue_index(&spec.target) {
-                Target::Queue(q as QueueId)
+                Target::Queue(QueueId::from_index(q))
             } else if let Some(l) = scenario.log_index(&spec.target) {
                 Target::Log(l)
             } else {

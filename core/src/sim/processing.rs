@@ -31,14 +31,14 @@ impl Simulation {
         copy: CopyId,
         attempt: Attempt,
     ) {
-        self.consumers[consumer as usize].buffer.push_back(Held {
+        self.consumers[consumer.index()].buffer.push_back(Held {
             copy,
             attempt,
             checked_clean: false,
             batch: 0,
         });
         if self.crash_after_receive_armed(consumer) {
-            let armed = self.consumers[consumer as usize]
+            let armed = self.consumers[consumer.index()]
                 .armed
                 .take()
                 .expect("checked");
@@ -47,7 +47,7 @@ impl Simulation {
         }
         // A batching consumer waits until the broker has handed it all it can right now
         // (the dispatch loop starts it), so that batches fill up.
-        if self.consumers[consumer as usize].batch_size == 1 {
+        if self.consumers[consumer.index()].batch_size == 1 {
             self.start_work(consumer);
         }
     }
@@ -55,7 +55,7 @@ impl Simulation {
     /// Fills the consumer's free slots from its buffer, a batch per slot.
     pub(super) fn start_work(&mut self, consumer: ConsumerId) {
         loop {
-            let c = &self.consumers[consumer as usize];
+            let c = &self.consumers[consumer.index()];
             if !c.up || c.batches >= c.concurrency || c.buffer.is_empty() {
                 return;
             }
@@ -63,7 +63,7 @@ impl Simulation {
             if batch.is_empty() {
                 continue; // every candidate was a duplicate, settled at once
             }
-            let c = &mut self.consumers[consumer as usize];
+            let c = &mut self.consumers[consumer.index()];
             let id = c.next_batch;
             c.next_batch += 1;
             c.batches += 1;
@@ -92,7 +92,7 @@ impl Simulation {
                 held.batch = id;
                 let msg = self.copies[held.copy as usize].msg;
                 let (copy, attempt) = (held.copy, held.attempt);
-                self.consumers[consumer as usize].working.push(held);
+                self.consumers[consumer.index()].working.push(held);
                 self.facts.push(Fact::ProcessingStarted {
                     msg,
                     copy,
@@ -109,7 +109,7 @@ impl Simulation {
     fn take_batch(&mut self, consumer: ConsumerId) -> Vec<Held> {
         let mut batch = Vec::new();
         loop {
-            let c = &mut self.consumers[consumer as usize];
+            let c = &mut self.consumers[consumer.index()];
             if batch.len() as u32 >= c.batch_size {
                 return batch;
             }
@@ -119,7 +119,7 @@ impl Simulation {
             let msg = self.copies[held.copy as usize].msg;
             let event_id = self.copies[held.copy as usize].event_id;
             if c.idempotency == Idempotency::CheckThenInsert {
-                if self.tables[c.queue as usize].processed.contains(&event_id) {
+                if self.tables[c.queue.index()].processed.contains(&event_id) {
                     self.counters.duplicates_skipped += 1;
                     self.facts.push(Fact::DuplicateSkipped {
                         msg,
@@ -129,7 +129,7 @@ impl Simulation {
                         seen: DuplicateSeen::CheckFoundMark,
                     });
                     self.complete(consumer, held.copy, held.attempt, false);
-                    if !self.consumers[consumer as usize].up {
+                    if !self.consumers[consumer.index()].up {
                         return batch; // completing crashed it (an armed crash)
                     }
                     continue;
@@ -143,7 +143,7 @@ impl Simulation {
     /// The handler finished a batch: decide each outcome, then tell the broker. An atomic
     /// batch with any failure rolls back as a whole.
     pub(super) fn finish_work(&mut self, consumer: ConsumerId, batch: u64) {
-        let c = &mut self.consumers[consumer as usize];
+        let c = &mut self.consumers[consumer.index()];
         let items: Vec<Held> = c
             .working
             .iter()
@@ -159,7 +159,7 @@ impl Simulation {
                 items.iter().map(|h| self.failure_of(consumer, h)).collect();
             if failures.iter().any(Option::is_some) {
                 for (h, f) in items.iter().zip(failures) {
-                    if self.consumers[consumer as usize].up {
+                    if self.consumers[consumer.index()].up {
                         self.fail(
                             consumer,
                             h.copy,
@@ -170,14 +170,14 @@ impl Simulation {
                 }
             } else {
                 for h in items {
-                    if self.consumers[consumer as usize].up {
+                    if self.consumers[consumer.index()].up {
                         self.handle_and_settle(consumer, h);
                     }
                 }
             }
         } else {
             for h in items {
-                if !self.consumers[consumer as usize].up {
+                if !self.consumers[consumer.index()].up {
                     break; // an armed crash struck mid-batch: the rest dies with the process
                 }
                 match self.failure_of(consumer, &h) {
@@ -186,7 +186,7 @@ impl Simulation {
                 }
             }
         }
-        let queue = self.consumers[consumer as usize].queue;
+        let queue = self.consumers[consumer.index()].queue;
         self.start_work(consumer);
         self.stop_if_retired(consumer);
         self.dispatch(queue);
@@ -209,8 +209,8 @@ impl Simulation {
     /// transient error with the configured probability.
     fn failure_of(&mut self, consumer: ConsumerId, held: &Held) -> Option<Failure> {
         let msg = self.copies[held.copy as usize].msg;
-        let c = &self.consumers[consumer as usize];
-        if let Some(poison) = self.messages[msg as usize].poison {
+        let c = &self.consumers[consumer.index()];
+        if let Some(poison) = self.messages[msg.index()].poison {
             if !self.fixed.contains(&(c.queue, poison)) {
                 return Some(Failure::Poison(poison));
             }
@@ -233,9 +233,9 @@ impl Simulation {
     fn handle_message(&mut self, consumer: ConsumerId, held: Held) -> Outcome {
         let (copy, attempt) = (held.copy, held.attempt);
         let msg = self.copies[copy as usize].msg;
-        let m = &self.messages[msg as usize];
-        let c = &self.consumers[consumer as usize];
-        let q = c.queue as usize;
+        let m = &self.messages[msg.index()];
+        let c = &self.consumers[consumer.index()];
+        let q = c.queue.index();
         // Inbox: the unique key (source, id) is checked inside the effect's transaction.
         let inbox_key = (m.producer, self.copies[copy as usize].event_id);
         if c.idempotency == Idempotency::Inbox && self.tables[q].inbox.contains(&inbox_key) {
@@ -260,12 +260,12 @@ impl Simulation {
     /// lets the effect go ahead.
     fn order_by_version(&mut self, consumer: ConsumerId, copy: CopyId) -> Option<Outcome> {
         let msg = self.copies[copy as usize].msg;
-        let m = &self.messages[msg as usize];
-        let c = &self.consumers[consumer as usize];
+        let m = &self.messages[msg.index()];
+        let c = &self.consumers[consumer.index()];
         let (Some(key), true) = (m.key, c.ordering != Ordering::None) else {
             return None;
         };
-        let current = self.tables[c.queue as usize].aggregate(key).version;
+        let current = self.tables[c.queue.index()].aggregate(key).version;
         let version = m.version;
         if version <= current {
             self.counters.stale_ignored += 1;
@@ -282,7 +282,7 @@ impl Simulation {
         if c.ordering == Ordering::Reconcile && version > current + 1 {
             self.reconcile(consumer, copy, key, current + 1, version - 1);
         }
-        let c = &self.consumers[consumer as usize];
+        let c = &self.consumers[consumer.index()];
         if c.ordering == Ordering::WaitForGap && version > current + 1 {
             return self.wait_for_gap(consumer, copy, key, version, current);
         }
@@ -300,7 +300,7 @@ impl Simulation {
         current: u32,
     ) -> Option<Outcome> {
         let msg = self.copies[copy as usize].msg;
-        let c = &self.consumers[consumer as usize];
+        let c = &self.consumers[consumer.index()];
         let (timeout, policy) = (c.gap_timeout_us, c.on_gap_timeout);
         let since = *self.copies[copy as usize]
             .gap_since_us
@@ -342,9 +342,9 @@ impl Simulation {
         inbox_key: (ProducerId, MsgId),
     ) -> Outcome {
         let msg = self.copies[copy as usize].msg;
-        let m = &self.messages[msg as usize];
-        let c = &self.consumers[consumer as usize];
-        let q = c.queue as usize;
+        let m = &self.messages[msg.index()];
+        let c = &self.consumers[consumer.index()];
+        let q = c.queue.index();
         let (op, key, version, ordering, idempotency) =
             (m.op, m.key, m.version, c.ordering, c.idempotency);
         let tables = &mut self.tables[q];
@@ -390,7 +390,7 @@ impl Simulation {
             consumer,
             applied: count,
         });
-        if self.consumers[consumer as usize].sends_email {
+        if self.consumers[consumer.index()].sends_email {
             self.send_consumer_email(consumer, copy, msg);
         }
         Outcome::Finished { committed: true }
@@ -398,7 +398,7 @@ impl Simulation {
 
     /// The consumer's email for `msg`: outside the transaction, so a duplicate sends it again.
     fn send_consumer_email(&mut self, consumer: ConsumerId, copy: CopyId, msg: MsgId) {
-        let q = self.consumers[consumer as usize].queue as usize;
+        let q = self.consumers[consumer.index()].queue.index();
         let times = self.tables[q].record_email(msg);
         self.counters.emails_sent += 1;
         self.facts.push(Fact::ConsumerEmailSent {
@@ -413,13 +413,13 @@ impl Simulation {
     /// the consumer's tables, once each) before the message that revealed the gap.
     fn reconcile(&mut self, consumer: ConsumerId, copy: CopyId, key: u32, from: u32, to: u32) {
         let msg = self.copies[copy as usize].msg;
-        let producer = self.messages[msg as usize].producer;
-        let q = self.consumers[consumer as usize].queue as usize;
+        let producer = self.messages[msg.index()].producer;
+        let q = self.consumers[consumer.index()].queue.index();
         for v in from..=to {
             let Some(&pred) = self.by_version.get(&(producer, key, v)) else {
                 continue;
             };
-            let op = self.messages[pred as usize].op;
+            let op = self.messages[pred.index()].op;
             let mut agg = self.tables[q].aggregate(key);
             if apply(&mut agg, op) {
                 self.count_effect(q, pred);
@@ -458,7 +458,7 @@ impl Simulation {
             }
             return;
         }
-        match self.consumers[consumer as usize].ack {
+        match self.consumers[consumer.index()].ack {
             AckMode::OnDelivery => {
                 if self.is_current(copy, attempt) {
                     self.counters.done_without_ack += 1;
@@ -466,7 +466,7 @@ impl Simulation {
                 }
             }
             AckMode::AfterCommit => {
-                let c = &mut self.consumers[consumer as usize];
+                let c = &mut self.consumers[consumer.index()];
                 if committed
                     && c.armed
                         .is_some_and(|a| a.point == CrashPoint::AfterCommitBeforeAck)
@@ -541,7 +541,7 @@ impl Simulation {
         let c = &mut self.copies[copy as usize];
         c.failures += 1;
         let failures = c.failures;
-        let policy = &self.consumers[consumer as usize].retry;
+        let policy = &self.consumers[consumer.index()].retry;
         if let Failure::Poison(kind) = failure {
             self.dead_letter(copy, DeadLetterReason::Poison(kind));
         } else if failures >= policy.max_attempts {
@@ -555,7 +555,7 @@ impl Simulation {
     /// The consumer's retry policy's delay before its next attempt.
     fn backoff_us(&mut self, consumer: ConsumerId, failures: u32) -> Micros {
         super::backoff::delay_us(
-            &self.consumers[consumer as usize].retry,
+            &self.consumers[consumer.index()].retry,
             failures,
             &mut self.rng,
         )
@@ -574,7 +574,7 @@ impl Simulation {
         // Look again after the retry policy's base delay (not growing: waiting is not
         // failing), but at least a hundredth of the gap timeout, so a tiny base delay
         // cannot turn one wait into thousands of steps.
-        let c = &self.consumers[consumer as usize];
+        let c = &self.consumers[consumer.index()];
         let timeout = c.gap_timeout_us;
         let wait = secs_to_us(c.retry.backoff_base_s)
             .max(timeout / 100)

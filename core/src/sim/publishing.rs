@@ -21,8 +21,8 @@ struct Draft {
 
 impl Simulation {
     pub(super) fn schedule_next_arrival(&mut self, producer: ProducerId) {
-        let p = &mut self.producers[producer as usize];
-        let spec = &self.scenario.producers[producer as usize];
+        let p = &mut self.producers[producer.index()];
+        let spec = &self.scenario.producers[producer.index()];
         let at = if spec.script.is_empty() {
             p.clock.next_arrival(&mut self.rng)
         } else {
@@ -39,9 +39,9 @@ impl Simulation {
     /// A request reaches the producer service (or its script's next message is due).
     pub(super) fn arrival(&mut self, producer: ProducerId) {
         let draft = self.next_draft(producer);
-        self.producers[producer as usize].clock.published += 1;
+        self.producers[producer.index()].clock.published += 1;
         self.schedule_next_arrival(producer);
-        if !self.producers[producer as usize].up {
+        if !self.producers[producer.index()].up {
             self.counters.requests_refused += 1;
             self.facts.push(Fact::RequestRefused { producer });
             return;
@@ -50,8 +50,8 @@ impl Simulation {
     }
 
     fn next_draft(&mut self, producer: ProducerId) -> Draft {
-        let spec = &self.scenario.producers[producer as usize];
-        let p = &mut self.producers[producer as usize];
+        let spec = &self.scenario.producers[producer.index()];
+        let p = &mut self.producers[producer.index()];
         if let Some(m) = spec.script.get(p.script_next) {
             p.script_next += 1;
             return Draft {
@@ -75,7 +75,7 @@ impl Simulation {
 
     /// The producer publishes one poison message now (outside its arrival schedule).
     pub(super) fn create_poison(&mut self, producer: ProducerId, poison: Poison) {
-        let p = &mut self.producers[producer as usize];
+        let p = &mut self.producers[producer.index()];
         let key = p.draw_key(&mut self.rng);
         let routing_key = p.next_routing_key();
         let op = p.payload.op;
@@ -92,8 +92,8 @@ impl Simulation {
 
     /// Creates a message and hands it over as the producer's handoff says.
     fn create(&mut self, producer: ProducerId, draft: Draft) {
-        let msg = self.messages.len() as MsgId;
-        let p = &mut self.producers[producer as usize];
+        let msg = MsgId::from_index(self.messages.len());
+        let p = &mut self.producers[producer.index()];
         let version = draft.key.map_or(0, |k| p.next_version(k));
         self.messages.push(Message {
             producer,
@@ -113,7 +113,7 @@ impl Simulation {
             broker_remembers: false,
             copy_tally: [0; 3],
         });
-        self.jobs[producer as usize].pending += 1;
+        self.jobs[producer.index()].pending += 1;
         if let Some(k) = draft.key {
             self.by_version.insert((producer, k, version), msg);
         }
@@ -125,7 +125,7 @@ impl Simulation {
             version,
             poison: draft.poison,
         });
-        match self.producers[producer as usize].handoff {
+        match self.producers[producer.index()].handoff {
             Handoff::Direct => self.send(producer, msg),
             Handoff::CommitThenPublish => {
                 self.facts.push(Fact::StateCommitted {
@@ -133,7 +133,7 @@ impl Simulation {
                     msg,
                     outbox: false,
                 });
-                let p = &mut self.producers[producer as usize];
+                let p = &mut self.producers[producer.index()];
                 if let Some(armed) = p
                     .armed
                     .filter(|a| a.point == ProducerCrashPoint::AfterCommitBeforePublish)
@@ -153,7 +153,7 @@ impl Simulation {
                     msg,
                     outbox: true,
                 });
-                let p = &mut self.producers[producer as usize];
+                let p = &mut self.producers[producer.index()];
                 p.outbox.push_back(OutboxRow::new(msg));
                 self.ensure_relay_poll(producer);
             }
@@ -163,20 +163,20 @@ impl Simulation {
     /// Confirms are awaited by producers that ask for them, and always by outbox relays
     /// (a relay marks a row sent only once the broker has taken it).
     fn waits_for_confirm(&self, producer: ProducerId) -> bool {
-        let p = &self.producers[producer as usize];
+        let p = &self.producers[producer.index()];
         p.publish.confirms || matches!(p.handoff, Handoff::Outbox { .. })
     }
 
     /// Sends a message, or queues it behind earlier messages held back by backpressure.
     pub(super) fn send(&mut self, producer: ProducerId, msg: MsgId) {
-        let m = &self.messages[msg as usize];
+        let m = &self.messages[msg.index()];
         if m.held_back || !matches!(m.fate, PublishFate::Pending | PublishFate::Stored) {
             return; // already waiting in the held line, or its outcome is final
         }
-        let p = &mut self.producers[producer as usize];
+        let p = &mut self.producers[producer.index()];
         if !p.held.is_empty() {
             p.held.push_back(msg);
-            self.messages[msg as usize].held_back = true;
+            self.messages[msg.index()].held_back = true;
             let queue = p.held_for.expect("held messages wait for a queue");
             self.counters.throttled += 1;
             self.facts.push(Fact::Throttled {
@@ -191,7 +191,7 @@ impl Simulation {
 
     /// Puts a message on the wire.
     fn transmit(&mut self, producer: ProducerId, msg: MsgId) {
-        let m = &mut self.messages[msg as usize];
+        let m = &mut self.messages[msg.index()];
         m.publish_attempts += 1;
         let attempt = m.publish_attempts;
         self.counters.publish_attempts += 1;
@@ -201,7 +201,7 @@ impl Simulation {
             attempt,
         });
         if self.waits_for_confirm(producer) {
-            let p = &self.producers[producer as usize];
+            let p = &self.producers[producer.index()];
             let timeout = secs_to_us(p.publish.confirm_timeout_s);
             let incarnation = p.incarnation;
             self.events.schedule(
@@ -239,22 +239,22 @@ impl Simulation {
             });
             // Without confirms nobody will ever know: the message is gone.
             if !self.waits_for_confirm(producer)
-                && self.messages[msg as usize].fate == PublishFate::Pending
+                && self.messages[msg.index()].fate == PublishFate::Pending
             {
                 self.finish_publish(producer, msg, PublishFate::GaveUp);
                 self.counters.gave_up += 1;
             }
             return;
         }
-        let p = &self.producers[producer as usize];
-        let m = &self.messages[msg as usize];
+        let p = &self.producers[producer.index()];
+        let m = &self.messages[msg.index()];
         if p.publish.idempotent && m.broker_remembers {
             self.counters.deduplicated += 1;
             self.facts.push(Fact::Deduplicated { producer, msg });
             self.send_confirm(producer, msg, attempt);
             return;
         }
-        if let Target::Log(l) = self.producers[producer as usize].target {
+        if let Target::Log(l) = self.producers[producer.index()].target {
             self.append(producer, msg, l);
             self.send_confirm(producer, msg, attempt);
             return;
@@ -274,7 +274,7 @@ impl Simulation {
         routes: &[QueueId],
     ) {
         if routes.is_empty() {
-            let returned = self.producers[producer as usize].publish.mandatory;
+            let returned = self.producers[producer.index()].publish.mandatory;
             self.counters.unroutable += 1;
             if returned {
                 self.counters.returned += 1;
@@ -284,7 +284,7 @@ impl Simulation {
                 msg,
                 returned,
             });
-            if self.messages[msg as usize].fate == PublishFate::Pending {
+            if self.messages[msg.index()].fate == PublishFate::Pending {
                 self.finish_publish(producer, msg, PublishFate::Unroutable);
                 self.drop_outbox_row(producer, msg);
             }
@@ -294,7 +294,7 @@ impl Simulation {
         }
         // Backpressure: a full throttling queue holds the producer back before anything is stored.
         if let Some(&q) = routes.iter().find(|&&q| {
-            let queue = &self.queues[q as usize];
+            let queue = &self.queues[q.index()];
             queue.overflow == Overflow::Throttle && queue.is_full()
         }) {
             self.hold_back(producer, msg, q);
@@ -320,7 +320,7 @@ impl Simulation {
             stored += 1;
         }
         let outbox = self.has_outbox(producer);
-        let m = &mut self.messages[msg as usize];
+        let m = &mut self.messages[msg.index()];
         if stored > 0 {
             self.set_publish_fate(msg, PublishFate::Stored);
             self.send_confirm(producer, msg, attempt);
@@ -339,7 +339,7 @@ impl Simulation {
 
     fn has_outbox(&self, producer: ProducerId) -> bool {
         matches!(
-            self.producers[producer as usize].handoff,
+            self.producers[producer.index()].handoff,
             Handoff::Outbox { .. }
         )
     }
@@ -347,7 +347,7 @@ impl Simulation {
     /// A relay publish was refused or went unconfirmed: the row stays in the outbox and
     /// is tried again after a backoff, or parked once its attempts are used up.
     fn relay_failed(&mut self, producer: ProducerId, msg: MsgId, attempt: Attempt) {
-        let p = &mut self.producers[producer as usize];
+        let p = &mut self.producers[producer.index()];
         let Handoff::Outbox { relay_poll_s, .. } = p.handoff else {
             return;
         };
@@ -383,13 +383,13 @@ impl Simulation {
     /// leaves the producer's held line too, if a retry of it was waiting there.
     fn finish_publish(&mut self, producer: ProducerId, msg: MsgId, fate: PublishFate) {
         self.set_publish_fate(msg, fate);
-        let m = &mut self.messages[msg as usize];
+        let m = &mut self.messages[msg.index()];
         if std::mem::take(&mut m.held_back) {
-            let p = &mut self.producers[producer as usize];
+            let p = &mut self.producers[producer.index()];
             p.held.retain(|&h| h != msg);
             if p.held.is_empty() {
                 if let Some(q) = p.held_for.take() {
-                    self.queues[q as usize].throttled.retain(|&x| x != producer);
+                    self.queues[q.index()].throttled.retain(|&x| x != producer);
                 }
             }
         }
@@ -399,15 +399,15 @@ impl Simulation {
     /// that match its routing key (each queue once).
     fn route_into(&self, producer: ProducerId, msg: MsgId, queues: &mut Vec<QueueId>) {
         queues.clear();
-        match self.producers[producer as usize].target {
+        match self.producers[producer.index()].target {
             Target::Queue(q) => queues.push(q),
             Target::Log(_) => {}
             Target::Exchange(x) => {
                 let exchange = &self.scenario.exchanges[x];
-                let key = &self.messages[msg as usize].routing_key;
+                let key = &self.messages[msg.index()].routing_key;
                 for b in &exchange.bindings {
                     if routing::matches(exchange.kind, &b.key, key) {
-                        let q = self.scenario.queue_index(&b.queue).expect("validated") as QueueId;
+                        let q = self.queue_named(&b.queue).expect("validated");
                         if !queues.contains(&q) {
                             queues.push(q);
                         }
@@ -419,7 +419,7 @@ impl Simulation {
 
     /// Whether a queue refuses a new copy, and why (after making room if it drops oldest).
     fn admission(&mut self, q: QueueId) -> Option<RefusedBecause> {
-        let queue = &self.queues[q as usize];
+        let queue = &self.queues[q.index()];
         if let Some(max_age) = queue.max_oldest_age_us {
             if self.queue_oldest_age_us(q, self.now_us) > max_age {
                 return Some(RefusedBecause::OldestTooOld);
@@ -444,16 +444,16 @@ impl Simulation {
             msg,
             queue,
         });
-        let m = &self.messages[msg as usize];
+        let m = &self.messages[msg.index()];
         // A retry of it already waits in the held line, or the producer gave up on it.
         if m.held_back || !matches!(m.fate, PublishFate::Pending | PublishFate::Stored) {
             return;
         }
-        let p = &mut self.producers[producer as usize];
+        let p = &mut self.producers[producer.index()];
         p.held.push_front(msg);
         p.held_for = Some(queue);
-        self.messages[msg as usize].held_back = true;
-        let q = &mut self.queues[queue as usize];
+        self.messages[msg.index()].held_back = true;
+        let q = &mut self.queues[queue.index()];
         if !q.throttled.contains(&producer) {
             q.throttled.push(producer);
         }
@@ -463,7 +463,7 @@ impl Simulation {
     /// oldest first, as many messages as there is room for.
     pub(super) fn release_throttled(&mut self, queue: QueueId) {
         loop {
-            let q = &self.queues[queue as usize];
+            let q = &self.queues[queue.index()];
             // Once the queue no longer throttles (its overflow policy changed), everything
             // held back goes, to be stored, dropped or refused under the new policy.
             if q.is_full() && q.overflow == Overflow::Throttle {
@@ -472,22 +472,22 @@ impl Simulation {
             let Some(&producer) = q.throttled.first() else {
                 return;
             };
-            let p = &mut self.producers[producer as usize];
+            let p = &mut self.producers[producer.index()];
             let next = p.held.pop_front();
             if p.held.is_empty() {
                 p.held_for = None;
-                self.queues[queue as usize].throttled.remove(0);
+                self.queues[queue.index()].throttled.remove(0);
             }
             if let Some(msg) = next {
-                self.messages[msg as usize].held_back = false;
+                self.messages[msg.index()].held_back = false;
                 if !matches!(
-                    self.messages[msg as usize].fate,
+                    self.messages[msg.index()].fate,
                     PublishFate::Pending | PublishFate::Stored
                 ) {
                     continue;
                 }
                 self.transmit(producer, msg);
-                if self.producers[producer as usize].held.front() == Some(&msg) {
+                if self.producers[producer.index()].held.front() == Some(&msg) {
                     return; // held back again (by this queue or another one it routes to)
                 }
             }
@@ -498,7 +498,7 @@ impl Simulation {
         if !self.waits_for_confirm(producer) {
             return;
         }
-        let p = &mut self.producers[producer as usize];
+        let p = &mut self.producers[producer.index()];
         if p.drop_next_confirm {
             p.drop_next_confirm = false;
             self.counters.confirms_lost += 1;
@@ -526,7 +526,7 @@ impl Simulation {
     }
 
     pub(super) fn confirm_arrives(&mut self, producer: ProducerId, msg: MsgId, attempt: Attempt) {
-        let m = &mut self.messages[msg as usize];
+        let m = &mut self.messages[msg.index()];
         if m.confirmed {
             return; // an earlier attempt's confirm already settled it
         }
@@ -538,19 +538,19 @@ impl Simulation {
             attempt,
         });
         if !matches!(
-            self.producers[producer as usize].handoff,
+            self.producers[producer.index()].handoff,
             Handoff::Outbox { .. }
         ) {
             return;
         }
-        let p = &mut self.producers[producer as usize];
+        let p = &mut self.producers[producer.index()];
         if let Some(armed) = p
             .armed
             .filter(|a| a.point == ProducerCrashPoint::AfterPublishBeforeMark)
         {
             p.armed = None;
             // The row stays unmarked: after the restart the relay publishes it again.
-            self.messages[msg as usize].confirmed = false;
+            self.messages[msg.index()].confirmed = false;
             self.crash_producer(producer, armed);
             return;
         }
@@ -559,7 +559,7 @@ impl Simulation {
     }
 
     fn drop_outbox_row(&mut self, producer: ProducerId, msg: MsgId) {
-        let p = &mut self.producers[producer as usize];
+        let p = &mut self.producers[producer.index()];
         if let Some(i) = p.outbox.iter().position(|r| r.msg == msg) {
             p.outbox.remove(i);
         }
@@ -570,7 +570,7 @@ impl Simulation {
     /// it for its next poll (up to the attempt limit).
     pub(super) fn confirm_timeout(&mut self, producer: ProducerId, msg: MsgId, attempt: Attempt) {
         self.counters.confirm_timeouts += 1;
-        let max = self.producers[producer as usize].publish.max_attempts;
+        let max = self.producers[producer.index()].publish.max_attempts;
         let retry = attempt < max;
         self.facts.push(Fact::ConfirmTimedOut {
             producer,
@@ -584,14 +584,14 @@ impl Simulation {
         }
         if retry {
             self.send(producer, msg);
-        } else if self.messages[msg as usize].fate == PublishFate::Pending {
+        } else if self.messages[msg.index()].fate == PublishFate::Pending {
             self.finish_publish(producer, msg, PublishFate::GaveUp);
             self.counters.gave_up += 1;
         }
     }
 
     pub(super) fn ensure_relay_poll(&mut self, producer: ProducerId) {
-        let p = &mut self.producers[producer as usize];
+        let p = &mut self.producers[producer.index()];
         if let Handoff::Outbox { relay_poll_s, .. } = p.handoff {
             if !p.relay_poll_pending && p.up && p.outbox.iter().any(|r| !r.parked) {
                 p.relay_poll_pending = true;
@@ -613,7 +613,7 @@ impl Simulation {
     /// parked rows stay where they are).
     pub(super) fn relay_poll(&mut self, producer: ProducerId) {
         let now = self.now_us;
-        let p = &mut self.producers[producer as usize];
+        let p = &mut self.producers[producer.index()];
         p.relay_poll_pending = false;
         let to_send: Vec<MsgId> = p
             .outbox
@@ -628,7 +628,7 @@ impl Simulation {
             self.send(producer, msg);
         }
         // Rows still backing off need a later poll.
-        let p = &self.producers[producer as usize];
+        let p = &self.producers[producer.index()];
         if p.outbox.iter().any(|r| !r.sending && !r.parked) {
             self.ensure_relay_poll(producer);
         }
@@ -636,7 +636,7 @@ impl Simulation {
 
     /// When the next relay poll is due after a restart.
     pub(super) fn relay_restart_delay(&self, producer: ProducerId) -> Option<Micros> {
-        match self.producers[producer as usize].handoff {
+        match self.producers[producer.index()].handoff {
             Handoff::Outbox { relay_poll_s, .. } => Some(secs_to_us(relay_poll_s)),
             _ => None,
         }

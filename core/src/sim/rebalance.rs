@@ -11,7 +11,7 @@ use crate::step::{Fact, GroupId, MemberId, SkipReason};
 impl Simulation {
     /// Membership (or the partition count) changed: the group rebalances.
     pub(super) fn start_rebalance(&mut self, g: GroupId) {
-        let group = &mut self.groups[g as usize];
+        let group = &mut self.groups[g.index()];
         let partitions = group.owner.len();
         group.revoking.resize(partitions, false);
         group.target.resize(partitions, None);
@@ -32,7 +32,7 @@ impl Simulation {
             group: g,
             members_up,
         });
-        if self.groups[g as usize].rebalance == Rebalance::Cooperative {
+        if self.groups[g.index()].rebalance == Rebalance::Cooperative {
             self.revoke_moving(g);
         }
         self.events.schedule(
@@ -47,9 +47,9 @@ impl Simulation {
     /// Cooperative: the new sticky assignment is decided now; each partition whose owner
     /// changes is revoked (let go at once if idle, after its record otherwise).
     fn revoke_moving(&mut self, g: GroupId) {
-        let target = self.groups[g as usize].sticky_assign();
+        let target = self.groups[g.index()].sticky_assign();
         for (p, &to) in target.iter().enumerate() {
-            let group = &mut self.groups[g as usize];
+            let group = &mut self.groups[g.index()];
             let Some(owner) = group.owner[p] else {
                 continue;
             };
@@ -76,14 +76,14 @@ impl Simulation {
                 self.release_partition(g, p as u32, owner);
             }
         }
-        self.groups[g as usize].target = target;
+        self.groups[g.index()].target = target;
     }
 
     /// The owner lets a partition go, committing what it finished on it first (as a
     /// `ConsumerRebalanceListener.onPartitionsRevoked` that commits does). After the
     /// rebalance round, the partition goes straight to its new owner.
     pub(super) fn release_partition(&mut self, g: GroupId, p: u32, m: MemberId) {
-        let group = &mut self.groups[g as usize];
+        let group = &mut self.groups[g.index()];
         let i = p as usize;
         group.revoking[i] = false;
         group.owner[i] = None;
@@ -98,14 +98,14 @@ impl Simulation {
                 offset: done,
             });
         }
-        let committed = self.groups[g as usize].committed[i];
+        let committed = self.groups[g.index()].committed[i];
         self.facts.push(Fact::PartitionReleased {
             group: g,
             partition: p,
             member: m,
             committed,
         });
-        let group = &self.groups[g as usize];
+        let group = &self.groups[g.index()];
         if !group.rebalancing {
             let to = group.target[i].filter(|&t| group.members[t as usize].up);
             self.resume_partition(g, i, to);
@@ -117,15 +117,15 @@ impl Simulation {
     /// processed but not committed). Cooperative: partitions already let go go to their
     /// new owners; the ones still being finished follow when their owner lets go.
     pub(super) fn rebalance_done(&mut self, g: GroupId) {
-        let partitions = self.logs[self.groups[g as usize].log].partitions.len();
-        let group = &mut self.groups[g as usize];
+        let partitions = self.logs[self.groups[g.index()].log].partitions.len();
+        let group = &mut self.groups[g.index()];
         group.rebalancing = false;
         let owners = match group.rebalance {
             Rebalance::Eager => group.assign(partitions as u32),
             Rebalance::Cooperative => group.target.clone(),
         };
         for (p, owner) in owners.into_iter().enumerate() {
-            let group = &self.groups[g as usize];
+            let group = &self.groups[g.index()];
             let eager = group.rebalance == Rebalance::Eager;
             if eager || (group.owner[p].is_none() && !group.revoking[p]) {
                 let owner = owner.filter(|&o| group.members[o as usize].up);
@@ -137,7 +137,7 @@ impl Simulation {
 
     /// A partition gets its owner (or none) and resumes at its committed offset.
     fn resume_partition(&mut self, g: GroupId, p: usize, owner: Option<MemberId>) {
-        let group = &mut self.groups[g as usize];
+        let group = &mut self.groups[g.index()];
         group.owner[p] = owner;
         let (committed, done) = (group.committed[p], group.done_upto[p]);
         if committed > done {
@@ -150,7 +150,7 @@ impl Simulation {
                 why: SkipReason::CommittedBeforeProcessing,
             });
         }
-        let group = &mut self.groups[g as usize];
+        let group = &mut self.groups[g.index()];
         group.position[p] = committed;
         group.done_upto[p] = committed;
         self.facts.push(Fact::PartitionAssigned {
@@ -165,7 +165,7 @@ impl Simulation {
     /// A member still working on a record of partition `p` fetched before the rebalance
     /// (eager) or a rewind is said so, next to the partition's new assignment.
     fn note_stale_work(&mut self, g: GroupId, p: usize) {
-        let group = &self.groups[g as usize];
+        let group = &self.groups[g.index()];
         let stale = group.members.iter().enumerate().find_map(|(i, m)| {
             m.working
                 .filter(|w| w.partition as usize == p && w.generation != group.generation)
@@ -185,7 +185,7 @@ impl Simulation {
     /// Cooperative: a crashed member's partitions are orphaned at once (nobody finishes
     /// them); the rebalance gives them to live members.
     pub(super) fn orphan_partitions(&mut self, g: GroupId, m: MemberId) {
-        let group = &mut self.groups[g as usize];
+        let group = &mut self.groups[g.index()];
         for p in 0..group.owner.len() {
             if group.owner[p] == Some(m) {
                 group.owner[p] = None;

@@ -14,7 +14,6 @@ impl Simulation {
     /// Applies a `Set…` command; other faults are not settings and are ignored here. A
     /// command naming a producer, queue or log the run does not have changes nothing.
     pub(super) fn apply_setting(&mut self, fault: &Command, trigger: Trigger) {
-        let queue_of = |name: &str| self.scenario.queue_index(name).map(|q| q as QueueId);
         match *fault {
             Command::SetArrivals {
                 producer,
@@ -27,14 +26,14 @@ impl Simulation {
             | Command::SetAckMode { ref queue, .. }
             | Command::SetIdempotency { ref queue, .. }
             | Command::SetRetry { ref queue, .. } => {
-                if let Some(q) = queue_of(queue) {
+                if let Some(q) = self.queue_named(queue) {
                     self.apply_consumer_setting(q, fault, trigger);
                 }
             }
             Command::SetVisibilityTimeout { ref queue, .. }
             | Command::SetQueueBound { ref queue, .. }
             | Command::SetFlavour { ref queue, .. } => {
-                if let Some(q) = queue_of(queue) {
+                if let Some(q) = self.queue_named(queue) {
                     self.apply_queue_setting(q, fault, trigger);
                 }
             }
@@ -59,7 +58,7 @@ impl Simulation {
         trigger: Trigger,
     ) {
         let now = self.now_us;
-        let Some(p) = self.producers.get_mut(producer as usize) else {
+        let Some(p) = self.producers.get_mut(producer.index()) else {
             return;
         };
         p.clock.replace_from(now, process, schedule);
@@ -136,8 +135,8 @@ impl Simulation {
     /// switch once what they hold, delivered under the old contract, is settled.
     fn set_ack_mode(&mut self, q: QueueId, ack: AckMode, trigger: Trigger) {
         let mut switched = Vec::new();
-        for &id in &self.queues[q as usize].consumers {
-            let c = &mut self.consumers[id as usize];
+        for &id in &self.queues[q.index()].consumers {
+            let c = &mut self.consumers[id.index()];
             if c.held() == 0 {
                 if c.ack != ack {
                     c.ack = ack;
@@ -164,7 +163,7 @@ impl Simulation {
         match *fault {
             Command::SetVisibilityTimeout { seconds, .. } => {
                 let lease_us = secs_to_us(seconds).max(1);
-                self.queues[q as usize].lease_us = lease_us;
+                self.queues[q.index()].lease_us = lease_us;
                 self.facts.push(Fact::SettingChanged {
                     setting: Setting::VisibilityTimeout { queue: q, lease_us },
                     trigger,
@@ -188,7 +187,7 @@ impl Simulation {
         overflow: Overflow,
         trigger: Trigger,
     ) {
-        let line = &mut self.queues[q as usize];
+        let line = &mut self.queues[q.index()];
         line.bound_grace = line.bound_grace.max(line.held);
         line.max_length = max_length;
         line.overflow = overflow;
@@ -207,7 +206,7 @@ impl Simulation {
     /// or prefetch that now counts differently drains down instead of dropping anything,
     /// and deliveries already made keep the lease they were given.
     fn set_flavour(&mut self, q: QueueId, flavour: Flavour, trigger: Trigger) {
-        let queue = &mut self.queues[q as usize];
+        let queue = &mut self.queues[q.index()];
         queue.flavour = flavour;
         queue.bound_grace = queue.bound_grace.max(queue.occupancy());
         self.for_consumers_of(q, |c| c.prefetch_grace = c.prefetch_grace.max(c.held()));
@@ -221,8 +220,8 @@ impl Simulation {
     /// Applies `f` to every consumer of queue `q`, stopped ones included (a consumer that
     /// joins again has the current settings).
     fn for_consumers_of(&mut self, q: QueueId, mut f: impl FnMut(&mut Consumer)) {
-        for &id in &self.queues[q as usize].consumers {
-            f(&mut self.consumers[id as usize]);
+        for &id in &self.queues[q.index()].consumers {
+            f(&mut self.consumers[id.index()]);
         }
     }
 
@@ -230,13 +229,13 @@ impl Simulation {
     /// stopped ones come back, then new ones join (up to the limit); scaling in retires
     /// the newest first.
     fn scale_consumers(&mut self, q: QueueId, count: u32, trigger: Trigger) {
-        let members = self.queues[q as usize].consumers.clone();
+        let members = self.queues[q.index()].consumers.clone();
         let active = |sim: &Self| {
-            sim.queues[q as usize]
+            sim.queues[q.index()]
                 .consumers
                 .iter()
                 .filter(|&&id| {
-                    let c = &sim.consumers[id as usize];
+                    let c = &sim.consumers[id.index()];
                     !c.retiring && !c.stopped
                 })
                 .count() as u32
@@ -246,7 +245,7 @@ impl Simulation {
             if active(self) >= count {
                 break;
             }
-            let c = &mut self.consumers[id as usize];
+            let c = &mut self.consumers[id.index()];
             if c.retiring && !c.stopped {
                 c.retiring = false;
                 self.facts.push(Fact::ConsumerAdded {
@@ -260,8 +259,8 @@ impl Simulation {
             if active(self) >= count {
                 break;
             }
-            if self.consumers[id as usize].stopped {
-                let c = &mut self.consumers[id as usize];
+            if self.consumers[id.index()].stopped {
+                let c = &mut self.consumers[id.index()];
                 c.stopped = false;
                 c.retiring = false;
                 c.up = true;
@@ -280,12 +279,12 @@ impl Simulation {
         {}
         // Scale in: the newest active consumers retire.
         let mut excess = active(self).saturating_sub(count);
-        let all: Vec<ConsumerId> = self.queues[q as usize].consumers.clone();
+        let all: Vec<ConsumerId> = self.queues[q.index()].consumers.clone();
         for &id in all.iter().rev() {
             if excess == 0 {
                 break;
             }
-            let c = &mut self.consumers[id as usize];
+            let c = &mut self.consumers[id.index()];
             if c.retiring || c.stopped {
                 continue;
             }
@@ -304,27 +303,27 @@ impl Simulation {
     /// A new consumer of `q`, configured like the queue's first consumer (with its current
     /// settings). False if the queue has no consumer to copy.
     fn add_consumer(&mut self, q: QueueId, trigger: Trigger) -> bool {
-        let Some(&template) = self.queues[q as usize].consumers.first() else {
+        let Some(&template) = self.queues[q.index()].consumers.first() else {
             return false;
         };
-        let id = self.consumers.len() as ConsumerId;
+        let id = ConsumerId::from_index(self.consumers.len());
         let base = self
             .scenario
             .consumer_spec(template)
             .map(|s| s.name.clone())
             .unwrap_or_default();
-        let n = self.queues[q as usize].consumers.len() + 1;
+        let n = self.queues[q.index()].consumers.len() + 1;
         let name = if base.is_empty() {
-            format!("C{}", id + 1)
+            format!("C{}", id.index() + 1)
         } else if base.chars().count() <= 2 {
             format!("{base}{n}")
         } else {
             format!("{base}-{n}")
         };
-        let consumer = self.consumers[template as usize].fresh_copy(name);
+        let consumer = self.consumers[template.index()].fresh_copy(name);
         self.live_slots += u64::from(consumer.concurrency);
         self.consumers.push(consumer);
-        self.queues[q as usize].consumers.push(id);
+        self.queues[q.index()].consumers.push(id);
         self.facts.push(Fact::ConsumerAdded {
             consumer: id,
             queue: q,
@@ -350,8 +349,8 @@ impl Simulation {
             },
             trigger,
         });
-        for g in 0..self.groups.len() {
-            let group = &mut self.groups[g];
+        for g in self.group_ids() {
+            let group = &mut self.groups[g.index()];
             if group.log != l {
                 continue;
             }
@@ -360,14 +359,14 @@ impl Simulation {
             group.done_upto.resize(new, 0);
             group.owner.resize(new, None);
             group.busy.resize(new, false);
-            self.start_rebalance(g as u32);
+            self.start_rebalance(g);
         }
     }
 
     /// A retiring consumer that holds nothing any more stops (it did not crash: it just
     /// leaves, and nothing it had is lost).
     pub(super) fn stop_if_retired(&mut self, consumer: ConsumerId) {
-        let c = &mut self.consumers[consumer as usize];
+        let c = &mut self.consumers[consumer.index()];
         if !c.retiring || c.stopped || c.held() > 0 {
             return;
         }

@@ -7,7 +7,7 @@ use super::Simulation;
 use crate::message::Fate;
 use crate::producer::{JobCounts, OutboxRow};
 use crate::scenario::ProducerCrashPoint;
-use crate::step::{Attempt, ConsumerId, CopyId, MemberId, MsgId};
+use crate::step::{Attempt, ConsumerId, CopyId, GroupId, MemberId, MsgId, ProducerId};
 use crate::time::Micros;
 
 /// What the app shows about a producer's service and its outbox relay (one process).
@@ -44,8 +44,8 @@ pub struct MemberView {
 }
 
 impl Simulation {
-    pub fn producer_view(&self, id: u32) -> Option<ProducerView> {
-        self.producers.get(id as usize).map(|p| ProducerView {
+    pub fn producer_view(&self, id: ProducerId) -> Option<ProducerView> {
+        self.producers.get(id.index()).map(|p| ProducerView {
             name: p.name.clone(),
             up: p.up,
             armed: p.armed.map(|a| a.point),
@@ -64,9 +64,9 @@ impl Simulation {
 
     /// Job status of the requests accepted by `producer` (every producer when `None`),
     /// kept up to date as fates change (cheap enough for every frame).
-    pub fn jobs_of(&self, producer: Option<u32>) -> JobCounts {
+    pub fn jobs_of(&self, producer: Option<ProducerId>) -> JobCounts {
         match producer {
-            Some(p) => self.jobs.get(p as usize).copied().unwrap_or_default(),
+            Some(p) => self.jobs.get(p.index()).copied().unwrap_or_default(),
             None => self
                 .jobs
                 .iter()
@@ -82,46 +82,46 @@ impl Simulation {
     /// The same counts recounted from scratch, message by message (for the invariant).
     pub fn jobs_recounted(&self) -> JobCounts {
         let mut jobs = JobCounts::default();
-        for id in 0..self.messages.len() as MsgId {
+        for id in (0..self.messages.len()).map(MsgId::from_index) {
             *jobs.slot(self.job_status(id)) += 1;
         }
         jobs
     }
 
     /// A producer's unsent outbox rows, in commit order.
-    pub fn outbox_rows(&self, id: u32) -> impl Iterator<Item = OutboxRow> + '_ {
+    pub fn outbox_rows(&self, id: ProducerId) -> impl Iterator<Item = OutboxRow> + '_ {
         self.producers
-            .get(id as usize)
+            .get(id.index())
             .into_iter()
             .flat_map(|p| p.outbox.iter().copied())
     }
 
     /// How group `g` rebalances (cooperative when there is no such group).
-    pub fn group_rebalance(&self, g: u32) -> crate::scenario::Rebalance {
+    pub fn group_rebalance(&self, g: GroupId) -> crate::scenario::Rebalance {
         self.groups
-            .get(g as usize)
+            .get(g.index())
             .map_or(Default::default(), |x| x.rebalance)
     }
 
     /// The group's built-in dead-letter topic: messages it gave up on, in order.
-    pub fn group_dead_letters(&self, g: u32) -> &[crate::step::MsgId] {
+    pub fn group_dead_letters(&self, g: GroupId) -> &[crate::step::MsgId] {
         self.groups
-            .get(g as usize)
+            .get(g.index())
             .map_or(&[], |x| x.dead_letters.as_slice())
     }
 
     /// How many records group `g` gave up on (sent to its dead-letter topic or log).
-    pub fn group_dead_lettered(&self, g: u32) -> u64 {
-        self.groups.get(g as usize).map_or(0, |x| x.dead_lettered)
+    pub fn group_dead_lettered(&self, g: GroupId) -> u64 {
+        self.groups.get(g.index()).map_or(0, |x| x.dead_lettered)
     }
 
     /// Whether group `g` is rebalancing (eager: all its partitions are paused).
-    pub fn group_rebalancing(&self, g: u32) -> bool {
-        self.groups.get(g as usize).is_some_and(|x| x.rebalancing)
+    pub fn group_rebalancing(&self, g: GroupId) -> bool {
+        self.groups.get(g.index()).is_some_and(|x| x.rebalancing)
     }
 
-    pub fn group_member(&self, g: u32, m: MemberId) -> Option<MemberView> {
-        let group = self.groups.get(g as usize)?;
+    pub fn group_member(&self, g: GroupId, m: MemberId) -> Option<MemberView> {
+        let group = self.groups.get(g.index())?;
         let member = group.members.get(m as usize)?;
         Some(MemberView {
             name: member.name.clone(),
@@ -146,7 +146,7 @@ impl Simulation {
     /// Deliveries consumer `c` holds (buffered, then being processed): (copy, attempt).
     pub fn held_deliveries(&self, c: ConsumerId) -> impl Iterator<Item = (CopyId, Attempt)> + '_ {
         self.consumers
-            .get(c as usize)
+            .get(c.index())
             .into_iter()
             .flat_map(|c| c.buffer.iter().chain(c.working.iter()))
             .map(|h| (h.copy, h.attempt))

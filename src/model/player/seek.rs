@@ -174,7 +174,8 @@ impl Player {
     /// skips what cannot concern it, and goes on in chunks ([`LineageBuild::go_on`]).
     pub fn lineage_build(&self, msg: MsgId) -> Result<LineageBuild, String> {
         let target = self.sim.steps();
-        let before = |sim: &Simulation| sim.steps() <= target && sim.messages().len() as u64 <= msg;
+        let before =
+            |sim: &Simulation| sim.steps() <= target && sim.messages().len() <= msg.index();
         let start = match self.snapshots.latest_where(before) {
             Some(s) => s.sim.clone(),
             None => Simulation::new(self.sim.scenario().clone())
@@ -255,7 +256,7 @@ impl Player {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use brokerlab_core::{examples, secs_to_us, Command, CrashPoint};
+    use brokerlab_core::{examples, secs_to_us, Command, ConsumerId, CrashPoint};
 
     fn player(name: &str) -> Player {
         Player::new(examples::load(name).expect("built in")).expect("valid")
@@ -327,7 +328,7 @@ mod tests {
         let mut p = player("burst");
         p.seek_to(secs_to_us(20.0)).expect("valid");
         p.command(Command::CrashConsumer {
-            consumer: 3,
+            consumer: ConsumerId::new(3),
             point: CrashPoint::Now,
             restart_after_s: Some(5.0),
         })

@@ -1,7 +1,9 @@
 //! The topology diagram: one card per component of the run in four lanes, each with its
 //! controls; the tokens overlay on top. Renders [`Topology`] snapshots from the lab.
 
-use brokerlab_core::{Command, CrashPoint, Poison, ProducerCrashPoint};
+use brokerlab_core::{
+    Command, ConsumerId, CrashPoint, Poison, ProducerCrashPoint, ProducerId, QueueId,
+};
 use leptos::prelude::*;
 
 use crate::model::flights::Node;
@@ -42,7 +44,7 @@ fn ProducerBox(lab: Lab, index: usize) -> impl IntoView {
         .collect_view()
     };
     view! {
-        <li class="node producer" class:down=down class:narrated=narrated(lab, Node::Producer(index as u32)) data-node=format!("producer-{index}")
+        <li class="node producer" class:down=down class:narrated=narrated(lab, Node::Producer(ProducerId::from_index(index))) data-node=format!("producer-{index}")
             data-testid=format!("producer-{index}")>
             <strong>{read(|c| c.name.clone())}</strong>
             <span class="state" data-testid=format!("producer-{index}-state")>{read(ProducerCard::state_text)}</span>
@@ -73,7 +75,7 @@ fn ProducerActions(
     up: Signal<bool>,
     #[prop(into)] name: Signal<String>,
 ) -> impl IntoView {
-    let producer = index as u32;
+    let producer = ProducerId::from_index(index);
     view! {
         <span class="actions">
             <button type="button" class="small" class:danger=up data-testid=format!("producer-{index}-toggle")
@@ -118,7 +120,7 @@ fn RelayBox(lab: Lab, index: usize) -> impl IntoView {
     let state = move || relay.with(|r| r.as_ref().map(relay_state).unwrap_or_default());
     let up = move || relay.with(|r| r.as_ref().is_some_and(|r| r.up));
     let armed = move || relay.with(|r| r.as_ref().is_some_and(|r| r.armed_after_publish));
-    let producer = index as u32;
+    let producer = ProducerId::from_index(index);
     view! {
         <li class="node relay compact" class:down=move || !up() class:armed=armed
             data-node=format!("relay-{index}") data-testid=format!("relay-{index}")>
@@ -183,7 +185,7 @@ fn QueueBox(lab: Lab, index: usize) -> impl IntoView {
                 let names: Vec<&str> = q
                     .consumers
                     .iter()
-                    .filter_map(|&c| t.consumers.get(c as usize))
+                    .filter_map(|&c| t.consumers.get(c.index()))
                     .map(|c| c.name.as_str())
                     .collect();
                 if names.is_empty() {
@@ -199,7 +201,7 @@ fn QueueBox(lab: Lab, index: usize) -> impl IntoView {
     let has_dlq = move || card.with(|c| c.as_ref().is_some_and(|c| c.dlq.is_some()));
     let flavour = move || card.with(|c| c.as_ref().map_or("", |c| flavour_label(c.flavour)));
     view! {
-        <li class="node queue" class:narrated=narrated(lab, Node::Queue(index as u32)) data-node=format!("queue-{index}") data-testid=format!("queue-{index}")>
+        <li class="node queue" class:narrated=narrated(lab, Node::Queue(QueueId::from_index(index))) data-node=format!("queue-{index}") data-testid=format!("queue-{index}")>
             <strong>{name}</strong>
             <span class="flavour" data-testid=format!("queue-{index}-flavour")>{flavour}</span>
             <span class="state" data-testid=format!("queue-{index}-counts")>{counts}</span>
@@ -219,7 +221,7 @@ fn DlqBox(lab: Lab, index: usize, card: Memo<Option<QueueCard>>) -> impl IntoVie
     let redriving = move || card.with(|c| c.as_ref().is_some_and(|c| c.redriving));
     let queue = move || card.with(|c| c.as_ref().map(|c| c.name.clone()).unwrap_or_default());
     view! {
-        <li class="node dlq compact" class:held=held class:narrated=narrated(lab, Node::Dlq(index as u32)) data-node=format!("dlq-{index}") data-testid=format!("dlq-{index}")>
+        <li class="node dlq compact" class:held=held class:narrated=narrated(lab, Node::Dlq(QueueId::from_index(index))) data-node=format!("dlq-{index}") data-testid=format!("dlq-{index}")>
             <strong>{move || format!("{} · dead letters", queue())}</strong>
             <span class="state" data-testid=format!("dlq-{index}-state")>
                 {move || dlq().map(|d| dlq_text(&d)).unwrap_or_default()}
@@ -264,7 +266,7 @@ fn LogBox(lab: Lab, index: usize) -> impl IntoView {
 
 #[component]
 fn ConsumerBox(lab: Lab, index: usize) -> impl IntoView {
-    let consumer = index as u32;
+    let consumer = ConsumerId::from_index(index);
     let card = Memo::new(move |_| lab.topology.with(|t| t.consumers.get(index).cloned()));
     let name = move || card.with(|c| c.as_ref().map(|c| c.name.clone()).unwrap_or_default());
     let state = move || card.with(|c| c.as_ref().map(consumer_state).unwrap_or_default());
@@ -282,7 +284,7 @@ fn ConsumerBox(lab: Lab, index: usize) -> impl IntoView {
     };
     view! {
         <li class="node consumer" class:down=move || !up() class:armed=armed
-            class:narrated=narrated(lab, Node::Consumer(index as u32)) data-node=format!("consumer-{index}") data-testid=format!("consumer-{index}")>
+            class:narrated=narrated(lab, Node::Consumer(consumer)) data-node=format!("consumer-{index}") data-testid=format!("consumer-{index}")>
             <strong>{name}</strong>
             <span class="state" data-testid=format!("consumer-{index}-state")>{state}</span>
             <span class="state lease" data-testid=format!("consumer-{index}-lease")
