@@ -40,6 +40,9 @@ pub struct Shared {
     pub commands: Vec<Intervention>,
     /// The step on show.
     pub step: u64,
+    /// The simulated instant on show, in µs: past the step's own time when the run was
+    /// paused while playing (the clock runs between events). 0: the step's time.
+    pub at_us: u64,
     /// How the page showed it; the simulation ignores this.
     pub view: View,
 }
@@ -90,8 +93,14 @@ struct DocV1 {
     commands: Vec<Intervention>,
     #[serde(default)]
     step: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    at_us: u64,
     #[serde(default)]
     view: View,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// The link text for `shared` (what goes after `#s=`).
@@ -105,6 +114,7 @@ pub fn encode(shared: &Shared) -> String {
             .then(|| serde_json::to_value(&shared.scenario).expect("a scenario always serializes")),
         commands: shared.commands.clone(),
         step: shared.step,
+        at_us: shared.at_us,
         view: shared.view.clone(),
     };
     let json = serde_json::to_vec(&doc).expect("a link document always serializes");
@@ -205,6 +215,7 @@ fn shared_of(doc: DocV1) -> Result<Shared, LinkError> {
         example,
         commands: doc.commands,
         step: doc.step,
+        at_us: doc.at_us,
         view: doc.view,
     })
 }
@@ -244,6 +255,7 @@ mod tests {
             example: Some("burst".into()),
             commands: Vec::new(),
             step: 4_210,
+            at_us: 0,
             view: View {
                 speed: Some(10.0),
                 panel: Some("counters".into()),

@@ -24,6 +24,7 @@ fn valid() -> String {
             },
         }],
         step: 12,
+        at_us: 0,
         view: View {
             speed: Some(1.0),
             panel: Some("history".into()),

@@ -16,6 +16,7 @@ pub mod player;
 pub mod rail;
 pub mod readout;
 pub mod settings;
+pub mod share;
 pub mod story;
 pub mod topology;
 pub mod tour;

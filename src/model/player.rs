@@ -5,8 +5,8 @@
 //! graph, and reads snapshots from it.
 
 use brokerlab_core::{
-    secs_to_us, us_to_secs, Command, ConsumerId, CrashPoint, EndReason, GroupId, MemberCrashPoint,
-    MemberId, Micros, Scenario, ScenarioError, Simulation,
+    secs_to_us, us_to_secs, Command, ConsumerId, CrashPoint, EndReason, GroupId, Intervention,
+    MemberCrashPoint, MemberId, Micros, Scenario, ScenarioError, Simulation,
 };
 
 use super::chart_info::{self, ChartData, CrashMarker, Rho, Values};
@@ -164,6 +164,36 @@ impl Player {
 
     pub fn run(&self) -> u32 {
         self.run
+    }
+
+    /// The scenario as loaded, without the user's commands.
+    pub fn base(&self) -> &Scenario {
+        &self.base
+    }
+
+    /// Replays `commands` (the user's, each after its step), stops at `step`, and lets the
+    /// clock run on to `at_us` if no event falls before it (a run paused while playing):
+    /// how a share link puts the run back where it was. The scenario refuses invalid
+    /// commands.
+    pub fn replay(
+        &mut self,
+        commands: Vec<Intervention>,
+        step: u64,
+        at_us: Micros,
+    ) -> Result<(), ScenarioError> {
+        let mut recorded = self.base.clone();
+        recorded.interventions = commands;
+        self.sim = Simulation::new(recorded)?;
+        self.forget_story();
+        self.snapshots.clear();
+        self.furthest_us = 0;
+        self.go_to_step(step)?;
+        let quiet_until = self.sim.next_step_time().is_none_or(|next| next > at_us);
+        if at_us > self.sim.now_us() && quiet_until && self.sim.steps() == step {
+            self.settle_at(at_us);
+            self.note_time();
+        }
+        Ok(())
     }
 
     /// Numbers this player's run (a newly loaded scenario continues the page's count, so

@@ -3,6 +3,7 @@
 //! never on the views.
 
 pub mod lab;
+pub mod share;
 pub mod shortcuts;
 pub mod tools;
 pub mod tour;

@@ -5,27 +5,42 @@ use leptos::prelude::*;
 use leptos_use::{use_raf_fn_with_options, utils::Pausable, UseRafFnOptions};
 
 use crate::model::player::Player;
+use crate::state::share;
 use crate::state::shortcuts::use_shortcuts;
 use crate::state::{Lab, Tools};
 use crate::ui::chart::BacklogChart;
 use crate::ui::controls::{Controls, ScenarioPicker};
 use crate::ui::help::{HelpDialog, ToolButtons};
 use crate::ui::narration::LatestLine;
+use crate::ui::share::ShareButton;
 use crate::ui::side_panel::SidePanel;
 use crate::ui::timeline::Timeline;
 use crate::ui::topology::TopologyView;
 use crate::ui::tour::TourCard;
+use brokerlab_core::link::View;
 
 /// The scenario the first page plays.
 pub const EXAMPLE: &str = "burst";
 
 #[component]
 pub fn App() -> impl IntoView {
-    let player = brokerlab_core::examples::load(EXAMPLE)
-        .ok_or_else(|| format!("the example “{EXAMPLE}” is missing"))
-        .and_then(|s| Player::new(s).map_err(|e| e.to_string()));
+    // A share link in the address opens where it says; a bad one opens the example and
+    // says why.
+    let (opened, problem) = match share::from_address() {
+        Ok(opened) => (opened, None),
+        Err(problem) => (None, Some(problem)),
+    };
+    let (player, view) = match opened {
+        Some((player, view)) => (Ok(player), Some(view)),
+        None => (
+            brokerlab_core::examples::load(EXAMPLE)
+                .ok_or_else(|| format!("the example “{EXAMPLE}” is missing"))
+                .and_then(|s| Player::new(s).map_err(|e| e.to_string())),
+            None,
+        ),
+    };
     match player {
-        Ok(player) => view! { <Page player /> }.into_any(),
+        Ok(player) => view! { <Page player view problem /> }.into_any(),
         Err(message) => view! { <ErrorNote message /> }.into_any(),
     }
 }
@@ -58,9 +73,14 @@ fn use_player_loop(lab: Lab) {
 }
 
 #[component]
-fn Page(player: Player) -> impl IntoView {
+fn Page(player: Player, view: Option<View>, problem: Option<String>) -> impl IntoView {
     let lab = Lab::new(player);
     use_player_loop(lab);
+    lab.error.set(problem);
+    if let Some(view) = &view {
+        share::restore_view(lab, view);
+    }
+    share::follow_in_address(lab);
     let tools = Tools::new();
     use_shortcuts(lab, tools);
     let error = move || {
@@ -75,6 +95,7 @@ fn Page(player: Player) -> impl IntoView {
         <header class="top">
             <h1>"Broker Lab"</h1>
             <ScenarioPicker lab />
+            <ShareButton lab />
             <ToolButtons tools />
         </header>
         <main>

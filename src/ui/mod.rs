@@ -13,6 +13,7 @@ pub mod narration;
 pub mod panic_panel;
 pub mod parameters;
 pub mod seed;
+pub mod share;
 pub mod side_panel;
 pub mod term;
 pub mod timeline;

@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -1361,6 +1361,106 @@ test('the side tabs: arrow keys move between them, and a message history opens i
   assert.ok(inView, 'the history is on screen without scrolling the page');
   await lab.click('lineage-close');
   assert.equal(await lab.page.getByTestId('history-hint').isVisible(), true);
+});
+
+// ---- Share links: the address carries the state ---------------------------------------
+
+/** What a moment of a run shows: the numbers a link must bring back. */
+async function moment(p) {
+  return {
+    scenario: await p.page.getByTestId('scenario').inputValue(),
+    step: await p.text('step-index'),
+    time: await p.text('time'),
+    published: await p.text('published'),
+    acked: await p.text('acked'),
+    backlog: await p.text('backlog'),
+    crashes: await p.text('crashes'),
+    markers: await p.page.getByTestId('chart').getAttribute('data-crash-markers'),
+  };
+}
+
+/** Opens `url` in a fresh browser and waits for the page. */
+async function openAt(url) {
+  const browser2 = await openBrowser({ viewport: { width: 1280, height: 800 } });
+  const p = new LabPage(browser2.page);
+  await p.page.goto(url, { waitUntil: 'load' });
+  await p.page.getByTestId('play').waitFor({ state: 'visible', timeout: 30_000 });
+  await p.page.waitForTimeout(300);
+  return { p, close: browser2.close };
+}
+
+test('a copied link opens the same moment: step, counters, crash marker, paused', async () => {
+  const first = await openBrowser({ viewport: { width: 1280, height: 800 } });
+  let second;
+  try {
+    const t = new LabPage(first.page);
+    await t.open();
+    await t.pickScenario('mm1');
+    await t.setSpeed(10);
+    await t.click('play');
+    await t.waitFor('time', (s) => s >= 5);
+    await t.click('crash');
+    await t.tab('parameters');
+    const rate = t.page.getByTestId('param-p0-rate');
+    await rate.fill('0.5');
+    await rate.press('Tab');
+    await t.waitFor('time', (s) => s >= 15);
+    if ((await t.text('play')) === 'Pause') await t.click('play');
+    await t.click('copy-link');
+    assert.match(await t.text('share-notice'), /Link copied/);
+    const link = await t.page.evaluate(() => location.href);
+    assert.match(link, /\/brokerlab\/#s=v1\.[A-Za-z0-9_-]+$/);
+    assert.ok(link.length < 600, `a short link: ${link.length} characters`);
+    const before = await moment(t);
+    assert.equal(before.crashes, '1');
+    second = await openAt(link);
+    assert.deepEqual(await moment(second.p), before);
+    assert.equal(await second.p.text('play'), 'Play', 'paused there');
+    // The rate change came along: the parameters say 0.5.
+    await second.p.tab('parameters');
+    assert.equal(await second.p.page.getByTestId('param-p0-rate').inputValue(), '0.5');
+    assert.deepEqual(second.p.consoleErrors, []);
+    // The notice goes away by itself.
+    await t.page.waitForFunction(
+      () => document.querySelector('[data-testid=share-notice]').textContent === '',
+      null,
+      { timeout: 5_000 },
+    );
+  } finally {
+    await second?.close();
+    await first.close();
+  }
+});
+
+test('a damaged or hostile link opens the example and says in one sentence what was wrong', async () => {
+  const base = new URL(BASE_URL);
+  for (const bad of ['v1.%%%', 'v1.AAAA', 'v7.abc', 'hello', `v1.${'A'.repeat(70_000)}`]) {
+    const { p, close } = await openAt(`${base.origin}${base.pathname}#s=${bad}`);
+    try {
+      const note = await p.text('error-note');
+      assert.match(note, /This link could not be opened: .+\.$/, bad.slice(0, 12));
+      assert.equal(await p.page.getByTestId('scenario').inputValue(), 'burst');
+      assert.equal(await p.page.locator('.error-note *').count(), 1, 'no markup beyond the label');
+      await p.click('step');
+      assert.equal(await p.text('step-index'), '1', 'the example runs');
+      assert.deepEqual(p.consoleErrors, []);
+    } finally {
+      await close();
+    }
+  }
+});
+
+test('the checked-in link of format version 1 still opens at its step', async () => {
+  const v1 = readFileSync(new URL('../../core/tests/links/v1-burst.txt', import.meta.url), 'utf8').trim();
+  const base = new URL(BASE_URL);
+  const { p, close } = await openAt(`${base.origin}${base.pathname}#s=${v1}`);
+  try {
+    assert.equal(await p.page.getByTestId('scenario').inputValue(), 'burst');
+    assert.equal(Number((await p.text('step-index')).replace(/,/g, '')), 4210);
+    assert.equal(await p.page.getByTestId('error-note').count(), 0);
+  } finally {
+    await close();
+  }
 });
 
 test('a member crash: the logs panel and the member cards say the group is rebalancing', async () => {

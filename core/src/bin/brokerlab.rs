@@ -124,6 +124,7 @@ fn make_link(name: &str, step: u64) -> Result<(), String> {
         example: Some(name.to_string()),
         commands: Vec::new(),
         step,
+        at_us: 0,
         view: link::View::default(),
     };
     let text = link::encode(&shared);

@@ -1,0 +1,105 @@
+//! What a share link holds, taken from the player and put back into one: the scenario (by
+//! name when it is a built-in one), the user's commands, the step on show, and the view.
+//! The link format itself, its limits and its versions are the core's
+//! ([`brokerlab_core::link`]).
+
+use brokerlab_core::examples;
+use brokerlab_core::link::{Shared, View};
+
+use crate::model::player::Player;
+
+/// The link for what the player shows now, with the page's `view`.
+pub fn shared_of(player: &Player, view: View) -> Shared {
+    let base = player.base();
+    Shared {
+        scenario: base.clone(),
+        example: example_name(player),
+        commands: player.sim().scenario().interventions.clone(),
+        step: player.sim().steps(),
+        at_us: player.sim().now_us(),
+        view,
+    }
+}
+
+/// The built-in example the player's scenario is (whatever its seed), if it is one: the
+/// link then names it instead of carrying the whole scenario.
+fn example_name(player: &Player) -> Option<String> {
+    let base = player.base();
+    let mut example = examples::load(&base.name)?;
+    example.seed = base.seed;
+    (&example == base).then(|| base.name.clone())
+}
+
+/// A player put where the link says: its scenario, its commands replayed, paused at its
+/// step. The error is one sentence for the page.
+pub fn player_of(shared: &Shared) -> Result<Player, String> {
+    let refused = |e| format!("The link's scenario could not start: {e}.");
+    let mut player = Player::new(shared.scenario.clone()).map_err(refused)?;
+    player
+        .replay(shared.commands.clone(), shared.step, shared.at_us)
+        .map_err(refused)?;
+    Ok(player)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use brokerlab_core::link::{decode, encode};
+    use brokerlab_core::{Command, ConsumerId, CrashPoint};
+
+    #[test]
+    fn a_link_puts_the_run_back_where_it_was() {
+        let mut player =
+            Player::new(examples::load("crash-after-commit").expect("built in")).expect("valid");
+        for _ in 0..3 {
+            player.step_once();
+        }
+        player
+            .command(Command::CrashConsumer {
+                consumer: ConsumerId::new(0),
+                point: CrashPoint::AfterCommitBeforeAck,
+                restart_after_s: Some(5.0),
+            })
+            .expect("valid");
+        for _ in 0..5 {
+            player.step_once();
+        }
+        let shared = shared_of(&player, View::default());
+        assert_eq!(shared.example.as_deref(), Some("crash-after-commit"));
+        assert_eq!(shared.commands.len(), 1);
+        let reopened = player_of(&decode(&encode(&shared)).expect("opens")).expect("starts");
+        assert_eq!(reopened.sim().steps(), player.sim().steps());
+        assert_eq!(reopened.readout(), player.readout());
+        assert_eq!(reopened.sim().now_us(), player.sim().now_us());
+        // The user's command is still the user's: a reset forgets it.
+        assert_eq!(reopened.base().interventions.len(), 0);
+    }
+
+    #[test]
+    fn a_run_paused_while_playing_reopens_at_the_same_instant() {
+        let mut player = Player::new(examples::load("mm1").expect("built in")).expect("valid");
+        player.advance(700.0, 10.0);
+        let shared = shared_of(&player, View::default());
+        assert!(shared.at_us > 0);
+        let reopened = player_of(&decode(&encode(&shared)).expect("opens")).expect("starts");
+        assert_eq!(reopened.sim().steps(), player.sim().steps());
+        assert_eq!(reopened.sim().now_us(), player.sim().now_us());
+        assert_eq!(reopened.readout(), player.readout());
+    }
+
+    #[test]
+    fn a_changed_scenario_travels_inline() {
+        let mut scenario = examples::load("mm1").expect("built in");
+        scenario.description = "my own".into();
+        let player = Player::new(scenario).expect("valid");
+        assert_eq!(shared_of(&player, View::default()).example, None);
+        let mut reseeded = examples::load("mm1").expect("built in");
+        reseeded.seed = 99;
+        let player = Player::new(reseeded).expect("valid");
+        assert_eq!(
+            shared_of(&player, View::default()).example.as_deref(),
+            Some("mm1"),
+            "another seed is still the built-in"
+        );
+    }
+}

@@ -1,0 +1,123 @@
+//! The address carries the state. On load, a `#s=…` fragment puts the run back where the
+//! link says (or the page opens the example and says in one sentence what was wrong with
+//! the link). While the user works, the address follows, written with `replaceState` once
+//! things have been still for a moment (so playing, typing and dragging don't flood the
+//! browser's history). **Copy link** copies it at once.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use brokerlab_core::link::{self, Shared, View};
+use gloo_timers::callback::Timeout;
+use leptos::prelude::*;
+
+use crate::model::panels::Panel;
+use crate::model::player::Player;
+use crate::model::share::{player_of, shared_of};
+use crate::state::Lab;
+
+/// How long the page must be still before the address is rewritten.
+const SETTLE_MS: u32 = 400;
+/// How long the "Link copied" notice stays.
+const NOTICE_MS: u32 = 2_500;
+
+/// The link text in the address, if any (`#s=…`).
+fn link_in_address() -> Option<String> {
+    let hash = window().location().hash().ok()?;
+    let text = hash.strip_prefix("#s=")?;
+    Some(text.to_string())
+}
+
+/// What the address holds, opened: the player, and the view to put back. `Err` says in one
+/// sentence what was wrong with the link; `Ok(None)` means there was no link.
+pub fn from_address() -> Result<Option<(Player, View)>, String> {
+    let Some(text) = link_in_address() else {
+        return Ok(None);
+    };
+    let shared = link::decode(&text).map_err(|e| format!("This link could not be opened: {e}"))?;
+    let player = player_of(&shared)?;
+    Ok(Some((player, shared.view)))
+}
+
+/// Puts the page's side of a link back: the speed, the panel, the open history.
+pub fn restore_view(lab: Lab, view: &View) {
+    if let Some(speed) = view.speed.filter(|s| s.is_finite() && *s > 0.0) {
+        lab.set_speed(speed);
+    }
+    if let Some(panel) = view
+        .panel
+        .as_deref()
+        .and_then(|key| Panel::ALL.into_iter().find(|p| p.key() == key))
+    {
+        lab.panel.set(panel);
+    }
+    if let Some(msg) = view.msg {
+        lab.open_lineage(brokerlab_core::MsgId::new(msg));
+    }
+}
+
+/// What the page shows now, as a link.
+pub fn current(lab: Lab) -> Shared {
+    let view = View {
+        speed: Some(lab.speed.get_untracked()),
+        panel: Some(lab.panel.get_untracked().key().to_string()),
+        msg: lab.lineage.with_untracked(|l| {
+            l.as_ref()
+                .and_then(|l| l.as_ref().ok())
+                .map(|l| l.msg.get())
+        }),
+    };
+    lab.with_player(|p| shared_of(p, view))
+}
+
+/// The page's address for what it shows now.
+pub fn address(lab: Lab) -> String {
+    let location = window().location();
+    let base = location.href().unwrap_or_default();
+    let base = base.split('#').next().unwrap_or_default().to_string();
+    format!("{base}#s={}", link::encode(&current(lab)))
+}
+
+/// Rewrites the address (no new history entry).
+fn write_address(lab: Lab) {
+    let url = address(lab);
+    if let Ok(history) = window().history() {
+        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
+    }
+}
+
+/// Keeps the address in step with the page, once it has been still for [`SETTLE_MS`]; a
+/// fragment changed from outside (a pasted link, back or forward) is opened by reloading.
+pub fn follow_in_address(lab: Lab) {
+    let _ =
+        leptos_use::use_event_listener(leptos_use::use_window(), leptos::ev::hashchange, |_| {
+            let _ = window().location().reload();
+        });
+    let pending: Rc<RefCell<Option<Timeout>>> = Rc::default();
+    Effect::new(move |_| {
+        // Whatever changes what a link would say.
+        lab.readout.track();
+        lab.speed.track();
+        lab.panel.track();
+        lab.lineage.track();
+        let playing = lab.playing.get();
+        // Dropping the previous timeout cancels it: only the last change writes.
+        let next = (!playing).then(|| Timeout::new(SETTLE_MS, move || write_address(lab)));
+        pending.replace(next);
+    });
+}
+
+/// Copies the address to the clipboard (writing it first), and shows a notice that goes
+/// away by itself.
+pub fn copy_link(lab: Lab, notice: RwSignal<Option<&'static str>>) {
+    write_address(lab);
+    let url = address(lab);
+    let copied = window().navigator().clipboard().write_text(&url);
+    // The promise settles later; the address bar holds the link either way.
+    drop(copied);
+    notice.set(Some("Link copied: it opens this exact moment."));
+    Timeout::new(NOTICE_MS, move || {
+        let _ = notice.try_set(None);
+    })
+    .forget();
+}
