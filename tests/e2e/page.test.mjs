@@ -1299,6 +1299,9 @@ test('large type draws the chart and the token counts larger too, at 1920×1080'
     await t.setSpeed(20);
     await t.click('play');
     await t.waitFor('time', (s) => s >= 10, 60_000);
+    // Tokens and their counts are drawn larger too.
+    const radius = Number(await t.page.getByTestId('tokens').getAttribute('data-token-radius'));
+    assert.ok(radius >= 6 * 1.5 - 0.05, `token radius ${radius}`);
     await t.shot('42-stage-1920x1080-large-type');
     assert.deepEqual(t.consoleErrors, []);
   } finally {

@@ -8,7 +8,8 @@
 //! `data-aggregated` (flights the badges count), `data-kinds` (kinds drawn) and
 //! `data-labels` (the latest tokens, "redeliver #0·2, ack #0·2") and `data-marks` (the
 //! boxes of the text and markers drawn, "x,y,w,h;…" from the canvas's top left, refreshed
-//! with the card positions).
+//! with the card positions) and `data-token-radius` (a token's radius, larger with large
+//! type).
 //!
 //! Nothing written is drawn over a card: counts go to the rail under the lanes (see
 //! [`crate::model::rail`]), a token's label is left out where it would cross a card, and a
@@ -33,7 +34,7 @@ use crate::model::rail::{lay_out, Box2, Wanted};
 use crate::state::Lab;
 use crate::ui::type_scale::type_scale;
 
-/// Token radius, CSS pixels.
+/// Token radius, CSS pixels at the usual type scale (large type draws larger tokens).
 const RADIUS: f64 = 6.0;
 /// How often card positions are read again while tokens move (layout changes as counts
 /// change and the window resizes; reading every frame would force a layout every frame).
@@ -85,9 +86,9 @@ impl Rect {
 
 /// Where a token leaves and arrives: facing sides of the two cards (or, for one card, in
 /// the gutter at its right, rising a little, so the marker never covers the card's text).
-fn ends(a: Rect, b: Rect) -> ((f64, f64), (f64, f64)) {
+fn ends(a: Rect, b: Rect, radius: f64) -> ((f64, f64), (f64, f64)) {
     if a == b {
-        let x = a.x + a.w + GUTTER_PX + RADIUS;
+        let x = a.x + a.w + GUTTER_PX + radius;
         return ((x, a.cy()), (x, a.cy() - POP_PX));
     }
     if b.x >= a.x + a.w {
@@ -147,6 +148,11 @@ struct Overlay {
 }
 
 impl Overlay {
+    /// A token's radius at the page's type scale.
+    fn radius(&self) -> f64 {
+        RADIUS * self.scale.max(1.0)
+    }
+
     fn frame(&mut self, lab: Lab, canvas: &HtmlCanvasElement, now: f64) {
         let (run, step) = lab.with_player(|p| (p.run(), p.sim().steps()));
         if run != self.run {
@@ -267,8 +273,8 @@ impl Overlay {
     /// Where an edge starts and ends on the canvas.
     fn edge_ends(&self, from: Node, to: Node) -> Option<((f64, f64), (f64, f64))> {
         match (self.rect(from), self.rect(to)) {
-            (Some(a), Some(b)) => Some(ends(a, b)),
-            (Some(a), None) | (None, Some(a)) => Some(ends(a, a)),
+            (Some(a), Some(b)) => Some(ends(a, b, self.radius())),
+            (Some(a), None) | (None, Some(a)) => Some(ends(a, a, self.radius())),
             (None, None) => None,
         }
     }
@@ -305,6 +311,7 @@ impl Overlay {
             }
         }
         // One path per kind and part: a few dozen canvas calls whatever the token count.
+        let radius = self.radius();
         for kind in Kind::ALL {
             if !placed.iter().any(|p| p.kind == kind) {
                 continue;
@@ -312,9 +319,9 @@ impl Overlay {
             for &(paint, shape) in mark(kind) {
                 ctx.begin_path();
                 for p in placed.iter().filter(|p| p.kind == kind) {
-                    trace(ctx, shape, p.x, p.y, RADIUS);
+                    trace(ctx, shape, p.x, p.y, radius);
                 }
-                paint_path(ctx, kind, paint, RADIUS);
+                paint_path(ctx, kind, paint, radius);
             }
         }
         self.mark_pops(&placed);
@@ -331,10 +338,10 @@ impl Overlay {
             let f = &self.sky.tokens[p.token].flight;
             if self.rect(f.from).is_some() && self.rect(f.from) == self.rect(f.to) {
                 self.marks.push(Rect {
-                    x: p.x - RADIUS,
-                    y: p.y - RADIUS,
-                    w: 2.0 * RADIUS,
-                    h: 2.0 * RADIUS,
+                    x: p.x - self.radius(),
+                    y: p.y - self.radius(),
+                    w: 2.0 * self.radius(),
+                    h: 2.0 * self.radius(),
                 });
             }
         }
@@ -350,7 +357,7 @@ impl Overlay {
         for p in placed {
             let label = &self.sky.tokens[p.token].label;
             let w = ctx.measure_text(label).map_or(40.0, |m| m.width());
-            let (x, y) = (p.x + RADIUS + 3.0, p.y - RADIUS - 2.0);
+            let (x, y) = (p.x + self.radius() + 3.0, p.y - self.radius() - 2.0);
             let rect = Rect {
                 x,
                 y: y - h / 2.0,
@@ -449,6 +456,7 @@ impl Overlay {
                 let _ = write!(self.scratch, "{:.0},{:.0},{:.0},{:.0};", m.x, m.y, m.w, m.h);
             }
             let _ = canvas.set_attribute("data-marks", &self.scratch);
+            let _ = canvas.set_attribute("data-token-radius", &format!("{:.1}", self.radius()));
         }
         let now = (drawn, aggregated, self.sky.seen);
         if now == self.said {
