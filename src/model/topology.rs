@@ -458,10 +458,21 @@ impl Shape {
     }
 }
 
+/// The summary card of a crowded consumers lane.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CrowdSummary {
+    /// "20 consumers".
+    pub title: String,
+    /// "18 up · 2 down · 37 in hand" (deliveries being worked on or waiting in a prefetch
+    /// buffer).
+    pub state: String,
+    /// Some consumer or member is down (the card is marked).
+    pub any_down: bool,
+}
+
 impl Topology {
-    /// The summary card of a crowded consumers lane: "20 consumers", and "18 up · 2 down ·
-    /// 37 in hand" (deliveries being worked on or waiting in a prefetch buffer).
-    pub fn consumers_summary(&self) -> (String, String) {
+    /// The summary card of a crowded consumers lane: queue consumers and group members.
+    pub fn consumers_summary(&self) -> CrowdSummary {
         let members = self.logs.groups.iter().flat_map(|g| &g.members);
         let total = self.consumers.len() + members.clone().count();
         let members_up = members
@@ -477,7 +488,11 @@ impl Topology {
         if !self.consumers.is_empty() {
             let _ = write!(state, " · {} in hand", count(u64::from(held)));
         }
-        (title, state)
+        CrowdSummary {
+            title,
+            state,
+            any_down: up < total,
+        }
     }
 }
 
@@ -657,7 +672,11 @@ mod tests {
         let n = t.consumers.len();
         assert_eq!(
             t.consumers_summary(),
-            (format!("{n} consumers"), format!("{n} up · 0 in hand"))
+            CrowdSummary {
+                title: format!("{n} consumers"),
+                state: format!("{n} up · 0 in hand"),
+                any_down: false,
+            }
         );
         sim.command(Command::CrashConsumer {
             consumer: ConsumerId::new(3),
@@ -665,8 +684,9 @@ mod tests {
             restart_after_s: None,
         })
         .expect("valid");
-        let (_, state) = Topology::of(&sim).consumers_summary();
-        assert_eq!(state, format!("{} up · 1 down · 0 in hand", n - 1));
+        let summary = Topology::of(&sim).consumers_summary();
+        assert_eq!(summary.state, format!("{} up · 1 down · 0 in hand", n - 1));
+        assert!(summary.any_down);
     }
 
     #[test]
@@ -676,8 +696,8 @@ mod tests {
         let t = Topology::of(&sim);
         let members: usize = t.logs.groups.iter().map(|g| g.members.len()).sum();
         assert_eq!(t.shape().consumer_cards(), members);
-        assert_eq!(t.consumers_summary().0, format!("{members} consumers"));
-        assert_eq!(t.consumers_summary().1, format!("{members} up"));
+        assert_eq!(t.consumers_summary().title, format!("{members} consumers"));
+        assert_eq!(t.consumers_summary().state, format!("{members} up"));
     }
 
     #[test]

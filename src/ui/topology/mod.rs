@@ -383,11 +383,11 @@ fn MoreActions(
 #[component]
 fn ConsumersSummary(lab: Lab, expanded: RwSignal<bool>) -> impl IntoView {
     let summary = Memo::new(move |_| lab.topology.with(Topology::consumers_summary));
-    let down = move || summary.with(|(_, state)| state.contains("down"));
+    let down = move || summary.with(|s| s.any_down);
     view! {
         <div class="node summary" class:down=down data-node="consumers" data-testid="consumers-summary">
-            <strong>{move || summary.with(|s| s.0.clone())}</strong>
-            <span class="state" data-testid="consumers-summary-state">{move || summary.with(|s| s.1.clone())}</span>
+            <strong>{move || summary.with(|s| s.title.clone())}</strong>
+            <span class="state" data-testid="consumers-summary-state">{move || summary.with(|s| s.state.clone())}</span>
             <button type="button" class="small" data-testid="consumers-expand"
                 aria-expanded=move || expanded.get().to_string() aria-controls="consumer-cards"
                 on:click=move |_| expanded.update(|e| *e = !*e)>

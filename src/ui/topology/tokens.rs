@@ -336,7 +336,8 @@ impl Overlay {
     fn mark_pops(&mut self, placed: &[Placed]) {
         for p in placed {
             let f = &self.sky.tokens[p.token].flight;
-            if self.rect(f.from).is_some() && self.rect(f.from) == self.rect(f.to) {
+            let from = self.rect(f.from);
+            if from.is_some() && from == self.rect(f.to) {
                 self.marks.push(Rect {
                     x: p.x - self.radius(),
                     y: p.y - self.radius(),
