@@ -60,7 +60,7 @@ pub use message::{DeadLetter, Fate, Message, MessageCopy, PublishFate};
 pub use metrics::{Counters, GroupSample, QueueSample, Sample, Summary};
 pub use producer::{JobCounts, OutboxRow};
 pub use queue::QueueView;
-pub use report::Report;
+pub use report::{series_csv, Report};
 pub use scenario::{flavour_defaults, Flavour, GapTimeout, QueueType};
 pub use scenario::{
     AckMode, ArrivalProcess, Arrivals, Assignment, Binding, BrokerSpec, Budget, Command,

@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::examples;
 use crate::scenario::{Intervention, Scenario, ScenarioError};
+use crate::sim::Simulation;
 
 /// The version this build writes.
 pub const LINK_VERSION: u32 = 1;
@@ -242,6 +243,20 @@ impl Shared {
         let mut s = self.scenario.clone();
         s.interventions = self.commands.clone();
         s
+    }
+
+    /// The run at the moment the link shows: its commands replayed up to its step, then
+    /// the clock on to its instant when no event falls before it (a run paused while
+    /// playing). The page puts its player at the same moment, so the series so far are
+    /// the same on both sides.
+    pub fn simulation_at_moment(&self) -> Result<Simulation, ScenarioError> {
+        let mut sim = Simulation::new(self.recorded())?;
+        while sim.steps() < self.step && sim.step().is_some() {}
+        let quiet = sim.next_step_time().is_none_or(|next| next > self.at_us);
+        if sim.steps() == self.step && self.at_us > sim.now_us() && quiet {
+            sim.run_until(self.at_us);
+        }
+        Ok(sim)
     }
 }
 

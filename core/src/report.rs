@@ -143,27 +143,33 @@ impl Report {
     }
 
     pub fn series_csv(&self) -> String {
-        let mut out = String::from(
-            "t_s,backlog,oldest_age_s,in_flight,retry_waiting,dead_lettered,lag,published,delivered,redelivered,acked,lost,duplicate_effects\n",
-        );
-        for s in &self.series {
-            out.push_str(&format!(
-                "{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
-                s.t_s,
-                s.backlog,
-                s.oldest_age_s,
-                s.in_flight,
-                s.retry_waiting,
-                s.dead_lettered,
-                s.lag,
-                s.published,
-                s.delivered,
-                s.redelivered,
-                s.acked,
-                s.lost,
-                s.duplicate_effects
-            ));
-        }
-        out
+        series_csv(&self.series)
     }
+}
+
+/// The columns of a run's series as CSV, one row per sample: what `brokerlab run --csv`
+/// prints and what the page exports, so the two can be compared line for line.
+pub fn series_csv(series: &[Sample]) -> String {
+    let mut out = String::from(
+        "t_s,backlog,oldest_age_s,in_flight,retry_waiting,dead_lettered,lag,published,delivered,redelivered,acked,lost,duplicate_effects\n",
+    );
+    for s in series {
+        out.push_str(&format!(
+            "{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+            s.t_s,
+            s.backlog,
+            s.oldest_age_s,
+            s.in_flight,
+            s.retry_waiting,
+            s.dead_lettered,
+            s.lag,
+            s.published,
+            s.delivered,
+            s.redelivered,
+            s.acked,
+            s.lost,
+            s.duplicate_effects
+        ));
+    }
+    out
 }

@@ -147,3 +147,35 @@ fn bad_input_is_one_line_and_exit_code_2() {
         "--max",
     );
 }
+
+#[test]
+fn a_link_runs_to_the_end_or_stops_at_its_moment() {
+    let out = brokerlab(&["link", "mm1", "--step", "500"], None);
+    assert!(out.status.success());
+    let link = String::from_utf8(out.stdout).unwrap();
+    let link = link.trim();
+    let rows = |args: &[&str]| {
+        let out = brokerlab(args, None);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let whole = rows(&["run", "--link", link, "--csv"]);
+    let at_moment = rows(&["run", "--link", link, "--moment", "--csv"]);
+    assert_eq!(
+        at_moment,
+        rows(&["run", "--link", link, "--csv", "--moment"]),
+        "the options in any order"
+    );
+    assert!(at_moment.lines().count() < whole.lines().count());
+    let report: serde_json::Value =
+        serde_json::from_str(&rows(&["run", "--link", link, "--moment"])).unwrap();
+    assert_eq!(report["steps"], 500, "stopped at the link's step");
+    assert_bad_input(
+        &brokerlab(&["run", "--link", link, "--fast"], None),
+        "--fast",
+    );
+}

@@ -88,6 +88,23 @@ mod tests {
     }
 
     #[test]
+    fn the_runner_stops_a_link_where_the_page_was() {
+        let mut player = Player::new(examples::load("mm1").expect("built in")).expect("valid");
+        for _ in 0..4 {
+            player.advance(900.0, 10.0);
+        }
+        let shared = shared_of(&player, View::default());
+        let sim = shared.simulation_at_moment().expect("valid");
+        assert_eq!(sim.steps(), player.sim().steps());
+        assert_eq!(sim.now_us(), player.sim().now_us());
+        assert_eq!(
+            sim.series(),
+            player.sim().series(),
+            "the same samples so far"
+        );
+    }
+
+    #[test]
     fn a_changed_scenario_travels_inline() {
         let mut scenario = examples::load("mm1").expect("built in");
         scenario.description = "my own".into();

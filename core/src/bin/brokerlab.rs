@@ -4,6 +4,7 @@
 //!   brokerlab trace FILE.json [--max N] print each step as a sentence (first N steps, default 200)
 //!   brokerlab example [NAME]           list the built-in examples, or print one as JSON
 //!   brokerlab run --link LINK [--csv]  run what a share link holds (its scenario and commands)
+//!   brokerlab run --link LINK --moment [--csv]  the same, stopped at the moment the link shows
 //!   brokerlab link NAME [--step N]     print a share link for a built-in example
 //!
 //! FILE may be `-` for standard input. Bad input: one line on stderr and exit code 2.
@@ -16,7 +17,7 @@ use std::process::ExitCode;
 use brokerlab_core::text::{escape_controls, one_line};
 use brokerlab_core::{examples, link, narration, Report, Scenario, Simulation};
 
-const USAGE: &str = "usage: brokerlab run FILE.json [--csv] | brokerlab run --link LINK [--csv] | brokerlab trace FILE.json [--max N] | brokerlab example [NAME] | brokerlab link NAME [--step N]";
+const USAGE: &str = "usage: brokerlab run FILE.json [--csv] | brokerlab run --link LINK [--moment] [--csv] | brokerlab trace FILE.json [--max N] | brokerlab example [NAME] | brokerlab link NAME [--step N]";
 
 /// Largest input read: the same 1 MiB the scenario decoder accepts.
 const INPUT_BYTES_MAX: u64 = 1 << 20;
@@ -39,10 +40,7 @@ fn run(args: &[String]) -> Result<(), String> {
     match words.as_slice() {
         ["run", file] => report(file, |r| r.to_json() + "\n"),
         ["run", file, "--csv"] | ["run", "--csv", file] => report(file, Report::series_csv),
-        ["run", "--link", link] => report_of(start_link(link)?, |r| r.to_json() + "\n"),
-        ["run", "--link", link, "--csv"] | ["run", "--csv", "--link", link] => {
-            report_of(start_link(link)?, Report::series_csv)
-        }
+        ["run", "--link", link, flags @ ..] => run_link(link, flags),
         ["link", name] => make_link(name, 0),
         ["link", name, "--step", n] => make_link(
             name,
@@ -114,6 +112,31 @@ fn start(file: &str) -> Result<Simulation, String> {
 fn start_link(link: &str) -> Result<Simulation, String> {
     let shared = link::decode(link).map_err(|e| e.to_string())?;
     Simulation::new(shared.recorded()).map_err(|e| format!("the link's scenario: {e}"))
+}
+
+/// `run --link LINK [--moment] [--csv]`: to the end, or (`--moment`) stopped where the
+/// link's page was, as JSON or CSV.
+fn run_link(link: &str, flags: &[&str]) -> Result<(), String> {
+    let csv = flags.contains(&"--csv");
+    let moment = flags.contains(&"--moment");
+    if let Some(unknown) = flags.iter().find(|f| !matches!(**f, "--csv" | "--moment")) {
+        return Err(format!("unknown option {unknown:?}; {USAGE}"));
+    }
+    let render = |r: &Report| {
+        if csv {
+            r.series_csv()
+        } else {
+            r.to_json() + "\n"
+        }
+    };
+    if !moment {
+        return report_of(start_link(link)?, render);
+    }
+    let shared = link::decode(link).map_err(|e| e.to_string())?;
+    let sim = shared
+        .simulation_at_moment()
+        .map_err(|e| format!("the link's scenario: {e}"))?;
+    print(&render(&Report::of(&sim)))
 }
 
 /// A share link for a built-in example, paused at `step`, with no command given.
