@@ -255,22 +255,29 @@ impl Lab {
 
     /// Loads a built-in example by name: a new run, paused at its start.
     pub fn load(&self, name: &str) {
-        self.playing.set(false);
         let player = examples::load(name)
             .ok_or_else(|| format!("There is no example called “{name}”."))
             .and_then(|s| Player::new(s).map_err(|e| format!("The example could not load: {e}")));
         match player {
-            Ok(mut player) => {
-                let run = self.player.with_value(Player::run).wrapping_add(1);
-                player.set_run(run);
-                // A story of a few messages opens slowly enough to see each event.
-                self.speed.set(player.opening_speed());
-                self.player.set_value(player);
-                self.error.set(None);
-                self.close_lineage();
+            Ok(player) => self.open(player),
+            Err(message) => {
+                self.playing.set(false);
+                self.error.set(Some(message));
+                self.changed();
             }
-            Err(message) => self.error.set(Some(message)),
         }
+    }
+
+    /// Shows a new run (an example, a file, an edited scenario), paused where `player` is.
+    pub fn open(&self, mut player: Player) {
+        self.playing.set(false);
+        let run = self.player.with_value(Player::run).wrapping_add(1);
+        player.set_run(run);
+        // A story of a few messages opens slowly enough to see each event.
+        self.speed.set(player.opening_speed());
+        self.player.set_value(player);
+        self.error.set(None);
+        self.close_lineage();
         self.changed();
     }
 

@@ -121,3 +121,92 @@ pub fn copy_link(lab: Lab, notice: RwSignal<Option<&'static str>>) {
     })
     .forget();
 }
+
+/// The query flag that shows only the stage (topology, chart, controls), for an `<iframe>`.
+const EMBED_FLAG: &str = "embed";
+
+/// The page was opened to be embedded: `?embed` in its address.
+pub fn embedded() -> bool {
+    let search = window().location().search().unwrap_or_default();
+    is_embed_query(&search)
+}
+
+/// `?embed`, `?embed=1`, `?x=y&embed`… (any value but `0` or `false`).
+fn is_embed_query(search: &str) -> bool {
+    search.trim_start_matches('?').split('&').any(|pair| {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        key == EMBED_FLAG && !matches!(value, "0" | "false")
+    })
+}
+
+/// This moment's address with the embed flag set (whatever the page's own flag is).
+pub fn embed_address(lab: Lab) -> String {
+    let location = window().location();
+    let page = location.href().unwrap_or_default();
+    let page = page.split(['#', '?']).next().unwrap_or_default();
+    format!("{page}?{EMBED_FLAG}#s={}", link::encode(&current(lab)))
+}
+
+/// This moment's address without the embed flag: where "open in Broker Lab" goes.
+pub fn full_address(lab: Lab) -> String {
+    let location = window().location();
+    let page = location.href().unwrap_or_default();
+    let page = page.split(['#', '?']).next().unwrap_or_default();
+    format!("{page}#s={}", link::encode(&current(lab)))
+}
+
+/// The `<iframe>` markup that embeds this moment, sized to the width of its container.
+pub fn embed_code(lab: Lab) -> String {
+    let title = lab.scenario.with_untracked(|(name, _)| name.clone());
+    // The address is made of URL-safe characters; the title comes from a scenario file and
+    // is escaped, so the snippet cannot carry markup of its own.
+    format!(
+        "<iframe src=\"{}\" title=\"Broker Lab: {}\" style=\"width:100%;aspect-ratio:16/10;border:0\" loading=\"lazy\"></iframe>",
+        embed_address(lab),
+        escape_attribute(&title)
+    )
+}
+
+fn escape_attribute(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('"', "&quot;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// Copies [`embed_code`] to the clipboard, with a notice that goes away by itself.
+pub fn copy_embed_code(lab: Lab, notice: RwSignal<Option<&'static str>>) {
+    let copied = window()
+        .navigator()
+        .clipboard()
+        .write_text(&embed_code(lab));
+    drop(copied);
+    notice.set(Some("Embed code copied: paste it into a page or a slide."));
+    Timeout::new(NOTICE_MS, move || {
+        let _ = notice.try_set(None);
+    })
+    .forget();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_embed_flag_is_read_from_the_query() {
+        for yes in ["?embed", "?embed=1", "?a=b&embed", "embed=yes"] {
+            assert!(is_embed_query(yes), "{yes}");
+        }
+        for no in ["", "?", "?embed=0", "?embed=false", "?embedded", "?x=embed"] {
+            assert!(!is_embed_query(no), "{no}");
+        }
+    }
+
+    #[test]
+    fn attributes_are_escaped() {
+        assert_eq!(
+            escape_attribute("\"><script>&"),
+            "&quot;&gt;&lt;script&gt;&amp;"
+        );
+    }
+}

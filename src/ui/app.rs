@@ -10,6 +10,7 @@ use crate::state::shortcuts::use_shortcuts;
 use crate::state::{Lab, Tools};
 use crate::ui::chart::BacklogChart;
 use crate::ui::controls::{Controls, ScenarioPicker};
+use crate::ui::files::{use_file_drop, FileMenu};
 use crate::ui::help::{HelpDialog, ToolButtons};
 use crate::ui::narration::LatestLine;
 use crate::ui::share::ShareButton;
@@ -81,13 +82,13 @@ fn Page(player: Player, view: Option<View>, problem: Option<String>) -> impl Int
         share::restore_view(lab, view);
     }
     share::follow_in_address(lab);
+    if share::embedded() {
+        return view! { <EmbeddedStage lab /> }.into_any();
+    }
     let tools = Tools::new();
     use_shortcuts(lab, tools);
-    let error = move || {
-        lab.error
-            .get()
-            .map(|message| view! { <ErrorNote message /> })
-    };
+    let zone = NodeRef::new();
+    let dragging = use_file_drop(lab, zone);
 
     // The stage (what moves: topology and chart) on the first screen; every other panel in
     // the side area beside it, one tab at a time.
@@ -96,14 +97,15 @@ fn Page(player: Player, view: Option<View>, problem: Option<String>) -> impl Int
             <h1>"Broker Lab"</h1>
             <ScenarioPicker lab />
             <ShareButton lab />
+            <FileMenu lab />
             <ToolButtons tools />
         </header>
-        <main>
+        <main node_ref=zone class:dragging=move || dragging.get()>
             <div class="transport">
                 <Controls lab />
                 <Timeline lab />
             </div>
-            {error}
+            <Problem lab />
             <div class="workspace">
                 <div class="stage" data-testid="stage">
                     <LatestLine narration=lab.narration />
@@ -112,6 +114,7 @@ fn Page(player: Player, view: Option<View>, problem: Option<String>) -> impl Int
                 </div>
                 <SidePanel lab />
             </div>
+            <p class="drop-hint" aria-hidden="true">"Drop a scenario file to open it"</p>
         </main>
         <footer>
             <p class="tagline">"Load a message queue, crash a consumer, and watch what happens to every message."</p>
@@ -119,5 +122,47 @@ fn Page(player: Player, view: Option<View>, problem: Option<String>) -> impl Int
         </footer>
         <HelpDialog tools />
         <TourCard tools />
+    }
+    .into_any()
+}
+
+/// The page's problem of the moment, if any, in one sentence.
+#[component]
+fn Problem(lab: Lab) -> impl IntoView {
+    move || {
+        lab.error
+            .get()
+            .map(|message| view! { <ErrorNote message /> })
+    }
+}
+
+/// The page inside another page's `<iframe>` (`?embed`): the controls, the timeline and the
+/// stage, filling the frame, and a way out to the full page at the same moment.
+#[component]
+fn EmbeddedStage(lab: Lab) -> impl IntoView {
+    // The address is made when the link is about to be followed, not on every frame.
+    let full = NodeRef::<leptos::html::A>::new();
+    let aim = move || {
+        if let Some(a) = full.get_untracked() {
+            a.set_href(&share::full_address(lab));
+        }
+    };
+    view! {
+        <main class="embedded" data-testid="embedded">
+            <div class="transport">
+                <Controls lab />
+                <Timeline lab />
+            </div>
+            <Problem lab />
+            <div class="stage" data-testid="stage">
+                <LatestLine narration=lab.narration />
+                <TopologyView lab />
+                <BacklogChart lab />
+            </div>
+            <a class="open-full" node_ref=full href="./" target="_blank" rel="noopener"
+                data-testid="open-full" on:pointerdown=move |_| aim() on:focus=move |_| aim()>
+                "Open in Broker Lab ↗"
+            </a>
+        </main>
     }
 }

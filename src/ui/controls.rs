@@ -107,12 +107,23 @@ pub fn ScenarioPicker(lab: Lab) -> impl IntoView {
             view! { <optgroup label=topic.title()>{items}</optgroup> }
         })
         .collect_view();
+    // A scenario from a file, a link or the editor that is not a built-in one is listed too,
+    // so the picker never shows a blank.
+    let own = move || {
+        lab.scenario.with(|(n, _)| {
+            let n = n.clone();
+            examples::find(&n).is_none().then(|| {
+                view! { <optgroup label="Opened"><option value=n.clone() selected=true>{format!("{n} (your scenario)")}</option></optgroup> }
+            })
+        })
+    };
     view! {
         <section class="scenario" aria-label="Scenario">
             <label class="picker">
                 <strong>"Scenario"</strong>
                 <select data-testid="scenario" prop:value=name
                     on:change=move |ev| lab.load(&event_target_value(&ev))>
+                    {own}
                     {options}
                 </select>
             </label>

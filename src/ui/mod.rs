@@ -5,6 +5,7 @@ pub mod app;
 pub mod chart;
 pub mod controls;
 pub mod counters;
+pub mod files;
 pub mod help;
 pub mod invariants;
 pub mod lineage;

@@ -1,0 +1,110 @@
+//! Files in and out of the page, with no server: the scenario saved as JSON and opened
+//! again (from a file picker or dropped on the page), the series as CSV, the chart as PNG.
+//! Downloads are made from memory (a `blob:` or `data:` address), so nothing leaves the
+//! browser.
+
+use leptos::prelude::*;
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::{Blob, BlobPropertyBag, HtmlAnchorElement, HtmlCanvasElement, Url};
+
+use crate::model::files::{check_size, file_name, open_scenario, scenario_file, series_csv};
+use crate::state::Lab;
+
+impl Lab {
+    /// Downloads the scenario with the user's commands, as the runner reads it.
+    pub fn save_scenario(&self) {
+        let (name, text) = self.with_player(|p| (file_name(p, "json"), scenario_file(p)));
+        self.report_download(download_text(&name, "application/json", &text));
+    }
+
+    /// Downloads the series so far, in the columns of `brokerlab run --csv`.
+    pub fn export_csv(&self) {
+        let (name, text) = self.with_player(|p| (file_name(p, "csv"), series_csv(p)));
+        self.report_download(download_text(&name, "text/csv", &text));
+    }
+
+    /// Downloads the chart as it is drawn (its frame and its curves, on white).
+    pub fn export_png(&self) {
+        let name = self.with_player(|p| file_name(p, "png"));
+        self.report_download(chart_png().and_then(|url| download_url(&name, &url)));
+    }
+
+    /// Opens a scenario file: checked like a share link; a refusal is said in one sentence
+    /// and the run on show stays.
+    pub fn open_file(&self, file: web_sys::File) {
+        let lab = *self;
+        if let Err(message) = check_size(&file.name(), file.size()) {
+            lab.error.set(Some(message));
+            return;
+        }
+        leptos::task::spawn_local(async move {
+            let text = wasm_bindgen_futures::JsFuture::from(file.text()).await;
+            let opened = text
+                .ok()
+                .and_then(|t| t.as_string())
+                .ok_or_else(|| format!("“{}” could not be read as text.", file.name()))
+                .and_then(|t| open_scenario(&t));
+            match opened {
+                Ok(player) => lab.open(player),
+                Err(message) => lab.error.set(Some(message)),
+            }
+        });
+    }
+
+    fn report_download(&self, done: Result<(), JsValue>) {
+        if done.is_err() {
+            self.error
+                .set(Some("The browser refused to make the file.".into()));
+        }
+    }
+}
+
+/// Offers `text` as a file named `name`.
+fn download_text(name: &str, mime: &str, text: &str) -> Result<(), JsValue> {
+    let parts = js_sys::Array::of1(&JsValue::from_str(text));
+    let options = BlobPropertyBag::new();
+    options.set_type(mime);
+    let blob = Blob::new_with_str_sequence_and_options(&parts, &options)?;
+    let url = Url::create_object_url_with_blob(&blob)?;
+    let done = download_url(name, &url);
+    Url::revoke_object_url(&url)?;
+    done
+}
+
+/// Offers what `url` (a `blob:` or `data:` address) holds as a file named `name`.
+fn download_url(name: &str, url: &str) -> Result<(), JsValue> {
+    let document = document();
+    let link: HtmlAnchorElement = document.create_element("a")?.unchecked_into();
+    link.set_href(url);
+    link.set_download(name);
+    link.click();
+    Ok(())
+}
+
+/// The chart's two layers (frame, then curves) drawn on white, as a PNG `data:` address.
+fn chart_png() -> Result<String, JsValue> {
+    let layer = |id: &str| -> Result<HtmlCanvasElement, JsValue> {
+        document()
+            .query_selector(&format!("canvas[data-testid={id}]"))?
+            .ok_or_else(|| JsValue::from_str("no chart"))
+            .map(JsCast::unchecked_into)
+    };
+    let (frame, curves) = (layer("chart-frame")?, layer("chart")?);
+    let canvas: HtmlCanvasElement = document().create_element("canvas")?.unchecked_into();
+    canvas.set_width(curves.width());
+    canvas.set_height(curves.height());
+    let context: web_sys::CanvasRenderingContext2d = canvas
+        .get_context("2d")?
+        .ok_or_else(|| JsValue::from_str("no 2d context"))?
+        .unchecked_into();
+    context.set_fill_style_str("#ffffff");
+    context.fill_rect(
+        0.0,
+        0.0,
+        f64::from(canvas.width()),
+        f64::from(canvas.height()),
+    );
+    context.draw_image_with_html_canvas_element(&frame, 0.0, 0.0)?;
+    context.draw_image_with_html_canvas_element(&curves, 0.0, 0.0)?;
+    canvas.to_data_url_with_type("image/png")
+}
