@@ -30,6 +30,7 @@
 pub mod database;
 pub mod examples;
 pub mod invariants;
+pub mod lessons;
 pub mod link;
 pub mod narration;
 pub mod scenario;
