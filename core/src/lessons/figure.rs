@@ -47,6 +47,8 @@ pub enum Figure {
     Lost,
     /// Copies moved to a dead-letter queue so far.
     DeadLettered,
+    /// The attempts of the latest copy dead-lettered from the queue so named.
+    LatestDeadLetterAttempts(&'static str),
     /// Of those, copies dead-lettered again after a redrive.
     DeadLetteredAgain,
     /// Copies moved back from a dead-letter queue.
@@ -80,7 +82,7 @@ impl Figure {
             | Refused | NeverPublished | FailedJobs => Unit::Messages,
             OldestAge | OldestAgeIn(_) | SecondsSince(_) => Unit::Seconds,
             Duplicates | DuplicatesSkipped | EffectsIn(_) | EffectsInGroup(_) | Redeliveries | EffectsRefused
-            | StaleIgnored | EmailsSent => Unit::Times,
+            | StaleIgnored | EmailsSent | LatestDeadLetterAttempts(_) => Unit::Count,
             Balance { .. } => Unit::Dollars,
             IdleMembers(_) => Unit::Members,
             BusiestPartitionShare(_) => Unit::Percent,
@@ -116,6 +118,9 @@ impl Figure {
             Figure::Redeliveries => n(c.redelivered),
             Figure::Lost => n(c.lost),
             Figure::DeadLettered => n(c.dead_lettered),
+            Figure::LatestDeadLetterAttempts(q) => queue_named(sim, q)
+                .and_then(|q| sim.dead_letters(q).last())
+                .map_or(0.0, |d| f64::from(d.attempts)),
             Figure::DeadLetteredAgain => n(c.dead_lettered_again),
             Figure::Redriven => n(c.redriven),
             Figure::Refused => n(c.refused),

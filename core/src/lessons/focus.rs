@@ -1,6 +1,7 @@
 //! What a step asks the learner to look at: a component of the topology (the page
 //! outlines its card) or a metric (the page points at its counter or chart line).
 
+use super::text::{Lang, Text};
 use crate::sim::Simulation;
 
 /// A metric the page shows, named as the page names it.
@@ -28,7 +29,34 @@ pub enum Focus {
     Metric(Metric),
 }
 
+impl Metric {
+    /// The metric's name, as the page labels it.
+    pub fn name(self) -> Text {
+        match self {
+            Metric::Backlog => Text::new("backlog", "backlog"),
+            Metric::OldestAge => Text::new("oldest message's age", "antigüedad del mensaje más antiguo"),
+            Metric::InFlight => Text::new("in flight", "en vuelo"),
+            Metric::DeadLettered => Text::new("dead-lettered", "en la cola de mensajes muertos"),
+            Metric::Duplicates => Text::new("duplicate effects", "efectos duplicados"),
+            Metric::Lost => Text::new("lost", "perdidos"),
+            Metric::Refused => Text::new("refused", "rechazados"),
+            Metric::Lag => Text::new("lag", "lag"),
+        }
+    }
+}
+
 impl Focus {
+    /// What the focus names, in words: a component's own name, "the dead-letter queue
+    /// of payments", a metric's name.
+    pub fn label(&self, lang: Lang) -> String {
+        match (*self, lang) {
+            (Focus::Node(name), _) => name.to_string(),
+            (Focus::DeadLetters(q), Lang::En) => format!("the dead-letter queue of {q}"),
+            (Focus::DeadLetters(q), Lang::Es) => format!("la cola de mensajes muertos de {q}"),
+            (Focus::Metric(m), _) => m.name().get(lang).to_string(),
+        }
+    }
+
     /// Whether what this focus names is in `sim` (a metric always is).
     pub fn exists_in(&self, sim: &Simulation) -> bool {
         match *self {

@@ -2,13 +2,13 @@
 
 use super::text::{number, Lang, Text};
 
-/// What a number in a lesson counts, with its word in each language.
+/// What a number in a lesson counts, and how it is written in each language.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Unit {
     Messages,
     Seconds,
-    /// How many times something happened (deliveries, effects, emails…).
-    Times,
+    /// A bare count (deliveries, effects, emails…): the sentence around it says what.
+    Count,
     /// Money in an account's balance.
     Dollars,
     Members,
@@ -17,20 +17,29 @@ pub enum Unit {
 
 impl Unit {
     /// `value` written with this unit, rounded to `decimals`: "60,000 messages",
-    /// "30 s", "$50", "40 %".
+    /// "1 mensaje", "30 s", "$50", "40 %", "2".
     pub fn write(self, value: f64, decimals: usize, lang: Lang) -> String {
         let n = number(value, decimals, lang);
+        let one = n == "1";
         match (self, lang) {
-            (Unit::Messages, Lang::En) => format!("{n} messages"),
-            (Unit::Messages, Lang::Es) => format!("{n} mensajes"),
+            (Unit::Messages, Lang::En) => format!("{n} message{}", plural_s(one)),
+            (Unit::Messages, Lang::Es) => format!("{n} mensaje{}", plural_s(one)),
+            (Unit::Members, Lang::En) => format!("{n} member{}", plural_s(one)),
+            (Unit::Members, Lang::Es) => format!("{n} miembro{}", plural_s(one)),
             (Unit::Seconds, _) => format!("{n} s"),
-            (Unit::Times, Lang::En) => format!("{n} times"),
-            (Unit::Times, Lang::Es) => format!("{n} veces"),
+            (Unit::Count, _) => n,
             (Unit::Dollars, _) => format!("${n}"),
-            (Unit::Members, Lang::En) => format!("{n} members"),
-            (Unit::Members, Lang::Es) => format!("{n} miembros"),
             (Unit::Percent, _) => format!("{n} %"),
         }
+    }
+}
+
+/// The plural ending both languages share for these words.
+fn plural_s(one: bool) -> &'static str {
+    if one {
+        ""
+    } else {
+        "s"
     }
 }
 
@@ -97,6 +106,10 @@ mod tests {
         assert!(!p.check(Answer::Number(f64::NAN)));
         assert!(!p.check(Answer::Choice(0)));
         assert_eq!(p.correct_answer(Lang::Es), "60.000 mensajes");
+        assert_eq!(Unit::Messages.write(1.0, 0, Lang::Es), "1 mensaje");
+        assert_eq!(Unit::Members.write(2.0, 0, Lang::En), "2 members");
+        assert_eq!(Unit::Seconds.write(59.04, 1, Lang::Es), "59 s");
+        assert_eq!(Unit::Seconds.write(4.9, 1, Lang::Es), "4,9 s");
     }
 
     #[test]
