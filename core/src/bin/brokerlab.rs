@@ -15,8 +15,8 @@
 use std::io::{BufWriter, Read, Write};
 use std::process::ExitCode;
 
-use brokerlab_core::text::{escape_controls, one_line};
 use brokerlab_core::lessons::{self, Lang, LessonRun, Prediction};
+use brokerlab_core::text::{escape_controls, one_line};
 use brokerlab_core::{examples, link, narration, Report, Scenario, Simulation};
 
 const USAGE: &str = "usage: brokerlab run FILE.json [--csv] | brokerlab run --link LINK [--csv] | brokerlab trace FILE.json [--max N] | brokerlab example [NAME] | brokerlab link NAME [--step N] | brokerlab lessons | brokerlab lesson NAME [--lang en|es]";
@@ -227,7 +227,11 @@ fn play_lesson(name: &str, lang: Lang) -> Result<(), String> {
         let paused = if played.reached {
             label(lang, "Paused at", "Pausa en")
         } else {
-            label(lang, "The run ended first, at", "La ejecución terminó antes, en")
+            label(
+                lang,
+                "The run ended first, at",
+                "La ejecución terminó antes, en",
+            )
         };
         out += &format!("[{paused} {at} s]\n{}\n", run.explain(played.index, lang));
     }

@@ -78,11 +78,19 @@ impl Figure {
     pub fn unit(&self) -> Unit {
         use Figure::*;
         match self {
-            Backlog | Waiting(_) | InFlightIn(_) | Lost | DeadLettered | DeadLetteredAgain | Redriven
-            | Refused | NeverPublished | FailedJobs => Unit::Messages,
+            Backlog | Waiting(_) | InFlightIn(_) | Lost | DeadLettered | DeadLetteredAgain
+            | Redriven | Refused | NeverPublished => Unit::Messages,
             OldestAge | OldestAgeIn(_) | SecondsSince(_) => Unit::Seconds,
-            Duplicates | DuplicatesSkipped | EffectsIn(_) | EffectsInGroup(_) | Redeliveries | EffectsRefused
-            | StaleIgnored | EmailsSent | LatestDeadLetterAttempts(_) => Unit::Count,
+            Duplicates
+            | DuplicatesSkipped
+            | EffectsIn(_)
+            | EffectsInGroup(_)
+            | Redeliveries
+            | EffectsRefused
+            | StaleIgnored
+            | EmailsSent
+            | FailedJobs
+            | LatestDeadLetterAttempts(_) => Unit::Count,
             Balance { .. } => Unit::Dollars,
             IdleMembers(_) => Unit::Members,
             BusiestPartitionShare(_) => Unit::Percent,
@@ -107,7 +115,9 @@ impl Figure {
             Figure::Waiting(q) => queue_view(sim, q).map_or(0.0, |v| n(v.waiting)),
             Figure::InFlightIn(q) => queue_view(sim, q).map_or(0.0, |v| n(v.in_flight)),
             Figure::OldestAge => us_to_secs(sim.oldest_age_us()),
-            Figure::OldestAgeIn(q) => queue_view(sim, q).map_or(0.0, |v| us_to_secs(v.oldest_age_us)),
+            Figure::OldestAgeIn(q) => {
+                queue_view(sim, q).map_or(0.0, |v| us_to_secs(v.oldest_age_us))
+            }
             Figure::SecondsSince(s) => us_to_secs(sim.now_us()) - s,
             Figure::Duplicates => n(c.duplicate_effects),
             Figure::DuplicatesSkipped => n(c.duplicates_skipped),

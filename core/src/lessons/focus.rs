@@ -34,7 +34,9 @@ impl Metric {
     pub fn name(self) -> Text {
         match self {
             Metric::Backlog => Text::new("backlog", "backlog"),
-            Metric::OldestAge => Text::new("oldest message's age", "antigüedad del mensaje más antiguo"),
+            Metric::OldestAge => {
+                Text::new("oldest message's age", "antigüedad del mensaje más antiguo")
+            }
             Metric::InFlight => Text::new("in flight", "en vuelo"),
             Metric::DeadLettered => Text::new("dead-lettered", "en la cola de mensajes muertos"),
             Metric::Duplicates => Text::new("duplicate effects", "efectos duplicados"),
@@ -74,7 +76,9 @@ fn queue_exists(sim: &Simulation, name: &str) -> bool {
 
 fn node_exists(sim: &Simulation, name: &str) -> bool {
     queue_exists(sim, name)
-        || sim.producer_ids().any(|p| sim.producer_name(p) == Some(name))
+        || sim
+            .producer_ids()
+            .any(|p| sim.producer_name(p) == Some(name))
         || sim
             .consumer_ids()
             .any(|c| sim.consumer(c).is_some_and(|v| v.name == name))

@@ -82,9 +82,10 @@ impl Prediction {
     /// The right answer in words: the correct option, or the number with its unit.
     pub fn correct_answer(&self, lang: Lang) -> String {
         match self {
-            Prediction::Choices { options, correct } => {
-                options.get(*correct).map_or("", |t| t.get(lang)).to_string()
-            }
+            Prediction::Choices { options, correct } => options
+                .get(*correct)
+                .map_or("", |t| t.get(lang))
+                .to_string(),
             Prediction::Number { answer, unit, .. } => unit.write(*answer, 1, lang),
         }
     }

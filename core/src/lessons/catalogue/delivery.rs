@@ -11,7 +11,11 @@ pub fn ack_after_commit() -> Lesson {
             "Ack después del commit: una caída antes del ack, y el inbox",
         ),
         scenario: "ack-after-commit",
-        steps: vec![broker_redelivers(), plain_applies_twice(), inbox_applies_once()],
+        steps: vec![
+            broker_redelivers(),
+            plain_applies_twice(),
+            inbox_applies_once(),
+        ],
     }
 }
 
@@ -137,7 +141,11 @@ pub fn visibility_timeout() -> Lesson {
             "Un tiempo de visibilidad más corto que el trabajo, y cómo extenderlo",
         ),
         scenario: "lease-heartbeat",
-        steps: vec![lease_runs_out_mid_work(), report_built_twice(), heartbeat_builds_once()],
+        steps: vec![
+            lease_runs_out_mid_work(),
+            report_built_twice(),
+            heartbeat_builds_once(),
+        ],
     }
 }
 
@@ -210,7 +218,11 @@ pub fn idempotency() -> Lesson {
             "Idempotencia mal hecha: consultar y luego insertar frente a una clave única",
         ),
         scenario: "inbox-vs-check",
-        steps: vec![both_checks_pass(), inbox_charges_once(), checked_charges_more()],
+        steps: vec![
+            both_checks_pass(),
+            inbox_charges_once(),
+            checked_charges_more(),
+        ],
     }
 }
 

@@ -11,7 +11,11 @@ pub fn queue_vs_topic() -> Lesson {
             "Cola frente a topic: consumidores que compiten y suscripciones independientes",
         ),
         scenario: "queue-vs-topic",
-        steps: vec![billing_shares_its_queue(), shipping_falls_behind_alone(), shipping_keeps_its_backlog()],
+        steps: vec![
+            billing_shares_its_queue(),
+            shipping_falls_behind_alone(),
+            shipping_keeps_its_backlog(),
+        ],
     }
 }
 
@@ -84,7 +88,11 @@ pub fn backlog_arithmetic() -> Lesson {
             "Aritmética del backlog: una ráfaga mayor que la capacidad",
         ),
         scenario: "burst",
-        steps: vec![backlog_after_the_burst(), oldest_age_after_the_burst(), drain_time()],
+        steps: vec![
+            backlog_after_the_burst(),
+            oldest_age_after_the_burst(),
+            drain_time(),
+        ],
     }
 }
 
@@ -201,8 +209,8 @@ fn admitted_refuses_the_excess() -> LessonStep {
         Checkpoint::At { s: 60.0 },
         Figure::Refused,
         t(
-            "{figure} refused: roughly the 10 per second the workers cannot absorb, from the moment the limit was reached (about 10 s in). A refusal is an answer the client can act on; a request stuck for minutes is not.",
-            "{figure} rechazadas: más o menos las 10 por segundo que los workers no pueden absorber, desde que se alcanzó el límite (hacia los 10 s). Un rechazo es una respuesta sobre la que el cliente puede actuar; una solicitud atascada durante minutos, no.",
+            "Refused: {figure}, roughly the 10 per second the workers cannot absorb, from the moment the limit was reached (about 10 s in). A refusal is an answer the client can act on; a request stuck for minutes is not.",
+            "Rechazados: {figure}, más o menos los 10 por segundo que los workers no pueden absorber, desde que se alcanzó el límite (hacia los 10 s). Un rechazo es una respuesta sobre la que el cliente puede actuar; una solicitud atascada durante minutos, no.",
         ),
     )
 }

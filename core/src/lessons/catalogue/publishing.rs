@@ -73,7 +73,10 @@ fn dual_write_loses_the_event() -> LessonStep {
 pub fn confirm_order_77() -> Lesson {
     Lesson {
         name: "confirm-order-77",
-        title: t("Confirming order 77, end to end", "Confirmar el pedido 77, de punta a punta"),
+        title: t(
+            "Confirming order 77, end to end",
+            "Confirmar el pedido 77, de punta a punta",
+        ),
         scenario: "confirm-order-77",
         steps: vec![
             inventory_skips_the_republished_event(),
