@@ -140,6 +140,25 @@ fn every_focus_names_something_in_its_scenario() {
 }
 
 #[test]
+fn every_figure_reads_something_in_its_scenario() {
+    for lesson in lessons::all() {
+        let sim = lesson.simulation();
+        for (i, step) in lesson.steps.iter().enumerate() {
+            if let Some(subject) = step.figure.subject() {
+                assert!(
+                    subject.exists_in(&sim),
+                    "{} step {}: {:?} reads {subject:?}, not in {}",
+                    lesson.name,
+                    i + 1,
+                    step.figure,
+                    lesson.scenario
+                );
+            }
+        }
+    }
+}
+
+#[test]
 fn a_focus_on_a_missing_node_is_caught() {
     let sim = lessons::find("backlog-arithmetic")
         .expect("lesson")
@@ -325,6 +344,7 @@ fn a_short_lease_builds_the_report_twice_and_a_heartbeat_once() {
     );
     assert_eq!(shown[1].value, 2.0);
     assert_eq!(shown[2].value, 1.0);
+    prints(&shown[1], "Reports built: 2.", "Reportes construidos: 2.");
 }
 
 #[test]
@@ -403,6 +423,11 @@ fn order_77_inventory_once_view_ignores_stale_email_twice_dlq_redriven() {
     assert_eq!(shown[1].value, 1.0, "v11 ignored as stale");
     assert_eq!(shown[2].value, 14.0, "12 events, two emailed twice");
     assert_eq!(shown[3].value, 0.0, "all five succeed after the fix");
+    prints(
+        &shown[2],
+        "Emails for 12 events: 14.",
+        "Correos para 12 eventos: 14.",
+    );
 }
 
 #[test]
@@ -437,6 +462,7 @@ fn exactly_once_inside_the_log_and_an_email_that_repeats() {
     assert_eq!(shown[1].value, 5.0, "billing: each order once");
     assert_eq!(shown[2].value, 6.0, "audit also read the aborted record");
     assert_eq!(shown[3].value, 6.0, "one email twice");
+    prints(&shown[3], "Emails: 6;", "Correos: 6;");
 }
 
 // ----- the runner ----------------------------------------------------------------------

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeSet;
 
+use super::focus::Focus;
 use super::prediction::Unit;
 use super::text::Lang;
 use crate::database::GroupTables;
@@ -94,6 +95,26 @@ impl Figure {
             Balance { .. } => Unit::Dollars,
             IdleMembers(_) => Unit::Members,
             BusiestPartitionShare(_) => Unit::Percent,
+        }
+    }
+
+    /// The component the figure is read from, when it names one (the page can outline
+    /// it with the explanation; the tests check it exists).
+    pub fn subject(&self) -> Option<Focus> {
+        match *self {
+            Figure::Waiting(q)
+            | Figure::InFlightIn(q)
+            | Figure::OldestAgeIn(q)
+            | Figure::EffectsIn(q)
+            | Figure::LatestDeadLetterAttempts(q) => Some(Focus::Node(q)),
+            Figure::EffectsInGroup(g)
+            | Figure::IdleMembers(g)
+            | Figure::BusiestPartitionShare(g) => Some(Focus::Node(g)),
+            Figure::Balance {
+                table: Table::Queue(name) | Table::Group(name),
+                ..
+            } => Some(Focus::Node(name)),
+            _ => None,
         }
     }
 
