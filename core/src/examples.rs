@@ -162,6 +162,46 @@ pub const EXAMPLES: &[Example] = &[
         Publishing,
         "Confirming order 77, end to end"
     ),
+    example!(
+        "queue-vs-topic",
+        Delivery,
+        "Competing consumers vs independent subscriptions"
+    ),
+    example!(
+        "ack-after-commit",
+        Delivery,
+        "Ack after commit: a redelivery, and the inbox"
+    ),
+    example!(
+        "lease-heartbeat",
+        Delivery,
+        "A lease shorter than the work, and a heartbeat"
+    ),
+    example!(
+        "inbox-vs-check",
+        Delivery,
+        "Check-then-insert vs a unique inbox key"
+    ),
+    example!(
+        "outbox-vs-dual-write",
+        Publishing,
+        "Outbox vs dual write, side by side"
+    ),
+    example!(
+        "partitions-and-keys",
+        Ordering,
+        "Keys, partitions, idle members and a hot key"
+    ),
+    example!(
+        "retry-jitter",
+        Failures,
+        "Retries in lockstep vs retries with jitter"
+    ),
+    example!(
+        "admission-control",
+        Load,
+        "An unbounded queue vs admission control"
+    ),
 ];
 
 pub fn names() -> impl Iterator<Item = &'static str> {

@@ -23,6 +23,8 @@
 //! * [`narration::describe`]: a fact in one English sentence.
 //! * [`invariants::check`]: the accounting invariant, recounted from scratch.
 //! * [`examples`]: the built-in scenarios by name, with a title and a topic each.
+//! * [`lessons`]: guided lessons over the examples, in English and Spanish (questions,
+//!   checkpoints, and figures read from the run).
 //! * [`step`]: the reasons facts carry ([`step::LossReason`], [`step::DeadLetterReason`]…).
 //! * [`sim::current`]: the settings in force now; [`database`]: the consumers' tables.
 //! * [`text`]: untrusted text made safe to print on one line.
@@ -30,6 +32,7 @@
 pub mod database;
 pub mod examples;
 pub mod invariants;
+pub mod lessons;
 pub mod link;
 pub mod narration;
 pub mod scenario;

@@ -6,6 +6,8 @@
 //!   brokerlab run --link LINK [--csv]  run what a share link holds (its scenario and commands)
 //!   brokerlab run --link LINK --moment [--csv]  the same, stopped at the moment the link shows
 //!   brokerlab link NAME [--step N]     print a share link for a built-in example
+//!   brokerlab lessons                  list the lessons
+//!   brokerlab lesson NAME [--lang es]  play a lesson: each step's question, answer and explanation
 //!
 //! FILE may be `-` for standard input. Bad input: one line on stderr and exit code 2.
 //! A run that stops at the work budget still prints its report (its `end_reason` says
@@ -14,10 +16,11 @@
 use std::io::{BufWriter, Read, Write};
 use std::process::ExitCode;
 
+use brokerlab_core::lessons::{self, Lang, LessonRun, Prediction};
 use brokerlab_core::text::{escape_controls, one_line};
 use brokerlab_core::{examples, link, narration, Report, Scenario, Simulation};
 
-const USAGE: &str = "usage: brokerlab run FILE.json [--csv] | brokerlab run --link LINK [--moment] [--csv] | brokerlab trace FILE.json [--max N] | brokerlab example [NAME] | brokerlab link NAME [--step N]";
+const USAGE: &str = "usage: brokerlab run FILE.json [--csv] | brokerlab run --link LINK [--moment] [--csv] | brokerlab trace FILE.json [--max N] | brokerlab example [NAME] | brokerlab link NAME [--step N] | brokerlab lessons | brokerlab lesson NAME [--lang en|es]";
 
 /// Largest input read: the same 1 MiB the scenario decoder accepts.
 const INPUT_BYTES_MAX: u64 = 1 << 20;
@@ -46,6 +49,12 @@ fn run(args: &[String]) -> Result<(), String> {
             name,
             n.parse()
                 .map_err(|_| format!("--step wants a whole number, got {n:?}"))?,
+        ),
+        ["lessons"] => print(&lesson_list()),
+        ["lesson", name] => play_lesson(name, Lang::En),
+        ["lesson", name, "--lang", code] => play_lesson(
+            name,
+            Lang::from_code(code).ok_or_else(|| format!("--lang is en or es, got {code:?}"))?,
         ),
         ["trace", file] => trace(file, 200),
         ["trace", file, "--max", n] => {
@@ -196,4 +205,63 @@ fn trace(file: &str, max: u64) -> Result<(), String> {
     }
     let _ = out.flush();
     Ok(())
+}
+
+/// One line per lesson: its name, its number of steps and its English title.
+fn lesson_list() -> String {
+    lessons::all()
+        .iter()
+        .map(|l| format!("{:<22} {} steps  {}\n", l.name, l.steps.len(), l.title.en))
+        .collect()
+}
+
+/// Plays lesson `name` through its checkpoints, printing each step as the page would
+/// show it: what to look at, the question, the right answer, then the explanation with
+/// the figure read from the run where it paused.
+fn play_lesson(name: &str, lang: Lang) -> Result<(), String> {
+    let mut run = LessonRun::open(name).ok_or_else(|| {
+        let known: Vec<&str> = lessons::all().iter().map(|l| l.name).collect();
+        format!("no lesson named {name:?} (known: {})", known.join(", "))
+    })?;
+    let mut out = format!(
+        "{}\n({}: {})\n",
+        run.lesson.title.get(lang),
+        label(lang, "scenario", "escenario"),
+        run.lesson.scenario
+    );
+    while let Some(step) = run.current().cloned() {
+        let (k, n) = run.progress();
+        out += &format!("\n{} {k}/{n}\n", label(lang, "Step", "Paso"));
+        let focus: Vec<String> = step.focus.iter().map(|f| f.label(lang)).collect();
+        out += &format!("{}: {}\n", label(lang, "Look at", "Mira"), focus.join(", "));
+        out += &format!("{}\n", step.question.get(lang));
+        if let Prediction::Choices { options, .. } = &step.prediction {
+            for (i, option) in options.iter().enumerate() {
+                out += &format!("  {}) {}\n", i + 1, option.get(lang));
+            }
+        }
+        out += &format!(
+            "{}: {}\n",
+            label(lang, "Answer", "Respuesta"),
+            step.prediction.correct_answer(lang)
+        );
+        let played = run.play_step().expect("a current step plays");
+        let at = lessons::number(run.sim.now_us() as f64 / 1e6, 2, lang);
+        let paused = if played.reached {
+            label(lang, "Paused at", "Pausa en")
+        } else {
+            label(
+                lang,
+                "The run ended first, at",
+                "La ejecución terminó antes, en",
+            )
+        };
+        out += &format!("[{paused} {at} s]\n{}\n", run.explain(played.index, lang));
+    }
+    print(&out)
+}
+
+/// A runner label in the lesson's language.
+fn label(lang: Lang, en: &'static str, es: &'static str) -> &'static str {
+    lessons::Text::new(en, es).get(lang)
 }

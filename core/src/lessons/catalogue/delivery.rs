@@ -1,0 +1,295 @@
+//! Delivery guarantees: when to ack, leases, and idempotent consumers.
+
+use super::{about, choose, step, t};
+use crate::lessons::{Checkpoint, Figure, Focus, Happening, Lesson, LessonStep, Metric, Unit};
+
+pub fn ack_after_commit() -> Lesson {
+    Lesson {
+        name: "ack-after-commit",
+        title: t(
+            "Ack after commit: a crash before the ack, and the inbox",
+            "Ack después del commit: una caída antes del ack, y el inbox",
+        ),
+        scenario: "ack-after-commit",
+        steps: vec![
+            broker_redelivers(),
+            plain_applies_twice(),
+            inbox_applies_once(),
+        ],
+    }
+}
+
+fn broker_redelivers() -> LessonStep {
+    step(
+        &[Focus::Node("plain"), Focus::Node("with-inbox")],
+        t(
+            "Each consumer commits its effect, then crashes before its ack reaches the broker. What does the broker do with the message?",
+            "Cada consumidor hace commit de su efecto y cae antes de que su ack llegue al broker. ¿Qué hace el broker con el mensaje?",
+        ),
+        choose(
+            1,
+            [
+                t("Forgets it: the work was done", "Lo olvida: el trabajo se hizo"),
+                t(
+                    "Delivers it again once the lease runs out",
+                    "Lo entrega otra vez cuando vence la reserva (lease)",
+                ),
+                t("Moves it to the dead-letter queue", "Lo mueve a la cola de mensajes muertos (DLQ)"),
+            ],
+        ),
+        Checkpoint::Next(Happening::Redelivery),
+        Figure::Redeliveries,
+        t(
+            "The broker never got an ack, so when the 5 s lease ran out it delivered the message again (redeliveries so far: {figure}). Acking only after the commit loses no work, and it makes a redelivery after a crash between commit and ack normal.",
+            "El broker nunca recibió un ack, así que al vencer la reserva de 5 s volvió a entregar el mensaje (reentregas hasta ahora: {figure}). Hacer ack sólo después del commit no pierde trabajo, y vuelve normal una reentrega tras una caída entre el commit y el ack.",
+        ),
+    )
+}
+
+fn plain_applies_twice() -> LessonStep {
+    step(
+        &[Focus::Node("plain")],
+        t(
+            "The 'plain' consumer keeps no record of the messages it processed. How many times is the effect applied in its table?",
+            "El consumidor 'plain' no guarda registro de los mensajes que procesó. ¿Cuántas veces se aplica el efecto en su tabla?",
+        ),
+        about(2.0, 0.0, Unit::Count),
+        Checkpoint::Next(Happening::DuplicateEffect),
+        Figure::EffectsIn("plain"),
+        t(
+            "Applied {figure} times: the redelivery ran the handler again and nothing stopped it. At-least-once delivery with an effect that is not idempotent gives a duplicate effect.",
+            "Aplicado {figure} veces: la reentrega ejecutó el handler de nuevo y nada lo impidió. La entrega al menos una vez con un efecto que no es idempotente produce un efecto duplicado.",
+        ),
+    )
+}
+
+fn inbox_applies_once() -> LessonStep {
+    step(
+        &[Focus::Node("with-inbox"), Focus::Node("inbox")],
+        t(
+            "The other subscription's consumer inserts the message id into an inbox table, in the same transaction as its effect. How many times is its effect applied?",
+            "El consumidor de la otra suscripción inserta el id del mensaje en una tabla inbox, en la misma transacción que su efecto. ¿Cuántas veces se aplica su efecto?",
+        ),
+        about(1.0, 0.0, Unit::Count),
+        Checkpoint::End,
+        Figure::EffectsIn("inbox"),
+        t(
+            "Applied {figure} time. On the second delivery the inbox insert hit the unique key, the transaction rolled back and the consumer acked without a second effect. The message was delivered twice; the effect happened once.",
+            "Aplicado {figure} vez. En la segunda entrega la inserción en el inbox chocó con la clave única, la transacción se deshizo y el consumidor hizo ack sin un segundo efecto. El mensaje se entregó dos veces; el efecto ocurrió una.",
+        ),
+    )
+}
+
+pub fn ack_before_effect() -> Lesson {
+    Lesson {
+        name: "ack-before-effect",
+        title: t(
+            "Ack before the effect: at-most-once loses work",
+            "Ack antes del efecto: como máximo una vez pierde trabajo",
+        ),
+        scenario: "ack-before-effect",
+        steps: vec![early_ack_loses_the_message(), nothing_to_redeliver()],
+    }
+}
+
+fn early_ack_loses_the_message() -> LessonStep {
+    step(
+        &[Focus::Node("C1"), Focus::Node("orders")],
+        t(
+            "C1 acks each message the moment it is delivered, then does the work. It crashes in the middle of the work. What happens to the message?",
+            "C1 hace ack de cada mensaje en cuanto se lo entregan y después hace el trabajo. Cae a mitad del trabajo. ¿Qué pasa con el mensaje?",
+        ),
+        choose(
+            1,
+            [
+                t("It is delivered again after the lease", "Se entrega otra vez tras la reserva"),
+                t("It is lost: the broker already forgot it", "Se pierde: el broker ya lo olvidó"),
+                t("It is processed twice", "Se procesa dos veces"),
+            ],
+        ),
+        Checkpoint::Next(Happening::Loss),
+        Figure::Lost,
+        t(
+            "Lost: {figure}. The ack told the broker to forget the message before the work was durable, and the crash erased the only copy. That is at-most-once: no redelivery, and loss is possible.",
+            "Perdido: {figure}. El ack le dijo al broker que olvidara el mensaje antes de que el trabajo fuera durable, y la caída borró la única copia. Eso es como máximo una vez: sin reentrega, y la pérdida es posible.",
+        ),
+    )
+}
+
+fn nothing_to_redeliver() -> LessonStep {
+    step(
+        &[Focus::Node("C1"), Focus::Metric(Metric::Lost)],
+        t(
+            "C1 restarts a second later. How many times is the message delivered again?",
+            "C1 se reinicia un segundo después. ¿Cuántas veces se vuelve a entregar el mensaje?",
+        ),
+        about(0.0, 0.0, Unit::Count),
+        Checkpoint::End,
+        Figure::Redeliveries,
+        t(
+            "Redeliveries: {figure}. Nothing is left to deliver. At-most-once can suit data you can afford to lose, such as some metrics; for an order, ack only after the effect commits.",
+            "Reentregas: {figure}. No queda nada que entregar. Como máximo una vez puede servir para datos que se pueden perder, como algunas métricas; para un pedido, haz ack sólo después del commit del efecto.",
+        ),
+    )
+}
+
+pub fn visibility_timeout() -> Lesson {
+    Lesson {
+        name: "visibility-timeout",
+        title: t(
+            "A visibility timeout shorter than the work, and extending it",
+            "Un tiempo de visibilidad más corto que el trabajo, y cómo extenderlo",
+        ),
+        scenario: "lease-heartbeat",
+        steps: vec![
+            lease_runs_out_mid_work(),
+            report_built_twice(),
+            heartbeat_builds_once(),
+        ],
+    }
+}
+
+fn lease_runs_out_mid_work() -> LessonStep {
+    step(
+        &[Focus::Node("reports"), Focus::Metric(Metric::InFlight)],
+        t(
+            "Building a report takes 3 s and the lease on 'reports' is 2.5 s. What happens 2.5 s into the work?",
+            "Construir un reporte tarda 3 s y la reserva en 'reports' dura 2,5 s. ¿Qué pasa a los 2,5 s de trabajo?",
+        ),
+        choose(
+            1,
+            [
+                t("Nothing until the worker acks", "Nada hasta que el worker haga ack"),
+                t(
+                    "The message is visible again and the second worker gets it while the first still works",
+                    "El mensaje vuelve a ser visible y el segundo worker lo recibe mientras el primero sigue trabajando",
+                ),
+                t("The broker stops the first worker", "El broker detiene al primer worker"),
+            ],
+        ),
+        Checkpoint::Next(Happening::Redelivery),
+        Figure::Redeliveries,
+        t(
+            "The lease ran out while the first worker was busy, and the broker handed the same report to the second worker (redeliveries: {figure}). A visibility timeout coordinates; it is not a lock.",
+            "La reserva venció mientras el primer worker estaba ocupado, y el broker entregó el mismo reporte al segundo worker (reentregas: {figure}). Un tiempo de visibilidad coordina; no es un lock.",
+        ),
+    )
+}
+
+fn report_built_twice() -> LessonStep {
+    step(
+        &[Focus::Node("R1"), Focus::Node("R2")],
+        t(
+            "Both workers finish their work. How many reports are built on 'reports'?",
+            "Ambos workers terminan su trabajo. ¿Cuántos reportes se construyen en 'reports'?",
+        ),
+        about(2.0, 0.0, Unit::Count),
+        Checkpoint::Next(Happening::DuplicateEffect),
+        Figure::EffectsIn("reports"),
+        t(
+            "Reports built: {figure}. Two workers did the same work at the same time, and the first one's ack came after its lease had run out, so it settled nothing. A lease shorter than the work makes concurrent duplicates.",
+            "Reportes construidos: {figure}. Dos workers hicieron el mismo trabajo a la vez, y el ack del primero llegó con su reserva ya vencida, así que no cerró nada. Una reserva más corta que el trabajo produce duplicados concurrentes.",
+        ),
+    )
+}
+
+fn heartbeat_builds_once() -> LessonStep {
+    step(
+        &[Focus::Node("reports-heartbeat")],
+        t(
+            "On 'reports-heartbeat' the worker extends its lease while it works. How many reports does it build?",
+            "En 'reports-heartbeat' el worker extiende su reserva mientras trabaja. ¿Cuántos reportes construye?",
+        ),
+        about(1.0, 0.0, Unit::Count),
+        Checkpoint::End,
+        Figure::EffectsIn("reports-heartbeat"),
+        t(
+            "Reports built: {figure}. The heartbeat keeps the message hidden for as long as the worker is alive; if the worker dies the heartbeats stop, and the message comes back after one short lease. A very long lease would also avoid the duplicate, but would delay recovery after a crash.",
+            "Reportes construidos: {figure}. El heartbeat mantiene el mensaje oculto mientras el worker siga vivo; si el worker muere, los heartbeats se detienen y el mensaje vuelve tras una reserva corta. Una reserva muy larga también evitaría el duplicado, pero retrasaría la recuperación tras una caída.",
+        ),
+    )
+}
+
+pub fn idempotency() -> Lesson {
+    Lesson {
+        name: "idempotency",
+        title: t(
+            "Idempotency done wrong: check-then-insert vs a unique key",
+            "Idempotencia mal hecha: consultar y luego insertar frente a una clave única",
+        ),
+        scenario: "inbox-vs-check",
+        steps: vec![
+            both_checks_pass(),
+            inbox_charges_once(),
+            checked_charges_more(),
+        ],
+    }
+}
+
+fn both_checks_pass() -> LessonStep {
+    step(
+        &[Focus::Node("checked"), Focus::Metric(Metric::Duplicates)],
+        t(
+            "On 'checked' the handler asks 'already processed?' when it starts and writes the mark when it commits. A lease runs out and a second worker gets a payment the first is still charging. What happens?",
+            "En 'checked' el handler pregunta «¿ya procesado?» al empezar y escribe la marca al hacer commit. Una reserva vence y un segundo worker recibe un pago que el primero todavía está cobrando. ¿Qué pasa?",
+        ),
+        choose(
+            1,
+            [
+                t("The second check sees the mark and skips", "La segunda consulta ve la marca y lo omite"),
+                t(
+                    "Both checks find no mark, and both charge",
+                    "Ninguna consulta encuentra la marca, y ambos cobran",
+                ),
+                t("The broker refuses the second delivery", "El broker rechaza la segunda entrega"),
+            ],
+        ),
+        Checkpoint::Next(Happening::DuplicateEffect),
+        Figure::Duplicates,
+        t(
+            "Duplicate effects: {figure}. Both workers looked before either had written the mark. A check followed by an insert is not atomic, so under concurrency both pass.",
+            "Efectos duplicados: {figure}. Ambos workers miraron antes de que ninguno escribiera la marca. Una consulta seguida de una inserción no es atómica, así que con concurrencia ambas pasan.",
+        ),
+    )
+}
+
+fn inbox_charges_once() -> LessonStep {
+    step(
+        &[Focus::Node("inbox")],
+        t(
+            "'inbox' receives the same 100 payments, with the same short leases. How many charges does it apply?",
+            "'inbox' recibe los mismos 100 pagos, con las mismas reservas cortas. ¿Cuántos cobros aplica?",
+        ),
+        about(100.0, 0.0, Unit::Count),
+        Checkpoint::End,
+        Figure::EffectsIn("inbox"),
+        t(
+            "Charges: {figure}, one per payment. Its handler inserts the payment id under a unique key in the same transaction as the charge: of two concurrent deliveries one wins the insert, the other collides, rolls back and counts as a duplicate.",
+            "Cobros: {figure}, uno por pago. Su handler inserta el id del pago con una clave única en la misma transacción que el cobro: de dos entregas concurrentes una gana la inserción, la otra choca, se deshace y cuenta como duplicado.",
+        ),
+    )
+}
+
+fn checked_charges_more() -> LessonStep {
+    step(
+        &[Focus::Node("checked")],
+        t(
+            "And 'checked', for the same 100 payments: how many charges?",
+            "¿Y 'checked', para los mismos 100 pagos: cuántos cobros?",
+        ),
+        choose(
+            1,
+            [
+                t("Exactly 100", "Exactamente 100"),
+                t("More than 100", "Más de 100"),
+                t("Fewer than 100", "Menos de 100"),
+            ],
+        ),
+        Checkpoint::End,
+        Figure::EffectsIn("checked"),
+        t(
+            "Charges: {figure}. One race was enough for a customer to pay twice. Deduplicating messages and making the effect idempotent work together: the mark must commit with the effect, under a unique constraint.",
+            "Cobros: {figure}. Bastó una carrera para que un cliente pagara dos veces. Deduplicar mensajes y hacer idempotente el efecto se complementan: la marca debe hacer commit junto con el efecto, bajo una restricción única.",
+        ),
+    )
+}

@@ -1,0 +1,141 @@
+//! Failures: transient and permanent errors, the dead-letter queue, redrive, and retries
+//! with and without jitter.
+
+use super::{about, choose, step, t};
+use crate::lessons::{Checkpoint, Figure, Focus, Happening, Lesson, LessonStep, Metric, Unit};
+
+pub fn retries_and_dlq() -> Lesson {
+    Lesson {
+        name: "retries-and-dlq",
+        title: t(
+            "Retries and the dead-letter queue: transient vs permanent errors, and a slow redrive",
+            "Reintentos y la cola de mensajes muertos: errores transitorios y permanentes, y un reenvío lento",
+        ),
+        scenario: "retries-dlq-redrive",
+        steps: vec![poison_skips_retries(), outage_exhausts_retries(), redrive_finds_the_poison()],
+    }
+}
+
+fn poison_skips_retries() -> LessonStep {
+    step(
+        &[Focus::Node("payments"), Focus::DeadLetters("payments")],
+        t(
+            "One payment in fifty is poison: its content can never be processed. Four attempts are allowed. How many attempts does a poison payment get before it is dead-lettered?",
+            "Uno de cada cincuenta pagos es venenoso: su contenido nunca podrá procesarse. Se permiten cuatro intentos. ¿Cuántos intentos recibe un pago venenoso antes de ir a la cola de mensajes muertos?",
+        ),
+        about(1.0, 0.0, Unit::Count),
+        Checkpoint::Next(Happening::DeadLetter),
+        Figure::LatestDeadLetterAttempts("payments"),
+        t(
+            "Attempts: {figure}. A permanent error does not get better by waiting, so the consumer skips the retries and dead-letters it at once, with its reason. Retrying it would only burn capacity.",
+            "Intentos: {figure}. Un error permanente no mejora esperando, así que el consumidor omite los reintentos y lo envía de inmediato a la cola de mensajes muertos, con su causa. Reintentarlo sólo gastaría capacidad.",
+        ),
+    )
+}
+
+fn outage_exhausts_retries() -> LessonStep {
+    step(
+        &[Focus::DeadLetters("payments"), Focus::Metric(Metric::DeadLettered)],
+        t(
+            "From 10 s to 40 s a dependency is down. Failed payments retry with exponential backoff (0.5 s doubling, at most 8 s), four attempts in all. What is in the dead-letter queue at 59 s?",
+            "De los 10 s a los 40 s una dependencia está caída. Los pagos fallidos se reintentan con espera exponencial (0,5 s que se duplica, como máximo 8 s), cuatro intentos en total. ¿Qué hay en la cola de mensajes muertos a los 59 s?",
+        ),
+        choose(
+            1,
+            [
+                t("Nothing: the retries saved them all", "Nada: los reintentos los salvaron a todos"),
+                t(
+                    "Dozens: payments whose four attempts all fell in the outage, plus the poison",
+                    "Decenas: los pagos cuyos cuatro intentos cayeron en la caída, más los venenosos",
+                ),
+                t("Only the poison payments", "Sólo los pagos venenosos"),
+            ],
+        ),
+        Checkpoint::At { s: 59.0 },
+        Figure::DeadLettered,
+        t(
+            "Dead-lettered: {figure}. A 30 s outage outlasts four attempts whose waits add up to a few seconds, so the retry budget runs out. The dead-letter queue keeps each with its reason and attempt count: they are neither done nor garbage.",
+            "En la cola de mensajes muertos: {figure}. Una caída de 30 s dura más que cuatro intentos cuyas esperas suman unos pocos segundos, así que el presupuesto de reintentos se agota. La cola conserva cada uno con su causa y su número de intentos: no están procesados ni son basura.",
+        ),
+    )
+}
+
+fn redrive_finds_the_poison() -> LessonStep {
+    step(
+        &[Focus::DeadLetters("payments"), Focus::Node("payments")],
+        t(
+            "At 60 s, with the dependency back, an operator redrives the dead-letter queue at 5 messages per second. What happens to the poison payments?",
+            "A los 60 s, con la dependencia recuperada, un operador reenvía la cola de mensajes muertos a 5 mensajes por segundo. ¿Qué pasa con los pagos venenosos?",
+        ),
+        choose(
+            1,
+            [
+                t("They succeed now", "Ahora tienen éxito"),
+                t(
+                    "They fail again and go back to the dead-letter queue",
+                    "Fallan otra vez y vuelven a la cola de mensajes muertos",
+                ),
+                t("They are deleted", "Se borran"),
+            ],
+        ),
+        Checkpoint::End,
+        Figure::DeadLetteredAgain,
+        t(
+            "Dead-lettered again: {figure}. The redrive rescued the outage's victims (same ids, so the inbox still stops duplicates), but nothing fixed the poison. Classify the causes before a redrive, and redrive slowly so the consumers are not flooded.",
+            "Otra vez en la cola de mensajes muertos: {figure}. El reenvío rescató a las víctimas de la caída (mismos ids, así que el inbox sigue frenando duplicados), pero nada arregló a los venenosos. Clasifica las causas antes de reenviar, y reenvía despacio para no inundar a los consumidores.",
+        ),
+    )
+}
+
+pub fn retry_jitter() -> Lesson {
+    Lesson {
+        name: "retry-jitter",
+        title: t(
+            "Backoff with and without jitter",
+            "Espera exponencial con y sin jitter",
+        ),
+        scenario: "retry-jitter",
+        steps: vec![lockstep_retries_together(), jitter_spreads_retries()],
+    }
+}
+
+fn lockstep_retries_together() -> LessonStep {
+    step(
+        &[Focus::Node("lockstep"), Focus::Metric(Metric::InFlight)],
+        t(
+            "Forty jobs fail at the same moment while a dependency is down. 'lockstep' retries after exactly 1 s, then 2 s, 4 s… How many of its jobs run against the dependency at once on the first retry?",
+            "Cuarenta jobs fallan en el mismo instante mientras una dependencia está caída. 'lockstep' reintenta tras exactamente 1 s, luego 2 s, 4 s… ¿Cuántos de sus jobs golpean a la vez la dependencia en el primer reintento?",
+        ),
+        about(40.0, 4.0, Unit::Messages),
+        Checkpoint::At { s: 1.06 },
+        Figure::InFlightIn("lockstep"),
+        t(
+            "{figure} at once. Without jitter every job computed the same delay, so they all came back together, and will again at each step of the backoff. That synchronised wave is what knocks over a dependency that is trying to recover.",
+            "{figure} a la vez. Sin jitter cada job calculó la misma espera, así que todos volvieron juntos, y lo harán otra vez en cada paso de la espera exponencial. Esa ola sincronizada es lo que tumba a una dependencia que intenta recuperarse.",
+        ),
+    )
+}
+
+fn jitter_spreads_retries() -> LessonStep {
+    step(
+        &[Focus::Node("jittered"), Focus::Metric(Metric::InFlight)],
+        t(
+            "'jittered' draws each delay at random between 0 and the backoff. How many of its jobs are running at that same moment?",
+            "'jittered' elige cada espera al azar entre 0 y la espera exponencial. ¿Cuántos de sus jobs se están ejecutando en ese mismo instante?",
+        ),
+        choose(
+            1,
+            [
+                t("About 40 as well", "También unos 40"),
+                t("A few: the retries are spread out", "Unos pocos: los reintentos se reparten"),
+                t("None: jitter delays them all", "Ninguno: el jitter los retrasa a todos"),
+            ],
+        ),
+        Checkpoint::At { s: 1.06 },
+        Figure::InFlightIn("jittered"),
+        t(
+            "{figure}. The same forty retries are spread over the whole backoff window, so the dependency sees a trickle instead of a wave. Jitter adds no retries; it only breaks the lockstep.",
+            "{figure}. Los mismos cuarenta reintentos se reparten por toda la ventana de espera, así que la dependencia recibe un goteo en lugar de una ola. El jitter no añade reintentos; sólo rompe la sincronía.",
+        ),
+    )
+}

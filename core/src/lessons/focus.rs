@@ -1,0 +1,88 @@
+//! What a step asks the learner to look at: a component of the topology (the page
+//! outlines its card) or a metric (the page points at its counter or chart line).
+
+use super::text::{Lang, Text};
+use crate::sim::Simulation;
+
+/// A metric the page shows, named as the page names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Metric {
+    Backlog,
+    OldestAge,
+    InFlight,
+    DeadLettered,
+    Duplicates,
+    Lost,
+    Refused,
+    /// Log records a consumer group has not yet committed.
+    Lag,
+}
+
+/// One thing to look at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Focus {
+    /// A component by its name in the scenario: a producer, an exchange, a queue, a
+    /// consumer (replicas by their own names, e.g. `W1`), a log or a consumer group.
+    Node(&'static str),
+    /// The dead-letter queue of the queue so named.
+    DeadLetters(&'static str),
+    Metric(Metric),
+}
+
+impl Metric {
+    /// The metric's name, as the page labels it.
+    pub fn name(self) -> Text {
+        match self {
+            Metric::Backlog => Text::new("backlog", "backlog"),
+            Metric::OldestAge => {
+                Text::new("oldest message's age", "antigüedad del mensaje más antiguo")
+            }
+            Metric::InFlight => Text::new("in flight", "en vuelo"),
+            Metric::DeadLettered => Text::new("dead-lettered", "en la cola de mensajes muertos"),
+            Metric::Duplicates => Text::new("duplicate effects", "efectos duplicados"),
+            Metric::Lost => Text::new("lost", "perdidos"),
+            Metric::Refused => Text::new("refused", "rechazados"),
+            Metric::Lag => Text::new("lag", "lag"),
+        }
+    }
+}
+
+impl Focus {
+    /// What the focus names, in words: a component's own name, "the dead-letter queue
+    /// of payments", a metric's name.
+    pub fn label(&self, lang: Lang) -> String {
+        match (*self, lang) {
+            (Focus::Node(name), _) => name.to_string(),
+            (Focus::DeadLetters(q), Lang::En) => format!("the dead-letter queue of {q}"),
+            (Focus::DeadLetters(q), Lang::Es) => format!("la cola de mensajes muertos de {q}"),
+            (Focus::Metric(m), _) => m.name().get(lang).to_string(),
+        }
+    }
+
+    /// Whether what this focus names is in `sim` (a metric always is).
+    pub fn exists_in(&self, sim: &Simulation) -> bool {
+        match *self {
+            Focus::Node(name) => node_exists(sim, name),
+            Focus::DeadLetters(queue) => queue_exists(sim, queue),
+            Focus::Metric(_) => true,
+        }
+    }
+}
+
+fn queue_exists(sim: &Simulation, name: &str) -> bool {
+    sim.queue_ids()
+        .any(|q| sim.queue(q).is_some_and(|v| v.name == name))
+}
+
+fn node_exists(sim: &Simulation, name: &str) -> bool {
+    queue_exists(sim, name)
+        || sim
+            .producer_ids()
+            .any(|p| sim.producer_name(p) == Some(name))
+        || sim
+            .consumer_ids()
+            .any(|c| sim.consumer(c).is_some_and(|v| v.name == name))
+        || sim.scenario().exchanges.iter().any(|e| e.name == name)
+        || (0..sim.log_count()).any(|l| sim.log_name(l) == name)
+        || sim.group_ids().any(|g| sim.group_name(g) == name)
+}

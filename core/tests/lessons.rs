@@ -1,0 +1,507 @@
+//! Every lesson played through its checkpoints: each reaches every checkpoint within the
+//! work budget, names only what its scenario has, is written in both languages, and
+//! shows the outcome it teaches — asserted on the same figures the explanations print,
+//! in English and in Spanish.
+
+use std::process::Command;
+
+use brokerlab_core::lessons::{
+    self, Answer, Checkpoint, Lang, Lesson, LessonRun, Prediction, FIGURE_SLOT,
+};
+use brokerlab_core::{examples, secs_to_us, Budget, Simulation};
+
+/// What one step showed at its checkpoint: the figure's value and the explanation in
+/// each language, as the page and the runner print them.
+struct Shown {
+    value: f64,
+    at_s: f64,
+    en: String,
+    es: String,
+}
+
+/// Plays lesson `name` through every checkpoint, keeping what each step showed.
+fn play(name: &str) -> Vec<Shown> {
+    let mut run = LessonRun::open(name).unwrap_or_else(|| panic!("lesson {name}"));
+    let mut shown = Vec::new();
+    while let Some(played) = run.play_step() {
+        assert!(
+            played.reached,
+            "{name}: step {} never reached",
+            played.index + 1
+        );
+        shown.push(Shown {
+            value: played.value,
+            at_s: run.sim.now_us() as f64 / 1e6,
+            en: run.explain(played.index, Lang::En),
+            es: run.explain(played.index, Lang::Es),
+        });
+    }
+    shown
+}
+
+/// Asserts the figure printed in both explanations is `en` and `es`.
+fn prints(shown: &Shown, en: &str, es: &str) {
+    assert!(shown.en.contains(en), "expected {en:?} in: {}", shown.en);
+    assert!(shown.es.contains(es), "expected {es:?} in: {}", shown.es);
+}
+
+fn within(value: f64, target: f64, share: f64) -> bool {
+    (value - target).abs() <= target.abs() * share
+}
+
+// ----- the catalogue as a whole ------------------------------------------------------
+
+#[test]
+fn the_catalogue_has_every_lesson_of_the_issue_with_two_to_five_steps() {
+    let all = lessons::all();
+    assert!(all.len() >= 12);
+    let mut names: Vec<&str> = all.iter().map(|l| l.name).collect();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), all.len(), "lesson names are unique");
+    for l in &all {
+        assert!(
+            (2..=5).contains(&l.steps.len()),
+            "{}: {} steps",
+            l.name,
+            l.steps.len()
+        );
+        assert!(
+            examples::find(l.scenario).is_some(),
+            "{}: no example {}",
+            l.name,
+            l.scenario
+        );
+        assert_eq!(lessons::find(l.name).map(|f| f.name), Some(l.name));
+    }
+    assert!(lessons::find("no-such-lesson").is_none());
+}
+
+#[test]
+fn every_lesson_reaches_every_checkpoint_within_a_work_budget() {
+    // A tenth of the default step budget: a lesson that loops or waits for a fact that
+    // never comes stops here instead of hanging the test.
+    let budget = Budget {
+        steps_max: 1_000_000,
+        ..Budget::default()
+    };
+    for lesson in lessons::all() {
+        let scenario = examples::load(lesson.scenario).expect("built in");
+        let mut sim = Simulation::with_budget(scenario, budget).expect("valid");
+        for (i, step) in lesson.steps.iter().enumerate() {
+            if let Checkpoint::At { s } = step.checkpoint {
+                assert!(
+                    sim.now_us() <= secs_to_us(s),
+                    "{} step {}: its instant is already past",
+                    lesson.name,
+                    i + 1
+                );
+            }
+            assert!(
+                step.checkpoint.play(&mut sim),
+                "{} step {}: {:?} not reached",
+                lesson.name,
+                i + 1,
+                step.checkpoint
+            );
+            let stopped_by_budget = sim.end_reason().is_some_and(|r| r.is_budget());
+            assert!(
+                !stopped_by_budget,
+                "{} step {}: the budget ran out",
+                lesson.name,
+                i + 1
+            );
+        }
+    }
+}
+
+#[test]
+fn every_focus_names_something_in_its_scenario() {
+    for lesson in lessons::all() {
+        let sim = lesson.simulation();
+        for (i, step) in lesson.steps.iter().enumerate() {
+            assert!(
+                !step.focus.is_empty(),
+                "{} step {}: no focus",
+                lesson.name,
+                i + 1
+            );
+            for focus in &step.focus {
+                assert!(
+                    focus.exists_in(&sim),
+                    "{} step {}: {focus:?} is not in {}",
+                    lesson.name,
+                    i + 1,
+                    lesson.scenario
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn every_figure_reads_something_in_its_scenario() {
+    for lesson in lessons::all() {
+        let sim = lesson.simulation();
+        for (i, step) in lesson.steps.iter().enumerate() {
+            if let Some(subject) = step.figure.subject() {
+                assert!(
+                    subject.exists_in(&sim),
+                    "{} step {}: {:?} reads {subject:?}, not in {}",
+                    lesson.name,
+                    i + 1,
+                    step.figure,
+                    lesson.scenario
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_focus_on_a_missing_node_is_caught() {
+    let sim = lessons::find("backlog-arithmetic")
+        .expect("lesson")
+        .simulation();
+    assert!(lessons::Focus::Node("orders").exists_in(&sim));
+    assert!(!lessons::Focus::Node("no-such-queue").exists_in(&sim));
+    assert!(
+        !lessons::Focus::DeadLetters("checkout").exists_in(&sim),
+        "a producer has no DLQ"
+    );
+}
+
+/// Every text of a lesson, with where it is, in both languages.
+fn texts(lesson: &Lesson) -> Vec<(String, &'static str, &'static str)> {
+    let mut all = vec![("title".to_string(), lesson.title.en, lesson.title.es)];
+    for (i, step) in lesson.steps.iter().enumerate() {
+        let at = |what: &str| format!("step {} {what}", i + 1);
+        all.push((at("question"), step.question.en, step.question.es));
+        all.push((at("explanation"), step.explanation.en, step.explanation.es));
+        if let Prediction::Choices { options, .. } = &step.prediction {
+            all.extend(options.iter().map(|o| (at("option"), o.en, o.es)));
+        }
+    }
+    all
+}
+
+#[test]
+fn every_text_is_written_in_both_languages() {
+    for lesson in lessons::all() {
+        for (at, en, es) in texts(&lesson) {
+            assert!(!en.trim().is_empty(), "{} {at}: no English", lesson.name);
+            assert!(!es.trim().is_empty(), "{} {at}: no Spanish", lesson.name);
+        }
+        for (i, step) in lesson.steps.iter().enumerate() {
+            assert_ne!(
+                step.question.en,
+                step.question.es,
+                "{} step {}: untranslated",
+                lesson.name,
+                i + 1
+            );
+            for text in [step.explanation.en, step.explanation.es] {
+                assert_eq!(
+                    text.matches(FIGURE_SLOT).count(),
+                    1,
+                    "{} step {}: the figure's slot, once: {text}",
+                    lesson.name,
+                    i + 1
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn every_choice_question_has_its_right_answer_among_its_options() {
+    for lesson in lessons::all() {
+        for step in &lesson.steps {
+            if let Prediction::Choices { options, correct } = &step.prediction {
+                assert!(
+                    options.len() >= 2 && *correct < options.len(),
+                    "{}",
+                    lesson.name
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn every_number_question_accepts_what_the_run_shows() {
+    for lesson in lessons::all() {
+        let mut sim = lesson.simulation();
+        for (i, step) in lesson.steps.iter().enumerate() {
+            step.checkpoint.play(&mut sim);
+            if let Prediction::Number { unit, .. } = step.prediction {
+                let value = step.figure.value(&sim);
+                assert_eq!(unit, step.figure.unit(), "{} step {}", lesson.name, i + 1);
+                assert!(
+                    step.prediction.check(Answer::Number(value)),
+                    "{} step {}: the run shows {value}, the answer is {:?}",
+                    lesson.name,
+                    i + 1,
+                    step.prediction
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_lesson_run_records_answers_and_counts_its_steps() {
+    let mut run = LessonRun::open("ack-before-effect").expect("lesson");
+    assert_eq!(run.progress(), (1, 2));
+    assert!(
+        !run.answer(Answer::Choice(0)),
+        "redelivery is the wrong guess"
+    );
+    assert!(run.answer(Answer::Choice(1)), "the message is lost");
+    assert_eq!(run.answered(0), Some(Answer::Choice(1)));
+    run.play_step();
+    assert_eq!(run.progress(), (2, 2));
+    assert!(!run.answer(Answer::Number(1.0)));
+    assert!(run.answer(Answer::Number(0.0)));
+    run.play_step();
+    assert!(run.is_over() && run.current().is_none());
+    assert!(run.play_step().is_none());
+    assert!(!run.answer(Answer::Number(0.0)), "no step left to answer");
+}
+
+// ----- what each lesson teaches --------------------------------------------------------
+
+#[test]
+fn queue_vs_topic_competing_workers_share_while_a_subscription_falls_behind_alone() {
+    let shown = play("queue-vs-topic");
+    assert_eq!(shown[0].value, 20.0, "billing applied each order once");
+    assert_eq!(shown[1].value, 11.0, "shipping's backlog at 12 s");
+    assert_eq!(shown[2].value, 11.0, "still there at the end");
+    prints(&shown[1], "11 messages wait", "esperan 11 mensajes");
+}
+
+#[test]
+fn backlog_arithmetic_60_000_after_the_burst_drained_in_60_s() {
+    let shown = play("backlog-arithmetic");
+    let (backlog, oldest, drain) = (&shown[0], &shown[1], &shown[2]);
+    assert!(
+        within(backlog.value, 60_000.0, 0.02),
+        "backlog {}",
+        backlog.value
+    );
+    assert_eq!(backlog.at_s, 60.0);
+    let n = backlog.value as u64;
+    prints(
+        backlog,
+        &format!("{},{:03} messages", n / 1000, n % 1000),
+        &format!("{}.{:03} mensajes", n / 1000, n % 1000),
+    );
+    assert!(
+        within(oldest.value, 20.0, 0.05),
+        "oldest age {}",
+        oldest.value
+    );
+    let tenths = (oldest.value * 10.0).round() as u64;
+    prints(
+        oldest,
+        &format!("{}.{} s", tenths / 10, tenths % 10),
+        &format!("{},{} s", tenths / 10, tenths % 10),
+    );
+    assert!(
+        within(drain.value, 60.0, 0.05),
+        "drained in {}",
+        drain.value
+    );
+    assert!(within(drain.at_s, 120.0, 0.03));
+}
+
+#[test]
+fn ack_after_commit_redelivers_and_only_the_inbox_applies_once() {
+    let shown = play("ack-after-commit");
+    assert!(
+        shown[0].at_s >= 5.0,
+        "the redelivery waits for the 5 s lease"
+    );
+    assert_eq!(shown[0].value, 1.0);
+    assert_eq!(shown[1].value, 2.0, "the plain consumer applied it twice");
+    assert_eq!(shown[2].value, 1.0, "the inbox applied it once");
+    prints(&shown[1], "Applied 2 times", "Aplicado 2 veces");
+}
+
+#[test]
+fn ack_before_effect_loses_the_message_for_good() {
+    let shown = play("ack-before-effect");
+    assert_eq!((shown[0].value, shown[1].value), (1.0, 0.0));
+    prints(&shown[0], "Lost: 1 message", "Perdido: 1 mensaje");
+}
+
+#[test]
+fn a_short_lease_builds_the_report_twice_and_a_heartbeat_once() {
+    let shown = play("visibility-timeout");
+    assert!(
+        shown[0].at_s < 4.0,
+        "redelivered while the first worker still works"
+    );
+    assert_eq!(shown[1].value, 2.0);
+    assert_eq!(shown[2].value, 1.0);
+    prints(&shown[1], "Reports built: 2.", "Reportes construidos: 2.");
+}
+
+#[test]
+fn check_then_insert_charges_twice_and_the_inbox_once() {
+    let shown = play("idempotency");
+    assert!(shown[0].value >= 1.0, "a duplicate effect");
+    assert_eq!(shown[1].value, 100.0, "the inbox: one charge per payment");
+    assert!(
+        shown[2].value > 100.0,
+        "check-then-insert charged some twice"
+    );
+}
+
+#[test]
+fn the_outbox_republishes_the_same_id_and_the_dual_write_loses_the_event() {
+    let shown = play("outbox");
+    assert_eq!(
+        shown[0].value, 1.0,
+        "the inbox skipped the republished copy"
+    );
+    assert_eq!(shown[1].value, 1.0, "one event will never be published");
+    prints(
+        &shown[1],
+        "never be published: 1 message",
+        "nunca se publicarán: 1 mensaje",
+    );
+}
+
+#[test]
+fn account_42_reordered_on_a_queue_kept_in_order_on_a_log() {
+    let shown = play("partitions-and-keys");
+    assert_eq!(shown[0].value, 1.0, "the withdrawal was refused");
+    assert_eq!(shown[1].value, 100.0, "the queue's balance ends wrong");
+    assert_eq!(shown[2].value, 50.0, "the log's balance is right");
+    assert_eq!(shown[3].value, 2.0, "two members idle");
+    assert!(
+        shown[4].value > 60.0,
+        "the hot partition: {}",
+        shown[4].value
+    );
+    prints(&shown[1], "$100 instead of $50", "$100 en lugar de $50");
+}
+
+#[test]
+fn poison_goes_straight_to_the_dlq_and_comes_back_after_a_redrive() {
+    let shown = play("retries-and-dlq");
+    assert_eq!(shown[0].value, 1.0, "poison gets one attempt");
+    assert!(
+        shown[1].value >= 10.0,
+        "the outage filled the DLQ: {}",
+        shown[1].value
+    );
+    let again = shown[2].value;
+    assert!(
+        again >= 1.0 && again < shown[1].value,
+        "only the poison returns: {again}"
+    );
+}
+
+#[test]
+fn retries_without_jitter_come_back_together() {
+    let shown = play("retry-jitter");
+    assert_eq!(shown[0].value, 40.0);
+    assert!(
+        shown[1].value <= 5.0,
+        "jitter spreads them: {}",
+        shown[1].value
+    );
+    prints(&shown[0], "40 messages at once", "40 mensajes a la vez");
+}
+
+#[test]
+fn order_77_inventory_once_view_ignores_stale_email_twice_dlq_redriven() {
+    let shown = play("confirm-order-77");
+    assert!(shown[0].value >= 1.0);
+    assert_eq!(shown[1].value, 1.0, "v11 ignored as stale");
+    assert_eq!(shown[2].value, 14.0, "12 events, two emailed twice");
+    assert_eq!(shown[3].value, 0.0, "all five succeed after the fix");
+    prints(
+        &shown[2],
+        "Emails for 12 events: 14.",
+        "Correos para 12 eventos: 14.",
+    );
+}
+
+#[test]
+fn admission_control_keeps_the_wait_short_by_refusing_the_excess() {
+    let shown = play("backpressure");
+    assert!(
+        within(shown[0].value, 20.0, 0.05),
+        "unbounded: {}",
+        shown[0].value
+    );
+    assert!(shown[1].value <= 5.1, "admitted: {}", shown[1].value);
+    assert!(
+        within(shown[2].value, 500.0, 0.15),
+        "refused: {}",
+        shown[2].value
+    );
+    assert_eq!(
+        shown[3].value, shown[2].value,
+        "every refusal is a failed job"
+    );
+    let refused = shown[2].value as u64;
+    prints(
+        &shown[2],
+        &format!("Refused: {refused} messages"),
+        &format!("Rechazados: {refused} mensajes"),
+    );
+}
+
+#[test]
+fn exactly_once_inside_the_log_and_an_email_that_repeats() {
+    let shown = play("exactly-once");
+    assert_eq!(shown[1].value, 5.0, "billing: each order once");
+    assert_eq!(shown[2].value, 6.0, "audit also read the aborted record");
+    assert_eq!(shown[3].value, 6.0, "one email twice");
+    prints(&shown[3], "Emails: 6;", "Correos: 6;");
+}
+
+// ----- the runner ----------------------------------------------------------------------
+
+fn brokerlab(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_brokerlab"))
+        .args(args)
+        .output()
+        .expect("runs");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn the_runner_lists_the_lessons_and_plays_one_in_each_language() {
+    let (ok, list, _) = brokerlab(&["lessons"]);
+    assert!(ok);
+    assert_eq!(list.lines().count(), lessons::all().len());
+    assert!(list.contains("backlog-arithmetic"));
+
+    let (ok, en, _) = brokerlab(&["lesson", "backlog-arithmetic"]);
+    assert!(ok);
+    assert!(en.contains("Step 1/3") && en.contains("Step 3/3"), "{en}");
+    assert!(en.contains("Answer: 60,000 messages"), "{en}");
+    assert!(en.contains("[Paused at 60 s]"), "{en}");
+
+    let (ok, es, _) = brokerlab(&["lesson", "backlog-arithmetic", "--lang", "es"]);
+    assert!(ok);
+    assert!(
+        es.contains("Paso 2/3") && es.contains("Respuesta: 60.000 mensajes"),
+        "{es}"
+    );
+    assert!(!es.contains(FIGURE_SLOT) && !en.contains(FIGURE_SLOT));
+
+    let (ok, _, err) = brokerlab(&["lesson", "no-such-lesson"]);
+    assert!(!ok && err.contains("no lesson named"), "{err}");
+    let (ok, _, err) = brokerlab(&["lesson", "outbox", "--lang", "fr"]);
+    assert!(!ok && err.contains("--lang"), "{err}");
+}
