@@ -61,6 +61,27 @@ pub struct View {
     /// The message whose history is open.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub msg: Option<u64>,
+    /// The lesson on show, and where in it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lesson: Option<LessonView>,
+    /// The language of the page (`en`, `es`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lang: Option<String>,
+}
+
+/// Where a lesson stands in a link.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LessonView {
+    /// The lesson's name ([`crate::lessons::find`]).
+    pub name: String,
+    /// The step on show (0-based).
+    pub step: usize,
+    /// Its explanation is shown (the run stands at its checkpoint).
+    pub revealed: bool,
+    /// The learner's predictions, per step: a choice's index or the number typed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub answers: Vec<Option<f64>>,
 }
 
 /// Why a link could not be opened: one sentence for the page.
@@ -275,6 +296,7 @@ mod tests {
                 speed: Some(10.0),
                 panel: Some("counters".into()),
                 msg: None,
+                ..View::default()
             },
         }
     }

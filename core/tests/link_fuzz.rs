@@ -29,6 +29,7 @@ fn valid() -> String {
             speed: Some(1.0),
             panel: Some("history".into()),
             msg: Some(0),
+            ..View::default()
         },
     })
 }

@@ -10,6 +10,7 @@ pub mod fluid;
 pub mod glossary;
 pub mod groups;
 pub mod invariants;
+pub mod lesson;
 pub mod lineage;
 pub mod panels;
 pub mod participants;

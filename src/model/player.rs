@@ -9,6 +9,8 @@ use brokerlab_core::{
     MemberCrashPoint, MemberId, Micros, Scenario, ScenarioError, Simulation,
 };
 
+use brokerlab_core::lessons::Checkpoint;
+
 use super::chart_info::{self, ChartData, CrashMarker, Rho, Values};
 use super::flights::{flight_of, touched, FlightBuffer, Node};
 use super::fluid;
@@ -16,6 +18,7 @@ use super::invariants::{statuses, Status};
 use super::readout::{Percentiles, Readout};
 use super::story::{Narration, Story};
 
+mod checkpoint;
 mod pace;
 mod seek;
 pub use pace::Pace;
@@ -62,6 +65,8 @@ pub struct Advance {
     pub finished: bool,
     /// The frame stopped at a step where a property first broke (pause-on-breach is on).
     pub breached: bool,
+    /// The frame stopped at the checkpoint set with [`Player::set_stop_at`].
+    pub checkpoint: bool,
 }
 
 pub struct Player {
@@ -91,6 +96,11 @@ pub struct Player {
     pause_on_breach: bool,
     /// A property broke for the first time in the latest step.
     breached_now: bool,
+    /// Playing stops at this checkpoint (a lesson's step), and the clock not past its
+    /// instant.
+    stop_at: Option<Checkpoint>,
+    /// Playing stopped at that checkpoint.
+    checkpoint_hit: bool,
     /// Message tokens of the steps taken since the view last drained them.
     flights: FlightBuffer,
     /// The components the narrated step involved.
@@ -124,6 +134,8 @@ impl Player {
             events_changed: false,
             pause_on_breach: false,
             breached_now: false,
+            stop_at: None,
+            checkpoint_hit: false,
             flights: FlightBuffer::default(),
             narrated_nodes: Vec::new(),
             snapshots: seek::Snapshots::default(),
@@ -227,10 +239,14 @@ impl Player {
 
     /// Brings the clock to `target` once no step is due before it: the same ending for
     /// playing and seeking. A drained run stays at its last step (with no end time it
-    /// takes its final sample there); a run whose end time is reached closes there.
+    /// takes its final sample there), unless a lesson's checkpoint waits at `target`; a
+    /// run whose end time is reached closes there.
     fn settle_at(&mut self, target: Micros) {
         let end_us = self.sim.scenario().end_s.map(secs_to_us);
-        if self.drained() {
+        if target == self.stop_deadline() {
+            // A lesson's checkpoint at an instant is reached even in a quiet run.
+            self.sim.run_until(target);
+        } else if self.drained() {
             if end_us.is_none() {
                 self.sim.run();
             }
@@ -268,7 +284,8 @@ impl Player {
         let target = self
             .sim
             .now_us()
-            .saturating_add(secs_to_us(wall_ms / 1_000.0 * speed));
+            .saturating_add(secs_to_us(wall_ms / 1_000.0 * speed))
+            .min(self.stop_deadline());
         self.seek_target = None;
         let mut steps = 0;
         self.breached_now = false;
@@ -280,14 +297,18 @@ impl Player {
                 break;
             }
             steps += 1;
-            if self.pause_on_breach && self.breached_now {
-                // Stop at the breaking step: the clock stays at its time.
+            let breached = self.pause_on_breach && self.breached_now;
+            let checkpoint = self.checkpoint_met();
+            if breached || checkpoint {
+                self.checkpoint_hit |= checkpoint;
+                // Stop at that very step: the clock stays at its time.
                 self.refresh_narration();
                 return Advance {
                     steps,
                     behind: false,
                     finished: false,
-                    breached: true,
+                    breached,
+                    checkpoint,
                 };
             }
         }
@@ -302,11 +323,14 @@ impl Player {
         if first || finished || self.events_changed || self.narration_age_ms >= NARRATION_EVERY_MS {
             self.refresh_narration();
         }
+        let checkpoint = !behind && self.checkpoint_met_at_rest();
+        self.checkpoint_hit |= checkpoint;
         Advance {
             steps,
             behind,
             finished,
             breached: false,
+            checkpoint,
         }
     }
 

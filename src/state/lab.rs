@@ -4,10 +4,12 @@
 
 use leptos::prelude::*;
 
+use brokerlab_core::lessons::Lang;
 use brokerlab_core::{examples, secs_to_us, us_to_secs, Command, MsgId};
 
 use crate::model::flights::{FlightBuffer, Node};
 use crate::model::invariants::Status;
+use crate::model::lesson::Guide;
 use crate::model::lineage::{Lineage, LineageBuild};
 use crate::model::panels::Panel;
 use crate::model::player::{Player, SPEEDS};
@@ -96,6 +98,10 @@ pub struct Lab {
     pub prediction_key: Memo<(u32, u64)>,
     /// The side panel on show beside the stage.
     pub panel: RwSignal<Panel>,
+    /// The lesson on show, if any (see `state/lesson.rs`).
+    pub guide: RwSignal<Option<Guide>>,
+    /// The language of the lessons.
+    pub lang: RwSignal<Lang>,
 }
 
 /// A memo of the player recomputed on every frame.
@@ -171,6 +177,23 @@ impl Lab {
             settings: per_frame(player, frame, |p| Settings::of(p.sim())),
             prediction_key: per_frame(player, frame, |p| (p.run(), p.prediction_version())),
             panel: RwSignal::new(Panel::default()),
+            guide: RwSignal::new(None),
+            lang: RwSignal::new(Lang::default()),
+        }
+    }
+
+    /// Changes the player (a lesson's checkpoint, a replay) and tells the views.
+    pub fn update_player<U>(&self, f: impl FnOnce(&mut Player) -> U) -> Option<U> {
+        let out = self.player.try_update_value(f);
+        self.changed();
+        out
+    }
+
+    /// Plays on (never restarting a finished run, unlike [`Lab::toggle_play`]).
+    pub fn play(&self) {
+        if !self.playing.get_untracked() {
+            self.resuming.set_value(true);
+            self.playing.set(true);
         }
     }
 
@@ -215,7 +238,7 @@ impl Lab {
             return;
         };
         self.changed();
-        if advance.finished || advance.breached {
+        if advance.finished || advance.breached || advance.checkpoint {
             self.playing.set(false);
         }
     }

@@ -4,6 +4,7 @@
 
 pub mod files;
 pub mod lab;
+pub mod lesson;
 pub mod share;
 pub mod shortcuts;
 pub mod tools;

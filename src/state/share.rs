@@ -7,6 +7,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use brokerlab_core::lessons::Lang;
 use brokerlab_core::link::{self, Shared, View};
 use gloo_timers::callback::Timeout;
 use leptos::prelude::*;
@@ -26,6 +27,13 @@ fn link_in_address() -> Option<String> {
     let hash = window().location().hash().ok()?;
     let text = hash.strip_prefix("#s=")?;
     Some(text.to_string())
+}
+
+/// A lesson's own short link: `#lesson=NAME` opens it at its first step.
+pub fn lesson_in_address() -> Option<String> {
+    let hash = window().location().hash().ok()?;
+    let name = hash.strip_prefix("#lesson=")?;
+    Some(name.to_string())
 }
 
 /// What the address holds, opened: the player, and the view to put back. `Err` says in one
@@ -54,6 +62,12 @@ pub fn restore_view(lab: Lab, view: &View) {
     if let Some(msg) = view.msg {
         lab.open_lineage(brokerlab_core::MsgId::new(msg));
     }
+    if let Some(lang) = view.lang.as_deref().and_then(Lang::from_code) {
+        lab.lang.set(lang);
+    }
+    if let Some(lesson) = &view.lesson {
+        lab.restore_lesson(lesson);
+    }
 }
 
 /// What the page shows now, as a link.
@@ -66,6 +80,8 @@ pub fn current(lab: Lab) -> Shared {
                 .and_then(|l| l.as_ref().ok())
                 .map(|l| l.msg.get())
         }),
+        lesson: lab.lesson_view(),
+        lang: Some(lab.lang.get_untracked().code().to_string()),
     };
     lab.with_player(|p| shared_of(p, view))
 }
@@ -100,6 +116,8 @@ pub fn follow_in_address(lab: Lab) {
         lab.speed.track();
         lab.panel.track();
         lab.lineage.track();
+        lab.guide.track();
+        lab.lang.track();
         let playing = lab.playing.get();
         // Dropping the previous timeout cancels it: only the last change writes.
         let next = (!playing).then(|| Timeout::new(SETTLE_MS, move || write_address(lab)));

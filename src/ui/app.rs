@@ -12,6 +12,7 @@ use crate::ui::chart::BacklogChart;
 use crate::ui::controls::{Controls, ScenarioPicker};
 use crate::ui::files::{use_file_drop, FileMenu};
 use crate::ui::help::{HelpDialog, ToolButtons};
+use crate::ui::lesson::LessonCard;
 use crate::ui::narration::LatestLine;
 use crate::ui::share::ShareButton;
 use crate::ui::side_panel::SidePanel;
@@ -78,8 +79,11 @@ fn Page(player: Player, view: Option<View>, problem: Option<String>) -> impl Int
     let lab = Lab::new(player);
     use_player_loop(lab);
     lab.error.set(problem);
+    lab.follow_lessons();
     if let Some(view) = &view {
         share::restore_view(lab, view);
+    } else if let Some(name) = share::lesson_in_address() {
+        lab.open_lesson(&name);
     }
     share::follow_in_address(lab);
     if share::embedded() {
@@ -106,6 +110,7 @@ fn Page(player: Player, view: Option<View>, problem: Option<String>) -> impl Int
                 <Timeline lab />
             </div>
             <Problem lab />
+            <LessonCard lab />
             <div class="workspace">
                 <div class="stage" data-testid="stage">
                     <LatestLine narration=lab.narration />

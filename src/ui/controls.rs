@@ -2,6 +2,7 @@
 //! and the scenario picker.
 
 use brokerlab_core::examples;
+use brokerlab_core::lessons::{self, Lang};
 
 use leptos::prelude::*;
 
@@ -89,6 +90,37 @@ pub fn Controls(lab: Lab) -> impl IntoView {
 }
 
 /// The scenario picker: every built-in example; choosing one loads it, paused.
+/// A lesson is offered in the picker as `lesson:NAME`; anything else is an example's name.
+fn pick(lab: Lab, value: &str) {
+    match value.strip_prefix(LESSON_PREFIX) {
+        Some(lesson) => lab.open_lesson(lesson),
+        None => lab.load(value),
+    }
+}
+
+const LESSON_PREFIX: &str = "lesson:";
+
+/// The lessons, first in the picker: each opens its scenario with the lesson card.
+#[component]
+fn LessonOptions(lab: Lab) -> impl IntoView {
+    let label = move || match lab.lang.get() {
+        Lang::En => "Lessons (guided, with predictions)",
+        Lang::Es => "Lecciones (guiadas, con predicciones)",
+    };
+    let items = move || {
+        let lang = lab.lang.get();
+        lessons::all()
+            .into_iter()
+            .enumerate()
+            .map(|(i, l)| {
+                let value = format!("{LESSON_PREFIX}{}", l.name);
+                view! { <option value=value>{format!("{}. {}", i + 1, l.title.get(lang))}</option> }
+            })
+            .collect_view()
+    };
+    view! { <optgroup label=label data-testid="lesson-options">{items}</optgroup> }
+}
+
 #[component]
 pub fn ScenarioPicker(lab: Lab) -> impl IntoView {
     let name = move || lab.scenario.with(|s| s.0.clone());
@@ -122,8 +154,9 @@ pub fn ScenarioPicker(lab: Lab) -> impl IntoView {
             <label class="picker">
                 <strong>"Scenario"</strong>
                 <select data-testid="scenario" prop:value=name
-                    on:change=move |ev| lab.load(&event_target_value(&ev))>
+                    on:change=move |ev| pick(lab, &event_target_value(&ev))>
                     {own}
+                    <LessonOptions lab />
                     {options}
                 </select>
             </label>

@@ -8,6 +8,7 @@ pub mod counters;
 pub mod files;
 pub mod help;
 pub mod invariants;
+pub mod lesson;
 pub mod lineage;
 pub mod logs;
 pub mod narration;

@@ -1,0 +1,377 @@
+//! A lesson on the page: which step is on show, what the learner predicted, and whether
+//! the run has reached the step's checkpoint (then the explanation is revealed). The
+//! lessons themselves (texts, predictions, checkpoints, figures) are the core's
+//! ([`brokerlab_core::lessons`]); this is the page's walk through one.
+
+use brokerlab_core::lessons::{
+    self, Answer, Focus, Lang, Lesson, LessonStep, Metric, Prediction, Unit,
+};
+use brokerlab_core::Simulation;
+
+/// Where the learner is within a step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Look and predict; the run waits before the checkpoint.
+    Predict,
+    /// The run plays towards the checkpoint.
+    Playing,
+    /// The run paused at the checkpoint (or ended before it: `reached` is false) and the
+    /// explanation is shown.
+    Revealed { reached: bool },
+}
+
+/// A lesson being walked through on the page.
+#[derive(Clone, Debug)]
+pub struct Guide {
+    pub lesson: Lesson,
+    /// The step on show (0-based).
+    pub index: usize,
+    pub phase: Phase,
+    answers: Vec<Option<Answer>>,
+}
+
+impl Guide {
+    /// The lesson called `name`, at its first step.
+    pub fn open(name: &str) -> Option<Self> {
+        lessons::find(name).map(|lesson| {
+            let answers = vec![None; lesson.steps.len()];
+            Self {
+                lesson,
+                index: 0,
+                phase: Phase::Predict,
+                answers,
+            }
+        })
+    }
+
+    /// The step on show.
+    pub fn step(&self) -> &LessonStep {
+        &self.lesson.steps[self.index]
+    }
+
+    /// "Step k of n", counted from 1.
+    pub fn progress(&self) -> (usize, usize) {
+        (self.index + 1, self.lesson.steps.len())
+    }
+
+    pub fn is_last(&self) -> bool {
+        self.index + 1 >= self.lesson.steps.len()
+    }
+
+    /// Records the learner's prediction for the step on show (before the reveal only: an
+    /// answer given after seeing the result would not be a prediction).
+    pub fn answer(&mut self, answer: Answer) {
+        if self.phase == Phase::Predict {
+            self.answers[self.index] = Some(answer);
+        }
+    }
+
+    /// What the learner predicted at the step on show.
+    pub fn answered(&self) -> Option<Answer> {
+        self.answers[self.index]
+    }
+
+    /// Whether the prediction on show was right (`None` before one is given).
+    pub fn verdict(&self) -> Option<bool> {
+        self.answered().map(|a| self.step().prediction.check(a))
+    }
+
+    /// The run starts towards the checkpoint.
+    pub fn play(&mut self) {
+        if self.phase == Phase::Predict {
+            self.phase = Phase::Playing;
+        }
+    }
+
+    /// The run stands at the checkpoint (or ended before it).
+    pub fn reveal(&mut self, reached: bool) {
+        self.phase = Phase::Revealed { reached };
+    }
+
+    /// On to the next step, to predict it. False at the last step.
+    pub fn next_step(&mut self) -> bool {
+        if self.is_last() || !matches!(self.phase, Phase::Revealed { .. }) {
+            return false;
+        }
+        self.index += 1;
+        self.phase = Phase::Predict;
+        true
+    }
+
+    /// Back to step `index`, to predict it again (the page replays the run to the
+    /// checkpoint before it). Answers given so far are kept.
+    pub fn go_to(&mut self, index: usize) {
+        self.index = index.min(self.lesson.steps.len() - 1);
+        self.phase = Phase::Predict;
+    }
+
+    /// The predictions given so far, as a link keeps them: a choice's index or the
+    /// number typed.
+    pub fn answers_for_link(&self) -> Vec<Option<f64>> {
+        self.answers
+            .iter()
+            .map(|a| match *a {
+                Some(Answer::Choice(i)) => Some(i as f64),
+                Some(Answer::Number(x)) => Some(x),
+                None => None,
+            })
+            .collect()
+    }
+
+    /// Puts back predictions a link kept; one that does not fit its question (not a
+    /// choice it offers, not a finite number) is dropped.
+    pub fn restore_answers(&mut self, kept: &[Option<f64>]) {
+        for (i, (slot, kept)) in self.answers.iter_mut().zip(kept).enumerate() {
+            *slot = kept.and_then(|x| as_answer(&self.lesson.steps[i].prediction, x));
+        }
+    }
+
+    /// The explanation with its figure read from the run as it stands.
+    pub fn explanation(&self, sim: &Simulation, lang: Lang) -> String {
+        self.step().explain(sim, lang)
+    }
+}
+
+fn as_answer(prediction: &Prediction, x: f64) -> Option<Answer> {
+    match prediction {
+        Prediction::Choices { options, .. } => {
+            let whole = x.fract() == 0.0 && x >= 0.0 && x < options.len() as f64;
+            whole.then_some(Answer::Choice(x as usize))
+        }
+        Prediction::Number { .. } => x.is_finite().then_some(Answer::Number(x)),
+    }
+}
+
+/// Where on the page a focus is, as a CSS selector: the card of the component it names
+/// (its `data-node`; a consumer group's member cards), or the counter that shows the
+/// metric. `None` when the page has no single place for it (the step's words still name
+/// it).
+pub fn focus_target(sim: &Simulation, focus: &Focus) -> Option<String> {
+    match *focus {
+        Focus::Node(name) => node_selector(sim, name),
+        Focus::DeadLetters(queue) => {
+            queue_index(sim, queue).map(|q| format!("[data-node=\"dlq-{q}\"]"))
+        }
+        Focus::Metric(metric) => metric_testid(metric).map(|id| format!("[data-testid=\"{id}\"]")),
+    }
+}
+
+fn metric_testid(metric: Metric) -> Option<&'static str> {
+    match metric {
+        Metric::Backlog | Metric::Lag => Some("backlog"),
+        Metric::OldestAge => Some("oldest-age"),
+        Metric::InFlight => Some("in-flight"),
+        Metric::Duplicates => Some("duplicate-effects"),
+        Metric::Lost => Some("lost"),
+        Metric::DeadLettered | Metric::Refused => None,
+    }
+}
+
+fn queue_index(sim: &Simulation, name: &str) -> Option<usize> {
+    sim.queue_ids()
+        .find(|&q| sim.queue(q).is_some_and(|v| v.name == name))
+        .map(|q| q.index())
+}
+
+/// The selector of every card named `name` (a queue and its consumer may share a name:
+/// both are outlined), by the topology's own `data-node` keys.
+fn node_selector(sim: &Simulation, name: &str) -> Option<String> {
+    let mut keys: Vec<String> = Vec::new();
+    if let Some(g) = sim.group_ids().find(|&g| sim.group_name(g) == name) {
+        keys.push(format!("[data-node^=\"member-{}-\"]", g.index()));
+    }
+    let named = node_keys(sim, name).map(|key| format!("[data-node=\"{key}\"]"));
+    keys.extend(named);
+    (!keys.is_empty()).then(|| keys.join(", "))
+}
+
+/// The `data-node` keys of the cards named `name`.
+fn node_keys<'a>(sim: &'a Simulation, name: &'a str) -> impl Iterator<Item = String> + 'a {
+    let queues = queue_index(sim, name).map(|q| format!("queue-{q}"));
+    let producers = sim
+        .producer_ids()
+        .filter(move |&p| sim.producer_name(p) == Some(name))
+        .map(|p| format!("producer-{}", p.index()));
+    let consumers = sim
+        .consumer_ids()
+        .filter(move |&c| sim.consumer(c).is_some_and(|v| v.name == name))
+        .map(|c| format!("consumer-{}", c.index()));
+    let exchanges = (sim.scenario().exchanges.iter().enumerate())
+        .filter(move |(_, e)| e.name == name)
+        .map(|(e, _)| format!("exchange-{e}"));
+    let logs = (0..sim.log_count())
+        .filter(move |&l| sim.log_name(l) == name)
+        .map(|l| format!("log-{l}"));
+    queues
+        .into_iter()
+        .chain(producers)
+        .chain(consumers)
+        .chain(exchanges)
+        .chain(logs)
+}
+
+/// What a number typed as a prediction counts, beside its field.
+pub fn unit_label(unit: Unit, lang: Lang) -> &'static str {
+    match (unit, lang) {
+        (Unit::Messages, Lang::En) => "messages",
+        (Unit::Messages, Lang::Es) => "mensajes",
+        (Unit::Members, Lang::En) => "members",
+        (Unit::Members, Lang::Es) => "miembros",
+        (Unit::Dollars, Lang::En) => "dollars",
+        (Unit::Dollars, Lang::Es) => "dólares",
+        (Unit::Seconds, _) => "s",
+        (Unit::Percent, _) => "%",
+        (Unit::Count, _) => "",
+    }
+}
+
+/// A number typed the way `lang` writes numbers: "60,000" or "2.5" in English, "60.000"
+/// or "2,5" in Spanish; spaces are ignored.
+pub fn parse_number(text: &str, lang: Lang) -> Option<f64> {
+    let plain: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    let plain = match lang {
+        Lang::En => plain.replace(',', ""),
+        Lang::Es => plain.replace('.', "").replace(',', "."),
+    };
+    plain.parse::<f64>().ok().filter(|x| x.is_finite())
+}
+
+/// The language the browser asks for (`es-AR`, `en-GB`…), if it is one of ours.
+pub fn lang_of_locale(locale: &str) -> Lang {
+    let primary = locale.split(['-', '_']).next().unwrap_or_default();
+    Lang::from_code(&primary.to_ascii_lowercase()).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use brokerlab_core::examples;
+
+    fn guide(name: &str) -> Guide {
+        Guide::open(name).expect("a lesson")
+    }
+
+    #[test]
+    fn a_prediction_counts_only_before_the_reveal() {
+        let mut g = guide("backlog-arithmetic");
+        assert_eq!(g.progress(), (1, 3));
+        assert_eq!(g.verdict(), None);
+        g.answer(Answer::Number(60_000.0));
+        assert_eq!(g.verdict(), Some(true));
+        g.play();
+        g.answer(Answer::Number(1.0));
+        assert_eq!(
+            g.verdict(),
+            Some(true),
+            "no change of mind once the run plays"
+        );
+        assert!(!g.next_step(), "not before the reveal");
+        g.reveal(true);
+        assert!(g.next_step());
+        assert_eq!((g.progress(), g.phase), ((2, 3), Phase::Predict));
+        assert_eq!(g.verdict(), None);
+        g.go_to(0);
+        assert_eq!(g.verdict(), Some(true), "answers are kept");
+    }
+
+    #[test]
+    fn answers_travel_in_a_link_and_misfits_are_dropped() {
+        let mut g = guide("ack-after-commit");
+        g.answer(Answer::Choice(1));
+        let kept = g.answers_for_link();
+        let mut back = guide("ack-after-commit");
+        back.restore_answers(&kept);
+        assert_eq!(back.answered(), Some(Answer::Choice(1)));
+        back.restore_answers(&[Some(99.0), Some(f64::NAN), Some(0.5)]);
+        assert_eq!(back.answered(), None, "no such choice");
+        let mut numbers = guide("backlog-arithmetic");
+        numbers.restore_answers(&[Some(59_000.0)]);
+        assert_eq!(numbers.answered(), Some(Answer::Number(59_000.0)));
+    }
+
+    #[test]
+    fn the_last_step_has_no_next() {
+        let mut g = guide("outbox");
+        g.go_to(99);
+        assert!(g.is_last());
+        g.reveal(true);
+        assert!(!g.next_step());
+    }
+
+    #[test]
+    fn every_focus_of_every_lesson_finds_its_place_on_the_page() {
+        for lesson in lessons::all() {
+            let scenario = examples::load(lesson.scenario).expect("built in");
+            let sim = Simulation::new(scenario).expect("valid");
+            for step in &lesson.steps {
+                for focus in &step.focus {
+                    let placed = focus_target(&sim, focus).is_some();
+                    let unplaced_metric =
+                        matches!(focus, Focus::Metric(Metric::DeadLettered | Metric::Refused));
+                    assert!(placed || unplaced_metric, "{}: {focus:?}", lesson.name);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_focus_names_the_card_of_its_component() {
+        let sim = Simulation::new(examples::load("burst").expect("built in")).expect("valid");
+        let at = |f| focus_target(&sim, &f);
+        assert_eq!(
+            at(Focus::Node("orders")).as_deref(),
+            Some("[data-node=\"queue-0\"]")
+        );
+        assert_eq!(
+            at(Focus::Node("checkout")).as_deref(),
+            Some("[data-node=\"producer-0\"]")
+        );
+        assert_eq!(at(Focus::Node("nobody")), None);
+        let lesson = lessons::find("ack-after-commit").expect("a lesson");
+        let shared =
+            Simulation::new(examples::load(lesson.scenario).expect("built in")).expect("valid");
+        let both = focus_target(&shared, &Focus::Node("plain")).expect("named");
+        assert!(
+            both.contains("queue-") && both.contains("consumer-"),
+            "{both}"
+        );
+        let age = at(Focus::Metric(Metric::OldestAge));
+        assert_eq!(age.as_deref(), Some("[data-testid=\"oldest-age\"]"));
+        let lesson = lessons::find("partitions-and-keys").expect("a lesson");
+        let sim =
+            Simulation::new(examples::load(lesson.scenario).expect("built in")).expect("valid");
+        let group = focus_target(&sim, &Focus::Node("ledger-group"));
+        assert_eq!(
+            group.as_deref(),
+            Some("[data-node^=\"member-0-\"]"),
+            "its members"
+        );
+    }
+
+    #[test]
+    fn numbers_are_read_as_each_language_writes_them() {
+        assert_eq!(parse_number("60,000", Lang::En), Some(60_000.0));
+        assert_eq!(parse_number("60.000", Lang::Es), Some(60_000.0));
+        assert_eq!(parse_number("2.5", Lang::En), Some(2.5));
+        assert_eq!(parse_number("2,5", Lang::Es), Some(2.5));
+        assert_eq!(parse_number(" 60 000 ", Lang::En), Some(60_000.0));
+        assert_eq!(parse_number("sixty", Lang::En), None);
+        assert_eq!(parse_number("inf", Lang::En), None);
+        assert_eq!(unit_label(Unit::Messages, Lang::Es), "mensajes");
+    }
+
+    #[test]
+    fn the_browser_language_chooses() {
+        assert_eq!(lang_of_locale("es-AR"), Lang::Es);
+        assert_eq!(lang_of_locale("ES"), Lang::Es);
+        assert_eq!(lang_of_locale("en-GB"), Lang::En);
+        assert_eq!(lang_of_locale("fr-FR"), Lang::En);
+        assert_eq!(lang_of_locale(""), Lang::En);
+    }
+
+    #[test]
+    fn a_number_question_says_its_unit() {
+        let g = guide("backlog-arithmetic");
+        assert!(matches!(g.step().prediction, Prediction::Number { .. }));
+    }
+}

@@ -1,0 +1,161 @@
+//! The lesson on the page, if one is open: its guide (step, predictions, phase) in
+//! `Lab::guide`, the language it speaks in `Lab::lang`. Playing a step sets the step's
+//! checkpoint on the player, plays at the chosen speed and pauses there; then the
+//! explanation shows.
+
+use brokerlab_core::lessons::{Answer, Checkpoint};
+use brokerlab_core::link::LessonView;
+use leptos::prelude::*;
+
+use crate::model::lesson::{lang_of_locale, Guide, Phase};
+use crate::model::player::Player;
+use crate::state::Lab;
+
+impl Lab {
+    /// Opens lesson `name` at its first step, on a fresh run of its scenario.
+    pub fn open_lesson(&self, name: &str) {
+        let Some(guide) = Guide::open(name) else {
+            self.error
+                .set(Some(format!("There is no lesson called “{name}”.")));
+            return;
+        };
+        self.load(guide.lesson.scenario);
+        self.update_player(|p| p.set_stop_at(None));
+        self.guide.set(Some(guide));
+    }
+
+    /// Puts back the lesson a link was showing (its run is already where the link says).
+    pub fn restore_lesson(&self, view: &LessonView) {
+        let Some(mut guide) = Guide::open(&view.name) else {
+            self.error.set(Some(format!(
+                "This link's lesson “{}” does not exist; the run is shown without it.",
+                view.name
+            )));
+            return;
+        };
+        guide.restore_answers(&view.answers);
+        guide.go_to(view.step);
+        if view.revealed {
+            guide.reveal(true);
+        }
+        self.guide.set(Some(guide));
+    }
+
+    /// What a link says of the lesson on show.
+    pub fn lesson_view(&self) -> Option<LessonView> {
+        self.guide.with_untracked(|g| {
+            g.as_ref().map(|g| LessonView {
+                name: g.lesson.name.to_string(),
+                step: g.index,
+                revealed: matches!(g.phase, Phase::Revealed { .. }),
+                answers: g.answers_for_link(),
+            })
+        })
+    }
+
+    pub fn close_lesson(&self) {
+        self.guide.set(None);
+        self.update_player(|p| p.set_stop_at(None));
+    }
+
+    pub fn answer_lesson(&self, answer: Answer) {
+        self.guide.update(|g| {
+            if let Some(g) = g {
+                g.answer(answer);
+            }
+        });
+    }
+
+    /// Plays the run to the step's checkpoint (revealed at once if the run is there).
+    pub fn play_lesson_step(&self) {
+        let Some(checkpoint) = self.lesson_checkpoint() else {
+            return;
+        };
+        self.guide.update(|g| g.as_mut().map_or((), Guide::play));
+        self.update_player(|p| p.set_stop_at(Some(checkpoint)));
+        if self.with_player(Player::at_checkpoint) {
+            self.reveal_lesson_step();
+        } else {
+            self.play();
+        }
+    }
+
+    /// On to the next step (after the reveal).
+    pub fn next_lesson_step(&self) {
+        self.guide.update(|g| {
+            if let Some(g) = g {
+                g.next_step();
+            }
+        });
+        self.update_player(|p| p.set_stop_at(None));
+    }
+
+    /// Back to the previous step: the run is replayed to the checkpoint before it.
+    pub fn previous_lesson_step(&self) {
+        let Some((scenario, target, before)) = self.guide.with_untracked(|g| {
+            g.as_ref().map(|g| {
+                let target = g.index.saturating_sub(1);
+                let before: Vec<Checkpoint> = g.lesson.steps[..target]
+                    .iter()
+                    .map(|s| s.checkpoint)
+                    .collect();
+                (g.lesson.scenario, target, before)
+            })
+        }) else {
+            return;
+        };
+        self.load(scenario);
+        self.update_player(|p| {
+            for checkpoint in before {
+                p.run_to(checkpoint);
+            }
+        });
+        self.guide.update(|g| {
+            if let Some(g) = g {
+                g.go_to(target);
+            }
+        });
+    }
+
+    fn lesson_checkpoint(&self) -> Option<Checkpoint> {
+        self.guide
+            .with_untracked(|g| g.as_ref().map(|g| g.step().checkpoint))
+    }
+
+    fn reveal_lesson_step(&self) {
+        let at_end = self.lesson_checkpoint() == Some(Checkpoint::End);
+        let reached = self.with_player(|p| p.at_checkpoint() || (at_end && p.is_finished()));
+        self.update_player(|p| p.set_stop_at(None));
+        self.guide.update(|g| {
+            if let Some(g) = g {
+                g.reveal(reached);
+            }
+        });
+    }
+
+    /// Follows the lesson on show: when playing stops during a step (at its checkpoint,
+    /// or at the run's end) the explanation is revealed; a scenario picked by hand closes
+    /// the lesson. The lessons speak the browser's language until the user switches.
+    pub fn follow_lessons(&self) {
+        let lab = *self;
+        let locale = window().navigator().language().unwrap_or_default();
+        lab.lang.set(lang_of_locale(&locale));
+        Effect::new(move |_| {
+            let playing = lab.playing.get();
+            let phase = lab.guide.with(|g| g.as_ref().map(|g| g.phase));
+            let stopped = || lab.with_player(|p| p.at_checkpoint() || p.is_finished());
+            if phase == Some(Phase::Playing) && !playing && stopped() {
+                lab.reveal_lesson_step();
+            }
+        });
+        Effect::new(move |_| {
+            let name = lab.scenario.with(|(n, _)| n.clone());
+            let other = lab
+                .guide
+                .with_untracked(|g| g.as_ref().is_some_and(|g| g.lesson.scenario != name));
+            if other {
+                lab.close_lesson();
+            }
+        });
+    }
+}

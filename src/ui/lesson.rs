@@ -1,0 +1,337 @@
+//! Lessons on the page (offered first in the scenario picker): the lesson card above the
+//! stage — step k of n, what to look at (outlined on the stage), the prediction asked
+//! before the run shows it, the run played to the checkpoint, and the explanation with
+//! its figure read from the run. Page Down / Page Up walk the steps (a presenter's remote
+//! sends those keys).
+
+use brokerlab_core::lessons::{self, Answer, Focus, Lang, Prediction, Text};
+use leptos::prelude::*;
+use leptos_use::{use_event_listener, use_window};
+
+use crate::model::lesson::{focus_target, parse_number, unit_label, Phase};
+use crate::state::Lab;
+
+/// The card's own words, in both languages.
+const STEP_OF: Text = Text::new("Step {k} of {n}", "Paso {k} de {n}");
+const LOOK_AT: Text = Text::new("Look at:", "Mira:");
+const PREDICT: Text = Text::new("What will happen next?", "¿Qué pasará ahora?");
+const PLAY: Text = Text::new("Play and see", "Reproducir y ver");
+const PLAYING: Text = Text::new(
+    "Playing to the checkpoint…",
+    "Reproduciendo hasta el punto de control…",
+);
+const NEXT: Text = Text::new("Next step", "Siguiente paso");
+const PREVIOUS: Text = Text::new("Previous step", "Paso anterior");
+const CLOSE: Text = Text::new("Close the lesson", "Cerrar la lección");
+const RIGHT: Text = Text::new("Your prediction was right.", "Tu predicción era correcta.");
+const WRONG: Text = Text::new(
+    "Not quite: the answer is",
+    "No exactamente: la respuesta es",
+);
+const NO_ANSWER: Text = Text::new(
+    "Answer first: predicting before watching is what makes it stick.",
+    "Responde primero: predecir antes de mirar es lo que hace que se aprenda.",
+);
+const ENDED: Text = Text::new(
+    "The run ended before the checkpoint.",
+    "La ejecución terminó antes del punto de control.",
+);
+const DONE: Text = Text::new("End of the lesson.", "Fin de la lección.");
+const LESSON: Text = Text::new("Lesson", "Lección");
+
+/// The lesson on show, above the stage.
+#[component]
+pub fn LessonCard(lab: Lab) -> impl IntoView {
+    use_lesson_keys(lab);
+    // Drawn again only when a lesson opens or closes, not at each answer or step.
+    let open = Memo::new(move |_| lab.guide.with(Option::is_some));
+    move || open.get().then(|| view! { <LessonBody lab /> })
+}
+
+#[component]
+fn LessonBody(lab: Lab) -> impl IntoView {
+    let lang = lab.lang;
+    let read = move |f: &dyn Fn(&crate::model::lesson::Guide) -> String| {
+        lab.guide.with(|g| g.as_ref().map(f).unwrap_or_default())
+    };
+    let title = move || read(&|g| g.lesson.title.get(lang.get()).to_string());
+    let progress = move || {
+        read(&|g| {
+            let (k, n) = g.progress();
+            STEP_OF
+                .get(lang.get())
+                .replace("{k}", &k.to_string())
+                .replace("{n}", &n.to_string())
+        })
+    };
+    let question = move || read(&|g| g.step().question.get(lang.get()).to_string());
+    let phase = Memo::new(move |_| lab.guide.with(|g| g.as_ref().map(|g| g.phase)));
+    view! {
+        <section class="lesson" data-testid="lesson" lang=move || lang.get().code()
+            aria-label=move || LESSON.get(lang.get())>
+            <FocusOutline lab />
+            <header class="lesson-head">
+                <strong class="lesson-title" data-testid="lesson-title">{title}</strong>
+                <span class="lesson-progress" data-testid="lesson-progress">{progress}</span>
+                <LangSwitch lab />
+                <button type="button" class="small" data-testid="lesson-close"
+                    on:click=move |_| lab.close_lesson() title=move || CLOSE.get(lang.get())>"×"</button>
+            </header>
+            <p class="lesson-look" data-testid="lesson-look">
+                <strong>{move || LOOK_AT.get(lang.get())}</strong> " " {move || looks(lab)}
+            </p>
+            <p class="lesson-question" data-testid="lesson-question">
+                <strong>{move || PREDICT.get(lang.get())}</strong> " " {question}
+            </p>
+            <PredictionForm lab />
+            {move || match phase.get() {
+                Some(Phase::Revealed { reached }) => view! { <Reveal lab reached /> }.into_any(),
+                Some(Phase::Playing) => view! {
+                    <p class="lesson-playing" role="status">{move || PLAYING.get(lang.get())}</p>
+                }.into_any(),
+                _ => view! { <PlayButton lab /> }.into_any(),
+            }}
+        </section>
+    }
+}
+
+/// What the step asks to look at, in words.
+fn looks(lab: Lab) -> String {
+    let lang = lab.lang.get();
+    lab.guide.with(|g| {
+        g.as_ref()
+            .map(|g| {
+                let words: Vec<String> = g.step().focus.iter().map(|f| f.label(lang)).collect();
+                words.join(", ")
+            })
+            .unwrap_or_default()
+    })
+}
+
+/// Outlines on the stage what the step names: a style rule over the cards' own keys (so
+/// it holds while the cards are redrawn). The selectors are made from indices, never
+/// from names a scenario file could hold.
+#[component]
+fn FocusOutline(lab: Lab) -> impl IntoView {
+    let css = move || {
+        let focus: Vec<Focus> = lab.guide.with(|g| {
+            g.as_ref()
+                .map(|g| g.step().focus.clone())
+                .unwrap_or_default()
+        });
+        let selectors: Vec<String> = lab.with_player(|p| {
+            focus
+                .iter()
+                .filter_map(|f| focus_target(p.sim(), f))
+                .collect()
+        });
+        if selectors.is_empty() {
+            return String::new();
+        }
+        format!(
+            ":is({}) {{ outline: 4px solid var(--focus); outline-offset: 2px; }}",
+            selectors.join(", ")
+        )
+    };
+    view! { <style data-testid="lesson-focus">{css}</style> }
+}
+
+#[component]
+fn LangSwitch(lab: Lab) -> impl IntoView {
+    let buttons = Lang::ALL
+        .into_iter()
+        .map(|l| {
+            view! {
+                <button type="button" class="small" data-testid=format!("lang-{}", l.code())
+                    aria-pressed=move || (lab.lang.get() == l).to_string()
+                    on:click=move |_| lab.lang.set(l)>
+                    {l.code().to_uppercase()}
+                </button>
+            }
+        })
+        .collect_view();
+    view! { <span class="lang-switch" role="group" aria-label="Language / Idioma">{buttons}</span> }
+}
+
+/// The prediction: one choice among several, or a number with its unit. It is locked
+/// once the run plays.
+#[component]
+fn PredictionForm(lab: Lab) -> impl IntoView {
+    let locked = move || {
+        lab.guide
+            .with(|g| g.as_ref().is_some_and(|g| g.phase != Phase::Predict))
+    };
+    // Drawn again only for another step: an answer typed must not redraw its own field.
+    let step = Memo::new(move |_| {
+        lab.guide
+            .with(|g| g.as_ref().map(|g| (g.lesson.name, g.index)))
+    });
+    move || {
+        // Read, not just tracked: a memo only signals changes once it is computed.
+        let _ = step.get();
+        let (prediction, kept) = lab.guide.with_untracked(|g| {
+            let g = g.as_ref();
+            (
+                g.map(|g| g.step().prediction.clone()),
+                g.and_then(|g| g.answered()),
+            )
+        });
+        match prediction {
+            Some(Prediction::Choices { options, .. }) => {
+                let chosen = move || {
+                    lab.guide
+                        .with(|g| match g.as_ref().and_then(|g| g.answered()) {
+                            Some(Answer::Choice(i)) => Some(i),
+                            _ => None,
+                        })
+                };
+                let items = options
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, text)| {
+                        view! {
+                            <label class="lesson-choice">
+                                <input type="radio" name="lesson-choice" data-testid=format!("lesson-choice-{i}")
+                                    prop:checked=move || chosen() == Some(i) disabled=locked
+                                    on:change=move |_| lab.answer_lesson(Answer::Choice(i)) />
+                                {move || text.get(lab.lang.get())}
+                            </label>
+                        }
+                    })
+                    .collect_view();
+                view! { <div class="lesson-choices" role="radiogroup">{items}</div> }.into_any()
+            }
+            Some(Prediction::Number { unit, .. }) => {
+                let on_input = move |ev: leptos::ev::Event| {
+                    let lang = lab.lang.get_untracked();
+                    if let Some(x) = parse_number(&event_target_value(&ev), lang) {
+                        lab.answer_lesson(Answer::Number(x));
+                    }
+                };
+                let unit_words = move || unit_label(unit, lab.lang.get());
+                let typed = match kept {
+                    Some(Answer::Number(x)) => {
+                        let decimals = if x.fract() == 0.0 { 0 } else { 2 };
+                        lessons::number(x, decimals, lab.lang.get_untracked())
+                    }
+                    _ => String::new(),
+                };
+                // The field may be the previous step's, kept by the redraw: its text is
+                // set outright to this step's answer.
+                let field = NodeRef::<leptos::html::Input>::new();
+                Effect::new(move |_| {
+                    if let Some(input) = field.get() {
+                        input.set_value(&typed);
+                    }
+                });
+                view! {
+                    <label class="lesson-number">
+                        <input type="text" inputmode="decimal" data-testid="lesson-number" node_ref=field
+                            disabled=locked on:input=on_input autocomplete="off" />
+                        <span>{unit_words}</span>
+                    </label>
+                }
+                .into_any()
+            }
+            None => ().into_any(),
+        }
+    }
+}
+
+#[component]
+fn PlayButton(lab: Lab) -> impl IntoView {
+    let answered = move || {
+        lab.guide
+            .with(|g| g.as_ref().is_some_and(|g| g.answered().is_some()))
+    };
+    view! {
+        <div class="lesson-actions">
+            <StepBack lab />
+            <button type="button" class="primary" data-testid="lesson-play"
+                disabled=move || !answered() on:click=move |_| lab.play_lesson_step()>
+                {move || PLAY.get(lab.lang.get())}
+            </button>
+            <span class="hint" hidden=answered>{move || NO_ANSWER.get(lab.lang.get())}</span>
+        </div>
+    }
+}
+
+#[component]
+fn StepBack(lab: Lab) -> impl IntoView {
+    let first = move || lab.guide.with(|g| g.as_ref().is_none_or(|g| g.index == 0));
+    view! {
+        <button type="button" data-testid="lesson-previous" disabled=first
+            on:click=move |_| lab.previous_lesson_step()>
+            {move || PREVIOUS.get(lab.lang.get())}
+        </button>
+    }
+}
+
+/// After the checkpoint: the prediction's verdict and the explanation with its figure.
+#[component]
+fn Reveal(lab: Lab, reached: bool) -> impl IntoView {
+    let lang = lab.lang;
+    let verdict = move || {
+        lab.guide.with(|g| {
+            let Some(g) = g.as_ref() else {
+                return String::new();
+            };
+            match g.verdict() {
+                Some(true) => RIGHT.get(lang.get()).to_string(),
+                _ => format!(
+                    "{} {}.",
+                    WRONG.get(lang.get()),
+                    g.step().prediction.correct_answer(lang.get())
+                ),
+            }
+        })
+    };
+    let explanation = move || {
+        lab.readout.with(|_| ());
+        lab.guide.with(|g| {
+            g.as_ref()
+                .map(|g| lab.with_player(|p| g.explanation(p.sim(), lang.get())))
+                .unwrap_or_default()
+        })
+    };
+    let last = move || lab.guide.with(|g| g.as_ref().is_none_or(|g| g.is_last()));
+    view! {
+        <div class="lesson-reveal" role="status">
+            <p class="lesson-verdict" data-testid="lesson-verdict">{verdict}</p>
+            {(!reached).then(|| view! { <p class="lesson-ended">{move || ENDED.get(lang.get())}</p> })}
+            <p class="lesson-explanation" data-testid="lesson-explanation">{explanation}</p>
+            <div class="lesson-actions">
+                <StepBack lab />
+                <button type="button" class="primary" data-testid="lesson-next" hidden=last
+                    on:click=move |_| lab.next_lesson_step()>
+                    {move || NEXT.get(lang.get())}
+                </button>
+                <span class="lesson-done" hidden=move || !last()>{move || DONE.get(lang.get())}</span>
+            </div>
+        </div>
+    }
+}
+
+/// Page Down: play the step (once answered) or go on to the next; Page Up: the previous
+/// step. Only while a lesson is open, and not while typing in a field.
+fn use_lesson_keys(lab: Lab) {
+    let _ = use_event_listener(use_window(), leptos::ev::keydown, move |ev| {
+        let key = ev.key();
+        if !matches!(key.as_str(), "PageDown" | "PageUp") {
+            return;
+        }
+        let Some((phase, answered)) = lab
+            .guide
+            .with_untracked(|g| g.as_ref().map(|g| (g.phase, g.answered().is_some())))
+        else {
+            return;
+        };
+        ev.prevent_default();
+        match (key.as_str(), phase) {
+            ("PageUp", _) => lab.previous_lesson_step(),
+            ("PageDown", Phase::Predict) if answered => lab.play_lesson_step(),
+            ("PageDown", Phase::Revealed { .. }) => lab.next_lesson_step(),
+            _ => {}
+        }
+    });
+}

@@ -1,0 +1,152 @@
+// End-to-end tests of the lessons (issue 13): a lesson opened from its own link and from
+// the list, a prediction answered before the run shows it, the run paused at the
+// checkpoint, the explanation with its figure, steps forward and back (also by Page
+// Down / Page Up), the language switch, a Spanish browser, and a share link that
+// reopens the lesson where it was.
+// Run by .ci/test-web:  BROKERLAB_URL=http://127.0.0.1:PORT/brokerlab/ node --test lessons.test.mjs
+// playwright-core drives Debian's Chromium (never a downloaded browser).
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { chromium } from 'playwright-core';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+const BASE_URL = process.env.BROKERLAB_URL ?? 'http://127.0.0.1:8080/';
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'];
+
+const opened = [];
+
+/** A fresh browser (its own profile) at `url`, in `locale`. */
+async function openAt(url, locale = 'en-US') {
+  const profile = mkdtempSync(path.join(tmpdir(), 'brokerlab-lessons-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [...ARGS, `--lang=${locale}`],
+    locale,
+    viewport: { width: 1280, height: 800 },
+  });
+  await context.addInitScript(() => localStorage.setItem('brokerlab.tour.seen', '1'));
+  const page = context.pages()[0] ?? (await context.newPage());
+  const errors = [];
+  page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(url, { waitUntil: 'load' });
+  await page.getByTestId('play').waitFor({ state: 'visible', timeout: 30_000 });
+  const handle = { page, errors, context, profile };
+  opened.push(handle);
+  return handle;
+}
+
+after(async () => {
+  for (const { context, profile } of opened) {
+    await context.close();
+    rmSync(profile, { recursive: true, force: true });
+  }
+});
+
+const lessonUrl = (name) => `${BASE_URL}#lesson=${name}`;
+const text = (page, id) => page.getByTestId(id).innerText().then((t) => t.trim());
+
+/** Waits for the step's explanation (the run paused at the checkpoint). */
+async function revealed(page) {
+  await page.getByTestId('lesson-explanation').waitFor({ state: 'visible', timeout: 60_000 });
+  assert.equal(await text(page, 'play'), 'Play', 'the run is paused at the checkpoint');
+}
+
+let shared;
+
+test('a lesson opens from its own link; a prediction comes before the reveal', async () => {
+  const { page, errors } = await openAt(lessonUrl('backlog-arithmetic'));
+  await page.getByTestId('lesson').waitFor({ state: 'visible' });
+  assert.equal(await text(page, 'lesson-title'), 'Backlog arithmetic: a burst larger than capacity');
+  assert.equal(await text(page, 'lesson-progress'), 'Step 1 of 3');
+  assert.equal(await page.getByTestId('scenario').inputValue(), 'burst');
+  // What to look at is outlined on the stage.
+  const focus = await page.getByTestId('lesson-focus').textContent();
+  assert.match(focus, /\[data-node="producer-0"\]/);
+  const outline = await page.locator('[data-node="producer-0"]').evaluate((n) => getComputedStyle(n).outlineStyle);
+  assert.equal(outline, 'solid');
+
+  // No playing before predicting.
+  assert.equal(await page.getByTestId('lesson-play').isDisabled(), true);
+  // Typed key by key, as a person does: the field keeps its focus and every character.
+  await page.getByTestId('lesson-number').click();
+  await page.keyboard.type('60,000', { delay: 20 });
+  assert.equal(await page.getByTestId('lesson-number').inputValue(), '60,000');
+  assert.equal(await page.getByTestId('lesson-play').isDisabled(), false);
+  await page.getByTestId('speed').selectOption('20');
+  await page.getByTestId('lesson-play').click();
+  await revealed(page);
+  assert.equal(await text(page, 'step-time'), '60.0 s', 'paused at the checkpoint, not past it');
+  assert.equal(await text(page, 'lesson-verdict'), 'Your prediction was right.');
+  const explanation = await text(page, 'lesson-explanation');
+  const waiting = Number(explanation.match(/([\d,]+) messages/)[1].replace(/,/g, ''));
+  assert.ok(Math.abs(waiting - 60_000) / 60_000 < 0.02, `about 60,000 wait: ${explanation}`);
+  assert.equal(Number((await text(page, 'backlog')).replace(/,/g, '')), waiting, 'the figure is the one on screen');
+
+  // The answer is locked once the run has played.
+  assert.equal(await page.getByTestId('lesson-number').isDisabled(), true);
+  await page.getByTestId('lesson-next').click();
+  assert.equal(await text(page, 'lesson-progress'), 'Step 2 of 3');
+  // A wrong prediction is told the right answer.
+  await page.getByTestId('lesson-number').fill('3');
+  await page.keyboard.press('PageDown');
+  await revealed(page);
+  assert.match(await text(page, 'lesson-verdict'), /^Not quite: the answer is 20 s\.$/);
+
+  // The language switch changes the lesson at once, numbers written the Spanish way.
+  await page.getByTestId('lang-es').click();
+  assert.equal(await text(page, 'lesson-progress'), 'Paso 2 de 3');
+  assert.match(await text(page, 'lesson-title'), /^Aritmética del backlog/);
+  assert.match(await text(page, 'lesson-explanation'), /\d+,\d s/, 'a decimal comma');
+  assert.equal(await page.getByTestId('lesson').getAttribute('lang'), 'es');
+  await page.waitForTimeout(800);
+  shared = await page.evaluate(() => location.href);
+  assert.match(shared, /#s=v1\./);
+  assert.deepEqual(errors, []);
+});
+
+test('a share link reopens the lesson at its step, revealed, in its language', async () => {
+  assert.ok(shared, 'the previous test made a link');
+  const { page } = await openAt(shared);
+  await page.getByTestId('lesson').waitFor({ state: 'visible' });
+  assert.equal(await text(page, 'lesson-progress'), 'Paso 2 de 3');
+  assert.equal(await text(page, 'step-time'), '60.0 s');
+  await page.getByTestId('lesson-explanation').waitFor({ state: 'visible' });
+  // Page Up goes back a step: the run is replayed to the checkpoint before it.
+  await page.keyboard.press('PageUp');
+  await page.waitForFunction(() => document.querySelector('[data-testid=lesson-progress]').textContent === 'Paso 1 de 3');
+  assert.equal(await text(page, 'step-time'), '0.0 s', 'back before the first checkpoint');
+  assert.equal(await page.getByTestId('lesson-play').isDisabled(), false, 'its answer is kept');
+  assert.equal(await page.getByTestId('lesson-number').inputValue(), '60.000', 'written the Spanish way');
+});
+
+test('a Spanish browser gets the lessons in Spanish; the picker lists and opens every lesson', async () => {
+  const { page, errors } = await openAt(BASE_URL, 'es-ES');
+  const group = page.getByTestId('lesson-options');
+  assert.match(await group.getAttribute('label'), /^Lecciones/);
+  assert.ok((await group.locator('option').count()) >= 12, 'at least the twelve lessons');
+  await page.getByTestId('scenario').selectOption('lesson:ack-after-commit');
+  await page.getByTestId('lesson').waitFor({ state: 'visible' });
+  assert.equal(await text(page, 'lesson-progress'), 'Paso 1 de 3');
+  assert.equal(await page.getByTestId('lesson').getAttribute('lang'), 'es');
+  // A choice question: pick, play, see the checkpoint.
+  await page.getByTestId('lesson-choice-0').check();
+  await page.getByTestId('lesson-play').click();
+  await revealed(page);
+  assert.match(await text(page, 'lesson-verdict'), /^(Tu predicción era correcta\.|No exactamente: la respuesta es .+\.)$/);
+  // Picking another scenario by hand leaves the lesson.
+  await page.getByTestId('scenario').selectOption('mm1');
+  await page.getByTestId('lesson').waitFor({ state: 'detached' });
+  assert.deepEqual(errors, []);
+});
+
+test('a link to a lesson that does not exist says so and opens the page', async () => {
+  const { page } = await openAt(lessonUrl('no-such-lesson'));
+  assert.match(await text(page, 'error-note'), /There is no lesson called “no-such-lesson”\./);
+  assert.equal(await page.getByTestId('lesson').count(), 0);
+});
