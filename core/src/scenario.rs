@@ -1086,6 +1086,13 @@ pub enum Command {
         queue: String,
         idempotency: Idempotency,
     },
+    /// How the consumers of `queue` treat per-key versions from now on: a message whose
+    /// handler starts after this instant follows the new policy (one already being
+    /// processed finishes under the old one).
+    SetOrdering {
+        queue: String,
+        ordering: Ordering,
+    },
     SetRetry {
         queue: String,
         retry: RetryPolicy,
@@ -1818,6 +1825,7 @@ impl Scenario {
             | Command::SetPrefetch { .. }
             | Command::SetAckMode { .. }
             | Command::SetIdempotency { .. }
+            | Command::SetOrdering { .. }
             | Command::SetRetry { .. } => check.consumer_setting(fault),
         }
     }
@@ -2047,9 +2055,9 @@ impl CommandCheck<'_> {
                 let max = u64::from(limits::PREFETCH_MAX);
                 check_count(&self.at("prefetch"), u64::from(*prefetch), 1, max)
             }
-            Command::SetAckMode { queue, .. } | Command::SetIdempotency { queue, .. } => {
-                self.consumed_queue(queue)
-            }
+            Command::SetAckMode { queue, .. }
+            | Command::SetIdempotency { queue, .. }
+            | Command::SetOrdering { queue, .. } => self.consumed_queue(queue),
             Command::SetRetry { queue, retry } => {
                 self.consumed_queue(queue)?;
                 validate_retry(&self.at("retry"), retry)

@@ -3,8 +3,8 @@
 
 use brokerlab_core::scenario::limits;
 use brokerlab_core::{
-    AckMode, ArrivalProcess, Command, Flavour, Idempotency, Overflow, ProducerId, ServiceTime,
-    Simulation,
+    AckMode, ArrivalProcess, Command, Flavour, Idempotency, Ordering, Overflow, ProducerId,
+    ServiceTime, Simulation,
 };
 use leptos::prelude::*;
 
@@ -157,6 +157,12 @@ const IDEMPOTENCY: &[(Idempotency, &str)] = &[
     (Idempotency::None, "None"),
     (Idempotency::CheckThenInsert, "Check, then insert (racy)"),
     (Idempotency::Inbox, "Inbox table (unique key)"),
+];
+const ORDERINGS: &[(Ordering, &str)] = &[
+    (Ordering::None, "None (apply as handlers finish)"),
+    (Ordering::IgnoreStale, "Ignore stale versions"),
+    (Ordering::WaitForGap, "Wait for the missing version"),
+    (Ordering::Reconcile, "Reconcile from the source on a gap"),
 ];
 const FLAVOURS: &[(Flavour, &str)] = &[
     (
@@ -311,6 +317,8 @@ fn QueueRow(lab: Lab, index: usize) -> impl IntoView {
                 value=choice(|q| choice_value(&q.ack)) apply=cmd(queue_commands::ack) />
             <SelectField id=id("idempotency") label="Idempotency" options=options(IDEMPOTENCY)
                 value=choice(|q| choice_value(&q.idempotency)) apply=cmd(queue_commands::idempotency) />
+            <SelectField id=id("ordering") label="Ordering per key" options=options(ORDERINGS)
+                value=choice(|q| choice_value(&q.ordering)) apply=cmd(queue_commands::ordering) />
             <NumberField id=id("attempts") label="Retry: max attempts" unit="first one included"
                 value=text(|q| q.retry.max_attempts.to_string()) apply=cmd(queue_commands::attempts) />
             <NumberField id=id("backoff") label="Retry: backoff base" unit="s, doubles each time"

@@ -47,6 +47,7 @@ impl Simulation {
             | Command::SetPrefetch { .. }
             | Command::SetAckMode { .. }
             | Command::SetIdempotency { .. }
+            | Command::SetOrdering { .. }
             | Command::SetRetry { .. }
             | Command::SetVisibilityTimeout { .. }
             | Command::SetQueueBound { .. }

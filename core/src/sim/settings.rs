@@ -25,6 +25,7 @@ impl Simulation {
             | Command::SetPrefetch { ref queue, .. }
             | Command::SetAckMode { ref queue, .. }
             | Command::SetIdempotency { ref queue, .. }
+            | Command::SetOrdering { ref queue, .. }
             | Command::SetRetry { ref queue, .. } => {
                 if let Some(q) = self.queue_named(queue) {
                     self.apply_consumer_setting(q, fault, trigger);
@@ -114,6 +115,10 @@ impl Simulation {
                     queue: q,
                     idempotency,
                 }
+            }
+            Command::SetOrdering { ordering, .. } => {
+                self.for_consumers_of(q, |c| c.ordering = ordering);
+                Setting::Ordering { queue: q, ordering }
             }
             Command::SetRetry { ref retry, .. } => {
                 self.for_consumers_of(q, |c| c.retry = retry.clone());
