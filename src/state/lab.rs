@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 
-use brokerlab_core::{examples, secs_to_us, us_to_secs, Command, MsgId};
+use brokerlab_core::{examples, secs_to_us, us_to_secs, Command, MsgId, Scenario};
 
 use crate::model::flights::{FlightBuffer, Node};
 use crate::model::invariants::Status;
@@ -70,6 +70,8 @@ pub struct Lab {
     pub topology: Memo<Topology>,
     /// (name, description) of the loaded scenario.
     pub scenario: Memo<(String, String)>,
+    /// The loaded scenario, without the user's commands (the editor shows it).
+    pub base: Memo<Scenario>,
     /// The open message history, or why it could not be built; `None` when closed.
     pub lineage: RwSignal<Option<Result<Lineage, String>>>,
     /// A message history being built over the next frames (see [`Lab::open_lineage`]).
@@ -158,6 +160,7 @@ impl Lab {
                 let s = p.scenario();
                 (s.name.clone(), s.description.clone())
             }),
+            base: per_key(player, run, |p| p.base().clone()),
             lineage: RwSignal::new(None),
             building: StoredValue::new(None),
             building_lineage: RwSignal::new(false),
@@ -260,17 +263,24 @@ impl Lab {
             .ok_or_else(|| format!("There is no example called “{name}”."))
             .and_then(|s| Player::new(s).map_err(|e| format!("The example could not load: {e}")));
         match player {
-            Ok(mut player) => {
-                let run = self.player.with_value(Player::run).wrapping_add(1);
-                player.set_run(run);
-                // A story of a few messages opens slowly enough to see each event.
-                self.speed.set(player.opening_speed());
-                self.player.set_value(player);
-                self.error.set(None);
-                self.close_lineage();
+            Ok(player) => self.open_player(player),
+            Err(message) => {
+                self.error.set(Some(message));
+                self.changed();
             }
-            Err(message) => self.error.set(Some(message)),
         }
+    }
+
+    /// Puts a new run on the page (a loaded example, an edited scenario), paused.
+    pub fn open_player(&self, mut player: Player) {
+        self.playing.set(false);
+        let run = self.player.with_value(Player::run).wrapping_add(1);
+        player.set_run(run);
+        // A story of a few messages opens slowly enough to see each event.
+        self.speed.set(player.opening_speed());
+        self.player.set_value(player);
+        self.error.set(None);
+        self.close_lineage();
         self.changed();
     }
 

@@ -3,6 +3,7 @@
 //! never on the views.
 
 pub mod lab;
+mod scenario_edit;
 pub mod share;
 pub mod shortcuts;
 pub mod tools;
