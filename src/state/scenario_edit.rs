@@ -22,10 +22,8 @@ impl Lab {
     /// is placed at its line and the run stays as it was.
     pub fn apply_scenario_text(&self, text: &str) -> Result<(), TextError> {
         let scenario = scenario_text::check(text)?;
-        self.run_scenario(scenario).map_err(|message| TextError {
-            line: 1,
-            message,
-        })
+        self.run_scenario(scenario)
+            .map_err(|message| TextError { line: 1, message })
     }
 
     /// The editor's text for the scenario on the page.
@@ -69,14 +67,27 @@ mod tests {
         }
         let before = lab.readout.get_untracked();
         let text = lab.scenario_text();
-        let bad = text.replace("\"visibility_timeout_s\": 3600.0", "\"visibility_timeout_s\": -1.0");
+        let bad = text.replace(
+            "\"visibility_timeout_s\": 3600.0",
+            "\"visibility_timeout_s\": -1.0",
+        );
         assert_ne!(bad, text, "the example has that field");
         let e = lab.apply_scenario_text(&bad).expect_err("negative");
-        assert!(e.message.starts_with("queues[0].visibility_timeout_s"), "{e:?}");
+        assert!(
+            e.message.starts_with("queues[0].visibility_timeout_s"),
+            "{e:?}"
+        );
         assert_eq!(lab.readout.get_untracked(), before, "the run is kept");
-        let good = text.replace("\"visibility_timeout_s\": 3600.0", "\"visibility_timeout_s\": 7.0");
+        let good = text.replace(
+            "\"visibility_timeout_s\": 3600.0",
+            "\"visibility_timeout_s\": 7.0",
+        );
         lab.apply_scenario_text(&good).expect("valid");
-        assert_eq!(lab.readout.get_untracked().step, 0, "a new run, at its start");
+        assert_eq!(
+            lab.readout.get_untracked().step,
+            0,
+            "a new run, at its start"
+        );
         assert_eq!(lab.base.get_untracked().queues[0].visibility_timeout_s, 7.0);
         assert_eq!(lab.settings.get_untracked().queues[0].visibility_s, 7.0);
     }
