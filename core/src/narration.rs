@@ -119,6 +119,11 @@ fn setting_text(sim: &Simulation, setting: Setting) -> String {
                 rate_milli_per_s as f64 / 1_000.0
             )
         }
+        Setting::GroupOrdering { group, ordering } => format!(
+            "Group {} now {}",
+            sim.group_name(group),
+            ordering_text(ordering)
+        ),
         Setting::Partitions { log, partitions } => format!(
             "{} now has {partitions} partitions: keys hash over all of them, so a key's next records may go to another partition than its earlier ones, and its groups rebalance",
             sim.log_name(log)

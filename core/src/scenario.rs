@@ -1039,6 +1039,12 @@ pub enum Command {
     SeekToEarliest {
         group: GroupId,
     },
+    /// How group `group` treats per-key versions from now on (`none` or `ignore_stale`:
+    /// a partition's records arrive in order, so there is no gap to wait for).
+    SetGroupOrdering {
+        group: GroupId,
+        ordering: Ordering,
+    },
     /// The group moves every partition to `offset` (clamped to what is retained): back to
     /// replay, or forward to skip.
     SeekTo {
@@ -1813,6 +1819,7 @@ impl Scenario {
             | Command::AddMember { .. }
             | Command::SeekToEarliest { .. }
             | Command::SeekTo { .. }
+            | Command::SetGroupOrdering { .. }
             | Command::SetPartitions { .. } => check.log_command(fault),
             Command::DependencyOutage { .. }
             | Command::Redrive { .. }
@@ -1994,6 +2001,14 @@ impl CommandCheck<'_> {
             Command::AddMember { group }
             | Command::SeekToEarliest { group }
             | Command::SeekTo { group, .. } => self.group(*group).map(|_| ()),
+            Command::SetGroupOrdering { group, ordering } => {
+                self.group(*group)?;
+                if matches!(ordering, Ordering::None | Ordering::IgnoreStale) {
+                    Ok(())
+                } else {
+                    Err(self.err("ordering", "a group supports none or ignore_stale"))
+                }
+            }
             Command::SetPartitions { log, partitions } => {
                 if self.scenario.log_index(log).is_none() {
                     return Err(self.err("log", format!("there is no log {log:?}")));

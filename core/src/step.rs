@@ -789,6 +789,10 @@ pub enum Setting {
         queue: QueueId,
         ordering: Ordering,
     },
+    GroupOrdering {
+        group: GroupId,
+        ordering: Ordering,
+    },
     Retry {
         queue: QueueId,
         max_attempts: u32,

@@ -480,3 +480,40 @@ fn an_ordering_scheduled_in_the_scenario_takes_effect_at_its_instant() {
     let e = s.validate().expect_err("no such queue");
     assert_eq!(e.field, "commands[0].command.queue");
 }
+
+#[test]
+fn a_groups_ordering_changes_from_its_instant_and_only_to_what_a_log_supports() {
+    let mut sim =
+        Simulation::new(examples::load("log-consumer-groups").expect("built in")).expect("ok");
+    let group = GroupId::new(0);
+    run_checked_until(&mut sim, 2.0);
+    assert_eq!(sim.group_ordering(group), Ordering::None);
+    let set = |ordering| Command::SetGroupOrdering { group, ordering };
+    let step = sim.command(set(Ordering::IgnoreStale)).expect("valid");
+    assert!(step.facts.iter().any(|f| matches!(
+        f,
+        Fact::SettingChanged {
+            setting: Setting::GroupOrdering {
+                ordering: Ordering::IgnoreStale,
+                ..
+            },
+            ..
+        }
+    )));
+    assert_eq!(sim.group_ordering(group), Ordering::IgnoreStale);
+    run_checked_until(&mut sim, 20.0);
+    assert_replays(&sim);
+    let e = sim
+        .command(set(Ordering::WaitForGap))
+        .err()
+        .expect("a log has no gaps to wait for");
+    assert_eq!(e.field, "command.ordering");
+    let e = sim
+        .command(Command::SetGroupOrdering {
+            group: GroupId::new(9),
+            ordering: Ordering::None,
+        })
+        .err()
+        .expect("no such group");
+    assert!(e.field.ends_with("group"), "{e}");
+}

@@ -56,6 +56,49 @@ fn gutter(lines: usize, marked: Option<usize>) -> impl IntoView {
         .collect_view()
 }
 
+/// What the editor's buttons act on.
+#[derive(Clone, Copy)]
+struct EditorState {
+    area: NodeRef<leptos::html::Textarea>,
+    error: RwSignal<Option<TextError>>,
+    status: RwSignal<Option<&'static str>>,
+    lines: RwSignal<usize>,
+}
+
+impl EditorState {
+    /// Apply: the text runs, or its refusal is marked at its line (the run stays).
+    fn apply(self, lab: Lab) {
+        let Some(el) = self.area.get_untracked() else {
+            return;
+        };
+        match lab.apply_scenario_text(&el.value()) {
+            Ok(()) => self
+                .status
+                .set(Some("Applied: the run starts again from its start.")),
+            Err(e) => {
+                let line = e.line;
+                self.error.set(Some(e));
+                self.status.set(None);
+                let el: &web_sys::HtmlTextAreaElement = el.unchecked_ref();
+                show_line(el, line);
+            }
+        }
+    }
+
+    /// Revert: the text of the scenario that is running.
+    fn revert(self, lab: Lab) {
+        let text = lab.scenario_text();
+        if let Some(el) = self.area.get_untracked() {
+            el.set_value(&text);
+            el.set_scroll_top(0);
+        }
+        self.lines.set(text.split('\n').count());
+        self.error.set(None);
+        self.status
+            .set(Some("Reverted to the scenario that is running."));
+    }
+}
+
 /// The JSON editor: text area, gutter, Apply and Revert, the refusal at its line.
 #[component]
 fn Editor(lab: Lab) -> impl IntoView {
@@ -89,31 +132,14 @@ fn Editor(lab: Lab) -> impl IntoView {
             }
         }
     };
-    let apply = move |_| {
-        let Some(el) = area.get_untracked() else {
-            return;
-        };
-        match lab.apply_scenario_text(&el.value()) {
-            Ok(()) => status.set(Some("Applied: the run starts again from its start.")),
-            Err(e) => {
-                let line = e.line;
-                error.set(Some(e));
-                status.set(None);
-                let el: &web_sys::HtmlTextAreaElement = el.unchecked_ref();
-                show_line(el, line);
-            }
-        }
+    let state = EditorState {
+        area,
+        error,
+        status,
+        lines,
     };
-    let revert = move |_| {
-        let text = lab.scenario_text();
-        if let Some(el) = area.get_untracked() {
-            el.set_value(&text);
-            el.set_scroll_top(0);
-        }
-        lines.set(text.split('\n').count());
-        error.set(None);
-        status.set(Some("Reverted to the scenario that is running."));
-    };
+    let apply = move |_| state.apply(lab);
+    let revert = move |_| state.revert(lab);
     let marked = move || error.with(|e| e.as_ref().map(|e| e.line));
     let band_style = move || {
         marked().map_or("display: none".to_string(), |line| {
@@ -151,27 +177,26 @@ fn Editor(lab: Lab) -> impl IntoView {
 #[component]
 fn ScheduleList(lab: Lab, names: Memo<Names>, error: RwSignal<Option<String>>) -> impl IntoView {
     let items = move || {
+        let commands = lab.base.with(|base| base.commands.clone());
         let names = names.get();
-        lab.base.with(|base| {
-            base.commands
-                .iter()
-                .enumerate()
-                .map(|(i, c)| {
-                    let remove = move |_| match lab.unschedule(i) {
-                        Ok(()) => error.set(None),
-                        Err(e) => error.set(Some(e)),
-                    };
-                    view! {
-                        <li data-testid="schedule-item">
-                            <span>{schedule::line(c, &names)}</span>
-                            " "
-                            <button type="button" class="small" data-testid=format!("schedule-remove-{i}")
-                                on:click=remove>"Remove"</button>
-                        </li>
-                    }
-                })
-                .collect_view()
-        })
+        commands
+            .into_iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let remove = move |_| match lab.unschedule(i) {
+                    Ok(()) => error.set(None),
+                    Err(e) => error.set(Some(e)),
+                };
+                view! {
+                    <li data-testid="schedule-item">
+                        <span>{schedule::line(&c, &names)}</span>
+                        " "
+                        <button type="button" class="small" data-testid=format!("schedule-remove-{i}")
+                            on:click=remove>"Remove"</button>
+                    </li>
+                }
+            })
+            .collect_view()
     };
     let empty = move || lab.base.with(|b| b.commands.is_empty());
     view! {

@@ -14,15 +14,15 @@ pub const SCRUB_STEP_S: f64 = 0.1;
 /// already happened).
 #[component]
 fn ScheduleMarks(lab: Lab) -> impl IntoView {
-    let names = Memo::new(move |_| {
-        lab.base.track();
-        lab.with_player(|p| Names::of(p.sim()))
+    // One memo for what is scheduled and the names it uses: recomputed with the scenario.
+    let plan = Memo::new(move |_| {
+        let base = lab.base.get();
+        (base, lab.with_player(|p| Names::of(p.sim())))
     });
     let marks = move || {
         let now = lab.readout.with(|r| r.time_s);
         let end = lab.timeline_end_s.get();
-        let names = names.get();
-        lab.base.with(|base| markers(base, &names, end, now))
+        plan.with(|(base, names)| markers(base, names, end, now))
     };
     view! {
         <span class="schedule-marks" aria-hidden="true">

@@ -95,6 +95,19 @@ class LabPage {
     await this.page.getByTestId('scenario').selectOption(name);
   }
 
+  /** Waits until `n` elements carry the data-testid `id` (the page updates after the
+   *  click's handler, in its next reactive pass). */
+  async count(id, n, timeout = 5_000) {
+    const deadline = Date.now() + timeout;
+    let last;
+    while (Date.now() < deadline) {
+      last = await this.page.getByTestId(id).count();
+      if (last === n) return;
+      await this.page.waitForTimeout(50);
+    }
+    assert.fail(`${n} × ${id} expected, found ${last}`);
+  }
+
   editorText() {
     return this.page.getByTestId('editor-text').inputValue();
   }
@@ -155,7 +168,7 @@ test('an invalid value is marked at its field and the run stays; fixed, it appli
   // Revert puts back the running scenario.
   await lab.click('editor-revert');
   assert.equal(await lab.editorText(), original);
-  assert.equal(await lab.page.getByTestId('gutter-marked').count(), 0);
+  await lab.count('gutter-marked', 0);
 
   // Fixed: applied, the run starts again, and the new value is in force.
   const good = original.replace('"visibility_timeout_s": 3600.0', '"visibility_timeout_s": 7.0');
@@ -189,7 +202,7 @@ test('a crash scheduled at 12 s is marked on the timeline and happens there', as
   await lab.page.getByTestId('schedule-extra').fill('5');
   await lab.click('schedule-add');
   assert.equal(await lab.text('schedule-error'), '');
-  assert.equal(await lab.page.getByTestId('schedule-item').count(), 1);
+  await lab.count('schedule-item', 1);
   assert.match(
     await lab.text('schedule-item'),
     /^at 12\.0 s: crash .+ after its next commit, before the ack \(back 5\.0 s later\)/,
@@ -197,13 +210,18 @@ test('a crash scheduled at 12 s is marked on the timeline and happens there', as
   // Part of the scenario now: the editor shows it.
   assert.match(await lab.editorText(), /"crash_consumer"/);
   const mark = lab.page.getByTestId('schedule-mark');
-  assert.equal(await mark.count(), 1);
+  await lab.count('schedule-mark', 1);
   assert.equal(await mark.getAttribute('data-at'), '12');
   assert.equal(await lab.text('step-index'), '0', 'the run starts again');
-  await lab.page.getByTestId('speed').selectOption('10');
-  await lab.click('play');
-  await lab.waitFor('time', (s) => s >= 11);
+  // Go to 11.5 s on the timeline: nothing has happened yet.
+  await lab.page.getByTestId('scrubber').evaluate((el) => {
+    el.value = '11.5';
+    el.dispatchEvent(new Event('input', { bubbles: true }));
+  });
+  await lab.waitFor('time', (s) => s >= 11.5);
   assert.equal(await lab.number('crashes'), 0, 'nothing before its instant');
+  await lab.page.getByTestId('speed').selectOption('1');
+  await lab.click('play');
   await lab.waitFor('crashes', (n) => n >= 1);
   assert.ok((await lab.number('time')) >= 12);
   if ((await lab.text('play')) === 'Pause') await lab.click('play');
@@ -224,13 +242,13 @@ test('the link carries the edited scenario and its schedule', async () => {
     assert.equal(await p.text('crashes'), crashes);
     await p.tab('scenario');
     assert.match(await p.editorText(), /"visibility_timeout_s": 7\.0/);
-    assert.equal(await p.page.getByTestId('schedule-item').count(), 1);
+    await p.count('schedule-item', 1);
     assert.match(await p.text('schedule-item'), /^at 12\.0 s: crash .+ after its next commit/);
-    assert.equal(await p.page.getByTestId('schedule-mark').count(), 1);
+    await p.count('schedule-mark', 1);
     // Removing it starts the run again without it.
     await p.click('schedule-remove-0');
-    assert.equal(await p.page.getByTestId('schedule-item').count(), 0);
-    assert.equal(await p.page.getByTestId('schedule-mark').count(), 0);
+    await p.count('schedule-item', 0);
+    await p.count('schedule-mark', 0);
     assert.equal(await p.text('step-index'), '0');
     assert.deepEqual(p.consoleErrors, []);
   } finally {
@@ -251,5 +269,18 @@ test("account-42's ordering policy from Parameters: waiting for the gap keeps th
   await lab.playToEnd(10);
   assert.match(await lab.text('db-0-row-0'), /balance 50/);
   assert.equal(await lab.page.getByTestId('param-q0-ordering').inputValue(), 'wait_for_gap');
+  assert.deepEqual(lab.consoleErrors, []);
+});
+
+test("a consumer group's ordering is in Parameters too, limited to what a log supports", async () => {
+  await lab.pickScenario('log-consumer-groups');
+  await lab.tab('parameters');
+  const select = lab.page.getByTestId('param-g0-ordering');
+  const offered = await select.locator('option').evaluateAll((os) => os.map((o) => o.value));
+  assert.deepEqual(offered, ['none', 'ignore_stale']);
+  await select.selectOption('ignore_stale');
+  assert.equal(await lab.text('param-g0-ordering-error'), '');
+  await lab.click('step');
+  assert.equal(await select.inputValue(), 'ignore_stale');
   assert.deepEqual(lab.consoleErrors, []);
 });

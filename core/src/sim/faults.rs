@@ -48,6 +48,7 @@ impl Simulation {
             | Command::SetAckMode { .. }
             | Command::SetIdempotency { .. }
             | Command::SetOrdering { .. }
+            | Command::SetGroupOrdering { .. }
             | Command::SetRetry { .. }
             | Command::SetVisibilityTimeout { .. }
             | Command::SetQueueBound { .. }

@@ -38,6 +38,15 @@ impl Simulation {
                     self.apply_queue_setting(q, fault, trigger);
                 }
             }
+            Command::SetGroupOrdering { group, ordering } => {
+                if let Some(g) = self.groups.get_mut(group.index()) {
+                    g.ordering = ordering;
+                    self.facts.push(Fact::SettingChanged {
+                        setting: Setting::GroupOrdering { group, ordering },
+                        trigger,
+                    });
+                }
+            }
             Command::SetPartitions {
                 ref log,
                 partitions,
