@@ -503,17 +503,15 @@ fn a_groups_ordering_changes_from_its_instant_and_only_to_what_a_log_supports() 
     assert_eq!(sim.group_ordering(group), Ordering::IgnoreStale);
     run_checked_until(&mut sim, 20.0);
     assert_replays(&sim);
-    let e = sim
-        .command(set(Ordering::WaitForGap))
-        .err()
-        .expect("a log has no gaps to wait for");
+    let Err(e) = sim.command(set(Ordering::WaitForGap)) else {
+        panic!("a log has no gaps to wait for");
+    };
     assert_eq!(e.field, "command.ordering");
-    let e = sim
-        .command(Command::SetGroupOrdering {
-            group: GroupId::new(9),
-            ordering: Ordering::None,
-        })
-        .err()
-        .expect("no such group");
+    let Err(e) = sim.command(Command::SetGroupOrdering {
+        group: GroupId::new(9),
+        ordering: Ordering::None,
+    }) else {
+        panic!("no such group");
+    };
     assert!(e.field.ends_with("group"), "{e}");
 }
