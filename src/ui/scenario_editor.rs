@@ -39,6 +39,10 @@ fn show_line(area: &web_sys::HtmlTextAreaElement, line: usize) {
     let per_line = f64::from(area.scroll_height()) / lines;
     let top = (line as f64 - 3.0).max(0.0) * per_line;
     area.set_scroll_top(top as i32);
+    // Focusing may have scrolled the side panel to the caret alone: show the whole editor.
+    if let Some(editor) = area.parent_element().and_then(|p| p.parent_element()) {
+        editor.scroll_into_view_with_bool(true);
+    }
 }
 
 /// The gutter's numbers, the marked line flagged.

@@ -284,3 +284,19 @@ test("a consumer group's ordering is in Parameters too, limited to what a log su
   assert.equal(await select.inputValue(), 'ignore_stale');
   assert.deepEqual(lab.consoleErrors, []);
 });
+
+test('on a phone the Scenario tab fits the screen and shows the marked line', async () => {
+  await lab.page.setViewportSize({ width: 390, height: 844 });
+  try {
+    await lab.pickScenario('crash-after-commit');
+    await lab.tab('scenario');
+    const text = await lab.editorText();
+    await lab.page.getByTestId('editor-text').fill(text.replace('"prefetch": 1', '"prefetch": 0'));
+    await lab.click('editor-apply');
+    assert.match(await lab.text('editor-error'), /consumers\[0\]\.prefetch/);
+    assert.equal(await lab.page.evaluate(() => document.documentElement.scrollWidth), 390);
+    assert.equal(await lab.page.getByTestId('gutter-marked').isVisible(), true);
+  } finally {
+    await lab.page.setViewportSize({ width: 1280, height: 800 });
+  }
+});
