@@ -175,8 +175,16 @@ test('an invalid value is marked at its field and the run stays; fixed, it appli
   await lab.page.getByTestId('editor-text').fill(good);
   await lab.click('editor-apply');
   assert.match(await lab.text('editor-status'), /Applied/);
+
   assert.equal(await lab.text('editor-error'), '');
   assert.equal(await lab.text('step-index'), '0');
+  // A change that leaves the first step reading the same still reaches the address.
+  await lab.page.waitForTimeout(600);
+  const before = await lab.page.evaluate(() => location.hash);
+  const described = (await lab.editorText()).replace(/"description": "[^"]*"/, '"description": "Edited."');
+  await lab.page.getByTestId('editor-text').fill(described);
+  await lab.click('editor-apply');
+  await lab.page.waitForFunction((b) => location.hash !== b, before, { timeout: 5_000 });
   await lab.tab('parameters');
   await lab.page.getByTestId('param-q0-more').evaluate((d) => { d.open = true; });
   assert.equal(await lab.page.getByTestId('param-q0-visibility').inputValue(), '7');
@@ -196,6 +204,9 @@ test('markup typed into a name stays text', async () => {
 
 test('a crash scheduled at 12 s is marked on the timeline and happens there', async () => {
   await lab.tab('scenario');
+  // Both runs are at step 0: the address must follow the scenario itself, not the step.
+  await lab.page.waitForTimeout(600);
+  const before = await lab.page.evaluate(() => location.hash);
   await lab.page.getByTestId('schedule-kind').selectOption('crash-consumer-after-commit');
   await lab.page.getByTestId('schedule-target').selectOption('0');
   await lab.page.getByTestId('schedule-at').fill('12');
@@ -213,6 +224,7 @@ test('a crash scheduled at 12 s is marked on the timeline and happens there', as
   await lab.count('schedule-mark', 1);
   assert.equal(await mark.getAttribute('data-at'), '12');
   assert.equal(await lab.text('step-index'), '0', 'the run starts again');
+  await lab.page.waitForFunction((b) => location.hash !== b, before, { timeout: 5_000 });
   // Go to 11.5 s on the timeline: nothing has happened yet.
   await lab.page.getByTestId('scrubber').evaluate((el) => {
     el.value = '11.5';
