@@ -3,7 +3,7 @@
 //! written `#id`.
 
 use crate::scenario::{
-    AckMode, ArrivalProcess, CrashPoint, Flavour, Idempotency, Overflow, Poison,
+    AckMode, ArrivalProcess, CrashPoint, Flavour, Idempotency, Ordering, Overflow, Poison,
     ProducerCrashPoint, Rebalance,
 };
 use crate::sim::Simulation;
@@ -63,6 +63,19 @@ fn idempotency_text(i: Idempotency) -> &'static str {
     }
 }
 
+fn ordering_text(o: Ordering) -> &'static str {
+    match o {
+        Ordering::None => "apply each version of a key as its handler finishes, in any order",
+        Ordering::IgnoreStale => "skip a version of a key that is not newer than the one applied",
+        Ordering::WaitForGap => {
+            "hold back a version of a key until its predecessor has been applied"
+        }
+        Ordering::Reconcile => {
+            "on a gap, catch up on the missing versions from the source of truth first"
+        }
+    }
+}
+
 fn flavour_text(f: Flavour) -> &'static str {
     match f {
         Flavour::Generic => {
@@ -106,6 +119,11 @@ fn setting_text(sim: &Simulation, setting: Setting) -> String {
                 rate_milli_per_s as f64 / 1_000.0
             )
         }
+        Setting::GroupOrdering { group, ordering } => format!(
+            "Group {} now {}",
+            sim.group_name(group),
+            ordering_text(ordering)
+        ),
         Setting::Partitions { log, partitions } => format!(
             "{} now has {partitions} partitions: keys hash over all of them, so a key's next records may go to another partition than its earlier ones, and its groups rebalance",
             sim.log_name(log)
@@ -115,6 +133,7 @@ fn setting_text(sim: &Simulation, setting: Setting) -> String {
         | Setting::Prefetch { .. }
         | Setting::AckMode { .. }
         | Setting::Idempotency { .. }
+        | Setting::Ordering { .. }
         | Setting::Retry { .. } => consumer_setting_text(sim, setting),
         Setting::VisibilityTimeout { .. }
         | Setting::QueueBound { .. }
@@ -154,6 +173,11 @@ fn consumer_setting_text(sim: &Simulation, setting: Setting) -> String {
             "The consumers of {} now guard against duplicates with {}",
             queue(sim, q),
             idempotency_text(idempotency)
+        ),
+        Setting::Ordering { queue: q, ordering } => format!(
+            "The consumers of {} now {}",
+            queue(sim, q),
+            ordering_text(ordering)
         ),
         Setting::Retry {
             queue: q,

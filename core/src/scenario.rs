@@ -1039,6 +1039,12 @@ pub enum Command {
     SeekToEarliest {
         group: GroupId,
     },
+    /// How group `group` treats per-key versions from now on (`none` or `ignore_stale`:
+    /// a partition's records arrive in order, so there is no gap to wait for).
+    SetGroupOrdering {
+        group: GroupId,
+        ordering: Ordering,
+    },
     /// The group moves every partition to `offset` (clamped to what is retained): back to
     /// replay, or forward to skip.
     SeekTo {
@@ -1085,6 +1091,13 @@ pub enum Command {
     SetIdempotency {
         queue: String,
         idempotency: Idempotency,
+    },
+    /// How the consumers of `queue` treat per-key versions from now on: a message whose
+    /// handler starts after this instant follows the new policy (one already being
+    /// processed finishes under the old one).
+    SetOrdering {
+        queue: String,
+        ordering: Ordering,
     },
     SetRetry {
         queue: String,
@@ -1806,6 +1819,7 @@ impl Scenario {
             | Command::AddMember { .. }
             | Command::SeekToEarliest { .. }
             | Command::SeekTo { .. }
+            | Command::SetGroupOrdering { .. }
             | Command::SetPartitions { .. } => check.log_command(fault),
             Command::DependencyOutage { .. }
             | Command::Redrive { .. }
@@ -1818,6 +1832,7 @@ impl Scenario {
             | Command::SetPrefetch { .. }
             | Command::SetAckMode { .. }
             | Command::SetIdempotency { .. }
+            | Command::SetOrdering { .. }
             | Command::SetRetry { .. } => check.consumer_setting(fault),
         }
     }
@@ -1986,6 +2001,14 @@ impl CommandCheck<'_> {
             Command::AddMember { group }
             | Command::SeekToEarliest { group }
             | Command::SeekTo { group, .. } => self.group(*group).map(|_| ()),
+            Command::SetGroupOrdering { group, ordering } => {
+                self.group(*group)?;
+                if matches!(ordering, Ordering::None | Ordering::IgnoreStale) {
+                    Ok(())
+                } else {
+                    Err(self.err("ordering", "a group supports none or ignore_stale"))
+                }
+            }
             Command::SetPartitions { log, partitions } => {
                 if self.scenario.log_index(log).is_none() {
                     return Err(self.err("log", format!("there is no log {log:?}")));
@@ -2047,9 +2070,9 @@ impl CommandCheck<'_> {
                 let max = u64::from(limits::PREFETCH_MAX);
                 check_count(&self.at("prefetch"), u64::from(*prefetch), 1, max)
             }
-            Command::SetAckMode { queue, .. } | Command::SetIdempotency { queue, .. } => {
-                self.consumed_queue(queue)
-            }
+            Command::SetAckMode { queue, .. }
+            | Command::SetIdempotency { queue, .. }
+            | Command::SetOrdering { queue, .. } => self.consumed_queue(queue),
             Command::SetRetry { queue, retry } => {
                 self.consumed_queue(queue)?;
                 validate_retry(&self.at("retry"), retry)

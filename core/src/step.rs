@@ -5,8 +5,8 @@
 use serde::Serialize;
 
 use crate::scenario::{
-    AckMode, ArrivalProcess, CrashPoint, Flavour, Idempotency, MemberCrashPoint, Overflow, Poison,
-    ProducerCrashPoint,
+    AckMode, ArrivalProcess, CrashPoint, Flavour, Idempotency, MemberCrashPoint, Ordering,
+    Overflow, Poison, ProducerCrashPoint,
 };
 use crate::time::Micros;
 
@@ -784,6 +784,14 @@ pub enum Setting {
     Idempotency {
         queue: QueueId,
         idempotency: Idempotency,
+    },
+    Ordering {
+        queue: QueueId,
+        ordering: Ordering,
+    },
+    GroupOrdering {
+        group: GroupId,
+        ordering: Ordering,
     },
     Retry {
         queue: QueueId,

@@ -404,3 +404,114 @@ fn adding_partitions_spreads_keys_anew_and_rebalances_every_group() {
     assert!(err.to_string().contains("only grows"), "{err}");
     assert_replays(&sim);
 }
+
+/// The final balance of account 42 in `account-42`'s ledger.
+fn balance_42(sim: &Simulation) -> i64 {
+    sim.tables(QueueId::new(0))
+        .expect("the ledger")
+        .aggregate(42)
+        .balance
+}
+
+fn ordering(ordering: Ordering) -> Command {
+    Command::SetOrdering {
+        queue: "ledger".into(),
+        ordering,
+    }
+}
+
+#[test]
+fn waiting_for_the_gap_set_before_the_messages_fixes_account_42_and_replays() {
+    // Without the setting the withdrawal overtakes the deposit and is refused (balance
+    // 100); set at 0.5 s, before either message exists, every seed ends at 50.
+    let plain = examples::load("account-42").expect("built in");
+    let mut sim = Simulation::new(plain.clone()).expect("valid");
+    run_checked_until(&mut sim, 60.0);
+    assert_eq!(balance_42(&sim), 100, "the example's own run reorders");
+    for seed in 1..30 {
+        let mut s = plain.clone();
+        s.seed = seed;
+        let mut sim = Simulation::new(s).expect("valid");
+        run_checked_until(&mut sim, 0.5);
+        command(&mut sim, ordering(Ordering::WaitForGap));
+        assert_eq!(
+            sim.settings().queues[0].ordering,
+            Ordering::WaitForGap,
+            "seed {seed}"
+        );
+        run_checked_until(&mut sim, 60.0);
+        assert_eq!(balance_42(&sim), 50, "seed {seed}");
+        assert_eq!(sim.counters().effects_refused, 0, "seed {seed}");
+        assert_replays(&sim);
+    }
+}
+
+#[test]
+fn an_ordering_set_after_the_messages_changes_nothing_already_applied() {
+    // From that instant on: set once both messages are handled, it does not rewrite history.
+    let mut sim = Simulation::new(examples::load("account-42").expect("built in")).expect("ok");
+    run_checked_until(&mut sim, 30.0);
+    assert_eq!(balance_42(&sim), 100);
+    command(&mut sim, ordering(Ordering::WaitForGap));
+    run_checked_until(&mut sim, 60.0);
+    assert_eq!(balance_42(&sim), 100);
+    assert_eq!(sim.counters().effects_refused, 1);
+    assert_replays(&sim);
+}
+
+#[test]
+fn an_ordering_scheduled_in_the_scenario_takes_effect_at_its_instant() {
+    let mut s = examples::load("account-42").expect("built in");
+    s.commands.push(ScheduledCommand {
+        at_s: 0.5,
+        command: ordering(Ordering::WaitForGap),
+    });
+    let mut sim = Simulation::new(s.clone()).expect("valid");
+    run_checked_until(&mut sim, 0.4);
+    assert_eq!(sim.settings().queues[0].ordering, Ordering::None);
+    run_checked_until(&mut sim, 60.0);
+    assert_eq!(sim.settings().queues[0].ordering, Ordering::WaitForGap);
+    assert_eq!(balance_42(&sim), 50);
+    // On a queue without consumers, or a queue that does not exist, it is refused.
+    s.commands[0].command = Command::SetOrdering {
+        queue: "nowhere".into(),
+        ordering: Ordering::IgnoreStale,
+    };
+    let e = s.validate().expect_err("no such queue");
+    assert_eq!(e.field, "commands[0].command.queue");
+}
+
+#[test]
+fn a_groups_ordering_changes_from_its_instant_and_only_to_what_a_log_supports() {
+    let mut sim =
+        Simulation::new(examples::load("log-consumer-groups").expect("built in")).expect("ok");
+    let group = GroupId::new(0);
+    run_checked_until(&mut sim, 2.0);
+    assert_eq!(sim.group_ordering(group), Ordering::None);
+    let set = |ordering| Command::SetGroupOrdering { group, ordering };
+    let step = sim.command(set(Ordering::IgnoreStale)).expect("valid");
+    assert!(step.facts.iter().any(|f| matches!(
+        f,
+        Fact::SettingChanged {
+            setting: Setting::GroupOrdering {
+                ordering: Ordering::IgnoreStale,
+                ..
+            },
+            ..
+        }
+    )));
+    assert_eq!(sim.group_ordering(group), Ordering::IgnoreStale);
+    run_checked_until(&mut sim, 20.0);
+    assert_replays(&sim);
+    let Err(e) = sim.command(set(Ordering::WaitForGap)) else {
+        panic!("a log has no gaps to wait for");
+    };
+    assert_eq!(e.field, "command.ordering");
+    let Err(e) = sim.command(Command::SetGroupOrdering {
+        group: GroupId::new(9),
+        ordering: Ordering::None,
+    }) else {
+        panic!("no such group");
+    };
+    assert!(e.field.ends_with("group"), "{e}");
+}

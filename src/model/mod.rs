@@ -17,6 +17,8 @@ pub mod participants;
 pub mod player;
 pub mod rail;
 pub mod readout;
+pub mod scenario_text;
+pub mod schedule;
 pub mod settings;
 pub mod share;
 pub mod story;

@@ -11,6 +11,8 @@ pub enum Panel {
     Story,
     /// Rates, service times and the other settings, editable while the run plays.
     Parameters,
+    /// The scenario's JSON, editable, and its scheduled faults.
+    Scenario,
     /// The live properties (no loss, no duplicate effect, …).
     Invariants,
     /// One message's history as a sequence diagram.
@@ -21,10 +23,11 @@ pub enum Panel {
 
 impl Panel {
     /// Every panel, in tab order.
-    pub const ALL: [Panel; 6] = [
+    pub const ALL: [Panel; 7] = [
         Panel::Counters,
         Panel::Story,
         Panel::Parameters,
+        Panel::Scenario,
         Panel::Invariants,
         Panel::History,
         Panel::Logs,
@@ -36,6 +39,7 @@ impl Panel {
             Panel::Counters => "Counters",
             Panel::Story => "Events",
             Panel::Parameters => "Parameters",
+            Panel::Scenario => "Scenario",
             Panel::Invariants => "Invariants",
             Panel::History => "History",
             Panel::Logs => "Logs",
@@ -48,6 +52,7 @@ impl Panel {
             Panel::Counters => "counters",
             Panel::Story => "story",
             Panel::Parameters => "parameters",
+            Panel::Scenario => "scenario",
             Panel::Invariants => "invariants",
             Panel::History => "history",
             Panel::Logs => "logs",
@@ -92,6 +97,7 @@ mod tests {
     fn arrows_wrap_around_the_offered_tabs() {
         assert_eq!(Panel::Counters.next(1, false), Panel::Story);
         assert_eq!(Panel::Counters.next(-1, false), Panel::History);
+        assert_eq!(Panel::Parameters.next(1, false), Panel::Scenario);
         assert_eq!(Panel::History.next(1, false), Panel::Counters);
         assert_eq!(Panel::History.next(1, true), Panel::Logs);
         assert_eq!(Panel::Logs.next(1, true), Panel::Counters);

@@ -10,8 +10,8 @@
 use brokerlab_core::scenario::limits;
 use brokerlab_core::sim::current;
 use brokerlab_core::{
-    us_to_secs, AckMode, ArrivalProcess, Command, Fact, Flavour, GroupId, Idempotency, Overflow,
-    ProducerId, RateSegment, RetryPolicy, ServiceTime, Setting, Simulation,
+    us_to_secs, AckMode, ArrivalProcess, Command, Fact, Flavour, GroupId, Idempotency, Ordering,
+    Overflow, ProducerId, RateSegment, RetryPolicy, ServiceTime, Setting, Simulation,
 };
 use serde::{de::DeserializeOwned, Serialize};
 
@@ -50,6 +50,8 @@ pub struct QueueSettings {
     pub visibility_s: f64,
     pub ack: AckMode,
     pub idempotency: Idempotency,
+    /// How the consumers treat a key's versions that arrive out of order.
+    pub ordering: Ordering,
     pub retry: RetryPolicy,
     pub max_length: Option<u64>,
     pub overflow: Overflow,
@@ -231,6 +233,7 @@ impl From<current::QueueSettings> for QueueSettings {
             visibility_s: q.visibility_s,
             ack: q.ack,
             idempotency: q.idempotency,
+            ordering: q.ordering,
             retry: q.retry,
             max_length: q.max_length,
             overflow: q.overflow,
@@ -526,6 +529,14 @@ pub mod queue_commands {
         Ok(Command::SetIdempotency {
             queue,
             idempotency: parse_choice(v, "idempotency")?,
+        })
+    }
+
+    /// How consumers treat a key's versions that arrive out of order.
+    pub fn ordering(queue: String, _: &QueueSettings, v: &str) -> Result<Command, String> {
+        Ok(Command::SetOrdering {
+            queue,
+            ordering: parse_choice(v, "ordering policy")?,
         })
     }
 

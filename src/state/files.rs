@@ -45,7 +45,7 @@ impl Lab {
                 .ok_or_else(|| format!("“{}” could not be read as text.", file.name()))
                 .and_then(|t| open_scenario(&t));
             match opened {
-                Ok(player) => lab.open(player),
+                Ok(player) => lab.open_player(player),
                 Err(message) => lab.error.set(Some(message)),
             }
         });

@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 
 use brokerlab_core::lessons::Lang;
-use brokerlab_core::{examples, secs_to_us, us_to_secs, Command, MsgId};
+use brokerlab_core::{examples, secs_to_us, us_to_secs, Command, MsgId, Scenario};
 
 use crate::model::flights::{FlightBuffer, Node};
 use crate::model::invariants::Status;
@@ -72,6 +72,8 @@ pub struct Lab {
     pub topology: Memo<Topology>,
     /// (name, description) of the loaded scenario.
     pub scenario: Memo<(String, String)>,
+    /// The loaded scenario, without the user's commands (the editor shows it).
+    pub base: Memo<Scenario>,
     /// The open message history, or why it could not be built; `None` when closed.
     pub lineage: RwSignal<Option<Result<Lineage, String>>>,
     /// A message history being built over the next frames (see [`Lab::open_lineage`]).
@@ -164,6 +166,7 @@ impl Lab {
                 let s = p.scenario();
                 (s.name.clone(), s.description.clone())
             }),
+            base: per_key(player, run, |p| p.base().clone()),
             lineage: RwSignal::new(None),
             building: StoredValue::new(None),
             building_lineage: RwSignal::new(false),
@@ -282,7 +285,7 @@ impl Lab {
             .ok_or_else(|| format!("There is no example called “{name}”."))
             .and_then(|s| Player::new(s).map_err(|e| format!("The example could not load: {e}")));
         match player {
-            Ok(player) => self.open(player),
+            Ok(player) => self.open_player(player),
             Err(message) => {
                 self.playing.set(false);
                 self.error.set(Some(message));
@@ -291,8 +294,8 @@ impl Lab {
         }
     }
 
-    /// Shows a new run (an example, a file, an edited scenario), paused where `player` is.
-    pub fn open(&self, mut player: Player) {
+    /// Puts a new run on the page (a loaded example, an edited scenario), paused.
+    pub fn open_player(&self, mut player: Player) {
         self.playing.set(false);
         let run = self.player.with_value(Player::run).wrapping_add(1);
         player.set_run(run);

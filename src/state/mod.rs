@@ -5,6 +5,7 @@
 pub mod files;
 pub mod lab;
 pub mod lesson;
+mod scenario_edit;
 pub mod share;
 pub mod shortcuts;
 pub mod tools;

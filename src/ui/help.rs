@@ -77,6 +77,7 @@ const PANELS: &[(&str, &str)] = &[
     ("Counters", "What is waiting and in flight now, the run's totals, its failures, and latency percentiles."),
     ("Topology", "Producers, broker, consumers and database, with a crash or restart control on each."),
     ("Logs and consumer groups", "For partitioned logs: each partition's offsets, owner and lag."),
+    ("Scenario", "The scenario as JSON: edit it and Apply to run it from its start (a refused value is marked at its line); Revert puts back the one running. Scheduled faults: plan a crash, a restart, a lost ack or a new rate at a chosen instant, marked on the timeline."),
 ];
 
 fn rows(items: &'static [(&'static str, &'static str)]) -> impl IntoView {

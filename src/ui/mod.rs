@@ -14,6 +14,7 @@ pub mod logs;
 pub mod narration;
 pub mod panic_panel;
 pub mod parameters;
+pub mod scenario_editor;
 pub mod seed;
 pub mod share;
 pub mod side_panel;

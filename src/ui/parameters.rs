@@ -3,8 +3,8 @@
 
 use brokerlab_core::scenario::limits;
 use brokerlab_core::{
-    AckMode, ArrivalProcess, Command, Flavour, Idempotency, Overflow, ProducerId, ServiceTime,
-    Simulation,
+    AckMode, ArrivalProcess, Command, Flavour, GroupId, Idempotency, Ordering, Overflow,
+    ProducerId, ServiceTime, Simulation,
 };
 use leptos::prelude::*;
 
@@ -157,6 +157,18 @@ const IDEMPOTENCY: &[(Idempotency, &str)] = &[
     (Idempotency::None, "None"),
     (Idempotency::CheckThenInsert, "Check, then insert (racy)"),
     (Idempotency::Inbox, "Inbox table (unique key)"),
+];
+const ORDERINGS: &[(Ordering, &str)] = &[
+    (Ordering::None, "None (apply as handlers finish)"),
+    (Ordering::IgnoreStale, "Ignore stale versions"),
+    (Ordering::WaitForGap, "Wait for the missing version"),
+    (Ordering::Reconcile, "Reconcile from the source on a gap"),
+];
+/// A log's records of one key arrive in order within their partition: a group can only
+/// skip stale versions, never wait for a gap.
+const GROUP_ORDERINGS: &[(Ordering, &str)] = &[
+    (Ordering::None, "None (apply every version)"),
+    (Ordering::IgnoreStale, "Ignore stale versions"),
 ];
 const FLAVOURS: &[(Flavour, &str)] = &[
     (
@@ -311,6 +323,8 @@ fn QueueRow(lab: Lab, index: usize) -> impl IntoView {
                 value=choice(|q| choice_value(&q.ack)) apply=cmd(queue_commands::ack) />
             <SelectField id=id("idempotency") label="Idempotency" options=options(IDEMPOTENCY)
                 value=choice(|q| choice_value(&q.idempotency)) apply=cmd(queue_commands::idempotency) />
+            <SelectField id=id("ordering") label="Ordering per key" options=options(ORDERINGS)
+                value=choice(|q| choice_value(&q.ordering)) apply=cmd(queue_commands::ordering) />
             <NumberField id=id("attempts") label="Retry: max attempts" unit="first one included"
                 value=text(|q| q.retry.max_attempts.to_string()) apply=cmd(queue_commands::attempts) />
             <NumberField id=id("backoff") label="Retry: backoff base" unit="s, doubles each time"
@@ -325,28 +339,54 @@ fn QueueRow(lab: Lab, index: usize) -> impl IntoView {
     }
 }
 
+/// A consumer group's row: the settings of a group the run can change.
+#[component]
+fn GroupRow(lab: Lab, index: usize) -> impl IntoView {
+    let group = GroupId::from_index(index);
+    let name = lab.with_player(|p| p.sim().group_name(group));
+    let ordering = Signal::derive(move || {
+        lab.readout.track();
+        lab.with_player(|p| choice_value(&p.sim().group_ordering(group)))
+    });
+    let apply = Callback::new(move |v: String| {
+        let ordering = parse_choice(&v, "ordering policy")?;
+        lab.try_command(Command::SetGroupOrdering { group, ordering })
+    });
+    view! {
+        <fieldset class="param-group" data-testid=format!("param-group-{index}")>
+            <legend>"Consumer group " <strong>{name}</strong></legend>
+            <SelectField id=format!("param-g{index}-ordering") label="Ordering per key"
+                options=options(GROUP_ORDERINGS) value=ordering apply=apply />
+        </fieldset>
+    }
+}
+
 /// The panel: one group per producer and per consumed queue, and the load they make.
 #[component]
 pub fn ParametersPanel(lab: Lab) -> impl IntoView {
     // Rows are rebuilt only when the scenario (or its shape) changes.
     let shape = Memo::new(move |_| {
         let name = lab.scenario.with(|s| s.0.clone());
+        let groups = lab.with_player(|p| p.sim().group_ids().count());
         lab.settings
-            .with(|s| (name, s.producers.len(), s.queues.len()))
+            .with(|s| (name, s.producers.len(), s.queues.len(), groups))
     });
     let rows = move || {
-        let (_, producers, queues) = shape.get();
+        let (_, producers, queues, groups) = shape.get();
         let p = (0..producers)
             .map(|index| view! { <ProducerRow lab index /> })
             .collect_view();
         let q = (0..queues)
             .map(|index| view! { <QueueRow lab index /> })
             .collect_view();
-        view! { {p} {q} }
+        let g = (0..groups)
+            .map(|index| view! { <GroupRow lab index /> })
+            .collect_view();
+        view! { {p} {q} {g} }
     };
     let empty = move || {
-        let (_, p, q) = shape.get();
-        (p == 0 && q == 0).then(|| {
+        let (_, p, q, g) = shape.get();
+        (p == 0 && q == 0 && g == 0).then(|| {
             view! { <p class="hint">"This scenario has no producer or queue whose settings can change here."</p> }
         })
     };

@@ -1,5 +1,5 @@
 //! The side area beside the stage: one tab per panel (counters, events, parameters,
-//! invariants, a message's history, logs), one panel on show at a time, so opening one never
+//! scenario, invariants, a message's history, logs), one panel on show at a time, so opening one never
 //! pushes the topology or the chart off screen. A WAI-ARIA tab list: arrow keys, Home and
 //! End move between tabs.
 
@@ -13,6 +13,7 @@ use crate::ui::lineage::LineagePanel;
 use crate::ui::logs::LogsView;
 use crate::ui::narration::{EventLog, NarrationPanel};
 use crate::ui::parameters::ParametersPanel;
+use crate::ui::scenario_editor::ScenarioPanel;
 
 /// Whether the loaded scenario has a partitioned log (the logs tab is offered only then).
 fn has_logs(lab: Lab) -> bool {
@@ -109,6 +110,9 @@ pub fn SidePanel(lab: Lab) -> impl IntoView {
             </TabPanel>
             <TabPanel lab panel=Panel::Parameters>
                 <ParametersPanel lab />
+            </TabPanel>
+            <TabPanel lab panel=Panel::Scenario>
+                <ScenarioPanel lab />
             </TabPanel>
             <TabPanel lab panel=Panel::Invariants>
                 <InvariantsPanel statuses=lab.invariants pause_on_breach=lab.pause_on_breach on_msg=open />

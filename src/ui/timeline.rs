@@ -4,10 +4,35 @@
 use leptos::prelude::*;
 
 use crate::format::seconds;
+use crate::model::schedule::{markers, Names};
 use crate::state::Lab;
 
 /// The slider's resolution in simulated seconds (a tenth, as the time is shown).
 pub const SCRUB_STEP_S: f64 = 0.1;
+
+/// The scheduled faults' instants, as marks along the slider (what is coming, and what
+/// already happened).
+#[component]
+fn ScheduleMarks(lab: Lab) -> impl IntoView {
+    // One memo for what is scheduled and the names it uses: recomputed with the scenario.
+    let plan = Memo::new(move |_| {
+        let base = lab.base.get();
+        (base, lab.with_player(|p| Names::of(p.sim())))
+    });
+    let marks = move || {
+        let now = lab.readout.with(|r| r.time_s);
+        let end = lab.timeline_end_s.get();
+        plan.with(|(base, names)| markers(base, names, end, now))
+    };
+    view! {
+        <span class="schedule-marks" aria-hidden="true">
+            {move || marks().into_iter().map(|m| view! {
+                <span class="schedule-mark" class:past=m.past data-testid="schedule-mark"
+                    data-at=m.at_s.to_string() title=m.label style=format!("left: {}%", m.percent)></span>
+            }).collect_view()}
+        </span>
+    }
+}
 
 #[component]
 pub fn Timeline(lab: Lab) -> impl IntoView {
@@ -26,12 +51,15 @@ pub fn Timeline(lab: Lab) -> impl IntoView {
     view! {
         <div class="timeline" data-testid="timeline">
             <label for="scrubber"><strong>"Timeline"</strong></label>
+            <span class="scrub-track">
             <input id="scrubber" type="range" data-testid="scrubber" min="0"
                 max=move || end.get().to_string() step=SCRUB_STEP_S.to_string()
                 prop:value=move || shown().to_string()
                 aria-valuetext=move || format!("{} of {}", seconds(shown()), seconds(end.get()))
                 aria-describedby="scrubber-hint"
                 on:input=on_input />
+            <ScheduleMarks lab />
+            </span>
             <output for="scrubber" data-testid="scrubber-time">
                 {move || format!("{} / {}", seconds(shown()), seconds(end.get()))}
             </output>

@@ -4,8 +4,8 @@
 use super::Simulation;
 use crate::consumer::Consumer;
 use crate::scenario::{
-    splice_schedule, AckMode, ArrivalProcess, Command, Flavour, Idempotency, Overflow, RateSegment,
-    RetryPolicy, ServiceTime,
+    splice_schedule, AckMode, ArrivalProcess, Command, Flavour, Idempotency, Ordering, Overflow,
+    RateSegment, RetryPolicy, ServiceTime,
 };
 use crate::step::{ProducerId, QueueId};
 use crate::time::us_to_secs;
@@ -37,6 +37,8 @@ pub struct QueueSettings {
     /// it has settled them).
     pub ack: AckMode,
     pub idempotency: Idempotency,
+    /// How the consumers treat per-key versions that arrive out of order.
+    pub ordering: Ordering,
     pub retry: RetryPolicy,
     pub visibility_s: f64,
     pub max_length: Option<u64>,
@@ -135,6 +137,7 @@ impl Simulation {
             prefetch: first.prefetch,
             ack: first.pending_ack.unwrap_or(first.ack),
             idempotency: first.idempotency,
+            ordering: first.ordering,
             retry: first.retry.clone(),
             visibility_s: us_to_secs(queue.lease_us),
             max_length: queue.max_length,

@@ -47,6 +47,8 @@ impl Simulation {
             | Command::SetPrefetch { .. }
             | Command::SetAckMode { .. }
             | Command::SetIdempotency { .. }
+            | Command::SetOrdering { .. }
+            | Command::SetGroupOrdering { .. }
             | Command::SetRetry { .. }
             | Command::SetVisibilityTimeout { .. }
             | Command::SetQueueBound { .. }

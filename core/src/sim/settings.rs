@@ -25,6 +25,7 @@ impl Simulation {
             | Command::SetPrefetch { ref queue, .. }
             | Command::SetAckMode { ref queue, .. }
             | Command::SetIdempotency { ref queue, .. }
+            | Command::SetOrdering { ref queue, .. }
             | Command::SetRetry { ref queue, .. } => {
                 if let Some(q) = self.queue_named(queue) {
                     self.apply_consumer_setting(q, fault, trigger);
@@ -35,6 +36,15 @@ impl Simulation {
             | Command::SetFlavour { ref queue, .. } => {
                 if let Some(q) = self.queue_named(queue) {
                     self.apply_queue_setting(q, fault, trigger);
+                }
+            }
+            Command::SetGroupOrdering { group, ordering } => {
+                if let Some(g) = self.groups.get_mut(group.index()) {
+                    g.ordering = ordering;
+                    self.facts.push(Fact::SettingChanged {
+                        setting: Setting::GroupOrdering { group, ordering },
+                        trigger,
+                    });
                 }
             }
             Command::SetPartitions {
@@ -114,6 +124,10 @@ impl Simulation {
                     queue: q,
                     idempotency,
                 }
+            }
+            Command::SetOrdering { ordering, .. } => {
+                self.for_consumers_of(q, |c| c.ordering = ordering);
+                Setting::Ordering { queue: q, ordering }
             }
             Command::SetRetry { ref retry, .. } => {
                 self.for_consumers_of(q, |c| c.retry = retry.clone());

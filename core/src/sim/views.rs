@@ -103,6 +103,13 @@ impl Simulation {
             .map_or(Default::default(), |x| x.rebalance)
     }
 
+    /// How group `g` treats per-key versions now (none when there is no such group).
+    pub fn group_ordering(&self, g: GroupId) -> crate::scenario::Ordering {
+        self.groups
+            .get(g.index())
+            .map_or(Default::default(), |x| x.ordering)
+    }
+
     /// The group's built-in dead-letter topic: messages it gave up on, in order.
     pub fn group_dead_letters(&self, g: GroupId) -> &[crate::step::MsgId] {
         self.groups

@@ -1,0 +1,390 @@
+//! The scenario editor's text: the JSON of a scenario, checked by the core, and a refusal
+//! placed at the line it is about. The core names the field at fault as a path
+//! (`queues[0].visibility_timeout_s`) or, for text that is not valid JSON, a line and a
+//! column; this module finds that line in the text the user typed, so the editor can mark
+//! it and say the sentence beside it.
+
+use brokerlab_core::{Scenario, ScenarioError};
+
+/// Why the editor's text was refused, and where.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TextError {
+    /// The line (1-based) the problem is about.
+    pub line: usize,
+    /// One sentence, for the page (plain text: it may echo names the user typed).
+    pub message: String,
+}
+
+/// The editor's starting text for a scenario: pretty JSON, without the user's commands
+/// (those belong to the run, not to the scenario).
+pub fn text_of(scenario: &Scenario) -> String {
+    let mut base = scenario.clone();
+    base.interventions.clear();
+    base.to_json_pretty()
+}
+
+/// Parses and validates the editor's text with the core; a refusal comes back placed.
+pub fn check(text: &str) -> Result<Scenario, TextError> {
+    Scenario::from_json(text).map_err(|e| place(text, &e))
+}
+
+/// Puts a refusal of `text` at its line, with its sentence.
+pub fn place(text: &str, e: &ScenarioError) -> TextError {
+    let line = if e.field == "scenario" {
+        serde_line(&e.problem)
+            .or_else(|| typed_error_line(text))
+            .unwrap_or(1)
+    } else {
+        field_line(text, &e.field).unwrap_or(1)
+    };
+    TextError {
+        line,
+        message: sentence(e),
+    }
+}
+
+/// The refusal as one sentence: the field, then what is wrong with it.
+fn sentence(e: &ScenarioError) -> String {
+    let problem = e.problem.trim_end_matches('.');
+    if e.field == "scenario" {
+        format!("The scenario {problem}.")
+    } else {
+        format!("{}: {problem}.", e.field)
+    }
+}
+
+/// The line serde names in an error message ("… at line 12 column 5").
+pub fn serde_line(problem: &str) -> Option<usize> {
+    let at = problem.rfind(" at line ")?;
+    let rest = &problem[at + " at line ".len()..];
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok().filter(|&n| n > 0)
+}
+
+/// Decoding a valid JSON value into a scenario loses the line serde would name (unknown
+/// field, wrong type): decoding the text directly finds it again.
+fn typed_error_line(text: &str) -> Option<usize> {
+    let e = serde_json::from_str::<Scenario>(text).err()?;
+    (e.line() > 0).then_some(e.line())
+}
+
+/// One step of a field path: a key of an object or an index in an array.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Step {
+    Key(String),
+    Index(usize),
+}
+
+/// `queues[0].retry.max_attempts` → Key queues, Index 0, Key retry, Key max_attempts.
+fn steps(path: &str) -> Vec<Step> {
+    let mut out = Vec::new();
+    for part in path.split('.') {
+        let (key, mut rest) = match part.find('[') {
+            Some(i) => (&part[..i], &part[i..]),
+            None => (part, ""),
+        };
+        if !key.is_empty() {
+            out.push(Step::Key(key.to_string()));
+        }
+        while let Some(close) = rest.find(']') {
+            if let Ok(i) = rest[1..close].parse() {
+                out.push(Step::Index(i));
+            }
+            rest = &rest[close + 1..];
+        }
+    }
+    out
+}
+
+/// The line (1-based) where the field at `path` is written in `text`: its key, or its
+/// element in an array. A field that is not written (it has its default) is placed at the
+/// nearest enclosing one that is. `None` when the text is not JSON.
+pub fn field_line(text: &str, path: &str) -> Option<usize> {
+    let mut scan = Scanner::new(text);
+    scan.skip_space();
+    let mut line = scan.line();
+    for step in steps(path) {
+        match scan.enter(&step) {
+            Some(at) => line = at,
+            None => break,
+        }
+    }
+    Some(line)
+}
+
+/// A small reader over JSON text that keeps track of lines, enough to walk down a path
+/// (strings with escapes, nested values); it gives up quietly on text that is not JSON.
+struct Scanner<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Scanner<'a> {
+    fn new(text: &'a str) -> Self {
+        Self {
+            bytes: text.as_bytes(),
+            at: 0,
+        }
+    }
+
+    /// The line of the current position.
+    fn line(&self) -> usize {
+        1 + self.bytes[..self.at]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count()
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.at).copied()
+    }
+
+    fn skip_space(&mut self) {
+        while self.peek().is_some_and(|b| b.is_ascii_whitespace()) {
+            self.at += 1;
+        }
+    }
+
+    /// Expects `b` (after blanks) and steps over it.
+    fn eat(&mut self, b: u8) -> Option<()> {
+        self.skip_space();
+        (self.peek()? == b).then(|| self.at += 1)
+    }
+
+    /// Reads a string (the position is at its opening quote) and returns it unescaped
+    /// enough to compare keys (escapes are kept as written).
+    fn string(&mut self) -> Option<String> {
+        self.eat(b'"')?;
+        let start = self.at;
+        loop {
+            match self.peek()? {
+                b'\\' => self.at += 2,
+                b'"' => break,
+                _ => self.at += 1,
+            }
+        }
+        let s = std::str::from_utf8(self.bytes.get(start..self.at)?).ok()?;
+        self.at += 1;
+        Some(s.to_string())
+    }
+
+    /// Steps over one value of any kind.
+    fn skip_value(&mut self) -> Option<()> {
+        self.skip_space();
+        match self.peek()? {
+            b'"' => self.string().map(|_| ()),
+            b'{' | b'[' => self.skip_nested(),
+            _ => {
+                while self
+                    .peek()
+                    .is_some_and(|b| !matches!(b, b',' | b'}' | b']') && !b.is_ascii_whitespace())
+                {
+                    self.at += 1;
+                }
+                Some(())
+            }
+        }
+    }
+
+    /// Steps over an object or array, strings inside included.
+    fn skip_nested(&mut self) -> Option<()> {
+        let mut depth = 0usize;
+        loop {
+            match self.peek()? {
+                b'"' => {
+                    self.string()?;
+                    continue;
+                }
+                b'{' | b'[' => depth += 1,
+                b'}' | b']' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        self.at += 1;
+                        return Some(());
+                    }
+                }
+                _ => {}
+            }
+            self.at += 1;
+        }
+    }
+
+    /// Moves into the value `step` names inside the current value and returns the line
+    /// it is written on; the position is then at that value.
+    fn enter(&mut self, step: &Step) -> Option<usize> {
+        let start = self.at;
+        let found = match step {
+            Step::Key(key) => self.enter_key(key),
+            Step::Index(i) => self.enter_index(*i),
+        };
+        if found.is_none() {
+            self.at = start;
+        }
+        found
+    }
+
+    /// In an object: the value of `key`. An enum written as `{"variant": {…}}` (the
+    /// core's commands) is looked through: a key missing here is looked for inside the
+    /// only entry.
+    fn enter_key(&mut self, key: &str) -> Option<usize> {
+        let object = self.at;
+        self.eat(b'{')?;
+        let mut entries = 0;
+        let mut only = None;
+        loop {
+            self.skip_space();
+            if self.peek()? == b'}' {
+                break;
+            }
+            let line = self.line();
+            let name = self.string()?;
+            self.eat(b':')?;
+            self.skip_space();
+            if name == key {
+                return Some(line);
+            }
+            entries += 1;
+            only = Some(self.at);
+            self.skip_value()?;
+            self.skip_space();
+            if self.peek()? == b',' {
+                self.at += 1;
+            }
+        }
+        match (entries, only) {
+            (1, Some(inner)) if self.bytes.get(inner) == Some(&b'{') => {
+                self.at = inner;
+                self.enter_key(key)
+            }
+            _ => {
+                self.at = object;
+                None
+            }
+        }
+    }
+
+    /// In an array: element `i`.
+    fn enter_index(&mut self, i: usize) -> Option<usize> {
+        self.eat(b'[')?;
+        for _ in 0..i {
+            self.skip_value()?;
+            self.eat(b',')?;
+        }
+        self.skip_space();
+        if self.peek()? == b']' {
+            return None;
+        }
+        Some(self.line())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use brokerlab_core::examples;
+
+    fn account_42() -> String {
+        text_of(&examples::load("account-42").expect("built in"))
+    }
+
+    /// The 1-based line of the first line of `text` that contains `needle`.
+    fn line_of(text: &str, needle: &str) -> usize {
+        1 + text
+            .lines()
+            .position(|l| l.contains(needle))
+            .expect("present")
+    }
+
+    #[test]
+    fn the_text_of_a_scenario_reads_back_as_the_same_scenario() {
+        for name in examples::names() {
+            let scenario = examples::load(name).expect("built in");
+            assert_eq!(check(&text_of(&scenario)), Ok(scenario), "{name}");
+        }
+    }
+
+    #[test]
+    fn an_invalid_value_is_placed_at_its_field() {
+        let text = account_42().replace(
+            "\"visibility_timeout_s\": 30.0",
+            "\"visibility_timeout_s\": -4.0",
+        );
+        let e = check(&text).expect_err("negative lease");
+        assert_eq!(e.line, line_of(&text, "visibility_timeout_s"));
+        assert!(
+            e.message
+                .starts_with("queues[0].visibility_timeout_s: must be"),
+            "{}",
+            e.message
+        );
+        assert!(e.message.ends_with('.'), "one sentence: {}", e.message);
+    }
+
+    #[test]
+    fn a_field_deep_in_an_array_is_found_among_its_siblings() {
+        let text = account_42();
+        let at = field_line(&text, "producers[0].script[1].op").expect("json");
+        assert_eq!(at, line_of(&text, "\"withdraw\"") - 1);
+        let retry = field_line(&text, "consumers[0].retry.max_attempts").expect("json");
+        assert_eq!(retry, line_of(&text, "\"max_attempts\""));
+        // Not written (a default): the nearest enclosing field that is.
+        let absent = field_line(&text, "consumers[0].batch_size").expect("json");
+        assert_eq!(absent, line_of(&text, "\"consumers\"") + 1);
+    }
+
+    #[test]
+    fn a_command_is_looked_through_its_variant() {
+        let mut s = examples::load("mm1").expect("built in");
+        s.commands.push(brokerlab_core::ScheduledCommand {
+            at_s: 3.0,
+            command: brokerlab_core::Command::CrashConsumer {
+                consumer: brokerlab_core::ConsumerId::new(7),
+                point: brokerlab_core::CrashPoint::Now,
+                restart_after_s: None,
+            },
+        });
+        let text = s.to_json_pretty();
+        let e = check(&text).expect_err("no consumer 7");
+        assert_eq!(e.line, line_of(&text, "\"consumer\": 7"));
+        assert!(
+            e.message.contains("there is no consumer 7"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn broken_json_and_unknown_fields_name_their_line() {
+        let text = account_42().replacen("\"seed\": 2,", "\"seed\": 2", 1);
+        let e = check(&text).expect_err("a comma is missing");
+        assert_eq!(e.line, line_of(&text, "\"seed\": 2") + 1);
+        assert!(
+            e.message.starts_with("The scenario is not valid"),
+            "{}",
+            e.message
+        );
+        let text = account_42().replace("\"prefetch\": 2", "\"prefech\": 2");
+        let e = check(&text).expect_err("a typo");
+        assert_eq!(e.line, line_of(&text, "prefech"));
+        assert!(e.message.contains("prefech"), "{}", e.message);
+    }
+
+    #[test]
+    fn text_that_is_not_json_is_placed_somewhere_without_panicking() {
+        for text in [
+            "",
+            "{",
+            "[1,",
+            "\"",
+            "{\"queues\": [",
+            "{\"a\": \"\\",
+            "nul",
+        ] {
+            let e = check(text).expect_err("not a scenario");
+            assert!(e.line >= 1, "{text:?}");
+            let _ = field_line(text, "queues[3].name");
+        }
+        assert_eq!(serde_line("expected value at line 12 column 3"), Some(12));
+        assert_eq!(serde_line("no line"), None);
+    }
+}

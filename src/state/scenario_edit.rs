@@ -1,0 +1,125 @@
+//! The scenario editor's and the schedule's side of the lab: an edited scenario, or one
+//! with a fault scheduled or unscheduled, starts a new run paused at its start. A refusal
+//! leaves the run on the page as it was.
+
+use brokerlab_core::{Scenario, ScheduledCommand};
+
+use crate::model::player::Player;
+use crate::model::scenario_text::{self, TextError};
+use crate::model::schedule;
+use crate::state::Lab;
+
+impl Lab {
+    /// Starts a run of `scenario` from its start, paused (the user's live commands are
+    /// not carried over: they belonged to the previous run). `Err` says why not.
+    pub fn run_scenario(&self, scenario: Scenario) -> Result<(), String> {
+        let player = Player::new(scenario).map_err(|e| format!("{e}."))?;
+        self.open_player(player);
+        Ok(())
+    }
+
+    /// Applies the editor's text: checked by the core, then run from its start. A refusal
+    /// is placed at its line and the run stays as it was.
+    pub fn apply_scenario_text(&self, text: &str) -> Result<(), TextError> {
+        let scenario = scenario_text::check(text)?;
+        self.run_scenario(scenario)
+            .map_err(|message| TextError { line: 1, message })
+    }
+
+    /// The editor's text for the scenario on the page.
+    pub fn scenario_text(&self) -> String {
+        self.with_player(|p| scenario_text::text_of(p.base()))
+    }
+
+    /// Adds a scheduled command to the scenario and starts it again from its start.
+    pub fn schedule(&self, scheduled: ScheduledCommand) -> Result<(), String> {
+        let next = self.with_player(|p| schedule::with_added(p.base(), scheduled));
+        next.validate()
+            .map_err(|e| format!("The schedule refused it: {e}."))?;
+        self.run_scenario(next)
+    }
+
+    /// Removes scheduled command number `index` and starts the scenario again.
+    pub fn unschedule(&self, index: usize) -> Result<(), String> {
+        let next = self.with_player(|p| schedule::with_removed(p.base(), index));
+        self.run_scenario(next)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use brokerlab_core::{examples, Command, ConsumerId, CrashPoint};
+    use leptos::prelude::*;
+
+    fn lab() -> (Owner, Lab) {
+        let owner = Owner::new();
+        owner.set();
+        let player = Player::new(examples::load("mm1").expect("built in")).expect("valid");
+        (owner, Lab::new(player))
+    }
+
+    #[test]
+    fn an_edited_scenario_runs_from_its_start_and_a_refusal_keeps_the_run() {
+        let (_owner, lab) = lab();
+        for _ in 0..5 {
+            lab.step();
+        }
+        let before = lab.readout.get_untracked();
+        let text = lab.scenario_text();
+        let bad = text.replace(
+            "\"visibility_timeout_s\": 3600.0",
+            "\"visibility_timeout_s\": -1.0",
+        );
+        assert_ne!(bad, text, "the example has that field");
+        let e = lab.apply_scenario_text(&bad).expect_err("negative");
+        assert!(
+            e.message.starts_with("queues[0].visibility_timeout_s"),
+            "{e:?}"
+        );
+        assert_eq!(lab.readout.get_untracked(), before, "the run is kept");
+        let good = text.replace(
+            "\"visibility_timeout_s\": 3600.0",
+            "\"visibility_timeout_s\": 7.0",
+        );
+        lab.apply_scenario_text(&good).expect("valid");
+        assert_eq!(
+            lab.readout.get_untracked().step,
+            0,
+            "a new run, at its start"
+        );
+        assert_eq!(lab.base.get_untracked().queues[0].visibility_timeout_s, 7.0);
+        assert_eq!(lab.settings.get_untracked().queues[0].visibility_s, 7.0);
+    }
+
+    #[test]
+    fn a_scheduled_crash_happens_at_its_instant_and_can_be_removed() {
+        let (_owner, lab) = lab();
+        let crash = ScheduledCommand {
+            at_s: 12.0,
+            command: Command::CrashConsumer {
+                consumer: ConsumerId::new(0),
+                point: CrashPoint::Now,
+                restart_after_s: Some(5.0),
+            },
+        };
+        lab.schedule(crash).expect("valid");
+        assert_eq!(lab.base.get_untracked().commands.len(), 1);
+        lab.seek(11.9);
+        assert_eq!(lab.readout.get_untracked().crashes, 0);
+        lab.seek(12.1);
+        assert_eq!(lab.readout.get_untracked().crashes, 1);
+        let refused = lab.schedule(ScheduledCommand {
+            at_s: 1.0,
+            command: Command::RestartConsumer {
+                consumer: ConsumerId::new(40),
+            },
+        });
+        assert!(refused.is_err());
+        assert_eq!(lab.base.get_untracked().commands.len(), 1, "kept as it was");
+        lab.unschedule(0).expect("valid");
+        assert!(lab.base.get_untracked().commands.is_empty());
+        lab.seek(20.0);
+        assert_eq!(lab.readout.get_untracked().crashes, 0);
+    }
+}

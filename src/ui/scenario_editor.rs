@@ -1,0 +1,333 @@
+//! The Scenario tab: the scenario's JSON in an editable text area with line numbers
+//! (Apply runs it from its start; a refusal is marked at its line with its sentence, and
+//! the run stays), and the schedule of faults at chosen instants. Everything here is text
+//! nodes and attributes: names the user typed are never markup.
+
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::model::scenario_text::{self, TextError};
+use crate::model::schedule::{self, Choice, Extra, Names, KINDS};
+use crate::model::settings::parse_range;
+use crate::state::Lab;
+
+/// The editor's line height in `em` (the text area and its gutter share it; the CSS
+/// says the same).
+const LINE_EM: f64 = 1.4;
+
+/// Byte offsets (in UTF-16 units, as the text area counts) of where line `line` starts
+/// and ends in `text`.
+fn line_span(text: &str, line: usize) -> (u32, u32) {
+    let mut start = 0u32;
+    for (i, l) in text.split('\n').enumerate() {
+        let len = l.encode_utf16().count() as u32;
+        if i + 1 == line {
+            return (start, start + len);
+        }
+        start += len + 1;
+    }
+    (start, start)
+}
+
+/// Selects line `line` of the text area, focuses it and scrolls the line into view.
+fn show_line(area: &web_sys::HtmlTextAreaElement, line: usize) {
+    let text = area.value();
+    let (start, end) = line_span(&text, line);
+    let _ = area.focus();
+    let _ = area.set_selection_range(start, end);
+    let lines = text.split('\n').count().max(1) as f64;
+    let per_line = f64::from(area.scroll_height()) / lines;
+    let top = (line as f64 - 3.0).max(0.0) * per_line;
+    area.set_scroll_top(top as i32);
+    // Focusing may have scrolled the side panel to the caret alone: show the whole editor.
+    if let Some(editor) = area.parent_element().and_then(|p| p.parent_element()) {
+        editor.scroll_into_view_with_bool(true);
+    }
+}
+
+/// The gutter's numbers, the marked line flagged.
+fn gutter(lines: usize, marked: Option<usize>) -> impl IntoView {
+    (1..=lines)
+        .map(|n| {
+            let is = marked == Some(n);
+            view! {
+                <span class="gutter-line" class:marked=is data-testid=is.then_some("gutter-marked")>
+                    {if is { format!("⚠ {n}") } else { n.to_string() }}
+                    "\n"
+                </span>
+            }
+        })
+        .collect_view()
+}
+
+/// What the editor's buttons act on.
+#[derive(Clone, Copy)]
+struct EditorState {
+    area: NodeRef<leptos::html::Textarea>,
+    error: RwSignal<Option<TextError>>,
+    status: RwSignal<Option<&'static str>>,
+    lines: RwSignal<usize>,
+}
+
+impl EditorState {
+    /// Apply: the text runs, or its refusal is marked at its line (the run stays).
+    fn apply(self, lab: Lab) {
+        let Some(el) = self.area.get_untracked() else {
+            return;
+        };
+        match lab.apply_scenario_text(&el.value()) {
+            Ok(()) => self
+                .status
+                .set(Some("Applied: the run starts again from its start.")),
+            Err(e) => {
+                let line = e.line;
+                self.error.set(Some(e));
+                self.status.set(None);
+                let el: &web_sys::HtmlTextAreaElement = el.unchecked_ref();
+                show_line(el, line);
+            }
+        }
+    }
+
+    /// Revert: the text of the scenario that is running.
+    fn revert(self, lab: Lab) {
+        let text = lab.scenario_text();
+        if let Some(el) = self.area.get_untracked() {
+            el.set_value(&text);
+            el.set_scroll_top(0);
+        }
+        self.lines.set(text.split('\n').count());
+        self.error.set(None);
+        self.status
+            .set(Some("Reverted to the scenario that is running."));
+    }
+}
+
+/// The JSON editor: text area, gutter, Apply and Revert, the refusal at its line.
+#[component]
+fn Editor(lab: Lab) -> impl IntoView {
+    let area = NodeRef::<leptos::html::Textarea>::new();
+    let gutter_ref = NodeRef::<leptos::html::Pre>::new();
+    let error = RwSignal::new(None::<TextError>);
+    let status = RwSignal::new(None::<&'static str>);
+    let lines = RwSignal::new(1usize);
+    let scroll = RwSignal::new(0.0f64);
+    // The scenario on the page changed (loaded, applied, scheduled, reseeded): show it.
+    Effect::new(move |_| {
+        let text = lab.base.with(scenario_text::text_of);
+        lines.set(text.split('\n').count());
+        if let Some(el) = area.get() {
+            el.set_value(&text);
+        }
+        error.set(None);
+    });
+    let on_input = move |_| {
+        if let Some(el) = area.get_untracked() {
+            lines.set(el.value().split('\n').count());
+        }
+        status.set(None);
+    };
+    let on_scroll = move |_| {
+        if let Some(el) = area.get_untracked() {
+            let top = el.scroll_top();
+            scroll.set(f64::from(top));
+            if let Some(g) = gutter_ref.get_untracked() {
+                g.set_scroll_top(top);
+            }
+        }
+    };
+    let state = EditorState {
+        area,
+        error,
+        status,
+        lines,
+    };
+    let apply = move |_| state.apply(lab);
+    let revert = move |_| state.revert(lab);
+    let marked = move || error.with(|e| e.as_ref().map(|e| e.line));
+    let band_style = move || {
+        marked().map_or("display: none".to_string(), |line| {
+            let top = (line as f64 - 1.0) * LINE_EM;
+            format!("top: calc({top}em + 0.4rem - {}px)", scroll.get())
+        })
+    };
+    view! {
+        <div class="editor" class:invalid=move || error.with(Option::is_some)>
+            <pre class="gutter" aria-hidden="true" node_ref=gutter_ref data-testid="editor-gutter">
+                {move || gutter(lines.get(), marked())}
+            </pre>
+            <div class="editor-text">
+                <div class="editor-band" aria-hidden="true" style=band_style></div>
+                <textarea node_ref=area id="scenario-json" data-testid="editor-text" spellcheck="false"
+                    autocomplete="off" wrap="off" aria-label="The scenario as JSON"
+                    aria-invalid=move || if error.with(Option::is_some) { "true" } else { "false" }
+                    aria-describedby="editor-error"
+                    on:input=on_input on:scroll=on_scroll></textarea>
+            </div>
+        </div>
+        <p class="editor-error" id="editor-error" role="alert" data-testid="editor-error"
+            data-line=move || marked().map(|l| l.to_string())>
+            {move || error.get().map(|e| format!("⚠ Line {}: {}", e.line, e.message))}
+        </p>
+        <div class="editor-actions">
+            <button type="button" data-testid="editor-apply" on:click=apply>"Apply"</button>
+            <button type="button" data-testid="editor-revert" on:click=revert>"Revert"</button>
+            <span class="hint" role="status" data-testid="editor-status">{move || status.get()}</span>
+        </div>
+    }
+}
+
+/// The scheduled commands, each with its Remove button.
+#[component]
+fn ScheduleList(lab: Lab, names: Memo<Names>, error: RwSignal<Option<String>>) -> impl IntoView {
+    let items = move || {
+        let commands = lab.base.with(|base| base.commands.clone());
+        let names = names.get();
+        commands
+            .into_iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let remove = move |_| match lab.unschedule(i) {
+                    Ok(()) => error.set(None),
+                    Err(e) => error.set(Some(e)),
+                };
+                view! {
+                    <li data-testid="schedule-item">
+                        <span>{schedule::line(&c, &names)}</span>
+                        " "
+                        <button type="button" class="small" data-testid=format!("schedule-remove-{i}")
+                            on:click=remove>"Remove"</button>
+                    </li>
+                }
+            })
+            .collect_view()
+    };
+    let empty = move || lab.base.with(|b| b.commands.is_empty());
+    view! {
+        <p class="hint" hidden=move || !empty()>"Nothing is scheduled: the run goes as the scenario says."</p>
+        <ol class="schedule-list" data-testid="schedule-list">{items}</ol>
+    }
+}
+
+/// A number from a field of the schedule's form; empty is `None`.
+fn optional_number(text: &str, unit: &'static str) -> Result<Option<f64>, String> {
+    if text.trim().is_empty() {
+        return Ok(None);
+    }
+    parse_range(text, 0.0, false, 1e9, unit).map(Some)
+}
+
+/// The form that adds a scheduled command.
+#[component]
+fn ScheduleForm(lab: Lab, names: Memo<Names>, error: RwSignal<Option<String>>) -> impl IntoView {
+    let kind = RwSignal::new(KINDS[0]);
+    let target = RwSignal::new(0usize);
+    let at = RwSignal::new(String::from("10"));
+    let extra = RwSignal::new(String::from("5"));
+    let targets = move || names.with(|n| n.for_target(kind.get().target));
+    let kind_options = KINDS
+        .iter()
+        .map(|k| view! { <option value=k.key>{k.label}</option> })
+        .collect_view();
+    let on_kind = move |ev: leptos::ev::Event| {
+        if let Some(k) = schedule::kind_named(&event_target_value(&ev)) {
+            kind.set(k);
+            target.set(0);
+            extra.set(match k.extra {
+                Extra::Factor => "4".into(),
+                Extra::Rate => "10".into(),
+                _ => "5".into(),
+            });
+        }
+    };
+    let add = move |_| {
+        let result = (|| {
+            let at_s = parse_range(&at.get_untracked(), 0.0, false, 1e9, "s")?;
+            let k = kind.get_untracked();
+            let unit = match k.extra {
+                Extra::None => "",
+                Extra::RestartAfter => "s",
+                Extra::Factor => "times",
+                Extra::Rate => "msgs/s",
+            };
+            let value = match k.extra {
+                Extra::None => None,
+                _ => optional_number(&extra.get_untracked(), unit)?,
+            };
+            let choice = Choice {
+                kind: k,
+                target: target.get_untracked(),
+                at_s,
+                extra: value,
+            };
+            let scheduled = lab.with_player(|p| schedule::command_of(&choice, p.base()))?;
+            lab.schedule(scheduled)
+        })();
+        error.set(result.err());
+    };
+    view! {
+        <div class="schedule-form">
+            <label>"What" <select data-testid="schedule-kind" on:change=on_kind>{kind_options}</select></label>
+            <label hidden=move || kind.get().target == schedule::Target::Broker>
+                "Which"
+                <select data-testid="schedule-target"
+                    on:change=move |ev| target.set(event_target_value(&ev).parse().unwrap_or(0))>
+                    {move || targets().into_iter().map(|(i, name)| {
+                        view! { <option value=i.to_string() selected=move || target.get() == i>{name}</option> }
+                    }).collect_view()}
+                </select>
+            </label>
+            <label>"At (s)"
+                <input type="text" inputmode="decimal" data-testid="schedule-at" prop:value=move || at.get()
+                    on:input=move |ev| at.set(event_target_value(&ev)) />
+            </label>
+            <label hidden=move || kind.get().extra == Extra::None>
+                {move || kind.get().extra.label().unwrap_or_default()}
+                <input type="text" inputmode="decimal" data-testid="schedule-extra" prop:value=move || extra.get()
+                    on:input=move |ev| extra.set(event_target_value(&ev)) />
+            </label>
+            <button type="button" data-testid="schedule-add" on:click=add>"Schedule"</button>
+        </div>
+    }
+}
+
+/// The schedule: what is planned, and the form to plan more.
+#[component]
+fn Schedule(lab: Lab) -> impl IntoView {
+    let names = Memo::new(move |_| {
+        lab.base.track();
+        lab.with_player(|p| Names::of(p.sim()))
+    });
+    let error = RwSignal::new(None::<String>);
+    view! {
+        <section class="schedule" aria-labelledby="schedule-title" data-testid="schedule">
+            <h3 id="schedule-title">"Scheduled faults"</h3>
+            <p class="hint">
+                "Plan what goes wrong and when: each is part of the scenario, the run starts again with it, "
+                "its instant is marked on the timeline, and a link carries it."
+            </p>
+            <ScheduleList lab names error />
+            <ScheduleForm lab names error />
+            <p class="param-error" role="alert" data-testid="schedule-error">
+                {move || error.get().map(|m| format!("⚠ {m}"))}
+            </p>
+        </section>
+    }
+}
+
+/// The Scenario tab.
+#[component]
+pub fn ScenarioPanel(lab: Lab) -> impl IntoView {
+    view! {
+        <section class="panel scenario-editor" aria-labelledby="scenario-editor-title" data-testid="scenario-editor">
+            <h2 id="scenario-editor-title">"Scenario"</h2>
+            <p class="hint">
+                "The scenario as JSON (the format of the scenario files). Change it and press Apply: "
+                "the run starts again from its start with it, and a link then carries it. "
+                "A value the simulation refuses is marked at its line and the run stays as it was."
+            </p>
+            <Editor lab />
+            <Schedule lab />
+        </section>
+    }
+}

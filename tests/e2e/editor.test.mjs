@@ -1,0 +1,314 @@
+// End-to-end tests of the Scenario tab (the JSON editor and the schedule of faults) and of
+// the ordering policy in Parameters, on the built page served from a sub-path.
+// Run:  BROKERLAB_URL=http://127.0.0.1:PORT/brokerlab/ node --test editor.test.mjs
+// playwright-core drives Debian's Chromium (never a downloaded browser).
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { chromium } from 'playwright-core';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+const BASE_URL = process.env.BROKERLAB_URL ?? 'http://127.0.0.1:8080/';
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/** A browser with a fresh profile and the tour marked seen; `close()` removes the profile. */
+async function openBrowser() {
+  const profile = mkdtempSync(path.join(tmpdir(), 'brokerlab-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ARGS,
+    viewport: { width: 1280, height: 800 },
+  });
+  await context.addInitScript(() => {
+    try {
+      localStorage.setItem('brokerlab.tour.seen', '1');
+    } catch {
+      // No storage: nothing to mark.
+    }
+  });
+  const close = async () => {
+    await context.close();
+    rmSync(profile, { recursive: true, force: true });
+  };
+  return { page: context.pages()[0] ?? (await context.newPage()), close };
+}
+
+/** The page through its data-testids (the same helpers as page.test.mjs). */
+class LabPage {
+  constructor(page) {
+    this.page = page;
+    this.consoleErrors = [];
+    page.on('console', (m) => m.type() === 'error' && this.consoleErrors.push(m.text()));
+    page.on('pageerror', (e) => this.consoleErrors.push(String(e)));
+  }
+
+  async open(url = BASE_URL) {
+    await this.page.goto(url, { waitUntil: 'load' });
+    await this.page.getByTestId('play').waitFor({ state: 'visible', timeout: 30_000 });
+    await this.page.waitForTimeout(300);
+  }
+
+  text(id) {
+    return this.page.getByTestId(id).first().innerText().then((t) => t.trim());
+  }
+
+  async number(id) {
+    const t = (await this.text(id)).replace(/,/g, '').replace(/ s$/, '');
+    const n = Number(t);
+    assert.ok(Number.isFinite(n), `${id} is not a number: ${t}`);
+    return n;
+  }
+
+  async waitFor(id, ok, timeout = 20_000) {
+    const deadline = Date.now() + timeout;
+    let last;
+    while (Date.now() < deadline) {
+      last = await this.number(id);
+      if (ok(last)) return last;
+      await this.page.waitForTimeout(100);
+    }
+    assert.fail(`${id} never reached the expected value (last: ${last})`);
+  }
+
+  async tab(name) {
+    await this.page.getByTestId(`tab-${name}`).click();
+  }
+
+  async click(id) {
+    await this.page.getByTestId(id).click();
+  }
+
+  async pickScenario(name) {
+    await this.page.getByTestId('scenario').selectOption(name);
+  }
+
+  /** Waits until `n` elements carry the data-testid `id` (the page updates after the
+   *  click's handler, in its next reactive pass). */
+  async count(id, n, timeout = 5_000) {
+    const deadline = Date.now() + timeout;
+    let last;
+    while (Date.now() < deadline) {
+      last = await this.page.getByTestId(id).count();
+      if (last === n) return;
+      await this.page.waitForTimeout(50);
+    }
+    assert.fail(`${n} × ${id} expected, found ${last}`);
+  }
+
+  editorText() {
+    return this.page.getByTestId('editor-text').inputValue();
+  }
+
+  /** Plays at `speed` until the run is over. */
+  async playToEnd(speed) {
+    await this.page.getByTestId('speed').selectOption(String(speed));
+    await this.click('play');
+    await this.page.waitForFunction(
+      () => document.querySelector('[data-testid=play]').textContent.trim() === 'Replay',
+      null,
+      { timeout: 30_000 },
+    );
+  }
+}
+
+/** The 1-based line of `text` that first contains `needle`. */
+function lineOf(text, needle) {
+  return text.split('\n').findIndex((l) => l.includes(needle)) + 1;
+}
+
+let browser;
+let lab;
+
+before(async () => {
+  browser = await openBrowser();
+  lab = new LabPage(browser.page);
+  await lab.open();
+});
+
+after(async () => {
+  await browser?.close();
+});
+
+test('an invalid value is marked at its field and the run stays; fixed, it applies', async () => {
+  await lab.pickScenario('mm1');
+  for (let i = 0; i < 3; i += 1) await lab.click('step');
+  await lab.tab('scenario');
+  const original = await lab.editorText();
+  assert.match(original, /"visibility_timeout_s": 3600\.0/);
+  const bad = original.replace('"visibility_timeout_s": 3600.0', '"visibility_timeout_s": -5.0');
+  await lab.page.getByTestId('editor-text').fill(bad);
+  await lab.click('editor-apply');
+  const line = lineOf(bad, 'visibility_timeout_s');
+  const error = await lab.text('editor-error');
+  assert.match(error, new RegExp(`^⚠ Line ${line}: queues\\[0\\]\\.visibility_timeout_s: must be .+\\.$`));
+  assert.equal(await lab.page.getByTestId('editor-error').getAttribute('data-line'), String(line));
+  assert.equal(await lab.text('gutter-marked'), `⚠ ${line}`);
+  // The caret is on that line.
+  const caretLine = await lab.page.getByTestId('editor-text').evaluate(
+    (el) => el.value.slice(0, el.selectionStart).split('\n').length,
+  );
+  assert.equal(caretLine, line);
+  // The run is as it was.
+  assert.equal(await lab.text('step-index'), '3');
+  assert.equal(await lab.page.getByTestId('scenario').inputValue(), 'mm1');
+
+  // Revert puts back the running scenario.
+  await lab.click('editor-revert');
+  assert.equal(await lab.editorText(), original);
+  await lab.count('gutter-marked', 0);
+
+  // Fixed: applied, the run starts again, and the new value is in force.
+  const good = original.replace('"visibility_timeout_s": 3600.0', '"visibility_timeout_s": 7.0');
+  await lab.page.getByTestId('editor-text').fill(good);
+  await lab.click('editor-apply');
+  assert.match(await lab.text('editor-status'), /Applied/);
+
+  assert.equal(await lab.text('editor-error'), '');
+  assert.equal(await lab.text('step-index'), '0');
+  // A change that leaves the first step reading the same still reaches the address.
+  await lab.page.waitForTimeout(600);
+  const before = await lab.page.evaluate(() => location.hash);
+  const described = (await lab.editorText()).replace(/"description": "[^"]*"/, '"description": "Edited."');
+  await lab.page.getByTestId('editor-text').fill(described);
+  await lab.click('editor-apply');
+  await lab.page.waitForFunction((b) => location.hash !== b, before, { timeout: 5_000 });
+  await lab.tab('parameters');
+  await lab.page.getByTestId('param-q0-more').evaluate((d) => { d.open = true; });
+  assert.equal(await lab.page.getByTestId('param-q0-visibility').inputValue(), '7');
+  assert.deepEqual(lab.consoleErrors, []);
+});
+
+test('markup typed into a name stays text', async () => {
+  await lab.tab('scenario');
+  const text = await lab.editorText();
+  const named = text.replace('"seed":', '"<b>seed</b>":');
+  await lab.page.getByTestId('editor-text').fill(named);
+  await lab.click('editor-apply');
+  assert.match(await lab.text('editor-error'), /unknown field `<b>seed<\/b>`/);
+  assert.equal(await lab.page.locator('[data-testid=editor-error] b').count(), 0);
+  await lab.click('editor-revert');
+});
+
+test('a crash scheduled at 12 s is marked on the timeline and happens there', async () => {
+  await lab.tab('scenario');
+  // Both runs are at step 0: the address must follow the scenario itself, not the step.
+  await lab.page.waitForTimeout(600);
+  const before = await lab.page.evaluate(() => location.hash);
+  await lab.page.getByTestId('schedule-kind').selectOption('crash-consumer-after-commit');
+  await lab.page.getByTestId('schedule-target').selectOption('0');
+  await lab.page.getByTestId('schedule-at').fill('12');
+  await lab.page.getByTestId('schedule-extra').fill('5');
+  await lab.click('schedule-add');
+  assert.equal(await lab.text('schedule-error'), '');
+  await lab.count('schedule-item', 1);
+  assert.match(
+    await lab.text('schedule-item'),
+    /^at 12\.0 s: crash .+ after its next commit, before the ack \(back 5\.0 s later\)/,
+  );
+  // Part of the scenario now: the editor shows it.
+  assert.match(await lab.editorText(), /"crash_consumer"/);
+  const mark = lab.page.getByTestId('schedule-mark');
+  await lab.count('schedule-mark', 1);
+  assert.equal(await mark.getAttribute('data-at'), '12');
+  assert.equal(await lab.text('step-index'), '0', 'the run starts again');
+  await lab.page.waitForFunction((b) => location.hash !== b, before, { timeout: 5_000 });
+  // Go to 11.5 s on the timeline: nothing has happened yet.
+  await lab.page.getByTestId('scrubber').evaluate((el) => {
+    el.value = '11.5';
+    el.dispatchEvent(new Event('input', { bubbles: true }));
+  });
+  await lab.waitFor('time', (s) => s >= 11.5);
+  assert.equal(await lab.number('crashes'), 0, 'nothing before its instant');
+  await lab.page.getByTestId('speed').selectOption('1');
+  await lab.click('play');
+  await lab.waitFor('crashes', (n) => n >= 1);
+  assert.ok((await lab.number('time')) >= 12);
+  if ((await lab.text('play')) === 'Pause') await lab.click('play');
+  assert.match(await mark.getAttribute('class'), /\bpast\b/);
+});
+
+test('the link carries the edited scenario and its schedule', async () => {
+  await lab.click('copy-link');
+  const link = await lab.page.evaluate(() => location.href);
+  assert.match(link, /\/brokerlab\/#s=v1\.[A-Za-z0-9_-]+$/);
+  const step = await lab.text('step-index');
+  const crashes = await lab.text('crashes');
+  const second = await openBrowser();
+  try {
+    const p = new LabPage(second.page);
+    await p.open(link);
+    assert.equal(await p.text('step-index'), step);
+    assert.equal(await p.text('crashes'), crashes);
+    await p.tab('scenario');
+    assert.match(await p.editorText(), /"visibility_timeout_s": 7\.0/);
+    await p.count('schedule-item', 1);
+    assert.match(await p.text('schedule-item'), /^at 12\.0 s: crash .+ after its next commit/);
+    await p.count('schedule-mark', 1);
+    // Removing it starts the run again without it.
+    await p.click('schedule-remove-0');
+    await p.count('schedule-item', 0);
+    await p.count('schedule-mark', 0);
+    assert.equal(await p.text('step-index'), '0');
+    assert.deepEqual(p.consoleErrors, []);
+  } finally {
+    await second.close();
+  }
+});
+
+test("account-42's ordering policy from Parameters: waiting for the gap keeps the balance at 50", async () => {
+  await lab.pickScenario('account-42');
+  await lab.playToEnd(10);
+  assert.match(await lab.text('db-0-row-0'), /balance 100/, 'reordered: the withdrawal was refused');
+  await lab.pickScenario('burst');
+  await lab.pickScenario('account-42');
+  await lab.tab('parameters');
+  await lab.page.getByTestId('param-q0-more').evaluate((d) => { d.open = true; });
+  await lab.page.getByTestId('param-q0-ordering').selectOption('wait_for_gap');
+  assert.equal(await lab.text('param-q0-ordering-error'), '');
+  await lab.playToEnd(10);
+  assert.match(await lab.text('db-0-row-0'), /balance 50/);
+  assert.equal(await lab.page.getByTestId('param-q0-ordering').inputValue(), 'wait_for_gap');
+  assert.deepEqual(lab.consoleErrors, []);
+});
+
+test("a consumer group's ordering is in Parameters too, limited to what a log supports", async () => {
+  await lab.pickScenario('log-consumer-groups');
+  await lab.tab('parameters');
+  const select = lab.page.getByTestId('param-g0-ordering');
+  const offered = await select.locator('option').evaluateAll((os) => os.map((o) => o.value));
+  assert.deepEqual(offered, ['none', 'ignore_stale']);
+  await select.selectOption('ignore_stale');
+  assert.equal(await lab.text('param-g0-ordering-error'), '');
+  await lab.click('step');
+  assert.equal(await select.inputValue(), 'ignore_stale');
+  assert.deepEqual(lab.consoleErrors, []);
+});
+
+test('on a phone the Scenario tab fits the screen and shows the marked line', async () => {
+  await lab.page.setViewportSize({ width: 390, height: 844 });
+  try {
+    await lab.pickScenario('crash-after-commit');
+    await lab.tab('scenario');
+    const text = await lab.editorText();
+    await lab.page.getByTestId('editor-text').fill(text.replace('"prefetch": 1', '"prefetch": 0'));
+    await lab.click('editor-apply');
+    assert.match(await lab.text('editor-error'), /consumers\[0\]\.prefetch/);
+    assert.equal(await lab.page.evaluate(() => document.documentElement.scrollWidth), 390);
+    assert.equal(await lab.page.getByTestId('gutter-marked').isVisible(), true);
+  } finally {
+    await lab.page.setViewportSize({ width: 1280, height: 800 });
+  }
+});
