@@ -67,6 +67,21 @@ pub struct View {
     /// The language of the page (`en`, `es`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lang: Option<String>,
+    /// The interview on show: its checklist, notes and hidden faults.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interview: Option<InterviewView>,
+}
+
+/// An interview in a link: per question of the review, whether it was covered and the
+/// interviewer's note; which scheduled commands are hidden, and whether they were revealed.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct InterviewView {
+    pub done: Vec<bool>,
+    pub notes: Vec<String>,
+    /// Indices into the scenario's scheduled `commands`.
+    pub hidden: Vec<usize>,
+    pub revealed: bool,
 }
 
 /// Where a lesson stands in a link.

@@ -19,11 +19,13 @@ pub enum Panel {
     History,
     /// Partitioned logs and their consumer groups.
     Logs,
+    /// Interview mode: the review's ten questions with notes, and hidden faults.
+    Interview,
 }
 
 impl Panel {
     /// Every panel, in tab order.
-    pub const ALL: [Panel; 7] = [
+    pub const ALL: [Panel; 8] = [
         Panel::Counters,
         Panel::Story,
         Panel::Parameters,
@@ -31,6 +33,7 @@ impl Panel {
         Panel::Invariants,
         Panel::History,
         Panel::Logs,
+        Panel::Interview,
     ];
 
     /// The tab's text.
@@ -43,6 +46,7 @@ impl Panel {
             Panel::Invariants => "Invariants",
             Panel::History => "History",
             Panel::Logs => "Logs",
+            Panel::Interview => "Interview",
         }
     }
 
@@ -56,6 +60,7 @@ impl Panel {
             Panel::Invariants => "invariants",
             Panel::History => "history",
             Panel::Logs => "logs",
+            Panel::Interview => "interview",
         }
     }
 
@@ -96,11 +101,12 @@ mod tests {
     #[test]
     fn arrows_wrap_around_the_offered_tabs() {
         assert_eq!(Panel::Counters.next(1, false), Panel::Story);
-        assert_eq!(Panel::Counters.next(-1, false), Panel::History);
+        assert_eq!(Panel::Counters.next(-1, false), Panel::Interview);
         assert_eq!(Panel::Parameters.next(1, false), Panel::Scenario);
-        assert_eq!(Panel::History.next(1, false), Panel::Counters);
+        assert_eq!(Panel::History.next(1, false), Panel::Interview);
         assert_eq!(Panel::History.next(1, true), Panel::Logs);
-        assert_eq!(Panel::Logs.next(1, true), Panel::Counters);
+        assert_eq!(Panel::Logs.next(1, true), Panel::Interview);
+        assert_eq!(Panel::Interview.next(1, true), Panel::Counters);
     }
 
     #[test]

@@ -330,13 +330,17 @@ fn rate_change(
 pub fn with_added(base: &Scenario, scheduled: ScheduledCommand) -> Scenario {
     let mut next = base.clone();
     next.interventions.clear();
-    let at = next
-        .commands
-        .iter()
-        .position(|c| c.at_s > scheduled.at_s)
-        .unwrap_or(next.commands.len());
+    let at = insert_position(base, scheduled.at_s);
     next.commands.insert(at, scheduled);
     next
+}
+
+/// Where [`with_added`] puts a command scheduled at `at_s` in the list.
+pub fn insert_position(base: &Scenario, at_s: f64) -> usize {
+    base.commands
+        .iter()
+        .position(|c| c.at_s > at_s)
+        .unwrap_or(base.commands.len())
 }
 
 /// The scenario without its scheduled command number `index`.

@@ -8,6 +8,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Blob, BlobPropertyBag, HtmlAnchorElement, HtmlCanvasElement, Url};
 
 use crate::model::files::{check_size, file_name, open_scenario, scenario_file, series_csv};
+use crate::model::interview::Interview;
 use crate::state::Lab;
 
 impl Lab {
@@ -45,7 +46,10 @@ impl Lab {
                 .ok_or_else(|| format!("“{}” could not be read as text.", file.name()))
                 .and_then(|t| open_scenario(&t));
             match opened {
-                Ok(player) => lab.open_player(player),
+                Ok(player) => {
+                    lab.open_player(player);
+                    lab.interview.update(Interview::forget_faults);
+                }
                 Err(message) => lab.error.set(Some(message)),
             }
         });

@@ -8,6 +8,7 @@ use brokerlab_core::lessons::Lang;
 use brokerlab_core::{examples, secs_to_us, us_to_secs, Command, MsgId, Scenario};
 
 use crate::model::flights::{FlightBuffer, Node};
+use crate::model::interview::Interview;
 use crate::model::invariants::Status;
 use crate::model::lesson::Guide;
 use crate::model::lineage::{Lineage, LineageBuild};
@@ -104,6 +105,8 @@ pub struct Lab {
     pub guide: RwSignal<Option<Guide>>,
     /// The language of the lessons.
     pub lang: RwSignal<Lang>,
+    /// Interview mode's checklist, notes and hidden faults (see `state/interview.rs`).
+    pub interview: RwSignal<Interview>,
 }
 
 /// A memo of the player recomputed on every frame.
@@ -182,6 +185,7 @@ impl Lab {
             panel: RwSignal::new(Panel::default()),
             guide: RwSignal::new(None),
             lang: RwSignal::new(Lang::default()),
+            interview: RwSignal::new(Interview::default()),
         }
     }
 
@@ -285,7 +289,11 @@ impl Lab {
             .ok_or_else(|| format!("There is no example called “{name}”."))
             .and_then(|s| Player::new(s).map_err(|e| format!("The example could not load: {e}")));
         match player {
-            Ok(player) => self.open_player(player),
+            Ok(player) => {
+                self.open_player(player);
+                // Hidden faults belonged to the previous scenario's schedule.
+                self.interview.update(Interview::forget_faults);
+            }
             Err(message) => {
                 self.playing.set(false);
                 self.error.set(Some(message));

@@ -3,7 +3,9 @@
 //! leaves the run on the page as it was.
 
 use brokerlab_core::{Scenario, ScheduledCommand};
+use leptos::prelude::Update;
 
+use crate::model::interview::Interview;
 use crate::model::player::Player;
 use crate::model::scenario_text::{self, TextError};
 use crate::model::schedule;
@@ -23,7 +25,10 @@ impl Lab {
     pub fn apply_scenario_text(&self, text: &str) -> Result<(), TextError> {
         let scenario = scenario_text::check(text)?;
         self.run_scenario(scenario)
-            .map_err(|message| TextError { line: 1, message })
+            .map_err(|message| TextError { line: 1, message })?;
+        // A new text makes a new schedule: no fault of the old one stays hidden.
+        self.interview.update(Interview::forget_faults);
+        Ok(())
     }
 
     /// The editor's text for the scenario on the page.
@@ -31,18 +36,25 @@ impl Lab {
         self.with_player(|p| scenario_text::text_of(p.base()))
     }
 
-    /// Adds a scheduled command to the scenario and starts it again from its start.
-    pub fn schedule(&self, scheduled: ScheduledCommand) -> Result<(), String> {
+    /// Adds a scheduled command to the scenario and starts it again from its start; says
+    /// where in the list it went.
+    pub fn schedule(&self, scheduled: ScheduledCommand) -> Result<usize, String> {
+        let at = self.with_player(|p| schedule::insert_position(p.base(), scheduled.at_s));
         let next = self.with_player(|p| schedule::with_added(p.base(), scheduled));
         next.validate()
             .map_err(|e| format!("The schedule refused it: {e}."))?;
-        self.run_scenario(next)
+        self.run_scenario(next)?;
+        // The interview's hidden faults keep pointing at theirs.
+        self.interview.update(|i| i.inserted(at));
+        Ok(at)
     }
 
     /// Removes scheduled command number `index` and starts the scenario again.
     pub fn unschedule(&self, index: usize) -> Result<(), String> {
         let next = self.with_player(|p| schedule::with_removed(p.base(), index));
-        self.run_scenario(next)
+        self.run_scenario(next)?;
+        self.interview.update(|i| i.removed(index));
+        Ok(())
     }
 }
 

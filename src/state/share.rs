@@ -12,6 +12,7 @@ use brokerlab_core::link::{self, Shared, View};
 use gloo_timers::callback::Timeout;
 use leptos::prelude::*;
 
+use crate::model::interview::Interview;
 use crate::model::panels::Panel;
 use crate::model::player::Player;
 use crate::model::share::{player_of, shared_of};
@@ -68,6 +69,10 @@ pub fn restore_view(lab: Lab, view: &View) {
     if let Some(lesson) = &view.lesson {
         lab.restore_lesson(lesson);
     }
+    if let Some(interview) = &view.interview {
+        let kept = lab.with_player(|p| Interview::from_view(interview, p.base()));
+        lab.interview.set(kept);
+    }
 }
 
 /// What the page shows now, as a link.
@@ -82,6 +87,7 @@ pub fn current(lab: Lab) -> Shared {
         }),
         lesson: lab.lesson_view(),
         lang: Some(lab.lang.get_untracked().code().to_string()),
+        interview: lab.interview.with_untracked(Interview::view),
     };
     lab.with_player(|p| shared_of(p, view))
 }
@@ -118,6 +124,7 @@ pub fn follow_in_address(lab: Lab) {
         lab.lineage.track();
         lab.guide.track();
         lab.lang.track();
+        lab.interview.track();
         let playing = lab.playing.get();
         // Dropping the previous timeout cancels it: only the last change writes.
         let next = (!playing).then(|| Timeout::new(SETTLE_MS, move || write_address(lab)));

@@ -6,6 +6,7 @@
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
+use crate::model::interview;
 use crate::model::scenario_text::{self, TextError};
 use crate::model::schedule::{self, Choice, Extra, Names, KINDS};
 use crate::model::settings::parse_range;
@@ -183,9 +184,14 @@ fn ScheduleList(lab: Lab, names: Memo<Names>, error: RwSignal<Option<String>>) -
     let items = move || {
         let commands = lab.base.with(|base| base.commands.clone());
         let names = names.get();
+        let shown: Vec<bool> = (0..commands.len())
+            .map(|i| lab.interview.with(|iv| iv.shows(i)))
+            .collect();
+        // A fault hidden for an interview is left out until it is revealed.
         commands
             .into_iter()
             .enumerate()
+            .filter(|(i, _)| shown[*i])
             .map(|(i, c)| {
                 let remove = move |_| match lab.unschedule(i) {
                     Ok(()) => error.set(None),
@@ -202,7 +208,11 @@ fn ScheduleList(lab: Lab, names: Memo<Names>, error: RwSignal<Option<String>>) -
             })
             .collect_view()
     };
-    let empty = move || lab.base.with(|b| b.commands.is_empty());
+    let empty = move || {
+        let base = lab.base.get();
+        lab.interview
+            .with(|i| interview::shown(&base, i).commands.is_empty())
+    };
     view! {
         <p class="hint" hidden=move || !empty()>"Nothing is scheduled: the run goes as the scenario says."</p>
         <ol class="schedule-list" data-testid="schedule-list">{items}</ol>
@@ -217,9 +227,23 @@ fn optional_number(text: &str, unit: &'static str) -> Result<Option<f64>, String
     parse_range(text, 0.0, false, 1e9, unit).map(Some)
 }
 
-/// The form that adds a scheduled command.
+/// The form that adds a scheduled command (`hidden`: for an interview, left out of the
+/// schedule's list and the timeline until revealed).
 #[component]
-fn ScheduleForm(lab: Lab, names: Memo<Names>, error: RwSignal<Option<String>>) -> impl IntoView {
+pub fn ScheduleForm(
+    lab: Lab,
+    names: Memo<Names>,
+    error: RwSignal<Option<String>>,
+    #[prop(optional)] hidden: bool,
+) -> impl IntoView {
+    // The same form serves the Interview tab: its hooks are named apart there.
+    let id = move |name: &str| {
+        if hidden {
+            format!("hidden-{name}")
+        } else {
+            name.to_string()
+        }
+    };
     let kind = RwSignal::new(KINDS[0]);
     let target = RwSignal::new(0usize);
     let at = RwSignal::new(String::from("10"));
@@ -261,16 +285,20 @@ fn ScheduleForm(lab: Lab, names: Memo<Names>, error: RwSignal<Option<String>>) -
                 extra: value,
             };
             let scheduled = lab.with_player(|p| schedule::command_of(&choice, p.base()))?;
-            lab.schedule(scheduled)
+            let at = lab.schedule(scheduled)?;
+            if hidden {
+                lab.interview.update(|i| i.hidden.push(at));
+            }
+            Ok(())
         })();
         error.set(result.err());
     };
     view! {
         <div class="schedule-form">
-            <label>"What" <select data-testid="schedule-kind" on:change=on_kind>{kind_options}</select></label>
+            <label>"What" <select data-testid=id("schedule-kind") on:change=on_kind>{kind_options}</select></label>
             <label hidden=move || kind.get().target == schedule::Target::Broker>
                 "Which"
-                <select data-testid="schedule-target"
+                <select data-testid=id("schedule-target")
                     on:change=move |ev| target.set(event_target_value(&ev).parse().unwrap_or(0))>
                     {move || targets().into_iter().map(|(i, name)| {
                         view! { <option value=i.to_string() selected=move || target.get() == i>{name}</option> }
@@ -278,15 +306,17 @@ fn ScheduleForm(lab: Lab, names: Memo<Names>, error: RwSignal<Option<String>>) -
                 </select>
             </label>
             <label>"At (s)"
-                <input type="text" inputmode="decimal" data-testid="schedule-at" prop:value=move || at.get()
+                <input type="text" inputmode="decimal" data-testid=id("schedule-at") prop:value=move || at.get()
                     on:input=move |ev| at.set(event_target_value(&ev)) />
             </label>
             <label hidden=move || kind.get().extra == Extra::None>
                 {move || kind.get().extra.label().unwrap_or_default()}
-                <input type="text" inputmode="decimal" data-testid="schedule-extra" prop:value=move || extra.get()
+                <input type="text" inputmode="decimal" data-testid=id("schedule-extra") prop:value=move || extra.get()
                     on:input=move |ev| extra.set(event_target_value(&ev)) />
             </label>
-            <button type="button" data-testid="schedule-add" on:click=add>"Schedule"</button>
+            <button type="button" data-testid=id("schedule-add") on:click=add>
+                {if hidden { "Schedule in secret" } else { "Schedule" }}
+            </button>
         </div>
     }
 }
@@ -315,11 +345,17 @@ fn Schedule(lab: Lab) -> impl IntoView {
     }
 }
 
-/// The Scenario tab.
+/// The Scenario tab. While an interview keeps a fault hidden, the scenario's text (which
+/// would show it) stays out of sight.
 #[component]
 pub fn ScenarioPanel(lab: Lab) -> impl IntoView {
+    let secret = Memo::new(move |_| lab.interview.with(|i| i.keeps_secret()));
     view! {
-        <section class="panel scenario-editor" aria-labelledby="scenario-editor-title" data-testid="scenario-editor">
+        <p class="hint" data-testid="scenario-secret" hidden=move || !secret.get()>
+            "The scenario holds a fault hidden for the interview: its text and schedule show once the Interview tab reveals it."
+        </p>
+        <section class="panel scenario-editor" aria-labelledby="scenario-editor-title" data-testid="scenario-editor"
+            hidden=move || secret.get()>
             <h2 id="scenario-editor-title">"Scenario"</h2>
             <p class="hint">
                 "The scenario as JSON (the format of the scenario files). Change it and press Apply: "

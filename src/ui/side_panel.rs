@@ -8,6 +8,7 @@ use leptos::prelude::*;
 use crate::model::panels::Panel;
 use crate::state::Lab;
 use crate::ui::counters::Counters;
+use crate::ui::interview::InterviewPanel;
 use crate::ui::invariants::InvariantsPanel;
 use crate::ui::lineage::LineagePanel;
 use crate::ui::logs::LogsView;
@@ -123,6 +124,9 @@ pub fn SidePanel(lab: Lab) -> impl IntoView {
             </TabPanel>
             <TabPanel lab panel=Panel::Logs>
                 <LogsView lab />
+            </TabPanel>
+            <TabPanel lab panel=Panel::Interview>
+                <InterviewPanel lab />
             </TabPanel>
         </aside>
     }

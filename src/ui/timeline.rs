@@ -4,6 +4,7 @@
 use leptos::prelude::*;
 
 use crate::format::seconds;
+use crate::model::interview;
 use crate::model::schedule::{markers, Names};
 use crate::state::Lab;
 
@@ -15,9 +16,11 @@ pub const SCRUB_STEP_S: f64 = 0.1;
 #[component]
 fn ScheduleMarks(lab: Lab) -> impl IntoView {
     // One memo for what is scheduled and the names it uses: recomputed with the scenario.
+    // A fault hidden for an interview is not marked until it is revealed.
     let plan = Memo::new(move |_| {
         let base = lab.base.get();
-        (base, lab.with_player(|p| Names::of(p.sim())))
+        let shown = lab.interview.with(|i| interview::shown(&base, i));
+        (shown, lab.with_player(|p| Names::of(p.sim())))
     });
     let marks = move || {
         let now = lab.readout.with(|r| r.time_s);

@@ -1,0 +1,106 @@
+// End-to-end tests of interview mode (issue 13): the review's ten questions as a
+// checklist with notes, a fault scheduled in secret (out of the schedule, the timeline and
+// the Scenario tab), the reveal, and a link that opens the same interview.
+// Run by .ci/test-web:  BROKERLAB_URL=http://127.0.0.1:PORT/brokerlab/ node --test interview.test.mjs
+// playwright-core drives Debian's Chromium (never a downloaded browser).
+
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { chromium } from 'playwright-core';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+const BASE_URL = process.env.BROKERLAB_URL ?? 'http://127.0.0.1:8080/';
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'];
+
+const opened = [];
+
+async function openAt(url) {
+  const profile = mkdtempSync(path.join(tmpdir(), 'brokerlab-interview-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ARGS,
+    viewport: { width: 1280, height: 800 },
+  });
+  await context.addInitScript(() => localStorage.setItem('brokerlab.tour.seen', '1'));
+  const page = context.pages()[0] ?? (await context.newPage());
+  const errors = [];
+  page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(url, { waitUntil: 'load' });
+  await page.getByTestId('play').waitFor({ state: 'visible', timeout: 30_000 });
+  opened.push({ context, profile });
+  return { page, errors };
+}
+
+after(async () => {
+  for (const { context, profile } of opened) {
+    await context.close();
+    rmSync(profile, { recursive: true, force: true });
+  }
+});
+
+const text = (page, id) => page.getByTestId(id).innerText().then((t) => t.trim());
+
+let link;
+
+test('an interviewer notes answers and hides a fault the candidate must find', async () => {
+  const { page, errors } = await openAt(BASE_URL);
+  await page.getByTestId('scenario').selectOption('mm4');
+  await page.getByTestId('tab-interview').click();
+  assert.equal(await page.locator('.review-row').count(), 10, 'the ten questions');
+  assert.match(await page.locator('.review-row').nth(4).innerText(), /^Confirmation/);
+  await page.getByTestId('review-0').check();
+  await page.getByTestId('review-4').check();
+  await page.getByTestId('review-note-4').fill('Acks after the commit; <b>not</b> before.');
+  await page.getByTestId('review-note-4').blur();
+
+  // A consumer slowed down four times at 5 s, in secret.
+  await page.getByTestId('hidden-schedule-kind').selectOption('slow-consumer');
+  await page.getByTestId('hidden-schedule-at').fill('5');
+  await page.getByTestId('hidden-schedule-extra').fill('4');
+  await page.getByTestId('hidden-schedule-add').click();
+  assert.equal(await text(page, 'hidden-count'), 'One fault is hidden.');
+  assert.equal(await page.getByTestId('hidden-error').innerText(), '');
+  // Nowhere to be seen: not on the timeline, not in the Scenario tab.
+  assert.equal(await page.getByTestId('schedule-mark').count(), 0);
+  await page.getByTestId('tab-scenario').click();
+  assert.equal(await page.getByTestId('scenario-secret').isVisible(), true);
+  assert.equal(await page.getByTestId('scenario-editor').isVisible(), false);
+  assert.equal(await page.getByTestId('schedule-item').count(), 0);
+
+  await page.waitForTimeout(800);
+  link = await page.evaluate(() => location.href);
+  assert.match(link, /#s=v1\./);
+
+  // The candidate plays; the interviewer reveals.
+  await page.getByTestId('speed').selectOption('10');
+  await page.getByTestId('play').click();
+  await page.waitForFunction(() => parseFloat(document.querySelector('[data-testid=step-time]').textContent) > 8);
+  await page.getByTestId('play').click();
+  await page.getByTestId('tab-interview').click();
+  await page.getByTestId('reveal-faults').click();
+  assert.match(await text(page, 'revealed-faults'), /^at 5\.0 s: C1 works 4× slower$/);
+  assert.equal(await page.getByTestId('reveal-faults').isDisabled(), true);
+  assert.equal(await page.getByTestId('schedule-mark').count(), 1, 'on the timeline once revealed');
+  assert.deepEqual(errors, []);
+});
+
+test('the interview link opens the same interview, the fault still hidden', async () => {
+  assert.ok(link, 'the previous test made a link');
+  const { page, errors } = await openAt(link);
+  await page.getByTestId('tab-interview').click();
+  assert.equal(await page.getByTestId('review-0').isChecked(), true);
+  assert.equal(await page.getByTestId('review-1').isChecked(), false);
+  assert.equal(await page.getByTestId('review-4').isChecked(), true);
+  assert.equal(await page.getByTestId('review-note-4').inputValue(), 'Acks after the commit; <b>not</b> before.');
+  assert.equal(await page.locator('.review b').count(), 0, 'a note is never markup');
+  assert.equal(await text(page, 'hidden-count'), 'One fault is hidden.');
+  assert.equal(await page.getByTestId('schedule-mark').count(), 0);
+  await page.getByTestId('reveal-faults').click();
+  assert.match(await text(page, 'revealed-faults'), /^at 5\.0 s: C1 works 4× slower$/);
+  assert.deepEqual(errors, []);
+});
