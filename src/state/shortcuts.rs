@@ -17,6 +17,7 @@ pub enum Action {
     Slower,
     OpenHelp,
     CloseHelp,
+    Present,
 }
 
 /// One row of the help's keyboard list: how it is written, what it does, and the keys
@@ -58,6 +59,11 @@ pub const SHORTCUTS: &[Shortcut] = &[
             ("-", Action::Slower),
             ("_", Action::Slower),
         ],
+    },
+    Shortcut {
+        label: "p",
+        what: "present: the stage alone, in large type (again to leave)",
+        keys: &[("p", Action::Present), ("P", Action::Present)],
     },
     Shortcut {
         label: "?",
@@ -105,6 +111,7 @@ fn perform(action: Action, typing: bool, lab: Lab, tools: Tools) -> bool {
         Action::Reset => lab.reset(),
         Action::Faster => lab.nudge_speed(true),
         Action::Slower => lab.nudge_speed(false),
+        Action::Present => tools.toggle_presenting(),
     }
     true
 }

@@ -8,14 +8,20 @@ use super::TourState;
 
 /// Class on the root element (`<html>`) that scales type and controls up.
 pub const LARGE_TYPE_CLASS: &str = "large-type";
+/// The root's class while presenting: the stage alone, in large type.
+pub const PRESENTING_CLASS: &str = "presenting";
 
 /// State of the page tools, shared by the buttons, the overlay and the shortcut.
 #[derive(Clone, Copy)]
 pub struct Tools {
     pub help_open: RwSignal<bool>,
     pub large_type: RwSignal<bool>,
+    /// Presenter mode: the stage alone (no side panels), in large type.
+    pub presenting: RwSignal<bool>,
     /// What had the focus when help opened: it gets it back on close.
     opener: StoredValue<Option<web_sys::HtmlElement>, LocalStorage>,
+    /// Large type as it was before presenting.
+    large_before: StoredValue<bool>,
     /// The first-visit tour (its header button restarts it).
     pub tour: TourState,
 }
@@ -27,12 +33,29 @@ impl Tools {
         let tools = Self {
             help_open: RwSignal::new(false),
             large_type: RwSignal::new(false),
+            presenting: RwSignal::new(false),
             opener: StoredValue::new_local(None),
+            large_before: StoredValue::new(false),
             tour: TourState::new(),
         };
         let large = tools.large_type;
         Effect::new(move |_| set_root_class(LARGE_TYPE_CLASS, large.get()));
+        let presenting = tools.presenting;
+        Effect::new(move |_| set_root_class(PRESENTING_CLASS, presenting.get()));
         tools
+    }
+
+    /// Presenter mode on or off. Large type comes with it; leaving puts back the type
+    /// size the page had before.
+    pub fn toggle_presenting(&self) {
+        let on = !self.presenting.get_untracked();
+        if on {
+            self.large_before.set_value(self.large_type.get_untracked());
+            self.large_type.set(true);
+        } else {
+            self.large_type.set(self.large_before.get_value());
+        }
+        self.presenting.set(on);
     }
 
     pub fn open_help(&self) {

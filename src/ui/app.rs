@@ -117,7 +117,7 @@ fn Page(player: Player, view: Option<View>, problem: Option<String>) -> impl Int
                     <TopologyView lab />
                     <BacklogChart lab />
                 </div>
-                <SidePanel lab />
+                <SidePanel lab tools />
             </div>
             <p class="drop-hint" aria-hidden="true">"Drop a scenario file to open it"</p>
         </main>

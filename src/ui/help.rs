@@ -27,6 +27,10 @@ pub fn ToolButtons(tools: Tools) -> impl IntoView {
                 "Large type"
             </button>
         </div>
+        <button type="button" class="present-exit" data-testid="present-exit" hidden=move || !tools.presenting.get()
+            on:click=move |_| tools.toggle_presenting() title="Back to the whole page (p)">
+            "Leave presenting"
+        </button>
     }
 }
 

@@ -4,7 +4,7 @@
 //! its figure read from the run. Page Down / Page Up walk the steps (a presenter's remote
 //! sends those keys).
 
-use brokerlab_core::lessons::{self, Answer, Focus, Lang, Prediction, Text};
+use brokerlab_core::lessons::{self, Answer, Focus, Lang, Prediction, Text, Unit};
 use leptos::prelude::*;
 use leptos_use::{use_event_listener, use_window};
 
@@ -178,63 +178,80 @@ fn PredictionForm(lab: Lab) -> impl IntoView {
         });
         match prediction {
             Some(Prediction::Choices { options, .. }) => {
-                let chosen = move || {
-                    lab.guide
-                        .with(|g| match g.as_ref().and_then(|g| g.answered()) {
-                            Some(Answer::Choice(i)) => Some(i),
-                            _ => None,
-                        })
-                };
-                let items = options
-                    .into_iter()
-                    .enumerate()
-                    .map(|(i, text)| {
-                        view! {
-                            <label class="lesson-choice">
-                                <input type="radio" name="lesson-choice" data-testid=format!("lesson-choice-{i}")
-                                    prop:checked=move || chosen() == Some(i) disabled=locked
-                                    on:change=move |_| lab.answer_lesson(Answer::Choice(i)) />
-                                {move || text.get(lab.lang.get())}
-                            </label>
-                        }
-                    })
-                    .collect_view();
-                view! { <div class="lesson-choices" role="radiogroup">{items}</div> }.into_any()
+                choices_field(lab, options, locked).into_any()
             }
             Some(Prediction::Number { unit, .. }) => {
-                let on_input = move |ev: leptos::ev::Event| {
-                    let lang = lab.lang.get_untracked();
-                    if let Some(x) = parse_number(&event_target_value(&ev), lang) {
-                        lab.answer_lesson(Answer::Number(x));
-                    }
-                };
-                let unit_words = move || unit_label(unit, lab.lang.get());
-                let typed = match kept {
-                    Some(Answer::Number(x)) => {
-                        let decimals = if x.fract() == 0.0 { 0 } else { 2 };
-                        lessons::number(x, decimals, lab.lang.get_untracked())
-                    }
-                    _ => String::new(),
-                };
-                // The field may be the previous step's, kept by the redraw: its text is
-                // set outright to this step's answer.
-                let field = NodeRef::<leptos::html::Input>::new();
-                Effect::new(move |_| {
-                    if let Some(input) = field.get() {
-                        input.set_value(&typed);
-                    }
-                });
-                view! {
-                    <label class="lesson-number">
-                        <input type="text" inputmode="decimal" data-testid="lesson-number" node_ref=field
-                            disabled=locked on:input=on_input autocomplete="off" />
-                        <span>{unit_words}</span>
-                    </label>
-                }
-                .into_any()
+                number_field(lab, unit, kept, locked).into_any()
             }
             None => ().into_any(),
         }
+    }
+}
+
+/// One radio button per option.
+fn choices_field(
+    lab: Lab,
+    options: Vec<Text>,
+    locked: impl Fn() -> bool + Copy + Send + Sync + 'static,
+) -> impl IntoView {
+    let chosen = move || {
+        lab.guide
+            .with(|g| match g.as_ref().and_then(|g| g.answered()) {
+                Some(Answer::Choice(i)) => Some(i),
+                _ => None,
+            })
+    };
+    let items = options
+        .into_iter()
+        .enumerate()
+        .map(|(i, text)| {
+            view! {
+                <label class="lesson-choice">
+                    <input type="radio" name="lesson-choice" data-testid=format!("lesson-choice-{i}")
+                        prop:checked=move || chosen() == Some(i) disabled=locked
+                        on:change=move |_| lab.answer_lesson(Answer::Choice(i)) />
+                    {move || text.get(lab.lang.get())}
+                </label>
+            }
+        })
+        .collect_view();
+    view! { <div class="lesson-choices" role="radiogroup">{items}</div> }
+}
+
+/// A number typed the way the lesson's language writes numbers, with its unit.
+fn number_field(
+    lab: Lab,
+    unit: Unit,
+    kept: Option<Answer>,
+    locked: impl Fn() -> bool + Copy + Send + Sync + 'static,
+) -> impl IntoView {
+    let on_input = move |ev: leptos::ev::Event| {
+        let lang = lab.lang.get_untracked();
+        if let Some(x) = parse_number(&event_target_value(&ev), lang) {
+            lab.answer_lesson(Answer::Number(x));
+        }
+    };
+    let typed = match kept {
+        Some(Answer::Number(x)) => {
+            let decimals = if x.fract() == 0.0 { 0 } else { 2 };
+            lessons::number(x, decimals, lab.lang.get_untracked())
+        }
+        _ => String::new(),
+    };
+    // The field may be the previous step's, kept by the redraw: its text is set outright
+    // to this step's answer.
+    let field = NodeRef::<leptos::html::Input>::new();
+    Effect::new(move |_| {
+        if let Some(input) = field.get() {
+            input.set_value(&typed);
+        }
+    });
+    view! {
+        <label class="lesson-number">
+            <input type="text" inputmode="decimal" data-testid="lesson-number" node_ref=field
+                disabled=locked on:input=on_input autocomplete="off" />
+            <span>{move || unit_label(unit, lab.lang.get())}</span>
+        </label>
     }
 }
 

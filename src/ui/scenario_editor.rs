@@ -227,6 +227,41 @@ fn optional_number(text: &str, unit: &'static str) -> Result<Option<f64>, String
     parse_range(text, 0.0, false, 1e9, unit).map(Some)
 }
 
+/// What the schedule's form holds when its button is pressed.
+struct FormText {
+    kind: schedule::Kind,
+    target: usize,
+    at: String,
+    extra: String,
+}
+
+/// Schedules what the form says (`hidden`: in secret, for an interview), or says why not.
+fn add_scheduled(lab: Lab, form: &FormText, hidden: bool) -> Result<(), String> {
+    let at_s = parse_range(&form.at, 0.0, false, 1e9, "s")?;
+    let unit = match form.kind.extra {
+        Extra::None => "",
+        Extra::RestartAfter => "s",
+        Extra::Factor => "times",
+        Extra::Rate => "msgs/s",
+    };
+    let value = match form.kind.extra {
+        Extra::None => None,
+        _ => optional_number(&form.extra, unit)?,
+    };
+    let choice = Choice {
+        kind: form.kind,
+        target: form.target,
+        at_s,
+        extra: value,
+    };
+    let scheduled = lab.with_player(|p| schedule::command_of(&choice, p.base()))?;
+    let at = lab.schedule(scheduled)?;
+    if hidden {
+        lab.interview.update(|i| i.hidden.push(at));
+    }
+    Ok(())
+}
+
 /// The form that adds a scheduled command (`hidden`: for an interview, left out of the
 /// schedule's list and the timeline until revealed).
 #[component]
@@ -265,33 +300,13 @@ pub fn ScheduleForm(
         }
     };
     let add = move |_| {
-        let result = (|| {
-            let at_s = parse_range(&at.get_untracked(), 0.0, false, 1e9, "s")?;
-            let k = kind.get_untracked();
-            let unit = match k.extra {
-                Extra::None => "",
-                Extra::RestartAfter => "s",
-                Extra::Factor => "times",
-                Extra::Rate => "msgs/s",
-            };
-            let value = match k.extra {
-                Extra::None => None,
-                _ => optional_number(&extra.get_untracked(), unit)?,
-            };
-            let choice = Choice {
-                kind: k,
-                target: target.get_untracked(),
-                at_s,
-                extra: value,
-            };
-            let scheduled = lab.with_player(|p| schedule::command_of(&choice, p.base()))?;
-            let at = lab.schedule(scheduled)?;
-            if hidden {
-                lab.interview.update(|i| i.hidden.push(at));
-            }
-            Ok(())
-        })();
-        error.set(result.err());
+        let form = FormText {
+            kind: kind.get_untracked(),
+            target: target.get_untracked(),
+            at: at.get_untracked(),
+            extra: extra.get_untracked(),
+        };
+        error.set(add_scheduled(lab, &form, hidden).err());
     };
     view! {
         <div class="schedule-form">

@@ -6,7 +6,7 @@
 use leptos::prelude::*;
 
 use crate::model::panels::Panel;
-use crate::state::Lab;
+use crate::state::{Lab, Tools};
 use crate::ui::counters::Counters;
 use crate::ui::interview::InterviewPanel;
 use crate::ui::invariants::InvariantsPanel;
@@ -87,7 +87,7 @@ fn HistoryHint(lab: Lab) -> impl IntoView {
 }
 
 #[component]
-pub fn SidePanel(lab: Lab) -> impl IntoView {
+pub fn SidePanel(lab: Lab, tools: Tools) -> impl IntoView {
     // A scenario without a log closes the logs tab if it was open.
     Effect::new(move |_| {
         if !lab.panel.get().offered(has_logs(lab)) {
@@ -101,7 +101,14 @@ pub fn SidePanel(lab: Lab) -> impl IntoView {
         .collect_view();
     view! {
         <aside class="side" aria-label="Panels" data-testid="side">
-            <div class="tabs" role="tablist" aria-label="Panels">{tabs}</div>
+            <div class="side-head">
+                <div class="tabs" role="tablist" aria-label="Panels">{tabs}</div>
+                <button type="button" class="small present" data-testid="present"
+                    on:click=move |_| tools.toggle_presenting()
+                    title="The stage alone, in large type, for a projector (p)">
+                    "Present"
+                </button>
+            </div>
             <TabPanel lab panel=Panel::Counters>
                 <Counters readout=lab.readout percentiles=lab.percentiles />
             </TabPanel>

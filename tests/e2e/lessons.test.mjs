@@ -150,3 +150,28 @@ test('a link to a lesson that does not exist says so and opens the page', async 
   assert.match(await text(page, 'error-note'), /There is no lesson called “no-such-lesson”\./);
   assert.equal(await page.getByTestId('lesson').count(), 0);
 });
+
+test('presenter mode: the stage alone in large type, lesson steps from the keyboard', async () => {
+  const { page, errors } = await openAt(lessonUrl('outbox'));
+  await page.getByTestId('lesson').waitFor({ state: 'visible' });
+  await page.getByTestId('present').click();
+  const root = () => page.evaluate(() => document.documentElement.className);
+  assert.match(await root(), /\bpresenting\b/);
+  assert.match(await root(), /\blarge-type\b/, 'large type comes with it');
+  assert.equal(await page.getByTestId('tab-counters').isVisible(), false, 'no side panels');
+  assert.equal(await page.getByTestId('lesson').isVisible(), true);
+  const stage = await page.getByTestId('stage').boundingBox();
+  assert.ok(stage.width > 1100, `the stage takes the width: ${stage.width}`);
+  // A presenter's remote: answer, then Page Down plays to the checkpoint.
+  await page.getByTestId('lesson-choice-0').check();
+  await page.keyboard.press('PageDown');
+  await revealed(page);
+  // p again (or the button) leaves, and the type size is as it was.
+  await page.keyboard.press('p');
+  assert.doesNotMatch(await root(), /\bpresenting\b|\blarge-type\b/);
+  assert.equal(await page.getByTestId('tab-counters').isVisible(), true);
+  await page.keyboard.press('p');
+  await page.getByTestId('present-exit').click();
+  assert.doesNotMatch(await root(), /\bpresenting\b/);
+  assert.deepEqual(errors, []);
+});
