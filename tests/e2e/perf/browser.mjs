@@ -1,0 +1,139 @@
+// Browser performance run of the built site (issue 14): frame times, main-thread long
+// tasks (PerformanceObserver) and JS heap while the page loads, plays the burst at 20×,
+// seeks to the end, and opens a message's history. Prints a Markdown table.
+// Timings are measurements, never pass/fail: run it with .ci/perf-web.
+//   BROKERLAB_URL=http://127.0.0.1:PORT/brokerlab/ node tests/e2e/perf/browser.mjs
+
+import { chromium } from 'playwright-core';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+const BASE_URL = process.env.BROKERLAB_URL ?? 'http://127.0.0.1:8080/';
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--no-first-run', '--enable-precise-memory-info',
+  '--disable-background-networking'];
+
+/** Installs the recorders before the page's scripts run: long tasks and frame gaps. */
+function recorders() {
+  window.__perf = { longTasks: [], frames: [], recording: false };
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) window.__perf.longTasks.push({ at: e.startTime, ms: e.duration });
+  }).observe({ type: 'longtask', buffered: true });
+  let last = performance.now();
+  const tick = (now) => {
+    if (window.__perf.recording) window.__perf.frames.push(now - last);
+    last = now;
+    requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+  localStorage.setItem('brokerlab.tour.seen', '1');
+}
+
+const percentile = (xs, p) => {
+  if (xs.length === 0) return 0;
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+};
+
+/** Runs `action` while recording; returns frame and long-task figures for it. */
+async function measure(page, name, action) {
+  await page.evaluate(() => {
+    window.__perf.frames = [];
+    window.__perf.mark = performance.now();
+    window.__perf.recording = true;
+  });
+  const t0 = Date.now();
+  await action();
+  const wall = Date.now() - t0;
+  const data = await page.evaluate(() => {
+    window.__perf.recording = false;
+    const since = window.__perf.mark;
+    return {
+      frames: window.__perf.frames,
+      long: window.__perf.longTasks.filter((t) => t.at >= since).map((t) => t.ms),
+      heap: performance.memory ? performance.memory.usedJSHeapSize : 0,
+    };
+  });
+  return {
+    name,
+    wallMs: wall,
+    frames: data.frames.length,
+    frameP50: percentile(data.frames, 50),
+    frameP95: percentile(data.frames, 95),
+    frameMax: Math.max(0, ...data.frames),
+    longTasks: data.long.length,
+    longMax: Math.max(0, ...data.long),
+    heapMB: data.heap / 1e6,
+  };
+}
+
+const profile = mkdtempSync(path.join(tmpdir(), 'brokerlab-perf-'));
+const context = await chromium.launchPersistentContext(profile, {
+  executablePath: CHROMIUM,
+  headless: true,
+  args: ARGS,
+  viewport: { width: 1280, height: 800 },
+});
+await context.addInitScript(recorders);
+const page = context.pages()[0] ?? (await context.newPage());
+const rows = [];
+try {
+  // Loading: from navigation to the first run on screen, long tasks since the start.
+  const t0 = Date.now();
+  await page.goto(BASE_URL, { waitUntil: 'load' });
+  await page.getByTestId('play').waitFor({ state: 'visible', timeout: 60_000 });
+  const loadWall = Date.now() - t0;
+  const load = await page.evaluate(() => ({
+    long: window.__perf.longTasks.map((t) => t.ms),
+    heap: performance.memory ? performance.memory.usedJSHeapSize : 0,
+  }));
+  rows.push({
+    name: 'load the page (burst), to the controls on screen',
+    wallMs: loadWall,
+    frames: 0,
+    frameP50: 0,
+    frameP95: 0,
+    frameMax: 0,
+    longTasks: load.long.length,
+    longMax: Math.max(0, ...load.long),
+    heapMB: load.heap / 1e6,
+  });
+  await page.getByTestId('speed').selectOption('20');
+  rows.push(await measure(page, 'play the burst at 20× for 8 s', async () => {
+    await page.getByTestId('play').click();
+    await page.waitForTimeout(8_000);
+    await page.getByTestId('play').click();
+  }));
+  rows.push(await measure(page, 'seek to the end of the burst (181 s)', async () => {
+    const slider = page.getByTestId('scrubber');
+    await slider.evaluate((s) => {
+      s.value = s.max;
+      s.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    await page.waitForFunction(() => document.querySelector('[data-testid=seeking]').textContent === '',
+      null, { timeout: 120_000 });
+  }));
+  rows.push(await measure(page, 'open the history of the first message', async () => {
+    await page.getByTestId('tab-story').click();
+    await page.getByTestId('log-msg').first().click();
+    await page.getByTestId('lineage').waitFor({ state: 'visible', timeout: 120_000 });
+  }));
+  await page.getByTestId('scenario').selectOption('mm4');
+  rows.push(await measure(page, 'play mm4 (M/M/4, 90 %) at 20× for 8 s', async () => {
+    await page.getByTestId('speed').selectOption('20');
+    await page.getByTestId('play').click();
+    await page.waitForTimeout(8_000);
+    await page.getByTestId('play').click();
+  }));
+} finally {
+  await context.close();
+  rmSync(profile, { recursive: true, force: true });
+}
+
+const ms = (x) => x.toFixed(1);
+console.log('| what | wall (ms) | frames | frame p50 / p95 / max (ms) | long tasks (> 50 ms) | longest (ms) | JS heap after (MB) |');
+console.log('|---|---|---|---|---|---|---|');
+for (const r of rows) {
+  console.log(`| ${r.name} | ${r.wallMs} | ${r.frames} | ${ms(r.frameP50)} / ${ms(r.frameP95)} / ${ms(r.frameMax)} | ${r.longTasks} | ${ms(r.longMax)} | ${r.heapMB.toFixed(1)} |`);
+}
