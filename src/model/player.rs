@@ -218,6 +218,9 @@ impl Player {
     /// the idle rest is not played), or its end time is reached; or the work budget
     /// stopped the run (its clock stays at its last step, short of the end time).
     pub fn is_finished(&self) -> bool {
+        if self.before_checkpoint_instant() {
+            return false;
+        }
         let end_reached = self
             .sim
             .scenario()
@@ -243,8 +246,9 @@ impl Player {
     /// run whose end time is reached closes there.
     fn settle_at(&mut self, target: Micros) {
         let end_us = self.sim.scenario().end_s.map(secs_to_us);
-        if target == self.stop_deadline() {
-            // A lesson's checkpoint at an instant is reached even in a quiet run.
+        if self.stop_deadline() < Micros::MAX {
+            // A lesson's checkpoint at an instant is reached even in a quiet run: the
+            // clock goes on towards it (never past it: `target` is capped there).
             self.sim.run_until(target);
         } else if self.drained() {
             if end_us.is_none() {

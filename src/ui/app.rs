@@ -159,6 +159,7 @@ fn EmbeddedStage(lab: Lab) -> impl IntoView {
                 <Timeline lab />
             </div>
             <Problem lab />
+            <LessonCard lab />
             <div class="stage" data-testid="stage">
                 <LatestLine narration=lab.narration />
                 <TopologyView lab />

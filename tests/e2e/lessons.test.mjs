@@ -175,3 +175,18 @@ test('presenter mode: the stage alone in large type, lesson steps from the keybo
   assert.doesNotMatch(await root(), /\bpresenting\b/);
   assert.deepEqual(errors, []);
 });
+
+test('a lesson embeds in another page: the card and the stage, nothing else', async () => {
+  const { page, errors } = await openAt(`${BASE_URL}?embed#lesson=queue-vs-topic`);
+  await page.getByTestId('embedded').waitFor({ state: 'visible' });
+  await page.getByTestId('lesson').waitFor({ state: 'visible' });
+  assert.equal(await text(page, 'lesson-progress'), 'Step 1 of 3');
+  assert.equal(await page.getByTestId('tab-counters').count(), 0, 'no side panels in an embed');
+  await page.getByTestId('lesson-number').fill('20');
+  await page.getByTestId('speed').selectOption('10');
+  await page.getByTestId('lesson-play').click();
+  await page.getByTestId('lesson-explanation').waitFor({ state: 'visible', timeout: 60_000 });
+  assert.equal(await text(page, 'step-time'), '12.0 s', 'paused at the checkpoint');
+  assert.equal(await text(page, 'lesson-verdict'), 'Your prediction was right.');
+  assert.deepEqual(errors, []);
+});

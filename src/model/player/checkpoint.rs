@@ -27,6 +27,13 @@ impl Player {
             .unwrap_or(Micros::MAX)
     }
 
+    /// A checkpoint at an instant is still ahead (and the work budget allows going on):
+    /// the run is not over, even if nothing is left to happen before it.
+    pub(super) fn before_checkpoint_instant(&self) -> bool {
+        let deadline = self.stop_at.and_then(|c| c.deadline_us());
+        deadline.is_some_and(|at| at > self.sim.now_us()) && self.budget_stop().is_none()
+    }
+
     /// The step just taken meets the checkpoint.
     pub(super) fn checkpoint_met(&self) -> bool {
         self.stop_at
@@ -99,6 +106,30 @@ mod tests {
         p.set_stop_at(None);
         p.advance(100.0, 10.0);
         assert!(p.sim().now_us() > 12_500_000, "free to go on once cleared");
+    }
+
+    #[test]
+    fn a_quiet_run_plays_on_to_a_checkpoint_at_an_instant() {
+        let lesson = lessons::find("queue-vs-topic").expect("a lesson");
+        let mut p = player(lesson.scenario);
+        let checkpoint = lesson.steps[0].checkpoint;
+        assert_eq!(checkpoint, Checkpoint::At { s: 12.0 });
+        p.set_stop_at(Some(checkpoint));
+        let mut stopped = false;
+        for _ in 0..2_000 {
+            let a = p.advance(50.0, 10.0);
+            assert!(
+                !a.finished || a.checkpoint,
+                "not over before the checkpoint"
+            );
+            if a.checkpoint {
+                stopped = true;
+                break;
+            }
+        }
+        assert!(stopped);
+        assert_eq!(p.sim().now_us(), 12_000_000);
+        assert!(p.at_checkpoint());
     }
 
     #[test]
