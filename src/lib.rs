@@ -7,6 +7,7 @@
 //! components read them and call the lab's commands. [`format`] writes numbers and times.
 
 pub mod format;
+pub mod i18n;
 pub mod model;
 pub mod state;
 pub mod ui;

@@ -4,6 +4,7 @@
 use leptos::prelude::*;
 use leptos_use::{use_raf_fn_with_options, utils::Pausable, UseRafFnOptions};
 
+use crate::i18n::{t, use_i18n, I18nContextProvider};
 use crate::model::player::Player;
 use crate::state::share;
 use crate::state::shortcuts::use_shortcuts;
@@ -12,6 +13,7 @@ use crate::ui::chart::BacklogChart;
 use crate::ui::controls::{Controls, ScenarioPicker};
 use crate::ui::files::{use_file_drop, FileMenu};
 use crate::ui::help::{HelpDialog, ToolButtons};
+use crate::ui::language::{follow_language, LangSwitch};
 use crate::ui::lesson::LessonCard;
 use crate::ui::narration::LatestLine;
 use crate::ui::share::ShareButton;
@@ -42,7 +44,12 @@ pub fn App() -> impl IntoView {
         ),
     };
     match player {
-        Ok(player) => view! { <Page player view problem /> }.into_any(),
+        Ok(player) => view! {
+            <I18nContextProvider>
+                <Page player view problem />
+            </I18nContextProvider>
+        }
+        .into_any(),
         Err(message) => view! { <ErrorNote message /> }.into_any(),
     }
 }
@@ -52,7 +59,7 @@ pub fn App() -> impl IntoView {
 fn ErrorNote(#[prop(into)] message: Signal<String>) -> impl IntoView {
     view! {
         <section class="error-note" role="alert" data-testid="error-note">
-            <strong>"Problem: "</strong>
+            <strong>{t!(use_i18n(), common.problem)}" "</strong>
             {message}
         </section>
     }
@@ -77,6 +84,7 @@ fn use_player_loop(lab: Lab) {
 #[component]
 fn Page(player: Player, view: Option<View>, problem: Option<String>) -> impl IntoView {
     let lab = Lab::new(player);
+    follow_language(lab);
     use_player_loop(lab);
     lab.error.set(problem);
     lab.follow_lessons();
@@ -91,6 +99,7 @@ fn Page(player: Player, view: Option<View>, problem: Option<String>) -> impl Int
     }
     let tools = Tools::new();
     use_shortcuts(lab, tools);
+    let i18n = use_i18n();
     let zone = NodeRef::new();
     let dragging = use_file_drop(lab, zone);
 
@@ -103,6 +112,7 @@ fn Page(player: Player, view: Option<View>, problem: Option<String>) -> impl Int
             <ShareButton lab />
             <FileMenu lab />
             <ToolButtons tools />
+            <LangSwitch lab />
         </header>
         <main node_ref=zone class:dragging=move || dragging.get()>
             <div class="transport">
@@ -119,11 +129,11 @@ fn Page(player: Player, view: Option<View>, problem: Option<String>) -> impl Int
                 </div>
                 <SidePanel lab tools />
             </div>
-            <p class="drop-hint" aria-hidden="true">"Drop a scenario file to open it"</p>
+            <p class="drop-hint" aria-hidden="true">{t!(i18n, common.drop_hint)}</p>
         </main>
         <footer>
-            <p class="tagline">"Load a message queue, crash a consumer, and watch what happens to every message."</p>
-            "Everything runs in this page: a deterministic simulation compiled from Rust to WebAssembly."
+            <p class="tagline">{t!(i18n, common.tagline)}</p>
+            {t!(i18n, common.footer)}
         </footer>
         <HelpDialog tools />
         <TourCard tools />

@@ -4,7 +4,7 @@
 //! its figure read from the run. Page Down / Page Up walk the steps (a presenter's remote
 //! sends those keys).
 
-use brokerlab_core::lessons::{self, Answer, Focus, Lang, Prediction, Text, Unit};
+use brokerlab_core::lessons::{self, Answer, Focus, Prediction, Text, Unit};
 use leptos::prelude::*;
 use leptos_use::{use_event_listener, use_window};
 
@@ -73,7 +73,6 @@ fn LessonBody(lab: Lab) -> impl IntoView {
             <header class="lesson-head">
                 <strong class="lesson-title" data-testid="lesson-title">{title}</strong>
                 <span class="lesson-progress" data-testid="lesson-progress">{progress}</span>
-                <LangSwitch lab />
                 <button type="button" class="small" data-testid="lesson-close"
                     on:click=move |_| lab.close_lesson() title=move || CLOSE.get(lang.get())>"×"</button>
             </header>
@@ -134,23 +133,6 @@ fn FocusOutline(lab: Lab) -> impl IntoView {
         )
     };
     view! { <style data-testid="lesson-focus">{css}</style> }
-}
-
-#[component]
-fn LangSwitch(lab: Lab) -> impl IntoView {
-    let buttons = Lang::ALL
-        .into_iter()
-        .map(|l| {
-            view! {
-                <button type="button" class="small" data-testid=format!("lang-{}", l.code())
-                    aria-pressed=move || (lab.lang.get() == l).to_string()
-                    on:click=move |_| lab.lang.set(l)>
-                    {l.code().to_uppercase()}
-                </button>
-            }
-        })
-        .collect_view();
-    view! { <span class="lang-switch" role="group" aria-label="Language / Idioma">{buttons}</span> }
 }
 
 /// The prediction: one choice among several, or a number with its unit. It is locked

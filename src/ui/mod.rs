@@ -9,6 +9,7 @@ pub mod files;
 pub mod help;
 pub mod interview;
 pub mod invariants;
+pub mod language;
 pub mod lesson;
 pub mod lineage;
 pub mod logs;
