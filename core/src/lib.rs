@@ -20,9 +20,12 @@
 //!   ([`Counters`], [`Sample`], [`Summary`], [`Report`], [`WorkEstimate`], [`EndReason`],
 //!   [`fingerprint`]); facts and ids ([`Fact`], [`Step`], [`Setting`], [`Trigger`],
 //!   [`MsgId`], [`QueueId`]…); time ([`Micros`], [`secs_to_us`], [`us_to_secs`]).
-//! * [`narration::describe`]: a fact in one English sentence.
+//! * [`narration::describe`]: a fact in one sentence, in English or Spanish ([`lang::Lang`]).
 //! * [`invariants::check`]: the accounting invariant, recounted from scratch.
-//! * [`examples`]: the built-in scenarios by name, with a title and a topic each.
+//! * [`examples`]: the built-in scenarios by name, with a title, a topic and a description
+//!   each, in English and Spanish.
+//! * [`lang`]: the two languages, bilingual texts, and numbers written the way each
+//!   language writes them.
 //! * [`lessons`]: guided lessons over the examples, in English and Spanish (questions,
 //!   checkpoints, and figures read from the run).
 //! * [`step`]: the reasons facts carry ([`step::LossReason`], [`step::DeadLetterReason`]…).
@@ -32,6 +35,7 @@
 pub mod database;
 pub mod examples;
 pub mod invariants;
+pub mod lang;
 pub mod lessons;
 pub mod link;
 pub mod narration;

@@ -4,6 +4,7 @@
 
 mod common;
 
+use brokerlab_core::lang::Lang;
 use brokerlab_core::narration::describe;
 use brokerlab_core::step::LossReason;
 use brokerlab_core::{Fact, Fate, MsgId, QueueId, Report, Scenario, Simulation};
@@ -22,7 +23,7 @@ fn narrate(s: Scenario) -> (Simulation, Narrated) {
     while let Some(step) = sim.step() {
         let facts = step.facts.to_vec();
         brokerlab_core::invariants::check(&sim).unwrap();
-        let sentences = facts.iter().map(|f| describe(&sim, f)).collect();
+        let sentences = facts.iter().map(|f| describe(&sim, f, Lang::En)).collect();
         steps.push((facts, sentences));
     }
     (sim, steps)
@@ -207,7 +208,8 @@ fn with_ignore_stale_a_refused_withdrawal_does_not_advance_the_version() {
             .iter()
             .any(|f| matches!(f, Fact::EffectRefused { msg, .. } if msg.get() == 1))
         {
-            let sentences: Vec<String> = facts.iter().map(|f| describe(&sim, f)).collect();
+            let sentences: Vec<String> =
+                facts.iter().map(|f| describe(&sim, f, Lang::En)).collect();
             version_after_refusal =
                 Some(sim.tables(QueueId::new(0)).unwrap().aggregate(42).version);
             refused_step = Some(sentences);

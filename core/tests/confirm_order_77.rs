@@ -3,6 +3,7 @@
 
 mod common;
 
+use brokerlab_core::lang::Lang;
 use brokerlab_core::narration::describe;
 use brokerlab_core::step::DuplicateSeen;
 use brokerlab_core::{
@@ -195,7 +196,7 @@ fn the_fix_is_narrated() {
         let facts = step.facts.to_vec();
         for f in &facts {
             if matches!(f, Fact::FixDeployed { .. }) {
-                said = Some(describe(&sim, f));
+                said = Some(describe(&sim, f, Lang::En));
             }
         }
     }

@@ -4,6 +4,7 @@
 
 mod common;
 
+use brokerlab_core::lang::Lang;
 use brokerlab_core::step::DeadLetterReason;
 use brokerlab_core::{
     invariants, narration, AckMode, Command, ConsumerId, CrashPoint, Fact, Flavour, GapTimeout,
@@ -48,7 +49,10 @@ fn narration_of(
         .iter()
         .find(|(_, f)| f.iter().any(&pick))
         .expect("a step with that fact");
-    facts.iter().map(|f| narration::describe(sim, f)).collect()
+    facts
+        .iter()
+        .map(|f| narration::describe(sim, f, Lang::En))
+        .collect()
 }
 
 /// (message number, reason, attempts) of every dead-lettered copy.
@@ -260,7 +264,7 @@ fn gap_wait_behind_a_dead_lettered_predecessor_is_parked_after_the_gap_timeout()
     assert_eq!(sim.effect_count(MsgId::new(1)), 0, "v2 was not applied");
     // No sentence calls a gap wait a backoff.
     for f in &all {
-        let text = narration::describe(&sim, f);
+        let text = narration::describe(&sim, f, Lang::En);
         assert!(!text.contains("backoff"), "{text}");
     }
     let first = narration_of(
@@ -672,7 +676,7 @@ fn a_flavour_switch_while_playing_is_recorded_and_replays_exactly() {
         } if queue == QueueId::new(0)
     ));
     assert_eq!(
-        narration::describe(&live, &facts[0]),
+        narration::describe(&live, &facts[0], Lang::En),
         "q now follows RabbitMQ's rules (no lease: unacked messages return when a consumer's channel closes) (on your command)."
     );
     assert_eq!(

@@ -5,6 +5,7 @@
 
 mod common;
 
+use brokerlab_core::lang::Lang;
 use brokerlab_core::narration::describe;
 use brokerlab_core::{Fact, Handoff, Idempotency, MsgId, Simulation};
 
@@ -96,7 +97,7 @@ fn the_republish_says_whether_the_id_is_the_same() {
             let facts = step.facts.to_vec();
             for f in &facts {
                 if let Fact::PublishSent { attempt: 2, .. } = f {
-                    said |= describe(&sim, f).contains(words);
+                    said |= describe(&sim, f, Lang::En).contains(words);
                 }
             }
         }

@@ -5,6 +5,7 @@
 //! that block their partition, balances and versions on log consumers. The accounting
 //! invariant is checked after every step (common::run).
 
+use brokerlab_core::lang::Lang;
 use brokerlab_core::*;
 
 mod common;
@@ -28,7 +29,7 @@ fn run_narrated(s: Scenario) -> (Simulation, Vec<(Fact, String)>) {
         let facts: Vec<Fact> = step.facts.to_vec();
         invariants::check(&sim).unwrap_or_else(|e| panic!("step {}: {e}", sim.steps()));
         for f in facts {
-            let text = narration::describe(&sim, &f);
+            let text = narration::describe(&sim, &f, Lang::En);
             out.push((f, text));
         }
     }
@@ -175,7 +176,11 @@ fn a_moving_partition_is_finished_and_committed_before_its_new_owner_starts() {
     let mut texts = Vec::new();
     while let Some(step) = replay.step() {
         let step_facts = step.facts.to_vec();
-        texts.extend(step_facts.iter().map(|f| narration::describe(&replay, f)));
+        texts.extend(
+            step_facts
+                .iter()
+                .map(|f| narration::describe(&replay, f, Lang::En)),
+        );
     }
     assert!(texts.iter().any(|t| t == revoked_text), "{texts:#?}");
     assert!(texts.iter().any(|t| t == released_text), "{texts:#?}");
@@ -267,7 +272,11 @@ fn a_failing_record_is_retried_in_place_and_blocks_its_partition() {
     while let Some(step) = sim.step() {
         facts.extend_from_slice(step.facts);
         let step_facts = step.facts.to_vec();
-        texts.extend(step_facts.iter().map(|f| narration::describe(&sim, f)));
+        texts.extend(
+            step_facts
+                .iter()
+                .map(|f| narration::describe(&sim, f, Lang::En)),
+        );
         invariants::check(&sim).unwrap();
         let p = &sim.group_partitions(GroupId::new(0))[0];
         if p.retrying.is_some() {

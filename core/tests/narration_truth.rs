@@ -10,6 +10,7 @@
 //!    crash ("the broker crashed without persisting it");
 //! 7. "again (attempt N)" only for a fact whose attempt is N.
 
+use brokerlab_core::lang::Lang;
 use brokerlab_core::narration::describe;
 use brokerlab_core::{
     examples, ConsumerId, Fact, Handoff, MsgId, ProducerId, Scenario, Simulation,
@@ -68,7 +69,7 @@ fn check_step(sim: &Simulation, facts: &[Fact]) -> Result<(), String> {
         )
     });
     for fact in facts {
-        let s = describe(sim, fact);
+        let s = describe(sim, fact, Lang::En);
         check_sentence(
             sim,
             facts,
@@ -206,7 +207,7 @@ fn a_restart_that_follows_its_crash_is_not_called_scheduled() {
             .iter()
             .filter(|f| matches!(f, Fact::ConsumerRestarted { .. }))
         {
-            said.push(describe(&sim, fact));
+            said.push(describe(&sim, fact, Lang::En));
         }
     }
     assert_eq!(

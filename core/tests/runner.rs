@@ -179,3 +179,32 @@ fn a_link_runs_to_the_end_or_stops_at_its_moment() {
         "--fast",
     );
 }
+
+#[test]
+fn trace_speaks_english_or_spanish() {
+    let scenario = example("crash-after-commit");
+    let lines = |args: &[&str]| {
+        let out = brokerlab(args, Some(&scenario));
+        assert!(out.status.success(), "{args:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let en = lines(&["trace", "-", "--max", "3"]);
+    let es = lines(&["trace", "-", "--lang", "es", "--max", "3"]);
+    assert_eq!(en, lines(&["trace", "-", "--max", "3", "--lang", "en"]));
+    assert!(en.contains("The broker delivered #0 to C1"), "{en}");
+    assert!(es.contains("El broker entregó #0 a C1"), "{es}");
+    assert!(es.contains("6,000 s"), "seconds with a decimal comma: {es}");
+    assert_eq!(en.lines().count(), es.lines().count());
+    assert_bad_input(
+        &brokerlab(&["trace", "-", "--lang", "fr"], Some(&scenario)),
+        "--lang",
+    );
+    assert_bad_input(
+        &brokerlab(&["trace", "-", "--lang"], Some(&scenario)),
+        "--lang",
+    );
+    assert_bad_input(
+        &brokerlab(&["trace", "-", "--speed", "2"], Some(&scenario)),
+        "--speed",
+    );
+}

@@ -7,6 +7,7 @@
 //! recorded run (the scenario plus every user command) up to the current step, keeping
 //! only that message's facts. The work is bounded by [`LINEAGE_STEPS_MAX`].
 
+use brokerlab_core::lang::Lang;
 use brokerlab_core::narration::describe;
 use brokerlab_core::step::{
     DeadLetterReason, Failure as HandlerFailure, IgnoredAck, LossReason, RefusedBecause,
@@ -286,7 +287,8 @@ impl LineageBuild {
                 step: k.step,
                 time_s: us_to_secs(k.time_us),
                 lane: Lane::of(&k.fact),
-                text: describe(replay, &k.fact),
+                // TODO(lang): the page's language; English until it is wired.
+                text: describe(replay, &k.fact, Lang::En),
                 from: at(from),
                 to: at(to),
                 label,

@@ -6,6 +6,7 @@
 
 use std::collections::VecDeque;
 
+use brokerlab_core::lang::Lang;
 use brokerlab_core::narration::describe;
 use brokerlab_core::{us_to_secs, Fact, Micros, MsgId, Simulation};
 
@@ -168,11 +169,13 @@ impl Story {
 
     /// The story in words, as of now.
     pub fn narrate(&self, sim: &Simulation) -> Narration {
+        // TODO(lang): the page's language; the narration is English until it is wired.
+        let lang = Lang::En;
         let sentences: Vec<String> = self
             .latest
             .iter()
             .take(NARRATION_SENTENCES_MAX)
-            .map(|f| describe(sim, f))
+            .map(|f| describe(sim, f, lang))
             .collect();
         let end_s = sim.scenario().end_s;
         let events = self
@@ -182,8 +185,8 @@ impl Story {
             .map(|n| Event {
                 time_s: us_to_secs(n.at_us),
                 text: match n.aftermath.and_then(|a| a.text(end_s)) {
-                    Some(later) => format!("{} {later}", describe(sim, &n.fact)),
-                    None => describe(sim, &n.fact),
+                    Some(later) => format!("{} {later}", describe(sim, &n.fact, lang)),
+                    None => describe(sim, &n.fact, lang),
                 },
             })
             .collect();
@@ -195,7 +198,7 @@ impl Story {
                 step: l.step,
                 time_s: us_to_secs(l.at_us),
                 msg: l.fact.msg(),
-                text: describe(sim, &l.fact),
+                text: describe(sim, &l.fact, lang),
             })
             .collect();
         Narration {

@@ -124,7 +124,15 @@ fn LessonOptions(lab: Lab) -> impl IntoView {
 #[component]
 pub fn ScenarioPicker(lab: Lab) -> impl IntoView {
     let name = move || lab.scenario.with(|s| s.0.clone());
-    let description = move || lab.scenario.with(|s| s.1.clone());
+    // A built-in example's description in the page's language, unless the scenario's own
+    // text was changed (then that text, as written).
+    let description = move || {
+        let lang = lab.lang.get();
+        lab.scenario.with(|(n, d)| match examples::find(n) {
+            Some(e) if *d == e.description(Lang::En) => e.description(lang),
+            _ => d.clone(),
+        })
+    };
     // One group per topic, each option titled in words; the value stays the example's name.
     let options = examples::by_topic()
         .into_iter()
@@ -133,10 +141,11 @@ pub fn ScenarioPicker(lab: Lab) -> impl IntoView {
                 .into_iter()
                 .map(|e| {
                     let n = e.name;
-                    view! { <option value=n selected=move || lab.scenario.with(|s| s.0 == n)>{e.title}</option> }
+                    let title = move || e.title(lab.lang.get());
+                    view! { <option value=n selected=move || lab.scenario.with(|s| s.0 == n)>{title}</option> }
                 })
                 .collect_view();
-            view! { <optgroup label=topic.title()>{items}</optgroup> }
+            view! { <optgroup label=move || topic.title(lab.lang.get())>{items}</optgroup> }
         })
         .collect_view();
     // A scenario from a file, a link or the editor that is not a built-in one is listed too,

@@ -1,7 +1,8 @@
 //! `brokerlab`: the headless runner over the same core as the page.
 //!
 //!   brokerlab run FILE.json [--csv]    run a scenario, print a JSON report (or the series as CSV)
-//!   brokerlab trace FILE.json [--max N] print each step as a sentence (first N steps, default 200)
+//!   brokerlab trace FILE.json [--max N] [--lang es]  print each step as sentences (first N
+//!                                      steps, default 200), in English or Spanish
 //!   brokerlab example [NAME]           list the built-in examples, or print one as JSON
 //!   brokerlab run --link LINK [--csv]  run what a share link holds (its scenario and commands)
 //!   brokerlab run --link LINK --moment [--csv]  the same, stopped at the moment the link shows
@@ -20,7 +21,7 @@ use brokerlab_core::lessons::{self, Lang, LessonRun, Prediction};
 use brokerlab_core::text::{escape_controls, one_line};
 use brokerlab_core::{examples, link, narration, Report, Scenario, Simulation};
 
-const USAGE: &str = "usage: brokerlab run FILE.json [--csv] | brokerlab run --link LINK [--moment] [--csv] | brokerlab trace FILE.json [--max N] | brokerlab example [NAME] | brokerlab link NAME [--step N] | brokerlab lessons | brokerlab lesson NAME [--lang en|es]";
+const USAGE: &str = "usage: brokerlab run FILE.json [--csv] | brokerlab run --link LINK [--moment] [--csv] | brokerlab trace FILE.json [--max N] [--lang en|es] | brokerlab example [NAME] | brokerlab link NAME [--step N] | brokerlab lessons | brokerlab lesson NAME [--lang en|es]";
 
 /// Largest input read: the same 1 MiB the scenario decoder accepts.
 const INPUT_BYTES_MAX: u64 = 1 << 20;
@@ -52,19 +53,10 @@ fn run(args: &[String]) -> Result<(), String> {
         ),
         ["lessons"] => print(&lesson_list()),
         ["lesson", name] => play_lesson(name, Lang::En),
-        ["lesson", name, "--lang", code] => play_lesson(
-            name,
-            Lang::from_code(code).ok_or_else(|| format!("--lang is en or es, got {code:?}"))?,
-        ),
-        ["trace", file] => trace(file, 200),
-        ["trace", file, "--max", n] => {
-            let max: u64 = n
-                .parse()
-                .map_err(|_| format!("--max wants a whole number, got {n:?}"))?;
-            if max > TRACE_STEPS_MAX {
-                return Err(format!("--max is at most {TRACE_STEPS_MAX}, got {max}"));
-            }
-            trace(file, max)
+        ["lesson", name, "--lang", code] => play_lesson(name, parse_lang(code)?),
+        ["trace", file, options @ ..] => {
+            let (max, lang) = trace_options(options)?;
+            trace(file, max, lang)
         }
         ["example"] => print(
             &examples::names()
@@ -80,6 +72,40 @@ fn run(args: &[String]) -> Result<(), String> {
         }
         _ => Err(USAGE.to_string()),
     }
+}
+
+/// The language whose code is `code`, for `--lang`.
+fn parse_lang(code: &str) -> Result<Lang, String> {
+    Lang::from_code(code).ok_or_else(|| format!("--lang is en or es, got {code:?}"))
+}
+
+/// `trace`'s options, in any order: `--max N` (default 200) and `--lang en|es` (default en).
+fn trace_options(options: &[&str]) -> Result<(u64, Lang), String> {
+    let (mut max, mut lang) = (200, Lang::En);
+    let mut rest = options;
+    while let [option, value, tail @ ..] = rest {
+        match *option {
+            "--max" => max = parse_max(value)?,
+            "--lang" => lang = parse_lang(value)?,
+            _ => return Err(format!("unknown option {option:?}; {USAGE}")),
+        }
+        rest = tail;
+    }
+    match rest {
+        [] => Ok((max, lang)),
+        [option, ..] => Err(format!("{option:?} wants a value; {USAGE}")),
+    }
+}
+
+/// `--max N`: a whole number of steps, at most [`TRACE_STEPS_MAX`].
+fn parse_max(n: &str) -> Result<u64, String> {
+    let max: u64 = n
+        .parse()
+        .map_err(|_| format!("--max wants a whole number, got {n:?}"))?;
+    if max > TRACE_STEPS_MAX {
+        return Err(format!("--max is at most {TRACE_STEPS_MAX}, got {max}"));
+    }
+    Ok(max)
 }
 
 /// Writes to standard output; a closed pipe (`| head`) is not an error worth a panic.
@@ -184,8 +210,9 @@ fn report_of(mut sim: Simulation, render: impl Fn(&Report) -> String) -> Result<
     Ok(())
 }
 
-/// Prints each step as it is taken (streamed: memory stays flat however long the run).
-fn trace(file: &str, max: u64) -> Result<(), String> {
+/// Prints each step as it is taken, in `lang` (streamed: memory stays flat however long
+/// the run).
+fn trace(file: &str, max: u64, lang: Lang) -> Result<(), String> {
     let mut sim = start(file)?;
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
@@ -193,7 +220,7 @@ fn trace(file: &str, max: u64) -> Result<(), String> {
         let Some(step) = sim.step() else { break };
         let (index, t, facts) = (step.index, step.time_us, step.facts.to_vec());
         for fact in &facts {
-            let line = escape_controls(&narration::describe(&sim, fact));
+            let line = escape_controls(&narration::describe(&sim, fact, lang));
             let written = writeln!(out, "{index:>6}  {:>12.6} s  {line}", t as f64 / 1e6);
             if written.is_err() {
                 return Ok(()); // the reader went away (`| head`)

@@ -6,8 +6,8 @@ use std::collections::BTreeSet;
 
 use super::focus::Focus;
 use super::prediction::Unit;
-use super::text::Lang;
 use crate::database::GroupTables;
+use crate::lang::Lang;
 use crate::sim::Simulation;
 use crate::step::{GroupId, QueueId};
 use crate::time::us_to_secs;

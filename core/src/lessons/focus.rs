@@ -1,7 +1,7 @@
 //! What a step asks the learner to look at: a component of the topology (the page
 //! outlines its card) or a metric (the page points at its counter or chart line).
 
-use super::text::{Lang, Text};
+use crate::lang::{Lang, Text};
 use crate::sim::Simulation;
 
 /// A metric the page shows, named as the page names it.

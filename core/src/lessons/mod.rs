@@ -15,14 +15,15 @@ mod figure;
 mod focus;
 mod play;
 mod prediction;
-mod text;
 
 pub use checkpoint::{Checkpoint, Happening};
 pub use figure::{Figure, Table};
 pub use focus::{Focus, Metric};
 pub use play::{LessonRun, Played};
 pub use prediction::{Answer, Prediction, Unit};
-pub use text::{number, Lang, Text};
+// The languages moved up to the crate (narration and examples use them too); lessons
+// keep offering them under their old path.
+pub use crate::lang::{number, Lang, Text};
 
 use crate::examples;
 use crate::sim::Simulation;

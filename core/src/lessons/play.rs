@@ -2,8 +2,8 @@
 //! paused at the latest checkpoint.
 
 use super::prediction::Answer;
-use super::text::Lang;
 use super::{find, Lesson, LessonStep};
+use crate::lang::Lang;
 use crate::sim::Simulation;
 
 /// A lesson in progress: the run stands at the checkpoint of the last step played.

@@ -1,6 +1,6 @@
 //! The "what will happen next?" question of a step, answered before the run plays on.
 
-use super::text::{number, Lang, Text};
+use crate::lang::{number, Lang, Text};
 
 /// What a number in a lesson counts, and how it is written in each language.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

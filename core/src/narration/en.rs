@@ -1,7 +1,7 @@
-//! One plain-English sentence per fact, for the CLI trace and the page's narration.
-//! Names come from the simulation (producer, queue and consumer names); messages are
-//! written `#id`.
+//! The narration in English: one plain sentence per fact.
 
+use super::{has_outbox, is_rabbitmq, mints_ids, Family};
+use crate::lang::Lang;
 use crate::scenario::{
     AckMode, ArrivalProcess, CrashPoint, Flavour, Idempotency, Ordering, Overflow, Poison,
     ProducerCrashPoint, Rebalance,
@@ -11,7 +11,46 @@ use crate::step::{
     ConsumerId, DeadLetterReason, DuplicateSeen, Fact, Failure, IgnoredAck, LossReason, ProducerId,
     QueueId, RefusedBecause, Setting, SkipReason, Trigger,
 };
-use crate::time::{us_to_secs, Micros};
+use crate::time::Micros;
+
+/// Describes `fact`, of `family`, in a sentence.
+pub(super) fn describe(sim: &Simulation, fact: &Fact, family: Family) -> String {
+    let describe_family = match family {
+        Family::Publishing => publishing,
+        Family::Confirms => confirms,
+        Family::Broker => broker,
+        Family::DeadLetters => dead_letters,
+        Family::Deliveries => deliveries,
+        Family::Acks => acks,
+        Family::Processing => processing,
+        Family::KeyOrder => key_order,
+        Family::Operations => operations,
+        Family::ProducerCrashes => producer_crashes,
+        Family::Crashes => crashes,
+        Family::Records => records,
+        Family::Transactions => transactions,
+        Family::RecordFailures => record_failures,
+        Family::Rebalances => rebalances,
+        Family::Members => members,
+    };
+    describe_family(sim, fact)
+}
+
+fn consumer(sim: &Simulation, c: ConsumerId) -> String {
+    super::consumer(sim, c, "consumer")
+}
+
+fn producer(sim: &Simulation, p: ProducerId) -> String {
+    super::producer(sim, p, "producer")
+}
+
+fn queue(sim: &Simulation, q: QueueId) -> String {
+    super::queue(sim, q, "queue")
+}
+
+fn secs(t: Micros) -> String {
+    super::secs(t, Lang::En)
+}
 
 fn by(trigger: Trigger) -> &'static str {
     match trigger {
@@ -36,10 +75,6 @@ fn failure_text(f: Failure) -> &'static str {
         Failure::Poison(kind) => poison_text(kind),
         Failure::BatchRolledBack => "another message in its batch failed",
     }
-}
-
-fn secs(t: Micros) -> String {
-    format!("{:.3} s", us_to_secs(t))
 }
 
 fn restart_text(at: Option<Micros>) -> String {
@@ -219,154 +254,8 @@ fn queue_setting_text(sim: &Simulation, setting: Setting) -> String {
     }
 }
 
-/// Whether producer `p` hands its messages off through an outbox.
-fn has_outbox(sim: &Simulation, p: ProducerId) -> bool {
-    sim.scenario()
-        .producers
-        .get(p.index())
-        .is_some_and(|s| matches!(s.handoff, crate::scenario::Handoff::Outbox { .. }))
-}
-
-/// Whether producer `p`'s relay mints a new id for every publish attempt.
-fn mints_ids(sim: &Simulation, p: ProducerId) -> bool {
-    sim.scenario().producers.get(p.index()).is_some_and(|s| {
-        matches!(
-            s.handoff,
-            crate::scenario::Handoff::Outbox {
-                stable_ids: false,
-                ..
-            }
-        )
-    })
-}
-
-/// Describes a fact in a sentence.
-///
-/// Each family of facts has its own function below; this match only says which family a
-/// fact belongs to.
-// Longer than our usual 80 lines only because it names every fact once: it has no `_`
-// arm, so the compiler points here when a fact is added.
-pub fn describe(sim: &Simulation, fact: &Fact) -> String {
-    use Fact::*;
-    match fact {
-        Created { .. }
-        | StateCommitted { .. }
-        | PublishSent { .. }
-        | Throttled { .. }
-        | ConfirmTimedOut { .. }
-        | Confirmed { .. }
-        | ConfirmLost { .. }
-        | OutboxMarked { .. }
-        | EventNeverPublished { .. }
-        | RequestRefused { .. }
-        | OutboxRetryScheduled { .. }
-        | OutboxRowParked { .. } => describe_publishing(sim, fact),
-        Stored { .. }
-        | Deduplicated { .. }
-        | Refused { .. }
-        | Unroutable { .. }
-        | PublishFailed { .. }
-        | DroppedOldest { .. }
-        | Expired { .. }
-        | DuplicateKept { .. }
-        | DedupWindowHit { .. }
-        | Redriven { .. } => describe_broker(sim, fact),
-        DeadLettered { .. } | MessageLost { .. } => describe_dead_letters(sim, fact),
-        Delivered { .. }
-        | LeaseExpired { .. }
-        | RetryReady { .. }
-        | Requeued { .. }
-        | LeaseExtended { .. }
-        | AckedOnDelivery { .. }
-        | Acked { .. }
-        | AckIgnored { .. }
-        | AckLost { .. }
-        | RetryScheduled { .. } => describe_delivery(sim, fact),
-        ProcessingStarted { .. }
-        | DuplicateSkipped { .. }
-        | StaleIgnored { .. }
-        | GapWait { .. }
-        | GapReconciled { .. }
-        | GapRecheck { .. }
-        | GapSkipped { .. }
-        | EffectCommitted { .. }
-        | EffectRefused { .. }
-        | HandlerFailed { .. }
-        | ConsumerEmailSent { .. } => describe_processing(sim, fact),
-        SettingChanged { .. }
-        | ConsumerAdded { .. }
-        | ConsumerStopping { .. }
-        | ConsumerStopped { .. }
-        | AckModeSwitched { .. }
-        | DependencyDown { .. }
-        | FixDeployed { .. } => describe_operations(sim, fact),
-        ProducerCrashArmed { .. }
-        | ProducerCrashed { .. }
-        | ProducerRestarted { .. }
-        | ConfirmDropArmed { .. }
-        | BrokerCrashed { .. }
-        | BrokerRestarted { .. }
-        | CrashArmed { .. }
-        | AckDropArmed { .. }
-        | ConsumerCrashed { .. }
-        | ConsumerRestarted { .. }
-        | ConsumerSlowed { .. } => describe_crashes(sim, fact),
-        Appended { .. }
-        | RecordsExpired { .. }
-        | RecordStarted { .. }
-        | RecordProcessed { .. }
-        | OffsetCommitted { .. }
-        | RecordsSkipped { .. }
-        | OutputWritten { .. }
-        | TransactionCommitted { .. }
-        | TransactionAborted { .. }
-        | AbortedSkipped { .. }
-        | EmailSent { .. } => describe_records(sim, fact),
-        RecordFailed { .. }
-        | RecordRetrying { .. }
-        | RecordDeadLettered { .. }
-        | RecordEffectRefused { .. }
-        | RecordStaleIgnored { .. } => describe_record_failures(sim, fact),
-        RebalanceStarted { .. }
-        | PartitionAssigned { .. }
-        | MemberCrashArmed { .. }
-        | MemberCrashed { .. }
-        | MemberJoined { .. }
-        | GroupRewound { .. }
-        | PartitionRevoked { .. }
-        | PartitionReleased { .. }
-        | StaleWorkInProgress { .. } => describe_groups(sim, fact),
-    }
-}
-
-/// The name of consumer `c`.
-fn consumer(sim: &Simulation, c: ConsumerId) -> String {
-    sim.consumer(c)
-        .map_or_else(|| format!("consumer {c}"), |v| v.name)
-}
-
-/// The name of producer `p`.
-fn producer(sim: &Simulation, p: ProducerId) -> String {
-    sim.producer_name(p)
-        .map_or_else(|| format!("producer {p}"), str::to_string)
-}
-
-/// The name of queue `q`.
-fn queue(sim: &Simulation, q: QueueId) -> String {
-    sim.queue(q)
-        .map_or_else(|| format!("queue {q}"), |v| v.name)
-}
-
-/// Whether `copy` waits in a RabbitMQ queue. RabbitMQ has no lease: what a lease does
-/// elsewhere, its consumer timeout does.
-fn is_rabbitmq(sim: &Simulation, copy: u64) -> bool {
-    sim.copy(copy)
-        .and_then(|c| sim.queue(c.queue))
-        .is_some_and(|q| q.flavour == Flavour::Rabbitmq)
-}
-
-/// What producers do: create, commit, publish, hear confirms, and relay an outbox.
-fn describe_publishing(sim: &Simulation, fact: &Fact) -> String {
+/// A producer creates, commits and publishes.
+fn publishing(sim: &Simulation, fact: &Fact) -> String {
     use Fact::*;
     match *fact {
         Created { producer: p, msg, key, version, poison } => {
@@ -396,6 +285,19 @@ fn describe_publishing(sim: &Simulation, fact: &Fact) -> String {
         Throttled { producer: p, msg, queue: q } => {
             format!("{} holds #{msg} back: {} is full (backpressure).", producer(sim, p), queue(sim, q))
         }
+        EventNeverPublished { producer: p, msg } => format!(
+            "{} crashed after committing its state and before publishing #{msg}: the state changed but no event will ever say so.",
+            producer(sim, p)
+        ),
+        RequestRefused { producer: p } => format!("A request reached {} while it was down and was turned away.", producer(sim, p)),
+        _ => unreachable!("describe sends only publishing facts here, not {fact:?}"),
+    }
+}
+
+/// The broker's answer to a producer, and an outbox relay's bookkeeping.
+fn confirms(sim: &Simulation, fact: &Fact) -> String {
+    use Fact::*;
+    match *fact {
         ConfirmTimedOut { producer: p, msg, retry: true, .. } => format!(
             "{} heard no confirm for #{msg} in time: it cannot tell whether the broker has it, so it will publish again.",
             producer(sim, p)
@@ -411,11 +313,6 @@ fn describe_publishing(sim: &Simulation, fact: &Fact) -> String {
             format!("The broker stored #{msg}, but its confirm to {} was lost on the way.", producer(sim, p))
         }
         OutboxMarked { producer: p, msg } => format!("{}'s relay marked the outbox row of #{msg} as sent.", producer(sim, p)),
-        EventNeverPublished { producer: p, msg } => format!(
-            "{} crashed after committing its state and before publishing #{msg}: the state changed but no event will ever say so.",
-            producer(sim, p)
-        ),
-        RequestRefused { producer: p } => format!("A request reached {} while it was down and was turned away.", producer(sim, p)),
         OutboxRetryScheduled { producer: p, msg, attempt, ready_at_us } => format!(
             "{}'s relay keeps the outbox row of #{msg}: attempt {attempt} was not confirmed, so it will publish it again from {} (backoff).",
             producer(sim, p),
@@ -425,12 +322,12 @@ fn describe_publishing(sim: &Simulation, fact: &Fact) -> String {
             "{}'s relay has used all {attempts} publish attempts on #{msg}: its outbox row stays, unsent, for an operator; the request is still pending, not lost.",
             producer(sim, p)
         ),
-        _ => unreachable!("describe sends only publishing facts here, not {fact:?}"),
+        _ => unreachable!("describe sends only confirm facts here, not {fact:?}"),
     }
 }
 
 /// What the broker does with a publish: store, refuse, route, drop, deduplicate.
-fn describe_broker(sim: &Simulation, fact: &Fact) -> String {
+fn broker(sim: &Simulation, fact: &Fact) -> String {
     use Fact::*;
     match *fact {
         Stored { msg, queue: q, .. } => format!("The broker stored #{msg} in {}.", queue(sim, q)),
@@ -474,7 +371,7 @@ fn describe_broker(sim: &Simulation, fact: &Fact) -> String {
 }
 
 /// Messages that leave their queue for good: dead-lettered or lost.
-fn describe_dead_letters(sim: &Simulation, fact: &Fact) -> String {
+fn dead_letters(sim: &Simulation, fact: &Fact) -> String {
     use Fact::*;
     match *fact {
         DeadLettered { msg, queue: q, reason: DeadLetterReason::RetriesExhausted, attempts, .. } => format!(
@@ -502,25 +399,30 @@ fn describe_dead_letters(sim: &Simulation, fact: &Fact) -> String {
             "#{msg} waited too long in {} and expired into its dead-letter queue.",
             queue(sim, q)
         ),
-        MessageLost { msg, reason, .. } => {
-            let why = match reason {
-                LossReason::AckedBeforeEffectThenCrashed => {
-                    "it was acked on delivery and its consumer crashed before the effect committed"
-                }
-                LossReason::AckedBeforeEffectThenFailed => "it was acked on delivery and then its handler failed",
-                LossReason::BrokerRestartNotDurable => {
-                    "the broker crashed without persisting it, so nobody will deliver it again"
-                }
-                LossReason::DiscardedWithoutDeadLetterQueue => "it failed for good and there is no dead-letter queue",
-            };
-            format!("#{msg} is lost: {why}.")
-        }
+        MessageLost { msg, reason, .. } => format!("#{msg} is lost: {}.", loss_text(reason)),
         _ => unreachable!("describe sends only dead letters facts here, not {fact:?}"),
     }
 }
 
-/// Deliveries, leases and acks between a queue and its consumers.
-fn describe_delivery(sim: &Simulation, fact: &Fact) -> String {
+fn loss_text(reason: LossReason) -> &'static str {
+    match reason {
+        LossReason::AckedBeforeEffectThenCrashed => {
+            "it was acked on delivery and its consumer crashed before the effect committed"
+        }
+        LossReason::AckedBeforeEffectThenFailed => {
+            "it was acked on delivery and then its handler failed"
+        }
+        LossReason::BrokerRestartNotDurable => {
+            "the broker crashed without persisting it, so nobody will deliver it again"
+        }
+        LossReason::DiscardedWithoutDeadLetterQueue => {
+            "it failed for good and there is no dead-letter queue"
+        }
+    }
+}
+
+/// Deliveries, leases and retries between a queue and its consumers.
+fn deliveries(sim: &Simulation, fact: &Fact) -> String {
     use Fact::*;
     match *fact {
         Delivered { msg, attempt: 1, consumer: c, lease_until_us: Some(until), .. } => format!(
@@ -542,13 +444,30 @@ fn describe_delivery(sim: &Simulation, fact: &Fact) -> String {
             consumer(sim, c)
         ),
         RetryReady { msg, .. } => format!("#{msg} is visible again and back in line."),
+        RetryScheduled { msg, failures, ready_at_us, .. } => {
+            format!("#{msg} will be retried at {} (failure {failures}, exponential backoff).", secs(ready_at_us))
+        }
+        Requeued { msg, attempt, consumer: c, .. } => format!(
+            "{}'s channel closed with #{msg} unacked (attempt {attempt}): the broker put it back in line at once, marked redelivered.",
+            consumer(sim, c)
+        ),
+        LeaseExtended { msg, consumer: c, lease_until_us, .. } => format!(
+            "{} is still working on #{msg} and extended its lease to {} (a visibility heartbeat).",
+            consumer(sim, c),
+            secs(lease_until_us)
+        ),
+        _ => unreachable!("describe sends only delivery facts here, not {fact:?}"),
+    }
+}
+
+/// Acks and what becomes of them.
+fn acks(sim: &Simulation, fact: &Fact) -> String {
+    use Fact::*;
+    match *fact {
         AckedOnDelivery { msg, consumer: c, .. } => format!(
             "{} acked #{msg} on receipt: the broker forgot it before any work was done.",
             consumer(sim, c)
         ),
-        RetryScheduled { msg, failures, ready_at_us, .. } => {
-            format!("#{msg} will be retried at {} (failure {failures}, exponential backoff).", secs(ready_at_us))
-        }
         Acked { msg, consumer: c, .. } => format!("{} acked #{msg}; the broker removed it for good.", consumer(sim, c)),
         AckIgnored { msg, consumer: c, why: IgnoredAck::StaleLease, .. } => format!(
             "{} acked #{msg} too late: the broker had already taken that delivery back, so the ack changed nothing.",
@@ -565,21 +484,12 @@ fn describe_delivery(sim: &Simulation, fact: &Fact) -> String {
             "{}'s ack for #{msg} never reached the broker: when the lease runs out it will be delivered again.",
             consumer(sim, c)
         ),
-        Requeued { msg, attempt, consumer: c, .. } => format!(
-            "{}'s channel closed with #{msg} unacked (attempt {attempt}): the broker put it back in line at once, marked redelivered.",
-            consumer(sim, c)
-        ),
-        LeaseExtended { msg, consumer: c, lease_until_us, .. } => format!(
-            "{} is still working on #{msg} and extended its lease to {} (a visibility heartbeat).",
-            consumer(sim, c),
-            secs(lease_until_us)
-        ),
-        _ => unreachable!("describe sends only delivery facts here, not {fact:?}"),
+        _ => unreachable!("describe sends only ack facts here, not {fact:?}"),
     }
 }
 
-/// What a queue consumer does with a delivery: its handler, its database, its side effects.
-fn describe_processing(sim: &Simulation, fact: &Fact) -> String {
+/// A queue consumer's handler, its database and its side effects.
+fn processing(sim: &Simulation, fact: &Fact) -> String {
     use Fact::*;
     match *fact {
         ProcessingStarted { msg, attempt, consumer: c, done_at_us, .. } => format!(
@@ -592,18 +502,6 @@ fn describe_processing(sim: &Simulation, fact: &Fact) -> String {
         }
         DuplicateSkipped { msg, consumer: c, seen: DuplicateSeen::InboxConflict, .. } => format!(
             "{} tried to record #{msg} in its inbox, hit the unique key, and rolled back: no second effect.",
-            consumer(sim, c)
-        ),
-        StaleIgnored { msg, consumer: c, key, version, current, .. } => format!(
-            "{} ignored #{msg}: version {version} of key {key} is not newer than the applied version {current}.",
-            consumer(sim, c)
-        ),
-        GapWait { msg, consumer: c, key, version, current, .. } => format!(
-            "{} holds #{msg} back: key {key} is at version {current}, so version {version} must wait for its predecessor.",
-            consumer(sim, c)
-        ),
-        GapReconciled { msg, consumer: c, key, from, to, .. } => format!(
-            "{} found a gap before #{msg}: it read versions {from}–{to} of key {key} from the source of truth and applied them first.",
             consumer(sim, c)
         ),
         EffectCommitted { msg, consumer: c, applied: 1, .. } => {
@@ -619,24 +517,11 @@ fn describe_processing(sim: &Simulation, fact: &Fact) -> String {
         ),
         HandlerFailed { msg, consumer: c, failure, attempt, .. } => {
             let why = match failure {
-                Failure::Transient => "a transient error".to_string(),
-                Failure::DependencyDown => "a dependency is down".to_string(),
-                Failure::Poison(kind) => poison_text(kind).to_string(),
-                Failure::BatchRolledBack => "another message in its batch failed, so the whole batch rolled back".to_string(),
+                Failure::BatchRolledBack => "another message in its batch failed, so the whole batch rolled back",
+                other => failure_text(other),
             };
             format!("{}'s handler failed on #{msg} (attempt {attempt}): {why}.", consumer(sim, c))
         }
-        GapRecheck { msg, consumer: c, ready_at_us, gives_up_at_us, .. } => format!(
-            "#{msg} waits, unfailed, for its predecessor: {} looks again at {}, and stops waiting at its first look from {} on.",
-            consumer(sim, c),
-            secs(ready_at_us),
-            secs(gives_up_at_us)
-        ),
-        GapSkipped { msg, consumer: c, key, version, current, .. } => format!(
-            "{} gave up waiting for version {} of key {key} and applies #{msg} (version {version}) anyway: the missing versions are skipped.",
-            consumer(sim, c),
-            current + 1
-        ),
         ConsumerEmailSent { msg, consumer: c, times: 1, .. } => {
             format!("{} sent the email for #{msg}.", consumer(sim, c))
         }
@@ -648,8 +533,39 @@ fn describe_processing(sim: &Simulation, fact: &Fact) -> String {
     }
 }
 
+/// Per-key versions at a queue consumer: stale versions, gaps and how they close.
+fn key_order(sim: &Simulation, fact: &Fact) -> String {
+    use Fact::*;
+    match *fact {
+        StaleIgnored { msg, consumer: c, key, version, current, .. } => format!(
+            "{} ignored #{msg}: version {version} of key {key} is not newer than the applied version {current}.",
+            consumer(sim, c)
+        ),
+        GapWait { msg, consumer: c, key, version, current, .. } => format!(
+            "{} holds #{msg} back: key {key} is at version {current}, so version {version} must wait for its predecessor.",
+            consumer(sim, c)
+        ),
+        GapReconciled { msg, consumer: c, key, from, to, .. } => format!(
+            "{} found a gap before #{msg}: it read versions {from}–{to} of key {key} from the source of truth and applied them first.",
+            consumer(sim, c)
+        ),
+        GapRecheck { msg, consumer: c, ready_at_us, gives_up_at_us, .. } => format!(
+            "#{msg} waits, unfailed, for its predecessor: {} looks again at {}, and stops waiting at its first look from {} on.",
+            consumer(sim, c),
+            secs(ready_at_us),
+            secs(gives_up_at_us)
+        ),
+        GapSkipped { msg, consumer: c, key, version, current, .. } => format!(
+            "{} gave up waiting for version {} of key {key} and applies #{msg} (version {version}) anyway: the missing versions are skipped.",
+            consumer(sim, c),
+            current + 1
+        ),
+        _ => unreachable!("describe sends only key order facts here, not {fact:?}"),
+    }
+}
+
 /// Changes an operator makes to a running system: settings, scaling, deploys, outages.
-fn describe_operations(sim: &Simulation, fact: &Fact) -> String {
+fn operations(sim: &Simulation, fact: &Fact) -> String {
     use Fact::*;
     match *fact {
         SettingChanged { setting, trigger } => format!("{} ({}).", setting_text(sim, setting), by(trigger)),
@@ -691,9 +607,19 @@ fn describe_operations(sim: &Simulation, fact: &Fact) -> String {
 
 /// A producer's crash or restart; an outbox producer's relay crash (between the confirm
 /// and marking the row) and its restart are told as the relay's.
-fn describe_producer_crash(sim: &Simulation, fact: &Fact) -> String {
+fn producer_crashes(sim: &Simulation, fact: &Fact) -> String {
     use Fact::*;
     match *fact {
+        ProducerCrashArmed { producer: p, point, trigger } => {
+            let when = match point {
+                ProducerCrashPoint::Now => "at once",
+                ProducerCrashPoint::AfterCommitBeforePublish => "after its next state commit, before publishing",
+                ProducerCrashPoint::AfterPublishBeforeMark => {
+                    "after its relay's next confirmed publish, before marking the row"
+                }
+            };
+            format!("{} will crash {when} ({}).", producer(sim, p), by(trigger))
+        }
         ProducerCrashed { producer: p, point: ProducerCrashPoint::AfterPublishBeforeMark, trigger, restart_at_us }
             if has_outbox(sim, p) =>
         {
@@ -717,28 +643,17 @@ fn describe_producer_crash(sim: &Simulation, fact: &Fact) -> String {
             by(trigger)
         ),
         ProducerRestarted { producer: p, trigger } => format!("{} restarted ({}).", producer(sim, p), by(trigger)),
+        ConfirmDropArmed { producer: p, trigger } => {
+            format!("The next confirm to {} will be lost ({}).", producer(sim, p), by(trigger))
+        }
         _ => unreachable!("describe sends only producer crashes here, not {fact:?}"),
     }
 }
 
-/// Crashes, restarts and slowdowns of producers, the broker and queue consumers.
-fn describe_crashes(sim: &Simulation, fact: &Fact) -> String {
+/// Crashes, restarts and slowdowns of the broker and queue consumers.
+fn crashes(sim: &Simulation, fact: &Fact) -> String {
     use Fact::*;
     match *fact {
-        ProducerCrashArmed { producer: p, point, trigger } => {
-            let when = match point {
-                ProducerCrashPoint::Now => "at once",
-                ProducerCrashPoint::AfterCommitBeforePublish => "after its next state commit, before publishing",
-                ProducerCrashPoint::AfterPublishBeforeMark => {
-                    "after its relay's next confirmed publish, before marking the row"
-                }
-            };
-            format!("{} will crash {when} ({}).", producer(sim, p), by(trigger))
-        }
-        ProducerCrashed { .. } | ProducerRestarted { .. } => describe_producer_crash(sim, fact),
-        ConfirmDropArmed { producer: p, trigger } => {
-            format!("The next confirm to {} will be lost ({}).", producer(sim, p), by(trigger))
-        }
         BrokerCrashed { trigger, restart_at_us } => format!(
             "The broker crashed ({}): it stores and delivers nothing until it restarts, and whatever it had not persisted is gone.{}",
             by(trigger),
@@ -783,8 +698,8 @@ fn describe_crashes(sim: &Simulation, fact: &Fact) -> String {
     }
 }
 
-/// Logs: appending and expiring records, and what group members do with them.
-fn describe_records(sim: &Simulation, fact: &Fact) -> String {
+/// Log records: appended, expired, and what group members do with them.
+fn records(sim: &Simulation, fact: &Fact) -> String {
     use Fact::*;
     match *fact {
         Appended { producer: p, msg, log, partition, offset } => format!(
@@ -826,6 +741,14 @@ fn describe_records(sim: &Simulation, fact: &Fact) -> String {
                 to.saturating_sub(1)
             )
         }
+        _ => unreachable!("describe sends only records facts here, not {fact:?}"),
+    }
+}
+
+/// A group member's outputs, transactions and emails.
+fn transactions(sim: &Simulation, fact: &Fact) -> String {
+    use Fact::*;
+    match *fact {
         OutputWritten { group, member, msg, log, partition, offset, open } => format!(
             "{} wrote #{msg} to {} partition {partition} at offset {offset}{}.",
             sim.member_name(group, member),
@@ -851,12 +774,12 @@ fn describe_records(sim: &Simulation, fact: &Fact) -> String {
             "{} sent the email for #{msg} again ({times} in all): the transaction does not cover an email.",
             sim.member_name(group, member)
         ),
-        _ => unreachable!("describe sends only records facts here, not {fact:?}"),
+        _ => unreachable!("describe sends only transaction facts here, not {fact:?}"),
     }
 }
 
 /// A group member's handler failing on a record, and what follows.
-fn describe_record_failures(sim: &Simulation, fact: &Fact) -> String {
+fn record_failures(sim: &Simulation, fact: &Fact) -> String {
     use Fact::*;
     match *fact {
         RecordFailed { group, member, msg, offset, attempt, failure, .. } => format!(
@@ -890,8 +813,8 @@ fn describe_record_failures(sim: &Simulation, fact: &Fact) -> String {
     }
 }
 
-/// Consumer groups: rebalancing, partition ownership, members crashing and joining, rewinds.
-fn describe_groups(sim: &Simulation, fact: &Fact) -> String {
+/// Consumer groups handing partitions over.
+fn rebalances(sim: &Simulation, fact: &Fact) -> String {
     use Fact::*;
     match *fact {
         RebalanceStarted { group, members_up } if sim.group_rebalance(group) == Rebalance::Eager => format!(
@@ -909,30 +832,6 @@ fn describe_groups(sim: &Simulation, fact: &Fact) -> String {
         PartitionAssigned { group, partition, member: None, .. } => {
             format!("Partition {partition} of group {} has no live member to read it.", sim.group_name(group))
         }
-        MemberCrashArmed { group, member, trigger } => format!(
-            "{} will crash after its next record, before committing ({}).",
-            sim.member_name(group, member),
-            by(trigger)
-        ),
-        MemberCrashed { group, member, trigger, restart_at_us, .. } => format!(
-            "{} crashed ({}).{}",
-            sim.member_name(group, member),
-            by(trigger),
-            restart_text(restart_at_us)
-        ),
-        MemberJoined { group, member, trigger } => {
-            format!("{} joined group {} ({}).", sim.member_name(group, member), sim.group_name(group), by(trigger))
-        }
-        GroupRewound { group, to_offset: None, trigger } => format!(
-            "Group {} went back to the earliest retained offsets ({}): it will replay the log.",
-            sim.group_name(group),
-            by(trigger)
-        ),
-        GroupRewound { group, to_offset: Some(o), trigger } => format!(
-            "Group {} moved every partition to offset {o} (or the nearest retained one) ({}).",
-            sim.group_name(group),
-            by(trigger)
-        ),
         PartitionRevoked { group, partition, member, finishing: Some(offset) } => format!(
             "Partition {partition} is moving away from {}: it fetches nothing more there and lets go once it is done with offset {offset}.",
             sim.member_name(group, member)
@@ -953,6 +852,65 @@ fn describe_groups(sim: &Simulation, fact: &Fact) -> String {
             "{} is still processing offset {offset} of partition {partition}, fetched before the last rebalance or rewind; its offset was already committed, so nobody processes it again.",
             sim.member_name(group, member)
         ),
-        _ => unreachable!("describe sends only groups facts here, not {fact:?}"),
+        _ => unreachable!("describe sends only rebalance facts here, not {fact:?}"),
+    }
+}
+
+/// Group members crashing and joining, and groups rewinding.
+fn members(sim: &Simulation, fact: &Fact) -> String {
+    use Fact::*;
+    match *fact {
+        MemberCrashArmed {
+            group,
+            member,
+            trigger,
+        } => format!(
+            "{} will crash after its next record, before committing ({}).",
+            sim.member_name(group, member),
+            by(trigger)
+        ),
+        MemberCrashed {
+            group,
+            member,
+            trigger,
+            restart_at_us,
+            ..
+        } => format!(
+            "{} crashed ({}).{}",
+            sim.member_name(group, member),
+            by(trigger),
+            restart_text(restart_at_us)
+        ),
+        MemberJoined {
+            group,
+            member,
+            trigger,
+        } => {
+            format!(
+                "{} joined group {} ({}).",
+                sim.member_name(group, member),
+                sim.group_name(group),
+                by(trigger)
+            )
+        }
+        GroupRewound {
+            group,
+            to_offset: None,
+            trigger,
+        } => format!(
+            "Group {} went back to the earliest retained offsets ({}): it will replay the log.",
+            sim.group_name(group),
+            by(trigger)
+        ),
+        GroupRewound {
+            group,
+            to_offset: Some(o),
+            trigger,
+        } => format!(
+            "Group {} moved every partition to offset {o} (or the nearest retained one) ({}).",
+            sim.group_name(group),
+            by(trigger)
+        ),
+        _ => unreachable!("describe sends only member facts here, not {fact:?}"),
     }
 }

@@ -1,8 +1,8 @@
-//! The two languages of a lesson: every text is written in both, and numbers are written
-//! the way each language writes them (60,000 and 2.5 in English; 60.000 and 2,5 in
-//! Spanish).
+//! The two languages of the product: lessons, narration and the examples' catalogue are
+//! written in both, and numbers are written the way each language writes them (60,000 and
+//! 2.5 in English; 60.000 and 2,5 in Spanish).
 
-/// The language a lesson is shown in.
+/// The language a text is shown in.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Lang {
     #[default]
@@ -27,7 +27,7 @@ impl Lang {
     }
 
     /// The separator between groups of three digits.
-    fn thousands(self) -> char {
+    pub fn thousands(self) -> char {
         match self {
             Lang::En => ',',
             Lang::Es => '.',
@@ -35,7 +35,7 @@ impl Lang {
     }
 
     /// The separator before the decimals.
-    fn decimal(self) -> char {
+    pub fn decimal(self) -> char {
         match self {
             Lang::En => '.',
             Lang::Es => ',',

@@ -1,0 +1,239 @@
+//! The catalogue of built-in examples: one row each, with its topic, its title in English
+//! and Spanish, and its description in Spanish (the English one is the scenario file's).
+
+use super::{Example, Topic};
+use crate::lang::Text;
+
+/// Shorthand for one row of [`EXAMPLES`].
+macro_rules! example {
+    ($name:literal, $topic:ident, $title_en:literal, $title_es:literal, $description_es:literal) => {
+        Example {
+            name: $name,
+            topic: Topic::$topic,
+            json: include_str!(concat!("../../scenarios/", $name, ".json")),
+            title: Text::new($title_en, $title_es),
+            description_es: $description_es,
+        }
+    };
+}
+
+/// Every built-in example (the CLI lists them in this order).
+pub const EXAMPLES: &[Example] = &[
+    example!(
+        "mm1",
+        Load,
+        "One consumer at 90% load (M/M/1)",
+        "Un consumidor al 90 % de carga (M/M/1)",
+        "M/M/1 al 90 % de carga: llegadas de Poisson a 0,9 por segundo y un consumidor con servicio exponencial de media 1 s. La teoría de colas predice una espera media de 9 s y 8,1 mensajes esperando en promedio."
+    ),
+    example!(
+        "mm4",
+        Load,
+        "Four consumers share 90% load (M/M/4)",
+        "Cuatro consumidores se reparten un 90 % de carga (M/M/4)",
+        "M/M/4 al 90 % de carga: llegadas de Poisson a 3,6 por segundo repartidas entre cuatro consumidores que compiten, y cada uno atiende un mensaje a la vez en 1 s de media. Erlang C predice una espera media de unos 1,97 s y unos 7,09 mensajes esperando."
+    ),
+    example!(
+        "burst",
+        Load,
+        "A burst larger than capacity",
+        "Una ráfaga mayor que la capacidad",
+        "Una ráfaga mayor que la capacidad: 3.000 mensajes por segundo durante 60 s y luego 1.000 por segundo hasta los 180 s, frente a consumidores que entre todos terminan 2.000 por segundo. El backlog (trabajo acumulado) sube unos 1.000 por segundo hasta cerca de 60.000, después baja unos 1.000 por segundo y vuelve a quedar vacío cerca de los 120 s."
+    ),
+    example!(
+        "crash-after-commit",
+        Delivery,
+        "Crash between commit and ack: a duplicate",
+        "Caída entre el commit y el ack: un duplicado",
+        "Un solo mensaje. El consumidor hace commit de su efecto y cae antes de que su ack llegue al broker. Cuando vence la reserva (lease), el broker entrega el mensaje otra vez y, sin idempotencia, el efecto se aplica por segunda vez."
+    ),
+    example!(
+        "ack-before-effect",
+        Delivery,
+        "Ack on delivery: a crash loses the message",
+        "Ack al recibir: una caída pierde el mensaje",
+        "Un solo mensaje, con ack en el momento en que se entrega (como máximo una vez). El consumidor cae mientras lo procesa: el broker ya olvidó el mensaje, así que se pierde y se cuenta como perdido."
+    ),
+    example!(
+        "short-lease",
+        Delivery,
+        "A lease shorter than the work",
+        "Una reserva (lease) más corta que el trabajo",
+        "La reserva (lease, 2,5 s) es más corta que el trabajo (3 s). El mensaje vuelve a ser visible mientras el primer consumidor sigue trabajando, así que un segundo consumidor lo recibe a la vez; los dos aplican el efecto y ningún ack llega a tiempo para contar."
+    ),
+    example!(
+        "fanout-subscriptions",
+        Load,
+        "One publish, three subscriptions (fan-out)",
+        "Una publicación, tres suscripciones (fan-out)",
+        "Una publicación, tres suscripciones. Un exchange de tipo topic enruta cada evento de pedido a billing (orders.*), shipping (solo orders.created) y audit (#). Cada suscripción lleva su propio backlog y su propio avance: el consumidor de shipping cae a los 5 s y no vuelve, así que solo crece su backlog. Una publicación que no coincide con ningún binding vuelve al productor porque es mandatory."
+    ),
+    example!(
+        "lost-confirm",
+        Delivery,
+        "A lost publish confirm stores the message twice",
+        "Se pierde la confirmación: el mensaje se guarda dos veces",
+        "El broker guarda el pedido #0, pero su confirmación se pierde por el camino de vuelta. El productor no puede saber si la publicación funcionó, así que al vencer su tiempo de espera publica de nuevo con el mismo id: el broker guarda una segunda copia y el consumidor aplica el efecto dos veces. Con publish.idempotent en true, el broker reconoce el reintento (id de productor + secuencia) y lo guarda una sola vez."
+    ),
+    example!(
+        "outbox-relay-crash",
+        Publishing,
+        "The outbox relay crashes after publishing",
+        "El relay de la bandeja de salida (outbox) cae tras publicar",
+        "El servicio de pedidos escribe su estado y una fila en la bandeja de salida (outbox) en una sola transacción (la solicitud queda aceptada: 202 + id de trabajo). Su relay publica la fila, recibe la confirmación del broker y cae antes de marcarla como enviada. Tras el reinicio publica otra vez el mismo id de evento. Llegan dos copias a la cola: el consumidor de inventario, con una bandeja de entrada (inbox) indexada por (origen, id de evento) en la misma transacción que su efecto, reserva el stock una sola vez."
+    ),
+    example!(
+        "dual-write-crash",
+        Publishing,
+        "Dual write without an outbox: an event never sent",
+        "Doble escritura sin outbox: un evento que nunca se envía",
+        "Sin bandeja de salida (outbox), el servicio hace commit de su estado y luego publica en un paso aparte. En la segunda solicitud cae entre ambos pasos: el pedido queda confirmado en su base de datos, pero ningún evento se lo contará nunca a los demás servicios. El simulador lo cuenta como nunca publicado."
+    ),
+    example!(
+        "check-then-insert-race",
+        Delivery,
+        "A racy duplicate check, and the inbox that fixes it",
+        "Una carrera al detectar duplicados, y el inbox que la evita",
+        "El handler pregunta «¿ya se procesó?» al empezar y registra la marca al hacer commit. Con una reserva (lease) más corta de lo que tardan algunos handlers, un mensaje se reentrega a un segundo worker mientras el primero sigue trabajando: las dos comprobaciones pasan y los dos efectos ocurren. Cambia la idempotencia a inbox y la clave única detiene el segundo."
+    ),
+    example!(
+        "account-42",
+        Ordering,
+        "Withdrawal before deposit on a queue",
+        "Retiro antes que depósito en una cola",
+        "La cuenta 42 empieza en 0 y no admite descubierto. El servicio publica un depósito de 100 (versión 1) y luego un retiro de 50 (versión 2), ambos con la cuenta como clave. Un consumidor con dos handlers en paralelo puede terminar primero el retiro: se rechaza y el saldo acaba en 100 en vez de 50. Con ordering wait_for_gap, la versión 2 espera a la versión 1 y el saldo acaba en 50."
+    ),
+    example!(
+        "account-42-log",
+        Ordering,
+        "Withdrawal before deposit on a partitioned log",
+        "Retiro antes que depósito en un log particionado",
+        "La cuenta 42 en un log particionado. Empieza en 0 y no admite descubierto; el servicio añade un depósito de 100 (versión 1) y luego un retiro de 50 (versión 2), justo después de los depósitos de otras dos cuentas. El log tiene 3 particiones y el grupo ledger 3 miembros, uno por partición, a 1 s por registro. Con la cuenta como clave, las dos operaciones de la cuenta 42 caen en la misma partición y se aplican en orden: el saldo acaba en 50. Cambia el partition_by del log a message_id (una clave que reparte la carga) y el depósito espera detrás del registro de otra cuenta en una partición mientras el retiro se ejecuta enseguida en otra: se rechaza y el saldo acaba en 100. El orden de un log es por partición."
+    ),
+    example!(
+        "ordering-account",
+        Ordering,
+        "Parallel handlers reorder an account",
+        "Handlers en paralelo desordenan una cuenta",
+        "La cuenta 7 recibe un depósito de 100, un retiro de 60, un depósito de 20 y un retiro de 50 (versiones 1 a 4, separadas por 10 ms), así que su saldo debería acabar en 10; la cuenta 8 recibe dos depósitos unos segundos después. El ledger ejecuta cuatro handlers en paralelo y aplica lo que termine primero: un retiro puede llegar antes que el depósito que necesita y rechazarse, y el saldo acaba mal. Observa cómo se rompe el invariante de orden por clave en la primera versión aplicada después de otra más nueva. Con el ordering del consumidor en wait_for_gap o reconcile, las versiones se aplican en orden y el saldo acaba en 10; ignore_stale mantiene el orden saltando las versiones viejas, y pierde lo que traían."
+    ),
+    example!(
+        "retries-dlq-redrive",
+        Failures,
+        "Retries, a dead-letter queue and a redrive",
+        "Reintentos, una cola de mensajes muertos y un reenvío",
+        "Los pagos fallan mientras una dependencia está caída (de los 10 s a los 40 s), algunos fallan de forma transitoria y uno de cada cincuenta es venenoso. Los intentos fallidos se reintentan con espera exponencial y jitter completo, cuatro intentos en total (contando el primero); los venenosos van directo a la cola de mensajes muertos (DLQ), y el resto cuando se agotan los intentos. A los 60 s un operador reenvía la cola de mensajes muertos a 5 mensajes por segundo: las víctimas de la caída ahora se procesan con éxito, y los venenosos fallan otra vez y se cuentan de nuevo como mensajes muertos. Los ids nunca cambian, así que el inbox sigue deteniendo los duplicados."
+    ),
+    example!(
+        "backpressure",
+        Load,
+        "A bounded queue under overload (backpressure)",
+        "Una cola acotada bajo sobrecarga (contrapresión)",
+        "Llegan 30 mensajes por segundo frente a una capacidad de 20 por segundo, a una cola limitada a 100 mensajes. Con overflow 'reject', el broker rechaza lo que no cabe y se lo hace saber al productor; con 'drop_oldest', se descartan los mensajes que más tiempo llevan esperando; con 'throttle', se frena al productor y el backlog pasa al productor. Además, los mensajes expiran tras 10 s de espera."
+    ),
+    example!(
+        "broker-crash",
+        Failures,
+        "The broker crashes and comes back",
+        "El broker cae y vuelve",
+        "El broker cae a los 10 s y vuelve a los 15 s. La cola durable conserva sus mensajes persistentes (las entregas en curso vuelven a la espera); la cola transitoria pierde todo lo que tenía, que se cuenta como perdido. Los productores con confirmaciones notan las publicaciones fallidas y las reintentan cuando el broker vuelve."
+    ),
+    example!(
+        "log-consumer-groups",
+        Logs,
+        "Two consumer groups on a partitioned log",
+        "Dos grupos de consumidores sobre un log particionado",
+        "Un log particionado de eventos de cuentas: 4 particiones y el id de cuenta como clave, así que los eventos de cada cuenta se mantienen en orden en una partición; la cuenta 0 es una clave caliente y hace que su partición se retrase. Dos grupos de consumidores leen los mismos registros de forma independiente: leer no borra nada. Un tercer miembro de ledger se une a los 20 s y el grupo hace un rebalanceo; un quinto y un sexto quedarían ociosos, sin partición. A los 40 s el grupo analytics rebobina a los offsets más antiguos y reproduce el log."
+    ),
+    example!(
+        "log-commit-modes",
+        Logs,
+        "Commit the offset before or after the work",
+        "Commit del offset antes o después del trabajo",
+        "El momento en que un miembro del grupo hace commit de su offset decide lo que cuesta una caída. Con commit antes de procesar, una caída entre el commit y el trabajo salta ese registro para siempre (como máximo una vez, contado como saltado). Con commit después de procesar, una caída entre el trabajo y el commit hace que el siguiente dueño lea otra vez el registro (al menos una vez: aquí un efecto duplicado, porque el grupo no tiene inbox)."
+    ),
+    example!(
+        "log-retention",
+        Logs,
+        "Retention deletes records a slow group never read",
+        "La retención borra registros que un grupo lento nunca leyó",
+        "En este log los registros viven 5 segundos, se lean o no. El grupo reporting es demasiado lento (un registro por segundo frente a cinco por segundo que llegan): la retención elimina registros antes de que los lea, y el simulador los cuenta como expirados sin leer. Los offsets siguen creciendo; el inicio del log avanza detrás de ellos."
+    ),
+    example!(
+        "transactional-pipeline",
+        Logs,
+        "Read-process-write in one transaction",
+        "Leer, procesar y escribir en una sola transacción",
+        "Leer, procesar y escribir dentro del log. El enricher lee pedidos, escribe un registro enriquecido y envía un correo de confirmación. Sus registros de salida y su offset de entrada se confirman en una sola transacción. El miembro 1 cae después de procesar el pedido #2 y antes del commit: la transacción aborta y el otro miembro vuelve a leer el pedido. Billing lee el log enriquecido con read_committed y ve cada pedido exactamente una vez; audit lee registros sin confirmar y también ve el registro abortado. El correo queda fuera de la transacción: el cliente del pedido #2 lo recibe dos veces."
+    ),
+    example!(
+        "batch-atomicity",
+        Failures,
+        "A poison message in an atomic batch",
+        "Un mensaje venenoso en un lote atómico",
+        "Un consumidor toma los mensajes de cinco en cinco. Empieza a los 2 s, cuando esperan cinco mensajes, y los toma como un solo lote; el tercero es venenoso. Tratando cada mensaje por separado, los otros cuatro hacen commit y solo el venenoso va a la cola de mensajes muertos (DLQ). Con un lote atómico, el venenoso deshace el lote entero: los cuatro mensajes buenos fallan con él y se reintentan tras una espera."
+    ),
+    example!(
+        "confirm-order-77",
+        Publishing,
+        "Confirming order 77, end to end",
+        "Confirmar el pedido 77, de punta a punta",
+        "El caso completo. POST /orders/77/confirm lleva el id de operación op-77-confirm; el servicio de pedidos hace commit del pedido y de una fila de la bandeja de salida (outbox) en una sola transacción y responde 202 con un id de trabajo. Los eventos del pedido 77 son las versiones 1 a 12 de la clave 77: v11 (#10) y la confirmación evt-91 v12 (#11). La confirmación de v11 al relay se pierde, y el relay cae justo después de que se confirma v12, antes de marcar su fila; tras el reinicio publica las dos filas otra vez con sus ids. El exchange orders reparte cada evento a tres suscripciones: inventory (un inbox indexado por origen e id) aplica cada uno una vez; order-view (ignore_stale, sin inbox) ve llegar v11 después de v12 y lo ignora; email (sin clave de idempotencia) envía la confirmación dos veces. Mientras tanto, el servicio de catálogo envía a inventory cinco eventos con una versión de esquema que su consumidor no conoce: van directo a la cola de mensajes muertos (DLQ). A los 8 s se despliega una corrección; a los 9 s un operador reenvía la cola de mensajes muertos despacio, un mensaje cada dos segundos, y los cinco se procesan con éxito."
+    ),
+    example!(
+        "queue-vs-topic",
+        Delivery,
+        "Competing consumers vs independent subscriptions",
+        "Consumidores en competencia o suscripciones independientes",
+        "Veinte eventos de pedido van a un exchange fanout con dos suscripciones. Billing es una cola de trabajo con dos consumidores que compiten: se reparten sus mensajes y cada uno se atiende una vez. Shipping es una segunda suscripción, independiente, con un consumidor que cae a los 5 s y no vuelve: su backlog crece mientras billing va al día. Cada suscripción lleva su propio avance."
+    ),
+    example!(
+        "ack-after-commit",
+        Delivery,
+        "Ack after commit: a redelivery, and the inbox",
+        "Ack después del commit: una reentrega y el inbox",
+        "Un evento de pedido llega a dos suscripciones. Los dos consumidores hacen ack solo después del commit de su efecto, y los dos caen justo después del commit, antes del ack. Cuando vencen las reservas (5 s), el broker entrega el evento otra vez a cada uno. El consumidor simple aplica el efecto por segunda vez; el que tiene un inbox (el id del mensaje insertado en la misma transacción que el efecto) reconoce el duplicado y no aplica nada."
+    ),
+    example!(
+        "lease-heartbeat",
+        Delivery,
+        "A lease shorter than the work, and a heartbeat",
+        "Una reserva más corta que el trabajo, y un heartbeat",
+        "Construir un reporte tarda 3 s y la reserva (lease) es de 2,5 s. El evento llega a dos suscripciones, cada una con dos consumidores. En 'reports' la reserva vence mientras el primer consumidor sigue trabajando, así que el segundo recibe el mismo mensaje a la vez y el reporte se construye dos veces. En 'reports-heartbeat' el consumidor extiende su reserva mientras trabaja (un heartbeat de visibilidad): una entrega, un reporte."
+    ),
+    example!(
+        "inbox-vs-check",
+        Delivery,
+        "Check-then-insert vs a unique inbox key",
+        "Comprobar e insertar frente a una clave única en el inbox",
+        "Los pagos llegan a dos suscripciones cuyas reservas (1,5 s) son más cortas de lo que tardan algunos handlers, así que a veces un pago pasa a un segundo worker mientras el primero sigue trabajando. 'checked' pregunta «¿ya se procesó?» al empezar y registra la marca en el commit: los dos workers pasan la comprobación y los dos cobran. 'inbox' inserta el id del pago en una tabla con clave única en la misma transacción que el cobro: la segunda inserción choca y se deshace."
+    ),
+    example!(
+        "outbox-vs-dual-write",
+        Publishing,
+        "Outbox vs dual write, side by side",
+        "Outbox frente a doble escritura, lado a lado",
+        "Dos servicios confirman pedidos. order-service escribe su estado y una fila de la bandeja de salida (outbox) en una sola transacción; su relay publica la fila, recibe la confirmación y cae antes de marcarla, así que tras el reinicio publica otra vez el mismo id de evento y el inbox de inventory salta la segunda copia. legacy-service hace commit de su estado, luego publica en un paso aparte, y cae entre ambos: su pedido queda confirmado, pero nunca se enviará ningún evento."
+    ),
+    example!(
+        "partitions-and-keys",
+        Ordering,
+        "Keys, partitions, idle members and a hot key",
+        "Claves, particiones, miembros ociosos y una clave caliente",
+        "La cuenta 42 empieza en 0 y no admite descubierto; el banco pide un depósito de 100 y luego un retiro de 50, dos veces: una a través de una cola cuyo consumidor ejecuta dos handlers en paralelo, y otra a través de un log con la cuenta como clave. Los handlers en paralelo pueden terminar primero el retiro: se rechaza y ese saldo acaba en 100. En el log, las dos operaciones comparten partición y se aplican en orden: 50. El log tiene 3 particiones y su grupo 5 miembros, así que 2 quedan ociosos; el tráfico de otras cuentas pone el 60 % de sus registros en una clave caliente, y la partición de esa clave carga con la mayor parte del trabajo."
+    ),
+    example!(
+        "retry-jitter",
+        Failures,
+        "Retries in lockstep vs retries with jitter",
+        "Reintentos sincronizados frente a reintentos con jitter",
+        "Cuarenta trabajos llegan a la vez mientras una dependencia está caída (los primeros 3 s). Todos los primeros intentos fallan en el mismo instante. La suscripción 'lockstep' reintenta con espera exponencial y sin jitter: los cuarenta vuelven en el mismo instante y golpean juntos la dependencia, una y otra vez. La suscripción 'jittered' elige cada espera al azar entre 0 y la espera exponencial: los reintentos se dispersan y solo unos pocos se ejecutan a la vez."
+    ),
+    example!(
+        "admission-control",
+        Load,
+        "An unbounded queue vs admission control",
+        "Una cola sin límite frente al control de admisión",
+        "Dos servicios de reportes reciben 30 solicitudes por segundo cada uno durante 60 s, y los dos workers de cada cola terminan 20 por segundo. La cola 'unbounded' lo acepta todo: nada falla, pero la solicitud más antigua espera cada vez más. La cola 'admitted' rechaza trabajo nuevo mientras su mensaje en espera más antiguo tenga más de 5 s: la espera se mantiene corta, y las solicitudes rechazadas son trabajos fallidos que los clientes pueden ver en el estado de su trabajo."
+    ),
+];

@@ -1,0 +1,947 @@
+//! The narration in Spanish: one plain sentence per fact, with the terms the lessons use
+//! (ack, commit, offset, relay, handler) and the glossary's Spanish for the rest (cola,
+//! consumidor, reentrega, cola de mensajes muertos (DLQ), bandeja de salida (outbox)).
+//! Instants are written "a los 1,500 s", with a decimal comma.
+
+use super::{decimals, has_outbox, is_rabbitmq, mints_ids, Family};
+use crate::lang::Lang;
+use crate::scenario::{
+    AckMode, ArrivalProcess, CrashPoint, Flavour, Idempotency, Ordering, Overflow, Poison,
+    ProducerCrashPoint, Rebalance,
+};
+use crate::sim::Simulation;
+use crate::step::{
+    ConsumerId, DeadLetterReason, DuplicateSeen, Fact, Failure, IgnoredAck, LossReason, ProducerId,
+    QueueId, RefusedBecause, Setting, SkipReason, Trigger,
+};
+use crate::time::Micros;
+
+/// Describes `fact`, of `family`, in a sentence.
+pub(super) fn describe(sim: &Simulation, fact: &Fact, family: Family) -> String {
+    let describe_family = match family {
+        Family::Publishing => publishing,
+        Family::Confirms => confirms,
+        Family::Broker => broker,
+        Family::DeadLetters => dead_letters,
+        Family::Deliveries => deliveries,
+        Family::Acks => acks,
+        Family::Processing => processing,
+        Family::KeyOrder => key_order,
+        Family::Operations => operations,
+        Family::ProducerCrashes => producer_crashes,
+        Family::Crashes => crashes,
+        Family::Records => records,
+        Family::Transactions => transactions,
+        Family::RecordFailures => record_failures,
+        Family::Rebalances => rebalances,
+        Family::Members => members,
+    };
+    describe_family(sim, fact)
+}
+
+fn consumer(sim: &Simulation, c: ConsumerId) -> String {
+    super::consumer(sim, c, "consumidor")
+}
+
+fn producer(sim: &Simulation, p: ProducerId) -> String {
+    super::producer(sim, p, "productor")
+}
+
+fn queue(sim: &Simulation, q: QueueId) -> String {
+    super::queue(sim, q, "cola")
+}
+
+fn secs(t: Micros) -> String {
+    super::secs(t, Lang::Es)
+}
+
+/// Who caused it, for the parentheses after the sentence's verb. Whoever restarts by
+/// itself (a broker, a consumer, a producer, a member) is masculine in Spanish.
+fn by(trigger: Trigger) -> &'static str {
+    match trigger {
+        Trigger::Scheduled => "según lo programado",
+        Trigger::User => "porque lo pediste",
+        Trigger::AfterCrash => "por sí solo, tras su caída",
+    }
+}
+
+fn poison_text(p: Poison) -> &'static str {
+    match p {
+        Poison::MalformedPayload => "su contenido está mal formado",
+        Poison::UnknownSchemaVersion => "su versión de esquema es desconocida",
+        Poison::UnauthorizedTenant => "su tenant no está autorizado",
+    }
+}
+
+/// The poison as a relative clause ("un mensaje cuyo…"): "cuyo" agrees with the noun
+/// that follows, so it cannot be cut from [`poison_text`] as the English does.
+fn poison_whose(p: Poison) -> &'static str {
+    match p {
+        Poison::MalformedPayload => "cuyo contenido está mal formado",
+        Poison::UnknownSchemaVersion => "cuya versión de esquema es desconocida",
+        Poison::UnauthorizedTenant => "cuyo tenant no está autorizado",
+    }
+}
+
+fn failure_text(f: Failure) -> &'static str {
+    match f {
+        Failure::Transient => "un error transitorio",
+        Failure::DependencyDown => "una dependencia está caída",
+        Failure::Poison(kind) => poison_text(kind),
+        Failure::BatchRolledBack => "falló otro mensaje de su lote",
+    }
+}
+
+fn restart_text(at: Option<Micros>) -> String {
+    at.map_or(" Sigue caído.".to_string(), |t| {
+        format!(" Se reiniciará a los {}.", secs(t))
+    })
+}
+
+fn ack_text(ack: AckMode) -> &'static str {
+    match ack {
+        AckMode::OnDelivery => "al recibir la entrega, antes del efecto (una caída pierde trabajo)",
+        AckMode::AfterCommit => "después del commit del efecto (una caída implica una reentrega)",
+    }
+}
+
+fn idempotency_text(i: Idempotency) -> &'static str {
+    match i {
+        Idempotency::None => "ninguna, no se comprueba si un mensaje ya se procesó",
+        Idempotency::CheckThenInsert => "comprobar y, después, insertar una marca de procesado",
+        Idempotency::Inbox => {
+            "una fila en la bandeja de entrada (inbox) con clave única, dentro de la transacción del efecto"
+        }
+    }
+}
+
+fn ordering_text(o: Ordering) -> &'static str {
+    match o {
+        Ordering::None => {
+            "aplicar cada versión de una clave cuando termina su handler, en cualquier orden"
+        }
+        Ordering::IgnoreStale => {
+            "omitir la versión de una clave que no sea más nueva que la ya aplicada"
+        }
+        Ordering::WaitForGap => {
+            "retener la versión de una clave hasta que se haya aplicado su predecesora"
+        }
+        Ordering::Reconcile => {
+            "ante un hueco, recuperar primero las versiones que faltan desde la fuente de verdad"
+        }
+    }
+}
+
+fn flavour_text(f: Flavour) -> &'static str {
+    match f {
+        Flavour::Generic => {
+            "las reglas del broker genérico (reservas con vencimiento; cada reserva vencida cuenta como un intento fallido)"
+        }
+        Flavour::Rabbitmq => {
+            "las reglas de RabbitMQ (sin reserva: los mensajes sin ack vuelven cuando se cierra el canal de un consumidor)"
+        }
+        Flavour::Sqs => {
+            "las reglas de SQS estándar (tiempo de visibilidad, maxReceiveCount, entrega al menos una vez)"
+        }
+        Flavour::SqsFifo => {
+            "las reglas de SQS FIFO (un mensaje en curso por grupo, una ventana de deduplicación)"
+        }
+    }
+}
+
+fn overflow_text(o: Overflow) -> &'static str {
+    match o {
+        Overflow::Reject => "rechazará las publicaciones nuevas",
+        Overflow::DropOldest => "descartará el mensaje que más tiempo lleva esperando",
+        Overflow::Throttle => "frenará a los productores",
+    }
+}
+
+/// What a changed setting now is, as the start of a sentence.
+fn setting_text(sim: &Simulation, setting: Setting) -> String {
+    match setting {
+        Setting::Arrivals {
+            producer,
+            process,
+            rate_milli_per_s,
+        } => {
+            let how = match process {
+                ArrivalProcess::Constant => "a intervalos regulares",
+                ArrivalProcess::Poisson => "al azar (Poisson)",
+            };
+            format!(
+                "{} ahora publica {} mensajes por segundo, {how}",
+                sim.producer_name(producer).unwrap_or("el productor"),
+                decimals((rate_milli_per_s as f64 / 1_000.0).to_string(), Lang::Es)
+            )
+        }
+        Setting::GroupOrdering { group, ordering } => format!(
+            "Orden por clave en el grupo {} a partir de ahora: {}",
+            sim.group_name(group),
+            ordering_text(ordering)
+        ),
+        Setting::Partitions { log, partitions } => format!(
+            "{} ahora tiene {partitions} particiones: las claves se reparten por hash entre todas, así que los próximos registros de una clave pueden ir a otra partición que los anteriores, y sus grupos hacen un rebalanceo",
+            sim.log_name(log)
+        ),
+        Setting::ServiceTime { .. }
+        | Setting::Consumers { .. }
+        | Setting::Prefetch { .. }
+        | Setting::AckMode { .. }
+        | Setting::Idempotency { .. }
+        | Setting::Ordering { .. }
+        | Setting::Retry { .. } => consumer_setting_text(sim, setting),
+        Setting::VisibilityTimeout { .. }
+        | Setting::QueueBound { .. }
+        | Setting::Flavour { .. } => queue_setting_text(sim, setting),
+    }
+}
+
+/// A changed setting of a queue's consumers, as the start of a sentence.
+fn consumer_setting_text(sim: &Simulation, setting: Setting) -> String {
+    match setting {
+        Setting::ServiceTime {
+            queue: q,
+            mean_us,
+            exponential,
+        } => format!(
+            "Los consumidores de {} ahora tardan {} por mensaje{}",
+            queue(sim, q),
+            secs(mean_us),
+            if exponential { " en promedio" } else { "" }
+        ),
+        Setting::Consumers { queue: q, count } => {
+            format!("Los consumidores de {} pasan a ser {count}", queue(sim, q))
+        }
+        Setting::Prefetch { queue: q, prefetch } => format!(
+            "Los consumidores de {} ahora tienen como máximo {prefetch} entregas sin terminar cada uno (prefetch)",
+            queue(sim, q)
+        ),
+        Setting::AckMode { queue: q, ack } => format!(
+            "En cuanto no tengan nada entre manos, los consumidores de {} pasarán a hacer ack {}",
+            queue(sim, q),
+            ack_text(ack)
+        ),
+        Setting::Idempotency {
+            queue: q,
+            idempotency,
+        } => format!(
+            "Protección contra duplicados de los consumidores de {} a partir de ahora: {}",
+            queue(sim, q),
+            idempotency_text(idempotency)
+        ),
+        Setting::Ordering { queue: q, ordering } => format!(
+            "Orden por clave en los consumidores de {} a partir de ahora: {}",
+            queue(sim, q),
+            ordering_text(ordering)
+        ),
+        Setting::Retry {
+            queue: q,
+            max_attempts,
+            backoff_base_us,
+        } => format!(
+            "Los consumidores de {} ahora intentan cada mensaje como máximo {max_attempts} veces, con una espera exponencial (backoff) que parte de {}",
+            queue(sim, q),
+            secs(backoff_base_us)
+        ),
+        _ => unreachable!("setting_text sends only consumer settings here, not {setting:?}"),
+    }
+}
+
+/// A changed setting of a queue itself, as the start of a sentence.
+fn queue_setting_text(sim: &Simulation, setting: Setting) -> String {
+    match setting {
+        Setting::VisibilityTimeout { queue: q, lease_us } => format!(
+            "Las entregas de {} ahora quedan invisibles durante {} antes de volver a ofrecerse",
+            queue(sim, q),
+            secs(lease_us)
+        ),
+        Setting::QueueBound {
+            queue: q,
+            max_length,
+            overflow,
+        } => match max_length {
+            Some(n) => format!(
+                "{} ahora admite como máximo {n} mensajes; cuando se llene, {}",
+                queue(sim, q),
+                overflow_text(overflow)
+            ),
+            None => format!("{} ya no tiene límite de tamaño", queue(sim, q)),
+        },
+        Setting::Flavour { queue: q, flavour } => {
+            format!("{} ahora sigue {}", queue(sim, q), flavour_text(flavour))
+        }
+        _ => unreachable!("setting_text sends only queue settings here, not {setting:?}"),
+    }
+}
+
+/// A producer creates, commits and publishes.
+fn publishing(sim: &Simulation, fact: &Fact) -> String {
+    use Fact::*;
+    match *fact {
+        Created { producer: p, msg, key, version, poison } => {
+            let what = match (key, poison) {
+                (_, Some(kind)) => format!(" — un mensaje venenoso (poison): {}", poison_text(kind)),
+                (Some(k), None) => format!(" para la clave {k} (versión {version})"),
+                (None, None) => String::new(),
+            };
+            format!("{} creó el mensaje #{msg}{what}.", producer(sim, p))
+        }
+        StateCommitted { producer: p, msg, outbox: true } => format!(
+            "{} hizo commit de su estado y de la fila de #{msg} en la bandeja de salida (outbox) en una sola transacción: la solicitud queda aceptada.",
+            producer(sim, p)
+        ),
+        StateCommitted { producer: p, msg, outbox: false } => format!(
+            "{} hizo commit de su estado para #{msg}; publicar el evento es un paso aparte.",
+            producer(sim, p)
+        ),
+        PublishSent { producer: p, msg, attempt: 1 } => format!("{} publicó #{msg} en el broker.", producer(sim, p)),
+        PublishSent { producer: p, msg, attempt } if mints_ids(sim, p) => format!(
+            "{} volvió a publicar #{msg} (intento {attempt}) con un id nuevo: los consumidores no pueden saber que es el mismo evento.",
+            producer(sim, p)
+        ),
+        PublishSent { producer: p, msg, attempt } => {
+            format!("{} volvió a publicar #{msg} (intento {attempt}) con el mismo id.", producer(sim, p))
+        }
+        Throttled { producer: p, msg, queue: q } => format!(
+            "{} retiene #{msg}: {} está llena (contrapresión).",
+            producer(sim, p),
+            queue(sim, q)
+        ),
+        EventNeverPublished { producer: p, msg } => format!(
+            "{} cayó después de hacer commit de su estado y antes de publicar #{msg}: el estado cambió, pero ningún evento lo contará jamás.",
+            producer(sim, p)
+        ),
+        RequestRefused { producer: p } => format!(
+            "Una solicitud llegó a {} mientras estaba caído y fue rechazada.",
+            producer(sim, p)
+        ),
+        _ => unreachable!("describe sends only publishing facts here, not {fact:?}"),
+    }
+}
+
+/// The broker's answer to a producer, and an outbox relay's bookkeeping.
+fn confirms(sim: &Simulation, fact: &Fact) -> String {
+    use Fact::*;
+    match *fact {
+        ConfirmTimedOut { producer: p, msg, retry: true, .. } => format!(
+            "{} no recibió a tiempo la confirmación de #{msg}: no puede saber si el broker lo tiene, así que lo publicará de nuevo.",
+            producer(sim, p)
+        ),
+        ConfirmTimedOut { producer: p, msg, retry: false, .. } => format!(
+            "{} no recibió la confirmación de #{msg} y no le quedan intentos.",
+            producer(sim, p)
+        ),
+        Confirmed { producer: p, msg, .. } => format!(
+            "El broker confirmó #{msg} a {}: se hizo responsable de él (esto no dice nada de los consumidores).",
+            producer(sim, p)
+        ),
+        ConfirmLost { producer: p, msg, .. } => format!(
+            "El broker guardó #{msg}, pero su confirmación a {} se perdió por el camino.",
+            producer(sim, p)
+        ),
+        OutboxMarked { producer: p, msg } => format!(
+            "El relay de {} marcó como enviada la fila de #{msg} en la bandeja de salida (outbox).",
+            producer(sim, p)
+        ),
+        OutboxRetryScheduled { producer: p, msg, attempt, ready_at_us } => format!(
+            "El relay de {} conserva la fila de #{msg} en la bandeja de salida (outbox): el intento {attempt} no se confirmó, así que la publicará de nuevo a partir de los {} (espera exponencial).",
+            producer(sim, p),
+            secs(ready_at_us)
+        ),
+        OutboxRowParked { producer: p, msg, attempts } => format!(
+            "El relay de {} agotó sus {attempts} intentos de publicar #{msg}: su fila queda en la bandeja de salida (outbox), sin enviar, para un operador; la solicitud sigue pendiente, no perdida.",
+            producer(sim, p)
+        ),
+        _ => unreachable!("describe sends only confirm facts here, not {fact:?}"),
+    }
+}
+
+/// What the broker does with a publish: store, refuse, route, drop, deduplicate.
+fn broker(sim: &Simulation, fact: &Fact) -> String {
+    use Fact::*;
+    match *fact {
+        Stored { msg, queue: q, .. } => format!("El broker guardó #{msg} en {}.", queue(sim, q)),
+        Deduplicated { producer: p, msg } => format!(
+            "El broker ya tenía #{msg} de {} (mismo id de productor y número de secuencia): descartó el reintento en vez de guardarlo dos veces.",
+            producer(sim, p)
+        ),
+        Refused { producer: p, msg, queue: q, because: RefusedBecause::QueueFull } => format!(
+            "{} está llena: el broker rechazó #{msg} y se lo hizo saber a {}.",
+            queue(sim, q),
+            producer(sim, p)
+        ),
+        Refused { producer: p, msg, queue: q, because: RefusedBecause::OldestTooOld } => format!(
+            "Control de admisión: el mensaje más antiguo de {} lleva demasiado tiempo esperando, así que se rechazó #{msg} de {}.",
+            queue(sim, q),
+            producer(sim, p)
+        ),
+        Unroutable { producer: p, msg, returned: true } => format!(
+            "#{msg} no coincidió con ningún binding y se devolvió a {} (mandatory).",
+            producer(sim, p)
+        ),
+        Unroutable { msg, returned: false, .. } => format!(
+            "#{msg} no coincidió con ningún binding y se descartó en silencio, aunque el broker aceptó la publicación."
+        ),
+        PublishFailed { producer: p, msg, .. } => format!(
+            "{} publicó #{msg}, pero el broker está caído: no se guardó nada.",
+            producer(sim, p)
+        ),
+        DroppedOldest { msg, queue: q, .. } => format!(
+            "{} estaba llena: descartó su mensaje más antiguo, #{msg}.",
+            queue(sim, q)
+        ),
+        Expired { msg, queue: q, .. } => format!(
+            "#{msg} esperó demasiado en {} y expiró sin procesarse.",
+            queue(sim, q)
+        ),
+        Redriven { msg, queue: q, .. } => format!(
+            "#{msg} se reenvió desde la cola de mensajes muertos (DLQ) a {}, con su mismo id.",
+            queue(sim, q)
+        ),
+        DuplicateKept { msg, queue: q, .. } => format!(
+            "{} entregó #{msg} pero dejó visible otra copia suya (entrega al menos una vez): se entregará otra vez.",
+            queue(sim, q)
+        ),
+        DedupWindowHit { producer: p, msg, queue: q } => format!(
+            "{} ya había guardado #{msg} dentro de su ventana de deduplicación: la publicación de {} se aceptó y no se guardó de nuevo.",
+            queue(sim, q),
+            producer(sim, p)
+        ),
+        _ => unreachable!("describe sends only broker facts here, not {fact:?}"),
+    }
+}
+
+/// Messages that leave their queue for good: dead-lettered or lost.
+fn dead_letters(sim: &Simulation, fact: &Fact) -> String {
+    use Fact::*;
+    match *fact {
+        DeadLettered { msg, queue: q, reason: DeadLetterReason::RetriesExhausted, attempts, .. } => format!(
+            "#{msg} falló en todos los intentos permitidos ({attempts} entregas) y pasó a la cola de mensajes muertos (DLQ) de {}, con su historial.",
+            queue(sim, q)
+        ),
+        DeadLettered { msg, queue: q, reason: DeadLetterReason::Poison(kind), .. } => format!(
+            "#{msg} nunca podrá procesarse con éxito ({}): se saltó los reintentos y pasó a la cola de mensajes muertos (DLQ) de {}.",
+            poison_text(kind),
+            queue(sim, q)
+        ),
+        DeadLettered { msg, queue: q, reason: DeadLetterReason::DeliveryLimitReached, attempts, .. } => format!(
+            "#{msg} alcanzó su límite de entregas tras {attempts} entregas sin ack y pasó a la cola de mensajes muertos (DLQ) de {} en vez de entregarse otra vez.",
+            queue(sim, q)
+        ),
+        DeadLettered { msg, queue: q, reason: DeadLetterReason::GapTimeout, .. } => format!(
+            "#{msg} esperó demasiado a su predecesor (venció la espera del hueco): quedó apartado en la cola de mensajes muertos (DLQ) de {}.",
+            queue(sim, q)
+        ),
+        DeadLettered { msg, queue: q, reason: DeadLetterReason::MaxLength, .. } => format!(
+            "{} estaba llena: descartó #{msg}, el primero de la fila, y lo mandó a su cola de mensajes muertos (DLQ).",
+            queue(sim, q)
+        ),
+        DeadLettered { msg, queue: q, reason: DeadLetterReason::Expired, .. } => format!(
+            "#{msg} esperó demasiado en {} y expiró hacia su cola de mensajes muertos (DLQ).",
+            queue(sim, q)
+        ),
+        MessageLost { msg, reason, .. } => format!("#{msg} se perdió: {}.", loss_text(reason)),
+        _ => unreachable!("describe sends only dead letters facts here, not {fact:?}"),
+    }
+}
+
+fn loss_text(reason: LossReason) -> &'static str {
+    match reason {
+        LossReason::AckedBeforeEffectThenCrashed => {
+            "se hizo ack al recibirlo y su consumidor cayó antes del commit del efecto"
+        }
+        LossReason::AckedBeforeEffectThenFailed => {
+            "se hizo ack al recibirlo y después su handler falló"
+        }
+        LossReason::BrokerRestartNotDurable => {
+            "el broker cayó sin haberlo persistido, así que nadie volverá a entregarlo"
+        }
+        LossReason::DiscardedWithoutDeadLetterQueue => {
+            "falló definitivamente y no hay cola de mensajes muertos (DLQ)"
+        }
+    }
+}
+
+/// Deliveries, leases and retries between a queue and its consumers.
+fn deliveries(sim: &Simulation, fact: &Fact) -> String {
+    use Fact::*;
+    match *fact {
+        Delivered { msg, attempt: 1, consumer: c, lease_until_us: Some(until), .. } => format!(
+            "El broker entregó #{msg} a {}; queda oculto hasta los {} si no llega su ack.",
+            consumer(sim, c),
+            secs(until)
+        ),
+        Delivered { msg, attempt, consumer: c, lease_until_us, .. } => {
+            let again = if attempt > 1 { format!(" de nuevo (intento {attempt})") } else { String::new() };
+            let lease = lease_until_us.map_or(String::new(), |u| format!("; queda oculto hasta los {}", secs(u)));
+            format!("El broker entregó #{msg}{again} a {}{lease}.", consumer(sim, c))
+        }
+        LeaseExpired { msg, copy, attempt, consumer: c } if is_rabbitmq(sim, copy) => format!(
+            "{} retuvo #{msg} (intento {attempt}) sin ack más allá de su tiempo límite (consumer timeout): el broker lo recuperó y vuelve a estar en espera para reentregarse.",
+            consumer(sim, c)
+        ),
+        LeaseExpired { msg, attempt, consumer: c, .. } => format!(
+            "La reserva (lease) de #{msg} (intento {attempt}, en manos de {}) venció sin ack: vuelve a estar visible y se reentregará.",
+            consumer(sim, c)
+        ),
+        RetryReady { msg, .. } => format!("#{msg} vuelve a estar visible y en espera de entrega."),
+        RetryScheduled { msg, failures, ready_at_us, .. } => format!(
+            "#{msg} se reintentará a los {} (fallo {failures}, espera exponencial).",
+            secs(ready_at_us)
+        ),
+        Requeued { msg, attempt, consumer: c, .. } => format!(
+            "El canal de {} se cerró con #{msg} sin ack (intento {attempt}): el broker lo devolvió a la espera de inmediato, marcado como reentregado.",
+            consumer(sim, c)
+        ),
+        LeaseExtended { msg, consumer: c, lease_until_us, .. } => format!(
+            "{} sigue trabajando en #{msg} y extendió su reserva hasta los {} (un heartbeat de visibilidad).",
+            consumer(sim, c),
+            secs(lease_until_us)
+        ),
+        _ => unreachable!("describe sends only delivery facts here, not {fact:?}"),
+    }
+}
+
+/// Acks and what becomes of them.
+fn acks(sim: &Simulation, fact: &Fact) -> String {
+    use Fact::*;
+    match *fact {
+        AckedOnDelivery { msg, consumer: c, .. } => format!(
+            "{} hizo ack de #{msg} al recibirlo: el broker lo olvidó antes de que se hiciera ningún trabajo.",
+            consumer(sim, c)
+        ),
+        Acked { msg, consumer: c, .. } => format!(
+            "{} hizo ack de #{msg}; el broker lo eliminó definitivamente.",
+            consumer(sim, c)
+        ),
+        AckIgnored { msg, consumer: c, why: IgnoredAck::StaleLease, .. } => format!(
+            "{} hizo ack de #{msg} demasiado tarde: el broker ya había recuperado esa entrega, así que el ack no cambió nada.",
+            consumer(sim, c)
+        ),
+        AckIgnored { msg, consumer: c, why: IgnoredAck::AlreadyDone, .. } => format!(
+            "{} hizo ack de #{msg}, que otra entrega ya había resuelto.",
+            consumer(sim, c)
+        ),
+        AckLost { msg, copy, consumer: c, .. } if is_rabbitmq(sim, copy) => format!(
+            "El ack de {} para #{msg} nunca llegó al broker: sigue sin ack hasta que se cierre el canal del consumidor o venza su tiempo límite (consumer timeout), y entonces se entrega de nuevo.",
+            consumer(sim, c)
+        ),
+        AckLost { msg, consumer: c, .. } => format!(
+            "El ack de {} para #{msg} nunca llegó al broker: cuando venza la reserva, se entregará de nuevo.",
+            consumer(sim, c)
+        ),
+        _ => unreachable!("describe sends only ack facts here, not {fact:?}"),
+    }
+}
+
+/// A queue consumer's handler, its database and its side effects.
+fn processing(sim: &Simulation, fact: &Fact) -> String {
+    use Fact::*;
+    match *fact {
+        ProcessingStarted { msg, attempt, consumer: c, done_at_us, .. } => format!(
+            "{} empezó a procesar #{msg} (intento {attempt}); terminará a los {}.",
+            consumer(sim, c),
+            secs(done_at_us)
+        ),
+        DuplicateSkipped { msg, consumer: c, seen: DuplicateSeen::CheckFoundMark, .. } => format!(
+            "{} encontró #{msg} ya marcado como procesado y lo omitió.",
+            consumer(sim, c)
+        ),
+        DuplicateSkipped { msg, consumer: c, seen: DuplicateSeen::InboxConflict, .. } => format!(
+            "{} intentó registrar #{msg} en su bandeja de entrada (inbox), chocó con la clave única y deshizo la transacción: no hay un segundo efecto.",
+            consumer(sim, c)
+        ),
+        EffectCommitted { msg, consumer: c, applied: 1, .. } => format!(
+            "{} hizo commit del efecto de #{msg} en la base de datos.",
+            consumer(sim, c)
+        ),
+        EffectCommitted { msg, consumer: c, applied, .. } => format!(
+            "{} volvió a hacer commit del efecto de #{msg}: ya se aplicó {applied} veces (duplicado).",
+            consumer(sim, c)
+        ),
+        EffectRefused { msg, consumer: c, key, .. } => format!(
+            "{} rechazó #{msg}: el saldo de la clave {key} no alcanza para ese retiro.",
+            consumer(sim, c)
+        ),
+        HandlerFailed { msg, consumer: c, failure, attempt, .. } => {
+            let why = match failure {
+                Failure::BatchRolledBack => "falló otro mensaje de su lote, así que se deshizo el lote entero",
+                other => failure_text(other),
+            };
+            format!("El handler de {} falló al procesar #{msg} (intento {attempt}): {why}.", consumer(sim, c))
+        }
+        ConsumerEmailSent { msg, consumer: c, times: 1, .. } => {
+            format!("{} envió el correo de #{msg}.", consumer(sim, c))
+        }
+        ConsumerEmailSent { msg, consumer: c, times, .. } => format!(
+            "{} volvió a enviar el correo de #{msg} ({times} en total): el correo queda fuera de la transacción y nada reconoció el duplicado.",
+            consumer(sim, c)
+        ),
+        _ => unreachable!("describe sends only processing facts here, not {fact:?}"),
+    }
+}
+
+/// Per-key versions at a queue consumer: stale versions, gaps and how they close.
+fn key_order(sim: &Simulation, fact: &Fact) -> String {
+    use Fact::*;
+    match *fact {
+        StaleIgnored { msg, consumer: c, key, version, current, .. } => format!(
+            "{} ignoró #{msg}: la versión {version} de la clave {key} no es más nueva que la versión aplicada, {current}.",
+            consumer(sim, c)
+        ),
+        GapWait { msg, consumer: c, key, version, current, .. } => format!(
+            "{} retiene #{msg}: la clave {key} está en la versión {current}, así que la versión {version} debe esperar a su predecesora.",
+            consumer(sim, c)
+        ),
+        GapReconciled { msg, consumer: c, key, from, to, .. } => format!(
+            "{} encontró un hueco antes de #{msg}: leyó las versiones {from}–{to} de la clave {key} desde la fuente de verdad y las aplicó primero.",
+            consumer(sim, c)
+        ),
+        GapRecheck { msg, consumer: c, ready_at_us, gives_up_at_us, .. } => format!(
+            "#{msg} espera a su predecesor sin contar como fallo: {} vuelve a mirar a los {} y deja de esperar en su primera revisión a partir de los {}.",
+            consumer(sim, c),
+            secs(ready_at_us),
+            secs(gives_up_at_us)
+        ),
+        GapSkipped { msg, consumer: c, key, version, current, .. } => format!(
+            "{} dejó de esperar la versión {} de la clave {key} y aplica #{msg} (versión {version}) de todos modos: las versiones que faltan quedan omitidas.",
+            consumer(sim, c),
+            current + 1
+        ),
+        _ => unreachable!("describe sends only key order facts here, not {fact:?}"),
+    }
+}
+
+/// Changes an operator makes to a running system: settings, scaling, deploys, outages.
+fn operations(sim: &Simulation, fact: &Fact) -> String {
+    use Fact::*;
+    match *fact {
+        SettingChanged { setting, trigger } => format!("{} ({}).", setting_text(sim, setting), by(trigger)),
+        ConsumerAdded { consumer: c, queue: q, trigger } => format!(
+            "{} se unió a los consumidores de {} ({}) y pide trabajo.",
+            consumer(sim, c),
+            queue(sim, q),
+            by(trigger)
+        ),
+        ConsumerStopping { consumer: c, trigger } => format!(
+            "{} no acepta más entregas ({}); se detendrá cuando termine lo que tiene.",
+            consumer(sim, c),
+            by(trigger)
+        ),
+        ConsumerStopped { consumer: c } => format!(
+            "{} terminó lo que tenía y se detuvo; no se perdió nada de lo suyo.",
+            consumer(sim, c)
+        ),
+        AckModeSwitched { consumer: c, ack } => format!(
+            "{} se suscribió de nuevo: desde ahora hace ack {}.",
+            consumer(sim, c),
+            ack_text(ack)
+        ),
+        DependencyDown { queue: q, until_us, trigger } => format!(
+            "La dependencia de los consumidores de {} está caída hasta los {} ({}): los intentos que terminen antes fallan.",
+            queue(sim, q),
+            secs(until_us),
+            by(trigger)
+        ),
+        FixDeployed { queue: q, poison, trigger } => format!(
+            "Se desplegó una corrección en los consumidores de {} ({}): un mensaje {} ya no falla.",
+            queue(sim, q),
+            by(trigger),
+            poison_whose(poison)
+        ),
+        _ => unreachable!("describe sends only operations facts here, not {fact:?}"),
+    }
+}
+
+/// A producer's crash or restart; an outbox producer's relay crash (between the confirm
+/// and marking the row) and its restart are told as the relay's.
+fn producer_crashes(sim: &Simulation, fact: &Fact) -> String {
+    use Fact::*;
+    match *fact {
+        ProducerCrashArmed { producer: p, point, trigger } => {
+            let when = match point {
+                ProducerCrashPoint::Now => "de inmediato",
+                ProducerCrashPoint::AfterCommitBeforePublish => {
+                    "después de su próximo commit de estado, antes de publicar"
+                }
+                ProducerCrashPoint::AfterPublishBeforeMark => {
+                    "después de la próxima publicación confirmada de su relay, antes de marcar la fila"
+                }
+            };
+            format!("{} caerá {when} ({}).", producer(sim, p), by(trigger))
+        }
+        ProducerCrashed { producer: p, point: ProducerCrashPoint::AfterPublishBeforeMark, trigger, restart_at_us }
+            if has_outbox(sim, p) =>
+        {
+            format!(
+                "El relay de la bandeja de salida (outbox) de {} cayó ({}) después de que el broker confirmara su publicación y antes de marcar la fila como enviada: la fila sigue sin enviar, así que el relay la publicará de nuevo. Corre en el proceso del servicio, que cayó con él; la base de datos, con la bandeja de salida incluida, está intacta.{}",
+                producer(sim, p),
+                by(trigger),
+                restart_at_us.map_or(" Ambos siguen caídos.".to_string(), |t| format!(" Ambos se reiniciarán a los {}.", secs(t)))
+            )
+        }
+        ProducerCrashed { producer: p, trigger, restart_at_us, .. } => format!(
+            "{} cayó ({}); perdió su memoria, pero no su base de datos{}.{}",
+            producer(sim, p),
+            by(trigger),
+            if has_outbox(sim, p) { " (con la bandeja de salida incluida)" } else { "" },
+            restart_text(restart_at_us)
+        ),
+        ProducerRestarted { producer: p, trigger } if has_outbox(sim, p) => format!(
+            "El relay de la bandeja de salida (outbox) de {} se reinició con su servicio ({}) y vuelve a publicar cada fila no marcada como enviada.",
+            producer(sim, p),
+            by(trigger)
+        ),
+        ProducerRestarted { producer: p, trigger } => format!("{} se reinició ({}).", producer(sim, p), by(trigger)),
+        ConfirmDropArmed { producer: p, trigger } => {
+            format!("La próxima confirmación para {} se perderá ({}).", producer(sim, p), by(trigger))
+        }
+        _ => unreachable!("describe sends only producer crashes here, not {fact:?}"),
+    }
+}
+
+/// Crashes, restarts and slowdowns of the broker and queue consumers.
+fn crashes(sim: &Simulation, fact: &Fact) -> String {
+    use Fact::*;
+    match *fact {
+        BrokerCrashed { trigger, restart_at_us } => format!(
+            "El broker cayó ({}): no guarda ni entrega nada hasta reiniciarse, y lo que no había persistido se perdió.{}",
+            by(trigger),
+            restart_text(restart_at_us)
+        ),
+        BrokerRestarted { trigger } => format!("El broker se reinició ({}) y vuelve a entregar.", by(trigger)),
+        CrashArmed { consumer: c, point, trigger } => {
+            let when = match point {
+                CrashPoint::Now => "de inmediato",
+                CrashPoint::AfterReceive => "justo cuando le llegue su próxima entrega",
+                CrashPoint::AfterCommitBeforeAck => "justo después de su próximo commit, antes del ack",
+            };
+            format!("{} caerá {when} ({}).", consumer(sim, c), by(trigger))
+        }
+        AckDropArmed { consumer: c, trigger } => {
+            format!("El próximo ack de {} se perderá ({}).", consumer(sim, c), by(trigger))
+        }
+        ConsumerCrashed { consumer: c, point, trigger, restart_at_us } => {
+            let when = match point {
+                CrashPoint::Now => "",
+                CrashPoint::AfterReceive => " justo después de recibir una entrega",
+                CrashPoint::AfterCommitBeforeAck => " después del commit, antes de enviar su ack",
+            };
+            format!(
+                "{} cayó{when} ({}); lo que tenía en memoria se perdió.{}",
+                consumer(sim, c),
+                by(trigger),
+                restart_text(restart_at_us)
+            )
+        }
+        ConsumerRestarted { consumer: c, trigger } => {
+            format!("{} se reinició ({}) y pide trabajo al broker.", consumer(sim, c), by(trigger))
+        }
+        ConsumerSlowed { consumer: c, factor_pct: 100, trigger } => {
+            format!("{} vuelve a trabajar a velocidad normal ({}).", consumer(sim, c), by(trigger))
+        }
+        ConsumerSlowed { consumer: c, factor_pct, trigger } => format!(
+            "{} ahora tarda {}× lo normal por mensaje ({}).",
+            consumer(sim, c),
+            decimals(format!("{:.1}", f64::from(factor_pct) / 100.0), Lang::Es),
+            by(trigger)
+        ),
+        _ => unreachable!("describe sends only crashes facts here, not {fact:?}"),
+    }
+}
+
+/// Log records: appended, expired, and what group members do with them.
+fn records(sim: &Simulation, fact: &Fact) -> String {
+    use Fact::*;
+    match *fact {
+        Appended { producer: p, msg, log, partition, offset } => format!(
+            "{} añadió #{msg} a {}, partición {partition}, en el offset {offset}.",
+            producer(sim, p),
+            sim.log_name(log)
+        ),
+        RecordsExpired { log, partition, from, to } => format!(
+            "La retención eliminó los offsets {from}–{} de {}, partición {partition}, se hubieran leído o no.",
+            to.saturating_sub(1),
+            sim.log_name(log)
+        ),
+        RecordStarted { group, member, partition, offset, msg, .. } => format!(
+            "{} empezó a procesar #{msg} (partición {partition}, offset {offset}).",
+            sim.member_name(group, member)
+        ),
+        RecordProcessed { group, member, msg, applied: 0, .. } => format!(
+            "{} reconoció #{msg} como ya procesado y no aplicó su efecto.",
+            sim.member_name(group, member)
+        ),
+        RecordProcessed { group, member, msg, applied: 1, offset, .. } => {
+            format!("{} procesó #{msg} (offset {offset}).", sim.member_name(group, member))
+        }
+        RecordProcessed { group, member, msg, applied, .. } => format!(
+            "{} procesó #{msg} otra vez: su efecto ya se aplicó {applied} veces (duplicado).",
+            sim.member_name(group, member)
+        ),
+        OffsetCommitted { group, partition, offset } => format!(
+            "El grupo {} hizo commit del offset {offset} en la partición {partition}: tras un reinicio, retoma desde ahí.",
+            sim.group_name(group)
+        ),
+        RecordsSkipped { group, partition, from, to, why } => {
+            let why = match why {
+                SkipReason::CommittedBeforeProcessing => "se hizo commit de sus offsets antes de procesarlos",
+                SkipReason::ExpiredUnread => "la retención los eliminó antes de que el grupo los leyera",
+            };
+            format!(
+                "El grupo {} nunca procesará los offsets {from}–{} de la partición {partition}: {why}.",
+                sim.group_name(group),
+                to.saturating_sub(1)
+            )
+        }
+        _ => unreachable!("describe sends only records facts here, not {fact:?}"),
+    }
+}
+
+/// A group member's outputs, transactions and emails.
+fn transactions(sim: &Simulation, fact: &Fact) -> String {
+    use Fact::*;
+    match *fact {
+        OutputWritten { group, member, msg, log, partition, offset, open } => format!(
+            "{} escribió #{msg} en {}, partición {partition}, en el offset {offset}{}.",
+            sim.member_name(group, member),
+            sim.log_name(log),
+            if open { ", dentro de su transacción abierta" } else { "" }
+        ),
+        TransactionCommitted { group, member, outputs } => format!(
+            "{} hizo commit de su transacción: {outputs} registro(s) de salida y el offset de entrada se hicieron visibles a la vez.",
+            sim.member_name(group, member)
+        ),
+        TransactionAborted { group, member, outputs } => format!(
+            "La transacción de {} abortó: sus {outputs} registro(s) de salida quedan en el log, marcados como abortados; los lectores read_committed los omiten.",
+            sim.member_name(group, member)
+        ),
+        AbortedSkipped { group, partition, offset } => format!(
+            "El grupo {} (read_committed) omitió el registro abortado del offset {offset} de la partición {partition}.",
+            sim.group_name(group)
+        ),
+        EmailSent { group, member, msg, times: 1 } => {
+            format!("{} envió el correo de #{msg}.", sim.member_name(group, member))
+        }
+        EmailSent { group, member, msg, times } => format!(
+            "{} volvió a enviar el correo de #{msg} ({times} en total): la transacción no cubre un correo.",
+            sim.member_name(group, member)
+        ),
+        _ => unreachable!("describe sends only transaction facts here, not {fact:?}"),
+    }
+}
+
+/// A group member's handler failing on a record, and what follows.
+fn record_failures(sim: &Simulation, fact: &Fact) -> String {
+    use Fact::*;
+    match *fact {
+        RecordFailed { group, member, msg, offset, attempt, failure, .. } => format!(
+            "El handler de {} falló al procesar #{msg} (offset {offset}, intento {attempt}): {}; no se aplicó nada.",
+            sim.member_name(group, member),
+            failure_text(failure)
+        ),
+        RecordRetrying { group, member, partition, msg, attempt, retry_at_us, .. } => format!(
+            "{} reintentará #{msg} en su sitio (intento {attempt}) a los {}: la partición {partition} espera detrás de él.",
+            sim.member_name(group, member),
+            secs(retry_at_us)
+        ),
+        RecordDeadLettered { group, partition, msg, attempts, reason, log, .. } => {
+            let why = match reason {
+                DeadLetterReason::Poison(kind) => format!("nunca podrá procesarse con éxito ({})", poison_text(kind)),
+                // A group only gives up on failed attempts; queue-only reasons never reach here.
+                _ => format!("falló en {attempts} intentos"),
+            };
+            let to = log.map_or(format!("al topic de mensajes muertos (DLQ) de {}", sim.group_name(group)), |l| format!("a {}", sim.log_name(l)));
+            format!("El grupo {} se rindió con #{msg}: {why}. Fue {to} y la partición {partition} sigue adelante.", sim.group_name(group))
+        }
+        RecordEffectRefused { group, member, msg, key, .. } => format!(
+            "{} rechazó #{msg}: la cuenta {key} no tiene saldo suficiente, así que nada cambió.",
+            sim.member_name(group, member)
+        ),
+        RecordStaleIgnored { group, member, msg, key, version, current } => format!(
+            "{} ignoró #{msg}: la versión {version} de la clave {key} no es más nueva que la versión aplicada, {current}.",
+            sim.member_name(group, member)
+        ),
+        _ => unreachable!("describe sends only record failures facts here, not {fact:?}"),
+    }
+}
+
+/// Consumer groups handing partitions over.
+fn rebalances(sim: &Simulation, fact: &Fact) -> String {
+    use Fact::*;
+    match *fact {
+        RebalanceStarted { group, members_up } if sim.group_rebalance(group) == Rebalance::Eager => format!(
+            "El grupo {} está haciendo un rebalanceo ({members_up} miembros activos): todas las particiones se pausan y se revocan; el trabajo en curso ya no puede hacer commit.",
+            sim.group_name(group)
+        ),
+        RebalanceStarted { group, members_up } => format!(
+            "El grupo {} está haciendo un rebalanceo cooperativo ({members_up} miembros activos): solo se revocan las particiones que cambian de dueño; las demás siguen fluyendo.",
+            sim.group_name(group)
+        ),
+        PartitionAssigned { group, partition, member: Some(m), from_offset } => format!(
+            "La partición {partition} ahora pertenece a {}, que retoma desde el offset {from_offset}.",
+            sim.member_name(group, m)
+        ),
+        PartitionAssigned { group, partition, member: None, .. } => format!(
+            "La partición {partition} del grupo {} no tiene ningún miembro activo que la lea.",
+            sim.group_name(group)
+        ),
+        PartitionRevoked { group, partition, member, finishing: Some(offset) } => format!(
+            "La partición {partition} pasa a otro miembro: {} ya no lee nada más de ella y la suelta en cuanto termine con el offset {offset}.",
+            sim.member_name(group, member)
+        ),
+        PartitionRevoked { group, partition, member, finishing: None } => format!(
+            "La partición {partition} pasa a otro miembro; {} no tenía ningún registro suyo en curso.",
+            sim.member_name(group, member)
+        ),
+        PartitionReleased { group, partition, member, committed } => format!(
+            "{} soltó la partición {partition} tras hacer commit del offset {committed}: su próximo dueño empieza ahí.",
+            sim.member_name(group, member)
+        ),
+        StaleWorkInProgress { group, partition, member, offset, again: true } => format!(
+            "{} sigue procesando el offset {offset} de la partición {partition}, leído antes del último rebalanceo o rebobinado: ya no puede hacer commit, así que ese registro se procesará otra vez.",
+            sim.member_name(group, member)
+        ),
+        StaleWorkInProgress { group, partition, member, offset, again: false } => format!(
+            "{} sigue procesando el offset {offset} de la partición {partition}, leído antes del último rebalanceo o rebobinado; ya se había hecho commit de su offset, así que nadie volverá a procesarlo.",
+            sim.member_name(group, member)
+        ),
+        _ => unreachable!("describe sends only rebalance facts here, not {fact:?}"),
+    }
+}
+
+/// Group members crashing and joining, and groups rewinding.
+fn members(sim: &Simulation, fact: &Fact) -> String {
+    use Fact::*;
+    match *fact {
+        MemberCrashArmed { group, member, trigger } => format!(
+            "{} caerá después de su próximo registro, antes de hacer commit ({}).",
+            sim.member_name(group, member),
+            by(trigger)
+        ),
+        MemberCrashed { group, member, trigger, restart_at_us, .. } => format!(
+            "{} cayó ({}).{}",
+            sim.member_name(group, member),
+            by(trigger),
+            restart_text(restart_at_us)
+        ),
+        MemberJoined { group, member, trigger } => format!(
+            "{} se unió al grupo {} ({}).",
+            sim.member_name(group, member),
+            sim.group_name(group),
+            by(trigger)
+        ),
+        GroupRewound { group, to_offset: None, trigger } => format!(
+            "El grupo {} volvió a los offsets más antiguos retenidos ({}): reproducirá el log de nuevo.",
+            sim.group_name(group),
+            by(trigger)
+        ),
+        GroupRewound { group, to_offset: Some(o), trigger } => format!(
+            "El grupo {} movió cada partición al offset {o} (o al retenido más cercano) ({}).",
+            sim.group_name(group),
+            by(trigger)
+        ),
+        _ => unreachable!("describe sends only member facts here, not {fact:?}"),
+    }
+}

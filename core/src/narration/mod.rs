@@ -1,0 +1,235 @@
+//! One sentence per fact, in English or Spanish, for the CLI trace and the page's
+//! narration, event log and message lineage. Names come from the simulation (producer,
+//! queue, consumer, log, group and member names, never translated); messages are written
+//! `#id`.
+//!
+//! This module says which family a fact belongs to and holds what both languages share
+//! (reading the simulation, writing seconds); `en` and `es` word each family.
+
+mod en;
+mod es;
+
+use crate::lang::Lang;
+use crate::scenario::{Flavour, Handoff};
+use crate::sim::Simulation;
+use crate::step::{ConsumerId, Fact, ProducerId, QueueId};
+use crate::time::{us_to_secs, Micros};
+
+/// Describes a fact in one sentence in `lang`.
+pub fn describe(sim: &Simulation, fact: &Fact, lang: Lang) -> String {
+    let family = Family::of(fact);
+    match lang {
+        Lang::En => en::describe(sim, fact, family),
+        Lang::Es => es::describe(sim, fact, family),
+    }
+}
+
+/// The families of facts; each language words one family in one function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Family {
+    /// A producer creates, commits and publishes.
+    Publishing,
+    /// The broker's answer to a producer, and an outbox relay's bookkeeping.
+    Confirms,
+    /// What the broker does with a publish: store, refuse, route, drop, deduplicate.
+    Broker,
+    /// Messages that leave their queue for good: dead-lettered or lost.
+    DeadLetters,
+    /// Deliveries, leases and retries between a queue and its consumers.
+    Deliveries,
+    /// Acks and what becomes of them.
+    Acks,
+    /// A queue consumer's handler, its database and its side effects.
+    Processing,
+    /// Per-key versions: stale versions, gaps and how they close.
+    KeyOrder,
+    /// An operator's changes: settings, scaling, deploys, outages.
+    Operations,
+    /// A producer's crash, its restart, a lost confirm.
+    ProducerCrashes,
+    /// The broker's and the queue consumers' crashes, restarts and slowdowns.
+    Crashes,
+    /// Log records: appended, expired, processed, committed, skipped.
+    Records,
+    /// A group member's outputs, transactions and emails.
+    Transactions,
+    /// A group member's handler failing on a record, and what follows.
+    RecordFailures,
+    /// Consumer groups handing partitions over.
+    Rebalances,
+    /// Group members crashing and joining, and groups rewinding.
+    Members,
+}
+
+impl Family {
+    /// The family of `fact`.
+    // Long but flat: it names every fact once and has no `_` arm, so the compiler points
+    // here when a fact is added.
+    fn of(fact: &Fact) -> Family {
+        use Fact::*;
+        match fact {
+            Created { .. }
+            | StateCommitted { .. }
+            | PublishSent { .. }
+            | Throttled { .. }
+            | EventNeverPublished { .. }
+            | RequestRefused { .. } => Family::Publishing,
+            ConfirmTimedOut { .. }
+            | Confirmed { .. }
+            | ConfirmLost { .. }
+            | OutboxMarked { .. }
+            | OutboxRetryScheduled { .. }
+            | OutboxRowParked { .. } => Family::Confirms,
+            Stored { .. }
+            | Deduplicated { .. }
+            | Refused { .. }
+            | Unroutable { .. }
+            | PublishFailed { .. }
+            | DroppedOldest { .. }
+            | Expired { .. }
+            | DuplicateKept { .. }
+            | DedupWindowHit { .. }
+            | Redriven { .. } => Family::Broker,
+            DeadLettered { .. } | MessageLost { .. } => Family::DeadLetters,
+            Delivered { .. }
+            | LeaseExpired { .. }
+            | RetryReady { .. }
+            | Requeued { .. }
+            | LeaseExtended { .. }
+            | RetryScheduled { .. } => Family::Deliveries,
+            AckedOnDelivery { .. } | Acked { .. } | AckIgnored { .. } | AckLost { .. } => {
+                Family::Acks
+            }
+            ProcessingStarted { .. }
+            | DuplicateSkipped { .. }
+            | EffectCommitted { .. }
+            | EffectRefused { .. }
+            | HandlerFailed { .. }
+            | ConsumerEmailSent { .. } => Family::Processing,
+            StaleIgnored { .. }
+            | GapWait { .. }
+            | GapReconciled { .. }
+            | GapRecheck { .. }
+            | GapSkipped { .. } => Family::KeyOrder,
+            SettingChanged { .. }
+            | ConsumerAdded { .. }
+            | ConsumerStopping { .. }
+            | ConsumerStopped { .. }
+            | AckModeSwitched { .. }
+            | DependencyDown { .. }
+            | FixDeployed { .. } => Family::Operations,
+            ProducerCrashArmed { .. }
+            | ProducerCrashed { .. }
+            | ProducerRestarted { .. }
+            | ConfirmDropArmed { .. } => Family::ProducerCrashes,
+            BrokerCrashed { .. }
+            | BrokerRestarted { .. }
+            | CrashArmed { .. }
+            | AckDropArmed { .. }
+            | ConsumerCrashed { .. }
+            | ConsumerRestarted { .. }
+            | ConsumerSlowed { .. } => Family::Crashes,
+            Appended { .. }
+            | RecordsExpired { .. }
+            | RecordStarted { .. }
+            | RecordProcessed { .. }
+            | OffsetCommitted { .. }
+            | RecordsSkipped { .. } => Family::Records,
+            OutputWritten { .. }
+            | TransactionCommitted { .. }
+            | TransactionAborted { .. }
+            | AbortedSkipped { .. }
+            | EmailSent { .. } => Family::Transactions,
+            RecordFailed { .. }
+            | RecordRetrying { .. }
+            | RecordDeadLettered { .. }
+            | RecordEffectRefused { .. }
+            | RecordStaleIgnored { .. } => Family::RecordFailures,
+            RebalanceStarted { .. }
+            | PartitionAssigned { .. }
+            | PartitionRevoked { .. }
+            | PartitionReleased { .. }
+            | StaleWorkInProgress { .. } => Family::Rebalances,
+            MemberCrashArmed { .. }
+            | MemberCrashed { .. }
+            | MemberJoined { .. }
+            | GroupRewound { .. } => Family::Members,
+        }
+    }
+}
+
+/// `number` (already written with a decimal point, as `format!` does) with the decimal
+/// separator of `lang`: "1.500" stays in English and becomes "1,500" in Spanish.
+fn decimals(number: String, lang: Lang) -> String {
+    match lang.decimal() {
+        '.' => number,
+        sep => number.replace('.', &sep.to_string()),
+    }
+}
+
+/// An instant or a duration in seconds, to the millisecond: "1.500 s" ("1,500 s").
+fn secs(t: Micros, lang: Lang) -> String {
+    decimals(format!("{:.3} s", us_to_secs(t)), lang)
+}
+
+/// The name of consumer `c`; `word` names a consumer in the sentence's language, for an
+/// id the simulation does not know.
+fn consumer(sim: &Simulation, c: ConsumerId, word: &str) -> String {
+    sim.consumer(c)
+        .map_or_else(|| format!("{word} {c}"), |v| v.name)
+}
+
+/// The name of producer `p` (`word` as for [`consumer`]).
+fn producer(sim: &Simulation, p: ProducerId, word: &str) -> String {
+    sim.producer_name(p)
+        .map_or_else(|| format!("{word} {p}"), str::to_string)
+}
+
+/// The name of queue `q` (`word` as for [`consumer`]).
+fn queue(sim: &Simulation, q: QueueId, word: &str) -> String {
+    sim.queue(q)
+        .map_or_else(|| format!("{word} {q}"), |v| v.name)
+}
+
+/// Whether producer `p` hands its messages off through an outbox.
+fn has_outbox(sim: &Simulation, p: ProducerId) -> bool {
+    sim.scenario()
+        .producers
+        .get(p.index())
+        .is_some_and(|s| matches!(s.handoff, Handoff::Outbox { .. }))
+}
+
+/// Whether producer `p`'s relay mints a new id for every publish attempt.
+fn mints_ids(sim: &Simulation, p: ProducerId) -> bool {
+    sim.scenario().producers.get(p.index()).is_some_and(|s| {
+        matches!(
+            s.handoff,
+            Handoff::Outbox {
+                stable_ids: false,
+                ..
+            }
+        )
+    })
+}
+
+/// Whether `copy` waits in a RabbitMQ queue. RabbitMQ has no lease: what a lease does
+/// elsewhere, its consumer timeout does.
+fn is_rabbitmq(sim: &Simulation, copy: u64) -> bool {
+    sim.copy(copy)
+        .and_then(|c| sim.queue(c.queue))
+        .is_some_and(|q| q.flavour == Flavour::Rabbitmq)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seconds_take_each_language_decimal_separator() {
+        assert_eq!(secs(1_500_000, Lang::En), "1.500 s");
+        assert_eq!(secs(1_500_000, Lang::Es), "1,500 s");
+        assert_eq!(secs(61_000_250, Lang::Es), "61,000 s");
+        assert_eq!(decimals("2.5".to_string(), Lang::Es), "2,5");
+        assert_eq!(decimals("3".to_string(), Lang::Es), "3");
+    }
+}

@@ -1,0 +1,373 @@
+//! A catalogue of facts that reaches every branch of the narration: every fact variant,
+//! every reason, crash point and setting it words differently, and the cases where the
+//! sentence depends on the simulation (an outbox producer, a relay that mints ids, a
+//! RabbitMQ queue, an eager group). The runs of the built-in examples reach only some
+//! of these, so the narration tests narrate this list as well.
+
+use brokerlab_core::scenario::{Handoff, Rebalance};
+use brokerlab_core::step::{
+    DeadLetterReason as Dl, DuplicateSeen, Failure, IgnoredAck, LossReason, RefusedBecause,
+    SkipReason,
+};
+use brokerlab_core::{
+    examples, AckMode, ArrivalProcess, ConsumerId, CrashPoint, Fact, Flavour, GroupId, Idempotency,
+    MemberCrashPoint, MsgId, Ordering, Overflow, Poison, ProducerCrashPoint, ProducerId, QueueId,
+    Setting, Simulation, Trigger,
+};
+
+const P: ProducerId = ProducerId::new(0);
+const Q: QueueId = QueueId::new(0);
+const C: ConsumerId = ConsumerId::new(0);
+const G: GroupId = GroupId::new(0);
+const M: MsgId = MsgId::new(7);
+const TRIGGERS: [Trigger; 3] = [Trigger::Scheduled, Trigger::User, Trigger::AfterCrash];
+const POISONS: [Poison; 3] = [
+    Poison::MalformedPayload,
+    Poison::UnknownSchemaVersion,
+    Poison::UnauthorizedTenant,
+];
+const FAILURES: [Failure; 4] = [
+    Failure::Transient,
+    Failure::DependencyDown,
+    Failure::Poison(Poison::UnknownSchemaVersion),
+    Failure::BatchRolledBack,
+];
+
+/// The simulations the facts are narrated against, each chosen for what it changes in
+/// the wording.
+pub struct Contexts {
+    /// A producer publishing directly to a generic queue with one consumer.
+    pub queue: Simulation,
+    /// The same with a RabbitMQ queue, run until its first copy is stored.
+    pub rabbit: Simulation,
+    /// A producer with an outbox whose relay keeps ids stable.
+    pub outbox: Simulation,
+    /// The same relay minting a new id per attempt.
+    pub minted: Simulation,
+    /// A log read by consumer groups (cooperative rebalancing).
+    pub log: Simulation,
+    /// The same groups rebalancing eagerly.
+    pub eager: Simulation,
+}
+
+fn example(name: &str) -> brokerlab_core::Scenario {
+    examples::load(name).unwrap_or_else(|| panic!("example {name}"))
+}
+
+fn start(s: brokerlab_core::Scenario) -> Simulation {
+    Simulation::new(s).expect("a valid scenario")
+}
+
+pub fn contexts() -> Contexts {
+    let mut rabbit = example("crash-after-commit");
+    rabbit.queues[0].flavour = Flavour::Rabbitmq;
+    let mut rabbit = start(rabbit);
+    while rabbit.copy(0).is_none() {
+        rabbit.step().expect("the run stores a copy");
+    }
+    let mut minted = example("outbox-relay-crash");
+    minted.producers[0].handoff = Handoff::Outbox {
+        relay_poll_s: 0.2,
+        stable_ids: false,
+    };
+    let mut eager = example("log-consumer-groups");
+    for g in &mut eager.groups {
+        g.rebalance = Rebalance::Eager;
+    }
+    Contexts {
+        queue: start(example("crash-after-commit")),
+        rabbit,
+        outbox: start(example("outbox-relay-crash")),
+        minted: start(minted),
+        log: start(example("log-consumer-groups")),
+        eager: start(eager),
+    }
+}
+
+/// Every fact of the catalogue with the simulation to narrate it against.
+// The tables below are kept one fact per line (`rustfmt::skip`): a fact spread over
+// seven lines would make the list hard to scan for a missing case.
+pub fn catalogue(c: &Contexts) -> Vec<(&Simulation, Fact)> {
+    let mut all = Vec::new();
+    all.extend(publishing(c));
+    all.extend(broker(c));
+    all.extend(delivery(c));
+    all.extend(processing(c));
+    all.extend(operations(c));
+    all.extend(crashes(c));
+    all.extend(records(c));
+    all.extend(groups(c));
+    all
+}
+
+#[rustfmt::skip]
+fn publishing(c: &Contexts) -> Vec<(&Simulation, Fact)> {
+    use Fact::*;
+    let q = &c.queue;
+    let mut out = vec![
+        (q, Created { producer: P, msg: M, key: None, version: 0, poison: None }),
+        (q, Created { producer: P, msg: M, key: Some(42), version: 3, poison: None }),
+        (&c.outbox, StateCommitted { producer: P, msg: M, outbox: true }),
+        (q, StateCommitted { producer: P, msg: M, outbox: false }),
+        (q, PublishSent { producer: P, msg: M, attempt: 1 }),
+        (q, PublishSent { producer: P, msg: M, attempt: 2 }),
+        (&c.minted, PublishSent { producer: P, msg: M, attempt: 3 }),
+        (q, Throttled { producer: P, msg: M, queue: Q }),
+        (q, ConfirmTimedOut { producer: P, msg: M, attempt: 1, retry: true }),
+        (q, ConfirmTimedOut { producer: P, msg: M, attempt: 3, retry: false }),
+        (q, Confirmed { producer: P, msg: M, attempt: 1 }),
+        (q, ConfirmLost { producer: P, msg: M, attempt: 1 }),
+        (&c.outbox, OutboxMarked { producer: P, msg: M }),
+        (q, EventNeverPublished { producer: P, msg: M }),
+        (q, RequestRefused { producer: P }),
+        (&c.outbox, OutboxRetryScheduled { producer: P, msg: M, attempt: 2, ready_at_us: 2_500_000 }),
+        (&c.outbox, OutboxRowParked { producer: P, msg: M, attempts: 5 }),
+    ];
+    for poison in POISONS {
+        out.push((q, Created { producer: P, msg: M, key: Some(1), version: 1, poison: Some(poison) }));
+    }
+    out
+}
+
+#[rustfmt::skip]
+fn broker(c: &Contexts) -> Vec<(&Simulation, Fact)> {
+    use Fact::*;
+    let q = &c.queue;
+    vec![
+        (q, Stored { producer: P, msg: M, copy: 0, queue: Q }),
+        (q, Deduplicated { producer: P, msg: M }),
+        (q, Refused { producer: P, msg: M, queue: Q, because: RefusedBecause::QueueFull }),
+        (q, Refused { producer: P, msg: M, queue: Q, because: RefusedBecause::OldestTooOld }),
+        (q, Unroutable { producer: P, msg: M, returned: true }),
+        (q, Unroutable { producer: P, msg: M, returned: false }),
+        (q, PublishFailed { producer: P, msg: M, attempt: 1 }),
+        (q, DroppedOldest { msg: M, copy: 0, queue: Q }),
+        (q, Expired { msg: M, copy: 0, queue: Q }),
+        (q, DuplicateKept { msg: M, copy: 0, twin: 1, queue: Q }),
+        (q, DedupWindowHit { producer: P, msg: M, queue: Q }),
+        (q, Redriven { msg: M, copy: 0, queue: Q }),
+        (q, DeadLettered { msg: M, copy: 0, queue: Q, reason: Dl::RetriesExhausted, attempts: 4 }),
+        (q, DeadLettered { msg: M, copy: 0, queue: Q, reason: Dl::Poison(Poison::UnauthorizedTenant), attempts: 1 }),
+        (q, DeadLettered { msg: M, copy: 0, queue: Q, reason: Dl::DeliveryLimitReached, attempts: 20 }),
+        (q, DeadLettered { msg: M, copy: 0, queue: Q, reason: Dl::GapTimeout, attempts: 1 }),
+        (q, DeadLettered { msg: M, copy: 0, queue: Q, reason: Dl::MaxLength, attempts: 0 }),
+        (q, DeadLettered { msg: M, copy: 0, queue: Q, reason: Dl::Expired, attempts: 0 }),
+        (q, MessageLost { msg: M, copy: 0, reason: LossReason::AckedBeforeEffectThenCrashed }),
+        (q, MessageLost { msg: M, copy: 0, reason: LossReason::AckedBeforeEffectThenFailed }),
+        (q, MessageLost { msg: M, copy: 0, reason: LossReason::BrokerRestartNotDurable }),
+        (q, MessageLost { msg: M, copy: 0, reason: LossReason::DiscardedWithoutDeadLetterQueue }),
+    ]
+}
+
+#[rustfmt::skip]
+fn delivery(c: &Contexts) -> Vec<(&Simulation, Fact)> {
+    use Fact::*;
+    let (q, r) = (&c.queue, &c.rabbit);
+    vec![
+        (q, Delivered { msg: M, copy: 0, attempt: 1, consumer: C, lease_until_us: Some(5_250_000) }),
+        (q, Delivered { msg: M, copy: 0, attempt: 1, consumer: C, lease_until_us: None }),
+        (q, Delivered { msg: M, copy: 0, attempt: 2, consumer: C, lease_until_us: Some(11_000_000) }),
+        (q, Delivered { msg: M, copy: 0, attempt: 3, consumer: C, lease_until_us: None }),
+        (q, LeaseExpired { msg: M, copy: 0, attempt: 1, consumer: C }),
+        (r, LeaseExpired { msg: M, copy: 0, attempt: 1, consumer: C }),
+        (q, RetryReady { msg: M, copy: 0 }),
+        (q, AckedOnDelivery { msg: M, copy: 0, attempt: 1, consumer: C }),
+        (q, RetryScheduled { msg: M, copy: 0, failures: 2, ready_at_us: 1_500_000 }),
+        (q, Acked { msg: M, copy: 0, attempt: 1, consumer: C }),
+        (q, AckIgnored { msg: M, copy: 0, attempt: 1, consumer: C, why: IgnoredAck::StaleLease }),
+        (q, AckIgnored { msg: M, copy: 0, attempt: 1, consumer: C, why: IgnoredAck::AlreadyDone }),
+        (q, AckLost { msg: M, copy: 0, attempt: 1, consumer: C }),
+        (r, AckLost { msg: M, copy: 0, attempt: 1, consumer: C }),
+        (r, Requeued { msg: M, copy: 0, attempt: 2, consumer: C }),
+        (q, LeaseExtended { msg: M, copy: 0, attempt: 1, consumer: C, lease_until_us: 9_000_000 }),
+    ]
+}
+
+#[rustfmt::skip]
+fn processing(c: &Contexts) -> Vec<(&Simulation, Fact)> {
+    use Fact::*;
+    let q = &c.queue;
+    let mut out = vec![
+        (q, ProcessingStarted { msg: M, copy: 0, attempt: 1, consumer: C, done_at_us: 1_250_000 }),
+        (q, DuplicateSkipped { msg: M, copy: 0, attempt: 2, consumer: C, seen: DuplicateSeen::CheckFoundMark }),
+        (q, DuplicateSkipped { msg: M, copy: 0, attempt: 2, consumer: C, seen: DuplicateSeen::InboxConflict }),
+        (q, StaleIgnored { msg: M, copy: 0, consumer: C, key: 42, version: 2, current: 3 }),
+        (q, GapWait { msg: M, copy: 0, consumer: C, key: 42, version: 4, current: 2 }),
+        (q, GapReconciled { msg: M, copy: 0, consumer: C, key: 42, from: 3, to: 4 }),
+        (q, GapRecheck { msg: M, copy: 0, consumer: C, ready_at_us: 3_000_000, gives_up_at_us: 8_000_000 }),
+        (q, GapSkipped { msg: M, copy: 0, consumer: C, key: 42, version: 5, current: 3 }),
+        (q, EffectCommitted { msg: M, copy: 0, attempt: 1, consumer: C, applied: 1 }),
+        (q, EffectCommitted { msg: M, copy: 0, attempt: 2, consumer: C, applied: 2 }),
+        (q, EffectRefused { msg: M, copy: 0, consumer: C, key: 42 }),
+        (q, ConsumerEmailSent { msg: M, copy: 0, consumer: C, times: 1 }),
+        (q, ConsumerEmailSent { msg: M, copy: 0, consumer: C, times: 3 }),
+    ];
+    for failure in FAILURES {
+        out.push((q, HandlerFailed { msg: M, copy: 0, attempt: 2, consumer: C, failure }));
+    }
+    for poison in POISONS {
+        out.push((q, FixDeployed { queue: Q, poison, trigger: Trigger::User }));
+    }
+    out
+}
+
+#[rustfmt::skip]
+fn operations(c: &Contexts) -> Vec<(&Simulation, Fact)> {
+    use Fact::*;
+    let q = &c.queue;
+    let mut out = Vec::new();
+    for (i, setting) in settings().into_iter().enumerate() {
+        let sim = if matches!(setting, Setting::GroupOrdering { .. } | Setting::Partitions { .. }) {
+            &c.log
+        } else {
+            q
+        };
+        out.push((sim, SettingChanged { setting, trigger: TRIGGERS[i % 3] }));
+    }
+    for trigger in TRIGGERS {
+        out.push((q, ConsumerAdded { consumer: C, queue: Q, trigger }));
+        out.push((q, ConsumerStopping { consumer: C, trigger }));
+        out.push((q, DependencyDown { queue: Q, until_us: 30_000_000, trigger }));
+    }
+    out.push((q, ConsumerStopped { consumer: C }));
+    for ack in [AckMode::OnDelivery, AckMode::AfterCommit] {
+        out.push((q, AckModeSwitched { consumer: C, ack }));
+    }
+    out
+}
+
+/// Every setting, with every value the narration words differently.
+#[rustfmt::skip]
+fn settings() -> Vec<Setting> {
+    let mut out = vec![
+        Setting::Arrivals { producer: P, process: ArrivalProcess::Constant, rate_milli_per_s: 2_500 },
+        Setting::Arrivals { producer: P, process: ArrivalProcess::Poisson, rate_milli_per_s: 12_000 },
+        Setting::Partitions { log: 0, partitions: 6 },
+        Setting::ServiceTime { queue: Q, mean_us: 250_000, exponential: true },
+        Setting::ServiceTime { queue: Q, mean_us: 1_500_000, exponential: false },
+        Setting::Consumers { queue: Q, count: 4 },
+        Setting::Prefetch { queue: Q, prefetch: 10 },
+        Setting::Retry { queue: Q, max_attempts: 5, backoff_base_us: 500_000 },
+        Setting::VisibilityTimeout { queue: Q, lease_us: 30_000_000 },
+        Setting::QueueBound { queue: Q, max_length: None, overflow: Overflow::Reject },
+    ];
+    for ack in [AckMode::OnDelivery, AckMode::AfterCommit] {
+        out.push(Setting::AckMode { queue: Q, ack });
+    }
+    for idempotency in [Idempotency::None, Idempotency::CheckThenInsert, Idempotency::Inbox] {
+        out.push(Setting::Idempotency { queue: Q, idempotency });
+    }
+    for ordering in [Ordering::None, Ordering::IgnoreStale, Ordering::WaitForGap, Ordering::Reconcile] {
+        out.push(Setting::Ordering { queue: Q, ordering });
+        out.push(Setting::GroupOrdering { group: G, ordering });
+    }
+    for overflow in [Overflow::Reject, Overflow::DropOldest, Overflow::Throttle] {
+        out.push(Setting::QueueBound { queue: Q, max_length: Some(1_000), overflow });
+    }
+    for flavour in [Flavour::Generic, Flavour::Rabbitmq, Flavour::Sqs, Flavour::SqsFifo] {
+        out.push(Setting::Flavour { queue: Q, flavour });
+    }
+    out
+}
+
+#[rustfmt::skip]
+fn crashes(c: &Contexts) -> Vec<(&Simulation, Fact)> {
+    use Fact::*;
+    let (q, o) = (&c.queue, &c.outbox);
+    let mut out = vec![
+        (q, BrokerCrashed { trigger: Trigger::User, restart_at_us: Some(4_000_000) }),
+        (q, BrokerCrashed { trigger: Trigger::Scheduled, restart_at_us: None }),
+        (q, BrokerRestarted { trigger: Trigger::AfterCrash }),
+        (q, ConfirmDropArmed { producer: P, trigger: Trigger::User }),
+        (q, AckDropArmed { consumer: C, trigger: Trigger::Scheduled }),
+        (q, ProducerRestarted { producer: P, trigger: Trigger::AfterCrash }),
+        (o, ProducerRestarted { producer: P, trigger: Trigger::AfterCrash }),
+        (q, ConsumerRestarted { consumer: C, trigger: Trigger::AfterCrash }),
+        (q, ConsumerSlowed { consumer: C, factor_pct: 100, trigger: Trigger::User }),
+        (q, ConsumerSlowed { consumer: C, factor_pct: 250, trigger: Trigger::Scheduled }),
+    ];
+    let producer_points = [
+        ProducerCrashPoint::Now,
+        ProducerCrashPoint::AfterCommitBeforePublish,
+        ProducerCrashPoint::AfterPublishBeforeMark,
+    ];
+    for (i, point) in producer_points.into_iter().enumerate() {
+        let trigger = TRIGGERS[i];
+        out.push((q, ProducerCrashArmed { producer: P, point, trigger }));
+        for sim in [q, o] {
+            for restart_at_us in [None, Some(2_000_000)] {
+                out.push((sim, ProducerCrashed { producer: P, point, trigger, restart_at_us }));
+            }
+        }
+    }
+    let consumer_points = [CrashPoint::Now, CrashPoint::AfterReceive, CrashPoint::AfterCommitBeforeAck];
+    for (i, point) in consumer_points.into_iter().enumerate() {
+        let trigger = TRIGGERS[i];
+        out.push((q, CrashArmed { consumer: C, point, trigger }));
+        for restart_at_us in [None, Some(1_500_000)] {
+            out.push((q, ConsumerCrashed { consumer: C, point, trigger, restart_at_us }));
+        }
+    }
+    out
+}
+
+#[rustfmt::skip]
+fn records(c: &Contexts) -> Vec<(&Simulation, Fact)> {
+    use Fact::*;
+    let l = &c.log;
+    let mut out = vec![
+        (l, Appended { producer: P, msg: M, log: 0, partition: 2, offset: 15 }),
+        (l, RecordsExpired { log: 0, partition: 1, from: 10, to: 20 }),
+        (l, RecordStarted { group: G, member: 0, partition: 2, offset: 15, msg: M, done_at_us: 1_000_000 }),
+        (l, RecordProcessed { group: G, member: 0, partition: 2, offset: 15, msg: M, applied: 0 }),
+        (l, RecordProcessed { group: G, member: 0, partition: 2, offset: 15, msg: M, applied: 1 }),
+        (l, RecordProcessed { group: G, member: 0, partition: 2, offset: 15, msg: M, applied: 2 }),
+        (l, OffsetCommitted { group: G, partition: 2, offset: 16 }),
+        (l, RecordsSkipped { group: G, partition: 1, from: 3, to: 5, why: SkipReason::CommittedBeforeProcessing }),
+        (l, RecordsSkipped { group: G, partition: 1, from: 3, to: 5, why: SkipReason::ExpiredUnread }),
+        (l, OutputWritten { group: G, member: 0, msg: M, log: 0, partition: 1, offset: 4, open: true }),
+        (l, OutputWritten { group: G, member: 0, msg: M, log: 0, partition: 1, offset: 4, open: false }),
+        (l, TransactionCommitted { group: G, member: 0, outputs: 2 }),
+        (l, TransactionAborted { group: G, member: 0, outputs: 2 }),
+        (l, AbortedSkipped { group: G, partition: 1, offset: 4 }),
+        (l, EmailSent { group: G, member: 0, msg: M, times: 1 }),
+        (l, EmailSent { group: G, member: 0, msg: M, times: 2 }),
+        (l, RecordRetrying { group: G, member: 0, partition: 2, offset: 15, msg: M, attempt: 2, retry_at_us: 3_200_000 }),
+        (l, RecordEffectRefused { group: G, member: 0, partition: 2, offset: 15, msg: M, key: 42 }),
+        (l, RecordStaleIgnored { group: G, member: 0, msg: M, key: 42, version: 1, current: 2 }),
+    ];
+    for failure in FAILURES {
+        out.push((l, RecordFailed { group: G, member: 0, partition: 2, offset: 15, msg: M, attempt: 1, failure }));
+    }
+    for (reason, log) in [(Dl::RetriesExhausted, None), (Dl::Poison(Poison::MalformedPayload), Some(0))] {
+        out.push((l, RecordDeadLettered { group: G, partition: 2, offset: 15, msg: M, attempts: 3, reason, log }));
+    }
+    out
+}
+
+#[rustfmt::skip]
+fn groups(c: &Contexts) -> Vec<(&Simulation, Fact)> {
+    use Fact::*;
+    let (l, e) = (&c.log, &c.eager);
+    let mut out = vec![
+        (l, RebalanceStarted { group: G, members_up: 3 }),
+        (e, RebalanceStarted { group: G, members_up: 3 }),
+        (l, PartitionAssigned { group: G, partition: 1, member: Some(1), from_offset: 12 }),
+        (l, PartitionAssigned { group: G, partition: 1, member: None, from_offset: 12 }),
+        (l, GroupRewound { group: G, to_offset: None, trigger: Trigger::Scheduled }),
+        (l, GroupRewound { group: G, to_offset: Some(40), trigger: Trigger::User }),
+        (l, PartitionRevoked { group: G, partition: 1, member: 0, finishing: Some(12) }),
+        (l, PartitionRevoked { group: G, partition: 1, member: 0, finishing: None }),
+        (l, PartitionReleased { group: G, partition: 1, member: 0, committed: 13 }),
+        (e, StaleWorkInProgress { group: G, partition: 1, member: 0, offset: 12, again: true }),
+        (e, StaleWorkInProgress { group: G, partition: 1, member: 0, offset: 12, again: false }),
+    ];
+    for (i, trigger) in TRIGGERS.into_iter().enumerate() {
+        let point = [MemberCrashPoint::Now, MemberCrashPoint::AfterProcessBeforeCommit][i % 2];
+        let restart_at_us = [None, Some(6_000_000)][i % 2];
+        out.push((l, MemberCrashArmed { group: G, member: 1, trigger }));
+        out.push((l, MemberCrashed { group: G, member: 1, point, trigger, restart_at_us }));
+        out.push((l, MemberJoined { group: G, member: 2, trigger }));
+    }
+    out
+}
