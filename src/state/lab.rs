@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use brokerlab_core::lessons::Lang;
 use brokerlab_core::{examples, secs_to_us, us_to_secs, Command, MsgId, Scenario};
 
+use crate::i18n::{self, td_string, Locale};
 use crate::model::flights::{FlightBuffer, Node};
 use crate::model::interview::Interview;
 use crate::model::invariants::Status;
@@ -143,6 +144,11 @@ where
 }
 
 impl Lab {
+    /// The locale of the page's messages now (untracked: a message is written once).
+    fn locale(&self) -> Locale {
+        i18n::locale(self.lang.get_untracked())
+    }
+
     pub fn new(player: Player) -> Self {
         let opening_speed = player.opening_speed();
         let player = StoredValue::new(player);
@@ -277,8 +283,9 @@ impl Lab {
     pub fn crash(&self) {
         let result = self.player.try_update_value(Player::crash_next);
         if let Some(Err(e)) = result {
-            self.error
-                .set(Some(format!("The simulation refused the crash: {e}")));
+            self.error.set(Some(
+                td_string!(self.locale(), common.errors.crash_refused, why = e).to_string(),
+            ));
         }
         self.changed();
     }
@@ -286,8 +293,12 @@ impl Lab {
     /// Loads a built-in example by name: a new run, paused at its start.
     pub fn load(&self, name: &str) {
         let player = examples::load(name)
-            .ok_or_else(|| format!("There is no example called “{name}”."))
-            .and_then(|s| Player::new(s).map_err(|e| format!("The example could not load: {e}")));
+            .ok_or_else(|| td_string!(self.locale(), common.errors.no_example, name).to_string())
+            .and_then(|s| {
+                Player::new(s).map_err(|e| {
+                    td_string!(self.locale(), common.errors.example_failed, why = e).to_string()
+                })
+            });
         match player {
             Ok(player) => {
                 self.open_player(player);
@@ -328,8 +339,9 @@ impl Lab {
     pub fn back(&self) {
         self.playing.set(false);
         if let Some(Err(e)) = self.player.try_update_value(Player::step_back) {
-            self.error
-                .set(Some(format!("The run could not step back: {e}")));
+            self.error.set(Some(
+                td_string!(self.locale(), common.errors.back_failed, why = e).to_string(),
+            ));
         }
         self.changed();
     }
@@ -337,8 +349,9 @@ impl Lab {
     /// Gives the simulation a user command (recorded in the run).
     pub fn command(&self, fault: Command) {
         if let Some(Err(e)) = self.player.try_update_value(|p| p.command(fault)) {
-            self.error
-                .set(Some(format!("The simulation refused the command: {e}")));
+            self.error.set(Some(
+                td_string!(self.locale(), common.errors.command_refused, why = e).to_string(),
+            ));
         }
         self.changed();
     }
@@ -351,7 +364,9 @@ impl Lab {
             .try_update_value(|p| p.command(fault))
             .unwrap_or(Ok(()));
         self.changed();
-        result.map_err(|e| format!("The simulation refused it: {}", e.problem))
+        result.map_err(|e| {
+            td_string!(self.locale(), common.errors.refused, why = e.problem).to_string()
+        })
     }
 
     /// The next offered speed up (`faster`) or down; stays at the ends.
@@ -438,7 +453,9 @@ impl Lab {
             .player
             .try_update_value(|p| p.begin_seek(secs_to_us(t_s)))
         {
-            self.error.set(Some(format!("The run could not seek: {e}")));
+            self.error.set(Some(
+                td_string!(self.locale(), common.errors.seek_failed, why = e).to_string(),
+            ));
         }
         self.seek_frame();
     }
@@ -459,9 +476,9 @@ impl Lab {
             return;
         }
         match self.player.try_update_value(|p| p.set_seed(seed)) {
-            Some(Err(e)) => self.error.set(Some(format!(
-                "The run could not restart with that seed: {e}"
-            ))),
+            Some(Err(e)) => self.error.set(Some(
+                td_string!(self.locale(), common.errors.seed_failed, why = e).to_string(),
+            )),
             _ => self.close_lineage(),
         }
         self.changed();
@@ -471,8 +488,9 @@ impl Lab {
     pub fn reset(&self) {
         self.playing.set(false);
         if let Some(Err(e)) = self.player.try_update_value(Player::reset) {
-            self.error
-                .set(Some(format!("The scenario could not restart: {e}")));
+            self.error.set(Some(
+                td_string!(self.locale(), common.errors.restart_failed, why = e).to_string(),
+            ));
         }
         self.changed();
     }

@@ -177,7 +177,7 @@ fn EmbeddedStage(lab: Lab) -> impl IntoView {
             </div>
             <a class="open-full" node_ref=full href="./" target="_blank" rel="noopener"
                 data-testid="open-full" on:pointerdown=move |_| aim() on:focus=move |_| aim()>
-                "Open in Broker Lab ↗"
+                {t!(use_i18n(), common.open_full)}
             </a>
         </main>
     }
