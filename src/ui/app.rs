@@ -107,12 +107,14 @@ fn Page(player: Player, view: Option<View>, problem: Option<String>) -> impl Int
     // the side area beside it, one tab at a time.
     view! {
         <header class="top">
-            <h1>"Broker Lab"</h1>
+            <div class="brand">
+                <h1>"Broker Lab"</h1>
+                <LangSwitch lab />
+            </div>
             <ScenarioPicker lab />
             <ShareButton lab />
             <FileMenu lab />
             <ToolButtons tools />
-            <LangSwitch lab />
         </header>
         <main node_ref=zone class:dragging=move || dragging.get()>
             <div class="transport">
