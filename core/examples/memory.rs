@@ -36,7 +36,9 @@ static ALLOCATOR: Counting = Counting;
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let messages: u64 = args.next().map_or(1_000_000, |a| a.parse().expect("a count"));
+    let messages: u64 = args
+        .next()
+        .map_or(1_000_000, |a| a.parse().expect("a count"));
     let rate: f64 = args.next().map_or(0.9, |a| a.parse().expect("a rate"));
     let mut scenario = examples::load("mm1").expect("mm1 exists");
     scenario.producers[0].count = Some(messages);
@@ -44,7 +46,9 @@ fn main() {
     for seg in &mut scenario.producers[0].arrivals.schedule {
         seg.rate_per_s *= scale;
     }
-    scenario.consumers[0].service = ServiceTime::Exponential { mean_s: 1.0 / scale };
+    scenario.consumers[0].service = ServiceTime::Exponential {
+        mean_s: 1.0 / scale,
+    };
     let before = NOW.load(Ordering::Relaxed);
     PEAK.store(before, Ordering::Relaxed);
     let start = std::time::Instant::now();
