@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 
 use brokerlab_core::database::{Aggregate, GroupTables};
+use brokerlab_core::records::Records;
 use brokerlab_core::{Idempotency, Message, Op, Simulation};
 
 use crate::format::count;
@@ -122,21 +123,20 @@ struct Tally {
     keyless_plain: Vec<EffectRow>,
     /// Keyless messages applied (shown or not).
     keyless: usize,
-    effects: u64,
-    duplicates: u64,
 }
 
 impl Tally {
     /// Linear in the messages the group applied, keeping only the keyless rows shown.
-    fn of(tables: &GroupTables, messages: &[Message], keyed: bool) -> Self {
+    fn of(tables: &GroupTables, messages: &Records<Message>, keyed: bool) -> Self {
         let mut t = Tally::default();
-        for (msg, &n) in tables.applied.iter().enumerate() {
+        // Rows of the messages the run still holds (finished ones are released; the
+        // totals below cover them).
+        for (msg, n) in tables.applied.iter() {
+            let msg = msg.index();
             if n == 0 {
                 continue;
             }
             let (n, extra) = (u64::from(n), u64::from(n - 1));
-            t.effects += n;
-            t.duplicates += extra;
             let key = if keyed {
                 messages.get(msg).and_then(|m| m.key)
             } else {
@@ -206,18 +206,14 @@ fn card(
     name: String,
     idempotency: Idempotency,
     tables: &GroupTables,
-    messages: &[Message],
+    messages: &Records<Message>,
     keyed: bool,
 ) -> DatabaseCard {
     let tally = Tally::of(tables, messages, keyed);
-    let (effects, duplicates) = (tally.effects, tally.duplicates);
+    let (effects, duplicates) = (tables.applied.total(), tables.applied.extra());
     let (rows, total) = tally.rows(tables);
-    let emails: u64 = tables.emails.iter().map(|&n| u64::from(n)).sum();
-    let duplicate_emails = tables
-        .emails
-        .iter()
-        .map(|&n| u64::from(n.saturating_sub(1)))
-        .sum();
+    let emails = tables.emails.total();
+    let duplicate_emails = tables.emails.extra();
     DatabaseCard {
         name,
         more: total - rows.len(),

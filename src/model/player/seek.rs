@@ -59,13 +59,15 @@ impl Snapshots {
     }
 }
 
-/// A rough size of a run in memory: its messages and copies dominate.
+/// A rough size of a run in memory: its held messages and copies dominate (finished
+/// ones are released; the histograms and the series are bounded).
 fn approx_bytes(sim: &Simulation) -> usize {
-    const PER_COPY_EXTRA: usize = 16; // latency and queue-wait records
+    let slots = |ring: usize, spilled: usize| ring + 2 * spilled;
     4_096
-        + std::mem::size_of_val(sim.messages())
-        + std::mem::size_of_val(sim.copies())
-        + sim.copies().len() * PER_COPY_EXTRA
+        + std::mem::size_of::<brokerlab_core::Message>()
+            * slots(sim.messages().ring_len(), sim.messages().spilled())
+        + std::mem::size_of::<brokerlab_core::MessageCopy>()
+            * slots(sim.copies().ring_len(), sim.copies().spilled())
 }
 
 impl Player {
