@@ -12,7 +12,7 @@ use crate::model::flights::{FlightBuffer, Node};
 use crate::model::interview::Interview;
 use crate::model::invariants::Status;
 use crate::model::lesson::Guide;
-use crate::model::lineage::{Lineage, LineageBuild};
+use crate::model::lineage::{Bilingual, Lineage, LineageBuild};
 use crate::model::panels::Panel;
 use crate::model::player::{Player, SPEEDS};
 use crate::model::readout::{Percentiles, Readout};
@@ -77,7 +77,7 @@ pub struct Lab {
     /// The loaded scenario, without the user's commands (the editor shows it).
     pub base: Memo<Scenario>,
     /// The open message history, or why it could not be built; `None` when closed.
-    pub lineage: RwSignal<Option<Result<Lineage, String>>>,
+    pub lineage: RwSignal<Option<Result<Lineage, Bilingual>>>,
     /// A message history being built over the next frames (see [`Lab::open_lineage`]).
     building: StoredValue<Option<LineageBuild>>,
     /// A history is being built: the frame loop runs until it is done.
@@ -156,6 +156,7 @@ impl Lab {
         // The keys of what changes only with the narration, and only with the run.
         let told = per_frame(player, frame, |p| (p.run(), p.narration_version()));
         let run = per_frame(player, frame, |p| (p.run(), p.seed()));
+        let lang = RwSignal::new(Lang::default());
         Self {
             player,
             frame,
@@ -164,7 +165,12 @@ impl Lab {
             error: RwSignal::new(None),
             resuming: StoredValue::new(false),
             readout: per_frame(player, frame, Player::readout),
-            narration: per_key(player, told, |p| p.narration().clone()),
+            // Told in the page's language when shown: a switch re-tells it at once.
+            narration: Memo::new(move |_| {
+                let _ = told.get();
+                let lang = lang.get();
+                player.with_value(|p| p.narration(lang))
+            }),
             chart_key: per_frame(player, frame, |p| (p.run(), p.sample_count())),
             crash_target: per_frame(player, frame, Player::crash_target_name),
             topology: Memo::new(move |previous| {
@@ -190,7 +196,7 @@ impl Lab {
             prediction_key: per_frame(player, frame, |p| (p.run(), p.prediction_version())),
             panel: RwSignal::new(Panel::default()),
             guide: RwSignal::new(None),
-            lang: RwSignal::new(Lang::default()),
+            lang,
             interview: RwSignal::new(Interview::default()),
         }
     }
@@ -538,6 +544,24 @@ mod tests {
         );
         assert_eq!(lab.narration.get_untracked().events.len(), 1);
         assert_eq!(lab.error.get_untracked(), None);
+    }
+
+    #[test]
+    fn the_narration_follows_the_language_at_once_and_back() {
+        let (_owner, lab) = lab();
+        lab.load("crash-after-commit");
+        for _ in 0..8 {
+            lab.step();
+        }
+        let en = lab.narration.get_untracked();
+        assert!(!en.sentences.is_empty() && !en.log.is_empty(), "{en:?}");
+        lab.lang.set(Lang::Es);
+        let es = lab.narration.get_untracked();
+        assert_ne!(es.sentences, en.sentences, "{es:?}");
+        assert_ne!(es.log[0].text, en.log[0].text);
+        assert_eq!(es.log.len(), en.log.len(), "the same facts, re-told");
+        lab.lang.set(Lang::En);
+        assert_eq!(lab.narration.get_untracked(), en);
     }
 
     #[test]

@@ -70,9 +70,10 @@ fn panels(i18n: I18n) -> impl IntoView {
 /// The overlay's reference part: the controls on the cards, the panels, the terms.
 fn reference(i18n: I18n) -> impl IntoView {
     let terms = move || {
+        let lang = crate::i18n::lang_of(i18n);
         Term::ALL
             .iter()
-            .map(|t| view! { <dt>{t.word()}</dt><dd>{t.definition()}</dd> })
+            .map(|t| view! { <dt>{t.word(lang)}</dt><dd>{t.definition(lang)}</dd> })
             .collect_view()
     };
     view! {

@@ -7,7 +7,7 @@
 use brokerlab_core::{us_to_secs, Micros, MsgId, ScenarioError, Simulation};
 
 use super::{Player, BUDGET_CHECK_EVERY};
-use crate::model::lineage::LineageBuild;
+use crate::model::lineage::{replay_failed, Bilingual, LineageBuild};
 use crate::model::story::Story;
 
 /// A snapshot is kept every this many steps at first; the spacing doubles whenever the
@@ -174,14 +174,13 @@ impl Player {
     /// Starts building the history of message `msg` up to the current step, from the
     /// latest snapshot taken before the message existed (or from the start): the replay
     /// skips what cannot concern it, and goes on in chunks ([`LineageBuild::go_on`]).
-    pub fn lineage_build(&self, msg: MsgId) -> Result<LineageBuild, String> {
+    pub fn lineage_build(&self, msg: MsgId) -> Result<LineageBuild, Bilingual> {
         let target = self.sim.steps();
         let before =
             |sim: &Simulation| sim.steps() <= target && sim.messages().len() <= msg.index();
         let start = match self.snapshots.latest_where(before) {
             Some(s) => s.sim.clone(),
-            None => Simulation::new(self.sim.scenario().clone())
-                .map_err(|e| format!("The run could not be replayed: {e}"))?,
+            None => Simulation::new(self.sim.scenario().clone()).map_err(|e| replay_failed(&e))?,
         };
         LineageBuild::start(start, target, msg)
     }
@@ -273,7 +272,7 @@ mod tests {
             sim.summary(),
             sim.series().to_vec(),
             p.readout(),
-            p.narration().clone(),
+            p.narration(brokerlab_core::lessons::Lang::En),
             p.invariants(),
             p.crash_markers().to_vec(),
             p.chart_data().prediction,
