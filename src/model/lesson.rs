@@ -237,12 +237,6 @@ pub fn parse_number(text: &str, lang: Lang) -> Option<f64> {
     plain.parse::<f64>().ok().filter(|x| x.is_finite())
 }
 
-/// The language the browser asks for (`es-AR`, `en-GB`…), if it is one of ours.
-pub fn lang_of_locale(locale: &str) -> Lang {
-    let primary = locale.split(['-', '_']).next().unwrap_or_default();
-    Lang::from_code(&primary.to_ascii_lowercase()).unwrap_or_default()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -361,15 +355,6 @@ mod tests {
         assert_eq!(unit_label(Unit::Messages, Lang::Es), "mensajes");
         assert_eq!(unit_label(Unit::Dollars, Lang::En), "dollars");
         assert_eq!(unit_label(Unit::Percent, Lang::Es), "%");
-    }
-
-    #[test]
-    fn the_browser_language_chooses() {
-        assert_eq!(lang_of_locale("es-AR"), Lang::Es);
-        assert_eq!(lang_of_locale("ES"), Lang::Es);
-        assert_eq!(lang_of_locale("en-GB"), Lang::En);
-        assert_eq!(lang_of_locale("fr-FR"), Lang::En);
-        assert_eq!(lang_of_locale(""), Lang::En);
     }
 
     #[test]
