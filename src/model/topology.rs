@@ -1135,7 +1135,7 @@ mod tests {
         );
         assert_eq!(
             dead_letter_reason(DeadLetterReason::RetriesExhausted, 3, Lang::Es),
-            "intentos fallidos: 3"
+            "agotó sus intentos (3)"
         );
         assert_eq!(exchange_kind(ExchangeKind::Topic, Lang::Es), "por tema");
         assert_eq!(flavour_label(Flavour::Generic, Lang::Es), "genérica");
