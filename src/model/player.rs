@@ -1181,8 +1181,9 @@ mod tests {
         // 1 member at 0.05 s.
         let rho = p.rho_now();
         assert_eq!((rho.lambda, rho.mu), (16.0, 30.0));
-        assert_eq!(rho.rates_text(), "λ = 16/s arriving, μ = 30/s capacity");
-        assert!(rho.hint().starts_with("ρ < 1"), "{}", rho.hint());
+        let en = brokerlab_core::lessons::Lang::En;
+        assert_eq!(rho.rates_text(en), "λ = 16/s arriving, μ = 30/s capacity");
+        assert!(rho.hint(en).starts_with("ρ < 1"), "{}", rho.hint(en));
         let mut peak = 0;
         while p.readout().time_s < 25.0 {
             p.advance(100.0, 10.0);

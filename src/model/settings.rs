@@ -818,7 +818,7 @@ mod tests {
                 mu,
                 has_consumers: true,
             }
-            .hint();
+            .hint(brokerlab_core::lessons::Lang::En);
             let panel = forecast(&Settings {
                 lambda,
                 mu,

@@ -64,7 +64,8 @@ pub fn LogsView(lab: Lab) -> impl IntoView {
 
 fn group_view(lab: Lab, g: GroupId, card: GroupCard) -> impl IntoView {
     let rebalancing = card.rebalancing;
-    let banner = rebalance_banner(&card);
+    let lang = lab.lang.get();
+    let banner = rebalance_banner(&card, lang);
     let lanes = card
         .partitions
         .iter()
@@ -74,7 +75,7 @@ fn group_view(lab: Lab, g: GroupId, card: GroupCard) -> impl IntoView {
             view! {
                 <li data-testid=format!("group-{g}-partition-{i}") class:blocked=p.retrying.is_some()>
                     <span class="bar" aria-hidden="true"><span class="committed" style=style></span></span>
-                    <span>{partition_text(i, p)}</span>
+                    <span>{partition_text(i, p, lang)}</span>
                 </li>
             }
         })
@@ -87,7 +88,7 @@ fn group_view(lab: Lab, g: GroupId, card: GroupCard) -> impl IntoView {
             view! {
                 <li class=format!("member {}", member_class(member))
                     data-testid=format!("group-{g}-member-{m}-state")>
-                    <strong>{member.name.clone()}</strong>{format!(": {}", member_text(member))}
+                    <strong>{member.name.clone()}</strong>{format!(": {}", member_text(member, lang))}
                 </li>
             }
         })
