@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// Texts that are rightly the same in both languages (names, abbreviations, symbols).
-const SAME_IN_BOTH: &[&str] = &[];
+const SAME_IN_BOTH: &[&str] = &["Logs"];
 
 /// Every leaf of a namespace file, by its dotted key.
 fn leaves(value: &Value, prefix: &str, out: &mut BTreeMap<String, String>) {
