@@ -3,7 +3,7 @@
 //! their `{{ arguments }}` are checked when the app compiles; `tests/locales.rs` checks
 //! that both languages hold the same keys with the same arguments.
 
-use leptos_i18n_build::{Config, TranslationsInfos};
+use leptos_i18n_build::{Config, ParseOptions, TranslationsInfos};
 use std::error::Error;
 use std::path::PathBuf;
 
@@ -15,7 +15,9 @@ fn main() -> Result<(), Box<dyn Error>> {
     let out = PathBuf::from(std::env::var_os("OUT_DIR").ok_or("OUT_DIR is not set")?);
     let cfg = Config::new("en")?
         .add_locale("es")?
-        .add_namespaces(&NAMESPACES)?;
+        .add_namespaces(&NAMESPACES)?
+        // Arguments in plain strings too (`t_string!`, `td_string!`), not only in views.
+        .parse_options(ParseOptions::new().interpolate_display(true));
     let infos = TranslationsInfos::parse(cfg)?;
     infos.emit_diagnostics();
     infos.rerun_if_locales_changed();
