@@ -203,11 +203,22 @@ enum Table {
 /// page's language).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Detail {
-    Lost { lost: u64, skipped: u64 },
-    Duplicates { effects: u64 },
-    OutOfOrder { count: u64, keyed: u64, first: OutOfOrder },
+    Lost {
+        lost: u64,
+        skipped: u64,
+    },
+    Duplicates {
+        effects: u64,
+    },
+    OutOfOrder {
+        count: u64,
+        keyed: u64,
+        first: OutOfOrder,
+    },
     NoKeyedEffect,
-    InOrder { keyed: u64 },
+    InOrder {
+        keyed: u64,
+    },
 }
 
 impl Detail {
@@ -302,12 +313,7 @@ pub fn statuses(sim: &Simulation, watch: &Watch) -> Vec<Status> {
                         },
                     ),
                     None if watch.keyed == 0 => (true, Detail::NoKeyedEffect),
-                    None => (
-                        true,
-                        Detail::InOrder {
-                            keyed: watch.keyed,
-                        },
-                    ),
+                    None => (true, Detail::InOrder { keyed: watch.keyed }),
                 },
             };
             Status {
@@ -354,7 +360,10 @@ mod tests {
             "{}",
             once.detail(Lang::Es)
         );
-        assert_eq!(once.property.title(Lang::Es), "Cada efecto aplicado una vez");
+        assert_eq!(
+            once.property.title(Lang::Es),
+            "Cada efecto aplicado una vez"
+        );
         assert!(s[Property::NoMessageLost.index()].holds);
     }
 
