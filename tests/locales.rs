@@ -13,6 +13,8 @@ const SAME_IN_BOTH: &[&str] = &[
     "Broker ", "broker", "fanout",
     // The help's row for the language switch names both languages.
     "EN / ES",
+    // The side panel's tab for partitioned logs: Spanish says "logs" too.
+    "Logs",
 ];
 
 /// Every leaf of a namespace file, by its dotted key.

@@ -3,9 +3,11 @@
 
 use std::collections::BTreeMap;
 
+use brokerlab_core::lessons::Lang;
 use brokerlab_core::{us_to_secs, ConsumerId, Fact, GroupId, Micros, MsgId, QueueId, Simulation};
 
 use crate::format::seconds;
+use crate::i18n::{locale, td_string};
 
 /// The properties the panel shows, in order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,12 +34,14 @@ impl Property {
         }
     }
 
-    pub fn title(self) -> &'static str {
+    pub fn title(self, lang: Lang) -> String {
+        let l = locale(lang);
         match self {
-            Property::NoMessageLost => "No message lost",
-            Property::EffectOnce => "Each effect applied once",
-            Property::KeyOrderKept => "Per-key order kept",
+            Property::NoMessageLost => td_string!(l, panels.invariants.no_loss),
+            Property::EffectOnce => td_string!(l, panels.invariants.effect_once),
+            Property::KeyOrderKept => td_string!(l, panels.invariants.key_order),
         }
+        .to_string()
     }
 
     fn index(self) -> usize {
@@ -195,13 +199,87 @@ enum Table {
     Group(GroupId),
 }
 
+/// What the panel says about one property now, before the words (which depend on the
+/// page's language).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Detail {
+    Lost {
+        lost: u64,
+        skipped: u64,
+    },
+    Duplicates {
+        effects: u64,
+    },
+    OutOfOrder {
+        count: u64,
+        keyed: u64,
+        first: OutOfOrder,
+    },
+    NoKeyedEffect,
+    InOrder {
+        keyed: u64,
+    },
+}
+
+impl Detail {
+    fn text(&self, lang: Lang) -> String {
+        let l = locale(lang);
+        match *self {
+            Detail::Lost { lost, skipped } => {
+                td_string!(l, panels.invariants.lost, lost, skipped).to_string()
+            }
+            Detail::Duplicates { effects } => {
+                td_string!(l, panels.invariants.duplicates, effects).to_string()
+            }
+            Detail::OutOfOrder {
+                count,
+                keyed,
+                first,
+            } => td_string!(
+                l,
+                panels.invariants.out_of_order,
+                count,
+                keyed,
+                key = first.key,
+                version = first.version,
+                newer = first.newer
+            )
+            .to_string(),
+            Detail::NoKeyedEffect => td_string!(l, panels.invariants.no_keyed_effect).to_string(),
+            Detail::InOrder { keyed } => {
+                td_string!(l, panels.invariants.in_order, keyed).to_string()
+            }
+        }
+    }
+}
+
 /// One property as the panel shows it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Status {
     pub property: Property,
     pub holds: bool,
-    pub detail: String,
+    pub facts: Detail,
+    /// Where it first broke, if it did.
+    pub breach: Option<Breach>,
     pub msg: Option<MsgId>,
+}
+
+impl Status {
+    /// The property's figures in words, and where it first broke.
+    pub fn detail(&self, lang: Lang) -> String {
+        let detail = self.facts.text(lang);
+        match &self.breach {
+            Some(b) => td_string!(
+                locale(lang),
+                panels.invariants.first_broke,
+                detail,
+                step = b.step,
+                time = seconds(b.time_s)
+            )
+            .to_string(),
+            None => detail,
+        }
+    }
 }
 
 /// The properties evaluated on the run's current state, with where each first broke.
@@ -210,44 +288,40 @@ pub fn statuses(sim: &Simulation, watch: &Watch) -> Vec<Status> {
     Property::ALL
         .iter()
         .map(|&property| {
-            let breach = watch.first(property);
-            let (holds, detail) = match property {
+            let breach = watch.first(property).cloned();
+            let (holds, facts) = match property {
                 Property::NoMessageLost => (
                     c.lost == 0 && c.records_skipped == 0,
-                    format!("{} lost, {} records skipped", c.lost, c.records_skipped),
+                    Detail::Lost {
+                        lost: c.lost,
+                        skipped: c.records_skipped,
+                    },
                 ),
                 Property::EffectOnce => (
                     c.duplicate_effects == 0,
-                    format!("{} duplicate effects", c.duplicate_effects),
+                    Detail::Duplicates {
+                        effects: c.duplicate_effects,
+                    },
                 ),
                 Property::KeyOrderKept => match watch.first_out_of_order() {
-                    Some(o) => (
+                    Some(first) => (
                         false,
-                        format!(
-                            "{} of {} keyed effects applied after a newer version; first: key {} version {} after version {}",
-                            watch.out_of_order, watch.keyed, o.key, o.version, o.newer
-                        ),
+                        Detail::OutOfOrder {
+                            count: watch.out_of_order,
+                            keyed: watch.keyed,
+                            first,
+                        },
                     ),
-                    None if watch.keyed == 0 => (true, "no keyed effect applied yet".to_string()),
-                    None => (
-                        true,
-                        format!("{} keyed effects applied in version order", watch.keyed),
-                    ),
+                    None if watch.keyed == 0 => (true, Detail::NoKeyedEffect),
+                    None => (true, Detail::InOrder { keyed: watch.keyed }),
                 },
-            };
-            let detail = match breach {
-                Some(b) => format!(
-                    "{detail}; first broke at step {} ({})",
-                    b.step,
-                    seconds(b.time_s)
-                ),
-                None => detail,
             };
             Status {
                 property,
                 holds,
-                detail,
-                msg: breach.and_then(|b| b.msg),
+                facts,
+                msg: breach.as_ref().and_then(|b| b.msg),
+                breach,
             }
         })
         .collect()
@@ -276,9 +350,19 @@ mod tests {
         assert!(!once.holds);
         assert_eq!(once.msg, Some(MsgId::new(0)));
         assert!(
-            once.detail.contains("first broke at step 6"),
+            once.detail(Lang::En).contains("first broke at step 6"),
             "{}",
-            once.detail
+            once.detail(Lang::En)
+        );
+        assert!(
+            once.detail(Lang::Es)
+                .contains("se rompió por primera vez en el paso 6"),
+            "{}",
+            once.detail(Lang::Es)
+        );
+        assert_eq!(
+            once.property.title(Lang::Es),
+            "Cada efecto aplicado una vez"
         );
         assert!(s[Property::NoMessageLost.index()].holds);
     }
@@ -349,13 +433,10 @@ mod tests {
                 sim.message(MsgId::new(0)).map(|m| (m.key, m.version)),
                 Some((Some(key), 1))
             );
+            let detail = order.detail(Lang::En);
             assert!(
-                order.detail.contains(says)
-                    && order
-                        .detail
-                        .contains(&format!("first broke at step {step} ")),
-                "{name}: {}",
-                order.detail
+                detail.contains(says) && detail.contains(&format!("first broke at step {step} ")),
+                "{name}: {detail}"
             );
             // The balance ends wrong.
             assert_eq!(
@@ -383,12 +464,9 @@ mod tests {
                 let (sim, watch, broke_at) = watched(with_ordering(name, ordering));
                 assert_eq!(broke_at, None, "{name} {ordering:?}");
                 let order = &statuses(&sim, &watch)[Property::KeyOrderKept.index()];
-                assert!(order.holds, "{name} {ordering:?}: {}", order.detail);
-                assert!(
-                    order.detail.contains("in version order"),
-                    "{}",
-                    order.detail
-                );
+                let detail = order.detail(Lang::En);
+                assert!(order.holds, "{name} {ordering:?}: {detail}");
+                assert!(detail.contains("in version order"), "{detail}");
                 // The policy really met the reordering (it skipped, waited or reconciled).
                 // Under ignore_stale a refused early withdrawal keeps the version, so the
                 // late deposit still applies: meeting it may be a refusal, not a skip.

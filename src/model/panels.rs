@@ -1,6 +1,10 @@
 //! The side panels beside the stage: which ones exist, what their tabs say, and which one
 //! a page event opens. The stage (topology, chart) never moves; these open beside it.
 
+use brokerlab_core::lessons::Lang;
+
+use crate::i18n::{locale, td_string};
+
 /// One panel of the side area, shown one at a time under its tab.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Panel {
@@ -37,17 +41,19 @@ impl Panel {
     ];
 
     /// The tab's text.
-    pub fn label(self) -> &'static str {
+    pub fn label(self, lang: Lang) -> String {
+        let l = locale(lang);
         match self {
-            Panel::Counters => "Counters",
-            Panel::Story => "Events",
-            Panel::Parameters => "Parameters",
-            Panel::Scenario => "Scenario",
-            Panel::Invariants => "Invariants",
-            Panel::History => "History",
-            Panel::Logs => "Logs",
-            Panel::Interview => "Interview",
+            Panel::Counters => td_string!(l, panels.tabs.counters),
+            Panel::Story => td_string!(l, panels.tabs.story),
+            Panel::Parameters => td_string!(l, panels.tabs.parameters),
+            Panel::Scenario => td_string!(l, panels.tabs.scenario),
+            Panel::Invariants => td_string!(l, panels.tabs.invariants),
+            Panel::History => td_string!(l, panels.tabs.history),
+            Panel::Logs => td_string!(l, panels.tabs.logs),
+            Panel::Interview => td_string!(l, panels.tabs.interview),
         }
+        .to_string()
     }
 
     /// A stable name for ids and test hooks (`tab-counters`, `panel-counters`).
@@ -89,13 +95,20 @@ mod tests {
     #[test]
     fn keys_and_labels_are_unique() {
         let mut keys: Vec<_> = Panel::ALL.iter().map(|p| p.key()).collect();
-        let mut labels: Vec<_> = Panel::ALL.iter().map(|p| p.label()).collect();
+        let mut labels: Vec<_> = Panel::ALL.iter().map(|p| p.label(Lang::En)).collect();
         keys.sort_unstable();
         keys.dedup();
         labels.sort_unstable();
         labels.dedup();
         assert_eq!(keys.len(), Panel::ALL.len());
         assert_eq!(labels.len(), Panel::ALL.len());
+    }
+
+    #[test]
+    fn the_tabs_are_named_in_spanish_too() {
+        assert_eq!(Panel::Counters.label(Lang::En), "Counters");
+        assert_eq!(Panel::Counters.label(Lang::Es), "Contadores");
+        assert_eq!(Panel::Story.label(Lang::Es), "Eventos");
     }
 
     #[test]

@@ -4,7 +4,10 @@
 //! column; this module finds that line in the text the user typed, so the editor can mark
 //! it and say the sentence beside it.
 
+use brokerlab_core::lessons::Lang;
 use brokerlab_core::{Scenario, ScenarioError};
+
+use crate::i18n::{locale, td_string};
 
 /// Why the editor's text was refused, and where.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -23,13 +26,14 @@ pub fn text_of(scenario: &Scenario) -> String {
     base.to_json_pretty()
 }
 
-/// Parses and validates the editor's text with the core; a refusal comes back placed.
-pub fn check(text: &str) -> Result<Scenario, TextError> {
-    Scenario::from_json(text).map_err(|e| place(text, &e))
+/// Parses and validates the editor's text with the core; a refusal comes back placed,
+/// its sentence in `lang`.
+pub fn check(text: &str, lang: Lang) -> Result<Scenario, TextError> {
+    Scenario::from_json(text).map_err(|e| place(text, &e, lang))
 }
 
 /// Puts a refusal of `text` at its line, with its sentence.
-pub fn place(text: &str, e: &ScenarioError) -> TextError {
+pub fn place(text: &str, e: &ScenarioError, lang: Lang) -> TextError {
     let line = if e.field == "scenario" {
         serde_line(&e.problem)
             .or_else(|| typed_error_line(text))
@@ -39,15 +43,15 @@ pub fn place(text: &str, e: &ScenarioError) -> TextError {
     };
     TextError {
         line,
-        message: sentence(e),
+        message: sentence(e, lang),
     }
 }
 
-/// The refusal as one sentence: the field, then what is wrong with it.
-fn sentence(e: &ScenarioError) -> String {
+/// The refusal as one sentence: the field, then what is wrong with it (the core's words).
+fn sentence(e: &ScenarioError, lang: Lang) -> String {
     let problem = e.problem.trim_end_matches('.');
     if e.field == "scenario" {
-        format!("The scenario {problem}.")
+        td_string!(locale(lang), panels.editor.scenario_problem, problem).to_string()
     } else {
         format!("{}: {problem}.", e.field)
     }
@@ -299,7 +303,7 @@ mod tests {
     fn the_text_of_a_scenario_reads_back_as_the_same_scenario() {
         for name in examples::names() {
             let scenario = examples::load(name).expect("built in");
-            assert_eq!(check(&text_of(&scenario)), Ok(scenario), "{name}");
+            assert_eq!(check(&text_of(&scenario), Lang::En), Ok(scenario), "{name}");
         }
     }
 
@@ -309,7 +313,7 @@ mod tests {
             "\"visibility_timeout_s\": 30.0",
             "\"visibility_timeout_s\": -4.0",
         );
-        let e = check(&text).expect_err("negative lease");
+        let e = check(&text, Lang::En).expect_err("negative lease");
         assert_eq!(e.line, line_of(&text, "visibility_timeout_s"));
         assert!(
             e.message
@@ -344,7 +348,7 @@ mod tests {
             },
         });
         let text = s.to_json_pretty();
-        let e = check(&text).expect_err("no consumer 7");
+        let e = check(&text, Lang::En).expect_err("no consumer 7");
         assert_eq!(e.line, line_of(&text, "\"consumer\": 7"));
         assert!(
             e.message.contains("there is no consumer 7"),
@@ -356,15 +360,22 @@ mod tests {
     #[test]
     fn broken_json_and_unknown_fields_name_their_line() {
         let text = account_42().replacen("\"seed\": 2,", "\"seed\": 2", 1);
-        let e = check(&text).expect_err("a comma is missing");
+        let e = check(&text, Lang::En).expect_err("a comma is missing");
         assert_eq!(e.line, line_of(&text, "\"seed\": 2") + 1);
         assert!(
             e.message.starts_with("The scenario is not valid"),
             "{}",
             e.message
         );
+        let es = check(&text, Lang::Es).expect_err("a comma is missing");
+        assert_eq!(es.line, e.line);
+        assert!(
+            es.message.starts_with("Escenario no válido: is not valid"),
+            "{}",
+            es.message
+        );
         let text = account_42().replace("\"prefetch\": 2", "\"prefech\": 2");
-        let e = check(&text).expect_err("a typo");
+        let e = check(&text, Lang::En).expect_err("a typo");
         assert_eq!(e.line, line_of(&text, "prefech"));
         assert!(e.message.contains("prefech"), "{}", e.message);
     }
@@ -380,7 +391,7 @@ mod tests {
             "{\"a\": \"\\",
             "nul",
         ] {
-            let e = check(text).expect_err("not a scenario");
+            let e = check(text, Lang::En).expect_err("not a scenario");
             assert!(e.line >= 1, "{text:?}");
             let _ = field_line(text, "queues[3].name");
         }

@@ -4,12 +4,14 @@
 //! Here: what can be scheduled (a table), the command a choice makes, each scheduled
 //! command in words, the scenario with one added or removed, and the timeline's markers.
 
+use brokerlab_core::lessons::Lang;
 use brokerlab_core::{
     ArrivalProcess, Command, ConsumerId, CrashPoint, GroupId, MemberCrashPoint, Poison,
     ProducerCrashPoint, ProducerId, RateSegment, Scenario, ScheduledCommand, Simulation,
 };
 
 use crate::format::seconds;
+use crate::i18n::{locale, td_string};
 
 /// What a scheduled command acts on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,13 +36,15 @@ pub enum Extra {
 
 impl Extra {
     /// The extra field's label, if it has one.
-    pub fn label(self) -> Option<&'static str> {
-        match self {
-            Extra::None => None,
-            Extra::RestartAfter => Some("Back after (s; empty: stays down)"),
-            Extra::Factor => Some("Times slower"),
-            Extra::Rate => Some("New rate (msgs/s)"),
-        }
+    pub fn label(self, lang: Lang) -> Option<String> {
+        let l = locale(lang);
+        let text = match self {
+            Extra::None => return None,
+            Extra::RestartAfter => td_string!(l, panels.schedule.extra.restart_after),
+            Extra::Factor => td_string!(l, panels.schedule.extra.factor),
+            Extra::Rate => td_string!(l, panels.schedule.extra.rate),
+        };
+        Some(text.to_string())
     }
 }
 
@@ -49,125 +53,85 @@ impl Extra {
 pub struct Kind {
     /// A stable name (the select's value, test hooks).
     pub key: &'static str,
-    /// What the option says.
-    pub label: &'static str,
     pub target: Target,
     pub extra: Extra,
 }
 
-const fn kind(key: &'static str, label: &'static str, target: Target, extra: Extra) -> Kind {
-    Kind {
-        key,
-        label,
-        target,
-        extra,
+const fn kind(key: &'static str, target: Target, extra: Extra) -> Kind {
+    Kind { key, target, extra }
+}
+
+impl Kind {
+    /// What the option says.
+    pub fn label(self, lang: Lang) -> String {
+        let l = locale(lang);
+        match self.key {
+            "crash-consumer" => td_string!(l, panels.schedule.kinds.crash_consumer),
+            "crash-consumer-after-receive" => {
+                td_string!(l, panels.schedule.kinds.crash_consumer_after_receive)
+            }
+            "crash-consumer-after-commit" => {
+                td_string!(l, panels.schedule.kinds.crash_consumer_after_commit)
+            }
+            "restart-consumer" => td_string!(l, panels.schedule.kinds.restart_consumer),
+            "slow-consumer" => td_string!(l, panels.schedule.kinds.slow_consumer),
+            "drop-next-ack" => td_string!(l, panels.schedule.kinds.drop_next_ack),
+            "crash-producer" => td_string!(l, panels.schedule.kinds.crash_producer),
+            "crash-producer-after-commit" => {
+                td_string!(l, panels.schedule.kinds.crash_producer_after_commit)
+            }
+            "crash-relay-after-publish" => {
+                td_string!(l, panels.schedule.kinds.crash_relay_after_publish)
+            }
+            "restart-producer" => td_string!(l, panels.schedule.kinds.restart_producer),
+            "drop-next-confirm" => td_string!(l, panels.schedule.kinds.drop_next_confirm),
+            "inject-poison" => td_string!(l, panels.schedule.kinds.inject_poison),
+            "rate" => td_string!(l, panels.schedule.kinds.rate),
+            "crash-broker" => td_string!(l, panels.schedule.kinds.crash_broker),
+            "restart-broker" => td_string!(l, panels.schedule.kinds.restart_broker),
+            "crash-member" => td_string!(l, panels.schedule.kinds.crash_member),
+            "add-member" => td_string!(l, panels.schedule.kinds.add_member),
+            other => other,
+        }
+        .to_string()
     }
 }
 
 /// Everything the schedule offers, in the order of its select.
 pub const KINDS: &[Kind] = &[
-    kind(
-        "crash-consumer",
-        "Crash consumer now",
-        Target::Consumer,
-        Extra::RestartAfter,
-    ),
+    kind("crash-consumer", Target::Consumer, Extra::RestartAfter),
     kind(
         "crash-consumer-after-receive",
-        "Crash consumer after its next delivery, before any work",
         Target::Consumer,
         Extra::RestartAfter,
     ),
     kind(
         "crash-consumer-after-commit",
-        "Crash consumer after its next commit, before the ack",
         Target::Consumer,
         Extra::RestartAfter,
     ),
-    kind(
-        "restart-consumer",
-        "Restart consumer",
-        Target::Consumer,
-        Extra::None,
-    ),
-    kind(
-        "slow-consumer",
-        "Slow consumer down",
-        Target::Consumer,
-        Extra::Factor,
-    ),
-    kind(
-        "drop-next-ack",
-        "Drop consumer's next ack",
-        Target::Consumer,
-        Extra::None,
-    ),
-    kind(
-        "crash-producer",
-        "Crash producer now",
-        Target::Producer,
-        Extra::RestartAfter,
-    ),
+    kind("restart-consumer", Target::Consumer, Extra::None),
+    kind("slow-consumer", Target::Consumer, Extra::Factor),
+    kind("drop-next-ack", Target::Consumer, Extra::None),
+    kind("crash-producer", Target::Producer, Extra::RestartAfter),
     kind(
         "crash-producer-after-commit",
-        "Crash producer after its next state commit, before the publish",
         Target::Producer,
         Extra::RestartAfter,
     ),
     kind(
         "crash-relay-after-publish",
-        "Crash outbox relay after its next publish, before marking the row",
         Target::Producer,
         Extra::RestartAfter,
     ),
-    kind(
-        "restart-producer",
-        "Restart producer",
-        Target::Producer,
-        Extra::None,
-    ),
-    kind(
-        "drop-next-confirm",
-        "Drop producer's next confirm",
-        Target::Producer,
-        Extra::None,
-    ),
-    kind(
-        "inject-poison",
-        "Publish one poison message",
-        Target::Producer,
-        Extra::None,
-    ),
-    kind(
-        "rate",
-        "Change producer's rate",
-        Target::Producer,
-        Extra::Rate,
-    ),
-    kind(
-        "crash-broker",
-        "Crash the broker",
-        Target::Broker,
-        Extra::RestartAfter,
-    ),
-    kind(
-        "restart-broker",
-        "Restart the broker",
-        Target::Broker,
-        Extra::None,
-    ),
-    kind(
-        "crash-member",
-        "Crash group member 1",
-        Target::Group,
-        Extra::RestartAfter,
-    ),
-    kind(
-        "add-member",
-        "Add a group member",
-        Target::Group,
-        Extra::None,
-    ),
+    kind("restart-producer", Target::Producer, Extra::None),
+    kind("drop-next-confirm", Target::Producer, Extra::None),
+    kind("inject-poison", Target::Producer, Extra::None),
+    kind("rate", Target::Producer, Extra::Rate),
+    kind("crash-broker", Target::Broker, Extra::RestartAfter),
+    kind("restart-broker", Target::Broker, Extra::None),
+    kind("crash-member", Target::Group, Extra::RestartAfter),
+    kind("add-member", Target::Group, Extra::None),
 ];
 
 /// The kind named `key`.
@@ -203,35 +167,36 @@ impl Names {
     }
 
     /// The components a kind of command can name: (index, name).
-    pub fn for_target(&self, target: Target) -> Vec<(usize, String)> {
+    pub fn for_target(&self, target: Target, lang: Lang) -> Vec<(usize, String)> {
         let list = match target {
             Target::Consumer => &self.consumers,
             Target::Producer => &self.producers,
             Target::Group => &self.groups,
-            Target::Broker => return vec![(0, "the broker".to_string())],
+            Target::Broker => {
+                let broker = td_string!(locale(lang), panels.schedule.the_broker);
+                return vec![(0, broker.to_string())];
+            }
         };
         list.iter().cloned().enumerate().collect()
     }
 
-    fn consumer(&self, c: ConsumerId) -> String {
-        self.consumers
-            .get(c.index())
-            .cloned()
-            .unwrap_or_else(|| format!("consumer {c}"))
+    fn consumer(&self, c: ConsumerId, lang: Lang) -> String {
+        self.consumers.get(c.index()).cloned().unwrap_or_else(|| {
+            td_string!(locale(lang), panels.schedule.consumer_n, n = c).to_string()
+        })
     }
 
-    fn producer(&self, p: ProducerId) -> String {
-        self.producers
-            .get(p.index())
-            .cloned()
-            .unwrap_or_else(|| format!("producer {p}"))
+    fn producer(&self, p: ProducerId, lang: Lang) -> String {
+        self.producers.get(p.index()).cloned().unwrap_or_else(|| {
+            td_string!(locale(lang), panels.schedule.producer_n, n = p).to_string()
+        })
     }
 
-    fn group(&self, g: GroupId) -> String {
+    fn group(&self, g: GroupId, lang: Lang) -> String {
         self.groups
             .get(g.index())
             .cloned()
-            .unwrap_or_else(|| format!("group {g}"))
+            .unwrap_or_else(|| td_string!(locale(lang), panels.schedule.group_n, n = g).to_string())
     }
 }
 
@@ -246,10 +211,16 @@ pub struct Choice {
     pub extra: Option<f64>,
 }
 
-/// The scheduled command a choice makes. The scenario checks it when it is added.
-pub fn command_of(choice: &Choice, base: &Scenario) -> Result<ScheduledCommand, String> {
+/// The scheduled command a choice makes, or why not (in `lang`). The scenario checks it
+/// when it is added.
+pub fn command_of(
+    choice: &Choice,
+    base: &Scenario,
+    lang: Lang,
+) -> Result<ScheduledCommand, String> {
+    let l = locale(lang);
     if !choice.at_s.is_finite() || choice.at_s < 0.0 {
-        return Err("The instant must be a number of seconds, 0 or more.".into());
+        return Err(td_string!(l, panels.schedule.bad_instant).to_string());
     }
     let consumer = ConsumerId::from_index(choice.target);
     let producer = ProducerId::from_index(choice.target);
@@ -272,7 +243,9 @@ pub fn command_of(choice: &Choice, base: &Scenario) -> Result<ScheduledCommand, 
         "restart-consumer" => Command::RestartConsumer { consumer },
         "slow-consumer" => Command::SlowConsumer {
             consumer,
-            factor: choice.extra.ok_or("Say how many times slower.")?,
+            factor: choice
+                .extra
+                .ok_or_else(|| td_string!(l, panels.schedule.say_factor).to_string())?,
         },
         "drop-next-ack" => Command::DropNextAck { consumer },
         "crash-producer" => crash_producer(ProducerCrashPoint::Now),
@@ -286,7 +259,7 @@ pub fn command_of(choice: &Choice, base: &Scenario) -> Result<ScheduledCommand, 
             producer,
             poison: Poison::MalformedPayload,
         },
-        "rate" => rate_change(base, producer, choice.extra)?,
+        "rate" => rate_change(base, producer, choice.extra, lang)?,
         "crash-broker" => Command::CrashBroker { restart_after_s },
         "restart-broker" => Command::RestartBroker,
         "crash-member" => Command::CrashMember {
@@ -296,7 +269,7 @@ pub fn command_of(choice: &Choice, base: &Scenario) -> Result<ScheduledCommand, 
             restart_after_s,
         },
         "add-member" => Command::AddMember { group },
-        other => return Err(format!("Unknown kind of command “{other}”.")),
+        other => return Err(td_string!(l, panels.schedule.unknown_kind, kind = other).to_string()),
     };
     Ok(ScheduledCommand {
         at_s: choice.at_s,
@@ -309,8 +282,10 @@ fn rate_change(
     base: &Scenario,
     producer: ProducerId,
     rate: Option<f64>,
+    lang: Lang,
 ) -> Result<Command, String> {
-    let rate_per_s = rate.ok_or("Say the new rate.")?;
+    let rate_per_s =
+        rate.ok_or_else(|| td_string!(locale(lang), panels.schedule.say_rate).to_string())?;
     let process = base
         .producers
         .get(producer.index())
@@ -353,91 +328,115 @@ pub fn with_removed(base: &Scenario, index: usize) -> Scenario {
     next
 }
 
-/// " (back 5 s later)", or " (stays down)".
-fn comeback(restart_after_s: Option<f64>) -> String {
+/// "(back 5 s later)", or "(stays down)".
+fn comeback(restart_after_s: Option<f64>, lang: Lang) -> String {
+    let l = locale(lang);
     match restart_after_s {
-        Some(s) => format!(" (back {} later)", seconds(s)),
-        None => " (stays down)".to_string(),
+        Some(s) => td_string!(l, panels.schedule.back_later, after = seconds(s)).to_string(),
+        None => td_string!(l, panels.schedule.stays_down).to_string(),
     }
 }
 
 /// A scheduled command in words, without its instant: "crash C1 after its next commit,
 /// before the ack (back 5 s later)".
-pub fn describe(command: &Command, names: &Names) -> String {
+pub fn describe(command: &Command, names: &Names, lang: Lang) -> String {
+    let l = locale(lang);
     match command {
         Command::CrashConsumer {
             consumer,
             point,
             restart_after_s,
         } => {
-            let when = match point {
-                CrashPoint::Now => "",
-                CrashPoint::AfterReceive => " after its next delivery, before any work",
-                CrashPoint::AfterCommitBeforeAck => " after its next commit, before the ack",
-            };
-            let name = names.consumer(*consumer);
-            format!("crash {name}{when}{}", comeback(*restart_after_s))
+            let name = names.consumer(*consumer, lang);
+            let back = comeback(*restart_after_s, lang);
+            match point {
+                CrashPoint::Now => td_string!(l, panels.schedule.says.crash, name, back),
+                CrashPoint::AfterReceive => {
+                    td_string!(l, panels.schedule.says.crash_after_receive, name, back)
+                }
+                CrashPoint::AfterCommitBeforeAck => {
+                    td_string!(l, panels.schedule.says.crash_after_commit, name, back)
+                }
+            }
+            .to_string()
         }
-        Command::RestartConsumer { consumer } => format!("restart {}", names.consumer(*consumer)),
+        Command::RestartConsumer { consumer } => {
+            let name = names.consumer(*consumer, lang);
+            td_string!(l, panels.schedule.says.restart, name).to_string()
+        }
         Command::SlowConsumer { consumer, factor } => {
-            format!("{} works {factor}× slower", names.consumer(*consumer))
+            let name = names.consumer(*consumer, lang);
+            td_string!(l, panels.schedule.says.slow, name, factor).to_string()
         }
         Command::DropNextAck { consumer } => {
-            format!("the next ack of {} is lost", names.consumer(*consumer))
+            let name = names.consumer(*consumer, lang);
+            td_string!(l, panels.schedule.says.drop_ack, name).to_string()
         }
         Command::CrashProducer {
             producer,
             point,
             restart_after_s,
         } => {
-            let (who, when) = match point {
-                ProducerCrashPoint::Now => ("", ""),
+            let name = names.producer(*producer, lang);
+            let back = comeback(*restart_after_s, lang);
+            match point {
+                ProducerCrashPoint::Now => td_string!(l, panels.schedule.says.crash, name, back),
                 ProducerCrashPoint::AfterCommitBeforePublish => {
-                    ("", " after its next state commit, before the publish")
+                    td_string!(l, panels.schedule.says.crash_after_state_commit, name, back)
                 }
-                ProducerCrashPoint::AfterPublishBeforeMark => (
-                    "the outbox relay of ",
-                    " after its next publish, before marking the row",
-                ),
-            };
-            let name = names.producer(*producer);
-            format!("crash {who}{name}{when}{}", comeback(*restart_after_s))
+                ProducerCrashPoint::AfterPublishBeforeMark => {
+                    td_string!(l, panels.schedule.says.crash_relay, name, back)
+                }
+            }
+            .to_string()
         }
-        Command::RestartProducer { producer } => format!("restart {}", names.producer(*producer)),
+        Command::RestartProducer { producer } => {
+            let name = names.producer(*producer, lang);
+            td_string!(l, panels.schedule.says.restart, name).to_string()
+        }
         Command::DropNextConfirm { producer } => {
-            format!("the next confirm to {} is lost", names.producer(*producer))
+            let name = names.producer(*producer, lang);
+            td_string!(l, panels.schedule.says.drop_confirm, name).to_string()
         }
         Command::InjectPoison { producer, .. } => {
-            format!("{} publishes a poison message", names.producer(*producer))
+            let name = names.producer(*producer, lang);
+            td_string!(l, panels.schedule.says.poison, name).to_string()
         }
         Command::SetArrivals {
             producer, schedule, ..
         } => {
+            let name = names.producer(*producer, lang);
             let rate = schedule.first().map_or(0.0, |s| s.rate_per_s);
-            format!("{} publishes {rate} msgs/s", names.producer(*producer))
+            td_string!(l, panels.schedule.says.rate, name, rate).to_string()
         }
         Command::CrashBroker { restart_after_s } => {
-            format!("crash the broker{}", comeback(*restart_after_s))
+            let back = comeback(*restart_after_s, lang);
+            td_string!(l, panels.schedule.says.crash_broker, back).to_string()
         }
-        Command::RestartBroker => "restart the broker".to_string(),
+        Command::RestartBroker => td_string!(l, panels.schedule.says.restart_broker).to_string(),
         Command::CrashMember {
             group,
             member,
             restart_after_s,
             ..
-        } => format!(
-            "crash member {} of {}{}",
-            member + 1,
-            names.group(*group),
-            comeback(*restart_after_s)
-        ),
-        Command::AddMember { group } => format!("a member joins {}", names.group(*group)),
-        other => generic(other),
+        } => td_string!(
+            l,
+            panels.schedule.says.crash_member,
+            member = member + 1,
+            group = names.group(*group, lang),
+            back = comeback(*restart_after_s, lang)
+        )
+        .to_string(),
+        Command::AddMember { group } => {
+            let group = names.group(*group, lang);
+            td_string!(l, panels.schedule.says.add_member, group).to_string()
+        }
+        other => generic(other, lang),
     }
 }
 
 /// Any other command, named as the scenario file names it ("set service time on jobs").
-fn generic(command: &Command) -> String {
+fn generic(command: &Command, lang: Lang) -> String {
     let json = serde_json::to_value(command).unwrap_or_default();
     let (name, body) = match &json {
         serde_json::Value::String(name) => (name.clone(), None),
@@ -447,22 +446,27 @@ fn generic(command: &Command) -> String {
             .map_or((String::new(), None), |(k, v)| (k.clone(), Some(v))),
         _ => (String::new(), None),
     };
-    let words = name.replace('_', " ");
-    let on = body
+    let command = name.replace('_', " ");
+    match body
         .and_then(|b| b.get("queue").or_else(|| b.get("log")))
         .and_then(|q| q.as_str())
-        .map(|q| format!(" on {q}"))
-        .unwrap_or_default();
-    format!("{words}{on}")
+    {
+        Some(target) => {
+            td_string!(locale(lang), panels.schedule.says.on, command, target).to_string()
+        }
+        None => command,
+    }
 }
 
 /// "at 12 s: crash C1 after its next commit, before the ack (back 5 s later)".
-pub fn line(scheduled: &ScheduledCommand, names: &Names) -> String {
-    format!(
-        "at {}: {}",
-        seconds(scheduled.at_s),
-        describe(&scheduled.command, names)
+pub fn line(scheduled: &ScheduledCommand, names: &Names, lang: Lang) -> String {
+    td_string!(
+        locale(lang),
+        panels.schedule.line,
+        at = seconds(scheduled.at_s),
+        what = describe(&scheduled.command, names, lang)
     )
+    .to_string()
 }
 
 /// A scheduled command shown on the timeline.
@@ -477,8 +481,9 @@ pub struct Marker {
     pub past: bool,
 }
 
-/// The timeline's markers of the scheduled commands, for a timeline ending at `end_s`.
-pub fn markers(base: &Scenario, names: &Names, end_s: f64, now_s: f64) -> Vec<Marker> {
+/// The timeline's markers of the scheduled commands, for a timeline ending at `end_s`,
+/// their labels in `lang`.
+pub fn markers(base: &Scenario, names: &Names, end_s: f64, now_s: f64, lang: Lang) -> Vec<Marker> {
     base.commands
         .iter()
         .map(|c| Marker {
@@ -488,7 +493,7 @@ pub fn markers(base: &Scenario, names: &Names, end_s: f64, now_s: f64) -> Vec<Ma
             } else {
                 0.0
             },
-            label: line(c, names),
+            label: line(c, names, lang),
             past: c.at_s <= now_s,
         })
         .collect()
@@ -514,7 +519,7 @@ mod tests {
             at_s: 12.0,
             extra: Some(5.0),
         };
-        let scheduled = command_of(&choice, &s).expect("valid");
+        let scheduled = command_of(&choice, &s, Lang::En).expect("valid");
         assert_eq!(
             scheduled.command,
             Command::CrashConsumer {
@@ -524,8 +529,12 @@ mod tests {
             }
         );
         assert_eq!(
-            line(&scheduled, &names),
+            line(&scheduled, &names, Lang::En),
             "at 12.0 s: crash C1 after its next commit, before the ack (back 5.0 s later)"
+        );
+        assert_eq!(
+            line(&scheduled, &names, Lang::Es),
+            "en 12.0 s: cae C1 tras su próximo commit, antes del ack (vuelve 5.0 s después)"
         );
         let next = with_added(&s, scheduled.clone());
         next.validate().expect("the scenario takes it");
@@ -548,7 +557,7 @@ mod tests {
                     at_s: 1.0,
                     extra,
                 };
-                let scheduled = command_of(&choice, &s).expect(kind.key);
+                let scheduled = command_of(&choice, &s, Lang::En).expect(kind.key);
                 with_added(&s, scheduled)
                     .validate()
                     .unwrap_or_else(|e| panic!("{name} {}: {e}", kind.key));
@@ -556,6 +565,16 @@ mod tests {
         }
         let keys: std::collections::HashSet<_> = KINDS.iter().map(|k| k.key).collect();
         assert_eq!(keys.len(), KINDS.len(), "keys are unique");
+        for lang in [Lang::En, Lang::Es] {
+            let labels: std::collections::HashSet<_> =
+                KINDS.iter().map(|k| k.label(lang)).collect();
+            assert_eq!(labels.len(), KINDS.len(), "every kind is named apart");
+            assert!(KINDS.iter().all(|k| k.label(lang) != k.key), "{lang:?}");
+        }
+        assert_eq!(
+            kind_named("restart-broker").map(|k| k.label(Lang::Es)),
+            Some("Reiniciar el intermediario".to_string())
+        );
     }
 
     #[test]
@@ -567,12 +586,15 @@ mod tests {
             at_s: 3.0,
             extra: None,
         };
-        assert!(command_of(&choice, &s).is_err(), "no factor");
+        assert!(command_of(&choice, &s, Lang::En).is_err(), "no factor");
         choice.extra = Some(4.0);
         choice.at_s = -1.0;
-        assert!(command_of(&choice, &s).is_err(), "before the start");
+        assert!(
+            command_of(&choice, &s, Lang::En).is_err(),
+            "before the start"
+        );
         choice.at_s = f64::NAN;
-        assert!(command_of(&choice, &s).is_err());
+        assert!(command_of(&choice, &s, Lang::En).is_err());
     }
 
     #[test]
@@ -593,7 +615,7 @@ mod tests {
             2,
             "out of range: nothing"
         );
-        let m = markers(&s, &names, 200.0, 15.0);
+        let m = markers(&s, &names, 200.0, 15.0, Lang::En);
         assert_eq!(m.len(), 2);
         assert_eq!((m[0].percent, m[0].past), (5.0, true));
         assert_eq!((m[1].percent, m[1].past), (15.0, false));
@@ -607,13 +629,14 @@ mod tests {
             queue: "jobs".into(),
             prefetch: 3,
         };
-        assert_eq!(describe(&c, &names), "set prefetch on jobs");
+        assert_eq!(describe(&c, &names, Lang::En), "set prefetch on jobs");
         assert_eq!(
             describe(
                 &Command::DropNextAck {
                     consumer: ConsumerId::new(4)
                 },
-                &names
+                &names,
+                Lang::En
             ),
             "the next ack of consumer 4 is lost"
         );

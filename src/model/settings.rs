@@ -7,6 +7,7 @@
 //! ([`Simulation::settings`]), so it follows step back and reset; a change is sent as a
 //! command, recorded like a crash.
 
+use brokerlab_core::lessons::Lang;
 use brokerlab_core::scenario::limits;
 use brokerlab_core::sim::current;
 use brokerlab_core::{
@@ -15,6 +16,7 @@ use brokerlab_core::{
 };
 use serde::{de::DeserializeOwned, Serialize};
 
+use crate::i18n::{locale, td_string};
 use crate::model::fluid::Load;
 
 /// A burst multiplies the current rate by this much…
@@ -295,7 +297,11 @@ pub fn arrivals_command(
 
 /// A burst: [`BURST_FACTOR`] times the current rate for [`BURST_S`], then the rate the
 /// schedule had at its end. Refused when the rate is 0 (ten times nothing is nothing).
-pub fn burst_command(sim: &Simulation, producer: ProducerId) -> Result<Command, String> {
+pub fn burst_command(
+    sim: &Simulation,
+    producer: ProducerId,
+    lang: Lang,
+) -> Result<Command, String> {
     let now_s = sim.now_us() as f64 / 1e6;
     let current = applied_schedules(sim)
         .get(producer.index())
@@ -303,7 +309,7 @@ pub fn burst_command(sim: &Simulation, producer: ProducerId) -> Result<Command, 
         .unwrap_or_default();
     let rate = rate_at(&current, now_s);
     if rate <= 0.0 {
-        return Err("The rate is 0 msgs/s: set a rate first, then burst.".into());
+        return Err(td_string!(locale(lang), panels.settings.burst_without_rate).to_string());
     }
     let process =
         sim.scenario()
@@ -338,18 +344,24 @@ pub fn burst_command(sim: &Simulation, producer: ProducerId) -> Result<Command, 
 // ----- parsing and validation ------------------------------------------------------------
 
 /// A number typed by a person: spaces and thousands separators are allowed.
-fn parse_number(text: &str, unit: &str) -> Result<f64, String> {
+fn parse_number(text: &str, unit: &str, lang: Lang) -> Result<f64, String> {
     let cleaned: String = text
         .trim()
         .chars()
         .filter(|c| *c != ',' && *c != '_' && !c.is_whitespace())
         .collect();
     if cleaned.is_empty() {
-        return Err(format!("Enter a number ({unit})."));
+        return Err(td_string!(locale(lang), panels.settings.enter_number, unit).to_string());
     }
     match cleaned.parse::<f64>() {
         Ok(v) if v.is_finite() => Ok(v),
-        _ => Err(format!("“{}” is not a number ({unit}).", text.trim())),
+        _ => Err(td_string!(
+            locale(lang),
+            panels.settings.not_a_number,
+            text = text.trim(),
+            unit
+        )
+        .to_string()),
     }
 }
 
@@ -360,42 +372,48 @@ pub fn parse_range(
     min_open: bool,
     max: f64,
     unit: &str,
+    lang: Lang,
 ) -> Result<f64, String> {
-    let v = parse_number(text, unit)?;
+    let v = parse_number(text, unit, lang)?;
     let low = if min_open { v <= min } else { v < min };
     if low || v > max {
-        let from = if min_open { "more than" } else { "from" };
-        return Err(format!(
-            "Must be {from} {} to {} {unit}.",
-            plain(min),
-            plain(max)
-        ));
+        let (min, max, l) = (plain(min), plain(max), locale(lang));
+        let why = if min_open {
+            td_string!(l, panels.settings.range_above, min, max, unit).to_string()
+        } else {
+            td_string!(l, panels.settings.range, min, max, unit).to_string()
+        };
+        return Err(why);
     }
     Ok(v)
 }
 
 /// A whole number from `min` to `max`.
-pub fn parse_whole(text: &str, min: u64, max: u64, unit: &str) -> Result<u64, String> {
-    let v = parse_number(text, unit)?;
+pub fn parse_whole(text: &str, min: u64, max: u64, unit: &str, lang: Lang) -> Result<u64, String> {
+    let v = parse_number(text, unit, lang)?;
     if v.fract() != 0.0 {
-        return Err(format!("Must be a whole number ({unit})."));
+        return Err(td_string!(locale(lang), panels.settings.whole, unit).to_string());
     }
     if v < min as f64 || v > max as f64 {
-        return Err(format!(
-            "Must be from {} to {} {unit}.",
-            crate::format::count(min),
-            crate::format::count(max)
-        ));
+        return Err(td_string!(
+            locale(lang),
+            panels.settings.range,
+            min = crate::format::count(min),
+            max = crate::format::count(max),
+            unit
+        )
+        .to_string());
     }
     Ok(v as u64)
 }
 
 /// The queue bound: empty means unbounded.
-pub fn parse_bound(text: &str) -> Result<Option<u64>, String> {
+pub fn parse_bound(text: &str, lang: Lang) -> Result<Option<u64>, String> {
     if text.trim().is_empty() {
         return Ok(None);
     }
-    parse_whole(text, 1, limits::MESSAGES_MAX, "messages").map(Some)
+    let unit = td_string!(locale(lang), panels.settings.units.messages).to_string();
+    parse_whole(text, 1, limits::MESSAGES_MAX, &unit, lang).map(Some)
 }
 
 /// A number as a field shows it: shortest exact form, thousands separated when whole.
@@ -413,12 +431,13 @@ pub fn field(v: f64) -> String {
 }
 
 /// One line on the load now: λ against μ and where the backlog is heading.
-pub fn forecast(s: &Settings) -> String {
+pub fn forecast(s: &Settings, lang: Lang) -> String {
+    let l = locale(lang);
     let per_s = |v: f64| {
         // + 0.0 turns -0.0 into 0.0: never "-0".
         let v = v + 0.0;
         if v.is_infinite() {
-            "unlimited".to_string()
+            td_string!(l, panels.settings.forecast.unlimited).to_string()
         } else {
             format!("{v:.2}")
                 .trim_end_matches('0')
@@ -426,26 +445,25 @@ pub fn forecast(s: &Settings) -> String {
                 .to_string()
         }
     };
-    let head = format!(
-        "Arrivals λ = {} msgs/s, capacity μ = {} msgs/s",
-        per_s(s.lambda),
-        per_s(s.mu)
-    );
+    let head = td_string!(
+        l,
+        panels.settings.forecast.head,
+        lambda = per_s(s.lambda),
+        mu = per_s(s.mu)
+    )
+    .to_string();
     let load = Load::of(s.lambda, s.mu);
-    let net = s.lambda - s.mu;
     if s.mu > 0.0 && s.mu.is_finite() {
-        let rho = s.lambda / s.mu;
+        let rho = format!("{:.2}", s.lambda / s.mu);
         let verdict = load.verdict();
         if load == Load::Grows {
-            format!(
-                "{head} (load ρ = {rho:.2}). {verdict}: the backlog is predicted to grow by about {} per second.",
-                per_s(net)
-            )
+            let net = per_s(s.lambda - s.mu);
+            td_string!(l, panels.settings.forecast.grows, head, rho, verdict, net).to_string()
         } else {
-            format!("{head} (load ρ = {rho:.2}). {verdict}.")
+            td_string!(l, panels.settings.forecast.load, head, rho, verdict).to_string()
         }
     } else if s.mu == 0.0 && s.lambda > 0.0 {
-        format!("{head}: nothing is consumed; the backlog grows by every arrival.")
+        td_string!(l, panels.settings.forecast.nothing_consumed, head).to_string()
     } else {
         format!("{head}.")
     }
@@ -461,25 +479,71 @@ pub fn choice_value<T: Serialize>(choice: &T) -> String {
 }
 
 /// The choice an option value names (see [`choice_value`]); `what` names the setting in
-/// the sentence that refuses an unknown one.
-pub fn parse_choice<T: DeserializeOwned>(value: &str, what: &str) -> Result<T, String> {
-    serde_json::from_value(serde_json::Value::String(value.to_string()))
-        .map_err(|_| format!("Unknown {what} “{value}”."))
+/// the sentence that refuses an unknown one (in `lang`).
+pub fn parse_choice<T: DeserializeOwned>(value: &str, what: &str, lang: Lang) -> Result<T, String> {
+    serde_json::from_value(serde_json::Value::String(value.to_string())).map_err(|_| {
+        td_string!(locale(lang), panels.settings.unknown_choice, what, value).to_string()
+    })
 }
 
-/// The commands of a queue's fields: each takes the queue's name, its settings in force and
-/// the field's text (or option), and makes the command or says why not.
+/// The name of a setting, in the sentence that refuses an unknown choice of it.
+pub fn setting_name(setting: SettingName, lang: Lang) -> String {
+    let l = locale(lang);
+    match setting {
+        SettingName::AckMode => td_string!(l, panels.settings.names.ack_mode),
+        SettingName::Idempotency => td_string!(l, panels.settings.names.idempotency),
+        SettingName::Ordering => td_string!(l, panels.settings.names.ordering),
+        SettingName::Overflow => td_string!(l, panels.settings.names.overflow),
+        SettingName::Flavour => td_string!(l, panels.settings.names.flavour),
+        SettingName::Pattern => td_string!(l, panels.settings.names.pattern),
+        SettingName::ServiceTime => td_string!(l, panels.settings.names.service_time),
+    }
+    .to_string()
+}
+
+/// The settings a select chooses (named in a refusal).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SettingName {
+    AckMode,
+    Idempotency,
+    Ordering,
+    Overflow,
+    Flavour,
+    Pattern,
+    ServiceTime,
+}
+
+/// A choice of `setting` from its option value, refused in `lang`.
+pub fn parse_setting<T: DeserializeOwned>(
+    value: &str,
+    setting: SettingName,
+    lang: Lang,
+) -> Result<T, String> {
+    parse_choice(value, &setting_name(setting, lang), lang)
+}
+
+/// The commands of a queue's fields: each takes the queue's name, its settings in force,
+/// the field's text (or option) and the page's language, and makes the command or says
+/// why not.
 pub mod queue_commands {
+    use brokerlab_core::lessons::Lang;
     use brokerlab_core::scenario::limits;
     use brokerlab_core::{Command, RetryPolicy, ServiceTime};
 
     use super::{
-        parse_bound, parse_choice, parse_range, parse_whole, QueueSettings, DURATION_MAX_S,
+        parse_bound, parse_range, parse_setting, parse_whole, setting_name, QueueSettings,
+        SettingName, DURATION_MAX_S,
     };
+    use crate::i18n::{locale, td_string};
 
     /// The mean service time, keeping whether it is fixed or exponential.
-    pub fn service(queue: String, q: &QueueSettings, t: &str) -> Result<Command, String> {
-        let mean_s = parse_range(t, 0.0, true, DURATION_MAX_S, "s")?;
+    pub fn service(
+        queue: String,
+        q: &QueueSettings,
+        t: &str,
+        lang: Lang,
+    ) -> Result<Command, String> {
+        let mean_s = parse_range(t, 0.0, true, DURATION_MAX_S, "s", lang)?;
         let service = match q.service {
             ServiceTime::Fixed { .. } => ServiceTime::Fixed { seconds: mean_s },
             ServiceTime::Exponential { .. } => ServiceTime::Exponential { mean_s },
@@ -488,61 +552,106 @@ pub mod queue_commands {
     }
 
     /// Fixed or exponential service times, keeping the mean.
-    pub fn service_kind(queue: String, q: &QueueSettings, v: &str) -> Result<Command, String> {
+    pub fn service_kind(
+        queue: String,
+        q: &QueueSettings,
+        v: &str,
+        lang: Lang,
+    ) -> Result<Command, String> {
         let mean_s = q.service.mean_s();
         let service = match v {
             "fixed" => ServiceTime::Fixed { seconds: mean_s },
             "exponential" => ServiceTime::Exponential { mean_s },
-            _ => return Err(format!("Unknown service time “{v}”.")),
+            _ => {
+                let what = setting_name(SettingName::ServiceTime, lang);
+                let value = v;
+                return Err(
+                    td_string!(locale(lang), panels.settings.unknown_choice, what, value)
+                        .to_string(),
+                );
+            }
         };
         Ok(Command::SetServiceTime { queue, service })
     }
 
     /// How many consumers the queue has.
-    pub fn consumers(queue: String, _: &QueueSettings, t: &str) -> Result<Command, String> {
-        let count = parse_whole(t, 0, u64::from(limits::SCALE_MAX), "consumers")? as u32;
+    pub fn consumers(
+        queue: String,
+        _: &QueueSettings,
+        t: &str,
+        lang: Lang,
+    ) -> Result<Command, String> {
+        let unit = td_string!(locale(lang), panels.settings.units.consumers).to_string();
+        let count = parse_whole(t, 0, u64::from(limits::SCALE_MAX), &unit, lang)? as u32;
         Ok(Command::SetConsumerCount { queue, count })
     }
 
     /// How many messages a consumer may hold.
-    pub fn prefetch(queue: String, _: &QueueSettings, t: &str) -> Result<Command, String> {
-        let prefetch = parse_whole(t, 1, u64::from(limits::PREFETCH_MAX), "messages")? as u32;
+    pub fn prefetch(
+        queue: String,
+        _: &QueueSettings,
+        t: &str,
+        lang: Lang,
+    ) -> Result<Command, String> {
+        let unit = td_string!(locale(lang), panels.settings.units.messages).to_string();
+        let prefetch = parse_whole(t, 1, u64::from(limits::PREFETCH_MAX), &unit, lang)? as u32;
         Ok(Command::SetPrefetch { queue, prefetch })
     }
 
     /// The visibility timeout (for leases given from now on).
-    pub fn visibility(queue: String, _: &QueueSettings, t: &str) -> Result<Command, String> {
-        let seconds = parse_range(t, 0.0, true, DURATION_MAX_S, "s")?;
+    pub fn visibility(
+        queue: String,
+        _: &QueueSettings,
+        t: &str,
+        lang: Lang,
+    ) -> Result<Command, String> {
+        let seconds = parse_range(t, 0.0, true, DURATION_MAX_S, "s", lang)?;
         Ok(Command::SetVisibilityTimeout { queue, seconds })
     }
 
     /// When consumers ack.
-    pub fn ack(queue: String, _: &QueueSettings, v: &str) -> Result<Command, String> {
+    pub fn ack(queue: String, _: &QueueSettings, v: &str, lang: Lang) -> Result<Command, String> {
         Ok(Command::SetAckMode {
             queue,
-            ack: parse_choice(v, "ack mode")?,
+            ack: parse_setting(v, SettingName::AckMode, lang)?,
         })
     }
 
     /// How consumers recognise duplicates.
-    pub fn idempotency(queue: String, _: &QueueSettings, v: &str) -> Result<Command, String> {
+    pub fn idempotency(
+        queue: String,
+        _: &QueueSettings,
+        v: &str,
+        lang: Lang,
+    ) -> Result<Command, String> {
         Ok(Command::SetIdempotency {
             queue,
-            idempotency: parse_choice(v, "idempotency")?,
+            idempotency: parse_setting(v, SettingName::Idempotency, lang)?,
         })
     }
 
     /// How consumers treat a key's versions that arrive out of order.
-    pub fn ordering(queue: String, _: &QueueSettings, v: &str) -> Result<Command, String> {
+    pub fn ordering(
+        queue: String,
+        _: &QueueSettings,
+        v: &str,
+        lang: Lang,
+    ) -> Result<Command, String> {
         Ok(Command::SetOrdering {
             queue,
-            ordering: parse_choice(v, "ordering policy")?,
+            ordering: parse_setting(v, SettingName::Ordering, lang)?,
         })
     }
 
     /// The retry policy's attempts, first one included.
-    pub fn attempts(queue: String, q: &QueueSettings, t: &str) -> Result<Command, String> {
-        let max_attempts = parse_whole(t, 1, u64::from(limits::ATTEMPTS_MAX), "attempts")? as u32;
+    pub fn attempts(
+        queue: String,
+        q: &QueueSettings,
+        t: &str,
+        lang: Lang,
+    ) -> Result<Command, String> {
+        let unit = td_string!(locale(lang), panels.settings.units.attempts).to_string();
+        let max_attempts = parse_whole(t, 1, u64::from(limits::ATTEMPTS_MAX), &unit, lang)? as u32;
         Ok(Command::SetRetry {
             queue,
             retry: RetryPolicy {
@@ -553,8 +662,13 @@ pub mod queue_commands {
     }
 
     /// The retry policy's backoff base (the cap is raised to it if below).
-    pub fn backoff(queue: String, q: &QueueSettings, t: &str) -> Result<Command, String> {
-        let base = parse_range(t, 0.0, false, DURATION_MAX_S, "s")?;
+    pub fn backoff(
+        queue: String,
+        q: &QueueSettings,
+        t: &str,
+        lang: Lang,
+    ) -> Result<Command, String> {
+        let base = parse_range(t, 0.0, false, DURATION_MAX_S, "s", lang)?;
         Ok(Command::SetRetry {
             queue,
             retry: RetryPolicy {
@@ -567,28 +681,38 @@ pub mod queue_commands {
     }
 
     /// The queue's bound (empty text: unbounded), keeping its overflow policy.
-    pub fn bound(queue: String, q: &QueueSettings, t: &str) -> Result<Command, String> {
+    pub fn bound(queue: String, q: &QueueSettings, t: &str, lang: Lang) -> Result<Command, String> {
         Ok(Command::SetQueueBound {
             queue,
-            max_length: parse_bound(t)?,
+            max_length: parse_bound(t, lang)?,
             overflow: q.overflow,
         })
     }
 
     /// What a full queue does, keeping its bound.
-    pub fn overflow(queue: String, q: &QueueSettings, v: &str) -> Result<Command, String> {
+    pub fn overflow(
+        queue: String,
+        q: &QueueSettings,
+        v: &str,
+        lang: Lang,
+    ) -> Result<Command, String> {
         Ok(Command::SetQueueBound {
             queue,
             max_length: q.max_length,
-            overflow: parse_choice(v, "overflow policy")?,
+            overflow: parse_setting(v, SettingName::Overflow, lang)?,
         })
     }
 
     /// The broker flavour.
-    pub fn flavour(queue: String, _: &QueueSettings, v: &str) -> Result<Command, String> {
+    pub fn flavour(
+        queue: String,
+        _: &QueueSettings,
+        v: &str,
+        lang: Lang,
+    ) -> Result<Command, String> {
         Ok(Command::SetFlavour {
             queue,
-            flavour: parse_choice(v, "broker flavour")?,
+            flavour: parse_setting(v, SettingName::Flavour, lang)?,
         })
     }
 }
@@ -605,49 +729,49 @@ mod tests {
     #[test]
     fn numbers_are_parsed_and_bad_ones_explained() {
         assert_eq!(
-            parse_range(" 1,500.5 ", 0.0, false, 1e6, "msgs/s"),
+            parse_range(" 1,500.5 ", 0.0, false, 1e6, "msgs/s", Lang::En),
             Ok(1500.5)
         );
         assert_eq!(
-            parse_range("abc", 0.0, false, 1e6, "msgs/s"),
+            parse_range("abc", 0.0, false, 1e6, "msgs/s", Lang::En),
             Err("“abc” is not a number (msgs/s).".into())
         );
         assert_eq!(
-            parse_range("", 0.0, false, 1e6, "msgs/s"),
+            parse_range("", 0.0, false, 1e6, "msgs/s", Lang::En),
             Err("Enter a number (msgs/s).".into())
         );
         assert_eq!(
-            parse_range("-5", 0.0, false, 1e6, "msgs/s"),
+            parse_range("-5", 0.0, false, 1e6, "msgs/s", Lang::En),
             Err("Must be from 0 to 1,000,000 msgs/s.".into())
         );
         assert_eq!(
-            parse_range("0", 0.0, true, 10.0, "s"),
+            parse_range("0", 0.0, true, 10.0, "s", Lang::En),
             Err("Must be more than 0 to 10 s.".into())
         );
-        assert!(parse_range("inf", 0.0, false, 1e6, "s").is_err());
-        assert!(parse_range("NaN", 0.0, false, 1e6, "s").is_err());
-        assert_eq!(parse_whole("3", 0, 64, "consumers"), Ok(3));
+        assert!(parse_range("inf", 0.0, false, 1e6, "s", Lang::En).is_err());
+        assert!(parse_range("NaN", 0.0, false, 1e6, "s", Lang::En).is_err());
+        assert_eq!(parse_whole("3", 0, 64, "consumers", Lang::En), Ok(3));
         assert_eq!(
-            parse_whole("2.5", 0, 64, "consumers"),
+            parse_whole("2.5", 0, 64, "consumers", Lang::En),
             Err("Must be a whole number (consumers).".into())
         );
         assert_eq!(
-            parse_whole("65", 0, 64, "consumers"),
+            parse_whole("65", 0, 64, "consumers", Lang::En),
             Err("Must be from 0 to 64 consumers.".into())
         );
-        assert_eq!(parse_bound("  "), Ok(None));
-        assert_eq!(parse_bound("100"), Ok(Some(100)));
-        assert!(parse_bound("0").is_err());
+        assert_eq!(parse_bound("  ", Lang::En), Ok(None));
+        assert_eq!(parse_bound("100", Lang::En), Ok(Some(100)));
+        assert!(parse_bound("0", Lang::En).is_err());
         assert_eq!(
-            parse_choice("on_delivery", "ack mode"),
+            parse_choice("on_delivery", "ack mode", Lang::En),
             Ok(AckMode::OnDelivery)
         );
         assert_eq!(
-            parse_choice::<Idempotency>("maybe", "idempotency"),
+            parse_choice::<Idempotency>("maybe", "idempotency", Lang::En),
             Err("Unknown idempotency “maybe”.".into())
         );
         assert_eq!(
-            parse_choice("throttle", "overflow policy"),
+            parse_choice("throttle", "overflow policy", Lang::En),
             Ok(Overflow::Throttle)
         );
         // Every choice reads back as itself, under the name scenario files give it.
@@ -657,8 +781,58 @@ mod tests {
         );
         assert_eq!(choice_value(&ArrivalProcess::Poisson), "poisson");
         for o in [Overflow::Reject, Overflow::DropOldest, Overflow::Throttle] {
-            assert_eq!(parse_choice(&choice_value(&o), "overflow policy"), Ok(o));
+            assert_eq!(
+                parse_choice(&choice_value(&o), "overflow policy", Lang::En),
+                Ok(o)
+            );
         }
+    }
+
+    #[test]
+    fn refusals_and_the_forecast_are_said_in_spanish() {
+        assert_eq!(
+            parse_range("abc", 0.0, false, 1e6, "msgs/s", Lang::Es),
+            Err("“abc” no es un número (msgs/s).".into())
+        );
+        assert_eq!(
+            parse_whole("65", 0, 64, "consumidores", Lang::Es),
+            Err("Debe estar entre 0 y 64 consumidores.".into())
+        );
+        assert_eq!(
+            parse_setting::<Idempotency>("maybe", SettingName::Idempotency, Lang::Es),
+            Err("Valor desconocido para idempotencia: “maybe”.".into())
+        );
+        let s = Settings {
+            lambda: 0.0,
+            mu: 0.0,
+            ..Settings::default()
+        };
+        assert_eq!(
+            forecast(&s, Lang::Es),
+            "Llegadas λ = 0 msgs/s, capacidad μ = 0 msgs/s."
+        );
+        let idle = Settings {
+            lambda: 2.0,
+            mu: 0.0,
+            ..Settings::default()
+        };
+        assert!(
+            forecast(&idle, Lang::Es)
+                .ends_with("no se consume nada; el acumulado crece con cada llegada."),
+            "{}",
+            forecast(&idle, Lang::Es)
+        );
+        let mut sim = mm1();
+        sim.command(arrivals_command(
+            &sim,
+            ProducerId::new(0),
+            ArrivalProcess::Poisson,
+            0.0,
+        ))
+        .expect("valid");
+        assert!(burst_command(&sim, ProducerId::new(0), Lang::Es)
+            .unwrap_err()
+            .starts_with("La tasa es 0 msgs/s"));
     }
 
     #[test]
@@ -666,13 +840,16 @@ mod tests {
         let mut sim = mm1();
         assert_eq!(Settings::of(&sim).queues[0].flavour, Flavour::Generic);
         for f in Flavour::ALL {
-            assert_eq!(parse_choice::<Flavour>(&choice_value(&f), "flavour"), Ok(f));
+            assert_eq!(
+                parse_choice::<Flavour>(&choice_value(&f), "flavour", Lang::En),
+                Ok(f)
+            );
         }
-        assert!(parse_choice::<Flavour>("kafka", "broker flavour").is_err());
+        assert!(parse_choice::<Flavour>("kafka", "broker flavour", Lang::En).is_err());
         sim.run_until(secs_to_us(2.0));
         sim.command(Command::SetFlavour {
             queue: "jobs".into(),
-            flavour: parse_choice("sqs_fifo", "broker flavour").unwrap(),
+            flavour: parse_choice("sqs_fifo", "broker flavour", Lang::En).unwrap(),
         })
         .unwrap();
         assert_eq!(Settings::of(&sim).queues[0].flavour, Flavour::SqsFifo);
@@ -740,7 +917,7 @@ mod tests {
         let pairs: Vec<(f64, f64)> = schedule.iter().map(|s| (s.from_s, s.rate_per_s)).collect();
         assert_eq!(pairs, vec![(0.0, 500.0), (50.0, 1_000.0), (170.0, 0.0)]);
 
-        let burst = burst_command(&sim, ProducerId::new(0)).expect("a rate to multiply");
+        let burst = burst_command(&sim, ProducerId::new(0), Lang::En).expect("a rate to multiply");
         sim.command(burst).expect("valid");
         let s = Settings::of(&sim);
         assert!(s.producers[0].in_burst);
@@ -759,7 +936,7 @@ mod tests {
             0.0,
         ))
         .expect("valid");
-        assert!(burst_command(&idle, ProducerId::new(0)).is_err());
+        assert!(burst_command(&idle, ProducerId::new(0), Lang::En).is_err());
     }
 
     #[test]
@@ -794,7 +971,7 @@ mod tests {
             ..Settings::default()
         };
         assert_eq!(
-            forecast(&s),
+            forecast(&s, Lang::En),
             format!(
                 "Arrivals λ = 3 msgs/s, capacity μ = 1 msgs/s (load ρ = 3.00). {}: the backlog is predicted to grow by about 2 per second.",
                 Load::Grows.verdict()
@@ -805,7 +982,7 @@ mod tests {
             mu: 1.0,
             ..Settings::default()
         };
-        assert!(forecast(&s).ends_with("the consumers keep up, so a backlog drains."));
+        assert!(forecast(&s, Lang::En).ends_with("the consumers keep up, so a backlog drains."));
         assert_eq!(plain(1_000_000.0), "1,000,000");
     }
 
@@ -818,22 +995,28 @@ mod tests {
                 mu,
                 has_consumers: true,
             }
-            .hint(brokerlab_core::lessons::Lang::En);
-            let panel = forecast(&Settings {
-                lambda,
-                mu,
-                ..Settings::default()
-            });
+            .hint(Lang::En);
+            let panel = forecast(
+                &Settings {
+                    lambda,
+                    mu,
+                    ..Settings::default()
+                },
+                Lang::En,
+            );
             assert!(
                 panel.contains(&chart),
                 "λ = {lambda}, μ = {mu}: {panel} / {chart}"
             );
         }
-        let edge = forecast(&Settings {
-            lambda: 1.0,
-            mu: 1.0,
-            ..Settings::default()
-        });
+        let edge = forecast(
+            &Settings {
+                lambda: 1.0,
+                mu: 1.0,
+                ..Settings::default()
+            },
+            Lang::En,
+        );
         assert!(edge.contains("does not drain"), "{edge}");
         assert!(!edge.contains("a backlog drains"), "{edge}");
         assert_eq!(plain(0.25), "0.25");

@@ -4,8 +4,10 @@
 //! ([`brokerlab_core::link`]).
 
 use brokerlab_core::examples;
+use brokerlab_core::lessons::Lang;
 use brokerlab_core::link::{Shared, View};
 
+use crate::i18n::{locale, td_string};
 use crate::model::player::Player;
 
 /// The link for what the player shows now, with the page's `view`.
@@ -30,10 +32,35 @@ fn example_name(player: &Player) -> Option<String> {
     (&example == base).then(|| base.name.clone())
 }
 
+/// What was wrong with a link in the address. It is found before the page knows its
+/// language, so it is said later, in one sentence, with [`LinkProblem::message`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum LinkProblem {
+    /// The link's text could not be read (the core's reason).
+    Unreadable(String),
+    /// The link's scenario could not start (the core's reason).
+    CannotStart(String),
+}
+
+impl LinkProblem {
+    /// The problem in one sentence, in `lang`.
+    pub fn message(&self, lang: Lang) -> String {
+        let l = locale(lang);
+        match self {
+            LinkProblem::Unreadable(problem) => {
+                td_string!(l, panels.share.unreadable, problem).to_string()
+            }
+            LinkProblem::CannotStart(problem) => {
+                td_string!(l, panels.share.cannot_start, problem).to_string()
+            }
+        }
+    }
+}
+
 /// A player put where the link says: its scenario, its commands replayed, paused at its
-/// step. The error is one sentence for the page.
-pub fn player_of(shared: &Shared) -> Result<Player, String> {
-    let refused = |e| format!("The link's scenario could not start: {e}.");
+/// step.
+pub fn player_of(shared: &Shared) -> Result<Player, LinkProblem> {
+    let refused = |e: brokerlab_core::ScenarioError| LinkProblem::CannotStart(e.to_string());
     let mut player = Player::new(shared.scenario.clone()).map_err(refused)?;
     player
         .replay(shared.commands.clone(), shared.step, shared.at_us)
@@ -73,6 +100,36 @@ mod tests {
         assert_eq!(reopened.sim().now_us(), player.sim().now_us());
         // The user's command is still the user's: a reset forgets it.
         assert_eq!(reopened.base().interventions.len(), 0);
+    }
+
+    #[test]
+    fn a_link_problem_is_said_in_the_pages_language() {
+        let mut scenario = examples::load("mm1").expect("built in");
+        scenario.queues[0].visibility_timeout_s = -1.0;
+        let shared = Shared {
+            scenario,
+            example: None,
+            commands: Vec::new(),
+            step: 0,
+            at_us: 0,
+            view: View::default(),
+        };
+        let problem = player_of(&shared).err().expect("refused");
+        let en = problem.message(Lang::En);
+        assert!(
+            en.starts_with("The link's scenario could not start: queues[0]."),
+            "{en}"
+        );
+        let es = problem.message(Lang::Es);
+        assert!(
+            es.starts_with("El escenario del enlace no pudo arrancar: queues[0]."),
+            "{es}"
+        );
+        let bad = LinkProblem::Unreadable("it is cut short.".into());
+        assert_eq!(
+            bad.message(Lang::Es),
+            "No se pudo abrir este enlace: it is cut short."
+        );
     }
 
     #[test]

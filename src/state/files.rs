@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Blob, BlobPropertyBag, HtmlAnchorElement, HtmlCanvasElement, Url};
 
+use crate::i18n::{locale, td_string};
 use crate::model::files::{check_size, file_name, open_scenario, scenario_file, series_csv};
 use crate::model::interview::Interview;
 use crate::state::Lab;
@@ -31,10 +32,11 @@ impl Lab {
     }
 
     /// Opens a scenario file: checked like a share link; a refusal is said in one sentence
-    /// and the run on show stays.
+    /// (in the page's language) and the run on show stays.
     pub fn open_file(&self, file: web_sys::File) {
         let lab = *self;
-        if let Err(message) = check_size(&file.name(), file.size()) {
+        let lang = lab.lang.get_untracked();
+        if let Err(message) = check_size(&file.name(), file.size(), lang) {
             lab.error.set(Some(message));
             return;
         }
@@ -43,8 +45,11 @@ impl Lab {
             let opened = text
                 .ok()
                 .and_then(|t| t.as_string())
-                .ok_or_else(|| format!("“{}” could not be read as text.", file.name()))
-                .and_then(|t| open_scenario(&t));
+                .ok_or_else(|| {
+                    let name = file.name();
+                    td_string!(locale(lang), panels.files.not_text, name).to_string()
+                })
+                .and_then(|t| open_scenario(&t, lang));
             match opened {
                 Ok(player) => {
                     lab.open_player(player);
@@ -57,8 +62,9 @@ impl Lab {
 
     fn report_download(&self, done: Result<(), JsValue>) {
         if done.is_err() {
-            self.error
-                .set(Some("The browser refused to make the file.".into()));
+            let lang = self.lang.get_untracked();
+            let message = td_string!(locale(lang), panels.files.download_refused);
+            self.error.set(Some(message.to_string()));
         }
     }
 }

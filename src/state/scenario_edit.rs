@@ -3,8 +3,9 @@
 //! leaves the run on the page as it was.
 
 use brokerlab_core::{Scenario, ScheduledCommand};
-use leptos::prelude::Update;
+use leptos::prelude::{GetUntracked, Update};
 
+use crate::i18n::{locale, td_string};
 use crate::model::interview::Interview;
 use crate::model::player::Player;
 use crate::model::scenario_text::{self, TextError};
@@ -21,9 +22,9 @@ impl Lab {
     }
 
     /// Applies the editor's text: checked by the core, then run from its start. A refusal
-    /// is placed at its line and the run stays as it was.
+    /// is placed at its line (said in the page's language) and the run stays as it was.
     pub fn apply_scenario_text(&self, text: &str) -> Result<(), TextError> {
-        let scenario = scenario_text::check(text)?;
+        let scenario = scenario_text::check(text, self.lang.get_untracked())?;
         self.run_scenario(scenario)
             .map_err(|message| TextError { line: 1, message })?;
         // A new text makes a new schedule: no fault of the old one stays hidden.
@@ -41,8 +42,15 @@ impl Lab {
     pub fn schedule(&self, scheduled: ScheduledCommand) -> Result<usize, String> {
         let at = self.with_player(|p| schedule::insert_position(p.base(), scheduled.at_s));
         let next = self.with_player(|p| schedule::with_added(p.base(), scheduled));
-        next.validate()
-            .map_err(|e| format!("The schedule refused it: {e}."))?;
+        next.validate().map_err(|e| {
+            let problem = e.to_string();
+            td_string!(
+                locale(self.lang.get_untracked()),
+                panels.schedule.refused,
+                problem
+            )
+            .to_string()
+        })?;
         self.run_scenario(next)?;
         // The interview's hidden faults keep pointing at theirs.
         self.interview.update(|i| i.inserted(at));

@@ -15,7 +15,7 @@ use leptos::prelude::*;
 use crate::model::interview::Interview;
 use crate::model::panels::Panel;
 use crate::model::player::Player;
-use crate::model::share::{player_of, shared_of};
+use crate::model::share::{player_of, shared_of, LinkProblem};
 use crate::state::Lab;
 
 /// How long the page must be still before the address is rewritten.
@@ -37,13 +37,14 @@ pub fn lesson_in_address() -> Option<String> {
     Some(name.to_string())
 }
 
-/// What the address holds, opened: the player, and the view to put back. `Err` says in one
-/// sentence what was wrong with the link; `Ok(None)` means there was no link.
-pub fn from_address() -> Result<Option<(Player, View)>, String> {
+/// What the address holds, opened: the player, and the view to put back. `Err` is what was
+/// wrong with the link (said once the page's language is known); `Ok(None)` means there was
+/// no link.
+pub fn from_address() -> Result<Option<(Player, View)>, LinkProblem> {
     let Some(text) = link_in_address() else {
         return Ok(None);
     };
-    let shared = link::decode(&text).map_err(|e| format!("This link could not be opened: {e}"))?;
+    let shared = link::decode(&text).map_err(|e| LinkProblem::Unreadable(e.to_string()))?;
     let player = player_of(&shared)?;
     Ok(Some((player, shared.view)))
 }
@@ -132,17 +133,22 @@ pub fn follow_in_address(lab: Lab) {
     });
 }
 
-/// Copies the address to the clipboard (writing it first), and shows a notice that goes
-/// away by itself.
-pub fn copy_link(lab: Lab, notice: RwSignal<Option<&'static str>>) {
+/// Copies the address to the clipboard (writing it first), and shows a notice (`notice`
+/// true) that goes away by itself.
+pub fn copy_link(lab: Lab, notice: RwSignal<bool>) {
     write_address(lab);
     let url = address(lab);
     let copied = window().navigator().clipboard().write_text(&url);
     // The promise settles later; the address bar holds the link either way.
     drop(copied);
-    notice.set(Some("Link copied: it opens this exact moment."));
+    show_notice(notice);
+}
+
+/// Shows a notice, and hides it after [`NOTICE_MS`].
+fn show_notice(notice: RwSignal<bool>) {
+    notice.set(true);
     Timeout::new(NOTICE_MS, move || {
-        let _ = notice.try_set(None);
+        let _ = notice.try_set(false);
     })
     .forget();
 }
@@ -199,18 +205,15 @@ fn escape_attribute(text: &str) -> String {
         .replace('>', "&gt;")
 }
 
-/// Copies [`embed_code`] to the clipboard, with a notice that goes away by itself.
-pub fn copy_embed_code(lab: Lab, notice: RwSignal<Option<&'static str>>) {
+/// Copies [`embed_code`] to the clipboard, with a notice (`notice` true) that goes away by
+/// itself.
+pub fn copy_embed_code(lab: Lab, notice: RwSignal<bool>) {
     let copied = window()
         .navigator()
         .clipboard()
         .write_text(&embed_code(lab));
     drop(copied);
-    notice.set(Some("Embed code copied: paste it into a page or a slide."));
-    Timeout::new(NOTICE_MS, move || {
-        let _ = notice.try_set(None);
-    })
-    .forget();
+    show_notice(notice);
 }
 
 #[cfg(test)]

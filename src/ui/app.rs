@@ -6,6 +6,7 @@ use leptos_use::{use_raf_fn_with_options, utils::Pausable, UseRafFnOptions};
 
 use crate::i18n::{t, use_i18n, I18nContextProvider};
 use crate::model::player::Player;
+use crate::model::share::LinkProblem;
 use crate::state::share;
 use crate::state::shortcuts::use_shortcuts;
 use crate::state::{Lab, Tools};
@@ -82,11 +83,12 @@ fn use_player_loop(lab: Lab) {
 }
 
 #[component]
-fn Page(player: Player, view: Option<View>, problem: Option<String>) -> impl IntoView {
+fn Page(player: Player, view: Option<View>, problem: Option<LinkProblem>) -> impl IntoView {
     let lab = Lab::new(player);
     follow_language(lab);
     use_player_loop(lab);
-    lab.error.set(problem);
+    lab.error
+        .set(problem.map(|p| p.message(lab.lang.get_untracked())));
     lab.follow_lessons();
     if let Some(view) = &view {
         share::restore_view(lab, view);

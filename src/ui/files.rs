@@ -8,12 +8,14 @@ use leptos_use::{use_drop_zone_with_options, UseDropZoneEvent, UseDropZoneOption
 use wasm_bindgen::JsCast;
 use web_sys::HtmlInputElement;
 
+use crate::i18n::{t, t_string, use_i18n};
 use crate::state::share::copy_embed_code;
 use crate::state::Lab;
 
 #[component]
 pub fn FileMenu(lab: Lab) -> impl IntoView {
-    let notice = RwSignal::new(None::<&'static str>);
+    let i18n = use_i18n();
+    let notice = RwSignal::new(false);
     let menu = NodeRef::<leptos::html::Details>::new();
     // Each choice closes the menu, so it does not stay open over the stage.
     let close = move || {
@@ -33,36 +35,38 @@ pub fn FileMenu(lab: Lab) -> impl IntoView {
     view! {
         <div class="files-wrap">
         <details class="files" node_ref=menu data-testid="files">
-            <summary title="Save or open a scenario file, export the series or the chart, embed this moment">"Files"</summary>
-            <div class="files-menu" role="group" aria-label="Files">
+            <summary title=move || t_string!(i18n, panels.files.menu_title)>{t!(i18n, panels.files.menu)}</summary>
+            <div class="files-menu" role="group" aria-label=move || t_string!(i18n, panels.files.menu)>
                 <button type="button" data-testid="save-scenario"
                     on:click=move |_| { lab.save_scenario(); close(); }
-                    title="A JSON scenario file with your crashes and changes: open it here again, or run it with brokerlab run">
-                    "Save scenario (.json)"
+                    title=move || t_string!(i18n, panels.files.save_title)>
+                    {t!(i18n, panels.files.save)}
                 </button>
-                <label class="file-pick" title="Open a scenario file saved from Broker Lab or written by hand (you can also drop it on the page)">
-                    "Open scenario…"
+                <label class="file-pick" title=move || t_string!(i18n, panels.files.open_title)>
+                    {t!(i18n, panels.files.open)}
                     <input type="file" accept=".json,application/json" data-testid="open-scenario"
                         class="sr-only" on:change=on_pick />
                 </label>
                 <button type="button" data-testid="export-csv"
                     on:click=move |_| { lab.export_csv(); close(); }
-                    title="The series so far, in the columns of brokerlab run --csv">
-                    "Export series (.csv)"
+                    title=move || t_string!(i18n, panels.files.csv_title)>
+                    {t!(i18n, panels.files.csv)}
                 </button>
                 <button type="button" data-testid="export-png"
                     on:click=move |_| { lab.export_png(); close(); }
-                    title="The chart as it is drawn now">
-                    "Export chart (.png)"
+                    title=move || t_string!(i18n, panels.files.png_title)>
+                    {t!(i18n, panels.files.png)}
                 </button>
                 <button type="button" data-testid="copy-embed"
                     on:click=move |_| { copy_embed_code(lab, notice); close(); }
-                    title="An iframe that shows only the stage at this moment, for slides or a course page">
-                    "Copy embed code"
+                    title=move || t_string!(i18n, panels.files.embed_title)>
+                    {t!(i18n, panels.files.embed)}
                 </button>
             </div>
         </details>
-        <span class="share-notice" role="status" data-testid="files-notice">{move || notice.get()}</span>
+        <span class="share-notice" role="status" data-testid="files-notice">
+            {move || notice.get().then(|| t_string!(i18n, panels.files.embed_copied))}
+        </span>
         </div>
     }
 }

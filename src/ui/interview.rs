@@ -75,7 +75,11 @@ fn HiddenFault(lab: Lab) -> impl IntoView {
         let names = names.get();
         hidden
             .into_iter()
-            .filter_map(|i| commands.get(i).map(|c| schedule::line(c, &names)))
+            .filter_map(|i| {
+                commands
+                    .get(i)
+                    .map(|c| schedule::line(c, &names, lab.lang.get()))
+            })
             .map(|line| view! { <li data-testid="hidden-fault">{line}</li> })
             .collect_view()
     };

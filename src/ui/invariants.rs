@@ -3,6 +3,7 @@
 use brokerlab_core::MsgId;
 use leptos::prelude::*;
 
+use crate::i18n::{self, t, t_string, use_i18n};
 use crate::model::invariants::*;
 
 /// The invariants panel, with the "pause when one breaks" option.
@@ -13,26 +14,32 @@ pub fn InvariantsPanel(
     /// Opens a message's history.
     on_msg: Callback<MsgId>,
 ) -> impl IntoView {
+    let i18n = use_i18n();
     let rows = move || {
+        let lang = i18n::lang(i18n.get_locale());
         statuses
             .get()
             .into_iter()
             .map(|s| {
                 let key = s.property.key();
-                let verdict = if s.holds { "✓ holds" } else { "✗ broken" };
+                let verdict = if s.holds {
+                    t_string!(i18n, panels.invariants.holds)
+                } else {
+                    t_string!(i18n, panels.invariants.broken)
+                };
                 let class = if s.holds { "holds" } else { "broken" };
                 let msg = s.msg.map(|m| {
                     view! {
                         <button type="button" class="msg" data-testid=format!("invariant-{key}-msg")
-                            title="Show this message's history"
+                            title=t_string!(i18n, panels.invariants.msg_title)
                             on:click=move |_| on_msg.run(m)>{format!("#{m}")}</button>
                     }
                 });
                 view! {
                     <li class=class data-testid=format!("invariant-{key}")>
                         <span class="verdict" data-testid=format!("invariant-{key}-verdict")>{verdict}</span>
-                        " "<strong>{s.property.title()}</strong>
-                        <span class="detail">" — " {s.detail} " " {msg}</span>
+                        " "<strong>{s.property.title(lang)}</strong>
+                        <span class="detail">" — " {s.detail(lang)} " " {msg}</span>
                     </li>
                 }
             })
@@ -40,12 +47,12 @@ pub fn InvariantsPanel(
     };
     view! {
         <section class="panel invariants" aria-labelledby="invariants-title" data-testid="invariants">
-            <h2 id="invariants-title">"Invariants"</h2>
+            <h2 id="invariants-title">{t!(i18n, panels.invariants.title)}</h2>
             <label class="option">
                 <input type="checkbox" data-testid="invariants-pause"
                     prop:checked=move || pause_on_breach.get()
                     on:change=move |ev| pause_on_breach.set(event_target_checked(&ev)) />
-                " Pause when one breaks"
+                " " {t!(i18n, panels.invariants.pause)}
             </label>
             <ul>{rows}</ul>
         </section>

@@ -4,6 +4,7 @@ use brokerlab_core::{Command, GroupId, MemberCrashPoint};
 use leptos::prelude::*;
 
 use crate::format::count;
+use crate::i18n::{t, t_string, use_i18n};
 use crate::model::glossary;
 use crate::model::groups::*;
 use crate::model::player::RESTART_AFTER_S;
@@ -13,6 +14,7 @@ use crate::ui::term::Term;
 /// The logs panel; nothing for scenarios without logs.
 #[component]
 pub fn LogsView(lab: Lab) -> impl IntoView {
+    let i18n = use_i18n();
     let logs = Memo::new(move |_| lab.topology.with(|t| t.logs.clone()));
     let groups = move || {
         logs.with(|l| l.groups.clone())
@@ -30,11 +32,11 @@ pub fn LogsView(lab: Lab) -> impl IntoView {
                 let grow = name.clone();
                 view! {
                     <li data-testid=format!("log-{i}-size")>
-                        <span>{format!("{name}: {n} partitions ")}</span>
+                        <span>{move || format!("{} ", t_string!(i18n, panels.logs.partitions, name = name.clone(), n))}</span>
                         <button type="button" class="small" data-testid=format!("log-{i}-add-partition")
-                            title="Keys spread over the new partition too; every group reading the log rebalances"
+                            title=move || t_string!(i18n, panels.logs.add_partition_title)
                             on:click=move |_| lab.command(Command::SetPartitions { log: grow.clone(), partitions: n + 1 })>
-                            "Add a partition"
+                            {t!(i18n, panels.logs.add_partition)}
                         </button>
                     </li>
                 }
@@ -44,16 +46,16 @@ pub fn LogsView(lab: Lab) -> impl IntoView {
     view! {
         <section class="panel logs" aria-labelledby="logs-title" data-testid="logs"
             hidden=move || logs.with(|l| l.logs.is_empty())>
-            <h2 id="logs-title">"Logs and consumer groups"</h2>
+            <h2 id="logs-title">{t!(i18n, panels.logs.title)}</h2>
             <p class="log-counters">
-                "Appended " <strong data-testid="log-appended">{move || count(logs.with(|l| l.appended))}</strong>
-                " · processed " <strong data-testid="log-processed">{move || count(logs.with(|l| l.records_processed))}</strong>
-                " · skipped " <strong data-testid="log-skipped">{move || count(logs.with(|l| l.records_skipped))}</strong>
-                " · rebalances " <strong data-testid="log-rebalances">{move || count(logs.with(|l| l.rebalances))}</strong>
+                {t!(i18n, panels.logs.appended)} " " <strong data-testid="log-appended">{move || count(logs.with(|l| l.appended))}</strong>
+                " · " {t!(i18n, panels.logs.processed)} " " <strong data-testid="log-processed">{move || count(logs.with(|l| l.records_processed))}</strong>
+                " · " {t!(i18n, panels.logs.skipped)} " " <strong data-testid="log-skipped">{move || count(logs.with(|l| l.records_skipped))}</strong>
+                " · " {t!(i18n, panels.logs.rebalances)} " " <strong data-testid="log-rebalances">{move || count(logs.with(|l| l.rebalances))}</strong>
             </p>
             <p class="hint" data-testid="logs-terms">
-                "Each partition lane shows its " <Term term=glossary::Term::Offset text="offsets" />
-                " (where the log starts and ends), the group's committed offset, its owner and its " <Term term=glossary::Term::Lag />
+                {t!(i18n, panels.logs.terms_lane)} " " <Term term=glossary::Term::Offset>{t!(i18n, panels.logs.offsets)}</Term>
+                " " {t!(i18n, panels.logs.terms_rest)} " " <Term term=glossary::Term::Lag />
                 "."
             </p>
             <ul class="log-sizes">{log_sizes}</ul>
@@ -63,6 +65,9 @@ pub fn LogsView(lab: Lab) -> impl IntoView {
 }
 
 fn group_view(lab: Lab, g: GroupId, card: GroupCard) -> impl IntoView {
+    let i18n = use_i18n();
+    let (group_name, up, total) = (card.name.clone(), card.members_up, card.members.len());
+    let dead_lettered = count(card.dead_lettered);
     let rebalancing = card.rebalancing;
     let lang = lab.lang.get();
     let banner = rebalance_banner(&card, lang);
@@ -108,7 +113,7 @@ fn group_view(lab: Lab, g: GroupId, card: GroupCard) -> impl IntoView {
                         point: MemberCrashPoint::Now,
                         restart_after_s: Some(RESTART_AFTER_S),
                     })>
-                    {format!("Crash {name}")}
+                    {move || t_string!(i18n, panels.logs.crash, name = name.clone()).to_string()}
                 </button>
             }
         })
@@ -116,12 +121,12 @@ fn group_view(lab: Lab, g: GroupId, card: GroupCard) -> impl IntoView {
     view! {
         <div class="group" class:rebalancing=rebalancing data-testid=format!("group-{g}")>
             <h3>
-                {format!("Group {} ", card.name)}
+                {move || format!("{} ", t_string!(i18n, panels.logs.group, name = group_name.clone()))}
                 <span data-testid=format!("group-{g}-members")>
-                    {format!("{} / {} members up", card.members_up, card.members.len())}
+                    {move || t_string!(i18n, panels.logs.members_up, up, total).to_string()}
                 </span>
                 <span class="dead-lettered" data-testid=format!("group-{g}-dead-lettered")>
-                    {format!(" · dead-lettered {}", count(card.dead_lettered))}
+                    " · " {move || t_string!(i18n, panels.logs.dead_lettered, n = dead_lettered.clone()).to_string()}
                 </span>
             </h3>
             <Show when=move || rebalancing>
@@ -134,9 +139,9 @@ fn group_view(lab: Lab, g: GroupId, card: GroupCard) -> impl IntoView {
             <div class="group-actions">
                 {members}
                 <button type="button" class="small" data-testid=format!("group-{g}-add-member")
-                    on:click=move |_| lab.command(Command::AddMember { group: g })>"Add member"</button>
+                    on:click=move |_| lab.command(Command::AddMember { group: g })>{t!(i18n, panels.logs.add_member)}</button>
                 <button type="button" class="small" data-testid=format!("group-{g}-replay")
-                    on:click=move |_| lab.command(Command::SeekToEarliest { group: g })>"Replay from start"</button>
+                    on:click=move |_| lab.command(Command::SeekToEarliest { group: g })>{t!(i18n, panels.logs.replay)}</button>
             </div>
         </div>
     }

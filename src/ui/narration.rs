@@ -1,35 +1,37 @@
 //! The narration: the latest step in words (on the stage), a short list of notable events,
 //! and the event log of the latest steps, filterable by message id (in the side panel).
 
+use brokerlab_core::lessons::Lang;
 use brokerlab_core::MsgId;
 use leptos::prelude::*;
 
 use crate::format::seconds;
+use crate::i18n::{self, locale, t, t_string, td_string, use_i18n};
 use crate::model::story::{LogLine, Narration};
 
 /// Longest message-id filter accepted (an id has at most 20 digits).
 const FILTER_CHARS_MAX: usize = 21;
 
 /// Parses the log's message filter, typed by the user: empty means no filter; otherwise a
-/// message id in digits, optionally written `#77`. Anything else is refused with a reason.
-pub fn parse_msg_filter(input: &str) -> Result<Option<MsgId>, String> {
+/// message id in digits, optionally written `#77`. Anything else is refused with a reason
+/// (in `lang`).
+pub fn parse_msg_filter(input: &str, lang: Lang) -> Result<Option<MsgId>, String> {
+    let l = locale(lang);
     let text = input.trim();
     if text.is_empty() {
         return Ok(None);
     }
     if text.chars().count() > FILTER_CHARS_MAX {
-        return Err("That is too long for a message id.".into());
+        return Err(td_string!(l, panels.log.filter_too_long).to_string());
     }
     let digits = text.strip_prefix('#').unwrap_or(text);
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(format!(
-            "“{text}” is not a message id: type a number such as 7 or #7."
-        ));
+        return Err(td_string!(l, panels.log.filter_not_an_id, text).to_string());
     }
     digits
         .parse::<MsgId>()
         .map(Some)
-        .map_err(|_| "That number is too large for a message id.".into())
+        .map_err(|_| td_string!(l, panels.log.filter_too_large).to_string())
 }
 
 /// The log lines a filter keeps (all of them without a filter).
@@ -48,17 +50,21 @@ pub fn EventLog(
     #[prop(optional)]
     on_msg: Option<Callback<MsgId>>,
 ) -> impl IntoView {
+    let i18n = use_i18n();
     let input = RwSignal::new(String::new());
-    let filter = Memo::new(move |_| input.with(|t| parse_msg_filter(t)));
+    let filter = Memo::new(move |_| {
+        let lang = i18n::lang(i18n.get_locale());
+        input.with(|t| parse_msg_filter(t, lang))
+    });
     let problem = move || filter.get().err();
     let lines = move || {
         let msg = filter.get().ok().flatten();
         let lines = narration.with(|n| filter_log(&n.log, msg));
         if lines.is_empty() {
             let text = if msg.is_some() {
-                "No step in the log is about that message."
+                t_string!(i18n, panels.log.none_about_message)
             } else {
-                "Nothing yet. Press Step or Play."
+                t_string!(i18n, panels.log.nothing_yet)
             };
             return view! { <li class="none">{text}</li> }.into_any();
         }
@@ -68,7 +74,7 @@ pub fn EventLog(
                 let about = l.msg.map(|m| {
                     view! {
                         <button type="button" class="msg" data-testid="log-msg"
-                            title="Show this message's history, and only its steps in the log"
+                            title=t_string!(i18n, panels.log.msg_title)
                             on:click=move |_| {
                                 input.set(format!("#{m}"));
                                 if let Some(open) = on_msg {
@@ -81,7 +87,9 @@ pub fn EventLog(
                 });
                 view! {
                     <li>
-                        <span class="at">{format!("step {} · {}", l.step, seconds(l.time_s))}</span>
+                        <span class="at">
+                            {t_string!(i18n, panels.log.at, step = l.step, time = seconds(l.time_s)).to_string()}
+                        </span>
                         <span class="what">{about} " " {l.text}</span>
                     </li>
                 }
@@ -91,41 +99,47 @@ pub fn EventLog(
     };
     view! {
         <section class="panel log" aria-labelledby="log-title">
-            <h2 id="log-title">"Event log"</h2>
+            <h2 id="log-title">{t!(i18n, panels.log.title)}</h2>
             <label class="filter">
-                <span>"Only message"</span>
-                <input type="text" inputmode="numeric" maxlength="24" placeholder="any id, e.g. 7"
+                <span>{t!(i18n, panels.log.filter)}</span>
+                <input type="text" inputmode="numeric" maxlength="24"
+                    placeholder=move || t_string!(i18n, panels.log.filter_placeholder)
                     data-testid="log-filter" prop:value=move || input.get()
                     on:input=move |ev| input.set(event_target_value(&ev)) />
             </label>
             <p class="problem" role="alert" data-testid="log-filter-error" hidden=move || problem().is_none()>
                 {problem}
             </p>
-            <ol class="events" data-testid="log" aria-label="Latest steps, newest first">
+            <ol class="events" data-testid="log" aria-label=move || t_string!(i18n, panels.log.list_label)>
                 {lines}
             </ol>
         </section>
     }
 }
 
-fn latest_text(n: &Narration) -> String {
+fn latest_text(n: &Narration, lang: Lang) -> String {
+    let l = locale(lang);
     if n.sentences.is_empty() {
-        return "Press Play to start the run.".to_string();
+        return td_string!(l, panels.narration.press_play).to_string();
     }
-    let more = match n.more {
-        0 => String::new(),
-        1 => " (and 1 more thing)".to_string(),
-        k => format!(" (and {k} more things)"),
-    };
-    format!("At {}: {}{more}", seconds(n.time_s), n.sentences.join(" "))
+    let (at, said) = (seconds(n.time_s), n.sentences.join(" "));
+    match n.more {
+        0 => td_string!(l, panels.narration.latest, at, said).to_string(),
+        1 => td_string!(l, panels.narration.latest_one_more, at, said).to_string(),
+        more => td_string!(l, panels.narration.latest_more, at, said, more).to_string(),
+    }
 }
 
 /// The latest step in words, on the stage above the topology (read out by screen readers).
 #[component]
 pub fn LatestLine(narration: Memo<Narration>) -> impl IntoView {
+    let i18n = use_i18n();
     view! {
         <p class="latest" data-testid="narration" aria-live="polite">
-            {move || narration.with(latest_text)}
+            {move || {
+                let lang = i18n::lang(i18n.get_locale());
+                narration.with(|n| latest_text(n, lang))
+            }}
         </p>
     }
 }
@@ -133,10 +147,12 @@ pub fn LatestLine(narration: Memo<Narration>) -> impl IntoView {
 /// The notable events of the run, newest first.
 #[component]
 pub fn NarrationPanel(narration: Memo<Narration>) -> impl IntoView {
+    let i18n = use_i18n();
     let events = move || {
         let events = narration.with(|n| n.events.clone());
         if events.is_empty() {
-            return view! { <li class="none">"None yet. Try crashing a consumer."</li> }.into_any();
+            return view! { <li class="none">{t!(i18n, panels.narration.none_yet)}</li> }
+                .into_any();
         }
         events
             .into_iter()
@@ -153,8 +169,8 @@ pub fn NarrationPanel(narration: Memo<Narration>) -> impl IntoView {
     };
     view! {
         <section class="panel narration" aria-labelledby="narration-title">
-            <h2 id="narration-title">"Notable events"</h2>
-            <ol class="events" data-testid="events" role="log" aria-label="Notable events, newest first">
+            <h2 id="narration-title">{t!(i18n, panels.narration.title)}</h2>
+            <ol class="events" data-testid="events" role="log" aria-label=move || t_string!(i18n, panels.narration.list_label)>
                 {events}
             </ol>
         </section>
@@ -168,12 +184,15 @@ mod tests {
 
     #[test]
     fn the_filter_takes_ids_and_refuses_anything_else() {
-        assert_eq!(parse_msg_filter(""), Ok(None));
-        assert_eq!(parse_msg_filter("   "), Ok(None));
-        assert_eq!(parse_msg_filter("7"), Ok(Some(MsgId::new(7))));
-        assert_eq!(parse_msg_filter(" #42 "), Ok(Some(MsgId::new(42))));
+        assert_eq!(parse_msg_filter("", Lang::En), Ok(None));
+        assert_eq!(parse_msg_filter("   ", Lang::En), Ok(None));
+        assert_eq!(parse_msg_filter("7", Lang::En), Ok(Some(MsgId::new(7))));
         assert_eq!(
-            parse_msg_filter("18446744073709551615"),
+            parse_msg_filter(" #42 ", Lang::En),
+            Ok(Some(MsgId::new(42)))
+        );
+        assert_eq!(
+            parse_msg_filter("18446744073709551615", Lang::En),
             Ok(Some(MsgId::new(u64::MAX)))
         );
         for bad in [
@@ -187,9 +206,12 @@ mod tests {
             "<b>1</b>",
             "99999999999999999999",
         ] {
-            assert!(parse_msg_filter(bad).is_err(), "{bad:?} was accepted");
+            assert!(
+                parse_msg_filter(bad, Lang::En).is_err(),
+                "{bad:?} was accepted"
+            );
         }
-        assert!(parse_msg_filter(&"9".repeat(10_000)).is_err());
+        assert!(parse_msg_filter(&"9".repeat(10_000), Lang::En).is_err());
     }
 
     #[test]
@@ -215,7 +237,7 @@ mod tests {
     #[test]
     fn the_line_invites_to_play_before_anything_happened() {
         assert_eq!(
-            latest_text(&Narration::default()),
+            latest_text(&Narration::default(), Lang::En),
             "Press Play to start the run."
         );
     }
@@ -233,15 +255,23 @@ mod tests {
             log: Vec::new(),
         };
         assert_eq!(
-            latest_text(&n),
+            latest_text(&n, Lang::En),
             "At 12.3 s: A happened. B happened. (and 2 more things)"
         );
         let one = Narration {
             more: 1,
             ..n.clone()
         };
-        assert!(latest_text(&one).ends_with("(and 1 more thing)"));
+        assert!(latest_text(&one, Lang::En).ends_with("(and 1 more thing)"));
+        assert_eq!(
+            latest_text(&n, Lang::Es),
+            "A los 12.3 s: A happened. B happened. (y 2 cosas más)"
+        );
+        assert_eq!(
+            parse_msg_filter("x", Lang::Es),
+            Err("“x” no es un id de mensaje: escribe un número como 7 o #7.".into())
+        );
         let none = Narration { more: 0, ..n };
-        assert!(latest_text(&none).ends_with("B happened."));
+        assert!(latest_text(&none, Lang::En).ends_with("B happened."));
     }
 }

@@ -8,24 +8,47 @@ use brokerlab_core::{
 };
 use leptos::prelude::*;
 
+use crate::i18n::{t, t_string, use_i18n, Locale};
 use crate::model::glossary;
 use crate::model::settings::*;
 use crate::state::Lab;
-use crate::ui::term::label_text;
+use crate::ui::term::Term;
 
 /// What a field does with the text (or option) it is given: send a command, or say why not.
 type Apply = Callback<String, Result<(), String>>;
+
+/// The page's words, for the option tables.
+type I18n = leptos_i18n::I18nContext<Locale>;
+
+/// A select's options: (value, what the option says in the page's language).
+type Options = Vec<(String, Signal<String>)>;
+
+/// A text of the panel that follows the page's language.
+macro_rules! tr {
+    ($i18n:ident, $($key:tt)+) => {
+        Signal::derive(move || t_string!($i18n, $($key)+).to_string())
+    };
+}
+
+/// A field's label: the glossary term it names (hovering or focusing it shows its
+/// definition), or plain text.
+fn label_view(label: Signal<String>, term: Option<glossary::Term>) -> AnyView {
+    match term {
+        Some(term) => view! { <Term term>{move || label.get()}</Term> }.into_any(),
+        None => (move || label.get()).into_any(),
+    }
+}
 
 /// A labelled text field for a number, applied on `change` (Enter or leaving the field).
 /// A bad value is explained next to it and the field goes back to the value in force.
 #[component]
 fn NumberField(
     id: String,
-    label: &'static str,
-    unit: &'static str,
+    label: Signal<String>,
+    unit: Signal<String>,
     #[prop(into)] value: Signal<String>,
     apply: Apply,
-    #[prop(optional)] hint: &'static str,
+    #[prop(optional)] hint: Option<Signal<String>>,
     /// The glossary term the label names: hovering or focusing it shows its definition.
     #[prop(optional)]
     term: Option<glossary::Term>,
@@ -59,8 +82,16 @@ fn NumberField(
             el.set_value(&v);
         }
     });
+    let i18n = use_i18n();
     let slider_view = slider.map(|range| {
-        let slider_label = format!("{label} ({unit}), slider");
+        let slider_label = move || {
+            t_string!(
+                i18n,
+                panels.params.slider,
+                label = label.get(),
+                unit = unit.get()
+            )
+        };
         view! {
             <input type="range" min="0" max=move || range.get().0.to_string()
                 step=move || range.get().1.to_string() node_ref=slider_ref
@@ -70,7 +101,7 @@ fn NumberField(
     });
     view! {
         <div class="param" class:invalid=move || error.with(Option::is_some)>
-            <label for=id.clone()>{label_text(label, term)} <span class="unit">" (" {unit} ")"</span></label>
+            <label for=id.clone()>{label_view(label, term)} <span class="unit">" (" {unit} ")"</span></label>
             <span class="param-input">
                 <input type="text" inputmode="decimal" id=id.clone() node_ref=input data-testid=id.clone()
                     on:change=on_change autocomplete="off" spellcheck="false"
@@ -78,7 +109,7 @@ fn NumberField(
                     aria-describedby=error_id.clone() />
                 {slider_view}
             </span>
-            {(!hint.is_empty()).then(|| view! { <span class="hint">{hint}</span> })}
+            {hint.map(|hint| view! { <span class="hint">{hint}</span> })}
             <span class="param-error" id=error_id data-testid=format!("{id}-error") aria-live="polite">
                 {move || error.get().map(|m| format!("⚠ {m}"))}
             </span>
@@ -90,8 +121,8 @@ fn NumberField(
 #[component]
 fn SelectField(
     id: String,
-    label: &'static str,
-    options: Vec<(String, &'static str)>,
+    label: Signal<String>,
+    options: Options,
     #[prop(into)] value: Signal<String>,
     apply: Apply,
     /// The glossary term the label names.
@@ -126,7 +157,7 @@ fn SelectField(
         .collect_view();
     view! {
         <div class="param" class:invalid=move || error.with(Option::is_some)>
-            <label for=id.clone()>{label_text(label, term)}</label>
+            <label for=id.clone()>{label_view(label, term)}</label>
             <select id=id.clone() data-testid=id.clone() node_ref=select on:change=on_change
                 aria-describedby=error_id.clone()>
                 {options}
@@ -138,76 +169,130 @@ fn SelectField(
     }
 }
 
-/// (choice, what the option says): the option values are the core's names for them.
-const PROCESSES: &[(ArrivalProcess, &str)] = &[
-    (ArrivalProcess::Constant, "Evenly spaced (constant)"),
-    (ArrivalProcess::Poisson, "Random (Poisson)"),
-];
-/// The pattern select's extra option (not an arrival process: a command of the panel).
-const BURST: (&str, &str) = ("burst", "Burst: 10× for 5 s, then back");
-const SERVICE_KINDS: &[(&str, &str)] = &[
-    ("fixed", "Fixed (every message the same)"),
-    ("exponential", "Random (exponential)"),
-];
-const ACK_MODES: &[(AckMode, &str)] = &[
-    (AckMode::AfterCommit, "After commit (at least once)"),
-    (AckMode::OnDelivery, "On delivery (at most once)"),
-];
-const IDEMPOTENCY: &[(Idempotency, &str)] = &[
-    (Idempotency::None, "None"),
-    (Idempotency::CheckThenInsert, "Check, then insert (racy)"),
-    (Idempotency::Inbox, "Inbox table (unique key)"),
-];
-const ORDERINGS: &[(Ordering, &str)] = &[
-    (Ordering::None, "None (apply as handlers finish)"),
-    (Ordering::IgnoreStale, "Ignore stale versions"),
-    (Ordering::WaitForGap, "Wait for the missing version"),
-    (Ordering::Reconcile, "Reconcile from the source on a gap"),
-];
-/// A log's records of one key arrive in order within their partition: a group can only
-/// skip stale versions, never wait for a gap.
-const GROUP_ORDERINGS: &[(Ordering, &str)] = &[
-    (Ordering::None, "None (apply every version)"),
-    (Ordering::IgnoreStale, "Ignore stale versions"),
-];
-const FLAVOURS: &[(Flavour, &str)] = &[
-    (
-        Flavour::Generic,
-        "Generic (leases; expiries count as attempts)",
-    ),
-    (Flavour::Rabbitmq, "RabbitMQ (requeue when a consumer dies)"),
-    (
-        Flavour::Sqs,
-        "Amazon SQS (visibility timeout, maxReceiveCount)",
-    ),
-    (Flavour::SqsFifo, "Amazon SQS FIFO (one in flight per key)"),
-];
-const OVERFLOW: &[(Overflow, &str)] = &[
-    (Overflow::Reject, "Reject the new message"),
-    (Overflow::DropOldest, "Drop the oldest"),
-    (Overflow::Throttle, "Throttle the producer"),
-];
-
-/// A select's options from a table of choices.
-fn options<T: serde::Serialize>(table: &[(T, &'static str)]) -> Vec<(String, &'static str)> {
+/// Options from (choice, text) pairs: the option values are the core's names for them.
+fn options<T: serde::Serialize>(table: Vec<(T, Signal<String>)>) -> Options {
     table
-        .iter()
-        .map(|(choice, text)| (choice_value(choice), *text))
+        .into_iter()
+        .map(|(choice, text)| (choice_value(&choice), text))
         .collect()
 }
 
+/// The pattern select's extra option (not an arrival process: a command of the panel).
+const BURST: &str = "burst";
+
 /// The pattern select's options: the arrival processes, then a burst.
-fn pattern_options() -> Vec<(String, &'static str)> {
-    let mut all = options(PROCESSES);
-    all.push((BURST.0.to_string(), BURST.1));
+fn pattern_options(i18n: I18n) -> Options {
+    let mut all = options(vec![
+        (
+            ArrivalProcess::Constant,
+            tr!(i18n, panels.params.options.constant),
+        ),
+        (
+            ArrivalProcess::Poisson,
+            tr!(i18n, panels.params.options.poisson),
+        ),
+    ]);
+    all.push((BURST.to_string(), tr!(i18n, panels.params.options.burst)));
     all
 }
 
-fn service_options() -> Vec<(String, &'static str)> {
-    SERVICE_KINDS
-        .iter()
-        .map(|&(v, text)| (v.to_string(), text))
-        .collect()
+fn service_options(i18n: I18n) -> Options {
+    vec![
+        (
+            "fixed".to_string(),
+            tr!(i18n, panels.params.options.service_fixed),
+        ),
+        (
+            "exponential".to_string(),
+            tr!(i18n, panels.params.options.service_exponential),
+        ),
+    ]
+}
+
+fn ack_options(i18n: I18n) -> Options {
+    options(vec![
+        (
+            AckMode::AfterCommit,
+            tr!(i18n, panels.params.options.ack_after_commit),
+        ),
+        (
+            AckMode::OnDelivery,
+            tr!(i18n, panels.params.options.ack_on_delivery),
+        ),
+    ])
+}
+
+fn idempotency_options(i18n: I18n) -> Options {
+    options(vec![
+        (
+            Idempotency::None,
+            tr!(i18n, panels.params.options.idempotency_none),
+        ),
+        (
+            Idempotency::CheckThenInsert,
+            tr!(i18n, panels.params.options.check_then_insert),
+        ),
+        (Idempotency::Inbox, tr!(i18n, panels.params.options.inbox)),
+    ])
+}
+
+fn ordering_options(i18n: I18n) -> Options {
+    options(vec![
+        (
+            Ordering::None,
+            tr!(i18n, panels.params.options.ordering_none),
+        ),
+        (
+            Ordering::IgnoreStale,
+            tr!(i18n, panels.params.options.ignore_stale),
+        ),
+        (
+            Ordering::WaitForGap,
+            tr!(i18n, panels.params.options.wait_for_gap),
+        ),
+        (
+            Ordering::Reconcile,
+            tr!(i18n, panels.params.options.reconcile),
+        ),
+    ])
+}
+
+/// A log's records of one key arrive in order within their partition: a group can only
+/// skip stale versions, never wait for a gap.
+fn group_ordering_options(i18n: I18n) -> Options {
+    options(vec![
+        (
+            Ordering::None,
+            tr!(i18n, panels.params.options.group_ordering_none),
+        ),
+        (
+            Ordering::IgnoreStale,
+            tr!(i18n, panels.params.options.ignore_stale),
+        ),
+    ])
+}
+
+fn flavour_options(i18n: I18n) -> Options {
+    options(vec![
+        (Flavour::Generic, tr!(i18n, panels.params.options.generic)),
+        (Flavour::Rabbitmq, tr!(i18n, panels.params.options.rabbitmq)),
+        (Flavour::Sqs, tr!(i18n, panels.params.options.sqs)),
+        (Flavour::SqsFifo, tr!(i18n, panels.params.options.sqs_fifo)),
+    ])
+}
+
+fn overflow_options(i18n: I18n) -> Options {
+    options(vec![
+        (Overflow::Reject, tr!(i18n, panels.params.options.reject)),
+        (
+            Overflow::DropOldest,
+            tr!(i18n, panels.params.options.drop_oldest),
+        ),
+        (
+            Overflow::Throttle,
+            tr!(i18n, panels.params.options.throttle),
+        ),
+    ])
 }
 
 /// Sends a command built from the live simulation; refusals come back as text.
@@ -233,24 +318,26 @@ fn ProducerRow(lab: Lab, index: usize) -> impl IntoView {
     let rate = Signal::derive(move || get().map(|p| field(p.rate_per_s)).unwrap_or_default());
     let process = move || now().map_or(ArrivalProcess::Poisson, |p| p.process);
     let apply_rate = Callback::new(move |text: String| {
-        let rate = parse_range(&text, 0.0, false, limits::RATE_PER_S_MAX, "msgs/s")?;
+        let lang = lab.lang.get_untracked();
+        let rate = parse_range(&text, 0.0, false, limits::RATE_PER_S_MAX, "msgs/s", lang)?;
         let process = process();
         send(lab, |sim| {
             Ok(arrivals_command(sim, producer, process, rate))
         })
     });
     let apply_pattern = Callback::new(move |v: String| {
-        if v == BURST.0 {
-            return send(lab, |sim| burst_command(sim, producer));
+        let lang = lab.lang.get_untracked();
+        if v == BURST {
+            return send(lab, |sim| burst_command(sim, producer, lang));
         }
-        let process: ArrivalProcess = parse_choice(&v, "pattern")?;
+        let process: ArrivalProcess = parse_setting(&v, SettingName::Pattern, lang)?;
         let rate = now().map_or(0.0, |p| p.rate_per_s);
         send(lab, |sim| {
             Ok(arrivals_command(sim, producer, process, rate))
         })
     });
     let pattern = Signal::derive(move || match get() {
-        Some(p) if p.in_burst => BURST.0.to_string(),
+        Some(p) if p.in_burst => BURST.to_string(),
         Some(p) => choice_value(&p.process),
         None => choice_value(&ArrivalProcess::Poisson),
     });
@@ -258,13 +345,15 @@ fn ProducerRow(lab: Lab, index: usize) -> impl IntoView {
         let max = get().map_or(10.0, |p| p.slider_max);
         (max, max / 1_000.0)
     });
+    let i18n = use_i18n();
     view! {
         <fieldset class="param-group" data-testid=format!("param-producer-{index}")>
-            <legend>"Producer " <strong>{name}</strong></legend>
-            <NumberField id=id("rate") label="Arrival rate" unit="msgs/s" value=rate apply=apply_rate
-                term=glossary::Term::Lambda
-                slider=slider hint="Later changes the scenario plans (a stop, say) still happen." />
-            <SelectField id=id("pattern") label="Pattern" options=pattern_options() value=pattern apply=apply_pattern />
+            <legend>{t!(i18n, panels.params.producer)} " " <strong>{name}</strong></legend>
+            <NumberField id=id("rate") label=tr!(i18n, panels.params.rate) unit=Signal::stored("msgs/s".to_string())
+                value=rate apply=apply_rate term=glossary::Term::Lambda
+                slider=slider hint=tr!(i18n, panels.params.rate_hint) />
+            <SelectField id=id("pattern") label=tr!(i18n, panels.params.pattern) options=pattern_options(i18n)
+                value=pattern apply=apply_pattern />
         </fieldset>
     }
 }
@@ -283,12 +372,17 @@ fn QueueRow(lab: Lab, index: usize) -> impl IntoView {
     let text = move |f: fn(&QueueSettings) -> String| {
         Signal::derive(move || get().map(|q| f(&q)).unwrap_or_default())
     };
+    let i18n = use_i18n();
     // Each field's command, for this queue.
-    let cmd = move |make: fn(String, &QueueSettings, &str) -> Result<Command, String>| {
+    type Make =
+        fn(String, &QueueSettings, &str, brokerlab_core::lessons::Lang) -> Result<Command, String>;
+    let cmd = move |make: Make| {
         let queue = queue.clone();
         Callback::new(move |input: String| {
-            let current = now().ok_or("This queue is no longer in the run.")?;
-            let fault = make(queue.clone(), &current, &input)?;
+            let lang = lab.lang.get_untracked();
+            let current =
+                now().ok_or_else(|| t_string!(i18n, panels.params.queue_gone).to_string())?;
+            let fault = make(queue.clone(), &current, &input, lang)?;
             lab.try_command(fault)
         })
     };
@@ -298,40 +392,42 @@ fn QueueRow(lab: Lab, index: usize) -> impl IntoView {
     let name = now().map(|q| q.name).unwrap_or_default();
     view! {
         <fieldset class="param-group" data-testid=format!("param-queue-{index}")>
-            <legend>"Queue " <strong>{name}</strong> " and its consumers"</legend>
-            <SelectField id=id("flavour") label="Broker" options=options(FLAVOURS)
+            <legend>{t!(i18n, panels.params.queue)} " " <strong>{name}</strong> " " {t!(i18n, panels.params.queue_rest)}</legend>
+            <SelectField id=id("flavour") label=tr!(i18n, panels.params.broker) options=flavour_options(i18n)
                 value=choice(|q| choice_value(&q.flavour)) apply=cmd(queue_commands::flavour) />
-            <NumberField id=id("service") label="Service time, mean" unit="s per message"
+            <NumberField id=id("service") label=tr!(i18n, panels.params.service) unit=tr!(i18n, panels.params.service_unit)
                 value=text(|q| field(q.service.mean_s())) apply=cmd(queue_commands::service) />
-            <SelectField id=id("service-kind") label="Service time varies" options=service_options()
+            <SelectField id=id("service-kind") label=tr!(i18n, panels.params.service_kind) options=service_options(i18n)
                 value=choice(|q| match q.service {
                     ServiceTime::Fixed { .. } => "fixed".to_string(),
                     ServiceTime::Exponential { .. } => "exponential".to_string(),
                 }) apply=cmd(queue_commands::service_kind) />
-            <NumberField id=id("consumers") label="Consumers" unit="count"
+            <NumberField id=id("consumers") label=tr!(i18n, panels.params.consumers) unit=tr!(i18n, panels.params.consumers_unit)
                 value=text(|q| q.consumers.to_string()) apply=cmd(queue_commands::consumers)
-                hint="Fewer: the extra ones finish what they hold, then stop." />
+                hint=tr!(i18n, panels.params.consumers_hint) />
             <details class="param-more" data-testid=id("more")>
-                <summary>"Delivery, retries and bound"</summary>
+                <summary>{t!(i18n, panels.params.more)}</summary>
                 <div class="param-more-fields">
-            <NumberField id=id("prefetch") label="Prefetch" unit="messages per consumer" term=glossary::Term::Prefetch
+            <NumberField id=id("prefetch") label=tr!(i18n, panels.params.prefetch) unit=tr!(i18n, panels.params.prefetch_unit)
+                term=glossary::Term::Prefetch
                 value=text(|q| q.prefetch.to_string()) apply=cmd(queue_commands::prefetch) />
-            <NumberField id=id("visibility") label="Visibility timeout" unit="s" term=glossary::Term::Lease
+            <NumberField id=id("visibility") label=tr!(i18n, panels.params.visibility) unit=Signal::stored("s".to_string())
+                term=glossary::Term::Lease
                 value=text(|q| field(q.visibility_s)) apply=cmd(queue_commands::visibility)
-                hint="For leases given from now on." />
-            <SelectField id=id("ack") label="Ack" options=options(ACK_MODES) term=glossary::Term::Ack
+                hint=tr!(i18n, panels.params.visibility_hint) />
+            <SelectField id=id("ack") label=tr!(i18n, panels.params.ack) options=ack_options(i18n) term=glossary::Term::Ack
                 value=choice(|q| choice_value(&q.ack)) apply=cmd(queue_commands::ack) />
-            <SelectField id=id("idempotency") label="Idempotency" options=options(IDEMPOTENCY)
+            <SelectField id=id("idempotency") label=tr!(i18n, panels.params.idempotency) options=idempotency_options(i18n)
                 value=choice(|q| choice_value(&q.idempotency)) apply=cmd(queue_commands::idempotency) />
-            <SelectField id=id("ordering") label="Ordering per key" options=options(ORDERINGS)
+            <SelectField id=id("ordering") label=tr!(i18n, panels.params.ordering) options=ordering_options(i18n)
                 value=choice(|q| choice_value(&q.ordering)) apply=cmd(queue_commands::ordering) />
-            <NumberField id=id("attempts") label="Retry: max attempts" unit="first one included"
+            <NumberField id=id("attempts") label=tr!(i18n, panels.params.attempts) unit=tr!(i18n, panels.params.attempts_unit)
                 value=text(|q| q.retry.max_attempts.to_string()) apply=cmd(queue_commands::attempts) />
-            <NumberField id=id("backoff") label="Retry: backoff base" unit="s, doubles each time"
+            <NumberField id=id("backoff") label=tr!(i18n, panels.params.backoff) unit=tr!(i18n, panels.params.backoff_unit)
                 value=text(|q| field(q.retry.backoff_base_s)) apply=cmd(queue_commands::backoff) />
-            <NumberField id=id("bound") label="Queue bound" unit="messages; empty = unbounded"
+            <NumberField id=id("bound") label=tr!(i18n, panels.params.bound) unit=tr!(i18n, panels.params.bound_unit)
                 value=text(|q| q.max_length.map(|n| n.to_string()).unwrap_or_default()) apply=cmd(queue_commands::bound) />
-            <SelectField id=id("overflow") label="When full" options=options(OVERFLOW)
+            <SelectField id=id("overflow") label=tr!(i18n, panels.params.overflow) options=overflow_options(i18n)
                 value=choice(|q| choice_value(&q.overflow)) apply=cmd(queue_commands::overflow) />
                 </div>
             </details>
@@ -349,14 +445,15 @@ fn GroupRow(lab: Lab, index: usize) -> impl IntoView {
         lab.with_player(|p| choice_value(&p.sim().group_ordering(group)))
     });
     let apply = Callback::new(move |v: String| {
-        let ordering = parse_choice(&v, "ordering policy")?;
+        let ordering = parse_setting(&v, SettingName::Ordering, lab.lang.get_untracked())?;
         lab.try_command(Command::SetGroupOrdering { group, ordering })
     });
+    let i18n = use_i18n();
     view! {
         <fieldset class="param-group" data-testid=format!("param-group-{index}")>
-            <legend>"Consumer group " <strong>{name}</strong></legend>
-            <SelectField id=format!("param-g{index}-ordering") label="Ordering per key"
-                options=options(GROUP_ORDERINGS) value=ordering apply=apply />
+            <legend>{t!(i18n, panels.params.group)} " " <strong>{name}</strong></legend>
+            <SelectField id=format!("param-g{index}-ordering") label=tr!(i18n, panels.params.ordering)
+                options=group_ordering_options(i18n) value=ordering apply=apply />
         </fieldset>
     }
 }
@@ -384,21 +481,22 @@ pub fn ParametersPanel(lab: Lab) -> impl IntoView {
             .collect_view();
         view! { {p} {q} {g} }
     };
+    let i18n = use_i18n();
     let empty = move || {
         let (_, p, q, g) = shape.get();
         (p == 0 && q == 0 && g == 0).then(|| {
-            view! { <p class="hint">"This scenario has no producer or queue whose settings can change here."</p> }
+            view! { <p class="hint">{t!(i18n, panels.params.empty)}</p> }
         })
     };
     view! {
         <section class="panel parameters" aria-labelledby="parameters-title" data-testid="parameters">
-            <h2 id="parameters-title">"Parameters"</h2>
-            <p class="hint">
-                "Change a value while the run plays: it applies from that instant (press Enter or leave the field). "
-                "The chart's dashed prediction is redrawn from now on with the new values."
-            </p>
+            <h2 id="parameters-title">{t!(i18n, panels.params.title)}</h2>
+            <p class="hint">{t!(i18n, panels.params.intro)}</p>
             <p class="forecast" data-testid="params-forecast" aria-live="polite">
-                {move || lab.settings.with(forecast)}
+                {move || {
+                    let lang = lab.lang.get();
+                    lab.settings.with(|s| forecast(s, lang))
+                }}
             </p>
             {empty}
             <div class="param-groups">{rows}</div>

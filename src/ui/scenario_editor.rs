@@ -3,9 +3,11 @@
 //! the run stays), and the schedule of faults at chosen instants. Everything here is text
 //! nodes and attributes: names the user typed are never markup.
 
+use brokerlab_core::lessons::Lang;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
+use crate::i18n::{t, t_string, use_i18n};
 use crate::model::interview;
 use crate::model::scenario_text::{self, TextError};
 use crate::model::schedule::{self, Choice, Extra, Names, KINDS};
@@ -61,12 +63,19 @@ fn gutter(lines: usize, marked: Option<usize>) -> impl IntoView {
         .collect_view()
 }
 
+/// What the editor last did, said under its buttons.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Done {
+    Applied,
+    Reverted,
+}
+
 /// What the editor's buttons act on.
 #[derive(Clone, Copy)]
 struct EditorState {
     area: NodeRef<leptos::html::Textarea>,
     error: RwSignal<Option<TextError>>,
-    status: RwSignal<Option<&'static str>>,
+    status: RwSignal<Option<Done>>,
     lines: RwSignal<usize>,
 }
 
@@ -77,9 +86,7 @@ impl EditorState {
             return;
         };
         match lab.apply_scenario_text(&el.value()) {
-            Ok(()) => self
-                .status
-                .set(Some("Applied: the run starts again from its start.")),
+            Ok(()) => self.status.set(Some(Done::Applied)),
             Err(e) => {
                 let line = e.line;
                 self.error.set(Some(e));
@@ -99,8 +106,7 @@ impl EditorState {
         }
         self.lines.set(text.split('\n').count());
         self.error.set(None);
-        self.status
-            .set(Some("Reverted to the scenario that is running."));
+        self.status.set(Some(Done::Reverted));
     }
 }
 
@@ -110,7 +116,7 @@ fn Editor(lab: Lab) -> impl IntoView {
     let area = NodeRef::<leptos::html::Textarea>::new();
     let gutter_ref = NodeRef::<leptos::html::Pre>::new();
     let error = RwSignal::new(None::<TextError>);
-    let status = RwSignal::new(None::<&'static str>);
+    let status = RwSignal::new(None::<Done>);
     let lines = RwSignal::new(1usize);
     let scroll = RwSignal::new(0.0f64);
     // The scenario on the page changed (loaded, applied, scheduled, reseeded): show it.
@@ -137,6 +143,13 @@ fn Editor(lab: Lab) -> impl IntoView {
             }
         }
     };
+    let i18n = use_i18n();
+    let status_text = move || {
+        status.get().map(|done| match done {
+            Done::Applied => t_string!(i18n, panels.editor.applied),
+            Done::Reverted => t_string!(i18n, panels.editor.reverted),
+        })
+    };
     let state = EditorState {
         area,
         error,
@@ -160,7 +173,7 @@ fn Editor(lab: Lab) -> impl IntoView {
             <div class="editor-text">
                 <div class="editor-band" aria-hidden="true" style=band_style></div>
                 <textarea node_ref=area id="scenario-json" data-testid="editor-text" spellcheck="false"
-                    autocomplete="off" wrap="off" aria-label="The scenario as JSON"
+                    autocomplete="off" wrap="off" aria-label=move || t_string!(i18n, panels.editor.text_label)
                     aria-invalid=move || if error.with(Option::is_some) { "true" } else { "false" }
                     aria-describedby="editor-error"
                     on:input=on_input on:scroll=on_scroll></textarea>
@@ -168,12 +181,15 @@ fn Editor(lab: Lab) -> impl IntoView {
         </div>
         <p class="editor-error" id="editor-error" role="alert" data-testid="editor-error"
             data-line=move || marked().map(|l| l.to_string())>
-            {move || error.get().map(|e| format!("⚠ Line {}: {}", e.line, e.message))}
+            {move || error.get().map(|e| {
+                t_string!(i18n, panels.editor.line_problem, line = e.line, message = e.message.clone())
+                    .to_string()
+            })}
         </p>
         <div class="editor-actions">
-            <button type="button" data-testid="editor-apply" on:click=apply>"Apply"</button>
-            <button type="button" data-testid="editor-revert" on:click=revert>"Revert"</button>
-            <span class="hint" role="status" data-testid="editor-status">{move || status.get()}</span>
+            <button type="button" data-testid="editor-apply" on:click=apply>{t!(i18n, panels.editor.apply)}</button>
+            <button type="button" data-testid="editor-revert" on:click=revert>{t!(i18n, panels.editor.revert)}</button>
+            <span class="hint" role="status" data-testid="editor-status">{status_text}</span>
         </div>
     }
 }
@@ -181,7 +197,9 @@ fn Editor(lab: Lab) -> impl IntoView {
 /// The scheduled commands, each with its Remove button.
 #[component]
 fn ScheduleList(lab: Lab, names: Memo<Names>, error: RwSignal<Option<String>>) -> impl IntoView {
+    let i18n = use_i18n();
     let items = move || {
+        let lang = lab.lang.get();
         let commands = lab.base.with(|base| base.commands.clone());
         let names = names.get();
         let shown: Vec<bool> = (0..commands.len())
@@ -199,10 +217,10 @@ fn ScheduleList(lab: Lab, names: Memo<Names>, error: RwSignal<Option<String>>) -
                 };
                 view! {
                     <li data-testid="schedule-item">
-                        <span>{schedule::line(&c, &names)}</span>
+                        <span>{schedule::line(&c, &names, lang)}</span>
                         " "
                         <button type="button" class="small" data-testid=format!("schedule-remove-{i}")
-                            on:click=remove>"Remove"</button>
+                            on:click=remove>{t!(i18n, panels.schedule.remove)}</button>
                     </li>
                 }
             })
@@ -214,17 +232,17 @@ fn ScheduleList(lab: Lab, names: Memo<Names>, error: RwSignal<Option<String>>) -
             .with(|i| interview::shown(&base, i).commands.is_empty())
     };
     view! {
-        <p class="hint" hidden=move || !empty()>"Nothing is scheduled: the run goes as the scenario says."</p>
+        <p class="hint" hidden=move || !empty()>{t!(i18n, panels.schedule.nothing)}</p>
         <ol class="schedule-list" data-testid="schedule-list">{items}</ol>
     }
 }
 
 /// A number from a field of the schedule's form; empty is `None`.
-fn optional_number(text: &str, unit: &'static str) -> Result<Option<f64>, String> {
+fn optional_number(text: &str, unit: &str, lang: Lang) -> Result<Option<f64>, String> {
     if text.trim().is_empty() {
         return Ok(None);
     }
-    parse_range(text, 0.0, false, 1e9, unit).map(Some)
+    parse_range(text, 0.0, false, 1e9, unit, lang).map(Some)
 }
 
 /// What the schedule's form holds when its button is pressed.
@@ -237,16 +255,19 @@ struct FormText {
 
 /// Schedules what the form says (`hidden`: in secret, for an interview), or says why not.
 fn add_scheduled(lab: Lab, form: &FormText, hidden: bool) -> Result<(), String> {
-    let at_s = parse_range(&form.at, 0.0, false, 1e9, "s")?;
+    let lang = lab.lang.get_untracked();
+    let at_s = parse_range(&form.at, 0.0, false, 1e9, "s", lang)?;
     let unit = match form.kind.extra {
-        Extra::None => "",
-        Extra::RestartAfter => "s",
-        Extra::Factor => "times",
-        Extra::Rate => "msgs/s",
+        Extra::None => String::new(),
+        Extra::RestartAfter => "s".to_string(),
+        Extra::Factor => {
+            crate::i18n::td_string!(crate::i18n::locale(lang), panels.schedule.times).to_string()
+        }
+        Extra::Rate => "msgs/s".to_string(),
     };
     let value = match form.kind.extra {
         Extra::None => None,
-        _ => optional_number(&form.extra, unit)?,
+        _ => optional_number(&form.extra, &unit, lang)?,
     };
     let choice = Choice {
         kind: form.kind,
@@ -254,7 +275,7 @@ fn add_scheduled(lab: Lab, form: &FormText, hidden: bool) -> Result<(), String> 
         at_s,
         extra: value,
     };
-    let scheduled = lab.with_player(|p| schedule::command_of(&choice, p.base()))?;
+    let scheduled = lab.with_player(|p| schedule::command_of(&choice, p.base(), lang))?;
     let at = lab.schedule(scheduled)?;
     if hidden {
         lab.interview.update(|i| i.hidden.push(at));
@@ -283,10 +304,11 @@ pub fn ScheduleForm(
     let target = RwSignal::new(0usize);
     let at = RwSignal::new(String::from("10"));
     let extra = RwSignal::new(String::from("5"));
-    let targets = move || names.with(|n| n.for_target(kind.get().target));
+    let i18n = use_i18n();
+    let targets = move || names.with(|n| n.for_target(kind.get().target, lab.lang.get()));
     let kind_options = KINDS
         .iter()
-        .map(|k| view! { <option value=k.key>{k.label}</option> })
+        .map(|&k| view! { <option value=k.key>{move || k.label(lab.lang.get())}</option> })
         .collect_view();
     let on_kind = move |ev: leptos::ev::Event| {
         if let Some(k) = schedule::kind_named(&event_target_value(&ev)) {
@@ -310,9 +332,9 @@ pub fn ScheduleForm(
     };
     view! {
         <div class="schedule-form">
-            <label>"What" <select data-testid=id("schedule-kind") on:change=on_kind>{kind_options}</select></label>
+            <label>{t!(i18n, panels.schedule.what)} " " <select data-testid=id("schedule-kind") on:change=on_kind>{kind_options}</select></label>
             <label hidden=move || kind.get().target == schedule::Target::Broker>
-                "Which"
+                {t!(i18n, panels.schedule.which)}
                 <select data-testid=id("schedule-target")
                     on:change=move |ev| target.set(event_target_value(&ev).parse().unwrap_or(0))>
                     {move || targets().into_iter().map(|(i, name)| {
@@ -320,17 +342,21 @@ pub fn ScheduleForm(
                     }).collect_view()}
                 </select>
             </label>
-            <label>"At (s)"
+            <label>{t!(i18n, panels.schedule.at)}
                 <input type="text" inputmode="decimal" data-testid=id("schedule-at") prop:value=move || at.get()
                     on:input=move |ev| at.set(event_target_value(&ev)) />
             </label>
             <label hidden=move || kind.get().extra == Extra::None>
-                {move || kind.get().extra.label().unwrap_or_default()}
+                {move || kind.get().extra.label(lab.lang.get()).unwrap_or_default()}
                 <input type="text" inputmode="decimal" data-testid=id("schedule-extra") prop:value=move || extra.get()
                     on:input=move |ev| extra.set(event_target_value(&ev)) />
             </label>
             <button type="button" data-testid=id("schedule-add") on:click=add>
-                {if hidden { "Schedule in secret" } else { "Schedule" }}
+                {move || if hidden {
+                    t_string!(i18n, panels.schedule.add_secret)
+                } else {
+                    t_string!(i18n, panels.schedule.add)
+                }}
             </button>
         </div>
     }
@@ -344,13 +370,11 @@ fn Schedule(lab: Lab) -> impl IntoView {
         lab.with_player(|p| Names::of(p.sim()))
     });
     let error = RwSignal::new(None::<String>);
+    let i18n = use_i18n();
     view! {
         <section class="schedule" aria-labelledby="schedule-title" data-testid="schedule">
-            <h3 id="schedule-title">"Scheduled faults"</h3>
-            <p class="hint">
-                "Plan what goes wrong and when: each is part of the scenario, the run starts again with it, "
-                "its instant is marked on the timeline, and a link carries it."
-            </p>
+            <h3 id="schedule-title">{t!(i18n, panels.schedule.title)}</h3>
+            <p class="hint">{t!(i18n, panels.schedule.intro)}</p>
             <ScheduleList lab names error />
             <ScheduleForm lab names error />
             <p class="param-error" role="alert" data-testid="schedule-error">
@@ -365,18 +389,15 @@ fn Schedule(lab: Lab) -> impl IntoView {
 #[component]
 pub fn ScenarioPanel(lab: Lab) -> impl IntoView {
     let secret = Memo::new(move |_| lab.interview.with(|i| i.keeps_secret()));
+    let i18n = use_i18n();
     view! {
         <p class="hint" data-testid="scenario-secret" hidden=move || !secret.get()>
-            "The scenario holds a fault hidden for the interview: its text and schedule show once the Interview tab reveals it."
+            {t!(i18n, panels.editor.secret)}
         </p>
         <section class="panel scenario-editor" aria-labelledby="scenario-editor-title" data-testid="scenario-editor"
             hidden=move || secret.get()>
-            <h2 id="scenario-editor-title">"Scenario"</h2>
-            <p class="hint">
-                "The scenario as JSON (the format of the scenario files). Change it and press Apply: "
-                "the run starts again from its start with it, and a link then carries it. "
-                "A value the simulation refuses is marked at its line and the run stays as it was."
-            </p>
+            <h2 id="scenario-editor-title">{t!(i18n, panels.editor.title)}</h2>
+            <p class="hint">{t!(i18n, panels.editor.intro)}</p>
             <Editor lab />
             <Schedule lab />
         </section>

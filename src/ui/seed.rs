@@ -2,30 +2,31 @@
 //! fresh one. The page may draw a random seed; the simulation itself never uses chance
 //! beyond its seeded generator, so a seed always replays the same run.
 
+use brokerlab_core::lessons::Lang;
 use leptos::prelude::*;
 
+use crate::i18n::{locale, t, t_string, td_string, use_i18n};
 use crate::state::Lab;
 
 /// Reads a seed as typed: a whole number from 0 to 2⁶⁴ − 1, spaces, commas and
-/// underscores between digits allowed.
-pub fn parse_seed(text: &str) -> Result<u64, String> {
+/// underscores between digits allowed. A refusal is said in `lang`.
+pub fn parse_seed(text: &str, lang: Lang) -> Result<u64, String> {
+    let l = locale(lang);
     let digits: String = text
         .trim()
         .chars()
         .filter(|c| !matches!(c, ',' | '_' | ' '))
         .collect();
     if digits.is_empty() {
-        return Err("Type a seed: a whole number from 0 to 18446744073709551615.".into());
+        return Err(td_string!(l, panels.seed.empty, max = u64::MAX).to_string());
     }
     if !digits.chars().all(|c| c.is_ascii_digit()) {
-        return Err(format!(
-            "“{}” is not a seed: use digits only, from 0 to 18446744073709551615.",
-            text.trim()
-        ));
+        let text = text.trim();
+        return Err(td_string!(l, panels.seed.not_a_seed, text, max = u64::MAX).to_string());
     }
     digits
         .parse::<u64>()
-        .map_err(|_| "That seed is too large: the largest is 18446744073709551615.".into())
+        .map_err(|_| td_string!(l, panels.seed.too_large, max = u64::MAX).to_string())
 }
 
 /// A random seed from the browser's cryptographic generator (`crypto.getRandomValues`,
@@ -47,13 +48,14 @@ fn random_seed() -> Option<u64> {
 /// The seed field and the "New seed" button.
 #[component]
 pub fn SeedControl(lab: Lab) -> impl IntoView {
+    let i18n = use_i18n();
     let problem = RwSignal::new(None::<String>);
     let input = NodeRef::<leptos::html::Input>::new();
     let apply = move || {
         let Some(el) = input.get_untracked() else {
             return;
         };
-        match parse_seed(&el.value()) {
+        match parse_seed(&el.value(), lab.lang.get_untracked()) {
             Ok(seed) => {
                 problem.set(None);
                 lab.set_seed(seed);
@@ -66,9 +68,9 @@ pub fn SeedControl(lab: Lab) -> impl IntoView {
         problem.set(None);
         match random_seed() {
             Some(seed) => lab.set_seed(seed),
-            None => lab.error.set(Some(
-                "This browser offers no secure random numbers: type a seed instead.".into(),
-            )),
+            None => lab
+                .error
+                .set(Some(t_string!(i18n, panels.seed.no_random).to_string())),
         }
         if let Some(el) = input.get_untracked() {
             el.set_value(&lab.seed.get_untracked().to_string());
@@ -80,7 +82,7 @@ pub fn SeedControl(lab: Lab) -> impl IntoView {
                 ev.prevent_default();
                 apply();
             }>
-            <label for="seed-input"><strong>"Seed"</strong></label>
+            <label for="seed-input"><strong>{t!(i18n, panels.seed.label)}</strong></label>
             // Text, not type=number: a seed can exceed what a JavaScript number holds exactly.
             <input id="seed-input" type="text" inputmode="numeric" autocomplete="off" spellcheck="false"
                 data-testid="seed" node_ref=input size="20"
@@ -89,10 +91,10 @@ pub fn SeedControl(lab: Lab) -> impl IntoView {
                 aria-invalid=move || if problem.with(Option::is_some) { "true" } else { "false" }
                 on:change=move |_| apply() />
             <button type="button" data-testid="new-seed" on:click=fresh
-                title="Start the run again with a random seed">
-                "New seed"
+                title=move || t_string!(i18n, panels.seed.new_title)>
+                {t!(i18n, panels.seed.new)}
             </button>
-            <span id="seed-hint" class="hint">"Same seed, same run. Press Enter to apply."</span>
+            <span id="seed-hint" class="hint">{t!(i18n, panels.seed.hint)}</span>
             <span id="seed-problem" class="seed-problem" role="alert" data-testid="seed-problem">
                 {move || problem.get()}
             </span>
@@ -106,15 +108,24 @@ mod tests {
 
     #[test]
     fn seeds_are_whole_numbers_within_u64() {
-        assert_eq!(parse_seed("0"), Ok(0));
-        assert_eq!(parse_seed(" 42 "), Ok(42));
-        assert_eq!(parse_seed("1,000,000"), Ok(1_000_000));
-        assert_eq!(parse_seed("18446744073709551615"), Ok(u64::MAX));
-        assert!(parse_seed("18446744073709551616")
+        let en = Lang::En;
+        assert_eq!(parse_seed("0", en), Ok(0));
+        assert_eq!(parse_seed(" 42 ", en), Ok(42));
+        assert_eq!(parse_seed("1,000,000", en), Ok(1_000_000));
+        assert_eq!(parse_seed("18446744073709551615", en), Ok(u64::MAX));
+        assert!(parse_seed("18446744073709551616", en)
             .unwrap_err()
             .contains("too large"));
         for bad in ["", "  ", "-1", "1.5", "1e3", "abc", "0x10", "٣"] {
-            assert!(parse_seed(bad).is_err(), "{bad:?}");
+            assert!(parse_seed(bad, en).is_err(), "{bad:?}");
         }
+        assert_eq!(
+            parse_seed("", en),
+            Err("Type a seed: a whole number from 0 to 18446744073709551615.".into())
+        );
+        assert_eq!(
+            parse_seed("abc", Lang::Es),
+            Err("“abc” no es una semilla: usa solo dígitos, de 0 a 18446744073709551615.".into())
+        );
     }
 }

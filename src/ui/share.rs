@@ -3,19 +3,23 @@
 
 use leptos::prelude::*;
 
+use crate::i18n::{t_string, use_i18n};
 use crate::state::share::copy_link;
 use crate::state::Lab;
 
 #[component]
 pub fn ShareButton(lab: Lab) -> impl IntoView {
-    let notice = RwSignal::new(None::<&'static str>);
+    let i18n = use_i18n();
+    let notice = RwSignal::new(false);
     view! {
         <div class="share">
             <button type="button" data-testid="copy-link" on:click=move |_| copy_link(lab, notice)
-                title="Copy a link that opens this scenario at this step, with your crashes and changes">
-                "Copy link"
+                title=move || t_string!(i18n, panels.share.copy_link_title)>
+                {move || t_string!(i18n, panels.share.copy_link)}
             </button>
-            <span class="share-notice" role="status" data-testid="share-notice">{move || notice.get()}</span>
+            <span class="share-notice" role="status" data-testid="share-notice">
+                {move || notice.get().then(|| t_string!(i18n, panels.share.link_copied))}
+            </span>
         </div>
     }
 }

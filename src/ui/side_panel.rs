@@ -5,6 +5,7 @@
 
 use leptos::prelude::*;
 
+use crate::i18n::{t, t_string, use_i18n};
 use crate::model::panels::Panel;
 use crate::state::{Lab, Tools};
 use crate::ui::counters::Counters;
@@ -57,7 +58,7 @@ fn Tab(lab: Lab, panel: Panel) -> impl IntoView {
             hidden=move || !panel.offered(has_logs(lab))
             on:click=move |_| lab.panel.set(panel)
             on:keydown=on_key>
-            {panel.label()}
+            {move || panel.label(lab.lang.get())}
         </button>
     }
 }
@@ -78,10 +79,10 @@ fn TabPanel(lab: Lab, panel: Panel, children: Children) -> impl IntoView {
 /// What the history tab says while no message is chosen.
 #[component]
 fn HistoryHint(lab: Lab) -> impl IntoView {
+    let i18n = use_i18n();
     view! {
         <p class="hint" data-testid="history-hint" hidden=move || lab.lineage.with(Option::is_some)>
-            "Choose a message: click its id (such as #7) in the event log or in a broken invariant, "
-            "and its whole history appears here as a sequence diagram."
+            {t!(i18n, panels.tabs.history_hint)}
         </p>
     }
 }
@@ -95,18 +96,20 @@ pub fn SidePanel(lab: Lab, tools: Tools) -> impl IntoView {
         }
     });
     let open = Callback::new(move |m| lab.open_lineage(m));
+    let i18n = use_i18n();
+    let panels_label = move || t_string!(i18n, panels.tabs.aria_label);
     let tabs = Panel::ALL
         .into_iter()
         .map(|panel| view! { <Tab lab panel /> })
         .collect_view();
     view! {
-        <aside class="side" aria-label="Panels" data-testid="side">
+        <aside class="side" aria-label=panels_label data-testid="side">
             <div class="side-head">
-                <div class="tabs" role="tablist" aria-label="Panels">{tabs}</div>
+                <div class="tabs" role="tablist" aria-label=panels_label>{tabs}</div>
                 <button type="button" class="small present" data-testid="present"
                     on:click=move |_| tools.toggle_presenting()
-                    title="The stage alone, in large type, for a projector (p)">
-                    "Present"
+                    title=move || t_string!(i18n, panels.tabs.present_title)>
+                    {t!(i18n, panels.tabs.present)}
                 </button>
             </div>
             <TabPanel lab panel=Panel::Counters>

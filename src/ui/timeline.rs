@@ -26,7 +26,8 @@ fn ScheduleMarks(lab: Lab) -> impl IntoView {
     let marks = move || {
         let now = lab.readout.with(|r| r.time_s);
         let end = lab.timeline_end_s.get();
-        plan.with(|(base, names)| markers(base, names, end, now))
+        let lang = lab.lang.get();
+        plan.with(|(base, names)| markers(base, names, end, now, lang))
     };
     view! {
         <span class="schedule-marks" aria-hidden="true">
