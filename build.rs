@@ -15,8 +15,8 @@ fn main() -> Result<(), Box<dyn Error>> {
     let out = PathBuf::from(std::env::var_os("OUT_DIR").ok_or("OUT_DIR is not set")?);
     let cfg = Config::new("en")?
         .add_locale("es")?
-        .add_namespaces(&NAMESPACES)?
-        // Arguments in plain strings too (`t_string!`, `td_string!`), not only in views.
+        .add_namespaces(NAMESPACES)?
+        // Arguments in texts built outside views (`td_string!`): messages, the canvas.
         .parse_options(ParseOptions::new().interpolate_display(true));
     let infos = TranslationsInfos::parse(cfg)?;
     infos.emit_diagnostics();

@@ -13,6 +13,14 @@ pub use generated::i18n::*;
 
 use brokerlab_core::lessons::Lang;
 
+/// The page's translation context, as views hold it (`use_i18n()`).
+pub type I18n = leptos_i18n::I18nContext<Locale>;
+
+/// The language the page speaks now (tracked: a view or memo reading it follows a switch).
+pub fn lang_of(i18n: I18n) -> Lang {
+    lang(i18n.get_locale())
+}
+
 /// The locale the page shows for a language.
 pub fn locale(lang: Lang) -> Locale {
     match lang {

@@ -8,7 +8,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// Texts that are rightly the same in both languages (names, abbreviations, symbols).
-const SAME_IN_BOTH: &[&str] = &["Logs"];
+const SAME_IN_BOTH: &[&str] = &[
+    // The stage: the broker keeps its name in Spanish, as does a fanout exchange.
+    "Broker ", "broker", "fanout",
+    // The help's row for the language switch names both languages.
+    "EN / ES", // The panels: the logs tab keeps the trade's word.
+    "Logs",
+];
 
 /// Every leaf of a namespace file, by its dotted key.
 fn leaves(value: &Value, prefix: &str, out: &mut BTreeMap<String, String>) {

@@ -210,6 +210,28 @@ impl EventQueue {
         entry.map(|e| (e.at, e.event))
     }
 
+    /// Every pending event, in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = &Event> + '_ {
+        self.heap
+            .iter()
+            .chain(self.lanes.iter().flatten())
+            .map(|e| &e.event)
+    }
+
+    /// Drops the lanes' events that `keep` refuses. Only for events that can never matter
+    /// again (they would be discarded on reaching the front), so the order of the rest,
+    /// and so the run, is unchanged.
+    pub fn retain_in_lanes(&mut self, mut keep: impl FnMut(&Event) -> bool) {
+        for lane in &mut self.lanes {
+            lane.retain(|e| keep(&e.event));
+        }
+    }
+
+    /// The longest FIFO lane.
+    pub fn longest_lane(&self) -> usize {
+        self.lanes.iter().map(VecDeque::len).max().unwrap_or(0)
+    }
+
     pub fn len(&self) -> usize {
         self.heap.len() + self.lanes.iter().map(VecDeque::len).sum::<usize>()
     }

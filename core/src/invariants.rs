@@ -1,11 +1,13 @@
 //! The accounting invariant: every message and every copy is in exactly one fate, the
 //! structures that hold them agree with those fates, and the counters agree with both.
-//! Everything is recounted from scratch, so the check cannot pass by trusting the
-//! counters it checks.
+//! Everything held is recounted from scratch, so the check cannot pass by trusting the
+//! counters it checks; released (finished) messages and copies count through the totals
+//! they left when they were released (`sim::release`).
 
 use crate::log::{Group, Partition};
 use crate::message::{Fate, MessageCopy, PublishFate};
 use crate::queue::Queue;
+use crate::records::Records;
 use crate::sim::Simulation;
 
 fn ensure(ok: bool, what: impl FnOnce() -> String) -> Result<(), String> {
@@ -29,6 +31,7 @@ pub fn check(sim: &Simulation) -> Result<(), String> {
 fn check_messages(sim: &Simulation) -> Result<(), String> {
     let messages = sim.messages();
     let c = sim.counters();
+    let retired = sim.retired();
     // Per message: every accepted request has exactly one job status, and the pending
     // ones are exactly the messages still with their producers.
     let jobs = sim.jobs_of(None);
@@ -46,48 +49,22 @@ fn check_messages(sim: &Simulation) -> Result<(), String> {
             c.created
         )
     })?;
-    ensure(c.created == messages.len() as u64, || {
-        format!("created {} but {} messages", c.created, messages.len())
-    })?;
-    let mut copies_of = vec![0u32; messages.len()];
-    for copy in sim.copies() {
-        copies_of[copy.msg.index()] += 1;
-    }
-    let mut tally_of = vec![[0u32; 3]; messages.len()];
-    for copy in sim.copies() {
-        tally_of[copy.msg.index()][copy.fate.tally_slot()] += 1;
-    }
-    for (id, m) in messages.iter().enumerate() {
-        ensure(m.copy_tally == tally_of[id], || {
+    let held = messages.iter().count() as u64;
+    ensure(
+        c.created == messages.len() as u64 && held + retired.messages == c.created,
+        || {
             format!(
-                "message {id}: copy tally {:?}, copies say {:?}",
-                m.copy_tally, tally_of[id]
+                "created {} but {} ids, {held} held and {} released",
+                c.created,
+                messages.len(),
+                retired.messages
             )
-        })?;
-        ensure(m.copies == copies_of[id], || {
-            format!(
-                "message {id} says {} copies, {} exist",
-                m.copies, copies_of[id]
-            )
-        })?;
-        ensure(
-            (m.fate == PublishFate::Stored) == (m.copies + m.records > 0),
-            || {
-                format!(
-                    "message {id} has fate {:?} with {} copies and {} records",
-                    m.fate, m.copies, m.records
-                )
-            },
-        )?;
-    }
-    let gave_up = messages
-        .iter()
-        .filter(|m| m.fate == PublishFate::GaveUp)
-        .count() as u64;
-    let never = messages
-        .iter()
-        .filter(|m| m.fate == PublishFate::NeverPublished)
-        .count() as u64;
+        },
+    )?;
+    check_message_copies(sim)?;
+    let fates = |f: PublishFate| messages.iter().filter(|m| m.fate == f).count() as u64;
+    let gave_up = fates(PublishFate::GaveUp) + retired.gave_up;
+    let never = fates(PublishFate::NeverPublished) + retired.never_published;
     // A producer can give up on a message the broker stores after all (a late publish):
     // its fate is then Stored, so the fate count can only be below the event count.
     ensure(gave_up <= c.gave_up && never == c.never_published, || {
@@ -98,14 +75,55 @@ fn check_messages(sim: &Simulation) -> Result<(), String> {
     })
 }
 
+/// Each held message's copy counts agree with its held copies: the live ones exactly
+/// (a live copy is never released), the finished ones at least (some may be released).
+fn check_message_copies(sim: &Simulation) -> Result<(), String> {
+    let mut held_of = std::collections::BTreeMap::<usize, (u32, [u32; 3])>::new();
+    for copy in sim.copies().iter() {
+        let e = held_of.entry(copy.msg.index()).or_default();
+        e.0 += 1;
+        e.1[copy.fate.tally_slot()] += 1;
+    }
+    for (id, m) in sim.messages().iter_with_ids() {
+        let (held, tally) = held_of.remove(&id).unwrap_or_default();
+        let t = m.copy_tally;
+        ensure(
+            t[0] == tally[0] && t[1] >= tally[1] && t[2] >= tally[2],
+            || format!("message {id}: copy tally {t:?}, its held copies say {tally:?}"),
+        )?;
+        ensure(
+            m.held_copies == held && t.iter().sum::<u32>() == m.copies && held <= m.copies,
+            || {
+                format!(
+                    "message {id} says {} copies ({} held, tally {t:?}), {held} are held",
+                    m.copies, m.held_copies
+                )
+            },
+        )?;
+        ensure(
+            (m.fate == PublishFate::Stored) == (m.copies + m.records > 0),
+            || {
+                format!(
+                    "message {id} has fate {:?} with {} copies and {} records",
+                    m.fate, m.copies, m.records
+                )
+            },
+        )?;
+    }
+    ensure(held_of.is_empty(), || {
+        format!("copies of released messages are held: {:?}", held_of.keys())
+    })
+}
+
 fn check_copies(sim: &Simulation) -> Result<(), String> {
     let copies = sim.copies();
     let c = sim.counters();
     ensure(c.published == copies.len() as u64, || {
         format!("published {} but {} copies", c.published, copies.len())
     })?;
-    let mut by_fate = [0u64; Fate::ALL.len()];
-    for copy in copies {
+    // Released copies count with the fate they had when released.
+    let mut by_fate = sim.retired().copies_by_fate;
+    for copy in copies.iter() {
         by_fate[copy.fate.index()] += 1;
     }
     ensure(by_fate.iter().sum::<u64>() == copies.len() as u64, || {
@@ -172,7 +190,7 @@ fn check_queues(sim: &Simulation) -> Result<(), String> {
     let queues = sim.queues_raw();
     // Copies per (queue, fate), in one pass.
     let mut counts = vec![[0u64; Fate::ALL.len()]; queues.len()];
-    for c in copies {
+    for c in copies.iter() {
         counts[c.queue.index()][c.fate.index()] += 1;
     }
     let mut waiting_seen = 0u64;
@@ -189,7 +207,12 @@ fn check_queues(sim: &Simulation) -> Result<(), String> {
 }
 
 /// Queue `q`'s line holds exactly its `waiting` copies, in order, each once.
-fn check_line(copies: &[MessageCopy], qi: usize, q: &Queue, waiting: u64) -> Result<(), String> {
+fn check_line(
+    copies: &Records<MessageCopy>,
+    qi: usize,
+    q: &Queue,
+    waiting: u64,
+) -> Result<(), String> {
     ensure(q.line.len() as u64 == waiting, || {
         format!(
             "queue {}: line holds {} but {waiting} copies wait",
@@ -198,7 +221,12 @@ fn check_line(copies: &[MessageCopy], qi: usize, q: &Queue, waiting: u64) -> Res
         )
     })?;
     for (i, &id) in q.line.iter().enumerate() {
-        let copy = &copies[id as usize];
+        let Some(copy) = copies.get(id as usize) else {
+            return Err(format!(
+                "queue {}: copy {id} is in line but released",
+                q.name
+            ));
+        };
         ensure(
             copy.fate == Fate::Waiting && copy.queue.index() == qi,
             || {
@@ -250,7 +278,7 @@ fn check_queue_tallies(q: &Queue, counts: &[u64]) -> Result<(), String> {
 }
 
 /// Queue `q`'s dead-letter queue holds exactly its `dead` copies.
-fn check_dlq(copies: &[MessageCopy], qi: usize, q: &Queue, dead: u64) -> Result<(), String> {
+fn check_dlq(copies: &Records<MessageCopy>, qi: usize, q: &Queue, dead: u64) -> Result<(), String> {
     ensure(q.dlq.len() as u64 == dead, || {
         format!(
             "queue {}: {} DLQ entries, {dead} dead-lettered",
@@ -260,7 +288,10 @@ fn check_dlq(copies: &[MessageCopy], qi: usize, q: &Queue, dead: u64) -> Result<
     })?;
     for e in &q.dlq {
         ensure(
-            copies[e.copy as usize].fate == Fate::DeadLettered && e.source.index() == qi,
+            copies
+                .get(e.copy as usize)
+                .is_some_and(|c| c.fate == Fate::DeadLettered)
+                && e.source.index() == qi,
             || {
                 format!(
                     "queue {}: DLQ entry for copy {} is not dead-lettered here",
@@ -276,12 +307,9 @@ fn check_effects(sim: &Simulation) -> Result<(), String> {
     let c = sim.counters();
     let (mut applied, mut duplicates) = (0u64, 0u64);
     for t in sim.all_tables() {
-        applied += t.applied.iter().map(|&e| u64::from(e)).sum::<u64>();
-        duplicates += t
-            .applied
-            .iter()
-            .map(|&e| u64::from(e.saturating_sub(1)))
-            .sum::<u64>();
+        // Recounted from the held messages' rows, plus what released messages folded.
+        applied += t.applied.total();
+        duplicates += t.applied.extra();
     }
     ensure(
         applied == c.effects_applied && duplicates == c.duplicate_effects,
@@ -324,7 +352,9 @@ fn check_processes(sim: &Simulation) -> Result<(), String> {
         })?;
         for h in consumer.working.iter().chain(consumer.buffer.iter()) {
             ensure(
-                sim.copies()[h.copy as usize].queue == consumer.queue,
+                sim.copies()
+                    .get(h.copy as usize)
+                    .is_some_and(|c| c.queue == consumer.queue),
                 || format!("consumer {i} holds copy {} of another queue", h.copy),
             )?;
         }
@@ -332,7 +362,9 @@ fn check_processes(sim: &Simulation) -> Result<(), String> {
     for (i, p) in sim.producers_raw().iter().enumerate() {
         // Held back: a first publish (pending) or a retry of one the broker already has.
         for &msg in &p.held {
-            let fate = sim.messages()[msg.index()].fate;
+            let Some(fate) = sim.message(msg).map(|m| m.fate) else {
+                return Err(format!("producer {i} holds back released message {msg}"));
+            };
             ensure(
                 matches!(fate, PublishFate::Pending | PublishFate::Stored),
                 || format!("producer {i} holds back message {msg}, which is {fate:?}"),
@@ -343,7 +375,7 @@ fn check_processes(sim: &Simulation) -> Result<(), String> {
             sim.scenario().producers[i].handoff,
             crate::scenario::Handoff::Outbox { .. }
         ) {
-            for (id, m) in sim.messages().iter().enumerate() {
+            for (id, m) in sim.messages().iter_with_ids() {
                 ensure(
                     m.producer.index() != i
                         || m.fate != PublishFate::Pending
@@ -353,7 +385,9 @@ fn check_processes(sim: &Simulation) -> Result<(), String> {
             }
         }
         for row in &p.outbox {
-            let m = &sim.messages()[row.msg.index()];
+            let Some(m) = sim.message(row.msg) else {
+                return Err(format!("producer {i}: outbox row {} released", row.msg));
+            };
             ensure(
                 m.producer.index() == i
                     && matches!(
@@ -386,7 +420,12 @@ fn check_log_counts(sim: &Simulation) -> Result<(), String> {
     let partitions = || sim.logs_raw().iter().flat_map(|l| l.partitions.iter());
     let ends: u64 = partitions().map(|p| p.end()).sum();
     let starts: u64 = partitions().map(|p| p.start).sum();
-    let records: u64 = sim.messages().iter().map(|m| u64::from(m.records)).sum();
+    let records: u64 = sim
+        .messages()
+        .iter()
+        .map(|m| u64::from(m.records))
+        .sum::<u64>()
+        + sim.retired().records;
     ensure(ends == c.appended && records == c.appended, || {
         format!(
             "appended {} but partitions end at {ends} in all and messages count {records}",

@@ -39,6 +39,7 @@ pub mod lang;
 pub mod lessons;
 pub mod link;
 pub mod narration;
+pub mod records;
 pub mod scenario;
 pub mod sim;
 pub mod step;

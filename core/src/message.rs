@@ -116,6 +116,9 @@ pub struct Message {
     /// lost, expired, dropped), done]; the job status reads these.
     #[serde(skip)]
     pub copy_tally: [u32; 3],
+    /// Its copies not yet released: the message is kept while any is.
+    #[serde(skip)]
+    pub held_copies: u32,
 }
 
 /// One accepted request's status (the 202 + job status contract).

@@ -72,12 +72,8 @@ impl DatabaseReport {
             balances: t.aggregates.iter().map(|(&k, a)| (k, a.balance)).collect(),
             versions: t.aggregates.iter().map(|(&k, a)| (k, a.version)).collect(),
             emails: EmailReport {
-                count: t.emails.iter().map(|&e| u64::from(e)).sum(),
-                duplicates: t
-                    .emails
-                    .iter()
-                    .map(|&e| u64::from(e.saturating_sub(1)))
-                    .sum(),
+                count: t.emails.total(),
+                duplicates: t.emails.extra(),
             },
         }
     }

@@ -4,7 +4,7 @@
 //! about once in 15,000 runs) while that standard error is small enough for the test to
 //! catch a model that is off by a few percent.
 
-use brokerlab_core::{examples, Scenario, Simulation};
+use brokerlab_core::{examples, Fact, Scenario, Simulation};
 
 /// Mean and standard error of the mean of `x` by `batches` batch means.
 fn batch_means(x: &[f64], batches: usize) -> (f64, f64) {
@@ -19,14 +19,35 @@ fn batch_means(x: &[f64], batches: usize) -> (f64, f64) {
     (mean, (var / k).sqrt())
 }
 
-/// Waits in the queue (stored → first delivery), in arrival order.
-fn queue_waits(sim: &Simulation) -> Vec<f64> {
-    sim.copies()
-        .iter()
-        .map(|c| {
-            (c.first_delivered_us.expect("every copy was delivered") - c.stored_us) as f64 / 1e6
-        })
-        .collect()
+/// Runs to the end and returns the waits in the queue (stored → first delivery), in
+/// arrival order. Read as each first delivery happens: a finished copy is released.
+fn run_recording_waits(sim: &mut Simulation) -> Vec<f64> {
+    let mut waits = Vec::new();
+    while let Some(step) = sim.step() {
+        let firsts: Vec<_> = step
+            .facts
+            .iter()
+            .filter_map(|f| match *f {
+                Fact::Delivered {
+                    copy, attempt: 1, ..
+                } => Some(copy),
+                _ => None,
+            })
+            .collect();
+        for copy in firsts {
+            let c = sim.copy(copy).expect("a copy being delivered is held");
+            let first = c.first_delivered_us.expect("just delivered");
+            waits.push((copy, (first - c.stored_us) as f64 / 1e6));
+        }
+    }
+    sim.run(); // nothing left but the final samples
+    waits.sort_by_key(|&(copy, _)| copy);
+    assert_eq!(
+        waits.len() as u64,
+        sim.counters().published,
+        "every copy was delivered"
+    );
+    waits.into_iter().map(|(_, w)| w).collect()
 }
 
 /// Erlang C: probability of waiting in M/M/c, and the mean wait Wq.
@@ -49,7 +70,7 @@ fn erlang_c_wq(lambda: f64, mu: f64, c: u32) -> f64 {
 fn check_mmc(scenario: Scenario, lambda: f64, c: u32, wq: f64, lq: f64) {
     let seed = scenario.seed;
     let mut sim = Simulation::new(scenario).unwrap();
-    sim.run();
+    let waits = run_recording_waits(&mut sim);
     let s = sim.summary();
     assert_eq!(s.counters.published, 1_000_000);
     assert_eq!(s.counters.done, 1_000_000, "every message processed once");
@@ -63,7 +84,7 @@ fn check_mmc(scenario: Scenario, lambda: f64, c: u32, wq: f64, lq: f64) {
     );
 
     // 50 batches of 20,000 customers; relaxation time at ρ = 0.9 is a few hundred customers.
-    let (w, se) = batch_means(&queue_waits(&sim), 50);
+    let (w, se) = batch_means(&waits, 50);
     assert!(
         (w - s.mean_queue_wait_s).abs() < 1e-6,
         "report and recount agree"

@@ -7,7 +7,10 @@
 
 use brokerlab_core::{us_to_secs, ConsumerId, Fact, Micros, Simulation};
 
+use brokerlab_core::lang::Lang;
+
 use crate::format::seconds;
+use crate::i18n::{locale, td_string};
 
 /// What one crash sets up for later.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -48,35 +51,47 @@ impl Aftermath {
         })
     }
 
-    /// What the crash's card adds: when the leases of what it held run out, and, for
-    /// whatever falls after the run's end time `end_s`, that it will not happen in this run.
-    /// `None` when there is nothing to add.
-    pub fn text(&self, end_s: Option<f64>) -> Option<String> {
+    /// What the crash's card adds, in `lang`: when the leases of what it held run out,
+    /// and, for whatever falls after the run's end time `end_s`, that it will not happen
+    /// in this run. `None` when there is nothing to add.
+    pub fn text(&self, end_s: Option<f64>, lang: Lang) -> Option<String> {
+        let locale = locale(lang);
         let after_end = |at_us: Micros| end_s.filter(|&end| us_to_secs(at_us) > end);
+        let secs = |s: f64| match lang {
+            Lang::En => seconds(s),
+            Lang::Es => seconds(s).replace('.', ","),
+        };
         let mut parts = Vec::new();
         if let Some(until) = self.leases_until_us {
             let what = match self.held {
-                1 => "the message it held".to_string(),
-                n => format!("the {n} messages it held"),
+                1 => td_string!(locale, story.aftermath.held_one).to_string(),
+                n => td_string!(locale, story.aftermath.held_many, n = n).to_string(),
             };
+            let at = secs(us_to_secs(until));
             parts.push(match after_end(until) {
-                Some(end) => format!(
-                    "The lease on {what} would run out at t = {}, after the run ends at {}: it stays in flight to the end.",
-                    seconds(us_to_secs(until)),
-                    seconds(end)
-                ),
-                None => format!(
-                    "The lease on {what} runs out at t = {}; only then can the broker deliver it again.",
-                    seconds(us_to_secs(until))
-                ),
+                Some(end) => td_string!(
+                    locale,
+                    story.aftermath.lease_after_end,
+                    what = what,
+                    at = at,
+                    end = secs(end)
+                )
+                .to_string(),
+                None => td_string!(locale, story.aftermath.lease_runs_out, what = what, at = at)
+                    .to_string(),
             });
         }
         if let Some(end) = self.restart_at_us.and_then(after_end) {
-            parts.push(format!(
-                "The restart would come at t = {}, after the run ends at {}: it stays down to the end.",
-                seconds(us_to_secs(self.restart_at_us.unwrap_or_default())),
-                seconds(end)
-            ));
+            let at = secs(us_to_secs(self.restart_at_us.unwrap_or_default()));
+            parts.push(
+                td_string!(
+                    locale,
+                    story.aftermath.restart_after_end,
+                    at = at,
+                    end = secs(end)
+                )
+                .to_string(),
+            );
         }
         (!parts.is_empty()).then(|| parts.join(" "))
     }
@@ -132,7 +147,7 @@ mod tests {
             until > sim.now_us() && until <= sim.now_us() + secs_to_us(3_600.0),
             "a 3,600 s lease given before the crash: {until}"
         );
-        let text = a.text(Some(90.0)).expect("something to tell");
+        let text = a.text(Some(90.0), Lang::En).expect("something to tell");
         assert!(
             text.starts_with(&format!(
                 "The lease on the message it held would run out at t = {}, after the run ends at 90.0 s",
@@ -146,7 +161,7 @@ mod tests {
     #[test]
     fn within_the_run_the_card_says_when_the_lease_runs_out_and_nothing_about_the_end() {
         let (_, a) = mm1_crashed(None, Some(5.0));
-        let text = a.text(None).expect("the lease");
+        let text = a.text(None, Lang::En).expect("the lease");
         assert!(text.contains("runs out at t = "), "{text}");
         assert!(!text.contains("after the run ends"), "{text}");
         // A crash that leaves nothing for later adds nothing.
@@ -154,6 +169,18 @@ mod tests {
             restart_at_us: Some(secs_to_us(5.0)),
             ..Aftermath::default()
         };
-        assert_eq!(quiet.text(Some(90.0)), None);
+        assert_eq!(quiet.text(Some(90.0), Lang::En), None);
+    }
+
+    #[test]
+    fn the_card_is_told_in_spanish_with_a_decimal_comma() {
+        let (_, a) = mm1_crashed(Some(90.0), Some(100.0));
+        let text = a.text(Some(90.0), Lang::Es).expect("something to tell");
+        assert!(
+            text.starts_with("La concesión (lease) del mensaje que tenía"),
+            "{text}"
+        );
+        assert!(text.contains("90,0 s"), "{text}");
+        assert!(!text.contains("lease on"), "{text}");
     }
 }

@@ -3,25 +3,68 @@
 //! the load factor ρ = λ/μ with its meaning, and the chart's text description. Pure, so it
 //! is tested natively; `backlog_chart` puts it on the page.
 
+use brokerlab_core::lessons::Lang;
 use brokerlab_core::{Fact, ProducerCrashPoint, Sample, Simulation};
 
 use crate::format::{count, seconds};
+use crate::i18n::{locale, td_string};
 use crate::model::fluid::Load;
 
 /// A crash the chart marks with a vertical line and a short label such as "C2 ✕".
 #[derive(Clone, Debug, PartialEq)]
 pub struct CrashMarker {
     pub t_s: f64,
+    /// The label in English (the page shows [`CrashMarker::text`], in its language).
     pub label: String,
+    /// Who crashed: what the label names.
+    pub who: Crashed,
+}
+
+/// Who a crash marker names.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Crashed {
+    /// A consumer, a producer or a group member, by its name.
+    Named(String),
+    /// The outbox relay of the producer named.
+    Relay(String),
+    Broker,
+}
+
+impl Crashed {
+    /// Who crashed, in words: a component's own name is not translated.
+    pub fn text(&self, lang: Lang) -> String {
+        let l = locale(lang);
+        match self {
+            Crashed::Named(name) => name.clone(),
+            Crashed::Relay(name) => td_string!(l, stage.chart_info.relay, name).to_string(),
+            Crashed::Broker => td_string!(l, stage.chart_info.broker).to_string(),
+        }
+    }
+}
+
+impl CrashMarker {
+    fn new(t_s: f64, who: Crashed) -> Self {
+        Self {
+            t_s,
+            label: format!("{} ✕", who.text(Lang::En)),
+            who,
+        }
+    }
+
+    /// The label drawn on the chart: "C2 ✕".
+    pub fn text(&self, lang: Lang) -> String {
+        format!("{} ✕", self.who.text(lang))
+    }
 }
 
 /// The marker for `fact` at `t_s`, if it is a crash (of a consumer, a producer or its relay,
 /// the broker, or a consumer-group member).
 pub fn crash_marker(sim: &Simulation, t_s: f64, fact: &Fact) -> Option<CrashMarker> {
     let who = match *fact {
-        Fact::ConsumerCrashed { consumer, .. } => sim
-            .consumer(consumer)
-            .map_or_else(|| format!("consumer {consumer}"), |c| c.name),
+        Fact::ConsumerCrashed { consumer, .. } => Crashed::Named(
+            sim.consumer(consumer)
+                .map_or_else(|| format!("consumer {consumer}"), |c| c.name),
+        ),
         Fact::ProducerCrashed {
             producer, point, ..
         } => {
@@ -30,19 +73,16 @@ pub fn crash_marker(sim: &Simulation, t_s: f64, fact: &Fact) -> Option<CrashMark
                 .map_or_else(|| format!("producer {producer}"), str::to_string);
             // Its relay crashed between the confirm and marking the row: say whose fault.
             if point == ProducerCrashPoint::AfterPublishBeforeMark {
-                format!("{name} relay")
+                Crashed::Relay(name)
             } else {
-                name
+                Crashed::Named(name)
             }
         }
-        Fact::BrokerCrashed { .. } => "broker".to_string(),
-        Fact::MemberCrashed { group, member, .. } => sim.member_name(group, member),
+        Fact::BrokerCrashed { .. } => Crashed::Broker,
+        Fact::MemberCrashed { group, member, .. } => Crashed::Named(sim.member_name(group, member)),
         _ => return None,
     };
-    Some(CrashMarker {
-        t_s,
-        label: format!("{who} ✕"),
-    })
+    Some(CrashMarker::new(t_s, who))
 }
 
 /// The run's values at one instant, as the hover readout shows them.
@@ -135,34 +175,42 @@ pub fn predicted_at(curve: &[(f64, f64)], t_s: f64) -> f64 {
 }
 
 /// A count from the fluid model (a real number) as the page writes counts.
-pub fn fluid_count(v: f64) -> String {
+pub fn fluid_count(v: f64, lang: Lang) -> String {
     if v.is_finite() {
         count(v.max(0.0).round() as u64)
     } else {
-        "unbounded".into()
+        td_string!(locale(lang), stage.chart_info.unbounded).to_string()
     }
 }
 
 /// The readout as one line of text (the page shows each number in its own element too).
-pub fn values_text(v: &Values) -> String {
-    format!(
-        "{}{}: {} waiting (predicted {}), {} in flight, {} in the dead-letter queue, oldest waiting {}",
-        seconds(v.t_s),
-        if v.now { " (now)" } else { "" },
-        count(v.backlog),
-        fluid_count(v.predicted),
-        count(v.in_flight),
-        count(v.dead_lettered),
-        seconds(v.oldest_age_s),
+pub fn values_text(v: &Values, lang: Lang) -> String {
+    let l = locale(lang);
+    let now = if v.now {
+        td_string!(l, stage.chart.now)
+    } else {
+        ""
+    };
+    td_string!(
+        l,
+        stage.chart_info.values,
+        t = seconds(v.t_s),
+        now,
+        backlog = count(v.backlog),
+        predicted = fluid_count(v.predicted, lang),
+        in_flight = count(v.in_flight),
+        dlq = count(v.dead_lettered),
+        oldest = seconds(v.oldest_age_s),
     )
+    .to_string()
 }
 
 /// A rate per second: `2,000/s`, `0.9/s`.
-pub fn rate(per_s: f64) -> String {
+pub fn rate(per_s: f64, lang: Lang) -> String {
     // Adding +0.0 turns -0.0 into 0.0: a rate is never written "-0/s".
     let per_s = per_s + 0.0;
     if !per_s.is_finite() {
-        "unlimited".into()
+        td_string!(locale(lang), stage.chart_info.unlimited).to_string()
     } else if per_s >= 100.0 {
         format!("{}/s", count(per_s.round() as u64))
     } else {
@@ -211,10 +259,10 @@ impl Rho {
 
     /// What ρ means for the backlog, in plain words (the parameters' forecast says it
     /// with the same [`Load::verdict`]).
-    pub fn hint(&self) -> String {
+    pub fn hint(&self, lang: Lang) -> String {
         match self.load() {
-            None => "nothing consumes here, so ρ does not apply".into(),
-            Some(load) => load.verdict().into(),
+            None => td_string!(locale(lang), stage.chart_info.rho_none).to_string(),
+            Some(load) => load.verdict_in(lang),
         }
     }
 
@@ -224,12 +272,14 @@ impl Rho {
     }
 
     /// λ and μ as they were divided.
-    pub fn rates_text(&self) -> String {
-        format!(
-            "λ = {} arriving, μ = {} capacity",
-            rate(self.lambda),
-            rate(self.mu)
+    pub fn rates_text(&self, lang: Lang) -> String {
+        td_string!(
+            locale(lang),
+            stage.chart_info.rates,
+            lambda = rate(self.lambda, lang),
+            mu = rate(self.mu, lang),
         )
+        .to_string()
     }
 }
 
@@ -258,39 +308,37 @@ pub fn label_rows(spans: &[(f64, f64)], rows: usize, gap: f64) -> Vec<usize> {
 
 /// The chart's text equivalent, for screen readers: the values now, which lines are
 /// drawn, and the crashes marked.
-pub fn describe(now: &Values, lines: &[&str], crashes: &[CrashMarker]) -> String {
-    let mut text = format!(
-        "Backlog over simulated time. At {}: {} messages waiting, the fluid prediction {}, {} in flight, {} in the dead-letter queue, oldest waiting {}.",
-        seconds(now.t_s),
-        count(now.backlog),
-        fluid_count(now.predicted),
-        count(now.in_flight),
-        count(now.dead_lettered),
-        seconds(now.oldest_age_s),
-    );
+pub fn describe(now: &Values, lines: &[&str], crashes: &[CrashMarker], lang: Lang) -> String {
+    let l = locale(lang);
+    let mut text = td_string!(
+        l,
+        stage.chart_info.describe,
+        t = seconds(now.t_s),
+        backlog = count(now.backlog),
+        predicted = fluid_count(now.predicted, lang),
+        in_flight = count(now.in_flight),
+        dlq = count(now.dead_lettered),
+        oldest = seconds(now.oldest_age_s),
+    )
+    .to_string();
     if !lines.is_empty() {
-        text.push_str(" Lines drawn: ");
-        text.push_str(&lines.join("; "));
-        text.push('.');
+        let lines = lines.join("; ");
+        text.push_str(&td_string!(l, stage.chart_info.lines_drawn, lines).to_string());
     }
-    match crashes {
-        [] => text.push_str(" No crash so far."),
-        _ => {
-            let list: Vec<String> = crashes
-                .iter()
-                .map(|c| format!("{} at {}", c.label.trim_end_matches(" ✕"), seconds(c.t_s)))
-                .collect();
-            text.push_str(&format!(
-                " {} marked: {}.",
-                if crashes.len() == 1 {
-                    "1 crash".to_string()
-                } else {
-                    format!("{} crashes", crashes.len())
-                },
-                list.join(", ")
-            ));
-        }
-    }
+    let list: Vec<String> = crashes
+        .iter()
+        .map(|c| {
+            let (who, t) = (c.who.text(lang), seconds(c.t_s));
+            td_string!(l, stage.chart_info.crash_at, who, t).to_string()
+        })
+        .collect();
+    let list = list.join(", ");
+    let crashes = match crashes.len() {
+        0 => td_string!(l, stage.chart_info.no_crash).to_string(),
+        1 => td_string!(l, stage.chart_info.one_crash, list).to_string(),
+        n => td_string!(l, stage.chart_info.crashes, n, list).to_string(),
+    };
+    text.push_str(&crashes);
     text
 }
 
@@ -394,7 +442,7 @@ mod tests {
         assert_eq!(v.in_flight, sim.in_flight());
         assert_eq!(v.predicted, 10_000.0);
         assert!(v.now && v.backlog > 5_000);
-        let text = values_text(&v);
+        let text = values_text(&v, Lang::En);
         assert!(text.starts_with("10.0 s (now): "), "{text}");
         assert!(text.contains("(predicted 10,000)"), "{text}");
     }
@@ -418,7 +466,8 @@ mod tests {
             markers,
             [CrashMarker {
                 t_s: 2.5,
-                label: "worker-2 ✕".into()
+                label: "worker-2 ✕".into(),
+                who: Crashed::Named("worker-2".into()),
             }]
         );
         let broker = Fact::BrokerCrashed {
@@ -445,9 +494,12 @@ mod tests {
         };
         assert_eq!(burst.value(), Some(1.5));
         assert_eq!(burst.value_text(), "1.50");
-        assert!(burst.hint().starts_with("ρ > 1:") && burst.hint().contains("grows without bound"));
+        assert!(
+            burst.hint(Lang::En).starts_with("ρ > 1:")
+                && burst.hint(Lang::En).contains("grows without bound")
+        );
         assert_eq!(
-            burst.rates_text(),
+            burst.rates_text(Lang::En),
             "λ = 3,000/s arriving, μ = 2,000/s capacity"
         );
         let mm1 = Rho {
@@ -456,29 +508,32 @@ mod tests {
             has_consumers: true,
         };
         assert_eq!(mm1.value_text(), "0.90");
-        assert!(mm1.hint().starts_with("ρ < 1: stable"));
-        assert_eq!(mm1.rates_text(), "λ = 0.9/s arriving, μ = 1/s capacity");
-        assert_eq!(rate(-0.0), "0/s", "never -0");
+        assert!(mm1.hint(Lang::En).starts_with("ρ < 1: stable"));
+        assert_eq!(
+            mm1.rates_text(Lang::En),
+            "λ = 0.9/s arriving, μ = 1/s capacity"
+        );
+        assert_eq!(rate(-0.0, Lang::En), "0/s", "never -0");
         let edge = Rho {
             lambda: 5.0,
             mu: 5.0,
             has_consumers: true,
         };
-        assert!(edge.hint().starts_with("ρ = 1:"));
+        assert!(edge.hint(Lang::En).starts_with("ρ = 1:"));
         let idle = Rho {
             lambda: 0.0,
             mu: 2_000.0,
             has_consumers: true,
         };
         assert_eq!(idle.value_text(), "0.00");
-        assert!(idle.hint().starts_with("ρ = 0:"));
+        assert!(idle.hint(Lang::En).starts_with("ρ = 0:"));
         let none_up = Rho {
             lambda: 3.0,
             mu: 0.0,
             has_consumers: true,
         };
         assert_eq!(none_up.value_text(), "∞");
-        assert!(none_up.hint().starts_with("ρ > 1:"));
+        assert!(none_up.hint(Lang::En).starts_with("ρ > 1:"));
         let instant = Rho {
             lambda: 3.0,
             mu: f64::INFINITY,
@@ -491,7 +546,7 @@ mod tests {
             has_consumers: false,
         };
         assert_eq!((log.value(), log.value_text().as_str()), (None, "n/a"));
-        assert!(log.hint().contains("does not apply"));
+        assert!(log.hint(Lang::En).contains("does not apply"));
         assert_eq!(
             Rho {
                 lambda: 250.0,
@@ -546,18 +601,49 @@ mod tests {
             oldest_age_s: 6.31,
             now: true,
         };
-        let crashes = [CrashMarker {
-            t_s: 5.0,
-            label: "C2 ✕".into(),
-        }];
+        let crashes = [CrashMarker::new(5.0, Crashed::Named("C2".into()))];
         let text = describe(
             &v,
             &["backlog (solid blue)", "fluid prediction (dashed)"],
             &crashes,
+            Lang::En,
         );
         assert!(text.starts_with("Backlog over simulated time. At 20.0 s: 12,345 messages waiting, the fluid prediction 20,000, 20 in flight, 0 in the dead-letter queue, oldest waiting 6.3 s."), "{text}");
         assert!(text.contains("Lines drawn: backlog (solid blue); fluid prediction (dashed)."));
         assert!(text.ends_with("1 crash marked: C2 at 5.0 s."), "{text}");
-        assert!(describe(&v, &[], &[]).ends_with("No crash so far."));
+        assert!(describe(&v, &[], &[], Lang::En).ends_with("No crash so far."));
+    }
+
+    #[test]
+    fn the_chart_speaks_spanish() {
+        let broker = CrashMarker::new(3.0, Crashed::Broker);
+        assert_eq!(broker.label, "broker ✕");
+        let relay = CrashMarker::new(4.0, Crashed::Relay("orders-api".into()));
+        assert_eq!(relay.label, "orders-api relay ✕");
+        assert_eq!(relay.text(Lang::Es), "relay de orders-api ✕");
+        let v = live(10.0);
+        let text = describe(&v, &["acumulado"], &[relay], Lang::Es);
+        assert!(
+            text.starts_with(
+                "Acumulado a lo largo del tiempo simulado. En 10.0 s: 999 mensajes en espera"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.ends_with("1 caída marcada: relay de orders-api en 4.0 s."),
+            "{text}"
+        );
+        let rho = Rho {
+            lambda: 3.0,
+            mu: 1.0,
+            has_consumers: true,
+        };
+        assert_eq!(
+            rho.rates_text(Lang::Es),
+            "λ = 3/s de llegadas, μ = 1/s de capacidad"
+        );
+        assert!(rho.hint(Lang::Es).starts_with("ρ > 1: los mensajes llegan"));
+        assert_eq!(fluid_count(f64::INFINITY, Lang::Es), "sin límite");
+        assert!(values_text(&v, Lang::Es).starts_with("10.0 s (ahora): 999 en espera"));
     }
 }

@@ -6,20 +6,63 @@
 use std::collections::BTreeMap;
 
 use brokerlab_core::database::{Aggregate, GroupTables};
+use brokerlab_core::records::Records;
 use brokerlab_core::{Idempotency, Message, Op, Simulation};
 
+use brokerlab_core::lessons::Lang;
+
 use crate::format::count;
+use crate::i18n::{locale, td_string};
 
 /// Rows a table card shows; the rest are summed up in one "+k more" line.
 pub const ROWS_SHOWN: usize = 6;
 
+/// What a row of an effects table is about.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RowId {
+    /// An aggregate, by its key: "key 3".
+    Key(u32),
+    /// A message without a key: "#7".
+    Msg(usize),
+}
+
+/// What a row of an effects table holds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RowValue {
+    /// The aggregate's state.
+    Aggregate(Aggregate),
+    /// A key without an aggregate (log groups keep none): "—".
+    NoAggregate,
+    /// The effect of a keyless message.
+    Op(Op),
+}
+
+/// Whose tables a card shows.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Owner {
+    /// The consumers of the queue named.
+    Queue(String),
+    /// The log consumer group named.
+    Group(String),
+}
+
+impl Owner {
+    /// The card's title: "orders consumers", "group enricher".
+    pub fn name(&self, lang: Lang) -> String {
+        let l = locale(lang);
+        match self {
+            Owner::Queue(queue) => td_string!(l, stage.db.queue_owner, queue).to_string(),
+            Owner::Group(name) => td_string!(l, stage.topology.group, name).to_string(),
+        }
+    }
+}
+
 /// One row of an effects table.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EffectRow {
-    /// "key 3" for an aggregate, "#7" for a message without a key.
-    pub label: String,
+    pub row: RowId,
     /// The aggregate's value, or the effect of a keyless message.
-    pub value: String,
+    pub value: RowValue,
     /// Effects applied to this row.
     pub effects: u64,
     /// Effects applied more than once for the same message (each extra application).
@@ -30,7 +73,7 @@ pub struct EffectRow {
 #[derive(Clone, Debug, PartialEq)]
 pub struct DatabaseCard {
     /// Whose tables: a queue's consumers or a log group.
-    pub name: String,
+    pub owner: Owner,
     /// Rows with a duplicate first, then in key (or message) order; at most [`ROWS_SHOWN`].
     pub rows: Vec<EffectRow>,
     /// Rows not shown.
@@ -60,7 +103,7 @@ pub fn database_cards(sim: &Simulation) -> Vec<DatabaseCard> {
         let first = view.consumers.first().and_then(|&c| sim.consumer(c))?;
         let tables = sim.tables(q)?;
         Some(card(
-            format!("{} consumers", view.name),
+            Owner::Queue(view.name),
             first.idempotency,
             tables,
             sim.messages(),
@@ -71,7 +114,7 @@ pub fn database_cards(sim: &Simulation) -> Vec<DatabaseCard> {
         let spec = scenario.groups.get(g.index())?;
         let tables = sim.group_tables(g)?;
         Some(card(
-            format!("group {}", spec.name),
+            Owner::Group(spec.name.clone()),
             spec.idempotency,
             tables,
             sim.messages(),
@@ -81,34 +124,55 @@ pub fn database_cards(sim: &Simulation) -> Vec<DatabaseCard> {
     queues.chain(groups).collect()
 }
 
+impl EffectRow {
+    /// The row's name: "key 3", or "#7" for a keyless message.
+    pub fn label(&self, lang: Lang) -> String {
+        match self.row {
+            RowId::Key(k) => td_string!(locale(lang), stage.db.key, k).to_string(),
+            RowId::Msg(msg) => format!("#{msg}"),
+        }
+    }
+
+    /// The row's value in words.
+    pub fn value_text(&self, lang: Lang) -> String {
+        match &self.value {
+            RowValue::Aggregate(a) => aggregate_value(a, lang),
+            RowValue::NoAggregate => "—".to_string(),
+            RowValue::Op(op) => op_text(*op, lang),
+        }
+    }
+}
+
 /// An aggregate's value in words: only what its effects changed.
-pub fn aggregate_value(a: &Aggregate) -> String {
+pub fn aggregate_value(a: &Aggregate, lang: Lang) -> String {
+    let l = locale(lang);
     let mut parts = Vec::new();
     if a.count > 0 {
-        parts.push(format!("count {}", count(a.count)));
+        parts.push(td_string!(l, stage.db.count, n = count(a.count)).to_string());
     }
     if a.balance != 0 {
-        parts.push(format!("balance {}", a.balance));
+        parts.push(td_string!(l, stage.db.balance, n = a.balance).to_string());
     }
     if a.status_done {
-        parts.push("status done".to_string());
+        parts.push(td_string!(l, stage.db.status_done).to_string());
     }
     if a.version > 0 {
         parts.push(format!("v{}", a.version));
     }
     if parts.is_empty() {
-        "unchanged".to_string()
+        td_string!(l, stage.db.unchanged).to_string()
     } else {
         parts.join(" · ")
     }
 }
 
-fn op_text(op: Op) -> String {
+fn op_text(op: Op, lang: Lang) -> String {
+    let l = locale(lang);
     match op {
-        Op::Increment => "count + 1".to_string(),
-        Op::SetStatus => "status = done".to_string(),
-        Op::Deposit(n) => format!("balance + {n}"),
-        Op::Withdraw(n) => format!("balance − {n}"),
+        Op::Increment => td_string!(l, stage.db.op_increment).to_string(),
+        Op::SetStatus => td_string!(l, stage.db.op_status).to_string(),
+        Op::Deposit(n) => td_string!(l, stage.db.op_deposit, n).to_string(),
+        Op::Withdraw(n) => td_string!(l, stage.db.op_withdraw, n).to_string(),
     }
 }
 
@@ -122,21 +186,20 @@ struct Tally {
     keyless_plain: Vec<EffectRow>,
     /// Keyless messages applied (shown or not).
     keyless: usize,
-    effects: u64,
-    duplicates: u64,
 }
 
 impl Tally {
     /// Linear in the messages the group applied, keeping only the keyless rows shown.
-    fn of(tables: &GroupTables, messages: &[Message], keyed: bool) -> Self {
+    fn of(tables: &GroupTables, messages: &Records<Message>, keyed: bool) -> Self {
         let mut t = Tally::default();
-        for (msg, &n) in tables.applied.iter().enumerate() {
+        // Rows of the messages the run still holds (finished ones are released; the
+        // totals below cover them).
+        for (msg, n) in tables.applied.iter() {
+            let msg = msg.index();
             if n == 0 {
                 continue;
             }
             let (n, extra) = (u64::from(n), u64::from(n - 1));
-            t.effects += n;
-            t.duplicates += extra;
             let key = if keyed {
                 messages.get(msg).and_then(|m| m.key)
             } else {
@@ -164,8 +227,8 @@ impl Tally {
         };
         if let (true, Some(m)) = (rows.len() < ROWS_SHOWN, message) {
             rows.push(EffectRow {
-                label: format!("#{msg}"),
-                value: op_text(m.op),
+                row: RowId::Msg(msg),
+                value: RowValue::Op(m.op),
                 effects: n,
                 duplicates: extra,
             });
@@ -180,12 +243,12 @@ impl Tally {
         }
         let total = self.by_key.len() + self.keyless;
         let keyed = self.by_key.iter().map(|(&k, &(n, extra))| EffectRow {
-            label: format!("key {k}"),
+            row: RowId::Key(k),
             // Log groups keep no aggregates: only the effects count.
             value: tables
                 .aggregates
                 .get(&k)
-                .map_or_else(|| "—".to_string(), aggregate_value),
+                .map_or(RowValue::NoAggregate, |a| RowValue::Aggregate(*a)),
             effects: n,
             duplicates: extra,
         });
@@ -203,23 +266,19 @@ impl Tally {
 
 /// Builds one card, in one pass over the group's applied messages ([`Tally`]).
 fn card(
-    name: String,
+    owner: Owner,
     idempotency: Idempotency,
     tables: &GroupTables,
-    messages: &[Message],
+    messages: &Records<Message>,
     keyed: bool,
 ) -> DatabaseCard {
     let tally = Tally::of(tables, messages, keyed);
-    let (effects, duplicates) = (tally.effects, tally.duplicates);
+    let (effects, duplicates) = (tables.applied.total(), tables.applied.extra());
     let (rows, total) = tally.rows(tables);
-    let emails: u64 = tables.emails.iter().map(|&n| u64::from(n)).sum();
-    let duplicate_emails = tables
-        .emails
-        .iter()
-        .map(|&n| u64::from(n.saturating_sub(1)))
-        .sum();
+    let emails = tables.emails.total();
+    let duplicate_emails = tables.emails.extra();
     DatabaseCard {
-        name,
+        owner,
         more: total - rows.len(),
         rows,
         effects,
@@ -233,39 +292,46 @@ fn card(
 }
 
 /// The card's one-line summary.
-pub fn database_summary(c: &DatabaseCard) -> String {
-    let mut text = format!("effects {}", count(c.effects));
+pub fn database_summary(c: &DatabaseCard, lang: Lang) -> String {
+    let l = locale(lang);
+    let mut text = td_string!(l, stage.db.effects, n = count(c.effects)).to_string();
     if c.duplicates > 0 {
-        text.push_str(&format!(" · ⚠ duplicates {}", count(c.duplicates)));
+        let n = count(c.duplicates);
+        text.push_str(&td_string!(l, stage.db.duplicates, n).to_string());
     } else {
-        text.push_str(" · no duplicate");
+        text.push_str(td_string!(l, stage.db.no_duplicate));
     }
     match c.idempotency {
-        Idempotency::Inbox => text.push_str(&format!(" · inbox rows {}", count(c.inbox as u64))),
+        Idempotency::Inbox => {
+            let n = count(c.inbox as u64);
+            text.push_str(&td_string!(l, stage.db.inbox_rows, n).to_string());
+        }
         Idempotency::CheckThenInsert => {
-            text.push_str(&format!(" · processed marks {}", count(c.marks as u64)))
+            let n = count(c.marks as u64);
+            text.push_str(&td_string!(l, stage.db.marks, n).to_string());
         }
         Idempotency::None => {}
     }
     if c.emails > 0 {
-        text.push_str(&format!(" · emails sent {}", count(c.emails)));
+        let n = count(c.emails);
+        text.push_str(&td_string!(l, stage.db.emails, n).to_string());
         if c.duplicate_emails > 0 {
-            text.push_str(&format!(" (⚠ {} twice or more)", count(c.duplicate_emails)));
+            let n = count(c.duplicate_emails);
+            text.push_str(&td_string!(l, stage.db.duplicate_emails, n).to_string());
         }
     }
     text
 }
 
 /// What a row says about its effects: duplicates in words, with a warning sign.
-pub fn effects_text(r: &EffectRow) -> String {
+pub fn effects_text(r: &EffectRow, lang: Lang) -> String {
+    let l = locale(lang);
+    let n = count(r.effects);
     if r.duplicates > 0 {
-        format!(
-            "⚠ {} applied · {} duplicate",
-            count(r.effects),
-            count(r.duplicates)
-        )
+        let d = count(r.duplicates);
+        td_string!(l, stage.db.applied_dup, n, d).to_string()
     } else {
-        format!("{} applied", count(r.effects))
+        td_string!(l, stage.db.applied, n).to_string()
     }
 }
 
@@ -286,12 +352,18 @@ mod tests {
         let cards = database_cards(&sim);
         assert_eq!(cards.len(), 1);
         let c = &cards[0];
-        assert_eq!(c.name, "orders consumers");
+        assert_eq!(c.owner.name(Lang::En), "orders consumers");
         assert_eq!((c.effects, c.duplicates), (2, 1));
         assert_eq!(c.rows.len(), 1);
-        assert_eq!(c.rows[0].label, "#0");
-        assert_eq!(effects_text(&c.rows[0]), "⚠ 2 applied · 1 duplicate");
-        assert!(database_summary(c).contains("⚠ duplicates 1"), "{c:?}");
+        assert_eq!(c.rows[0].label(Lang::En), "#0");
+        assert_eq!(
+            effects_text(&c.rows[0], Lang::En),
+            "⚠ 2 applied · 1 duplicate"
+        );
+        assert!(
+            database_summary(c, Lang::En).contains("⚠ duplicates 1"),
+            "{c:?}"
+        );
     }
 
     #[test]
@@ -301,7 +373,7 @@ mod tests {
         assert_eq!((c.effects, c.duplicates), (1, 0));
         assert_eq!(c.inbox, 1);
         assert_eq!(
-            database_summary(c),
+            database_summary(c, Lang::En),
             "effects 1 · no duplicate · inbox rows 1"
         );
     }
@@ -324,7 +396,8 @@ mod tests {
             cards
                 .iter()
                 .flat_map(|c| &c.rows)
-                .any(|r| r.label.starts_with("key ") && r.value != "unchanged"),
+                .any(|r| r.label(Lang::En).starts_with("key ")
+                    && r.value_text(Lang::En) != "unchanged"),
             "{cards:?}"
         );
     }
@@ -336,15 +409,15 @@ mod tests {
         assert_eq!(
             cards
                 .iter()
-                .filter(|c| c.name.starts_with("group "))
+                .filter(|c| c.owner.name(Lang::En).starts_with("group "))
                 .count(),
             sim.group_count() as usize
         );
         // The email is outside the transaction: the order read again gets a second one.
         let enricher = &cards[0];
-        assert_eq!(enricher.name, "group enricher");
+        assert_eq!(enricher.owner.name(Lang::En), "group enricher");
         assert!(
-            database_summary(enricher).ends_with(" · emails sent 6 (⚠ 1 twice or more)"),
+            database_summary(enricher, Lang::En).ends_with(" · emails sent 6 (⚠ 1 twice or more)"),
             "{enricher:?}"
         );
         let keyed = database_cards(&run("log-consumer-groups"));
@@ -354,7 +427,8 @@ mod tests {
             ledger
                 .rows
                 .iter()
-                .all(|r| r.label.starts_with("key ") && r.value.starts_with("balance ")),
+                .all(|r| r.label(Lang::En).starts_with("key ")
+                    && r.value_text(Lang::En).starts_with("balance ")),
             "log groups keep balances and versions, like queue consumers: {ledger:?}"
         );
     }
@@ -368,9 +442,28 @@ mod tests {
             version: 2,
         };
         assert_eq!(
-            aggregate_value(&a),
+            aggregate_value(&a, Lang::En),
             "count 3 · balance -5 · status done · v2"
         );
-        assert_eq!(aggregate_value(&Aggregate::default()), "unchanged");
+        assert_eq!(
+            aggregate_value(&Aggregate::default(), Lang::En),
+            "unchanged"
+        );
+        assert_eq!(
+            aggregate_value(&a, Lang::Es),
+            "contador 3 · saldo -5 · estado: hecho · v2"
+        );
+    }
+
+    #[test]
+    fn the_tables_speak_spanish() {
+        let sim = run("crash-after-commit");
+        let c = &database_cards(&sim)[0];
+        assert_eq!(c.owner.name(Lang::Es), "consumidores de orders");
+        assert_eq!(
+            effects_text(&c.rows[0], Lang::Es),
+            "⚠ aplicados: 2 · duplicados: 1"
+        );
+        assert!(database_summary(c, Lang::Es).starts_with("efectos 2 · ⚠ duplicados 1"));
     }
 }

@@ -5,9 +5,11 @@
 
 use std::fmt;
 
+use brokerlab_core::lessons::Lang;
 use brokerlab_core::{ConsumerId, Fact, GroupId, MsgId, ProducerId, QueueId, Simulation};
 
 use super::participants::{self, Move, Party};
+use crate::i18n::{locale, td_string};
 
 /// A component of the diagram a token can leave or reach. Its text form is the card's
 /// `data-node` attribute ("producer-0", "queue-1", "consumer-3", "broker", "dlq-1",
@@ -160,34 +162,36 @@ impl Kind {
     }
 
     /// Words after a badge's count.
-    pub fn past(self) -> &'static str {
+    pub fn past(self, lang: Lang) -> &'static str {
+        let l = locale(lang);
         match self {
-            Kind::Publish => "published",
-            Kind::Confirm => "confirmed",
-            Kind::Deliver => "delivered",
-            Kind::Redeliver => "redelivered",
-            Kind::Ack => "acked",
-            Kind::Nack => "failed",
-            Kind::DeadLetter => "dead-lettered",
-            Kind::Redrive => "redriven",
-            Kind::Lost => "lost",
-            Kind::Duplicate => "duplicate effects",
+            Kind::Publish => td_string!(l, stage.tokens.past_publish),
+            Kind::Confirm => td_string!(l, stage.tokens.past_confirm),
+            Kind::Deliver => td_string!(l, stage.tokens.past_deliver),
+            Kind::Redeliver => td_string!(l, stage.tokens.past_redeliver),
+            Kind::Ack => td_string!(l, stage.tokens.past_ack),
+            Kind::Nack => td_string!(l, stage.tokens.past_nack),
+            Kind::DeadLetter => td_string!(l, stage.tokens.past_dead_letter),
+            Kind::Redrive => td_string!(l, stage.tokens.past_redrive),
+            Kind::Lost => td_string!(l, stage.tokens.past_lost),
+            Kind::Duplicate => td_string!(l, stage.tokens.past_duplicate),
         }
     }
 
     /// The legend's words.
-    pub fn legend(self) -> &'static str {
+    pub fn legend(self, lang: Lang) -> &'static str {
+        let l = locale(lang);
         match self {
-            Kind::Publish => "publish",
-            Kind::Confirm => "confirm",
-            Kind::Deliver => "first delivery",
-            Kind::Redeliver => "redelivery",
-            Kind::Ack => "ack",
-            Kind::Nack => "handler failed (retry)",
-            Kind::DeadLetter => "dead-lettered",
-            Kind::Redrive => "redriven from the DLQ",
-            Kind::Lost => "lost",
-            Kind::Duplicate => "duplicate effect",
+            Kind::Publish => td_string!(l, stage.tokens.legend_publish),
+            Kind::Confirm => td_string!(l, stage.tokens.legend_confirm),
+            Kind::Deliver => td_string!(l, stage.tokens.legend_deliver),
+            Kind::Redeliver => td_string!(l, stage.tokens.legend_redeliver),
+            Kind::Ack => td_string!(l, stage.tokens.legend_ack),
+            Kind::Nack => td_string!(l, stage.tokens.legend_nack),
+            Kind::DeadLetter => td_string!(l, stage.tokens.legend_dead_letter),
+            Kind::Redrive => td_string!(l, stage.tokens.legend_redrive),
+            Kind::Lost => td_string!(l, stage.tokens.legend_lost),
+            Kind::Duplicate => td_string!(l, stage.tokens.legend_duplicate),
         }
     }
 
@@ -1015,5 +1019,15 @@ mod tests {
         assert_eq!(t.progress(50.0), 0.0);
         assert_eq!(t.progress(100.0 + FLIGHT_MS / 2.0), 0.5);
         assert_eq!(t.progress(100.0 + 2.0 * FLIGHT_MS), 1.0);
+    }
+
+    #[test]
+    fn kinds_are_named_in_both_languages() {
+        assert_eq!(Kind::Deliver.past(Lang::En), "delivered");
+        assert_eq!(Kind::Deliver.past(Lang::Es), "entregados");
+        assert_eq!(Kind::Redrive.legend(Lang::Es), "reinyectado desde la DLQ");
+        for kind in Kind::ALL {
+            assert_ne!(kind.legend(Lang::Es), "", "{kind:?}");
+        }
     }
 }

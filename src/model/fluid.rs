@@ -6,7 +6,10 @@
 //! Randomness, crashes and producer message counts are ignored: it is the straight-line
 //! picture a whiteboard gives, and the simulation shows how reality departs from it.
 
+use brokerlab_core::lessons::Lang;
 use brokerlab_core::{RateSegment, Scenario};
+
+use crate::i18n::td_string;
 
 /// What the load factor ρ = λ/μ means for the backlog. The chart's ρ note and the
 /// parameters' forecast both say it with [`Load::verdict`], so they never disagree.
@@ -40,18 +43,22 @@ impl Load {
         }
     }
 
-    /// The verdict in words, starting with the range of ρ it covers.
-    pub fn verdict(self) -> &'static str {
-        match self {
-            Load::Idle => "ρ = 0: nothing arrives now, so any backlog drains",
-            Load::Drains => "ρ < 1: stable; the consumers keep up, so a backlog drains",
-            Load::Edge => {
-                "ρ = 1: on the edge; a backlog does not drain: random bursts pile up and it grows like √t"
-            }
-            Load::Grows => {
-                "ρ > 1: messages arrive faster than the consumers finish them: the backlog grows without bound"
-            }
-        }
+    /// The verdict in English (see [`Load::verdict_in`]).
+    pub fn verdict(self) -> String {
+        self.verdict_in(Lang::En)
+    }
+
+    /// The verdict in words, starting with the range of ρ it covers (the range is written
+    /// the same in every language).
+    pub fn verdict_in(self, lang: Lang) -> String {
+        let locale = crate::i18n::locale(lang);
+        let (range, words) = match self {
+            Load::Idle => ("ρ = 0", td_string!(locale, stage.load.idle)),
+            Load::Drains => ("ρ < 1", td_string!(locale, stage.load.drains)),
+            Load::Edge => ("ρ = 1", td_string!(locale, stage.load.edge)),
+            Load::Grows => ("ρ > 1", td_string!(locale, stage.load.grows)),
+        };
+        format!("{range}: {words}")
     }
 }
 
@@ -401,6 +408,18 @@ mod tests {
         );
         assert!(Load::Drains.verdict().contains("drains"));
         assert!(Load::Grows.verdict().contains("without bound"));
+    }
+
+    #[test]
+    fn the_verdict_speaks_spanish_with_the_same_range() {
+        let es = Load::Grows.verdict_in(Lang::Es);
+        assert!(es.starts_with("ρ > 1: "), "{es}");
+        assert!(es.contains("crece sin límite"), "{es}");
+        assert_eq!(
+            Load::Edge.verdict_in(Lang::En),
+            Load::Edge.verdict(),
+            "English is the default"
+        );
     }
 
     #[test]

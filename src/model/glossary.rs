@@ -2,6 +2,10 @@
 //! offset, lag), each with a short definition. One table, so every place that shows a
 //! term shows the same words; `ui/term.rs` renders them as plain text.
 
+use brokerlab_core::lang::Lang;
+
+use crate::i18n::{locale, td_string};
+
 /// A term the page defines on hover or focus.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Term {
@@ -45,34 +49,39 @@ impl Term {
         }
     }
 
-    /// How the term is written where the page has no other label for it.
-    pub fn word(self) -> &'static str {
-        match self {
-            Term::Lambda => "λ",
-            Term::Mu => "μ",
-            Term::Rho => "ρ",
-            Term::Lease => "lease",
-            Term::Prefetch => "prefetch",
-            Term::Ack => "ack",
-            Term::Inbox => "inbox",
-            Term::Offset => "offset",
-            Term::Lag => "lag",
-        }
+    /// How the term is written where the page has no other label for it, in `lang`.
+    pub fn word(self, lang: Lang) -> String {
+        let l = locale(lang);
+        let word = match self {
+            // Symbols: the same in every language.
+            Term::Lambda => return "λ".into(),
+            Term::Mu => return "μ".into(),
+            Term::Rho => return "ρ".into(),
+            Term::Lease => td_string!(l, story.glossary.lease.word),
+            Term::Prefetch => td_string!(l, story.glossary.prefetch.word),
+            Term::Ack => td_string!(l, story.glossary.ack.word),
+            Term::Inbox => td_string!(l, story.glossary.inbox.word),
+            Term::Offset => td_string!(l, story.glossary.offset.word),
+            Term::Lag => td_string!(l, story.glossary.lag.word),
+        };
+        word.to_string()
     }
 
-    /// One or two sentences saying what the term means here. Plain text.
-    pub fn definition(self) -> &'static str {
-        match self {
-            Term::Lambda => "λ (lambda), the arrival rate: how many messages the producers publish per second.",
-            Term::Mu => "μ (mu), the service rate: how many messages all the consumers together can finish per second.",
-            Term::Rho => "ρ (rho) = λ/μ, the load. Below 1 the consumers keep up and a backlog drains; above 1 the backlog can only grow.",
-            Term::Lease => "How long a consumer may hold a delivered message without acking it (the visibility timeout). When it runs out, the broker hands the message to someone else.",
-            Term::Prefetch => "How many unacked messages the broker gives one consumer at a time. More keeps consumers busy, but a crash returns more messages at once.",
-            Term::Ack => "The acknowledgement a consumer sends when it is done with a message; only then does the broker forget it. No ack before the lease ends means a redelivery.",
-            Term::Inbox => "A table of the message ids a consumer has already processed, written in the same transaction as the effect, so a redelivered message changes nothing twice.",
-            Term::Offset => "A record's position in a partition of a log. A group commits the offset it has read up to; after a crash, reading resumes from there.",
-            Term::Lag => "How many records a group still has to read in a partition: the end of the log minus the group's committed offset.",
-        }
+    /// One or two sentences saying what the term means here, in `lang`. Plain text.
+    pub fn definition(self, lang: Lang) -> String {
+        let l = locale(lang);
+        let text = match self {
+            Term::Lambda => td_string!(l, story.glossary.lambda.definition),
+            Term::Mu => td_string!(l, story.glossary.mu.definition),
+            Term::Rho => td_string!(l, story.glossary.rho.definition),
+            Term::Lease => td_string!(l, story.glossary.lease.definition),
+            Term::Prefetch => td_string!(l, story.glossary.prefetch.definition),
+            Term::Ack => td_string!(l, story.glossary.ack.definition),
+            Term::Inbox => td_string!(l, story.glossary.inbox.definition),
+            Term::Offset => td_string!(l, story.glossary.offset.definition),
+            Term::Lag => td_string!(l, story.glossary.lag.definition),
+        };
+        text.to_string()
     }
 }
 
@@ -86,24 +95,43 @@ mod tests {
         slugs.sort_unstable();
         slugs.dedup();
         assert_eq!(slugs.len(), Term::ALL.len(), "two terms share a slug");
-        for term in Term::ALL {
-            let text = term.definition();
+        for (term, lang) in Term::ALL
+            .into_iter()
+            .flat_map(|t| Lang::ALL.map(|l| (t, l)))
+        {
+            let text = term.definition(lang);
             let sentences = text.matches(". ").count() + usize::from(text.ends_with('.'));
             assert!(
                 (1..=2).contains(&sentences),
-                "{term:?}: {sentences} sentences"
+                "{term:?} {lang:?}: {sentences} sentences"
             );
-            assert!(text.len() <= 200, "{term:?}: too long for a tooltip");
+            assert!(
+                text.chars().count() <= 200,
+                "{term:?} {lang:?}: too long for a tooltip"
+            );
             assert!(!text.contains(['<', '>', '&']), "{term:?}: plain text only");
             assert!(term.slug().chars().all(|c| c.is_ascii_lowercase()));
-            assert!(!term.word().is_empty());
+            assert!(!term.word(lang).is_empty());
         }
     }
 
     #[test]
     fn the_rates_are_defined_in_terms_of_each_other() {
-        assert!(Term::Rho.definition().contains("λ/μ"));
-        assert!(Term::Lag.definition().contains("offset"));
-        assert!(Term::Lease.definition().contains("visibility timeout"));
+        assert!(Term::Rho.definition(Lang::En).contains("λ/μ"));
+        assert!(Term::Lag.definition(Lang::En).contains("offset"));
+        assert!(Term::Lease
+            .definition(Lang::En)
+            .contains("visibility timeout"));
+    }
+
+    #[test]
+    fn the_glossary_speaks_spanish_too() {
+        assert!(Term::Rho.definition(Lang::Es).contains("λ/μ"));
+        assert!(Term::Lag.definition(Lang::Es).contains("desplazamiento"));
+        assert!(Term::Lease
+            .definition(Lang::Es)
+            .contains("tiempo de visibilidad"));
+        assert_eq!(Term::Offset.word(Lang::Es), "desplazamiento (offset)");
+        assert_eq!(Term::Mu.word(Lang::Es), "μ");
     }
 }

@@ -3,9 +3,11 @@
 //! the group rebalances, per-member crash controls, "Add member" and "Replay from start",
 //! and the log counters.
 
+use brokerlab_core::lessons::Lang;
 use brokerlab_core::{us_to_secs, Rebalance, Simulation};
 
 use crate::format::seconds;
+use crate::i18n::{locale, td_string};
 
 /// One partition as a group sees it.
 #[derive(Clone, Debug, PartialEq)]
@@ -142,46 +144,60 @@ impl LogsSnapshot {
     }
 }
 
+/// A crashed component's state (a member, a consumer, a relay): "crashed · restarts in 2.0 s", or "crashed · stays down".
+pub fn crashed_text(restart_in_s: Option<f64>, lang: Lang) -> String {
+    let l = locale(lang);
+    match restart_in_s {
+        Some(s) => td_string!(l, stage.card.restarts_in, s = seconds(s)).to_string(),
+        None => td_string!(l, stage.card.stays_down).to_string(),
+    }
+}
+
 /// What a partition lane says.
-pub fn partition_text(index: usize, p: &PartitionLane) -> String {
-    let owner = p
-        .owner
-        .as_ref()
-        .map_or("no owner".to_string(), |o| format!("owned by {o}"));
-    let mut text = format!(
-        "P{index} · offsets {}..{} · committed {} · {owner} · lag {}",
-        p.start, p.end, p.committed, p.lag
-    );
-    if let Some(attempt) = p.retrying {
-        text.push_str(&format!(
-            " · blocked: a record is retried in place (attempt {attempt})"
-        ));
+pub fn partition_text(index: usize, p: &PartitionLane, lang: Lang) -> String {
+    let l = locale(lang);
+    let owner = match &p.owner {
+        Some(owner) => td_string!(l, stage.partition.owned_by, owner).to_string(),
+        None => td_string!(l, stage.partition.no_owner).to_string(),
+    };
+    let mut text = td_string!(
+        l,
+        stage.partition.text,
+        i = index,
+        start = p.start,
+        end = p.end,
+        committed = p.committed,
+        owner,
+        lag = p.lag,
+    )
+    .to_string();
+    if let Some(n) = p.retrying {
+        text.push_str(&td_string!(l, stage.partition.blocked, n).to_string());
     }
     if p.revoking {
-        text.push_str(" · moving: its owner finishes and commits first");
+        text.push_str(td_string!(l, stage.partition.moving));
     }
     text
 }
 
 /// What a member's row says: its state and the partitions it owns.
-pub fn member_text(m: &MemberCard) -> String {
+pub fn member_text(m: &MemberCard, lang: Lang) -> String {
+    let l = locale(lang);
     let state = match &m.state {
-        MemberState::Up { working: None } => "up · waiting for records".to_string(),
+        MemberState::Up { working: None } => td_string!(l, stage.member.waiting).to_string(),
         MemberState::Up {
             working: Some((p, o)),
-        } => format!("up · processing P{p} offset {o}"),
-        MemberState::Crashed {
-            restart_in_s: Some(s),
-        } => format!("crashed · restarts in {}", seconds(*s)),
-        MemberState::Crashed { restart_in_s: None } => "crashed · stays down".to_string(),
-        MemberState::Rebalancing => "rebalancing · paused".to_string(),
-        MemberState::Idle => "idle · no partition left for it".to_string(),
+        } => td_string!(l, stage.member.processing, p, o).to_string(),
+        MemberState::Crashed { restart_in_s } => crashed_text(*restart_in_s, lang),
+        MemberState::Rebalancing => td_string!(l, stage.member.rebalancing).to_string(),
+        MemberState::Idle => td_string!(l, stage.member.idle).to_string(),
     };
     if m.partitions.is_empty() {
         state
     } else {
         let owned: Vec<String> = m.partitions.iter().map(|p| format!("P{p}")).collect();
-        format!("{state} · owns {}", owned.join(", "))
+        let parts = owned.join(", ");
+        td_string!(l, stage.member.owns, state, parts).to_string()
     }
 }
 
@@ -206,11 +222,12 @@ pub fn committed_pct(p: &PartitionLane) -> f64 {
 
 /// What the banner of a rebalancing group says: eager rebalances stop the world,
 /// cooperative ones only move what must move.
-pub fn rebalance_banner(card: &GroupCard) -> &'static str {
+pub fn rebalance_banner(card: &GroupCard, lang: Lang) -> &'static str {
+    let l = locale(lang);
     if card.eager {
-        "❚❚ Rebalancing: every partition is revoked and paused until the members are given their new partitions."
+        td_string!(l, stage.partition.banner_eager)
     } else {
-        "⇄ Rebalancing cooperatively: only partitions that move are revoked, after their owner commits the record in hand; the others keep flowing."
+        td_string!(l, stage.partition.banner_cooperative)
     }
 }
 
@@ -277,8 +294,12 @@ mod tests {
             revoking: false,
         };
         assert_eq!(
-            partition_text(1, &p),
+            partition_text(1, &p, Lang::En),
             "P1 · offsets 0..10 · committed 4 · no owner · lag 6"
+        );
+        assert_eq!(
+            partition_text(1, &p, Lang::Es),
+            "P1 · desplazamientos 0..10 · confirmado 4 · sin dueño · retraso 6"
         );
         assert_eq!(committed_pct(&p), 40.0);
     }
@@ -295,7 +316,15 @@ mod tests {
         let ledger = &LogsSnapshot::of(&sim).groups[0];
         assert!(ledger.eager && ledger.rebalancing);
         assert_eq!(ledger.members[1].state, MemberState::Rebalancing);
-        assert_eq!(member_text(&ledger.members[1]), "rebalancing · paused");
+        assert_eq!(
+            member_text(&ledger.members[1], Lang::En),
+            "rebalancing · paused"
+        );
+        assert_eq!(
+            member_text(&ledger.members[1], Lang::Es),
+            "reequilibrando · en pausa"
+        );
+        assert!(rebalance_banner(ledger, Lang::Es).starts_with("❚❚ Reequilibrando: "));
         assert!(ledger.partitions.iter().all(|p| p.owner.is_none()));
     }
 
@@ -317,7 +346,7 @@ mod tests {
                 .enumerate()
                 .find(|(_, p)| p.retrying.is_some())
             {
-                blocked.get_or_insert(partition_text(i, p));
+                blocked.get_or_insert(partition_text(i, p, Lang::En));
             }
         }
         let blocked = blocked.expect("a partition was blocked by a retry");
@@ -342,7 +371,7 @@ mod tests {
         assert_eq!(ledger.members[0].partitions, [0, 1]);
         assert_eq!(ledger.members[1].partitions, [2, 3]);
         assert_eq!(
-            member_text(&ledger.members[0]),
+            member_text(&ledger.members[0], Lang::En),
             "up · waiting for records · owns P0, P1"
         );
         sim.command(Command::CrashMember {
@@ -395,7 +424,7 @@ mod tests {
         assert_eq!(idle, 1, "{analytics:?}");
         assert_eq!(member_class(&analytics.members[4]), "idle");
         assert_eq!(
-            member_text(&analytics.members[4]),
+            member_text(&analytics.members[4], Lang::En),
             "idle · no partition left for it"
         );
     }

@@ -3,89 +3,14 @@
 //! part of the run like any scheduled fault, but left out of the schedule's list and the
 //! timeline until the interviewer reveals them.
 
-use brokerlab_core::lessons::{Lang, Text};
+use brokerlab_core::lessons::Lang;
 use brokerlab_core::link::InterviewView;
 use brokerlab_core::Scenario;
 
-/// One row of the review: its theme and what it asks of the design.
-pub struct Question {
-    pub theme: Text,
-    pub asks: Text,
-}
+use crate::i18n::{locale, td_string};
 
-/// The ten themes of the review, in order.
-pub const QUESTIONS: [Question; 10] = [
-    Question {
-        theme: Text::new("Semantics", "Semántica"),
-        asks: Text::new(
-            "Is it a command, an event or a reply? Who owns it, and who may refuse it?",
-            "¿Es un comando, un evento o una respuesta? ¿De quién es y quién puede rechazarlo?",
-        ),
-    },
-    Question {
-        theme: Text::new("Identity", "Identidad"),
-        asks: Text::new(
-            "What identifies the message, the event, the operation and the aggregate? Which id survives a retry?",
-            "¿Qué identifica al mensaje, al evento, a la operación y al agregado? ¿Qué id sobrevive a un reintento?",
-        ),
-    },
-    Question {
-        theme: Text::new("Topology", "Topología"),
-        asks: Text::new(
-            "Competing consumers, subscriptions, a log, or a mix? What state does each keep?",
-            "¿Consumidores que compiten, suscripciones, un log o una mezcla? ¿Qué estado guarda cada uno?",
-        ),
-    },
-    Question {
-        theme: Text::new("Authority", "Autoridad"),
-        asks: Text::new(
-            "Who may publish, consume, redrive and administer? How are tenant and action checked?",
-            "¿Quién puede publicar, consumir, reenviar y administrar? ¿Cómo se comprueban inquilino y acción?",
-        ),
-    },
-    Question {
-        theme: Text::new("Confirmation", "Confirmación"),
-        asks: Text::new(
-            "What does a publish confirm prove? When exactly does the consumer ack?",
-            "¿Qué demuestra una confirmación de publicación? ¿En qué momento exacto confirma el consumidor?",
-        ),
-    },
-    Question {
-        theme: Text::new("Failure", "Fallo"),
-        asks: Text::new(
-            "What happens before and after each commit? Which states are left unknown?",
-            "¿Qué ocurre antes y después de cada commit? ¿Qué estados quedan desconocidos?",
-        ),
-    },
-    Question {
-        theme: Text::new("Duplicates", "Duplicados"),
-        asks: Text::new(
-            "Which constraint or idempotent effect stops a second consequence?",
-            "¿Qué restricción o efecto idempotente impide una segunda consecuencia?",
-        ),
-    },
-    Question {
-        theme: Text::new("Order", "Orden"),
-        asks: Text::new(
-            "What is the real scope of order: partition, key, aggregate? How is a stale or missing message noticed?",
-            "¿Cuál es el alcance real del orden: partición, clave, agregado? ¿Cómo se nota un mensaje viejo o uno que falta?",
-        ),
-    },
-    Question {
-        theme: Text::new("Compatibility", "Compatibilidad"),
-        asks: Text::new(
-            "How do the type and the schema evolve? What does a consumer do with a version it does not know?",
-            "¿Cómo evolucionan el tipo y el esquema? ¿Qué hace un consumidor con una versión que no conoce?",
-        ),
-    },
-    Question {
-        theme: Text::new("Operation", "Operación"),
-        asks: Text::new(
-            "Which metrics, dead-letter queues, backoff, limits and redrive procedure exist?",
-            "¿Qué métricas, colas de mensajes muertos, esperas entre reintentos, límites y procedimiento de reenvío existen?",
-        ),
-    },
-];
+/// How many rows the review has (the ten themes, in order: see [`row`]).
+pub const QUESTIONS: usize = 10;
 
 /// The longest note a row keeps (a link carries the notes).
 pub const NOTE_CHARS_MAX: usize = 600;
@@ -94,8 +19,8 @@ pub const NOTE_CHARS_MAX: usize = 600;
 /// the scenario's scheduled commands) and whether they are revealed.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Interview {
-    pub done: [bool; 10],
-    pub notes: [String; 10],
+    pub done: [bool; QUESTIONS],
+    pub notes: [String; QUESTIONS],
     pub hidden: Vec<usize>,
     pub revealed: bool,
 }
@@ -195,10 +120,52 @@ fn clip(text: &str) -> String {
     text.chars().take(NOTE_CHARS_MAX).collect()
 }
 
-/// A row's theme and question in `lang`.
+/// A row's theme and question in `lang` (empty beyond the last row).
 pub fn row(index: usize, lang: Lang) -> (&'static str, &'static str) {
-    let q = &QUESTIONS[index];
-    (q.theme.get(lang), q.asks.get(lang))
+    let l = locale(lang);
+    match index {
+        0 => (
+            td_string!(l, teach.interview.questions.semantics.theme),
+            td_string!(l, teach.interview.questions.semantics.asks),
+        ),
+        1 => (
+            td_string!(l, teach.interview.questions.identity.theme),
+            td_string!(l, teach.interview.questions.identity.asks),
+        ),
+        2 => (
+            td_string!(l, teach.interview.questions.topology.theme),
+            td_string!(l, teach.interview.questions.topology.asks),
+        ),
+        3 => (
+            td_string!(l, teach.interview.questions.authority.theme),
+            td_string!(l, teach.interview.questions.authority.asks),
+        ),
+        4 => (
+            td_string!(l, teach.interview.questions.confirmation.theme),
+            td_string!(l, teach.interview.questions.confirmation.asks),
+        ),
+        5 => (
+            td_string!(l, teach.interview.questions.failure.theme),
+            td_string!(l, teach.interview.questions.failure.asks),
+        ),
+        6 => (
+            td_string!(l, teach.interview.questions.duplicates.theme),
+            td_string!(l, teach.interview.questions.duplicates.asks),
+        ),
+        7 => (
+            td_string!(l, teach.interview.questions.order.theme),
+            td_string!(l, teach.interview.questions.order.asks),
+        ),
+        8 => (
+            td_string!(l, teach.interview.questions.compatibility.theme),
+            td_string!(l, teach.interview.questions.compatibility.asks),
+        ),
+        9 => (
+            td_string!(l, teach.interview.questions.operation.theme),
+            td_string!(l, teach.interview.questions.operation.asks),
+        ),
+        _ => ("", ""),
+    }
 }
 
 #[cfg(test)]
@@ -276,7 +243,10 @@ mod tests {
 
     #[test]
     fn the_ten_questions_are_in_both_languages() {
-        for i in 0..10 {
+        assert_eq!(row(0, Lang::En).0, "Semantics");
+        assert_eq!(row(0, Lang::Es).0, "Semántica");
+        assert!(row(9, Lang::Es).1.starts_with("¿Qué métricas"));
+        for i in 0..QUESTIONS {
             for lang in Lang::ALL {
                 let (theme, asks) = row(i, lang);
                 assert!(!theme.is_empty() && asks.ends_with('?'), "{i} {lang:?}");

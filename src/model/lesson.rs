@@ -8,6 +8,8 @@ use brokerlab_core::lessons::{
 };
 use brokerlab_core::Simulation;
 
+use crate::i18n::{locale, td_string};
+
 /// Where the learner is within a step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Phase {
@@ -212,16 +214,15 @@ fn node_keys<'a>(sim: &'a Simulation, name: &'a str) -> impl Iterator<Item = Str
 
 /// What a number typed as a prediction counts, beside its field.
 pub fn unit_label(unit: Unit, lang: Lang) -> &'static str {
-    match (unit, lang) {
-        (Unit::Messages, Lang::En) => "messages",
-        (Unit::Messages, Lang::Es) => "mensajes",
-        (Unit::Members, Lang::En) => "members",
-        (Unit::Members, Lang::Es) => "miembros",
-        (Unit::Dollars, Lang::En) => "dollars",
-        (Unit::Dollars, Lang::Es) => "dólares",
-        (Unit::Seconds, _) => "s",
-        (Unit::Percent, _) => "%",
-        (Unit::Count, _) => "",
+    let l = locale(lang);
+    match unit {
+        Unit::Messages => td_string!(l, teach.units.messages),
+        Unit::Members => td_string!(l, teach.units.members),
+        Unit::Dollars => td_string!(l, teach.units.dollars),
+        // Symbols, the same in every language.
+        Unit::Seconds => "s",
+        Unit::Percent => "%",
+        Unit::Count => "",
     }
 }
 
@@ -234,12 +235,6 @@ pub fn parse_number(text: &str, lang: Lang) -> Option<f64> {
         Lang::Es => plain.replace('.', "").replace(',', "."),
     };
     plain.parse::<f64>().ok().filter(|x| x.is_finite())
-}
-
-/// The language the browser asks for (`es-AR`, `en-GB`…), if it is one of ours.
-pub fn lang_of_locale(locale: &str) -> Lang {
-    let primary = locale.split(['-', '_']).next().unwrap_or_default();
-    Lang::from_code(&primary.to_ascii_lowercase()).unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -358,15 +353,8 @@ mod tests {
         assert_eq!(parse_number("sixty", Lang::En), None);
         assert_eq!(parse_number("inf", Lang::En), None);
         assert_eq!(unit_label(Unit::Messages, Lang::Es), "mensajes");
-    }
-
-    #[test]
-    fn the_browser_language_chooses() {
-        assert_eq!(lang_of_locale("es-AR"), Lang::Es);
-        assert_eq!(lang_of_locale("ES"), Lang::Es);
-        assert_eq!(lang_of_locale("en-GB"), Lang::En);
-        assert_eq!(lang_of_locale("fr-FR"), Lang::En);
-        assert_eq!(lang_of_locale(""), Lang::En);
+        assert_eq!(unit_label(Unit::Dollars, Lang::En), "dollars");
+        assert_eq!(unit_label(Unit::Percent, Lang::Es), "%");
     }
 
     #[test]

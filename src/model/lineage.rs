@@ -7,6 +7,8 @@
 //! recorded run (the scenario plus every user command) up to the current step, keeping
 //! only that message's facts. The work is bounded by [`LINEAGE_STEPS_MAX`].
 
+use std::fmt::Display;
+
 use brokerlab_core::lang::Lang;
 use brokerlab_core::narration::describe;
 use brokerlab_core::step::{
@@ -17,6 +19,48 @@ use brokerlab_core::{
 };
 
 use super::participants::{self, Move, Party};
+use crate::i18n::{locale, td_string, Locale};
+
+/// An arrow's label, in the locale `$l`: `say!(l, publish_again, attempt = a)`.
+macro_rules! say {
+    ($l:expr, $key:ident $(, $arg:ident = $val:expr)* $(,)?) => {
+        td_string!($l, story.lineage.arrow.$key $(, $arg = $val)*).to_string()
+    };
+}
+
+/// A text in both of the page's languages. A history is told in both when it is built (a
+/// few hundred rows at most), so a language switch shows it at once, without replaying
+/// the run again.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Bilingual {
+    en: String,
+    es: String,
+}
+
+impl Bilingual {
+    /// The text `tell` gives in each language.
+    pub fn new(mut tell: impl FnMut(Lang) -> String) -> Self {
+        Self {
+            en: tell(Lang::En),
+            es: tell(Lang::Es),
+        }
+    }
+
+    pub fn get(&self, lang: Lang) -> &str {
+        match lang {
+            Lang::En => &self.en,
+            Lang::Es => &self.es,
+        }
+    }
+}
+
+/// Why a history could not be built: the run could not be replayed (`why`, as the
+/// simulation words it).
+pub fn replay_failed(why: &impl Display) -> Bilingual {
+    Bilingual::new(|lang| {
+        td_string!(locale(lang), story.lineage.replay_failed, why = why).to_string()
+    })
+}
 
 /// Most steps re-simulated to build a lineage (about a second of work in the browser).
 pub const LINEAGE_STEPS_MAX: u64 = 3_000_000;
@@ -35,6 +79,19 @@ pub enum Lane {
 impl Lane {
     pub const ALL: [Lane; 4] = [Lane::Producer, Lane::Broker, Lane::Consumer, Lane::Database];
 
+    /// The lane's name as the list shows it, in `lang`.
+    pub fn name(self, lang: Lang) -> String {
+        let l = locale(lang);
+        match self {
+            Lane::Producer => td_string!(l, story.lineage.lane.producer),
+            Lane::Broker => td_string!(l, story.lineage.lane.broker),
+            Lane::Consumer => td_string!(l, story.lineage.lane.consumer),
+            Lane::Database => td_string!(l, story.lineage.lane.database),
+        }
+        .to_string()
+    }
+
+    /// A fixed name for test hooks (`data-lane`).
     pub fn label(self) -> &'static str {
         match self {
             Lane::Producer => "producer",
@@ -120,8 +177,29 @@ impl Who {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Participant {
     pub who: Who,
+    /// The role's fixed name (`producer`, `dead letters`…); [`Participant::role_name`]
+    /// says it in a language.
     pub role: &'static str,
-    pub name: String,
+    pub name: Bilingual,
+}
+
+impl Participant {
+    /// The role as the diagram shows it, in `lang`.
+    pub fn role_name(&self, lang: Lang) -> String {
+        let l = locale(lang);
+        match self.who {
+            Who::Producer(_) => td_string!(l, story.lineage.role.producer),
+            Who::Relay(_) => td_string!(l, story.lineage.role.relay),
+            Who::Broker => td_string!(l, story.lineage.role.broker),
+            Who::Queue(_) => td_string!(l, story.lineage.role.queue),
+            Who::Log(_) => td_string!(l, story.lineage.role.log),
+            Who::Consumer(_) => td_string!(l, story.lineage.role.consumer),
+            Who::Member(..) => td_string!(l, story.lineage.role.member),
+            Who::Database => td_string!(l, story.lineage.role.database),
+            Who::DeadLetters(_) => td_string!(l, story.lineage.role.dead_letters),
+        }
+        .to_string()
+    }
 }
 
 /// How an arrow is drawn; failure paths look different in dash, colour, end marker and
@@ -156,11 +234,11 @@ pub struct LineageRow {
     pub step: u64,
     pub time_s: f64,
     pub lane: Lane,
-    pub text: String,
+    pub text: Bilingual,
     /// Indexes into [`Lineage::participants`].
     pub from: usize,
     pub to: usize,
-    pub label: String,
+    pub label: Bilingual,
     pub kind: ArrowKind,
 }
 
@@ -188,9 +266,8 @@ struct Kept {
 
 /// Rebuilds the lineage of `msg` by re-simulating `sim`'s recorded run from its start up
 /// to its current step, in one go (tests; the page goes through [`LineageBuild`]).
-pub fn lineage(sim: &Simulation, msg: MsgId) -> Result<Lineage, String> {
-    let start = Simulation::new(sim.scenario().clone())
-        .map_err(|e| format!("The run could not be replayed: {e}"))?;
+pub fn lineage(sim: &Simulation, msg: MsgId) -> Result<Lineage, Bilingual> {
+    let start = Simulation::new(sim.scenario().clone()).map_err(|e| replay_failed(&e))?;
     let mut build = LineageBuild::start(start, sim.steps(), msg)?;
     while !build.go_on(|_| true) {}
     Ok(build.finish())
@@ -198,7 +275,7 @@ pub fn lineage(sim: &Simulation, msg: MsgId) -> Result<Lineage, String> {
 
 /// A lineage being built: the recorded run re-simulated from a state before the message
 /// existed (the start, or a snapshot the player kept) up to a target step, a chunk at a
-/// time so a long run never blocks the page. Refuses (with a sentence for the page) to
+/// time so a long run never blocks the page. Refuses (with sentences for the page) to
 /// replay more than [`LINEAGE_STEPS_MAX`] steps.
 pub struct LineageBuild {
     msg: MsgId,
@@ -215,12 +292,20 @@ pub struct LineageBuild {
 impl LineageBuild {
     /// Starts from `replay`, a state of the recorded run at or before step `target` in
     /// which `msg` was not created yet.
-    pub fn start(replay: Simulation, target: u64, msg: MsgId) -> Result<Self, String> {
+    pub fn start(replay: Simulation, target: u64, msg: MsgId) -> Result<Self, Bilingual> {
         let todo = target.saturating_sub(replay.steps());
         if todo > LINEAGE_STEPS_MAX {
-            return Err(format!(
-                "This run is at step {target}; a history is rebuilt from at most {LINEAGE_STEPS_MAX} steps. Reset or pick a shorter run to see #{msg}'s history."
-            ));
+            return Err(Bilingual::new(|lang| {
+                let steps = LINEAGE_STEPS_MAX;
+                td_string!(
+                    locale(lang),
+                    story.lineage.too_long,
+                    target = target,
+                    steps = steps,
+                    msg = msg
+                )
+                .to_string()
+            }));
         }
         Ok(Self {
             msg,
@@ -275,7 +360,7 @@ impl LineageBuild {
     pub fn finish(self) -> Lineage {
         let replay = &self.replay;
         let mut cast = Cast::new(replay, &self.kept);
-        let drawn: Vec<(Who, Who, String, ArrowKind)> =
+        let drawn: Vec<(Who, Who, Bilingual, ArrowKind)> =
             self.kept.iter().map(|k| cast.arrow(replay, k)).collect();
         let participants = cast.participants(replay, &drawn);
         let at = |who: Who| participants.iter().position(|p| p.who == who).unwrap_or(0);
@@ -287,8 +372,7 @@ impl LineageBuild {
                 step: k.step,
                 time_s: us_to_secs(k.time_us),
                 lane: Lane::of(&k.fact),
-                // TODO(lang): the page's language; English until it is wired.
-                text: describe(replay, &k.fact, Lang::En),
+                text: Bilingual::new(|lang| describe(replay, &k.fact, lang)),
                 from: at(from),
                 to: at(to),
                 label,
@@ -453,11 +537,11 @@ impl Cast {
 
     /// (from, to, short label, style) of one fact: its parties ([`participants::of`]) as
     /// lifelines, and its label.
-    fn arrow(&mut self, sim: &Simulation, k: &Kept) -> (Who, Who, String, ArrowKind) {
+    fn arrow(&mut self, sim: &Simulation, k: &Kept) -> (Who, Who, Bilingual, ArrowKind) {
         if let Fact::Appended { log, .. } = k.fact {
             self.log = Some(log);
         }
-        let label = self.label(k);
+        let label = Bilingual::new(|lang| self.label(k, locale(lang)));
         let Some(part) = participants::of(sim, &k.fact) else {
             // Facts a history does not draw yet: a note on the broker.
             return (Who::Broker, Who::Broker, label, ArrowKind::Normal);
@@ -477,23 +561,23 @@ impl Cast {
         (from, to, label, style(part.moves))
     }
 
-    /// The short label of a fact's arrow.
-    fn label(&self, k: &Kept) -> String {
-        producer_label(&k.fact)
-            .or_else(|| self.publish_label(&k.fact))
-            .or_else(|| queue_label(k))
-            .or_else(|| consumer_label(&k.fact))
-            .or_else(|| group_label(&k.fact))
-            .unwrap_or_else(|| "(other)".into())
+    /// The short label of a fact's arrow, in the locale `l`.
+    fn label(&self, k: &Kept, l: Locale) -> String {
+        producer_label(&k.fact, l)
+            .or_else(|| self.publish_label(&k.fact, l))
+            .or_else(|| queue_label(k, l))
+            .or_else(|| consumer_label(&k.fact, l))
+            .or_else(|| group_label(&k.fact, l))
+            .unwrap_or_else(|| say!(l, other))
     }
 
     /// Where the publish landed: stored in its only queue, or routed to one of several.
-    fn publish_label(&self, fact: &Fact) -> Option<String> {
+    fn publish_label(&self, fact: &Fact, l: Locale) -> Option<String> {
         match *fact {
             Fact::Stored { queue, copy, .. } if self.target == Who::Queue(queue) => {
-                Some(format!("stored · copy {copy}"))
+                Some(say!(l, stored, copy = copy))
             }
-            Fact::Stored { copy, .. } => Some(format!("routed, stored · copy {copy}")),
+            Fact::Stored { copy, .. } => Some(say!(l, routed, copy = copy)),
             _ => None,
         }
     }
@@ -502,7 +586,7 @@ impl Cast {
     fn participants(
         &self,
         sim: &Simulation,
-        drawn: &[(Who, Who, String, ArrowKind)],
+        drawn: &[(Who, Who, Bilingual, ArrowKind)],
     ) -> Vec<Participant> {
         let mut seen: Vec<Who> = Vec::new();
         for (from, to, ..) in drawn {
@@ -514,38 +598,59 @@ impl Cast {
         }
         // Stable: same rank keeps the order of first appearance.
         seen.sort_by_key(|w| w.rank());
-        let queue = |q: QueueId| {
-            sim.queue(q)
-                .map_or_else(|| format!("queue {q}"), |v| v.name)
-        };
         seen.into_iter()
             .map(|who| {
-                let (role, name) = match who {
-                    Who::Producer(p) => (
-                        "producer",
-                        sim.producer_name(p)
-                            .map_or_else(|| format!("producer {p}"), str::to_string),
-                    ),
-                    Who::Relay(p) => (
-                        "outbox relay",
-                        sim.producer_name(p)
-                            .map_or_else(|| format!("producer {p}"), str::to_string),
-                    ),
-                    Who::Broker => ("broker", "exchange".to_string()),
-                    Who::Queue(q) => ("queue", queue(q)),
-                    Who::Log(l) => ("log", sim.log_name(l)),
-                    Who::Consumer(c) => (
-                        "consumer",
-                        sim.consumer(c)
-                            .map_or_else(|| format!("consumer {c}"), |v| v.name),
-                    ),
-                    Who::Member(g, m) => ("group member", sim.member_name(g, m)),
-                    Who::Database => ("database", "effects".to_string()),
-                    Who::DeadLetters(q) => ("dead letters", queue(q)),
-                };
+                let (role, name) = head(sim, who);
                 Participant { who, role, name }
             })
             .collect()
+    }
+}
+
+/// A lifeline's role (its fixed name) and the name on its head: the scenario's name for
+/// it, or words for one that has none.
+fn head(sim: &Simulation, who: Who) -> (&'static str, Bilingual) {
+    let named = |own: Option<String>, other: &dyn Fn(Locale) -> String| {
+        Bilingual::new(|lang| own.clone().unwrap_or_else(|| other(locale(lang))))
+    };
+    let queue = |q: QueueId| {
+        named(sim.queue(q).map(|v| v.name), &|l| {
+            td_string!(l, story.lineage.name.queue, q = q).to_string()
+        })
+    };
+    let producer = |p: ProducerId| {
+        named(sim.producer_name(p).map(str::to_string), &|l| {
+            td_string!(l, story.lineage.name.producer, p = p).to_string()
+        })
+    };
+    match who {
+        Who::Producer(p) => ("producer", producer(p)),
+        Who::Relay(p) => ("outbox relay", producer(p)),
+        Who::Broker => (
+            "broker",
+            named(None, &|l| {
+                td_string!(l, story.lineage.name.exchange).to_string()
+            }),
+        ),
+        Who::Queue(q) => ("queue", queue(q)),
+        Who::Log(l) => ("log", named(Some(sim.log_name(l)), &|_| String::new())),
+        Who::Consumer(c) => (
+            "consumer",
+            named(sim.consumer(c).map(|v| v.name), &|l| {
+                td_string!(l, story.lineage.name.consumer, c = c).to_string()
+            }),
+        ),
+        Who::Member(g, m) => (
+            "group member",
+            named(Some(sim.member_name(g, m)), &|_| String::new()),
+        ),
+        Who::Database => (
+            "database",
+            named(None, &|l| {
+                td_string!(l, story.lineage.name.effects).to_string()
+            }),
+        ),
+        Who::DeadLetters(q) => ("dead letters", queue(q)),
     }
 }
 
@@ -559,181 +664,181 @@ fn style(moves: Move) -> ArrowKind {
     }
 }
 
+/// Seconds with two decimals, with the language's decimal separator.
+fn secs(s: f64, l: Locale) -> String {
+    match l {
+        Locale::en => format!("{s:.2}"),
+        Locale::es => format!("{s:.2}").replace('.', ","),
+    }
+}
+
 /// The producer, its publishes and the broker's answers.
-fn producer_label(fact: &Fact) -> Option<String> {
+fn producer_label(fact: &Fact, l: Locale) -> Option<String> {
     use Fact::*;
     Some(match *fact {
-        Created { key, version, .. } => {
-            let what = key.map_or(String::new(), |k| format!(" · key {k} v{version}"));
-            format!("created{what}")
-        }
-        StateCommitted { outbox: true, .. } => "state + outbox row committed".into(),
-        StateCommitted { .. } => "state committed".into(),
-        PublishSent { attempt: 1, .. } => "publish".into(),
-        PublishSent { attempt, .. } => format!("publish again · attempt {attempt}"),
-        Throttled { .. } => "held back: queue full".into(),
-        ConfirmTimedOut { retry: true, .. } => "✗ no confirm in time: will publish again".into(),
-        ConfirmTimedOut { .. } => "✗ no confirm in time: gives up".into(),
-        Confirmed { .. } => "confirm".into(),
-        ConfirmLost { .. } => "✗ confirm lost".into(),
-        OutboxMarked { .. } => "outbox row marked sent".into(),
+        Created {
+            key: Some(key),
+            version,
+            ..
+        } => say!(l, created_key, key = key, version = version),
+        Created { .. } => say!(l, created),
+        StateCommitted { outbox: true, .. } => say!(l, state_outbox_committed),
+        StateCommitted { .. } => say!(l, state_committed),
+        PublishSent { attempt: 1, .. } => say!(l, publish),
+        PublishSent { attempt, .. } => say!(l, publish_again, attempt = attempt),
+        Throttled { .. } => say!(l, throttled),
+        ConfirmTimedOut { retry: true, .. } => say!(l, confirm_timeout_retry),
+        ConfirmTimedOut { .. } => say!(l, confirm_timeout_give_up),
+        Confirmed { .. } => say!(l, confirm),
+        ConfirmLost { .. } => say!(l, confirm_lost),
+        OutboxMarked { .. } => say!(l, outbox_marked),
         OutboxRetryScheduled {
             attempt,
             ready_at_us,
             ..
-        } => format!(
-            "✗ not confirmed (attempt {attempt}): row kept, again at {:.2} s",
-            us_to_secs(ready_at_us)
-        ),
-        OutboxRowParked { attempts, .. } => {
-            format!("✗ {attempts} attempts used: row parked for an operator")
+        } => {
+            let at = secs(us_to_secs(ready_at_us), l);
+            say!(l, outbox_retry, attempt = attempt, at = at)
         }
-        EventNeverPublished { .. } => "✗ crashed before publishing: no event".into(),
-        Deduplicated { .. } => "same id again: not stored twice".into(),
+        OutboxRowParked { attempts, .. } => say!(l, outbox_parked, attempts = attempts),
+        EventNeverPublished { .. } => say!(l, never_published),
+        Deduplicated { .. } => say!(l, deduplicated),
         Refused {
             because: RefusedBecause::QueueFull,
             ..
-        } => "✗ refused: queue full".into(),
-        Refused { .. } => "✗ refused: oldest too old".into(),
-        Unroutable { returned: true, .. } => "✗ unroutable: returned".into(),
-        Unroutable { .. } => "✗ unroutable: dropped".into(),
-        PublishFailed { .. } => "✗ publish failed: broker down".into(),
+        } => say!(l, refused_full),
+        Refused { .. } => say!(l, refused_too_old),
+        Unroutable { returned: true, .. } => say!(l, unroutable_returned),
+        Unroutable { .. } => say!(l, unroutable_dropped),
+        PublishFailed { .. } => say!(l, publish_failed),
         _ => return None,
     })
 }
 
 /// What happens to a copy in its queue.
-fn queue_label(k: &Kept) -> Option<String> {
+fn queue_label(k: &Kept, l: Locale) -> Option<String> {
     use Fact::*;
     Some(match k.fact {
-        DroppedOldest { .. } => "✗ dropped: queue full".into(),
-        Expired { .. } => "✗ expired unprocessed (TTL)".into(),
-        LeaseExpired { attempt, .. } => {
-            format!("✗ lease expired (attempt {attempt}): visible again")
-        }
-        RetryReady { .. } => "back in line".into(),
+        DroppedOldest { .. } => say!(l, dropped_oldest),
+        Expired { .. } => say!(l, expired),
+        LeaseExpired { attempt, .. } => say!(l, lease_expired, attempt = attempt),
+        RetryReady { .. } => say!(l, retry_ready),
         RetryScheduled {
             failures,
             ready_at_us,
             ..
         } => {
-            let delay = us_to_secs(ready_at_us.saturating_sub(k.time_us));
-            format!("✗ nack: retry in {delay:.2} s (failure {failures})")
+            let delay = secs(us_to_secs(ready_at_us.saturating_sub(k.time_us)), l);
+            say!(l, nack_retry, delay = delay, failures = failures)
         }
         DeadLettered {
             reason, attempts, ..
-        } => dead_letter_label(reason, attempts),
-        Redriven { .. } => "redriven".into(),
-        MessageLost { reason, .. } => format!("✗ {}", loss_label(reason)),
-        DuplicateKept { twin, .. } => format!("⚠ at-least-once: copy {twin} kept visible"),
-        DedupWindowHit { .. } => "same id within the dedup window: not stored".into(),
+        } => dead_letter_label(reason, attempts, l),
+        Redriven { .. } => say!(l, redriven),
+        MessageLost { reason, .. } => loss_label(reason, l),
+        DuplicateKept { twin, .. } => say!(l, duplicate_kept, twin = twin),
+        DedupWindowHit { .. } => say!(l, dedup_window_hit),
         _ => return None,
     })
 }
 
-fn dead_letter_label(reason: DeadLetterReason, attempts: u32) -> String {
+fn dead_letter_label(reason: DeadLetterReason, attempts: u32, l: Locale) -> String {
     match reason {
-        DeadLetterReason::RetriesExhausted => {
-            format!("✗ dead-lettered after {attempts} attempts")
-        }
-        DeadLetterReason::Poison(_) => "✗ dead-lettered: poison".into(),
-        DeadLetterReason::DeliveryLimitReached => {
-            format!("✗ dead-lettered: delivery limit ({attempts} deliveries)")
-        }
-        DeadLetterReason::GapTimeout => "✗ parked: gap timeout".into(),
-        DeadLetterReason::MaxLength => "✗ dead-lettered: dropped from head".into(),
-        DeadLetterReason::Expired => "✗ dead-lettered: expired (TTL)".into(),
+        DeadLetterReason::RetriesExhausted => say!(l, dead_retries, attempts = attempts),
+        DeadLetterReason::Poison(_) => say!(l, dead_poison),
+        DeadLetterReason::DeliveryLimitReached => say!(l, dead_delivery_limit, attempts = attempts),
+        DeadLetterReason::GapTimeout => say!(l, parked_gap_timeout),
+        DeadLetterReason::MaxLength => say!(l, dead_max_length),
+        DeadLetterReason::Expired => say!(l, dead_expired),
     }
 }
 
-fn loss_label(reason: LossReason) -> &'static str {
+fn loss_label(reason: LossReason, l: Locale) -> String {
     match reason {
-        LossReason::AckedBeforeEffectThenCrashed => "LOST: acked, then crashed",
-        LossReason::AckedBeforeEffectThenFailed => "LOST: acked, then failed",
-        LossReason::BrokerRestartNotDurable => "LOST: not persisted",
-        LossReason::DiscardedWithoutDeadLetterQueue => "LOST: no dead-letter queue",
+        LossReason::AckedBeforeEffectThenCrashed => say!(l, lost_acked_crashed),
+        LossReason::AckedBeforeEffectThenFailed => say!(l, lost_acked_failed),
+        LossReason::BrokerRestartNotDurable => say!(l, lost_not_persisted),
+        LossReason::DiscardedWithoutDeadLetterQueue => say!(l, lost_no_dlq),
     }
 }
 
-fn failure_label(attempt: u32, failure: HandlerFailure) -> String {
+fn failure_label(attempt: u32, failure: HandlerFailure, l: Locale) -> String {
     let what = match failure {
-        HandlerFailure::Transient => "transient error",
-        HandlerFailure::DependencyDown => "dependency down",
-        HandlerFailure::Poison(_) => "poison",
-        HandlerFailure::BatchRolledBack => "batch rolled back",
+        HandlerFailure::Transient => say!(l, failure_transient),
+        HandlerFailure::DependencyDown => say!(l, failure_dependency_down),
+        HandlerFailure::Poison(_) => say!(l, failure_poison),
+        HandlerFailure::BatchRolledBack => say!(l, failure_batch_rolled_back),
     };
-    format!("✗ handler failed (attempt {attempt}): {what}")
+    say!(l, handler_failed, attempt = attempt, what = what)
 }
 
 /// A queue's consumers: deliveries, work, effects and answers.
-fn consumer_label(fact: &Fact) -> Option<String> {
+fn consumer_label(fact: &Fact, l: Locale) -> Option<String> {
     use Fact::*;
     Some(match *fact {
-        Delivered { attempt, .. } => format!("deliver · attempt {attempt}"),
-        AckedOnDelivery { .. } => "ack on receipt, before any work".into(),
-        ProcessingStarted { attempt, .. } => format!("processing starts · attempt {attempt}"),
-        DuplicateSkipped { .. } => "duplicate recognised: skipped".into(),
+        Delivered { attempt, .. } => say!(l, deliver, attempt = attempt),
+        AckedOnDelivery { .. } => say!(l, acked_on_delivery),
+        ProcessingStarted { attempt, .. } => say!(l, processing_starts, attempt = attempt),
+        DuplicateSkipped { .. } => say!(l, duplicate_skipped),
         StaleIgnored {
             version, current, ..
-        } => format!("stale v{version} ignored (at v{current})"),
+        } => say!(l, stale_ignored, version = version, current = current),
         GapWait {
             version, current, ..
-        } => format!("v{version} waits: key is at v{current}"),
-        GapReconciled { from, to, .. } => format!("gap: v{from}–v{to} applied first"),
-        EffectCommitted { applied: 1, .. } => "effect committed".into(),
-        EffectCommitted { applied, .. } => format!("⚠ DUPLICATE effect: applied {applied}×"),
-        EffectRefused { .. } => "✗ refused by a business rule".into(),
+        } => say!(l, gap_wait, version = version, current = current),
+        GapReconciled { from, to, .. } => say!(l, gap_reconciled, from = from, to = to),
+        EffectCommitted { applied: 1, .. } => say!(l, effect_committed),
+        EffectCommitted { applied, .. } => say!(l, duplicate_effect, applied = applied),
+        EffectRefused { .. } => say!(l, refused_by_rule),
         HandlerFailed {
             attempt, failure, ..
-        } => failure_label(attempt, failure),
-        Acked { .. } => "ack".into(),
+        } => failure_label(attempt, failure, l),
+        Acked { .. } => say!(l, ack),
         AckIgnored {
             why: IgnoredAck::StaleLease,
             ..
-        } => "✗ ack ignored: lease had expired".into(),
-        AckIgnored { .. } => "✗ ack ignored: already settled".into(),
-        AckLost { .. } => "✗ ack lost".into(),
-        ConsumerCrashed { .. } => "✗ consumer crashed".into(),
-        Requeued { .. } => "✗ channel closed: requeued at once".into(),
-        LeaseExtended { .. } => "lease extended (heartbeat)".into(),
-        GapRecheck { ready_at_us, .. } => format!(
-            "waits for its predecessor until {:.2} s",
-            us_to_secs(ready_at_us)
-        ),
-        GapSkipped { current, .. } => format!("gap timeout: v{} skipped", current + 1),
-        ConsumerEmailSent { times: 1, .. } => "email sent".into(),
-        ConsumerEmailSent { times, .. } => format!("⚠ DUPLICATE email: sent {times}×"),
+        } => say!(l, ack_ignored_stale),
+        AckIgnored { .. } => say!(l, ack_ignored_settled),
+        AckLost { .. } => say!(l, ack_lost),
+        ConsumerCrashed { .. } => say!(l, consumer_crashed),
+        Requeued { .. } => say!(l, requeued),
+        LeaseExtended { .. } => say!(l, lease_extended),
+        GapRecheck { ready_at_us, .. } => {
+            let at = secs(us_to_secs(ready_at_us), l);
+            say!(l, gap_recheck, at = at)
+        }
+        GapSkipped { current, .. } => say!(l, gap_skipped, version = current + 1),
+        ConsumerEmailSent { times: 1, .. } => say!(l, email_sent),
+        ConsumerEmailSent { times, .. } => say!(l, duplicate_email, times = times),
         _ => return None,
     })
 }
 
 /// Logs and the members of consumer groups.
-fn group_label(fact: &Fact) -> Option<String> {
+fn group_label(fact: &Fact, l: Locale) -> Option<String> {
     use Fact::*;
     Some(match *fact {
         Appended {
             partition, offset, ..
-        } => format!("appended · P{partition} offset {offset}"),
-        RecordStarted { offset, .. } => format!("read offset {offset}, processing"),
-        RecordProcessed { applied: 0, .. } => "already processed: skipped".into(),
-        RecordProcessed { applied: 1, .. } => "effect committed".into(),
-        RecordProcessed { applied, .. } => format!("⚠ DUPLICATE effect: applied {applied}×"),
-        OutputWritten { offset, .. } => format!("output written · offset {offset}"),
-        EmailSent { times: 1, .. } => "email sent".into(),
-        EmailSent { times, .. } => format!("⚠ DUPLICATE email: sent {times}×"),
+        } => say!(l, appended, partition = partition, offset = offset),
+        RecordStarted { offset, .. } => say!(l, record_started, offset = offset),
+        RecordProcessed { applied: 0, .. } => say!(l, already_processed),
+        RecordProcessed { applied: 1, .. } => say!(l, effect_committed),
+        RecordProcessed { applied, .. } => say!(l, duplicate_effect, applied = applied),
+        OutputWritten { offset, .. } => say!(l, output_written, offset = offset),
+        EmailSent { times: 1, .. } => say!(l, email_sent),
+        EmailSent { times, .. } => say!(l, duplicate_email, times = times),
         RecordFailed {
             attempt, failure, ..
-        } => failure_label(attempt, failure),
+        } => failure_label(attempt, failure, l),
         RecordRetrying {
             partition, attempt, ..
-        } => format!("retry in place (attempt {attempt}): P{partition} waits"),
-        RecordDeadLettered { attempts, .. } => {
-            format!("✗ dead-lettered after {attempts} attempt(s)")
-        }
-        RecordEffectRefused { .. } => "✗ refused by a business rule".into(),
+        } => say!(l, record_retrying, attempt = attempt, partition = partition),
+        RecordDeadLettered { attempts, .. } => say!(l, record_dead_lettered, attempts = attempts),
+        RecordEffectRefused { .. } => say!(l, refused_by_rule),
         RecordStaleIgnored {
             version, current, ..
-        } => format!("stale v{version} ignored (at v{current})"),
+        } => say!(l, stale_ignored, version = version, current = current),
         _ => return None,
     })
 }
@@ -743,6 +848,7 @@ mod tests {
     use super::*;
     use crate::model::flights::{flight_of, touched, Node};
     use brokerlab_core::examples;
+    use brokerlab_core::lang::Lang::En;
 
     fn run_to_end(name: &str) -> Simulation {
         let mut sim = Simulation::new(examples::load(name).expect("built in")).expect("valid");
@@ -755,7 +861,7 @@ mod tests {
         let sim = run_to_end("crash-after-commit");
         let l = lineage(&sim, MsgId::new(0)).expect("short run");
         assert_eq!(l.upto_step, sim.steps());
-        let texts: Vec<&str> = l.rows.iter().map(|r| r.text.as_str()).collect();
+        let texts: Vec<&str> = l.rows.iter().map(|r| r.text.get(En)).collect();
         let find = |from: usize, pred: &dyn Fn(&LineageRow) -> bool| {
             l.rows[from..]
                 .iter()
@@ -764,11 +870,11 @@ mod tests {
                 .unwrap_or_else(|| panic!("missing after {from}: {texts:#?}"))
         };
         let commit = find(0, &|r| r.lane == Lane::Database);
-        let crash = find(commit, &|r| r.text.contains("crash"));
-        let expiry = find(crash, &|r| r.text.contains("lease"));
-        let again = find(expiry, &|r| r.text.contains("attempt 2"));
+        let crash = find(commit, &|r| r.text.get(En).contains("crash"));
+        let expiry = find(crash, &|r| r.text.get(En).contains("lease"));
+        let again = find(expiry, &|r| r.text.get(En).contains("attempt 2"));
         let commit2 = find(again, &|r| r.lane == Lane::Database);
-        let _ack = find(commit2, &|r| r.text.contains("ack"));
+        let _ack = find(commit2, &|r| r.text.get(En).contains("ack"));
         assert!(l.rows.windows(2).all(|w| w[0].step <= w[1].step));
     }
 
@@ -779,7 +885,7 @@ mod tests {
         let heads: Vec<(&str, &str)> = l
             .participants
             .iter()
-            .map(|p| (p.role, p.name.as_str()))
+            .map(|p| (p.role, p.name.get(En)))
             .collect();
         assert_eq!(
             heads,
@@ -794,7 +900,7 @@ mod tests {
         let arrows: Vec<(usize, usize, &str, ArrowKind)> = l
             .rows
             .iter()
-            .map(|r| (r.from, r.to, r.label.as_str(), r.kind))
+            .map(|r| (r.from, r.to, r.label.get(En), r.kind))
             .collect();
         use ArrowKind::*;
         assert_eq!(
@@ -821,11 +927,37 @@ mod tests {
         );
         // The list says the same rows in full sentences, in the same order.
         assert!(
-            l.rows[10].text.contains("applied 2 times"),
-            "{}",
+            l.rows[10].text.get(En).contains("applied 2 times"),
+            "{:?}",
             l.rows[10].text
         );
         assert!(l.rows.windows(2).all(|w| w[0].time_s <= w[1].time_s));
+    }
+
+    #[test]
+    fn a_history_is_told_in_spanish_too_with_the_same_arrows() {
+        use brokerlab_core::lang::Lang::Es;
+        let sim = run_to_end("crash-after-commit");
+        let l = lineage(&sim, MsgId::new(0)).expect("short run");
+        let labels: Vec<&str> = l.rows.iter().map(|r| r.label.get(Es)).collect();
+        assert_eq!(labels[1], "publicar", "{labels:?}");
+        assert_eq!(labels[10], "⚠ efecto DUPLICADO: aplicado 2×", "{labels:?}");
+        assert_eq!(l.participants[3].name.get(Es), "efectos");
+        assert_eq!(l.participants[3].role_name(Es), "base de datos");
+        assert_eq!(l.participants[2].name.get(Es), "C1", "a name is a name");
+        for r in &l.rows {
+            assert_ne!(r.text.get(Es), r.text.get(En), "each fact told in Spanish");
+        }
+        let too_long = LineageBuild::start(
+            Simulation::new(sim.scenario().clone()).expect("ok"),
+            LINEAGE_STEPS_MAX + 1,
+            MsgId::new(0),
+        );
+        let problem = too_long.err().expect("refused");
+        assert!(
+            problem.get(Es).starts_with("Esta ejecución va por el paso"),
+            "{problem:?}"
+        );
     }
 
     #[test]
@@ -838,13 +970,17 @@ mod tests {
         let stored: Vec<&LineageRow> = l
             .rows
             .iter()
-            .filter(|r| r.label.starts_with("routed"))
+            .filter(|r| r.label.get(En).starts_with("routed"))
             .collect();
         assert!(queues >= 2, "{roles:?}");
         assert_eq!(stored.len(), queues);
         assert!(stored.iter().all(|r| r.from == 1 && r.to >= 2));
         // Each delivery leaves the queue the copy is in.
-        for r in l.rows.iter().filter(|r| r.label.starts_with("deliver")) {
+        for r in l
+            .rows
+            .iter()
+            .filter(|r| r.label.get(En).starts_with("deliver"))
+        {
             assert_eq!(l.participants[r.from].role, "queue");
             assert_eq!(l.participants[r.to].role, "consumer");
         }
@@ -858,8 +994,8 @@ mod tests {
                 let l = lineage(&sim, MsgId::new(m)).expect("short run");
                 l.rows
                     .iter()
-                    .any(|r| r.label.contains("dead-lettered after"))
-                    && l.rows.iter().any(|r| r.label == "redriven")
+                    .any(|r| r.label.get(En).contains("dead-lettered after"))
+                    && l.rows.iter().any(|r| r.label.get(En) == "redriven")
             })
             .expect("a message retried, dead-lettered and redriven");
         let l = lineage(&sim, MsgId::new(dead)).expect("short run");
@@ -874,11 +1010,11 @@ mod tests {
         assert!(l
             .rows
             .iter()
-            .any(|r| r.from == dlq && r.label == "redriven"));
+            .any(|r| r.from == dlq && r.label.get(En) == "redriven"));
         let retry = l
             .rows
             .iter()
-            .find(|r| r.label.contains("retry in"))
+            .find(|r| r.label.get(En).contains("retry in"))
             .expect("a retry");
         assert_eq!(retry.kind, ArrowKind::Failure);
         assert_eq!(l.participants[retry.from].role, "consumer");
@@ -893,18 +1029,18 @@ mod tests {
         let lost = l
             .rows
             .iter()
-            .position(|r| r.label == "✗ confirm lost")
+            .position(|r| r.label.get(En) == "✗ confirm lost")
             .expect("a lost confirm");
         assert_eq!((l.rows[lost].from, l.rows[lost].to), (1, 0));
         assert_eq!(l.rows[lost].kind, ArrowKind::Failure);
         let timeout = l.rows[lost..]
             .iter()
-            .find(|r| r.label.starts_with("✗ no confirm in time"))
+            .find(|r| r.label.get(En).starts_with("✗ no confirm in time"))
             .expect("a timeout");
         assert_eq!((timeout.from, timeout.to), (0, 0));
         assert!(l.rows[lost..]
             .iter()
-            .any(|r| r.label == "publish again · attempt 2" && (r.from, r.to) == (0, 1)));
+            .any(|r| r.label.get(En) == "publish again · attempt 2" && (r.from, r.to) == (0, 1)));
     }
 
     #[test]
@@ -920,11 +1056,14 @@ mod tests {
         let publishes: Vec<&LineageRow> = l
             .rows
             .iter()
-            .filter(|r| r.label.starts_with("publish"))
+            .filter(|r| r.label.get(En).starts_with("publish"))
             .collect();
         assert_eq!(publishes.len(), 2);
         assert!(publishes.iter().all(|r| (r.from, r.to) == (1, 2)));
-        assert!(l.rows.iter().any(|r| r.label == "outbox row marked sent"));
+        assert!(l
+            .rows
+            .iter()
+            .any(|r| r.label.get(En) == "outbox row marked sent"));
     }
 
     /// The card of the diagram a lifeline stands for.
@@ -996,7 +1135,7 @@ mod tests {
                 let kept: Vec<Fact> = build.kept.iter().map(|k| k.fact).collect();
                 let rows = build.finish();
                 for (fact, row) in kept.iter().zip(&rows.rows) {
-                    assert_ne!(row.label, "(other)", "{name}, #{msg}: {fact:?}");
+                    assert_ne!(row.label.get(En), "(other)", "{name}, #{msg}: {fact:?}");
                 }
             }
         }
@@ -1017,8 +1156,8 @@ mod tests {
             while !build.go_on(|_| true) {}
             let rows = build.finish().rows;
             rows.iter()
-                .find(|r| r.label.contains("row kept"))
-                .map(|r| (r.lane, r.kind, r.label.clone()))
+                .find(|r| r.label.get(En).contains("row kept"))
+                .map(|r| (r.lane, r.kind, r.label.get(En).to_string()))
         });
         let (lane, kind, label) = retried.expect("some row was retried");
         assert_eq!(
@@ -1039,7 +1178,7 @@ mod tests {
         assert_eq!(l.upto_step, 200);
         assert!(!l.rows.is_empty());
         assert!(l.rows.iter().all(|r| r.step <= 200));
-        assert!(l.rows.iter().all(|r| !r.text.contains("#30")));
+        assert!(l.rows.iter().all(|r| !r.text.get(En).contains("#30")));
         let none = lineage(&sim, MsgId::new(999_999)).expect("short run");
         assert!(none.rows.is_empty());
     }

@@ -9,14 +9,14 @@ use brokerlab_core::{
     MemberCrashPoint, MemberId, Micros, Scenario, ScenarioError, Simulation,
 };
 
-use brokerlab_core::lessons::Checkpoint;
+use brokerlab_core::lessons::{Checkpoint, Lang};
 
 use super::chart_info::{self, ChartData, CrashMarker, Rho, Values};
 use super::flights::{flight_of, touched, FlightBuffer, Node};
 use super::fluid;
 use super::invariants::{statuses, Status};
 use super::readout::{Percentiles, Readout};
-use super::story::{Narration, Story};
+use super::story::{Narration, Story, Told};
 
 mod checkpoint;
 mod pace;
@@ -84,8 +84,9 @@ pub struct Player {
     horizon_s: f64,
     /// What has been told about the run so far (a snapshot keeps it with the simulation).
     story: Story,
-    /// Narration as last refreshed, and wall time since then.
-    narration: Narration,
+    /// What the narration shows as last refreshed (told in the page's language when
+    /// shown), and wall time since then.
+    told: Told,
     narration_age_ms: f64,
     /// Bumped whenever the narration (and with it the highlighted nodes and percentiles)
     /// is refreshed or cleared: the views re-read those only then, not on every frame.
@@ -128,7 +129,7 @@ impl Player {
             pace,
             horizon_s,
             story: Story::default(),
-            narration: Narration::default(),
+            told: Told::default(),
             narration_age_ms: 0.0,
             narration_version: 0,
             events_changed: false,
@@ -323,7 +324,7 @@ impl Player {
         self.note_time();
         self.narration_age_ms += wall_ms;
         let finished = self.is_finished();
-        let first = self.narration.sentences.is_empty() && !self.story.latest.is_empty();
+        let first = self.told.is_empty() && !self.story.latest.is_empty();
         if first || finished || self.events_changed || self.narration_age_ms >= NARRATION_EVERY_MS {
             self.refresh_narration();
         }
@@ -401,7 +402,7 @@ impl Player {
     /// Clears what was told about the run (latest step, events, log).
     fn forget_story(&mut self) {
         self.story = Story::default();
-        self.narration = Narration::default();
+        self.told = Told::default();
         self.narration_version = self.narration_version.wrapping_add(1);
         self.narration_age_ms = 0.0;
         self.events_changed = false;
@@ -517,7 +518,7 @@ impl Player {
         for fact in &self.story.latest {
             touched(&self.sim, fact, &mut self.narrated_nodes);
         }
-        self.narration = self.story.narrate(&self.sim);
+        self.told = self.story.told();
         self.narration_version = self.narration_version.wrapping_add(1);
         self.percentiles = Percentiles::of(&self.sim);
     }
@@ -538,8 +539,10 @@ impl Player {
         self.narration_version
     }
 
-    pub fn narration(&self) -> &Narration {
-        &self.narration
+    /// The narration as last refreshed, in `lang` (told now: a language switch shows at
+    /// once what was already narrated in the other language).
+    pub fn narration(&self, lang: Lang) -> Narration {
+        self.told.narrate(&self.sim, lang)
     }
 
     pub fn readout(&self) -> Readout {
@@ -865,11 +868,11 @@ mod tests {
             "the next press crashes the next consumer"
         );
         assert!(
-            p.narration().sentences[0].contains("crashed"),
+            p.narration(Lang::En).sentences[0].contains("crashed"),
             "{:?}",
-            p.narration()
+            p.narration(Lang::En)
         );
-        assert_eq!(p.narration().events.len(), 1);
+        assert_eq!(p.narration(Lang::En).events.len(), 1);
         // The restart comes 5 s later; the message it held comes back when its 30 s lease ends.
         play(&mut p, 0.6, 10.0);
         let r = p.readout();
@@ -879,12 +882,8 @@ mod tests {
         let r = p.readout();
         assert_eq!(r.leases_expired, 1, "{r:?}");
         assert_eq!(r.redelivered, 1, "{r:?}");
-        let events: Vec<&str> = p
-            .narration()
-            .events
-            .iter()
-            .map(|e| e.text.as_str())
-            .collect();
+        let narration = p.narration(Lang::En);
+        let events: Vec<&str> = narration.events.iter().map(|e| e.text.as_str()).collect();
         assert!(events.iter().any(|t| t.contains("lease")), "{events:?}");
         assert!(events.iter().any(|t| t.contains("restarted")), "{events:?}");
     }
@@ -982,7 +981,7 @@ mod tests {
             p.advance(100.0, 10.0);
         }
         p.crash_next().expect("valid");
-        let card = &p.narration().events[0].text;
+        let card = p.narration(Lang::En).events[0].text.clone();
         assert!(card.contains("crashed"), "{card}");
         assert!(
             card.contains("The lease on the message it held would run out at t = ")
@@ -1003,7 +1002,7 @@ mod tests {
             Player::new(p.scenario().clone()).expect("valid").readout()
         );
         assert!(p.sim().scenario().interventions.is_empty());
-        assert_eq!(p.narration(), &Narration::default());
+        assert_eq!(p.narration(Lang::En), Narration::default());
         assert_eq!(p.sample_count(), 0);
     }
 
@@ -1011,23 +1010,34 @@ mod tests {
     fn narration_changes_at_a_readable_pace() {
         let mut p = burst();
         p.advance(16.0, 0.0);
-        assert!(p.narration().sentences.is_empty(), "nothing happened yet");
+        assert!(
+            p.narration(Lang::En).sentences.is_empty(),
+            "nothing happened yet"
+        );
         p.advance(16.0, 1.0);
-        let first = p.narration().clone();
+        let first = p.narration(Lang::En);
         assert!(
             !first.sentences.is_empty(),
             "the first step is told at once"
         );
         p.advance(16.0, 1.0);
-        assert_eq!(p.narration(), &first, "16 ms later the line has not moved");
+        assert_eq!(
+            p.narration(Lang::En),
+            first,
+            "16 ms later the line has not moved"
+        );
         play(&mut p, 1.0, 1.0);
-        let n = p.narration().clone();
+        let n = p.narration(Lang::En);
         assert_ne!(n, first, "a second later it has");
         assert!(!n.sentences.is_empty());
         assert!(n.sentences.len() <= NARRATION_SENTENCES_MAX);
         assert!(n.time_s > 0.0);
         p.advance(16.0, 1.0);
-        assert_eq!(p.narration(), &n, "16 ms later the line has not moved");
+        assert_eq!(
+            p.narration(Lang::En),
+            n,
+            "16 ms later the line has not moved"
+        );
     }
 
     #[test]
@@ -1041,7 +1051,7 @@ mod tests {
         let r = p.readout();
         assert!(r.finished);
         assert_eq!(
-            p.narration().time_s,
+            p.narration(Lang::En).time_s,
             r.time_s,
             "the narration tells the very last step"
         );
@@ -1171,8 +1181,9 @@ mod tests {
         // 1 member at 0.05 s.
         let rho = p.rho_now();
         assert_eq!((rho.lambda, rho.mu), (16.0, 30.0));
-        assert_eq!(rho.rates_text(), "λ = 16/s arriving, μ = 30/s capacity");
-        assert!(rho.hint().starts_with("ρ < 1"), "{}", rho.hint());
+        let en = brokerlab_core::lessons::Lang::En;
+        assert_eq!(rho.rates_text(en), "λ = 16/s arriving, μ = 30/s capacity");
+        assert!(rho.hint(en).starts_with("ρ < 1"), "{}", rho.hint(en));
         let mut peak = 0;
         while p.readout().time_s < 25.0 {
             p.advance(100.0, 10.0);

@@ -2,7 +2,8 @@
 //! the notable events, the event log, where each invariant first broke, the crashes the
 //! chart marks, and the fluid prediction's inputs. It is plain data that derives `Clone`
 //! and `Default`: a snapshot of the page is (simulation, story), and a reset is
-//! `Story::default()`.
+//! `Story::default()`. It keeps facts, not words: what the narration shows ([`Told`]) is
+//! told in the page's language when it is shown, so a language switch re-tells it at once.
 
 use std::collections::VecDeque;
 
@@ -167,24 +168,58 @@ impl Story {
         true
     }
 
-    /// The story in words, as of now.
-    pub fn narrate(&self, sim: &Simulation) -> Narration {
-        // TODO(lang): the page's language; the narration is English until it is wired.
-        let lang = Lang::En;
-        let sentences: Vec<String> = self
-            .latest
-            .iter()
-            .take(NARRATION_SENTENCES_MAX)
-            .map(|f| describe(sim, f, lang))
-            .collect();
+    /// What the narration shows as of now, as facts (see [`Told`]).
+    pub fn told(&self) -> Told {
+        Told {
+            latest_us: self.latest_us,
+            latest: self
+                .latest
+                .iter()
+                .take(NARRATION_SENTENCES_MAX)
+                .copied()
+                .collect(),
+            more: self.latest.len().saturating_sub(NARRATION_SENTENCES_MAX),
+            events: self.events.iter().rev().copied().collect(),
+            log: self.log.iter().rev().copied().collect(),
+        }
+    }
+
+    /// The story in words, as of now, in `lang`.
+    pub fn narrate(&self, sim: &Simulation, lang: Lang) -> Narration {
+        self.told().narrate(sim, lang)
+    }
+}
+
+/// What the narration shows, kept as facts rather than words: the latest step's first
+/// facts, the notable events and the event log as of the narration's latest refresh
+/// (newest first). The page tells them in its language when it shows them, so switching
+/// the language re-tells what was already narrated at once. Bounded like the story:
+/// [`NARRATION_SENTENCES_MAX`] + [`EVENTS_MAX`] + [`LOG_MAX`] facts.
+#[derive(Clone, Debug, Default)]
+pub struct Told {
+    latest_us: Micros,
+    latest: Vec<Fact>,
+    /// Facts of that step left out of `latest`.
+    more: usize,
+    events: Vec<Notable>,
+    log: Vec<Logged>,
+}
+
+impl Told {
+    /// Nothing told yet (no step taken since the run started).
+    pub fn is_empty(&self) -> bool {
+        self.latest.is_empty()
+    }
+
+    /// These facts in words, in `lang`.
+    pub fn narrate(&self, sim: &Simulation, lang: Lang) -> Narration {
         let end_s = sim.scenario().end_s;
         let events = self
             .events
             .iter()
-            .rev()
             .map(|n| Event {
                 time_s: us_to_secs(n.at_us),
-                text: match n.aftermath.and_then(|a| a.text(end_s)) {
+                text: match n.aftermath.and_then(|a| a.text(end_s, lang)) {
                     Some(later) => format!("{} {later}", describe(sim, &n.fact, lang)),
                     None => describe(sim, &n.fact, lang),
                 },
@@ -193,7 +228,6 @@ impl Story {
         let log = self
             .log
             .iter()
-            .rev()
             .map(|l| LogLine {
                 step: l.step,
                 time_s: us_to_secs(l.at_us),
@@ -203,8 +237,8 @@ impl Story {
             .collect();
         Narration {
             time_s: us_to_secs(self.latest_us),
-            more: self.latest.len().saturating_sub(sentences.len()),
-            sentences,
+            sentences: self.latest.iter().map(|f| describe(sim, f, lang)).collect(),
+            more: self.more,
             events,
             log,
         }
@@ -271,6 +305,31 @@ mod tests {
             }
         }
         seen
+    }
+
+    #[test]
+    fn the_same_facts_are_told_in_spanish_and_again_in_english() {
+        let mut sim = Simulation::new(examples::load("crash-after-commit").expect("built in"))
+            .expect("valid");
+        let mut story = Story::default();
+        for _ in 0..12 {
+            let Some(step) = sim.step() else { break };
+            let facts = step.facts.to_vec();
+            story.set_latest(sim.now_us(), &facts);
+            story.record(&sim);
+        }
+        let told = story.told();
+        let en = told.narrate(&sim, Lang::En);
+        let es = told.narrate(&sim, Lang::Es);
+        assert!(!en.sentences.is_empty() && en.log.len() >= 12, "{en:?}");
+        assert_eq!((es.time_s, es.more), (en.time_s, en.more));
+        assert_eq!(es.log.len(), en.log.len());
+        for (e, s) in en.log.iter().zip(&es.log) {
+            assert_eq!((e.step, e.msg), (s.step, s.msg));
+            assert_ne!(e.text, s.text, "told in Spanish");
+        }
+        assert_ne!(en.sentences, es.sentences);
+        assert_eq!(told.narrate(&sim, Lang::En), en, "back in English");
     }
 
     #[test]

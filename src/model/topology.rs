@@ -15,11 +15,12 @@ use brokerlab_core::{
     ProducerCrashPoint, Simulation,
 };
 
-use std::fmt::Write;
+use brokerlab_core::lessons::Lang;
 
 use crate::format::{count, seconds};
+use crate::i18n::{locale, td_string};
 use crate::model::database::{database_cards, DatabaseCard};
-use crate::model::groups::{LogsSnapshot, MemberState};
+use crate::model::groups::{crashed_text, LogsSnapshot, MemberState};
 
 /// Outbox rows a producer card lists; the rest are counted.
 pub const OUTBOX_ROWS_SHOWN: usize = 4;
@@ -52,39 +53,53 @@ pub struct ProducerCard {
 
 impl ProducerCard {
     /// Its state line: up or crashed, and its outbox ("unsent" when it relays from one).
-    pub fn state_text(&self) -> String {
-        let up = if self.up { "up" } else { "crashed" };
+    pub fn state_text(&self, lang: Lang) -> String {
+        let l = locale(lang);
+        let up = up_word(self.up, lang);
+        let n = count(self.outbox as u64);
         if self.uses_outbox {
-            format!("{up} · outbox {} unsent", count(self.outbox as u64))
+            td_string!(l, stage.card.outbox_unsent, up, n).to_string()
         } else if self.outbox > 0 {
-            format!("{up} · outbox {}", count(self.outbox as u64))
+            td_string!(l, stage.card.outbox, up, n).to_string()
         } else {
             up.to_string()
         }
     }
 
     /// One line per outbox row shown, then "+k more" for the rest.
-    pub fn outbox_lines(&self) -> Vec<String> {
+    pub fn outbox_lines(&self, lang: Lang) -> Vec<String> {
+        let l = locale(lang);
         let mut lines: Vec<String> = self
             .outbox_rows
             .iter()
             .map(|&(msg, sending)| {
-                let what = if sending {
-                    "sent, awaiting confirm"
+                if sending {
+                    td_string!(l, stage.card.row_sending, msg).to_string()
                 } else {
-                    "unsent"
-                };
-                format!("row #{msg} · {what}")
+                    td_string!(l, stage.card.row_unsent, msg).to_string()
+                }
             })
             .collect();
         if self.outbox > self.outbox_rows.len() {
-            lines.push(format!(
-                "+{} more",
-                count((self.outbox - self.outbox_rows.len()) as u64)
-            ));
+            lines.push(more_text(self.outbox - self.outbox_rows.len(), lang));
         }
         lines
     }
+}
+
+/// "up" or "crashed".
+fn up_word(up: bool, lang: Lang) -> &'static str {
+    let l = locale(lang);
+    if up {
+        td_string!(l, stage.card.up)
+    } else {
+        td_string!(l, stage.card.crashed)
+    }
+}
+
+/// "+k more": the rows a card does not list.
+pub fn more_text(n: usize, lang: Lang) -> String {
+    td_string!(locale(lang), stage.card.more_rows, n = count(n as u64)).to_string()
 }
 
 /// An outbox relay. It runs in the producer's process: it crashes and restarts with it.
@@ -115,8 +130,8 @@ pub struct ExchangeCard {
 #[derive(Clone, Debug, PartialEq)]
 pub struct DlqCard {
     pub count: u64,
-    /// Why its oldest entry was dead-lettered.
-    pub oldest_reason: Option<String>,
+    /// Why its oldest entry was dead-lettered, after how many attempts.
+    pub oldest_reason: Option<(DeadLetterReason, u32)>,
 }
 
 /// A queue as its card shows it.
@@ -284,10 +299,7 @@ fn queue_cards(sim: &Simulation) -> Vec<QueueCard> {
             QueueCard {
                 dlq: dead_letters.then(|| DlqCard {
                     count: v.dead_lettered,
-                    oldest_reason: sim
-                        .dead_letters(q)
-                        .next()
-                        .map(|d| dead_letter_reason(d.reason, d.attempts)),
+                    oldest_reason: sim.dead_letters(q).next().map(|d| (d.reason, d.attempts)),
                 }),
                 name: v.name,
                 waiting: v.waiting,
@@ -360,29 +372,35 @@ fn consumer_cards(sim: &Simulation) -> Vec<ConsumerCard> {
 }
 
 /// Why a copy was dead-lettered, in words.
-pub fn dead_letter_reason(reason: DeadLetterReason, attempts: u32) -> String {
+pub fn dead_letter_reason(reason: DeadLetterReason, attempts: u32, lang: Lang) -> String {
+    let l = locale(lang);
+    let n = attempts;
     match reason {
-        DeadLetterReason::RetriesExhausted => format!("failed {attempts} attempts"),
-        DeadLetterReason::Poison(Poison::MalformedPayload) => "poison: malformed payload".into(),
+        DeadLetterReason::RetriesExhausted => {
+            td_string!(l, stage.dead_letter.failed, n).to_string()
+        }
+        DeadLetterReason::Poison(Poison::MalformedPayload) => {
+            td_string!(l, stage.dead_letter.malformed).to_string()
+        }
         DeadLetterReason::Poison(Poison::UnknownSchemaVersion) => {
-            "poison: unknown schema version".into()
+            td_string!(l, stage.dead_letter.unknown_schema).to_string()
         }
         DeadLetterReason::Poison(Poison::UnauthorizedTenant) => {
-            "poison: unauthorized tenant".into()
+            td_string!(l, stage.dead_letter.unauthorized).to_string()
         }
         DeadLetterReason::DeliveryLimitReached => {
-            format!("delivery limit reached ({attempts} deliveries)")
+            td_string!(l, stage.dead_letter.delivery_limit, n).to_string()
         }
-        DeadLetterReason::GapTimeout => "gap timeout: its predecessor never came".into(),
-        DeadLetterReason::MaxLength => "dropped from the head of a full queue".into(),
-        DeadLetterReason::Expired => "expired (time to live)".into(),
+        DeadLetterReason::GapTimeout => td_string!(l, stage.dead_letter.gap_timeout).to_string(),
+        DeadLetterReason::MaxLength => td_string!(l, stage.dead_letter.max_length).to_string(),
+        DeadLetterReason::Expired => td_string!(l, stage.dead_letter.expired).to_string(),
     }
 }
 
-/// A queue flavour as its card names it.
-pub fn flavour_label(f: Flavour) -> &'static str {
+/// A queue flavour as its card names it (the products' names are not translated).
+pub fn flavour_label(f: Flavour, lang: Lang) -> &'static str {
     match f {
-        Flavour::Generic => "generic",
+        Flavour::Generic => td_string!(locale(lang), stage.card.flavour_generic),
         Flavour::Rabbitmq => "RabbitMQ",
         Flavour::Sqs => "SQS",
         Flavour::SqsFifo => "SQS FIFO",
@@ -472,7 +490,8 @@ pub struct CrowdSummary {
 
 impl Topology {
     /// The summary card of a crowded consumers lane: queue consumers and group members.
-    pub fn consumers_summary(&self) -> CrowdSummary {
+    pub fn consumers_summary(&self, lang: Lang) -> CrowdSummary {
+        let l = locale(lang);
         let members = self.logs.groups.iter().flat_map(|g| &g.members);
         let total = self.consumers.len() + members.clone().count();
         let members_up = members
@@ -480,13 +499,15 @@ impl Topology {
             .count();
         let up = self.consumers.iter().filter(|c| c.up).count() + members_up;
         let held: u32 = self.consumers.iter().map(|c| c.busy + c.buffered).sum();
-        let title = format!("{} consumers", count(total as u64));
-        let mut state = format!("{} up", count(up as u64));
+        let title = td_string!(l, stage.card.crowd_title, n = count(total as u64)).to_string();
+        let mut state = td_string!(l, stage.card.crowd_up, n = count(up as u64)).to_string();
         if up < total {
-            let _ = write!(state, " · {} down", count((total - up) as u64));
+            let n = count((total - up) as u64);
+            state.push_str(&td_string!(l, stage.card.crowd_down, n).to_string());
         }
         if !self.consumers.is_empty() {
-            let _ = write!(state, " · {} in hand", count(u64::from(held)));
+            let n = count(u64::from(held));
+            state.push_str(&td_string!(l, stage.card.crowd_held, n).to_string());
         }
         CrowdSummary {
             title,
@@ -497,52 +518,53 @@ impl Topology {
 }
 
 /// What a relay card says about its state.
-pub fn relay_state(r: &RelayCard) -> String {
+pub fn relay_state(r: &RelayCard, lang: Lang) -> String {
+    let l = locale(lang);
     if !r.up {
-        return match r.restart_in_s {
-            Some(s) => format!("crashed · restarts in {}", seconds(s)),
-            None => "crashed · stays down".to_string(),
-        };
+        return crashed_text(r.restart_in_s, lang);
     }
     let mut text = if r.sending > 0 {
-        format!("up · awaiting {} confirm(s)", count(r.sending as u64))
+        let n = count(r.sending as u64);
+        td_string!(l, stage.card.awaiting_confirms, n).to_string()
     } else {
-        "up".to_string()
+        up_word(true, lang).to_string()
     };
     if r.backing_off > 0 {
-        text.push_str(&format!(" · {} backing off", count(r.backing_off as u64)));
+        let n = count(r.backing_off as u64);
+        text.push_str(&td_string!(l, stage.card.backing_off, n).to_string());
     }
     if r.parked > 0 {
-        text.push_str(&format!(" · {} parked", count(r.parked as u64)));
+        let n = count(r.parked as u64);
+        text.push_str(&td_string!(l, stage.card.parked, n).to_string());
     }
     if r.armed_after_publish {
-        text.push_str(" · armed: crash after next publish");
+        text.push_str(td_string!(l, stage.card.armed_publish));
     }
     text
 }
 
 /// A producer's accepted requests by job status (the 202 + job status contract).
-pub fn jobs_text(j: &brokerlab_core::JobCounts) -> String {
-    format!(
-        "jobs: {} pending · {} running · {} completed · {} failed",
-        count(j.pending),
-        count(j.running),
-        count(j.completed),
-        count(j.failed)
+pub fn jobs_text(j: &brokerlab_core::JobCounts, lang: Lang) -> String {
+    td_string!(
+        locale(lang),
+        stage.card.jobs,
+        pending = count(j.pending),
+        running = count(j.running),
+        completed = count(j.completed),
+        failed = count(j.failed),
     )
+    .to_string()
 }
 
 /// What a consumer card says about its leases, if it holds leased deliveries.
-pub fn lease_text(c: &ConsumerCard) -> Option<String> {
+pub fn lease_text(c: &ConsumerCard, lang: Lang) -> Option<String> {
+    let l = locale(lang);
     let next = c
         .lease_in_s
-        .map(|s| format!("lease runs out in {}", seconds(s)));
-    let expired = (c.leases_expired > 0).then(|| {
-        format!(
-            "⚠ lease expired on {} held deliver{}",
-            c.leases_expired,
-            if c.leases_expired == 1 { "y" } else { "ies" }
-        )
+        .map(|s| td_string!(l, stage.card.lease_in, s = seconds(s)).to_string());
+    let expired = (c.leases_expired > 0).then(|| match c.leases_expired {
+        1 => td_string!(l, stage.card.lease_expired_one).to_string(),
+        n => td_string!(l, stage.card.lease_expired_many, n).to_string(),
     });
     match (next, expired) {
         (Some(a), Some(b)) => Some(format!("{a} · {b}")),
@@ -551,87 +573,90 @@ pub fn lease_text(c: &ConsumerCard) -> Option<String> {
 }
 
 /// An exchange's kind in words.
-pub fn exchange_kind(kind: ExchangeKind) -> &'static str {
+pub fn exchange_kind(kind: ExchangeKind, lang: Lang) -> &'static str {
+    let l = locale(lang);
     match kind {
-        ExchangeKind::Direct => "direct",
-        ExchangeKind::Fanout => "fanout",
-        ExchangeKind::Topic => "topic",
+        ExchangeKind::Direct => td_string!(l, stage.card.kind_direct),
+        ExchangeKind::Fanout => td_string!(l, stage.card.kind_fanout),
+        ExchangeKind::Topic => td_string!(l, stage.card.kind_topic),
     }
 }
 
 /// One binding as its line reads: "orders.* → billing" (a fanout ignores the key).
-pub fn binding_text(kind: ExchangeKind, key: &str, queue: &str) -> String {
+pub fn binding_text(kind: ExchangeKind, key: &str, queue: &str, lang: Lang) -> String {
     if kind == ExchangeKind::Fanout || key.is_empty() {
-        format!("all → {queue}")
+        td_string!(locale(lang), stage.card.binding_all, queue).to_string()
     } else {
         format!("{key} → {queue}")
     }
 }
 
 /// What a DLQ card says.
-pub fn dlq_text(d: &DlqCard) -> String {
-    match &d.oldest_reason {
-        Some(reason) if d.count > 0 => format!("{} held · oldest: {reason}", count(d.count)),
-        _ => "empty".to_string(),
+pub fn dlq_text(d: &DlqCard, lang: Lang) -> String {
+    let l = locale(lang);
+    match d.oldest_reason {
+        Some((reason, attempts)) if d.count > 0 => {
+            let reason = dead_letter_reason(reason, attempts, lang);
+            td_string!(l, stage.card.dlq_held, n = count(d.count), reason).to_string()
+        }
+        _ => td_string!(l, stage.card.dlq_empty).to_string(),
     }
 }
 
 /// What a consumer card says about its state.
-pub fn consumer_state(c: &ConsumerCard) -> String {
+pub fn consumer_state(c: &ConsumerCard, lang: Lang) -> String {
+    let l = locale(lang);
     if c.stopped {
-        return "stopped (scaled in)".to_string();
+        return td_string!(l, stage.card.stopped).to_string();
     }
     if !c.up {
         return match c.restart_in_s {
-            Some(s) if c.restart_after_end => format!(
-                "crashed · would restart in {}, after the run ends: stays down",
-                seconds(s)
-            ),
-            Some(s) => format!("crashed · restarts in {}", seconds(s)),
-            None => "crashed · stays down".to_string(),
+            Some(s) if c.restart_after_end => {
+                td_string!(l, stage.card.would_restart, s = seconds(s)).to_string()
+            }
+            other => crashed_text(other, lang),
         };
     }
     let mut text = if c.busy == 0 && c.buffered == 0 {
-        "idle".to_string()
+        td_string!(l, stage.card.idle).to_string()
     } else {
-        format!(
-            "busy {}/{} · buffered {}",
-            c.busy, c.concurrency, c.buffered
-        )
+        let (busy, of, buffered) = (c.busy, c.concurrency, c.buffered);
+        td_string!(l, stage.card.busy, busy, of, buffered).to_string()
     };
     match c.armed {
-        Some(CrashPoint::AfterCommitBeforeAck) => text.push_str(" · armed: crash after commit"),
-        Some(CrashPoint::AfterReceive) => text.push_str(" · armed: crash after receive"),
+        Some(CrashPoint::AfterCommitBeforeAck) => {
+            text.push_str(td_string!(l, stage.card.armed_commit))
+        }
+        Some(CrashPoint::AfterReceive) => text.push_str(td_string!(l, stage.card.armed_receive)),
         Some(CrashPoint::Now) | None => {}
     }
     if c.slow_factor > 1.0 {
-        text.push_str(&format!(" · slow ×{}", c.slow_factor));
+        text.push_str(&td_string!(l, stage.card.slow, f = c.slow_factor).to_string());
     }
     if c.drop_next_ack {
-        text.push_str(" · next ack will be lost");
+        text.push_str(td_string!(l, stage.card.ack_lost));
     }
     if c.retiring {
-        text.push_str(" · finishing, then stops");
+        text.push_str(td_string!(l, stage.card.retiring));
     }
     text
 }
 
 /// What a queue card says about its contents.
-pub fn queue_counts(q: &QueueCard) -> String {
+pub fn queue_counts(q: &QueueCard, lang: Lang) -> String {
+    let l = locale(lang);
     let bound = q
         .max_length
         .map_or(String::new(), |m| format!(" / {}", count(m)));
-    let mut text = format!(
-        "waiting {}{bound} · in flight {}",
-        count(q.waiting),
-        count(q.in_flight)
-    );
+    let (n, f) = (count(q.waiting), count(q.in_flight));
+    let mut text = td_string!(l, stage.card.queue_counts, n, bound, f).to_string();
     if q.retry_waiting > 0 {
-        text.push_str(&format!(" · retry {}", count(q.retry_waiting)));
+        let n = count(q.retry_waiting);
+        text.push_str(&td_string!(l, stage.card.queue_retry, n).to_string());
     }
     text.push_str(&format!(" · DLQ {}", count(q.dead_lettered)));
     if q.redriving {
-        text.push_str(" (redriving)");
+        text.push_str(td_string!(l, stage.card.queue_redriving));
     }
     text
 }
@@ -671,7 +696,7 @@ mod tests {
         .many_consumers());
         let n = t.consumers.len();
         assert_eq!(
-            t.consumers_summary(),
+            t.consumers_summary(Lang::En),
             CrowdSummary {
                 title: format!("{n} consumers"),
                 state: format!("{n} up · 0 in hand"),
@@ -684,7 +709,7 @@ mod tests {
             restart_after_s: None,
         })
         .expect("valid");
-        let summary = Topology::of(&sim).consumers_summary();
+        let summary = Topology::of(&sim).consumers_summary(Lang::En);
         assert_eq!(summary.state, format!("{} up · 1 down · 0 in hand", n - 1));
         assert!(summary.any_down);
     }
@@ -696,8 +721,11 @@ mod tests {
         let t = Topology::of(&sim);
         let members: usize = t.logs.groups.iter().map(|g| g.members.len()).sum();
         assert_eq!(t.shape().consumer_cards(), members);
-        assert_eq!(t.consumers_summary().title, format!("{members} consumers"));
-        assert_eq!(t.consumers_summary().state, format!("{members} up"));
+        assert_eq!(
+            t.consumers_summary(Lang::En).title,
+            format!("{members} consumers")
+        );
+        assert_eq!(t.consumers_summary(Lang::En).state, format!("{members} up"));
     }
 
     #[test]
@@ -712,7 +740,7 @@ mod tests {
         let c = &Topology::of(&sim).consumers[0];
         assert!(!c.up);
         assert_eq!(c.restart_in_s, Some(5.0));
-        assert_eq!(consumer_state(c), "crashed · restarts in 5.0 s");
+        assert_eq!(consumer_state(c, Lang::En), "crashed · restarts in 5.0 s");
     }
 
     #[test]
@@ -730,7 +758,7 @@ mod tests {
         let c = &Topology::of(&sim).consumers[0];
         assert!(c.restart_after_end);
         assert_eq!(
-            consumer_state(c),
+            consumer_state(c, Lang::En),
             "crashed · would restart in 15.0 s, after the run ends: stays down"
         );
     }
@@ -748,7 +776,7 @@ mod tests {
         assert!(c.up);
         assert_eq!(c.armed, Some(CrashPoint::AfterCommitBeforeAck));
         assert!(
-            consumer_state(c).ends_with("armed: crash after commit"),
+            consumer_state(c, Lang::En).ends_with("armed: crash after commit"),
             "{c:?}"
         );
     }
@@ -768,7 +796,7 @@ mod tests {
         let c = &Topology::of(&sim).consumers[0];
         assert_eq!(c.slow_factor, 4.0);
         assert!(c.drop_next_ack);
-        let state = consumer_state(c);
+        let state = consumer_state(c, Lang::En);
         assert!(state.contains(" · slow ×4"), "{state}");
         assert!(state.ends_with(" · next ack will be lost"), "{state}");
         sim.command(Command::SlowConsumer {
@@ -776,7 +804,7 @@ mod tests {
             factor: 1.0,
         })
         .expect("valid");
-        assert!(!consumer_state(&Topology::of(&sim).consumers[0]).contains("slow"));
+        assert!(!consumer_state(&Topology::of(&sim).consumers[0], Lang::En).contains("slow"));
     }
 
     #[test]
@@ -795,17 +823,17 @@ mod tests {
         let c = &Topology::of(&sim).consumers[1];
         assert!(c.retiring && !c.stopped, "{c:?}");
         assert!(
-            consumer_state(c).ends_with(" · finishing, then stops"),
+            consumer_state(c, Lang::En).ends_with(" · finishing, then stops"),
             "{}",
-            consumer_state(c)
+            consumer_state(c, Lang::En)
         );
         while Topology::of(&sim).consumers[1].retiring {
             sim.step().expect("it finishes its message");
         }
         let c = &Topology::of(&sim).consumers[1];
         assert!(c.stopped && !c.up);
-        assert_eq!(consumer_state(c), "stopped (scaled in)");
-        assert!(!consumer_state(&Topology::of(&sim).consumers[0]).contains("stop"));
+        assert_eq!(consumer_state(c, Lang::En), "stopped (scaled in)");
+        assert!(!consumer_state(&Topology::of(&sim).consumers[0], Lang::En).contains("stop"));
     }
 
     #[test]
@@ -828,7 +856,7 @@ mod tests {
     fn a_queue_card_names_its_flavour_and_follows_a_switch() {
         let mut sim = Simulation::new(brokerlab_core::examples::load("mm1").unwrap()).unwrap();
         assert_eq!(
-            flavour_label(Topology::of(&sim).queues[0].flavour),
+            flavour_label(Topology::of(&sim).queues[0].flavour, Lang::En),
             "generic"
         );
         sim.command(Command::SetFlavour {
@@ -837,7 +865,7 @@ mod tests {
         })
         .unwrap();
         assert_eq!(
-            flavour_label(Topology::of(&sim).queues[0].flavour),
+            flavour_label(Topology::of(&sim).queues[0].flavour, Lang::En),
             "RabbitMQ"
         );
     }
@@ -857,7 +885,7 @@ mod tests {
             dlq: None,
         };
         assert_eq!(
-            queue_counts(&q),
+            queue_counts(&q, Lang::En),
             "waiting 1,200 / 5,000 · in flight 3 · retry 2 · DLQ 1 (redriving)"
         );
         let plain = QueueCard {
@@ -866,7 +894,10 @@ mod tests {
             redriving: false,
             ..q
         };
-        assert_eq!(queue_counts(&plain), "waiting 1,200 · in flight 3 · DLQ 1");
+        assert_eq!(
+            queue_counts(&plain, Lang::En),
+            "waiting 1,200 · in flight 3 · DLQ 1"
+        );
     }
 
     #[test]
@@ -877,13 +908,13 @@ mod tests {
         assert_eq!(t.exchanges.len(), 1);
         let x = &t.exchanges[0];
         assert_eq!(
-            (x.name.as_str(), exchange_kind(x.kind)),
+            (x.name.as_str(), exchange_kind(x.kind, Lang::En)),
             ("orders", "topic")
         );
         let lines: Vec<String> = x
             .bindings
             .iter()
-            .map(|(k, q)| binding_text(x.kind, k, q))
+            .map(|(k, q)| binding_text(x.kind, k, q, Lang::En))
             .collect();
         assert_eq!(
             lines,
@@ -893,7 +924,10 @@ mod tests {
                 "orders.# → audit"
             ]
         );
-        assert_eq!(binding_text(ExchangeKind::Fanout, "x", "q"), "all → q");
+        assert_eq!(
+            binding_text(ExchangeKind::Fanout, "x", "q", Lang::En),
+            "all → q"
+        );
         let burst = Simulation::new(examples::load("burst").expect("built in")).expect("valid");
         assert!(Topology::of(&burst).exchanges.is_empty());
     }
@@ -904,7 +938,10 @@ mod tests {
             .expect("valid");
         let fresh = Topology::of(&sim);
         assert_eq!(
-            dlq_text(fresh.queues[0].dlq.as_ref().expect("dead-letters")),
+            dlq_text(
+                fresh.queues[0].dlq.as_ref().expect("dead-letters"),
+                Lang::En
+            ),
             "empty"
         );
         sim.run_until(brokerlab_core::secs_to_us(55.0));
@@ -913,12 +950,13 @@ mod tests {
             .clone()
             .expect("dead-letters");
         assert!(d.count > 0, "{d:?}");
-        let reason = d.oldest_reason.clone().expect("an oldest entry");
+        let (why, attempts) = d.oldest_reason.expect("an oldest entry");
+        let reason = dead_letter_reason(why, attempts, Lang::En);
         assert!(
             reason.starts_with("poison: ") || reason.starts_with("failed "),
             "{reason}"
         );
-        assert!(dlq_text(&d).starts_with(&format!("{} held · oldest: ", d.count)));
+        assert!(dlq_text(&d, Lang::En).starts_with(&format!("{} held · oldest: ", d.count)));
         sim.command(Command::Redrive {
             queue: "payments".into(),
             rate_per_s: REDRIVE_RATE_PER_S,
@@ -951,14 +989,17 @@ mod tests {
             let relay = card.relay.expect("a relay");
             if relay.backing_off > 0 && card.jobs.pending > 0 {
                 saw_backoff = true;
-                assert!(relay_state(&relay).contains("backing off"), "{relay:?}");
+                assert!(
+                    relay_state(&relay, Lang::En).contains("backing off"),
+                    "{relay:?}"
+                );
             }
         }
         assert!(saw_backoff);
         let jobs = Topology::of(&sim).producers[0].jobs;
         assert_eq!(jobs.completed, jobs.total(), "{jobs:?}");
         assert_eq!(
-            jobs_text(&jobs),
+            jobs_text(&jobs, Lang::En),
             format!(
                 "jobs: 0 pending · 0 running · {} completed · 0 failed",
                 count(jobs.completed)
@@ -974,7 +1015,7 @@ mod tests {
             .relay
             .clone()
             .expect("a relay");
-        assert_eq!(relay_state(&relay), "up");
+        assert_eq!(relay_state(&relay, Lang::En), "up");
         // The scenario arms the crash at 0 s: its first step.
         sim.step();
         let relay = Topology::of(&sim).producers[0]
@@ -982,7 +1023,10 @@ mod tests {
             .clone()
             .expect("a relay");
         assert!(relay.up && relay.armed_after_publish, "{relay:?}");
-        assert_eq!(relay_state(&relay), "up · armed: crash after next publish");
+        assert_eq!(
+            relay_state(&relay, Lang::En),
+            "up · armed: crash after next publish"
+        );
         // Until the relay's confirmed publish crashes it, the row stays in the table.
         let mut saw_row = false;
         while let Some(step) = sim.step() {
@@ -996,7 +1040,7 @@ mod tests {
             if crashed {
                 let relay = p.relay.clone().expect("a relay");
                 assert!(!relay.up);
-                assert_eq!(relay_state(&relay), "crashed · restarts in 1.0 s");
+                assert_eq!(relay_state(&relay, Lang::En), "crashed · restarts in 1.0 s");
                 assert_eq!(p.outbox, 1, "the row was never marked sent");
                 break;
             }
@@ -1021,7 +1065,10 @@ mod tests {
         let c = seen.expect("a leased delivery");
         // Delivered this very step: the whole 5 s visibility timeout is left.
         assert_eq!(c.lease_in_s, Some(5.0));
-        assert_eq!(lease_text(&c).as_deref(), Some("lease runs out in 5.0 s"));
+        assert_eq!(
+            lease_text(&c, Lang::En).as_deref(),
+            Some("lease runs out in 5.0 s")
+        );
         sim.step();
         let later = Topology::of(&sim).consumers[0].clone();
         if let Some(s) = later.lease_in_s {
@@ -1033,7 +1080,7 @@ mod tests {
             ..c
         };
         assert_eq!(
-            lease_text(&idle).as_deref(),
+            lease_text(&idle, Lang::En).as_deref(),
             Some("⚠ lease expired on 2 held deliveries")
         );
     }
@@ -1062,5 +1109,40 @@ mod tests {
         assert_eq!(t.database[0].duplicates, 1);
         let other = Simulation::new(examples::load("mm1").expect("built in")).expect("valid");
         assert_eq!(Topology::after(&other, Some(&t)), Topology::of(&other));
+    }
+
+    #[test]
+    fn cards_speak_spanish() {
+        let mut sim = Simulation::new(examples::load("mm1").expect("built in")).expect("valid");
+        sim.command(Command::CrashConsumer {
+            consumer: ConsumerId::new(0),
+            point: CrashPoint::Now,
+            restart_after_s: Some(5.0),
+        })
+        .expect("valid");
+        let t = Topology::of(&sim);
+        assert_eq!(
+            consumer_state(&t.consumers[0], Lang::Es),
+            "caído · se reinicia en 5.0 s"
+        );
+        assert_eq!(t.producers[0].state_text(Lang::Es), "activo");
+        assert_eq!(
+            queue_counts(&t.queues[0], Lang::Es),
+            format!(
+                "en espera {} · en vuelo 0 · DLQ 0",
+                count(t.queues[0].waiting)
+            )
+        );
+        assert_eq!(
+            dead_letter_reason(DeadLetterReason::RetriesExhausted, 3, Lang::Es),
+            "agotó sus intentos (3)"
+        );
+        assert_eq!(exchange_kind(ExchangeKind::Topic, Lang::Es), "por tema");
+        assert_eq!(flavour_label(Flavour::Generic, Lang::Es), "genérica");
+        let jobs = brokerlab_core::JobCounts::default();
+        assert_eq!(
+            jobs_text(&jobs, Lang::Es),
+            "trabajos: 0 pendientes · 0 en curso · 0 completados · 0 fallidos"
+        );
     }
 }

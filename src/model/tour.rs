@@ -3,6 +3,9 @@
 //! covers what it explains. No Leptos and no DOM: `state/tour.rs` stores the seen flag and
 //! `ui/tour.rs` measures the page and draws the card.
 
+use crate::i18n::{locale, td_string};
+use brokerlab_core::lessons::Lang;
+
 /// Key of the browser's local storage entry that says the tour was seen (or skipped).
 pub const SEEN_KEY: &str = "brokerlab.tour.seen";
 /// The value stored under [`SEEN_KEY`].
@@ -13,36 +16,36 @@ pub struct Step {
     /// CSS selectors of the element the step explains, tried in order (the first on the
     /// page wins); none found, the card is shown on its own.
     pub targets: &'static [&'static str],
-    pub title: &'static str,
-    pub text: &'static str,
+    pub title: fn(Lang) -> String,
+    pub text: fn(Lang) -> String,
 }
 
 /// The steps, in order.
 pub const STEPS: &[Step] = &[
     Step {
         targets: &["[role=toolbar][aria-label=Playback]", "[data-testid=play]"],
-        title: "Play, step, speed",
-        text: "Play runs the simulation; Step ▶ takes one event at a time and ◀ Back undoes one. Speed sets how many simulated seconds pass each second.",
+        title: |l| td_string!(locale(l), common.tour.play.title).to_string(),
+        text: |l| td_string!(locale(l), common.tour.play.text).to_string(),
     },
     Step {
         targets: &["[data-testid=topology]"],
-        title: "The topology",
-        text: "Producers, the broker, consumers and the database, one card each. The moving tokens are messages. The buttons on a card break it on purpose: crash it now, or under More right after its next commit, lose its next ack, slow it down.",
+        title: |l| td_string!(locale(l), common.tour.topology.title).to_string(),
+        text: |l| td_string!(locale(l), common.tour.topology.text).to_string(),
     },
     Step {
         targets: &["figure.chart", "[data-testid=chart-plot]"],
-        title: "Backlog and prediction",
-        text: "The solid line is the backlog: messages waiting. The dashed line predicts it from the rates alone. Point at the chart to read the values at any time.",
+        title: |l| td_string!(locale(l), common.tour.chart.title).to_string(),
+        text: |l| td_string!(locale(l), common.tour.chart.text).to_string(),
     },
     Step {
         targets: &["[data-testid=tab-parameters]", "[data-testid=parameters]"],
-        title: "λ, μ and ρ",
-        text: "λ is how fast messages arrive, μ how fast the consumers can finish them, and ρ = λ/μ the load. In the Parameters tab, change a rate while it plays: above ρ = 1 the backlog only grows.",
+        title: |l| td_string!(locale(l), common.tour.rates.title).to_string(),
+        text: |l| td_string!(locale(l), common.tour.rates.text).to_string(),
     },
     Step {
         targets: &["[data-testid=narration]", "[data-testid=tab-story]"],
-        title: "What happened, message by message",
-        text: "The line above the diagram tells each step in words; the Events tab keeps the latest facts. Click a message id there to see its whole history as a sequence diagram.",
+        title: |l| td_string!(locale(l), common.tour.story.title).to_string(),
+        text: |l| td_string!(locale(l), common.tour.story.text).to_string(),
     },
 ];
 
@@ -92,9 +95,12 @@ impl Tour {
     }
 
     /// "2 of 5", for the card.
-    pub fn progress(&self) -> String {
+    pub fn progress(&self, lang: Lang) -> String {
         self.at
-            .map(|i| format!("{} of {}", i + 1, STEPS.len()))
+            .map(|i| {
+                let (k, n) = (i + 1, STEPS.len());
+                td_string!(locale(lang), common.tour.progress, k, n).to_string()
+            })
             .unwrap_or_default()
     }
 
@@ -272,7 +278,14 @@ mod tests {
     fn next_and_back_walk_the_steps_and_next_on_the_last_closes() {
         let mut tour = Tour::started();
         assert!(tour.is_open() && tour.is_first() && !tour.is_last());
-        assert_eq!(tour.progress(), format!("1 of {}", STEPS.len()));
+        assert_eq!(
+            tour.progress(Lang::En),
+            format!("Tour · 1 of {}", STEPS.len())
+        );
+        assert_eq!(
+            tour.progress(Lang::Es),
+            format!("Recorrido · 1 de {}", STEPS.len())
+        );
         assert_eq!(tour.back(), Moved::To(0), "back on the first step stays");
         for i in 1..STEPS.len() {
             assert_eq!(tour.forward(), Moved::To(i));
@@ -283,7 +296,7 @@ mod tests {
         assert_eq!(tour.forward(), Moved::Closed);
         assert!(!tour.is_open());
         assert!(tour.step().is_none());
-        assert_eq!(tour.progress(), "");
+        assert_eq!(tour.progress(Lang::En), "");
     }
 
     #[test]
@@ -300,13 +313,11 @@ mod tests {
     #[test]
     fn there_are_four_to_six_short_steps_each_with_a_target() {
         assert!((4..=6).contains(&STEPS.len()));
-        for step in STEPS {
-            assert!(!step.targets.is_empty() && !step.title.is_empty());
-            assert!(
-                step.text.len() <= 260,
-                "“{}” is long for a tour",
-                step.title
-            );
+        for (step, lang) in STEPS.iter().flat_map(|s| Lang::ALL.map(|l| (s, l))) {
+            let (title, text) = ((step.title)(lang), (step.text)(lang));
+            assert!(!step.targets.is_empty() && !title.is_empty());
+            // Spanish runs longer than English: the card grows by a line, not more.
+            assert!(text.chars().count() <= 300, "“{title}” is long for a tour");
         }
     }
 

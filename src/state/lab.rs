@@ -7,11 +7,12 @@ use leptos::prelude::*;
 use brokerlab_core::lessons::Lang;
 use brokerlab_core::{examples, secs_to_us, us_to_secs, Command, MsgId, Scenario};
 
+use crate::i18n::{self, td_string, Locale};
 use crate::model::flights::{FlightBuffer, Node};
 use crate::model::interview::Interview;
 use crate::model::invariants::Status;
 use crate::model::lesson::Guide;
-use crate::model::lineage::{Lineage, LineageBuild};
+use crate::model::lineage::{Bilingual, Lineage, LineageBuild};
 use crate::model::panels::Panel;
 use crate::model::player::{Player, SPEEDS};
 use crate::model::readout::{Percentiles, Readout};
@@ -76,7 +77,7 @@ pub struct Lab {
     /// The loaded scenario, without the user's commands (the editor shows it).
     pub base: Memo<Scenario>,
     /// The open message history, or why it could not be built; `None` when closed.
-    pub lineage: RwSignal<Option<Result<Lineage, String>>>,
+    pub lineage: RwSignal<Option<Result<Lineage, Bilingual>>>,
     /// A message history being built over the next frames (see [`Lab::open_lineage`]).
     building: StoredValue<Option<LineageBuild>>,
     /// A history is being built: the frame loop runs until it is done.
@@ -143,6 +144,11 @@ where
 }
 
 impl Lab {
+    /// The locale of the page's messages now (untracked: a message is written once).
+    fn locale(&self) -> Locale {
+        i18n::locale(self.lang.get_untracked())
+    }
+
     pub fn new(player: Player) -> Self {
         let opening_speed = player.opening_speed();
         let player = StoredValue::new(player);
@@ -150,6 +156,7 @@ impl Lab {
         // The keys of what changes only with the narration, and only with the run.
         let told = per_frame(player, frame, |p| (p.run(), p.narration_version()));
         let run = per_frame(player, frame, |p| (p.run(), p.seed()));
+        let lang = RwSignal::new(Lang::default());
         Self {
             player,
             frame,
@@ -158,7 +165,12 @@ impl Lab {
             error: RwSignal::new(None),
             resuming: StoredValue::new(false),
             readout: per_frame(player, frame, Player::readout),
-            narration: per_key(player, told, |p| p.narration().clone()),
+            // Told in the page's language when shown: a switch re-tells it at once.
+            narration: Memo::new(move |_| {
+                let _ = told.get();
+                let lang = lang.get();
+                player.with_value(|p| p.narration(lang))
+            }),
             chart_key: per_frame(player, frame, |p| (p.run(), p.sample_count())),
             crash_target: per_frame(player, frame, Player::crash_target_name),
             topology: Memo::new(move |previous| {
@@ -184,7 +196,7 @@ impl Lab {
             prediction_key: per_frame(player, frame, |p| (p.run(), p.prediction_version())),
             panel: RwSignal::new(Panel::default()),
             guide: RwSignal::new(None),
-            lang: RwSignal::new(Lang::default()),
+            lang,
             interview: RwSignal::new(Interview::default()),
         }
     }
@@ -277,8 +289,9 @@ impl Lab {
     pub fn crash(&self) {
         let result = self.player.try_update_value(Player::crash_next);
         if let Some(Err(e)) = result {
-            self.error
-                .set(Some(format!("The simulation refused the crash: {e}")));
+            self.error.set(Some(
+                td_string!(self.locale(), common.errors.crash_refused, why = e).to_string(),
+            ));
         }
         self.changed();
     }
@@ -286,8 +299,12 @@ impl Lab {
     /// Loads a built-in example by name: a new run, paused at its start.
     pub fn load(&self, name: &str) {
         let player = examples::load(name)
-            .ok_or_else(|| format!("There is no example called “{name}”."))
-            .and_then(|s| Player::new(s).map_err(|e| format!("The example could not load: {e}")));
+            .ok_or_else(|| td_string!(self.locale(), common.errors.no_example, name).to_string())
+            .and_then(|s| {
+                Player::new(s).map_err(|e| {
+                    td_string!(self.locale(), common.errors.example_failed, why = e).to_string()
+                })
+            });
         match player {
             Ok(player) => {
                 self.open_player(player);
@@ -328,8 +345,9 @@ impl Lab {
     pub fn back(&self) {
         self.playing.set(false);
         if let Some(Err(e)) = self.player.try_update_value(Player::step_back) {
-            self.error
-                .set(Some(format!("The run could not step back: {e}")));
+            self.error.set(Some(
+                td_string!(self.locale(), common.errors.back_failed, why = e).to_string(),
+            ));
         }
         self.changed();
     }
@@ -337,8 +355,9 @@ impl Lab {
     /// Gives the simulation a user command (recorded in the run).
     pub fn command(&self, fault: Command) {
         if let Some(Err(e)) = self.player.try_update_value(|p| p.command(fault)) {
-            self.error
-                .set(Some(format!("The simulation refused the command: {e}")));
+            self.error.set(Some(
+                td_string!(self.locale(), common.errors.command_refused, why = e).to_string(),
+            ));
         }
         self.changed();
     }
@@ -351,7 +370,9 @@ impl Lab {
             .try_update_value(|p| p.command(fault))
             .unwrap_or(Ok(()));
         self.changed();
-        result.map_err(|e| format!("The simulation refused it: {}", e.problem))
+        result.map_err(|e| {
+            td_string!(self.locale(), common.errors.refused, why = e.problem).to_string()
+        })
     }
 
     /// The next offered speed up (`faster`) or down; stays at the ends.
@@ -438,7 +459,9 @@ impl Lab {
             .player
             .try_update_value(|p| p.begin_seek(secs_to_us(t_s)))
         {
-            self.error.set(Some(format!("The run could not seek: {e}")));
+            self.error.set(Some(
+                td_string!(self.locale(), common.errors.seek_failed, why = e).to_string(),
+            ));
         }
         self.seek_frame();
     }
@@ -459,9 +482,9 @@ impl Lab {
             return;
         }
         match self.player.try_update_value(|p| p.set_seed(seed)) {
-            Some(Err(e)) => self.error.set(Some(format!(
-                "The run could not restart with that seed: {e}"
-            ))),
+            Some(Err(e)) => self.error.set(Some(
+                td_string!(self.locale(), common.errors.seed_failed, why = e).to_string(),
+            )),
             _ => self.close_lineage(),
         }
         self.changed();
@@ -471,8 +494,9 @@ impl Lab {
     pub fn reset(&self) {
         self.playing.set(false);
         if let Some(Err(e)) = self.player.try_update_value(Player::reset) {
-            self.error
-                .set(Some(format!("The scenario could not restart: {e}")));
+            self.error.set(Some(
+                td_string!(self.locale(), common.errors.restart_failed, why = e).to_string(),
+            ));
         }
         self.changed();
     }
@@ -520,6 +544,24 @@ mod tests {
         );
         assert_eq!(lab.narration.get_untracked().events.len(), 1);
         assert_eq!(lab.error.get_untracked(), None);
+    }
+
+    #[test]
+    fn the_narration_follows_the_language_at_once_and_back() {
+        let (_owner, lab) = lab();
+        lab.load("crash-after-commit");
+        for _ in 0..8 {
+            lab.step();
+        }
+        let en = lab.narration.get_untracked();
+        assert!(!en.sentences.is_empty() && !en.log.is_empty(), "{en:?}");
+        lab.lang.set(Lang::Es);
+        let es = lab.narration.get_untracked();
+        assert_ne!(es.sentences, en.sentences, "{es:?}");
+        assert_ne!(es.log[0].text, en.log[0].text);
+        assert_eq!(es.log.len(), en.log.len(), "the same facts, re-told");
+        lab.lang.set(Lang::En);
+        assert_eq!(lab.narration.get_untracked(), en);
     }
 
     #[test]

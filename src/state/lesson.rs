@@ -7,7 +7,7 @@ use brokerlab_core::lessons::{Answer, Checkpoint};
 use brokerlab_core::link::LessonView;
 use leptos::prelude::*;
 
-use crate::model::lesson::{lang_of_locale, Guide, Phase};
+use crate::model::lesson::{Guide, Phase};
 use crate::model::player::Player;
 use crate::state::Lab;
 
@@ -135,11 +135,9 @@ impl Lab {
 
     /// Follows the lesson on show: when playing stops during a step (at its checkpoint,
     /// or at the run's end) the explanation is revealed; a scenario picked by hand closes
-    /// the lesson. The lessons speak the browser's language until the user switches.
+    /// the lesson.
     pub fn follow_lessons(&self) {
         let lab = *self;
-        let locale = window().navigator().language().unwrap_or_default();
-        lab.lang.set(lang_of_locale(&locale));
         Effect::new(move |_| {
             let playing = lab.playing.get();
             let phase = lab.guide.with(|g| g.as_ref().map(|g| g.phase));

@@ -5,6 +5,8 @@ use leptos::prelude::*;
 use leptos_use::{use_event_listener, use_window};
 
 use super::{Lab, Tools};
+use crate::i18n::{locale, td_string};
+use brokerlab_core::lessons::Lang;
 
 /// What a shortcut does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,36 +25,36 @@ pub enum Action {
 /// One row of the help's keyboard list: how it is written, what it does, and the keys
 /// (as `KeyboardEvent.key` names them) that do it.
 pub struct Shortcut {
-    pub label: &'static str,
-    pub what: &'static str,
+    pub label: fn(Lang) -> String,
+    pub what: fn(Lang) -> String,
     pub keys: &'static [(&'static str, Action)],
 }
 
 /// Every shortcut, in the order the help lists them.
 pub const SHORTCUTS: &[Shortcut] = &[
     Shortcut {
-        label: "space",
-        what: "play or pause",
+        label: |l| td_string!(locale(l), common.keys.space).to_string(),
+        what: |l| td_string!(locale(l), common.keys.play).to_string(),
         keys: &[(" ", Action::TogglePlay)],
     },
     Shortcut {
-        label: "→",
-        what: "one step forward",
+        label: |_| "→".to_string(),
+        what: |l| td_string!(locale(l), common.keys.step).to_string(),
         keys: &[("ArrowRight", Action::Step)],
     },
     Shortcut {
-        label: "←",
-        what: "one step back",
+        label: |_| "←".to_string(),
+        what: |l| td_string!(locale(l), common.keys.back).to_string(),
         keys: &[("ArrowLeft", Action::Back)],
     },
     Shortcut {
-        label: "r",
-        what: "reset",
+        label: |_| "r".to_string(),
+        what: |l| td_string!(locale(l), common.keys.reset).to_string(),
         keys: &[("r", Action::Reset), ("R", Action::Reset)],
     },
     Shortcut {
-        label: "+ / −",
-        what: "faster / slower",
+        label: |_| "+ / −".to_string(),
+        what: |l| td_string!(locale(l), common.keys.speed).to_string(),
         keys: &[
             ("+", Action::Faster),
             ("=", Action::Faster),
@@ -61,18 +63,18 @@ pub const SHORTCUTS: &[Shortcut] = &[
         ],
     },
     Shortcut {
-        label: "p",
-        what: "present: the stage alone, in large type (again to leave)",
+        label: |_| "p".to_string(),
+        what: |l| td_string!(locale(l), common.keys.present).to_string(),
         keys: &[("p", Action::Present), ("P", Action::Present)],
     },
     Shortcut {
-        label: "?",
-        what: "this help",
+        label: |_| "?".to_string(),
+        what: |l| td_string!(locale(l), common.keys.help).to_string(),
         keys: &[("?", Action::OpenHelp)],
     },
     Shortcut {
-        label: "Escape",
-        what: "close this help",
+        label: |_| "Escape".to_string(),
+        what: |l| td_string!(locale(l), common.keys.close_help).to_string(),
         keys: &[("Escape", Action::CloseHelp)],
     },
 ];
@@ -147,5 +149,14 @@ mod tests {
         assert_eq!(action_for("_"), Some(Action::Slower));
         assert_eq!(action_for("Escape"), Some(Action::CloseHelp));
         assert_eq!(action_for("x"), None);
+    }
+
+    #[test]
+    fn the_help_lists_every_shortcut_in_both_languages() {
+        for s in SHORTCUTS {
+            assert!(!(s.what)(Lang::En).is_empty());
+            assert_ne!((s.what)(Lang::En), (s.what)(Lang::Es));
+        }
+        assert_eq!((SHORTCUTS[0].label)(Lang::Es), "espacio");
     }
 }

@@ -109,12 +109,14 @@ fn Page(player: Player, view: Option<View>, problem: Option<LinkProblem>) -> imp
     // the side area beside it, one tab at a time.
     view! {
         <header class="top">
-            <h1>"Broker Lab"</h1>
+            <div class="brand">
+                <h1>"Broker Lab"</h1>
+                <LangSwitch lab />
+            </div>
             <ScenarioPicker lab />
             <ShareButton lab />
             <FileMenu lab />
             <ToolButtons tools />
-            <LangSwitch lab />
         </header>
         <main node_ref=zone class:dragging=move || dragging.get()>
             <div class="transport">
@@ -179,7 +181,7 @@ fn EmbeddedStage(lab: Lab) -> impl IntoView {
             </div>
             <a class="open-full" node_ref=full href="./" target="_blank" rel="noopener"
                 data-testid="open-full" on:pointerdown=move |_| aim() on:focus=move |_| aim()>
-                "Open in Broker Lab ↗"
+                {t!(use_i18n(), common.open_full)}
             </a>
         </main>
     }

@@ -1,30 +1,55 @@
 //! The playback toolbar: play/pause, step back and forward, speed, crash a consumer, reset;
 //! and the scenario picker.
 
-use brokerlab_core::examples;
 use brokerlab_core::lessons::{self, Lang};
+use brokerlab_core::{examples, EndReason};
 
 use leptos::prelude::*;
 
 use crate::format::{seconds, speed};
+use crate::i18n::{locale, t, t_string, td_string, use_i18n};
 use crate::model::player::{RESTART_AFTER_S, SPEEDS};
 use crate::state::Lab;
 use crate::ui::seed::SeedControl;
 
+/// Why the work budget stopped the run, in the page's language. The readout carries the
+/// core's English words: they name the budget that was reached.
+fn budget_stop_text(english: &str, lang: Lang) -> String {
+    let l = locale(lang);
+    let reasons = [
+        EndReason::StepBudget,
+        EndReason::MessagesBudget,
+        EndReason::CopiesBudget,
+        EndReason::LogRecordsBudget,
+    ];
+    match reasons.into_iter().find(|r| r.describe() == english) {
+        Some(EndReason::StepBudget) => td_string!(l, stage.controls.budget_steps).to_string(),
+        Some(EndReason::MessagesBudget) => {
+            td_string!(l, stage.controls.budget_messages).to_string()
+        }
+        Some(EndReason::CopiesBudget) => td_string!(l, stage.controls.budget_copies).to_string(),
+        Some(EndReason::LogRecordsBudget) => {
+            td_string!(l, stage.controls.budget_log_records).to_string()
+        }
+        _ => english.to_string(),
+    }
+}
+
 #[component]
 pub fn Controls(lab: Lab) -> impl IntoView {
+    let i18n = use_i18n();
     let play_label = move || {
         if lab.playing.get() {
-            "Pause"
+            t_string!(i18n, stage.controls.pause)
         } else if lab.readout.with(|r| r.finished) {
-            "Replay"
+            t_string!(i18n, stage.controls.replay)
         } else {
-            "Play"
+            t_string!(i18n, stage.controls.play)
         }
     };
     let crash_label = move || match lab.crash_target.get() {
-        Some(name) => format!("Crash {name}"),
-        None => "All consumers are down".to_string(),
+        Some(name) => t_string!(i18n, stage.controls.crash, name).to_string(),
+        None => t_string!(i18n, stage.controls.all_down).to_string(),
     };
     let on_speed = move |ev: leptos::ev::Event| {
         if let Ok(s) = event_target_value(&ev).parse::<f64>() {
@@ -42,48 +67,54 @@ pub fn Controls(lab: Lab) -> impl IntoView {
         })
         .collect_view();
     view! {
-        <div class="controls" role="toolbar" aria-label="Playback">
+        <div class="controls" role="toolbar" aria-label=move || t_string!(i18n, stage.controls.toolbar)>
             <button type="button" data-testid="back" on:click=move |_| lab.back()
                 disabled=move || lab.readout.with(|r| r.step == 0)
-                title="One step back (←): the run is re-simulated up to the previous step">
-                "◀ Back"
+                title=move || t_string!(i18n, stage.controls.back_title)>
+                {t!(i18n, stage.controls.back)}
             </button>
             <button type="button" class="primary" data-testid="play" on:click=move |_| lab.toggle_play()
-                title="Play or pause (space)">
+                title=move || t_string!(i18n, stage.controls.play_title)>
                 {play_label}
             </button>
             <button type="button" data-testid="step" on:click=move |_| lab.step()
                 disabled=move || lab.readout.with(|r| r.finished)
-                title="One step forward: the next event (→)">
-                "Step ▶"
+                title=move || t_string!(i18n, stage.controls.step_title)>
+                {t!(i18n, stage.controls.step)}
             </button>
             <span class="position" aria-live="off">
-                "Step " <strong data-testid="step-index">{move || lab.readout.with(|r| r.step)}</strong>
-                " at " <strong data-testid="step-time">{move || lab.readout.with(|r| seconds(r.time_s))}</strong>
+                {t!(i18n, stage.controls.position_step)} <strong data-testid="step-index">{move || lab.readout.with(|r| r.step)}</strong>
+                {t!(i18n, stage.controls.position_at)} <strong data-testid="step-time">{move || lab.readout.with(|r| seconds(r.time_s))}</strong>
                 <span class="budget-stop" data-testid="budget-stop" role="status"
                     hidden=move || lab.readout.with(|r| r.budget_stop.is_none())>
-                    " — " {move || lab.readout.with(|r| r.budget_stop.unwrap_or_default())}
+                    " — " {move || {
+                        let lang = lab.lang.get();
+                        lab.readout.with(|r| budget_stop_text(r.budget_stop.unwrap_or_default(), lang))
+                    }}
                 </span>
             </span>
             <label class="speed">
-                <span>"Speed"</span>
+                <span>{t!(i18n, stage.controls.speed)}</span>
                 <select data-testid="speed" on:change=on_speed prop:value=move || lab.speed.get().to_string()>
                     {options}
                 </select>
-                <span class="hint sr-only">"simulated seconds per second"</span>
+                <span class="hint sr-only">{t!(i18n, stage.controls.speed_hint)}</span>
             </label>
             <button type="button" class="danger" data-testid="crash" on:click=move |_| lab.crash()
                 disabled=move || lab.crash_target.with(Option::is_none)
-                title=format!("Crashes the first running consumer (or log group member) now; it restarts {RESTART_AFTER_S} s later")>
+                title=move || t_string!(i18n, stage.controls.crash_title, s = RESTART_AFTER_S).to_string()>
                 {crash_label}
             </button>
-            <button type="button" data-testid="reset" on:click=move |_| lab.reset() title="Back to the start (r)">
-                "Reset"
+            <button type="button" data-testid="reset" on:click=move |_| lab.reset()
+                title=move || t_string!(i18n, stage.controls.reset_title)>
+                {t!(i18n, stage.controls.reset)}
             </button>
             <p class="keys" data-testid="shortcuts">
-                "Keys: " <kbd>"space"</kbd> " play/pause · " <kbd>"→"</kbd> " step · " <kbd>"←"</kbd>
-                " back · " <kbd>"r"</kbd> " reset · " <kbd>"+"</kbd> " / " <kbd>"-"</kbd> " speed · "
-                <kbd>"?"</kbd> " help"
+                {t!(i18n, stage.controls.keys)} <kbd>{t!(i18n, stage.controls.key_space)}</kbd> {t!(i18n, stage.controls.key_play)}
+                <kbd>"→"</kbd> {t!(i18n, stage.controls.key_step)} <kbd>"←"</kbd>
+                {t!(i18n, stage.controls.key_back)} <kbd>"r"</kbd> {t!(i18n, stage.controls.key_reset)}
+                <kbd>"+"</kbd> " / " <kbd>"-"</kbd> {t!(i18n, stage.controls.key_speed)}
+                <kbd>"?"</kbd> {t!(i18n, stage.controls.key_help)}
             </p>
         </div>
     }
@@ -103,10 +134,8 @@ const LESSON_PREFIX: &str = "lesson:";
 /// The lessons, first in the picker: each opens its scenario with the lesson card.
 #[component]
 fn LessonOptions(lab: Lab) -> impl IntoView {
-    let label = move || match lab.lang.get() {
-        Lang::En => "Lessons (guided, with predictions)",
-        Lang::Es => "Lecciones (guiadas, con predicciones)",
-    };
+    let i18n = use_i18n();
+    let label = move || t_string!(i18n, stage.picker.lessons);
     let items = move || {
         let lang = lab.lang.get();
         lessons::all()
@@ -150,18 +179,24 @@ pub fn ScenarioPicker(lab: Lab) -> impl IntoView {
         .collect_view();
     // A scenario from a file, a link or the editor that is not a built-in one is listed too,
     // so the picker never shows a blank.
+    let i18n = use_i18n();
     let own = move || {
         lab.scenario.with(|(n, _)| {
             let n = n.clone();
             examples::find(&n).is_none().then(|| {
-                view! { <optgroup label="Opened"><option value=n.clone() selected=true>{format!("{n} (your scenario)")}</option></optgroup> }
+                let text = t_string!(i18n, stage.picker.yours, name = n.clone()).to_string();
+                view! {
+                    <optgroup label=move || t_string!(i18n, stage.picker.opened)>
+                        <option value=n.clone() selected=true>{text}</option>
+                    </optgroup>
+                }
             })
         })
     };
     view! {
-        <section class="scenario" aria-label="Scenario">
+        <section class="scenario" aria-label=move || t_string!(i18n, stage.picker.scenario)>
             <label class="picker">
-                <strong>"Scenario"</strong>
+                <strong>{t!(i18n, stage.picker.scenario)}</strong>
                 <select data-testid="scenario" prop:value=name
                     on:change=move |ev| pick(lab, &event_target_value(&ev))>
                     {own}

@@ -1,20 +1,39 @@
 //! The counters panel: what the run has done so far and what it holds right now.
 
+use brokerlab_core::lessons::Lang;
 use leptos::prelude::*;
 
 use crate::format::{count, latency, seconds};
+use crate::i18n::{self, locale, t, t_string, td_string, use_i18n};
 use crate::model::glossary;
 use crate::model::readout::Percentiles;
 use crate::model::readout::Readout;
 use crate::ui::term::label_text;
 
+/// A counter's words in a language: its label or its hint.
+type Words = fn(Lang) -> &'static str;
+
+/// The words of key `stage.counters.$key`, as a [`Words`].
+macro_rules! words {
+    ($key:ident) => {
+        |l: Lang| td_string!(locale(l), stage.counters.$key)
+    };
+}
+
+/// The page's language, from the i18n context.
+fn page_lang() -> impl Fn() -> Lang + Copy + Send + Sync + 'static {
+    let i18n = use_i18n();
+    move || i18n::lang(i18n.get_locale())
+}
+
 /// Latency percentiles: end to end and queue wait, once a message has finished.
 #[component]
 pub fn LatencyPanel(percentiles: Memo<Percentiles>) -> impl IntoView {
+    let i18n = use_i18n();
     let none = move || percentiles.with(|p| p.done == 0);
-    let row = move |name: &'static str,
+    let row = move |name: String,
                     testid: &'static str,
-                    hint: &'static str,
+                    hint: String,
                     of: fn(&Percentiles) -> [f64; 3]| {
         let cells = ["p50", "p95", "p99"]
             .into_iter()
@@ -30,16 +49,20 @@ pub fn LatencyPanel(percentiles: Memo<Percentiles>) -> impl IntoView {
         view! { <tr title=hint><th scope="row">{name}</th>{cells}</tr> }
     };
     view! {
-        <h3 id="latency-title">"Latency"</h3>
-        <p class="latency-none" hidden=move || !none()>"No message has finished yet."</p>
+        <h3 id="latency-title">{t!(i18n, stage.latency.title)}</h3>
+        <p class="latency-none" hidden=move || !none()>{t!(i18n, stage.latency.none)}</p>
         <table class="latency" data-testid="latency" aria-labelledby="latency-title" hidden=none>
-            <caption>{move || format!("over {} finished messages", percentiles.with(|p| count(p.done)))}</caption>
+            <caption>{move || t_string!(i18n, stage.latency.caption, n = percentiles.with(|p| count(p.done))).to_string()}</caption>
             <thead>
-                <tr><th scope="col">"Percentile"</th><th scope="col">"p50"</th><th scope="col">"p95"</th><th scope="col">"p99"</th></tr>
+                <tr><th scope="col">{t!(i18n, stage.latency.percentile)}</th><th scope="col">"p50"</th><th scope="col">"p95"</th><th scope="col">"p99"</th></tr>
             </thead>
             <tbody>
-                {row("End to end", "latency", "From the message's creation until its work is done", |p| p.latency_s)}
-                {row("Queue wait", "queue-wait", "From storage in the queue until the first delivery", |p| p.queue_wait_s)}
+                {move || view! {
+                    {row(t_string!(i18n, stage.latency.end_to_end).to_string(), "latency",
+                        t_string!(i18n, stage.latency.end_to_end_hint).to_string(), |p| p.latency_s)}
+                    {row(t_string!(i18n, stage.latency.queue_wait).to_string(), "queue-wait",
+                        t_string!(i18n, stage.latency.queue_wait_hint).to_string(), |p| p.queue_wait_s)}
+                }}
             </tbody>
         </table>
     }
@@ -48,10 +71,10 @@ pub fn LatencyPanel(percentiles: Memo<Percentiles>) -> impl IntoView {
 /// One labelled number. The value carries the `data-testid`.
 #[component]
 fn Counter(
-    label: &'static str,
+    label: Words,
     testid: &'static str,
     /// What the number means, shown on hover.
-    hint: &'static str,
+    hint: Words,
     /// The glossary term the label names.
     #[prop(optional)]
     term: Option<glossary::Term>,
@@ -60,85 +83,80 @@ fn Counter(
     #[prop(into, optional)]
     alert: Signal<bool>,
 ) -> impl IntoView {
+    let lang = page_lang();
     view! {
-        <div class="counter" class:alert=move || alert.get() title=hint>
-            <dt>{label_text(label, term)}</dt>
+        <div class="counter" class:alert=move || alert.get() title=move || hint(lang())>
+            <dt>{move || label_text(label(lang()), term)}</dt>
             <dd data-testid=testid>{value}</dd>
         </div>
     }
 }
 
 /// A counter of the "More" group: (label, testid, hint, value, highlighted when non-zero).
-type More = (
-    &'static str,
-    &'static str,
-    &'static str,
-    fn(&Readout) -> u64,
-    bool,
-);
+type More = (Words, &'static str, Words, fn(&Readout) -> u64, bool);
 
 /// Counters that matter only in some scenarios (retries, DLQ, bounded queues, the broker).
 const MORE: &[More] = &[
     (
-        "Dead-lettered",
+        words!(dead_lettered),
         "dead-lettered",
-        "Messages moved to the dead-letter queue",
+        words!(dead_lettered_hint),
         |r| r.dead_lettered,
         true,
     ),
     (
-        "Retries",
+        words!(retries),
         "retries",
-        "Retries scheduled after a handler failure",
+        words!(retries_hint),
         |r| r.retries_scheduled,
         false,
     ),
     (
-        "Redriven",
+        words!(redriven),
         "redriven",
-        "Dead letters moved back into their queue",
+        words!(redriven_hint),
         |r| r.redriven,
         false,
     ),
     (
-        "Duplicates skipped",
+        words!(duplicates_skipped),
         "duplicates-skipped",
-        "Redeliveries the idempotent handler recognised and skipped",
+        words!(duplicates_skipped_hint),
         |r| r.duplicates_skipped,
         false,
     ),
     (
-        "Refused",
+        words!(refused),
         "refused",
-        "Publishes a full queue refused",
+        words!(refused_hint),
         |r| r.refused,
         true,
     ),
     (
-        "Dropped",
+        words!(dropped),
         "dropped",
-        "Messages a full queue dropped to make room",
+        words!(dropped_hint),
         |r| r.dropped,
         true,
     ),
     (
-        "Expired",
+        words!(expired),
         "expired",
-        "Messages whose time to live ran out",
+        words!(expired_hint),
         |r| r.expired,
         true,
     ),
     (
-        "Leases expired",
+        words!(leases_expired),
         "leases-expired",
-        "Deliveries whose lease ran out with no ack",
+        words!(leases_expired_hint),
         |r| r.leases_expired,
         false,
     ),
     (
-        "Broker crashes",
+        words!(broker_crashes),
         "broker-crashes",
-        "Times the broker process died",
+        words!(broker_crashes_hint),
         |r| r.broker_crashes,
         true,
     ),
@@ -170,8 +188,9 @@ fn MoreCounters(readout: Memo<Readout>) -> impl IntoView {
             })
             .collect_view()
     };
+    let i18n = use_i18n();
     view! {
-        <h3 hidden=move || shown.with(Vec::is_empty)>"More"</h3>
+        <h3 hidden=move || shown.with(Vec::is_empty)>{t!(i18n, stage.counters.more)}</h3>
         <dl data-testid="more-counters">{counters}</dl>
     }
 }
@@ -186,43 +205,44 @@ pub fn Counters(
 ) -> impl IntoView {
     let r = move |f: fn(&Readout) -> String| Signal::derive(move || readout.with(f));
     let flag = move |f: fn(&Readout) -> bool| Signal::derive(move || readout.with(f));
+    let i18n = use_i18n();
     view! {
         <section class="panel counters" aria-labelledby="counters-title">
-            <h2 id="counters-title">"Counters"</h2>
-            <h3>"Right now"</h3>
+            <h2 id="counters-title">{t!(i18n, stage.counters.title)}</h2>
+            <h3>{t!(i18n, stage.counters.right_now)}</h3>
             <dl>
-                <Counter label="Simulated time" testid="time" hint="Simulated seconds since the run began"
+                <Counter label=words!(time) testid="time" hint=words!(time_hint)
                     value=r(|r| seconds(r.time_s)) />
-                <Counter label="Backlog" testid="backlog" hint="Messages waiting in queues, not yet delivered, and log records a consumer group has not yet committed (its lag)"
+                <Counter label=words!(backlog) testid="backlog" hint=words!(backlog_hint)
                     value=r(|r| count(r.backlog)) alert=flag(|r| r.backlog >= 10_000) />
-                <Counter label="In flight" testid="in-flight" hint="Delivered to a consumer, not yet acked"
+                <Counter label=words!(in_flight) testid="in-flight" hint=words!(in_flight_hint)
                     value=r(|r| count(r.in_flight)) />
-                <Counter label="Oldest age" testid="oldest-age" hint="How long the oldest waiting message has waited"
+                <Counter label=words!(oldest_age) testid="oldest-age" hint=words!(oldest_age_hint)
                     value=r(|r| seconds(r.oldest_age_s)) alert=flag(|r| r.oldest_age_s >= 10.0) />
             </dl>
-            <h3>"Totals"</h3>
+            <h3>{t!(i18n, stage.counters.totals)}</h3>
             <dl>
-                <Counter label="Published" testid="published" hint="Messages the producers published that a queue stored or a log appended"
+                <Counter label=words!(published) testid="published" hint=words!(published_hint)
                     value=r(|r| count(r.published)) />
-                <Counter label="Delivered" testid="delivered" hint="Deliveries to consumers, redeliveries included"
+                <Counter label=words!(delivered) testid="delivered" hint=words!(delivered_hint)
                     value=r(|r| count(r.delivered)) />
-                <Counter label="Acked" testid="acked" term=glossary::Term::Ack
-                    hint="Messages acked after their effect committed: done for good"
+                <Counter label=words!(acked) testid="acked" term=glossary::Term::Ack
+                    hint=words!(acked_hint)
                     value=r(|r| count(r.acked)) />
-                <Counter label="Redelivered" testid="redelivered" hint="Deliveries of a message that had been delivered before"
+                <Counter label=words!(redelivered) testid="redelivered" hint=words!(redelivered_hint)
                     value=r(|r| count(r.redelivered)) alert=flag(|r| r.redelivered > 0) />
             </dl>
-            <h3>"Failures"</h3>
+            <h3>{t!(i18n, stage.counters.failures)}</h3>
             <dl>
-                <Counter label="Consumers up" testid="consumers-up" hint="Consumer processes running"
+                <Counter label=words!(consumers_up) testid="consumers-up" hint=words!(consumers_up_hint)
                     value=r(|r| format!("{} / {}", r.consumers_up, r.consumers_total))
                     alert=flag(|r| r.consumers_up < r.consumers_total) />
-                <Counter label="Crashes" testid="crashes" hint="Crashes so far, each marked on the chart: consumers, group members, producers or their relays, the broker"
+                <Counter label=words!(crashes) testid="crashes" hint=words!(crashes_hint)
                     value=r(|r| count(r.crashes)) alert=flag(|r| r.crashes > 0) />
-                <Counter label="Lost" testid="lost" hint="Messages whose work vanished and will never be redone"
+                <Counter label=words!(lost) testid="lost" hint=words!(lost_hint)
                     value=r(|r| count(r.lost)) alert=flag(|r| r.lost > 0) />
-                <Counter label="Duplicate effects" testid="duplicate-effects"
-                    hint="Effects applied more than once to the database"
+                <Counter label=words!(duplicate_effects) testid="duplicate-effects"
+                    hint=words!(duplicate_effects_hint)
                     value=r(|r| count(r.duplicate_effects)) alert=flag(|r| r.duplicate_effects > 0) />
             </dl>
             <MoreCounters readout />

@@ -5,6 +5,7 @@
 
 use leptos::prelude::*;
 
+use crate::i18n::{t, t_string, use_i18n};
 use crate::model::interview::{row, NOTE_CHARS_MAX, QUESTIONS};
 use crate::model::schedule::{self, Names};
 use crate::state::Lab;
@@ -12,16 +13,14 @@ use crate::ui::scenario_editor::ScheduleForm;
 
 #[component]
 pub fn InterviewPanel(lab: Lab) -> impl IntoView {
-    let rows = (0..QUESTIONS.len())
+    let i18n = use_i18n();
+    let rows = (0..QUESTIONS)
         .map(|i| view! { <ReviewRow lab index=i /> })
         .collect_view();
     view! {
         <section class="panel interview" aria-labelledby="interview-title" data-testid="interview">
-            <h2 id="interview-title">"Interview"</h2>
-            <p class="hint">
-                "The ten questions to ask of any asynchronous flow. Tick a row once the candidate has "
-                "answered it, and note what they said; the link keeps your notes."
-            </p>
+            <h2 id="interview-title">{t!(i18n, teach.interview.title)}</h2>
+            <p class="hint">{t!(i18n, teach.interview.hint)}</p>
             <ol class="review" lang=move || lab.lang.get().code()>{rows}</ol>
             <HiddenFault lab />
         </section>
@@ -31,6 +30,7 @@ pub fn InterviewPanel(lab: Lab) -> impl IntoView {
 #[component]
 fn ReviewRow(lab: Lab, index: usize) -> impl IntoView {
     let lang = lab.lang;
+    let i18n = use_i18n();
     let done = move || lab.interview.with(|i| i.done[index]);
     let note = move || lab.interview.with(|i| i.notes[index].clone());
     view! {
@@ -45,7 +45,10 @@ fn ReviewRow(lab: Lab, index: usize) -> impl IntoView {
             </label>
             <span class="review-asks">{move || row(index, lang.get()).1}</span>
             <textarea rows="2" maxlength=NOTE_CHARS_MAX.to_string() data-testid=format!("review-note-{index}")
-                aria-label=move || format!("Notes: {}", row(index, lang.get()).0)
+                aria-label=move || {
+                    let theme = row(index, lang.get()).0;
+                    t_string!(i18n, teach.interview.notes_label, theme = theme).to_string()
+                }
                 prop:value=note
                 on:change=move |ev| {
                     let text = event_target_value(&ev);
@@ -62,6 +65,7 @@ fn HiddenFault(lab: Lab) -> impl IntoView {
         let _ = lab.base.get();
         lab.with_player(|p| Names::of(p.sim()))
     });
+    let i18n = use_i18n();
     let error = RwSignal::new(None::<String>);
     let count = move || lab.interview.with(|i| i.hidden.len());
     let revealed = move || lab.interview.with(|i| i.revealed);
@@ -81,27 +85,23 @@ fn HiddenFault(lab: Lab) -> impl IntoView {
     };
     view! {
         <section class="hidden-fault" aria-labelledby="hidden-fault-title">
-            <h3 id="hidden-fault-title">"A hidden fault"</h3>
-            <p class="hint">
-                "Schedule something to go wrong without showing it: it is left out of the schedule's list, "
-                "the timeline and the Scenario tab. The candidate plays the run and finds it from the "
-                "numbers; then reveal it."
-            </p>
+            <h3 id="hidden-fault-title">{t!(i18n, teach.interview.hidden_title)}</h3>
+            <p class="hint">{t!(i18n, teach.interview.hidden_hint)}</p>
             <ScheduleForm lab names error hidden=true />
             <p class="param-error" role="alert" data-testid="hidden-error">
                 {move || error.get().map(|m| format!("⚠ {m}"))}
             </p>
             <p data-testid="hidden-count">
                 {move || match count() {
-                    0 => "No fault is hidden.".to_string(),
-                    1 => "One fault is hidden.".to_string(),
-                    n => format!("{n} faults are hidden."),
+                    0 => t_string!(i18n, teach.interview.hidden_none).to_string(),
+                    1 => t_string!(i18n, teach.interview.hidden_one).to_string(),
+                    n => t_string!(i18n, teach.interview.hidden_many, n = n).to_string(),
                 }}
             </p>
             <button type="button" class="danger" data-testid="reveal-faults"
                 disabled=move || count() == 0 || revealed()
                 on:click=move |_| lab.interview.update(|i| i.revealed = true)>
-                "Reveal the hidden fault"
+                {t!(i18n, teach.interview.reveal)}
             </button>
             <ol class="schedule-list" data-testid="revealed-faults" hidden=move || !revealed()>{lines}</ol>
         </section>

@@ -4,40 +4,13 @@
 //! its figure read from the run. Page Down / Page Up walk the steps (a presenter's remote
 //! sends those keys).
 
+use crate::i18n::{t, t_string, use_i18n};
 use brokerlab_core::lessons::{self, Answer, Focus, Prediction, Text, Unit};
 use leptos::prelude::*;
 use leptos_use::{use_event_listener, use_window};
 
 use crate::model::lesson::{focus_target, parse_number, unit_label, Phase};
 use crate::state::Lab;
-
-/// The card's own words, in both languages.
-const STEP_OF: Text = Text::new("Step {k} of {n}", "Paso {k} de {n}");
-const LOOK_AT: Text = Text::new("Look at:", "Mira:");
-const PREDICT: Text = Text::new("What will happen next?", "¿Qué pasará ahora?");
-const PLAY: Text = Text::new("Play and see", "Reproducir y ver");
-const PLAYING: Text = Text::new(
-    "Playing to the checkpoint…",
-    "Reproduciendo hasta el punto de control…",
-);
-const NEXT: Text = Text::new("Next step", "Siguiente paso");
-const PREVIOUS: Text = Text::new("Previous step", "Paso anterior");
-const CLOSE: Text = Text::new("Close the lesson", "Cerrar la lección");
-const RIGHT: Text = Text::new("Your prediction was right.", "Tu predicción era correcta.");
-const WRONG: Text = Text::new(
-    "Not quite: the answer is",
-    "No exactamente: la respuesta es",
-);
-const NO_ANSWER: Text = Text::new(
-    "Answer first: predicting before watching is what makes it stick.",
-    "Responde primero: predecir antes de mirar es lo que hace que se aprenda.",
-);
-const ENDED: Text = Text::new(
-    "The run ended before the checkpoint.",
-    "La ejecución terminó antes del punto de control.",
-);
-const DONE: Text = Text::new("End of the lesson.", "Fin de la lección.");
-const LESSON: Text = Text::new("Lesson", "Lección");
 
 /// The lesson on show, above the stage.
 #[component]
@@ -51,6 +24,7 @@ pub fn LessonCard(lab: Lab) -> impl IntoView {
 #[component]
 fn LessonBody(lab: Lab) -> impl IntoView {
     let lang = lab.lang;
+    let i18n = use_i18n();
     let read = move |f: &dyn Fn(&crate::model::lesson::Guide) -> String| {
         lab.guide.with(|g| g.as_ref().map(f).unwrap_or_default())
     };
@@ -58,35 +32,32 @@ fn LessonBody(lab: Lab) -> impl IntoView {
     let progress = move || {
         read(&|g| {
             let (k, n) = g.progress();
-            STEP_OF
-                .get(lang.get())
-                .replace("{k}", &k.to_string())
-                .replace("{n}", &n.to_string())
+            t_string!(i18n, teach.lesson.step_of, k = k, n = n).to_string()
         })
     };
     let question = move || read(&|g| g.step().question.get(lang.get()).to_string());
     let phase = Memo::new(move |_| lab.guide.with(|g| g.as_ref().map(|g| g.phase)));
     view! {
         <section class="lesson" data-testid="lesson" lang=move || lang.get().code()
-            aria-label=move || LESSON.get(lang.get())>
+            aria-label=move || t_string!(i18n, teach.lesson.label)>
             <FocusOutline lab />
             <header class="lesson-head">
                 <strong class="lesson-title" data-testid="lesson-title">{title}</strong>
                 <span class="lesson-progress" data-testid="lesson-progress">{progress}</span>
                 <button type="button" class="small" data-testid="lesson-close"
-                    on:click=move |_| lab.close_lesson() title=move || CLOSE.get(lang.get())>"×"</button>
+                    on:click=move |_| lab.close_lesson() title=move || t_string!(i18n, teach.lesson.close)>"×"</button>
             </header>
             <p class="lesson-look" data-testid="lesson-look">
-                <strong>{move || LOOK_AT.get(lang.get())}</strong> " " {move || looks(lab)}
+                <strong>{t!(i18n, teach.lesson.look_at)}</strong> " " {move || looks(lab)}
             </p>
             <p class="lesson-question" data-testid="lesson-question">
-                <strong>{move || PREDICT.get(lang.get())}</strong> " " {question}
+                <strong>{t!(i18n, teach.lesson.predict)}</strong> " " {question}
             </p>
             <PredictionForm lab />
             {move || match phase.get() {
                 Some(Phase::Revealed { reached }) => view! { <Reveal lab reached /> }.into_any(),
                 Some(Phase::Playing) => view! {
-                    <p class="lesson-playing" role="status">{move || PLAYING.get(lang.get())}</p>
+                    <p class="lesson-playing" role="status">{t!(i18n, teach.lesson.playing)}</p>
                 }.into_any(),
                 _ => view! { <PlayButton lab /> }.into_any(),
             }}
@@ -243,14 +214,15 @@ fn PlayButton(lab: Lab) -> impl IntoView {
         lab.guide
             .with(|g| g.as_ref().is_some_and(|g| g.answered().is_some()))
     };
+    let i18n = use_i18n();
     view! {
         <div class="lesson-actions">
             <StepBack lab />
             <button type="button" class="primary" data-testid="lesson-play"
                 disabled=move || !answered() on:click=move |_| lab.play_lesson_step()>
-                {move || PLAY.get(lab.lang.get())}
+                {t!(i18n, teach.lesson.play)}
             </button>
-            <span class="hint" hidden=answered>{move || NO_ANSWER.get(lab.lang.get())}</span>
+            <span class="hint" hidden=answered>{t!(i18n, teach.lesson.no_answer)}</span>
         </div>
     }
 }
@@ -258,10 +230,11 @@ fn PlayButton(lab: Lab) -> impl IntoView {
 #[component]
 fn StepBack(lab: Lab) -> impl IntoView {
     let first = move || lab.guide.with(|g| g.as_ref().is_none_or(|g| g.index == 0));
+    let i18n = use_i18n();
     view! {
         <button type="button" data-testid="lesson-previous" disabled=first
             on:click=move |_| lab.previous_lesson_step()>
-            {move || PREVIOUS.get(lab.lang.get())}
+            {t!(i18n, teach.lesson.previous)}
         </button>
     }
 }
@@ -270,18 +243,18 @@ fn StepBack(lab: Lab) -> impl IntoView {
 #[component]
 fn Reveal(lab: Lab, reached: bool) -> impl IntoView {
     let lang = lab.lang;
+    let i18n = use_i18n();
     let verdict = move || {
         lab.guide.with(|g| {
             let Some(g) = g.as_ref() else {
                 return String::new();
             };
             match g.verdict() {
-                Some(true) => RIGHT.get(lang.get()).to_string(),
-                _ => format!(
-                    "{} {}.",
-                    WRONG.get(lang.get()),
-                    g.step().prediction.correct_answer(lang.get())
-                ),
+                Some(true) => t_string!(i18n, teach.lesson.right).to_string(),
+                _ => {
+                    let answer = g.step().prediction.correct_answer(lang.get());
+                    t_string!(i18n, teach.lesson.wrong, answer = answer).to_string()
+                }
             }
         })
     };
@@ -297,15 +270,15 @@ fn Reveal(lab: Lab, reached: bool) -> impl IntoView {
     view! {
         <div class="lesson-reveal" role="status">
             <p class="lesson-verdict" data-testid="lesson-verdict">{verdict}</p>
-            {(!reached).then(|| view! { <p class="lesson-ended">{move || ENDED.get(lang.get())}</p> })}
+            {(!reached).then(|| view! { <p class="lesson-ended">{t!(i18n, teach.lesson.ended)}</p> })}
             <p class="lesson-explanation" data-testid="lesson-explanation">{explanation}</p>
             <div class="lesson-actions">
                 <StepBack lab />
                 <button type="button" class="primary" data-testid="lesson-next" hidden=last
                     on:click=move |_| lab.next_lesson_step()>
-                    {move || NEXT.get(lang.get())}
+                    {t!(i18n, teach.lesson.next)}
                 </button>
-                <span class="lesson-done" hidden=move || !last()>{move || DONE.get(lang.get())}</span>
+                <span class="lesson-done" hidden=move || !last()>{t!(i18n, teach.lesson.done)}</span>
             </div>
         </div>
     }

@@ -3,13 +3,14 @@
 use leptos::prelude::*;
 use leptos_use::{use_event_listener, use_window};
 
+use crate::i18n::{lang_of, t, t_string, use_i18n, I18n};
 use crate::model::lineage::*;
 
 /// The lineage panel: the sequence diagram and the same facts as a list, or why there is
 /// none. Escape closes it.
 #[component]
 pub fn LineagePanel(
-    lineage: RwSignal<Option<Result<Lineage, String>>>,
+    lineage: RwSignal<Option<Result<Lineage, Bilingual>>>,
     /// Rebuilds the open lineage up to the current step.
     on_refresh: Callback<()>,
 ) -> impl IntoView {
@@ -19,21 +20,27 @@ pub fn LineagePanel(
             ev.prevent_default();
         }
     });
+    let i18n = use_i18n();
+    // The history is held in both languages: a switch re-renders it in the other at once.
     let body = move || {
+        let lang = lang_of(i18n);
         lineage.with(|l| match l {
             None => ().into_any(),
             Some(Err(problem)) => {
-                let problem = problem.clone();
+                let problem = problem.get(lang).to_string();
                 view! { <p class="problem" role="alert" data-testid="lineage-problem">{problem}</p> }
                     .into_any()
             }
-            Some(Ok(l)) => lineage_view(l).into_any(),
+            Some(Ok(l)) => lineage_view(l, i18n).into_any(),
         })
     };
     let title = move || {
         lineage.with(|l| match l {
-            Some(Ok(l)) => format!("History of #{} (up to step {})", l.msg, l.upto_step),
-            _ => "History of a message".to_string(),
+            Some(Ok(l)) => {
+                let (msg, step) = (l.msg, l.upto_step);
+                t_string!(i18n, story.lineage_panel.title, msg = msg, step = step).to_string()
+            }
+            _ => t_string!(i18n, story.lineage_panel.title_none).to_string(),
         })
     };
     view! {
@@ -42,10 +49,10 @@ pub fn LineagePanel(
             <h2 id="lineage-title" data-testid="lineage-title">{title}</h2>
             <div class="lineage-actions">
                 <button type="button" data-testid="lineage-refresh"
-                    on:click=move |_| on_refresh.run(())>"Up to now"</button>
+                    on:click=move |_| on_refresh.run(())>{t!(i18n, story.lineage_panel.refresh)}</button>
                 <button type="button" data-testid="lineage-close" aria-keyshortcuts="Escape"
-                    title="Close (Escape)"
-                    on:click=move |_| lineage.set(None)>"Close"</button>
+                    title=move || t_string!(i18n, story.lineage_panel.close_title)
+                    on:click=move |_| lineage.set(None)>{t!(i18n, story.lineage_panel.close)}</button>
             </div>
             {body}
         </section>
@@ -69,24 +76,28 @@ fn row_y(i: usize) -> f64 {
     HEAD_H + ROW_H * (i as f64 + 0.8)
 }
 
-fn lineage_view(l: &Lineage) -> impl IntoView {
+/// The history in the page's language now (the caller re-runs this on a switch).
+fn lineage_view(l: &Lineage, i18n: I18n) -> impl IntoView {
+    let lang = lang_of(i18n);
     if l.rows.is_empty() {
-        return view! { <p class="none" data-testid="lineage-none">"Nothing has happened to this message yet."</p> }
+        return view! { <p class="none" data-testid="lineage-none">{t!(i18n, story.lineage_panel.nothing_yet)}</p> }
             .into_any();
     }
     let more = (l.more > 0).then(|| {
-        view! { <p class="more" data-testid="lineage-more">{format!("… and {} later facts not listed.", l.more)}</p> }
+        let n = l.more;
+        view! { <p class="more" data-testid="lineage-more">{t_string!(i18n, story.lineage_panel.more, n = n).to_string()}</p> }
     });
     let rows = l
         .rows
         .iter()
         .map(|r| {
+            let (step, time) = (r.step, format!("{:.3}", r.time_s));
             view! {
                 <li data-testid="lineage-row" data-lane=r.lane.label() data-kind=r.kind.class()>
-                    <span class="at">{format!("step {} · {:.3} s", r.step, r.time_s)}</span>
+                    <span class="at">{t_string!(i18n, story.lineage_panel.at, step = step, time = time).to_string()}</span>
                     " "
                     <span class="what">
-                        <span class="lane-name">{r.lane.label()}": "</span>{r.text.clone()}
+                        <span class="lane-name">{r.lane.name(lang)}": "</span>{r.text.get(lang).to_string()}
                     </span>
                 </li>
             }
@@ -94,27 +105,28 @@ fn lineage_view(l: &Lineage) -> impl IntoView {
         .collect_view();
     view! {
         <p class="seq-legend" aria-hidden="true">
-            <span class="key normal">"── message"</span>
-            <span class="key reply">"- - answer"</span>
-            <span class="key failure">"✗ failure"</span>
-            <span class="key duplicate">"⚠ duplicate"</span>
+            <span class="key normal">{t!(i18n, story.lineage_panel.legend.message)}</span>
+            <span class="key reply">{t!(i18n, story.lineage_panel.legend.answer)}</span>
+            <span class="key failure">{t!(i18n, story.lineage_panel.legend.failure)}</span>
+            <span class="key duplicate">{t!(i18n, story.lineage_panel.legend.duplicate)}</span>
         </p>
         <div class="seq-scroll" tabindex="0" role="region"
-            aria-label="Sequence diagram (scrolls); the same facts are listed below">
-            {diagram(l)}
+            aria-label=move || t_string!(i18n, story.lineage_panel.diagram_region)>
+            {diagram(l, i18n)}
         </div>
         {more}
         <details class="seq-text">
-            <summary>"The same history as text"</summary>
+            <summary>{t!(i18n, story.lineage_panel.as_text)}</summary>
             <ol class="seq-list" data-testid="lineage-rows"
-                aria-label="Every fact about this message, oldest first">{rows}</ol>
+                aria-label=move || t_string!(i18n, story.lineage_panel.rows_label)>{rows}</ol>
         </details>
     }
     .into_any()
 }
 
 /// The sequence diagram: lifelines with a head box each, one arrow per row.
-fn diagram(l: &Lineage) -> impl IntoView {
+fn diagram(l: &Lineage, i18n: I18n) -> impl IntoView {
+    let lang = lang_of(i18n);
     let n = l.participants.len().max(1);
     let width = GUTTER + COL_W * n as f64 + RIGHT_PAD;
     let height = row_y(l.rows.len().saturating_sub(1)) + ROW_H * 0.6;
@@ -128,8 +140,8 @@ fn diagram(l: &Lineage) -> impl IntoView {
                 <g class="lifeline" data-testid="lineage-lifeline">
                     <line class="life" x1=x y1=HEAD_H - 8.0 x2=x y2=height />
                     <rect class="head" x=x - COL_W / 2.0 + 8.0 y="4" width=COL_W - 16.0 height=HEAD_H - 12.0 rx="6" />
-                    <text class="role" x=x y="22" text-anchor="middle">{p.role}</text>
-                    <text class="name" x=x y="42" text-anchor="middle">{p.name.clone()}</text>
+                    <text class="role" x=x y="22" text-anchor="middle">{p.role_name(lang)}</text>
+                    <text class="name" x=x y="42" text-anchor="middle">{p.name.get(lang).to_string()}</text>
                 </g>
             }
         })
@@ -138,11 +150,20 @@ fn diagram(l: &Lineage) -> impl IntoView {
         .rows
         .iter()
         .enumerate()
-        .map(|(i, r)| arrow_view(i, r))
+        .map(|(i, r)| arrow_view(i, r, lang))
         .collect_view();
+    let (msg, facts, participants) = (l.msg, l.rows.len(), l.participants.len());
+    let label = t_string!(
+        i18n,
+        story.lineage_panel.diagram_label,
+        msg = msg,
+        facts = facts,
+        participants = participants
+    )
+    .to_string();
     view! {
         <svg class="seq" data-testid="lineage-svg" role="img"
-            aria-label=format!("Sequence diagram of #{}: {} facts between {} participants", l.msg, l.rows.len(), l.participants.len())
+            aria-label=label
             viewBox=format!("0 0 {width} {height}")
             style=format!("width: {:.2}rem", width / 16.0)>
             <defs>
@@ -170,7 +191,7 @@ fn diagram(l: &Lineage) -> impl IntoView {
 }
 
 /// One row: the time on the left, the arrow (or self-arrow) and its label.
-fn arrow_view(i: usize, r: &LineageRow) -> impl IntoView {
+fn arrow_view(i: usize, r: &LineageRow, lang: brokerlab_core::lang::Lang) -> impl IntoView {
     let y = row_y(i);
     let kind = r.kind.class();
     let marker = format!("url(#seq-head-{kind})");
@@ -182,7 +203,7 @@ fn arrow_view(i: usize, r: &LineageRow) -> impl IntoView {
         let d = format!("M{x},{} h26 v14 h-24", y - 12.0);
         view! {
             <path class=class d=d fill="none" marker-end=marker />
-            <text class=format!("label {kind}") x=x + 34.0 y=y + 1.0 text-anchor="start">{r.label.clone()}</text>
+            <text class=format!("label {kind}") x=x + 34.0 y=y + 1.0 text-anchor="start">{r.label.get(lang).to_string()}</text>
         }
         .into_any()
     } else {
@@ -191,7 +212,7 @@ fn arrow_view(i: usize, r: &LineageRow) -> impl IntoView {
         let x2_end = if x2 > x1 { x2 - 3.0 } else { x2 + 3.0 };
         view! {
             <line class=class x1=x1 y1=y x2=x2_end y2=y marker-end=marker />
-            <text class=format!("label {kind}") x=(x1 + x2) / 2.0 y=y - 7.0 text-anchor="middle">{r.label.clone()}</text>
+            <text class=format!("label {kind}") x=(x1 + x2) / 2.0 y=y - 7.0 text-anchor="middle">{r.label.get(lang).to_string()}</text>
         }
         .into_any()
     };

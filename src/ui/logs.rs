@@ -69,7 +69,8 @@ fn group_view(lab: Lab, g: GroupId, card: GroupCard) -> impl IntoView {
     let (group_name, up, total) = (card.name.clone(), card.members_up, card.members.len());
     let dead_lettered = count(card.dead_lettered);
     let rebalancing = card.rebalancing;
-    let banner = rebalance_banner(&card);
+    let lang = lab.lang.get();
+    let banner = rebalance_banner(&card, lang);
     let lanes = card
         .partitions
         .iter()
@@ -79,7 +80,7 @@ fn group_view(lab: Lab, g: GroupId, card: GroupCard) -> impl IntoView {
             view! {
                 <li data-testid=format!("group-{g}-partition-{i}") class:blocked=p.retrying.is_some()>
                     <span class="bar" aria-hidden="true"><span class="committed" style=style></span></span>
-                    <span>{partition_text(i, p)}</span>
+                    <span>{partition_text(i, p, lang)}</span>
                 </li>
             }
         })
@@ -92,7 +93,7 @@ fn group_view(lab: Lab, g: GroupId, card: GroupCard) -> impl IntoView {
             view! {
                 <li class=format!("member {}", member_class(member))
                     data-testid=format!("group-{g}-member-{m}-state")>
-                    <strong>{member.name.clone()}</strong>{format!(": {}", member_text(member))}
+                    <strong>{member.name.clone()}</strong>{format!(": {}", member_text(member, lang))}
                 </li>
             }
         })

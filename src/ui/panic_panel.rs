@@ -20,6 +20,11 @@ pub fn show(message: &str) {
 }
 
 #[cfg(target_arch = "wasm32")]
+use crate::i18n::{self, td_string};
+#[cfg(target_arch = "wasm32")]
+use brokerlab_core::lessons::Lang;
+
+#[cfg(target_arch = "wasm32")]
 fn try_show(message: &str) -> Option<()> {
     let document = web_sys::window()?.document()?;
     let body = document.body()?;
@@ -31,9 +36,17 @@ fn try_show(message: &str) -> Option<()> {
     panel.set_class_name("error-panel");
     panel.set_attribute("role", "alert").ok()?;
     panel.set_attribute("data-testid", PANEL_ID).ok()?;
+    // The reactive page may be gone: the language is read from what it last set on <html>.
+    let lang = document
+        .document_element()
+        .and_then(|html| html.get_attribute("lang"))
+        .and_then(|code| Lang::from_code(&code))
+        .unwrap_or_default();
+    let title = td_string!(i18n::locale(lang), common.panic.title).to_string();
+    let text = td_string!(i18n::locale(lang), common.panic.text).to_string();
     for (tag, text) in [
-        ("h2", "Broker Lab stopped"),
-        ("p", "Something went wrong inside the page, so the simulation cannot go on. Reload the page to start again. If it happens again, please report the message below."),
+        ("h2", title.as_str()),
+        ("p", text.as_str()),
         ("pre", message),
     ] {
         let el = document.create_element(tag).ok()?;

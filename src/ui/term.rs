@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use leptos::prelude::*;
 
+use crate::i18n::{self, use_i18n};
 use crate::model::glossary;
 
 /// Makes each tooltip's id unique on the page (a term can appear many times).
@@ -24,6 +25,8 @@ pub fn Term(
     let slug = term.slug();
     let tip_id = format!("term-{slug}-{}", NEXT_ID.fetch_add(1, Ordering::Relaxed));
     let open = RwSignal::new(false);
+    let i18n = use_i18n();
+    let lang = move || i18n::lang_of(i18n);
     view! {
         <span class="term" on:mouseenter=move |_| open.set(true) on:mouseleave=move |_| open.set(false)>
             <dfn tabindex="0" aria-describedby=tip_id.clone() data-term=slug data-testid=format!("term-{slug}")
@@ -37,12 +40,15 @@ pub fn Term(
                 }>
                 {match children {
                     Some(children) => children(),
-                    None => text.unwrap_or(term.word()).into_any(),
+                    None => match text {
+                        Some(text) => text.into_any(),
+                        None => (move || term.word(lang())).into_any(),
+                    },
                 }}
             </dfn>
             <span class="term-tip" role="tooltip" id=tip_id hidden=move || !open.get()
                 data-testid=format!("term-{slug}-tip")>
-                {term.definition()}
+                {move || term.definition(lang())}
             </span>
         </span>
     }

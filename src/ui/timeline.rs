@@ -4,6 +4,7 @@
 use leptos::prelude::*;
 
 use crate::format::seconds;
+use crate::i18n::{t, t_string, use_i18n};
 use crate::model::interview;
 use crate::model::schedule::{markers, Names};
 use crate::state::Lab;
@@ -52,14 +53,18 @@ pub fn Timeline(lab: Lab) -> impl IntoView {
             lab.seek(t);
         }
     };
+    let i18n = use_i18n();
     view! {
         <div class="timeline" data-testid="timeline">
-            <label for="scrubber"><strong>"Timeline"</strong></label>
+            <label for="scrubber"><strong>{t!(i18n, stage.timeline.title)}</strong></label>
             <span class="scrub-track">
             <input id="scrubber" type="range" data-testid="scrubber" min="0"
                 max=move || end.get().to_string() step=SCRUB_STEP_S.to_string()
                 prop:value=move || shown().to_string()
-                aria-valuetext=move || format!("{} of {}", seconds(shown()), seconds(end.get()))
+                aria-valuetext=move || {
+                    let (at, end) = (seconds(shown()), seconds(end.get()));
+                    t_string!(i18n, stage.timeline.value_text, at, end).to_string()
+                }
                 aria-describedby="scrubber-hint"
                 on:input=on_input />
             <ScheduleMarks lab />
@@ -68,10 +73,10 @@ pub fn Timeline(lab: Lab) -> impl IntoView {
                 {move || format!("{} / {}", seconds(shown()), seconds(end.get()))}
             </output>
             <span class="seeking" role="status" data-testid="seeking">
-                {move || lab.seeking.get().map(|t| format!("Seeking to {}…", seconds(t)))}
+                {move || lab.seeking.get().map(|t| t_string!(i18n, stage.timeline.seeking, at = seconds(t)).to_string())}
             </span>
             <span id="scrubber-hint" class="hint">
-                "Drag, or use the arrow keys, to go to any moment: the run is re-simulated there, your crashes included."
+                {t!(i18n, stage.timeline.hint)}
             </span>
         </div>
     }

@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use leptos_use::{use_event_listener, use_window};
 use wasm_bindgen::JsCast;
 
+use crate::i18n::{lang_of, t, t_string, use_i18n};
 use crate::model::tour::{place, scroll_for, Rect, Spot, Step};
 use crate::state::Tools;
 
@@ -128,6 +129,7 @@ pub fn TourCard(tools: Tools) -> impl IntoView {
     };
     let look = Memo::new(move |_| spot_style(spot.get()));
     let step = move || state.tour.with(|t| t.step());
+    let i18n = use_i18n();
     view! {
         <Show when=move || state.tour.with(|t| t.is_open())>
             <div class=move || look.get().1 style=move || look.get().0 node_ref=card
@@ -136,18 +138,22 @@ pub fn TourCard(tools: Tools) -> impl IntoView {
                 data-step=move || state.tour.with(|t| t.index().unwrap_or_default().to_string())
                 on:keydown=on_keydown>
                 <p class="tour-progress" data-testid="tour-progress">
-                    "Tour · " {move || state.tour.with(|t| t.progress())}
+                    {move || state.tour.with(|t| t.progress(lang_of(i18n)))}
                 </p>
-                <h2 id="tour-title" data-testid="tour-title">{move || step().map(|s| s.title)}</h2>
-                <p id="tour-text">{move || step().map(|s| s.text)}</p>
+                <h2 id="tour-title" data-testid="tour-title">{move || step().map(|s| (s.title)(lang_of(i18n)))}</h2>
+                <p id="tour-text">{move || step().map(|s| (s.text)(lang_of(i18n)))}</p>
                 <div class="tour-buttons">
                     <button type="button" data-testid="tour-back" on:click=move |_| state.back()
-                        disabled=move || state.tour.with(|t| t.is_first())>"Back"</button>
+                        disabled=move || state.tour.with(|t| t.is_first())>{t!(i18n, common.tour.back)}</button>
                     <button type="button" class="primary" data-testid="tour-next" node_ref=next
                         on:click=move |_| state.next()>
-                        {move || if state.tour.with(|t| t.is_last()) { "Done" } else { "Next" }}
+                        {move || if state.tour.with(|t| t.is_last()) {
+                            t_string!(i18n, common.tour.done)
+                        } else {
+                            t_string!(i18n, common.tour.next)
+                        }}
                     </button>
-                    <button type="button" data-testid="tour-skip" on:click=move |_| state.skip()>"Skip tour"</button>
+                    <button type="button" data-testid="tour-skip" on:click=move |_| state.skip()>{t!(i18n, common.tour.skip)}</button>
                 </div>
             </div>
         </Show>

@@ -193,10 +193,7 @@ fn group_named(sim: &Simulation, name: &str) -> Option<GroupId> {
 
 /// Every application of every message's effect in one table.
 fn applications(tables: &GroupTables) -> f64 {
-    tables
-        .applied
-        .iter()
-        .fold(0.0, |sum, &a| sum + f64::from(a))
+    tables.applied.total() as f64
 }
 
 fn balance(sim: &Simulation, table: Table, key: u32) -> f64 {

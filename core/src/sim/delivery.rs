@@ -164,6 +164,7 @@ impl Simulation {
         }
         let m = &mut self.messages[msg.index()];
         m.copies += 1;
+        m.held_copies += 1;
         m.broker_remembers = true;
         self.counters.published += 1;
         self.facts.push(Fact::Stored {
@@ -407,7 +408,9 @@ impl Simulation {
         let queue = &mut self.queues[q.index()];
         // Not a publish: it may stand above the bound until it drains.
         queue.bound_grace = queue.bound_grace.max(queue.held);
-        self.messages[msg.index()].copies += 1;
+        let m = &mut self.messages[msg.index()];
+        m.copies += 1;
+        m.held_copies += 1;
         self.counters.published += 1;
         self.facts.push(Fact::DuplicateKept {
             msg,
@@ -705,11 +708,14 @@ impl Simulation {
     /// there (deliveries in flight are back in line), the rest is gone.
     pub(super) fn broker_forgets(&mut self) {
         // An idempotent producer's dedup entry survives only with a persisted copy.
-        let mut persisted = vec![false; self.messages.len()];
-        for copy in 0..self.copies.len() as CopyId {
+        // Released messages and copies were finished: a restart changes nothing for them.
+        let mut persisted = std::collections::BTreeSet::new();
+        for copy in self.copies.ids().into_iter().map(|id| id as CopyId) {
             let c = &self.copies[copy as usize];
             let kept = c.persistent && self.queues[c.queue.index()].durable;
-            persisted[c.msg.index()] |= kept;
+            if kept {
+                persisted.insert(c.msg.index());
+            }
             // A consumer already working on a copy the broker forgets still finishes it:
             // the broker can no longer redeliver it, so its fate is the consumer's outcome
             // (done, or lost if the work fails), never "lost" while its effect may commit.
@@ -740,8 +746,8 @@ impl Simulation {
                 _ => {}
             }
         }
-        for (m, kept) in self.messages.iter_mut().zip(persisted) {
-            m.broker_remembers &= kept || m.records > 0;
+        for (id, m) in self.messages.iter_mut_with_ids() {
+            m.broker_remembers &= persisted.contains(&id) || m.records > 0;
         }
     }
 

@@ -16,6 +16,7 @@ mod logs;
 mod processing;
 mod publishing;
 mod rebalance;
+mod release;
 mod settings;
 mod views;
 
@@ -32,6 +33,7 @@ use crate::message::{Fate, Message, MessageCopy, PublishFate};
 use crate::metrics::{Counters, GroupSample, Latencies, QueueSample, Sample, Series, Summary};
 use crate::producer::{Producer, Target};
 use crate::queue::{Queue, QueueView};
+use crate::records::Records;
 use crate::rng::SimRng;
 use crate::scenario::{Budget, Command, ConsumerSpec, Intervention, Scenario, ScenarioError};
 use crate::step::{ConsumerId, CopyId, Fact, GroupId, MsgId, ProducerId, QueueId, Step, Trigger};
@@ -104,14 +106,19 @@ pub struct Simulation {
     budget: Budget,
 
     producers: Vec<Producer>,
-    messages: Vec<Message>,
+    /// Messages by id: the finished ones are released (see `release`).
+    messages: Records<Message>,
     /// Job status counts per producer, kept in step with every fate change.
     jobs: Vec<crate::producer::JobCounts>,
     /// Message ids by (producer, key, version): the producers' source of truth that a
     /// reconciling consumer reads.
     by_version: std::collections::BTreeMap<(ProducerId, u32, u32), MsgId>,
     queues: Vec<Queue>,
-    copies: Vec<MessageCopy>,
+    copies: Records<MessageCopy>,
+    /// Totals of the messages and copies already released, for the invariants.
+    retired: release::Retired,
+    /// Ids this recent are never released (the page reads the last steps' records).
+    recent_window: usize,
     consumers: Vec<Consumer>,
     logs: Vec<Log>,
     groups: Vec<Group>,
@@ -165,13 +172,15 @@ impl Simulation {
             budget,
             jobs: vec![crate::producer::JobCounts::default(); scenario.producers.len()],
             producers,
-            messages: Vec::new(),
+            messages: Records::default(),
             by_version: std::collections::BTreeMap::new(),
             tables: vec![GroupTables::default(); queues.len() + groups.len()],
             queues,
             logs,
             groups,
-            copies: Vec::new(),
+            copies: Records::default(),
+            retired: release::Retired::default(),
+            recent_window: release::RECENT_WINDOW,
             consumers,
             broker_up: true,
             broker_incarnation: 0,
@@ -218,6 +227,7 @@ impl Simulation {
     fn step_within(&mut self, limit_us: Micros) -> Option<Step<'_>> {
         let limit_us = self.end_us.map_or(limit_us, |end| limit_us.min(end));
         self.facts.clear();
+        self.release_finished();
         // Checked between steps, so a run stopped by its budget is as consistent as any.
         if self.budget_reached().is_some() {
             return None;
@@ -539,20 +549,22 @@ impl Simulation {
 
     /// A copy's lease, retry or time to live: live while the copy is still in the state
     /// (and attempt) the event was scheduled for.
+    /// A released copy was finished: none of its timers means anything any more.
     fn copy_event_is_live(&self, event: &Event) -> bool {
         match *event {
             Event::LeaseExpired { copy, attempt } => {
-                let c = &self.copies[copy as usize];
-                c.fate == Fate::InFlight && c.attempts == attempt && !c.settled_at_broker
+                self.copies.get(copy as usize).is_some_and(|c| {
+                    c.fate == Fate::InFlight && c.attempts == attempt && !c.settled_at_broker
+                })
             }
-            Event::RetryDue { copy, attempt } => {
-                let c = &self.copies[copy as usize];
-                c.fate == Fate::RetryWaiting && c.attempts == attempt
-            }
-            Event::TtlExpired { copy, line_seq } => {
-                let c = &self.copies[copy as usize];
-                c.fate == Fate::Waiting && c.line_seq == line_seq
-            }
+            Event::RetryDue { copy, attempt } => self
+                .copies
+                .get(copy as usize)
+                .is_some_and(|c| c.fate == Fate::RetryWaiting && c.attempts == attempt),
+            Event::TtlExpired { copy, line_seq } => self
+                .copies
+                .get(copy as usize)
+                .is_some_and(|c| c.fate == Fate::Waiting && c.line_seq == line_seq),
             _ => unreachable!("is_live sends only copy events here"),
         }
     }
@@ -695,8 +707,12 @@ impl Simulation {
 
     /// Where message `msg`'s job stands, from its publish fate and its copies' fates.
     pub fn job_status(&self, msg: MsgId) -> crate::message::JobStatus {
+        self.job_status_of(msg, &self.messages[msg.index()])
+    }
+
+    /// Where message `msg`'s job stands, given its record `m`.
+    fn job_status_of(&self, msg: MsgId, m: &Message) -> crate::message::JobStatus {
         use crate::message::JobStatus;
-        let m = &self.messages[msg.index()];
         match m.fate {
             PublishFate::Pending => JobStatus::Pending,
             PublishFate::Refused
@@ -786,13 +802,17 @@ impl Simulation {
     pub fn group_series(&self, g: GroupId) -> &[GroupSample] {
         self.series.group_samples(g.index())
     }
-    pub fn messages(&self) -> &[Message] {
+    /// Messages by id: `len()` is how many were created; the finished ones older than
+    /// the recent window are released (`get` gives `None`).
+    pub fn messages(&self) -> &Records<Message> {
         &self.messages
     }
     pub fn message(&self, id: MsgId) -> Option<&Message> {
         self.messages.get(id.index())
     }
-    pub fn copies(&self) -> &[MessageCopy] {
+    /// Copies by id: `len()` is how many were stored; the finished ones older than the
+    /// recent window are released (`get` gives `None`).
+    pub fn copies(&self) -> &Records<MessageCopy> {
         &self.copies
     }
     pub fn copy(&self, id: CopyId) -> Option<&MessageCopy> {

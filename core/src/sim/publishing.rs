@@ -112,6 +112,7 @@ impl Simulation {
             nacked_attempt: 0,
             broker_remembers: false,
             copy_tally: [0; 3],
+            held_copies: 0,
         });
         self.jobs[producer.index()].pending += 1;
         if let Some(k) = draft.key {

@@ -81,9 +81,10 @@ impl Simulation {
 
     /// The same counts recounted from scratch, message by message (for the invariant).
     pub fn jobs_recounted(&self) -> JobCounts {
-        let mut jobs = JobCounts::default();
-        for id in (0..self.messages.len()).map(MsgId::from_index) {
-            *jobs.slot(self.job_status(id)) += 1;
+        // Released messages are counted as they were when released: they cannot move.
+        let mut jobs = self.retired.jobs;
+        for (id, m) in self.messages.iter_with_ids() {
+            *jobs.slot(self.job_status_of(MsgId::from_index(id), m)) += 1;
         }
         jobs
     }

@@ -7,7 +7,7 @@
 use brokerlab_core::{us_to_secs, Micros, MsgId, ScenarioError, Simulation};
 
 use super::{Player, BUDGET_CHECK_EVERY};
-use crate::model::lineage::LineageBuild;
+use crate::model::lineage::{replay_failed, Bilingual, LineageBuild};
 use crate::model::story::Story;
 
 /// A snapshot is kept every this many steps at first; the spacing doubles whenever the
@@ -59,13 +59,15 @@ impl Snapshots {
     }
 }
 
-/// A rough size of a run in memory: its messages and copies dominate.
+/// A rough size of a run in memory: its held messages and copies dominate (finished
+/// ones are released; the histograms and the series are bounded).
 fn approx_bytes(sim: &Simulation) -> usize {
-    const PER_COPY_EXTRA: usize = 16; // latency and queue-wait records
+    let slots = |ring: usize, spilled: usize| ring + 2 * spilled;
     4_096
-        + std::mem::size_of_val(sim.messages())
-        + std::mem::size_of_val(sim.copies())
-        + sim.copies().len() * PER_COPY_EXTRA
+        + std::mem::size_of::<brokerlab_core::Message>()
+            * slots(sim.messages().ring_len(), sim.messages().spilled())
+        + std::mem::size_of::<brokerlab_core::MessageCopy>()
+            * slots(sim.copies().ring_len(), sim.copies().spilled())
 }
 
 impl Player {
@@ -172,14 +174,13 @@ impl Player {
     /// Starts building the history of message `msg` up to the current step, from the
     /// latest snapshot taken before the message existed (or from the start): the replay
     /// skips what cannot concern it, and goes on in chunks ([`LineageBuild::go_on`]).
-    pub fn lineage_build(&self, msg: MsgId) -> Result<LineageBuild, String> {
+    pub fn lineage_build(&self, msg: MsgId) -> Result<LineageBuild, Bilingual> {
         let target = self.sim.steps();
         let before =
             |sim: &Simulation| sim.steps() <= target && sim.messages().len() <= msg.index();
         let start = match self.snapshots.latest_where(before) {
             Some(s) => s.sim.clone(),
-            None => Simulation::new(self.sim.scenario().clone())
-                .map_err(|e| format!("The run could not be replayed: {e}"))?,
+            None => Simulation::new(self.sim.scenario().clone()).map_err(|e| replay_failed(&e))?,
         };
         LineageBuild::start(start, target, msg)
     }
@@ -271,7 +272,7 @@ mod tests {
             sim.summary(),
             sim.series().to_vec(),
             p.readout(),
-            p.narration().clone(),
+            p.narration(brokerlab_core::lessons::Lang::En),
             p.invariants(),
             p.crash_markers().to_vec(),
             p.chart_data().prediction,

@@ -20,7 +20,10 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+use brokerlab_core::lessons::Lang;
+
 use crate::format::short_count;
+use crate::i18n::{locale, td_string};
 use crate::model::chart_info::ChartData;
 use crate::model::chart_info::{label_rows, CrashMarker};
 
@@ -42,10 +45,6 @@ const GRID_LIGHT: RGBColor = RGBColor(241, 245, 249);
 const NOW_COLOR: RGBColor = RGBColor(100, 116, 139);
 const TEXT_COLOR: RGBColor = RGBColor(30, 41, 59);
 const FONT: &str = "sans-serif";
-
-pub const BACKLOG_LABEL: &str = "backlog (simulated)";
-pub const PREDICTION_LABEL: &str = "fluid prediction (λ − μ)·t";
-pub const AGE_AXIS_LABEL: &str = "oldest message's age (s)";
 
 // The plot's place in CSS pixels: fixed, so both layers and the hover agree on it.
 const MARGIN_TOP: f64 = 14.0;
@@ -87,7 +86,6 @@ pub enum Mark {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LineStyle {
     pub line: Line,
-    pub label: &'static str,
     pub color: RGBColor,
     /// Stroke width in CSS pixels.
     pub width: f64,
@@ -96,61 +94,49 @@ pub struct LineStyle {
     pub mark: Mark,
     /// Measured on the right axis (seconds) instead of the left one (messages).
     pub right_axis: bool,
-    /// How to recognise it without seeing colour, for the text description.
-    pub looks: &'static str,
 }
 
 /// Every line, in legend order.
 pub const LINES: [LineStyle; 5] = [
     LineStyle {
         line: Line::Backlog,
-        label: BACKLOG_LABEL,
         color: BACKLOG_COLOR,
         width: 3.0,
         dash: None,
         mark: Mark::None,
         right_axis: false,
-        looks: "thick solid blue line over a shaded area",
     },
     LineStyle {
         line: Line::Prediction,
-        label: PREDICTION_LABEL,
         color: PREDICTION_COLOR,
         width: 2.0,
         dash: Some((8.0, 6.0)),
         mark: Mark::None,
         right_axis: false,
-        looks: "dashed orange line",
     },
     LineStyle {
         line: Line::InFlight,
-        label: "in flight (delivered, not yet acked)",
         color: IN_FLIGHT_COLOR,
         width: 2.0,
         dash: None,
         mark: Mark::Triangle,
         right_axis: false,
-        looks: "thin green line with triangles",
     },
     LineStyle {
         line: Line::DeadLettered,
-        label: "in the dead-letter queue",
         color: DEAD_LETTER_COLOR,
         width: 2.0,
         dash: None,
         mark: Mark::Square,
         right_axis: false,
-        looks: "thin purple line with squares",
     },
     LineStyle {
         line: Line::OldestAge,
-        label: "oldest message's age (right axis, s)",
         color: AGE_COLOR,
         width: 2.0,
         dash: Some((2.0, 4.0)),
         mark: Mark::Ring,
         right_axis: true,
-        looks: "dotted grey line with rings, on the right-hand axis in seconds",
     },
 ];
 
@@ -166,6 +152,30 @@ const DRAW_ORDER: [Line; 5] = [
 impl Line {
     pub fn style(self) -> &'static LineStyle {
         LINES.iter().find(|s| s.line == self).unwrap_or(&LINES[0])
+    }
+
+    /// Its name in the legend.
+    pub fn label(self, lang: Lang) -> &'static str {
+        let l = locale(lang);
+        match self {
+            Line::Backlog => td_string!(l, stage.chart.line_backlog),
+            Line::Prediction => td_string!(l, stage.chart.line_prediction),
+            Line::InFlight => td_string!(l, stage.chart.line_in_flight),
+            Line::DeadLettered => td_string!(l, stage.chart.line_dead_lettered),
+            Line::OldestAge => td_string!(l, stage.chart.line_oldest_age),
+        }
+    }
+
+    /// How to recognise it without seeing colour, for the text description.
+    pub fn looks(self, lang: Lang) -> &'static str {
+        let l = locale(lang);
+        match self {
+            Line::Backlog => td_string!(l, stage.chart.looks_backlog),
+            Line::Prediction => td_string!(l, stage.chart.looks_prediction),
+            Line::InFlight => td_string!(l, stage.chart.looks_in_flight),
+            Line::DeadLettered => td_string!(l, stage.chart.looks_dead_lettered),
+            Line::OldestAge => td_string!(l, stage.chart.looks_oldest_age),
+        }
     }
 
     pub fn points(self, data: &ChartData) -> &[(f64, f64)] {
@@ -324,8 +334,10 @@ pub fn draw_frame<DB: DrawingBackend>(
     axes: Axes,
     crashes: &[CrashMarker],
     scale: f64,
+    lang: Lang,
 ) -> DrawResult<DB> {
     let px = Px::new(scale);
+    let l = locale(lang);
     root.fill(&WHITE)?;
     // The right axis first: the primary mesh would otherwise label both sides in messages.
     let mut chart =
@@ -334,8 +346,8 @@ pub fn draw_frame<DB: DrawingBackend>(
     let x_fmt = |v: &f64| format!("{v:.0}");
     chart
         .configure_mesh()
-        .x_desc("simulated time (s)")
-        .y_desc("messages")
+        .x_desc(td_string!(l, stage.chart.axis_time))
+        .y_desc(td_string!(l, stage.chart.axis_messages))
         .x_labels(10)
         .y_labels(6)
         .x_label_formatter(&x_fmt)
@@ -347,12 +359,12 @@ pub fn draw_frame<DB: DrawingBackend>(
         .light_line_style(GRID_LIGHT.stroke_width(px.of(1.0)))
         .set_all_tick_mark_size(px.of(4.0))
         .draw()?;
-    draw_crashes(root, &mut chart, axes, crashes, px)?;
+    draw_crashes(root, &mut chart, axes, crashes, px, lang)?;
     let age_max = axes.age_max_s;
     let age_fmt = move |v: &f64| age_label(*v, age_max);
     chart
         .configure_secondary_axes()
-        .y_desc(AGE_AXIS_LABEL)
+        .y_desc(td_string!(l, stage.chart.axis_age))
         .y_labels(6)
         .y_label_formatter(&age_fmt)
         .label_style(px.text(15.0))
@@ -371,15 +383,17 @@ fn draw_crashes<DB: DrawingBackend>(
     axes: Axes,
     crashes: &[CrashMarker],
     px: Px,
+    lang: Lang,
 ) -> DrawResult<DB> {
     let style = (FONT, CRASH_FONT * px.0).into_font().color(&CRASH_COLOR);
     let pad = px.of(4.0) as i32;
     let row_height = px.of(CRASH_FONT + 4.0) as i32;
     let (plot_x, _) = chart.plotting_area().get_pixel_range();
+    let labels: Vec<String> = crashes.iter().map(|c| c.text(lang)).collect();
     let mut placed = Vec::with_capacity(crashes.len());
-    for c in crashes {
+    for (c, label) in crashes.iter().zip(&labels) {
         let (x, _) = chart.backend_coord(&(c.t_s, axes.y_max));
-        let (w, _) = root.estimate_text_size(&c.label, &style)?;
+        let (w, _) = root.estimate_text_size(label, &style)?;
         let w = w as i32;
         let flip = x + pad + w > plot_x.end;
         let start = if flip { x - pad - w } else { x + pad };
@@ -387,7 +401,7 @@ fn draw_crashes<DB: DrawingBackend>(
     }
     let spans: Vec<(f64, f64)> = placed.iter().map(|&(_, s, w)| (s, w)).collect();
     let rows = label_rows(&spans, CRASH_ROWS, f64::from(pad));
-    for ((c, &(flip, _, _)), row) in crashes.iter().zip(&placed).zip(rows) {
+    for (((c, label), &(flip, _, _)), row) in crashes.iter().zip(labels).zip(&placed).zip(rows) {
         chart.draw_series(DashedLineSeries::new(
             [(c.t_s, 0.0), (c.t_s, axes.y_max)],
             px.of(6.0),
@@ -401,8 +415,7 @@ fn draw_crashes<DB: DrawingBackend>(
             (pad, Pos::new(HPos::Left, VPos::Top))
         };
         chart.draw_series(std::iter::once(
-            EmptyElement::at((c.t_s, axes.y_max))
-                + Text::new(c.label.clone(), (dx, y), style.pos(anchor)),
+            EmptyElement::at((c.t_s, axes.y_max)) + Text::new(label, (dx, y), style.pos(anchor)),
         ))?;
     }
     Ok(())
@@ -506,9 +519,10 @@ pub fn draw_backlog<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     data: &ChartData,
     scale: f64,
+    lang: Lang,
 ) -> DrawResult<DB> {
     let axes = Axes::of(data);
-    draw_frame(root, axes, &data.crashes, scale)?;
+    draw_frame(root, axes, &data.crashes, scale, lang)?;
     draw_curves(root, data, axes, scale)
 }
 #[cfg(test)]
@@ -521,7 +535,7 @@ mod tests {
         let mut out = String::new();
         {
             let root = SVGBackend::with_string(&mut out, size).into_drawing_area();
-            draw_backlog(&root, data, scale).expect("draws");
+            draw_backlog(&root, data, scale, Lang::En).expect("draws");
         }
         out
     }
@@ -745,7 +759,7 @@ mod tests {
         let mut curves = String::new();
         {
             let root = SVGBackend::with_string(&mut frame, (800, 450)).into_drawing_area();
-            draw_frame(&root, axes, &data.crashes, 1.0).expect("draws");
+            draw_frame(&root, axes, &data.crashes, 1.0, Lang::En).expect("draws");
             let root = SVGBackend::with_string(&mut curves, (800, 450)).into_drawing_area();
             draw_curves(&root, &data, axes, 1.0).expect("draws");
         }
@@ -790,5 +804,19 @@ mod tests {
         // Nonsense scales fall back to 1.
         assert_eq!(svg(&data, (800, 450), f64::NAN), one);
         assert_eq!(svg(&data, (800, 450), 0.0), one);
+    }
+
+    #[test]
+    fn the_frame_speaks_spanish() {
+        let data = played_burst(10);
+        let mut frame = String::new();
+        {
+            let root = SVGBackend::with_string(&mut frame, (800, 450)).into_drawing_area();
+            draw_frame(&root, Axes::of(&data), &data.crashes, 1.0, Lang::Es).expect("draws");
+        }
+        assert!(frame.contains("tiempo simulado (s)"), "the time axis");
+        assert!(frame.contains("mensajes") && frame.contains("espera del mensaje"));
+        assert!(!frame.contains("simulated time"), "no English left");
+        assert_eq!(Line::Backlog.label(Lang::Es), "acumulado (simulado)");
     }
 }

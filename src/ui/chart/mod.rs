@@ -16,7 +16,10 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
 pub mod draw;
 
+use brokerlab_core::lessons::Lang;
+
 use crate::format::{count, seconds};
+use crate::i18n::{locale, t, t_string, td_string, use_i18n};
 use crate::model::chart_info::{describe, fluid_count, CrashMarker, Rho, Values};
 use crate::model::fluid::Load;
 use crate::model::glossary;
@@ -73,8 +76,8 @@ fn clear(canvas: &HtmlCanvasElement) -> Result<(), String> {
 }
 
 /// What the frame layer shows: when it changes, the frame is redrawn.
-/// (axes, crash markers, backing size, drawing scale as bits).
-type FrameKey = (Axes, Vec<CrashMarker>, (u32, u32), u64);
+/// (axes, crash markers, backing size, drawing scale as bits, language of the labels).
+type FrameKey = (Axes, Vec<CrashMarker>, (u32, u32), u64, Lang);
 
 /// What one draw learnt that the page's text around the canvas needs.
 #[derive(Clone, Debug, PartialEq)]
@@ -91,6 +94,7 @@ fn draw(
     drawn: Option<Drawn>,
     ratio: f64,
     text_scale: f64,
+    lang: Lang,
 ) -> Result<Option<Drawn>, String> {
     let ratio = sane_ratio(ratio);
     // Backing pixels per CSS pixel stay the device's; text, margins and marks also grow
@@ -101,13 +105,20 @@ fn draw(
     let Some(frame_size) = fit(frame, ratio) else {
         return Ok(drawn);
     };
-    let key = (axes, data.crashes.clone(), frame_size, scale.to_bits());
+    let key = (
+        axes,
+        data.crashes.clone(),
+        frame_size,
+        scale.to_bits(),
+        lang,
+    );
     if drawn.as_ref().map(|d| &d.frame) != Some(&key) {
         draw::draw_frame(
             &backend(frame)?.into_drawing_area(),
             axes,
             &data.crashes,
             scale,
+            lang,
         )
         .map_err(|e| e.to_string())?;
     }
@@ -171,24 +182,27 @@ fn CrashSwatch() -> impl IntoView {
 
 /// The legend, as text: the lines drawn, the crash marker if any, and what is left out.
 #[component]
-fn Legend(lines: Signal<Vec<Line>>, crashes: Signal<usize>) -> impl IntoView {
+fn Legend(lab: Lab, lines: Signal<Vec<Line>>, crashes: Signal<usize>) -> impl IntoView {
+    let i18n = use_i18n();
     let left_out = move || {
         let shown = lines.get();
+        let lang = lab.lang.get();
         let names: Vec<&str> = LINES
             .iter()
             .filter(|s| s.line.optional() && !shown.contains(&s.line))
-            .map(|s| s.label)
+            .map(|s| s.line.label(lang))
             .collect();
         (!names.is_empty()).then(|| {
+            let names = names.join("; ");
             view! {
                 <li class="legend-note" data-testid="chart-legend-note">
-                    {format!("Not drawn while zero: {}.", names.join("; "))}
+                    {t_string!(i18n, stage.chart.not_drawn, names).to_string()}
                 </li>
             }
         })
     };
     view! {
-        <ul class="chart-legend" data-testid="chart-legend" aria-label="Legend">
+        <ul class="chart-legend" data-testid="chart-legend" aria-label=move || t_string!(i18n, stage.chart.legend)>
             {move || {
                 lines
                     .get()
@@ -198,7 +212,7 @@ fn Legend(lines: Signal<Vec<Line>>, crashes: Signal<usize>) -> impl IntoView {
                         view! {
                             <li data-line=format!("{line:?}")>
                                 <Swatch style />
-                                {style.label}
+                                {move || line.label(lab.lang.get())}
                             </li>
                         }
                     })
@@ -206,7 +220,7 @@ fn Legend(lines: Signal<Vec<Line>>, crashes: Signal<usize>) -> impl IntoView {
             }}
             {move || {
                 (crashes.get() > 0)
-                    .then(|| view! { <li data-line="Crash"><CrashSwatch />"crash, labelled with who crashed"</li> })
+                    .then(|| view! { <li data-line="Crash"><CrashSwatch />{t!(i18n, stage.chart.crash_legend)}</li> })
             }}
             {left_out}
         </ul>
@@ -215,7 +229,8 @@ fn Legend(lines: Signal<Vec<Line>>, crashes: Signal<usize>) -> impl IntoView {
 
 /// The load factor now, with what it means.
 #[component]
-fn RhoNote(rho: Memo<Rho>, time_s: Signal<f64>) -> impl IntoView {
+fn RhoNote(lab: Lab, rho: Memo<Rho>, time_s: Signal<f64>) -> impl IntoView {
+    let i18n = use_i18n();
     let state = move || match rho.get().load() {
         None => "none",
         Some(Load::Grows) => "over",
@@ -231,10 +246,13 @@ fn RhoNote(rho: Memo<Rho>, time_s: Signal<f64>) -> impl IntoView {
             </span>
             " "
             <span class="rho-rates" data-testid="rho-rates">
-                {move || format!("({} at {})", rho.get().rates_text(), seconds(time_s.get()))}
+                {move || {
+                    let rates = rho.get().rates_text(lab.lang.get());
+                    t_string!(i18n, stage.chart.rates_at, rates, t = seconds(time_s.get())).to_string()
+                }}
             </span>
             " "
-            <span class="rho-hint" data-testid="rho-hint">{move || rho.get().hint()}</span>
+            <span class="rho-hint" data-testid="rho-hint">{move || rho.get().hint(lab.lang.get())}</span>
         </p>
     }
 }
@@ -242,15 +260,20 @@ fn RhoNote(rho: Memo<Rho>, time_s: Signal<f64>) -> impl IntoView {
 /// The hover readout: the values at the pointer's time (or now, with the keyboard focus on
 /// the chart), beside a line at that time.
 #[component]
-fn HoverReadout(values: Memo<Option<Values>>, place: Memo<Option<Place>>) -> impl IntoView {
+fn HoverReadout(
+    lab: Lab,
+    values: Memo<Option<Values>>,
+    place: Memo<Option<Place>>,
+) -> impl IntoView {
+    let i18n = use_i18n();
     let row = |line: Line,
                testid: &'static str,
-               name: &'static str,
+               name: fn(Lang) -> &'static str,
                text: Box<dyn Fn(&Values) -> String + Send + Sync>| {
         view! {
             <li>
                 <Swatch style=line.style() />
-                {name}
+                {move || name(lab.lang.get())}
                 " "
                 <strong data-testid=testid>
                     {move || values.get().map(|v| text(&v)).unwrap_or_default()}
@@ -286,14 +309,15 @@ fn HoverReadout(values: Memo<Option<Values>>, place: Memo<Option<Place>>) -> imp
             hidden=move || values.get().is_none() style=box_style>
             <p class="chart-hover-time">
                 <strong data-testid="hover-time">{move || values.get().map(|v| seconds(v.t_s)).unwrap_or_default()}</strong>
-                {move || values.get().filter(|v| v.now).map(|_| " (now)")}
+                {move || values.get().filter(|v| v.now).map(|_| t_string!(i18n, stage.chart.now))}
             </p>
             <ul>
-                {row(Line::Backlog, "hover-backlog", "waiting", Box::new(|v| count(v.backlog)))}
-                {row(Line::Prediction, "hover-predicted", "predicted", Box::new(|v| fluid_count(v.predicted)))}
-                {row(Line::InFlight, "hover-in-flight", "in flight", Box::new(|v| count(v.in_flight)))}
-                {row(Line::DeadLettered, "hover-dlq", "in DLQ", Box::new(|v| count(v.dead_lettered)))}
-                {row(Line::OldestAge, "hover-oldest", "oldest waiting", Box::new(|v| seconds(v.oldest_age_s)))}
+                {row(Line::Backlog, "hover-backlog", |l| td_string!(locale(l), stage.chart.hover_waiting), Box::new(|v| count(v.backlog)))}
+                {row(Line::Prediction, "hover-predicted", |l| td_string!(locale(l), stage.chart.hover_predicted),
+                    Box::new(move |v| fluid_count(v.predicted, lab.lang.get())))}
+                {row(Line::InFlight, "hover-in-flight", |l| td_string!(locale(l), stage.chart.hover_in_flight), Box::new(|v| count(v.in_flight)))}
+                {row(Line::DeadLettered, "hover-dlq", |l| td_string!(locale(l), stage.chart.hover_dlq), Box::new(|v| count(v.dead_lettered)))}
+                {row(Line::OldestAge, "hover-oldest", |l| td_string!(locale(l), stage.chart.hover_oldest), Box::new(|v| seconds(v.oldest_age_s)))}
             </ul>
         </div>
     }
@@ -392,14 +416,15 @@ fn redraw_on_change(
             sizing.text_scale.set(text_scale);
         }
         crashes.track();
+        let lang = lab.lang.get();
         let drawn = drawn.flatten();
         let (Some(frame), Some(curves)) = (canvases.frame.get(), canvases.curves.get()) else {
             return drawn;
         };
-        let result =
-            draw(lab, &frame, &curves, drawn.clone(), ratio, text_scale).unwrap_or_else(|e| {
-                lab.error
-                    .set(Some(format!("The chart could not be drawn: {e}")));
+        let result = draw(lab, &frame, &curves, drawn.clone(), ratio, text_scale, lang)
+            .unwrap_or_else(|e| {
+                let error = td_string!(locale(lang), stage.chart.error, error = e);
+                lab.error.set(Some(error.to_string()));
                 drawn
             });
         if let Some(d) = &result {
@@ -463,13 +488,14 @@ fn chart_description(
 ) -> impl Fn() -> String + Send + Sync + 'static {
     move || {
         lab.readout.track();
+        let lang = lab.lang.get();
         let shown: Vec<String> = lines
             .get()
             .into_iter()
-            .map(|l| format!("{}, {}", l.style().label, l.style().looks))
+            .map(|l| format!("{}, {}", l.label(lang), l.looks(lang)))
             .collect();
         let shown: Vec<&str> = shown.iter().map(String::as_str).collect();
-        crashes.with(|c| describe(&lab.with_player(|p| p.values_now()), &shown, c))
+        crashes.with(|c| describe(&lab.with_player(|p| p.values_now()), &shown, c, lang))
     }
 }
 
@@ -515,14 +541,15 @@ pub fn BacklogChart(lab: Lab) -> impl IntoView {
     });
     let time_s = Signal::derive(move || lab.readout.with(|r| r.time_s));
     let description = chart_description(lab, lines, crashes);
+    let i18n = use_i18n();
 
     view! {
         <figure class="panel chart">
             <div class="chart-head">
-                <h2 id="chart-title">"Backlog"</h2>
-                <RhoNote rho time_s />
+                <h2 id="chart-title">{t!(i18n, stage.chart.title)}</h2>
+                <RhoNote lab rho time_s />
             </div>
-            <Legend lines=lines.into() crashes=crash_count />
+            <Legend lab lines=lines.into() crashes=crash_count />
             <div class="plot" node_ref=plot tabindex="0" aria-labelledby="chart-title"
                 aria-describedby="chart-hover" data-testid="chart-plot"
                 on:focus=move |_| focused.set(true)
@@ -541,12 +568,12 @@ pub fn BacklogChart(lab: Lab) -> impl IntoView {
                         }
                     }
                     on:pointercancel=move |_| pointer_t.set(None)></canvas>
-                <HoverReadout values place />
+                <HoverReadout lab values place />
             </div>
             <figcaption>
-                "Dashed: the fluid prediction, where the backlog grows by arrivals " <Term term=glossary::Term::Lambda />
-                " minus capacity " <Term term=glossary::Term::Mu /> " each second. "
-                "Point at the chart (or focus it with Tab) to read the values at that time."
+                {t!(i18n, stage.chart.caption_dashed)} <Term term=glossary::Term::Lambda />
+                {t!(i18n, stage.chart.caption_minus)} <Term term=glossary::Term::Mu /> {t!(i18n, stage.chart.caption_each)}
+                {t!(i18n, stage.chart.caption_point)}
             </figcaption>
         </figure>
     }

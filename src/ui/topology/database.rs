@@ -3,18 +3,30 @@
 use brokerlab_core::Idempotency;
 use leptos::prelude::*;
 
-use crate::format::count;
+use crate::i18n::{t, use_i18n};
 use crate::model::database::*;
 use crate::model::glossary;
+use crate::model::topology::more_text;
 use crate::state::Lab;
 use crate::ui::term::Term;
 
 /// One table card.
 #[component]
 fn DatabaseBox(lab: Lab, index: usize) -> impl IntoView {
+    let i18n = use_i18n();
     let card = Memo::new(move |_| lab.topology.with(|t| t.database.get(index).cloned()));
-    let name = move || card.with(|c| c.as_ref().map(|c| c.name.clone()).unwrap_or_default());
-    let summary = move || card.with(|c| c.as_ref().map(database_summary).unwrap_or_default());
+    let name = move || {
+        let lang = lab.lang.get();
+        card.with(|c| c.as_ref().map(|c| c.owner.name(lang)).unwrap_or_default())
+    };
+    let summary = move || {
+        let lang = lab.lang.get();
+        card.with(|c| {
+            c.as_ref()
+                .map(|c| database_summary(c, lang))
+                .unwrap_or_default()
+        })
+    };
     let uses_inbox = move || {
         card.with(|c| {
             c.as_ref()
@@ -23,6 +35,7 @@ fn DatabaseBox(lab: Lab, index: usize) -> impl IntoView {
     };
     let has_dup = move || card.with(|c| c.as_ref().is_some_and(|c| c.duplicates > 0));
     let rows = move || {
+        let lang = lab.lang.get();
         card.with(|c| c.as_ref().map(|c| c.rows.clone()).unwrap_or_default())
             .into_iter()
             .enumerate()
@@ -30,9 +43,9 @@ fn DatabaseBox(lab: Lab, index: usize) -> impl IntoView {
                 let dup = row.duplicates > 0;
                 view! {
                     <tr class:dup=dup data-testid=format!("db-{index}-row-{r}")>
-                        <th scope="row">{row.label.clone()}</th>
-                        <td>{row.value.clone()}</td>
-                        <td>{effects_text(&row)}</td>
+                        <th scope="row">{row.label(lang)}</th>
+                        <td>{row.value_text(lang)}</td>
+                        <td>{effects_text(&row, lang)}</td>
                     </tr>
                 }
             })
@@ -49,14 +62,18 @@ fn DatabaseBox(lab: Lab, index: usize) -> impl IntoView {
                     <Term term=glossary::Term::Inbox>{summary}</Term>
                 </Show>
             </span>
-            <Show when=move || !empty() fallback=|| view! { <span class="state">"no rows yet"</span> }>
+            <Show when=move || !empty() fallback=move || view! { <span class="state">{t!(i18n, stage.db.no_rows)}</span> }>
                 <table class="effects">
-                    <thead><tr><th scope="col">"row"</th><th scope="col">"value"</th><th scope="col">"effects"</th></tr></thead>
+                    <thead><tr>
+                        <th scope="col">{t!(i18n, stage.db.col_row)}</th>
+                        <th scope="col">{t!(i18n, stage.db.col_value)}</th>
+                        <th scope="col">{t!(i18n, stage.db.col_effects)}</th>
+                    </tr></thead>
                     <tbody>{rows}</tbody>
                 </table>
             </Show>
             <Show when=move || { more() > 0 }>
-                <span class="state more" data-testid=format!("db-{index}-more")>{move || format!("+{} more", count(more() as u64))}</span>
+                <span class="state more" data-testid=format!("db-{index}-more")>{move || more_text(more(), lab.lang.get())}</span>
             </Show>
         </li>
     }

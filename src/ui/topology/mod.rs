@@ -1,11 +1,13 @@
 //! The topology diagram: one card per component of the run in four lanes, each with its
 //! controls; the tokens overlay on top. Renders [`Topology`] snapshots from the lab.
 
+use brokerlab_core::lessons::Lang;
 use brokerlab_core::{
     Command, ConsumerId, CrashPoint, Poison, ProducerCrashPoint, ProducerId, QueueId,
 };
 use leptos::prelude::*;
 
+use crate::i18n::{t, t_string, use_i18n};
 use crate::model::flights::Node;
 use crate::model::glossary;
 use crate::model::groups::{member_class, member_text};
@@ -27,38 +29,39 @@ fn narrated(lab: Lab, node: Node) -> impl Fn() -> bool + Copy + Send + Sync + 's
 
 #[component]
 fn ProducerBox(lab: Lab, index: usize) -> impl IntoView {
+    let i18n = use_i18n();
     let card = Memo::new(move |_| lab.topology.with(|t| t.producers.get(index).cloned()));
-    let read = move |f: fn(&ProducerCard) -> String| {
-        move || card.with(|c| c.as_ref().map(f).unwrap_or_default())
+    let read = move |f: fn(&ProducerCard, Lang) -> String| {
+        move || {
+            let lang = lab.lang.get();
+            card.with(|c| c.as_ref().map(|c| f(c, lang)).unwrap_or_default())
+        }
     };
     let down = move || card.with(|c| c.as_ref().is_some_and(|c| !c.up));
     let uses_outbox = move || card.with(|c| c.as_ref().is_some_and(|c| c.uses_outbox));
     let rows = move || {
-        card.with(|c| {
-            c.as_ref()
-                .map(ProducerCard::outbox_lines)
-                .unwrap_or_default()
-        })
-        .into_iter()
-        .map(|line| view! { <li>{line}</li> })
-        .collect_view()
+        let lang = lab.lang.get();
+        card.with(|c| c.as_ref().map(|c| c.outbox_lines(lang)).unwrap_or_default())
+            .into_iter()
+            .map(|line| view! { <li>{line}</li> })
+            .collect_view()
     };
     view! {
         <li class="node producer" class:down=down class:narrated=narrated(lab, Node::Producer(ProducerId::from_index(index))) data-node=format!("producer-{index}")
             data-testid=format!("producer-{index}")>
-            <strong>{read(|c| c.name.clone())}</strong>
+            <strong>{read(|c, _| c.name.clone())}</strong>
             <span class="state" data-testid=format!("producer-{index}-state")>{read(ProducerCard::state_text)}</span>
             <span class="state jobs" data-testid=format!("producer-{index}-jobs")
-                title="Accepted requests by job status: pending = not yet published; running = published, being processed; completed = its work finished; failed = dead-lettered, lost or refused">
-                {read(|c| jobs_text(&c.jobs))}
+                title=move || t_string!(i18n, stage.topology.jobs_title)>
+                {read(|c, lang| jobs_text(&c.jobs, lang))}
             </span>
             <Show when=uses_outbox>
-                <ul class="outbox" aria-label="Unsent outbox rows" data-testid=format!("producer-{index}-outbox")>
+                <ul class="outbox" aria-label=move || t_string!(i18n, stage.topology.outbox_label) data-testid=format!("producer-{index}-outbox")>
                     {rows}
                 </ul>
             </Show>
             <ProducerActions lab index up=Signal::derive(move || card.with(|c| c.as_ref().is_some_and(|c| c.up)))
-                name=Signal::derive(read(|c| c.name.clone())) />
+                name=Signal::derive(read(|c, _| c.name.clone())) />
         </li>
         <Show when=uses_outbox>
             <RelayBox lab index />
@@ -75,6 +78,7 @@ fn ProducerActions(
     up: Signal<bool>,
     #[prop(into)] name: Signal<String>,
 ) -> impl IntoView {
+    let i18n = use_i18n();
     let producer = ProducerId::from_index(index);
     view! {
         <span class="actions">
@@ -90,19 +94,27 @@ fn ProducerActions(
                         lab.command(Command::RestartProducer { producer })
                     }
                 }
-                title=move || if up.get() { format!("Crash now; it restarts {RESTART_AFTER_S} s later") } else { "Restart it now".to_string() }>
-                {move || if up.get() { "Crash" } else { "Restart" }}
+                title=move || if up.get() {
+                    t_string!(i18n, stage.topology.crash_title, s = RESTART_AFTER_S).to_string()
+                } else {
+                    t_string!(i18n, stage.topology.restart_title).to_string()
+                }>
+                {move || if up.get() {
+                    t_string!(i18n, stage.topology.crash)
+                } else {
+                    t_string!(i18n, stage.topology.restart)
+                }}
             </button>
             <MoreActions testid=format!("producer-{index}-more") of=name>
                 <button type="button" class="small" data-testid=format!("producer-{index}-drop-confirm")
                     on:click=move |_| lab.command(Command::DropNextConfirm { producer })
-                    title="The broker's next confirm to this producer is lost">
-                    "Drop next confirm"
+                    title=move || t_string!(i18n, stage.topology.drop_confirm_title)>
+                    {t!(i18n, stage.topology.drop_confirm)}
                 </button>
                 <button type="button" class="small" data-testid=format!("producer-{index}-poison")
                     on:click=move |_| lab.command(Command::InjectPoison { producer, poison: Poison::MalformedPayload })
-                    title="Publish one message with a malformed payload now: every handler attempt fails">
-                    "Inject poison"
+                    title=move || t_string!(i18n, stage.topology.poison_title)>
+                    {t!(i18n, stage.topology.poison)}
                 </button>
             </MoreActions>
         </span>
@@ -117,14 +129,18 @@ fn RelayBox(lab: Lab, index: usize) -> impl IntoView {
         lab.topology
             .with(|t| t.producers.get(index).and_then(|p| p.relay.clone()))
     });
-    let state = move || relay.with(|r| r.as_ref().map(relay_state).unwrap_or_default());
+    let i18n = use_i18n();
+    let state = move || {
+        let lang = lab.lang.get();
+        relay.with(|r| r.as_ref().map(|r| relay_state(r, lang)).unwrap_or_default())
+    };
     let up = move || relay.with(|r| r.as_ref().is_some_and(|r| r.up));
     let armed = move || relay.with(|r| r.as_ref().is_some_and(|r| r.armed_after_publish));
     let producer = ProducerId::from_index(index);
     view! {
         <li class="node relay compact" class:down=move || !up() class:armed=armed
             data-node=format!("relay-{index}") data-testid=format!("relay-{index}")>
-            <strong>"Outbox relay"</strong>
+            <strong>{t!(i18n, stage.topology.relay)}</strong>
             <span class="state" data-testid=format!("relay-{index}-state")>{state}</span>
             <span class="actions">
                 <button type="button" class="danger small" data-testid=format!("producer-{index}-crash-after-publish")
@@ -134,8 +150,8 @@ fn RelayBox(lab: Lab, index: usize) -> impl IntoView {
                         point: ProducerCrashPoint::AfterPublishBeforeMark,
                         restart_after_s: Some(RELAY_RESTART_AFTER_S),
                     })
-                    title="Crash the outbox relay (and its service) right after its next publish is confirmed, before the row is marked sent">
-                    "Crash after next publish"
+                    title=move || t_string!(i18n, stage.topology.crash_after_publish_title)>
+                    {t!(i18n, stage.topology.crash_after_publish)}
                 </button>
             </span>
         </li>
@@ -144,20 +160,26 @@ fn RelayBox(lab: Lab, index: usize) -> impl IntoView {
 
 #[component]
 fn ExchangeBox(lab: Lab, index: usize) -> impl IntoView {
+    let i18n = use_i18n();
     let card = Memo::new(move |_| lab.topology.with(|t| t.exchanges.get(index).cloned()));
     let title = move || {
+        let lang = lab.lang.get();
         card.with(|c| {
             c.as_ref()
-                .map(|c| format!("{} · {} exchange", c.name, exchange_kind(c.kind)))
+                .map(|c| {
+                    let (name, kind) = (c.name.clone(), exchange_kind(c.kind, lang));
+                    t_string!(i18n, stage.topology.exchange_title, name, kind).to_string()
+                })
                 .unwrap_or_default()
         })
     };
     let bindings = move || {
+        let lang = lab.lang.get();
         card.with(|c| {
             c.as_ref().map_or(Vec::new(), |c| {
                 c.bindings
                     .iter()
-                    .map(|(key, queue)| binding_text(c.kind, key, queue))
+                    .map(|(key, queue)| binding_text(c.kind, key, queue, lang))
                     .collect()
             })
         })
@@ -169,7 +191,7 @@ fn ExchangeBox(lab: Lab, index: usize) -> impl IntoView {
     view! {
         <li class="node exchange" data-node=format!("exchange-{index}") data-testid=format!("exchange-{index}")>
             <strong data-testid=format!("exchange-{index}-kind")>{title}</strong>
-            <ul class="bindings" aria-label="Bindings: key → queue">{bindings}</ul>
+            <ul class="bindings" aria-label=move || t_string!(i18n, stage.topology.bindings_label)>{bindings}</ul>
         </li>
     }
 }
@@ -178,7 +200,15 @@ fn ExchangeBox(lab: Lab, index: usize) -> impl IntoView {
 fn QueueBox(lab: Lab, index: usize) -> impl IntoView {
     let card = Memo::new(move |_| lab.topology.with(|t| t.queues.get(index).cloned()));
     let name = move || card.with(|c| c.as_ref().map(|c| c.name.clone()).unwrap_or_default());
-    let counts = move || card.with(|c| c.as_ref().map(queue_counts).unwrap_or_default());
+    let i18n = use_i18n();
+    let counts = move || {
+        let lang = lab.lang.get();
+        card.with(|c| {
+            c.as_ref()
+                .map(|c| queue_counts(c, lang))
+                .unwrap_or_default()
+        })
+    };
     let consumers = move || {
         lab.topology.with(|t| {
             t.queues.get(index).map_or(String::new(), |q| {
@@ -189,9 +219,9 @@ fn QueueBox(lab: Lab, index: usize) -> impl IntoView {
                     .map(|c| c.name.as_str())
                     .collect();
                 if names.is_empty() {
-                    "→ no consumer".to_string()
+                    t_string!(i18n, stage.topology.no_consumer).to_string()
                 } else if names.len() > 4 {
-                    format!("→ {} consumers", names.len())
+                    t_string!(i18n, stage.topology.n_consumers, n = names.len()).to_string()
                 } else {
                     format!("→ {}", names.join(", "))
                 }
@@ -199,7 +229,10 @@ fn QueueBox(lab: Lab, index: usize) -> impl IntoView {
         })
     };
     let has_dlq = move || card.with(|c| c.as_ref().is_some_and(|c| c.dlq.is_some()));
-    let flavour = move || card.with(|c| c.as_ref().map_or("", |c| flavour_label(c.flavour)));
+    let flavour = move || {
+        let lang = lab.lang.get();
+        card.with(|c| c.as_ref().map_or("", |c| flavour_label(c.flavour, lang)))
+    };
     view! {
         <li class="node queue" class:narrated=narrated(lab, Node::Queue(QueueId::from_index(index))) data-node=format!("queue-{index}") data-testid=format!("queue-{index}")>
             <strong>{name}</strong>
@@ -220,20 +253,21 @@ fn DlqBox(lab: Lab, index: usize, card: Memo<Option<QueueCard>>) -> impl IntoVie
     let held = move || dlq().is_some_and(|d| d.count > 0);
     let redriving = move || card.with(|c| c.as_ref().is_some_and(|c| c.redriving));
     let queue = move || card.with(|c| c.as_ref().map(|c| c.name.clone()).unwrap_or_default());
+    let i18n = use_i18n();
     view! {
         <li class="node dlq compact" class:held=held class:narrated=narrated(lab, Node::Dlq(QueueId::from_index(index))) data-node=format!("dlq-{index}") data-testid=format!("dlq-{index}")>
-            <strong>{move || format!("{} · dead letters", queue())}</strong>
+            <strong>{move || t_string!(i18n, stage.topology.dead_letters, queue = queue())}</strong>
             <span class="state" data-testid=format!("dlq-{index}-state")>
-                {move || dlq().map(|d| dlq_text(&d)).unwrap_or_default()}
-                {move || if redriving() { " · redriving" } else { "" }}
+                {move || dlq().map(|d| dlq_text(&d, lab.lang.get())).unwrap_or_default()}
+                {move || if redriving() { t_string!(i18n, stage.topology.redriving) } else { "" }}
             </span>
             <Show when=held>
                 <span class="actions">
                     <button type="button" class="small" data-testid=format!("dlq-{index}-redrive")
                         disabled=redriving
                         on:click=move |_| lab.command(Command::Redrive { queue: queue(), rate_per_s: REDRIVE_RATE_PER_S })
-                        title=format!("Move the dead letters back to the queue, {REDRIVE_RATE_PER_S} per second")>
-                        "Redrive"
+                        title=move || t_string!(i18n, stage.topology.redrive_title, rate = REDRIVE_RATE_PER_S)>
+                        {t!(i18n, stage.topology.redrive)}
                     </button>
                 </span>
             </Show>
@@ -243,6 +277,7 @@ fn DlqBox(lab: Lab, index: usize, card: Memo<Option<QueueCard>>) -> impl IntoVie
 
 #[component]
 fn LogBox(lab: Lab, index: usize) -> impl IntoView {
+    let i18n = use_i18n();
     let text = move || {
         lab.topology.with(|t| {
             t.log_cards
@@ -250,7 +285,7 @@ fn LogBox(lab: Lab, index: usize) -> impl IntoView {
                 .map(|l| {
                     (
                         l.name.clone(),
-                        format!("partitioned log · {} partitions", l.partitions),
+                        t_string!(i18n, stage.topology.log_state, n = l.partitions).to_string(),
                     )
                 })
                 .unwrap_or_default()
@@ -269,8 +304,19 @@ fn ConsumerBox(lab: Lab, index: usize) -> impl IntoView {
     let consumer = ConsumerId::from_index(index);
     let card = Memo::new(move |_| lab.topology.with(|t| t.consumers.get(index).cloned()));
     let name = move || card.with(|c| c.as_ref().map(|c| c.name.clone()).unwrap_or_default());
-    let state = move || card.with(|c| c.as_ref().map(consumer_state).unwrap_or_default());
-    let lease = move || card.with(|c| c.as_ref().and_then(lease_text));
+    let i18n = use_i18n();
+    let state = move || {
+        let lang = lab.lang.get();
+        card.with(|c| {
+            c.as_ref()
+                .map(|c| consumer_state(c, lang))
+                .unwrap_or_default()
+        })
+    };
+    let lease = move || {
+        let lang = lab.lang.get();
+        card.with(|c| c.as_ref().and_then(|c| lease_text(c, lang)))
+    };
     let up = move || card.with(|c| c.as_ref().is_some_and(|c| c.up));
     let armed = move || card.with(|c| c.as_ref().is_some_and(|c| c.armed.is_some()));
     let slow = move || card.with(|c| c.as_ref().is_some_and(|c| c.slow_factor > 1.0));
@@ -294,33 +340,41 @@ fn ConsumerBox(lab: Lab, index: usize) -> impl IntoView {
             <span class="actions">
                 <button type="button" class="danger small" data-testid=format!("consumer-{index}-crash")
                     disabled=move || !up() hidden=move || !up() on:click=move |_| crash(CrashPoint::Now)
-                    title=format!("Crash now; it restarts {RESTART_AFTER_S} s later")>
-                    "Crash now"
+                    title=move || t_string!(i18n, stage.topology.crash_title, s = RESTART_AFTER_S)>
+                    {t!(i18n, stage.topology.crash_now)}
                 </button>
                 <button type="button" class="small" data-testid=format!("consumer-{index}-restart")
                     disabled=up hidden=up on:click=move |_| lab.command(Command::RestartConsumer { consumer })>
-                    "Restart"
+                    {t!(i18n, stage.topology.restart)}
                 </button>
                 <MoreActions testid=format!("consumer-{index}-more") of=name>
                     <button type="button" class="danger small" data-testid=format!("consumer-{index}-crash-after-commit")
                         disabled=move || !up() || armed()
                         on:click=move |_| crash(CrashPoint::AfterCommitBeforeAck)
-                        title="Crash right after its next effect commits, before the ack is sent">
-                        "Crash after next commit"
+                        title=move || t_string!(i18n, stage.topology.crash_after_commit_title)>
+                        {t!(i18n, stage.topology.crash_after_commit)}
                     </button>
                     <button type="button" class="small" data-testid=format!("consumer-{index}-drop-ack")
                         disabled=move || !up() || drop_armed()
                         on:click=move |_| lab.command(Command::DropNextAck { consumer })
-                        title="Its next ack is lost on the way to the broker">
-                        "Drop next ack"
+                        title=move || t_string!(i18n, stage.topology.drop_ack_title)>
+                        {t!(i18n, stage.topology.drop_ack)}
                     </button>
                     <button type="button" class="small" data-testid=format!("consumer-{index}-slow")
                         on:click=move |_| lab.command(Command::SlowConsumer {
                             consumer,
                             factor: if slow() { 1.0 } else { SLOW_FACTOR },
                         })
-                        title=move || if slow() { "Work at normal speed again".to_string() } else { format!("Work {SLOW_FACTOR} times slower from now on") }>
-                        {move || if slow() { "Normal speed" } else { "Slow ×4" }}
+                        title=move || if slow() {
+                            t_string!(i18n, stage.topology.normal_speed_title).to_string()
+                        } else {
+                            t_string!(i18n, stage.topology.slow_title, f = SLOW_FACTOR).to_string()
+                        }>
+                        {move || if slow() {
+                            t_string!(i18n, stage.topology.normal_speed).to_string()
+                        } else {
+                            t_string!(i18n, stage.topology.slow, f = SLOW_FACTOR).to_string()
+                        }}
                     </button>
                 </MoreActions>
             </span>
@@ -339,7 +393,15 @@ fn MemberBox(lab: Lab, group: usize, member: usize) -> impl IntoView {
         })
     });
     let name = move || card.with(|c| c.as_ref().map(|(_, m)| m.name.clone()).unwrap_or_default());
-    let state = move || card.with(|c| c.as_ref().map(|(_, m)| member_text(m)).unwrap_or_default());
+    let i18n = use_i18n();
+    let state = move || {
+        let lang = lab.lang.get();
+        card.with(|c| {
+            c.as_ref()
+                .map(|(_, m)| member_text(m, lang))
+                .unwrap_or_default()
+        })
+    };
     let class = move || {
         let kind = card.with(|c| c.as_ref().map_or("up", |(_, m)| member_class(m)));
         format!("node member compact {kind}")
@@ -347,7 +409,7 @@ fn MemberBox(lab: Lab, group: usize, member: usize) -> impl IntoView {
     let group_name = move || {
         card.with(|c| {
             c.as_ref()
-                .map(|(g, _)| format!("group {g}"))
+                .map(|(g, _)| t_string!(i18n, stage.topology.group, name = g.clone()).to_string())
                 .unwrap_or_default()
         })
     };
@@ -370,9 +432,12 @@ fn MoreActions(
     of: Signal<String>,
     children: Children,
 ) -> impl IntoView {
+    let i18n = use_i18n();
     view! {
         <details class="more">
-            <summary data-testid=testid aria-label=move || format!("More actions for {}", of.get())>"More"</summary>
+            <summary data-testid=testid aria-label=move || t_string!(i18n, stage.topology.more_label, name = of.get())>
+                {t!(i18n, stage.topology.more)}
+            </summary>
             <span class="actions">{children()}</span>
         </details>
     }
@@ -382,7 +447,11 @@ fn MoreActions(
 /// its button shows or folds the cards.
 #[component]
 fn ConsumersSummary(lab: Lab, expanded: RwSignal<bool>) -> impl IntoView {
-    let summary = Memo::new(move |_| lab.topology.with(Topology::consumers_summary));
+    let i18n = use_i18n();
+    let summary = Memo::new(move |_| {
+        let lang = lab.lang.get();
+        lab.topology.with(|t| t.consumers_summary(lang))
+    });
     let down = move || summary.with(|s| s.any_down);
     view! {
         <div class="node summary" class:down=down data-node="consumers" data-testid="consumers-summary">
@@ -391,7 +460,11 @@ fn ConsumersSummary(lab: Lab, expanded: RwSignal<bool>) -> impl IntoView {
             <button type="button" class="small" data-testid="consumers-expand"
                 aria-expanded=move || expanded.get().to_string() aria-controls="consumer-cards"
                 on:click=move |_| expanded.update(|e| *e = !*e)>
-                {move || if expanded.get() { "Fold the cards" } else { "Show every card" }}
+                {move || if expanded.get() {
+                    t_string!(i18n, stage.topology.fold)
+                } else {
+                    t_string!(i18n, stage.topology.show_all)
+                }}
             </button>
         </div>
     }
@@ -416,10 +489,15 @@ fn BrokerLane(lab: Lab, shape: Memo<Shape>) -> impl IntoView {
             .collect_view()
     };
     let broker_up = move || lab.topology.with(|t| t.broker_up);
+    let i18n = use_i18n();
     view! {
         <div class="lane broker" class:down=move || !broker_up() class:narrated=narrated(lab, Node::Broker) data-node="broker">
             <h3 class="with-action">
-                <span>"Broker " <span data-testid="broker-state">{move || if broker_up() { "up" } else { "crashed" }}</span></span>
+                <span>{t!(i18n, stage.topology.broker)} <span data-testid="broker-state">{move || if broker_up() {
+                    t_string!(i18n, stage.card.up)
+                } else {
+                    t_string!(i18n, stage.card.crashed)
+                }}</span></span>
                 <button type="button" class="small" class:danger=broker_up data-testid="broker-toggle"
                     on:click=move |_| {
                         if broker_up() {
@@ -428,7 +506,11 @@ fn BrokerLane(lab: Lab, shape: Memo<Shape>) -> impl IntoView {
                             lab.command(Command::RestartBroker)
                         }
                     }>
-                    {move || if broker_up() { "Crash broker" } else { "Restart broker" }}
+                    {move || if broker_up() {
+                        t_string!(i18n, stage.topology.crash_broker)
+                    } else {
+                        t_string!(i18n, stage.topology.restart_broker)
+                    }}
                 </button>
             </h3>
             <ul>{exchanges}{queues}{logs}</ul>
@@ -456,9 +538,10 @@ fn ConsumersLane(lab: Lab, shape: Memo<Shape>) -> impl IntoView {
     };
     let many = move || shape.with(Shape::many_consumers);
     let expanded = RwSignal::new(false);
+    let i18n = use_i18n();
     view! {
         <div class="lane consumers" class:many=many>
-            <h3>"Consumers"</h3>
+            <h3>{t!(i18n, stage.topology.consumers)}</h3>
             <Show when=many>
                 <ConsumersSummary lab expanded />
             </Show>
@@ -478,25 +561,26 @@ pub fn TopologyView(lab: Lab) -> impl IntoView {
             .collect_view()
     };
     let database = move || database_lane(lab, shape.with(|s| s.database));
+    let i18n = use_i18n();
     view! {
         <section class="panel topology" aria-labelledby="topology-title" data-testid="topology">
-            <h2 id="topology-title">"Topology"</h2>
+            <h2 id="topology-title">{t!(i18n, stage.topology.title)}</h2>
             <div class="lanes">
                 <div class="lane producers">
-                    <h3>"Producers"</h3>
+                    <h3>{t!(i18n, stage.topology.producers)}</h3>
                     <ul>{producers}</ul>
                 </div>
                 <BrokerLane lab shape />
                 <ConsumersLane lab shape />
                 <div class="lane database" class:narrated=narrated(lab, Node::Database) data-node="db" data-testid="database">
-                    <h3>"Database"</h3>
+                    <h3>{t!(i18n, stage.topology.database)}</h3>
                     <ul>{database}</ul>
                 </div>
             </div>
             <div class="under-lanes">
                 // Counted flights are written here, never over a card.
                 <div class="badge-rail" aria-hidden="true"></div>
-                <TokenLegend />
+                <TokenLegend lab />
             </div>
             <TokenOverlay lab />
         </section>

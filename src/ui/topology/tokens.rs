@@ -20,6 +20,7 @@ use std::f64::consts::TAU;
 use std::fmt::Write;
 use std::rc::Rc;
 
+use brokerlab_core::lessons::Lang;
 use leptos::html::Canvas;
 use leptos::prelude::*;
 use leptos_use::{use_device_pixel_ratio, use_prefers_reduced_motion, use_raf_fn};
@@ -27,6 +28,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, Element, HtmlCanvasElement};
 
 use crate::format::count;
+use crate::i18n::{t, t_string, use_i18n};
 use crate::model::flights::{
     mark, Edge, Flight, FlightBuffer, Kind, Node, Paint, Shape, Sky, LABELS_MAX, LINE,
 };
@@ -139,6 +141,8 @@ struct Overlay {
     rail: Option<Rect>,
     /// The page's type scale (large type writes larger labels and badges).
     scale: f64,
+    /// The page's language, for the badges' words.
+    lang: Lang,
     /// The canvas font at that scale.
     font: String,
     /// Boxes of the text and markers drawn this frame (for `data-marks`).
@@ -397,7 +401,7 @@ impl Overlay {
             let Some(((x0, _), (x1, _))) = self.edge_ends(edge.from, edge.to) else {
                 continue;
             };
-            let text = format!("+{} {}", count(n), edge.kind.past());
+            let text = format!("+{} {}", count(n), edge.kind.past(self.lang));
             let width = ctx.measure_text(&text).map_or(60.0, |m| m.width());
             wanted.push(Wanted {
                 x: (x0 + x1) / 2.0,
@@ -548,6 +552,12 @@ pub fn TokenOverlay(lab: Lab) -> impl IntoView {
             if let Ok(mut o) = overlay.try_borrow_mut() {
                 o.reduced_motion = reduced_motion.get_untracked();
                 o.dpr = dpr.get_untracked();
+                let lang = lab.lang.get_untracked();
+                if o.lang != lang {
+                    // The badges are written again in the new language.
+                    o.lang = lang;
+                    o.still = false;
+                }
                 o.frame(lab, &canvas, frame.timestamp);
             }
         }
@@ -601,23 +611,24 @@ fn mark_svg(kind: Kind) -> impl IntoView {
 
 /// The legend under the diagram: each kind's mark and name, and what badges and outlines mean.
 #[component]
-pub fn TokenLegend() -> impl IntoView {
+pub fn TokenLegend(lab: Lab) -> impl IntoView {
+    let i18n = use_i18n();
     let items = Kind::ALL
         .iter()
         .map(|&kind| {
             view! {
-                <li data-kind=kind.name()>{mark_svg(kind)}<span>{kind.legend()}</span></li>
+                <li data-kind=kind.name()>{mark_svg(kind)}<span>{move || kind.legend(lab.lang.get())}</span></li>
             }
         })
         .collect_view();
     view! {
         <details class="token-legend" data-testid="token-legend">
-            <summary data-testid="token-legend-toggle">"What the tokens mean"</summary>
-            <ul aria-label="Message tokens">{items}</ul>
+            <summary data-testid="token-legend-toggle">{t!(i18n, stage.tokens.summary)}</summary>
+            <ul aria-label=move || t_string!(i18n, stage.tokens.list_label)>{items}</ul>
             <p class="note">
-                "Tokens are labelled with the message id and attempt (#77·2) when few are moving. "
-                "When too many move to draw, the rest are counted under the lanes, near the gap they cross (“+312 delivered” per second). "
-                "Outlined cards took part in the step told above the diagram."
+                {t!(i18n, stage.tokens.note_labels)}
+                {t!(i18n, stage.tokens.note_counted)}
+                {t!(i18n, stage.tokens.note_outlined)}
             </p>
         </details>
     }

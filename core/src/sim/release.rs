@@ -1,0 +1,195 @@
+//! Letting go of finished messages and copies, so that memory follows what is live
+//! rather than the length of the run.
+//!
+//! A copy is released once its fate is final (done, expired, dropped, lost) and no
+//! consumer holds it; a message once its producer is done with it (not pending), none of
+//! its copies is held, and nothing refers to it: no publish or confirm on the way, no
+//! outbox row, no log record within retention, no group member working on it, no entry
+//! of a built-in dead-letter topic, and no entry in a producer's source of truth that a
+//! reconciling consumer may read. What the run still needs of them is kept as totals
+//! ([`Retired`]): fates, job statuses, records, effects and emails.
+//!
+//! Releasing changes no step: every rule reads only live records (the `Records` index
+//! panics otherwise), and timers of released copies are dead, as they were before.
+
+use std::collections::BTreeSet;
+
+use super::Simulation;
+use crate::engine::Event;
+use crate::message::{Fate, Message, MessageCopy, PublishFate};
+use crate::producer::JobCounts;
+use crate::step::MsgId;
+
+/// Ids this close to the newest are always kept: the page reads the records named by
+/// the last steps' facts. Also the ring's size between sweeps.
+pub(crate) const RECENT_WINDOW: usize = 4_096;
+
+/// What released messages and copies leave behind.
+#[derive(Clone, Debug, Default)]
+pub struct Retired {
+    /// Released copies by fate ([`Fate::index`]).
+    pub copies_by_fate: [u64; Fate::ALL.len()],
+    pub messages: u64,
+    /// Released messages by their job status (final: nothing can move it any more).
+    pub jobs: JobCounts,
+    /// Log records of released messages.
+    pub records: u64,
+    pub gave_up: u64,
+    pub never_published: u64,
+}
+
+impl Simulation {
+    /// Sets how many recent ids are never released (tests use 0 to release as early as
+    /// possible and check that nothing changes).
+    #[doc(hidden)]
+    pub fn set_recent_window(&mut self, window: usize) {
+        self.recent_window = window;
+    }
+
+    /// What released messages and copies left behind.
+    pub fn retired(&self) -> &Retired {
+        &self.retired
+    }
+
+    /// Releases what is finished, when the rings have grown enough to be worth a sweep
+    /// (so the sweep's cost, proportional to what is live, is shared by many records).
+    pub(super) fn release_finished(&mut self) {
+        let window = self.recent_window;
+        if self.copies.sweep_due(window) {
+            self.release_copies();
+        }
+        if self.messages.sweep_due(window) {
+            self.release_messages();
+            self.prune_dead_timers();
+            self.prune_dedup_windows();
+        }
+    }
+
+    fn release_copies(&mut self) {
+        let held: BTreeSet<usize> = self
+            .consumers
+            .iter()
+            .flat_map(|c| c.buffer.iter().chain(c.working.iter()))
+            .map(|h| h.copy as usize)
+            .collect();
+        let releasable = |id: usize, c: &MessageCopy| is_final(c.fate) && !held.contains(&id);
+        let mut gone = Vec::new();
+        for id in self.copies.spilled_ids() {
+            if releasable(id, &self.copies[id]) {
+                gone.extend(self.copies.release(id));
+            }
+        }
+        let keep = self.recent_window;
+        self.copies.advance(keep, releasable, |_, c| gone.push(c));
+        for c in gone {
+            self.retired.copies_by_fate[c.fate.index()] += 1;
+            self.messages[c.msg.index()].held_copies -= 1;
+        }
+    }
+
+    fn release_messages(&mut self) {
+        let referenced = self.referenced_messages();
+        let releasable = |id: usize, m: &Message| {
+            m.fate != PublishFate::Pending && m.held_copies == 0 && !referenced.contains(&id)
+        };
+        let mut gone = Vec::new();
+        for id in self.messages.spilled_ids() {
+            if releasable(id, &self.messages[id]) {
+                gone.extend(self.messages.release(id).map(|m| (id, m)));
+            }
+        }
+        let keep = self.recent_window;
+        self.messages
+            .advance(keep, releasable, |id, m| gone.push((id, m)));
+        for (id, m) in gone {
+            self.retire_message(MsgId::from_index(id), &m);
+        }
+    }
+
+    /// Counts a released message in the totals and folds its rows in the tables.
+    fn retire_message(&mut self, msg: MsgId, m: &Message) {
+        let status = self.job_status_of(msg, m);
+        *self.retired.jobs.slot(status) += 1;
+        self.retired.messages += 1;
+        self.retired.records += u64::from(m.records);
+        match m.fate {
+            PublishFate::GaveUp => self.retired.gave_up += 1,
+            PublishFate::NeverPublished => self.retired.never_published += 1,
+            _ => {}
+        }
+        for t in &mut self.tables {
+            t.forget(msg);
+        }
+    }
+
+    /// Messages something still refers to by id (besides their own copies).
+    fn referenced_messages(&self) -> BTreeSet<usize> {
+        let mut ids = BTreeSet::new();
+        for e in self.events.iter() {
+            if let Event::PublishArrives { msg, .. }
+            | Event::ConfirmArrives { msg, .. }
+            | Event::ConfirmTimeout { msg, .. } = *e
+            {
+                ids.insert(msg.index());
+            }
+        }
+        for p in &self.producers {
+            ids.extend(p.outbox.iter().map(|r| r.msg.index()));
+            ids.extend(p.held.iter().map(|m| m.index()));
+        }
+        for log in &self.logs {
+            for part in &log.partitions {
+                ids.extend(part.records.iter().map(|r| r.msg.index()));
+            }
+        }
+        for g in &self.groups {
+            ids.extend(g.dead_letters.iter().map(|m| m.index()));
+            ids.extend(
+                g.members
+                    .iter()
+                    .filter_map(|m| m.working)
+                    .map(|w| w.msg.index()),
+            );
+        }
+        // The producers' source of truth, read by reconciling consumers.
+        ids.extend(self.by_version.values().map(|m| m.index()));
+        ids
+    }
+
+    /// Lease, retry and time-to-live timers of copies that moved on wait in their FIFO
+    /// lanes until they reach the front; a long lease would keep one per delivery of the
+    /// whole lease's span. They can never matter again, so they go now.
+    fn prune_dead_timers(&mut self) {
+        if self.events.longest_lane() < 2 * self.recent_window.max(1) {
+            return;
+        }
+        let copies = &self.copies;
+        self.events.retain_in_lanes(|e| match *e {
+            Event::LeaseExpired { copy, attempt } => copies.get(copy as usize).is_some_and(|c| {
+                c.fate == Fate::InFlight && c.attempts == attempt && !c.settled_at_broker
+            }),
+            Event::TtlExpired { copy, line_seq } => copies
+                .get(copy as usize)
+                .is_some_and(|c| c.fate == Fate::Waiting && c.line_seq == line_seq),
+            _ => true,
+        });
+    }
+
+    /// SQS FIFO remembers when each message id was stored, for its deduplication window:
+    /// an entry older than the window can never match again.
+    fn prune_dedup_windows(&mut self) {
+        let now = self.now_us;
+        for q in &mut self.queues {
+            let window = q.dedup_window_us;
+            q.stored_at.retain(|_, &mut at| now - at < window);
+        }
+    }
+}
+
+/// A copy's fate that nothing can change any more (a dead-lettered copy can be redriven).
+fn is_final(fate: Fate) -> bool {
+    matches!(
+        fate,
+        Fate::Done | Fate::Expired | Fate::Dropped | Fate::Lost
+    )
+}

@@ -1,0 +1,78 @@
+//! Memory follows what is live, not the length of the run: after a million messages a
+//! run holds what it held after a hundred thousand when its backlog is the same.
+//!
+//! One test in this binary, so the counting allocator sees only this run (tests of one
+//! binary run in parallel threads). It counts bytes, not time.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use brokerlab_core::{examples, ArrivalProcess, ServiceTime, Simulation};
+
+struct Counting;
+
+static NOW: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            let now = NOW.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+            PEAK.fetch_max(now, Ordering::Relaxed);
+        }
+        p
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) };
+        NOW.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// Heap bytes a run of `messages` holds at its end and at most while running. Evenly
+/// spaced arrivals at 1,000/s and a fixed service of 0.9 ms: the backlog is the same
+/// (at most one message) however long the run.
+fn heap_of_run(messages: u64) -> (usize, usize, Simulation) {
+    let mut s = examples::load("mm1").unwrap();
+    s.producers[0].count = Some(messages);
+    s.producers[0].arrivals.process = ArrivalProcess::Constant;
+    s.producers[0].arrivals.schedule[0].rate_per_s = 1_000.0;
+    s.consumers[0].service = ServiceTime::Fixed { seconds: 0.000_9 };
+    let before = NOW.load(Ordering::Relaxed);
+    PEAK.store(before, Ordering::Relaxed);
+    let mut sim = Simulation::new(s).unwrap();
+    sim.run();
+    let end = NOW.load(Ordering::Relaxed) - before;
+    let peak = PEAK.load(Ordering::Relaxed) - before;
+    (end, peak, sim)
+}
+
+#[test]
+fn memory_after_a_million_messages_is_that_after_a_hundred_thousand() {
+    let (end_small, peak_small, small) = heap_of_run(100_000);
+    let (end_large, peak_large, large) = heap_of_run(1_000_000);
+    assert_eq!(large.counters().done, 1_000_000, "the whole run happened");
+    assert_eq!(small.counters().done, 100_000);
+    // Records held: the recent window (4,096 ids, up to twice that between sweeps)
+    // and what is live (nothing, at the end), in both runs.
+    for sim in [&small, &large] {
+        let held = (sim.messages().held(), sim.copies().held());
+        assert!(held.0 <= 2 * 4_096 && held.1 <= 2 * 4_096, "{held:?}");
+    }
+    // Bytes: within 5 % (the time series and the histograms settle to their bounds).
+    let near = |a: usize, b: usize| (a as f64 - b as f64).abs() <= 0.05 * a.max(b) as f64;
+    assert!(
+        near(end_small, end_large),
+        "held {end_small} vs {end_large} bytes"
+    );
+    assert!(
+        near(peak_small, peak_large),
+        "peak {peak_small} vs {peak_large} bytes"
+    );
+    // A few megabytes (mostly the time series, at most 20,000 samples), where keeping
+    // every record took about 360 MB for a million messages.
+    assert!(peak_large < 8_000_000, "peak {peak_large} bytes");
+}

@@ -1,0 +1,117 @@
+// End-to-end tests of the page's two languages (issue 13): the browser's language chooses,
+// the EN / ES switch changes every part at once (header, transport, panels, narration,
+// help), <html lang> follows, and a share link keeps the language.
+// Run by .ci/test-web:  BROKERLAB_URL=http://127.0.0.1:PORT/brokerlab/ node --test language.test.mjs
+// playwright-core drives Debian's Chromium (never a downloaded browser).
+
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { chromium } from 'playwright-core';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+const BASE_URL = process.env.BROKERLAB_URL ?? 'http://127.0.0.1:8080/';
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'];
+
+const opened = [];
+
+/** A fresh browser (its own profile) at `url`, in `locale`. */
+async function openAt(url, locale = 'en-US') {
+  const profile = mkdtempSync(path.join(tmpdir(), 'brokerlab-language-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [...ARGS, `--lang=${locale}`],
+    locale,
+    viewport: { width: 1280, height: 800 },
+  });
+  await context.addInitScript(() => localStorage.setItem('brokerlab.tour.seen', '1'));
+  const page = context.pages()[0] ?? (await context.newPage());
+  const errors = [];
+  page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(url, { waitUntil: 'load' });
+  await page.getByTestId('play').waitFor({ state: 'visible', timeout: 30_000 });
+  const handle = { page, errors, context, profile };
+  opened.push(handle);
+  return handle;
+}
+
+after(async () => {
+  for (const { context, profile } of opened) {
+    await context.close();
+    rmSync(profile, { recursive: true, force: true });
+  }
+});
+
+const text = (page, id) => page.getByTestId(id).innerText().then((t) => t.trim());
+const htmlLang = (page) => page.evaluate(() => document.documentElement.lang);
+
+/** What the page says in a few places that different parts of it own. */
+async function words(page) {
+  return {
+    help: await text(page, 'help-button'),
+    play: await text(page, 'play'),
+    counters: await text(page, 'tab-counters'),
+    narration: await text(page, 'narration'),
+    tagline: await page.locator('footer .tagline').innerText(),
+  };
+}
+
+let shared;
+
+test('switching language changes the page, the narration and the help at once', async () => {
+  const { page, errors } = await openAt(BASE_URL);
+  assert.equal(await htmlLang(page), 'en');
+  for (let i = 0; i < 3; i += 1) await page.getByTestId('step').click();
+  const english = await words(page);
+  assert.match(english.help, /^Help/);
+  assert.equal(english.play, 'Play');
+  assert.match(english.tagline, /crash a consumer/);
+
+  await page.getByTestId('lang-es').click();
+  assert.equal(await htmlLang(page), 'es');
+  assert.equal(await page.getByTestId('lang-es').getAttribute('aria-pressed'), 'true');
+  const spanish = await words(page);
+  assert.match(spanish.help, /^Ayuda/);
+  assert.equal(spanish.play, 'Reproducir');
+  assert.equal(spanish.counters, 'Contadores');
+  assert.match(spanish.tagline, /haz caer un consumidor/);
+  assert.notEqual(spanish.narration, english.narration, 'the latest step is told again in Spanish');
+  assert.doesNotMatch(spanish.narration, /\b(the|was|its|after)\b/, `Spanish narration: ${spanish.narration}`);
+
+  // The help speaks the page's language too.
+  await page.getByTestId('help-button').click();
+  assert.match(await page.locator('#help-title').innerText(), /^Ayuda$/);
+  assert.match(await page.getByTestId('help-keys').innerText(), /reproducir o pausar/);
+  await page.keyboard.press('Escape');
+
+  // And back: the very same words as before.
+  await page.getByTestId('lang-en').click();
+  assert.deepEqual(await words(page), english);
+  await page.getByTestId('lang-es').click();
+  await page.waitForTimeout(800);
+  shared = await page.evaluate(() => location.href);
+  assert.deepEqual(errors, []);
+});
+
+test('a share link keeps the language, whatever the browser speaks', async () => {
+  assert.ok(shared, 'the previous test made a link');
+  const { page } = await openAt(shared, 'en-US');
+  assert.equal(await htmlLang(page), 'es');
+  assert.equal(await text(page, 'play'), 'Reproducir');
+  assert.equal(await text(page, 'step-index'), '3', 'at the step it was shared at');
+});
+
+test('a Spanish browser opens the page in Spanish', async () => {
+  const { page, errors } = await openAt(BASE_URL, 'es-ES');
+  assert.equal(await htmlLang(page), 'es');
+  const spanish = await words(page);
+  assert.match(spanish.help, /^Ayuda/);
+  assert.match(spanish.tagline, /haz caer un consumidor/);
+  await page.getByTestId('step').click();
+  assert.doesNotMatch(await text(page, 'narration'), /\b(the|was|its|after)\b/);
+  assert.deepEqual(errors, []);
+});
