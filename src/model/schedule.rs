@@ -573,7 +573,7 @@ mod tests {
         }
         assert_eq!(
             kind_named("restart-broker").map(|k| k.label(Lang::Es)),
-            Some("Reiniciar el intermediario".to_string())
+            Some("Reiniciar el broker".to_string())
         );
     }
 

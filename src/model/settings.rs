@@ -455,7 +455,7 @@ pub fn forecast(s: &Settings, lang: Lang) -> String {
     let load = Load::of(s.lambda, s.mu);
     if s.mu > 0.0 && s.mu.is_finite() {
         let rho = format!("{:.2}", s.lambda / s.mu);
-        let verdict = load.verdict();
+        let verdict = load.verdict_in(lang);
         if load == Load::Grows {
             let net = per_s(s.lambda - s.mu);
             td_string!(l, panels.settings.forecast.grows, head, rho, verdict, net).to_string()
@@ -989,20 +989,24 @@ mod tests {
     #[test]
     fn the_forecast_and_the_chart_give_one_verdict_and_rho_one_does_not_drain() {
         use crate::model::chart_info::Rho;
-        for (lambda, mu) in [(0.0, 1.0), (0.9, 1.0), (1.0, 1.0), (5.0, 5.0), (3.0, 1.0)] {
+        let cases = [(0.0, 1.0), (0.9, 1.0), (1.0, 1.0), (5.0, 5.0), (3.0, 1.0)];
+        for ((lambda, mu), lang) in cases
+            .into_iter()
+            .flat_map(|c| [(c, Lang::En), (c, Lang::Es)])
+        {
             let chart = Rho {
                 lambda,
                 mu,
                 has_consumers: true,
             }
-            .hint(Lang::En);
+            .hint(lang);
             let panel = forecast(
                 &Settings {
                     lambda,
                     mu,
                     ..Settings::default()
                 },
-                Lang::En,
+                lang,
             );
             assert!(
                 panel.contains(&chart),
