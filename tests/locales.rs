@@ -12,7 +12,7 @@ const SAME_IN_BOTH: &[&str] = &[
     // The stage: the broker keeps its name in Spanish, as does a fanout exchange.
     "Broker ", "broker", "fanout",
     // The help's row for the language switch names both languages.
-    "EN / ES", // The panels: the logs tab keeps the trade's word.
+    "EN / ES", // The side panel's tab for partitioned logs: Spanish says "logs" too.
     "Logs",
 ];
 
