@@ -1,42 +1,43 @@
-//! How numbers and times are written on the page: counts, seconds, speeds, latencies.
+//! How numbers and times are written on the page: counts, seconds, speeds, latencies, each
+//! with the separators of the page's language (60,123 and 42.3 s in English; 60.123 and
+//! 42,3 s in Spanish), so a figure reads the same in the counters, the chart and the lessons.
 
-/// A count with thousands separators: `60,123`.
-pub fn count(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
+use brokerlab_core::lang::number;
+use brokerlab_core::lessons::Lang;
+
+/// A count with thousands separators: `60,123` (`60.123` in Spanish).
+pub fn count(n: u64, lang: Lang) -> String {
+    number(n as f64, 0, lang)
 }
 
-/// Seconds with one decimal: `42.3 s`.
-pub fn seconds(s: f64) -> String {
-    format!("{:.1} s", s.max(0.0))
+/// Seconds with one decimal: `42.3 s` (`42,3 s`); the decimal is kept even when zero so a
+/// running clock does not change width.
+pub fn seconds(s: f64, lang: Lang) -> String {
+    let text = format!("{:.1} s", s.max(0.0));
+    decimal_comma(text, lang)
 }
 
-/// A speed factor as the speed menu shows it: `0.1×`, `2×`, `20×`.
-pub fn speed(factor: f64) -> String {
-    if factor.fract() == 0.0 {
+/// A speed factor as the speed menu shows it: `0.1×`, `2×`, `20×` (`0,1×` in Spanish).
+pub fn speed(factor: f64, lang: Lang) -> String {
+    let text = if factor.fract() == 0.0 {
         format!("{factor:.0}×")
     } else {
         format!("{factor}×")
-    }
+    };
+    decimal_comma(text, lang)
 }
 
-/// Axis labels for message counts: `0`, `500`, `20k`, `1.5M`.
-pub fn short_count(n: f64) -> String {
+/// Axis labels for message counts: `0`, `500`, `20k`, `1.5M` (`1,5M`).
+pub fn short_count(n: f64, lang: Lang) -> String {
     let a = n.abs();
-    if a >= 1_000_000.0 {
+    let text = if a >= 1_000_000.0 {
         trim_zero(format!("{:.1}", n / 1_000_000.0)) + "M"
     } else if a >= 1_000.0 {
         trim_zero(format!("{:.1}", n / 1_000.0)) + "k"
     } else {
         format!("{n:.0}")
-    }
+    };
+    decimal_comma(text, lang)
 }
 
 fn trim_zero(s: String) -> String {
@@ -44,59 +45,74 @@ fn trim_zero(s: String) -> String {
 }
 
 /// A latency for the panel: milliseconds under a second, else seconds.
-pub fn latency(s: f64) -> String {
-    if !s.is_finite() || s <= 0.0 {
+pub fn latency(s: f64, lang: Lang) -> String {
+    let text = if !s.is_finite() || s <= 0.0 {
         "0 ms".to_string()
     } else if s < 1.0 {
         format!("{:.0} ms", s * 1_000.0)
     } else {
         format!("{s:.2} s")
+    };
+    decimal_comma(text, lang)
+}
+
+/// `text` (one number written with a decimal point, no thousands separators) with the
+/// language's decimal separator.
+fn decimal_comma(text: String, lang: Lang) -> String {
+    match lang {
+        Lang::En => text,
+        Lang::Es => text.replace('.', ","),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use Lang::{En, Es};
 
     #[test]
     fn counts_have_thousands_separators() {
-        assert_eq!(count(0), "0");
-        assert_eq!(count(999), "999");
-        assert_eq!(count(1_000), "1,000");
-        assert_eq!(count(60_123), "60,123");
-        assert_eq!(count(1_234_567), "1,234,567");
-        assert_ne!(count(1_000), "1000");
+        assert_eq!(count(0, En), "0");
+        assert_eq!(count(999, En), "999");
+        assert_eq!(count(1_000, En), "1,000");
+        assert_eq!(count(60_123, En), "60,123");
+        assert_eq!(count(1_234_567, En), "1,234,567");
+        assert_eq!(count(1_234_567, Es), "1.234.567");
     }
 
     #[test]
     fn seconds_have_one_decimal_and_never_go_negative() {
-        assert_eq!(seconds(0.0), "0.0 s");
-        assert_eq!(seconds(42.26), "42.3 s");
-        assert_eq!(seconds(-1.0), "0.0 s");
+        assert_eq!(seconds(0.0, En), "0.0 s");
+        assert_eq!(seconds(42.26, En), "42.3 s");
+        assert_eq!(seconds(-1.0, En), "0.0 s");
+        assert_eq!(seconds(42.26, Es), "42,3 s");
     }
 
     #[test]
     fn speeds_read_naturally() {
-        assert_eq!(speed(0.1), "0.1×");
-        assert_eq!(speed(0.25), "0.25×");
-        assert_eq!(speed(2.0), "2×");
-        assert_eq!(speed(20.0), "20×");
+        assert_eq!(speed(0.1, En), "0.1×");
+        assert_eq!(speed(0.25, En), "0.25×");
+        assert_eq!(speed(2.0, En), "2×");
+        assert_eq!(speed(20.0, En), "20×");
+        assert_eq!(speed(0.25, Es), "0,25×");
     }
 
     #[test]
     fn short_counts_fit_an_axis() {
-        assert_eq!(short_count(0.0), "0");
-        assert_eq!(short_count(500.0), "500");
-        assert_eq!(short_count(20_000.0), "20k");
-        assert_eq!(short_count(12_500.0), "12.5k");
-        assert_eq!(short_count(1_500_000.0), "1.5M");
+        assert_eq!(short_count(0.0, En), "0");
+        assert_eq!(short_count(500.0, En), "500");
+        assert_eq!(short_count(20_000.0, En), "20k");
+        assert_eq!(short_count(12_500.0, En), "12.5k");
+        assert_eq!(short_count(1_500_000.0, En), "1.5M");
+        assert_eq!(short_count(1_500_000.0, Es), "1,5M");
     }
 
     #[test]
     fn latencies_read_in_milliseconds_or_seconds() {
-        assert_eq!(latency(0.0), "0 ms");
-        assert_eq!(latency(0.0123), "12 ms");
-        assert_eq!(latency(1.5), "1.50 s");
-        assert_eq!(latency(f64::NAN), "0 ms");
+        assert_eq!(latency(0.0, En), "0 ms");
+        assert_eq!(latency(0.0123, En), "12 ms");
+        assert_eq!(latency(1.5, En), "1.50 s");
+        assert_eq!(latency(f64::NAN, En), "0 ms");
+        assert_eq!(latency(1.5, Es), "1,50 s");
     }
 }

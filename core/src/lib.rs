@@ -30,7 +30,8 @@
 //!   checkpoints, and figures read from the run).
 //! * [`step`]: the reasons facts carry ([`step::LossReason`], [`step::DeadLetterReason`]…).
 //! * [`sim::current`]: the settings in force now; [`database`]: the consumers' tables.
-//! * [`text`]: untrusted text made safe to print on one line.
+//! * [`text`]: untrusted text made safe to print on one line; [`refusal`]: a refused
+//!   scenario worded in English or Spanish.
 
 pub mod database;
 pub mod examples;
@@ -40,6 +41,7 @@ pub mod lessons;
 pub mod link;
 pub mod narration;
 pub mod records;
+pub mod refusal;
 pub mod scenario;
 pub mod sim;
 pub mod step;

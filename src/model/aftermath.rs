@@ -57,10 +57,7 @@ impl Aftermath {
     pub fn text(&self, end_s: Option<f64>, lang: Lang) -> Option<String> {
         let locale = locale(lang);
         let after_end = |at_us: Micros| end_s.filter(|&end| us_to_secs(at_us) > end);
-        let secs = |s: f64| match lang {
-            Lang::En => seconds(s),
-            Lang::Es => seconds(s).replace('.', ","),
-        };
+        let secs = |s: f64| seconds(s, lang);
         let mut parts = Vec::new();
         if let Some(until) = self.leases_until_us {
             let what = match self.held {
@@ -151,7 +148,7 @@ mod tests {
         assert!(
             text.starts_with(&format!(
                 "The lease on the message it held would run out at t = {}, after the run ends at 90.0 s",
-                seconds(us_to_secs(until))
+                seconds(us_to_secs(until), Lang::En)
             )),
             "{text}"
         );

@@ -177,7 +177,7 @@ pub fn predicted_at(curve: &[(f64, f64)], t_s: f64) -> f64 {
 /// A count from the fluid model (a real number) as the page writes counts.
 pub fn fluid_count(v: f64, lang: Lang) -> String {
     if v.is_finite() {
-        count(v.max(0.0).round() as u64)
+        count(v.max(0.0).round() as u64, lang)
     } else {
         td_string!(locale(lang), stage.chart_info.unbounded).to_string()
     }
@@ -194,13 +194,13 @@ pub fn values_text(v: &Values, lang: Lang) -> String {
     td_string!(
         l,
         stage.chart_info.values,
-        t = seconds(v.t_s),
+        t = seconds(v.t_s, lang),
         now,
-        backlog = count(v.backlog),
+        backlog = count(v.backlog, lang),
         predicted = fluid_count(v.predicted, lang),
-        in_flight = count(v.in_flight),
-        dlq = count(v.dead_lettered),
-        oldest = seconds(v.oldest_age_s),
+        in_flight = count(v.in_flight, lang),
+        dlq = count(v.dead_lettered, lang),
+        oldest = seconds(v.oldest_age_s, lang),
     )
     .to_string()
 }
@@ -212,7 +212,7 @@ pub fn rate(per_s: f64, lang: Lang) -> String {
     if !per_s.is_finite() {
         td_string!(locale(lang), stage.chart_info.unlimited).to_string()
     } else if per_s >= 100.0 {
-        format!("{}/s", count(per_s.round() as u64))
+        format!("{}/s", count(per_s.round() as u64, lang))
     } else {
         let s = format!("{per_s:.2}");
         let s = s.trim_end_matches('0').trim_end_matches('.');
@@ -313,12 +313,12 @@ pub fn describe(now: &Values, lines: &[&str], crashes: &[CrashMarker], lang: Lan
     let mut text = td_string!(
         l,
         stage.chart_info.describe,
-        t = seconds(now.t_s),
-        backlog = count(now.backlog),
+        t = seconds(now.t_s, lang),
+        backlog = count(now.backlog, lang),
         predicted = fluid_count(now.predicted, lang),
-        in_flight = count(now.in_flight),
-        dlq = count(now.dead_lettered),
-        oldest = seconds(now.oldest_age_s),
+        in_flight = count(now.in_flight, lang),
+        dlq = count(now.dead_lettered, lang),
+        oldest = seconds(now.oldest_age_s, lang),
     )
     .to_string();
     if !lines.is_empty() {
@@ -328,7 +328,7 @@ pub fn describe(now: &Values, lines: &[&str], crashes: &[CrashMarker], lang: Lan
     let list: Vec<String> = crashes
         .iter()
         .map(|c| {
-            let (who, t) = (c.who.text(lang), seconds(c.t_s));
+            let (who, t) = (c.who.text(lang), seconds(c.t_s, lang));
             td_string!(l, stage.chart_info.crash_at, who, t).to_string()
         })
         .collect();
@@ -625,12 +625,12 @@ mod tests {
         let text = describe(&v, &["acumulado"], &[relay], Lang::Es);
         assert!(
             text.starts_with(
-                "Acumulado a lo largo del tiempo simulado. En 10.0 s: 999 mensajes en espera"
+                "Acumulado a lo largo del tiempo simulado. En 10,0 s: 999 mensajes en espera"
             ),
             "{text}"
         );
         assert!(
-            text.ends_with("1 caída marcada: relay de orders-api en 4.0 s."),
+            text.ends_with("1 caída marcada: relay de orders-api en 4,0 s."),
             "{text}"
         );
         let rho = Rho {

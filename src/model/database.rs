@@ -148,7 +148,7 @@ pub fn aggregate_value(a: &Aggregate, lang: Lang) -> String {
     let l = locale(lang);
     let mut parts = Vec::new();
     if a.count > 0 {
-        parts.push(td_string!(l, stage.db.count, n = count(a.count)).to_string());
+        parts.push(td_string!(l, stage.db.count, n = count(a.count, lang)).to_string());
     }
     if a.balance != 0 {
         parts.push(td_string!(l, stage.db.balance, n = a.balance).to_string());
@@ -294,29 +294,29 @@ fn card(
 /// The card's one-line summary.
 pub fn database_summary(c: &DatabaseCard, lang: Lang) -> String {
     let l = locale(lang);
-    let mut text = td_string!(l, stage.db.effects, n = count(c.effects)).to_string();
+    let mut text = td_string!(l, stage.db.effects, n = count(c.effects, lang)).to_string();
     if c.duplicates > 0 {
-        let n = count(c.duplicates);
+        let n = count(c.duplicates, lang);
         text.push_str(&td_string!(l, stage.db.duplicates, n).to_string());
     } else {
         text.push_str(td_string!(l, stage.db.no_duplicate));
     }
     match c.idempotency {
         Idempotency::Inbox => {
-            let n = count(c.inbox as u64);
+            let n = count(c.inbox as u64, lang);
             text.push_str(&td_string!(l, stage.db.inbox_rows, n).to_string());
         }
         Idempotency::CheckThenInsert => {
-            let n = count(c.marks as u64);
+            let n = count(c.marks as u64, lang);
             text.push_str(&td_string!(l, stage.db.marks, n).to_string());
         }
         Idempotency::None => {}
     }
     if c.emails > 0 {
-        let n = count(c.emails);
+        let n = count(c.emails, lang);
         text.push_str(&td_string!(l, stage.db.emails, n).to_string());
         if c.duplicate_emails > 0 {
-            let n = count(c.duplicate_emails);
+            let n = count(c.duplicate_emails, lang);
             text.push_str(&td_string!(l, stage.db.duplicate_emails, n).to_string());
         }
     }
@@ -326,9 +326,9 @@ pub fn database_summary(c: &DatabaseCard, lang: Lang) -> String {
 /// What a row says about its effects: duplicates in words, with a warning sign.
 pub fn effects_text(r: &EffectRow, lang: Lang) -> String {
     let l = locale(lang);
-    let n = count(r.effects);
+    let n = count(r.effects, lang);
     if r.duplicates > 0 {
-        let d = count(r.duplicates);
+        let d = count(r.duplicates, lang);
         td_string!(l, stage.db.applied_dup, n, d).to_string()
     } else {
         td_string!(l, stage.db.applied, n).to_string()

@@ -3,12 +3,12 @@
 //! columns as `brokerlab run --csv`). Opening a file is checked exactly like a share link:
 //! the core migrates and validates it, and a refusal names the field.
 
-use brokerlab_core::lessons::Lang;
 use brokerlab_core::series_csv as csv_of;
 use brokerlab_core::Scenario;
 
 use crate::i18n::{locale, td_string};
 use crate::model::player::Player;
+use crate::model::words::Words;
 
 /// The largest file the page reads (the core refuses larger scenario text anyway; the page
 /// refuses before reading it into memory).
@@ -24,12 +24,14 @@ pub fn scenario_file(player: &Player) -> String {
 }
 
 /// A player for a scenario file, paused at its start; the user's commands it holds replay
-/// as the run reaches their steps. The error is one sentence for the page (in `lang`),
-/// naming the field the file got wrong.
-pub fn open_scenario(text: &str, lang: Lang) -> Result<Player, String> {
+/// as the run reaches their steps. The error is one sentence for the page (in either
+/// language), naming the field the file got wrong.
+pub fn open_scenario(text: &str) -> Result<Player, Words> {
     let refused = |e: brokerlab_core::ScenarioError| {
-        let problem = e.to_string();
-        td_string!(locale(lang), panels.files.refused, problem).to_string()
+        Words::new(move |lang| {
+            let problem = e.text_in(lang);
+            td_string!(locale(lang), panels.files.refused, problem).to_string()
+        })
     };
     let mut scenario = Scenario::from_json(text).map_err(refused)?;
     let commands = std::mem::take(&mut scenario.interventions);
@@ -39,9 +41,12 @@ pub fn open_scenario(text: &str, lang: Lang) -> Result<Player, String> {
 }
 
 /// Refuses a file before reading it when it is too large to be a scenario.
-pub fn check_size(name: &str, bytes: f64, lang: Lang) -> Result<(), String> {
+pub fn check_size(name: &str, bytes: f64) -> Result<(), Words> {
     if bytes > FILE_BYTES_MAX {
-        return Err(td_string!(locale(lang), panels.files.too_large, name).to_string());
+        let name = name.to_string();
+        return Err(Words::new(move |lang| {
+            td_string!(locale(lang), panels.files.too_large, name = &name).to_string()
+        }));
     }
     Ok(())
 }
@@ -75,6 +80,7 @@ pub fn file_name(player: &Player, extension: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use brokerlab_core::lessons::Lang;
     use brokerlab_core::{examples, Command, ConsumerId, CrashPoint, Simulation};
 
     /// The crash-after-commit story with a crash given by the user at step 3, played on.
@@ -101,7 +107,7 @@ mod tests {
     fn a_saved_file_opens_at_its_start_and_replays_the_users_commands() {
         let player = worked();
         let text = scenario_file(&player);
-        let mut opened = open_scenario(&text, Lang::En).expect("opens");
+        let mut opened = open_scenario(&text).expect("opens");
         assert_eq!(opened.sim().steps(), 0, "paused at the start");
         assert_eq!(
             opened.base(),
@@ -133,26 +139,27 @@ mod tests {
         let mut scenario = examples::load("mm1").expect("built in");
         scenario.queues[0].visibility_timeout_s = -1.0;
         let text = serde_json::to_string(&scenario).expect("serializes");
-        let message = open_scenario(&text, Lang::En).err().expect("refused");
+        let refusal = open_scenario(&text).err().expect("refused");
+        let message = refusal.text(Lang::En);
         assert!(
             message.contains("queues[0].visibility_timeout_s"),
             "{message}"
         );
         assert!(message.starts_with("This file could not be opened: "));
-        let message = open_scenario(&text, Lang::Es).err().expect("refused");
+        let message = refusal.text(Lang::Es);
         assert!(
             message.starts_with("No se pudo abrir este archivo: queues[0].visibility_timeout_s"),
             "{message}"
         );
         for junk in ["", "{", "[1,2]", "null", "<b>hi</b>"] {
-            let message = open_scenario(junk, Lang::En).err().expect("refused");
+            let message = open_scenario(junk).err().expect("refused").text(Lang::En);
             assert!(!message.contains('\n'), "one line: {message}");
         }
-        assert!(check_size("big.json", 2e6, Lang::En).is_err());
-        assert!(check_size("small.json", 2e3, Lang::En).is_ok());
+        assert!(check_size("big.json", 2e6).is_err());
+        assert!(check_size("small.json", 2e3).is_ok());
         assert_eq!(
-            check_size("big.json", 2e6, Lang::Es),
-            Err("No se pudo abrir “big.json”: ocupa más de 1 MiB, más de lo que necesita cualquier escenario.".into())
+            check_size("big.json", 2e6).err().map(|w| w.text(Lang::Es)),
+            Some("No se pudo abrir “big.json”: ocupa más de 1 MiB, más de lo que necesita cualquier escenario.".into())
         );
     }
 

@@ -148,7 +148,7 @@ impl LogsSnapshot {
 pub fn crashed_text(restart_in_s: Option<f64>, lang: Lang) -> String {
     let l = locale(lang);
     match restart_in_s {
-        Some(s) => td_string!(l, stage.card.restarts_in, s = seconds(s)).to_string(),
+        Some(s) => td_string!(l, stage.card.restarts_in, s = seconds(s, lang)).to_string(),
         None => td_string!(l, stage.card.stays_down).to_string(),
     }
 }

@@ -274,7 +274,7 @@ impl Status {
                 panels.invariants.first_broke,
                 detail,
                 step = b.step,
-                time = seconds(b.time_s)
+                time = seconds(b.time_s, lang)
             )
             .to_string(),
             None => detail,

@@ -25,3 +25,4 @@ pub mod share;
 pub mod story;
 pub mod topology;
 pub mod tour;
+pub mod words;

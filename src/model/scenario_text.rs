@@ -49,7 +49,8 @@ pub fn place(text: &str, e: &ScenarioError, lang: Lang) -> TextError {
 
 /// The refusal as one sentence: the field, then what is wrong with it (the core's words).
 fn sentence(e: &ScenarioError, lang: Lang) -> String {
-    let problem = e.problem.trim_end_matches('.');
+    let problem = e.problem_in(lang);
+    let problem = problem.trim_end_matches('.');
     if e.field == "scenario" {
         td_string!(locale(lang), panels.editor.scenario_problem, problem).to_string()
     } else {
@@ -370,7 +371,9 @@ mod tests {
         let es = check(&text, Lang::Es).expect_err("a comma is missing");
         assert_eq!(es.line, e.line);
         assert!(
-            es.message.starts_with("Escenario no válido: is not valid"),
+            es.message.starts_with(
+                "Escenario no válido: no es un escenario JSON válido: se esperaba `,` o `}` en la línea"
+            ),
             "{}",
             es.message
         );

@@ -160,7 +160,10 @@ impl Names {
                 .collect(),
             producers: sim
                 .producer_ids()
-                .map(|p| sim.producer_name(p).unwrap_or("producer").to_string())
+                .map(|p| match sim.producer_name(p) {
+                    Some(name) => name.to_string(),
+                    None => format!("#{}", p.index()),
+                })
                 .collect(),
             groups: sim.group_ids().map(|g| sim.group_name(g)).collect(),
         }
@@ -332,7 +335,7 @@ pub fn with_removed(base: &Scenario, index: usize) -> Scenario {
 fn comeback(restart_after_s: Option<f64>, lang: Lang) -> String {
     let l = locale(lang);
     match restart_after_s {
-        Some(s) => td_string!(l, panels.schedule.back_later, after = seconds(s)).to_string(),
+        Some(s) => td_string!(l, panels.schedule.back_later, after = seconds(s, lang)).to_string(),
         None => td_string!(l, panels.schedule.stays_down).to_string(),
     }
 }
@@ -463,7 +466,7 @@ pub fn line(scheduled: &ScheduledCommand, names: &Names, lang: Lang) -> String {
     td_string!(
         locale(lang),
         panels.schedule.line,
-        at = seconds(scheduled.at_s),
+        at = seconds(scheduled.at_s, lang),
         what = describe(&scheduled.command, names, lang)
     )
     .to_string()
@@ -534,7 +537,7 @@ mod tests {
         );
         assert_eq!(
             line(&scheduled, &names, Lang::Es),
-            "en 12.0 s: cae C1 tras su próximo commit, antes del ack (vuelve 5.0 s después)"
+            "en 12,0 s: cae C1 tras su próximo commit, antes del ack (vuelve 5,0 s después)"
         );
         let next = with_added(&s, scheduled.clone());
         next.validate().expect("the scenario takes it");

@@ -398,8 +398,8 @@ pub fn parse_whole(text: &str, min: u64, max: u64, unit: &str, lang: Lang) -> Re
         return Err(td_string!(
             locale(lang),
             panels.settings.range,
-            min = crate::format::count(min),
-            max = crate::format::count(max),
+            min = crate::format::count(min, lang),
+            max = crate::format::count(max, lang),
             unit
         )
         .to_string());
@@ -416,10 +416,11 @@ pub fn parse_bound(text: &str, lang: Lang) -> Result<Option<u64>, String> {
     parse_whole(text, 1, limits::MESSAGES_MAX, &unit, lang).map(Some)
 }
 
-/// A number as a field shows it: shortest exact form, thousands separated when whole.
+/// A number as a field shows it: shortest exact form, thousands separated when whole,
+/// always written the English way because that is what the fields parse back.
 pub fn plain(v: f64) -> String {
     if v.fract() == 0.0 && v.abs() < 1e15 {
-        crate::format::count(v.abs() as u64)
+        crate::format::count(v.abs() as u64, Lang::En)
     } else {
         v.to_string()
     }

@@ -6,6 +6,7 @@
 use brokerlab_core::examples;
 use brokerlab_core::lessons::Lang;
 use brokerlab_core::link::{Shared, View};
+use brokerlab_core::refusal::{field_problem_in, link_problem_in};
 
 use crate::i18n::{locale, td_string};
 use crate::model::player::Player;
@@ -48,9 +49,11 @@ impl LinkProblem {
         let l = locale(lang);
         match self {
             LinkProblem::Unreadable(problem) => {
+                let problem = link_problem_in(problem, lang);
                 td_string!(l, panels.share.unreadable, problem).to_string()
             }
             LinkProblem::CannotStart(problem) => {
+                let problem = field_problem_in(problem, lang);
                 td_string!(l, panels.share.cannot_start, problem).to_string()
             }
         }

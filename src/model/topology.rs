@@ -56,7 +56,7 @@ impl ProducerCard {
     pub fn state_text(&self, lang: Lang) -> String {
         let l = locale(lang);
         let up = up_word(self.up, lang);
-        let n = count(self.outbox as u64);
+        let n = count(self.outbox as u64, lang);
         if self.uses_outbox {
             td_string!(l, stage.card.outbox_unsent, up, n).to_string()
         } else if self.outbox > 0 {
@@ -99,7 +99,12 @@ fn up_word(up: bool, lang: Lang) -> &'static str {
 
 /// "+k more": the rows a card does not list.
 pub fn more_text(n: usize, lang: Lang) -> String {
-    td_string!(locale(lang), stage.card.more_rows, n = count(n as u64)).to_string()
+    td_string!(
+        locale(lang),
+        stage.card.more_rows,
+        n = count(n as u64, lang)
+    )
+    .to_string()
 }
 
 /// An outbox relay. It runs in the producer's process: it crashes and restarts with it.
@@ -499,14 +504,15 @@ impl Topology {
             .count();
         let up = self.consumers.iter().filter(|c| c.up).count() + members_up;
         let held: u32 = self.consumers.iter().map(|c| c.busy + c.buffered).sum();
-        let title = td_string!(l, stage.card.crowd_title, n = count(total as u64)).to_string();
-        let mut state = td_string!(l, stage.card.crowd_up, n = count(up as u64)).to_string();
+        let title =
+            td_string!(l, stage.card.crowd_title, n = count(total as u64, lang)).to_string();
+        let mut state = td_string!(l, stage.card.crowd_up, n = count(up as u64, lang)).to_string();
         if up < total {
-            let n = count((total - up) as u64);
+            let n = count((total - up) as u64, lang);
             state.push_str(&td_string!(l, stage.card.crowd_down, n).to_string());
         }
         if !self.consumers.is_empty() {
-            let n = count(u64::from(held));
+            let n = count(u64::from(held), lang);
             state.push_str(&td_string!(l, stage.card.crowd_held, n).to_string());
         }
         CrowdSummary {
@@ -524,17 +530,17 @@ pub fn relay_state(r: &RelayCard, lang: Lang) -> String {
         return crashed_text(r.restart_in_s, lang);
     }
     let mut text = if r.sending > 0 {
-        let n = count(r.sending as u64);
+        let n = count(r.sending as u64, lang);
         td_string!(l, stage.card.awaiting_confirms, n).to_string()
     } else {
         up_word(true, lang).to_string()
     };
     if r.backing_off > 0 {
-        let n = count(r.backing_off as u64);
+        let n = count(r.backing_off as u64, lang);
         text.push_str(&td_string!(l, stage.card.backing_off, n).to_string());
     }
     if r.parked > 0 {
-        let n = count(r.parked as u64);
+        let n = count(r.parked as u64, lang);
         text.push_str(&td_string!(l, stage.card.parked, n).to_string());
     }
     if r.armed_after_publish {
@@ -548,10 +554,10 @@ pub fn jobs_text(j: &brokerlab_core::JobCounts, lang: Lang) -> String {
     td_string!(
         locale(lang),
         stage.card.jobs,
-        pending = count(j.pending),
-        running = count(j.running),
-        completed = count(j.completed),
-        failed = count(j.failed),
+        pending = count(j.pending, lang),
+        running = count(j.running, lang),
+        completed = count(j.completed, lang),
+        failed = count(j.failed, lang),
     )
     .to_string()
 }
@@ -561,7 +567,7 @@ pub fn lease_text(c: &ConsumerCard, lang: Lang) -> Option<String> {
     let l = locale(lang);
     let next = c
         .lease_in_s
-        .map(|s| td_string!(l, stage.card.lease_in, s = seconds(s)).to_string());
+        .map(|s| td_string!(l, stage.card.lease_in, s = seconds(s, lang)).to_string());
     let expired = (c.leases_expired > 0).then(|| match c.leases_expired {
         1 => td_string!(l, stage.card.lease_expired_one).to_string(),
         n => td_string!(l, stage.card.lease_expired_many, n).to_string(),
@@ -597,7 +603,7 @@ pub fn dlq_text(d: &DlqCard, lang: Lang) -> String {
     match d.oldest_reason {
         Some((reason, attempts)) if d.count > 0 => {
             let reason = dead_letter_reason(reason, attempts, lang);
-            td_string!(l, stage.card.dlq_held, n = count(d.count), reason).to_string()
+            td_string!(l, stage.card.dlq_held, n = count(d.count, lang), reason).to_string()
         }
         _ => td_string!(l, stage.card.dlq_empty).to_string(),
     }
@@ -612,7 +618,7 @@ pub fn consumer_state(c: &ConsumerCard, lang: Lang) -> String {
     if !c.up {
         return match c.restart_in_s {
             Some(s) if c.restart_after_end => {
-                td_string!(l, stage.card.would_restart, s = seconds(s)).to_string()
+                td_string!(l, stage.card.would_restart, s = seconds(s, lang)).to_string()
             }
             other => crashed_text(other, lang),
         };
@@ -647,14 +653,14 @@ pub fn queue_counts(q: &QueueCard, lang: Lang) -> String {
     let l = locale(lang);
     let bound = q
         .max_length
-        .map_or(String::new(), |m| format!(" / {}", count(m)));
-    let (n, f) = (count(q.waiting), count(q.in_flight));
+        .map_or(String::new(), |m| format!(" / {}", count(m, lang)));
+    let (n, f) = (count(q.waiting, lang), count(q.in_flight, lang));
     let mut text = td_string!(l, stage.card.queue_counts, n, bound, f).to_string();
     if q.retry_waiting > 0 {
-        let n = count(q.retry_waiting);
+        let n = count(q.retry_waiting, lang);
         text.push_str(&td_string!(l, stage.card.queue_retry, n).to_string());
     }
-    text.push_str(&format!(" · DLQ {}", count(q.dead_lettered)));
+    text.push_str(&format!(" · DLQ {}", count(q.dead_lettered, lang)));
     if q.redriving {
         text.push_str(td_string!(l, stage.card.queue_redriving));
     }
@@ -1002,7 +1008,7 @@ mod tests {
             jobs_text(&jobs, Lang::En),
             format!(
                 "jobs: 0 pending · 0 running · {} completed · 0 failed",
-                count(jobs.completed)
+                count(jobs.completed, Lang::En)
             )
         );
     }
@@ -1123,14 +1129,14 @@ mod tests {
         let t = Topology::of(&sim);
         assert_eq!(
             consumer_state(&t.consumers[0], Lang::Es),
-            "caído · se reinicia en 5.0 s"
+            "caído · se reinicia en 5,0 s"
         );
         assert_eq!(t.producers[0].state_text(Lang::Es), "activo");
         assert_eq!(
             queue_counts(&t.queues[0], Lang::Es),
             format!(
                 "en espera {} · en vuelo 0 · DLQ 0",
-                count(t.queues[0].waiting)
+                count(t.queues[0].waiting, Lang::En)
             )
         );
         assert_eq!(

@@ -10,6 +10,7 @@ use web_sys::{Blob, BlobPropertyBag, HtmlAnchorElement, HtmlCanvasElement, Url};
 use crate::i18n::{locale, td_string};
 use crate::model::files::{check_size, file_name, open_scenario, scenario_file, series_csv};
 use crate::model::interview::Interview;
+use crate::model::words::Words;
 use crate::state::Lab;
 
 impl Lab {
@@ -35,8 +36,7 @@ impl Lab {
     /// (in the page's language) and the run on show stays.
     pub fn open_file(&self, file: web_sys::File) {
         let lab = *self;
-        let lang = lab.lang.get_untracked();
-        if let Err(message) = check_size(&file.name(), file.size(), lang) {
+        if let Err(message) = check_size(&file.name(), file.size()) {
             lab.error.set(Some(message));
             return;
         }
@@ -47,9 +47,11 @@ impl Lab {
                 .and_then(|t| t.as_string())
                 .ok_or_else(|| {
                     let name = file.name();
-                    td_string!(locale(lang), panels.files.not_text, name).to_string()
+                    Words::new(move |lang| {
+                        td_string!(locale(lang), panels.files.not_text, name = &name).to_string()
+                    })
                 })
-                .and_then(|t| open_scenario(&t, lang));
+                .and_then(|t| open_scenario(&t));
             match opened {
                 Ok(player) => {
                     lab.open_player(player);
@@ -62,9 +64,9 @@ impl Lab {
 
     fn report_download(&self, done: Result<(), JsValue>) {
         if done.is_err() {
-            let lang = self.lang.get_untracked();
-            let message = td_string!(locale(lang), panels.files.download_refused);
-            self.error.set(Some(message.to_string()));
+            self.error.set(Some(Words::new(|lang| {
+                td_string!(locale(lang), panels.files.download_refused).to_string()
+            })));
         }
     }
 }

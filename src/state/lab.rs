@@ -7,7 +7,7 @@ use leptos::prelude::*;
 use brokerlab_core::lessons::Lang;
 use brokerlab_core::{examples, secs_to_us, us_to_secs, Command, MsgId, Scenario};
 
-use crate::i18n::{self, td_string, Locale};
+use crate::i18n::{self, locale, td_string, Locale};
 use crate::model::flights::{FlightBuffer, Node};
 use crate::model::interview::Interview;
 use crate::model::invariants::Status;
@@ -19,6 +19,7 @@ use crate::model::readout::{Percentiles, Readout};
 use crate::model::settings::Settings;
 use crate::model::story::Narration;
 use crate::model::topology::Topology;
+use crate::model::words::Words;
 
 /// One frame at 60 Hz: the most the first frame after a pause may count for.
 const FRAME_MS_NOMINAL: f64 = 1_000.0 / 60.0;
@@ -61,7 +62,7 @@ pub struct Lab {
     /// Simulated seconds per wall-clock second.
     pub speed: RwSignal<f64>,
     /// A problem to show to the user (a command the simulation refused).
-    pub error: RwSignal<Option<String>>,
+    pub error: RwSignal<Option<Words>>,
     /// The next frame is the first since play was pressed: its wall time includes the pause.
     resuming: StoredValue<bool>,
     pub readout: Memo<Readout>,
@@ -289,20 +290,34 @@ impl Lab {
     pub fn crash(&self) {
         let result = self.player.try_update_value(Player::crash_next);
         if let Some(Err(e)) = result {
-            self.error.set(Some(
-                td_string!(self.locale(), common.errors.crash_refused, why = e).to_string(),
-            ));
+            self.error.set(Some(Words::new(move |lang| {
+                td_string!(
+                    locale(lang),
+                    common.errors.crash_refused,
+                    why = e.text_in(lang)
+                )
+                .to_string()
+            })));
         }
         self.changed();
     }
 
     /// Loads a built-in example by name: a new run, paused at its start.
     pub fn load(&self, name: &str) {
+        let missing = name.to_string();
         let player = examples::load(name)
-            .ok_or_else(|| td_string!(self.locale(), common.errors.no_example, name).to_string())
+            .ok_or_else(|| {
+                Words::new(move |lang| {
+                    let name = &missing;
+                    td_string!(locale(lang), common.errors.no_example, name).to_string()
+                })
+            })
             .and_then(|s| {
                 Player::new(s).map_err(|e| {
-                    td_string!(self.locale(), common.errors.example_failed, why = e).to_string()
+                    Words::new(move |lang| {
+                        let why = e.text_in(lang);
+                        td_string!(locale(lang), common.errors.example_failed, why).to_string()
+                    })
                 })
             });
         match player {
@@ -345,9 +360,14 @@ impl Lab {
     pub fn back(&self) {
         self.playing.set(false);
         if let Some(Err(e)) = self.player.try_update_value(Player::step_back) {
-            self.error.set(Some(
-                td_string!(self.locale(), common.errors.back_failed, why = e).to_string(),
-            ));
+            self.error.set(Some(Words::new(move |lang| {
+                td_string!(
+                    locale(lang),
+                    common.errors.back_failed,
+                    why = e.text_in(lang)
+                )
+                .to_string()
+            })));
         }
         self.changed();
     }
@@ -355,9 +375,14 @@ impl Lab {
     /// Gives the simulation a user command (recorded in the run).
     pub fn command(&self, fault: Command) {
         if let Some(Err(e)) = self.player.try_update_value(|p| p.command(fault)) {
-            self.error.set(Some(
-                td_string!(self.locale(), common.errors.command_refused, why = e).to_string(),
-            ));
+            self.error.set(Some(Words::new(move |lang| {
+                td_string!(
+                    locale(lang),
+                    common.errors.command_refused,
+                    why = e.text_in(lang)
+                )
+                .to_string()
+            })));
         }
         self.changed();
     }
@@ -371,7 +396,8 @@ impl Lab {
             .unwrap_or(Ok(()));
         self.changed();
         result.map_err(|e| {
-            td_string!(self.locale(), common.errors.refused, why = e.problem).to_string()
+            let why = e.problem_in(self.lang.get_untracked());
+            td_string!(self.locale(), common.errors.refused, why).to_string()
         })
     }
 
@@ -459,9 +485,14 @@ impl Lab {
             .player
             .try_update_value(|p| p.begin_seek(secs_to_us(t_s)))
         {
-            self.error.set(Some(
-                td_string!(self.locale(), common.errors.seek_failed, why = e).to_string(),
-            ));
+            self.error.set(Some(Words::new(move |lang| {
+                td_string!(
+                    locale(lang),
+                    common.errors.seek_failed,
+                    why = e.text_in(lang)
+                )
+                .to_string()
+            })));
         }
         self.seek_frame();
     }
@@ -482,9 +513,14 @@ impl Lab {
             return;
         }
         match self.player.try_update_value(|p| p.set_seed(seed)) {
-            Some(Err(e)) => self.error.set(Some(
-                td_string!(self.locale(), common.errors.seed_failed, why = e).to_string(),
-            )),
+            Some(Err(e)) => self.error.set(Some(Words::new(move |lang| {
+                td_string!(
+                    locale(lang),
+                    common.errors.seed_failed,
+                    why = e.text_in(lang)
+                )
+                .to_string()
+            }))),
             _ => self.close_lineage(),
         }
         self.changed();
@@ -494,9 +530,14 @@ impl Lab {
     pub fn reset(&self) {
         self.playing.set(false);
         if let Some(Err(e)) = self.player.try_update_value(Player::reset) {
-            self.error.set(Some(
-                td_string!(self.locale(), common.errors.restart_failed, why = e).to_string(),
-            ));
+            self.error.set(Some(Words::new(move |lang| {
+                td_string!(
+                    locale(lang),
+                    common.errors.restart_failed,
+                    why = e.text_in(lang)
+                )
+                .to_string()
+            })));
         }
         self.changed();
     }

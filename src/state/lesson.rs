@@ -7,16 +7,20 @@ use brokerlab_core::lessons::{Answer, Checkpoint};
 use brokerlab_core::link::LessonView;
 use leptos::prelude::*;
 
+use crate::i18n::{locale, td_string};
 use crate::model::lesson::{Guide, Phase};
 use crate::model::player::Player;
+use crate::model::words::Words;
 use crate::state::Lab;
 
 impl Lab {
     /// Opens lesson `name` at its first step, on a fresh run of its scenario.
     pub fn open_lesson(&self, name: &str) {
         let Some(guide) = Guide::open(name) else {
-            self.error
-                .set(Some(format!("There is no lesson called “{name}”.")));
+            let name = name.to_string();
+            self.error.set(Some(Words::new(move |lang| {
+                td_string!(locale(lang), common.errors.no_lesson, name = &name).to_string()
+            })));
             return;
         };
         self.load(guide.lesson.scenario);
@@ -27,10 +31,10 @@ impl Lab {
     /// Puts back the lesson a link was showing (its run is already where the link says).
     pub fn restore_lesson(&self, view: &LessonView) {
         let Some(mut guide) = Guide::open(&view.name) else {
-            self.error.set(Some(format!(
-                "This link's lesson “{}” does not exist; the run is shown without it.",
-                view.name
-            )));
+            let name = view.name.clone();
+            self.error.set(Some(Words::new(move |lang| {
+                td_string!(locale(lang), common.errors.lost_lesson, name = &name).to_string()
+            })));
             return;
         };
         guide.restore_answers(&view.answers);

@@ -43,13 +43,9 @@ impl Lab {
         let at = self.with_player(|p| schedule::insert_position(p.base(), scheduled.at_s));
         let next = self.with_player(|p| schedule::with_added(p.base(), scheduled));
         next.validate().map_err(|e| {
-            let problem = e.to_string();
-            td_string!(
-                locale(self.lang.get_untracked()),
-                panels.schedule.refused,
-                problem
-            )
-            .to_string()
+            let lang = self.lang.get_untracked();
+            let problem = e.text_in(lang);
+            td_string!(locale(lang), panels.schedule.refused, problem).to_string()
         })?;
         self.run_scenario(next)?;
         // The interview's hidden faults keep pointing at theirs.

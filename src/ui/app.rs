@@ -7,6 +7,7 @@ use leptos_use::{use_raf_fn_with_options, utils::Pausable, UseRafFnOptions};
 use crate::i18n::{t, use_i18n, I18nContextProvider};
 use crate::model::player::Player;
 use crate::model::share::LinkProblem;
+use crate::model::words::Words;
 use crate::state::share;
 use crate::state::shortcuts::use_shortcuts;
 use crate::state::{Lab, Tools};
@@ -88,7 +89,7 @@ fn Page(player: Player, view: Option<View>, problem: Option<LinkProblem>) -> imp
     follow_language(lab);
     use_player_loop(lab);
     lab.error
-        .set(problem.map(|p| p.message(lab.lang.get_untracked())));
+        .set(problem.map(|p| Words::new(move |lang| p.message(lang))));
     lab.follow_lessons();
     if let Some(view) = &view {
         share::restore_view(lab, view);
@@ -149,9 +150,10 @@ fn Page(player: Player, view: Option<View>, problem: Option<LinkProblem>) -> imp
 #[component]
 fn Problem(lab: Lab) -> impl IntoView {
     move || {
-        lab.error
-            .get()
-            .map(|message| view! { <ErrorNote message /> })
+        lab.error.get().map(|words| {
+            let message = Signal::derive(move || words.text(lab.lang.get()));
+            view! { <ErrorNote message /> }
+        })
     }
 }
 

@@ -61,7 +61,7 @@ pub fn Controls(lab: Lab) -> impl IntoView {
         .map(|&s| {
             view! {
                 <option value=s.to_string() selected=move || lab.speed.get() == s>
-                    {speed(s)}
+                    {move || speed(s, lab.lang.get())}
                 </option>
             }
         })
@@ -84,7 +84,7 @@ pub fn Controls(lab: Lab) -> impl IntoView {
             </button>
             <span class="position" aria-live="off">
                 {t!(i18n, stage.controls.position_step)} <strong data-testid="step-index">{move || lab.readout.with(|r| r.step)}</strong>
-                {t!(i18n, stage.controls.position_at)} <strong data-testid="step-time">{move || lab.readout.with(|r| seconds(r.time_s))}</strong>
+                {t!(i18n, stage.controls.position_at)} <strong data-testid="step-time">{move || lab.readout.with(|r| seconds(r.time_s, lab.lang.get()))}</strong>
                 <span class="budget-stop" data-testid="budget-stop" role="status"
                     hidden=move || lab.readout.with(|r| r.budget_stop.is_none())>
                     " — " {move || {

@@ -41,7 +41,7 @@ pub fn LatencyPanel(percentiles: Memo<Percentiles>) -> impl IntoView {
             .map(|(i, p)| {
                 view! {
                     <td data-testid=format!("{testid}-{p}")>
-                        {move || percentiles.with(|v| latency(of(v)[i]))}
+                        {move || percentiles.with(|v| latency(of(v)[i], page_lang()()))}
                     </td>
                 }
             })
@@ -52,7 +52,7 @@ pub fn LatencyPanel(percentiles: Memo<Percentiles>) -> impl IntoView {
         <h3 id="latency-title">{t!(i18n, stage.latency.title)}</h3>
         <p class="latency-none" hidden=move || !none()>{t!(i18n, stage.latency.none)}</p>
         <table class="latency" data-testid="latency" aria-labelledby="latency-title" hidden=none>
-            <caption>{move || t_string!(i18n, stage.latency.caption, n = percentiles.with(|p| count(p.done))).to_string()}</caption>
+            <caption>{move || t_string!(i18n, stage.latency.caption, n = percentiles.with(|p| count(p.done, page_lang()()))).to_string()}</caption>
             <thead>
                 <tr><th scope="col">{t!(i18n, stage.latency.percentile)}</th><th scope="col">"p50"</th><th scope="col">"p95"</th><th scope="col">"p99"</th></tr>
             </thead>
@@ -182,7 +182,7 @@ fn MoreCounters(readout: Memo<Readout>) -> impl IntoView {
                 let (label, testid, hint, value, alert) = MORE[i];
                 view! {
                     <Counter label testid hint
-                        value=Signal::derive(move || readout.with(|r| count(value(r))))
+                        value=Signal::derive(move || readout.with(|r| count(value(r), page_lang()())))
                         alert=Signal::derive(move || alert) />
                 }
             })
@@ -212,25 +212,25 @@ pub fn Counters(
             <h3>{t!(i18n, stage.counters.right_now)}</h3>
             <dl>
                 <Counter label=words!(time) testid="time" hint=words!(time_hint)
-                    value=r(|r| seconds(r.time_s)) />
+                    value=r(|r| seconds(r.time_s, page_lang()())) />
                 <Counter label=words!(backlog) testid="backlog" hint=words!(backlog_hint)
-                    value=r(|r| count(r.backlog)) alert=flag(|r| r.backlog >= 10_000) />
+                    value=r(|r| count(r.backlog, page_lang()())) alert=flag(|r| r.backlog >= 10_000) />
                 <Counter label=words!(in_flight) testid="in-flight" hint=words!(in_flight_hint)
-                    value=r(|r| count(r.in_flight)) />
+                    value=r(|r| count(r.in_flight, page_lang()())) />
                 <Counter label=words!(oldest_age) testid="oldest-age" hint=words!(oldest_age_hint)
-                    value=r(|r| seconds(r.oldest_age_s)) alert=flag(|r| r.oldest_age_s >= 10.0) />
+                    value=r(|r| seconds(r.oldest_age_s, page_lang()())) alert=flag(|r| r.oldest_age_s >= 10.0) />
             </dl>
             <h3>{t!(i18n, stage.counters.totals)}</h3>
             <dl>
                 <Counter label=words!(published) testid="published" hint=words!(published_hint)
-                    value=r(|r| count(r.published)) />
+                    value=r(|r| count(r.published, page_lang()())) />
                 <Counter label=words!(delivered) testid="delivered" hint=words!(delivered_hint)
-                    value=r(|r| count(r.delivered)) />
+                    value=r(|r| count(r.delivered, page_lang()())) />
                 <Counter label=words!(acked) testid="acked" term=glossary::Term::Ack
                     hint=words!(acked_hint)
-                    value=r(|r| count(r.acked)) />
+                    value=r(|r| count(r.acked, page_lang()())) />
                 <Counter label=words!(redelivered) testid="redelivered" hint=words!(redelivered_hint)
-                    value=r(|r| count(r.redelivered)) alert=flag(|r| r.redelivered > 0) />
+                    value=r(|r| count(r.redelivered, page_lang()())) alert=flag(|r| r.redelivered > 0) />
             </dl>
             <h3>{t!(i18n, stage.counters.failures)}</h3>
             <dl>
@@ -238,12 +238,12 @@ pub fn Counters(
                     value=r(|r| format!("{} / {}", r.consumers_up, r.consumers_total))
                     alert=flag(|r| r.consumers_up < r.consumers_total) />
                 <Counter label=words!(crashes) testid="crashes" hint=words!(crashes_hint)
-                    value=r(|r| count(r.crashes)) alert=flag(|r| r.crashes > 0) />
+                    value=r(|r| count(r.crashes, page_lang()())) alert=flag(|r| r.crashes > 0) />
                 <Counter label=words!(lost) testid="lost" hint=words!(lost_hint)
-                    value=r(|r| count(r.lost)) alert=flag(|r| r.lost > 0) />
+                    value=r(|r| count(r.lost, page_lang()())) alert=flag(|r| r.lost > 0) />
                 <Counter label=words!(duplicate_effects) testid="duplicate-effects"
                     hint=words!(duplicate_effects_hint)
-                    value=r(|r| count(r.duplicate_effects)) alert=flag(|r| r.duplicate_effects > 0) />
+                    value=r(|r| count(r.duplicate_effects, page_lang()())) alert=flag(|r| r.duplicate_effects > 0) />
             </dl>
             <MoreCounters readout />
             {percentiles.map(|percentiles| view! { <LatencyPanel percentiles /> })}

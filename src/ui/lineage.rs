@@ -91,7 +91,7 @@ fn lineage_view(l: &Lineage, i18n: I18n) -> impl IntoView {
         .rows
         .iter()
         .map(|r| {
-            let (step, time) = (r.step, format!("{:.3}", r.time_s));
+            let (step, time) = (r.step, format!("{:.3}", r.time_s).replace('.', &lang.decimal().to_string()));
             view! {
                 <li data-testid="lineage-row" data-lane=r.lane.label() data-kind=r.kind.class()>
                     <span class="at">{t_string!(i18n, story.lineage_panel.at, step = step, time = time).to_string()}</span>
@@ -196,7 +196,7 @@ fn arrow_view(i: usize, r: &LineageRow, lang: brokerlab_core::lang::Lang) -> imp
     let kind = r.kind.class();
     let marker = format!("url(#seq-head-{kind})");
     let class = format!("arrow {kind}");
-    let time = format!("{:.3} s", r.time_s);
+    let time = format!("{:.3} s", r.time_s).replace('.', &lang.decimal().to_string());
     let shape = if r.from == r.to {
         // A small loop on the right of the lifeline, label beside it.
         let x = lifeline_x(r.from);

@@ -48,10 +48,10 @@ pub fn LogsView(lab: Lab) -> impl IntoView {
             hidden=move || logs.with(|l| l.logs.is_empty())>
             <h2 id="logs-title">{t!(i18n, panels.logs.title)}</h2>
             <p class="log-counters">
-                {t!(i18n, panels.logs.appended)} " " <strong data-testid="log-appended">{move || count(logs.with(|l| l.appended))}</strong>
-                " · " {t!(i18n, panels.logs.processed)} " " <strong data-testid="log-processed">{move || count(logs.with(|l| l.records_processed))}</strong>
-                " · " {t!(i18n, panels.logs.skipped)} " " <strong data-testid="log-skipped">{move || count(logs.with(|l| l.records_skipped))}</strong>
-                " · " {t!(i18n, panels.logs.rebalances)} " " <strong data-testid="log-rebalances">{move || count(logs.with(|l| l.rebalances))}</strong>
+                {t!(i18n, panels.logs.appended)} " " <strong data-testid="log-appended">{move || count(logs.with(|l| l.appended), lab.lang.get())}</strong>
+                " · " {t!(i18n, panels.logs.processed)} " " <strong data-testid="log-processed">{move || count(logs.with(|l| l.records_processed), lab.lang.get())}</strong>
+                " · " {t!(i18n, panels.logs.skipped)} " " <strong data-testid="log-skipped">{move || count(logs.with(|l| l.records_skipped), lab.lang.get())}</strong>
+                " · " {t!(i18n, panels.logs.rebalances)} " " <strong data-testid="log-rebalances">{move || count(logs.with(|l| l.rebalances), lab.lang.get())}</strong>
             </p>
             <p class="hint" data-testid="logs-terms">
                 {t!(i18n, panels.logs.terms_lane)} " " <Term term=glossary::Term::Offset>{t!(i18n, panels.logs.offsets)}</Term>
@@ -67,7 +67,7 @@ pub fn LogsView(lab: Lab) -> impl IntoView {
 fn group_view(lab: Lab, g: GroupId, card: GroupCard) -> impl IntoView {
     let i18n = use_i18n();
     let (group_name, up, total) = (card.name.clone(), card.members_up, card.members.len());
-    let dead_lettered = count(card.dead_lettered);
+    let dead_lettered = count(card.dead_lettered, lab.lang.get());
     let rebalancing = card.rebalancing;
     let lang = lab.lang.get();
     let banner = rebalance_banner(&card, lang);

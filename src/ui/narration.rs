@@ -88,7 +88,7 @@ pub fn EventLog(
                 view! {
                     <li>
                         <span class="at">
-                            {t_string!(i18n, panels.log.at, step = l.step, time = seconds(l.time_s)).to_string()}
+                            {t_string!(i18n, panels.log.at, step = l.step, time = seconds(l.time_s, i18n::lang(i18n.get_locale()))).to_string()}
                         </span>
                         <span class="what">{about} " " {l.text}</span>
                     </li>
@@ -122,7 +122,7 @@ fn latest_text(n: &Narration, lang: Lang) -> String {
     if n.sentences.is_empty() {
         return td_string!(l, panels.narration.press_play).to_string();
     }
-    let (at, said) = (seconds(n.time_s), n.sentences.join(" "));
+    let (at, said) = (seconds(n.time_s, lang), n.sentences.join(" "));
     match n.more {
         0 => td_string!(l, panels.narration.latest, at, said).to_string(),
         1 => td_string!(l, panels.narration.latest_one_more, at, said).to_string(),
@@ -159,7 +159,7 @@ pub fn NarrationPanel(narration: Memo<Narration>) -> impl IntoView {
             .map(|e| {
                 view! {
                     <li>
-                        <span class="at">{seconds(e.time_s)}</span>
+                        <span class="at">{seconds(e.time_s, i18n::lang(i18n.get_locale()))}</span>
                         <span>{e.text}</span>
                     </li>
                 }
@@ -265,7 +265,7 @@ mod tests {
         assert!(latest_text(&one, Lang::En).ends_with("(and 1 more thing)"));
         assert_eq!(
             latest_text(&n, Lang::Es),
-            "A los 12.3 s: A happened. B happened. (y 2 cosas más)"
+            "A los 12,3 s: A happened. B happened. (y 2 cosas más)"
         );
         assert_eq!(
             parse_msg_filter("x", Lang::Es),

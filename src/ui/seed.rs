@@ -6,6 +6,7 @@ use brokerlab_core::lessons::Lang;
 use leptos::prelude::*;
 
 use crate::i18n::{locale, t, t_string, td_string, use_i18n};
+use crate::model::words::Words;
 use crate::state::Lab;
 
 /// Reads a seed as typed: a whole number from 0 to 2⁶⁴ − 1, spaces, commas and
@@ -68,9 +69,9 @@ pub fn SeedControl(lab: Lab) -> impl IntoView {
         problem.set(None);
         match random_seed() {
             Some(seed) => lab.set_seed(seed),
-            None => lab
-                .error
-                .set(Some(t_string!(i18n, panels.seed.no_random).to_string())),
+            None => lab.error.set(Some(Words::new(|lang| {
+                td_string!(locale(lang), panels.seed.no_random).to_string()
+            }))),
         }
         if let Some(el) = input.get_untracked() {
             el.set_value(&lab.seed.get_untracked().to_string());

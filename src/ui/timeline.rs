@@ -62,7 +62,7 @@ pub fn Timeline(lab: Lab) -> impl IntoView {
                 max=move || end.get().to_string() step=SCRUB_STEP_S.to_string()
                 prop:value=move || shown().to_string()
                 aria-valuetext=move || {
-                    let (at, end) = (seconds(shown()), seconds(end.get()));
+                    let (at, end) = (seconds(shown(), lab.lang.get()), seconds(end.get(), lab.lang.get()));
                     t_string!(i18n, stage.timeline.value_text, at, end).to_string()
                 }
                 aria-describedby="scrubber-hint"
@@ -70,10 +70,10 @@ pub fn Timeline(lab: Lab) -> impl IntoView {
             <ScheduleMarks lab />
             </span>
             <output for="scrubber" data-testid="scrubber-time">
-                {move || format!("{} / {}", seconds(shown()), seconds(end.get()))}
+                {move || format!("{} / {}", seconds(shown(), lab.lang.get()), seconds(end.get(), lab.lang.get()))}
             </output>
             <span class="seeking" role="status" data-testid="seeking">
-                {move || lab.seeking.get().map(|t| t_string!(i18n, stage.timeline.seeking, at = seconds(t)).to_string())}
+                {move || lab.seeking.get().map(|t| t_string!(i18n, stage.timeline.seeking, at = seconds(t, lab.lang.get())).to_string())}
             </span>
             <span id="scrubber-hint" class="hint">
                 {t!(i18n, stage.timeline.hint)}

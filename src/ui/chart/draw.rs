@@ -342,7 +342,7 @@ pub fn draw_frame<DB: DrawingBackend>(
     // The right axis first: the primary mesh would otherwise label both sides in messages.
     let mut chart =
         build(root, axes, px)?.set_secondary_coord(0.0..axes.x_max_s, 0.0..axes.age_max_s);
-    let y_fmt = |v: &f64| short_count(*v);
+    let y_fmt = |v: &f64| short_count(*v, lang);
     let x_fmt = |v: &f64| format!("{v:.0}");
     chart
         .configure_mesh()

@@ -23,6 +23,7 @@ use crate::i18n::{locale, t, t_string, td_string, use_i18n};
 use crate::model::chart_info::{describe, fluid_count, CrashMarker, Rho, Values};
 use crate::model::fluid::Load;
 use crate::model::glossary;
+use crate::model::words::Words;
 use crate::state::Lab;
 use crate::ui::term::Term;
 use crate::ui::type_scale::type_scale;
@@ -248,7 +249,7 @@ fn RhoNote(lab: Lab, rho: Memo<Rho>, time_s: Signal<f64>) -> impl IntoView {
             <span class="rho-rates" data-testid="rho-rates">
                 {move || {
                     let rates = rho.get().rates_text(lab.lang.get());
-                    t_string!(i18n, stage.chart.rates_at, rates, t = seconds(time_s.get())).to_string()
+                    t_string!(i18n, stage.chart.rates_at, rates, t = seconds(time_s.get(), lab.lang.get())).to_string()
                 }}
             </span>
             " "
@@ -308,16 +309,16 @@ fn HoverReadout(
         <div class="chart-hover" id="chart-hover" data-testid="chart-hover"
             hidden=move || values.get().is_none() style=box_style>
             <p class="chart-hover-time">
-                <strong data-testid="hover-time">{move || values.get().map(|v| seconds(v.t_s)).unwrap_or_default()}</strong>
+                <strong data-testid="hover-time">{move || values.get().map(|v| seconds(v.t_s, lab.lang.get())).unwrap_or_default()}</strong>
                 {move || values.get().filter(|v| v.now).map(|_| t_string!(i18n, stage.chart.now))}
             </p>
             <ul>
-                {row(Line::Backlog, "hover-backlog", |l| td_string!(locale(l), stage.chart.hover_waiting), Box::new(|v| count(v.backlog)))}
+                {row(Line::Backlog, "hover-backlog", |l| td_string!(locale(l), stage.chart.hover_waiting), Box::new(move |v| count(v.backlog, lab.lang.get())))}
                 {row(Line::Prediction, "hover-predicted", |l| td_string!(locale(l), stage.chart.hover_predicted),
                     Box::new(move |v| fluid_count(v.predicted, lab.lang.get())))}
-                {row(Line::InFlight, "hover-in-flight", |l| td_string!(locale(l), stage.chart.hover_in_flight), Box::new(|v| count(v.in_flight)))}
-                {row(Line::DeadLettered, "hover-dlq", |l| td_string!(locale(l), stage.chart.hover_dlq), Box::new(|v| count(v.dead_lettered)))}
-                {row(Line::OldestAge, "hover-oldest", |l| td_string!(locale(l), stage.chart.hover_oldest), Box::new(|v| seconds(v.oldest_age_s)))}
+                {row(Line::InFlight, "hover-in-flight", |l| td_string!(locale(l), stage.chart.hover_in_flight), Box::new(move |v| count(v.in_flight, lab.lang.get())))}
+                {row(Line::DeadLettered, "hover-dlq", |l| td_string!(locale(l), stage.chart.hover_dlq), Box::new(move |v| count(v.dead_lettered, lab.lang.get())))}
+                {row(Line::OldestAge, "hover-oldest", |l| td_string!(locale(l), stage.chart.hover_oldest), Box::new(move |v| seconds(v.oldest_age_s, lab.lang.get())))}
             </ul>
         </div>
     }
@@ -423,8 +424,10 @@ fn redraw_on_change(
         };
         let result = draw(lab, &frame, &curves, drawn.clone(), ratio, text_scale, lang)
             .unwrap_or_else(|e| {
-                let error = td_string!(locale(lang), stage.chart.error, error = e);
-                lab.error.set(Some(error.to_string()));
+                let error = e.to_string();
+                lab.error.set(Some(Words::new(move |lang| {
+                    td_string!(locale(lang), stage.chart.error, error = &error).to_string()
+                })));
                 drawn
             });
         if let Some(d) = &result {

@@ -401,7 +401,7 @@ impl Overlay {
             let Some(((x0, _), (x1, _))) = self.edge_ends(edge.from, edge.to) else {
                 continue;
             };
-            let text = format!("+{} {}", count(n), edge.kind.past(self.lang));
+            let text = format!("+{} {}", count(n, self.lang), edge.kind.past(self.lang));
             let width = ctx.measure_text(&text).map_or(60.0, |m| m.width());
             wanted.push(Wanted {
                 x: (x0 + x1) / 2.0,

@@ -1,0 +1,471 @@
+//! How a refused scenario, command or link is worded in each language.
+//!
+//! The checks in [`crate::scenario`] say what is wrong in English, in a closed set of
+//! sentences with a few blanks (a name, a number, a limit). Keeping those sentences as
+//! the one source of truth keeps the checks readable where they are made; this module
+//! gives each sentence its Spanish form, filling the same blanks. A sentence missing here
+//! is shown in English rather than garbled, and `tests/refusal_lang.rs` refuses a set of
+//! broken scenarios covering every check and fails if any comes out untranslated.
+
+use crate::lang::Lang;
+use crate::scenario::ScenarioError;
+
+/// Each English sentence with its blanks (`{}`) and the Spanish sentence with the same
+/// blanks in the same order. Longer, more specific patterns come before shorter ones.
+const SENTENCES: &[(&str, &str)] = &[
+    ("must be a finite number", "debe ser un número finito"),
+    (
+        "must be between {} and {} (got {})",
+        "debe estar entre {} y {} (se recibió {})",
+    ),
+    ("is longer than {} characters", "tiene más de {} caracteres"),
+    ("at most {} entries", "admite como mucho {} elementos"),
+    ("is larger than 1 MiB", "ocupa más de 1 MiB"),
+    (
+        "is not valid scenario JSON: {}",
+        "no es un escenario JSON válido: {}",
+    ),
+    ("must not be empty", "no puede estar vacío"),
+    ("{} is used twice", "{} aparece dos veces"),
+    (
+        "{} is already the name of a queue, exchange or log",
+        "{} ya es el nombre de una cola, un exchange o un log",
+    ),
+    (
+        "{} is already the name of a queue or exchange",
+        "{} ya es el nombre de una cola o un exchange",
+    ),
+    ("needs at least one producer", "necesita al menos un productor"),
+    ("needs at least one queue or log", "necesita al menos una cola o un log"),
+    (
+        "needs at least one consumer or consumer group",
+        "necesita al menos un consumidor o un grupo de consumidores",
+    ),
+    (
+        "consumers read queues, and there is none",
+        "los consumidores leen colas, y no hay ninguna",
+    ),
+    (
+        "all consumers of a queue must use the same ack mode",
+        "todos los consumidores de una cola deben confirmar (ack) del mismo modo",
+    ),
+    (
+        "at most {} consumers in all (replicas included)",
+        "como mucho {} consumidores en total (réplicas incluidas)",
+    ),
+    (
+        "a group cannot write to the log it reads",
+        "un grupo no puede escribir en el log que lee",
+    ),
+    (
+        "a group cannot dead-letter to its own log",
+        "un grupo no puede enviar sus mensajes muertos a su propio log",
+    ),
+    (
+        "a group supports none or ignore_stale",
+        "un grupo admite none o ignore_stale",
+    ),
+    (
+        "needs an output log and commit after_processing",
+        "necesita un log de salida y commit after_processing",
+    ),
+    (
+        "a log only grows: it has {} partitions, give more",
+        "un log solo crece: tiene {} particiones, indica más",
+    ),
+    (
+        "{} members and {} joins: at most {} in a group",
+        "{} miembros y {} incorporaciones: como mucho {} en un grupo",
+    ),
+    (
+        "there is no queue, exchange or log {}",
+        "no existe la cola, el exchange ni el log {}",
+    ),
+    ("there is no queue {}", "no existe la cola {}"),
+    ("there is no log {}", "no existe el log {}"),
+    (
+        "there is no consumer group {}",
+        "no existe el grupo de consumidores {}",
+    ),
+    (
+        "there is no consumer {} (there are {})",
+        "no existe el consumidor {} (hay {})",
+    ),
+    (
+        "there is no producer {} (there are {})",
+        "no existe el productor {} (hay {})",
+    ),
+    ("there is no member {}", "no existe el miembro {}"),
+    ("queue {} has no consumers", "la cola {} no tiene consumidores"),
+    (
+        "the producer never stops: give it a count, end its schedule with rate 0, or set end_s",
+        "el productor no se detiene nunca: dale un número de mensajes (count), termina su \
+         programa con tasa 0 o fija end_s",
+    ),
+    (
+        "would publish about {} messages; the limit is {} (set a count or end_s)",
+        "publicaría unos {} mensajes; el límite es {} (fija count o end_s)",
+    ),
+    (
+        "would need about {} message copies; the limit is {} (fanout and publish retries multiply each message)",
+        "necesitaría unas {} copias de mensajes; el límite es {} (el fanout y los reintentos \
+         de publicación multiplican cada mensaje)",
+    ),
+    (
+        "would need about {} log records; the limit is {} (each group with an output log writes one per record it reads)",
+        "necesitaría unos {} registros de log; el límite es {} (cada grupo con log de salida \
+         escribe uno por cada registro que lee)",
+    ),
+    (
+        "would need about {} steps; the limit is {} (every delivery attempt is a step; lower the count or the retries)",
+        "necesitaría unos {} pasos; el límite es {} (cada intento de entrega es un paso; \
+         reduce el número de mensajes o los reintentos)",
+    ),
+    (
+        "a positive rate must be at least {} (use 0 to stop)",
+        "una tasa positiva debe ser al menos {} (usa 0 para detenerlo)",
+    ),
+    ("needs 1 to {} segments", "necesita de 1 a {} tramos"),
+    (
+        "the first segment must start at 0",
+        "el primer tramo debe empezar en 0",
+    ),
+    (
+        "segments must start in increasing order",
+        "los tramos deben empezar en orden creciente",
+    ),
+    (
+        "script times must not decrease",
+        "los instantes del guion no pueden retroceder",
+    ),
+    (
+        "this producer follows a script; its arrivals cannot change",
+        "este productor sigue un guion; sus llegadas no se pueden cambiar",
+    ),
+    (
+        "amounts must be between 0 and {}",
+        "los importes deben estar entre 0 y {}",
+    ),
+    (
+        "after_step and at_us must not decrease",
+        "after_step y at_us no pueden retroceder",
+    ),
+    ("are not in step order", "no están en orden de paso"),
+    (
+        "too many commands in one run; reset to start again",
+        "demasiadas órdenes en una ejecución; reinicia para empezar de nuevo",
+    ),
+    (
+        "the run has ended: it reached its work budget",
+        "la ejecución ha terminado: alcanzó su presupuesto de trabajo",
+    ),
+    ("the run has ended ({})", "la ejecución ha terminado ({})"),
+    (
+        "is not a field of version 1 (its scheduled list is `faults`)",
+        "no es un campo de la versión 1 (su lista programada es `faults`)",
+    ),
+    (
+        "{} is not supported (this build reads version {})",
+        "la versión {} no está admitida (este programa lee la versión {})",
+    ),
+];
+
+/// The sentences a share link is refused with (whole sentences, for the page to quote).
+const LINK_SENTENCES: &[(&str, &str)] = &[
+    (
+        "This is not a Broker Lab link: it has no format version.",
+        "Esto no es un enlace de Broker Lab: no indica la versión de su formato.",
+    ),
+    (
+        "The link is too long ({} characters; at most {}).",
+        "El enlace es demasiado largo ({} caracteres; como mucho {}).",
+    ),
+    (
+        "The link was made by a newer Broker Lab (format {}); this one reads format {}.",
+        "El enlace se hizo con un Broker Lab más reciente (formato {}); este lee el formato {}.",
+    ),
+    (
+        "The link is damaged: it is not valid URL-safe base64 (was it cut short?).",
+        "El enlace está dañado: no es base64 válido para direcciones (¿se cortó?).",
+    ),
+    (
+        "The link is damaged: its compressed data is broken (was it cut short?).",
+        "El enlace está dañado: sus datos comprimidos están rotos (¿se cortó?).",
+    ),
+    (
+        "The link unpacks to more than {} MiB: refused.",
+        "El enlace se descomprime en más de {} MiB: rechazado.",
+    ),
+    (
+        "The link names a scenario this Broker Lab does not have: “{}”.",
+        "El enlace nombra un escenario que este Broker Lab no tiene: «{}».",
+    ),
+    (
+        "The link must name a built-in scenario or carry one, not both or neither.",
+        "El enlace debe nombrar un escenario incorporado o llevar uno dentro, no ambas cosas ni ninguna.",
+    ),
+    (
+        "The link points at step {}, past the last step a link may show ({}).",
+        "El enlace apunta al paso {}, más allá del último que un enlace puede mostrar ({}).",
+    ),
+];
+
+/// serde's own words inside "is not valid scenario JSON: …", most specific first.
+const SERDE: &[(&str, &str)] = &[
+    (
+        "unknown field {}, expected one of {} at line {} column {}",
+        "campo desconocido {}; se esperaba uno de {} en la línea {}, columna {}",
+    ),
+    (
+        "unknown field {}, expected {} at line {} column {}",
+        "campo desconocido {}; se esperaba {} en la línea {}, columna {}",
+    ),
+    (
+        "unknown variant {}, expected one of {} at line {} column {}",
+        "valor desconocido {}; se esperaba uno de {} en la línea {}, columna {}",
+    ),
+    (
+        "unknown variant {}, expected {} at line {} column {}",
+        "valor desconocido {}; se esperaba {} en la línea {}, columna {}",
+    ),
+    (
+        "missing field {} at line {} column {}",
+        "falta el campo {} en la línea {}, columna {}",
+    ),
+    (
+        "invalid type: {}, expected {} at line {} column {}",
+        "tipo no válido: {}; se esperaba {} en la línea {}, columna {}",
+    ),
+    (
+        "invalid value: {}, expected {} at line {} column {}",
+        "valor no válido: {}; se esperaba {} en la línea {}, columna {}",
+    ),
+    (
+        "duplicate field {} at line {} column {}",
+        "campo repetido {} en la línea {}, columna {}",
+    ),
+    (
+        "EOF while parsing a value at line {} column {}",
+        "el texto termina antes de tiempo en la línea {}, columna {}",
+    ),
+    (
+        "EOF while parsing an object at line {} column {}",
+        "el texto termina antes de cerrar un objeto en la línea {}, columna {}",
+    ),
+    (
+        "EOF while parsing a list at line {} column {}",
+        "el texto termina antes de cerrar una lista en la línea {}, columna {}",
+    ),
+    (
+        "EOF while parsing a string at line {} column {}",
+        "el texto termina antes de cerrar un texto entre comillas en la línea {}, columna {}",
+    ),
+    (
+        "expected {} at line {} column {}",
+        "se esperaba {} en la línea {}, columna {}",
+    ),
+    (
+        "trailing comma at line {} column {}",
+        "sobra una coma en la línea {}, columna {}",
+    ),
+    (
+        "trailing characters at line {} column {}",
+        "sobran caracteres al final en la línea {}, columna {}",
+    ),
+    (
+        "key must be a string at line {} column {}",
+        "las claves deben ir entre comillas en la línea {}, columna {}",
+    ),
+    ("{} at line {} column {}", "{} en la línea {}, columna {}"),
+    (
+        "unknown field {}, expected one of {}",
+        "campo desconocido {}; se esperaba uno de {}",
+    ),
+    (
+        "unknown variant {}, expected one of {}",
+        "valor desconocido {}; se esperaba uno de {}",
+    ),
+    (
+        "unknown field {}, expected {}",
+        "campo desconocido {}; se esperaba {}",
+    ),
+    (
+        "unknown variant {}, expected {}",
+        "valor desconocido {}; se esperaba {}",
+    ),
+    ("missing field {}", "falta el campo {}"),
+    (
+        "invalid type: {}, expected {}",
+        "tipo no válido: {}; se esperaba {}",
+    ),
+];
+
+impl ScenarioError {
+    /// What is wrong, in `lang` (the field path stays as written in the file).
+    pub fn problem_in(&self, lang: Lang) -> String {
+        problem_in(&self.problem, lang)
+    }
+
+    /// The field and what is wrong with it, in `lang`: "queues[0].name: must not be empty".
+    pub fn text_in(&self, lang: Lang) -> String {
+        format!("{}: {}", self.field, self.problem_in(lang))
+    }
+}
+
+/// Why a share link was refused, in `lang`: one of the link's own sentences, or a
+/// scenario refusal or serde's words inside one.
+pub fn link_problem_in(problem: &str, lang: Lang) -> String {
+    const CONTENT: (&str, &str) = (
+        "The link's content is not valid: ",
+        "El contenido del enlace no es válido: ",
+    );
+    const SCENARIO: (&str, &str) = (
+        "The link's scenario is not valid: ",
+        "El escenario del enlace no es válido: ",
+    );
+    if lang == Lang::En {
+        return problem.to_string();
+    }
+    let inner = |prefix: &str| problem.strip_prefix(prefix)?.strip_suffix('.');
+    if let Some(serde) = inner(CONTENT.0) {
+        let words = translate(serde, SERDE).unwrap_or_else(|| serde.to_string());
+        return format!("{}{}.", CONTENT.1, words.replace("` or `", "` o `"));
+    }
+    if let Some(refusal) = inner(SCENARIO.0) {
+        return format!("{}{}.", SCENARIO.1, field_problem_in(refusal, lang));
+    }
+    translate(problem, LINK_SENTENCES).unwrap_or_else(|| problem.to_string())
+}
+
+/// "field: problem" (a [`ScenarioError`] written out) with its problem in `lang`.
+pub fn field_problem_in(text: &str, lang: Lang) -> String {
+    match text.split_once(": ") {
+        Some((field, problem)) => format!("{field}: {}", problem_in(problem, lang)),
+        None => problem_in(text, lang),
+    }
+}
+
+/// An English problem sentence of the core in `lang`; unknown sentences stay English.
+pub fn problem_in(problem: &str, lang: Lang) -> String {
+    match lang {
+        Lang::En => problem.to_string(),
+        Lang::Es => translate(problem, SENTENCES)
+            .map(|s| serde_in_spanish(&s))
+            .unwrap_or_else(|| problem.to_string()),
+    }
+}
+
+/// The blank after "JSON válido: " holds serde's words: those get their own table.
+fn serde_in_spanish(sentence: &str) -> String {
+    const AFTER: &str = "no es un escenario JSON válido: ";
+    match sentence.strip_prefix(AFTER) {
+        Some(serde) => {
+            let words = translate(serde, SERDE).unwrap_or_else(|| serde.to_string());
+            // serde lists the expected names as "`a` or `b`".
+            format!("{AFTER}{}", words.replace("` or `", "` o `"))
+        }
+        None => sentence.to_string(),
+    }
+}
+
+/// The first pattern `text` matches, with its blanks moved into the translation.
+fn translate(text: &str, table: &[(&str, &str)]) -> Option<String> {
+    table.iter().find_map(|(en, es)| {
+        let blanks = fill(en, text)?;
+        Some(place(es, &blanks))
+    })
+}
+
+/// The blanks of `pattern` as they are in `text`, if `text` has the pattern's shape. A
+/// blank takes the shortest text up to the next fixed part, except the last, which takes
+/// the rest (names quoted by the core can hold anything, so the fixed part after a blank
+/// is searched for from the end when nothing follows it).
+fn fill<'t>(pattern: &str, text: &'t str) -> Option<Vec<&'t str>> {
+    let parts: Vec<&str> = pattern.split("{}").collect();
+    let mut rest = text.strip_prefix(parts[0])?;
+    let mut blanks = Vec::with_capacity(parts.len() - 1);
+    for (i, part) in parts.iter().enumerate().skip(1) {
+        let last = i == parts.len() - 1;
+        let at = if last {
+            if !rest.ends_with(part) {
+                return None;
+            }
+            rest.len() - part.len()
+        } else {
+            rest.find(part)?
+        };
+        blanks.push(&rest[..at]);
+        rest = &rest[at + part.len()..];
+    }
+    rest.is_empty().then_some(blanks)
+}
+
+/// `pattern` with its blanks filled in order.
+fn place(pattern: &str, blanks: &[&str]) -> String {
+    let mut out = String::new();
+    for (i, part) in pattern.split("{}").enumerate() {
+        if i > 0 {
+            out.push_str(blanks.get(i - 1).copied().unwrap_or(""));
+        }
+        out.push_str(part);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blanks_move_into_the_spanish_sentence() {
+        assert_eq!(
+            problem_in("must be between 0 and 1 (got 2)", Lang::Es),
+            "debe estar entre 0 y 1 (se recibió 2)"
+        );
+        assert_eq!(
+            problem_in("there is no queue \"orders\"", Lang::Es),
+            "no existe la cola \"orders\""
+        );
+        assert_eq!(
+            problem_in("must be between 0 and 1 (got 2)", Lang::En),
+            "must be between 0 and 1 (got 2)"
+        );
+    }
+
+    #[test]
+    fn serde_words_are_translated_too() {
+        let en = "is not valid scenario JSON: missing field `queues` at line 3 column 1";
+        assert_eq!(
+            problem_in(en, Lang::Es),
+            "no es un escenario JSON válido: falta el campo `queues` en la línea 3, columna 1"
+        );
+    }
+
+    #[test]
+    fn an_unknown_sentence_stays_as_it_was() {
+        assert_eq!(problem_in("something new", Lang::Es), "something new");
+    }
+
+    #[test]
+    fn a_refused_link_is_said_in_spanish_down_to_the_field() {
+        let en = "The link's scenario is not valid: queues[0].name: must not be empty.";
+        assert_eq!(
+            link_problem_in(en, Lang::Es),
+            "El escenario del enlace no es válido: queues[0].name: no puede estar vacío."
+        );
+        let en = "The link is too long (9000 characters; at most 8000).";
+        assert_eq!(
+            link_problem_in(en, Lang::Es),
+            "El enlace es demasiado largo (9000 caracteres; como mucho 8000)."
+        );
+        assert_eq!(link_problem_in(en, Lang::En), en);
+    }
+
+    #[test]
+    fn every_pattern_has_the_same_blanks_in_both_languages() {
+        for (en, es) in SENTENCES.iter().chain(SERDE).chain(LINK_SENTENCES) {
+            assert_eq!(en.matches("{}").count(), es.matches("{}").count(), "{en}");
+            assert_ne!(en, es);
+        }
+    }
+}

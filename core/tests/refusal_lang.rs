@@ -1,0 +1,186 @@
+//! Every refusal the checks make is worded in Spanish too: broken scenarios covering the
+//! checks are refused, and the Spanish sentence keeps the English one's figures and names
+//! but none of its words.
+
+use brokerlab_core::lang::Lang;
+use brokerlab_core::{examples, Scenario, ScenarioError};
+use serde_json::{json, Value};
+
+type Mutation = fn(&mut Value);
+
+/// Broken versions of built-in examples, each refused by a different check.
+const CASES: &[(&str, Mutation)] = &[
+    ("burst", |v| {
+        v["producers"][0]["arrivals"]["schedule"][0]["rate_per_s"] = json!(-1.0)
+    }),
+    ("burst", |v| {
+        v["producers"][0]["arrivals"]["schedule"][1]["from_s"] = json!(0.0)
+    }),
+    ("burst", |v| {
+        v["producers"][0]["arrivals"]["schedule"][0]["from_s"] = json!(5.0)
+    }),
+    ("burst", |v| {
+        v["producers"][0]["arrivals"]["schedule"] = json!([])
+    }),
+    ("burst", |v| v["producers"] = json!([])),
+    ("burst", |v| v["queues"] = json!([])),
+    ("burst", |v| v["consumers"][0]["replicas"] = json!(100_000)),
+    ("burst", |v| v["queues"][0]["name"] = json!("")),
+    ("burst", |v| v["name"] = json!("x".repeat(100))),
+    ("burst", |v| v["version"] = json!(99)),
+    ("burst", |v| v["consumers"][0]["ack"] = json!("sometimes")),
+    ("burst", |v| v["consumers"][0]["colour"] = json!("red")),
+    ("burst", |v| v["consumers"][0]["queue"] = json!("nowhere")),
+    ("burst", |v| v["producers"][0]["target"] = json!("nowhere")),
+    ("burst", |v| v["end_s"] = json!(-1.0)),
+    (
+        "burst",
+        |v| {
+            v["commands"] = json!([{"at_s": 1.0, "command": {"crash_consumer": {"consumer": 99, "point": "now"}}}])
+        },
+    ),
+    ("burst", |v| {
+        v["producers"][0]["arrivals"]["schedule"][1]["rate_per_s"] = json!(900_000.0)
+    }),
+    ("burst", |v| {
+        v["producers"][0]["arrivals"]["schedule"] = json!([{"from_s": 0, "rate_per_s": 5}]);
+        v.as_object_mut().unwrap().remove("end_s");
+    }),
+    ("burst", |v| {
+        let q = v["queues"][0].clone();
+        v["queues"].as_array_mut().unwrap().push(q);
+    }),
+    ("log-consumer-groups", |v| {
+        v["groups"][0]["log"] = json!("nowhere")
+    }),
+    ("log-consumer-groups", |v| {
+        v["groups"][0]["output"] = json!("account-events")
+    }),
+    ("log-consumer-groups", |v| {
+        v["logs"][0]["partitions"] = json!(0)
+    }),
+    (
+        "log-consumer-groups",
+        |v| v["commands"] = json!([{"at_s": 1.0, "command": {"add_member": {"group": 9}}}]),
+    ),
+    ("fanout-subscriptions", |v| {
+        v["exchanges"][0]["name"] = v["queues"][0]["name"].clone()
+    }),
+];
+
+fn refusal(example: &str, mutate: Mutation) -> ScenarioError {
+    let mut v: Value = serde_json::from_str(examples::json(example).unwrap()).unwrap();
+    mutate(&mut v);
+    let text = v.to_string();
+    match Scenario::from_json(&text) {
+        Err(e) => e,
+        Ok(s) => brokerlab_core::Simulation::new(s)
+            .err()
+            .unwrap_or_else(|| panic!("{example}: the broken scenario was accepted: {text}")),
+    }
+}
+
+/// Words of the English sentences that must not survive in Spanish.
+const ENGLISH: &[&str] = &[
+    " must ", "there is", " the ", " is ", " at most", "needs", " and ", "would ", "limit",
+    " at line", "expected", "unknown", "missing", "invalid", " not ", " has ",
+];
+
+#[test]
+fn every_refusal_reads_in_spanish_with_the_same_figures() {
+    for (i, (example, mutate)) in CASES.iter().enumerate() {
+        let e = refusal(example, *mutate);
+        let (en, es) = (e.problem_in(Lang::En), e.problem_in(Lang::Es));
+        assert_eq!(
+            en, e.problem,
+            "case {i}: English is the core's own sentence"
+        );
+        assert_ne!(es, en, "case {i}: {en:?} has no Spanish form");
+        let padded = format!(" {es} ");
+        for word in ENGLISH {
+            assert!(
+                !padded.contains(word),
+                "case {i}: {word:?} left in {es:?} (from {en:?})"
+            );
+        }
+        let digits = |s: &str| s.chars().filter(char::is_ascii_digit).collect::<String>();
+        assert_eq!(
+            digits(&es),
+            digits(&en),
+            "case {i}: the figures are kept: {es:?}"
+        );
+        assert!(
+            e.text_in(Lang::Es).starts_with(&e.field),
+            "case {i}: the field leads"
+        );
+    }
+}
+
+#[test]
+fn a_refused_link_reads_in_spanish() {
+    use brokerlab_core::link::{self, Shared};
+    use brokerlab_core::refusal::link_problem_in;
+    let shared = |scenario: Scenario, example: Option<&str>| Shared {
+        scenario,
+        example: example.map(str::to_string),
+        commands: Vec::new(),
+        step: 0,
+        at_us: 0,
+        view: link::View::default(),
+    };
+    let burst = examples::load("burst").unwrap();
+    let good = link::encode(&shared(burst.clone(), Some("burst")));
+    let mut empty_name = burst.clone();
+    empty_name.queues[0].name.clear();
+    let mut broken: Vec<String> = vec![
+        String::new(),
+        "hello".into(),
+        "v9.abc".into(),
+        "v1.***".into(),
+        good[..good.len() / 2].to_string(),
+        "v1.".to_string() + &"A".repeat(link::LINK_CHARS_MAX),
+        link::encode(&shared(empty_name, None)),
+    ];
+    let mut far = shared(burst, Some("burst"));
+    far.step = link::LINK_STEP_MAX + 1;
+    broken.push(link::encode(&far));
+    for text in broken {
+        let en = link::decode(&text).err().expect("refused").to_string();
+        let es = link_problem_in(&en, Lang::Es);
+        assert_ne!(es, en);
+        let padded = format!(" {es} ");
+        for word in ENGLISH.iter().chain(&[" link ", "The "]) {
+            assert!(
+                !padded.contains(word),
+                "{word:?} left in {es:?} (from {en:?})"
+            );
+        }
+    }
+}
+
+#[test]
+fn broken_json_reads_in_spanish() {
+    let good = examples::json("burst").unwrap();
+    for text in [
+        "{".to_string(),
+        "{\"name\" 1}".to_string(),
+        "{\"name\": \"x\",}".to_string(),
+        "{\"name\": \"x\"} x".to_string(),
+        "{1: 2}".to_string(),
+        "{\"name\": \"x".to_string(),
+        "[1, 2".to_string(),
+        good.replacen(",", "", 1),
+        good[..good.len() / 2].to_string(),
+    ] {
+        let e = Scenario::from_json(&text).err().expect("refused");
+        let es = e.problem_in(Lang::Es);
+        let padded = format!(" {es} ");
+        for word in ENGLISH.iter().chain(&["EOF", "while", "trailing"]) {
+            assert!(
+                !padded.contains(word),
+                "{word:?} left in {es:?} (from {})",
+                e.problem
+            );
+        }
+    }
+}
