@@ -644,6 +644,6 @@ mod tests {
         );
         assert!(rho.hint(Lang::Es).starts_with("ρ > 1: los mensajes llegan"));
         assert_eq!(fluid_count(f64::INFINITY, Lang::Es), "sin límite");
-        assert!(values_text(&v, Lang::Es).starts_with("10.0 s (ahora): 999 en espera"));
+        assert!(values_text(&v, Lang::Es).starts_with("10,0 s (ahora): 999 en espera"));
     }
 }
