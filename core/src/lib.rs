@@ -78,7 +78,7 @@ pub use scenario::{
     RateSegment, RetryPolicy, Scenario, ScenarioError, ScheduledCommand, ScriptedMessage,
     ServiceTime, SCENARIO_VERSION,
 };
-pub use scenario::{PartitionKey, Rebalance};
+pub use scenario::{PartitionKey, RandomStreams, Rebalance};
 pub use sim::{fingerprint, EndReason, MemberView, ProducerView, Simulation};
 pub use step::{
     Attempt, ConsumerId, CopyId, Fact, GroupId, LogId, MemberId, MsgId, ProducerId, QueueId,
