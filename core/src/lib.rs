@@ -32,6 +32,7 @@
 //! * [`sim::current`]: the settings in force now; [`database`]: the consumers' tables.
 //! * [`text`]: untrusted text made safe to print on one line.
 
+pub mod compare;
 pub mod database;
 pub mod examples;
 pub mod invariants;
