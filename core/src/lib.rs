@@ -35,6 +35,7 @@
 pub mod compare;
 pub mod database;
 pub mod examples;
+pub mod import;
 pub mod invariants;
 pub mod lang;
 pub mod lessons;
