@@ -56,7 +56,7 @@ pub fn import(bytes: &[u8]) -> Result<Imported, ImportError> {
     let queues_in = list(doc, "queues")?;
     let vhost = queues_in
         .first()
-        .map(|q| vhost_of(q))
+        .map(vhost_of)
         .unwrap_or_else(|| "/".to_string());
     let policies = read_policies(list(doc, "policies")?, &vhost, &mut notes)?;
     let queues = read_queues(queues_in, &vhost, &policies, &mut notes)?;
@@ -619,7 +619,7 @@ fn build(
     let mut producers = Vec::new();
     let fed: Vec<&ExchangeSpec> = exchanges
         .iter()
-        .filter(|x| !x.bindings.is_empty() && !dlx.iter().any(|d| x.name == *d))
+        .filter(|x| !x.bindings.is_empty() && !dlx.contains(&x.name))
         .collect();
     for x in &fed {
         producers.push(producer(&x.name, routing_keys(x)));
