@@ -31,6 +31,9 @@
 //! * [`step`]: the reasons facts carry ([`step::LossReason`], [`step::DeadLetterReason`]…).
 //! * [`sim::current`]: the settings in force now; [`database`]: the consumers' tables.
 //! * [`text`]: untrusted text made safe to print on one line.
+//! * [`compare`]: two runs of one scenario and seed under two configurations, in lockstep.
+//! * [`import`]: a RabbitMQ definitions file or a Kafka description as a scenario, with
+//!   what was left out or assumed as notes worded in English and Spanish.
 
 pub mod compare;
 pub mod database;
