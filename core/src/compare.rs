@@ -180,7 +180,7 @@ impl Comparison {
             Side::Both => &mut [&mut self.a, &mut self.b],
         };
         for sim in targets.iter() {
-            sim.scenario().validate_command("command", &command)?;
+            sim.check_command(&command)?;
         }
         for sim in targets.iter_mut() {
             sim.command(command.clone())?;

@@ -367,14 +367,14 @@ impl Simulation {
         }
     }
 
-    /// Applies a user command now and records it in the scenario, so a replay of
-    /// [`Simulation::scenario`] reproduces this run exactly. Returns the step it made.
-    pub fn command(&mut self, fault: Command) -> Result<Step<'_>, ScenarioError> {
-        self.scenario.validate_command("command", &fault)?;
+    /// Whether [`Simulation::command`] would take `fault` now (the checks it makes before
+    /// applying anything), so a caller giving one command to two runs can check both first.
+    pub fn check_command(&self, fault: &Command) -> Result<(), ScenarioError> {
+        self.scenario.validate_command("command", fault)?;
         if let Command::SetPartitions {
             ref log,
             partitions,
-        } = fault
+        } = *fault
         {
             let now = self
                 .scenario
@@ -404,6 +404,13 @@ impl Simulation {
                 problem: format!("the run has ended ({})", reason.describe()),
             });
         }
+        Ok(())
+    }
+
+    /// Applies a user command now and records it in the scenario, so a replay of
+    /// [`Simulation::scenario`] reproduces this run exactly. Returns the step it made.
+    pub fn command(&mut self, fault: Command) -> Result<Step<'_>, ScenarioError> {
+        self.check_command(&fault)?;
         // Recorded commands already due run first, in their recorded order.
         while self
             .scenario
