@@ -93,7 +93,9 @@ pub struct Comparison {
 }
 
 impl Comparison {
-    /// Side A is `base`, side B is `base` with `variant` applied.
+    /// Side A is `base`, side B is `base` with `variant` applied. Commands `base` has
+    /// recorded (its interventions, pinned to A's steps) stay with side A; B starts with
+    /// none.
     pub fn new(base: Scenario, variant: Variant) -> Result<Comparison, ScenarioError> {
         let (a, b) = (base.interventions.clone(), Vec::new());
         Self::with_commands(base, variant, a, b)

@@ -245,6 +245,33 @@ fn assert_one_sentence(e: &ImportError, input: &str) {
 }
 
 #[test]
+fn a_name_the_model_cannot_take_leaves_its_item_out() {
+    let long = "q".repeat(100);
+    let json = format!(
+        r#"{{"queues": [{{"name": "{long}"}}, {{"name": "ok"}}],
+            "exchanges": [{{"name": "{long}", "type": "fanout"}}],
+            "bindings": [{{"source": "{long}", "destination": "ok", "destination_type": "queue"}}]}}"#
+    );
+    let got = imported(rabbitmq::import(json.as_bytes()));
+    let names: Vec<&str> = got
+        .scenario
+        .queues
+        .iter()
+        .map(|q| q.name.as_str())
+        .collect();
+    assert_eq!(names, ["ok"]);
+    assert!(got.scenario.exchanges.is_empty());
+    for item in [Item::Queue, Item::Exchange] {
+        let note = Note::NameTooLong {
+            item,
+            name: format!("{}…", "q".repeat(80)),
+        };
+        assert!(got.notes.contains(&note), "{:#?}", got.notes);
+    }
+    runs(&got.scenario);
+}
+
+#[test]
 fn malformed_input_is_one_sentence_in_both_languages() {
     let big = " ".repeat(2 << 20);
     let cases = [

@@ -96,6 +96,9 @@ pub enum Note {
     PolicyNotForQueues { policy: String, apply_to: String },
     /// A policy key the model has no place for.
     PolicyKeyIgnored { policy: String, key: String },
+    /// A name longer than the model takes (RabbitMQ allows 255 bytes, the model 64
+    /// characters): the item is left out.
+    NameTooLong { item: Item, name: String },
     /// More items than the model holds: the first ones are kept.
     TooMany {
         item: Item,

@@ -136,6 +136,21 @@ fn in_vhost(item: &Value, vhost: &str, kind: Item, name: &str, notes: &mut Notes
     v == vhost
 }
 
+/// Whether the model takes `name`'s length (at most `NAME_LEN_MAX` characters, less room
+/// for the suffix a renamed exchange gets); if not, a note says so. (An empty queue name
+/// is an error of the file, found when the scenario is validated.)
+fn name_fits(name: &str, item: Item, notes: &mut Notes) -> bool {
+    let room = limits::NAME_LEN_MAX - " (exchange)".len();
+    let fits = name.chars().count() <= room;
+    if !fits {
+        notes.push(Note::NameTooLong {
+            item,
+            name: shown(name),
+        });
+    }
+    fits
+}
+
 // ----- policies --------------------------------------------------------------------------
 
 /// A policy the importer can apply to queues.
@@ -329,6 +344,9 @@ fn read_queues(
             });
             break;
         }
+        if !name_fits(&name, Item::Queue, notes) {
+            continue;
+        }
         if let Some(spec) = read_queue(q, name, policies, notes) {
             queues.push(spec);
         }
@@ -452,6 +470,9 @@ fn read_exchanges(
                 dropped: items.len() - i,
             });
             break;
+        }
+        if !name_fits(&name, Item::Exchange, notes) {
+            continue;
         }
         if let Some(spec) = read_exchange(x, &name, queues, notes) {
             exchanges.push((name, spec));
