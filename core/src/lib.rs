@@ -32,9 +32,14 @@
 //! * [`sim::current`]: the settings in force now; [`database`]: the consumers' tables.
 //! * [`text`]: untrusted text made safe to print on one line; [`refusal`]: a refused
 //!   scenario worded in English or Spanish.
+//! * [`compare`]: two runs of one scenario and seed under two configurations, in lockstep.
+//! * [`import`]: a RabbitMQ definitions file or a Kafka description as a scenario, with
+//!   what was left out or assumed as notes worded in English and Spanish.
 
+pub mod compare;
 pub mod database;
 pub mod examples;
+pub mod import;
 pub mod invariants;
 pub mod lang;
 pub mod lessons;
@@ -80,7 +85,7 @@ pub use scenario::{
     RateSegment, RetryPolicy, Scenario, ScenarioError, ScheduledCommand, ScriptedMessage,
     ServiceTime, SCENARIO_VERSION,
 };
-pub use scenario::{PartitionKey, Rebalance};
+pub use scenario::{PartitionKey, RandomStreams, Rebalance};
 pub use sim::{fingerprint, EndReason, MemberView, ProducerView, Simulation};
 pub use step::{
     Attempt, ConsumerId, CopyId, Fact, GroupId, LogId, MemberId, MsgId, ProducerId, QueueId,

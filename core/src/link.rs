@@ -15,6 +15,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 use serde::{Deserialize, Serialize};
 
+use crate::compare::{Comparison, Variant};
 use crate::examples;
 use crate::scenario::{Intervention, Scenario, ScenarioError};
 use crate::sim::Simulation;
@@ -170,6 +171,9 @@ pub fn decode(text: &str) -> Result<Shared, LinkError> {
     }
     match text.split_once('.') {
         Some(("v1", body)) => decode_v1(body),
+        Some(("v2", _)) => Err(refuse(
+            "This link compares two runs side by side: it opens in compare mode.",
+        )),
         Some((v, _)) if v.starts_with('v') => Err(refuse(format!(
             "The link was made by a newer Broker Lab (format {}); this one reads format {LINK_VERSION}.",
             crate::text::escape_controls(&v.chars().take(12).collect::<String>())
@@ -192,6 +196,18 @@ fn link_part(text: &str) -> &str {
 }
 
 fn decode_v1(body: &str) -> Result<Shared, LinkError> {
+    let json = unpack(body)?;
+    let doc: DocV1 = serde_json::from_slice(&json).map_err(|e| {
+        refuse(format!(
+            "The link's content is not valid: {}.",
+            crate::text::escape_controls(&e.to_string())
+        ))
+    })?;
+    shared_of(doc)
+}
+
+/// The JSON inside a link's body: base64, then inflated within [`DOC_BYTES_MAX`].
+fn unpack(body: &str) -> Result<Vec<u8>, LinkError> {
     let packed = URL_SAFE_NO_PAD.decode(body).map_err(|_| {
         refuse("The link is damaged: it is not valid URL-safe base64 (was it cut short?).")
     })?;
@@ -204,42 +220,12 @@ fn decode_v1(body: &str) -> Result<Shared, LinkError> {
             _ => refuse("The link is damaged: its compressed data is broken (was it cut short?)."),
         },
     )?;
-    let doc: DocV1 = serde_json::from_slice(&json).map_err(|e| {
-        refuse(format!(
-            "The link's content is not valid: {}.",
-            crate::text::escape_controls(&e.to_string())
-        ))
-    })?;
-    shared_of(doc)
+    Ok(json)
 }
 
 /// Checks a document and builds what it describes.
 fn shared_of(doc: DocV1) -> Result<Shared, LinkError> {
-    let scenario_error =
-        |e: ScenarioError| refuse(format!("The link's scenario is not valid: {e}."));
-    let (scenario, example) = match (doc.example, doc.scenario) {
-        (Some(name), None) => {
-            let mut s = examples::load(&name).ok_or_else(|| {
-                refuse(format!(
-                    "The link names a scenario this Broker Lab does not have: “{}”.",
-                    crate::text::escape_controls(&name.chars().take(60).collect::<String>())
-                ))
-            })?;
-            if let Some(seed) = doc.seed {
-                s.seed = seed;
-            }
-            (s, Some(name))
-        }
-        (None, Some(value)) => {
-            let text = value.to_string();
-            (Scenario::from_json(&text).map_err(scenario_error)?, None)
-        }
-        _ => {
-            return Err(refuse(
-                "The link must name a built-in scenario or carry one, not both or neither.",
-            ))
-        }
-    };
+    let (scenario, example) = load_scenario(doc.example, doc.seed, doc.scenario)?;
     if doc.step > LINK_STEP_MAX {
         return Err(refuse(format!(
             "The link points at step {}, past the last step a link may show ({LINK_STEP_MAX}).",
@@ -255,6 +241,39 @@ fn shared_of(doc: DocV1) -> Result<Shared, LinkError> {
         at_us: doc.at_us,
         view: doc.view,
     })
+}
+
+fn scenario_error(e: ScenarioError) -> LinkError {
+    refuse(format!("The link's scenario is not valid: {e}."))
+}
+
+/// A link's scenario: a built-in one by name (with the link's seed), or the one it carries.
+fn load_scenario(
+    example: Option<String>,
+    seed: Option<u64>,
+    inline: Option<serde_json::Value>,
+) -> Result<(Scenario, Option<String>), LinkError> {
+    match (example, inline) {
+        (Some(name), None) => {
+            let mut s = examples::load(&name).ok_or_else(|| {
+                refuse(format!(
+                    "The link names a scenario this Broker Lab does not have: “{}”.",
+                    crate::text::escape_controls(&name.chars().take(60).collect::<String>())
+                ))
+            })?;
+            if let Some(seed) = seed {
+                s.seed = seed;
+            }
+            Ok((s, Some(name)))
+        }
+        (None, Some(value)) => {
+            let text = value.to_string();
+            Ok((Scenario::from_json(&text).map_err(scenario_error)?, None))
+        }
+        _ => Err(refuse(
+            "The link must name a built-in scenario or carry one, not both or neither.",
+        )),
+    }
 }
 
 /// The link's commands must be valid for its scenario, in step order.
@@ -293,6 +312,150 @@ impl Shared {
             sim.run_until(self.at_us);
         }
         Ok(sim)
+    }
+}
+
+// ----- compare links ---------------------------------------------------------------------
+
+/// The version compare links are written in: `v2.` holds two runs of one scenario, side
+/// A as loaded and side B as A with a variant, each with its own commands. Version 1
+/// links (one run) keep opening with [`decode`]; [`open`] opens either.
+pub const COMPARE_LINK_VERSION: u32 = 2;
+
+/// What a compare link holds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SharedComparison {
+    /// Side A's scenario as loaded (without commands), seed included.
+    pub scenario: Scenario,
+    /// The built-in example side A is, if it is one.
+    pub example: Option<String>,
+    /// What side B changes.
+    pub variant: Variant,
+    /// The commands each side was given, each with the step (of that side) it came after.
+    pub commands_a: Vec<Intervention>,
+    pub commands_b: Vec<Intervention>,
+    /// The shared clock on show, in µs.
+    pub at_us: u64,
+    pub view: View,
+}
+
+/// The JSON document inside a version 2 link.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DocV2 {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    example: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    seed: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    scenario: Option<serde_json::Value>,
+    variant: Variant,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    commands_a: Vec<Intervention>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    commands_b: Vec<Intervention>,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    at_us: u64,
+    #[serde(default)]
+    view: View,
+}
+
+/// A link of either kind.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Opened {
+    Single(Shared),
+    Compare(SharedComparison),
+}
+
+/// Opens a link of any version. Never panics.
+pub fn open(text: &str) -> Result<Opened, LinkError> {
+    if link_part(text).starts_with("v2.") {
+        decode_comparison(text).map(Opened::Compare)
+    } else {
+        decode(text).map(Opened::Single)
+    }
+}
+
+/// The link text for a comparison.
+pub fn encode_comparison(shared: &SharedComparison) -> String {
+    let doc = DocV2 {
+        example: shared.example.clone(),
+        seed: shared.example.as_ref().map(|_| shared.scenario.seed),
+        scenario: shared
+            .example
+            .is_none()
+            .then(|| serde_json::to_value(&shared.scenario).expect("a scenario always serializes")),
+        variant: shared.variant.clone(),
+        commands_a: shared.commands_a.clone(),
+        commands_b: shared.commands_b.clone(),
+        at_us: shared.at_us,
+        view: shared.view.clone(),
+    };
+    let json = serde_json::to_vec(&doc).expect("a link document always serializes");
+    let packed = miniz_oxide::deflate::compress_to_vec(&json, 9);
+    format!("v{COMPARE_LINK_VERSION}.{}", URL_SAFE_NO_PAD.encode(packed))
+}
+
+/// Opens a compare link (the part after `#s=`, or a whole address holding it).
+pub fn decode_comparison(text: &str) -> Result<SharedComparison, LinkError> {
+    let text = link_part(text);
+    if text.len() > LINK_CHARS_MAX {
+        return Err(refuse(format!(
+            "The link is too long ({} characters; at most {LINK_CHARS_MAX}).",
+            text.len()
+        )));
+    }
+    let Some(body) = text.strip_prefix("v2.") else {
+        return Err(refuse("This is not a compare link (format 2)."));
+    };
+    let doc: DocV2 = serde_json::from_slice(&unpack(body)?).map_err(|e| {
+        refuse(format!(
+            "The link's content is not valid: {}.",
+            crate::text::escape_controls(&e.to_string())
+        ))
+    })?;
+    let (scenario, example) = load_scenario(doc.example, doc.seed, doc.scenario)?;
+    let b = doc.variant.apply(&scenario).map_err(scenario_error)?;
+    crate::compare::check_same_inputs(&scenario, &b).map_err(scenario_error)?;
+    check_commands(&scenario, &doc.commands_a).map_err(scenario_error)?;
+    check_commands(&b, &doc.commands_b).map_err(scenario_error)?;
+    Ok(SharedComparison {
+        scenario,
+        example,
+        variant: doc.variant,
+        commands_a: doc.commands_a,
+        commands_b: doc.commands_b,
+        at_us: doc.at_us,
+        view: doc.view,
+    })
+}
+
+impl SharedComparison {
+    /// Both runs at the link's instant: each side's commands replayed, the shared clock
+    /// moved to `at_us`.
+    pub fn comparison_at_moment(&self) -> Result<Comparison, ScenarioError> {
+        let mut c = Comparison::with_commands(
+            self.scenario.clone(),
+            self.variant.clone(),
+            self.commands_a.clone(),
+            self.commands_b.clone(),
+        )?;
+        c.advance_to(self.at_us);
+        Ok(c)
+    }
+
+    /// What a comparison shows now, as a link's content.
+    pub fn of(comparison: &Comparison, scenario: Scenario, example: Option<String>) -> Self {
+        let (commands_a, commands_b) = comparison.commands();
+        SharedComparison {
+            scenario,
+            example,
+            variant: comparison.variant().clone(),
+            commands_a,
+            commands_b,
+            at_us: comparison.now_us(),
+            view: View::default(),
+        }
     }
 }
 
@@ -408,6 +571,71 @@ mod tests {
         });
         let e = decode(&encode(&shared)).expect_err("no consumer 9999");
         assert!(e.0.starts_with("The link's scenario is not valid:"), "{e}");
+    }
+
+    fn inbox_comparison() -> SharedComparison {
+        let variant = Variant {
+            changes: vec![crate::compare::Change::parse("consumers.*.idempotency=none").unwrap()],
+        };
+        SharedComparison {
+            scenario: examples::load("inbox-vs-check").expect("built in"),
+            example: Some("inbox-vs-check".into()),
+            variant,
+            commands_a: vec![Intervention {
+                after_step: 3,
+                at_us: 1_000,
+                command: crate::Command::CrashBroker {
+                    restart_after_s: Some(1.0),
+                },
+            }],
+            commands_b: Vec::new(),
+            at_us: 2_500_000,
+            view: View::default(),
+        }
+    }
+
+    #[test]
+    fn a_compare_link_round_trips_and_opens_as_a_comparison() {
+        let shared = inbox_comparison();
+        let text = encode_comparison(&shared);
+        assert!(text.starts_with("v2."), "{text}");
+        assert_eq!(decode_comparison(&text), Ok(shared.clone()));
+        assert_eq!(open(&text), Ok(Opened::Compare(shared.clone())));
+        let inline = SharedComparison {
+            example: None,
+            ..shared
+        };
+        assert_eq!(decode_comparison(&encode_comparison(&inline)), Ok(inline));
+        // A one-run reader says what the link is instead of failing obscurely.
+        assert!(decode(&text).expect_err("v2").0.contains("compare mode"));
+        // And a version 1 link opens through `open` as before.
+        let v1 = encode(&burst());
+        assert_eq!(open(&v1), Ok(Opened::Single(burst())));
+    }
+
+    #[test]
+    fn a_compare_link_replays_both_sides_to_its_moment() {
+        let shared = inbox_comparison();
+        let c = shared.comparison_at_moment().expect("valid");
+        assert_eq!(c.now_us(), shared.at_us);
+        let (a, b) = c.commands();
+        assert_eq!(
+            (a, b),
+            (shared.commands_a.clone(), shared.commands_b.clone())
+        );
+        let again = SharedComparison::of(&c, shared.scenario.clone(), shared.example.clone());
+        assert_eq!(decode_comparison(&encode_comparison(&again)), Ok(again));
+    }
+
+    #[test]
+    fn a_compare_link_with_a_bad_variant_is_refused_in_one_sentence() {
+        let mut shared = inbox_comparison();
+        shared.variant.changes[0].value = serde_json::Value::from("sometimes");
+        let e = decode_comparison(&encode_comparison(&shared)).expect_err("bad value");
+        assert!(e.0.ends_with('.') && !e.0.contains('\n'), "{e}");
+        shared.variant.changes[0] = crate::compare::Change::parse("seed=9").unwrap();
+        let e = decode_comparison(&encode_comparison(&shared)).expect_err("another seed");
+        assert!(e.0.contains("seed"), "{e}");
     }
 
     #[test]

@@ -337,6 +337,16 @@ pub fn link_problem_in(problem: &str, lang: Lang) -> String {
     translate(problem, LINK_SENTENCES).unwrap_or_else(|| problem.to_string())
 }
 
+/// serde's words about a JSON text in `lang` ("missing field `x` at line 3 column 1").
+pub fn serde_problem_in(problem: &str, lang: Lang) -> String {
+    match lang {
+        Lang::En => problem.to_string(),
+        Lang::Es => translate(problem, SERDE)
+            .map(|words| words.replace("` or `", "` o `"))
+            .unwrap_or_else(|| problem.to_string()),
+    }
+}
+
 /// "field: problem" (a [`ScenarioError`] written out) with its problem in `lang`.
 pub fn field_problem_in(text: &str, lang: Lang) -> String {
     match text.split_once(": ") {

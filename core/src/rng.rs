@@ -17,6 +17,15 @@ impl SimRng {
         Self(Pcg64Mcg::seed_from_u64(seed))
     }
 
+    /// Stream number `index` of `seed`: a generator of its own, seeded from both through
+    /// SplitMix64's finaliser, so neighbouring indices give unrelated streams.
+    pub fn stream(seed: u64, index: u64) -> Self {
+        let mut z = seed ^ (index.wrapping_add(1)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        Self::new(z ^ (z >> 31))
+    }
+
     /// Uniform in [0, 1), 53 random bits.
     pub fn uniform(&mut self) -> f64 {
         self.0.random::<f64>()
@@ -47,6 +56,16 @@ mod tests {
         let b: Vec<u64> = (0..3).map(|_| r2.0.next_u64()).collect();
         assert_eq!(a, b);
         assert_ne!(SimRng::new(43).0.next_u64(), a[0]);
+    }
+
+    #[test]
+    fn streams_differ_from_the_seed_and_each_other() {
+        let first = |mut r: SimRng| r.0.next_u64();
+        let main = first(SimRng::new(42));
+        let s0 = first(SimRng::stream(42, 0));
+        let s1 = first(SimRng::stream(42, 1));
+        assert!(main != s0 && s0 != s1 && main != s1);
+        assert_eq!(s0, first(SimRng::stream(42, 0)));
     }
 
     #[test]

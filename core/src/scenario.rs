@@ -135,6 +135,30 @@ pub struct Scenario {
     /// The run stops at this simulated time even if work remains.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub end_s: Option<f64>,
+    /// How the seed's randomness is split between the parts of the model (see
+    /// [`RandomStreams`]); compare mode sets `per_producer` on both sides.
+    #[serde(default, skip_serializing_if = "RandomStreams::is_shared")]
+    pub random_streams: RandomStreams,
+}
+
+/// Who draws from which random stream.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RandomStreams {
+    /// One stream for everything, in the order draws happen: how every scenario written
+    /// before compare mode runs, so their runs (and checked-in traces) stay the same.
+    #[default]
+    Shared,
+    /// Each producer draws its arrival gaps, keys and poison from a stream of its own, so
+    /// its arrivals do not depend on what consumers or retries drew before: two runs that
+    /// differ only downstream of the producers see exactly the same arrivals.
+    PerProducer,
+}
+
+impl RandomStreams {
+    fn is_shared(&self) -> bool {
+        *self == RandomStreams::Shared
+    }
 }
 
 fn default_sample_every_s() -> f64 {

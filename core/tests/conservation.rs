@@ -614,6 +614,12 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                     interventions: vec![],
                     sample_every_s: 1.0,
                     end_s: (!open_ended || n_groups > 0).then_some(60.0),
+                    // Both ways of drawing: the accounting holds whoever draws what.
+                    random_streams: if seed % 2 == 0 {
+                        RandomStreams::Shared
+                    } else {
+                        RandomStreams::PerProducer
+                    },
                 };
                 prop::collection::vec(
                     (

@@ -9,6 +9,13 @@
 //!   brokerlab link NAME [--step N]     print a share link for a built-in example
 //!   brokerlab lessons                  list the lessons
 //!   brokerlab lesson NAME [--lang es]  play a lesson: each step's question, answer and explanation
+//!   brokerlab compare (--example NAME | FILE.json) --set KEY=VALUE ... [--seed N] [--until S]
+//!                    [--link]          run the scenario (A) and A with the settings changed (B)
+//!                                      in lockstep; print both sides' counters and differences
+//!   brokerlab import rabbitmq FILE [--lang es]  a RabbitMQ definitions file as a scenario
+//!   brokerlab import kafka FILE [--lang es]     a Kafka description as a scenario: the
+//!                                      scenario JSON on stdout, what was ignored or assumed
+//!                                      on stderr (one line each)
 //!
 //! FILE may be `-` for standard input. Bad input: one line on stderr and exit code 2.
 //! A run that stops at the work budget still prints its report (its `end_reason` says
@@ -17,11 +24,12 @@
 use std::io::{BufWriter, Read, Write};
 use std::process::ExitCode;
 
+use brokerlab_core::compare::{Change, Comparison, Variant};
 use brokerlab_core::lessons::{self, Lang, LessonRun, Prediction};
 use brokerlab_core::text::{escape_controls, one_line};
 use brokerlab_core::{examples, link, narration, Report, Scenario, Simulation};
 
-const USAGE: &str = "usage: brokerlab run FILE.json [--csv] | brokerlab run --link LINK [--moment] [--csv] | brokerlab trace FILE.json [--max N] [--lang en|es] | brokerlab example [NAME] | brokerlab link NAME [--step N] | brokerlab lessons | brokerlab lesson NAME [--lang en|es]";
+const USAGE: &str = "usage: brokerlab run FILE.json [--csv] | brokerlab run --link LINK [--moment] [--csv] | brokerlab trace FILE.json [--max N] [--lang en|es] | brokerlab example [NAME] | brokerlab link NAME [--step N] | brokerlab lessons | brokerlab lesson NAME [--lang en|es] | brokerlab compare (--example NAME | FILE.json) --set KEY=VALUE ... [--seed N] [--until S] [--link] | brokerlab import rabbitmq|kafka FILE [--lang en|es]";
 
 /// Largest input read: the same 1 MiB the scenario decoder accepts.
 const INPUT_BYTES_MAX: u64 = 1 << 20;
@@ -52,6 +60,9 @@ fn run(args: &[String]) -> Result<(), String> {
                 .map_err(|_| format!("--step wants a whole number, got {n:?}"))?,
         ),
         ["lessons"] => print(&lesson_list()),
+        ["compare", options @ ..] => compare(options),
+        ["import", kind, file] => import(kind, file, Lang::En),
+        ["import", kind, file, "--lang", code] => import(kind, file, parse_lang(code)?),
         ["lesson", name] => play_lesson(name, Lang::En),
         ["lesson", name, "--lang", code] => play_lesson(name, parse_lang(code)?),
         ["trace", file, options @ ..] => {
@@ -129,14 +140,170 @@ fn read_limited(mut input: impl Read, file: &str) -> Result<String, String> {
     String::from_utf8(bytes).map_err(|_| format!("{file:?} is not UTF-8 text"))
 }
 
-fn load(file: &str) -> Result<Scenario, String> {
-    let text = if file == "-" {
-        read_limited(std::io::stdin().lock(), file)?
+/// A file's text (`-`: standard input), at most 1 MiB of UTF-8.
+fn read_file(file: &str) -> Result<String, String> {
+    if file == "-" {
+        read_limited(std::io::stdin().lock(), file)
     } else {
         let f = std::fs::File::open(file).map_err(|e| format!("cannot read {file:?}: {e}"))?;
-        read_limited(f, file)?
-    };
+        read_limited(f, file)
+    }
+}
+
+fn load(file: &str) -> Result<Scenario, String> {
+    let text = read_file(file)?;
     Scenario::from_json(&text).map_err(|e| format!("{file:?}: {e}"))
+}
+
+/// `import rabbitmq|kafka FILE`: the scenario on stdout, each note on its own line on
+/// stderr, in `lang`.
+fn import(kind: &str, file: &str, lang: Lang) -> Result<(), String> {
+    let convert = match kind {
+        "rabbitmq" => brokerlab_core::import::rabbitmq::import,
+        "kafka" => brokerlab_core::import::kafka::import,
+        _ => return Err(format!("import reads rabbitmq or kafka, got {kind:?}")),
+    };
+    let text = read_file(file)?;
+    let imported =
+        convert(text.as_bytes()).map_err(|e| format!("{file:?}: {}", e.describe(lang)))?;
+    for note in &imported.notes {
+        eprintln!("{}", one_line(&note.describe(lang)));
+    }
+    print(&(imported.scenario.to_json_pretty() + "\n"))
+}
+
+/// `compare`'s options: the scenario, the changes, and how far to run.
+struct CompareArgs {
+    scenario: Scenario,
+    example: Option<String>,
+    variant: Variant,
+    until_s: Option<f64>,
+    link: bool,
+}
+
+fn compare_args(options: &[&str]) -> Result<CompareArgs, String> {
+    let (mut source, mut example, mut seed) = (None, None, None);
+    let (mut changes, mut until_s, mut link) = (Vec::new(), None, false);
+    let mut rest = options;
+    while let [option, tail @ ..] = rest {
+        rest = tail;
+        if *option == "--link" {
+            link = true;
+            continue;
+        }
+        if !option.starts_with("--") {
+            source = Some(load(option)?);
+            continue;
+        }
+        let [value, tail @ ..] = rest else {
+            return Err(format!("{option:?} wants a value; {USAGE}"));
+        };
+        rest = tail;
+        match *option {
+            "--example" => {
+                source = Some(
+                    examples::load(value).ok_or_else(|| format!("no example named {value:?}"))?,
+                );
+                example = Some(value.to_string());
+            }
+            "--set" => changes.push(Change::parse(value).map_err(|e| e.to_string())?),
+            "--seed" => {
+                seed = Some(
+                    value
+                        .parse()
+                        .map_err(|_| format!("--seed wants a whole number, got {value:?}"))?,
+                )
+            }
+            "--until" => until_s = Some(parse_seconds(value)?),
+            _ => return Err(format!("unknown option {option:?}; {USAGE}")),
+        }
+    }
+    let mut scenario =
+        source.ok_or_else(|| format!("compare needs --example NAME or a file; {USAGE}"))?;
+    if let Some(seed) = seed {
+        scenario.seed = seed;
+    }
+    Ok(CompareArgs {
+        scenario,
+        example,
+        variant: Variant { changes },
+        until_s,
+        link,
+    })
+}
+
+/// `--until S`: a time in seconds, within the scenario limits.
+fn parse_seconds(value: &str) -> Result<f64, String> {
+    match value.parse::<f64>() {
+        Ok(s) if (0.0..=brokerlab_core::scenario::limits::TIME_S_MAX).contains(&s) => Ok(s),
+        _ => Err(format!("--until wants seconds, got {value:?}")),
+    }
+}
+
+/// `compare`: both sides to `--until` (or to their end), then the counters side by side.
+fn compare(options: &[&str]) -> Result<(), String> {
+    let args = compare_args(options)?;
+    let mut c =
+        Comparison::new(args.scenario.clone(), args.variant.clone()).map_err(|e| e.to_string())?;
+    match args.until_s {
+        Some(s) => c.advance_to(brokerlab_core::secs_to_us(s)),
+        None => c.run(),
+    }
+    let mut out = String::new();
+    let changes: Vec<String> = args
+        .variant
+        .changes
+        .iter()
+        .map(|ch| format!("{}={}", ch.path, ch.value))
+        .collect();
+    out += &format!(
+        "A: {} (seed {})\nB: A with {}\n",
+        args.scenario.name,
+        args.scenario.seed,
+        changes.join(", ")
+    );
+    out += &format!(
+        "at {:.3} s\n\n{:<28}{:>12}{:>12}{:>12}\n",
+        c.now_us() as f64 / 1e6,
+        "counter",
+        "A",
+        "B",
+        "B − A"
+    );
+    for pair in c.counters().iter().filter(|p| p.a != 0 || p.b != 0) {
+        let mark = if pair.a == pair.b {
+            String::new()
+        } else {
+            format!("{:+}", pair.delta())
+        };
+        out += &format!(
+            "{:<28}{:>12}{:>12}{:>12}\n",
+            pair.name, pair.a, pair.b, mark
+        );
+    }
+    let (sa, sb) = c.summaries();
+    out += &format!(
+        "{:<28}{:>12.3}{:>12.3}\n",
+        "throughput_per_s", sa.throughput_per_s, sb.throughput_per_s
+    );
+    out += &format!(
+        "{:<28}{:>12.3}{:>12.3}\n",
+        "latency_p95_s", sa.latency_p95_s, sb.latency_p95_s
+    );
+    let names: Vec<String> = c.differences().into_iter().map(|p| p.name).collect();
+    out += &format!(
+        "\ndiffering: {}\n",
+        if names.is_empty() {
+            "none".into()
+        } else {
+            names.join(", ")
+        }
+    );
+    if args.link {
+        let shared = link::SharedComparison::of(&c, args.scenario, args.example);
+        out += &format!("{}\n", link::encode_comparison(&shared));
+    }
+    print(&out)
 }
 
 fn start(file: &str) -> Result<Simulation, String> {

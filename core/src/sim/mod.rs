@@ -91,6 +91,9 @@ impl EndReason {
 pub struct Simulation {
     scenario: Scenario,
     rng: SimRng,
+    /// One stream per producer when the scenario splits them (empty: producers draw from
+    /// `rng` like everything else).
+    producer_rngs: Vec<SimRng>,
     events: EventQueue,
     now_us: Micros,
     /// Steps taken so far (a step is one event that changed something, or one command).
@@ -161,6 +164,7 @@ impl Simulation {
         let groups = build_groups(&scenario, &logs);
         let mut sim = Self {
             rng: SimRng::new(scenario.seed),
+            producer_rngs: producer_streams(&scenario),
             events: EventQueue::default(),
             now_us: 0,
             steps: 0,
@@ -363,14 +367,14 @@ impl Simulation {
         }
     }
 
-    /// Applies a user command now and records it in the scenario, so a replay of
-    /// [`Simulation::scenario`] reproduces this run exactly. Returns the step it made.
-    pub fn command(&mut self, fault: Command) -> Result<Step<'_>, ScenarioError> {
-        self.scenario.validate_command("command", &fault)?;
+    /// Whether [`Simulation::command`] would take `fault` now (the checks it makes before
+    /// applying anything), so a caller giving one command to two runs can check both first.
+    pub fn check_command(&self, fault: &Command) -> Result<(), ScenarioError> {
+        self.scenario.validate_command("command", fault)?;
         if let Command::SetPartitions {
             ref log,
             partitions,
-        } = fault
+        } = *fault
         {
             let now = self
                 .scenario
@@ -400,6 +404,13 @@ impl Simulation {
                 problem: format!("the run has ended ({})", reason.describe()),
             });
         }
+        Ok(())
+    }
+
+    /// Applies a user command now and records it in the scenario, so a replay of
+    /// [`Simulation::scenario`] reproduces this run exactly. Returns the step it made.
+    pub fn command(&mut self, fault: Command) -> Result<Step<'_>, ScenarioError> {
+        self.check_command(&fault)?;
         // Recorded commands already due run first, in their recorded order.
         while self
             .scenario
@@ -1060,6 +1071,29 @@ impl Simulation {
             latency_p95_s: self.latencies.percentile_s(95.0),
             latency_p99_s: self.latencies.percentile_s(99.0),
         }
+    }
+}
+
+/// The producers' own random streams, when the scenario asks for them.
+fn producer_streams(scenario: &Scenario) -> Vec<SimRng> {
+    match scenario.random_streams {
+        crate::scenario::RandomStreams::Shared => Vec::new(),
+        crate::scenario::RandomStreams::PerProducer => (0..scenario.producers.len() as u64)
+            .map(|p| SimRng::stream(scenario.seed, p))
+            .collect(),
+    }
+}
+
+/// The generator producer `p` draws from: its own stream if it has one, else the run's.
+/// (Takes the fields, not `self`, so callers may hold a producer at the same time.)
+fn producer_rng<'a>(
+    rng: &'a mut SimRng,
+    streams: &'a mut [SimRng],
+    p: ProducerId,
+) -> &'a mut SimRng {
+    match streams.get_mut(p.index()) {
+        Some(own) => own,
+        None => rng,
     }
 }
 

@@ -24,7 +24,11 @@ impl Simulation {
         let p = &mut self.producers[producer.index()];
         let spec = &self.scenario.producers[producer.index()];
         let at = if spec.script.is_empty() {
-            p.clock.next_arrival(&mut self.rng)
+            p.clock.next_arrival(super::producer_rng(
+                &mut self.rng,
+                &mut self.producer_rngs,
+                producer,
+            ))
         } else {
             spec.script
                 .get(p.script_next)
@@ -61,8 +65,9 @@ impl Simulation {
                 routing_key: m.routing_key.clone(),
             };
         }
-        let key = p.draw_key(&mut self.rng);
-        let poison = (p.payload.poison_share > 0.0 && self.rng.uniform() < p.payload.poison_share)
+        let rng = super::producer_rng(&mut self.rng, &mut self.producer_rngs, producer);
+        let key = p.draw_key(rng);
+        let poison = (p.payload.poison_share > 0.0 && rng.uniform() < p.payload.poison_share)
             .then_some(Poison::MalformedPayload);
         let routing_key = p.next_routing_key();
         Draft {
@@ -76,7 +81,11 @@ impl Simulation {
     /// The producer publishes one poison message now (outside its arrival schedule).
     pub(super) fn create_poison(&mut self, producer: ProducerId, poison: Poison) {
         let p = &mut self.producers[producer.index()];
-        let key = p.draw_key(&mut self.rng);
+        let key = p.draw_key(super::producer_rng(
+            &mut self.rng,
+            &mut self.producer_rngs,
+            producer,
+        ));
         let routing_key = p.next_routing_key();
         let op = p.payload.op;
         self.create(

@@ -1,0 +1,294 @@
+//! A short description of a Kafka setup, as a scenario with partitioned logs and
+//! consumer groups. The format is Broker Lab's own (Kafka has no single export of
+//! topics, groups and producers together), a JSON object:
+//!
+//! ```json
+//! {
+//!   "topics": [{ "name": "orders", "partitions": 6, "replication_factor": 3,
+//!                "retention_ms": 604800000 }],
+//!   "groups": [{ "name": "billing", "topic": "orders", "members": 3,
+//!                "commit": "auto", "auto_commit_interval_ms": 5000,
+//!                "processing_ms": 20, "assignor": "range", "rebalance": "cooperative" }],
+//!   "producers": [{ "topic": "orders", "rate_per_s": 50, "count": 1000,
+//!                   "keys": 100, "key_distribution": "hot", "hot_key_share": 0.3 }]
+//! }
+//! ```
+//!
+//! `commit` is `auto` (the offset is committed every `auto_commit_interval_ms`, Kafka's
+//! default 5,000) or `manual` (after processing). `key_distribution` is `uniform`
+//! (default) or `hot` (key 0 takes `hot_key_share` of the records); `keys: 0` sends
+//! records without a key, spread over partitions. Replication settings are accepted and
+//! noted as not modelled. A topic without a group gets one with a member per partition;
+//! a description without producers gets one per topic. Unknown fields are errors.
+
+use serde::Deserialize;
+
+use super::{parse_json, shown, ImportError, Imported, Note, Notes, ShapeProblem};
+use crate::scenario::{
+    limits, ArrivalProcess, Arrivals, Assignment, CommitMode, GroupSpec, LogSpec, PartitionKey,
+    PayloadSpec, ProducerSpec, Rebalance, Scenario, ServiceTime, SCENARIO_VERSION,
+};
+
+/// Kafka's default `auto.commit.interval.ms`.
+pub const AUTO_COMMIT_INTERVAL_MS: u64 = 5_000;
+/// Defaults of what the description leaves out.
+pub const PROCESSING_MS: f64 = 10.0;
+pub const PRODUCER_RATE_PER_S: f64 = 20.0;
+pub const PRODUCER_COUNT: u64 = 500;
+pub const PRODUCER_KEYS: u32 = 16;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Description {
+    topics: Vec<Topic>,
+    #[serde(default)]
+    groups: Vec<Group>,
+    #[serde(default)]
+    producers: Vec<Producer>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Topic {
+    name: String,
+    partitions: u32,
+    #[serde(default)]
+    retention_ms: Option<u64>,
+    #[serde(default)]
+    replication_factor: Option<u32>,
+    #[serde(default)]
+    min_insync_replicas: Option<u32>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Commit {
+    Auto,
+    Manual,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Group {
+    name: String,
+    topic: String,
+    members: u32,
+    commit: Commit,
+    #[serde(default)]
+    auto_commit_interval_ms: Option<u64>,
+    #[serde(default)]
+    processing_ms: Option<f64>,
+    #[serde(default)]
+    assignor: Option<Assignment>,
+    #[serde(default)]
+    rebalance: Option<Rebalance>,
+}
+
+#[derive(Deserialize, Default, PartialEq)]
+#[serde(rename_all = "snake_case")]
+enum KeyDistribution {
+    #[default]
+    Uniform,
+    Hot,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Producer {
+    topic: String,
+    rate_per_s: f64,
+    count: u64,
+    #[serde(default)]
+    keys: u32,
+    #[serde(default)]
+    key_distribution: KeyDistribution,
+    #[serde(default)]
+    hot_key_share: Option<f64>,
+    #[serde(default)]
+    acks: Option<serde_json::Value>,
+}
+
+/// Imports a Kafka description.
+pub fn import(bytes: &[u8]) -> Result<Imported, ImportError> {
+    let value = parse_json(bytes)?;
+    let d: Description = serde_json::from_value(value).map_err(|e| ImportError::Shape {
+        at: String::new(),
+        problem: ShapeProblem::Invalid {
+            detail: crate::text::escape_controls(&e.to_string()),
+        },
+    })?;
+    if d.topics.is_empty() {
+        return Err(ImportError::Empty);
+    }
+    let mut notes = Notes::default();
+    let producers = producers(&d, &mut notes);
+    let logs = logs(&d, &producers, &mut notes);
+    let groups = groups(&d, &mut notes);
+    let scenario = Scenario {
+        version: SCENARIO_VERSION,
+        name: "kafka-import".into(),
+        description: "Imported from a Kafka description.".into(),
+        seed: 1,
+        producers,
+        queues: Vec::new(),
+        exchanges: Vec::new(),
+        consumers: Vec::new(),
+        logs,
+        groups,
+        broker: Default::default(),
+        commands: Vec::new(),
+        interventions: Vec::new(),
+        sample_every_s: 1.0,
+        end_s: None,
+        random_streams: Default::default(),
+    };
+    scenario.validate().map_err(ImportError::Invalid)?;
+    Ok(Imported {
+        scenario,
+        notes: notes.0,
+    })
+}
+
+fn logs(d: &Description, producers: &[ProducerSpec], notes: &mut Notes) -> Vec<LogSpec> {
+    d.topics
+        .iter()
+        .map(|t| {
+            for (setting, given) in [
+                ("replication_factor", t.replication_factor.is_some()),
+                ("min_insync_replicas", t.min_insync_replicas.is_some()),
+            ] {
+                if given {
+                    notes.push(Note::ReplicationIgnored {
+                        topic: shown(&t.name),
+                        setting: setting.into(),
+                    });
+                }
+            }
+            // Keyless records are spread over partitions; keyed ones go by key.
+            let keyless = producers
+                .iter()
+                .any(|p| p.target == t.name && p.payload.keys == 0);
+            if keyless {
+                notes.push(Note::KeylessSpread {
+                    topic: shown(&t.name),
+                });
+            }
+            LogSpec {
+                name: t.name.clone(),
+                partitions: t.partitions,
+                retention_s: t.retention_ms.map(|ms| ms as f64 / 1000.0),
+                retention_records: None,
+                partition_by: if keyless {
+                    PartitionKey::MessageId
+                } else {
+                    PartitionKey::Key
+                },
+            }
+        })
+        .collect()
+}
+
+fn groups(d: &Description, notes: &mut Notes) -> Vec<GroupSpec> {
+    let mut groups: Vec<GroupSpec> = d.groups.iter().map(group).collect();
+    for t in &d.topics {
+        if !d.groups.iter().any(|g| g.topic == t.name) && groups.len() < limits::GROUPS_MAX {
+            let members = t.partitions.min(limits::MEMBERS_MAX);
+            notes.push(Note::GroupAssumed {
+                topic: shown(&t.name),
+                members,
+            });
+            groups.push(group(&Group {
+                name: format!("{}-readers", t.name),
+                topic: t.name.clone(),
+                members,
+                commit: Commit::Manual,
+                auto_commit_interval_ms: None,
+                processing_ms: None,
+                assignor: None,
+                rebalance: None,
+            }));
+        }
+    }
+    groups
+}
+
+fn group(g: &Group) -> GroupSpec {
+    let commit = match g.commit {
+        Commit::Auto => CommitMode::Auto {
+            every_s: g.auto_commit_interval_ms.unwrap_or(AUTO_COMMIT_INTERVAL_MS) as f64 / 1000.0,
+        },
+        Commit::Manual => CommitMode::AfterProcessing,
+    };
+    GroupSpec {
+        name: g.name.clone(),
+        log: g.topic.clone(),
+        members: g.members,
+        service: ServiceTime::Fixed {
+            seconds: g.processing_ms.unwrap_or(PROCESSING_MS) / 1000.0,
+        },
+        commit,
+        assignment: g.assignor.unwrap_or_default(),
+        rebalance_s: 1.0,
+        idempotency: Default::default(),
+        output: String::new(),
+        transactional: false,
+        sends_email: false,
+        isolation: Default::default(),
+        rebalance: g.rebalance.unwrap_or_default(),
+        ordering: Default::default(),
+        failures: Default::default(),
+        retry: Default::default(),
+        dead_letter: String::new(),
+    }
+}
+
+fn producers(d: &Description, notes: &mut Notes) -> Vec<ProducerSpec> {
+    let mut out: Vec<ProducerSpec> = d.producers.iter().map(producer).collect();
+    for p in d.producers.iter().filter(|p| p.acks.is_some()) {
+        notes.push(Note::ReplicationIgnored {
+            topic: shown(&p.topic),
+            setting: "acks".into(),
+        });
+    }
+    if out.is_empty() {
+        for t in d.topics.iter().take(limits::PRODUCERS_MAX) {
+            notes.push(Note::ProducerAssumed {
+                target: shown(&t.name),
+                rate_per_s: PRODUCER_RATE_PER_S,
+                count: PRODUCER_COUNT,
+            });
+            out.push(producer(&Producer {
+                topic: t.name.clone(),
+                rate_per_s: PRODUCER_RATE_PER_S,
+                count: PRODUCER_COUNT,
+                keys: PRODUCER_KEYS,
+                key_distribution: KeyDistribution::Uniform,
+                hot_key_share: None,
+                acks: None,
+            }));
+        }
+    }
+    out
+}
+
+fn producer(p: &Producer) -> ProducerSpec {
+    let hot_key_share = match p.key_distribution {
+        KeyDistribution::Hot => p.hot_key_share.unwrap_or(0.5),
+        KeyDistribution::Uniform => 0.0,
+    };
+    ProducerSpec {
+        name: String::new(),
+        arrivals: Arrivals::steady(ArrivalProcess::Poisson, p.rate_per_s),
+        count: Some(p.count),
+        target: p.topic.clone(),
+        routing_keys: Vec::new(),
+        payload: PayloadSpec {
+            keys: p.keys,
+            hot_key_share,
+            ..PayloadSpec::default()
+        },
+        script: Vec::new(),
+        publish: Default::default(),
+        handoff: Default::default(),
+    }
+}

@@ -1,0 +1,347 @@
+//! Importing real setups: RabbitMQ definitions files and Kafka descriptions become
+//! scenarios; what the model cannot hold is named, never dropped silently; bad input is
+//! one sentence, never a panic. Fixtures are in `tests/import/`.
+
+#[path = "common/spanish.rs"]
+mod spanish;
+
+use brokerlab_core::import::{kafka, rabbitmq, ImportError, Imported, Item, Note};
+use brokerlab_core::lang::Lang;
+use brokerlab_core::{
+    CommitMode, ExchangeKind, Flavour, Overflow, PartitionKey, QueueType, Scenario, Simulation,
+};
+use proptest::prelude::*;
+use spanish::{digit_runs, english_words};
+
+const SUPPORTED: &str = include_str!("import/rabbitmq-supported.json");
+const UNSUPPORTED: &str = include_str!("import/rabbitmq-unsupported.json");
+const KAFKA: &str = include_str!("import/kafka.json");
+
+fn imported(result: Result<Imported, ImportError>) -> Imported {
+    result.unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The scenario runs to its end, and again from its own JSON the same way.
+fn runs(s: &Scenario) {
+    let again = Scenario::from_json(&s.to_json_pretty()).expect("its JSON loads");
+    assert_eq!(&again, s);
+    let mut sim = Simulation::new(again).unwrap();
+    sim.run();
+    assert!(sim.counters().created > 0);
+    assert_eq!(sim.end_reason(), Some(brokerlab_core::EndReason::Drained));
+}
+
+#[test]
+fn every_supported_rabbitmq_feature_maps_to_the_expected_scenario() {
+    let got = imported(rabbitmq::import(SUPPORTED.as_bytes()));
+    let expected =
+        Scenario::from_json(include_str!("import/rabbitmq-supported.expected.json")).unwrap();
+    assert_eq!(got.scenario, expected);
+    let q = |name: &str| got.scenario.queues.iter().find(|q| q.name == name).unwrap();
+    // Quorum queue: delivery limit, dead-lettering on (it has a dead-letter exchange).
+    let orders = q("orders");
+    assert_eq!(orders.queue_type, QueueType::Quorum);
+    assert_eq!((orders.delivery_limit, orders.dead_letter), (Some(5), true));
+    // Argument and policy both bound the length and the TTL: the lower value applies.
+    let emails = q("emails");
+    assert_eq!((emails.max_length, emails.ttl_s), (Some(500), Some(60.0)));
+    assert_eq!(emails.overflow, Overflow::Reject);
+    assert!(
+        !emails.dead_letter,
+        "no dead-letter exchange: RabbitMQ discards"
+    );
+    // A policy alone; drop-head is RabbitMQ's default overflow; durability kept.
+    let audit = q("audit");
+    assert_eq!((audit.max_length, audit.ttl_s), (Some(50), Some(30.0)));
+    assert_eq!(audit.overflow, Overflow::DropOldest);
+    assert!(!audit.durable);
+    assert!(got
+        .scenario
+        .queues
+        .iter()
+        .all(|q| q.flavour == Flavour::Rabbitmq));
+    let kinds: Vec<ExchangeKind> = got.scenario.exchanges.iter().map(|x| x.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            ExchangeKind::Topic,
+            ExchangeKind::Fanout,
+            ExchangeKind::Direct
+        ]
+    );
+    // Producers for the exchanges that take publishes, not for the dead-letter exchange;
+    // every binding of the topic exchange gets traffic.
+    let targets: Vec<&str> = got
+        .scenario
+        .producers
+        .iter()
+        .map(|p| p.target.as_str())
+        .collect();
+    assert_eq!(targets, ["shop", "broadcast"]);
+    assert_eq!(
+        got.scenario.producers[0].routing_keys,
+        ["order.any", "any.email"]
+    );
+    assert_eq!(got.scenario.consumers.len(), 4);
+    let ignored: Vec<&Note> = got.notes.iter().filter(|n| n.is_ignored()).collect();
+    assert_eq!(
+        ignored,
+        [
+            &Note::SectionIgnored {
+                section: "vhosts".into(),
+                count: 1
+            },
+            &Note::DeadLetterKeptInQueue {
+                queue: "orders".into(),
+                exchange: "dlx".into(),
+                routing_key: Some("orders.dead".into())
+            },
+        ]
+    );
+    runs(&got.scenario);
+}
+
+#[test]
+fn what_the_model_cannot_hold_is_named_item_by_item() {
+    let got = imported(rabbitmq::import(UNSUPPORTED.as_bytes()));
+    let setting = |item, name: &str, setting: &str| Note::SettingIgnored {
+        item,
+        name: name.into(),
+        setting: setting.into(),
+    };
+    let expected = [
+        Note::SectionIgnored {
+            section: "users".into(),
+            count: 1,
+        },
+        Note::PolicyPatternTooComplex {
+            policy: "ha-all".into(),
+            pattern: "^(jobs|tmp)$".into(),
+        },
+        Note::PolicyNotForQueues {
+            policy: "exchanges-only".into(),
+            apply_to: "exchanges".into(),
+        },
+        Note::PolicyKeyIgnored {
+            policy: "lazy".into(),
+            key: "queue-mode".into(),
+        },
+        setting(Item::Queue, "jobs", "x-max-priority"),
+        setting(Item::Queue, "jobs", "x-max-length-bytes"),
+        setting(Item::Queue, "jobs", "x-single-active-consumer"),
+        setting(Item::Queue, "tmp", "x-expires"),
+        setting(Item::Queue, "tmp", "auto_delete"),
+        setting(Item::Exchange, "work", "alternate-exchange"),
+        Note::RejectPublishDlxAsReject {
+            queue: "jobs".into(),
+        },
+        Note::DeliveryLimitOnClassic {
+            queue: "jobs".into(),
+        },
+        Note::StreamQueueIgnored {
+            queue: "events".into(),
+        },
+        Note::OtherVhost {
+            item: Item::Queue,
+            name: "jobs".into(),
+            vhost: "staging".into(),
+        },
+        Note::ValueIgnored {
+            item: Item::Queue,
+            name: "tmp".into(),
+            setting: "x-message-ttl".into(),
+            value: "-5".into(),
+        },
+        Note::ExchangeTypeIgnored {
+            exchange: "by-header".into(),
+            kind: "headers".into(),
+        },
+        Note::ExchangeRenamed {
+            exchange: "jobs".into(),
+            now: "jobs (exchange)".into(),
+        },
+        Note::BindingArgumentsIgnored {
+            source: "work".into(),
+            destination: "jobs".into(),
+        },
+        Note::ExchangeBindingIgnored {
+            source: "work".into(),
+            destination: "jobs".into(),
+        },
+        Note::BindingIgnored {
+            source: "work".into(),
+            destination: "events".into(),
+        },
+    ];
+    for note in &expected {
+        assert!(
+            got.notes.contains(note),
+            "missing {note:?} in {:#?}",
+            got.notes
+        );
+    }
+    // The argument's and the policy's lengths: the lower one; reject-publish-dlx refuses.
+    let jobs = &got.scenario.queues[0];
+    assert_eq!((jobs.name.as_str(), jobs.max_length), ("jobs", Some(10)));
+    assert_eq!(
+        (jobs.overflow, jobs.delivery_limit),
+        (Overflow::Reject, None)
+    );
+    let names: Vec<&str> = got
+        .scenario
+        .queues
+        .iter()
+        .map(|q| q.name.as_str())
+        .collect();
+    assert_eq!(names, ["jobs", "tmp"]);
+    runs(&got.scenario);
+}
+
+#[test]
+fn a_kafka_description_becomes_logs_and_groups() {
+    let got = imported(kafka::import(KAFKA.as_bytes()));
+    let expected = Scenario::from_json(include_str!("import/kafka.expected.json")).unwrap();
+    assert_eq!(got.scenario, expected);
+    let s = &got.scenario;
+    assert_eq!(
+        (s.logs[0].partitions, s.logs[0].retention_s),
+        (6, Some(600.0))
+    );
+    assert_eq!(s.logs[1].partition_by, PartitionKey::MessageId);
+    assert_eq!(s.groups[0].commit, CommitMode::AfterProcessing);
+    assert_eq!(s.groups[1].commit, CommitMode::Auto { every_s: 2.0 });
+    assert_eq!(s.groups[2].name, "clicks-readers");
+    assert_eq!(s.producers[0].payload.hot_key_share, 0.3);
+    assert!(got.notes.contains(&Note::ReplicationIgnored {
+        topic: "orders".into(),
+        setting: "replication_factor".into()
+    }));
+    assert!(got.notes.contains(&Note::GroupAssumed {
+        topic: "clicks".into(),
+        members: 4
+    }));
+    runs(s);
+}
+
+#[test]
+fn a_bare_kafka_topic_gets_a_producer_and_a_group() {
+    let got = imported(kafka::import(
+        br#"{"topics":[{"name":"t","partitions":3}]}"#,
+    ));
+    assert_eq!(got.scenario.producers.len(), 1);
+    assert_eq!(got.scenario.groups[0].members, 3);
+    assert!(got.notes.iter().any(|n| !n.is_ignored()));
+    runs(&got.scenario);
+}
+
+fn assert_one_sentence(e: &ImportError, input: &str) {
+    for lang in Lang::ALL {
+        let text = e.describe(lang);
+        assert!(
+            text.ends_with('.') && !text.contains('\n') && !text.is_empty(),
+            "{input}: {text}"
+        );
+    }
+}
+
+#[test]
+fn a_name_the_model_cannot_take_leaves_its_item_out() {
+    let long = "q".repeat(100);
+    let json = format!(
+        r#"{{"queues": [{{"name": "{long}"}}, {{"name": "ok"}}],
+            "exchanges": [{{"name": "{long}", "type": "fanout"}}],
+            "bindings": [{{"source": "{long}", "destination": "ok", "destination_type": "queue"}}]}}"#
+    );
+    let got = imported(rabbitmq::import(json.as_bytes()));
+    let names: Vec<&str> = got
+        .scenario
+        .queues
+        .iter()
+        .map(|q| q.name.as_str())
+        .collect();
+    assert_eq!(names, ["ok"]);
+    assert!(got.scenario.exchanges.is_empty());
+    for item in [Item::Queue, Item::Exchange] {
+        let note = Note::NameTooLong {
+            item,
+            name: format!("{}…", "q".repeat(80)),
+        };
+        assert!(got.notes.contains(&note), "{:#?}", got.notes);
+    }
+    runs(&got.scenario);
+}
+
+#[test]
+fn malformed_input_is_one_sentence_in_both_languages() {
+    let big = " ".repeat(2 << 20);
+    let cases = [
+        "",
+        "not json",
+        "[1, 2]",
+        r#"{"queues": 5}"#,
+        r#"{"queues": [{"durable": true}]}"#,
+        r#"{"queues": []}"#,
+        r#"{"queues": [{"name": "q"}], "bindings": [{"source": "x"}]}"#,
+        r#"{"queues": [{"name": ""}]}"#,
+        r#"{"queues": [{"name": "a\nb"}], "exchanges": 3}"#,
+        big.as_str(),
+    ];
+    for input in cases {
+        let e = rabbitmq::import(input.as_bytes()).expect_err(input);
+        assert_one_sentence(&e, &input[..input.len().min(40)]);
+    }
+    for input in [
+        "{}",
+        r#"{"topics": []}"#,
+        r#"{"topics": [{"name": "t", "partitions": 0}]}"#,
+        r#"{"topics": [{"name": "t", "partitions": 1, "colour": "red"}]}"#,
+        r#"{"topics": [{"name": "t", "partitions": 1}], "groups": [{"name": "g", "topic": "nope", "members": 1, "commit": "auto"}]}"#,
+        r#"{"topics": [{"name": "t", "partitions": 1}], "producers": [{"topic": "t", "rate_per_s": -1, "count": 5}]}"#,
+    ] {
+        let e = kafka::import(input.as_bytes()).expect_err(input);
+        assert_one_sentence(&e, input);
+    }
+}
+
+#[test]
+fn notes_read_as_spanish_in_spanish() {
+    let mut notes = imported(rabbitmq::import(UNSUPPORTED.as_bytes())).notes;
+    notes.extend(imported(rabbitmq::import(SUPPORTED.as_bytes())).notes);
+    notes.extend(imported(kafka::import(KAFKA.as_bytes())).notes);
+    for note in &notes {
+        let (en, es) = (note.describe(Lang::En), note.describe(Lang::Es));
+        assert_eq!(note.to_string(), en);
+        assert_ne!(en, es);
+        assert_eq!(english_words(&es), Vec::<String>::new(), "{es}");
+        assert_eq!(digit_runs(&en), digit_runs(&es), "{en} / {es}");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
+        for result in [rabbitmq::import(&bytes), kafka::import(&bytes)] {
+            if let Err(e) = result {
+                assert_one_sentence(&e, "bytes");
+            }
+        }
+    }
+
+    #[test]
+    fn damaged_fixtures_never_panic(at in 0usize..4_000, byte in any::<u8>(), cut in 0usize..4_000) {
+        for fixture in [SUPPORTED, UNSUPPORTED, KAFKA] {
+            let mut bytes = fixture.as_bytes().to_vec();
+            let i = at % bytes.len();
+            bytes[i] = byte;
+            bytes.truncate(bytes.len() - cut % 8);
+            for result in [rabbitmq::import(&bytes), kafka::import(&bytes)] {
+                match result {
+                    Ok(got) => prop_assert!(got.scenario.validate().is_ok()),
+                    Err(e) => assert_one_sentence(&e, "damaged"),
+                }
+            }
+        }
+    }
+}
