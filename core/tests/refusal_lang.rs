@@ -145,7 +145,7 @@ fn a_refused_link_reads_in_spanish() {
     far.step = link::LINK_STEP_MAX + 1;
     broken.push(link::encode(&far));
     for text in broken {
-        let en = link::decode(&text).err().expect("refused").to_string();
+        let en = link::decode(&text).expect_err("refused").to_string();
         let es = link_problem_in(&en, Lang::Es);
         assert_ne!(es, en);
         let padded = format!(" {es} ");
@@ -172,7 +172,7 @@ fn broken_json_reads_in_spanish() {
         good.replacen(",", "", 1),
         good[..good.len() / 2].to_string(),
     ] {
-        let e = Scenario::from_json(&text).err().expect("refused");
+        let e = Scenario::from_json(&text).expect_err("refused");
         let es = e.problem_in(Lang::Es);
         let padded = format!(" {es} ");
         for word in ENGLISH.iter().chain(&["EOF", "while", "trailing"]) {
