@@ -284,3 +284,40 @@ fn the_work_estimate_counts_dependency_calls() {
     let (a, b) = (with.work_estimate().steps, without.work_estimate().steps);
     assert!(a > 2.0 * b - with.work_estimate().messages, "{a} vs {b}");
 }
+
+#[test]
+fn the_runner_reports_goodput_and_each_dependency() {
+    let mut scenario = examples::load("dep-metastable").unwrap();
+    scenario.end_s = Some(20.0);
+    let mut sim = Simulation::new(scenario).unwrap();
+    sim.run();
+    let report = brokerlab_core::Report::of(&sim);
+    let csv = report.series_csv();
+    let header = csv.lines().next().unwrap();
+    assert!(
+        header.starts_with("t_s,backlog,"),
+        "the usual columns first"
+    );
+    assert!(header.contains(",goodput_per_s,throughput_per_s,db_in_service,db_queued,"));
+    let columns = header.split(',').count();
+    assert!(csv.lines().all(|l| l.split(',').count() == columns));
+    let json: serde_json::Value = serde_json::from_str(&report.to_json()).unwrap();
+    assert_eq!(json["dependencies"][0]["name"], "db");
+    assert!(json["dependencies"][0]["load"]["overloaded"]
+        .as_bool()
+        .unwrap());
+    let goodput = json["flow"]["goodput_per_s"].as_f64().unwrap();
+    let throughput = json["flow"]["throughput_per_s"].as_f64().unwrap();
+    assert!(
+        goodput < throughput,
+        "retries are attempts, not completions"
+    );
+    // Without dependencies, the CSV keeps exactly its columns.
+    let mut plain = Simulation::new(examples::load("mm1").unwrap()).unwrap();
+    plain.run_until(secs_to_us(5.0));
+    let plain = brokerlab_core::Report::of(&plain);
+    assert_eq!(
+        plain.series_csv(),
+        brokerlab_core::series_csv(&plain.series)
+    );
+}
