@@ -220,6 +220,23 @@ impl Scenario {
             .fold(1.0, f64::max)
     }
 
+    /// Steps one delivery attempt takes for the consumers of queue `q`: one, or three
+    /// when their handler calls a dependency (the call, its answer or timeout, and the
+    /// request served). How many attempts a dependency's timeouts cause depends on the
+    /// run, like transient failures: the run's own step budget ends a storm that never
+    /// stops.
+    fn steps_per_attempt(&self, q: usize) -> f64 {
+        let calls = self
+            .consumers
+            .iter()
+            .any(|c| self.queue_of(c) == q && !c.calls.is_empty());
+        if calls {
+            3.0
+        } else {
+            1.0
+        }
+    }
+
     /// The whole estimate. Assumes a validated scenario (names resolve).
     pub fn work_estimate(&self) -> WorkEstimate {
         let mut est = WorkEstimate::default();
@@ -245,7 +262,7 @@ impl Scenario {
         let deliveries: f64 = copies_by_queue
             .iter()
             .enumerate()
-            .map(|(q, n)| n * self.attempts_per_copy(q))
+            .map(|(q, n)| n * self.attempts_per_copy(q) * self.steps_per_attempt(q))
             .sum();
         est.steps = est.messages + deliveries + reads;
         est

@@ -75,6 +75,8 @@ pub struct Consumer {
     /// Deliveries it may still hold above a prefetch that was lowered while it held them
     /// (0 once a delivery is made under the current prefetch).
     pub prefetch_grace: u32,
+    /// The dependency its handler calls after its own work, if any.
+    pub dependency: Option<u32>,
 }
 
 impl Consumer {
@@ -114,6 +116,7 @@ impl Consumer {
             stopped: false,
             pending_ack: None,
             prefetch_grace: 0,
+            dependency: None,
         }
     }
 
@@ -138,8 +141,11 @@ impl Consumer {
             gap_timeout_s: Some(crate::time::us_to_secs(self.gap_timeout_us)),
             on_gap_timeout: self.on_gap_timeout,
             sends_email: self.sends_email,
+            calls: String::new(),
         };
-        Self::new(&settings, name, self.queue)
+        let mut fresh = Self::new(&settings, name, self.queue);
+        fresh.dependency = self.dependency;
+        fresh
     }
 
     /// Deliveries held: buffered plus being processed.

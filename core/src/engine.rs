@@ -107,6 +107,17 @@ pub enum Event {
         member: MemberId,
         incarnation: u32,
     },
+    /// A dependency finishes serving request `request` (sent at `sent_us` for `msg`).
+    DependencyServed {
+        dependency: u32,
+        request: u64,
+        msg: MsgId,
+        sent_us: Micros,
+    },
+    /// The caller of request `request` stops waiting for it.
+    CallTimeout {
+        request: u64,
+    },
 }
 
 #[derive(Clone, Debug)]

@@ -25,7 +25,28 @@ pub fn check(sim: &Simulation) -> Result<(), String> {
     check_copies(sim)?;
     check_queues(sim)?;
     check_effects(sim)?;
+    check_dependencies(sim)?;
     check_processes(sim)
+}
+
+/// Every request a dependency admitted is answered, wasted, shed, in service or in its
+/// line; a caller waits only for a request still there.
+fn check_dependencies(sim: &Simulation) -> Result<(), String> {
+    for (d, dep) in sim.dependencies_raw().iter().enumerate() {
+        let c = dep.counters;
+        let open = u64::from(dep.in_service) + dep.line.len() as u64;
+        ensure(c.calls == c.answered + c.wasted + c.shed + open, || {
+            format!(
+                "dependency {d}: {} calls but {} answered, {} wasted, {} shed and {open} open",
+                c.calls, c.answered, c.wasted, c.shed
+            )
+        })?;
+        let waiting = sim.calls_waiting(d as u32) as u64;
+        ensure(waiting <= open, || {
+            format!("dependency {d}: {waiting} callers wait for {open} open requests")
+        })?;
+    }
+    Ok(())
 }
 
 fn check_messages(sim: &Simulation) -> Result<(), String> {

@@ -38,6 +38,7 @@
 
 pub mod compare;
 pub mod database;
+pub mod dependency;
 pub mod examples;
 pub mod import;
 pub mod invariants;
@@ -70,9 +71,13 @@ mod time;
 
 pub use budget::WorkEstimate;
 pub use consumer::ConsumerView;
+pub use dependency::{
+    Admission, BreakerSpec, BreakerState, DependencyCounters, DependencyLoad, DependencySample,
+    DependencySpec, DependencyView, RetryBudget, Slowdown,
+};
 pub use log::PartitionView;
 pub use message::{DeadLetter, Fate, Message, MessageCopy, PublishFate};
-pub use metrics::{Counters, GroupSample, QueueSample, Sample, Summary};
+pub use metrics::{Counters, FlowSample, GroupSample, QueueSample, Sample, Summary};
 pub use producer::{JobCounts, OutboxRow};
 pub use queue::QueueView;
 pub use report::{series_csv, Report};
@@ -91,4 +96,5 @@ pub use step::{
     Attempt, ConsumerId, CopyId, Fact, GroupId, LogId, MemberId, MsgId, ProducerId, QueueId,
     Setting, Step, Trigger,
 };
+pub use step::{CallRefusal, DependencyId};
 pub use time::{secs_to_us, us_to_secs, Micros};

@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 
+use crate::dependency::DependencySample;
 use crate::scenario::limits::SAMPLES_MAX;
 use crate::time::{us_to_secs, Micros};
 
@@ -134,6 +135,39 @@ pub struct GroupSample {
     pub members_up: u32,
 }
 
+/// Useful work against attempts at one sample time: goodput next to throughput.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct FlowSample {
+    /// Copies finished so far (effect applied, or skipped for a stated reason).
+    pub done: u64,
+    /// Handler attempts started so far, retries included.
+    pub attempts: u64,
+    /// Copies finished per second over the last interval: useful completions.
+    pub goodput_per_s: f64,
+    /// Handler attempts per second over the last interval, retries included.
+    pub throughput_per_s: f64,
+}
+
+impl FlowSample {
+    /// The sample after `prev`, `dt_s` later, from the running totals.
+    pub fn next(prev: Option<&FlowSample>, done: u64, attempts: u64, dt_s: f64) -> Self {
+        let rate = |now: u64, before: u64| {
+            if dt_s > 0.0 {
+                now.saturating_sub(before) as f64 / dt_s
+            } else {
+                0.0
+            }
+        };
+        let (d0, a0) = prev.map_or((0, 0), |p| (p.done, p.attempts));
+        Self {
+            done,
+            attempts,
+            goodput_per_s: rate(done, d0),
+            throughput_per_s: rate(attempts, a0),
+        }
+    }
+}
+
 /// Samples at a fixed interval. When it would exceed [`SAMPLES_MAX`], every other sample
 /// is dropped and the interval doubles, so memory stays bounded on any run length.
 #[derive(Clone, Debug)]
@@ -144,16 +178,42 @@ pub struct Series {
     /// Per entity, in step with `samples`: each queue's and each log group's values.
     queues: Vec<Vec<QueueSample>>,
     groups: Vec<Vec<GroupSample>>,
+    /// Goodput and throughput, and each dependency's values.
+    flow: Vec<FlowSample>,
+    deps: Vec<Vec<DependencySample>>,
 }
 
 impl Series {
-    pub fn new(every_us: Micros, queues: usize, groups: usize) -> Self {
+    pub fn new(every_us: Micros, queues: usize, groups: usize, deps: usize) -> Self {
         Self {
             every_us,
             next_us: 0,
             samples: Vec::new(),
             queues: vec![Vec::new(); queues],
             groups: vec![Vec::new(); groups],
+            flow: Vec::new(),
+            deps: vec![Vec::new(); deps],
+        }
+    }
+
+    /// The interval between samples now (it doubles when the series is thinned).
+    pub fn every_us(&self) -> Micros {
+        self.every_us
+    }
+
+    pub fn flow_samples(&self) -> &[FlowSample] {
+        &self.flow
+    }
+
+    pub fn dependency_samples(&self, d: usize) -> &[DependencySample] {
+        self.deps.get(d).map_or(&[], Vec::as_slice)
+    }
+
+    /// Records the flow and the dependencies' values of the sample being pushed next.
+    pub fn push_flow(&mut self, flow: FlowSample, deps: &[DependencySample]) {
+        self.flow.push(flow);
+        for (series, s) in self.deps.iter_mut().zip(deps) {
+            series.push(*s);
         }
     }
 
@@ -191,6 +251,8 @@ impl Series {
             halve(&mut self.samples);
             self.queues.iter_mut().for_each(halve);
             self.groups.iter_mut().for_each(halve);
+            halve(&mut self.flow);
+            self.deps.iter_mut().for_each(halve);
             self.every_us = self.every_us.saturating_mul(2);
             let last = self.samples.last().map_or(0.0, |s| s.t_s);
             self.next_us = crate::time::secs_to_us(last).saturating_add(self.every_us);

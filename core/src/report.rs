@@ -7,8 +7,9 @@ use serde::Serialize;
 use crate::database::GroupTables;
 use crate::producer::JobCounts;
 
+use crate::dependency::{DependencyLoad, DependencySample, DependencyView};
 use crate::log::PartitionView;
-use crate::metrics::{GroupSample, QueueSample, Sample, Summary};
+use crate::metrics::{FlowSample, GroupSample, QueueSample, Sample, Summary};
 use crate::queue::QueueView;
 use crate::sim::Simulation;
 
@@ -34,6 +35,27 @@ pub struct Report {
     /// The database of each consumer group (a queue's consumers, then each log group).
     pub database: Vec<DatabaseReport>,
     pub series: Vec<Sample>,
+    /// Goodput (copies finished per second) next to throughput (handler attempts per
+    /// second), over the whole run and as a series in step with `series`.
+    pub flow: FlowReport,
+    /// Each dependency at the end: its state, its load against capacity, its series.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub dependencies: Vec<DependencyReport>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct FlowReport {
+    pub goodput_per_s: f64,
+    pub throughput_per_s: f64,
+    pub series: Vec<FlowSample>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct DependencyReport {
+    pub name: String,
+    pub end: DependencyView,
+    pub load: Option<DependencyLoad>,
+    pub series: Vec<DependencySample>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -120,6 +142,34 @@ impl Report {
                 .collect(),
             database: Self::database(sim),
             series: sim.series().to_vec(),
+            flow: Self::flow(sim),
+            dependencies: (0..sim.dependency_count())
+                .filter_map(|d| {
+                    let end = sim.dependency(d)?;
+                    Some(DependencyReport {
+                        name: end.name.clone(),
+                        end,
+                        load: sim.dependency_load(d),
+                        series: sim.dependency_series(d).to_vec(),
+                    })
+                })
+                .collect(),
+        }
+    }
+
+    fn flow(sim: &Simulation) -> FlowReport {
+        let elapsed_s = crate::time::us_to_secs(sim.now_us());
+        let per_s = |n: u64| {
+            if elapsed_s > 0.0 {
+                n as f64 / elapsed_s
+            } else {
+                0.0
+            }
+        };
+        FlowReport {
+            goodput_per_s: per_s(sim.counters().done),
+            throughput_per_s: per_s(sim.handler_attempts()),
+            series: sim.flow_series().to_vec(),
         }
     }
 
@@ -138,8 +188,60 @@ impl Report {
         serde_json::to_string_pretty(self).expect("a report always serializes")
     }
 
+    /// The series as CSV; with dependencies, goodput, throughput and each dependency's
+    /// figures follow the usual columns.
     pub fn series_csv(&self) -> String {
-        series_csv(&self.series)
+        let plain = series_csv(&self.series);
+        if self.dependencies.is_empty() {
+            return plain;
+        }
+        let mut out = String::new();
+        for (i, line) in plain.lines().enumerate() {
+            out.push_str(line);
+            match i {
+                0 => out.push_str(&self.dependency_header()),
+                _ => out.push_str(&self.dependency_row(i - 1)),
+            }
+            out.push('\n');
+        }
+        out
+    }
+
+    fn dependency_header(&self) -> String {
+        let mut h = String::from(",goodput_per_s,throughput_per_s");
+        for d in &self.dependencies {
+            // Names are untrusted text: keep the header one CSV cell per column.
+            let n: String = d
+                .name
+                .chars()
+                .map(|c| if c.is_alphanumeric() { c } else { '_' })
+                .collect();
+            h += &format!(",{n}_in_service,{n}_queued,{n}_oldest_age_s,{n}_calls_per_s,{n}_goodput_per_s,{n}_error_rate,{n}_breaker_open");
+        }
+        h
+    }
+
+    fn dependency_row(&self, i: usize) -> String {
+        let f = self.flow.series.get(i).copied().unwrap_or_default();
+        let mut row = format!(",{},{}", f.goodput_per_s, f.throughput_per_s);
+        for d in &self.dependencies {
+            match d.series.get(i) {
+                Some(s) => {
+                    row += &format!(
+                        ",{},{},{},{},{},{},{}",
+                        s.in_service,
+                        s.queued,
+                        s.oldest_age_s,
+                        s.calls_per_s,
+                        s.goodput_per_s,
+                        s.error_rate,
+                        u8::from(s.breaker_open)
+                    )
+                }
+                None => row += ",,,,,,,",
+            }
+        }
+        row
     }
 }
 

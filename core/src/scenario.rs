@@ -6,6 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::dependency::{Admission, BreakerSpec, DependencySpec, RetryBudget, Slowdown};
 use crate::ids::{ConsumerId, GroupId, ProducerId};
 use crate::time::{secs_to_us, Micros};
 
@@ -122,6 +123,9 @@ pub struct Scenario {
     pub groups: Vec<GroupSpec>,
     #[serde(default, skip_serializing_if = "BrokerSpec::is_default")]
     pub broker: BrokerSpec,
+    /// Databases and downstream APIs with a capacity, called by consumers' handlers.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dependencies: Vec<DependencySpec>,
     /// Commands (faults and setting changes) that happen at a given simulated time.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub commands: Vec<ScheduledCommand>,
@@ -656,6 +660,10 @@ pub struct ConsumerSpec {
     /// redelivery the idempotency check does not catch sends it again.
     #[serde(default, skip_serializing_if = "is_false")]
     pub sends_email: bool,
+    /// The dependency (by name) the handler calls for each batch, after its own work:
+    /// the call's failures and timeouts are the handler's failures.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub calls: String,
 }
 
 /// What a `wait_for_gap` consumer does with a message whose predecessor never came.
@@ -1159,6 +1167,47 @@ pub enum Command {
         queue: String,
         poison: Poison,
     },
+
+    // Dependencies (each names one by its scenario name).
+    /// Every request the dependency starts in the next `for_s` seconds takes `factor`
+    /// times longer (the trigger of a retry storm).
+    SlowDependency {
+        dependency: String,
+        factor: f64,
+        for_s: f64,
+    },
+    /// The dependency's slots and service time from now on (requests in service keep
+    /// the time they started with).
+    SetDependencyCapacity {
+        dependency: String,
+        concurrency: u32,
+        service: ServiceTime,
+    },
+    /// Calls made from now on give up after this long.
+    SetDependencyTimeout {
+        dependency: String,
+        timeout_s: f64,
+    },
+    /// The callers' retry budget from now on (none: retry whatever fails); a new budget
+    /// starts full.
+    SetRetryBudget {
+        dependency: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        retry_budget: Option<RetryBudget>,
+    },
+    /// The callers' circuit breaker from now on (none: no breaker); it starts closed.
+    SetBreaker {
+        dependency: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        breaker: Option<BreakerSpec>,
+    },
+    /// The dependency's admission control from now on (none: it serves every request it
+    /// admitted). Setting it sheds at once what has already waited longer than the limit.
+    SetAdmission {
+        dependency: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        admission: Option<Admission>,
+    },
 }
 
 impl Command {
@@ -1208,14 +1257,14 @@ impl std::fmt::Display for ScenarioError {
 
 impl std::error::Error for ScenarioError {}
 
-fn err(field: impl Into<String>, problem: impl Into<String>) -> ScenarioError {
+pub(crate) fn err(field: impl Into<String>, problem: impl Into<String>) -> ScenarioError {
     ScenarioError {
         field: field.into(),
         problem: problem.into(),
     }
 }
 
-fn check_range(field: &str, v: f64, min: f64, max: f64) -> Result<(), ScenarioError> {
+pub(crate) fn check_range(field: &str, v: f64, min: f64, max: f64) -> Result<(), ScenarioError> {
     if !v.is_finite() {
         return Err(err(field, "must be a finite number"));
     }
@@ -1228,7 +1277,7 @@ fn check_range(field: &str, v: f64, min: f64, max: f64) -> Result<(), ScenarioEr
     Ok(())
 }
 
-fn check_count(field: &str, v: u64, min: u64, max: u64) -> Result<(), ScenarioError> {
+pub(crate) fn check_count(field: &str, v: u64, min: u64, max: u64) -> Result<(), ScenarioError> {
     if v < min || v > max {
         return Err(err(
             field,
@@ -1238,14 +1287,14 @@ fn check_count(field: &str, v: u64, min: u64, max: u64) -> Result<(), ScenarioEr
     Ok(())
 }
 
-fn check_text(field: &str, s: &str, max: usize) -> Result<(), ScenarioError> {
+pub(crate) fn check_text(field: &str, s: &str, max: usize) -> Result<(), ScenarioError> {
     if s.chars().count() > max {
         return Err(err(field, format!("is longer than {max} characters")));
     }
     Ok(())
 }
 
-fn check_len<T>(field: &str, v: &[T], max: usize) -> Result<(), ScenarioError> {
+pub(crate) fn check_len<T>(field: &str, v: &[T], max: usize) -> Result<(), ScenarioError> {
     if v.len() > max {
         return Err(err(field, format!("at most {max} entries")));
     }
@@ -1299,6 +1348,10 @@ impl Scenario {
 
     pub fn queue_index(&self, name: &str) -> Option<usize> {
         self.queues.iter().position(|q| q.name == name)
+    }
+
+    pub fn dependency_index(&self, name: &str) -> Option<usize> {
+        self.dependencies.iter().position(|d| d.name == name)
     }
 
     pub fn log_index(&self, name: &str) -> Option<usize> {
@@ -1372,10 +1425,30 @@ impl Scenario {
                 format!("would publish about {messages} messages; the limit is {MESSAGES_MAX} (set a count or end_s)"),
             ));
         }
+        self.validate_dependencies()?;
         self.validate_consumers()?;
         self.validate_logs()?;
         // Last: the estimate reads names and counts the checks above have bounded.
         self.work_estimate().check()
+    }
+
+    fn validate_dependencies(&self) -> Result<(), ScenarioError> {
+        check_len(
+            "dependencies",
+            &self.dependencies,
+            crate::dependency::DEPENDENCIES_MAX,
+        )?;
+        for (i, d) in self.dependencies.iter().enumerate() {
+            let field = format!("dependencies[{i}]");
+            crate::dependency::validate(&field, d)?;
+            if self.dependencies[..i].iter().any(|o| o.name == d.name) {
+                return Err(err(
+                    format!("{field}.name"),
+                    "another dependency has this name",
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Members a group may gain by commands: each join rebalances over every member, so
@@ -1687,6 +1760,12 @@ impl Scenario {
             )?;
         }
         validate_retry(&f("retry"), &c.retry)?;
+        if !c.calls.is_empty() && self.dependency_index(&c.calls).is_none() {
+            return Err(err(
+                f("calls"),
+                format!("there is no dependency {:?}", c.calls),
+            ));
+        }
         Ok(())
     }
 
@@ -1858,6 +1937,12 @@ impl Scenario {
             | Command::SetIdempotency { .. }
             | Command::SetOrdering { .. }
             | Command::SetRetry { .. } => check.consumer_setting(fault),
+            Command::SlowDependency { .. }
+            | Command::SetDependencyCapacity { .. }
+            | Command::SetDependencyTimeout { .. }
+            | Command::SetRetryBudget { .. }
+            | Command::SetBreaker { .. }
+            | Command::SetAdmission { .. } => check.dependency_command(fault),
         }
     }
 
@@ -1919,6 +2004,15 @@ impl CommandCheck<'_> {
             Some(_) => Ok(()),
             None => Err(self.err("queue", format!("there is no queue {queue:?}"))),
         }
+    }
+
+    /// Commands about a dependency: it exists, and the new values are in range.
+    fn dependency_command(&self, fault: &Command) -> Result<(), ScenarioError> {
+        let d = crate::dependency::command_target(fault);
+        if self.scenario.dependency_index(d).is_none() {
+            return Err(self.err("dependency", format!("there is no dependency {d:?}")));
+        }
+        crate::dependency::validate_command(self.field, fault)
     }
 
     /// Settings of a queue's consumers need a queue that has consumers to copy from.
@@ -2168,7 +2262,7 @@ fn validate_schedule(field: &str, schedule: &[RateSegment]) -> Result<(), Scenar
     Ok(())
 }
 
-fn validate_service(field: &str, service: &ServiceTime) -> Result<(), ScenarioError> {
+pub(crate) fn validate_service(field: &str, service: &ServiceTime) -> Result<(), ScenarioError> {
     match *service {
         ServiceTime::Fixed { seconds } => check_range(
             &format!("{field}.fixed.seconds"),

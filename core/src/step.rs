@@ -64,6 +64,9 @@ pub enum DeadLetterReason {
     MaxLength,
     /// RabbitMQ: its time to live ran out with dead-lettering on.
     Expired,
+    /// Its handler's dependency call failed and the callers' retry budget had too few
+    /// tokens left to retry it.
+    RetryBudgetExhausted,
 }
 
 /// Why an ack changed nothing at the broker.
@@ -98,7 +101,28 @@ pub enum Failure {
     Poison(Poison),
     /// Another message of its atomic batch failed: the whole batch rolled back.
     BatchRolledBack,
+    /// The handler's call to its dependency took longer than the caller's timeout.
+    DependencyTimeout,
+    /// The call was refused at once, for the reason given.
+    CallRefused(CallRefusal),
 }
+
+/// Why a call to a dependency failed at once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CallRefusal {
+    /// Its line was full.
+    LineFull,
+    /// Admission control: its oldest waiting request had waited longer than allowed.
+    OldestTooOld,
+    /// It was down (connection refused).
+    Outage,
+    /// The callers' circuit breaker was open: the call never left.
+    CircuitOpen,
+}
+
+/// A dependency, numbered in the scenario's order.
+pub type DependencyId = u32;
 
 /// How a duplicate was recognised.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -752,6 +776,86 @@ pub enum Fact {
         version: u32,
         current: u32,
     },
+
+    // --- dependencies ----------------------------------------------------------------------
+    /// A handler called its dependency for a batch whose first message is `msg`; `ahead`
+    /// requests were already waiting in its line.
+    DependencyCalled {
+        msg: MsgId,
+        copy: CopyId,
+        consumer: ConsumerId,
+        dependency: DependencyId,
+        request: u64,
+        ahead: u32,
+    },
+    /// The dependency answered while its caller still waited: useful work.
+    DependencyAnswered {
+        msg: MsgId,
+        consumer: ConsumerId,
+        dependency: DependencyId,
+        request: u64,
+        took_us: Micros,
+    },
+    /// The caller gave up waiting; the request stays at the dependency all the same.
+    CallTimedOut {
+        msg: MsgId,
+        copy: CopyId,
+        consumer: ConsumerId,
+        dependency: DependencyId,
+        request: u64,
+    },
+    /// The dependency finished a request whose caller had already gone: wasted work.
+    WorkWasted {
+        msg: MsgId,
+        dependency: DependencyId,
+        request: u64,
+        late_by_us: Micros,
+    },
+    /// A call failed at once without being served.
+    CallRejected {
+        msg: MsgId,
+        copy: CopyId,
+        consumer: ConsumerId,
+        dependency: DependencyId,
+        why: CallRefusal,
+    },
+    /// Admission control dropped a request that had waited too long, instead of serving it.
+    RequestShed {
+        msg: MsgId,
+        dependency: DependencyId,
+        request: u64,
+        waited_us: Micros,
+    },
+    /// The retry budget had too few tokens: the failed message is not retried.
+    RetryDenied {
+        msg: MsgId,
+        copy: CopyId,
+        consumer: ConsumerId,
+        dependency: DependencyId,
+        tokens_milli: u64,
+    },
+    /// The circuit breaker opened after `failures` failed calls in a row.
+    BreakerOpened {
+        dependency: DependencyId,
+        failures: u32,
+        until_us: Micros,
+    },
+    /// The breaker's open time is over: one probe call goes through.
+    BreakerHalfOpen {
+        dependency: DependencyId,
+    },
+    /// The probe succeeded: calls go through again.
+    BreakerClosed {
+        dependency: DependencyId,
+    },
+    /// Requests the dependency starts until `until_us` take `factor_milli`/1000 times
+    /// longer.
+    DependencySlowed {
+        dependency: DependencyId,
+        factor_milli: u64,
+        until_us: Micros,
+        trigger: Trigger,
+    },
 }
 
 /// A setting and its new value, in whole units so that facts stay exact and hashable.
@@ -815,6 +919,31 @@ pub enum Setting {
         queue: QueueId,
         flavour: Flavour,
     },
+    DependencyCapacity {
+        dependency: DependencyId,
+        concurrency: u32,
+        mean_us: Micros,
+        exponential: bool,
+    },
+    DependencyTimeout {
+        dependency: DependencyId,
+        timeout_us: Micros,
+    },
+    /// Tokens and token ratio, in thousandths (none: no budget).
+    RetryBudget {
+        dependency: DependencyId,
+        budget_milli: Option<(u64, u64)>,
+    },
+    /// Failures in a row that open it, and how long it stays open (none: no breaker).
+    Breaker {
+        dependency: DependencyId,
+        breaker: Option<(u32, Micros)>,
+    },
+    /// The oldest age the dependency admits (none: no admission control).
+    Admission {
+        dependency: DependencyId,
+        max_age_us: Option<Micros>,
+    },
 }
 
 impl Fact {
@@ -877,7 +1006,14 @@ impl Fact {
             | RecordRetrying { msg, .. }
             | RecordDeadLettered { msg, .. }
             | RecordEffectRefused { msg, .. }
-            | RecordStaleIgnored { msg, .. } => Some(msg),
+            | RecordStaleIgnored { msg, .. }
+            | DependencyCalled { msg, .. }
+            | DependencyAnswered { msg, .. }
+            | CallTimedOut { msg, .. }
+            | WorkWasted { msg, .. }
+            | CallRejected { msg, .. }
+            | RequestShed { msg, .. }
+            | RetryDenied { msg, .. } => Some(msg),
             RequestRefused { .. }
             | ProducerCrashArmed { .. }
             | ProducerCrashed { .. }
@@ -911,7 +1047,11 @@ impl Fact {
             | FixDeployed { .. }
             | PartitionRevoked { .. }
             | PartitionReleased { .. }
-            | StaleWorkInProgress { .. } => None,
+            | StaleWorkInProgress { .. }
+            | BreakerOpened { .. }
+            | BreakerHalfOpen { .. }
+            | BreakerClosed { .. }
+            | DependencySlowed { .. } => None,
         }
     }
 }

@@ -85,6 +85,7 @@ fn consumer() -> impl Strategy<Value = ConsumerSpec> {
                     gap_timeout_s,
                     on_gap_timeout,
                     sends_email: false,
+                    calls: String::new(),
                 }
             },
         )
@@ -610,6 +611,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                     broker: BrokerSpec {
                         network_latency_s: latency,
                     },
+                    dependencies: vec![],
                     commands: vec![],
                     interventions: vec![],
                     sample_every_s: 1.0,

@@ -12,7 +12,8 @@ use std::fmt::Display;
 use brokerlab_core::lang::Lang;
 use brokerlab_core::narration::describe;
 use brokerlab_core::step::{
-    DeadLetterReason, Failure as HandlerFailure, IgnoredAck, LossReason, RefusedBecause,
+    CallRefusal, DeadLetterReason, Failure as HandlerFailure, IgnoredAck, LossReason,
+    RefusedBecause,
 };
 use brokerlab_core::{
     us_to_secs, ConsumerId, Fact, GroupId, LogId, MemberId, MsgId, ProducerId, QueueId, Simulation,
@@ -750,6 +751,7 @@ fn dead_letter_label(reason: DeadLetterReason, attempts: u32, l: Locale) -> Stri
         DeadLetterReason::GapTimeout => say!(l, parked_gap_timeout),
         DeadLetterReason::MaxLength => say!(l, dead_max_length),
         DeadLetterReason::Expired => say!(l, dead_expired),
+        DeadLetterReason::RetryBudgetExhausted => say!(l, dead_retry_budget),
     }
 }
 
@@ -768,6 +770,13 @@ fn failure_label(attempt: u32, failure: HandlerFailure, l: Locale) -> String {
         HandlerFailure::DependencyDown => say!(l, failure_dependency_down),
         HandlerFailure::Poison(_) => say!(l, failure_poison),
         HandlerFailure::BatchRolledBack => say!(l, failure_batch_rolled_back),
+        HandlerFailure::DependencyTimeout => say!(l, failure_dependency_timeout),
+        HandlerFailure::CallRefused(why) => match why {
+            CallRefusal::LineFull => say!(l, failure_line_full),
+            CallRefusal::OldestTooOld => say!(l, failure_oldest_too_old),
+            CallRefusal::Outage => say!(l, failure_outage),
+            CallRefusal::CircuitOpen => say!(l, failure_circuit_open),
+        },
     };
     say!(l, handler_failed, attempt = attempt, what = what)
 }

@@ -398,6 +398,9 @@ pub fn dead_letter_reason(reason: DeadLetterReason, attempts: u32, lang: Lang) -
         }
         DeadLetterReason::GapTimeout => td_string!(l, stage.dead_letter.gap_timeout).to_string(),
         DeadLetterReason::MaxLength => td_string!(l, stage.dead_letter.max_length).to_string(),
+        DeadLetterReason::RetryBudgetExhausted => {
+            td_string!(l, stage.dead_letter.retry_budget).to_string()
+        }
         DeadLetterReason::Expired => td_string!(l, stage.dead_letter.expired).to_string(),
     }
 }

@@ -236,4 +236,53 @@ pub const EXAMPLES: &[Example] = &[
         "Una cola sin límite frente al control de admisión",
         "Dos servicios de reportes reciben 30 solicitudes por segundo cada uno durante 60 s, y los dos workers de cada cola terminan 20 por segundo. La cola 'unbounded' lo acepta todo: nada falla, pero la solicitud más antigua espera cada vez más. La cola 'admitted' rechaza trabajo nuevo mientras su mensaje en espera más antiguo tenga más de 5 s: la espera se mantiene corta, y las solicitudes rechazadas son trabajos fallidos que los clientes pueden ver en el estado de su trabajo."
     ),
+    example!(
+        "dep-retry-storm",
+        Failures,
+        "A retry storm against a slow database",
+        "Una tormenta de reintentos contra una base de datos lenta",
+        "Una tormenta de reintentos. Llegan 70 pedidos por segundo; cada handler llama a la base de datos, que atiende 10 peticiones a la vez en 0,1 s de media (100 por segundo); quien llama deja de esperar a los 0,5 s y reintenta enseguida, desde cien huecos de handler. La base de datos trabaja a mitad de velocidad durante 3 s (de 10 s a 13 s). Las llamadas agotan su tiempo de espera, cada una vuelve al momento como reintento y la base de datos recibe unas 200 llamadas por segundo, casi tres veces lo que envían los productores, mientras casi ninguna recibe respuesta a tiempo."
+    ),
+    example!(
+        "dep-backoff",
+        Failures,
+        "Backoff with jitter spreads the storm, but does not stop it",
+        "La espera con jitter dispersa la tormenta, no la frena",
+        "La tormenta de dep-retry-storm, con espera exponencial limitada y jitter completo: un mensaje fallido espera un tiempo al azar de hasta 0,5 s, luego hasta 1 s, 2 s… (como mucho 8 s) antes del siguiente intento. Al principio los reintentos se dispersan y la base de datos da abasto (las llamadas se quedan cerca del ritmo de llegada, mientras que con reintentos inmediatos ya se duplican). Pero en cuanto su fila es más larga que el tiempo de espera, hasta los primeros intentos fallan por tiempo, y los reintentos de todos esos mensajes se acumulan: el goodput (trabajo útil por segundo) se hunde un poco más tarde y sigue hundido. La espera dispersa los reintentos; no detiene el trabajo desperdiciado."
+    ),
+    example!(
+        "dep-retry-budget",
+        Failures,
+        "A retry budget stops the storm",
+        "Un presupuesto de reintentos detiene la tormenta",
+        "La tormenta de dep-retry-storm, con un presupuesto de reintentos (un cubo de fichas compartido por quienes llaman, como el retry throttling de gRPC): cada llamada fallida gasta una ficha, cada éxito devuelve una décima, y un mensaje fallido solo se reintenta mientras quede más de la mitad de las 10 fichas. Durante la lentitud el presupuesto se agota, los mensajes fallidos van a la cola de mensajes muertos (DLQ) en vez de volver, la fila de la base de datos se vacía y el goodput se recupera; los pedidos de la DLQ pueden reenviarse (redrive) más tarde."
+    ),
+    example!(
+        "dep-breaker",
+        Failures,
+        "A circuit breaker stops the storm",
+        "Un disyuntor (circuit breaker) detiene la tormenta",
+        "La tormenta de dep-retry-storm, con un disyuntor (circuit breaker), tres intentos por mensaje y esperas cortas con jitter: cinco llamadas fallidas seguidas abren el disyuntor durante 2 s, y mientras tanto las llamadas fallan al instante sin llegar a la base de datos; después pasa una llamada de prueba y, si recibe respuesta, el disyuntor se cierra. Los mensajes que fallan tres veces van a la cola de mensajes muertos (DLQ) en vez de volver; la base de datos vacía su fila mientras el disyuntor está abierto, y el goodput se recupera poco después de la lentitud."
+    ),
+    example!(
+        "dep-scale-out",
+        Load,
+        "More consumers, less goodput: a saturated database",
+        "Más consumidores, menos goodput: una base de datos saturada",
+        "Añadir consumidores a una base de datos saturada reduce el goodput. Llegan 400 solicitudes por segundo; la base de datos tarda 0,01 s por petición cuando va sola, y cada otra petición en curso la hace un 20 % más lenta (contención); quien llama deja de esperar a los 0,1 s. Dos consumidores con 5 huecos cada uno mantienen 10 peticiones en curso: cada una tarda 0,028 s y se responden unas 357 por segundo, algo menos que el ritmo de llegada. A los 20 s se pasa a 10 consumidores: 50 peticiones en curso tardan 0,108 s cada una, más que el tiempo de espera, así que casi todas las respuestas llegan tarde y el goodput cae casi a cero mientras la base de datos está más ocupada que nunca."
+    ),
+    example!(
+        "dep-metastable",
+        Failures,
+        "A metastable failure: the trigger ends, the collapse stays",
+        "Un fallo metaestable: el detonante termina, el colapso sigue",
+        "Un fallo metaestable. Llegan 70 pedidos por segundo; cada handler llama a la base de datos, que atiende 10 peticiones a la vez en 0,1 s de media (100 por segundo) y cuyos clientes dejan de esperar a los 0,5 s. Hay sesenta huecos de handler y reintentos inmediatos. La base de datos va cinco veces más lenta durante 3 s (de 10 s a 13 s): las peticiones se acumulan, quienes llaman agotan su espera y reintentan al momento, y la base de datos sigue trabajando en peticiones que ya nadie espera. Cuando la lentitud termina, el goodput sigue cerca de cero: la fila de peticiones abandonadas es más larga que el tiempo de espera, así que toda respuesta llega tarde, y los reintentos la mantienen larga. Solo descartar carga (control de admisión) lo recupera."
+    ),
+    example!(
+        "dep-admission",
+        Failures,
+        "Admission control prevents the metastable failure",
+        "El control de admisión evita el fallo metaestable",
+        "El fallo metaestable de dep-metastable, evitado con control de admisión en la base de datos: mientras su petición más antigua lleve esperando más de 0,3 s, una llamada nueva se rechaza al instante, y una petición que esperó más se descarta sin atenderla cuando le llega el turno. La base de datos nunca trabaja para quien ya se rindió, así que en cuanto termina la lentitud vuelve a responder a tiempo y el goodput regresa al ritmo de llegada."
+    ),
 ];

@@ -141,6 +141,7 @@ pub fn import(bytes: &[u8]) -> Result<Imported, ImportError> {
         sample_every_s: 1.0,
         end_s: None,
         random_streams: Default::default(),
+        dependencies: Vec::new(),
     };
     scenario.validate().map_err(ImportError::Invalid)?;
     Ok(Imported {

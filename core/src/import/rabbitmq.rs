@@ -687,6 +687,7 @@ fn build(
         sample_every_s: 1.0,
         end_s: None,
         random_streams: Default::default(),
+        dependencies: Vec::new(),
     }
 }
 
@@ -728,6 +729,7 @@ fn producer(target: &str, routing_keys: Vec<String>) -> ProducerSpec {
 fn consumer(queue: &str) -> ConsumerSpec {
     ConsumerSpec {
         name: String::new(),
+        calls: String::new(),
         queue: queue.to_string(),
         replicas: 1,
         service: ServiceTime::Fixed {

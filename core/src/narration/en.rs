@@ -8,8 +8,8 @@ use crate::scenario::{
 };
 use crate::sim::Simulation;
 use crate::step::{
-    ConsumerId, DeadLetterReason, DuplicateSeen, Fact, Failure, IgnoredAck, LossReason, ProducerId,
-    QueueId, RefusedBecause, Setting, SkipReason, Trigger,
+    CallRefusal, ConsumerId, DeadLetterReason, DuplicateSeen, Fact, Failure, IgnoredAck,
+    LossReason, ProducerId, QueueId, RefusedBecause, Setting, SkipReason, Trigger,
 };
 use crate::time::Micros;
 
@@ -32,6 +32,7 @@ pub(super) fn describe(sim: &Simulation, fact: &Fact, family: Family) -> String 
         Family::RecordFailures => record_failures,
         Family::Rebalances => rebalances,
         Family::Members => members,
+        Family::Dependencies => dependencies,
     };
     describe_family(sim, fact)
 }
@@ -74,6 +75,8 @@ fn failure_text(f: Failure) -> &'static str {
         Failure::DependencyDown => "a dependency is down",
         Failure::Poison(kind) => poison_text(kind),
         Failure::BatchRolledBack => "another message in its batch failed",
+        Failure::DependencyTimeout => "its call to a dependency timed out",
+        Failure::CallRefused(why) => refusal_text(why),
     }
 }
 
@@ -173,6 +176,11 @@ fn setting_text(sim: &Simulation, setting: Setting) -> String {
         Setting::VisibilityTimeout { .. }
         | Setting::QueueBound { .. }
         | Setting::Flavour { .. } => queue_setting_text(sim, setting),
+        Setting::DependencyCapacity { .. }
+        | Setting::DependencyTimeout { .. }
+        | Setting::RetryBudget { .. }
+        | Setting::Breaker { .. }
+        | Setting::Admission { .. } => dependency_setting_text(sim, setting),
     }
 }
 
@@ -397,6 +405,10 @@ fn dead_letters(sim: &Simulation, fact: &Fact) -> String {
         ),
         DeadLettered { msg, queue: q, reason: DeadLetterReason::Expired, .. } => format!(
             "#{msg} waited too long in {} and expired into its dead-letter queue.",
+            queue(sim, q)
+        ),
+        DeadLettered { msg, queue: q, reason: DeadLetterReason::RetryBudgetExhausted, .. } => format!(
+            "#{msg} failed while the retry budget was spent: instead of a retry it moved to {}'s dead-letter queue.",
             queue(sim, q)
         ),
         MessageLost { msg, reason, .. } => format!("#{msg} is lost: {}.", loss_text(reason)),
@@ -912,5 +924,144 @@ fn members(sim: &Simulation, fact: &Fact) -> String {
             by(trigger)
         ),
         _ => unreachable!("describe sends only member facts here, not {fact:?}"),
+    }
+}
+
+// ----- dependencies ----------------------------------------------------------------------
+
+fn dependency(sim: &Simulation, d: u32) -> String {
+    super::dependency(sim, d, "dependency")
+}
+
+fn refusal_text(why: CallRefusal) -> &'static str {
+    match why {
+        CallRefusal::LineFull => "the dependency's line was full",
+        CallRefusal::OldestTooOld => {
+            "the dependency's oldest waiting request had waited too long (admission control)"
+        }
+        CallRefusal::Outage => "the dependency was down",
+        CallRefusal::CircuitOpen => "the circuit breaker was open",
+    }
+}
+
+/// A changed setting of a dependency or of its callers, as the start of a sentence.
+fn dependency_setting_text(sim: &Simulation, setting: Setting) -> String {
+    match setting {
+        Setting::DependencyCapacity { dependency: d, concurrency, mean_us, exponential } => format!(
+            "{} now serves {concurrency} requests at once, each taking {}{} when alone",
+            dependency(sim, d),
+            secs(mean_us),
+            if exponential { " on average" } else { "" }
+        ),
+        Setting::DependencyTimeout { dependency: d, timeout_us } => format!(
+            "Callers of {} now give up after {}",
+            dependency(sim, d),
+            secs(timeout_us)
+        ),
+        Setting::RetryBudget { dependency: d, budget_milli: Some((tokens, ratio)) } => format!(
+            "Callers of {} now share a retry budget of {} tokens (a failed call takes one, a success gives back {}); a failed message is retried only while more than half are left",
+            dependency(sim, d),
+            super::milli(tokens, Lang::En),
+            super::milli(ratio, Lang::En)
+        ),
+        Setting::RetryBudget { dependency: d, budget_milli: None } => {
+            format!("Callers of {} now retry with no budget", dependency(sim, d))
+        }
+        Setting::Breaker { dependency: d, breaker: Some((failures, open_us)) } => format!(
+            "Callers of {} now use a circuit breaker: {failures} failed calls in a row open it for {}",
+            dependency(sim, d),
+            secs(open_us)
+        ),
+        Setting::Breaker { dependency: d, breaker: None } => {
+            format!("Callers of {} no longer use a circuit breaker", dependency(sim, d))
+        }
+        Setting::Admission { dependency: d, max_age_us: Some(age) } => format!(
+            "{} now sheds requests that waited longer than {} and refuses calls while its oldest has (admission control)",
+            dependency(sim, d),
+            secs(age)
+        ),
+        Setting::Admission { dependency: d, max_age_us: None } => format!(
+            "{} now serves every request it admitted (no admission control)",
+            dependency(sim, d)
+        ),
+        _ => unreachable!("setting_text sends only dependency settings here, not {setting:?}"),
+    }
+}
+
+/// Handlers calling a dependency, and the callers' protections.
+fn dependencies(sim: &Simulation, fact: &Fact) -> String {
+    use Fact::*;
+    match *fact {
+        DependencyCalled { msg, consumer: c, dependency: d, request, ahead, .. } => format!(
+            "{} called {} for #{msg} (request {request}); {ahead} requests were waiting ahead of it.",
+            consumer(sim, c),
+            dependency(sim, d)
+        ),
+        DependencyAnswered { msg, consumer: c, dependency: d, took_us, .. } => format!(
+            "{} answered {} about #{msg} after {}, in time: the handler goes on.",
+            dependency(sim, d),
+            consumer(sim, c),
+            secs(took_us)
+        ),
+        CallTimedOut { msg, consumer: c, dependency: d, .. } => format!(
+            "{} gave up waiting for {} on #{msg} (its timeout): the handler fails, but the request stays at {}, which will still do the work.",
+            consumer(sim, c),
+            dependency(sim, d),
+            dependency(sim, d)
+        ),
+        WorkWasted { msg, dependency: d, late_by_us, .. } => format!(
+            "{} finished the request for #{msg} {} after its caller had given up: wasted work.",
+            dependency(sim, d),
+            secs(late_by_us)
+        ),
+        CallRejected { msg, consumer: c, dependency: d, why: CallRefusal::CircuitOpen, .. } => format!(
+            "The call of {} to {} for #{msg} failed at once: the circuit breaker is open, so it never left.",
+            consumer(sim, c),
+            dependency(sim, d)
+        ),
+        CallRejected { msg, consumer: c, dependency: d, why, .. } => format!(
+            "{} refused the call of {} for #{msg} at once: {}.",
+            dependency(sim, d),
+            consumer(sim, c),
+            refusal_text(why)
+        ),
+        RequestShed { msg, dependency: d, waited_us, .. } => format!(
+            "{} dropped the request for #{msg} without serving it: it had waited {}, longer than admission control allows.",
+            dependency(sim, d),
+            secs(waited_us)
+        ),
+        RetryDenied { msg, dependency: d, tokens_milli, .. } => format!(
+            "The retry budget for {} is down to {} tokens: #{msg} will not be retried.",
+            dependency(sim, d),
+            super::milli(tokens_milli, Lang::En)
+        ),
+        _ => breaker_and_slowdowns(sim, fact),
+    }
+}
+
+fn breaker_and_slowdowns(sim: &Simulation, fact: &Fact) -> String {
+    use Fact::*;
+    match *fact {
+        BreakerOpened { dependency: d, failures, until_us } => format!(
+            "The circuit breaker for {} opened after {failures} failed calls in a row: calls fail at once until {}.",
+            dependency(sim, d),
+            secs(until_us)
+        ),
+        BreakerHalfOpen { dependency: d } => format!(
+            "The circuit breaker for {} is half-open: one probe call goes through.",
+            dependency(sim, d)
+        ),
+        BreakerClosed { dependency: d } => format!(
+            "The probe call to {} succeeded: the circuit breaker closed and calls go through again.",
+            dependency(sim, d)
+        ),
+        DependencySlowed { dependency: d, factor_milli, until_us, trigger } => format!(
+            "{} slows down ({}): every request it starts until {} takes {} times as long.",
+            dependency(sim, d),
+            by(trigger),
+            secs(until_us),
+            super::milli(factor_milli, Lang::En)
+        ),
+        _ => unreachable!("describe sends only dependency facts here, not {fact:?}"),
     }
 }

@@ -11,8 +11,8 @@ use crate::scenario::{
 };
 use crate::sim::Simulation;
 use crate::step::{
-    ConsumerId, DeadLetterReason, DuplicateSeen, Fact, Failure, IgnoredAck, LossReason, ProducerId,
-    QueueId, RefusedBecause, Setting, SkipReason, Trigger,
+    CallRefusal, ConsumerId, DeadLetterReason, DuplicateSeen, Fact, Failure, IgnoredAck,
+    LossReason, ProducerId, QueueId, RefusedBecause, Setting, SkipReason, Trigger,
 };
 use crate::time::Micros;
 
@@ -35,6 +35,7 @@ pub(super) fn describe(sim: &Simulation, fact: &Fact, family: Family) -> String 
         Family::RecordFailures => record_failures,
         Family::Rebalances => rebalances,
         Family::Members => members,
+        Family::Dependencies => dependencies,
     };
     describe_family(sim, fact)
 }
@@ -89,6 +90,8 @@ fn failure_text(f: Failure) -> &'static str {
         Failure::DependencyDown => "una dependencia está caída",
         Failure::Poison(kind) => poison_text(kind),
         Failure::BatchRolledBack => "falló otro mensaje de su lote",
+        Failure::DependencyTimeout => "su llamada a una dependencia agotó el tiempo de espera",
+        Failure::CallRefused(why) => refusal_text(why),
     }
 }
 
@@ -194,6 +197,11 @@ fn setting_text(sim: &Simulation, setting: Setting) -> String {
         Setting::VisibilityTimeout { .. }
         | Setting::QueueBound { .. }
         | Setting::Flavour { .. } => queue_setting_text(sim, setting),
+        Setting::DependencyCapacity { .. }
+        | Setting::DependencyTimeout { .. }
+        | Setting::RetryBudget { .. }
+        | Setting::Breaker { .. }
+        | Setting::Admission { .. } => dependency_setting_text(sim, setting),
     }
 }
 
@@ -439,6 +447,10 @@ fn dead_letters(sim: &Simulation, fact: &Fact) -> String {
         ),
         DeadLettered { msg, queue: q, reason: DeadLetterReason::Expired, .. } => format!(
             "#{msg} esperó demasiado en {} y expiró hacia su cola de mensajes muertos (DLQ).",
+            queue(sim, q)
+        ),
+        DeadLettered { msg, queue: q, reason: DeadLetterReason::RetryBudgetExhausted, .. } => format!(
+            "#{msg} falló cuando el presupuesto de reintentos estaba agotado: en lugar de reintentarse, pasó a la cola de mensajes muertos (DLQ) de {}.",
             queue(sim, q)
         ),
         MessageLost { msg, reason, .. } => format!("#{msg} se perdió: {}.", loss_text(reason)),
@@ -943,5 +955,146 @@ fn members(sim: &Simulation, fact: &Fact) -> String {
             by(trigger)
         ),
         _ => unreachable!("describe sends only member facts here, not {fact:?}"),
+    }
+}
+
+// ----- dependencias ----------------------------------------------------------------------
+
+fn dependency(sim: &Simulation, d: u32) -> String {
+    super::dependency(sim, d, "dependencia")
+}
+
+fn refusal_text(why: CallRefusal) -> &'static str {
+    match why {
+        CallRefusal::LineFull => "la fila de espera de la dependencia estaba llena",
+        CallRefusal::OldestTooOld => {
+            "la petición más antigua de la dependencia llevaba demasiado tiempo esperando (control de admisión)"
+        }
+        CallRefusal::Outage => "la dependencia estaba caída",
+        CallRefusal::CircuitOpen => "el disyuntor (circuit breaker) estaba abierto",
+    }
+}
+
+/// A changed setting of a dependency or of its callers, as the start of a sentence.
+fn dependency_setting_text(sim: &Simulation, setting: Setting) -> String {
+    match setting {
+        Setting::DependencyCapacity { dependency: d, concurrency, mean_us, exponential } => format!(
+            "{} ahora atiende {concurrency} peticiones a la vez, y cada una tarda {}{} cuando va sola",
+            dependency(sim, d),
+            secs(mean_us),
+            if exponential { " de media" } else { "" }
+        ),
+        Setting::DependencyTimeout { dependency: d, timeout_us } => format!(
+            "Quienes llaman a {} ahora dejan de esperar tras {}",
+            dependency(sim, d),
+            secs(timeout_us)
+        ),
+        Setting::RetryBudget { dependency: d, budget_milli: Some((tokens, ratio)) } => format!(
+            "Quienes llaman a {} ahora comparten un presupuesto de reintentos de {} fichas (cada llamada fallida gasta una y cada éxito devuelve {}); un mensaje fallido solo se reintenta mientras quede más de la mitad",
+            dependency(sim, d),
+            super::milli(tokens, Lang::Es),
+            super::milli(ratio, Lang::Es)
+        ),
+        Setting::RetryBudget { dependency: d, budget_milli: None } => format!(
+            "Quienes llaman a {} ahora reintentan sin presupuesto",
+            dependency(sim, d)
+        ),
+        Setting::Breaker { dependency: d, breaker: Some((failures, open_us)) } => format!(
+            "Quienes llaman a {} ahora usan un disyuntor (circuit breaker): {failures} llamadas fallidas seguidas lo abren durante {}",
+            dependency(sim, d),
+            secs(open_us)
+        ),
+        Setting::Breaker { dependency: d, breaker: None } => format!(
+            "Quienes llaman a {} ya no usan disyuntor (circuit breaker)",
+            dependency(sim, d)
+        ),
+        Setting::Admission { dependency: d, max_age_us: Some(age) } => format!(
+            "{} ahora descarta las peticiones que esperaron más de {} y rechaza llamadas mientras la más antigua lo supere (control de admisión)",
+            dependency(sim, d),
+            secs(age)
+        ),
+        Setting::Admission { dependency: d, max_age_us: None } => format!(
+            "{} ahora atiende todas las peticiones que admitió (sin control de admisión)",
+            dependency(sim, d)
+        ),
+        _ => unreachable!("setting_text sends only dependency settings here, not {setting:?}"),
+    }
+}
+
+/// Handlers calling a dependency, and the callers' protections.
+fn dependencies(sim: &Simulation, fact: &Fact) -> String {
+    use Fact::*;
+    match *fact {
+        DependencyCalled { msg, consumer: c, dependency: d, request, ahead, .. } => format!(
+            "{} llamó a {} por #{msg} (petición {request}); había {ahead} peticiones esperando delante.",
+            consumer(sim, c),
+            dependency(sim, d)
+        ),
+        DependencyAnswered { msg, consumer: c, dependency: d, took_us, .. } => format!(
+            "{} respondió a {} sobre #{msg} tras {}, a tiempo: el handler sigue adelante.",
+            dependency(sim, d),
+            consumer(sim, c),
+            secs(took_us)
+        ),
+        CallTimedOut { msg, consumer: c, dependency: d, .. } => format!(
+            "{} dejó de esperar a {} por #{msg} (se agotó su tiempo de espera): el handler falla, pero la petición sigue en {}, que hará el trabajo igualmente.",
+            consumer(sim, c),
+            dependency(sim, d),
+            dependency(sim, d)
+        ),
+        WorkWasted { msg, dependency: d, late_by_us, .. } => format!(
+            "{} terminó la petición de #{msg} {} después de que quien llamaba se rindiera: trabajo desperdiciado.",
+            dependency(sim, d),
+            secs(late_by_us)
+        ),
+        CallRejected { msg, consumer: c, dependency: d, why: CallRefusal::CircuitOpen, .. } => format!(
+            "La llamada de {} a {} por #{msg} falló al instante: el disyuntor (circuit breaker) está abierto, así que ni salió.",
+            consumer(sim, c),
+            dependency(sim, d)
+        ),
+        CallRejected { msg, consumer: c, dependency: d, why, .. } => format!(
+            "{} rechazó al instante la llamada de {} por #{msg}: {}.",
+            dependency(sim, d),
+            consumer(sim, c),
+            refusal_text(why)
+        ),
+        RequestShed { msg, dependency: d, waited_us, .. } => format!(
+            "{} descartó sin atenderla la petición de #{msg}: había esperado {}, más de lo que permite el control de admisión.",
+            dependency(sim, d),
+            secs(waited_us)
+        ),
+        RetryDenied { msg, dependency: d, tokens_milli, .. } => format!(
+            "Al presupuesto de reintentos de {} le quedan {} fichas: #{msg} no se reintentará.",
+            dependency(sim, d),
+            super::milli(tokens_milli, Lang::Es)
+        ),
+        _ => breaker_and_slowdowns(sim, fact),
+    }
+}
+
+fn breaker_and_slowdowns(sim: &Simulation, fact: &Fact) -> String {
+    use Fact::*;
+    match *fact {
+        BreakerOpened { dependency: d, failures, until_us } => format!(
+            "El disyuntor (circuit breaker) de {} se abrió tras {failures} llamadas fallidas seguidas: las llamadas fallan al instante hasta los {}.",
+            dependency(sim, d),
+            secs(until_us)
+        ),
+        BreakerHalfOpen { dependency: d } => format!(
+            "El disyuntor (circuit breaker) de {} está medio abierto: deja pasar una llamada de prueba.",
+            dependency(sim, d)
+        ),
+        BreakerClosed { dependency: d } => format!(
+            "La llamada de prueba a {} funcionó: el disyuntor (circuit breaker) se cerró y las llamadas vuelven a pasar.",
+            dependency(sim, d)
+        ),
+        DependencySlowed { dependency: d, factor_milli, until_us, trigger } => format!(
+            "{} se vuelve más lenta ({}): cada petición que empiece hasta los {} tarda {} veces más.",
+            dependency(sim, d),
+            by(trigger),
+            secs(until_us),
+            super::milli(factor_milli, Lang::Es)
+        ),
+        _ => unreachable!("describe sends only dependency facts here, not {fact:?}"),
     }
 }

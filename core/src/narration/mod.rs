@@ -59,6 +59,9 @@ enum Family {
     Rebalances,
     /// Group members crashing and joining, and groups rewinding.
     Members,
+    /// Handlers calling a dependency: calls, answers, timeouts, wasted work, shedding,
+    /// the retry budget and the circuit breaker.
+    Dependencies,
 }
 
 impl Family {
@@ -154,6 +157,17 @@ impl Family {
             | MemberCrashed { .. }
             | MemberJoined { .. }
             | GroupRewound { .. } => Family::Members,
+            DependencyCalled { .. }
+            | DependencyAnswered { .. }
+            | CallTimedOut { .. }
+            | WorkWasted { .. }
+            | CallRejected { .. }
+            | RequestShed { .. }
+            | RetryDenied { .. }
+            | BreakerOpened { .. }
+            | BreakerHalfOpen { .. }
+            | BreakerClosed { .. }
+            | DependencySlowed { .. } => Family::Dependencies,
         }
     }
 }
@@ -189,6 +203,17 @@ fn producer(sim: &Simulation, p: ProducerId, word: &str) -> String {
 fn queue(sim: &Simulation, q: QueueId, word: &str) -> String {
     sim.queue(q)
         .map_or_else(|| format!("{word} {q}"), |v| v.name)
+}
+
+/// The name of dependency `d` (`word` as for [`consumer`]).
+fn dependency(sim: &Simulation, d: u32, word: &str) -> String {
+    sim.dependency(d)
+        .map_or_else(|| format!("{word} {d}"), |v| v.name)
+}
+
+/// Thousandths as a plain number in `lang`: 2500 is "2.5" ("2,5").
+fn milli(x: u64, lang: Lang) -> String {
+    decimals(format!("{}", x as f64 / 1_000.0), lang)
 }
 
 /// Whether producer `p` hands its messages off through an outbox.

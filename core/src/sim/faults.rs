@@ -54,6 +54,12 @@ impl Simulation {
             | Command::SetQueueBound { .. }
             | Command::SetPartitions { .. }
             | Command::SetFlavour { .. } => self.apply_setting(fault, trigger),
+            Command::SlowDependency { .. }
+            | Command::SetDependencyCapacity { .. }
+            | Command::SetDependencyTimeout { .. }
+            | Command::SetRetryBudget { .. }
+            | Command::SetBreaker { .. }
+            | Command::SetAdmission { .. } => self.apply_dependency_command(fault, trigger),
         }
     }
 

@@ -8,8 +8,12 @@
 //! * `faults` — crashes, restarts and other deliberate faults.
 
 mod backoff;
+mod breaker;
 pub mod current;
 mod delivery;
+mod dependency;
+mod dependency_settings;
+mod dependency_views;
 mod faults;
 mod log_failures;
 mod logs;
@@ -30,7 +34,9 @@ use crate::engine::{Event, EventQueue};
 use crate::hash::StableHasher;
 use crate::log::{Group, Log, PartitionView};
 use crate::message::{Fate, Message, MessageCopy, PublishFate};
-use crate::metrics::{Counters, GroupSample, Latencies, QueueSample, Sample, Series, Summary};
+use crate::metrics::{
+    Counters, FlowSample, GroupSample, Latencies, QueueSample, Sample, Series, Summary,
+};
 use crate::producer::{Producer, Target};
 use crate::queue::{Queue, QueueView};
 use crate::records::Records;
@@ -145,6 +151,13 @@ pub struct Simulation {
     waiting_total: u64,
     busy_slots: u64,
     live_slots: u64,
+
+    /// Dependencies the handlers call, the calls whose callers still wait (by request
+    /// id), the next request id, and handler attempts started (retries included).
+    deps: Vec<crate::dependency::Dependency>,
+    calls: std::collections::BTreeMap<u64, dependency::Call>,
+    next_request: u64,
+    handler_attempts: u64,
 }
 
 impl Simulation {
@@ -158,6 +171,11 @@ impl Simulation {
         scenario.validate()?;
         let mut queues: Vec<Queue> = scenario.queues.iter().map(Queue::new).collect();
         let consumers = build_consumers(&scenario, &mut queues);
+        let deps = scenario
+            .dependencies
+            .iter()
+            .map(crate::dependency::Dependency::new)
+            .collect();
         let producers = build_producers(&scenario);
         let live_slots = consumers.iter().map(|c| u64::from(c.concurrency)).sum();
         let logs: Vec<Log> = scenario.logs.iter().map(Log::new).collect();
@@ -194,6 +212,7 @@ impl Simulation {
                 scenario.sample_every_us(),
                 scenario.queues.len(),
                 scenario.groups.len(),
+                scenario.dependencies.len(),
             ),
             latencies: Latencies::default(),
             queue_waits: Latencies::default(),
@@ -205,6 +224,10 @@ impl Simulation {
             waiting_total: 0,
             busy_slots: 0,
             live_slots,
+            deps,
+            calls: std::collections::BTreeMap::new(),
+            next_request: 0,
+            handler_attempts: 0,
             scenario,
         };
         for p in sim.producer_ids() {
@@ -495,6 +518,16 @@ impl Simulation {
                 members_up: self.group_members(g).0,
             })
             .collect();
+        let flow = FlowSample::next(
+            self.series.flow_samples().last(),
+            self.counters.done,
+            self.handler_attempts,
+            us_to_secs(self.series.every_us()),
+        );
+        let deps: Vec<_> = (0..self.deps.len())
+            .map(|d| self.dependency_sample(d, age_at))
+            .collect();
+        self.series.push_flow(flow, &deps);
         self.series.push(sample, &queues, &groups);
     }
 
@@ -554,7 +587,9 @@ impl Simulation {
             Event::AutoCommit { .. }
             | Event::PublishArrives { .. }
             | Event::RedriveTick { .. }
-            | Event::ScheduledCommand { .. } => true,
+            | Event::ScheduledCommand { .. }
+            | Event::DependencyServed { .. } => true,
+            Event::CallTimeout { request } => self.call_timeout_is_live(request),
         }
     }
 
@@ -672,7 +707,7 @@ impl Simulation {
             Event::RelayPoll { producer, .. } => self.relay_poll(producer),
             Event::ServiceDone {
                 consumer, batch, ..
-            } => self.finish_work(consumer, batch),
+            } => self.service_done(consumer, batch),
             Event::LeaseExpired { copy, attempt } => self.expire_lease(copy, attempt),
             Event::RetryDue { copy, .. } => self.retry_due(copy),
             Event::TtlExpired { copy, .. } => self.expire_ttl(copy),
@@ -700,6 +735,13 @@ impl Simulation {
             Event::RestartMember { group, member, .. } => {
                 self.restart_member(group, member, Trigger::AfterCrash)
             }
+            Event::DependencyServed {
+                dependency,
+                request,
+                msg,
+                sent_us,
+            } => self.request_served(dependency, request, msg, sent_us),
+            Event::CallTimeout { request } => self.call_timed_out(request),
         }
     }
 
@@ -1107,7 +1149,9 @@ fn build_consumers(scenario: &Scenario, queues: &mut [Queue]) -> Vec<Consumer> {
             queues[queue.index()]
                 .consumers
                 .push(ConsumerId::from_index(consumers.len()));
-            consumers.push(Consumer::new(spec, name, queue));
+            let mut consumer = Consumer::new(spec, name, queue);
+            consumer.dependency = scenario.dependency_index(&spec.calls).map(|d| d as u32);
+            consumers.push(consumer);
         }
     }
     consumers

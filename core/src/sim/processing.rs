@@ -69,6 +69,7 @@ impl Simulation {
             c.batches += 1;
             let (service, slow, incarnation) = (c.service, c.slow_factor, c.incarnation);
             let mut took_s = 0.0;
+            self.handler_attempts += batch.len() as u64;
             for _ in &batch {
                 took_s += match service {
                     ServiceTime::Fixed { seconds } => seconds,
@@ -141,8 +142,14 @@ impl Simulation {
     }
 
     /// The handler finished a batch: decide each outcome, then tell the broker. An atomic
-    /// batch with any failure rolls back as a whole.
-    pub(super) fn finish_work(&mut self, consumer: ConsumerId, batch: u64) {
+    /// batch with any failure rolls back as a whole. `call_failed`: the batch's call to
+    /// its dependency failed, and so does every message of it.
+    pub(super) fn finish_work(
+        &mut self,
+        consumer: ConsumerId,
+        batch: u64,
+        call_failed: Option<Failure>,
+    ) {
         let c = &mut self.consumers[consumer.index()];
         let items: Vec<Held> = c
             .working
@@ -154,7 +161,13 @@ impl Simulation {
         c.batches -= 1;
         let atomic = c.batch_atomic && items.len() > 1;
         self.busy_slots -= 1;
-        if atomic {
+        if let Some(f) = call_failed {
+            for h in items {
+                if self.consumers[consumer.index()].up {
+                    self.fail(consumer, h.copy, h.attempt, f);
+                }
+            }
+        } else if atomic {
             let failures: Vec<Option<Failure>> =
                 items.iter().map(|h| self.failure_of(consumer, h)).collect();
             if failures.iter().any(Option::is_some) {
@@ -546,10 +559,29 @@ impl Simulation {
             self.dead_letter(copy, DeadLetterReason::Poison(kind));
         } else if failures >= policy.max_attempts {
             self.dead_letter(copy, DeadLetterReason::RetriesExhausted);
+        } else if !self.retry_allowed(consumer) {
+            self.deny_retry(consumer, copy);
         } else {
             let delay = self.backoff_us(consumer, failures);
             self.schedule_retry(copy, delay);
         }
+    }
+
+    /// The retry budget is spent: the failed message goes to the dead-letter queue.
+    fn deny_retry(&mut self, consumer: ConsumerId, copy: CopyId) {
+        let d = self.consumers[consumer.index()]
+            .dependency
+            .expect("only a dependency's budget denies a retry");
+        let dep = &mut self.deps[d as usize];
+        dep.counters.budget_denied += 1;
+        self.facts.push(Fact::RetryDenied {
+            msg: self.copies[copy as usize].msg,
+            copy,
+            consumer,
+            dependency: d,
+            tokens_milli: (dep.tokens * 1000.0).round() as u64,
+        });
+        self.dead_letter(copy, DeadLetterReason::RetryBudgetExhausted);
     }
 
     /// The consumer's retry policy's delay before its next attempt.

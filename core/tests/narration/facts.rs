@@ -48,6 +48,8 @@ pub struct Contexts {
     pub log: Simulation,
     /// The same groups rebalancing eagerly.
     pub eager: Simulation,
+    /// Consumers calling a database (a dependency with a capacity).
+    pub dep: Simulation,
 }
 
 fn example(name: &str) -> brokerlab_core::Scenario {
@@ -81,6 +83,7 @@ pub fn contexts() -> Contexts {
         minted: start(minted),
         log: start(example("log-consumer-groups")),
         eager: start(eager),
+        dep: start(example("dep-metastable")),
     }
 }
 
@@ -97,7 +100,52 @@ pub fn catalogue(c: &Contexts) -> Vec<(&Simulation, Fact)> {
     all.extend(crashes(c));
     all.extend(records(c));
     all.extend(groups(c));
+    all.extend(dependencies(c));
     all
+}
+
+/// Handlers calling a dependency, the callers' protections, and their settings.
+#[rustfmt::skip]
+fn dependencies(c: &Contexts) -> Vec<(&Simulation, Fact)> {
+    use brokerlab_core::CallRefusal as R;
+    use Fact::*;
+    let d = &c.dep;
+    let mut out = vec![
+        (d, DependencyCalled { msg: M, copy: 0, consumer: C, dependency: 0, request: 12, ahead: 3 }),
+        (d, DependencyAnswered { msg: M, consumer: C, dependency: 0, request: 12, took_us: 250_000 }),
+        (d, CallTimedOut { msg: M, copy: 0, consumer: C, dependency: 0, request: 12 }),
+        (d, WorkWasted { msg: M, dependency: 0, request: 12, late_by_us: 1_200_000 }),
+        (d, RequestShed { msg: M, dependency: 0, request: 12, waited_us: 400_000 }),
+        (d, RetryDenied { msg: M, copy: 0, consumer: C, dependency: 0, tokens_milli: 4_500 }),
+        (d, BreakerOpened { dependency: 0, failures: 5, until_us: 12_000_000 }),
+        (d, BreakerHalfOpen { dependency: 0 }),
+        (d, BreakerClosed { dependency: 0 }),
+        (d, DeadLettered { msg: M, copy: 0, queue: Q, reason: Dl::RetryBudgetExhausted, attempts: 2 }),
+        (d, HandlerFailed { msg: M, copy: 0, attempt: 2, consumer: C, failure: Failure::DependencyTimeout }),
+    ];
+    for why in [R::LineFull, R::OldestTooOld, R::Outage, R::CircuitOpen] {
+        out.push((d, CallRejected { msg: M, copy: 0, consumer: C, dependency: 0, why }));
+        out.push((d, HandlerFailed { msg: M, copy: 0, attempt: 1, consumer: C, failure: Failure::CallRefused(why) }));
+    }
+    for (i, trigger) in TRIGGERS.into_iter().enumerate() {
+        let factor_milli = [5_000, 2_500, 1_000][i];
+        out.push((d, DependencySlowed { dependency: 0, factor_milli, until_us: 13_000_000, trigger }));
+    }
+    let settings = [
+        Setting::DependencyCapacity { dependency: 0, concurrency: 20, mean_us: 100_000, exponential: true },
+        Setting::DependencyCapacity { dependency: 0, concurrency: 5, mean_us: 50_000, exponential: false },
+        Setting::DependencyTimeout { dependency: 0, timeout_us: 750_000 },
+        Setting::RetryBudget { dependency: 0, budget_milli: Some((10_000, 100)) },
+        Setting::RetryBudget { dependency: 0, budget_milli: None },
+        Setting::Breaker { dependency: 0, breaker: Some((5, 2_000_000)) },
+        Setting::Breaker { dependency: 0, breaker: None },
+        Setting::Admission { dependency: 0, max_age_us: Some(300_000) },
+        Setting::Admission { dependency: 0, max_age_us: None },
+    ];
+    for (i, setting) in settings.into_iter().enumerate() {
+        out.push((d, SettingChanged { setting, trigger: TRIGGERS[i % 3] }));
+    }
+    out
 }
 
 #[rustfmt::skip]
