@@ -352,6 +352,10 @@ pub struct ChartData {
     pub in_flight: Vec<(f64, f64)>,
     pub dead_lettered: Vec<(f64, f64)>,
     pub oldest_age_s: Vec<(f64, f64)>,
+    /// (simulated seconds, per second) per sample, only when the scenario has a
+    /// dependency: useful completions (goodput) and handler attempts (throughput).
+    pub goodput: Vec<(f64, f64)>,
+    pub throughput: Vec<(f64, f64)>,
     /// The run's crashes so far, in time order.
     pub crashes: Vec<CrashMarker>,
     /// The fluid prediction (λ − μ)·t, as corners of a piecewise-linear curve.

@@ -616,11 +616,27 @@ impl Player {
             in_flight: line(|s| s.in_flight as f64),
             dead_lettered: line(|s| s.dead_lettered as f64),
             oldest_age_s: line(|s| s.oldest_age_s),
+            goodput: self.flow_line(|f| f.goodput_per_s),
+            throughput: self.flow_line(|f| f.throughput_per_s),
             crashes: self.story.crashes.clone(),
             prediction: self.prediction_curve(),
             x_max_s: self.horizon_s.max(now_s),
             now_s,
         }
+    }
+
+    /// A flow rate per sample, for scenarios whose consumers call a dependency (elsewhere
+    /// goodput is simply the consumers' rate, already seen in the backlog's slope).
+    fn flow_line(&self, value: fn(&brokerlab_core::FlowSample) -> f64) -> Vec<(f64, f64)> {
+        if self.sim.dependency_count() == 0 {
+            return Vec::new();
+        }
+        let series = self.sim.series();
+        series
+            .iter()
+            .zip(self.sim.flow_series())
+            .map(|(s, f)| (s.t_s, value(f)))
+            .collect()
     }
 
     /// The crashes the chart marks, in time order.

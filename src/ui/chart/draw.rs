@@ -37,6 +37,11 @@ pub const IN_FLIGHT_COLOR: RGBColor = RGBColor(0, 122, 90);
 pub const DEAD_LETTER_COLOR: RGBColor = RGBColor(170, 51, 119);
 /// The oldest waiting message's age, on the right axis: dotted, with rings (slate).
 pub const AGE_COLOR: RGBColor = RGBColor(55, 65, 81);
+/// Goodput, useful completions per second: a thick line with triangles (sky blue).
+pub const GOODPUT_COLOR: RGBColor = RGBColor(2, 132, 199);
+/// Throughput, handler attempts per second: a dashed line (amber): above goodput it is
+/// wasted work.
+pub const THROUGHPUT_COLOR: RGBColor = RGBColor(180, 83, 9);
 /// Crash markers: dashed vertical lines labelled "name ✕" (dark red).
 pub const CRASH_COLOR: RGBColor = RGBColor(185, 28, 28);
 const AXIS_COLOR: RGBColor = RGBColor(71, 85, 105);
@@ -71,6 +76,10 @@ pub enum Line {
     InFlight,
     DeadLettered,
     OldestAge,
+    /// Useful completions per second (scenarios with a dependency).
+    Goodput,
+    /// Handler attempts per second, retries included (scenarios with a dependency).
+    Throughput,
 }
 
 /// The shape repeated along a line.
@@ -97,7 +106,7 @@ pub struct LineStyle {
 }
 
 /// Every line, in legend order.
-pub const LINES: [LineStyle; 5] = [
+pub const LINES: [LineStyle; 7] = [
     LineStyle {
         line: Line::Backlog,
         color: BACKLOG_COLOR,
@@ -138,10 +147,28 @@ pub const LINES: [LineStyle; 5] = [
         mark: Mark::Ring,
         right_axis: true,
     },
+    LineStyle {
+        line: Line::Goodput,
+        color: GOODPUT_COLOR,
+        width: 3.0,
+        dash: None,
+        mark: Mark::Triangle,
+        right_axis: false,
+    },
+    LineStyle {
+        line: Line::Throughput,
+        color: THROUGHPUT_COLOR,
+        width: 2.0,
+        dash: Some((4.0, 3.0)),
+        mark: Mark::Square,
+        right_axis: false,
+    },
 ];
 
 /// The order the curves are drawn in, back to front.
-const DRAW_ORDER: [Line; 5] = [
+const DRAW_ORDER: [Line; 7] = [
+    Line::Throughput,
+    Line::Goodput,
     Line::OldestAge,
     Line::DeadLettered,
     Line::InFlight,
@@ -163,6 +190,8 @@ impl Line {
             Line::InFlight => td_string!(l, stage.chart.line_in_flight),
             Line::DeadLettered => td_string!(l, stage.chart.line_dead_lettered),
             Line::OldestAge => td_string!(l, stage.chart.line_oldest_age),
+            Line::Goodput => td_string!(l, stage.chart.line_goodput),
+            Line::Throughput => td_string!(l, stage.chart.line_throughput),
         }
     }
 
@@ -175,6 +204,8 @@ impl Line {
             Line::InFlight => td_string!(l, stage.chart.looks_in_flight),
             Line::DeadLettered => td_string!(l, stage.chart.looks_dead_lettered),
             Line::OldestAge => td_string!(l, stage.chart.looks_oldest_age),
+            Line::Goodput => td_string!(l, stage.chart.looks_goodput),
+            Line::Throughput => td_string!(l, stage.chart.looks_throughput),
         }
     }
 
@@ -185,12 +216,23 @@ impl Line {
             Line::InFlight => &data.in_flight,
             Line::DeadLettered => &data.dead_lettered,
             Line::OldestAge => &data.oldest_age_s,
+            Line::Goodput => &data.goodput,
+            Line::Throughput => &data.throughput,
         }
     }
 
     /// Left out while it is zero at every sample (see [`shown_lines`]).
     pub fn optional(self) -> bool {
-        matches!(self, Line::InFlight | Line::DeadLettered)
+        matches!(
+            self,
+            Line::InFlight | Line::DeadLettered | Line::Goodput | Line::Throughput
+        )
+    }
+
+    /// A rate per second, drawn only for scenarios with a dependency (the legend does
+    /// not list it as left out elsewhere).
+    pub fn is_rate(self) -> bool {
+        matches!(self, Line::Goodput | Line::Throughput)
     }
 }
 

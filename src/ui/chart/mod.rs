@@ -190,7 +190,7 @@ fn Legend(lab: Lab, lines: Signal<Vec<Line>>, crashes: Signal<usize>) -> impl In
         let lang = lab.lang.get();
         let names: Vec<&str> = LINES
             .iter()
-            .filter(|s| s.line.optional() && !shown.contains(&s.line))
+            .filter(|s| s.line.optional() && !s.line.is_rate() && !shown.contains(&s.line))
             .map(|s| s.line.label(lang))
             .collect();
         (!names.is_empty()).then(|| {
