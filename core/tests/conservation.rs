@@ -614,6 +614,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                     interventions: vec![],
                     sample_every_s: 1.0,
                     end_s: (!open_ended || n_groups > 0).then_some(60.0),
+                    mode: Default::default(),
                 };
                 prop::collection::vec(
                     (
