@@ -44,7 +44,7 @@ impl Run<'_> {
             Command::CrashBroker { restart_after_s } => {
                 self.crash_broker(restart_after_s.map(|d| t + d));
             }
-            Command::RestartBroker => (self.broker_up, self.broker_restart_at) = (true, None),
+            Command::RestartBroker => self.restart_broker(),
             Command::SetArrivals {
                 producer, schedule, ..
             } => {

@@ -149,14 +149,11 @@ pub fn supports(s: &Scenario) -> Result<(), ScenarioError> {
 
 /// Why a scenario runs aggregated, in one line starting with "aggregated mode:".
 pub fn why_aggregated(s: &Scenario) -> String {
-    let estimate = s.work_estimate();
-    let limits = crate::scenario::limits::STEPS_MAX;
-    if estimate.check().is_err() {
-        format!(
-            "aggregated mode: about {:.0} steps message by message, over the budget of {limits}; rates and amounts instead of messages",
-            estimate.steps.min(1e18)
-        )
-    } else {
-        "aggregated mode: chosen by the scenario (mode: aggregated); rates and amounts instead of messages".into()
+    match s.work_estimate().check() {
+        Err(over) => format!(
+            "aggregated mode: message by message it {}; rates and amounts instead of messages",
+            over.problem
+        ),
+        Ok(()) => "aggregated mode: chosen by the scenario (mode: aggregated); rates and amounts instead of messages".into(),
     }
 }

@@ -30,6 +30,10 @@ pub(super) struct ProducerState {
     pub targets: Vec<(usize, f64)>,
     /// Share of requests no queue takes (a routing key no binding matches).
     pub unroutable: f64,
+    /// Publishes wait for a confirm (and are tried again without one).
+    pub confirms: bool,
+    /// Requests created while the broker was down, to publish when it is back.
+    pub held_back: f64,
 }
 
 #[derive(Clone, Debug)]
@@ -58,6 +62,8 @@ impl ProducerState {
             left: spec.count.map(|n| n as f64),
             targets: targets(s, p),
             unroutable: unroutable_share(s, p),
+            confirms: spec.publish.confirms,
+            held_back: 0.0,
         }
     }
 

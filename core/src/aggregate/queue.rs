@@ -242,6 +242,17 @@ impl FluidQueue {
         self.requeued += amount;
     }
 
+    /// `amount` copies stored at once at `t` (publishes held back during a broker outage).
+    pub fn admit_now(&mut self, amount: f64, t: f64) {
+        if amount <= 0.0 {
+            return;
+        }
+        self.push_corner(t);
+        self.admitted += amount;
+        self.totals.published += amount;
+        self.curve.push_back((t, self.admitted));
+    }
+
     /// Copies lost for good while in flight (acked before the effect, then a crash).
     pub fn lose_in_flight(&mut self, amount: f64) {
         self.totals.abandoned += amount;

@@ -83,6 +83,10 @@ impl<'a> Run<'a> {
     pub fn run(mut self, why: String) -> AggregateRun {
         let end = self.s.end_s.unwrap_or(f64::INFINITY);
         let reason = loop {
+            // As in the message model, a sample at an instant sees what happened at it.
+            if self.t < end {
+                self.apply_due();
+            }
             self.take_due_samples();
             if self.t >= end {
                 break EndReason::EndTime;
@@ -90,7 +94,6 @@ impl<'a> Run<'a> {
             if self.steps >= PIECES_MAX {
                 break EndReason::StepBudget;
             }
-            self.apply_due();
             let flows = flows(
                 self.t,
                 self.broker_up,
@@ -170,6 +173,9 @@ impl<'a> Run<'a> {
             }
             if !p.up {
                 self.requests_refused += created;
+            } else if !broker_up && p.confirms {
+                // Unconfirmed publishes are tried again: they reach the broker once it is back.
+                p.held_back += created;
             } else if !broker_up {
                 self.not_published += created;
             } else {
@@ -192,8 +198,7 @@ impl<'a> Run<'a> {
             self.apply(&command);
         }
         if self.broker_restart_at.is_some_and(|at| at <= t) {
-            self.broker_restart_at = None;
-            self.broker_up = true;
+            self.restart_broker();
         }
         for p in &mut self.producers {
             if p.restart_at.is_some_and(|at| at <= t) {
@@ -209,6 +214,19 @@ impl<'a> Run<'a> {
         self.returns = later;
         for (at, q, amount) in due {
             self.queues[q].fluid.requeue(amount, at);
+        }
+    }
+
+    /// The broker is back: publishes held back for want of a confirm arrive at once.
+    pub(super) fn restart_broker(&mut self) {
+        (self.broker_up, self.broker_restart_at) = (true, None);
+        let t = self.t;
+        for p in &mut self.producers {
+            let held = std::mem::take(&mut p.held_back);
+            for &(q, share) in &p.targets {
+                self.queues[q].fluid.admit_now(held * share, t);
+            }
+            self.not_published += held * p.unroutable;
         }
     }
 
