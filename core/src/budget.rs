@@ -10,7 +10,7 @@
 use serde::Serialize;
 
 use crate::routing;
-use crate::scenario::{limits, Command, RateSegment, Scenario, ScenarioError};
+use crate::scenario::{limits, Command, RateSegment, RunMode, Scenario, ScenarioError};
 
 /// Poisson arrivals can exceed their mean: a generous margin over the schedule's mean.
 const POISSON_FACTOR: f64 = 1.05;
@@ -27,6 +27,9 @@ pub struct WorkEstimate {
     pub log_records: f64,
     /// Steps: at least one per message, one per delivery attempt, one per record read.
     pub steps: f64,
+    /// Most copies held at once, read off the aggregated model when the copies could
+    /// exceed the limit and that model applies (0 otherwise: the run itself guards it).
+    pub held: f64,
 }
 
 impl WorkEstimate {
@@ -62,6 +65,12 @@ impl WorkEstimate {
             self.steps,
             limits::STEPS_MAX,
             "every delivery attempt is a step; lower the count or the retries",
+        )?;
+        over(
+            "message copies held at once",
+            self.held,
+            limits::HELD_MAX,
+            "arrivals beyond the consumers' capacity pile up in memory",
         )
     }
 }
@@ -75,6 +84,28 @@ fn shown(n: f64) -> String {
 }
 
 impl Scenario {
+    /// The model that runs this scenario: [`RunMode::Messages`] or
+    /// [`RunMode::Aggregated`], never `Auto`. `auto` runs message by message while the
+    /// work estimate fits the budget, aggregated beyond it (when the aggregated model
+    /// covers the scenario); the error is one line naming the limit either way.
+    pub fn run_mode(&self) -> Result<RunMode, ScenarioError> {
+        let aggregated = || crate::aggregate::supports(self).map(|()| RunMode::Aggregated);
+        match self.mode {
+            RunMode::Messages => self.work_estimate().check().map(|()| RunMode::Messages),
+            RunMode::Aggregated => aggregated(),
+            RunMode::Auto => match self.work_estimate().check() {
+                Ok(()) => Ok(RunMode::Messages),
+                Err(over) => aggregated().map_err(|why| ScenarioError {
+                    field: over.field,
+                    problem: format!(
+                        "{}; the aggregated mode cannot take it either: {}",
+                        over.problem, why.problem
+                    ),
+                }),
+            },
+        }
+    }
+
     /// Upper bound of the messages producer `p` creates (infinite if it never stops).
     ///
     /// A recorded command (intervention) replays once its step is reached, and that step
@@ -178,7 +209,7 @@ impl Scenario {
     /// idempotent publishing (the broker drops what it already stored), one. With a
     /// confirm timeout no longer than the round trip, every attempt times out and is
     /// stored again: `max_attempts`. Otherwise one, plus one per confirm dropped on purpose.
-    fn stores_per_message(&self, p: usize) -> (f64, f64) {
+    pub(crate) fn stores_per_message(&self, p: usize) -> (f64, f64) {
         let publish = &self.producers[p].publish;
         if !publish.confirms || publish.idempotent {
             return (1.0, 0.0);
@@ -265,6 +296,9 @@ impl Scenario {
             .map(|(q, n)| n * self.attempts_per_copy(q) * self.steps_per_attempt(q))
             .sum();
         est.steps = est.messages + deliveries + reads;
+        if est.copies > limits::HELD_MAX as f64 && crate::aggregate::supports(self).is_ok() {
+            est.held = crate::aggregate::peak_held(self);
+        }
         est
     }
 

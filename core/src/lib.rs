@@ -21,6 +21,8 @@
 //!   [`fingerprint`]); facts and ids ([`Fact`], [`Step`], [`Setting`], [`Trigger`],
 //!   [`MsgId`], [`QueueId`]…); time ([`Micros`], [`secs_to_us`], [`us_to_secs`]).
 //! * [`narration::describe`]: a fact in one sentence, in English or Spanish ([`lang::Lang`]).
+//! * [`aggregate`]: the aggregated (fluid) mode, for rates beyond what can be simulated
+//!   message by message ([`aggregate::run`], [`Scenario::run_mode`]).
 //! * [`invariants::check`]: the accounting invariant, recounted from scratch.
 //! * [`examples`]: the built-in scenarios by name, with a title, a topic and a description
 //!   each, in English and Spanish.
@@ -36,6 +38,7 @@
 //! * [`import`]: a RabbitMQ definitions file or a Kafka description as a scenario, with
 //!   what was left out or assumed as notes worded in English and Spanish.
 
+pub mod aggregate;
 pub mod compare;
 pub mod database;
 pub mod dependency;
@@ -87,7 +90,7 @@ pub use scenario::{
     CommitMode, ConsumerSpec, CrashPoint, ExchangeKind, ExchangeSpec, Failures, GroupSpec, Handoff,
     Idempotency, Intervention, Isolation, Jitter, LogSpec, MemberCrashPoint, Op, Ordering, Outage,
     Overflow, PayloadSpec, Poison, ProducerCrashPoint, ProducerSpec, PublishSpec, QueueSpec,
-    RateSegment, RetryPolicy, Scenario, ScenarioError, ScheduledCommand, ScriptedMessage,
+    RateSegment, RetryPolicy, RunMode, Scenario, ScenarioError, ScheduledCommand, ScriptedMessage,
     ServiceTime, SCENARIO_VERSION,
 };
 pub use scenario::{PartitionKey, RandomStreams, Rebalance};

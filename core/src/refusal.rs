@@ -122,6 +122,52 @@ const SENTENCES: &[(&str, &str)] = &[
          reduce el número de mensajes o los reintentos)",
     ),
     (
+        "would need about {} message copies held at once; the limit is {} (arrivals beyond the consumers' capacity pile up in memory)",
+        "necesitaría unas {} copias retenidas a la vez; el límite es {} (lo que llega por \
+         encima de la capacidad de los consumidores se acumula en memoria)",
+    ),
+    ("there is no dependency {}", "no existe la dependencia {}"),
+    (
+        "a dependency needs a name (consumers call it by name)",
+        "una dependencia necesita un nombre (los consumidores la llaman por su nombre)",
+    ),
+    (
+        "the aggregated mode does not model logs and consumer groups",
+        "el modo agregado no modela logs ni grupos de consumidores",
+    ),
+    (
+        "the aggregated mode does not model dependencies and their timeouts",
+        "el modo agregado no modela dependencias ni sus tiempos de espera",
+    ),
+    (
+        "the aggregated mode does not model scripted messages",
+        "el modo agregado no modela mensajes con guion",
+    ),
+    (
+        "the aggregated mode does not model outboxes and relays",
+        "el modo agregado no modela bandejas de salida (outbox) ni sus relays",
+    ),
+    (
+        "the aggregated mode does not model publish retries that store a message again",
+        "el modo agregado no modela reintentos de publicación que guardan el mensaje otra vez",
+    ),
+    (
+        "the aggregated mode does not model poison messages",
+        "el modo agregado no modela mensajes envenenados",
+    ),
+    (
+        "the aggregated mode does not model message expiry or age limits",
+        "el modo agregado no modela la caducidad de mensajes ni los límites de antigüedad",
+    ),
+    (
+        "the aggregated mode does not model handler failures and retries",
+        "el modo agregado no modela fallos del manejador ni reintentos",
+    ),
+    (
+        "the aggregated mode does not model ordered processing",
+        "el modo agregado no modela el procesamiento en orden",
+    ),
+    (
         "a positive rate must be at least {} (use 0 to stop)",
         "una tasa positiva debe ser al menos {} (usa 0 para detenerlo)",
     ),
@@ -357,6 +403,18 @@ pub fn field_problem_in(text: &str, lang: Lang) -> String {
 
 /// An English problem sentence of the core in `lang`; unknown sentences stay English.
 pub fn problem_in(problem: &str, lang: Lang) -> String {
+    const EITHER: (&str, &str) = (
+        "; the aggregated mode cannot take it either: ",
+        "; el modo agregado tampoco puede con él: ",
+    );
+    if let (Lang::Es, Some((over, why))) = (lang, problem.split_once(EITHER.0)) {
+        return format!(
+            "{}{}{}",
+            problem_in(over, lang),
+            EITHER.1,
+            problem_in(why, lang)
+        );
+    }
     match lang {
         Lang::En => problem.to_string(),
         Lang::Es => translate(problem, SENTENCES)

@@ -15,6 +15,9 @@ use crate::sim::Simulation;
 
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
+    /// Always `"messages"` (an aggregated run's report, `aggregate::AggregateRun`, says
+    /// `"aggregated"`).
+    pub mode: &'static str,
     pub scenario: String,
     pub seed: u64,
     /// Why the run ended (`null` if it was cut short while still running).
@@ -111,6 +114,7 @@ pub struct GroupReport {
 impl Report {
     pub fn of(sim: &Simulation) -> Self {
         Self {
+            mode: "messages",
             scenario: sim.scenario().name.clone(),
             seed: sim.scenario().seed,
             end_reason: sim.end_reason(),

@@ -622,6 +622,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                     } else {
                         RandomStreams::PerProducer
                     },
+                    mode: Default::default(),
                 };
                 prop::collection::vec(
                     (

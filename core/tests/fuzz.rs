@@ -17,6 +17,7 @@ const FUZZ_BUDGET: Budget = Budget {
     messages_max: 2_000,
     copies_max: 4_000,
     log_records_max: 4_000,
+    held_max: 4_000,
 };
 
 fn cases() -> u32 {

@@ -6,8 +6,8 @@ mod common;
 
 use brokerlab_core::scenario::limits;
 use brokerlab_core::{
-    examples, invariants, Budget, Command, ConsumerId, EndReason, GroupId, Report, Scenario,
-    Simulation,
+    examples, invariants, Budget, Command, ConsumerId, EndReason, GroupId, Report, RunMode,
+    Scenario, Simulation,
 };
 use serde_json::{json, Value};
 
@@ -68,19 +68,28 @@ fn service_time_overflow_runs_to_a_clean_end() {
 
 #[test]
 fn fanout_amplification_is_refused_by_the_copy_estimate() {
-    // 100,000 messages × 64 subscriptions = 6.4 million copies.
-    let e = refusal(&repro("fanout-amplification.json"));
-    assert!(e.contains("6400000 message copies"), "{e}");
+    // A million messages × 64 subscriptions = 64 million copies: past the copy budget
+    // message by message; `auto` (the default) runs it aggregated instead.
+    let mut v = value(&repro("fanout-amplification.json"));
+    v["producers"][0]["count"] = json!(1_000_000);
+    v["mode"] = json!("messages");
+    let e = refusal(&v.to_string());
+    assert!(e.contains("64000000 message copies"), "{e}");
     assert!(e.contains(&limits::COPIES_MAX.to_string()), "{e}");
-    // The 5-million version too (it passes the message limit, not the copy limit).
-    let mut v = value(&repro("fanout-amplification.json"));
-    v["producers"][0]["count"] = json!(5_000_000);
-    assert!(refusal(&v.to_string()).contains("message copies"));
-    // A third of the subscriptions is within the budget.
-    let mut v = value(&repro("fanout-amplification.json"));
+    v["mode"] = json!("auto");
+    let s = Scenario::from_json(&v.to_string()).unwrap();
+    assert_eq!(s.run_mode().unwrap(), RunMode::Aggregated);
+    let run = brokerlab_core::aggregate::run(&s).unwrap();
+    let published = run.series.last().unwrap().published;
+    assert!(
+        published.abs_diff(64_000_000) < 10,
+        "{published} copies stored"
+    );
+    // A third of the subscriptions is within the budget, message by message.
     let bindings = v["exchanges"][0]["bindings"].as_array_mut().unwrap();
     bindings.truncate(20);
-    assert!(Scenario::from_json(&v.to_string()).is_ok());
+    let s = Scenario::from_json(&v.to_string()).unwrap();
+    assert_eq!(s.run_mode().unwrap(), RunMode::Messages);
 }
 
 #[test]
@@ -151,24 +160,36 @@ fn an_intervention_that_may_never_replay_does_not_lift_the_message_limit() {
     let e = refusal(&repro("intervention-bypasses-message-limit.json"));
     assert!(e.contains("never stops"), "{e}");
     // With an end the producer is bounded, but by its own schedule: 10^6/s for 40 s is
-    // 40 million messages, whatever the command (never reached) would have set.
+    // 40 million messages, whatever the command (never reached) would have set: past
+    // the step budget message by message.
     let mut v = value(&repro("intervention-bypasses-message-limit.json"));
     v["end_s"] = json!(40.0);
+    v["mode"] = json!("messages");
     let e = refusal(&v.to_string());
-    assert!(e.contains("messages"), "{e}");
+    assert!(e.contains("steps"), "{e}");
     // A command may replay at any instant up to the end (its step may come late), so
-    // what its schedule can produce counts on top of the schedule it replaces: 3 s at
-    // 10^6/s, then 3 s more once the command comes, is past the limit, even though the
-    // command recorded at 0 s would replace the first 3 s if it replayed on time.
+    // what its schedule can produce counts on top of the schedule it replaces: 15 s at
+    // 10^6/s, then 15 s more once the command comes, is past the budget, even though
+    // the command recorded at 0 s would replace the first 15 s if it replayed on time.
     let mut v = value(&repro("intervention-bypasses-message-limit.json"));
-    let three_seconds =
-        json!([{ "from_s": 0, "rate_per_s": 1e6 }, { "from_s": 3, "rate_per_s": 0 }]);
-    v["end_s"] = json!(6.0);
-    v["producers"][0]["arrivals"]["schedule"] = three_seconds.clone();
+    let fifteen_seconds =
+        json!([{ "from_s": 0, "rate_per_s": 1e6 }, { "from_s": 15, "rate_per_s": 0 }]);
+    v["end_s"] = json!(30.0);
+    v["mode"] = json!("messages");
+    v["producers"][0]["arrivals"]["schedule"] = fifteen_seconds.clone();
     v["interventions"][0]["after_step"] = json!(3);
-    v["interventions"][0]["fault"]["set_arrivals"]["schedule"] = three_seconds;
+    v["interventions"][0]["fault"]["set_arrivals"]["schedule"] = fifteen_seconds.clone();
     let e = refusal(&v.to_string());
-    assert!(e.contains("would publish about"), "{e}");
+    assert!(e.contains("would need about"), "{e}");
+    // Without the command, 15 million messages fit.
+    v.as_object_mut().unwrap().remove("interventions");
+    assert_eq!(
+        Scenario::from_json(&v.to_string())
+            .unwrap()
+            .run_mode()
+            .unwrap(),
+        RunMode::Messages
+    );
 }
 
 // ----- the estimate -------------------------------------------------------------------
@@ -191,8 +212,11 @@ fn publish_attempts_multiply_copies_when_the_confirm_cannot_arrive_in_time() {
     v["broker"] = json!({ "network_latency_s": 0.01 });
     v["producers"][0]["publish"] =
         json!({ "confirms": true, "confirm_timeout_s": 0.001, "max_attempts": 1000 });
+    v["producers"][0]["count"] = json!(100_000);
     let e = refusal(&v.to_string());
-    assert!(e.contains("10000000 message copies"), "{e}");
+    assert!(e.contains("100000000 message copies"), "{e}");
+    // The aggregated mode does not model publish retries: refused, saying both.
+    assert!(e.contains("does not model"), "{e}");
     // Idempotent publishing: the broker drops what it already stored.
     v["producers"][0]["publish"]["idempotent"] = json!(true);
     assert!(Scenario::from_json(&v.to_string()).is_ok());
@@ -200,22 +224,43 @@ fn publish_attempts_multiply_copies_when_the_confirm_cannot_arrive_in_time() {
     v["producers"][0]["publish"]["idempotent"] = json!(false);
     v["producers"][0]["publish"]["confirm_timeout_s"] = json!(1.0);
     let s = Scenario::from_json(&v.to_string()).unwrap();
-    assert_eq!(s.work_estimate().copies, 10_000.0);
+    assert_eq!(s.work_estimate().copies, 100_000.0);
 }
 
 #[test]
 fn retry_attempts_count_as_steps() {
     let mut v = queue_scenario();
-    v["producers"][0]["count"] = json!(5_000_000);
+    v["producers"][0]["count"] = json!(20_000_000);
     v["producers"][0]["arrivals"]["schedule"][0]["rate_per_s"] = json!(100_000);
-    assert!(
-        Scenario::from_json(&v.to_string()).is_ok(),
-        "5M messages fit"
-    );
-    // Every message poison: each uses all its attempts before the dead-letter queue.
+    v["consumers"][0]["concurrency"] = json!(20); // 200,000/s: nothing piles up
+    let s = Scenario::from_json(&v.to_string()).unwrap();
+    assert_eq!(s.run_mode().unwrap(), RunMode::Messages, "20M messages fit");
+    // Every message poison: each uses all its attempts before the dead-letter queue,
+    // and the aggregated mode does not model poison messages either.
     v["producers"][0]["payload"] = json!({ "poison_share": 1.0 });
     let e = refusal(&v.to_string());
-    assert!(e.contains("steps"), "{e}");
+    assert!(e.contains("steps") && e.contains("poison"), "{e}");
+}
+
+#[test]
+fn copies_piling_up_past_the_held_limit_go_aggregated() {
+    // 10^6/s for 10 s against 1,000/s: 10 million copies, nearly all waiting at 10 s.
+    let mut v = queue_scenario();
+    v["producers"][0]["count"] = json!(10_000_000);
+    v["producers"][0]["arrivals"]["schedule"][0]["rate_per_s"] = json!(1_000_000);
+    v["consumers"][0]["service"] = json!({ "fixed": { "seconds": 0.001 } });
+    let s = Scenario::from_json(&v.to_string()).unwrap();
+    let held = s.work_estimate().held;
+    assert!((held - 9_990_000.0).abs() < 1_000.0, "{held}");
+    assert_eq!(s.run_mode().unwrap(), RunMode::Aggregated);
+    v["mode"] = json!("messages");
+    let e = refusal(&v.to_string());
+    assert!(e.contains("held at once") && e.contains("5000000"), "{e}");
+    // With the consumers keeping up, the same 10 million run message by message.
+    v["consumers"][0]["service"] = json!({ "fixed": { "seconds": 0.000_000_5 } });
+    let s = Scenario::from_json(&v.to_string()).unwrap();
+    assert!(s.work_estimate().held < 10.0);
+    assert_eq!(s.run_mode().unwrap(), RunMode::Messages);
 }
 
 #[test]
@@ -301,6 +346,22 @@ fn copies_messages_and_records_budgets_stop_the_run_cleanly() {
             EndReason::LogRecordsBudget,
         ),
     ];
+    // Copies held at once: the burst piles up beyond capacity, so 300 waiting copies
+    // stop it long before 300 have been created in all would.
+    let held = run_checked(
+        Simulation::with_budget(
+            common::example("burst"),
+            Budget {
+                held_max: 300,
+                ..Budget::default()
+            },
+        )
+        .unwrap(),
+    );
+    assert_eq!(held.end_reason(), Some(EndReason::CopiesBudget));
+    let waiting = held.series().last().map_or(0, |s| s.backlog + s.in_flight);
+    assert!(waiting <= 301, "{waiting} held");
+    assert!(held.copies().len() > 400, "more were created, and finished");
     for (name, budget, reason) in cases {
         let sim = run_checked(Simulation::with_budget(common::example(name), budget).unwrap());
         assert_eq!(sim.end_reason(), Some(reason), "{name}");

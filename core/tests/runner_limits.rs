@@ -129,7 +129,7 @@ fn a_run_stopped_by_the_budget_reports_why() {
     // Today this loops until the step budget; a semantic limit on waiting (issue #8)
     // may end it sooner, and then nothing is said on stderr.
     if report["end_reason"] == "step_budget" {
-        assert_eq!(report["steps"], 10_000_000);
+        assert_eq!(report["steps"], 50_000_000);
         assert_eq!(err.lines().count(), 1, "{err}");
         assert!(err.contains("work budget"), "{err}");
     } else {
@@ -144,4 +144,32 @@ fn a_run_stopped_by_the_budget_reports_why() {
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["end_reason"], "drained");
     assert!(out.stderr.is_empty());
+}
+
+#[test]
+fn a_run_past_the_budget_runs_aggregated_and_says_so() {
+    let path = format!("{}/tests/repro/scale/day.json", env!("CARGO_MANIFEST_DIR"));
+    let out = brokerlab(&["run", &path], None);
+    assert!(out.status.success());
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["mode"], "aggregated");
+    assert_eq!(report["end_reason"], "end_time");
+    assert!(report["note"]
+        .as_str()
+        .unwrap()
+        .starts_with("aggregated mode:"));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("brokerlab: aggregated mode:"), "{err}");
+    // The CSV has the message run's columns.
+    let csv = brokerlab(&["run", &path, "--csv"], None);
+    let text = String::from_utf8(csv.stdout).unwrap();
+    assert!(
+        text.starts_with("t_s,backlog,oldest_age_s,in_flight,"),
+        "{text}"
+    );
+    // A message run's report says its mode too.
+    let out = brokerlab(&["run", "-"], Some(example("mm1").as_bytes()));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["mode"], "messages");
 }

@@ -77,9 +77,10 @@ fn invalid_values_name_their_field() {
         ),
         (
             Box::new(|v| {
-                v["producers"][0]["arrivals"]["schedule"][1]["rate_per_s"] = json!(900_000.0)
+                v["producers"][0]["arrivals"]["schedule"][1]["rate_per_s"] = json!(900_000.0);
+                v["mode"] = json!("messages");
             }),
-            "limit is 5000000",
+            "the limit is 50000000",
         ),
         (Box::new(|v| v["name"] = json!("x".repeat(100))), "name"),
         (Box::new(|v| v["version"] = json!(3)), "version"),

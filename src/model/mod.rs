@@ -4,6 +4,7 @@
 pub mod aftermath;
 pub mod chart_info;
 pub mod database;
+pub mod dependencies;
 pub mod files;
 pub mod flights;
 pub mod fluid;

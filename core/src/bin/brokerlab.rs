@@ -27,7 +27,7 @@ use std::process::ExitCode;
 use brokerlab_core::compare::{Change, Comparison, Variant};
 use brokerlab_core::lessons::{self, Lang, LessonRun, Prediction};
 use brokerlab_core::text::{escape_controls, one_line};
-use brokerlab_core::{examples, link, narration, Report, Scenario, Simulation};
+use brokerlab_core::{aggregate, examples, link, narration, Report, RunMode, Scenario, Simulation};
 
 const USAGE: &str = "usage: brokerlab run FILE.json [--csv] | brokerlab run --link LINK [--moment] [--csv] | brokerlab trace FILE.json [--max N] [--lang en|es] | brokerlab example [NAME] | brokerlab link NAME [--step N] | brokerlab lessons | brokerlab lesson NAME [--lang en|es] | brokerlab compare (--example NAME | FILE.json) --set KEY=VALUE ... [--seed N] [--until S] [--link] | brokerlab import rabbitmq|kafka FILE [--lang en|es]";
 
@@ -50,8 +50,8 @@ fn main() -> ExitCode {
 fn run(args: &[String]) -> Result<(), String> {
     let words: Vec<&str> = args.iter().map(String::as_str).collect();
     match words.as_slice() {
-        ["run", file] => report(file, |r| r.to_json() + "\n"),
-        ["run", file, "--csv"] | ["run", "--csv", file] => report(file, Report::series_csv),
+        ["run", file] => report(file, false),
+        ["run", file, "--csv"] | ["run", "--csv", file] => report(file, true),
         ["run", "--link", link, flags @ ..] => run_link(link, flags),
         ["link", name] => make_link(name, 0),
         ["link", name, "--step", n] => make_link(
@@ -310,12 +310,6 @@ fn start(file: &str) -> Result<Simulation, String> {
     Simulation::new(load(file)?).map_err(|e| format!("{file:?}: {e}"))
 }
 
-/// The simulation a share link describes: its scenario with its commands, from the start.
-fn start_link(link: &str) -> Result<Simulation, String> {
-    let shared = link::decode(link).map_err(|e| e.to_string())?;
-    Simulation::new(shared.recorded()).map_err(|e| format!("the link's scenario: {e}"))
-}
-
 /// `run --link LINK [--moment] [--csv]`: to the end, or (`--moment`) stopped where the
 /// link's page was, as JSON or CSV.
 fn run_link(link: &str, flags: &[&str]) -> Result<(), String> {
@@ -332,7 +326,8 @@ fn run_link(link: &str, flags: &[&str]) -> Result<(), String> {
         }
     };
     if !moment {
-        return report_of(start_link(link)?, render);
+        let shared = link::decode(link).map_err(|e| e.to_string())?;
+        return run_scenario(shared.recorded(), "the link's scenario", csv);
     }
     let shared = link::decode(link).map_err(|e| e.to_string())?;
     let sim = shared
@@ -359,8 +354,37 @@ fn make_link(name: &str, step: u64) -> Result<(), String> {
 }
 
 /// Runs to the end and prints the report; a budget stop is also said on stderr.
-fn report(file: &str, render: impl Fn(&Report) -> String) -> Result<(), String> {
-    report_of(start(file)?, render)
+fn report(file: &str, csv: bool) -> Result<(), String> {
+    run_scenario(load(file)?, &format!("{file:?}"), csv)
+}
+
+/// Runs `scenario` in the mode it resolves to (message by message, or aggregated beyond
+/// the work budget) and prints its report as JSON or CSV. An aggregated run says so on
+/// stderr too, since the CSV has no room for it.
+fn run_scenario(scenario: Scenario, origin: &str, csv: bool) -> Result<(), String> {
+    let mode = scenario.run_mode().map_err(|e| format!("{origin}: {e}"))?;
+    if mode == RunMode::Aggregated {
+        let run = aggregate::run(&scenario).map_err(|e| format!("{origin}: {e}"))?;
+        print(&if csv {
+            run.series_csv()
+        } else {
+            run.to_json() + "\n"
+        })?;
+        eprintln!(
+            "brokerlab: {} ({} model steps)",
+            one_line(&run.note),
+            run.model_steps
+        );
+        return Ok(());
+    }
+    let sim = Simulation::new(scenario).map_err(|e| format!("{origin}: {e}"))?;
+    report_of(sim, |r| {
+        if csv {
+            r.series_csv()
+        } else {
+            r.to_json() + "\n"
+        }
+    })
 }
 
 /// Runs `sim` to the end and prints the report; a budget stop is also said on stderr.

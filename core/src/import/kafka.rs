@@ -142,6 +142,7 @@ pub fn import(bytes: &[u8]) -> Result<Imported, ImportError> {
         end_s: None,
         random_streams: Default::default(),
         dependencies: Vec::new(),
+        mode: Default::default(),
     };
     scenario.validate().map_err(ImportError::Invalid)?;
     Ok(Imported {

@@ -688,6 +688,7 @@ fn build(
         end_s: None,
         random_streams: Default::default(),
         dependencies: Vec::new(),
+        mode: Default::default(),
     }
 }
 

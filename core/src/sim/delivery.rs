@@ -55,6 +55,7 @@ impl Simulation {
         match (is_active(from), is_active(to)) {
             (true, false) => {
                 q.held -= 1;
+                self.held_total -= 1;
                 let queue = c.queue;
                 if !q.redrive_pending && q.redrive_per_s.is_some() && !q.dlq.is_empty() {
                     q.redrive_pending = true;
@@ -65,7 +66,10 @@ impl Simulation {
                     self.release_throttled(queue);
                 }
             }
-            (false, true) => q.held += 1,
+            (false, true) => {
+                q.held += 1;
+                self.held_total += 1;
+            }
             _ => {}
         }
     }
@@ -186,6 +190,7 @@ impl Simulation {
         c.fate = Fate::Waiting;
         self.waiting_total += 1;
         self.queues[c.queue.index()].held += 1;
+        self.held_total += 1;
         self.enqueue_at_tail(copy);
     }
 

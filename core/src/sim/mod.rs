@@ -149,6 +149,9 @@ pub struct Simulation {
     busy_area: u128,
     capacity_area: u128,
     waiting_total: u64,
+    /// Copies held by all queues (waiting, in flight, retrying, dead-lettered): what the
+    /// budget's `held_max` bounds, so memory stays bounded however many messages a run has.
+    held_total: u64,
     busy_slots: u64,
     live_slots: u64,
 
@@ -169,6 +172,15 @@ impl Simulation {
     /// Builds a run that honours `budget` (tests use a small one to end hostile runs fast).
     pub fn with_budget(scenario: Scenario, budget: Budget) -> Result<Self, ScenarioError> {
         scenario.validate()?;
+        if scenario.run_mode()? == crate::scenario::RunMode::Aggregated {
+            return Err(ScenarioError {
+                field: "mode".into(),
+                problem: format!(
+                    "this scenario runs in aggregated mode ({}): use aggregate::run",
+                    crate::aggregate::why_aggregated(&scenario)
+                ),
+            });
+        }
         let mut queues: Vec<Queue> = scenario.queues.iter().map(Queue::new).collect();
         let consumers = build_consumers(&scenario, &mut queues);
         let deps = scenario
@@ -222,6 +234,7 @@ impl Simulation {
             busy_area: 0,
             capacity_area: 0,
             waiting_total: 0,
+            held_total: 0,
             busy_slots: 0,
             live_slots,
             deps,
@@ -381,7 +394,7 @@ impl Simulation {
             Some(EndReason::StepBudget)
         } else if self.messages.len() as u64 > b.messages_max {
             Some(EndReason::MessagesBudget)
-        } else if self.copies.len() as u64 > b.copies_max {
+        } else if self.copies.len() as u64 > b.copies_max || self.held_total > b.held_max {
             Some(EndReason::CopiesBudget)
         } else if self.counters.appended > b.log_records_max {
             Some(EndReason::LogRecordsBudget)
@@ -461,8 +474,10 @@ impl Simulation {
         // The whole run must stay within the scenario limits and the work estimate (new
         // arrivals, joins, injected poison, seeks back all count), so that the recorded
         // run, replayed from its start (step back, a share link), validates the same.
+        // This run is message by message: a command may not make it an aggregated one.
         let mut probe = self.scenario.clone();
         probe.interventions.push(intervention.clone());
+        probe.mode = crate::scenario::RunMode::Messages;
         probe.validate()?;
         self.scenario.interventions.push(intervention);
         // A recorded command due just before may have spent the last of the budget.

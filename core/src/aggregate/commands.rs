@@ -1,0 +1,190 @@
+//! Commands in the aggregated run: what each does to rates and amounts. Commands that
+//! touch one message (drop the next ack or confirm, inject one poison message) or that
+//! only change how a single delivery is handled (idempotency, ordering, retries,
+//! prefetch, a fix deployed) change no rate, so they are accepted and change nothing.
+
+use crate::scenario::{splice_schedule, AckMode, Command, Flavour};
+
+use super::model::flows;
+use super::run::Run;
+
+impl Run<'_> {
+    pub(super) fn apply(&mut self, command: &Command) {
+        let t = self.t;
+        match command {
+            Command::CrashConsumer {
+                consumer,
+                restart_after_s,
+                ..
+            } => self.crash_consumer(consumer.index(), restart_after_s.map(|d| t + d)),
+            Command::RestartConsumer { consumer } => {
+                if let Some(c) = self.consumers.get_mut(consumer.index()) {
+                    (c.up, c.restart_at, c.slow) = (true, None, 1.0);
+                }
+            }
+            Command::SlowConsumer { consumer, factor } => {
+                if let Some(c) = self.consumers.get_mut(consumer.index()) {
+                    c.slow = *factor;
+                }
+            }
+            Command::CrashProducer {
+                producer,
+                restart_after_s,
+                ..
+            } => {
+                if let Some(p) = self.producers.get_mut(producer.index()) {
+                    (p.up, p.restart_at) = (false, restart_after_s.map(|d| t + d));
+                }
+            }
+            Command::RestartProducer { producer } => {
+                if let Some(p) = self.producers.get_mut(producer.index()) {
+                    (p.up, p.restart_at) = (true, None);
+                }
+            }
+            Command::CrashBroker { restart_after_s } => {
+                self.crash_broker(restart_after_s.map(|d| t + d));
+            }
+            Command::RestartBroker => self.restart_broker(),
+            Command::SetArrivals {
+                producer, schedule, ..
+            } => {
+                if let Some(p) = self.producers.get_mut(producer.index()) {
+                    splice_schedule(&mut p.schedule, t, schedule);
+                }
+            }
+            _ => self.apply_queue_command(command),
+        }
+    }
+
+    /// Commands that name a queue.
+    fn apply_queue_command(&mut self, command: &Command) {
+        let t = self.t;
+        let Some(q) = command_queue(command).and_then(|name| self.s.queue_index(name)) else {
+            return;
+        };
+        match command {
+            Command::SetServiceTime { service, .. } => {
+                self.for_consumers_of(q, |c| c.mean_s = service.mean_s());
+            }
+            Command::SetAckMode { ack, .. } => self.for_consumers_of(q, |c| c.ack = *ack),
+            Command::SetConsumerCount { count, .. } => self.scale(q, *count as usize),
+            Command::DependencyOutage { for_s, .. } => {
+                let until = &mut self.queues[q].outage_until;
+                *until = until.max(t + for_s);
+            }
+            Command::SetVisibilityTimeout { seconds, .. } => self.queues[q].visibility_s = *seconds,
+            Command::SetFlavour { flavour, .. } => self.queues[q].flavour = *flavour,
+            Command::SetQueueBound {
+                max_length,
+                overflow,
+                ..
+            } => {
+                let fluid = &mut self.queues[q].fluid;
+                fluid.max_length = max_length.map(|n| n as f64);
+                fluid.overflow = *overflow;
+            }
+            _ => {}
+        }
+    }
+
+    fn for_consumers_of(&mut self, q: usize, f: impl Fn(&mut super::model::ConsumerState)) {
+        self.consumers
+            .iter_mut()
+            .filter(|c| c.queue == q)
+            .for_each(f);
+    }
+
+    /// Scales queue `q` to `count` active consumers: the newest ones leave first, and
+    /// new ones are copies of the queue's first consumer (as the message model does).
+    fn scale(&mut self, q: usize, count: usize) {
+        let members: Vec<usize> = (0..self.consumers.len())
+            .filter(|&i| self.consumers[i].queue == q)
+            .collect();
+        let Some(&first) = members.first() else {
+            return;
+        };
+        for (k, &i) in members.iter().enumerate() {
+            self.consumers[i].active = k < count;
+        }
+        for _ in members.len()..count {
+            let mut c = self.consumers[first].clone();
+            (c.up, c.active, c.restart_at, c.slow) = (true, true, None, 1.0);
+            self.consumers.push(c);
+        }
+    }
+
+    /// A consumer crash: the work it had in hand is lost (acked on delivery) or handed
+    /// back — at once on RabbitMQ (the connection closes), after the lease elsewhere.
+    fn crash_consumer(&mut self, c: usize, restart_at: Option<f64>) {
+        let Some(consumer) = self.consumers.get(c).cloned() else {
+            return;
+        };
+        if consumer.working() {
+            let q = consumer.queue;
+            let flow = self.flows_now()[q];
+            let busy = self.queues[q].fluid.in_flight(flow);
+            let held = if flow.slots > 0.0 {
+                busy * consumer.slots / flow.slots
+            } else {
+                0.0
+            };
+            let queue = &mut self.queues[q];
+            if consumer.ack == AckMode::OnDelivery {
+                queue.fluid.lose_in_flight(held);
+            } else {
+                queue.fluid.abandon(held);
+                if queue.flavour == Flavour::Rabbitmq {
+                    queue.fluid.requeue(held, self.t);
+                } else {
+                    self.returns.push((self.t + queue.visibility_s, q, held));
+                }
+            }
+        }
+        let consumer = &mut self.consumers[c];
+        (consumer.up, consumer.restart_at) = (false, restart_at);
+    }
+
+    /// A broker crash: publishes fail and deliveries stop until it restarts; a durable
+    /// queue keeps its copies (those in flight come back), another loses them all.
+    fn crash_broker(&mut self, restart_at: Option<f64>) {
+        let flows = self.flows_now();
+        let t = self.t;
+        for (q, queue) in self.queues.iter_mut().enumerate() {
+            let busy = queue.fluid.in_flight(flows[q]);
+            if queue.durable {
+                queue.fluid.abandon(busy);
+                queue.fluid.requeue(busy, t);
+            } else {
+                queue.fluid.forget_waiting();
+                let pending: f64 = self.returns.iter().filter(|r| r.1 == q).map(|r| r.2).sum();
+                queue.fluid.totals.lost += pending;
+                self.returns.retain(|r| r.1 != q);
+            }
+        }
+        (self.broker_up, self.broker_restart_at) = (false, restart_at);
+    }
+
+    fn flows_now(&self) -> Vec<super::queue::Flow> {
+        flows(
+            self.t,
+            self.broker_up,
+            &self.producers,
+            &self.consumers,
+            &self.queues,
+        )
+    }
+}
+
+/// The queue a queue command names.
+fn command_queue(command: &Command) -> Option<&str> {
+    match command {
+        Command::SetServiceTime { queue, .. }
+        | Command::SetAckMode { queue, .. }
+        | Command::SetConsumerCount { queue, .. }
+        | Command::DependencyOutage { queue, .. }
+        | Command::SetVisibilityTimeout { queue, .. }
+        | Command::SetFlavour { queue, .. }
+        | Command::SetQueueBound { queue, .. } => Some(queue),
+        _ => None,
+    }
+}

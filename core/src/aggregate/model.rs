@@ -1,0 +1,230 @@
+//! The aggregated run: producers, consumers and the broker as rates, queues as fluids
+//! ([`FluidQueue`]). The clock jumps from one change to the next — a rate segment
+//! boundary, a command, a restart, a queue that empties or fills, a sample — so the cost
+//! follows the scenario's changes and its simulated time, never the number of messages.
+
+use crate::routing;
+use crate::scenario::{AckMode, Flavour, RateSegment, Scenario};
+
+use super::queue::{Flow, FluidQueue, Rates};
+
+/// A queue and the broker settings that decide what a crash does to it.
+#[derive(Clone, Debug)]
+pub(super) struct QueueState {
+    pub fluid: FluidQueue,
+    pub flavour: Flavour,
+    pub visibility_s: f64,
+    pub durable: bool,
+    /// A dependency outage: the consumers make no progress until then.
+    pub outage_until: f64,
+}
+
+#[derive(Clone, Debug)]
+pub(super) struct ProducerState {
+    pub schedule: Vec<RateSegment>,
+    pub up: bool,
+    pub restart_at: Option<f64>,
+    /// Requests still to create when the producer has a count.
+    pub left: Option<f64>,
+    /// Queues one request reaches, with the share of requests that reach each.
+    pub targets: Vec<(usize, f64)>,
+    /// Share of requests no queue takes (a routing key no binding matches).
+    pub unroutable: f64,
+    /// Publishes wait for a confirm (and are tried again without one).
+    pub confirms: bool,
+    /// Requests created while the broker was down, to publish when it is back.
+    pub held_back: f64,
+}
+
+#[derive(Clone, Debug)]
+pub(super) struct ConsumerState {
+    pub queue: usize,
+    pub slots: f64,
+    pub mean_s: f64,
+    pub slow: f64,
+    pub up: bool,
+    /// Scaled in (`set_consumer_count`) or not.
+    pub active: bool,
+    pub ack: AckMode,
+    pub restart_at: Option<f64>,
+}
+
+/// A consumer that takes no time still finishes a finite amount per second.
+const CAPACITY_MAX: f64 = 1e15;
+
+impl ProducerState {
+    pub fn new(s: &Scenario, p: usize) -> Self {
+        let spec = &s.producers[p];
+        Self {
+            schedule: spec.arrivals.schedule.clone(),
+            up: true,
+            restart_at: None,
+            left: spec.count.map(|n| n as f64),
+            targets: targets(s, p),
+            unroutable: unroutable_share(s, p),
+            confirms: spec.publish.confirms,
+            held_back: 0.0,
+        }
+    }
+
+    /// Requests per second at `t` (created even while down: they are then refused).
+    pub fn rate(&self, t: f64) -> f64 {
+        if self.left.is_some_and(|n| n <= 0.0) {
+            return 0.0;
+        }
+        self.schedule
+            .iter()
+            .rev()
+            .find(|seg| seg.from_s <= t)
+            .map_or(0.0, |seg| seg.rate_per_s)
+    }
+
+    /// The next instant after `t` at which the rate changes by itself.
+    pub fn next_change(&self, t: f64) -> f64 {
+        let boundary = self
+            .schedule
+            .iter()
+            .map(|seg| seg.from_s)
+            .find(|&from| from > t)
+            .unwrap_or(f64::INFINITY);
+        let rate = self.rate(t);
+        let exhausted = match self.left {
+            Some(n) if rate > 0.0 => t + n / rate,
+            _ => f64::INFINITY,
+        };
+        boundary
+            .min(exhausted)
+            .min(self.restart_at.unwrap_or(f64::INFINITY))
+    }
+}
+
+impl ConsumerState {
+    pub fn from_spec(s: &Scenario, spec: &crate::scenario::ConsumerSpec) -> Self {
+        Self {
+            queue: s.queue_of(spec),
+            slots: f64::from(spec.concurrency),
+            mean_s: spec.service.mean_s(),
+            slow: 1.0,
+            up: true,
+            active: true,
+            ack: spec.ack,
+            restart_at: None,
+        }
+    }
+
+    pub fn working(&self) -> bool {
+        self.up && self.active
+    }
+
+    /// Copies per second this consumer finishes while busy.
+    pub fn capacity(&self) -> f64 {
+        let per_copy = self.mean_s * self.slow;
+        if per_copy > 0.0 {
+            (self.slots / per_copy).min(CAPACITY_MAX)
+        } else {
+            CAPACITY_MAX
+        }
+    }
+}
+
+/// Share of producer `p`'s requests that reach no queue.
+fn unroutable_share(s: &Scenario, p: usize) -> f64 {
+    let spec = &s.producers[p];
+    let Some(x) = s.exchanges.iter().find(|x| x.name == spec.target) else {
+        return if targets(s, p).is_empty() { 1.0 } else { 0.0 };
+    };
+    let keys: Vec<&str> = if spec.routing_keys.is_empty() {
+        vec![""]
+    } else {
+        spec.routing_keys.iter().map(String::as_str).collect()
+    };
+    let lost = keys
+        .iter()
+        .filter(|key| {
+            !x.bindings
+                .iter()
+                .any(|b| routing::matches(x.kind, &b.key, key) && s.queue_index(&b.queue).is_some())
+        })
+        .count();
+    lost as f64 / keys.len() as f64
+}
+
+/// The queues producer `p`'s requests reach, each with its share of them. Routing keys
+/// are used in turn, so each key takes an equal share; a key no binding matches is
+/// unroutable (its share reaches no queue).
+fn targets(s: &Scenario, p: usize) -> Vec<(usize, f64)> {
+    let spec = &s.producers[p];
+    if spec.target.is_empty() {
+        return if s.queues.is_empty() {
+            vec![]
+        } else {
+            vec![(0, 1.0)]
+        };
+    }
+    if let Some(q) = s.queue_index(&spec.target) {
+        return vec![(q, 1.0)];
+    }
+    let Some(x) = s.exchanges.iter().find(|x| x.name == spec.target) else {
+        return vec![];
+    };
+    let keys: Vec<&str> = if spec.routing_keys.is_empty() {
+        vec![""]
+    } else {
+        spec.routing_keys.iter().map(String::as_str).collect()
+    };
+    let share = 1.0 / keys.len() as f64;
+    let mut out: Vec<(usize, f64)> = Vec::new();
+    for key in keys {
+        let mut queues: Vec<usize> = x
+            .bindings
+            .iter()
+            .filter(|b| routing::matches(x.kind, &b.key, key))
+            .filter_map(|b| s.queue_index(&b.queue))
+            .collect();
+        queues.sort_unstable();
+        queues.dedup();
+        for q in queues {
+            match out.iter_mut().find(|(o, _)| *o == q) {
+                Some((_, w)) => *w += share,
+                None => out.push((q, share)),
+            }
+        }
+    }
+    out
+}
+
+/// Every queue's flow at `t`: what the producers send it and what its consumers can take.
+pub(super) fn flows(
+    t: f64,
+    broker_up: bool,
+    producers: &[ProducerState],
+    consumers: &[ConsumerState],
+    queues: &[QueueState],
+) -> Vec<Flow> {
+    let mut out = vec![Flow::default(); queues.len()];
+    if !broker_up {
+        return out;
+    }
+    for p in producers.iter().filter(|p| p.up) {
+        let rate = p.rate(t);
+        for &(q, share) in &p.targets {
+            out[q].arrive += rate * share;
+        }
+    }
+    for c in consumers.iter().filter(|c| c.working()) {
+        if queues[c.queue].outage_until <= t {
+            out[c.queue].capacity += c.capacity();
+            out[c.queue].slots += c.slots;
+        }
+    }
+    out
+}
+
+/// Rates of every queue for the piece starting now.
+pub(super) fn rates(queues: &[QueueState], flows: &[Flow]) -> Vec<Rates> {
+    queues
+        .iter()
+        .zip(flows)
+        .map(|(q, f)| q.fluid.rates(*f))
+        .collect()
+}

@@ -1,0 +1,393 @@
+//! The aggregated (fluid) mode against the message-by-message model where both apply,
+//! its cost (model steps, never time) against the rate, and how `mode: "auto"` picks it.
+//!
+//! Tolerances: with constant arrivals and fixed service times the message model is
+//! itself nearly a fluid, so the two agree to a few messages plus what one service time
+//! and one sample interval hold (consumers finish in steps of 10 ms, samples are taken
+//! every second): we allow 1 % of the peak backlog. With Poisson arrivals the message
+//! count after t seconds at λ per second has a standard deviation of √(λt) (≈ 424 for
+//! the burst's 180,000 arrivals in 60 s); 3 % of 60,000 is about four of those.
+
+use brokerlab_core::aggregate::{self, AggregateRun};
+use brokerlab_core::{
+    examples, ArrivalProcess, Command, ConsumerId, CrashPoint, Overflow, ProducerId, RateSegment,
+    RunMode, Sample, Scenario, ScheduledCommand, Simulation,
+};
+use serde_json::json;
+
+/// `λ` per second for `for_s` seconds, against `consumers` consumers of 10 ms each (100
+/// per second each), constant arrivals: the backlog arithmetic of the seeds.
+fn steady(lambda: f64, for_s: f64, consumers: u32) -> Scenario {
+    let v = json!({
+        "version": 2, "name": "fluid", "seed": 3,
+        "producers": [{ "arrivals": { "process": "constant", "schedule": [
+            { "from_s": 0, "rate_per_s": lambda }, { "from_s": for_s, "rate_per_s": 0 } ] } }],
+        "queues": [{ "name": "q", "visibility_timeout_s": 30 }],
+        "consumers": [{ "replicas": consumers, "service": { "fixed": { "seconds": 0.01 } },
+                        "ack": "after_commit" }],
+        "sample_every_s": 1
+    });
+    Scenario::from_json(&v.to_string()).unwrap()
+}
+
+fn both(s: &Scenario) -> (Vec<Sample>, AggregateRun) {
+    let mut sim = Simulation::new(s.clone()).unwrap();
+    sim.run();
+    (sim.series().to_vec(), aggregate::run(s).unwrap())
+}
+
+fn at(series: &[Sample], t_s: f64) -> Sample {
+    *series
+        .iter()
+        .find(|s| (s.t_s - t_s).abs() < 1e-9)
+        .unwrap_or_else(|| panic!("no sample at {t_s} s"))
+}
+
+/// First sample time at or after `from_s` with an empty queue.
+fn drained_at(series: &[Sample], from_s: f64) -> f64 {
+    series
+        .iter()
+        .find(|s| s.t_s >= from_s && s.backlog == 0)
+        .map_or(f64::INFINITY, |s| s.t_s)
+}
+
+fn close(a: u64, b: u64, tolerance: u64, what: &str) {
+    assert!(
+        a.abs_diff(b) <= tolerance,
+        "{what}: {a} vs {b} (± {tolerance})"
+    );
+}
+
+#[test]
+fn the_burst_arithmetic_agrees_then_drains() {
+    // 3,000/s against 2,000/s for 60 s: about 60,000 waiting, then empty near 120 s.
+    let s = steady(3_000.0, 60.0, 20);
+    let (messages, fluid) = both(&s);
+    for t in [10.0, 30.0, 60.0, 90.0] {
+        close(
+            at(&messages, t).backlog,
+            at(&fluid.series, t).backlog,
+            600,
+            "backlog",
+        );
+    }
+    close(
+        at(&fluid.series, 60.0).backlog,
+        60_000,
+        600,
+        "fluid backlog at 60 s",
+    );
+    let age = |series: &[Sample]| at(series, 60.0).oldest_age_s;
+    assert!(
+        (age(&messages) - age(&fluid.series)).abs() < 0.5,
+        "oldest age at 60 s"
+    );
+    assert!((drained_at(&messages, 61.0) - drained_at(&fluid.series, 61.0)).abs() <= 2.0);
+    assert!(
+        (drained_at(&fluid.series, 61.0) - 90.0).abs() <= 1.0,
+        "3000·60/2000 = 90 s"
+    );
+    let (m, f) = (messages.last().unwrap(), fluid.series.last().unwrap());
+    close(m.published, f.published, 10, "published");
+    // Acks lag deliveries by one service time: at most the 20 slots' worth apart.
+    close(m.acked, f.acked, 20, "acked");
+}
+
+#[test]
+fn the_poisson_burst_example_agrees_within_its_noise() {
+    let s = examples::load("burst").unwrap();
+    let (messages, fluid) = both(&s);
+    for t in [30.0, 60.0, 90.0] {
+        close(
+            at(&messages, t).backlog,
+            at(&fluid.series, t).backlog,
+            1_800,
+            "backlog",
+        );
+    }
+    assert!((drained_at(&messages, 61.0) - drained_at(&fluid.series, 61.0)).abs() <= 5.0);
+}
+
+#[test]
+fn a_consumer_crash_window_agrees() {
+    // 1,500/s against 2,000/s; half the consumers down from 10 s to 30 s: capacity
+    // 1,000/s, so the backlog grows by 500/s to 10,000, then drains at 500/s by 50 s.
+    let mut s = steady(1_500.0, 80.0, 20);
+    for c in 0..10 {
+        s.commands.push(ScheduledCommand {
+            at_s: 10.0,
+            command: Command::CrashConsumer {
+                consumer: ConsumerId::new(c),
+                point: CrashPoint::Now,
+                restart_after_s: Some(20.0),
+            },
+        });
+    }
+    let (messages, fluid) = both(&s);
+    for t in [20.0, 30.0, 40.0] {
+        close(
+            at(&messages, t).backlog,
+            at(&fluid.series, t).backlog,
+            100,
+            "backlog",
+        );
+    }
+    close(
+        at(&fluid.series, 30.0).backlog,
+        10_000,
+        100,
+        "fluid backlog at 30 s",
+    );
+    assert!((drained_at(&messages, 31.0) - drained_at(&fluid.series, 31.0)).abs() <= 2.0);
+    // The copies in hand come back after the 30 s lease and are redelivered. Message by
+    // message that is whoever was mid-work at the instant (0 to 10 of them); the fluid
+    // spreads the busy share over the consumers still up after each crash (about 9).
+    let redelivered = |series: &[Sample]| series.last().unwrap().redelivered;
+    assert!((1..=10).contains(&redelivered(&messages)));
+    close(
+        redelivered(&messages),
+        redelivered(&fluid.series),
+        5,
+        "redelivered",
+    );
+}
+
+#[test]
+fn a_rate_change_mid_run_agrees() {
+    // 1,500/s, then from 20 s (a scheduled command) 2,500/s against 2,000/s.
+    let mut s = steady(1_500.0, 60.0, 20);
+    s.commands.push(ScheduledCommand {
+        at_s: 20.0,
+        command: Command::SetArrivals {
+            producer: ProducerId::new(0),
+            process: ArrivalProcess::Constant,
+            schedule: vec![
+                RateSegment {
+                    from_s: 0.0,
+                    rate_per_s: 2_500.0,
+                },
+                RateSegment {
+                    from_s: 20.0,
+                    rate_per_s: 0.0,
+                },
+            ],
+        },
+    });
+    let (messages, fluid) = both(&s);
+    close(
+        at(&fluid.series, 40.0).backlog,
+        10_000,
+        100,
+        "500/s for 20 s",
+    );
+    for t in [30.0, 40.0, 45.0] {
+        close(
+            at(&messages, t).backlog,
+            at(&fluid.series, t).backlog,
+            100,
+            "backlog",
+        );
+    }
+    close(
+        messages.last().unwrap().published,
+        fluid.series.last().unwrap().published,
+        10,
+        "published: 20 s at 1,500 then 20 s at 2,500",
+    );
+}
+
+#[test]
+fn a_length_limit_loses_the_excess_in_both() {
+    for overflow in [Overflow::Reject, Overflow::DropOldest] {
+        let mut s = steady(3_000.0, 60.0, 20);
+        s.queues[0].max_length = Some(10_000);
+        s.queues[0].overflow = overflow;
+        let mut sim = Simulation::new(s.clone()).unwrap();
+        sim.run();
+        let fluid = aggregate::run(&s).unwrap();
+        let lost = fluid.losses.last().unwrap();
+        // Full at 10 s, then 1,000/s over capacity for 50 s.
+        let (fluid_lost, message_lost) = match overflow {
+            Overflow::Reject => (lost.refused, sim.counters().refused),
+            _ => (lost.dropped, sim.counters().dropped),
+        };
+        close(fluid_lost, 50_000, 100, "fluid overflow");
+        close(
+            fluid_lost,
+            message_lost,
+            500,
+            "overflow against the message model",
+        );
+        close(
+            at(&fluid.series, 40.0).backlog,
+            10_000,
+            1,
+            "held at the limit",
+        );
+        close(
+            at(sim.series(), 40.0).backlog,
+            10_000,
+            20,
+            "held at the limit",
+        );
+        assert_eq!(fluid.series.len(), fluid.losses.len(), "losses in step");
+    }
+}
+
+#[test]
+fn the_cost_does_not_depend_on_the_rate() {
+    let steps = |scale: f64| {
+        let mut s = steady(3_000.0 * scale, 60.0, 20);
+        s.consumers[0].concurrency = scale as u32;
+        s.end_s = Some(3_600.0);
+        s.mode = RunMode::Aggregated;
+        let run = aggregate::run(&s).unwrap();
+        let peak = run.series.iter().map(|x| x.backlog).max().unwrap();
+        close(
+            peak,
+            (60_000.0 * scale) as u64,
+            (600.0 * scale) as u64,
+            "peak",
+        );
+        run.model_steps
+    };
+    let slow = steps(1.0);
+    assert_eq!(slow, steps(300.0));
+    // A sample per second for an hour, plus a few changes of regime.
+    assert!(slow < 3_700, "{slow} model steps");
+}
+
+#[test]
+fn a_day_at_a_million_per_second_runs_aggregated_by_itself() {
+    let v = json!({
+        "version": 2, "seed": 1,
+        "producers": [{ "arrivals": { "process": "poisson",
+            "schedule": [{ "from_s": 0, "rate_per_s": 1e6 }] } }],
+        "queues": [{ "name": "q", "visibility_timeout_s": 30 }],
+        "consumers": [{ "replicas": 10, "concurrency": 100,
+                        "service": { "fixed": { "seconds": 0.0009 } }, "ack": "after_commit" }],
+        "end_s": 86400
+    });
+    let s = Scenario::from_json(&v.to_string()).unwrap();
+    assert_eq!(s.mode, RunMode::Auto);
+    assert_eq!(s.run_mode().unwrap(), RunMode::Aggregated);
+    let e = Simulation::new(s.clone())
+        .err()
+        .expect("not message by message");
+    assert!(e.to_string().contains("aggregated mode"), "{e}");
+    let run = aggregate::run(&s).unwrap();
+    assert!(run.note.starts_with("aggregated mode:"), "{}", run.note);
+    assert_eq!(run.end_s, 86_400.0);
+    assert!(run.model_steps < 100_000, "{} model steps", run.model_steps);
+    let last = run.series.last().unwrap();
+    assert_eq!(last.t_s, 86_400.0);
+    close(
+        last.published,
+        86_400_000_000,
+        1_000,
+        "a million per second for a day",
+    );
+    // Capacity 1,000 × (1 / 0.9 ms) ≈ 1.11 M/s: it keeps up, nothing waits.
+    assert!(run.series.iter().all(|x| x.backlog == 0));
+    // The series stays bounded like a message run's (halved past 20,000 samples).
+    assert!(run.series.len() <= 20_000);
+}
+
+#[test]
+fn an_hour_at_three_thousand_per_second_runs_message_by_message() {
+    // 10.8 million messages: once refused by a fixed message limit, now inside the
+    // step budget (two steps per message), so `auto` keeps every message.
+    let mut s = steady(3_000.0, 3_600.0, 40);
+    s.mode = RunMode::Auto;
+    assert_eq!(s.run_mode().unwrap(), RunMode::Messages);
+    assert!(s.work_estimate().messages > 10_800_000.0);
+    assert!(Simulation::new(s).is_ok());
+}
+
+#[test]
+fn explicit_modes_and_refusals_are_one_line() {
+    let day = |mode: &str, extra: serde_json::Value| {
+        let mut v = json!({
+            "version": 2, "seed": 1, "mode": mode,
+            "producers": [{ "arrivals": { "process": "constant",
+                "schedule": [{ "from_s": 0, "rate_per_s": 1e6 }] } }],
+            "queues": [{ "name": "q", "visibility_timeout_s": 30 }],
+            "consumers": [{ "service": { "fixed": { "seconds": 0.001 } }, "ack": "after_commit" }],
+            "end_s": 86400
+        });
+        if let Some(map) = extra.as_object() {
+            for (k, value) in map {
+                v["consumers"][0][k] = value.clone();
+            }
+        }
+        Scenario::from_json(&v.to_string())
+    };
+    // Message by message on demand: refused past the budget, naming it.
+    let e = day("messages", json!({})).unwrap_err().to_string();
+    assert!(
+        e.contains("would need about") && e.contains("50000000"),
+        "{e}"
+    );
+    assert_eq!(e.lines().count(), 1);
+    // Past the budget with what the aggregated mode does not model: both reasons.
+    let e = day("auto", json!({ "failures": { "transient_p": 0.1 } }))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("50000000") && e.contains("does not model"),
+        "{e}"
+    );
+    assert_eq!(e.lines().count(), 1);
+    // A small scenario may ask for the aggregated mode.
+    let mut small = steady(10.0, 5.0, 1);
+    small.mode = RunMode::Aggregated;
+    assert_eq!(small.run_mode().unwrap(), RunMode::Aggregated);
+    assert!(aggregate::run(&small)
+        .unwrap()
+        .note
+        .contains("chosen by the scenario"));
+    // Endless stays refused, whatever the mode.
+    let mut v: serde_json::Value =
+        serde_json::from_str(&day("auto", json!({})).unwrap().to_json_pretty()).unwrap();
+    v.as_object_mut().unwrap().remove("end_s");
+    let e = Scenario::from_json(&v.to_string()).unwrap_err().to_string();
+    assert!(e.contains("never stops"), "{e}");
+}
+
+#[test]
+fn old_files_load_unchanged_and_the_mode_round_trips() {
+    let s = examples::load("burst").unwrap();
+    assert_eq!(s.mode, RunMode::Auto);
+    assert!(!s.to_json_pretty().contains("\"mode\""), "auto is left out");
+    let mut t = s.clone();
+    t.mode = RunMode::Messages;
+    let text = t.to_json_pretty();
+    assert!(text.contains("\"mode\": \"messages\""));
+    assert_eq!(Scenario::from_json(&text).unwrap().mode, RunMode::Messages);
+}
+
+#[test]
+fn a_broker_crash_agrees_on_what_is_lost_and_what_comes_back() {
+    // The example: the broker is down from 10 s to 15 s; the non-durable queue loses its
+    // ~100 waiting copies, the producer with confirms publishes again once it is back.
+    let s = examples::load("broker-crash").unwrap();
+    let (messages, fluid) = both(&s);
+    let (m, f) = (messages.last().unwrap(), fluid.series.last().unwrap());
+    // One message either way: a publish or a copy caught mid-way at the crash.
+    close(m.lost, f.lost, 2, "lost in the crash");
+    // The retried publishes: all of them in the fluid, nearly all message by message
+    // (an attempt may still be waiting out its confirm timeout at the restart).
+    close(m.published, f.published, 5, "published");
+    assert!((drained_at(&messages, 16.0) - drained_at(&fluid.series, 16.0)).abs() <= 2.0);
+}
+
+#[test]
+fn the_measured_files_resolve_to_the_modes_the_docs_say() {
+    // docs/performance.md times these two with the release runner.
+    let load = |name: &str| {
+        let path = format!("{}/tests/repro/scale/{name}", env!("CARGO_MANIFEST_DIR"));
+        Scenario::from_json(&std::fs::read_to_string(path).unwrap()).unwrap()
+    };
+    assert_eq!(load("hour.json").run_mode().unwrap(), RunMode::Messages);
+    assert_eq!(load("day.json").run_mode().unwrap(), RunMode::Aggregated);
+}
