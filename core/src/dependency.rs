@@ -343,6 +343,8 @@ pub struct DependencyView {
     pub oldest_age_s: f64,
     pub slow_factor: f64,
     pub breaker: Option<BreakerState>,
+    /// The breaker's settings in force, when there is one.
+    pub breaker_spec: Option<BreakerSpec>,
     /// Tokens left in the retry budget, and its size.
     pub tokens: Option<(f64, f64)>,
     pub admission_max_age_s: Option<f64>,

@@ -15,6 +15,8 @@ use crate::i18n::{locale, td_string};
 pub struct DependencyCard {
     pub name: String,
     pub concurrency: u32,
+    pub service_mean_s: f64,
+    pub timeout_s: f64,
     pub in_service: u32,
     pub queued: u32,
     pub oldest_age_s: f64,
@@ -31,6 +33,7 @@ pub struct DependencyCard {
     /// Offered load (retries included) is above capacity.
     pub overloaded: bool,
     pub breaker: Option<BreakerState>,
+    pub breaker_threshold: Option<u32>,
     pub tokens: Option<(f64, f64)>,
     pub admission_max_age_s: Option<f64>,
 }
@@ -48,6 +51,8 @@ fn card(sim: &Simulation, d: u32) -> Option<DependencyCard> {
     Some(DependencyCard {
         name: v.name,
         concurrency: v.concurrency,
+        service_mean_s: v.service_mean_s,
+        timeout_s: v.timeout_s,
         in_service: v.in_service,
         queued: v.queued,
         oldest_age_s: v.oldest_age_s,
@@ -59,6 +64,7 @@ fn card(sim: &Simulation, d: u32) -> Option<DependencyCard> {
         answered: v.counters.answered,
         overloaded: sim.dependency_load(d).is_some_and(|l| l.overloaded),
         breaker: v.breaker,
+        breaker_threshold: v.breaker_spec.map(|b| b.failure_threshold),
         tokens: v.tokens,
         admission_max_age_s: v.admission_max_age_s,
     })
@@ -68,7 +74,10 @@ impl DependencyCard {
     /// "12 / 16 slots busy · 340 waiting, oldest 2.1 s".
     pub fn load_text(&self, lang: Lang) -> String {
         let l = locale(lang);
-        let (busy, slots) = (count(self.in_service.into(), lang), count(self.concurrency.into(), lang));
+        let (busy, slots) = (
+            count(self.in_service.into(), lang),
+            count(self.concurrency.into(), lang),
+        );
         let waiting = count(self.queued.into(), lang);
         let oldest = seconds(self.oldest_age_s, lang);
         td_string!(l, stage.dep.load, busy, slots, waiting, oldest).to_string()
@@ -103,9 +112,15 @@ impl DependencyCard {
             parts.push(td_string!(l, stage.dep.budget, left, size).to_string());
         }
         match self.breaker {
-            Some(BreakerState::Closed) => parts.push(td_string!(l, stage.dep.breaker_closed).to_string()),
-            Some(BreakerState::Open { .. }) => parts.push(td_string!(l, stage.dep.breaker_open).to_string()),
-            Some(BreakerState::HalfOpen) => parts.push(td_string!(l, stage.dep.breaker_half_open).to_string()),
+            Some(BreakerState::Closed) => {
+                parts.push(td_string!(l, stage.dep.breaker_closed).to_string())
+            }
+            Some(BreakerState::Open { .. }) => {
+                parts.push(td_string!(l, stage.dep.breaker_open).to_string())
+            }
+            Some(BreakerState::HalfOpen) => {
+                parts.push(td_string!(l, stage.dep.breaker_half_open).to_string())
+            }
             None => {}
         }
         if let Some(age) = self.admission_max_age_s {
@@ -135,11 +150,25 @@ mod tests {
         let before = &dependency_cards(&at("dep-metastable", 8.0))[0];
         let after = &dependency_cards(&at("dep-metastable", 40.0))[0];
         assert!(before.goodput_per_s > 30.0, "{before:?}");
-        assert!(after.goodput_per_s < before.goodput_per_s / 4.0, "{after:?}");
-        assert!(after.wasted > before.wasted, "work is wasted after the trigger");
+        assert!(
+            after.goodput_per_s < before.goodput_per_s / 4.0,
+            "{after:?}"
+        );
+        assert!(
+            after.wasted > before.wasted,
+            "work is wasted after the trigger"
+        );
         assert!(after.overloaded && !before.overloaded);
-        assert!(after.load_text(Lang::En).contains("slots busy"), "{}", after.load_text(Lang::En));
-        assert!(after.load_text(Lang::Es).contains("ocupadas"), "{}", after.load_text(Lang::Es));
+        assert!(
+            after.load_text(Lang::En).contains("slots busy"),
+            "{}",
+            after.load_text(Lang::En)
+        );
+        assert!(
+            after.load_text(Lang::Es).contains("ocupadas"),
+            "{}",
+            after.load_text(Lang::Es)
+        );
         assert_eq!(after.protections_text(Lang::En), "no protection");
     }
 

@@ -5,6 +5,7 @@ pub mod aftermath;
 pub mod chart_info;
 pub mod database;
 pub mod dependencies;
+pub mod dependency_commands;
 pub mod files;
 pub mod flights;
 pub mod fluid;

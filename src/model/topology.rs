@@ -8,6 +8,7 @@
 //! [`Topology`] is a plain snapshot of the run (tested natively); the components render it
 //! and send commands through the [`Lab`].
 
+use crate::model::dependencies::{dependency_cards, DependencyCard};
 use brokerlab_core::step::DeadLetterReason;
 use brokerlab_core::Flavour;
 use brokerlab_core::{
@@ -205,6 +206,8 @@ pub struct Topology {
     pub logs: LogsSnapshot,
     /// Each consumer group's tables.
     pub database: Vec<DatabaseCard>,
+    /// What the handlers call, with a capacity (empty for most scenarios).
+    pub dependencies: Vec<DependencyCard>,
     /// What the tables depend on: they are rebuilt only when it changes.
     pub database_key: DatabaseKey,
 }
@@ -437,6 +440,7 @@ impl Topology {
                 _ => database_cards(sim),
             },
             database_key: key,
+            dependencies: dependency_cards(sim),
         }
     }
 
@@ -450,6 +454,7 @@ impl Topology {
             consumers: self.consumers.len(),
             members: self.logs.groups.iter().map(|g| g.members.len()).collect(),
             database: self.database.len(),
+            dependencies: self.dependencies.len(),
         }
     }
 }
@@ -465,6 +470,7 @@ pub struct Shape {
     /// Members per log group.
     pub members: Vec<usize>,
     pub database: usize,
+    pub dependencies: usize,
 }
 
 /// Consumers (queue consumers and group members together) beyond which the consumers lane

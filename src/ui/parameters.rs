@@ -9,6 +9,8 @@ use brokerlab_core::{
 use leptos::prelude::*;
 
 use crate::i18n::{t, t_string, use_i18n, Locale};
+use crate::model::dependencies::DependencyCard;
+use crate::model::dependency_commands;
 use crate::model::glossary;
 use crate::model::settings::*;
 use crate::state::Lab;
@@ -435,6 +437,55 @@ fn QueueRow(lab: Lab, index: usize) -> impl IntoView {
     }
 }
 
+/// A dependency's row: its slots, its callers' timeout, and the protections in force.
+#[component]
+fn DependencyRow(lab: Lab, index: usize) -> impl IntoView {
+    let get = move || lab.topology.with(|t| t.dependencies.get(index).cloned());
+    let name = get().map(|d| d.name).unwrap_or_default();
+    let id = |f: &str| format!("param-dep{index}-{f}");
+    let text = move |f: fn(&DependencyCard) -> String| {
+        Signal::derive(move || get().map(|d| f(&d)).unwrap_or_default())
+    };
+    let i18n = use_i18n();
+    type Make =
+        fn(&str, &DependencyCard, &str, brokerlab_core::lessons::Lang) -> Result<Command, String>;
+    let cmd = move |make: Make| {
+        Callback::new(move |input: String| {
+            let lang = lab.lang.get_untracked();
+            let current = lab
+                .topology
+                .with_untracked(|t| t.dependencies.get(index).cloned())
+                .ok_or_else(|| t_string!(i18n, panels.params.queue_gone).to_string())?;
+            let fault = make(&current.name, &current, &input, lang)?;
+            lab.try_command(fault)
+        })
+    };
+    let seconds = Signal::derive(move || t_string!(i18n, panels.dep_params.seconds).to_string());
+    view! {
+        <fieldset class="param-group" data-testid=format!("param-dep-{index}")>
+            <legend>{t!(i18n, panels.dep_params.title)} " " <strong>{name}</strong> " " {t!(i18n, panels.dep_params.title_rest)}</legend>
+            <NumberField id=id("slots") label=tr!(i18n, panels.dep_params.slots) unit=tr!(i18n, panels.dep_params.slots_unit)
+                value=text(|d| d.concurrency.to_string())
+                apply=cmd(|n, d, t, l| dependency_commands::slots(n, d.service_mean_s, t, l)) />
+            <NumberField id=id("timeout") label=tr!(i18n, panels.dep_params.timeout) unit=seconds
+                value=text(|d| field(d.timeout_s))
+                apply=cmd(|n, _, t, l| dependency_commands::timeout(n, t, l)) />
+            <NumberField id=id("admission") label=tr!(i18n, panels.dep_params.admission) unit=seconds
+                value=text(|d| d.admission_max_age_s.map(field).unwrap_or_default())
+                apply=cmd(|n, _, t, l| dependency_commands::admission(n, t, l))
+                hint=tr!(i18n, panels.dep_params.admission_hint) />
+            <NumberField id=id("budget") label=tr!(i18n, panels.dep_params.budget) unit=tr!(i18n, panels.dep_params.tokens_unit)
+                value=text(|d| d.tokens.map(|(_, size)| field(size)).unwrap_or_default())
+                apply=cmd(|n, _, t, l| dependency_commands::retry_budget(n, t, l))
+                hint=tr!(i18n, panels.dep_params.budget_hint) />
+            <NumberField id=id("breaker") label=tr!(i18n, panels.dep_params.breaker) unit=tr!(i18n, panels.dep_params.failures_unit)
+                value=text(|d| d.breaker_threshold.map(|n| n.to_string()).unwrap_or_default())
+                apply=cmd(|n, _, t, l| dependency_commands::breaker(n, t, l))
+                hint=tr!(i18n, panels.dep_params.breaker_hint) />
+        </fieldset>
+    }
+}
+
 /// A consumer group's row: the settings of a group the run can change.
 #[component]
 fn GroupRow(lab: Lab, index: usize) -> impl IntoView {
@@ -465,11 +516,12 @@ pub fn ParametersPanel(lab: Lab) -> impl IntoView {
     let shape = Memo::new(move |_| {
         let name = lab.scenario.with(|s| s.0.clone());
         let groups = lab.with_player(|p| p.sim().group_ids().count());
+        let deps = lab.with_player(|p| p.sim().dependency_count() as usize);
         lab.settings
-            .with(|s| (name, s.producers.len(), s.queues.len(), groups))
+            .with(|s| (name, s.producers.len(), s.queues.len(), groups, deps))
     });
     let rows = move || {
-        let (_, producers, queues, groups) = shape.get();
+        let (_, producers, queues, groups, deps) = shape.get();
         let p = (0..producers)
             .map(|index| view! { <ProducerRow lab index /> })
             .collect_view();
@@ -479,11 +531,14 @@ pub fn ParametersPanel(lab: Lab) -> impl IntoView {
         let g = (0..groups)
             .map(|index| view! { <GroupRow lab index /> })
             .collect_view();
-        view! { {p} {q} {g} }
+        let d = (0..deps)
+            .map(|index| view! { <DependencyRow lab index /> })
+            .collect_view();
+        view! { {p} {q} {d} {g} }
     };
     let i18n = use_i18n();
     let empty = move || {
-        let (_, p, q, g) = shape.get();
+        let (_, p, q, g, _) = shape.get();
         (p == 0 && q == 0 && g == 0).then(|| {
             view! { <p class="hint">{t!(i18n, panels.params.empty)}</p> }
         })

@@ -29,6 +29,7 @@ impl Simulation {
             oldest_age_s: us_to_secs(dep.oldest_age_us(self.now_us)),
             slow_factor: dep.slow_factor(self.now_us),
             breaker: dep.breaker.map(|_| dep.breaker_state),
+            breaker_spec: dep.breaker,
             tokens: dep.retry_budget.map(|b| (dep.tokens, b.max_tokens)),
             admission_max_age_s: dep.admission.map(|a| a.max_queue_age_s),
             counters: dep.counters,

@@ -5,10 +5,12 @@ use leptos::prelude::*;
 
 use crate::i18n::{t, use_i18n};
 use crate::model::database::*;
+use crate::model::dependencies::DependencyCard;
 use crate::model::glossary;
 use crate::model::topology::more_text;
 use crate::state::Lab;
 use crate::ui::term::Term;
+use brokerlab_core::lessons::Lang;
 
 /// One table card.
 #[component]
@@ -79,9 +81,40 @@ fn DatabaseBox(lab: Lab, index: usize) -> impl IntoView {
     }
 }
 
-/// The database lane's cards.
-pub fn database_lane(lab: Lab, cards: usize) -> impl IntoView {
-    (0..cards)
+/// One dependency's card: its load, line, rates and protections.
+#[component]
+fn DependencyBox(lab: Lab, index: usize) -> impl IntoView {
+    let i18n = use_i18n();
+    let card = Memo::new(move |_| lab.topology.with(|t| t.dependencies.get(index).cloned()));
+    let text = move |f: fn(&DependencyCard, Lang) -> String| {
+        move || {
+            let lang = lab.lang.get();
+            card.with(|c| c.as_ref().map(|c| f(c, lang)).unwrap_or_default())
+        }
+    };
+    let name = move || card.with(|c| c.as_ref().map(|c| c.name.clone()).unwrap_or_default());
+    let overloaded = move || card.with(|c| c.as_ref().is_some_and(|c| c.overloaded));
+    view! {
+        <li class="node dep" class:alert=overloaded data-testid=format!("dep-{index}")>
+            <strong>{name}" "<small>{t!(i18n, stage.dep.title)}</small></strong>
+            <span class="state" data-testid=format!("dep-{index}-load")>{text(DependencyCard::load_text)}</span>
+            <span class="state" data-testid=format!("dep-{index}-rates")>{text(DependencyCard::rates_text)}</span>
+            <span class="state" data-testid=format!("dep-{index}-work")>{text(DependencyCard::work_text)}</span>
+            <span class="state" data-testid=format!("dep-{index}-protections")>{text(DependencyCard::protections_text)}</span>
+            <Show when=overloaded>
+                <span class="state warn" data-testid=format!("dep-{index}-overloaded")>{t!(i18n, stage.dep.overloaded)}</span>
+            </Show>
+        </li>
+    }
+}
+
+/// The database lane's cards: the dependencies the handlers call, then the tables.
+pub fn database_lane(lab: Lab, dependencies: usize, cards: usize) -> impl IntoView {
+    let deps = (0..dependencies)
+        .map(|index| view! { <DependencyBox lab index /> })
+        .collect_view();
+    let tables = (0..cards)
         .map(|index| view! { <DatabaseBox lab index /> })
-        .collect_view()
+        .collect_view();
+    (deps, tables)
 }

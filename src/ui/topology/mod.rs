@@ -560,7 +560,7 @@ pub fn TopologyView(lab: Lab) -> impl IntoView {
             .map(|index| view! { <ProducerBox lab index /> })
             .collect_view()
     };
-    let database = move || database_lane(lab, shape.with(|s| s.database));
+    let database = move || shape.with(|s| database_lane(lab, s.dependencies, s.database));
     let i18n = use_i18n();
     view! {
         <section class="panel topology" aria-labelledby="topology-title" data-testid="topology">
