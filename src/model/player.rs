@@ -639,6 +639,12 @@ impl Player {
             .collect()
     }
 
+    /// Goodput at the last sample, for scenarios with a dependency: what the chart's
+    /// goodput line ends at.
+    pub fn goodput_now(&self) -> Option<f64> {
+        self.flow_line(|f| f.goodput_per_s).last().map(|&(_, g)| g)
+    }
+
     /// The crashes the chart marks, in time order.
     pub fn crash_markers(&self) -> &[CrashMarker] {
         &self.story.crashes

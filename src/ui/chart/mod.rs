@@ -341,6 +341,16 @@ fn predicted_now(lab: Lab) -> String {
     lab.with_player(|p| format!("{:.0}", p.predicted_at(now)))
 }
 
+/// The goodput line's last value (empty without a dependency), for tests and tools.
+fn goodput_now(lab: Lab) -> String {
+    let _ = lab.readout.with(|r| r.time_s);
+    lab.with_player(|p| {
+        p.goodput_now()
+            .map(|g| format!("{g:.0}"))
+            .unwrap_or_default()
+    })
+}
+
 /// What makes the chart redraw besides new data: the plot's size and the device pixel
 /// ratio.
 #[derive(Clone, Copy)]
@@ -562,6 +572,7 @@ pub fn BacklogChart(lab: Lab) -> impl IntoView {
                     data-crash-markers=move || crash_count.get().to_string()
                     data-text-scale=move || format!("{:.3}", sizing.text_scale.get())
                     data-predicted-now=move || predicted_now(lab)
+                    data-goodput-now=move || goodput_now(lab)
                     on:pointermove=move |ev| point(&ev)
                     on:pointerdown=move |ev| point(&ev)
                     // A finger lifting also "leaves": keep its readout until the next touch.
