@@ -771,14 +771,19 @@ fn failure_label(attempt: u32, failure: HandlerFailure, l: Locale) -> String {
         HandlerFailure::Poison(_) => say!(l, failure_poison),
         HandlerFailure::BatchRolledBack => say!(l, failure_batch_rolled_back),
         HandlerFailure::DependencyTimeout => say!(l, failure_dependency_timeout),
-        HandlerFailure::CallRefused(why) => match why {
-            CallRefusal::LineFull => say!(l, failure_line_full),
-            CallRefusal::OldestTooOld => say!(l, failure_oldest_too_old),
-            CallRefusal::Outage => say!(l, failure_outage),
-            CallRefusal::CircuitOpen => say!(l, failure_circuit_open),
-        },
+        HandlerFailure::CallRefused(why) => call_refusal(why, l),
     };
     say!(l, handler_failed, attempt = attempt, what = what)
+}
+
+/// Why a call to a dependency failed at once, in words.
+fn call_refusal(why: CallRefusal, l: Locale) -> String {
+    match why {
+        CallRefusal::LineFull => say!(l, failure_line_full),
+        CallRefusal::OldestTooOld => say!(l, failure_oldest_too_old),
+        CallRefusal::Outage => say!(l, failure_outage),
+        CallRefusal::CircuitOpen => say!(l, failure_circuit_open),
+    }
 }
 
 /// A queue's consumers: deliveries, work, effects and answers.
@@ -819,6 +824,16 @@ fn consumer_label(fact: &Fact, l: Locale) -> Option<String> {
         GapSkipped { current, .. } => say!(l, gap_skipped, version = current + 1),
         ConsumerEmailSent { times: 1, .. } => say!(l, email_sent),
         ConsumerEmailSent { times, .. } => say!(l, duplicate_email, times = times),
+        DependencyCalled { ahead, .. } => say!(l, dep_called, ahead = ahead),
+        DependencyAnswered { .. } => say!(l, dep_answered),
+        CallTimedOut { .. } => say!(l, call_timed_out),
+        WorkWasted { .. } => say!(l, work_wasted),
+        CallRejected { why, .. } => {
+            let why = call_refusal(why, l);
+            say!(l, call_rejected, why = why)
+        }
+        RequestShed { .. } => say!(l, request_shed),
+        RetryDenied { .. } => say!(l, retry_denied),
         _ => return None,
     })
 }
