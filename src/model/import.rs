@@ -113,7 +113,10 @@ mod tests {
         }
         let es = note_lines(&notes, Lang::Es);
         assert_eq!(es.len(), en.len());
-        assert!(es.iter().zip(&en).all(|(s, e)| s.text != e.text && s.ignored == e.ignored));
+        assert!(es
+            .iter()
+            .zip(&en)
+            .all(|(s, e)| s.text != e.text && s.ignored == e.ignored));
         assert!(es.iter().any(|l| l.text.contains("by-header")));
     }
 
@@ -130,13 +133,20 @@ mod tests {
                 }
             }
         }
-        let refusal = import_file(ImportKind::Rabbitmq, b"{").err().expect("refused");
-        assert!(refusal.text(Lang::En).starts_with("The file is not valid JSON"));
+        let refusal = import_file(ImportKind::Rabbitmq, b"{")
+            .err()
+            .expect("refused");
+        assert!(refusal
+            .text(Lang::En)
+            .starts_with("The file is not valid JSON"));
         assert!(refusal
             .text(Lang::Es)
             .starts_with("El archivo no es JSON válido"));
         // Valid JSON of the other format has nothing this importer can simulate.
         let refusal = import_file(ImportKind::Kafka, SUPPORTED.as_bytes()).err();
-        assert!(refusal.is_some(), "a definitions file is no Kafka description");
+        assert!(
+            refusal.is_some(),
+            "a definitions file is no Kafka description"
+        );
     }
 }
