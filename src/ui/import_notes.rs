@@ -23,13 +23,10 @@ pub fn ImportNotes(lab: Lab) -> impl IntoView {
             let items = lines
                 .into_iter()
                 .map(|line| {
-                    let kind = if line.ignored {
-                        t_string!(i18n, panels.files.notes_ignored)
-                    } else {
-                        t_string!(i18n, panels.files.notes_assumed)
-                    };
+                    // The core's sentences already begin with what happened ("Assumed…",
+                    // "Ignored…"); the class only sets the two kinds apart.
                     let class = if line.ignored { "ignored" } else { "assumed" };
-                    view! { <li class=class><span class="note-kind">{kind}": "</span>{line.text}</li> }
+                    view! { <li class=class>{line.text}</li> }
                 })
                 .collect_view();
             view! {
