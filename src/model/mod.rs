@@ -11,6 +11,7 @@ pub mod flights;
 pub mod fluid;
 pub mod glossary;
 pub mod groups;
+pub mod import;
 pub mod interview;
 pub mod invariants;
 pub mod lesson;

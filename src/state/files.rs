@@ -9,6 +9,7 @@ use web_sys::{Blob, BlobPropertyBag, HtmlAnchorElement, HtmlCanvasElement, Url};
 
 use crate::i18n::{locale, td_string};
 use crate::model::files::{check_size, file_name, open_scenario, scenario_file, series_csv};
+use crate::model::import::{import_file, ImportKind};
 use crate::model::interview::Interview;
 use crate::model::words::Words;
 use crate::state::Lab;
@@ -56,6 +57,38 @@ impl Lab {
                 Ok(player) => {
                     lab.open_player(player);
                     lab.interview.update(Interview::forget_faults);
+                }
+                Err(message) => lab.error.set(Some(message)),
+            }
+        });
+    }
+
+    /// Imports a RabbitMQ definitions file or a Kafka description: the scenario opens
+    /// paused at its start with the import's notes beside it; a refusal is said in one
+    /// sentence and the run on show stays.
+    pub fn import_file(&self, kind: ImportKind, file: web_sys::File) {
+        let lab = *self;
+        if let Err(message) = check_size(&file.name(), file.size()) {
+            lab.error.set(Some(message));
+            return;
+        }
+        leptos::task::spawn_local(async move {
+            // Bytes, not text: the importer reads (and refuses) what is not UTF-8 itself.
+            let read = wasm_bindgen_futures::JsFuture::from(file.array_buffer()).await;
+            let imported = read
+                .map(|buffer| js_sys::Uint8Array::new(&buffer).to_vec())
+                .map_err(|_| {
+                    let name = file.name();
+                    Words::new(move |lang| {
+                        td_string!(locale(lang), panels.files.unreadable, name = &name).to_string()
+                    })
+                })
+                .and_then(|bytes| import_file(kind, &bytes));
+            match imported {
+                Ok((player, notes)) => {
+                    lab.open_player(player);
+                    lab.interview.update(Interview::forget_faults);
+                    lab.import_notes.set(Some(notes));
                 }
                 Err(message) => lab.error.set(Some(message)),
             }

@@ -4,6 +4,7 @@
 
 use leptos::prelude::*;
 
+use brokerlab_core::import::Note;
 use brokerlab_core::lessons::Lang;
 use brokerlab_core::{examples, secs_to_us, us_to_secs, Command, MsgId, Scenario};
 
@@ -109,6 +110,9 @@ pub struct Lab {
     pub lang: RwSignal<Lang>,
     /// Interview mode's checklist, notes and hidden faults (see `state/interview.rs`).
     pub interview: RwSignal<Interview>,
+    /// The notes of the import that opened the run on show (see `state/files.rs`); `None`
+    /// once dismissed or when another run is opened.
+    pub import_notes: RwSignal<Option<Vec<Note>>>,
 }
 
 /// A memo of the player recomputed on every frame.
@@ -199,6 +203,7 @@ impl Lab {
             guide: RwSignal::new(None),
             lang,
             interview: RwSignal::new(Interview::default()),
+            import_notes: RwSignal::new(None),
         }
     }
 
@@ -343,6 +348,7 @@ impl Lab {
         self.speed.set(player.opening_speed());
         self.player.set_value(player);
         self.error.set(None);
+        self.import_notes.set(None);
         self.close_lineage();
         self.changed();
     }

@@ -15,6 +15,7 @@ use crate::ui::chart::BacklogChart;
 use crate::ui::controls::{Controls, ScenarioPicker};
 use crate::ui::files::{use_file_drop, FileMenu};
 use crate::ui::help::{HelpDialog, ToolButtons};
+use crate::ui::import_notes::ImportNotes;
 use crate::ui::language::{follow_language, LangSwitch};
 use crate::ui::lesson::LessonCard;
 use crate::ui::narration::LatestLine;
@@ -125,6 +126,7 @@ fn Page(player: Player, view: Option<View>, problem: Option<LinkProblem>) -> imp
                 <Timeline lab />
             </div>
             <Problem lab />
+            <ImportNotes lab />
             <LessonCard lab />
             <div class="workspace">
                 <div class="stage" data-testid="stage">

@@ -1,6 +1,7 @@
 //! The **Files** menu: save the scenario (with the user's commands) and open one, export
 //! the series as CSV and the chart as PNG, copy the code that embeds this moment in another
-//! page. A scenario file can also be dropped anywhere on the page.
+//! page; import a real setup (a RabbitMQ definitions file, a Kafka description). A
+//! scenario file can also be dropped anywhere on the page.
 
 use leptos::html::Main;
 use leptos::prelude::*;
@@ -9,6 +10,7 @@ use wasm_bindgen::JsCast;
 use web_sys::HtmlInputElement;
 
 use crate::i18n::{t, t_string, use_i18n};
+use crate::model::import::ImportKind;
 use crate::state::share::copy_embed_code;
 use crate::state::Lab;
 
@@ -32,6 +34,16 @@ pub fn FileMenu(lab: Lab) -> impl IntoView {
         input.set_value("");
         close();
     };
+    let on_import = move |kind: ImportKind| {
+        move |ev: leptos::ev::Event| {
+            let input: HtmlInputElement = event_target(&ev);
+            if let Some(file) = input.files().and_then(|files| files.get(0)) {
+                lab.import_file(kind, file);
+            }
+            input.set_value("");
+            close();
+        }
+    };
     view! {
         <div class="files-wrap">
         <details class="files" node_ref=menu data-testid="files">
@@ -46,6 +58,16 @@ pub fn FileMenu(lab: Lab) -> impl IntoView {
                     {t!(i18n, panels.files.open)}
                     <input type="file" accept=".json,application/json" data-testid="open-scenario"
                         class="sr-only" on:change=on_pick />
+                </label>
+                <label class="file-pick" title=move || t_string!(i18n, panels.files.import_rabbitmq_title)>
+                    {t!(i18n, panels.files.import_rabbitmq)}
+                    <input type="file" accept=".json,application/json" data-testid="import-rabbitmq"
+                        class="sr-only" on:change=on_import(ImportKind::Rabbitmq) />
+                </label>
+                <label class="file-pick" title=move || t_string!(i18n, panels.files.import_kafka_title)>
+                    {t!(i18n, panels.files.import_kafka)}
+                    <input type="file" accept=".json,application/json" data-testid="import-kafka"
+                        class="sr-only" on:change=on_import(ImportKind::Kafka) />
                 </label>
                 <button type="button" data-testid="export-csv"
                     on:click=move |_| { lab.export_csv(); close(); }

@@ -7,6 +7,7 @@ pub mod controls;
 pub mod counters;
 pub mod files;
 pub mod help;
+pub mod import_notes;
 pub mod interview;
 pub mod invariants;
 pub mod language;

@@ -1,0 +1,109 @@
+// End-to-end tests of importing a real setup (issue 16): a RabbitMQ definitions file
+// opens as a scenario with its queues on the stage and the import's notes listed; a file
+// that is not one is refused in one sentence and the run on show stays.
+// Run by .ci/test-web:
+//   BROKERLAB_URL=http://127.0.0.1:PORT/brokerlab/ node --test import.test.mjs
+// playwright-core drives Debian's Chromium (never a downloaded browser).
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { chromium } from 'playwright-core';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+const BASE_URL = process.env.BROKERLAB_URL ?? 'http://127.0.0.1:8080/';
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'];
+const FIXTURES = fileURLToPath(new URL('../../core/tests/import/', import.meta.url));
+
+let context;
+let page;
+let profile;
+let files;
+const consoleErrors = [];
+
+before(async () => {
+  profile = mkdtempSync(path.join(tmpdir(), 'brokerlab-import-'));
+  files = mkdtempSync(path.join(tmpdir(), 'brokerlab-import-files-'));
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ARGS,
+    viewport: { width: 1280, height: 800 },
+  });
+  await context.addInitScript(() => localStorage.setItem('brokerlab.tour.seen', '1'));
+  page = context.pages()[0] ?? (await context.newPage());
+  page.on('console', (m) => m.type() === 'error' && consoleErrors.push(m.text()));
+  page.on('pageerror', (e) => consoleErrors.push(String(e)));
+  await page.goto(BASE_URL, { waitUntil: 'load' });
+  await page.getByTestId('play').waitFor({ state: 'visible', timeout: 30_000 });
+});
+
+after(async () => {
+  await context?.close();
+  for (const dir of [profile, files]) if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const text = (id) => page.getByTestId(id).innerText().then((t) => t.trim());
+const step = async () => Number((await text('step-index')).replace(/,/g, ''));
+const queueNames = () => page.locator('li.node.queue > strong').allInnerTexts();
+
+async function pick(name) {
+  await page.getByTestId('scenario').selectOption(name);
+  assert.equal(await text('step-index'), '0', `${name} loads at its start`);
+}
+
+/** Puts a file on the Files menu's hidden RabbitMQ import input, as its dialog does. */
+async function importRabbitmq(file) {
+  await page.getByTestId('import-rabbitmq').setInputFiles(file);
+}
+
+test('a RabbitMQ definitions file opens with its queues and the import’s notes', async () => {
+  await pick('mm1');
+  await importRabbitmq(path.join(FIXTURES, 'rabbitmq-supported.json'));
+  await page.waitForFunction(() => document.querySelector('[data-testid=scenario]').value === 'rabbitmq-import');
+  assert.equal(await step(), 0, 'an import opens at its start');
+  assert.equal(await page.getByTestId('error-note').count(), 0);
+  assert.deepEqual(await queueNames(), ['orders', 'emails', 'audit', 'orders.dead']);
+
+  const notes = page.getByTestId('import-notes');
+  await notes.waitFor({ state: 'visible' });
+  const items = await notes.locator('li').allInnerTexts();
+  assert.ok(items.some((t) => /^Assumed a producer publishing to “shop”/.test(t)), items.join('\n'));
+  assert.ok(items.some((t) => /^Assumed one consumer per queue/.test(t)), items.join('\n'));
+
+  await page.getByTestId('import-notes-dismiss').click();
+  assert.equal(await notes.count(), 0, 'dismissed');
+  assert.deepEqual(await queueNames(), ['orders', 'emails', 'audit', 'orders.dead'], 'the scenario stays');
+  assert.deepEqual(consoleErrors, []);
+});
+
+test('unsupported parts are listed by name, as text', async () => {
+  await importRabbitmq(path.join(FIXTURES, 'rabbitmq-unsupported.json'));
+  const notes = page.getByTestId('import-notes');
+  await notes.waitFor({ state: 'visible' });
+  const items = await notes.locator('li').allInnerTexts();
+  for (const name of ['by-header', 'events', 'ha-all']) {
+    assert.ok(items.some((t) => t.includes(`“${name}”`)), `${name} is named:\n${items.join('\n')}`);
+  }
+  assert.equal(await notes.locator('li *').count(), 0, 'plain text, no markup');
+});
+
+test('a file that is not definitions is refused in one sentence, and the run stays', async () => {
+  await pick('mm1');
+  await page.getByTestId('step').click();
+  await page.getByTestId('step').click();
+  const junk = path.join(files, 'junk.json');
+  writeFileSync(junk, '{"queues": [<b>hi</b>');
+  await importRabbitmq(junk);
+  const note = page.getByTestId('error-note');
+  await note.waitFor({ state: 'visible' });
+  assert.match(await note.innerText(), /The file is not valid JSON: [^\n]+\.$/);
+  assert.equal(await page.locator('.error-note *').count(), 1, 'no markup beyond the label');
+  assert.equal(await step(), 2, 'the previous run is kept');
+  assert.equal(await page.getByTestId('scenario').inputValue(), 'mm1');
+  assert.equal(await page.getByTestId('import-notes').count(), 0);
+  assert.deepEqual(consoleErrors, []);
+});
