@@ -115,7 +115,7 @@ test('a share link reopens the lesson at its step, revealed, in its language', a
   const { page } = await openAt(shared);
   await page.getByTestId('lesson').waitFor({ state: 'visible' });
   assert.equal(await text(page, 'lesson-progress'), 'Paso 2 de 3');
-  assert.equal(await text(page, 'step-time'), '60.0 s');
+  assert.equal(await text(page, 'step-time'), '60,0 s', 'the Spanish page writes a decimal comma');
   await page.getByTestId('lesson-explanation').waitFor({ state: 'visible' });
   // Page Up goes back a step: the run is replayed to the checkpoint before it.
   await page.keyboard.press('PageUp');
