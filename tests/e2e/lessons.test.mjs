@@ -120,7 +120,7 @@ test('a share link reopens the lesson at its step, revealed, in its language', a
   // Page Up goes back a step: the run is replayed to the checkpoint before it.
   await page.keyboard.press('PageUp');
   await page.waitForFunction(() => document.querySelector('[data-testid=lesson-progress]').textContent === 'Paso 1 de 3');
-  assert.equal(await text(page, 'step-time'), '0.0 s', 'back before the first checkpoint');
+  assert.equal(await text(page, 'step-time'), '0,0 s', 'back before the first checkpoint');
   assert.equal(await page.getByTestId('lesson-play').isDisabled(), false, 'its answer is kept');
   assert.equal(await page.getByTestId('lesson-number').inputValue(), '60.000', 'written the Spanish way');
 });
