@@ -37,7 +37,7 @@ pub const IN_FLIGHT_COLOR: RGBColor = RGBColor(0, 122, 90);
 pub const DEAD_LETTER_COLOR: RGBColor = RGBColor(170, 51, 119);
 /// The oldest waiting message's age, on the right axis: dotted, with rings (slate).
 pub const AGE_COLOR: RGBColor = RGBColor(55, 65, 81);
-/// Goodput, useful completions per second: a thick line with triangles (sky blue).
+/// Goodput, useful completions per second: a thick line with rings (sky blue).
 pub const GOODPUT_COLOR: RGBColor = RGBColor(2, 132, 199);
 /// Throughput, handler attempts per second: a dashed line (amber): above goodput it is
 /// wasted work.
@@ -152,7 +152,7 @@ pub const LINES: [LineStyle; 7] = [
         color: GOODPUT_COLOR,
         width: 3.0,
         dash: None,
-        mark: Mark::Triangle,
+        mark: Mark::Ring,
         right_axis: false,
     },
     LineStyle {
@@ -711,6 +711,16 @@ mod tests {
         let data = p.chart_data();
         assert!(shown_lines(&data).contains(&Line::DeadLettered), "{data:?}");
         assert!(longest_line(&svg(&data, (800, 450), 1.0), DEAD_LETTER_COLOR) > 1);
+        assert!(
+            !shown_lines(&data).contains(&Line::Goodput),
+            "no dependency, no rates"
+        );
+        let mut p = Player::new(examples::load("dep-metastable").expect("built in")).expect("ok");
+        while p.sim().now_us() < 20_000_000 && !p.advance(100.0, 20.0).finished {}
+        let data = p.chart_data();
+        let shown = shown_lines(&data);
+        assert!(shown.contains(&Line::Goodput) && shown.contains(&Line::Throughput));
+        assert!(longest_line(&svg(&data, (800, 450), 1.0), GOODPUT_COLOR) > 1);
         // Every line has its own look: colour and (dash, mark) both differ.
         for (i, a) in LINES.iter().enumerate() {
             assert_eq!(a.line.style(), a);
