@@ -413,7 +413,9 @@ pub fn parse_bound(text: &str, lang: Lang) -> Result<Option<u64>, String> {
         return Ok(None);
     }
     let unit = td_string!(locale(lang), panels.settings.units.messages).to_string();
-    parse_whole(text, 1, limits::MESSAGES_MAX, &unit, lang).map(Some)
+    // No run holds more copies at once than the held-copies limit: a larger bound could
+    // never be reached.
+    parse_whole(text, 1, limits::HELD_MAX, &unit, lang).map(Some)
 }
 
 /// A number as a field shows it: shortest exact form, thousands separated when whole,
