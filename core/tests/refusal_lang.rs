@@ -40,7 +40,9 @@ const CASES: &[(&str, Mutation)] = &[
         },
     ),
     ("burst", |v| {
-        v["producers"][0]["arrivals"]["schedule"][1]["rate_per_s"] = json!(900_000.0)
+        // Message by message: over the budget (in auto mode it would run aggregated).
+        v["producers"][0]["arrivals"]["schedule"][1]["rate_per_s"] = json!(900_000.0);
+        v["mode"] = json!("messages");
     }),
     ("burst", |v| {
         v["producers"][0]["arrivals"]["schedule"] = json!([{"from_s": 0, "rate_per_s": 5}]);
