@@ -3,40 +3,15 @@
 // Run by .ci/test-web:  BROKERLAB_URL=http://127.0.0.1:PORT/brokerlab/ node --test agree.test.mjs
 // playwright-core drives Debian's Chromium (never a downloaded browser).
 
-import { test, before, after } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { chromium } from 'playwright-core';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { openPage } from './browser.mjs';
 
-const BASE_URL = process.env.BROKERLAB_URL ?? 'http://127.0.0.1:8080/';
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'];
-
-let context;
 let page;
-let profile;
-const consoleErrors = [];
+let consoleErrors;
 
 before(async () => {
-  profile = mkdtempSync(path.join(tmpdir(), 'brokerlab-agree-'));
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ARGS,
-    viewport: { width: 1280, height: 800 },
-  });
-  page = context.pages()[0] ?? (await context.newPage());
-  page.on('console', (m) => m.type() === 'error' && consoleErrors.push(m.text()));
-  page.on('pageerror', (e) => consoleErrors.push(String(e)));
-  await page.goto(BASE_URL, { waitUntil: 'load' });
-  await page.getByTestId('play').waitFor({ state: 'visible', timeout: 30_000 });
-});
-
-after(async () => {
-  await context?.close();
-  if (profile) rmSync(profile, { recursive: true, force: true });
+  ({ page, errors: consoleErrors } = await openPage(undefined, { tourSeen: false }));
 });
 
 const text = (id) => page.getByTestId(id).innerText().then((t) => t.trim());

@@ -5,46 +5,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { chromium } from 'playwright-core';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-
-const BASE_URL = process.env.BROKERLAB_URL ?? 'http://127.0.0.1:8080/';
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
-/** A browser with a fresh profile and the tour marked seen; `close()` removes the profile. */
-async function openBrowser() {
-  const profile = mkdtempSync(path.join(tmpdir(), 'brokerlab-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ARGS,
-    viewport: { width: 1280, height: 800 },
-  });
-  await context.addInitScript(() => {
-    try {
-      localStorage.setItem('brokerlab.tour.seen', '1');
-    } catch {
-      // No storage: nothing to mark.
-    }
-  });
-  const close = async () => {
-    await context.close();
-    rmSync(profile, { recursive: true, force: true });
-  };
-  return { page: context.pages()[0] ?? (await context.newPage()), close };
-}
+import { BASE_URL, openBrowser } from './browser.mjs';
 
 /** The page through its data-testids (the same helpers as page.test.mjs). */
 class LabPage {

@@ -3,44 +3,21 @@
 // Run by .ci/test-web:  BROKERLAB_URL=http://127.0.0.1:PORT/brokerlab/ node --test firstvisit.test.mjs
 // Unlike page.test.mjs, these browsers do not mark the tour seen before loading.
 
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chromium } from 'playwright-core';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { BASE_URL, openBrowser, waitForLab, watchErrors } from './browser.mjs';
 
-const BASE_URL = process.env.BROKERLAB_URL ?? 'http://127.0.0.1:8080/';
 const SHOTS = path.resolve(process.env.SCREENSHOT_DIR ?? 'target/screenshots');
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'];
-
-const open = [];
-after(async () => {
-  for (const close of open) await close();
-});
 
 /** A fresh browser profile (so a first visit), with the page loaded. */
 async function firstVisit(viewport = { width: 1280, height: 800 }, initScript = null) {
-  const profile = mkdtempSync(path.join(tmpdir(), 'brokerlab-firstvisit-'));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ARGS,
-    viewport,
-  });
-  const close = async () => {
-    await context.close();
-    rmSync(profile, { recursive: true, force: true });
-  };
-  open.push(close);
+  const { context, page, close } = await openBrowser({ tourSeen: false, viewport });
   if (initScript) await context.addInitScript(initScript);
-  const page = context.pages()[0] ?? (await context.newPage());
-  const errors = [];
-  page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
-  page.on('pageerror', (e) => errors.push(String(e)));
+  const errors = watchErrors(page);
   await page.goto(BASE_URL, { waitUntil: 'load' });
-  await page.getByTestId('play').waitFor({ state: 'visible', timeout: 30_000 });
+  await waitForLab(page);
   return { page, errors, close };
 }
 

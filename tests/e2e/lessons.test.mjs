@@ -6,47 +6,12 @@
 // Run by .ci/test-web:  BROKERLAB_URL=http://127.0.0.1:PORT/brokerlab/ node --test lessons.test.mjs
 // playwright-core drives Debian's Chromium (never a downloaded browser).
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chromium } from 'playwright-core';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-
-const BASE_URL = process.env.BROKERLAB_URL ?? 'http://127.0.0.1:8080/';
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'];
-
-const opened = [];
+import { BASE_URL, openPage } from './browser.mjs';
 
 /** A fresh browser (its own profile) at `url`, in `locale`. */
-async function openAt(url, locale = 'en-US') {
-  const profile = mkdtempSync(path.join(tmpdir(), 'brokerlab-lessons-'));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [...ARGS, `--lang=${locale}`],
-    locale,
-    viewport: { width: 1280, height: 800 },
-  });
-  await context.addInitScript(() => localStorage.setItem('brokerlab.tour.seen', '1'));
-  const page = context.pages()[0] ?? (await context.newPage());
-  const errors = [];
-  page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
-  page.on('pageerror', (e) => errors.push(String(e)));
-  await page.goto(url, { waitUntil: 'load' });
-  await page.getByTestId('play').waitFor({ state: 'visible', timeout: 30_000 });
-  const handle = { page, errors, context, profile };
-  opened.push(handle);
-  return handle;
-}
-
-after(async () => {
-  for (const { context, profile } of opened) {
-    await context.close();
-    rmSync(profile, { recursive: true, force: true });
-  }
-});
+const openAt = (url, locale = 'en-US') => openPage(url, { locale });
 
 const lessonUrl = (name) => `${BASE_URL}#lesson=${name}`;
 const text = (page, id) => page.getByTestId(id).innerText().then((t) => t.trim());

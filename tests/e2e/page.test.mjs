@@ -4,51 +4,13 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { chromium } from 'playwright-core';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { BASE_URL, openBrowser } from './browser.mjs';
 
-const BASE_URL = process.env.BROKERLAB_URL ?? 'http://127.0.0.1:8080/';
 const SHOTS = path.resolve(process.env.SCREENSHOT_DIR ?? 'target/screenshots');
 const DOC_SHOT = process.env.DOC_SCREENSHOT ? path.resolve(process.env.DOC_SCREENSHOT) : null;
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const ORIGIN = new URL(BASE_URL).origin;
-
-/** A browser with a fresh profile; `close()` removes the profile. The first-visit tour
- *  is marked seen before any page loads, so it stays out of these tests' way (its own
- *  tests are in firstvisit.test.mjs). */
-async function openBrowser(options) {
-  const profile = mkdtempSync(path.join(tmpdir(), 'brokerlab-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ARGS,
-    ...options,
-  });
-  await context.addInitScript(() => {
-    try {
-      localStorage.setItem('brokerlab.tour.seen', '1');
-    } catch {
-      // No storage (an opaque origin): nothing to mark.
-    }
-  });
-  const close = async () => {
-    await context.close();
-    rmSync(profile, { recursive: true, force: true });
-  };
-  return { context, page: context.pages()[0] ?? (await context.newPage()), close };
-}
 
 /** The page object: every control and counter through its data-testid. */
 class LabPage {
