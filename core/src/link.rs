@@ -143,32 +143,22 @@ fn is_zero(n: &u64) -> bool {
 
 /// The link text for `shared` (what goes after `#s=`).
 pub fn encode(shared: &Shared) -> String {
+    let (seed, scenario) = scenario_parts(&shared.scenario, &shared.example);
     let doc = DocV1 {
         example: shared.example.clone(),
-        seed: shared.example.as_ref().map(|_| shared.scenario.seed),
-        scenario: shared
-            .example
-            .is_none()
-            .then(|| serde_json::to_value(&shared.scenario).expect("a scenario always serializes")),
+        seed,
+        scenario,
         commands: shared.commands.clone(),
         step: shared.step,
         at_us: shared.at_us,
         view: shared.view.clone(),
     };
-    let json = serde_json::to_vec(&doc).expect("a link document always serializes");
-    let packed = miniz_oxide::deflate::compress_to_vec(&json, 9);
-    format!("v{LINK_VERSION}.{}", URL_SAFE_NO_PAD.encode(packed))
+    pack(LINK_VERSION, &doc)
 }
 
 /// Opens link text (the part after `#s=`, or a whole address holding it). Never panics.
 pub fn decode(text: &str) -> Result<Shared, LinkError> {
-    let text = link_part(text);
-    if text.len() > LINK_CHARS_MAX {
-        return Err(refuse(format!(
-            "The link is too long ({} characters; at most {LINK_CHARS_MAX}).",
-            text.len()
-        )));
-    }
+    let text = checked_link_part(text)?;
     match text.split_once('.') {
         Some(("v1", body)) => decode_v1(body),
         Some(("v2", _)) => Err(refuse(
@@ -196,14 +186,53 @@ fn link_part(text: &str) -> &str {
 }
 
 fn decode_v1(body: &str) -> Result<Shared, LinkError> {
-    let json = unpack(body)?;
-    let doc: DocV1 = serde_json::from_slice(&json).map_err(|e| {
+    shared_of(unpack_doc(body)?)
+}
+
+/// How a link names its scenario: a built-in example by name and seed, or else the whole
+/// scenario.
+fn scenario_parts(
+    scenario: &Scenario,
+    example: &Option<String>,
+) -> (Option<u64>, Option<serde_json::Value>) {
+    match example {
+        Some(_) => (Some(scenario.seed), None),
+        None => (
+            None,
+            Some(serde_json::to_value(scenario).expect("a scenario always serializes")),
+        ),
+    }
+}
+
+/// `v<version>.` then the document as JSON, deflated, in URL-safe base64: the packing
+/// every link version shares (only the document changes between versions).
+fn pack(version: u32, doc: &impl Serialize) -> String {
+    let json = serde_json::to_vec(doc).expect("a link document always serializes");
+    let packed = miniz_oxide::deflate::compress_to_vec(&json, 9);
+    format!("v{version}.{}", URL_SAFE_NO_PAD.encode(packed))
+}
+
+/// The link text inside `text`, refused before any work when it is longer than a link
+/// can be.
+fn checked_link_part(text: &str) -> Result<&str, LinkError> {
+    let text = link_part(text);
+    if text.len() > LINK_CHARS_MAX {
+        return Err(refuse(format!(
+            "The link is too long ({} characters; at most {LINK_CHARS_MAX}).",
+            text.len()
+        )));
+    }
+    Ok(text)
+}
+
+/// A link's document of any version, from its packed body.
+fn unpack_doc<T: serde::de::DeserializeOwned>(body: &str) -> Result<T, LinkError> {
+    serde_json::from_slice(&unpack(body)?).map_err(|e| {
         refuse(format!(
             "The link's content is not valid: {}.",
             crate::text::escape_controls(&e.to_string())
         ))
-    })?;
-    shared_of(doc)
+    })
 }
 
 /// The JSON inside a link's body: base64, then inflated within [`DOC_BYTES_MAX`].
@@ -378,42 +407,27 @@ pub fn open(text: &str) -> Result<Opened, LinkError> {
 
 /// The link text for a comparison.
 pub fn encode_comparison(shared: &SharedComparison) -> String {
+    let (seed, scenario) = scenario_parts(&shared.scenario, &shared.example);
     let doc = DocV2 {
         example: shared.example.clone(),
-        seed: shared.example.as_ref().map(|_| shared.scenario.seed),
-        scenario: shared
-            .example
-            .is_none()
-            .then(|| serde_json::to_value(&shared.scenario).expect("a scenario always serializes")),
+        seed,
+        scenario,
         variant: shared.variant.clone(),
         commands_a: shared.commands_a.clone(),
         commands_b: shared.commands_b.clone(),
         at_us: shared.at_us,
         view: shared.view.clone(),
     };
-    let json = serde_json::to_vec(&doc).expect("a link document always serializes");
-    let packed = miniz_oxide::deflate::compress_to_vec(&json, 9);
-    format!("v{COMPARE_LINK_VERSION}.{}", URL_SAFE_NO_PAD.encode(packed))
+    pack(COMPARE_LINK_VERSION, &doc)
 }
 
 /// Opens a compare link (the part after `#s=`, or a whole address holding it).
 pub fn decode_comparison(text: &str) -> Result<SharedComparison, LinkError> {
-    let text = link_part(text);
-    if text.len() > LINK_CHARS_MAX {
-        return Err(refuse(format!(
-            "The link is too long ({} characters; at most {LINK_CHARS_MAX}).",
-            text.len()
-        )));
-    }
+    let text = checked_link_part(text)?;
     let Some(body) = text.strip_prefix("v2.") else {
         return Err(refuse("This is not a compare link (format 2)."));
     };
-    let doc: DocV2 = serde_json::from_slice(&unpack(body)?).map_err(|e| {
-        refuse(format!(
-            "The link's content is not valid: {}.",
-            crate::text::escape_controls(&e.to_string())
-        ))
-    })?;
+    let doc: DocV2 = unpack_doc(body)?;
     let (scenario, example) = load_scenario(doc.example, doc.seed, doc.scenario)?;
     let b = doc.variant.apply(&scenario).map_err(scenario_error)?;
     crate::compare::check_same_inputs(&scenario, &b).map_err(scenario_error)?;
