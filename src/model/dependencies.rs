@@ -5,37 +5,19 @@
 //! storm build and a metastable collapse persist.
 
 use brokerlab_core::lessons::Lang;
-use brokerlab_core::{BreakerState, Simulation};
+use brokerlab_core::{BreakerState, DependencySample, DependencyView, Simulation};
 
 use crate::format::{count, seconds};
 use crate::i18n::{locale, td_string};
 
-/// One dependency now.
+/// One dependency now: the core's view of it, its last sample's rates, and whether the
+/// load offered to it (retries included) is above its capacity.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DependencyCard {
-    pub name: String,
-    pub concurrency: u32,
-    pub service_mean_s: f64,
-    pub timeout_s: f64,
-    pub in_service: u32,
-    pub queued: u32,
-    pub oldest_age_s: f64,
-    /// How many times slower than normal it serves now (1 when not slowed).
-    pub slow_factor: f64,
-    /// Calls and useful answers per second over the last sample interval.
-    pub calls_per_s: f64,
-    pub goodput_per_s: f64,
-    /// Failed calls over calls, last interval (0–1).
-    pub error_rate: f64,
-    /// Served after the caller gave up: wasted work, so far.
-    pub wasted: u64,
-    pub answered: u64,
-    /// Offered load (retries included) is above capacity.
+    pub view: DependencyView,
+    /// Rates over the last sample interval (none before the first sample).
+    pub last: Option<DependencySample>,
     pub overloaded: bool,
-    pub breaker: Option<BreakerState>,
-    pub breaker_threshold: Option<u32>,
-    pub tokens: Option<(f64, f64)>,
-    pub admission_max_age_s: Option<f64>,
 }
 
 /// Every dependency's card.
@@ -46,56 +28,62 @@ pub fn dependency_cards(sim: &Simulation) -> Vec<DependencyCard> {
 }
 
 fn card(sim: &Simulation, d: u32) -> Option<DependencyCard> {
-    let v = sim.dependency(d)?;
-    let last = sim.dependency_series(d).last();
     Some(DependencyCard {
-        name: v.name,
-        concurrency: v.concurrency,
-        service_mean_s: v.service_mean_s,
-        timeout_s: v.timeout_s,
-        in_service: v.in_service,
-        queued: v.queued,
-        oldest_age_s: v.oldest_age_s,
-        slow_factor: v.slow_factor,
-        calls_per_s: last.map_or(0.0, |s| s.calls_per_s),
-        goodput_per_s: last.map_or(0.0, |s| s.goodput_per_s),
-        error_rate: last.map_or(0.0, |s| s.error_rate),
-        wasted: v.counters.wasted,
-        answered: v.counters.answered,
+        view: sim.dependency(d)?,
+        last: sim.dependency_series(d).last().copied(),
         overloaded: sim.dependency_load(d).is_some_and(|l| l.overloaded),
-        breaker: v.breaker,
-        breaker_threshold: v.breaker_spec.map(|b| b.failure_threshold),
-        tokens: v.tokens,
-        admission_max_age_s: v.admission_max_age_s,
     })
 }
 
 impl DependencyCard {
+    /// Calls per second over the last sample interval.
+    pub fn calls_per_s(&self) -> f64 {
+        self.last.map_or(0.0, |s| s.calls_per_s)
+    }
+
+    /// Useful answers (in time) per second over the last sample interval.
+    pub fn goodput_per_s(&self) -> f64 {
+        self.last.map_or(0.0, |s| s.goodput_per_s)
+    }
+
+    /// Failed calls over calls in the last sample interval (0–1).
+    pub fn error_rate(&self) -> f64 {
+        self.last.map_or(0.0, |s| s.error_rate)
+    }
+
+    /// Failures in a row that open the breaker, when there is one.
+    pub fn breaker_threshold(&self) -> Option<u32> {
+        self.view.breaker_spec.map(|b| b.failure_threshold)
+    }
+
     /// "12 / 16 slots busy · 340 waiting, oldest 2.1 s".
     pub fn load_text(&self, lang: Lang) -> String {
         let l = locale(lang);
         let (busy, slots) = (
-            count(self.in_service.into(), lang),
-            count(self.concurrency.into(), lang),
+            count(self.view.in_service.into(), lang),
+            count(self.view.concurrency.into(), lang),
         );
-        let waiting = count(self.queued.into(), lang);
-        let oldest = seconds(self.oldest_age_s, lang);
+        let waiting = count(self.view.queued.into(), lang);
+        let oldest = seconds(self.view.oldest_age_s, lang);
         td_string!(l, stage.dep.load, busy, slots, waiting, oldest).to_string()
     }
 
     /// "70 calls/s · 12 useful/s · 83 % errors".
     pub fn rates_text(&self, lang: Lang) -> String {
         let l = locale(lang);
-        let calls = count(self.calls_per_s.round() as u64, lang);
-        let useful = count(self.goodput_per_s.round() as u64, lang);
-        let errors = count((self.error_rate * 100.0).round() as u64, lang);
+        let calls = count(self.calls_per_s().round() as u64, lang);
+        let useful = count(self.goodput_per_s().round() as u64, lang);
+        let errors = count((self.error_rate() * 100.0).round() as u64, lang);
         td_string!(l, stage.dep.rates, calls, useful, errors).to_string()
     }
 
     /// "answered 1,200 in time · 800 too late (wasted)".
     pub fn work_text(&self, lang: Lang) -> String {
         let l = locale(lang);
-        let (answered, wasted) = (count(self.answered, lang), count(self.wasted, lang));
+        let (answered, wasted) = (
+            count(self.view.counters.answered, lang),
+            count(self.view.counters.wasted, lang),
+        );
         td_string!(l, stage.dep.work, answered, wasted).to_string()
     }
 
@@ -103,15 +91,15 @@ impl DependencyCard {
     pub fn protections_text(&self, lang: Lang) -> String {
         let l = locale(lang);
         let mut parts = Vec::new();
-        if self.slow_factor > 1.0 {
-            let factor = brokerlab_core::lang::number(self.slow_factor, 1, lang);
+        if self.view.slow_factor > 1.0 {
+            let factor = brokerlab_core::lang::number(self.view.slow_factor, 1, lang);
             parts.push(td_string!(l, stage.dep.slowed, factor).to_string());
         }
-        if let Some((left, size)) = self.tokens {
+        if let Some((left, size)) = self.view.tokens {
             let (left, size) = (count(left.max(0.0) as u64, lang), count(size as u64, lang));
             parts.push(td_string!(l, stage.dep.budget, left, size).to_string());
         }
-        match self.breaker {
+        match self.view.breaker {
             Some(BreakerState::Closed) => {
                 parts.push(td_string!(l, stage.dep.breaker_closed).to_string())
             }
@@ -123,7 +111,7 @@ impl DependencyCard {
             }
             None => {}
         }
-        if let Some(age) = self.admission_max_age_s {
+        if let Some(age) = self.view.admission_max_age_s {
             let age = seconds(age, lang);
             parts.push(td_string!(l, stage.dep.admission, age).to_string());
         }
@@ -149,13 +137,13 @@ mod tests {
     fn a_metastable_collapse_shows_on_the_card() {
         let before = &dependency_cards(&at("dep-metastable", 8.0))[0];
         let after = &dependency_cards(&at("dep-metastable", 40.0))[0];
-        assert!(before.goodput_per_s > 30.0, "{before:?}");
+        assert!(before.goodput_per_s() > 30.0, "{before:?}");
         assert!(
-            after.goodput_per_s < before.goodput_per_s / 4.0,
+            after.goodput_per_s() < before.goodput_per_s() / 4.0,
             "{after:?}"
         );
         assert!(
-            after.wasted > before.wasted,
+            after.view.counters.wasted > before.view.counters.wasted,
             "work is wasted after the trigger"
         );
         assert!(after.overloaded && !before.overloaded);

@@ -441,7 +441,7 @@ fn QueueRow(lab: Lab, index: usize) -> impl IntoView {
 #[component]
 fn DependencyRow(lab: Lab, index: usize) -> impl IntoView {
     let get = move || lab.topology.with(|t| t.dependencies.get(index).cloned());
-    let name = get().map(|d| d.name).unwrap_or_default();
+    let name = get().map(|d| d.view.name).unwrap_or_default();
     let id = |f: &str| format!("param-dep{index}-{f}");
     let text = move |f: fn(&DependencyCard) -> String| {
         Signal::derive(move || get().map(|d| f(&d)).unwrap_or_default())
@@ -456,7 +456,7 @@ fn DependencyRow(lab: Lab, index: usize) -> impl IntoView {
                 .topology
                 .with_untracked(|t| t.dependencies.get(index).cloned())
                 .ok_or_else(|| t_string!(i18n, panels.params.queue_gone).to_string())?;
-            let fault = make(&current.name, &current, &input, lang)?;
+            let fault = make(&current.view.name, &current, &input, lang)?;
             lab.try_command(fault)
         })
     };
@@ -465,21 +465,21 @@ fn DependencyRow(lab: Lab, index: usize) -> impl IntoView {
         <fieldset class="param-group" data-testid=format!("param-dep-{index}")>
             <legend>{t!(i18n, panels.dep_params.title)} " " <strong>{name}</strong> " " {t!(i18n, panels.dep_params.title_rest)}</legend>
             <NumberField id=id("slots") label=tr!(i18n, panels.dep_params.slots) unit=tr!(i18n, panels.dep_params.slots_unit)
-                value=text(|d| d.concurrency.to_string())
-                apply=cmd(|n, d, t, l| dependency_commands::slots(n, d.service_mean_s, t, l)) />
+                value=text(|d| d.view.concurrency.to_string())
+                apply=cmd(|n, d, t, l| dependency_commands::slots(n, d.view.service_mean_s, t, l)) />
             <NumberField id=id("timeout") label=tr!(i18n, panels.dep_params.timeout) unit=seconds
-                value=text(|d| field(d.timeout_s))
+                value=text(|d| field(d.view.timeout_s))
                 apply=cmd(|n, _, t, l| dependency_commands::timeout(n, t, l)) />
             <NumberField id=id("admission") label=tr!(i18n, panels.dep_params.admission) unit=seconds
-                value=text(|d| d.admission_max_age_s.map(field).unwrap_or_default())
+                value=text(|d| d.view.admission_max_age_s.map(field).unwrap_or_default())
                 apply=cmd(|n, _, t, l| dependency_commands::admission(n, t, l))
                 hint=tr!(i18n, panels.dep_params.admission_hint) />
             <NumberField id=id("budget") label=tr!(i18n, panels.dep_params.budget) unit=tr!(i18n, panels.dep_params.tokens_unit)
-                value=text(|d| d.tokens.map(|(_, size)| field(size)).unwrap_or_default())
+                value=text(|d| d.view.tokens.map(|(_, size)| field(size)).unwrap_or_default())
                 apply=cmd(|n, _, t, l| dependency_commands::retry_budget(n, t, l))
                 hint=tr!(i18n, panels.dep_params.budget_hint) />
             <NumberField id=id("breaker") label=tr!(i18n, panels.dep_params.breaker) unit=tr!(i18n, panels.dep_params.failures_unit)
-                value=text(|d| d.breaker_threshold.map(|n| n.to_string()).unwrap_or_default())
+                value=text(|d| d.breaker_threshold().map(|n| n.to_string()).unwrap_or_default())
                 apply=cmd(|n, _, t, l| dependency_commands::breaker(n, t, l))
                 hint=tr!(i18n, panels.dep_params.breaker_hint) />
         </fieldset>

@@ -92,7 +92,7 @@ fn DependencyBox(lab: Lab, index: usize) -> impl IntoView {
             card.with(|c| c.as_ref().map(|c| f(c, lang)).unwrap_or_default())
         }
     };
-    let name = move || card.with(|c| c.as_ref().map(|c| c.name.clone()).unwrap_or_default());
+    let name = move || card.with(|c| c.as_ref().map(|c| c.view.name.clone()).unwrap_or_default());
     let overloaded = move || card.with(|c| c.as_ref().is_some_and(|c| c.overloaded));
     view! {
         <li class="node dep" class:alert=overloaded data-testid=format!("dep-{index}")>
