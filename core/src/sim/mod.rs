@@ -291,10 +291,7 @@ impl Simulation {
             }
         }
         while self.facts.is_empty() {
-            if self.events.peek_time()? > limit_us {
-                return None;
-            }
-            let (at, event) = self.events.pop()?;
+            let (at, event) = self.events.pop_due(limit_us)?;
             self.advance_clock(at);
             self.handle(event);
             self.discard_dead_events();
@@ -306,11 +303,11 @@ impl Simulation {
     /// crashed process), so the next pending event is always one that matters and the
     /// clock never moves for nothing.
     fn discard_dead_events(&mut self) {
-        while let Some((_, event)) = self.events.peek() {
+        while let Some((source, event)) = self.events.peek_with_source() {
             if self.is_live(&event) {
                 return;
             }
-            self.events.pop();
+            self.events.pop_source(source);
         }
     }
 
