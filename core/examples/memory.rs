@@ -8,7 +8,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use brokerlab_core::{examples, ServiceTime, Simulation};
+use brokerlab_core::{examples, Message, MessageCopy, ServiceTime, Simulation};
 
 /// The system allocator, counting the bytes held now and at most.
 struct Counting;
@@ -60,11 +60,15 @@ fn main() {
     let summary = sim.summary();
     println!(
         "messages={messages} steps={} wall_s={wall_s:.3} steps_per_s={:.0} peak_bytes={peak} \
-         end_bytes={end} peak_bytes_per_message={:.1} mean_wait_s={:.3} p99_latency_s={:.3}",
+         end_bytes={end} peak_bytes_per_message={:.1} mean_wait_s={:.3} p99_latency_s={:.3} \
+         message_record_bytes={} copy_record_bytes={}",
         sim.steps(),
         sim.steps() as f64 / wall_s,
         peak as f64 / messages as f64,
         summary.mean_queue_wait_s,
         summary.latency_p99_s,
+        // What one live message of this model holds: its record and its one copy's.
+        std::mem::size_of::<Option<Message>>(),
+        std::mem::size_of::<Option<MessageCopy>>(),
     );
 }

@@ -145,6 +145,10 @@ impl Ord for Entry {
     }
 }
 
+/// Where the next event sits (the heap or a lane), as found by a peek.
+#[derive(Clone, Copy, Debug)]
+pub struct Source(Option<usize>);
+
 /// Pending events. Most events go to the heap; timers whose due times never decrease
 /// (leases of one fixed length, set in time order) go to a FIFO lane instead, which costs
 /// O(1) instead of O(log n). The order of pops is the same as with a single heap: the
@@ -206,15 +210,43 @@ impl EventQueue {
         }
     }
 
-    pub fn peek(&self) -> Option<(Micros, Event)> {
-        match self.next_source()? {
-            None => self.heap.peek().map(|e| (e.at, e.event)),
-            Some(i) => self.lanes[i].front().map(|e| (e.at, e.event)),
+    /// The next event, taken out (the simulation uses `pop_due`).
+    #[cfg(test)]
+    pub fn pop(&mut self) -> Option<(Micros, Event)> {
+        self.pop_from(self.next_source()?)
+    }
+
+    /// The next event and where it is, for [`EventQueue::pop_source`]: the simulation looks
+    /// at the head before and after every step, and finding it twice (peek, then pop)
+    /// was a visible share of a step.
+    pub fn peek_with_source(&self) -> Option<(Source, Event)> {
+        let source = self.next_source()?;
+        self.front(source).map(|e| (Source(source), e.event))
+    }
+
+    /// Takes the next event if it is due at or before `limit_us`.
+    pub fn pop_due(&mut self, limit_us: Micros) -> Option<(Micros, Event)> {
+        let source = self.next_source()?;
+        if self.front(source)?.at > limit_us {
+            return None;
+        }
+        self.pop_from(source)
+    }
+
+    /// Takes the event [`EventQueue::peek_with_source`] found (nothing changed since).
+    pub fn pop_source(&mut self, source: Source) -> Option<(Micros, Event)> {
+        self.pop_from(source.0)
+    }
+
+    fn front(&self, source: Option<usize>) -> Option<&Entry> {
+        match source {
+            None => self.heap.peek(),
+            Some(i) => self.lanes[i].front(),
         }
     }
 
-    pub fn pop(&mut self) -> Option<(Micros, Event)> {
-        let entry = match self.next_source()? {
+    fn pop_from(&mut self, source: Option<usize>) -> Option<(Micros, Event)> {
+        let entry = match source {
             None => self.heap.pop(),
             Some(i) => self.lanes[i].pop_front(),
         };

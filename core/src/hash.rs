@@ -45,3 +45,40 @@ impl Hasher for StableHasher {
         self.write(&i.to_le_bytes());
     }
 }
+
+/// A fast hasher for maps keyed by ids (one integer): a multiply by an odd constant
+/// (Fibonacci hashing). Not for fingerprints and never iterated in an order anyone sees:
+/// the maps that use it sort what they hand out.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    fn write_u64(&mut self, i: u64) {
+        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+
+    fn write_u32(&mut self, i: u32) {
+        self.write_u64(u64::from(i));
+    }
+
+    fn write_usize(&mut self, i: usize) {
+        self.write_u64(i as u64);
+    }
+
+    fn write_isize(&mut self, i: isize) {
+        self.write_u64(i as u64);
+    }
+}
+
+/// Builds [`IdHasher`]s (deterministic: no random seed).
+pub type IdHash = std::hash::BuildHasherDefault<IdHasher>;

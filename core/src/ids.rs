@@ -61,6 +61,7 @@ macro_rules! id_type {
             /// An id beyond `usize` (a message id typed into the page, on a 32-bit wasm
             /// build) gives `usize::MAX`, an index no list has: `get` finds nothing there,
             /// as it would on a 64-bit build.
+            #[inline]
             pub fn index(self) -> usize {
                 usize::try_from(self.0).unwrap_or(usize::MAX)
             }

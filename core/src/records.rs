@@ -63,7 +63,9 @@ impl<T> Records<T> {
         self.len() - 1
     }
 
-    /// The record `id`, unless it was released (or never existed).
+    /// The record `id`, unless it was released (or never existed). Inlined, like the
+    /// indexing below: the rules look records up many times per step.
+    #[inline]
     pub fn get(&self, id: usize) -> Option<&T> {
         match id.checked_sub(self.base) {
             Some(i) => self.ring.get(i)?.as_ref(),
@@ -71,6 +73,7 @@ impl<T> Records<T> {
         }
     }
 
+    #[inline]
     pub fn get_mut(&mut self, id: usize) -> Option<&mut T> {
         match id.checked_sub(self.base) {
             Some(i) => self.ring.get_mut(i)?.as_mut(),
@@ -174,17 +177,24 @@ impl<'a, T> IntoIterator for &'a Records<T> {
 
 impl<T> std::ops::Index<usize> for Records<T> {
     type Output = T;
+    #[inline]
     fn index(&self, id: usize) -> &T {
-        self.get(id)
-            .unwrap_or_else(|| panic!("record {id} was released (or never existed)"))
+        self.get(id).unwrap_or_else(|| released(id))
     }
 }
 
 impl<T> std::ops::IndexMut<usize> for Records<T> {
+    #[inline]
     fn index_mut(&mut self, id: usize) -> &mut T {
-        self.get_mut(id)
-            .unwrap_or_else(|| panic!("record {id} was released (or never existed)"))
+        self.get_mut(id).unwrap_or_else(|| released(id))
     }
+}
+
+/// Out of line, so the lookups above stay small enough to inline.
+#[cold]
+#[inline(never)]
+fn released(id: usize) -> ! {
+    panic!("record {id} was released (or never existed)")
 }
 
 #[cfg(test)]

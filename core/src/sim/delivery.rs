@@ -20,15 +20,13 @@ impl Simulation {
     /// itself (insertion and removal) and the facts.
     pub(super) fn set_fate(&mut self, copy: CopyId, to: Fate) {
         self.track_group(copy, to);
-        let msg = self.copies[copy as usize].msg;
-        let before = self.job_status(msg);
         let c = &mut self.copies[copy as usize];
-        let from = c.fate;
+        let (msg, from) = (c.msg, c.fate);
         c.fate = to;
-        let tally = &mut self.messages[msg.index()].copy_tally;
-        tally[from.tally_slot()] -= 1;
-        tally[to.tally_slot()] += 1;
-        self.job_moved(msg, before);
+        self.change_job(msg, |m| {
+            m.copy_tally[from.tally_slot()] -= 1;
+            m.copy_tally[to.tally_slot()] += 1;
+        });
         let c = &self.copies[copy as usize];
         let q = &mut self.queues[c.queue.index()];
         match from {
@@ -183,9 +181,7 @@ impl Simulation {
     /// A brand-new copy enters its queue: no previous fate to undo.
     fn set_fate_new_waiting(&mut self, copy: CopyId) {
         let msg = self.copies[copy as usize].msg;
-        let before = self.job_status(msg);
-        self.messages[msg.index()].copy_tally[Fate::Waiting.tally_slot()] += 1;
-        self.job_moved(msg, before);
+        self.change_job(msg, |m| m.copy_tally[Fate::Waiting.tally_slot()] += 1);
         let c = &mut self.copies[copy as usize];
         c.fate = Fate::Waiting;
         self.waiting_total += 1;

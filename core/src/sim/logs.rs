@@ -57,9 +57,7 @@ impl Simulation {
         let m = &mut self.messages[msg.index()];
         m.records += 1;
         m.broker_remembers = true;
-        let before = self.job_status(msg);
-        self.messages[msg.index()].fate = PublishFate::Stored;
-        self.job_moved(msg, before);
+        self.change_job(msg, |m| m.fate = PublishFate::Stored);
         self.counters.appended += 1;
         (partition, offset)
     }

@@ -111,6 +111,9 @@ pub struct Simulation {
     latency_us: Micros,
     /// Scratch buffer for the queues a publish is routed to.
     route_buf: Vec<QueueId>,
+    /// Scratch buffers for the batch a consumer starts and the batch it finishes.
+    batch_buf: Vec<crate::consumer::Held>,
+    items_buf: Vec<crate::consumer::Held>,
     /// The work budget this run honours.
     budget: Budget,
 
@@ -203,6 +206,8 @@ impl Simulation {
             end_us: scenario.end_s.map(secs_to_us),
             latency_us: secs_to_us(scenario.broker.network_latency_s),
             route_buf: Vec::new(),
+            batch_buf: Vec::new(),
+            items_buf: Vec::new(),
             budget,
             jobs: vec![crate::producer::JobCounts::default(); scenario.producers.len()],
             producers,
@@ -286,10 +291,7 @@ impl Simulation {
             }
         }
         while self.facts.is_empty() {
-            if self.events.peek_time()? > limit_us {
-                return None;
-            }
-            let (at, event) = self.events.pop()?;
+            let (at, event) = self.events.pop_due(limit_us)?;
             self.advance_clock(at);
             self.handle(event);
             self.discard_dead_events();
@@ -301,11 +303,11 @@ impl Simulation {
     /// crashed process), so the next pending event is always one that matters and the
     /// clock never moves for nothing.
     fn discard_dead_events(&mut self) {
-        while let Some((_, event)) = self.events.peek() {
+        while let Some((source, event)) = self.events.peek_with_source() {
             if self.is_live(&event) {
                 return;
             }
-            self.events.pop();
+            self.events.pop_source(source);
         }
     }
 
@@ -780,21 +782,23 @@ impl Simulation {
 
     /// Where message `msg`'s job stands, given its record `m`.
     fn job_status_of(&self, msg: MsgId, m: &Message) -> crate::message::JobStatus {
-        use crate::message::JobStatus;
-        match m.fate {
-            PublishFate::Pending => JobStatus::Pending,
-            PublishFate::Refused
-            | PublishFate::Unroutable
-            | PublishFate::GaveUp
-            | PublishFate::NeverPublished => JobStatus::Failed,
-            PublishFate::Stored => match m.copy_tally {
-                [a, ..] if a > 0 => JobStatus::Running,
-                [_, f, _] if f > 0 => JobStatus::Failed,
-                [_, _, d] if d > 0 => JobStatus::Completed,
-                // Only log records: done once some group applied its effect.
-                _ if self.effect_count(msg) > 0 => JobStatus::Completed,
-                _ => JobStatus::Running,
-            },
+        job_status_from(m, || self.effect_count(msg))
+    }
+
+    /// Changes message `msg`'s record with `change` (its publish fate, its copies' tally),
+    /// keeping the job counts in step. One lookup of the record for the whole move: fates
+    /// change several times per message, on the hot path.
+    fn change_job(&mut self, msg: MsgId, change: impl FnOnce(&mut Message)) {
+        let tables = &self.tables;
+        let effects = || tables.iter().map(|t| t.applied(msg)).sum::<u32>();
+        let m = &mut self.messages[msg.index()];
+        let before = job_status_from(m, effects);
+        change(m);
+        let after = job_status_from(m, effects);
+        if after != before {
+            let jobs = &mut self.jobs[m.producer.index()];
+            *jobs.slot(before) -= 1;
+            *jobs.slot(after) += 1;
         }
     }
 
@@ -810,9 +814,7 @@ impl Simulation {
 
     /// Sets a message's publish fate, keeping the job counts in step.
     fn set_publish_fate(&mut self, msg: MsgId, fate: PublishFate) {
-        let before = self.job_status(msg);
-        self.messages[msg.index()].fate = fate;
-        self.job_moved(msg, before);
+        self.change_job(msg, |m| m.fate = fate);
     }
 
     // ----- reading -------------------------------------------------------------------
@@ -1249,4 +1251,26 @@ pub fn fingerprint(scenario: &Scenario) -> Result<u64, ScenarioError> {
         step.facts.hash(&mut h);
     }
     Ok(h.finish())
+}
+
+/// Where a message's job stands, from its publish fate and its copies' tally; `effects`
+/// (how many times its effect was applied) is asked only for a message whose copies are
+/// all log records.
+fn job_status_from(m: &Message, effects: impl Fn() -> u32) -> crate::message::JobStatus {
+    use crate::message::JobStatus;
+    match m.fate {
+        PublishFate::Pending => JobStatus::Pending,
+        PublishFate::Refused
+        | PublishFate::Unroutable
+        | PublishFate::GaveUp
+        | PublishFate::NeverPublished => JobStatus::Failed,
+        PublishFate::Stored => match m.copy_tally {
+            [a, ..] if a > 0 => JobStatus::Running,
+            [_, f, _] if f > 0 => JobStatus::Failed,
+            [_, _, d] if d > 0 => JobStatus::Completed,
+            // Only log records: done once some group applied its effect.
+            _ if effects() > 0 => JobStatus::Completed,
+            _ => JobStatus::Running,
+        },
+    }
 }

@@ -59,8 +59,9 @@ impl Simulation {
             if !c.up || c.batches >= c.concurrency || c.buffer.is_empty() {
                 return;
             }
-            let batch = self.take_batch(consumer);
+            let mut batch = self.take_batch(consumer);
             if batch.is_empty() {
+                self.batch_buf = batch;
                 continue; // every candidate was a duplicate, settled at once
             }
             let c = &mut self.consumers[consumer.index()];
@@ -89,7 +90,7 @@ impl Simulation {
                     batch: id,
                 },
             );
-            for mut held in batch {
+            for mut held in batch.drain(..) {
                 held.batch = id;
                 let msg = self.copies[held.copy as usize].msg;
                 let (copy, attempt) = (held.copy, held.attempt);
@@ -102,13 +103,17 @@ impl Simulation {
                     done_at_us,
                 });
             }
+            self.batch_buf = batch;
         }
     }
 
     /// Takes up to a batch of deliveries from the buffer. Check-then-insert looks for the
     /// processed mark first: a copy already marked is settled at once, not processed.
+    /// The batch reuses the scratch buffer (one batch starts per message: allocating a
+    /// vector each time was a visible share of a step); `start_work` hands it back.
     fn take_batch(&mut self, consumer: ConsumerId) -> Vec<Held> {
-        let mut batch = Vec::new();
+        let mut batch = std::mem::take(&mut self.batch_buf);
+        batch.clear();
         loop {
             let c = &mut self.consumers[consumer.index()];
             if batch.len() as u32 >= c.batch_size {
@@ -151,18 +156,16 @@ impl Simulation {
         call_failed: Option<Failure>,
     ) {
         let c = &mut self.consumers[consumer.index()];
-        let items: Vec<Held> = c
-            .working
-            .iter()
-            .filter(|h| h.batch == batch)
-            .copied()
-            .collect();
+        // A scratch buffer, not a new vector per batch (see `take_batch`).
+        let mut items = std::mem::take(&mut self.items_buf);
+        items.clear();
+        items.extend(c.working.iter().filter(|h| h.batch == batch).copied());
         c.working.retain(|h| h.batch != batch);
         c.batches -= 1;
         let atomic = c.batch_atomic && items.len() > 1;
         self.busy_slots -= 1;
         if let Some(f) = call_failed {
-            for h in items {
+            for &h in &items {
                 if self.consumers[consumer.index()].up {
                     self.fail(consumer, h.copy, h.attempt, f);
                 }
@@ -182,14 +185,14 @@ impl Simulation {
                     }
                 }
             } else {
-                for h in items {
+                for &h in &items {
                     if self.consumers[consumer.index()].up {
                         self.handle_and_settle(consumer, h);
                     }
                 }
             }
         } else {
-            for h in items {
+            for &h in &items {
                 if !self.consumers[consumer.index()].up {
                     break; // an armed crash struck mid-batch: the rest dies with the process
                 }
@@ -199,6 +202,7 @@ impl Simulation {
                 }
             }
         }
+        self.items_buf = items;
         let queue = self.consumers[consumer.index()].queue;
         self.start_work(consumer);
         self.stop_if_retired(consumer);

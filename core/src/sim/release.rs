@@ -73,17 +73,20 @@ impl Simulation {
             .map(|h| h.copy as usize)
             .collect();
         let releasable = |id: usize, c: &MessageCopy| is_final(c.fate) && !held.contains(&id);
-        let mut gone = Vec::new();
+        // Only what the totals need of each copy (sized up front: a sweep releases
+        // thousands, and growing the vector as it went cost more than the sweep).
+        let mut gone: Vec<(Fate, MsgId)> = Vec::with_capacity(self.copies.ring_len());
         for id in self.copies.spilled_ids() {
             if releasable(id, &self.copies[id]) {
-                gone.extend(self.copies.release(id));
+                gone.extend(self.copies.release(id).map(|c| (c.fate, c.msg)));
             }
         }
         let keep = self.recent_window;
-        self.copies.advance(keep, releasable, |_, c| gone.push(c));
-        for c in gone {
-            self.retired.copies_by_fate[c.fate.index()] += 1;
-            self.messages[c.msg.index()].held_copies -= 1;
+        self.copies
+            .advance(keep, releasable, |_, c| gone.push((c.fate, c.msg)));
+        for (fate, msg) in gone {
+            self.retired.copies_by_fate[fate.index()] += 1;
+            self.messages[msg.index()].held_copies -= 1;
         }
     }
 
@@ -92,7 +95,7 @@ impl Simulation {
         let releasable = |id: usize, m: &Message| {
             m.fate != PublishFate::Pending && m.held_copies == 0 && !referenced.contains(&id)
         };
-        let mut gone = Vec::new();
+        let mut gone = Vec::with_capacity(self.messages.ring_len());
         for id in self.messages.spilled_ids() {
             if releasable(id, &self.messages[id]) {
                 gone.extend(self.messages.release(id).map(|m| (id, m)));
