@@ -18,11 +18,14 @@ fn rate_text(rate: f64, lang: brokerlab_core::lessons::Lang) -> String {
 #[component]
 pub fn AggregatedBanner(lab: Lab) -> impl IntoView {
     let i18n = use_i18n();
+    // The run is stored, not a signal: the scenario's memo says when another one opened.
     let note = move || {
+        lab.scenario.track();
         lab.with_aggregated(|a| a.note(lab.lang.get()))
             .unwrap_or_default()
     };
     let pace = move || {
+        lab.scenario.track();
         lab.with_aggregated(|a| a.pace_text(lab.lang.get()))
             .unwrap_or_default()
     };
@@ -44,6 +47,7 @@ pub fn AggregatedStage(lab: Lab) -> impl IntoView {
     let i18n = use_i18n();
     let cards = Memo::new(move |_| {
         lab.readout.track();
+        lab.scenario.track();
         lab.with_aggregated(|a| a.cards()).unwrap_or_default()
     });
     let producers = move || {
