@@ -407,6 +407,9 @@ pub fn problem_in(problem: &str, lang: Lang) -> String {
         "; the aggregated mode cannot take it either: ",
         "; el modo agregado tampoco puede con él: ",
     );
+    if let Some(spanish) = aggregated_in(problem, lang) {
+        return spanish;
+    }
     if let (Lang::Es, Some((over, why))) = (lang, problem.split_once(EITHER.0)) {
         return format!(
             "{}{}{}",
@@ -420,6 +423,42 @@ pub fn problem_in(problem: &str, lang: Lang) -> String {
         Lang::Es => translate(problem, SENTENCES)
             .map(|s| serde_in_spanish(&s))
             .unwrap_or_else(|| problem.to_string()),
+    }
+}
+
+/// The refusal of a message-by-message run for a scenario that runs aggregated (the
+/// page or a tool may still show it), in Spanish; `None` for any other sentence.
+fn aggregated_in(problem: &str, lang: Lang) -> Option<String> {
+    let why = problem
+        .strip_prefix("this scenario runs in aggregated mode (")?
+        .strip_suffix("): use aggregate::run")?;
+    (lang == Lang::Es).then(|| {
+        format!(
+            "este escenario se ejecuta en modo agregado ({}): usa aggregate::run",
+            aggregated_note_in(why, lang)
+        )
+    })
+}
+
+/// Why a run is aggregated ([`crate::aggregate::why_aggregated`], "aggregated mode: …")
+/// in `lang`; a note of another shape stays as it is.
+pub fn aggregated_note_in(note: &str, lang: Lang) -> String {
+    const TAIL: &str = "; rates and amounts instead of messages";
+    let why = note
+        .strip_prefix("aggregated mode: ")
+        .and_then(|n| n.strip_suffix(TAIL));
+    match (lang, why) {
+        (Lang::Es, Some(why)) => {
+            let why = match why.strip_prefix("message by message it ") {
+                Some(over) => format!("mensaje a mensaje {}", problem_in(over, lang)),
+                None if why == "chosen by the scenario (mode: aggregated)" => {
+                    "lo pide el escenario (mode: aggregated)".to_string()
+                }
+                None => why.to_string(),
+            };
+            format!("modo agregado: {why}; tasas y cantidades en lugar de mensajes")
+        }
+        _ => note.to_string(),
     }
 }
 

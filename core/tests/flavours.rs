@@ -737,7 +737,7 @@ fn version_1_files_without_flavours_load_as_generic_and_save_unchanged() {
 
 #[test]
 fn the_built_in_examples_still_end_and_keep_their_accounts() {
-    for name in brokerlab_core::examples::names() {
+    for name in brokerlab_core::examples::message_by_message() {
         let mut s = common::example(name);
         s.end_s = Some(s.end_s.unwrap_or(60.0).min(60.0));
         let mut sim = Simulation::new(s).unwrap();

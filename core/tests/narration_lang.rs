@@ -60,7 +60,7 @@ fn english_report() -> String {
     for (sim, fact) in facts::catalogue(&contexts) {
         out += &format!("{}: {}\n", variant(&fact), describe(sim, &fact, Lang::En));
     }
-    for name in examples::names() {
+    for name in examples::message_by_message() {
         let (mut all, mut firsts, mut seen) = (String::new(), String::new(), Vec::new());
         narrate_example(name, |sim, fact| {
             let sentence = describe(sim, fact, Lang::En);
@@ -198,7 +198,7 @@ fn en_repeats(contexts: &facts::Contexts, en: &str) -> bool {
 #[test]
 fn every_example_is_told_in_spanish() {
     let mut told = 0;
-    for name in examples::names() {
+    for name in examples::message_by_message() {
         narrate_example(name, |sim, fact| {
             let (en, es) = (describe(sim, fact, Lang::En), describe(sim, fact, Lang::Es));
             if let Some(why) = not_spanish(sim, &en, &es) {

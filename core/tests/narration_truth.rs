@@ -127,7 +127,7 @@ fn check_sentence(
 #[test]
 fn no_sentence_contradicts_the_facts_of_its_step_in_any_example() {
     let mut checked = 0;
-    for name in examples::names() {
+    for name in examples::message_by_message() {
         let mut sim = Simulation::new(examples::load(name).unwrap()).unwrap();
         while sim.steps() < STEPS_MAX {
             let Some(step) = sim.step() else { break };

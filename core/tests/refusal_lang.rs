@@ -45,6 +45,11 @@ const CASES: &[(&str, Mutation)] = &[
         v["mode"] = json!("messages");
     }),
     ("burst", |v| {
+        // Over the budget in auto mode: aggregated, so not message by message.
+        v["producers"][0]["arrivals"]["schedule"][1]["rate_per_s"] = json!(900_000.0);
+    }),
+    ("burst", |v| v["mode"] = json!("aggregated")),
+    ("burst", |v| {
         v["producers"][0]["arrivals"]["schedule"] = json!([{"from_s": 0, "rate_per_s": 5}]);
         v.as_object_mut().unwrap().remove("end_s");
     }),

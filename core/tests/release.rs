@@ -33,7 +33,7 @@ fn run_hash(mut sim: Simulation, steps: u64, check: bool) -> (u64, String, u64) 
 #[test]
 fn releasing_early_changes_no_step_of_any_example() {
     let mut released = 0;
-    for name in examples::names() {
+    for name in examples::message_by_message() {
         let scenario = examples::load(name).unwrap();
         let steps = 20_000;
         let default = run_hash(Simulation::new(scenario.clone()).unwrap(), steps, false);

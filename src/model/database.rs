@@ -380,7 +380,7 @@ mod tests {
 
     #[test]
     fn keyed_rows_show_the_aggregate_and_the_rest_is_counted() {
-        for name in examples::names() {
+        for name in examples::message_by_message() {
             let sim = run(name);
             for c in database_cards(&sim) {
                 assert!(c.rows.len() <= ROWS_SHOWN, "{name}");

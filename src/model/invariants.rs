@@ -555,7 +555,7 @@ mod tests {
     #[test]
     fn every_example_with_keys_keeps_key_order_iff_its_handlings_never_go_back_in_version() {
         let mut keyed = 0;
-        for name in examples::names() {
+        for name in examples::message_by_message() {
             let mut sim = Simulation::new(examples::load(name).expect("built in")).expect("ok");
             sim.run();
             if !sim.messages().iter().any(|m| m.key.is_some()) || sim.messages().len() > 5_000 {

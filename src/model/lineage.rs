@@ -1107,7 +1107,7 @@ mod tests {
     #[test]
     fn tokens_highlights_and_arrows_agree_on_who_took_part_in_every_example() {
         let mut checked = 0;
-        for name in examples::names() {
+        for name in examples::message_by_message() {
             let mut sim = Simulation::new(examples::load(name).expect("built in")).expect("ok");
             let mut facts = Vec::new();
             while sim.steps() < 3_000 && sim.step().is_some() {}
@@ -1148,7 +1148,7 @@ mod tests {
     #[test]
     fn every_fact_in_a_history_has_its_own_arrow_label() {
         // A fact with no label is drawn as "(other)": a history that says nothing.
-        for name in examples::names() {
+        for name in examples::message_by_message() {
             let mut sim = Simulation::new(examples::load(name).expect("built in")).expect("ok");
             while sim.steps() < 3_000 && sim.step().is_some() {}
             let start = Simulation::new(sim.scenario().clone()).expect("valid");

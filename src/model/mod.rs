@@ -2,6 +2,7 @@
 //! so all of it is tested natively. Depends on the core and on [`crate::format`] only.
 
 pub mod aftermath;
+pub mod aggregated;
 pub mod chart_info;
 pub mod database;
 pub mod dependencies;

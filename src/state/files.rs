@@ -17,7 +17,11 @@ use crate::state::Lab;
 impl Lab {
     /// Downloads the scenario with the user's commands, as the runner reads it.
     pub fn save_scenario(&self) {
-        let (name, text) = self.with_player(|p| (file_name(p, "json"), scenario_file(p)));
+        let (name, mut text) = self.with_player(|p| (file_name(p, "json"), scenario_file(p)));
+        if let Some(scenario) = self.with_aggregated(|a| a.scenario().clone()) {
+            // The aggregated run's own scenario (its player only holds the components).
+            text = serde_json::to_string_pretty(&scenario).expect("a scenario serializes") + "\n";
+        }
         self.report_download(download_text(&name, "application/json", &text));
     }
 
@@ -52,9 +56,24 @@ impl Lab {
                         td_string!(locale(lang), panels.files.not_text, name = &name).to_string()
                     })
                 })
-                .and_then(|t| open_scenario(&t));
+                .and_then(|t| {
+                    match brokerlab_core::Scenario::from_json(&t) {
+                        Ok(s) if crate::model::aggregated::runs_aggregated(&s) => {
+                            // An aggregated run: computed as flows, no player to replay.
+                            return lab.open_aggregated(s).map(|()| None).map_err(|e| {
+                                Words::new(move |lang| {
+                                    let problem = e.text_in(lang);
+                                    td_string!(locale(lang), panels.files.refused, problem)
+                                        .to_string()
+                                })
+                            });
+                        }
+                        _ => open_scenario(&t).map(Some),
+                    }
+                });
             match opened {
-                Ok(player) => {
+                Ok(None) => lab.interview.update(Interview::forget_faults),
+                Ok(Some(player)) => {
                     lab.open_player(player);
                     lab.interview.update(Interview::forget_faults);
                 }

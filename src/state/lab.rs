@@ -6,16 +6,17 @@ use leptos::prelude::*;
 
 use brokerlab_core::import::Note;
 use brokerlab_core::lessons::Lang;
-use brokerlab_core::{examples, secs_to_us, us_to_secs, Command, MsgId, Scenario};
+use brokerlab_core::{examples, secs_to_us, us_to_secs, Command, MsgId, Scenario, ScenarioError};
 
 use crate::i18n::{self, locale, td_string, Locale};
+use crate::model::aggregated::{self, Aggregated};
 use crate::model::flights::{FlightBuffer, Node};
 use crate::model::interview::Interview;
 use crate::model::invariants::Status;
 use crate::model::lesson::Guide;
 use crate::model::lineage::{Bilingual, Lineage, LineageBuild};
 use crate::model::panels::Panel;
-use crate::model::player::{Player, SPEEDS};
+use crate::model::player::{Player, SPEEDS, SPEED_DEFAULT};
 use crate::model::readout::{Percentiles, Readout};
 use crate::model::settings::Settings;
 use crate::model::story::Narration;
@@ -57,6 +58,13 @@ fn deadline(work_ms: f64) -> impl FnMut(u64) -> bool {
 #[derive(Clone, Copy)]
 pub struct Lab {
     player: StoredValue<Player>,
+    /// An aggregated run on show (see `model/aggregated.rs`): when present, playing,
+    /// seeking and the counters, chart and timeline follow its cursor, and the player
+    /// holds the same components at rest.
+    aggregated: StoredValue<Option<Aggregated>>,
+    /// Whether the run on show is aggregated: its banner and cards show, tokens and
+    /// commands do not.
+    pub aggregated_on: RwSignal<bool>,
     /// Bumped after every change to the player: what the memos below track.
     frame: RwSignal<u64>,
     pub playing: RwSignal<bool>,
@@ -130,6 +138,25 @@ where
     })
 }
 
+/// A memo recomputed on every frame, of the aggregated run when one is on show, else of
+/// the player.
+fn per_frame_or<T>(
+    (player, aggregated): (StoredValue<Player>, StoredValue<Option<Aggregated>>),
+    frame: RwSignal<u64>,
+    read: impl Fn(&Player) -> T + Send + Sync + 'static,
+    read_aggregated: impl Fn(&Aggregated) -> T + Send + Sync + 'static,
+) -> Memo<T>
+where
+    T: PartialEq + Send + Sync + 'static,
+{
+    Memo::new(move |_| {
+        frame.track();
+        aggregated
+            .with_value(|a| a.as_ref().map(&read_aggregated))
+            .unwrap_or_else(|| player.with_value(&read))
+    })
+}
+
 /// A memo of the player recomputed only when `key` changes (far less often than the frame:
 /// neither recomputed nor its snapshot cloned on every frame).
 fn per_key<K, T>(
@@ -157,6 +184,8 @@ impl Lab {
     pub fn new(player: Player) -> Self {
         let opening_speed = player.opening_speed();
         let player = StoredValue::new(player);
+        let aggregated = StoredValue::new(None::<Aggregated>);
+        let both = (player, aggregated);
         let frame = RwSignal::new(0_u64);
         // The keys of what changes only with the narration, and only with the run.
         let told = per_frame(player, frame, |p| (p.run(), p.narration_version()));
@@ -164,29 +193,43 @@ impl Lab {
         let lang = RwSignal::new(Lang::default());
         Self {
             player,
+            aggregated,
+            aggregated_on: RwSignal::new(false),
             frame,
             playing: RwSignal::new(false),
             speed: RwSignal::new(opening_speed),
             error: RwSignal::new(None),
             resuming: StoredValue::new(false),
-            readout: per_frame(player, frame, Player::readout),
+            readout: per_frame_or(both, frame, Player::readout, Aggregated::readout),
             // Told in the page's language when shown: a switch re-tells it at once.
             narration: Memo::new(move |_| {
                 let _ = told.get();
                 let lang = lang.get();
                 player.with_value(|p| p.narration(lang))
             }),
-            chart_key: per_frame(player, frame, |p| (p.run(), p.sample_count())),
-            crash_target: per_frame(player, frame, Player::crash_target_name),
+            chart_key: per_frame_or(
+                both,
+                frame,
+                |p| (p.run(), p.sample_count()),
+                move |a| (player.with_value(Player::run), a.index() + 1),
+            ),
+            // No crash button in an aggregated run: nothing to crash message by message.
+            crash_target: per_frame_or(both, frame, Player::crash_target_name, |_| None),
             topology: Memo::new(move |previous| {
                 frame.track();
                 player.with_value(|p| Topology::after(p.sim(), previous))
             }),
-            scenario: per_key(player, run, |p| {
-                let s = p.scenario();
-                (s.name.clone(), s.description.clone())
+            scenario: per_key(player, run, move |p| {
+                let name = |s: &Scenario| (s.name.clone(), s.description.clone());
+                aggregated
+                    .with_value(|a| a.as_ref().map(|a| name(a.scenario())))
+                    .unwrap_or_else(|| name(p.scenario()))
             }),
-            base: per_key(player, run, |p| p.base().clone()),
+            base: per_key(player, run, move |p| {
+                aggregated
+                    .with_value(|a| a.as_ref().map(|a| a.scenario().clone()))
+                    .unwrap_or_else(|| p.base().clone())
+            }),
             lineage: RwSignal::new(None),
             building: StoredValue::new(None),
             building_lineage: RwSignal::new(false),
@@ -196,7 +239,7 @@ impl Lab {
             seed: per_key(player, run, Player::seed),
             percentiles: per_key(player, told, |p| p.percentiles().clone()),
             seeking: per_frame(player, frame, |p| p.seek_target().map(us_to_secs)),
-            timeline_end_s: per_frame(player, frame, Player::timeline_end_s),
+            timeline_end_s: per_frame_or(both, frame, Player::timeline_end_s, Aggregated::end_s),
             settings: per_frame(player, frame, |p| Settings::of(p.sim())),
             prediction_key: per_frame(player, frame, |p| (p.run(), p.prediction_version())),
             panel: RwSignal::new(Panel::default()),
@@ -239,6 +282,10 @@ impl Lab {
 
     /// One animation frame: advances the run by `wall_ms` at the current speed.
     pub fn tick(&self, wall_ms: f64) {
+        if self.aggregated_on.get_untracked() {
+            self.aggregated_frame(wall_ms);
+            return;
+        }
         if self.building_lineage.get_untracked() {
             self.lineage_frame();
             return;
@@ -277,7 +324,8 @@ impl Lab {
             self.changed();
             return;
         }
-        if self.player.with_value(Player::is_finished) {
+        let finished = self.with_aggregated(Aggregated::is_finished);
+        if finished.unwrap_or_else(|| self.player.with_value(Player::is_finished)) {
             self.reset();
         }
         self.resuming.set_value(true);
@@ -293,6 +341,9 @@ impl Lab {
     /// Crashes the first consumer (or else group member) that is up; it restarts a few
     /// seconds later.
     pub fn crash(&self) {
+        if self.aggregated_on.get_untracked() {
+            return;
+        }
         let result = self.player.try_update_value(Player::crash_next);
         if let Some(Err(e)) = result {
             self.error.set(Some(Words::new(move |lang| {
@@ -318,7 +369,15 @@ impl Lab {
                 })
             })
             .and_then(|s| {
-                Player::new(s).map_err(|e| {
+                if aggregated::runs_aggregated(&s) {
+                    return self.open_aggregated(s).map(|()| None).map_err(|e| {
+                        Words::new(move |lang| {
+                            let why = e.text_in(lang);
+                            td_string!(locale(lang), common.errors.example_failed, why).to_string()
+                        })
+                    });
+                }
+                Player::new(s).map(Some).map_err(|e| {
                     Words::new(move |lang| {
                         let why = e.text_in(lang);
                         td_string!(locale(lang), common.errors.example_failed, why).to_string()
@@ -326,8 +385,10 @@ impl Lab {
                 })
             });
         match player {
-            Ok(player) => {
-                self.open_player(player);
+            Ok(opened) => {
+                if let Some(player) = opened {
+                    self.open_player(player);
+                }
                 // Hidden faults belonged to the previous scenario's schedule.
                 self.interview.update(Interview::forget_faults);
             }
@@ -340,8 +401,62 @@ impl Lab {
     }
 
     /// Puts a new run on the page (a loaded example, an edited scenario), paused.
-    pub fn open_player(&self, mut player: Player) {
+    pub fn open_player(&self, player: Player) {
+        self.put_player(player, None);
+    }
+
+    /// Puts `scenario` on the page as an aggregated run (computed at once, as flows),
+    /// paused at its start, beside a player of the same components at rest.
+    pub fn open_aggregated(&self, scenario: Scenario) -> Result<(), ScenarioError> {
+        let shown = Aggregated::new(scenario.clone())?;
+        let player = Player::new(aggregated::shell(&scenario))?;
+        self.put_player(player, Some(shown));
+        self.speed.set(SPEED_DEFAULT);
+        Ok(())
+    }
+
+    /// Reads the aggregated run on show, if any.
+    pub fn with_aggregated<U>(&self, f: impl FnOnce(&Aggregated) -> U) -> Option<U> {
+        self.aggregated.with_value(|a| a.as_ref().map(f))
+    }
+
+    /// Moves the aggregated run's cursor (paused), and tells the views.
+    fn move_aggregated(&self, f: impl FnOnce(&mut Aggregated)) {
         self.playing.set(false);
+        self.aggregated.update_value(|a| {
+            if let Some(a) = a {
+                f(a);
+            }
+        });
+        self.changed();
+    }
+
+    /// One animation frame of an aggregated run: the cursor moves on at the speed.
+    fn aggregated_frame(&self, wall_ms: f64) {
+        if !self.playing.get_untracked() {
+            return;
+        }
+        let wall_ms = if self.resuming.get_value() {
+            self.resuming.set_value(false);
+            wall_ms.min(FRAME_MS_NOMINAL)
+        } else {
+            wall_ms
+        };
+        let speed = self.speed.get_untracked();
+        let finished = self
+            .aggregated
+            .try_update_value(|a| a.as_mut().is_none_or(|a| a.advance(wall_ms, speed)))
+            .unwrap_or(true);
+        self.changed();
+        if finished {
+            self.playing.set(false);
+        }
+    }
+
+    fn put_player(&self, mut player: Player, aggregated: Option<Aggregated>) {
+        self.playing.set(false);
+        self.aggregated_on.set(aggregated.is_some());
+        self.aggregated.set_value(aggregated);
         let run = self.player.with_value(Player::run).wrapping_add(1);
         player.set_run(run);
         // A story of a few messages opens slowly enough to see each event.
@@ -355,6 +470,9 @@ impl Lab {
 
     /// One step (one event) forward, paused.
     pub fn step(&self) {
+        if self.aggregated_on.get_untracked() {
+            return self.move_aggregated(|a| a.step(true));
+        }
         self.playing.set(false);
         self.player.update_value(|p| {
             p.step_once();
@@ -364,6 +482,9 @@ impl Lab {
 
     /// One step back, paused: the recorded run is re-simulated up to the previous step.
     pub fn back(&self) {
+        if self.aggregated_on.get_untracked() {
+            return self.move_aggregated(|a| a.step(false));
+        }
         self.playing.set(false);
         if let Some(Err(e)) = self.player.try_update_value(Player::step_back) {
             self.error.set(Some(Words::new(move |lang| {
@@ -380,6 +501,12 @@ impl Lab {
 
     /// Gives the simulation a user command (recorded in the run).
     pub fn command(&self, fault: Command) {
+        if self.aggregated_on.get_untracked() {
+            self.error.set(Some(Words::new(|lang| {
+                td_string!(locale(lang), stage.aggregated.disabled).to_string()
+            })));
+            return;
+        }
         if let Some(Err(e)) = self.player.try_update_value(|p| p.command(fault)) {
             self.error.set(Some(Words::new(move |lang| {
                 td_string!(
@@ -396,6 +523,9 @@ impl Lab {
     /// Gives the simulation a setting change; a refusal comes back as text (the
     /// parameters panel shows it next to the field) and nothing changes.
     pub fn try_command(&self, fault: Command) -> Result<(), String> {
+        if self.aggregated_on.get_untracked() {
+            return Err(td_string!(self.locale(), stage.aggregated.disabled).to_string());
+        }
         let result = self
             .player
             .try_update_value(|p| p.command(fault))
@@ -480,6 +610,9 @@ impl Lab {
     /// Seeks to simulated time `t_s` (clamped to the timeline), paused. The recorded run is
     /// re-simulated there, commands included; a long seek goes on over the next frames.
     pub fn seek(&self, t_s: f64) {
+        if self.aggregated_on.get_untracked() {
+            return self.move_aggregated(|a| a.seek(t_s));
+        }
         self.playing.set(false);
         let end_s = self.player.with_value(Player::timeline_end_s);
         let t_s = if t_s.is_finite() {
@@ -515,6 +648,10 @@ impl Lab {
     /// Starts the run again with seed `seed`, paused (commands are forgotten).
     pub fn set_seed(&self, seed: u64) {
         self.playing.set(false);
+        if self.aggregated_on.get_untracked() {
+            // Randomness is averaged out: every seed gives the same aggregated run.
+            return;
+        }
         if self.player.with_value(Player::seed) == seed {
             return;
         }
@@ -534,6 +671,9 @@ impl Lab {
 
     /// Back to the start of the scenario, paused.
     pub fn reset(&self) {
+        if self.aggregated_on.get_untracked() {
+            return self.move_aggregated(|a| a.seek(0.0));
+        }
         self.playing.set(false);
         if let Some(Err(e)) = self.player.try_update_value(Player::reset) {
             self.error.set(Some(Words::new(move |lang| {

@@ -2,6 +2,7 @@
 //! commands they call), the page tools, and the keyboard shortcuts. Depends on the model,
 //! never on the views.
 
+mod aggregated;
 pub mod files;
 pub mod lab;
 pub mod lesson;

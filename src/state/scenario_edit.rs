@@ -16,6 +16,9 @@ impl Lab {
     /// Starts a run of `scenario` from its start, paused (the user's live commands are
     /// not carried over: they belonged to the previous run). `Err` says why not.
     pub fn run_scenario(&self, scenario: Scenario) -> Result<(), String> {
+        if crate::model::aggregated::runs_aggregated(&scenario) {
+            return self.open_aggregated(scenario).map_err(|e| format!("{e}."));
+        }
         let player = Player::new(scenario).map_err(|e| format!("{e}."))?;
         self.open_player(player);
         Ok(())
@@ -34,7 +37,8 @@ impl Lab {
 
     /// The editor's text for the scenario on the page.
     pub fn scenario_text(&self) -> String {
-        self.with_player(|p| scenario_text::text_of(p.base()))
+        // The base memo: an aggregated run's scenario, not its player's components at rest.
+        self.base.with_untracked(scenario_text::text_of)
     }
 
     /// Adds a scheduled command to the scenario and starts it again from its start; says

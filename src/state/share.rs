@@ -90,7 +90,18 @@ pub fn current(lab: Lab) -> Shared {
         lang: Some(lab.lang.get_untracked().code().to_string()),
         interview: lab.interview.with_untracked(Interview::view),
     };
-    lab.with_player(|p| shared_of(p, view))
+    let mut shared = lab.with_player(|p| shared_of(p, view));
+    if let Some(scenario) = lab.with_aggregated(|a| a.scenario().clone()) {
+        // An aggregated run's own scenario, at its start (its player only holds the
+        // components at rest).
+        shared.example = brokerlab_core::examples::load(&scenario.name)
+            .filter(|e| e == &scenario)
+            .map(|_| scenario.name.clone());
+        shared.scenario = scenario;
+        shared.commands.clear();
+        (shared.step, shared.at_us) = (0, 0);
+    }
+    shared
 }
 
 /// The page's address for what it shows now.

@@ -11,6 +11,7 @@ use crate::model::words::Words;
 use crate::state::share;
 use crate::state::shortcuts::use_shortcuts;
 use crate::state::{Lab, Tools};
+use crate::ui::aggregated::{AggregatedBanner, AggregatedStage};
 use crate::ui::chart::BacklogChart;
 use crate::ui::controls::{Controls, ScenarioPicker};
 use crate::ui::files::{use_file_drop, FileMenu};
@@ -131,7 +132,10 @@ fn Page(player: Player, view: Option<View>, problem: Option<LinkProblem>) -> imp
             <div class="workspace">
                 <div class="stage" data-testid="stage">
                     <LatestLine narration=lab.narration />
-                    <TopologyView lab />
+                    <AggregatedBanner lab />
+                    <Show when=move || !lab.aggregated_on.get() fallback=move || view! { <AggregatedStage lab /> }>
+                        <TopologyView lab />
+                    </Show>
                     <BacklogChart lab />
                 </div>
                 <SidePanel lab tools />
@@ -180,7 +184,10 @@ fn EmbeddedStage(lab: Lab) -> impl IntoView {
             <LessonCard lab />
             <div class="stage" data-testid="stage">
                 <LatestLine narration=lab.narration />
-                <TopologyView lab />
+                <AggregatedBanner lab />
+                <Show when=move || !lab.aggregated_on.get() fallback=move || view! { <AggregatedStage lab /> }>
+                    <TopologyView lab />
+                </Show>
                 <BacklogChart lab />
             </div>
             <a class="open-full" node_ref=full href="./" target="_blank" rel="noopener"

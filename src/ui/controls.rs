@@ -102,7 +102,11 @@ pub fn Controls(lab: Lab) -> impl IntoView {
             </label>
             <button type="button" class="danger" data-testid="crash" on:click=move |_| lab.crash()
                 disabled=move || lab.crash_target.with(Option::is_none)
-                title=move || t_string!(i18n, stage.controls.crash_title, s = RESTART_AFTER_S).to_string()>
+                title=move || if lab.aggregated_on.get() {
+                    t_string!(i18n, stage.aggregated.disabled).to_string()
+                } else {
+                    t_string!(i18n, stage.controls.crash_title, s = RESTART_AFTER_S).to_string()
+                }>
                 {crash_label}
             </button>
             <button type="button" data-testid="reset" on:click=move |_| lab.reset()

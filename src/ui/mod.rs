@@ -1,6 +1,7 @@
 //! The views: Leptos components that read the [`crate::state::Lab`]'s memos and call its
 //! commands. Nothing here decides what the run is; it only shows it.
 
+pub mod aggregated;
 pub mod app;
 pub mod chart;
 pub mod controls;

@@ -41,6 +41,13 @@ pub const EXAMPLES: &[Example] = &[
         "Una ráfaga mayor que la capacidad: 3.000 mensajes por segundo durante 60 s y luego 1.000 por segundo hasta los 180 s, frente a consumidores que entre todos terminan 2.000 por segundo. El backlog (trabajo acumulado) sube unos 1.000 por segundo hasta cerca de 60.000, después baja unos 1.000 por segundo y vuelve a quedar vacío cerca de los 120 s."
     ),
     example!(
+        "day-at-a-million",
+        Load,
+        "A day at a million messages per second (aggregated)",
+        "Un día a un millón de mensajes por segundo (agregado)",
+        "Un día de hasta un millón de mensajes por segundo, calculado como flujos: 600.000 por segundo, un pico de 1.000.000 por segundo de 8:00 a 12:00 y de nuevo 600.000, frente a consumidores que entre todos terminan 800.000 por segundo. El acumulado sube 200.000 por segundo hasta 2.880 millones al mediodía, luego baja 200.000 por segundo y vuelve a quedar vacío a las 16:00. Son demasiados mensajes para seguirlos uno a uno, así que la ejecución es agregada."
+    ),
+    example!(
         "crash-after-commit",
         Delivery,
         "Crash between commit and ack: a duplicate",

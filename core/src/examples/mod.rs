@@ -98,6 +98,14 @@ pub fn names() -> impl Iterator<Item = &'static str> {
     EXAMPLES.iter().map(|e| e.name)
 }
 
+/// The examples that run message by message (the others are too large for it and run
+/// aggregated): what tests that step through every example's messages go over.
+pub fn message_by_message() -> impl Iterator<Item = &'static str> {
+    names().filter(|name| {
+        load(name).is_some_and(|s| s.run_mode() == Ok(crate::scenario::RunMode::Messages))
+    })
+}
+
 /// The example called `name`.
 pub fn find(name: &str) -> Option<&'static Example> {
     EXAMPLES.iter().find(|e| e.name == name)

@@ -98,7 +98,7 @@ mod tests {
 
     #[test]
     fn a_few_messages_open_slowly_and_big_runs_keep_the_default() {
-        for name in examples::names() {
+        for name in examples::message_by_message() {
             let p = pace(name);
             let messages = {
                 let mut sim =

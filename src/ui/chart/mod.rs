@@ -101,7 +101,7 @@ fn draw(
     // Backing pixels per CSS pixel stay the device's; text, margins and marks also grow
     // with the page's type.
     let scale = ratio * text_scale;
-    let data = lab.with_player(|p| p.chart_data());
+    let data = lab.chart_data();
     let axes = Axes::of(&data);
     let Some(frame_size) = fit(frame, ratio) else {
         return Ok(drawn);
@@ -338,17 +338,15 @@ struct Place {
 fn predicted_now(lab: Lab) -> String {
     let _ = lab.prediction_key.get();
     let now = lab.readout.with(|r| r.time_s);
-    lab.with_player(|p| format!("{:.0}", p.predicted_at(now)))
+    format!("{:.0}", lab.predicted_at(now))
 }
 
 /// The goodput line's last value (empty without a dependency), for tests and tools.
 fn goodput_now(lab: Lab) -> String {
     let _ = lab.readout.with(|r| r.time_s);
-    lab.with_player(|p| {
-        p.goodput_now()
-            .map(|g| format!("{g:.0}"))
-            .unwrap_or_default()
-    })
+    lab.goodput_now()
+        .map(|g| format!("{g:.0}"))
+        .unwrap_or_default()
 }
 
 /// What makes the chart redraw besides new data: the plot's size and the device pixel
@@ -469,8 +467,8 @@ fn hover_values(
     Memo::new(move |_| {
         lab.readout.track();
         match (pointer_t.get(), focused.get()) {
-            (Some(t), _) => Some(lab.with_player(|p| p.values_at(t))),
-            (None, true) => Some(lab.with_player(|p| p.values_now())),
+            (Some(t), _) => Some(lab.chart_values_at(t)),
+            (None, true) => Some(lab.chart_values_now()),
             (None, false) => None,
         }
     })
@@ -508,7 +506,7 @@ fn chart_description(
             .map(|l| format!("{}, {}", l.label(lang), l.looks(lang)))
             .collect();
         let shown: Vec<&str> = shown.iter().map(String::as_str).collect();
-        crashes.with(|c| describe(&lab.with_player(|p| p.values_now()), &shown, c, lang))
+        crashes.with(|c| describe(&lab.chart_values_now(), &shown, c, lang))
     }
 }
 
@@ -528,7 +526,7 @@ pub fn BacklogChart(lab: Lab) -> impl IntoView {
     let lines = shown.lines;
     let crashes = Memo::new(move |_| {
         lab.readout.track();
-        lab.with_player(|p| p.crash_markers().to_vec())
+        lab.crash_markers()
     });
     let crash_count = Signal::derive(move || crashes.with(Vec::len));
     redraw_on_change(lab, canvases, crashes, sizing, shown);
@@ -550,7 +548,7 @@ pub fn BacklogChart(lab: Lab) -> impl IntoView {
     };
     let rho = Memo::new(move |_| {
         lab.readout.track();
-        lab.with_player(|p| p.rho_now())
+        lab.rho_now()
     });
     let time_s = Signal::derive(move || lab.readout.with(|r| r.time_s));
     let description = chart_description(lab, lines, crashes);
@@ -571,6 +569,7 @@ pub fn BacklogChart(lab: Lab) -> impl IntoView {
                 <canvas node_ref=curves data-testid="chart" role="img" aria-label=description
                     data-crash-markers=move || crash_count.get().to_string()
                     data-text-scale=move || format!("{:.3}", sizing.text_scale.get())
+                    data-backlog-now=move || lab.readout.with(|r| r.backlog.to_string())
                     data-predicted-now=move || predicted_now(lab)
                     data-goodput-now=move || goodput_now(lab)
                     on:pointermove=move |ev| point(&ev)

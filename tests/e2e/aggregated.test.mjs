@@ -1,0 +1,96 @@
+// End-to-end test of an aggregated run on the page (issue 14): the built-in day at a
+// million messages per second is computed as flows, said so in a banner, and played like
+// any run: the chart and the counters follow the cursor to the fluid numbers.
+// Run by .ci/test-web:  BROKERLAB_URL=http://127.0.0.1:PORT/brokerlab/ node --test aggregated.test.mjs
+// playwright-core drives Debian's Chromium (never a downloaded browser).
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { chromium } from 'playwright-core';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+const BASE_URL = process.env.BROKERLAB_URL ?? 'http://127.0.0.1:8080/';
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'];
+
+let context;
+let page;
+let profile;
+const errors = [];
+
+before(async () => {
+  profile = mkdtempSync(path.join(tmpdir(), 'brokerlab-aggregated-'));
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ARGS,
+    locale: 'en-US',
+    viewport: { width: 1280, height: 900 },
+  });
+  await context.addInitScript(() => localStorage.setItem('brokerlab.tour.seen', '1'));
+  page = context.pages()[0] ?? (await context.newPage());
+  page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(BASE_URL, { waitUntil: 'load' });
+  await page.getByTestId('play').waitFor({ state: 'visible', timeout: 30_000 });
+});
+
+after(async () => {
+  await context?.close();
+  if (profile) rmSync(profile, { recursive: true, force: true });
+});
+
+const text = (id) => page.getByTestId(id).innerText().then((t) => t.trim());
+/** A counter as a number ("2,880,000,000" → 2880000000). */
+const number = async (id) => Number((await text(id)).replace(/[^0-9.]/g, ''));
+const backlogNow = async () => Number(await page.getByTestId('chart').getAttribute('data-backlog-now'));
+
+/** Within `share` (a fraction) of `expected`, or within `floor` of it. */
+function near(actual, expected, share, what, floor = 0) {
+  const allowed = Math.max(Math.abs(expected) * share, floor);
+  assert.ok(Math.abs(actual - expected) <= allowed, `${what}: ${actual}, expected ${expected} ± ${allowed}`);
+}
+
+test('a day at a million per second opens aggregated, plays, and the chart reaches the fluid numbers', async () => {
+  await page.getByTestId('scenario').selectOption('day-at-a-million');
+  const banner = page.getByTestId('aggregated-banner');
+  await banner.waitFor({ state: 'visible', timeout: 10_000 });
+  assert.match(await banner.innerText(), /computed as flows/i);
+  assert.match(await text('aggregated-note'), /^aggregated mode: message by message/);
+  await page.getByTestId('aggregated-stage').waitFor({ state: 'visible' });
+  assert.equal(await page.getByTestId('topology').count(), 0, 'no tokens, no topology cards');
+  assert.equal(await page.getByTestId('crash').isDisabled(), true, 'nothing to crash');
+  assert.match(await page.getByTestId('crash').getAttribute('title'), /aggregated mode/);
+
+  // Play a moment: the cursor moves (1× is 480 s of the run per second; 10× here).
+  await page.getByTestId('play').click();
+  await page.waitForFunction(() => parseFloat(document.querySelector('[data-testid=time]').textContent.replace(/,/g, '')) > 600,
+    null, { timeout: 30_000 });
+  await page.getByTestId('play').click();
+
+  // Noon: the peak. The backlog grew by 200,000 per second for 4 hours.
+  await page.getByTestId('scrubber').fill('43200');
+  await page.waitForFunction(() => document.querySelector('[data-testid=scrubber-time]').textContent.startsWith('43200.0 s'));
+  near(await backlogNow(), 2_880_000_000, 0.01, 'backlog at noon (chart)');
+  near(await number('backlog'), 2_880_000_000, 0.01, 'backlog at noon (counter)');
+  near(await number('published'), 31_680_000_000, 0.01, 'published by noon');
+  near(await number('acked'), 28_800_000_000, 0.01, 'acked by noon');
+  near(Number(await page.getByTestId('chart').getAttribute('data-predicted-now')), 2_880_000_000, 0.01, 'prediction at noon');
+  near(await number('aggregated-queue-0-waiting'), 2_880_000_000, 0.01, 'the queue card');
+
+  // The end of the day: drained since 16:00, every message acknowledged.
+  await page.getByTestId('scrubber').fill('86400');
+  await page.waitForFunction(() => document.querySelector('[data-testid=scrubber-time]').textContent.startsWith('86400.0 s'));
+  near(await backlogNow(), 0, 0, 'backlog at the end', 1_000);
+  near(await number('published'), 57_600_000_000, 0.01, 'published in the day');
+  near(await number('acked'), 57_600_000_000, 0.01, 'acked in the day');
+  assert.equal(await text('play'), 'Replay');
+
+  // Back to a message-by-message example: the banner goes, the topology returns.
+  await page.getByTestId('scenario').selectOption('burst');
+  await page.getByTestId('topology').waitFor({ state: 'visible' });
+  assert.equal(await banner.count(), 0);
+  assert.deepEqual(errors, [], 'no console errors');
+});
