@@ -5,6 +5,7 @@
 pub mod files;
 pub mod lab;
 pub mod lesson;
+pub mod recording;
 mod scenario_edit;
 pub mod share;
 pub mod shortcuts;
