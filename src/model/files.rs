@@ -59,6 +59,17 @@ pub fn series_csv(player: &Player) -> String {
 /// A file name for the scenario on show: its name (letters, digits and dashes only, so
 /// any file system takes it), then `extension`.
 pub fn file_name(player: &Player, extension: &str) -> String {
+    format!("brokerlab-{}.{extension}", slug(player))
+}
+
+/// Like [`file_name`], with `stamp` (a time, a range) after the scenario's name:
+/// `brokerlab-burst-0-4s.gif`.
+pub fn stamped_name(player: &Player, stamp: &str, extension: &str) -> String {
+    format!("brokerlab-{}-{stamp}.{extension}", slug(player))
+}
+
+/// The scenario's name as letters, digits and dashes.
+fn slug(player: &Player) -> String {
     let name: String = player
         .base()
         .name
@@ -74,7 +85,7 @@ pub fn file_name(player: &Player, extension: &str) -> String {
         .collect();
     let name = name.trim_matches('-');
     let name = if name.is_empty() { "scenario" } else { name };
-    format!("brokerlab-{name}.{extension}")
+    name.to_string()
 }
 
 #[cfg(test)]
@@ -191,5 +202,14 @@ mod tests {
             let player = Player::new(scenario).expect("valid");
             assert_eq!(file_name(&player, "json"), expected);
         }
+    }
+
+    #[test]
+    fn stamped_names_put_the_stamp_after_the_scenario() {
+        let player = Player::new(examples::load("mm1").expect("built in")).expect("valid");
+        assert_eq!(
+            stamped_name(&player, "0-4s", "gif"),
+            "brokerlab-mm1-0-4s.gif"
+        );
     }
 }

@@ -22,6 +22,7 @@ pub mod participants;
 pub mod player;
 pub mod rail;
 pub mod readout;
+pub mod recording;
 pub mod scenario_text;
 pub mod schedule;
 pub mod settings;

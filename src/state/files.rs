@@ -114,6 +114,16 @@ impl Lab {
         });
     }
 
+    /// Offers `bytes` as a file named `name` (a picture, a recording made in the page).
+    pub fn offer_bytes(&self, name: &str, mime: &str, bytes: &[u8]) {
+        self.report_download(download_bytes(name, mime, bytes));
+    }
+
+    /// Offers what `url` (a `data:` address) holds as a file named `name`.
+    pub fn offer_url(&self, name: &str, url: &str) {
+        self.report_download(download_url(name, url));
+    }
+
     fn report_download(&self, done: Result<(), JsValue>) {
         if done.is_err() {
             self.error.set(Some(Words::new(|lang| {
@@ -129,6 +139,18 @@ fn download_text(name: &str, mime: &str, text: &str) -> Result<(), JsValue> {
     let options = BlobPropertyBag::new();
     options.set_type(mime);
     let blob = Blob::new_with_str_sequence_and_options(&parts, &options)?;
+    let url = Url::create_object_url_with_blob(&blob)?;
+    let done = download_url(name, &url);
+    Url::revoke_object_url(&url)?;
+    done
+}
+
+/// Offers `bytes` as a file named `name`.
+fn download_bytes(name: &str, mime: &str, bytes: &[u8]) -> Result<(), JsValue> {
+    let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes));
+    let options = BlobPropertyBag::new();
+    options.set_type(mime);
+    let blob = Blob::new_with_u8_array_sequence_and_options(&parts, &options)?;
     let url = Url::create_object_url_with_blob(&blob)?;
     let done = download_url(name, &url);
     Url::revoke_object_url(&url)?;

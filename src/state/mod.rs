@@ -6,6 +6,7 @@ mod aggregated;
 pub mod files;
 pub mod lab;
 pub mod lesson;
+pub mod recording;
 mod scenario_edit;
 pub mod share;
 pub mod shortcuts;

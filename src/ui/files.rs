@@ -1,6 +1,7 @@
 //! The **Files** menu: save the scenario (with the user's commands) and open one, export
 //! the series as CSV and the chart as PNG, copy the code that embeds this moment in another
-//! page; import a real setup (a RabbitMQ definitions file, a Kafka description). A
+//! page; save a picture of the whole stage, record part of the run as an animated GIF
+//! (see [`crate::ui::record`]); import a real setup (a RabbitMQ definitions file, a Kafka description). A
 //! scenario file can also be dropped anywhere on the page.
 
 use leptos::html::Main;
@@ -13,11 +14,13 @@ use crate::i18n::{t, t_string, use_i18n};
 use crate::model::import::ImportKind;
 use crate::state::share::copy_embed_code;
 use crate::state::Lab;
+use crate::ui::record::{save_stage_png, RecordForm, Recorder};
 
 #[component]
 pub fn FileMenu(lab: Lab) -> impl IntoView {
     let i18n = use_i18n();
     let notice = RwSignal::new(false);
+    let recorder = Recorder::new();
     let menu = NodeRef::<leptos::html::Details>::new();
     // Each choice closes the menu, so it does not stay open over the stage.
     let close = move || {
@@ -79,6 +82,16 @@ pub fn FileMenu(lab: Lab) -> impl IntoView {
                     title=move || t_string!(i18n, panels.files.png_title)>
                     {t!(i18n, panels.files.png)}
                 </button>
+                <button type="button" data-testid="export-stage-png"
+                    on:click=move |_| { close(); save_stage_png(lab); }
+                    title=move || t_string!(i18n, panels.record.menu_stage_png_title)>
+                    {t!(i18n, panels.record.menu_stage_png)}
+                </button>
+                <button type="button" data-testid="record-open"
+                    on:click=move |_| { recorder.show(lab); close(); }
+                    title=move || t_string!(i18n, panels.record.open_title)>
+                    {t!(i18n, panels.record.open)}
+                </button>
                 <button type="button" data-testid="copy-embed"
                     on:click=move |_| { copy_embed_code(lab, notice); close(); }
                     title=move || t_string!(i18n, panels.files.embed_title)>
@@ -86,6 +99,7 @@ pub fn FileMenu(lab: Lab) -> impl IntoView {
                 </button>
             </div>
         </details>
+        <RecordForm lab recorder />
         <span class="share-notice" role="status" data-testid="files-notice">
             {move || notice.get().then(|| t_string!(i18n, panels.files.embed_copied))}
         </span>
