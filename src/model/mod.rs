@@ -3,6 +3,7 @@
 
 pub mod aftermath;
 pub mod chart_info;
+pub mod compare;
 pub mod database;
 pub mod dependencies;
 pub mod dependency_commands;
