@@ -4,6 +4,7 @@
 
 use leptos::prelude::*;
 
+use brokerlab_core::compare::{Side, Variant};
 use brokerlab_core::import::Note;
 use brokerlab_core::lessons::Lang;
 use brokerlab_core::{examples, secs_to_us, us_to_secs, Command, MsgId, Scenario};
@@ -51,6 +52,21 @@ fn deadline(work_ms: f64) -> impl FnMut(u64) -> bool {
             .as_ref()
             .is_none_or(|p| p.now() - start < work_ms)
     }
+}
+
+/// Compare mode's side B, while comparing (see `state/compare.rs`): a second lab over the
+/// variant's player, kept at this lab's simulated time.
+#[derive(Clone)]
+pub struct Compared {
+    pub b: Lab,
+    /// What B changes.
+    pub variant: Variant,
+    /// Side A's scenario as it was before comparing (what a compare link names).
+    pub original: Scenario,
+    /// Where the main stage's commands go.
+    pub target: RwSignal<Side>,
+    /// Owns B's memos and effects: cleaned up when comparing stops.
+    pub owner: Owner,
 }
 
 /// A cheap, copyable handle to the page's state.
@@ -113,6 +129,8 @@ pub struct Lab {
     /// The notes of the import that opened the run on show (see `state/files.rs`); `None`
     /// once dismissed or when another run is opened.
     pub import_notes: RwSignal<Option<Vec<Note>>>,
+    /// Compare mode's side B, if comparing.
+    pub compare: RwSignal<Option<Compared>>,
 }
 
 /// A memo of the player recomputed on every frame.
@@ -204,6 +222,7 @@ impl Lab {
             lang,
             interview: RwSignal::new(Interview::default()),
             import_notes: RwSignal::new(None),
+            compare: RwSignal::new(None),
         }
     }
 
@@ -234,6 +253,8 @@ impl Lab {
     }
 
     fn changed(&self) {
+        // The one place the clock moves through: side B follows it.
+        self.follow_compare();
         self.frame.update(|n| *n = n.wrapping_add(1));
     }
 
@@ -293,6 +314,13 @@ impl Lab {
     /// Crashes the first consumer (or else group member) that is up; it restarts a few
     /// seconds later.
     pub fn crash(&self) {
+        let (to_a, b) = self.command_targets();
+        if let Some(b) = b {
+            b.crash();
+        }
+        if !to_a {
+            return;
+        }
         let result = self.player.try_update_value(Player::crash_next);
         if let Some(Err(e)) = result {
             self.error.set(Some(Words::new(move |lang| {
@@ -342,6 +370,8 @@ impl Lab {
     /// Puts a new run on the page (a loaded example, an edited scenario), paused.
     pub fn open_player(&self, mut player: Player) {
         self.playing.set(false);
+        // Another run: side B belonged to the previous one.
+        self.stop_compare();
         let run = self.player.with_value(Player::run).wrapping_add(1);
         player.set_run(run);
         // A story of a few messages opens slowly enough to see each event.
@@ -380,6 +410,13 @@ impl Lab {
 
     /// Gives the simulation a user command (recorded in the run).
     pub fn command(&self, fault: Command) {
+        let (to_a, b) = self.command_targets();
+        if let Some(b) = b {
+            b.command(fault.clone());
+        }
+        if !to_a {
+            return;
+        }
         if let Some(Err(e)) = self.player.try_update_value(|p| p.command(fault)) {
             self.error.set(Some(Words::new(move |lang| {
                 td_string!(
@@ -396,6 +433,13 @@ impl Lab {
     /// Gives the simulation a setting change; a refusal comes back as text (the
     /// parameters panel shows it next to the field) and nothing changes.
     pub fn try_command(&self, fault: Command) -> Result<(), String> {
+        let (to_a, b) = self.command_targets();
+        if let Some(b) = b {
+            b.try_command(fault.clone())?;
+        }
+        if !to_a {
+            return Ok(());
+        }
         let result = self
             .player
             .try_update_value(|p| p.command(fault))
@@ -535,6 +579,9 @@ impl Lab {
     /// Back to the start of the scenario, paused.
     pub fn reset(&self) {
         self.playing.set(false);
+        if let Some(b) = self.variant_lab() {
+            b.reset();
+        }
         if let Some(Err(e)) = self.player.try_update_value(Player::reset) {
             self.error.set(Some(Words::new(move |lang| {
                 td_string!(

@@ -3,6 +3,7 @@
 //! never on the views.
 
 pub mod files;
+pub mod compare;
 pub mod lab;
 pub mod lesson;
 mod scenario_edit;
