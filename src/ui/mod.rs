@@ -3,6 +3,7 @@
 
 pub mod app;
 pub mod chart;
+pub mod compare;
 pub mod controls;
 pub mod counters;
 pub mod files;
