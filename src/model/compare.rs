@@ -109,13 +109,28 @@ pub fn offered_settings(scenario: &Scenario, lang: Lang) -> Vec<Setting> {
         add(p("ack"), n, td_string!(l, panels.compare.setting_ack), &ACK);
         let idem = td_string!(l, panels.compare.setting_idempotency);
         add(p("idempotency"), n, idem, &IDEMPOTENCY);
-        add(p("replicas"), n, td_string!(l, panels.compare.setting_replicas), &[]);
+        add(
+            p("replicas"),
+            n,
+            td_string!(l, panels.compare.setting_replicas),
+            &[],
+        );
         let conc = td_string!(l, panels.compare.setting_concurrency);
         add(p("concurrency"), n, conc, &[]);
-        add(p("prefetch"), n, td_string!(l, panels.compare.setting_prefetch), &[]);
+        add(
+            p("prefetch"),
+            n,
+            td_string!(l, panels.compare.setting_prefetch),
+            &[],
+        );
         let attempts = td_string!(l, panels.compare.setting_max_attempts);
         add(p("retry.max_attempts"), n, attempts, &[]);
-        add(p("retry.jitter"), n, td_string!(l, panels.compare.setting_jitter), &JITTER);
+        add(
+            p("retry.jitter"),
+            n,
+            td_string!(l, panels.compare.setting_jitter),
+            &JITTER,
+        );
     }
     for (i, q) in scenario.queues.iter().enumerate() {
         let n = q.name.as_str();
@@ -132,7 +147,12 @@ pub fn offered_settings(scenario: &Scenario, lang: Lang) -> Vec<Setting> {
         let members = td_string!(l, panels.compare.setting_members);
         add(format!("groups.{i}.members"), &g.name, members, &[]);
         let idem = td_string!(l, panels.compare.setting_idempotency);
-        add(format!("groups.{i}.idempotency"), &g.name, idem, &IDEMPOTENCY);
+        add(
+            format!("groups.{i}.idempotency"),
+            &g.name,
+            idem,
+            &IDEMPOTENCY,
+        );
     }
     out
 }
@@ -261,7 +281,11 @@ mod tests {
 
     /// A's player, B's player for crash-after-commit with and without an inbox.
     fn pair() -> (Player, Player) {
-        players(&examples::load("crash-after-commit").expect("built in"), &inbox()).expect("ok")
+        players(
+            &examples::load("crash-after-commit").expect("built in"),
+            &inbox(),
+        )
+        .expect("ok")
     }
 
     fn in_step(a: &Player, b: &Player) {
@@ -328,8 +352,8 @@ mod tests {
 
     #[test]
     fn a_crash_given_to_both_strikes_both_at_the_same_instant() {
-        let (mut a, mut b) = players(&examples::load("mm1").expect("built in"), &inbox())
-            .expect("valid");
+        let (mut a, mut b) =
+            players(&examples::load("mm1").expect("built in"), &inbox()).expect("valid");
         a.seek_to(secs_to_us(5.0)).expect("seek");
         follow(&mut b, &a).expect("follows");
         let crash = Command::CrashConsumer {
@@ -376,10 +400,14 @@ mod tests {
         assert_eq!(ack.choices, ["on_delivery", "after_commit"]);
         assert!(ack.label.ends_with(": ack mode"), "{}", ack.label);
         let es = offered_settings(&s, Lang::Es);
-        assert!(es[0].label.ends_with(": modo de confirmación (ack)"), "{}", es[0].label);
+        assert!(
+            es[0].label.ends_with(": modo de confirmación (ack)"),
+            "{}",
+            es[0].label
+        );
         for o in &offered {
-            let v = variant_of("", &o.path, o.choices.first().unwrap_or(&o.current))
-                .expect("parses");
+            let v =
+                variant_of("", &o.path, o.choices.first().unwrap_or(&o.current)).expect("parses");
             assert!(players(&s, &v).is_ok(), "{}", o.path);
         }
     }
@@ -407,6 +435,9 @@ mod tests {
         assert_eq!(a2.readout(), a.readout());
         assert_eq!(b2.readout(), b.readout());
         assert_eq!(b2.sim().scenario().interventions.len(), 1);
-        assert_eq!(counter_rows(&a2, &b2, Lang::En), counter_rows(&a, &b, Lang::En));
+        assert_eq!(
+            counter_rows(&a2, &b2, Lang::En),
+            counter_rows(&a, &b, Lang::En)
+        );
     }
 }

@@ -16,8 +16,7 @@ use crate::state::Lab;
 impl Lab {
     /// Side B's lab, while comparing.
     pub fn variant_lab(&self) -> Option<Lab> {
-        self.compare
-            .with_untracked(|c| c.as_ref().map(|c| c.b))
+        self.compare.with_untracked(|c| c.as_ref().map(|c| c.b))
     }
 
     /// Whether the main stage's commands go to A, and the lab of B if they go to B too.
@@ -104,8 +103,7 @@ impl Lab {
         let refused = self.with_player(|a| b.update_player(|pb| compare::follow(pb, a)));
         if let Some(Err(e)) = refused {
             b.error.set(Some(Words::new(move |lang| {
-                td_string!(locale(lang), panels.compare.refused, why = e.text_in(lang))
-                    .to_string()
+                td_string!(locale(lang), panels.compare.refused, why = e.text_in(lang)).to_string()
             })));
         }
     }
@@ -170,14 +168,20 @@ mod tests {
         lab.seek(10.0);
         assert_eq!(time(lab), time(b));
         let rows = lab.compare_rows();
-        let dup = rows.iter().find(|r| r.name == "duplicate_effects").expect("row");
+        let dup = rows
+            .iter()
+            .find(|r| r.name == "duplicate_effects")
+            .expect("row");
         assert!(dup.differs(), "{rows:?}");
         // After the scheduled crash (at 0.5 s on both sides) and the restart.
         lab.seek(3.0);
         assert_eq!(time(lab), time(b));
         let crashes = |l: Lab| l.readout.get_untracked().crashes;
         assert_eq!((crashes(lab), crashes(b)), (1, 1));
-        let target = |side| lab.compare.with_untracked(|c| c.as_ref().unwrap().target.set(side));
+        let target = |side| {
+            lab.compare
+                .with_untracked(|c| c.as_ref().unwrap().target.set(side))
+        };
         target(Side::Both);
         lab.crash();
         assert_eq!((crashes(lab), crashes(b)), (2, 2), "to both");

@@ -2,8 +2,8 @@
 //! commands they call), the page tools, and the keyboard shortcuts. Depends on the model,
 //! never on the views.
 
-pub mod files;
 pub mod compare;
+pub mod files;
 pub mod lab;
 pub mod lesson;
 mod scenario_edit;

@@ -7,17 +7,17 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use brokerlab_core::lessons::Lang;
 use brokerlab_core::compare::Variant;
+use brokerlab_core::lessons::Lang;
 use brokerlab_core::link::{self, Opened, Shared, View};
 use brokerlab_core::Scenario;
 use gloo_timers::callback::Timeout;
 use leptos::prelude::*;
 
+use crate::model::compare::{players_of, shared_comparison_of};
 use crate::model::interview::Interview;
 use crate::model::panels::Panel;
 use crate::model::player::Player;
-use crate::model::compare::{players_of, shared_comparison_of};
 use crate::model::share::{player_of, shared_of, LinkProblem};
 use crate::state::Lab;
 

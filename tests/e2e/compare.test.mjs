@@ -99,7 +99,8 @@ test('compare mode: the same crash under two designs, side by side, and its link
     await seekToEnd(second);
     await assertComparedAtEnd(second);
     await second.getByTestId('compare-stop').click();
-    assert.equal(await second.getByTestId('stage-b').count(), 0);
+    await second.getByTestId('stage-b').waitFor({ state: 'detached' });
+    assert.equal(await second.getByTestId('compare-counters').count(), 0);
   } finally {
     await second.close();
   }

@@ -716,7 +716,10 @@ mod tests {
         data.variant_backlog = data.backlog.iter().map(|&(t, y)| (t, y / 2.0)).collect();
         assert!(shown_lines(&data).contains(&Line::VariantBacklog));
         assert!(longest_line(&svg(&data, (800, 450), 1.0), VARIANT_COLOR) >= 2);
-        assert_eq!(Line::VariantBacklog.label(Lang::Es), "acumulado de B (con el cambio)");
+        assert_eq!(
+            Line::VariantBacklog.label(Lang::Es),
+            "acumulado de B (con el cambio)"
+        );
     }
 
     #[test]
