@@ -92,10 +92,14 @@ pub fn offered_settings(scenario: &Scenario, lang: Lang) -> Vec<Setting> {
     let l = locale(lang);
     let mut out = Vec::new();
     let mut add = |path: String, name: &str, what: &str, choices: &[&str]| {
-        let current = doc
+        // A setting the scenario leaves out (a default it does not write) is not offered:
+        // its path names nothing to change. The free field can still add it.
+        let Some(current) = doc
             .pointer(&format!("/{}", path.replace('.', "/")))
             .map(value_text)
-            .unwrap_or_default();
+        else {
+            return;
+        };
         out.push(Setting {
             label: format!("{name}: {what}"),
             path,

@@ -68,13 +68,17 @@ impl Lab {
         let b = owner.with(|| {
             let b = Lab::new(b);
             b.lang.set(a.lang.get_untracked());
-            // B speaks A's language; a refusal on B is said on the page.
-            Effect::new(move |_| b.lang.set(a.lang.get()));
-            Effect::new(move |_| {
-                if let Some(words) = b.error.get() {
-                    a.error.set(Some(words));
-                }
-            });
+            // B speaks A's language; a refusal on B is said on the page. (Effects run in
+            // the browser; native tests have no executor for them.)
+            #[cfg(target_arch = "wasm32")]
+            {
+                Effect::new(move |_| b.lang.set(a.lang.get()));
+                Effect::new(move |_| {
+                    if let Some(words) = b.error.get() {
+                        a.error.set(Some(words));
+                    }
+                });
+            }
             b
         });
         self.compare.set(Some(Compared {
