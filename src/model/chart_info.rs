@@ -347,6 +347,8 @@ pub fn describe(now: &Values, lines: &[&str], crashes: &[CrashMarker], lang: Lan
 pub struct ChartData {
     /// (simulated seconds, messages waiting), one per sample.
     pub backlog: Vec<(f64, f64)>,
+    /// Compare mode: side B's backlog, one per sample of B (empty otherwise).
+    pub variant_backlog: Vec<(f64, f64)>,
     /// (simulated seconds, value) per sample: messages in flight, copies in dead-letter
     /// queues, and the oldest waiting message's age in seconds.
     pub in_flight: Vec<(f64, f64)>,

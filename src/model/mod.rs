@@ -4,6 +4,7 @@
 pub mod aftermath;
 pub mod aggregated;
 pub mod chart_info;
+pub mod compare;
 pub mod database;
 pub mod dependencies;
 pub mod dependency_commands;

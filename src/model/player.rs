@@ -613,6 +613,7 @@ impl Player {
         };
         ChartData {
             backlog: line(|s| chart_info::sample_backlog(s) as f64),
+            variant_backlog: Vec::new(),
             in_flight: line(|s| s.in_flight as f64),
             dead_lettered: line(|s| s.dead_lettered as f64),
             oldest_age_s: line(|s| s.oldest_age_s),

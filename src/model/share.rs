@@ -7,6 +7,7 @@ use brokerlab_core::examples;
 use brokerlab_core::lessons::Lang;
 use brokerlab_core::link::{Shared, View};
 use brokerlab_core::refusal::{field_problem_in, link_problem_in};
+use brokerlab_core::Scenario;
 
 use crate::i18n::{locale, td_string};
 use crate::model::player::Player;
@@ -16,7 +17,7 @@ pub fn shared_of(player: &Player, view: View) -> Shared {
     let base = player.base();
     Shared {
         scenario: base.clone(),
-        example: example_name(player),
+        example: example_name_of(base),
         commands: player.sim().scenario().interventions.clone(),
         step: player.sim().steps(),
         at_us: player.sim().now_us(),
@@ -24,10 +25,9 @@ pub fn shared_of(player: &Player, view: View) -> Shared {
     }
 }
 
-/// The built-in example the player's scenario is (whatever its seed), if it is one: the
-/// link then names it instead of carrying the whole scenario.
-fn example_name(player: &Player) -> Option<String> {
-    let base = player.base();
+/// The built-in example `base` is (whatever its seed), if it is one: the link then names
+/// it instead of carrying the whole scenario.
+pub fn example_name_of(base: &Scenario) -> Option<String> {
     let mut example = examples::load(&base.name)?;
     example.seed = base.seed;
     (&example == base).then(|| base.name.clone())

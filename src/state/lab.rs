@@ -4,6 +4,7 @@
 
 use leptos::prelude::*;
 
+use brokerlab_core::compare::{Side, Variant};
 use brokerlab_core::import::Note;
 use brokerlab_core::lessons::Lang;
 use brokerlab_core::{examples, secs_to_us, us_to_secs, Command, MsgId, Scenario, ScenarioError};
@@ -52,6 +53,21 @@ fn deadline(work_ms: f64) -> impl FnMut(u64) -> bool {
             .as_ref()
             .is_none_or(|p| p.now() - start < work_ms)
     }
+}
+
+/// Compare mode's side B, while comparing (see `state/compare.rs`): a second lab over the
+/// variant's player, kept at this lab's simulated time.
+#[derive(Clone)]
+pub struct Compared {
+    pub b: Lab,
+    /// What B changes.
+    pub variant: Variant,
+    /// Side A's scenario as it was before comparing (what a compare link names).
+    pub original: Scenario,
+    /// Where the main stage's commands go.
+    pub target: RwSignal<Side>,
+    /// Owns B's memos and effects: cleaned up when comparing stops.
+    pub owner: Owner,
 }
 
 /// A cheap, copyable handle to the page's state.
@@ -121,6 +137,8 @@ pub struct Lab {
     /// The notes of the import that opened the run on show (see `state/files.rs`); `None`
     /// once dismissed or when another run is opened.
     pub import_notes: RwSignal<Option<Vec<Note>>>,
+    /// Compare mode's side B, if comparing.
+    pub compare: RwSignal<Option<Compared>>,
 }
 
 /// A memo of the player recomputed on every frame.
@@ -247,6 +265,7 @@ impl Lab {
             lang,
             interview: RwSignal::new(Interview::default()),
             import_notes: RwSignal::new(None),
+            compare: RwSignal::new(None),
         }
     }
 
@@ -277,6 +296,8 @@ impl Lab {
     }
 
     fn changed(&self) {
+        // The one place the clock moves through: side B follows it.
+        self.follow_compare();
         self.frame.update(|n| *n = n.wrapping_add(1));
     }
 
@@ -342,6 +363,13 @@ impl Lab {
     /// seconds later.
     pub fn crash(&self) {
         if self.aggregated_on.get_untracked() {
+            return;
+        }
+        let (to_a, b) = self.command_targets();
+        if let Some(b) = b {
+            b.crash();
+        }
+        if !to_a {
             return;
         }
         let result = self.player.try_update_value(Player::crash_next);
@@ -457,6 +485,8 @@ impl Lab {
         self.playing.set(false);
         self.aggregated_on.set(aggregated.is_some());
         self.aggregated.set_value(aggregated);
+        // Another run: side B belonged to the previous one.
+        self.stop_compare();
         let run = self.player.with_value(Player::run).wrapping_add(1);
         player.set_run(run);
         // A story of a few messages opens slowly enough to see each event.
@@ -507,6 +537,13 @@ impl Lab {
             })));
             return;
         }
+        let (to_a, b) = self.command_targets();
+        if let Some(b) = b {
+            b.command(fault.clone());
+        }
+        if !to_a {
+            return;
+        }
         if let Some(Err(e)) = self.player.try_update_value(|p| p.command(fault)) {
             self.error.set(Some(Words::new(move |lang| {
                 td_string!(
@@ -525,6 +562,13 @@ impl Lab {
     pub fn try_command(&self, fault: Command) -> Result<(), String> {
         if self.aggregated_on.get_untracked() {
             return Err(td_string!(self.locale(), stage.aggregated.disabled).to_string());
+        }
+        let (to_a, b) = self.command_targets();
+        if let Some(b) = b {
+            b.try_command(fault.clone())?;
+        }
+        if !to_a {
+            return Ok(());
         }
         let result = self
             .player
@@ -675,6 +719,9 @@ impl Lab {
             return self.move_aggregated(|a| a.seek(0.0));
         }
         self.playing.set(false);
+        if let Some(b) = self.variant_lab() {
+            b.reset();
+        }
         if let Some(Err(e)) = self.player.try_update_value(Player::reset) {
             self.error.set(Some(Words::new(move |lang| {
                 td_string!(

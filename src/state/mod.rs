@@ -3,6 +3,7 @@
 //! never on the views.
 
 mod aggregated;
+pub mod compare;
 pub mod files;
 pub mod lab;
 pub mod lesson;

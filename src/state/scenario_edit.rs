@@ -3,7 +3,7 @@
 //! leaves the run on the page as it was.
 
 use brokerlab_core::{Scenario, ScheduledCommand};
-use leptos::prelude::{GetUntracked, Update};
+use leptos::prelude::{GetUntracked, Update, WithUntracked};
 
 use crate::i18n::{locale, td_string};
 use crate::model::interview::Interview;

@@ -7,11 +7,14 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use brokerlab_core::compare::Variant;
 use brokerlab_core::lessons::Lang;
-use brokerlab_core::link::{self, Shared, View};
+use brokerlab_core::link::{self, Opened, Shared, View};
+use brokerlab_core::Scenario;
 use gloo_timers::callback::Timeout;
 use leptos::prelude::*;
 
+use crate::model::compare::{players_of, shared_comparison_of};
 use crate::model::interview::Interview;
 use crate::model::panels::Panel;
 use crate::model::player::Player;
@@ -37,16 +40,48 @@ pub fn lesson_in_address() -> Option<String> {
     Some(name.to_string())
 }
 
-/// What the address holds, opened: the player, and the view to put back. `Err` is what was
-/// wrong with the link (said once the page's language is known); `Ok(None)` means there was
-/// no link.
-pub fn from_address() -> Result<Option<(Player, View)>, LinkProblem> {
+/// Side B of a compare link, to put beside the page's run.
+pub struct CompareOpening {
+    pub b: Player,
+    pub variant: Variant,
+    /// Side A's scenario as the link names it.
+    pub original: Scenario,
+}
+
+/// What a link opens: the run (side A of a comparison), the view to put back, and side B
+/// if it is a compare link.
+pub struct Opening {
+    pub player: Player,
+    pub view: View,
+    pub compare: Option<CompareOpening>,
+}
+
+/// What the address holds, opened. `Err` is what was wrong with the link (said once the
+/// page's language is known); `Ok(None)` means there was no link.
+pub fn from_address() -> Result<Option<Opening>, LinkProblem> {
     let Some(text) = link_in_address() else {
         return Ok(None);
     };
-    let shared = link::decode(&text).map_err(|e| LinkProblem::Unreadable(e.to_string()))?;
-    let player = player_of(&shared)?;
-    Ok(Some((player, shared.view)))
+    let opened = link::open(&text).map_err(|e| LinkProblem::Unreadable(e.to_string()))?;
+    Ok(Some(match opened {
+        Opened::Single(shared) => Opening {
+            player: player_of(&shared)?,
+            view: shared.view,
+            compare: None,
+        },
+        Opened::Compare(shared) => {
+            let (a, b) = players_of(&shared)?;
+            Opening {
+                player: a,
+                view: shared.view,
+                compare: Some(CompareOpening {
+                    b,
+                    variant: shared.variant,
+                    original: shared.scenario,
+                }),
+            }
+        }
+    }))
 }
 
 /// Puts the page's side of a link back: the speed, the panel, the open history.
@@ -78,18 +113,7 @@ pub fn restore_view(lab: Lab, view: &View) {
 
 /// What the page shows now, as a link.
 pub fn current(lab: Lab) -> Shared {
-    let view = View {
-        speed: Some(lab.speed.get_untracked()),
-        panel: Some(lab.panel.get_untracked().key().to_string()),
-        msg: lab.lineage.with_untracked(|l| {
-            l.as_ref()
-                .and_then(|l| l.as_ref().ok())
-                .map(|l| l.msg.get())
-        }),
-        lesson: lab.lesson_view(),
-        lang: Some(lab.lang.get_untracked().code().to_string()),
-        interview: lab.interview.with_untracked(Interview::view),
-    };
+    let view = current_view(lab);
     let mut shared = lab.with_player(|p| shared_of(p, view));
     if let Some(scenario) = lab.with_aggregated(|a| a.scenario().clone()) {
         // An aggregated run's own scenario, at its start (its player only holds the
@@ -104,12 +128,46 @@ pub fn current(lab: Lab) -> Shared {
     shared
 }
 
+/// The link text for what the page shows now: a compare link while comparing.
+pub fn link_text(lab: Lab) -> String {
+    let compared = lab.compare.with_untracked(|c| {
+        c.as_ref()
+            .map(|c| (c.b, c.variant.clone(), c.original.clone()))
+    });
+    match compared {
+        Some((b, variant, original)) => {
+            let view = current_view(lab);
+            let shared = lab.with_player(|a| {
+                b.with_player(|b| shared_comparison_of(&original, &variant, a, b, view))
+            });
+            link::encode_comparison(&shared)
+        }
+        None => link::encode(&current(lab)),
+    }
+}
+
+/// The page's side of a link: speed, panel, open history, lesson, language, interview.
+fn current_view(lab: Lab) -> View {
+    View {
+        speed: Some(lab.speed.get_untracked()),
+        panel: Some(lab.panel.get_untracked().key().to_string()),
+        msg: lab.lineage.with_untracked(|l| {
+            l.as_ref()
+                .and_then(|l| l.as_ref().ok())
+                .map(|l| l.msg.get())
+        }),
+        lesson: lab.lesson_view(),
+        lang: Some(lab.lang.get_untracked().code().to_string()),
+        interview: lab.interview.with_untracked(Interview::view),
+    }
+}
+
 /// The page's address for what it shows now.
 pub fn address(lab: Lab) -> String {
     let location = window().location();
     let base = location.href().unwrap_or_default();
     let base = base.split('#').next().unwrap_or_default().to_string();
-    format!("{base}#s={}", link::encode(&current(lab)))
+    format!("{base}#s={}", link_text(lab))
 }
 
 /// Rewrites the address (no new history entry).
@@ -137,6 +195,7 @@ pub fn follow_in_address(lab: Lab) {
         lab.guide.track();
         lab.lang.track();
         lab.interview.track();
+        lab.compare.track();
         let playing = lab.playing.get();
         // Dropping the previous timeout cancels it: only the last change writes.
         let next = (!playing).then(|| Timeout::new(SETTLE_MS, move || write_address(lab)));
@@ -186,7 +245,7 @@ pub fn embed_address(lab: Lab) -> String {
     let location = window().location();
     let page = location.href().unwrap_or_default();
     let page = page.split(['#', '?']).next().unwrap_or_default();
-    format!("{page}?{EMBED_FLAG}#s={}", link::encode(&current(lab)))
+    format!("{page}?{EMBED_FLAG}#s={}", link_text(lab))
 }
 
 /// This moment's address without the embed flag: where "open in Broker Lab" goes.
@@ -194,7 +253,7 @@ pub fn full_address(lab: Lab) -> String {
     let location = window().location();
     let page = location.href().unwrap_or_default();
     let page = page.split(['#', '?']).next().unwrap_or_default();
-    format!("{page}#s={}", link::encode(&current(lab)))
+    format!("{page}#s={}", link_text(lab))
 }
 
 /// The `<iframe>` markup that embeds this moment, sized to the width of its container.

@@ -13,6 +13,7 @@ use crate::state::shortcuts::use_shortcuts;
 use crate::state::{Lab, Tools};
 use crate::ui::aggregated::{AggregatedBanner, AggregatedStage};
 use crate::ui::chart::BacklogChart;
+use crate::ui::compare::{CompareBar, CompareCounters, CompareTool, SideALabel, VariantStage};
 use crate::ui::controls::{Controls, ScenarioPicker};
 use crate::ui::files::{use_file_drop, FileMenu};
 use crate::ui::help::{HelpDialog, ToolButtons};
@@ -38,19 +39,20 @@ pub fn App() -> impl IntoView {
         Ok(opened) => (opened, None),
         Err(problem) => (None, Some(problem)),
     };
-    let (player, view) = match opened {
-        Some((player, view)) => (Ok(player), Some(view)),
+    let (player, view, compare) = match opened {
+        Some(opening) => (Ok(opening.player), Some(opening.view), opening.compare),
         None => (
             brokerlab_core::examples::load(EXAMPLE)
                 .ok_or_else(|| format!("the example “{EXAMPLE}” is missing"))
                 .and_then(|s| Player::new(s).map_err(|e| e.to_string())),
+            None,
             None,
         ),
     };
     match player {
         Ok(player) => view! {
             <I18nContextProvider>
-                <Page player view problem />
+                <Page player view problem compare />
             </I18nContextProvider>
         }
         .into_any(),
@@ -86,8 +88,16 @@ fn use_player_loop(lab: Lab) {
 }
 
 #[component]
-fn Page(player: Player, view: Option<View>, problem: Option<LinkProblem>) -> impl IntoView {
+fn Page(
+    player: Player,
+    view: Option<View>,
+    problem: Option<LinkProblem>,
+    compare: Option<share::CompareOpening>,
+) -> impl IntoView {
     let lab = Lab::new(player);
+    if let Some(c) = compare {
+        lab.attach_compare(c.b, c.variant, c.original);
+    }
     follow_language(lab);
     use_player_loop(lab);
     lab.error
@@ -118,6 +128,7 @@ fn Page(player: Player, view: Option<View>, problem: Option<LinkProblem>) -> imp
             </div>
             <ScenarioPicker lab />
             <ShareButton lab />
+            <CompareTool lab />
             <FileMenu lab />
             <ToolButtons tools />
         </header>
@@ -129,13 +140,19 @@ fn Page(player: Player, view: Option<View>, problem: Option<LinkProblem>) -> imp
             <Problem lab />
             <ImportNotes lab />
             <LessonCard lab />
+            <CompareBar lab />
             <div class="workspace">
                 <div class="stage" data-testid="stage">
                     <LatestLine narration=lab.narration />
                     <AggregatedBanner lab />
-                    <Show when=move || !lab.aggregated_on.get() fallback=move || view! { <AggregatedStage lab /> }>
-                        <TopologyView lab />
-                    </Show>
+                    <div class="stage-side stage-a" data-testid="stage-a">
+                        <SideALabel lab />
+                        <Show when=move || !lab.aggregated_on.get() fallback=move || view! { <AggregatedStage lab /> }>
+                            <TopologyView lab />
+                        </Show>
+                    </div>
+                    <VariantStage lab />
+                    <CompareCounters lab />
                     <BacklogChart lab />
                 </div>
                 <SidePanel lab tools />

@@ -4,6 +4,7 @@
 pub mod aggregated;
 pub mod app;
 pub mod chart;
+pub mod compare;
 pub mod controls;
 pub mod counters;
 pub mod files;

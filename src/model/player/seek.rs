@@ -10,6 +10,9 @@ use super::{Player, BUDGET_CHECK_EVERY};
 use crate::model::lineage::{replay_failed, Bilingual, LineageBuild};
 use crate::model::story::Story;
 
+/// What one lockstep follow counts for in the narration's pace (one frame at 60 Hz).
+const FOLLOW_FRAME_MS: f64 = 1_000.0 / 60.0;
+
 /// A snapshot is kept every this many steps at first; the spacing doubles whenever the
 /// snapshots would exceed their bounds, so they stay few and spread over the whole run.
 pub const SNAPSHOT_EVERY_STEPS: u64 = 16_384;
@@ -227,6 +230,29 @@ impl Player {
     pub fn seek_to(&mut self, target_us: Micros) -> Result<(), ScenarioError> {
         self.begin_seek(target_us)?;
         while !self.continue_seek(|_| true) {}
+        Ok(())
+    }
+
+    /// Follows another run's clock to `target_us` (compare mode's side B): forward by
+    /// stepping, with its tokens kept for the overlay and the narration refreshed at the
+    /// playing pace; back by seeking.
+    pub fn follow_to(&mut self, target_us: Micros) -> Result<(), ScenarioError> {
+        if target_us < self.sim.now_us() {
+            return self.seek_to(target_us);
+        }
+        self.seek_target = None;
+        while self.sim.next_step_time().is_some_and(|at| at <= target_us) {
+            if !self.take_step() {
+                break;
+            }
+        }
+        self.settle_at(target_us);
+        self.note_time();
+        // Called once a frame: refreshed as often as a playing run is.
+        self.narration_age_ms += FOLLOW_FRAME_MS;
+        if self.events_changed || self.narration_age_ms >= super::NARRATION_EVERY_MS {
+            self.refresh_narration();
+        }
         Ok(())
     }
 

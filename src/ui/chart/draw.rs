@@ -43,6 +43,8 @@ pub const GOODPUT_COLOR: RGBColor = RGBColor(2, 132, 199);
 /// wasted work.
 pub const THROUGHPUT_COLOR: RGBColor = RGBColor(180, 83, 9);
 /// Crash markers: dashed vertical lines labelled "name ✕" (dark red).
+/// Compare mode's side B backlog.
+pub const VARIANT_COLOR: RGBColor = RGBColor(13, 148, 136);
 pub const CRASH_COLOR: RGBColor = RGBColor(185, 28, 28);
 const AXIS_COLOR: RGBColor = RGBColor(71, 85, 105);
 const GRID_BOLD: RGBColor = RGBColor(203, 213, 225);
@@ -72,6 +74,8 @@ type DrawResult<DB> = Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::Er
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Line {
     Backlog,
+    /// Compare mode: side B's backlog (drawn only while comparing).
+    VariantBacklog,
     Prediction,
     InFlight,
     DeadLettered,
@@ -106,12 +110,20 @@ pub struct LineStyle {
 }
 
 /// Every line, in legend order.
-pub const LINES: [LineStyle; 7] = [
+pub const LINES: [LineStyle; 8] = [
     LineStyle {
         line: Line::Backlog,
         color: BACKLOG_COLOR,
         width: 3.0,
         dash: None,
+        mark: Mark::None,
+        right_axis: false,
+    },
+    LineStyle {
+        line: Line::VariantBacklog,
+        color: VARIANT_COLOR,
+        width: 3.0,
+        dash: Some((10.0, 5.0)),
         mark: Mark::None,
         right_axis: false,
     },
@@ -166,13 +178,14 @@ pub const LINES: [LineStyle; 7] = [
 ];
 
 /// The order the curves are drawn in, back to front.
-const DRAW_ORDER: [Line; 7] = [
+const DRAW_ORDER: [Line; 8] = [
     Line::Throughput,
     Line::Goodput,
     Line::OldestAge,
     Line::DeadLettered,
     Line::InFlight,
     Line::Backlog,
+    Line::VariantBacklog,
     Line::Prediction,
 ];
 
@@ -186,6 +199,7 @@ impl Line {
         let l = locale(lang);
         match self {
             Line::Backlog => td_string!(l, stage.chart.line_backlog),
+            Line::VariantBacklog => td_string!(l, stage.chart.line_variant_backlog),
             Line::Prediction => td_string!(l, stage.chart.line_prediction),
             Line::InFlight => td_string!(l, stage.chart.line_in_flight),
             Line::DeadLettered => td_string!(l, stage.chart.line_dead_lettered),
@@ -200,6 +214,7 @@ impl Line {
         let l = locale(lang);
         match self {
             Line::Backlog => td_string!(l, stage.chart.looks_backlog),
+            Line::VariantBacklog => td_string!(l, stage.chart.looks_variant_backlog),
             Line::Prediction => td_string!(l, stage.chart.looks_prediction),
             Line::InFlight => td_string!(l, stage.chart.looks_in_flight),
             Line::DeadLettered => td_string!(l, stage.chart.looks_dead_lettered),
@@ -212,6 +227,7 @@ impl Line {
     pub fn points(self, data: &ChartData) -> &[(f64, f64)] {
         match self {
             Line::Backlog => &data.backlog,
+            Line::VariantBacklog => &data.variant_backlog,
             Line::Prediction => &data.prediction,
             Line::InFlight => &data.in_flight,
             Line::DeadLettered => &data.dead_lettered,
@@ -247,7 +263,11 @@ pub fn shown_lines(data: &ChartData) -> Vec<Line> {
     LINES
         .iter()
         .map(|s| s.line)
-        .filter(|l| !l.optional() || l.points(data).iter().any(|&(_, y)| y > 0.0))
+        .filter(|l| match l {
+            // Drawn whenever there is a side B, zero or not: its flat line is the news.
+            Line::VariantBacklog => !data.variant_backlog.is_empty(),
+            l => !l.optional() || l.points(data).iter().any(|&(_, y)| y > 0.0),
+        })
         .collect()
 }
 
@@ -686,6 +706,20 @@ mod tests {
     fn lines_in(svg: &str, color: RGBColor) -> usize {
         let stroke = format!("stroke=\"{}\"", hex(color));
         svg.lines().filter(|l| l.contains(&stroke)).count()
+    }
+
+    #[test]
+    fn side_bs_backlog_is_drawn_only_while_comparing() {
+        let mut data = played_burst(5);
+        assert!(!shown_lines(&data).contains(&Line::VariantBacklog));
+        assert_eq!(longest_line(&svg(&data, (800, 450), 1.0), VARIANT_COLOR), 0);
+        data.variant_backlog = data.backlog.iter().map(|&(t, y)| (t, y / 2.0)).collect();
+        assert!(shown_lines(&data).contains(&Line::VariantBacklog));
+        assert!(longest_line(&svg(&data, (800, 450), 1.0), VARIANT_COLOR) >= 2);
+        assert_eq!(
+            Line::VariantBacklog.label(Lang::Es),
+            "acumulado de B (con el cambio)"
+        );
     }
 
     #[test]

@@ -101,7 +101,10 @@ fn draw(
     // Backing pixels per CSS pixel stay the device's; text, margins and marks also grow
     // with the page's type.
     let scale = ratio * text_scale;
-    let data = lab.chart_data();
+    let mut data = lab.chart_data();
+    if let Some(b) = lab.variant_lab() {
+        data.variant_backlog = b.with_player(|p| p.chart_data().backlog);
+    }
     let axes = Axes::of(&data);
     let Some(frame_size) = fit(frame, ratio) else {
         return Ok(drawn);
@@ -349,6 +352,13 @@ fn goodput_now(lab: Lab) -> String {
         .unwrap_or_default()
 }
 
+/// Side B's backlog now, while comparing (empty otherwise), for tests and tools.
+fn variant_backlog_now(lab: Lab) -> String {
+    let b = lab.compare.with(|c| c.as_ref().map(|c| c.b));
+    b.map(|b| b.readout.with(|r| r.backlog.to_string()))
+        .unwrap_or_default()
+}
+
 /// What makes the chart redraw besides new data: the plot's size and the device pixel
 /// ratio.
 #[derive(Clone, Copy)]
@@ -425,6 +435,8 @@ fn redraw_on_change(
             sizing.text_scale.set(text_scale);
         }
         crashes.track();
+        // Comparing starts or stops: B's line comes or goes.
+        lab.compare.track();
         let lang = lab.lang.get();
         let drawn = drawn.flatten();
         let (Some(frame), Some(curves)) = (canvases.frame.get(), canvases.curves.get()) else {
@@ -572,6 +584,7 @@ pub fn BacklogChart(lab: Lab) -> impl IntoView {
                     data-backlog-now=move || lab.readout.with(|r| r.backlog.to_string())
                     data-predicted-now=move || predicted_now(lab)
                     data-goodput-now=move || goodput_now(lab)
+                    data-variant-backlog-now=move || variant_backlog_now(lab)
                     on:pointermove=move |ev| point(&ev)
                     on:pointerdown=move |ev| point(&ev)
                     // A finger lifting also "leaves": keep its readout until the next touch.

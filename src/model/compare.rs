@@ -1,0 +1,447 @@
+//! Compare mode's model: the two players of a comparison (side A as designed, side B with
+//! a [`Variant`]), the lockstep that keeps B at A's simulated time, the settings a user may
+//! change, the counters side by side, and the compare link. Both sides draw their
+//! producers' randomness from streams of their own (`random_streams: per_producer`), so
+//! they see the same arrivals and the same scheduled faults at the same instants.
+
+use brokerlab_core::compare::{counter_pairs, Change, Comparison, Variant};
+use brokerlab_core::lessons::Lang;
+use brokerlab_core::link::{SharedComparison, View};
+use brokerlab_core::{RandomStreams, Scenario, ScenarioError};
+use serde_json::Value;
+
+use crate::i18n::{locale, td_string};
+use crate::model::player::Player;
+use crate::model::share::{example_name_of, LinkProblem};
+
+/// A side's scenario as compare mode runs it: producers on streams of their own.
+pub fn for_comparison(mut scenario: Scenario) -> Scenario {
+    scenario.random_streams = RandomStreams::PerProducer;
+    scenario
+}
+
+/// The players of both sides for `original` (the scenario as loaded, without commands)
+/// and `variant`. A variant that changes A's inputs (seed, arrivals, scheduled commands)
+/// or makes an invalid scenario is refused.
+pub fn players(original: &Scenario, variant: &Variant) -> Result<(Player, Player), ScenarioError> {
+    let mut original = original.clone();
+    original.interventions.clear();
+    // The core checks that B keeps A's inputs.
+    Comparison::new(original.clone(), variant.clone())?;
+    let b = variant.apply(&original)?;
+    Ok((
+        Player::new(for_comparison(original))?,
+        Player::new(for_comparison(b))?,
+    ))
+}
+
+/// Lockstep: brings side B to side A's seed and simulated time (forward by stepping, so
+/// its tokens travel; back by re-simulating its own recorded run).
+pub fn follow(b: &mut Player, a: &Player) -> Result<(), ScenarioError> {
+    if b.seed() != a.seed() {
+        b.set_seed(a.seed())?;
+    }
+    let t = a.sim().now_us();
+    let due = b.sim().next_step_time().is_some_and(|at| at <= t);
+    if b.sim().now_us() != t || due {
+        b.follow_to(t)?;
+    }
+    Ok(())
+}
+
+/// The variant's changes as one line: `path = value, …`.
+pub fn variant_text(variant: &Variant) -> String {
+    variant
+        .changes
+        .iter()
+        .map(|c| format!("{} = {}", c.path, value_text(&c.value)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A setting's value as the form shows it: strings bare, anything else as JSON.
+fn value_text(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// One setting the compare form offers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Setting {
+    /// Where in the scenario (`consumers.0.ack`).
+    pub path: String,
+    /// What the form lists: the component and the setting, in the page's language.
+    pub label: String,
+    /// The values to pick from; empty for a number typed in.
+    pub choices: Vec<String>,
+    /// The value side A has.
+    pub current: String,
+}
+
+const ACK: [&str; 2] = ["on_delivery", "after_commit"];
+const IDEMPOTENCY: [&str; 3] = ["none", "check_then_insert", "inbox"];
+const JITTER: [&str; 3] = ["none", "full", "equal"];
+const FLAVOUR: [&str; 3] = ["generic", "rabbitmq", "sqs"];
+const QUEUE_TYPE: [&str; 2] = ["classic", "quorum"];
+
+/// The common settings of `scenario`, component by component.
+pub fn offered_settings(scenario: &Scenario, lang: Lang) -> Vec<Setting> {
+    let doc = serde_json::to_value(scenario).unwrap_or(Value::Null);
+    let l = locale(lang);
+    let mut out = Vec::new();
+    let mut add = |path: String, name: &str, what: &str, choices: &[&str]| {
+        // A setting the scenario leaves out (a default it does not write) is not offered:
+        // its path names nothing to change. The free field can still add it.
+        let Some(current) = doc
+            .pointer(&format!("/{}", path.replace('.', "/")))
+            .map(value_text)
+        else {
+            return;
+        };
+        out.push(Setting {
+            label: format!("{name}: {what}"),
+            path,
+            choices: choices.iter().map(|c| c.to_string()).collect(),
+            current,
+        });
+    };
+    for (i, c) in scenario.consumers.iter().enumerate() {
+        let p = |field: &str| format!("consumers.{i}.{field}");
+        let n = c.name.as_str();
+        add(p("ack"), n, td_string!(l, panels.compare.setting_ack), &ACK);
+        let idem = td_string!(l, panels.compare.setting_idempotency);
+        add(p("idempotency"), n, idem, &IDEMPOTENCY);
+        add(
+            p("replicas"),
+            n,
+            td_string!(l, panels.compare.setting_replicas),
+            &[],
+        );
+        let conc = td_string!(l, panels.compare.setting_concurrency);
+        add(p("concurrency"), n, conc, &[]);
+        add(
+            p("prefetch"),
+            n,
+            td_string!(l, panels.compare.setting_prefetch),
+            &[],
+        );
+        let attempts = td_string!(l, panels.compare.setting_max_attempts);
+        add(p("retry.max_attempts"), n, attempts, &[]);
+        add(
+            p("retry.jitter"),
+            n,
+            td_string!(l, panels.compare.setting_jitter),
+            &JITTER,
+        );
+    }
+    for (i, q) in scenario.queues.iter().enumerate() {
+        let n = q.name.as_str();
+        let flavour = td_string!(l, panels.compare.setting_flavour);
+        add(format!("queues.{i}.flavour"), n, flavour, &FLAVOUR);
+        let kind = td_string!(l, panels.compare.setting_queue_type);
+        add(format!("queues.{i}.queue_type"), n, kind, &QUEUE_TYPE);
+    }
+    for (i, log) in scenario.logs.iter().enumerate() {
+        let parts = td_string!(l, panels.compare.setting_partitions);
+        add(format!("logs.{i}.partitions"), &log.name, parts, &[]);
+    }
+    for (i, g) in scenario.groups.iter().enumerate() {
+        let members = td_string!(l, panels.compare.setting_members);
+        add(format!("groups.{i}.members"), &g.name, members, &[]);
+        let idem = td_string!(l, panels.compare.setting_idempotency);
+        add(
+            format!("groups.{i}.idempotency"),
+            &g.name,
+            idem,
+            &IDEMPOTENCY,
+        );
+    }
+    out
+}
+
+/// The variant the form asks for: the free `path = value` text when there is one, else the
+/// picked setting and value. A text that is not `KEY=VALUE` is refused (the core's words).
+pub fn variant_of(free: &str, path: &str, value: &str) -> Result<Variant, ScenarioError> {
+    let text = if free.trim().is_empty() {
+        format!("{path}={}", value.trim())
+    } else {
+        free.trim().to_string()
+    };
+    let change = Change::parse(&text)?;
+    Ok(Variant {
+        changes: vec![change],
+    })
+}
+
+/// One counter on both sides, as the table shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CounterRow {
+    /// The counter's name in the core (`duplicate_effects`).
+    pub name: String,
+    pub label: String,
+    pub a: u64,
+    pub b: u64,
+}
+
+impl CounterRow {
+    pub fn differs(&self) -> bool {
+        self.a != self.b
+    }
+
+    /// B minus A, signed (`+1`, `−2`, `0`).
+    pub fn delta_text(&self) -> String {
+        let d = i128::from(self.b) - i128::from(self.a);
+        match d {
+            0 => "0".into(),
+            d if d > 0 => format!("+{d}"),
+            d => format!("−{}", d.unsigned_abs()),
+        }
+    }
+}
+
+/// Every counter that is not zero on both sides, in the core's order.
+pub fn counter_rows(a: &Player, b: &Player, lang: Lang) -> Vec<CounterRow> {
+    counter_pairs(a.sim().counters(), b.sim().counters())
+        .into_iter()
+        .filter(|p| p.a != 0 || p.b != 0)
+        .map(|p| CounterRow {
+            label: counter_label(&p.name, lang),
+            name: p.name,
+            a: p.a,
+            b: p.b,
+        })
+        .collect()
+}
+
+/// A counter's name on the page: the counters panel's word where it has one, else the
+/// core's name with spaces.
+fn counter_label(name: &str, lang: Lang) -> String {
+    let l = locale(lang);
+    let word = match name {
+        "published" => td_string!(l, stage.counters.published),
+        "delivered" => td_string!(l, stage.counters.delivered),
+        "acked" => td_string!(l, stage.counters.acked),
+        "redelivered" => td_string!(l, stage.counters.redelivered),
+        "crashes" => td_string!(l, stage.counters.crashes),
+        "lost" => td_string!(l, stage.counters.lost),
+        "duplicate_effects" => td_string!(l, stage.counters.duplicate_effects),
+        "dead_lettered" => td_string!(l, stage.counters.dead_lettered),
+        "retries_scheduled" => td_string!(l, stage.counters.retries),
+        "redriven" => td_string!(l, stage.counters.redriven),
+        "duplicates_skipped" => td_string!(l, stage.counters.duplicates_skipped),
+        "refused" => td_string!(l, stage.counters.refused),
+        "dropped" => td_string!(l, stage.counters.dropped),
+        "expired" => td_string!(l, stage.counters.expired),
+        "leases_expired" => td_string!(l, stage.counters.leases_expired),
+        "broker_crashes" => td_string!(l, stage.counters.broker_crashes),
+        other => return other.replace('_', " "),
+    };
+    word.to_string()
+}
+
+/// What a compare link holds for the two players: A's scenario as loaded before compare
+/// mode (`original`, by name when it is a built-in example), each side's commands, the
+/// shared clock.
+pub fn shared_comparison_of(
+    original: &Scenario,
+    variant: &Variant,
+    a: &Player,
+    b: &Player,
+    view: View,
+) -> SharedComparison {
+    SharedComparison {
+        scenario: original.clone(),
+        example: example_name_of(original),
+        variant: variant.clone(),
+        commands_a: a.sim().scenario().interventions.clone(),
+        commands_b: b.sim().scenario().interventions.clone(),
+        at_us: a.sim().now_us(),
+        view,
+    }
+}
+
+/// Both players where a compare link says: each side's commands replayed, at its instant.
+pub fn players_of(shared: &SharedComparison) -> Result<(Player, Player), LinkProblem> {
+    let refused = |e: ScenarioError| LinkProblem::CannotStart(e.to_string());
+    let (mut a, mut b) = players(&shared.scenario, &shared.variant).map_err(refused)?;
+    a.replay(shared.commands_a.clone(), 0, 0).map_err(refused)?;
+    b.replay(shared.commands_b.clone(), 0, 0).map_err(refused)?;
+    a.seek_to(shared.at_us).map_err(refused)?;
+    follow(&mut b, &a).map_err(refused)?;
+    Ok((a, b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use brokerlab_core::link::{decode_comparison, encode_comparison, open, Opened};
+    use brokerlab_core::{examples, secs_to_us, Command, ConsumerId, CrashPoint};
+
+    fn inbox() -> Variant {
+        variant_of("consumers.*.idempotency=inbox", "", "").expect("parses")
+    }
+
+    /// A's player, B's player for crash-after-commit with and without an inbox.
+    fn pair() -> (Player, Player) {
+        players(
+            &examples::load("crash-after-commit").expect("built in"),
+            &inbox(),
+        )
+        .expect("ok")
+    }
+
+    fn in_step(a: &Player, b: &Player) {
+        assert_eq!(a.sim().now_us(), b.sim().now_us(), "same time");
+        let (ca, cb) = (a.sim().counters(), b.sim().counters());
+        assert_eq!(ca.published, cb.published, "same arrivals");
+        assert_eq!(ca.crashes, cb.crashes, "same crashes");
+    }
+
+    #[test]
+    fn both_sides_stay_at_the_same_time_after_any_operation() {
+        let (mut a, mut b) = players(&examples::load("burst").expect("built in"), &inbox())
+            .expect("a valid variant");
+        let ops: [&dyn Fn(&mut Player); 7] = [
+            &|p| {
+                p.advance(300.0, 10.0);
+            },
+            &|p| {
+                p.step_once();
+            },
+            &|p| {
+                p.step_back().expect("back");
+            },
+            &|p| p.seek_to(secs_to_us(20.0)).expect("seek"),
+            &|p| p.seek_to(secs_to_us(4.5)).expect("seek back"),
+            &|p| p.reset().expect("reset"),
+            &|p| p.set_seed(p.seed() + 1).expect("seed"),
+        ];
+        for round in 0..3 {
+            for (i, op) in ops.iter().enumerate() {
+                op(&mut a);
+                if i == 5 {
+                    b.reset().expect("reset");
+                }
+                follow(&mut b, &a).expect("follows");
+                in_step(&a, &b);
+                assert_eq!(a.seed(), b.seed(), "round {round} op {i}");
+            }
+            a.advance(900.0, 20.0);
+            follow(&mut b, &a).expect("follows");
+            in_step(&a, &b);
+        }
+        assert!(a.sim().counters().published > 0);
+    }
+
+    #[test]
+    fn the_same_crash_strikes_both_and_only_the_design_differs() {
+        let (mut a, mut b) = pair();
+        a.seek_to(secs_to_us(60.0)).expect("seek");
+        follow(&mut b, &a).expect("follows");
+        in_step(&a, &b);
+        let rows = counter_rows(&a, &b, Lang::En);
+        let row = |name: &str| rows.iter().find(|r| r.name == name).cloned();
+        let dup = row("duplicate_effects").expect("a duplicate on A");
+        assert_eq!((dup.a, dup.b, dup.differs()), (1, 0, true));
+        assert_eq!(dup.label, "Duplicate effects");
+        assert_eq!(dup.delta_text(), "−1");
+        let published = row("published").expect("published");
+        assert!(!published.differs());
+        assert_eq!(published.delta_text(), "0");
+        let es = counter_rows(&a, &b, Lang::Es);
+        assert!(es.iter().any(|r| r.label == "Efectos duplicados"));
+    }
+
+    #[test]
+    fn a_crash_given_to_both_strikes_both_at_the_same_instant() {
+        let (mut a, mut b) =
+            players(&examples::load("mm1").expect("built in"), &inbox()).expect("valid");
+        a.seek_to(secs_to_us(5.0)).expect("seek");
+        follow(&mut b, &a).expect("follows");
+        let crash = Command::CrashConsumer {
+            consumer: ConsumerId::new(0),
+            point: CrashPoint::Now,
+            restart_after_s: Some(1.0),
+        };
+        a.command(crash.clone()).expect("A takes it");
+        b.command(crash).expect("B takes it");
+        a.seek_to(secs_to_us(20.0)).expect("seek");
+        follow(&mut b, &a).expect("follows");
+        in_step(&a, &b);
+        assert_eq!(a.sim().counters().crashes, 1);
+        // Back before the crash and forward again: both replay their own commands.
+        a.seek_to(secs_to_us(2.0)).expect("seek");
+        follow(&mut b, &a).expect("follows");
+        a.seek_to(secs_to_us(20.0)).expect("seek");
+        follow(&mut b, &a).expect("follows");
+        assert_eq!(b.sim().counters().crashes, 1);
+    }
+
+    #[test]
+    fn bad_variants_are_refused_in_the_cores_words() {
+        let burst = examples::load("burst").expect("built in");
+        assert!(variant_of("no equals sign", "", "").is_err());
+        for bad in ["seed=3", "consumers.0.ack=sometimes", "nothing.here=1"] {
+            let v = variant_of(bad, "", "").expect("parses");
+            assert!(players(&burst, &v).is_err(), "{bad}");
+        }
+        let picked = variant_of("", "consumers.0.ack", "on_delivery").expect("parses");
+        assert_eq!(variant_text(&picked), "consumers.0.ack = on_delivery");
+        assert!(players(&burst, &picked).is_ok());
+    }
+
+    #[test]
+    fn the_form_offers_each_consumers_settings_with_their_values() {
+        let s = examples::load("crash-after-commit").expect("built in");
+        let offered = offered_settings(&s, Lang::En);
+        let ack = offered
+            .iter()
+            .find(|o| o.path == "consumers.0.ack")
+            .expect("offered");
+        assert_eq!(ack.current, "after_commit");
+        assert_eq!(ack.choices, ["on_delivery", "after_commit"]);
+        assert!(ack.label.ends_with(": ack mode"), "{}", ack.label);
+        let es = offered_settings(&s, Lang::Es);
+        assert!(
+            es[0].label.ends_with(": modo de confirmación (ack)"),
+            "{}",
+            es[0].label
+        );
+        for o in &offered {
+            let v =
+                variant_of("", &o.path, o.choices.first().unwrap_or(&o.current)).expect("parses");
+            assert!(players(&s, &v).is_ok(), "{}", o.path);
+        }
+    }
+
+    #[test]
+    fn a_compare_link_round_trips_through_the_page() {
+        let original = examples::load("crash-after-commit").expect("built in");
+        let (mut a, mut b) = players(&original, &inbox()).expect("valid");
+        a.seek_to(secs_to_us(1.0)).expect("seek");
+        follow(&mut b, &a).expect("follows");
+        b.command(Command::CrashConsumer {
+            consumer: ConsumerId::new(0),
+            point: CrashPoint::Now,
+            restart_after_s: Some(0.5),
+        })
+        .expect("B takes it");
+        a.seek_to(secs_to_us(2.0)).expect("seek");
+        follow(&mut b, &a).expect("follows");
+        let shared = shared_comparison_of(&original, &inbox(), &a, &b, View::default());
+        assert_eq!(shared.example.as_deref(), Some("crash-after-commit"));
+        let text = encode_comparison(&shared);
+        assert!(matches!(open(&text), Ok(Opened::Compare(_))));
+        let (a2, b2) = players_of(&decode_comparison(&text).expect("opens")).expect("starts");
+        assert_eq!(a2.sim().now_us(), a.sim().now_us());
+        assert_eq!(a2.readout(), a.readout());
+        assert_eq!(b2.readout(), b.readout());
+        assert_eq!(b2.sim().scenario().interventions.len(), 1);
+        assert_eq!(
+            counter_rows(&a2, &b2, Lang::En),
+            counter_rows(&a, &b, Lang::En)
+        );
+    }
+}

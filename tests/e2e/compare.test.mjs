@@ -1,0 +1,108 @@
+// End-to-end test of compare mode (issue 16): the crash-after-commit story played twice on
+// one clock, as designed (A) and with an inbox (B). Both sides publish the same message and
+// suffer the same crash; only A applies the effect twice, and the counters table marks that
+// row. The share link is a compare link, and opening it shows the comparison again.
+// Run by .ci/test-web:  BROKERLAB_URL=http://127.0.0.1:PORT/brokerlab/ node --test compare.test.mjs
+// playwright-core drives Debian's Chromium (never a downloaded browser).
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { chromium } from 'playwright-core';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+const BASE_URL = process.env.BROKERLAB_URL ?? 'http://127.0.0.1:8080/';
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'];
+
+let context;
+let page;
+let profile;
+const errors = [];
+
+before(async () => {
+  profile = mkdtempSync(path.join(tmpdir(), 'brokerlab-compare-'));
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ARGS,
+    locale: 'en-US',
+    viewport: { width: 1280, height: 900 },
+  });
+  await context.addInitScript(() => localStorage.setItem('brokerlab.tour.seen', '1'));
+  page = context.pages()[0] ?? (await context.newPage());
+  page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(BASE_URL, { waitUntil: 'load' });
+  await page.getByTestId('play').waitFor({ state: 'visible', timeout: 30_000 });
+});
+
+after(async () => {
+  await context?.close();
+  if (profile) rmSync(profile, { recursive: true, force: true });
+});
+
+/** A counter's row in the side-by-side table: its A, B and difference cells. */
+async function row(p, name) {
+  const tr = p.getByTestId('compare-counters').locator(`tr[data-counter=${name}]`);
+  const cell = (side) => tr.locator(`td[data-side=${side}]`).innerText().then((t) => t.trim());
+  return { a: await cell('a'), b: await cell('b'), delta: await cell('delta'), differs: await tr.getAttribute('data-differs'), cls: await tr.getAttribute('class') };
+}
+
+/** Moves the timeline to its end and waits for the seek to finish. */
+async function seekToEnd(p) {
+  const end = await p.getByTestId('scrubber').getAttribute('max');
+  await p.getByTestId('scrubber').fill(end);
+  await p.waitForFunction(() => document.querySelector('[data-testid=seeking]').textContent === '', null, { timeout: 60_000 });
+}
+
+/** Both sides are on show, with the same message published and the duplicate only on A. */
+async function assertComparedAtEnd(p) {
+  await p.getByTestId('stage-a').waitFor({ state: 'visible' });
+  await p.getByTestId('stage-b').waitFor({ state: 'visible' });
+  assert.match(await p.getByTestId('stage-b').locator('.side-label').innerText(), /^B: with consumers\.\*\.idempotency = inbox/);
+  const published = await row(p, 'published');
+  assert.equal(published.a, published.b, 'the same arrivals on both sides');
+  assert.equal(published.differs, 'false');
+  const dup = await row(p, 'duplicate_effects');
+  assert.deepEqual([dup.a, dup.b, dup.delta, dup.differs], ['1', '0', '−1', 'true']);
+  assert.match(dup.cls ?? '', /\bdiffers\b/, 'the differing row is highlighted');
+  assert.notEqual(await p.getByTestId('chart').getAttribute('data-variant-backlog-now'), '');
+  assert.equal(await p.getByTestId('chart-legend').locator('li[data-line=VariantBacklog]').count(), 1);
+}
+
+test('compare mode: the same crash under two designs, side by side, and its link', async () => {
+  await page.getByTestId('scenario').selectOption('crash-after-commit');
+  await page.getByTestId('compare-open').click();
+  await page.getByTestId('compare-free').fill('consumers.*.idempotency=inbox');
+  await page.getByTestId('compare-start').click();
+  await page.getByTestId('compare-target').waitFor({ state: 'visible' });
+  await seekToEnd(page);
+  await assertComparedAtEnd(page);
+
+  // A bad change is one sentence on the page, and the comparison stays as it was.
+  await page.getByTestId('compare-open').click();
+  await page.getByTestId('compare-free').fill('seed=5');
+  await page.getByTestId('compare-start').click();
+  assert.match(await page.getByTestId('error-note').innerText(), /This change cannot be compared/);
+  await page.getByTestId('compare-open').click();
+
+  await page.getByTestId('copy-link').click();
+  const link = await page.evaluate(() => location.href);
+  assert.match(link, /#s=v2\.[A-Za-z0-9_-]+$/, 'a compare link');
+
+  const second = await context.newPage();
+  try {
+    await second.goto(link, { waitUntil: 'load' });
+    await second.getByTestId('play').waitFor({ state: 'visible', timeout: 30_000 });
+    await seekToEnd(second);
+    await assertComparedAtEnd(second);
+    await second.getByTestId('compare-stop').click();
+    await second.getByTestId('stage-b').waitFor({ state: 'detached' });
+    assert.equal(await second.getByTestId('compare-counters').count(), 0);
+  } finally {
+    await second.close();
+  }
+  assert.deepEqual(errors, [], 'no console errors');
+});
