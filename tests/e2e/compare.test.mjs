@@ -5,42 +5,16 @@
 // Run by .ci/test-web:  BROKERLAB_URL=http://127.0.0.1:PORT/brokerlab/ node --test compare.test.mjs
 // playwright-core drives Debian's Chromium (never a downloaded browser).
 
-import { test, before, after } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { chromium } from 'playwright-core';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-
-const BASE_URL = process.env.BROKERLAB_URL ?? 'http://127.0.0.1:8080/';
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'];
+import { BASE_URL, openPage } from './browser.mjs';
 
 let context;
 let page;
-let profile;
-const errors = [];
+let errors;
 
 before(async () => {
-  profile = mkdtempSync(path.join(tmpdir(), 'brokerlab-compare-'));
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ARGS,
-    locale: 'en-US',
-    viewport: { width: 1280, height: 900 },
-  });
-  await context.addInitScript(() => localStorage.setItem('brokerlab.tour.seen', '1'));
-  page = context.pages()[0] ?? (await context.newPage());
-  page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
-  page.on('pageerror', (e) => errors.push(String(e)));
-  await page.goto(BASE_URL, { waitUntil: 'load' });
-  await page.getByTestId('play').waitFor({ state: 'visible', timeout: 30_000 });
-});
-
-after(async () => {
-  await context?.close();
-  if (profile) rmSync(profile, { recursive: true, force: true });
+  ({ context, page, errors } = await openPage(BASE_URL, { locale: 'en-US', viewport: { width: 1280, height: 900 } }));
 });
 
 /** A counter's row in the side-by-side table: its A, B and difference cells. */

@@ -6,43 +6,23 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { chromium } from 'playwright-core';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { BASE_URL, openPage } from './browser.mjs';
 
-const BASE_URL = process.env.BROKERLAB_URL ?? 'http://127.0.0.1:8080/';
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'];
-
-let context;
 let page;
-let profile;
 let downloads;
-const consoleErrors = [];
+let consoleErrors;
 
 before(async () => {
-  profile = mkdtempSync(path.join(tmpdir(), 'brokerlab-record-'));
   downloads = mkdtempSync(path.join(tmpdir(), 'brokerlab-downloads-'));
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ARGS,
-    acceptDownloads: true,
-    viewport: { width: 1280, height: 800 },
-  });
-  await context.addInitScript(() => localStorage.setItem('brokerlab.tour.seen', '1'));
-  page = context.pages()[0] ?? (await context.newPage());
-  page.on('console', (m) => m.type() === 'error' && consoleErrors.push(m.text()));
-  page.on('pageerror', (e) => consoleErrors.push(String(e)));
-  await page.goto(BASE_URL, { waitUntil: 'load' });
-  await page.getByTestId('play').waitFor({ state: 'visible', timeout: 30_000 });
+  ({ page, errors: consoleErrors } = await openPage(BASE_URL, { acceptDownloads: true }));
   await page.getByTestId('scenario').selectOption('burst');
 });
 
-after(async () => {
-  await context?.close();
-  for (const dir of [profile, downloads]) if (dir) rmSync(dir, { recursive: true, force: true });
+after(() => {
+  if (downloads) rmSync(downloads, { recursive: true, force: true });
 });
 
 const text = (id) => page.getByTestId(id).innerText().then((t) => t.trim());
