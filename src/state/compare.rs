@@ -63,7 +63,7 @@ impl Lab {
     /// Puts side B beside the run on show (a compare link opens this way too).
     pub fn attach_compare(&self, b: Player, variant: Variant, original: Scenario) {
         self.stop_compare();
-        let owner = Owner::new();
+        let owner = lasting_owner();
         let a = *self;
         let b = owner.with(|| {
             let b = Lab::new(b);
@@ -129,6 +129,17 @@ impl Lab {
         self.compare
             .with(|c| c.as_ref().map(|c| compare::variant_text(&c.variant)))
     }
+}
+
+/// Side B's owner: a child of the page's root owner. Not a child of the current one: a
+/// click handler runs under its view's owner, and the Compare… form that starts comparing
+/// closes at once, which would dispose of B's signals with it.
+fn lasting_owner() -> Owner {
+    let mut root = Owner::current().unwrap_or_default();
+    while let Some(parent) = root.parent() {
+        root = parent;
+    }
+    root.child()
 }
 
 /// Cleans up side B's memos once the views that read them are gone (the next frame in a
