@@ -232,8 +232,11 @@ mod tests {
         out
     }
 
-    /// Decodes `bytes`: the screen size and each frame's RGBA pixels and delay.
-    fn decode(bytes: &[u8]) -> ((u16, u16), Vec<(Vec<u8>, u16)>) {
+    /// A decoded frame: its RGBA pixels and its delay (hundredths of a second).
+    type Decoded = (Vec<u8>, u16);
+
+    /// Decodes `bytes`: the screen size and each frame.
+    fn decode(bytes: &[u8]) -> ((u16, u16), Vec<Decoded>) {
         let mut options = gif::DecodeOptions::new();
         options.set_color_output(gif::ColorOutput::RGBA);
         let mut decoder = options.read_info(bytes).expect("a GIF");

@@ -60,13 +60,13 @@ impl Lab {
                     match brokerlab_core::Scenario::from_json(&t) {
                         Ok(s) if crate::model::aggregated::runs_aggregated(&s) => {
                             // An aggregated run: computed as flows, no player to replay.
-                            return lab.open_aggregated(s).map(|()| None).map_err(|e| {
+                            lab.open_aggregated(s).map(|()| None).map_err(|e| {
                                 Words::new(move |lang| {
                                     let problem = e.text_in(lang);
                                     td_string!(locale(lang), panels.files.refused, problem)
                                         .to_string()
                                 })
-                            });
+                            })
                         }
                         _ => open_scenario(&t).map(Some),
                     }
