@@ -13,7 +13,7 @@ use crate::state::shortcuts::use_shortcuts;
 use crate::state::{Lab, Tools};
 use crate::ui::aggregated::{AggregatedBanner, AggregatedStage};
 use crate::ui::chart::BacklogChart;
-use crate::ui::compare::{CompareBar, CompareCounters, CompareTool, SideALabel, VariantStage};
+use crate::ui::compare::{CompareBar, CompareCounters, SideALabel, VariantStage};
 use crate::ui::controls::{Controls, ScenarioPicker};
 use crate::ui::files::{use_file_drop, FileMenu};
 use crate::ui::help::{HelpDialog, ToolButtons};
@@ -128,7 +128,6 @@ fn Page(
             </div>
             <ScenarioPicker lab />
             <ShareButton lab />
-            <CompareTool lab />
             <FileMenu lab />
             <ToolButtons tools />
         </header>

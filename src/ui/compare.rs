@@ -15,16 +15,9 @@ use crate::ui::topology::TopologyView;
 
 /// The header's **Compare…** button, and the form it opens.
 #[component]
-pub fn CompareTool(lab: Lab) -> impl IntoView {
-    let i18n = use_i18n();
-    let open = RwSignal::new(false);
+pub fn CompareTool(lab: Lab, open: RwSignal<bool>) -> impl IntoView {
     view! {
         <div class="compare-tool">
-            <button type="button" data-testid="compare-open" aria-expanded=move || open.get().to_string()
-                title=move || t_string!(i18n, panels.compare.open_title)
-                on:click=move |_| open.update(|o| *o = !*o)>
-                {t!(i18n, panels.compare.open)}
-            </button>
             {move || open.get().then(|| view! { <CompareForm lab open /> })}
         </div>
     }

@@ -14,6 +14,7 @@ use crate::i18n::{t, t_string, use_i18n};
 use crate::model::import::ImportKind;
 use crate::state::share::copy_embed_code;
 use crate::state::Lab;
+use crate::ui::compare::CompareTool;
 use crate::ui::record::{save_stage_png, RecordForm, Recorder};
 
 #[component]
@@ -21,6 +22,7 @@ pub fn FileMenu(lab: Lab) -> impl IntoView {
     let i18n = use_i18n();
     let notice = RwSignal::new(false);
     let recorder = Recorder::new();
+    let comparing = RwSignal::new(false);
     let menu = NodeRef::<leptos::html::Details>::new();
     // Each choice closes the menu, so it does not stay open over the stage.
     let close = move || {
@@ -92,6 +94,12 @@ pub fn FileMenu(lab: Lab) -> impl IntoView {
                     title=move || t_string!(i18n, panels.record.open_title)>
                     {t!(i18n, panels.record.open)}
                 </button>
+                <button type="button" data-testid="compare-open"
+                    aria-expanded=move || comparing.get().to_string()
+                    on:click=move |_| { comparing.update(|o| *o = !*o); close(); }
+                    title=move || t_string!(i18n, panels.compare.open_title)>
+                    {t!(i18n, panels.compare.open)}
+                </button>
                 <button type="button" data-testid="copy-embed"
                     on:click=move |_| { copy_embed_code(lab, notice); close(); }
                     title=move || t_string!(i18n, panels.files.embed_title)>
@@ -100,6 +108,7 @@ pub fn FileMenu(lab: Lab) -> impl IntoView {
             </div>
         </details>
         <RecordForm lab recorder />
+        <CompareTool lab open=comparing />
         <span class="share-notice" role="status" data-testid="files-notice">
             {move || notice.get().then(|| t_string!(i18n, panels.files.embed_copied))}
         </span>

@@ -17,6 +17,12 @@ before(async () => {
   ({ context, page, errors } = await openPage(BASE_URL, { locale: 'en-US', viewport: { width: 1280, height: 900 } }));
 });
 
+/** Files → Compare…: opens (or, when open, closes) the compare form. */
+async function openCompare(p) {
+  await p.getByTestId('files').locator('summary').click();
+  await p.getByTestId('compare-open').click();
+}
+
 /** A counter's row in the side-by-side table: its A, B and difference cells. */
 async function row(p, name) {
   const tr = p.getByTestId('compare-counters').locator(`tr[data-counter=${name}]`);
@@ -48,7 +54,7 @@ async function assertComparedAtEnd(p) {
 
 test('compare mode: the same crash under two designs, side by side, and its link', async () => {
   await page.getByTestId('scenario').selectOption('crash-after-commit');
-  await page.getByTestId('compare-open').click();
+  await openCompare(page);
   await page.getByTestId('compare-free').fill('consumers.*.idempotency=inbox');
   await page.getByTestId('compare-start').click();
   await page.getByTestId('compare-target').waitFor({ state: 'visible' });
@@ -56,11 +62,11 @@ test('compare mode: the same crash under two designs, side by side, and its link
   await assertComparedAtEnd(page);
 
   // A bad change is one sentence on the page, and the comparison stays as it was.
-  await page.getByTestId('compare-open').click();
+  await openCompare(page);
   await page.getByTestId('compare-free').fill('seed=5');
   await page.getByTestId('compare-start').click();
   assert.match(await page.getByTestId('error-note').innerText(), /This change cannot be compared/);
-  await page.getByTestId('compare-open').click();
+  await openCompare(page);
 
   await page.getByTestId('copy-link').click();
   const link = await page.evaluate(() => location.href);
