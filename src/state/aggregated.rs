@@ -53,14 +53,10 @@ impl Lab {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use brokerlab_core::examples;
     use leptos::prelude::*;
 
     fn lab() -> (Owner, Lab) {
-        let owner = Owner::new();
-        owner.set();
-        let player = Player::new(examples::load("burst").expect("built in")).expect("valid");
-        (owner, Lab::new(player))
+        crate::state::lab::test_lab("burst")
     }
 
     #[test]

@@ -155,13 +155,9 @@ fn dispose_later(owner: Owner) {
 mod tests {
     use super::*;
     use brokerlab_core::compare::Change;
-    use brokerlab_core::examples;
 
     fn lab() -> (Owner, Lab) {
-        let owner = Owner::new();
-        owner.set();
-        let player = Player::new(examples::load("crash-after-commit").expect("ok")).expect("ok");
-        (owner, Lab::new(player))
+        crate::state::lab::test_lab("crash-after-commit")
     }
 
     fn variant(text: &str) -> Variant {

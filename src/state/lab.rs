@@ -374,14 +374,9 @@ impl Lab {
         }
         let result = self.player.try_update_value(Player::crash_next);
         if let Some(Err(e)) = result {
-            self.error.set(Some(Words::new(move |lang| {
-                td_string!(
-                    locale(lang),
-                    common.errors.crash_refused,
-                    why = e.text_in(lang)
-                )
-                .to_string()
-            })));
+            self.refused(e, |l, why| {
+                td_string!(l, common.errors.crash_refused, why).to_string()
+            });
         }
         self.changed();
     }
@@ -498,6 +493,14 @@ impl Lab {
         self.changed();
     }
 
+    /// Says on the page, in one sentence of its language, that the core refused
+    /// something: `say` puts the core's reason (`why`) into the sentence.
+    pub fn refused(&self, e: ScenarioError, say: fn(Locale, &str) -> String) {
+        self.error.set(Some(Words::new(move |lang| {
+            say(locale(lang), &e.text_in(lang))
+        })));
+    }
+
     /// One step (one event) forward, paused.
     pub fn step(&self) {
         if self.aggregated_on.get_untracked() {
@@ -517,14 +520,9 @@ impl Lab {
         }
         self.playing.set(false);
         if let Some(Err(e)) = self.player.try_update_value(Player::step_back) {
-            self.error.set(Some(Words::new(move |lang| {
-                td_string!(
-                    locale(lang),
-                    common.errors.back_failed,
-                    why = e.text_in(lang)
-                )
-                .to_string()
-            })));
+            self.refused(e, |l, why| {
+                td_string!(l, common.errors.back_failed, why).to_string()
+            });
         }
         self.changed();
     }
@@ -545,14 +543,9 @@ impl Lab {
             return;
         }
         if let Some(Err(e)) = self.player.try_update_value(|p| p.command(fault)) {
-            self.error.set(Some(Words::new(move |lang| {
-                td_string!(
-                    locale(lang),
-                    common.errors.command_refused,
-                    why = e.text_in(lang)
-                )
-                .to_string()
-            })));
+            self.refused(e, |l, why| {
+                td_string!(l, common.errors.command_refused, why).to_string()
+            });
         }
         self.changed();
     }
@@ -668,14 +661,9 @@ impl Lab {
             .player
             .try_update_value(|p| p.begin_seek(secs_to_us(t_s)))
         {
-            self.error.set(Some(Words::new(move |lang| {
-                td_string!(
-                    locale(lang),
-                    common.errors.seek_failed,
-                    why = e.text_in(lang)
-                )
-                .to_string()
-            })));
+            self.refused(e, |l, why| {
+                td_string!(l, common.errors.seek_failed, why).to_string()
+            });
         }
         self.seek_frame();
     }
@@ -700,14 +688,9 @@ impl Lab {
             return;
         }
         match self.player.try_update_value(|p| p.set_seed(seed)) {
-            Some(Err(e)) => self.error.set(Some(Words::new(move |lang| {
-                td_string!(
-                    locale(lang),
-                    common.errors.seed_failed,
-                    why = e.text_in(lang)
-                )
-                .to_string()
-            }))),
+            Some(Err(e)) => self.refused(e, |l, why| {
+                td_string!(l, common.errors.seed_failed, why).to_string()
+            }),
             _ => self.close_lineage(),
         }
         self.changed();
@@ -723,17 +706,22 @@ impl Lab {
             b.reset();
         }
         if let Some(Err(e)) = self.player.try_update_value(Player::reset) {
-            self.error.set(Some(Words::new(move |lang| {
-                td_string!(
-                    locale(lang),
-                    common.errors.restart_failed,
-                    why = e.text_in(lang)
-                )
-                .to_string()
-            })));
+            self.refused(e, |l, why| {
+                td_string!(l, common.errors.restart_failed, why).to_string()
+            });
         }
         self.changed();
     }
+}
+
+/// A lab over the built-in example `name`, under its own reactive owner (keep the owner
+/// for as long as the lab is used: dropping it disposes the lab's signals).
+#[cfg(test)]
+pub(crate) fn test_lab(name: &str) -> (Owner, Lab) {
+    let owner = Owner::new();
+    owner.set();
+    let scenario = examples::load(name).expect("a built-in example");
+    (owner, Lab::new(Player::new(scenario).expect("it starts")))
 }
 
 #[cfg(test)]
@@ -742,12 +730,8 @@ mod tests {
     use crate::model::player::SPEED_DEFAULT;
     use brokerlab_core::examples;
 
-    /// A lab under its own reactive owner (dropped with the test).
     fn lab() -> (Owner, Lab) {
-        let owner = Owner::new();
-        owner.set();
-        let player = Player::new(examples::load("burst").expect("built in")).expect("valid");
-        (owner, Lab::new(player))
+        test_lab("burst")
     }
 
     #[test]

@@ -4,9 +4,8 @@
 use brokerlab_core::{secs_to_us, us_to_secs};
 use leptos::prelude::*;
 
-use crate::i18n::{locale, td_string};
+use crate::i18n::td_string;
 use crate::model::player::{Player, FRAME_WALL_MS_MAX};
-use crate::model::words::Words;
 use crate::state::Lab;
 
 /// The most calls to the player one frame of a recording makes (each takes many steps);
@@ -28,14 +27,9 @@ impl Lab {
     pub fn return_to_step(&self, step: u64) {
         self.playing.set(false);
         if let Some(Err(e)) = self.update_player(|p| p.go_to_step(step)) {
-            self.error.set(Some(Words::new(move |lang| {
-                td_string!(
-                    locale(lang),
-                    common.errors.seek_failed,
-                    why = e.text_in(lang)
-                )
-                .to_string()
-            })));
+            self.refused(e, |l, why| {
+                td_string!(l, common.errors.seek_failed, why).to_string()
+            });
         }
     }
 
@@ -66,19 +60,13 @@ fn advance_to(player: &mut Player, target: u64) {
 
 #[cfg(test)]
 mod tests {
-    use brokerlab_core::examples;
     use leptos::prelude::*;
 
     use crate::model::flights::FlightBuffer;
-    use crate::model::player::Player;
-    use crate::state::Lab;
 
     #[test]
     fn playing_to_a_time_reaches_it_paused_with_tokens_to_show() {
-        let owner = Owner::new();
-        owner.set();
-        let player = Player::new(examples::load("burst").expect("built in")).expect("valid");
-        let lab = Lab::new(player);
+        let (_owner, lab) = crate::state::lab::test_lab("burst");
         lab.toggle_play();
         lab.play_to(2.5);
         assert_eq!(lab.now_s(), 2.5);

@@ -69,14 +69,11 @@ impl Lab {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use brokerlab_core::{examples, Command, ConsumerId, CrashPoint};
+    use brokerlab_core::{Command, ConsumerId, CrashPoint};
     use leptos::prelude::*;
 
     fn lab() -> (Owner, Lab) {
-        let owner = Owner::new();
-        owner.set();
-        let player = Player::new(examples::load("mm1").expect("built in")).expect("valid");
-        (owner, Lab::new(player))
+        crate::state::lab::test_lab("mm1")
     }
 
     #[test]
