@@ -14,6 +14,7 @@ use brokerlab_core::Scenario;
 use gloo_timers::callback::Timeout;
 use leptos::prelude::*;
 
+use crate::model::aggregated;
 use crate::model::compare::{players_of, shared_comparison_of};
 use crate::model::interview::Interview;
 use crate::model::panels::Panel;
@@ -54,6 +55,9 @@ pub struct Opening {
     pub player: Player,
     pub view: View,
     pub compare: Option<CompareOpening>,
+    /// The scenario to compute as flows, when the link's scenario runs aggregated (the
+    /// player then holds its components at rest; see `Lab::open_aggregated`).
+    pub aggregated: Option<Scenario>,
 }
 
 /// What the address holds, opened. `Err` is what was wrong with the link (said once the
@@ -64,10 +68,18 @@ pub fn from_address() -> Result<Option<Opening>, LinkProblem> {
     };
     let opened = link::open(&text).map_err(|e| LinkProblem::Unreadable(e.to_string()))?;
     Ok(Some(match opened {
+        Opened::Single(shared) if aggregated::runs_aggregated(&shared.scenario) => Opening {
+            player: Player::new(aggregated::shell(&shared.scenario))
+                .map_err(|e| LinkProblem::CannotStart(e.to_string()))?,
+            view: shared.view,
+            compare: None,
+            aggregated: Some(shared.scenario),
+        },
         Opened::Single(shared) => Opening {
             player: player_of(&shared)?,
             view: shared.view,
             compare: None,
+            aggregated: None,
         },
         Opened::Compare(shared) => {
             let (a, b) = players_of(&shared)?;
@@ -79,6 +91,7 @@ pub fn from_address() -> Result<Option<Opening>, LinkProblem> {
                     variant: shared.variant,
                     original: shared.scenario,
                 }),
+                aggregated: None,
             }
         }
     }))

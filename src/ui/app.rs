@@ -27,6 +27,7 @@ use crate::ui::timeline::Timeline;
 use crate::ui::topology::TopologyView;
 use crate::ui::tour::TourCard;
 use brokerlab_core::link::View;
+use brokerlab_core::Scenario;
 
 /// The scenario the first page plays.
 pub const EXAMPLE: &str = "burst";
@@ -39,12 +40,18 @@ pub fn App() -> impl IntoView {
         Ok(opened) => (opened, None),
         Err(problem) => (None, Some(problem)),
     };
-    let (player, view, compare) = match opened {
-        Some(opening) => (Ok(opening.player), Some(opening.view), opening.compare),
+    let (player, view, compare, aggregated) = match opened {
+        Some(opening) => (
+            Ok(opening.player),
+            Some(opening.view),
+            opening.compare,
+            opening.aggregated,
+        ),
         None => (
             brokerlab_core::examples::load(EXAMPLE)
                 .ok_or_else(|| format!("the example “{EXAMPLE}” is missing"))
                 .and_then(|s| Player::new(s).map_err(|e| e.to_string())),
+            None,
             None,
             None,
         ),
@@ -52,7 +59,7 @@ pub fn App() -> impl IntoView {
     match player {
         Ok(player) => view! {
             <I18nContextProvider>
-                <Page player view problem compare />
+                <Page player view problem compare aggregated />
             </I18nContextProvider>
         }
         .into_any(),
@@ -93,8 +100,16 @@ fn Page(
     view: Option<View>,
     problem: Option<LinkProblem>,
     compare: Option<share::CompareOpening>,
+    aggregated: Option<Scenario>,
 ) -> impl IntoView {
     let lab = Lab::new(player);
+    let mut problem = problem;
+    if let Some(scenario) = aggregated {
+        // A link to a scenario that runs as flows: computed here, like a picked example.
+        if let Err(e) = lab.open_aggregated(scenario) {
+            problem = Some(LinkProblem::CannotStart(e.to_string()));
+        }
+    }
     if let Some(c) = compare {
         lab.attach_compare(c.b, c.variant, c.original);
     }

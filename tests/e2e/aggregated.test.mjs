@@ -6,7 +6,7 @@
 
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE_URL, openPage } from './browser.mjs';
+import { BASE_URL, openPage, openBrowser, watchErrors, waitForLab } from './browser.mjs';
 
 let page;
 let errors;
@@ -66,4 +66,26 @@ test('a day at a million per second opens aggregated, plays, and the chart reach
   await page.getByTestId('topology').waitFor({ state: 'visible' });
   assert.equal(await banner.count(), 0);
   assert.deepEqual(errors, [], 'no console errors');
+});
+
+test('a link to an aggregated run opens it aggregated, at the speed it was shared with', async () => {
+  await page.getByTestId('scenario').selectOption('day-at-a-million');
+  await page.getByTestId('aggregated-banner').waitFor({ state: 'visible', timeout: 10_000 });
+  // The address follows the page once it has been still for a moment.
+  await page.waitForFunction(() => location.hash.startsWith('#s='), null, { timeout: 10_000 });
+  const link = page.url();
+
+  const other = await openBrowser({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
+  const otherErrors = watchErrors(other.page);
+  await other.page.goto(link, { waitUntil: 'load' });
+  await waitForLab(other.page);
+  await other.page.getByTestId('aggregated-banner').waitFor({ state: 'visible', timeout: 10_000 });
+  assert.equal(await other.page.getByTestId('error-note').count(), 0, 'no refusal');
+  assert.equal(await other.page.getByTestId('scenario').inputValue(), 'day-at-a-million');
+  await other.page.getByTestId('scrubber').fill('43200');
+  await other.page.waitForFunction(() => document.querySelector('[data-testid=scrubber-time]').textContent.startsWith('43200.0 s'));
+  const backlog = Number(await other.page.getByTestId('chart').getAttribute('data-backlog-now'));
+  near(backlog, 2_880_000_000, 0.01, 'backlog at noon, opened from the link');
+  assert.deepEqual(otherErrors, [], 'no console errors');
+  await other.close();
 });
