@@ -5,34 +5,13 @@
 //! `cargo run --release -p brokerlab-core --example memory -- MESSAGES [RATE_PER_S]`
 //! (RATE_PER_S scales arrivals and service together, so the load stays at 90 %).
 //! Prints one line of `key=value` pairs; `.ci/perf-core` reads it.
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use brokerlab_core::{examples, Message, MessageCopy, ServiceTime, Simulation};
 
-/// The system allocator, counting the bytes held now and at most.
-struct Counting;
-
-static NOW: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            let now = NOW.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-            PEAK.fetch_max(now, Ordering::Relaxed);
-        }
-        p
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) };
-        NOW.fetch_sub(layout.size(), Ordering::Relaxed);
-    }
-}
+#[path = "../tests/counting/mod.rs"]
+mod counting;
 
 #[global_allocator]
-static ALLOCATOR: Counting = Counting;
+static ALLOCATOR: counting::Counting = counting::Counting;
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -49,14 +28,13 @@ fn main() {
     scenario.consumers[0].service = ServiceTime::Exponential {
         mean_s: 1.0 / scale,
     };
-    let before = NOW.load(Ordering::Relaxed);
-    PEAK.store(before, Ordering::Relaxed);
     let start = std::time::Instant::now();
-    let mut sim = Simulation::new(scenario).expect("valid");
-    sim.run();
+    let (sim, end, peak) = counting::measure(|| {
+        let mut sim = Simulation::new(scenario).expect("valid");
+        sim.run();
+        sim
+    });
     let wall_s = start.elapsed().as_secs_f64();
-    let peak = PEAK.load(Ordering::Relaxed) - before;
-    let end = NOW.load(Ordering::Relaxed) - before;
     let summary = sim.summary();
     println!(
         "messages={messages} steps={} wall_s={wall_s:.3} steps_per_s={:.0} peak_bytes={peak} \

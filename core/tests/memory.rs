@@ -4,33 +4,12 @@
 //! One test in this binary, so the counting allocator sees only this run (tests of one
 //! binary run in parallel threads). It counts bytes, not time.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use brokerlab_core::{examples, ArrivalProcess, ServiceTime, Simulation};
 
-struct Counting;
-
-static NOW: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            let now = NOW.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-            PEAK.fetch_max(now, Ordering::Relaxed);
-        }
-        p
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) };
-        NOW.fetch_sub(layout.size(), Ordering::Relaxed);
-    }
-}
+mod counting;
 
 #[global_allocator]
-static ALLOCATOR: Counting = Counting;
+static ALLOCATOR: counting::Counting = counting::Counting;
 
 /// Heap bytes a run of `messages` holds at its end and at most while running. Evenly
 /// spaced arrivals at 1,000/s and a fixed service of 0.9 ms: the backlog is the same
@@ -41,12 +20,11 @@ fn heap_of_run(messages: u64) -> (usize, usize, Simulation) {
     s.producers[0].arrivals.process = ArrivalProcess::Constant;
     s.producers[0].arrivals.schedule[0].rate_per_s = 1_000.0;
     s.consumers[0].service = ServiceTime::Fixed { seconds: 0.000_9 };
-    let before = NOW.load(Ordering::Relaxed);
-    PEAK.store(before, Ordering::Relaxed);
-    let mut sim = Simulation::new(s).unwrap();
-    sim.run();
-    let end = NOW.load(Ordering::Relaxed) - before;
-    let peak = PEAK.load(Ordering::Relaxed) - before;
+    let (sim, end, peak) = counting::measure(|| {
+        let mut sim = Simulation::new(s).unwrap();
+        sim.run();
+        sim
+    });
     (end, peak, sim)
 }
 
