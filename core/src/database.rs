@@ -60,6 +60,12 @@ impl PerMessage {
         counts.into_iter()
     }
 
+    /// Counts of the messages still held, in no particular order (no sort: for readers
+    /// that only add them up or pick a few).
+    pub fn iter_unordered(&self) -> impl Iterator<Item = (MsgId, u32)> + '_ {
+        self.counts.iter().map(|(&m, &n)| (m, n))
+    }
+
     /// Occurrences over the whole run.
     pub fn total(&self) -> u64 {
         self.folded + self.counts.values().map(|&n| u64::from(n)).sum::<u64>()

@@ -189,50 +189,38 @@ struct Tally {
 }
 
 impl Tally {
-    /// Linear in the messages the group applied, keeping only the keyless rows shown.
+    /// Linear in the messages the group applied; only the keyless rows shown are sorted
+    /// (this runs on every frame while playing, over thousands of held messages).
     fn of(tables: &GroupTables, messages: &Records<Message>, keyed: bool) -> Self {
         let mut t = Tally::default();
+        let (mut dup, mut plain) = (Vec::new(), Vec::new());
         // Rows of the messages the run still holds (finished ones are released; the
         // totals below cover them).
-        for (msg, n) in tables.applied.iter() {
+        for (msg, n) in tables.applied.iter_unordered() {
             let msg = msg.index();
             if n == 0 {
                 continue;
             }
             let (n, extra) = (u64::from(n), u64::from(n - 1));
-            let key = if keyed {
-                messages.get(msg).and_then(|m| m.key)
-            } else {
-                None
-            };
-            match key {
+            let message = messages.get(msg);
+            match message.and_then(|m| m.key).filter(|_| keyed) {
                 Some(k) => {
                     let e = t.by_key.entry(k).or_default();
                     e.0 += n;
                     e.1 += extra;
                 }
-                None => t.keyless(msg, messages.get(msg), n, extra),
+                None => {
+                    t.keyless += 1;
+                    if let Some(m) = message {
+                        let rows = if extra > 0 { &mut dup } else { &mut plain };
+                        rows.push((msg, m.op, n, extra));
+                    }
+                }
             }
         }
+        t.keyless_dup = first_rows(dup);
+        t.keyless_plain = first_rows(plain);
         t
-    }
-
-    /// Counts a keyless message, and keeps its row while its kind has room to show it.
-    fn keyless(&mut self, msg: usize, message: Option<&Message>, n: u64, extra: u64) {
-        self.keyless += 1;
-        let rows = if extra > 0 {
-            &mut self.keyless_dup
-        } else {
-            &mut self.keyless_plain
-        };
-        if let (true, Some(m)) = (rows.len() < ROWS_SHOWN, message) {
-            rows.push(EffectRow {
-                row: RowId::Msg(msg),
-                value: RowValue::Op(m.op),
-                effects: n,
-                duplicates: extra,
-            });
-        }
     }
 
     /// The rows shown (duplicates first, keyed before keyless) and how many rows there are.
@@ -262,6 +250,25 @@ impl Tally {
             .collect();
         (rows, total)
     }
+}
+
+/// The [`ROWS_SHOWN`] keyless rows of lowest message id among `found` (message, op,
+/// effects, duplicates), in id order.
+fn first_rows(mut found: Vec<(usize, Op, u64, u64)>) -> Vec<EffectRow> {
+    if found.len() > ROWS_SHOWN {
+        found.select_nth_unstable_by_key(ROWS_SHOWN, |r| r.0);
+        found.truncate(ROWS_SHOWN);
+    }
+    found.sort_unstable_by_key(|r| r.0);
+    found
+        .into_iter()
+        .map(|(msg, op, effects, duplicates)| EffectRow {
+            row: RowId::Msg(msg),
+            value: RowValue::Op(op),
+            effects,
+            duplicates,
+        })
+        .collect()
 }
 
 /// Builds one card, in one pass over the group's applied messages ([`Tally`]).

@@ -22,7 +22,7 @@ mod checkpoint;
 mod pace;
 mod seek;
 pub use pace::Pace;
-pub use seek::{SNAPSHOTS_MAX, SNAPSHOT_BYTES_MAX, SNAPSHOT_EVERY_STEPS};
+pub use seek::{SNAPSHOTS_MAX, SNAPSHOT_BYTES_MAX, SNAPSHOT_EVERY_STEPS, SNAPSHOT_ONE_BYTES_MAX};
 
 /// Simulated seconds per wall-clock second the page offers.
 pub const SPEEDS: &[f64] = &[0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0];

@@ -21,6 +21,12 @@ pub const SNAPSHOTS_MAX: usize = 6;
 /// Rough memory the snapshots may hold together (a late snapshot of the 300,000-message
 /// burst alone holds about 55 MB; the latest snapshot is kept even when over).
 pub const SNAPSHOT_BYTES_MAX: usize = 64 << 20;
+/// The largest run a snapshot copies (by [`approx_bytes`]): a copy is one uninterruptible
+/// piece of work, and copies of the burst near its peak backlog were among the longest
+/// main-thread tasks while playing in the browser (docs/performance.md). A larger run is
+/// not copied; seeking back there re-simulates from an earlier snapshot, in budgeted
+/// frames, like any seek.
+pub const SNAPSHOT_ONE_BYTES_MAX: usize = 8 << 20;
 
 /// The run at one step, with what the page had told about it by then.
 #[derive(Clone)]
@@ -82,6 +88,10 @@ impl Player {
         if step == 0 || !step.is_multiple_of(every) {
             return;
         }
+        let bytes = approx_bytes(&self.sim);
+        if bytes > SNAPSHOT_ONE_BYTES_MAX {
+            return;
+        }
         let at = match self
             .snapshots
             .kept
@@ -93,7 +103,7 @@ impl Player {
         let snapshot = Snapshot {
             sim: self.sim.clone(),
             story: self.story.clone(),
-            bytes: approx_bytes(&self.sim),
+            bytes,
         };
         let kept = &mut self.snapshots;
         kept.kept.insert(at, snapshot);
@@ -328,6 +338,36 @@ mod tests {
         assert!(kept
             .iter()
             .all(|&(s, _)| s.is_multiple_of(p.snapshots.every)));
+        assert!(
+            p.snapshots
+                .kept
+                .iter()
+                .all(|s| s.bytes <= SNAPSHOT_ONE_BYTES_MAX),
+            "no snapshot copies a run larger than one frame can copy"
+        );
+    }
+
+    #[test]
+    fn a_run_too_large_to_copy_in_a_frame_gets_no_snapshot_and_seeks_back_exactly() {
+        let mut p = player("burst");
+        let mut largest = 0;
+        while p.sim().now_us() < secs_to_us(120.0) && p.take_step() {
+            largest = largest.max(approx_bytes(p.sim()));
+        }
+        assert!(
+            largest > SNAPSHOT_ONE_BYTES_MAX,
+            "the burst's backlog grows past the cap: {largest}"
+        );
+        assert!(p
+            .snapshots
+            .kept
+            .iter()
+            .all(|s| s.bytes <= SNAPSHOT_ONE_BYTES_MAX));
+        // Back into the large part of the run: re-simulated from an earlier snapshot.
+        let target = secs_to_us(100.0);
+        p.seek_to(target).expect("valid");
+        let q = straight(&p, target);
+        assert_eq!(state(&p), state(&q));
     }
 
     #[test]
@@ -353,11 +393,11 @@ mod tests {
     #[test]
     fn stepping_back_via_a_snapshot_equals_a_straight_run_after_a_crash() {
         let mut p = player("burst");
-        p.seek_to(secs_to_us(20.0)).expect("valid");
+        p.seek_to(secs_to_us(3.0)).expect("valid");
         p.command(Command::CrashConsumer {
             consumer: ConsumerId::new(3),
             point: CrashPoint::Now,
-            restart_after_s: Some(5.0),
+            restart_after_s: Some(2.0),
         })
         .expect("valid");
         assert!(
@@ -370,7 +410,8 @@ mod tests {
             count: 30,
         })
         .expect("valid");
-        p.seek_to(secs_to_us(60.0)).expect("valid");
+        // Early in the burst: its backlog is still small enough to snapshot.
+        p.seek_to(secs_to_us(9.0)).expect("valid");
         assert!(!p.snapshot_steps().is_empty());
         let at = p.sim().steps();
         p.step_back().expect("valid");
@@ -386,7 +427,7 @@ mod tests {
         assert_eq!(state(&q), state(&r));
         assert_eq!(p.readout().crashes, 1, "the crash is still in the run");
         // Scrubbing back before the crash and forward again replays it.
-        p.seek_to(secs_to_us(10.0)).expect("valid");
+        p.seek_to(secs_to_us(2.0)).expect("valid");
         assert_eq!(p.readout().crashes, 0);
         p.seek_to(secs_to_us(60.0)).expect("valid");
         assert_eq!(p.readout().crashes, 1);

@@ -10,6 +10,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 const BASE_URL = process.env.BROKERLAB_URL ?? 'http://127.0.0.1:8080/';
+/** PERF_TRACE=1 also records a Chromium trace and splits the long tasks by kind of work.
+ * Tracing slows the page down itself: compare traced runs only with traced runs. */
+const TRACE = process.env.PERF_TRACE === '1';
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const ARGS = ['--headless', '--no-sandbox', '--no-first-run', '--enable-precise-memory-info',
   '--disable-background-networking'];
@@ -36,8 +39,56 @@ const percentile = (xs, p) => {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 };
 
+/** What a main-thread task's time went to, by trace event name (top-level ones only). */
+const KINDS = {
+  FunctionCall: 'script', EvaluateScript: 'script', 'v8.callFunction': 'script', FireAnimationFrame: 'script',
+  EventDispatch: 'script', TimerFire: 'script', FunctionCallV8: 'script',
+  UpdateLayoutTree: 'style', Layout: 'layout', PrePaint: 'paint', Paint: 'paint', Layerize: 'paint',
+  MinorGC: 'gc', MajorGC: 'gc', 'V8.GC_SCAVENGER': 'gc', 'V8.GC_MARK_COMPACTOR': 'gc',
+};
+
+/** Starts a Chromium trace of the main thread's tasks (DevTools' timeline categories). */
+async function startTrace(cdp) {
+  const events = [];
+  cdp.on('Tracing.dataCollected', (e) => events.push(...e.value));
+  await cdp.send('Tracing.start', {
+    categories: 'devtools.timeline,disabled-by-default-devtools.timeline,v8',
+    transferMode: 'ReportEvents',
+  });
+  return events;
+}
+
+/**
+ * Stops the trace and splits each main-thread task over 50 ms into what it spent on script
+ * (wasm included), style, layout, paint and garbage collection: `{ tasks, ms: {kind: total} }`.
+ */
+async function longTaskMakeup(cdp, events) {
+  const done = new Promise((resolve) => cdp.once('Tracing.tracingComplete', resolve));
+  await cdp.send('Tracing.end');
+  await done;
+  const main = events.find((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain');
+  const onMain = events.filter((e) => main && e.pid === main.pid && e.tid === main.tid && e.ph === 'X');
+  const long = onMain.filter((e) => e.name === 'RunTask' && e.dur > 50_000);
+  const ms = {};
+  for (const task of long) {
+    const end = task.ts + task.dur;
+    let reached = task.ts; // top-level children only: skip events nested in one counted
+    const inside = onMain
+      .filter((e) => e !== task && e.ts >= task.ts && e.ts + e.dur <= end && KINDS[e.name])
+      .sort((a, b) => a.ts - b.ts);
+    for (const e of inside) {
+      if (e.ts < reached) continue;
+      ms[KINDS[e.name]] = (ms[KINDS[e.name]] ?? 0) + e.dur / 1000;
+      reached = e.ts + e.dur;
+    }
+  }
+  return { tasks: long.map((t) => t.dur / 1000), ms };
+}
+
 /** Runs `action` while recording; returns frame and long-task figures for it. */
 async function measure(page, name, action) {
+  const cdp = TRACE ? await page.context().newCDPSession(page) : null;
+  const events = TRACE ? await startTrace(cdp) : null;
   await page.evaluate(() => {
     window.__perf.frames = [];
     window.__perf.mark = performance.now();
@@ -55,7 +106,10 @@ async function measure(page, name, action) {
       heap: performance.memory ? performance.memory.usedJSHeapSize : 0,
     };
   });
+  const makeup = TRACE ? await longTaskMakeup(cdp, events) : null;
+  if (cdp) await cdp.detach();
   return {
+    makeup,
     name,
     wallMs: wall,
     frames: data.frames.length,
@@ -136,4 +190,15 @@ console.log('| what | wall (ms) | frames | frame p50 / p95 / max (ms) | long tas
 console.log('|---|---|---|---|---|---|---|');
 for (const r of rows) {
   console.log(`| ${r.name} | ${r.wallMs} | ${r.frames} | ${ms(r.frameP50)} / ${ms(r.frameP95)} / ${ms(r.frameMax)} | ${r.longTasks} | ${ms(r.longMax)} | ${r.heapMB.toFixed(1)} |`);
+}
+if (!TRACE) process.exit(0);
+console.log('');
+console.log('What the long tasks (over 50 ms, from a Chromium trace) were made of:');
+console.log('');
+console.log('| what | tasks (ms) | script incl. wasm (ms) | style (ms) | layout (ms) | paint (ms) | GC (ms) |');
+console.log('|---|---|---|---|---|---|---|');
+for (const r of rows.filter((r) => r.makeup)) {
+  const m = r.makeup.ms;
+  const v = (k) => ms(m[k] ?? 0);
+  console.log(`| ${r.name} | ${r.makeup.tasks.map(ms).join(', ') || '—'} | ${v('script')} | ${v('style')} | ${v('layout')} | ${v('paint')} | ${v('gc')} |`);
 }
