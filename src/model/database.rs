@@ -202,8 +202,13 @@ impl Tally {
                 continue;
             }
             let (n, extra) = (u64::from(n), u64::from(n - 1));
-            let message = messages.get(msg);
-            match message.and_then(|m| m.key).filter(|_| keyed) {
+            // A record lookup is a search once the message is old: only when keys matter.
+            let key = if keyed {
+                messages.get(msg).and_then(|m| m.key)
+            } else {
+                None
+            };
+            match key {
                 Some(k) => {
                     let e = t.by_key.entry(k).or_default();
                     e.0 += n;
@@ -211,15 +216,13 @@ impl Tally {
                 }
                 None => {
                     t.keyless += 1;
-                    if let Some(m) = message {
-                        let rows = if extra > 0 { &mut dup } else { &mut plain };
-                        rows.push((msg, m.op, n, extra));
-                    }
+                    let rows = if extra > 0 { &mut dup } else { &mut plain };
+                    rows.push((msg, n, extra));
                 }
             }
         }
-        t.keyless_dup = first_rows(dup);
-        t.keyless_plain = first_rows(plain);
+        t.keyless_dup = first_rows(dup, messages);
+        t.keyless_plain = first_rows(plain, messages);
         t
     }
 
@@ -252,23 +255,32 @@ impl Tally {
     }
 }
 
-/// The [`ROWS_SHOWN`] keyless rows of lowest message id among `found` (message, op,
-/// effects, duplicates), in id order.
-fn first_rows(mut found: Vec<(usize, Op, u64, u64)>) -> Vec<EffectRow> {
-    if found.len() > ROWS_SHOWN {
-        found.select_nth_unstable_by_key(ROWS_SHOWN, |r| r.0);
-        found.truncate(ROWS_SHOWN);
-    }
-    found.sort_unstable_by_key(|r| r.0);
-    found
-        .into_iter()
-        .map(|(msg, op, effects, duplicates)| EffectRow {
+/// The first [`ROWS_SHOWN`] keyless rows in message id order among `found` (message,
+/// effects, duplicates), skipping messages whose record is gone. Only the lowest ids are
+/// sorted and looked up: `found` holds every applied message the run still holds.
+fn first_rows(mut found: Vec<(usize, u64, u64)>, messages: &Records<Message>) -> Vec<EffectRow> {
+    let row = |&(msg, effects, duplicates): &(usize, u64, u64)| {
+        messages.get(msg).map(|m| EffectRow {
             row: RowId::Msg(msg),
-            value: RowValue::Op(op),
+            value: RowValue::Op(m.op),
             effects,
             duplicates,
         })
-        .collect()
+    };
+    let head = ROWS_SHOWN.min(found.len());
+    if found.len() > head {
+        found.select_nth_unstable_by_key(head, |r| r.0);
+    }
+    found[..head].sort_unstable_by_key(|r| r.0);
+    let mut rows: Vec<EffectRow> = found[..head].iter().filter_map(row).collect();
+    if rows.len() < ROWS_SHOWN && found.len() > head {
+        // Some of the lowest had no record: go on in order through the rest.
+        let rest = &mut found[head..];
+        rest.sort_unstable_by_key(|r| r.0);
+        let missing = ROWS_SHOWN - rows.len();
+        rows.extend(rest.iter().filter_map(row).take(missing));
+    }
+    rows
 }
 
 /// Builds one card, in one pass over the group's applied messages ([`Tally`]).
@@ -406,6 +418,40 @@ mod tests {
                 .any(|r| r.label(Lang::En).starts_with("key ")
                     && r.value_text(Lang::En) != "unchanged"),
             "{cards:?}"
+        );
+    }
+
+    #[test]
+    fn keyless_rows_are_the_lowest_held_message_ids_in_order() {
+        // Mid-burst: thousands of applied messages held, far more than the rows shown.
+        let mut sim = Simulation::new(examples::load("burst").expect("built in")).expect("valid");
+        sim.run_until(brokerlab_core::secs_to_us(60.0));
+        let tables = sim
+            .tables(sim.queue_ids().next().expect("a queue"))
+            .expect("tables");
+        assert!(tables.applied.iter().count() > 10 * ROWS_SHOWN);
+        // The plain way: every held count in id order, the first with a record.
+        let expected: Vec<(usize, u64)> = tables
+            .applied
+            .iter()
+            .filter(|&(m, n)| n > 0 && sim.messages().get(m.index()).is_some())
+            .map(|(m, n)| (m.index(), u64::from(n)))
+            .take(ROWS_SHOWN)
+            .collect();
+        let card = &database_cards(&sim)[0];
+        let shown: Vec<(usize, u64)> = card
+            .rows
+            .iter()
+            .map(|r| match r.row {
+                RowId::Msg(m) => (m, r.effects),
+                RowId::Key(k) => panic!("the burst has no keys: {k}"),
+            })
+            .collect();
+        assert_eq!(card.duplicates, 0, "no duplicate in the burst");
+        assert_eq!(shown, expected);
+        assert_eq!(
+            card.more,
+            tables.applied.iter().filter(|&(_, n)| n > 0).count() - ROWS_SHOWN
         );
     }
 

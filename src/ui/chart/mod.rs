@@ -85,6 +85,47 @@ type FrameKey = (Axes, Vec<CrashMarker>, (u32, u32), u64, Lang);
 struct Drawn {
     frame: FrameKey,
     lines: Vec<Line>,
+    fitted: Fitted,
+}
+
+/// The canvases as last fitted to their displayed size. Reading a displayed size forces
+/// the browser to lay out the page in the middle of the frame's other updates (a visible
+/// share of every frame while playing), so it is read again only after a resize or a
+/// change of pixel ratio.
+#[derive(Clone, Debug, PartialEq)]
+struct Fitted {
+    /// `Sizing::resized` and the pixel ratio (as bits) when fitted.
+    resized: u32,
+    ratio: u64,
+    /// Backing sizes; `None` while a canvas is not laid out (hidden).
+    frame: Option<(u32, u32)>,
+    curves: Option<(u32, u32)>,
+    /// The curves canvas's CSS size.
+    css: (f64, f64),
+}
+
+impl Fitted {
+    /// `previous` if it still holds for `resized` and `ratio`, else the canvases fitted anew.
+    fn of(
+        previous: Option<&Fitted>,
+        canvases: (&HtmlCanvasElement, &HtmlCanvasElement),
+        resized: u32,
+        ratio: f64,
+    ) -> Fitted {
+        match previous {
+            Some(f) if f.resized == resized && f.ratio == ratio.to_bits() => f.clone(),
+            _ => Fitted {
+                resized,
+                ratio: ratio.to_bits(),
+                frame: fit(canvases.0, ratio),
+                curves: fit(canvases.1, ratio),
+                css: (
+                    f64::from(canvases.1.client_width()),
+                    f64::from(canvases.1.client_height()),
+                ),
+            },
+        }
+    }
 }
 
 /// Redraws the curves, and the frame if its key changed.
@@ -93,7 +134,7 @@ fn draw(
     frame: &HtmlCanvasElement,
     curves: &HtmlCanvasElement,
     drawn: Option<Drawn>,
-    ratio: f64,
+    (ratio, resized): (f64, u32),
     text_scale: f64,
     lang: Lang,
 ) -> Result<Option<Drawn>, String> {
@@ -106,7 +147,13 @@ fn draw(
         data.variant_backlog = b.with_player(|p| p.chart_data().backlog);
     }
     let axes = Axes::of(&data);
-    let Some(frame_size) = fit(frame, ratio) else {
+    let fitted = Fitted::of(
+        drawn.as_ref().map(|d| &d.fitted),
+        (frame, curves),
+        resized,
+        ratio,
+    );
+    let Some(frame_size) = fitted.frame else {
         return Ok(drawn);
     };
     let key = (
@@ -126,7 +173,7 @@ fn draw(
         )
         .map_err(|e| e.to_string())?;
     }
-    if fit(curves, ratio).is_some() {
+    if fitted.curves.is_some() {
         clear(curves)?;
         draw::draw_curves(&backend(curves)?.into_drawing_area(), &data, axes, scale)
             .map_err(|e| e.to_string())?;
@@ -134,6 +181,7 @@ fn draw(
     Ok(Some(Drawn {
         frame: key,
         lines: shown_lines(&data),
+        fitted,
     }))
 }
 
@@ -428,7 +476,7 @@ fn redraw_on_change(
         let _samples = lab.chart_key.get();
         // A setting change redraws the prediction at once, even paused.
         let _prediction = lab.prediction_key.get();
-        sizing.resized.track();
+        let resized = sizing.resized.get();
         let ratio = sizing.ratio.get();
         let text_scale = type_scale();
         if sizing.text_scale.get_untracked() != text_scale {
@@ -442,19 +490,24 @@ fn redraw_on_change(
         let (Some(frame), Some(curves)) = (canvases.frame.get(), canvases.curves.get()) else {
             return drawn;
         };
-        let result = draw(lab, &frame, &curves, drawn.clone(), ratio, text_scale, lang)
-            .unwrap_or_else(|e| {
-                let error = e.to_string();
-                lab.error.set(Some(Words::new(move |lang| {
-                    td_string!(locale(lang), stage.chart.error, error = &error).to_string()
-                })));
-                drawn
-            });
+        let result = draw(
+            lab,
+            &frame,
+            &curves,
+            drawn.clone(),
+            (ratio, resized),
+            text_scale,
+            lang,
+        )
+        .unwrap_or_else(|e| {
+            let error = e.to_string();
+            lab.error.set(Some(Words::new(move |lang| {
+                td_string!(locale(lang), stage.chart.error, error = &error).to_string()
+            })));
+            drawn
+        });
         if let Some(d) = &result {
-            let now = (
-                f64::from(curves.client_width()),
-                f64::from(curves.client_height()),
-            );
+            let now = d.fitted.css;
             if sizing.size.get_untracked() != now {
                 sizing.size.set(now);
             }
