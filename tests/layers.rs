@@ -1,7 +1,7 @@
 //! The app's layers, checked from its source: dependencies point one way
 //! (ui → state → model → format → i18n), the model knows nothing of Leptos or the browser, and no
 //! module of `src/` imports, directly or through others, a module that imports it back.
-//! See docs/architecture.md.
+//! The core (`core/src/`) is held to the last rule too. See docs/architecture.md.
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -154,6 +154,25 @@ fn src_has_one_way_layers_and_no_import_cycles() {
     );
     for layer in ["format", "model", "state", "ui"] {
         assert!(sources.contains_key(&vec![layer.to_string()]), "no {layer}");
+    }
+    assert_eq!(problems(&sources), Vec::<String>::new());
+}
+
+/// The core reads as layers too (ids and time → the scenario → the runtime parts → the
+/// simulation → reports and modes); a cycle would make that order a lie.
+#[test]
+fn the_core_has_no_import_cycles() {
+    let mut sources = Sources::new();
+    read_sources(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("core/src"),
+        &[],
+        &mut sources,
+    );
+    for module in ["scenario", "sim", "aggregate", "fluid", "budget"] {
+        assert!(
+            sources.contains_key(&vec![module.to_string()]),
+            "no {module}"
+        );
     }
     assert_eq!(problems(&sources), Vec::<String>::new());
 }

@@ -89,7 +89,7 @@ impl Scenario {
     /// work estimate fits the budget, aggregated beyond it (when the aggregated model
     /// covers the scenario); the error is one line naming the limit either way.
     pub fn run_mode(&self) -> Result<RunMode, ScenarioError> {
-        let aggregated = || crate::aggregate::supports(self).map(|()| RunMode::Aggregated);
+        let aggregated = || crate::fluid::supports(self).map(|()| RunMode::Aggregated);
         match self.mode {
             RunMode::Messages => self.work_estimate().check().map(|()| RunMode::Messages),
             RunMode::Aggregated => aggregated(),
@@ -296,8 +296,8 @@ impl Scenario {
             .map(|(q, n)| n * self.attempts_per_copy(q) * self.steps_per_attempt(q))
             .sum();
         est.steps = est.messages + deliveries + reads;
-        if est.copies > limits::HELD_MAX as f64 && crate::aggregate::supports(self).is_ok() {
-            est.held = crate::aggregate::peak_held(self);
+        if est.copies > limits::HELD_MAX as f64 && crate::fluid::supports(self).is_ok() {
+            est.held = crate::fluid::peak_held(self);
         }
         est
     }
@@ -393,4 +393,15 @@ fn peak(schedule: &[RateSegment]) -> f64 {
 
 fn is_poison_for(fault: &Command, p: usize) -> bool {
     matches!(fault, Command::InjectPoison { producer, .. } if (*producer).index() == p)
+}
+
+/// Why a scenario runs aggregated, in one line starting with "aggregated mode:".
+pub fn why_aggregated(s: &Scenario) -> String {
+    match s.work_estimate().check() {
+        Err(over) => format!(
+            "aggregated mode: message by message it {}; rates and amounts instead of messages",
+            over.problem
+        ),
+        Ok(()) => "aggregated mode: chosen by the scenario (mode: aggregated); rates and amounts instead of messages".into(),
+    }
 }

@@ -152,26 +152,6 @@ mod tests {
     }
 
     #[test]
-    fn facts_and_commands_carry_ids_as_bare_numbers_in_json() {
-        use crate::scenario::Command;
-        use crate::step::Fact;
-        let stored = Fact::Stored {
-            producer: ProducerId::new(0),
-            msg: MsgId::new(3),
-            copy: 4,
-            queue: QueueId::new(1),
-        };
-        assert_eq!(
-            serde_json::to_value(stored).unwrap(),
-            serde_json::json!({ "fact": "stored", "producer": 0, "msg": 3, "copy": 4, "queue": 1 })
-        );
-        let json = serde_json::json!({ "restart_consumer": { "consumer": 2 } });
-        let command: Command = serde_json::from_value(json.clone()).unwrap();
-        assert_eq!(command.consumer(), Some(ConsumerId::new(2)));
-        assert_eq!(serde_json::to_value(&command).unwrap(), json);
-    }
-
-    #[test]
     fn an_id_too_large_for_an_index_finds_nothing() {
         let list = [10, 20, 30];
         assert_eq!(list.get(MsgId::new(1).index()), Some(&20));

@@ -58,7 +58,9 @@ pub mod text;
 
 mod budget;
 mod consumer;
+mod end_reason;
 mod engine;
+mod fluid;
 mod hash;
 mod ids;
 mod log;

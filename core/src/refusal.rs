@@ -440,7 +440,7 @@ fn aggregated_in(problem: &str, lang: Lang) -> Option<String> {
     })
 }
 
-/// Why a run is aggregated ([`crate::aggregate::why_aggregated`], "aggregated mode: …")
+/// Why a run is aggregated ([`crate::budget::why_aggregated`], "aggregated mode: …")
 /// in `lang`; a note of another shape stays as it is.
 pub fn aggregated_note_in(note: &str, lang: Lang) -> String {
     const TAIL: &str = "; rates and amounts instead of messages";

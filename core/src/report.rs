@@ -21,7 +21,7 @@ pub struct Report {
     pub scenario: String,
     pub seed: u64,
     /// Why the run ended (`null` if it was cut short while still running).
-    pub end_reason: Option<crate::sim::EndReason>,
+    pub end_reason: Option<crate::end_reason::EndReason>,
     /// Steps taken.
     pub steps: u64,
     pub summary: Summary,

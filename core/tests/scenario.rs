@@ -163,3 +163,26 @@ fn version_1_files_load_as_the_same_scenario() {
     assert_eq!(saved["version"], serde_json::json!(SCENARIO_VERSION));
     assert!(saved.get("faults").is_none() && saved["commands"][0].get("command").is_some());
 }
+
+/// Ids are numbers in JSON, in facts and in commands alike (the wire form the page and
+/// the runner read), not objects wrapping a number.
+#[test]
+fn facts_and_commands_carry_ids_as_bare_numbers_in_json() {
+    use brokerlab_core::scenario::Command;
+    use brokerlab_core::step::Fact;
+    use brokerlab_core::step::{ConsumerId, MsgId, ProducerId, QueueId};
+    let stored = Fact::Stored {
+        producer: ProducerId::new(0),
+        msg: MsgId::new(3),
+        copy: 4,
+        queue: QueueId::new(1),
+    };
+    assert_eq!(
+        serde_json::to_value(stored).unwrap(),
+        serde_json::json!({ "fact": "stored", "producer": 0, "msg": 3, "copy": 4, "queue": 1 })
+    );
+    let json = serde_json::json!({ "restart_consumer": { "consumer": 2 } });
+    let command: Command = serde_json::from_value(json.clone()).unwrap();
+    assert_eq!(command.consumer(), Some(ConsumerId::new(2)));
+    assert_eq!(serde_json::to_value(&command).unwrap(), json);
+}

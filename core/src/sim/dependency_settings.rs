@@ -15,7 +15,7 @@ fn milli(x: f64) -> u64 {
 
 impl Simulation {
     pub(super) fn apply_dependency_command(&mut self, fault: &Command, trigger: Trigger) {
-        let name = crate::dependency::command_target(fault);
+        let name = crate::scenario::dependency::command_target(fault);
         let Some(d) = self.scenario.dependency_index(name) else {
             return; // validated: never happens
         };

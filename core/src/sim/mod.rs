@@ -24,6 +24,7 @@ mod release;
 mod settings;
 mod views;
 
+pub use crate::end_reason::EndReason;
 pub use views::{MemberView, ProducerView};
 
 use std::hash::{Hash, Hasher};
@@ -52,43 +53,6 @@ fn lease_lane(queue: QueueId) -> usize {
 }
 fn ttl_lane(queue: QueueId) -> usize {
     2 * queue.index() + 1
-}
-
-/// Why a run ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum EndReason {
-    /// Nothing was left to do.
-    Drained,
-    /// The scenario's `end_s` was reached (work may remain).
-    EndTime,
-    /// The work budget's step limit was reached.
-    StepBudget,
-    /// The budget's limit on messages created was reached.
-    MessagesBudget,
-    /// The budget's limit on message copies held was reached.
-    CopiesBudget,
-    /// The budget's limit on records appended to logs was reached.
-    LogRecordsBudget,
-}
-
-impl EndReason {
-    /// Whether the run was stopped by the work budget rather than by its scenario.
-    pub fn is_budget(self) -> bool {
-        !matches!(self, EndReason::Drained | EndReason::EndTime)
-    }
-
-    /// The reason in plain words, for the runner and the page.
-    pub fn describe(self) -> &'static str {
-        match self {
-            EndReason::Drained => "nothing was left to do",
-            EndReason::EndTime => "the scenario's end time was reached",
-            EndReason::StepBudget => "stopped at the work budget: too many steps",
-            EndReason::MessagesBudget => "stopped at the work budget: too many messages",
-            EndReason::CopiesBudget => "stopped at the work budget: too many message copies",
-            EndReason::LogRecordsBudget => "stopped at the work budget: too many log records",
-        }
-    }
 }
 
 /// Clone is cheap enough for the page to keep a few snapshots of a run (seeking and
@@ -180,7 +144,7 @@ impl Simulation {
                 field: "mode".into(),
                 problem: format!(
                     "this scenario runs in aggregated mode ({}): use aggregate::run",
-                    crate::aggregate::why_aggregated(&scenario)
+                    crate::budget::why_aggregated(&scenario)
                 ),
             });
         }

@@ -1,24 +1,7 @@
-//! The aggregated (fluid) mode: for rates beyond what can be simulated message by
-//! message, the backlog, the oldest message's age, the throughput and the losses come
-//! from rates and amounts instead of messages. Its cost follows simulated time and the
-//! scenario's changes, not the rate: a day at a million messages per second takes a few
-//! tens of thousands of model steps, like a day at one per second.
-//!
-//! * [`run`] computes a whole run; [`AggregateRun::series`] is the same [`Sample`] series
-//!   a message-by-message run gives (backlog, oldest age, in flight, running totals), so
-//!   a chart draws both alike. [`AggregateRun::losses`] adds what overflowed, in step.
-//! * [`supports`] says whether the aggregated model covers a scenario (and why not).
-//! * [`Scenario::run_mode`](crate::Scenario::run_mode) picks the mode: `auto` goes
-//!   aggregated when the work estimate is over the budget.
-//!
-//! What it models, at the level of rates: producers' rate segments, counts and schedule
-//! changes; consumers' capacity (concurrency over mean service time, no prefetch limit),
-//! scaled, slowed or crashed and restarted; exchanges' fanout by routing key; a queue's
-//! length limit with its overflow (reject, drop the oldest, throttle); broker crashes
-//! (durable or not); dependency outages; commands scheduled or recorded (a recorded
-//! command strikes at its recorded time). Randomness is averaged out: Poisson arrivals
-//! and exponential service times are their means, so the backlog is the fluid one
-//! ((λ − μ)·t while arrivals exceed capacity).
+//! The fluid model behind the aggregated mode (the `aggregate` module is its public
+//! face): queues as amounts that fill and drain at rates, consumers as capacities,
+//! producers as rate segments. [`supports`] says what it covers; [`peak_held`] is what
+//! the work estimate reads before a run; `run::Run` computes a whole run.
 
 mod commands;
 mod model;
@@ -27,9 +10,9 @@ mod run;
 
 use serde::Serialize;
 
+use crate::end_reason::EndReason;
 use crate::metrics::{QueueSample, Sample};
 use crate::scenario::{Handoff, Scenario, ScenarioError};
-use crate::sim::EndReason;
 
 pub use queue::Totals;
 
@@ -73,21 +56,10 @@ pub struct AggregateRun {
     pub peak_waiting: f64,
 }
 
-impl AggregateRun {
-    pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).expect("a report always serializes")
-    }
-
-    pub fn series_csv(&self) -> String {
-        crate::report::series_csv(&self.series)
-    }
-}
-
-/// Runs `scenario` aggregated (whatever its `mode` says), after checking it.
-pub fn run(scenario: &Scenario) -> Result<AggregateRun, ScenarioError> {
-    scenario.validate()?;
-    supports(scenario)?;
-    Ok(run::Run::new(scenario).run(why_aggregated(scenario)))
+/// A whole run of the fluid model, with `note` saying why it runs aggregated. Assumes a
+/// validated scenario that the model [`supports`].
+pub(crate) fn run(scenario: &Scenario, note: String) -> AggregateRun {
+    run::Run::new(scenario).run(note)
 }
 
 /// Most copies waiting at once in a run of `scenario`, by the aggregated model with no
@@ -149,15 +121,4 @@ pub fn supports(s: &Scenario) -> Result<(), ScenarioError> {
         }
     }
     Ok(())
-}
-
-/// Why a scenario runs aggregated, in one line starting with "aggregated mode:".
-pub fn why_aggregated(s: &Scenario) -> String {
-    match s.work_estimate().check() {
-        Err(over) => format!(
-            "aggregated mode: message by message it {}; rates and amounts instead of messages",
-            over.problem
-        ),
-        Ok(()) => "aggregated mode: chosen by the scenario (mode: aggregated); rates and amounts instead of messages".into(),
-    }
 }

@@ -1,8 +1,8 @@
 //! The aggregated run's clock: from one change to the next, sampling on the way.
 
+use crate::end_reason::EndReason;
 use crate::metrics::{QueueSample, Sample, Series};
 use crate::scenario::{Command, Scenario};
-use crate::sim::EndReason;
 use crate::time::{secs_to_us, us_to_secs, Micros};
 
 use super::model::{flows, rates, ConsumerState, ProducerState, QueueState};

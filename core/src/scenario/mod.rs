@@ -6,9 +6,11 @@
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::dependency::{Admission, BreakerSpec, DependencySpec, RetryBudget, Slowdown};
+pub mod dependency;
+
 use crate::ids::{ConsumerId, GroupId, ProducerId};
 use crate::time::{secs_to_us, Micros};
+pub use dependency::{Admission, BreakerSpec, DependencySpec, RetryBudget, Slowdown};
 
 /// The scenario format version this build writes. Files of earlier versions are
 /// migrated on load (see `migrate.rs`): version 1 called the scheduled commands `faults`.
@@ -58,7 +60,7 @@ pub mod limits {
     /// million steps per second natively (docs/performance.md), so this is 15–40 s of
     /// work. An hour at 3,000 messages per second (10.8 million messages, two steps
     /// each) fits; a run that loops without end (a lease shorter than the work) stops
-    /// here. Beyond it, `mode: "auto"` runs the scenario aggregated (`crate::aggregate`).
+    /// here. Beyond it, `mode: "auto"` runs the scenario aggregated (the `aggregate` module).
     pub const STEPS_MAX: u64 = 50_000_000;
     /// Most messages a run creates. Finished records are released (memory follows what
     /// is live), and every message costs at least one step, so this is the step budget.
@@ -198,7 +200,7 @@ pub enum RunMode {
     Auto,
     /// Every message simulated ([`crate::Simulation`]); refused beyond the work budget.
     Messages,
-    /// Rates and amounts instead of messages ([`crate::aggregate`]): the cost follows
+    /// Rates and amounts instead of messages (the `aggregate` module): the cost follows
     /// simulated time and the scenario's changes, not the number of messages.
     Aggregated,
 }
@@ -1473,11 +1475,11 @@ impl Scenario {
         check_len(
             "dependencies",
             &self.dependencies,
-            crate::dependency::DEPENDENCIES_MAX,
+            dependency::DEPENDENCIES_MAX,
         )?;
         for (i, d) in self.dependencies.iter().enumerate() {
             let field = format!("dependencies[{i}]");
-            crate::dependency::validate(&field, d)?;
+            dependency::validate(&field, d)?;
             if self.dependencies[..i].iter().any(|o| o.name == d.name) {
                 return Err(err(
                     format!("{field}.name"),
@@ -2045,11 +2047,11 @@ impl CommandCheck<'_> {
 
     /// Commands about a dependency: it exists, and the new values are in range.
     fn dependency_command(&self, fault: &Command) -> Result<(), ScenarioError> {
-        let d = crate::dependency::command_target(fault);
+        let d = dependency::command_target(fault);
         if self.scenario.dependency_index(d).is_none() {
             return Err(self.err("dependency", format!("there is no dependency {d:?}")));
         }
-        crate::dependency::validate_command(self.field, fault)
+        dependency::validate_command(self.field, fault)
     }
 
     /// Settings of a queue's consumers need a queue that has consumers to copy from.

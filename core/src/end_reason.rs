@@ -1,0 +1,42 @@
+//! Why a run ended: its scenario's end, nothing left to do, or a limit of the work
+//! budget. Both modes report it (message by message and aggregated), so it sits below
+//! either.
+
+use serde::{Deserialize, Serialize};
+
+/// Why a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EndReason {
+    /// Nothing was left to do.
+    Drained,
+    /// The scenario's `end_s` was reached (work may remain).
+    EndTime,
+    /// The work budget's step limit was reached.
+    StepBudget,
+    /// The budget's limit on messages created was reached.
+    MessagesBudget,
+    /// The budget's limit on message copies held was reached.
+    CopiesBudget,
+    /// The budget's limit on records appended to logs was reached.
+    LogRecordsBudget,
+}
+
+impl EndReason {
+    /// Whether the run was stopped by the work budget rather than by its scenario.
+    pub fn is_budget(self) -> bool {
+        !matches!(self, EndReason::Drained | EndReason::EndTime)
+    }
+
+    /// The reason in plain words, for the runner and the page.
+    pub fn describe(self) -> &'static str {
+        match self {
+            EndReason::Drained => "nothing was left to do",
+            EndReason::EndTime => "the scenario's end time was reached",
+            EndReason::StepBudget => "stopped at the work budget: too many steps",
+            EndReason::MessagesBudget => "stopped at the work budget: too many messages",
+            EndReason::CopiesBudget => "stopped at the work budget: too many message copies",
+            EndReason::LogRecordsBudget => "stopped at the work budget: too many log records",
+        }
+    }
+}
