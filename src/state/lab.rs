@@ -438,6 +438,19 @@ impl Lab {
         Ok(())
     }
 
+    /// Computes `scenario` as flows over the player the Lab already holds, which is its
+    /// shell: a link to an aggregated scenario starts the Lab with it, so it is not
+    /// built a second time as [`Lab::open_aggregated`] would.
+    pub fn show_aggregated_on_shell(&self, scenario: Scenario) -> Result<(), ScenarioError> {
+        let shown = Aggregated::new(scenario)?;
+        self.playing.set(false);
+        self.aggregated_on.set(true);
+        self.aggregated.set_value(Some(shown));
+        self.speed.set(SPEED_DEFAULT);
+        self.changed();
+        Ok(())
+    }
+
     /// Reads the aggregated run on show, if any.
     pub fn with_aggregated<U>(&self, f: impl FnOnce(&Aggregated) -> U) -> Option<U> {
         self.aggregated.with_value(|a| a.as_ref().map(f))

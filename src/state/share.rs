@@ -56,7 +56,7 @@ pub struct Opening {
     pub view: View,
     pub compare: Option<CompareOpening>,
     /// The scenario to compute as flows, when the link's scenario runs aggregated (the
-    /// player then holds its components at rest; see `Lab::open_aggregated`).
+    /// player then holds its components at rest; see `Lab::show_aggregated_on_shell`).
     pub aggregated: Option<Scenario>,
 }
 
@@ -67,7 +67,13 @@ pub fn from_address() -> Result<Option<Opening>, LinkProblem> {
         return Ok(None);
     };
     let opened = link::open(&text).map_err(|e| LinkProblem::Unreadable(e.to_string()))?;
-    Ok(Some(match opened {
+    opening_of(opened).map(Some)
+}
+
+/// A decoded link, opened: its player (the shell of an aggregated scenario, whose flows
+/// the page then computes with `Lab::show_aggregated_on_shell`), view and compare side.
+fn opening_of(opened: Opened) -> Result<Opening, LinkProblem> {
+    Ok(match opened {
         Opened::Single(shared) if aggregated::runs_aggregated(&shared.scenario) => Opening {
             player: Player::new(aggregated::shell(&shared.scenario))
                 .map_err(|e| LinkProblem::CannotStart(e.to_string()))?,
@@ -94,7 +100,7 @@ pub fn from_address() -> Result<Option<Opening>, LinkProblem> {
                 aggregated: None,
             }
         }
-    }))
+    })
 }
 
 /// Puts the page's side of a link back: the speed, the panel, the open history.
@@ -311,6 +317,39 @@ mod tests {
         for no in ["", "?", "?embed=0", "?embed=false", "?embedded", "?x=embed"] {
             assert!(!is_embed_query(no), "{no}");
         }
+    }
+
+    /// An aggregated link starts the Lab with the scenario's shell player; the flows are
+    /// computed on it, and the page's link is the same scenario again.
+    #[test]
+    fn an_aggregated_link_opens_its_flows_on_the_shell_it_started_with() {
+        let day = brokerlab_core::examples::load("day-at-a-million").expect("built in");
+        let text = link::encode(&Shared {
+            scenario: day.clone(),
+            example: Some(day.name.clone()),
+            commands: Vec::new(),
+            step: 0,
+            at_us: 0,
+            view: View::default(),
+        });
+        let opening = opening_of(link::open(&text).expect("decodes")).expect("opens");
+        assert_eq!(opening.aggregated.as_ref(), Some(&day));
+        let owner = leptos::prelude::Owner::new();
+        owner.set();
+        let lab = Lab::new(opening.player);
+        let run = lab.with_player(Player::run);
+        lab.show_aggregated_on_shell(day.clone()).expect("computed");
+        assert!(lab.aggregated_on.get_untracked());
+        assert_eq!(
+            lab.with_player(Player::run),
+            run,
+            "the same player, not a new one"
+        );
+        assert_eq!(
+            lab.with_aggregated(|a| a.scenario().clone()),
+            Some(day.clone())
+        );
+        assert_eq!(current(lab).scenario, day);
     }
 
     #[test]

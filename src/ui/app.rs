@@ -105,8 +105,9 @@ fn Page(
     let lab = Lab::new(player);
     let mut problem = problem;
     if let Some(scenario) = aggregated {
-        // A link to a scenario that runs as flows: computed here, like a picked example.
-        if let Err(e) = lab.open_aggregated(scenario) {
+        // A link to a scenario that runs as flows: computed here, like a picked example
+        // (the Lab already holds its shell player).
+        if let Err(e) = lab.show_aggregated_on_shell(scenario) {
             problem = Some(LinkProblem::CannotStart(e.to_string()));
         }
     }

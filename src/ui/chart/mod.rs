@@ -40,9 +40,9 @@ fn sane_ratio(ratio: f64) -> f64 {
 
 /// Sizes the canvas's backing store to its displayed size (which clears it, if it changes).
 /// None when it is not laid out (hidden): nothing to draw on.
-fn fit(canvas: &HtmlCanvasElement, ratio: f64) -> Option<(u32, u32)> {
-    let width = (f64::from(canvas.client_width()) * ratio).round() as u32;
-    let height = (f64::from(canvas.client_height()) * ratio).round() as u32;
+fn fit(canvas: &HtmlCanvasElement, css: (f64, f64), ratio: f64) -> Option<(u32, u32)> {
+    let width = (css.0 * ratio).round() as u32;
+    let height = (css.1 * ratio).round() as u32;
     if width == 0 || height == 0 {
         return None;
     }
@@ -114,16 +114,21 @@ impl Fitted {
     ) -> Fitted {
         match previous {
             Some(f) if f.resized == resized && f.ratio == ratio.to_bits() => f.clone(),
-            _ => Fitted {
-                resized,
-                ratio: ratio.to_bits(),
-                frame: fit(canvases.0, ratio),
-                curves: fit(canvases.1, ratio),
-                css: (
-                    f64::from(canvases.1.client_width()),
-                    f64::from(canvases.1.client_height()),
-                ),
-            },
+            _ => {
+                // Both sizes are read before either canvas is resized: a read after a
+                // write would force another layout.
+                let css = |c: &HtmlCanvasElement| {
+                    (f64::from(c.client_width()), f64::from(c.client_height()))
+                };
+                let (frame_css, curves_css) = (css(canvases.0), css(canvases.1));
+                Fitted {
+                    resized,
+                    ratio: ratio.to_bits(),
+                    frame: fit(canvases.0, frame_css, ratio),
+                    curves: fit(canvases.1, curves_css, ratio),
+                    css: curves_css,
+                }
+            }
         }
     }
 }
