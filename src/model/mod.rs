@@ -11,6 +11,7 @@ pub mod dependency_commands;
 pub mod files;
 pub mod flights;
 pub mod fluid;
+pub mod frame_budget;
 pub mod glossary;
 pub mod groups;
 pub mod import;

@@ -12,6 +12,7 @@ use brokerlab_core::{examples, secs_to_us, us_to_secs, Command, MsgId, Scenario,
 use crate::i18n::{self, locale, td_string, Locale};
 use crate::model::aggregated::{self, Aggregated};
 use crate::model::flights::{FlightBuffer, Node};
+use crate::model::frame_budget::FrameBudget;
 use crate::model::interview::Interview;
 use crate::model::invariants::Status;
 use crate::model::lesson::Guide;
@@ -27,18 +28,9 @@ use crate::model::words::Words;
 /// One frame at 60 Hz: the most the first frame after a pause may count for.
 const FRAME_MS_NOMINAL: f64 = 1_000.0 / 60.0;
 
-/// Wall-clock time one frame may spend simulating, so a frame stays well inside the
-/// 50 ms responsiveness budget even on a slow machine (the rest of the frame renders).
-const FRAME_WORK_MS: f64 = 10.0;
-
 /// Wall-clock time one frame may spend seeking: longer than when playing (nothing else
 /// moves meanwhile), still short enough for the page to answer input between frames.
 const SEEK_WORK_MS: f64 = 30.0;
-
-/// A budget for one frame: true while less than [`FRAME_WORK_MS`] has passed since it was made.
-fn frame_deadline() -> impl FnMut(u64) -> bool {
-    deadline(FRAME_WORK_MS)
-}
 
 /// A budget: true while less than `work_ms` has passed since it was made (always true
 /// outside a browser).
@@ -90,6 +82,8 @@ pub struct Lab {
     pub error: RwSignal<Option<Words>>,
     /// The next frame is the first since play was pressed: its wall time includes the pause.
     resuming: StoredValue<bool>,
+    /// The simulation's share of a playing frame, learnt from how long frames take.
+    frame_budget: StoredValue<FrameBudget>,
     pub readout: Memo<Readout>,
     pub narration: Memo<Narration>,
     /// (run number, samples taken): the chart redraws when it changes.
@@ -218,6 +212,7 @@ impl Lab {
             speed: RwSignal::new(opening_speed),
             error: RwSignal::new(None),
             resuming: StoredValue::new(false),
+            frame_budget: StoredValue::new(FrameBudget::default()),
             readout: per_frame_or(both, frame, Player::readout, Aggregated::readout),
             // Told in the page's language when shown: a switch re-tells it at once.
             narration: Memo::new(move |_| {
@@ -315,14 +310,24 @@ impl Lab {
             self.seek_frame();
             return;
         }
-        let wall_ms = if self.resuming.get_value() {
+        let resuming = self.resuming.get_value();
+        let wall_ms = if resuming {
             self.resuming.set_value(false);
             wall_ms.min(FRAME_MS_NOMINAL)
         } else {
             wall_ms
         };
+        // After a pause the interval counts the pause, not the previous frame's work.
+        let work_ms = self.frame_budget.with_value(FrameBudget::work_ms);
+        let work_ms = match resuming {
+            true => work_ms,
+            false => self
+                .frame_budget
+                .try_update_value(|b| b.next(wall_ms))
+                .unwrap_or(work_ms),
+        };
         let speed = self.speed.get_untracked();
-        let more = frame_deadline();
+        let more = deadline(work_ms);
         let pause_on_breach = self.pause_on_breach.get_untracked();
         let Some(advance) = self.player.try_update_value(|p| {
             p.set_pause_on_breach(pause_on_breach);
