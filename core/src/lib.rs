@@ -100,4 +100,4 @@ pub use step::{
     Setting, Step, Trigger,
 };
 pub use step::{CallRefusal, DependencyId};
-pub use time::{secs_to_us, us_to_secs, Micros};
+pub use time::{secs_to_us, us_to_secs, Micros, When};

@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use crate::scenario::{Op, Poison};
 use crate::step::{Attempt, ConsumerId, CopyId, MsgId, ProducerId, QueueId};
-use crate::time::Micros;
+use crate::time::{Micros, When};
 
 /// The id a publish of `msg` carries, the message id consumers see: the message id
 /// itself when ids are stable, else a fresh one per publish attempt (the first attempt
@@ -167,11 +167,13 @@ pub struct MessageCopy {
     /// When it last entered the waiting line (for age and TTL), and its place in line.
     pub enqueued_us: Micros,
     pub line_seq: u64,
-    pub first_delivered_us: Option<Micros>,
-    /// When the lease of its newest delivery runs out (`None` until a leased delivery;
+    /// Its first delivery, if any ([`When`]: an optional instant in 8 bytes).
+    pub first_delivered_us: When,
+    /// When the lease of its newest delivery runs out (never until a leased delivery;
     /// stale once the copy is no longer in flight). Only read by views.
-    pub lease_until_us: Option<Micros>,
-    pub done_us: Option<Micros>,
+    pub lease_until_us: When,
+    /// When its work finished (fate `Done`), if it did.
+    pub done_us: When,
     /// Times it was redriven from the dead-letter queue.
     pub redrives: u32,
     /// When a wait_for_gap consumer first held it back for a missing predecessor (since

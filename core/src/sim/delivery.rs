@@ -9,7 +9,7 @@ use crate::scenario::{AckMode, CrashPoint, Flavour};
 use crate::step::{
     Attempt, ConsumerId, CopyId, DeadLetterReason, Fact, LossReason, MsgId, ProducerId, QueueId,
 };
-use crate::time::{secs_to_us, Micros};
+use crate::time::{secs_to_us, Micros, When};
 
 fn is_active(f: Fate) -> bool {
     matches!(f, Fate::Waiting | Fate::InFlight | Fate::RetryWaiting)
@@ -149,9 +149,9 @@ impl Simulation {
             stored_us: self.now_us,
             enqueued_us: self.now_us,
             line_seq: 0,
-            first_delivered_us: None,
-            lease_until_us: None,
-            done_us: None,
+            first_delivered_us: When::NEVER,
+            lease_until_us: When::NEVER,
+            done_us: When::NEVER,
             redrives: 0,
             gap_since_us: None,
             duplicate_of: None,
@@ -314,7 +314,7 @@ impl Simulation {
         c.holder = Some(consumer);
         let (attempt, msg, queue) = (c.attempts, c.msg, c.queue);
         if c.first_delivered_us.is_none() {
-            c.first_delivered_us = Some(now);
+            c.first_delivered_us = When::at(now);
             self.queue_wait_sum_us += u128::from(now - c.stored_us);
             self.queue_waits.record(now - c.stored_us);
             self.queue_wait_count += 1;
@@ -394,9 +394,9 @@ impl Simulation {
             stored_us: now,
             enqueued_us: now,
             line_seq: 0,
-            first_delivered_us: None,
-            lease_until_us: None,
-            done_us: None,
+            first_delivered_us: When::NEVER,
+            lease_until_us: When::NEVER,
+            done_us: When::NEVER,
             redrives: 0,
             gap_since_us: None,
             duplicate_of: Some(copy),
@@ -444,7 +444,7 @@ impl Simulation {
         until: Micros,
         shown: Option<Micros>,
     ) {
-        self.copies[copy as usize].lease_until_us = shown;
+        self.copies[copy as usize].lease_until_us = When::from(shown);
         // All leases of a queue have the same length, so they expire in order.
         self.events.schedule_in_lane(
             lease_lane(queue),
@@ -600,7 +600,7 @@ impl Simulation {
             msg,
             reason,
             attempts,
-            first_attempt_us: c.first_delivered_us,
+            first_attempt_us: c.first_delivered_us.get(),
             last_attempt_us: self.now_us,
             source: queue,
         };
@@ -637,7 +637,7 @@ impl Simulation {
         self.set_fate(copy, Fate::Done);
         let now = self.now_us;
         let c = &mut self.copies[copy as usize];
-        c.done_us = Some(now);
+        c.done_us = When::at(now);
         let created = self.messages[c.msg.index()].created_us;
         self.latencies.record(now - created);
     }
