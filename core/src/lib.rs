@@ -79,7 +79,7 @@ pub use dependency::{
     DependencySpec, DependencyView, RetryBudget, Slowdown,
 };
 pub use log::PartitionView;
-pub use message::{DeadLetter, Fate, Message, MessageCopy, PublishFate};
+pub use message::{CopyRare, DeadLetter, Fate, Message, MessageCopy, PublishFate, Rare};
 pub use metrics::{Counters, FlowSample, GroupSample, QueueSample, Sample, Summary};
 pub use producer::{JobCounts, OutboxRow};
 pub use queue::QueueView;

@@ -155,9 +155,6 @@ pub struct MessageCopy {
     /// The broker already forgot it (acked on delivery, or lost in a broker crash while a
     /// consumer was working on it): no lease, no redelivery.
     pub settled_at_broker: bool,
-    /// The broker forgot it in a crash (it was not persisted) while a consumer was
-    /// processing it: the consumer's outcome decides its fate.
-    pub forgotten_in_crash: bool,
     /// The id the copy carries on the wire, with its source (the producer): the message id,
     /// or, when the relay mints a new id per attempt, one unique to that publish.
     pub event_id: MsgId,
@@ -174,6 +171,21 @@ pub struct MessageCopy {
     pub lease_until_us: When,
     /// When its work finished (fate `Done`), if it did.
     pub done_us: When,
+    /// What few copies ever need (redrives, gap waits, SQS duplicates, a crash that
+    /// forgot it), behind one pointer: see [`CopyRare`] and the accessors.
+    #[serde(flatten)]
+    pub rare: Rare<CopyRare>,
+}
+
+/// Fields of a copy that stay at their defaults for nearly every copy. Kept out of line
+/// (one `Option<Box<..>>`, 8 bytes, allocated the first time one is set) so that the
+/// record every live copy holds stays small (docs/performance.md, "Bytes per live
+/// message").
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct CopyRare {
+    /// The broker forgot it in a crash (it was not persisted) while a consumer was
+    /// processing it: the consumer's outcome decides its fate.
+    pub forgotten_in_crash: bool,
     /// Times it was redriven from the dead-letter queue.
     pub redrives: u32,
     /// When a wait_for_gap consumer first held it back for a missing predecessor (since
@@ -181,6 +193,66 @@ pub struct MessageCopy {
     pub gap_since_us: Option<Micros>,
     /// SQS at-least-once: the copy whose receive left this one behind.
     pub duplicate_of: Option<CopyId>,
+}
+
+/// Rarely set fields of a record, out of line: nothing (a null pointer) while they all
+/// hold their defaults, a box once one is set. Reads see the defaults when absent;
+/// serialized, it is the fields themselves (defaults when absent).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Rare<T>(Option<Box<T>>);
+
+impl<T: Default> Rare<T> {
+    /// The fields, if any was ever set (`None`: all at their defaults).
+    #[inline]
+    pub fn get(&self) -> Option<&T> {
+        self.0.as_deref()
+    }
+
+    /// The fields to change, allocated (at their defaults) on first use.
+    pub fn get_mut(&mut self) -> &mut T {
+        self.0.get_or_insert_with(Box::default)
+    }
+
+    /// The fields, to change only if they already exist (no allocation to reset one).
+    #[inline]
+    pub fn existing_mut(&mut self) -> Option<&mut T> {
+        self.0.as_deref_mut()
+    }
+}
+
+impl<T: Default + Serialize> Serialize for Rare<T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match &self.0 {
+            Some(fields) => fields.serialize(s),
+            None => T::default().serialize(s),
+        }
+    }
+}
+
+impl MessageCopy {
+    /// The broker forgot it in a crash while a consumer was processing it.
+    #[inline]
+    pub fn forgotten_in_crash(&self) -> bool {
+        self.rare.get().is_some_and(|r| r.forgotten_in_crash)
+    }
+
+    /// Times it was redriven from the dead-letter queue.
+    #[inline]
+    pub fn redrives(&self) -> u32 {
+        self.rare.get().map_or(0, |r| r.redrives)
+    }
+
+    /// When a wait_for_gap consumer first held it back (since it last entered the queue).
+    #[inline]
+    pub fn gap_since_us(&self) -> Option<Micros> {
+        self.rare.get().and_then(|r| r.gap_since_us)
+    }
+
+    /// SQS at-least-once: the copy whose receive left this one behind.
+    #[inline]
+    pub fn duplicate_of(&self) -> Option<CopyId> {
+        self.rare.get().and_then(|r| r.duplicate_of)
+    }
 }
 
 /// What a dead-letter queue keeps about a copy.

@@ -4,7 +4,7 @@
 
 use super::{lease_lane, ttl_lane, Simulation};
 use crate::engine::Event;
-use crate::message::{DeadLetter, Fate, MessageCopy};
+use crate::message::{DeadLetter, Fate, MessageCopy, Rare};
 use crate::scenario::{AckMode, CrashPoint, Flavour};
 use crate::step::{
     Attempt, ConsumerId, CopyId, DeadLetterReason, Fact, LossReason, MsgId, ProducerId, QueueId,
@@ -143,7 +143,6 @@ impl Simulation {
             failures: 0,
             holder: None,
             settled_at_broker: false,
-            forgotten_in_crash: false,
             event_id,
             persistent,
             stored_us: self.now_us,
@@ -152,9 +151,7 @@ impl Simulation {
             first_delivered_us: When::NEVER,
             lease_until_us: When::NEVER,
             done_us: When::NEVER,
-            redrives: 0,
-            gap_since_us: None,
-            duplicate_of: None,
+            rare: Rare::default(),
         });
         self.set_fate_new_waiting(copy);
         let queue = &mut self.queues[q.index()];
@@ -372,7 +369,7 @@ impl Simulation {
         if queue.flavour != Flavour::Sqs
             || queue.duplicate_p <= 0.0
             || c.attempts != 1
-            || c.duplicate_of.is_some()
+            || c.duplicate_of().is_some()
         {
             return;
         }
@@ -397,14 +394,12 @@ impl Simulation {
             first_delivered_us: When::NEVER,
             lease_until_us: When::NEVER,
             done_us: When::NEVER,
-            redrives: 0,
-            gap_since_us: None,
-            duplicate_of: Some(copy),
+            rare: Rare::default(),
             // The same message received twice: its id is the original's, so an
             // idempotent consumer recognises the duplicate.
             event_id,
-            forgotten_in_crash: false,
         });
+        self.copies[twin as usize].rare.get_mut().duplicate_of = Some(copy);
         self.set_fate_new_waiting(twin);
         let queue = &mut self.queues[q.index()];
         // Not a publish: it may stand above the bound until it drains.
@@ -590,7 +585,7 @@ impl Simulation {
     /// A copy failed for good: into the dead-letter queue, or lost if there is none.
     pub(super) fn dead_letter(&mut self, copy: CopyId, reason: DeadLetterReason) {
         let c = &self.copies[copy as usize];
-        let (msg, queue, attempts, redrives) = (c.msg, c.queue, c.attempts, c.redrives);
+        let (msg, queue, attempts, redrives) = (c.msg, c.queue, c.attempts, c.redrives());
         if !self.queues[queue.index()].dead_letter {
             self.lose(copy, LossReason::DiscardedWithoutDeadLetterQueue);
             return;
@@ -680,8 +675,9 @@ impl Simulation {
         let copy = entry.copy;
         let c = &mut self.copies[copy as usize];
         c.failures = 0;
-        c.gap_since_us = None;
-        c.redrives += 1;
+        let rare = c.rare.get_mut();
+        rare.gap_since_us = None;
+        rare.redrives += 1;
         let msg = c.msg;
         self.set_fate(copy, Fate::Waiting);
         self.enqueue_at_tail(copy);
@@ -727,7 +723,7 @@ impl Simulation {
             {
                 let c = &mut self.copies[copy as usize];
                 c.settled_at_broker = true;
-                c.forgotten_in_crash = true;
+                c.rare.get_mut().forgotten_in_crash = true;
                 continue;
             }
             match c.fate {
