@@ -79,7 +79,9 @@ pub use dependency::{
     DependencySpec, DependencyView, RetryBudget, Slowdown,
 };
 pub use log::PartitionView;
-pub use message::{CopyRare, DeadLetter, Fate, Message, MessageCopy, PublishFate, Rare};
+pub use message::{
+    CopyRare, DeadLetter, Fate, Message, MessageCopy, PublishFate, Rare, RoutingKey, RoutingKeys,
+};
 pub use metrics::{Counters, FlowSample, GroupSample, QueueSample, Sample, Summary};
 pub use producer::{JobCounts, OutboxRow};
 pub use queue::QueueView;

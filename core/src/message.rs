@@ -94,7 +94,10 @@ pub struct Message {
     pub version: u32,
     pub op: Op,
     pub poison: Option<Poison>,
-    pub routing_key: String,
+    /// Its routing key, as a number into the run's table of routing keys (each key is
+    /// stored once; a message keeps 4 bytes instead of its own string's 24 plus heap).
+    /// Read it with `Simulation::routing_key`.
+    pub routing_key: RoutingKey,
     pub fate: PublishFate,
     /// Times the producer sent it to the broker.
     pub publish_attempts: u32,
@@ -119,6 +122,51 @@ pub struct Message {
     /// Its copies not yet released: the message is kept while any is.
     #[serde(skip)]
     pub held_copies: u32,
+}
+
+/// A routing key of the run: its number in the run's [`RoutingKeys`]. The empty key is
+/// number 0.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[serde(transparent)]
+pub struct RoutingKey(u32);
+
+/// The routing keys a run's messages carried, each stored once (a scenario has a few:
+/// its producers' lists and scripts), so that a message record holds a [`RoutingKey`].
+#[derive(Clone, Debug)]
+pub struct RoutingKeys {
+    names: Vec<Box<str>>,
+    numbers: std::collections::BTreeMap<Box<str>, u32>,
+}
+
+impl Default for RoutingKeys {
+    fn default() -> Self {
+        Self {
+            names: vec!["".into()],
+            numbers: std::collections::BTreeMap::new(),
+        }
+    }
+}
+
+impl RoutingKeys {
+    /// The number of `key`, given it on first sight.
+    pub fn intern(&mut self, key: &str) -> RoutingKey {
+        if key.is_empty() {
+            return RoutingKey(0);
+        }
+        if let Some(&n) = self.numbers.get(key) {
+            return RoutingKey(n);
+        }
+        let n = u32::try_from(self.names.len()).expect("fewer routing keys than scripted messages");
+        self.names.push(key.into());
+        self.numbers.insert(key.into(), n);
+        RoutingKey(n)
+    }
+
+    /// The key numbered `key` (by this table).
+    #[inline]
+    pub fn name(&self, key: RoutingKey) -> &str {
+        &self.names[key.0 as usize]
+    }
 }
 
 /// One accepted request's status (the 202 + job status contract).
