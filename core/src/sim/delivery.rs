@@ -149,8 +149,7 @@ impl Simulation {
             enqueued_us: self.now_us,
             line_seq: 0,
             first_delivered_us: When::NEVER,
-            lease_until_us: When::NEVER,
-            done_us: When::NEVER,
+            lease_or_done_us: When::NEVER,
             rare: Rare::default(),
         });
         self.set_fate_new_waiting(copy);
@@ -392,8 +391,7 @@ impl Simulation {
             enqueued_us: now,
             line_seq: 0,
             first_delivered_us: When::NEVER,
-            lease_until_us: When::NEVER,
-            done_us: When::NEVER,
+            lease_or_done_us: When::NEVER,
             rare: Rare::default(),
             // The same message received twice: its id is the original's, so an
             // idempotent consumer recognises the duplicate.
@@ -439,7 +437,7 @@ impl Simulation {
         until: Micros,
         shown: Option<Micros>,
     ) {
-        self.copies[copy as usize].lease_until_us = When::from(shown);
+        self.copies[copy as usize].lease_or_done_us = When::from(shown);
         // All leases of a queue have the same length, so they expire in order.
         self.events.schedule_in_lane(
             lease_lane(queue),
@@ -632,7 +630,7 @@ impl Simulation {
         self.set_fate(copy, Fate::Done);
         let now = self.now_us;
         let c = &mut self.copies[copy as usize];
-        c.done_us = When::at(now);
+        c.lease_or_done_us = When::at(now);
         let created = self.messages[c.msg.index()].created_us;
         self.latencies.record(now - created);
     }

@@ -365,7 +365,7 @@ impl Simulation {
         let c = &self.consumers[consumer.index()];
         let q = c.queue.index();
         let (op, key, version, ordering, idempotency) =
-            (m.op, m.key, m.version, c.ordering, c.idempotency);
+            (m.op(), m.key, m.version, c.ordering, c.idempotency);
         let tables = &mut self.tables[q];
         match idempotency {
             Idempotency::Inbox => {
@@ -438,7 +438,7 @@ impl Simulation {
             let Some(&pred) = self.by_version.get(&(producer, key, v)) else {
                 continue;
             };
-            let op = self.messages[pred.index()].op;
+            let op = self.messages[pred.index()].op();
             let mut agg = self.tables[q].aggregate(key);
             if apply(&mut agg, op) {
                 self.count_effect(q, pred);

@@ -4,7 +4,7 @@
 
 use super::Simulation;
 use crate::engine::Event;
-use crate::message::{Message, PublishFate, RoutingKey};
+use crate::message::{Message, PackedOp, PublishFate, RoutingKey};
 use crate::producer::{OutboxRow, Target, RELAY_BACKOFF_CAP_S};
 use crate::routing;
 use crate::scenario::{Handoff, Op, Overflow, Poison, ProducerCrashPoint};
@@ -109,7 +109,7 @@ impl Simulation {
             created_us: self.now_us,
             key: draft.key,
             version,
-            op: draft.op,
+            packed_op: PackedOp::new(draft.op),
             poison: draft.poison,
             routing_key: draft.routing_key,
             fate: PublishFate::Pending,
