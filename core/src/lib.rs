@@ -81,7 +81,10 @@ pub use dependency::{
     DependencySpec, DependencyView, RetryBudget, Slowdown,
 };
 pub use log::PartitionView;
-pub use message::{DeadLetter, Fate, Message, MessageCopy, PublishFate};
+pub use message::{
+    CopyRare, DeadLetter, Fate, Message, MessageCopy, PackedOp, PublishFate, Rare, RoutingKey,
+    RoutingKeys,
+};
 pub use metrics::{Counters, FlowSample, GroupSample, QueueSample, Sample, Summary};
 pub use producer::{JobCounts, OutboxRow};
 pub use queue::QueueView;
@@ -102,4 +105,4 @@ pub use step::{
     Setting, Step, Trigger,
 };
 pub use step::{CallRefusal, DependencyId};
-pub use time::{secs_to_us, us_to_secs, Micros};
+pub use time::{secs_to_us, us_to_secs, Micros, When};

@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use crate::scenario::{Op, Poison};
 use crate::step::{Attempt, ConsumerId, CopyId, MsgId, ProducerId, QueueId};
-use crate::time::Micros;
+use crate::time::{Micros, When};
 
 /// The id a publish of `msg` carries, the message id consumers see: the message id
 /// itself when ids are stable, else a fresh one per publish attempt (the first attempt
@@ -92,9 +92,14 @@ pub struct Message {
     pub key: Option<u32>,
     /// Per-key sequence number given by the producer (1, 2, …); 0 without a key.
     pub version: u32,
-    pub op: Op,
+    /// Its operation, packed in 5 bytes (an `Op` takes 16): read it with [`Message::op`].
+    #[serde(rename = "op")]
+    pub packed_op: PackedOp,
     pub poison: Option<Poison>,
-    pub routing_key: String,
+    /// Its routing key, as a number into the run's table of routing keys (each key is
+    /// stored once; a message keeps 4 bytes instead of its own string's 24 plus heap).
+    /// Read it with `Simulation::routing_key`.
+    pub routing_key: RoutingKey,
     pub fate: PublishFate,
     /// Times the producer sent it to the broker.
     pub publish_attempts: u32,
@@ -119,6 +124,107 @@ pub struct Message {
     /// Its copies not yet released: the message is kept while any is.
     #[serde(skip)]
     pub held_copies: u32,
+}
+
+impl Message {
+    /// The effect it asks its consumer to apply.
+    #[inline]
+    pub fn op(&self) -> Op {
+        self.packed_op.get()
+    }
+}
+
+/// An [`Op`] in 5 bytes with no alignment (a kind and a 32-bit amount), so that it packs
+/// beside the record's other small fields: an `Op` is 16 bytes (an `i64` amount and its
+/// tag). Scenario validation keeps amounts within `0..=limits::AMOUNT_MAX` (10^9), which
+/// fits an `i32`. Serializes as the `Op` it holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PackedOp {
+    kind: u8,
+    amount: [u8; 4],
+}
+
+impl PackedOp {
+    /// Packs `op`.
+    ///
+    /// # Panics
+    /// If its amount does not fit 32 bits (validation refuses such scenarios).
+    pub fn new(op: Op) -> Self {
+        let (kind, amount) = match op {
+            Op::Increment => (0, 0),
+            Op::SetStatus => (1, 0),
+            Op::Deposit(n) => (2, n),
+            Op::Withdraw(n) => (3, n),
+        };
+        let amount = i32::try_from(amount).expect("amounts are validated to fit 32 bits");
+        Self {
+            kind,
+            amount: amount.to_le_bytes(),
+        }
+    }
+
+    /// The operation.
+    #[inline]
+    pub fn get(self) -> Op {
+        let amount = i64::from(i32::from_le_bytes(self.amount));
+        match self.kind {
+            0 => Op::Increment,
+            1 => Op::SetStatus,
+            2 => Op::Deposit(amount),
+            _ => Op::Withdraw(amount),
+        }
+    }
+}
+
+impl Serialize for PackedOp {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.get().serialize(s)
+    }
+}
+
+/// A routing key of the run: its number in the run's [`RoutingKeys`]. The empty key is
+/// number 0.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[serde(transparent)]
+pub struct RoutingKey(u32);
+
+/// The routing keys a run's messages carried, each stored once (a scenario has a few:
+/// its producers' lists and scripts), so that a message record holds a [`RoutingKey`].
+#[derive(Clone, Debug)]
+pub struct RoutingKeys {
+    names: Vec<Box<str>>,
+    numbers: std::collections::BTreeMap<Box<str>, u32>,
+}
+
+impl Default for RoutingKeys {
+    fn default() -> Self {
+        Self {
+            names: vec!["".into()],
+            numbers: std::collections::BTreeMap::new(),
+        }
+    }
+}
+
+impl RoutingKeys {
+    /// The number of `key`, given it on first sight.
+    pub fn intern(&mut self, key: &str) -> RoutingKey {
+        if key.is_empty() {
+            return RoutingKey(0);
+        }
+        if let Some(&n) = self.numbers.get(key) {
+            return RoutingKey(n);
+        }
+        let n = u32::try_from(self.names.len()).expect("fewer routing keys than scripted messages");
+        self.names.push(key.into());
+        self.numbers.insert(key.into(), n);
+        RoutingKey(n)
+    }
+
+    /// The key numbered `key` (by this table).
+    #[inline]
+    pub fn name(&self, key: RoutingKey) -> &str {
+        &self.names[key.0 as usize]
+    }
 }
 
 /// One accepted request's status (the 202 + job status contract).
@@ -155,9 +261,6 @@ pub struct MessageCopy {
     /// The broker already forgot it (acked on delivery, or lost in a broker crash while a
     /// consumer was working on it): no lease, no redelivery.
     pub settled_at_broker: bool,
-    /// The broker forgot it in a crash (it was not persisted) while a consumer was
-    /// processing it: the consumer's outcome decides its fate.
-    pub forgotten_in_crash: bool,
     /// The id the copy carries on the wire, with its source (the producer): the message id,
     /// or, when the relay mints a new id per attempt, one unique to that publish.
     pub event_id: MsgId,
@@ -167,11 +270,28 @@ pub struct MessageCopy {
     /// When it last entered the waiting line (for age and TTL), and its place in line.
     pub enqueued_us: Micros,
     pub line_seq: u64,
-    pub first_delivered_us: Option<Micros>,
-    /// When the lease of its newest delivery runs out (`None` until a leased delivery;
-    /// stale once the copy is no longer in flight). Only read by views.
-    pub lease_until_us: Option<Micros>,
-    pub done_us: Option<Micros>,
+    /// Its first delivery, if any ([`When`]: an optional instant in 8 bytes).
+    pub first_delivered_us: When,
+    /// One slot for two instants a copy never needs at once (8 bytes saved per copy):
+    /// while it is in flight, when the lease of its newest delivery runs out (never for a
+    /// delivery without a lease); once done, when its work finished. Read it with
+    /// [`MessageCopy::lease_until_us`] and [`MessageCopy::done_us`], which look at the fate.
+    pub lease_or_done_us: When,
+    /// What few copies ever need (redrives, gap waits, SQS duplicates, a crash that
+    /// forgot it), behind one pointer: see [`CopyRare`] and the accessors.
+    #[serde(flatten)]
+    pub rare: Rare<CopyRare>,
+}
+
+/// Fields of a copy that stay at their defaults for nearly every copy. Kept out of line
+/// (one `Option<Box<..>>`, 8 bytes, allocated the first time one is set) so that the
+/// record every live copy holds stays small (docs/performance.md, "Bytes per live
+/// message").
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct CopyRare {
+    /// The broker forgot it in a crash (it was not persisted) while a consumer was
+    /// processing it: the consumer's outcome decides its fate.
+    pub forgotten_in_crash: bool,
     /// Times it was redriven from the dead-letter queue.
     pub redrives: u32,
     /// When a wait_for_gap consumer first held it back for a missing predecessor (since
@@ -179,6 +299,83 @@ pub struct MessageCopy {
     pub gap_since_us: Option<Micros>,
     /// SQS at-least-once: the copy whose receive left this one behind.
     pub duplicate_of: Option<CopyId>,
+}
+
+/// Rarely set fields of a record, out of line: nothing (a null pointer) while they all
+/// hold their defaults, a box once one is set. Reads see the defaults when absent;
+/// serialized, it is the fields themselves (defaults when absent).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Rare<T>(Option<Box<T>>);
+
+impl<T: Default> Rare<T> {
+    /// The fields, if any was ever set (`None`: all at their defaults).
+    #[inline]
+    pub fn get(&self) -> Option<&T> {
+        self.0.as_deref()
+    }
+
+    /// The fields to change, allocated (at their defaults) on first use.
+    pub fn get_mut(&mut self) -> &mut T {
+        self.0.get_or_insert_with(Box::default)
+    }
+
+    /// The fields, to change only if they already exist (no allocation to reset one).
+    #[inline]
+    pub fn existing_mut(&mut self) -> Option<&mut T> {
+        self.0.as_deref_mut()
+    }
+}
+
+impl<T: Default + Serialize> Serialize for Rare<T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match &self.0 {
+            Some(fields) => fields.serialize(s),
+            None => T::default().serialize(s),
+        }
+    }
+}
+
+impl MessageCopy {
+    /// When the lease of its current delivery runs out: `None` unless it is in flight
+    /// under a lease (stale leases of earlier deliveries are not kept).
+    #[inline]
+    pub fn lease_until_us(&self) -> Option<Micros> {
+        (self.fate == Fate::InFlight)
+            .then(|| self.lease_or_done_us.get())
+            .flatten()
+    }
+
+    /// When its work finished: `None` unless its fate is `Done`.
+    #[inline]
+    pub fn done_us(&self) -> Option<Micros> {
+        (self.fate == Fate::Done)
+            .then(|| self.lease_or_done_us.get())
+            .flatten()
+    }
+
+    /// The broker forgot it in a crash while a consumer was processing it.
+    #[inline]
+    pub fn forgotten_in_crash(&self) -> bool {
+        self.rare.get().is_some_and(|r| r.forgotten_in_crash)
+    }
+
+    /// Times it was redriven from the dead-letter queue.
+    #[inline]
+    pub fn redrives(&self) -> u32 {
+        self.rare.get().map_or(0, |r| r.redrives)
+    }
+
+    /// When a wait_for_gap consumer first held it back (since it last entered the queue).
+    #[inline]
+    pub fn gap_since_us(&self) -> Option<Micros> {
+        self.rare.get().and_then(|r| r.gap_since_us)
+    }
+
+    /// SQS at-least-once: the copy whose receive left this one behind.
+    #[inline]
+    pub fn duplicate_of(&self) -> Option<CopyId> {
+        self.rare.get().and_then(|r| r.duplicate_of)
+    }
 }
 
 /// What a dead-letter queue keeps about a copy.

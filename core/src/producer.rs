@@ -267,13 +267,13 @@ impl Producer {
     }
 
     /// The routing key for the next generated message (keys used in turn).
-    pub fn next_routing_key(&mut self) -> String {
+    pub fn next_routing_key(&mut self) -> &str {
         if self.routing_keys.is_empty() {
-            return String::new();
+            return "";
         }
-        let k = self.routing_keys[self.routing_next % self.routing_keys.len()].clone();
+        let k = self.routing_next % self.routing_keys.len();
         self.routing_next += 1;
-        k
+        &self.routing_keys[k]
     }
 
     /// Draws the aggregate key of a generated message: key 0 with the hot share, the

@@ -262,7 +262,7 @@ fn first_rows(mut found: Vec<(usize, u64, u64)>, messages: &Records<Message>) ->
     let row = |&(msg, effects, duplicates): &(usize, u64, u64)| {
         messages.get(msg).map(|m| EffectRow {
             row: RowId::Msg(msg),
-            value: RowValue::Op(m.op),
+            value: RowValue::Op(m.op()),
             effects,
             duplicates,
         })

@@ -4,12 +4,12 @@
 
 use super::{lease_lane, ttl_lane, Simulation};
 use crate::engine::Event;
-use crate::message::{DeadLetter, Fate, MessageCopy};
+use crate::message::{DeadLetter, Fate, MessageCopy, Rare};
 use crate::scenario::{AckMode, CrashPoint, Flavour};
 use crate::step::{
     Attempt, ConsumerId, CopyId, DeadLetterReason, Fact, LossReason, MsgId, ProducerId, QueueId,
 };
-use crate::time::{secs_to_us, Micros};
+use crate::time::{secs_to_us, Micros, When};
 
 fn is_active(f: Fate) -> bool {
     matches!(f, Fate::Waiting | Fate::InFlight | Fate::RetryWaiting)
@@ -143,18 +143,14 @@ impl Simulation {
             failures: 0,
             holder: None,
             settled_at_broker: false,
-            forgotten_in_crash: false,
             event_id,
             persistent,
             stored_us: self.now_us,
             enqueued_us: self.now_us,
             line_seq: 0,
-            first_delivered_us: None,
-            lease_until_us: None,
-            done_us: None,
-            redrives: 0,
-            gap_since_us: None,
-            duplicate_of: None,
+            first_delivered_us: When::NEVER,
+            lease_or_done_us: When::NEVER,
+            rare: Rare::default(),
         });
         self.set_fate_new_waiting(copy);
         let queue = &mut self.queues[q.index()];
@@ -314,7 +310,7 @@ impl Simulation {
         c.holder = Some(consumer);
         let (attempt, msg, queue) = (c.attempts, c.msg, c.queue);
         if c.first_delivered_us.is_none() {
-            c.first_delivered_us = Some(now);
+            c.first_delivered_us = When::at(now);
             self.queue_wait_sum_us += u128::from(now - c.stored_us);
             self.queue_waits.record(now - c.stored_us);
             self.queue_wait_count += 1;
@@ -372,7 +368,7 @@ impl Simulation {
         if queue.flavour != Flavour::Sqs
             || queue.duplicate_p <= 0.0
             || c.attempts != 1
-            || c.duplicate_of.is_some()
+            || c.duplicate_of().is_some()
         {
             return;
         }
@@ -394,17 +390,14 @@ impl Simulation {
             stored_us: now,
             enqueued_us: now,
             line_seq: 0,
-            first_delivered_us: None,
-            lease_until_us: None,
-            done_us: None,
-            redrives: 0,
-            gap_since_us: None,
-            duplicate_of: Some(copy),
+            first_delivered_us: When::NEVER,
+            lease_or_done_us: When::NEVER,
+            rare: Rare::default(),
             // The same message received twice: its id is the original's, so an
             // idempotent consumer recognises the duplicate.
             event_id,
-            forgotten_in_crash: false,
         });
+        self.copies[twin as usize].rare.get_mut().duplicate_of = Some(copy);
         self.set_fate_new_waiting(twin);
         let queue = &mut self.queues[q.index()];
         // Not a publish: it may stand above the bound until it drains.
@@ -444,7 +437,7 @@ impl Simulation {
         until: Micros,
         shown: Option<Micros>,
     ) {
-        self.copies[copy as usize].lease_until_us = shown;
+        self.copies[copy as usize].lease_or_done_us = When::from(shown);
         // All leases of a queue have the same length, so they expire in order.
         self.events.schedule_in_lane(
             lease_lane(queue),
@@ -590,7 +583,7 @@ impl Simulation {
     /// A copy failed for good: into the dead-letter queue, or lost if there is none.
     pub(super) fn dead_letter(&mut self, copy: CopyId, reason: DeadLetterReason) {
         let c = &self.copies[copy as usize];
-        let (msg, queue, attempts, redrives) = (c.msg, c.queue, c.attempts, c.redrives);
+        let (msg, queue, attempts, redrives) = (c.msg, c.queue, c.attempts, c.redrives());
         if !self.queues[queue.index()].dead_letter {
             self.lose(copy, LossReason::DiscardedWithoutDeadLetterQueue);
             return;
@@ -600,7 +593,7 @@ impl Simulation {
             msg,
             reason,
             attempts,
-            first_attempt_us: c.first_delivered_us,
+            first_attempt_us: c.first_delivered_us.get(),
             last_attempt_us: self.now_us,
             source: queue,
         };
@@ -637,7 +630,7 @@ impl Simulation {
         self.set_fate(copy, Fate::Done);
         let now = self.now_us;
         let c = &mut self.copies[copy as usize];
-        c.done_us = Some(now);
+        c.lease_or_done_us = When::at(now);
         let created = self.messages[c.msg.index()].created_us;
         self.latencies.record(now - created);
     }
@@ -680,8 +673,9 @@ impl Simulation {
         let copy = entry.copy;
         let c = &mut self.copies[copy as usize];
         c.failures = 0;
-        c.gap_since_us = None;
-        c.redrives += 1;
+        let rare = c.rare.get_mut();
+        rare.gap_since_us = None;
+        rare.redrives += 1;
         let msg = c.msg;
         self.set_fate(copy, Fate::Waiting);
         self.enqueue_at_tail(copy);
@@ -727,7 +721,7 @@ impl Simulation {
             {
                 let c = &mut self.copies[copy as usize];
                 c.settled_at_broker = true;
-                c.forgotten_in_crash = true;
+                c.rare.get_mut().forgotten_in_crash = true;
                 continue;
             }
             match c.fate {

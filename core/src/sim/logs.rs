@@ -379,7 +379,7 @@ impl Simulation {
         let msg = work.msg;
         let message = &self.messages[msg.index()];
         let (producer, op, key, version) =
-            (message.producer, message.op, message.key, message.version);
+            (message.producer, message.op(), message.key, message.version);
         let tables = &mut self.tables[table];
         match idempotency {
             Idempotency::None => {}

@@ -75,6 +75,8 @@ pub struct Simulation {
     latency_us: Micros,
     /// Scratch buffer for the queues a publish is routed to.
     route_buf: Vec<QueueId>,
+    /// The routing keys messages carry, each once (messages keep their number).
+    routing_keys: crate::message::RoutingKeys,
     /// Scratch buffers for the batch a consumer starts and the batch it finishes.
     batch_buf: Vec<crate::consumer::Held>,
     items_buf: Vec<crate::consumer::Held>,
@@ -170,6 +172,7 @@ impl Simulation {
             end_us: scenario.end_s.map(secs_to_us),
             latency_us: secs_to_us(scenario.broker.network_latency_s),
             route_buf: Vec::new(),
+            routing_keys: crate::message::RoutingKeys::default(),
             batch_buf: Vec::new(),
             items_buf: Vec::new(),
             budget,
@@ -843,6 +846,11 @@ impl Simulation {
     }
     pub fn message(&self, id: MsgId) -> Option<&Message> {
         self.messages.get(id.index())
+    }
+    /// The routing key message `id` carries (empty without one), unless it was released.
+    pub fn routing_key(&self, id: MsgId) -> Option<&str> {
+        let m = self.messages.get(id.index())?;
+        Some(self.routing_keys.name(m.routing_key))
     }
     /// Copies by id: `len()` is how many were stored; the finished ones older than the
     /// recent window are released (`get` gives `None`).

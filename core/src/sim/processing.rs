@@ -320,6 +320,8 @@ impl Simulation {
         let c = &self.consumers[consumer.index()];
         let (timeout, policy) = (c.gap_timeout_us, c.on_gap_timeout);
         let since = *self.copies[copy as usize]
+            .rare
+            .get_mut()
             .gap_since_us
             .get_or_insert(self.now_us);
         if self.now_us - since < timeout {
@@ -363,7 +365,7 @@ impl Simulation {
         let c = &self.consumers[consumer.index()];
         let q = c.queue.index();
         let (op, key, version, ordering, idempotency) =
-            (m.op, m.key, m.version, c.ordering, c.idempotency);
+            (m.op(), m.key, m.version, c.ordering, c.idempotency);
         let tables = &mut self.tables[q];
         match idempotency {
             Idempotency::Inbox => {
@@ -436,7 +438,7 @@ impl Simulation {
             let Some(&pred) = self.by_version.get(&(producer, key, v)) else {
                 continue;
             };
-            let op = self.messages[pred.index()].op;
+            let op = self.messages[pred.index()].op();
             let mut agg = self.tables[q].aggregate(key);
             if apply(&mut agg, op) {
                 self.count_effect(q, pred);
@@ -467,7 +469,7 @@ impl Simulation {
     /// ack gets in the way.
     fn complete(&mut self, consumer: ConsumerId, copy: CopyId, attempt: Attempt, committed: bool) {
         let msg = self.copies[copy as usize].msg;
-        if self.copies[copy as usize].forgotten_in_crash {
+        if self.copies[copy as usize].forgotten_in_crash() {
             // The broker lost it in a crash: nothing to ack, the work is simply finished.
             if self.is_current(copy, attempt) {
                 self.counters.done_without_ack += 1;
@@ -617,7 +619,7 @@ impl Simulation {
             .max(1_000);
         let ready_at_us = self.hide_for(copy, wait);
         let since = self.copies[copy as usize]
-            .gap_since_us
+            .gap_since_us()
             .unwrap_or(self.now_us);
         let msg = self.copies[copy as usize].msg;
         self.facts.push(Fact::GapRecheck {
@@ -631,7 +633,7 @@ impl Simulation {
 
     /// Why a copy the broker no longer tracks is lost: its crash, or the early ack.
     pub(super) fn forgotten_reason(&self, copy: CopyId, otherwise: LossReason) -> LossReason {
-        if self.copies[copy as usize].forgotten_in_crash {
+        if self.copies[copy as usize].forgotten_in_crash() {
             LossReason::BrokerRestartNotDurable
         } else {
             otherwise

@@ -4,7 +4,7 @@
 
 use super::Simulation;
 use crate::engine::Event;
-use crate::message::{Message, PublishFate};
+use crate::message::{Message, PackedOp, PublishFate, RoutingKey};
 use crate::producer::{OutboxRow, Target, RELAY_BACKOFF_CAP_S};
 use crate::routing;
 use crate::scenario::{Handoff, Op, Overflow, Poison, ProducerCrashPoint};
@@ -16,7 +16,7 @@ struct Draft {
     key: Option<u32>,
     op: Op,
     poison: Option<Poison>,
-    routing_key: String,
+    routing_key: RoutingKey,
 }
 
 impl Simulation {
@@ -62,14 +62,14 @@ impl Simulation {
                 key: m.key,
                 op: m.op,
                 poison: m.poison,
-                routing_key: m.routing_key.clone(),
+                routing_key: self.routing_keys.intern(&m.routing_key),
             };
         }
         let rng = super::producer_rng(&mut self.rng, &mut self.producer_rngs, producer);
         let key = p.draw_key(rng);
         let poison = (p.payload.poison_share > 0.0 && rng.uniform() < p.payload.poison_share)
             .then_some(Poison::MalformedPayload);
-        let routing_key = p.next_routing_key();
+        let routing_key = self.routing_keys.intern(p.next_routing_key());
         Draft {
             key,
             op: p.payload.op,
@@ -86,7 +86,7 @@ impl Simulation {
             &mut self.producer_rngs,
             producer,
         ));
-        let routing_key = p.next_routing_key();
+        let routing_key = self.routing_keys.intern(p.next_routing_key());
         let op = p.payload.op;
         self.create(
             producer,
@@ -109,7 +109,7 @@ impl Simulation {
             created_us: self.now_us,
             key: draft.key,
             version,
-            op: draft.op,
+            packed_op: PackedOp::new(draft.op),
             poison: draft.poison,
             routing_key: draft.routing_key,
             fate: PublishFate::Pending,
@@ -414,7 +414,9 @@ impl Simulation {
             Target::Log(_) => {}
             Target::Exchange(x) => {
                 let exchange = &self.scenario.exchanges[x];
-                let key = &self.messages[msg.index()].routing_key;
+                let key = self
+                    .routing_keys
+                    .name(self.messages[msg.index()].routing_key);
                 for b in &exchange.bindings {
                     if routing::matches(exchange.kind, &b.key, key) {
                         let q = self.queue_named(&b.queue).expect("validated");

@@ -147,7 +147,7 @@ impl Simulation {
     pub fn lease_until_us(&self, copy: CopyId) -> Option<Micros> {
         let c = self.copies.get(copy as usize)?;
         (c.fate == Fate::InFlight && !c.settled_at_broker)
-            .then_some(c.lease_until_us)
+            .then(|| c.lease_until_us())
             .flatten()
     }
 
