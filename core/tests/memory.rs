@@ -40,8 +40,14 @@ fn memory_after_a_million_messages_is_that_after_a_hundred_thousand() {
         let held = (sim.messages().held(), sim.copies().held());
         assert!(held.0 <= 2 * 4_096 && held.1 <= 2 * 4_096, "{held:?}");
     }
-    // Bytes: within 5 % (the time series and the histograms settle to their bounds).
-    let near = |a: usize, b: usize| (a as f64 - b as f64).abs() <= 0.05 * a.max(b) as f64;
+    // Bytes: the large run holds 900,000 more messages' worth of history if anything
+    // leaks, so even one byte kept per message would add 900 KB. The two runs may differ
+    // only by the time series and histograms, whose length depends on where each run ends
+    // in its halving cycle (157,696 bytes measured, whatever the records' size): allow a
+    // third of a byte per extra message, 300,000 bytes. A relative bound would tighten as
+    // the records shrink, and tell nothing about history.
+    let extra_messages = (1_000_000 - 100_000) as f64;
+    let near = |a: usize, b: usize| (a as f64 - b as f64).abs() <= extra_messages / 3.0;
     assert!(
         near(end_small, end_large),
         "held {end_small} vs {end_large} bytes"
