@@ -21,7 +21,7 @@ pub fn us_to_secs(us: Micros) -> f64 {
 
 /// An instant that may not have come yet (a copy's first delivery, its lease's end, its
 /// completion), stored in 8 bytes where an `Option<Micros>` takes 16: `Micros::MAX` stands
-/// for "not yet". Run times stay below [`crate::scenario::limits::TIME_S_MAX`] (ten years
+/// for "not yet". Run times stay below the scenario limit `limits::TIME_S_MAX` (ten years
 /// in µs, about 2^48), so no real instant is ever that value. Records keep one per copy,
 /// which is why the saving matters (docs/performance.md, "Bytes per live message").
 ///

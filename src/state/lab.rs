@@ -12,7 +12,7 @@ use brokerlab_core::{examples, secs_to_us, us_to_secs, Command, MsgId, Scenario,
 use crate::i18n::{self, locale, td_string, Locale};
 use crate::model::aggregated::{self, Aggregated};
 use crate::model::flights::{FlightBuffer, Node};
-use crate::model::frame_budget::FrameBudget;
+use crate::model::frame_budget::{self, FrameBudget};
 use crate::model::interview::Interview;
 use crate::model::invariants::Status;
 use crate::model::lesson::Guide;
@@ -318,13 +318,12 @@ impl Lab {
             wall_ms
         };
         // After a pause the interval counts the pause, not the previous frame's work.
-        let work_ms = self.frame_budget.with_value(FrameBudget::work_ms);
-        let work_ms = match resuming {
-            true => work_ms,
-            false => self
-                .frame_budget
+        let work_ms = if resuming {
+            self.frame_budget.with_value(FrameBudget::work_ms)
+        } else {
+            self.frame_budget
                 .try_update_value(|b| b.next(wall_ms))
-                .unwrap_or(work_ms),
+                .unwrap_or(frame_budget::WORK_MS_MAX)
         };
         let speed = self.speed.get_untracked();
         let more = deadline(work_ms);
