@@ -189,11 +189,12 @@ struct Tally {
 }
 
 impl Tally {
-    /// Linear in the messages the group applied; only the keyless rows shown are sorted
-    /// (this runs on every frame while playing, over thousands of held messages).
+    /// Linear in the messages the group applied, with no list of them: only the keyless
+    /// rows that may be shown are looked up and kept in order (this runs on every frame
+    /// while playing, over thousands of held messages).
     fn of(tables: &GroupTables, messages: &Records<Message>, keyed: bool) -> Self {
         let mut t = Tally::default();
-        let (mut dup, mut plain) = (Vec::new(), Vec::new());
+        let (mut dup, mut plain) = (FirstRows::default(), FirstRows::default());
         // Rows of the messages the run still holds (finished ones are released; the
         // totals below cover them).
         for (msg, n) in tables.applied.iter_unordered() {
@@ -217,12 +218,12 @@ impl Tally {
                 None => {
                     t.keyless += 1;
                     let rows = if extra > 0 { &mut dup } else { &mut plain };
-                    rows.push((msg, n, extra));
+                    rows.offer(msg, n, extra, messages);
                 }
             }
         }
-        t.keyless_dup = first_rows(dup, messages);
-        t.keyless_plain = first_rows(plain, messages);
+        t.keyless_dup = dup.into_rows().collect();
+        t.keyless_plain = plain.into_rows().collect();
         t
     }
 
@@ -255,32 +256,41 @@ impl Tally {
     }
 }
 
-/// The first [`ROWS_SHOWN`] keyless rows in message id order among `found` (message,
-/// effects, duplicates), skipping messages whose record is gone. Only the lowest ids are
-/// sorted and looked up: `found` holds every applied message the run still holds.
-fn first_rows(mut found: Vec<(usize, u64, u64)>, messages: &Records<Message>) -> Vec<EffectRow> {
-    let row = |&(msg, effects, duplicates): &(usize, u64, u64)| {
-        messages.get(msg).map(|m| EffectRow {
+/// The first [`ROWS_SHOWN`] keyless rows in message id order, gathered one applied message
+/// at a time in any order: it keeps only the lowest ids seen so far whose record is still
+/// held, and looks a record up only for an id lower than those (a lookup is a search once
+/// the message is old, and this runs on every frame over thousands of held messages).
+#[derive(Default)]
+struct FirstRows {
+    /// Each row with its message id, in id order, at most [`ROWS_SHOWN`].
+    rows: Vec<(usize, EffectRow)>,
+}
+
+impl FirstRows {
+    fn offer(&mut self, msg: usize, effects: u64, duplicates: u64, messages: &Records<Message>) {
+        let full = self.rows.len() == ROWS_SHOWN;
+        if full && self.rows.last().is_some_and(|&(last, _)| last <= msg) {
+            return;
+        }
+        let Some(m) = messages.get(msg) else {
+            return;
+        };
+        let row = EffectRow {
             row: RowId::Msg(msg),
             value: RowValue::Op(m.op()),
             effects,
             duplicates,
-        })
-    };
-    let head = ROWS_SHOWN.min(found.len());
-    if found.len() > head {
-        found.select_nth_unstable_by_key(head, |r| r.0);
+        };
+        if full {
+            self.rows.pop();
+        }
+        let at = self.rows.partition_point(|&(id, _)| id < msg);
+        self.rows.insert(at, (msg, row));
     }
-    found[..head].sort_unstable_by_key(|r| r.0);
-    let mut rows: Vec<EffectRow> = found[..head].iter().filter_map(row).collect();
-    if rows.len() < ROWS_SHOWN && found.len() > head {
-        // Some of the lowest had no record: go on in order through the rest.
-        let rest = &mut found[head..];
-        rest.sort_unstable_by_key(|r| r.0);
-        let missing = ROWS_SHOWN - rows.len();
-        rows.extend(rest.iter().filter_map(row).take(missing));
+
+    fn into_rows(self) -> impl Iterator<Item = EffectRow> {
+        self.rows.into_iter().map(|(_, row)| row)
     }
-    rows
 }
 
 /// Builds one card, in one pass over the group's applied messages ([`Tally`]).
@@ -453,6 +463,44 @@ mod tests {
             card.more,
             tables.applied.iter().filter(|&(_, n)| n > 0).count() - ROWS_SHOWN
         );
+    }
+
+    #[test]
+    fn the_first_rows_do_not_depend_on_the_order_the_messages_come_in() {
+        let mut sim = Simulation::new(examples::load("burst").expect("built in")).expect("valid");
+        sim.run_until(brokerlab_core::secs_to_us(60.0));
+        let tables = sim
+            .tables(sim.queue_ids().next().expect("a queue"))
+            .expect("tables");
+        let applied: Vec<(usize, u64)> = tables
+            .applied
+            .iter()
+            .filter(|&(_, n)| n > 0)
+            .map(|(m, n)| (m.index(), u64::from(n)))
+            .collect();
+        // Every id from one below the first to past the last: the ones never applied or
+        // released have no record and are skipped.
+        let (lo, hi) = (
+            applied[0].0.saturating_sub(1),
+            applied[applied.len() - 1].0 + 2,
+        );
+        let gather = |ids: &mut dyn Iterator<Item = usize>| {
+            let mut first = FirstRows::default();
+            for id in ids {
+                first.offer(id, 1, 0, sim.messages());
+            }
+            first.into_rows().map(|r| r.row).collect::<Vec<_>>()
+        };
+        let rising = gather(&mut (lo..hi));
+        let falling = gather(&mut (lo..hi).rev());
+        let expected: Vec<RowId> = (lo..hi)
+            .filter(|&m| sim.messages().get(m).is_some())
+            .take(ROWS_SHOWN)
+            .map(RowId::Msg)
+            .collect();
+        assert_eq!(expected.len(), ROWS_SHOWN);
+        assert_eq!(rising, expected);
+        assert_eq!(falling, expected);
     }
 
     #[test]

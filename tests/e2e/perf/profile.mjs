@@ -1,5 +1,5 @@
 // Where the page's main thread spends its time while playing the burst at 20× (or
-// seeking to its end, PHASE=seek): a sampled CPU profile through the DevTools protocol,
+// seeking to its end, PHASE=seek; loading the page, PHASE=load): a sampled CPU profile through the DevTools protocol,
 // printed as the functions with the most self and inclusive time. Wasm functions show
 // by name only in a build that keeps them (the release site strips them):
 //   wasm-bindgen --target web --keep-debug --out-dir OUT target/wasm32-unknown-unknown/release/brokerlab-app.wasm
@@ -16,15 +16,20 @@ const ctx = await chromium.launchPersistentContext(mkdtempSync(path.join(tmpdir(
   executablePath: '/usr/bin/chromium', headless: true, args: ['--headless', '--no-sandbox'], viewport: { width: 1280, height: 800 } });
 await ctx.addInitScript(() => localStorage.setItem('brokerlab.tour.seen', '1'));
 const page = ctx.pages()[0];
-await page.goto(url);
-await page.getByTestId('play').waitFor({ state: 'visible', timeout: 60000 });
+const scenario = process.env.PHASE ?? 'play';
 const cdp = await ctx.newCDPSession(page);
 await cdp.send('Profiler.enable');
 await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
-const scenario = process.env.PHASE ?? 'play';
-await page.getByTestId('speed').selectOption('20');
-await cdp.send('Profiler.start');
-if (scenario === 'play') {
+if (scenario === 'load') await cdp.send('Profiler.start');
+await page.goto(url);
+await page.getByTestId('play').waitFor({ state: 'visible', timeout: 60000 });
+if (scenario !== 'load') {
+  await page.getByTestId('speed').selectOption('20');
+  await cdp.send('Profiler.start');
+}
+if (scenario === 'load') {
+  await page.waitForTimeout(1500);
+} else if (scenario === 'play') {
   await page.getByTestId('play').click();
   await page.waitForTimeout(6000);
   await page.getByTestId('play').click();
@@ -34,6 +39,7 @@ if (scenario === 'play') {
 }
 const { profile } = await cdp.send('Profiler.stop');
 await ctx.close();
+if (process.env.PROFILE_OUT) (await import('node:fs')).writeFileSync(process.env.PROFILE_OUT, JSON.stringify(profile));
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const self = new Map(); const total = new Map();
 const parent = new Map();
@@ -50,4 +56,4 @@ for (let i = 0; i < profile.samples.length; i++) {
 const top = (m, k) => [...m].sort((a, b) => b[1] - a[1]).slice(0, k).map(([n, t]) => `${(t / 1000).toFixed(0).padStart(7)} ms  ${n.slice(0, 150)}`).join('\n');
 console.log('total sampled', (sum / 1000).toFixed(0), 'ms');
 console.log('--- self'); console.log(top(self, 40));
-console.log('--- total (inclusive)'); console.log(top(total, 70));
+console.log('--- total (inclusive)'); console.log(top(total, Number(process.env.TOP ?? 70)));
