@@ -387,6 +387,8 @@ async fn picking_a_scenario_loads_it_paused_with_its_description() {
 #[wasm_bindgen_test]
 async fn stepping_shows_the_duplicate_and_back_restores_the_counters() {
     let page = Mounted::new();
+    // The event log follows the run while its tab is on show.
+    page.click("tab-story").await;
     page.choose("scenario", "crash-after-commit").await;
     let mut seen = Vec::new();
     for _ in 0..20 {
@@ -500,6 +502,8 @@ async fn consumer_cards_crash_arm_and_restart_their_consumer() {
 #[wasm_bindgen_test]
 async fn consumer_and_producer_cards_drop_acks_slow_down_and_inject_poison() {
     let page = Mounted::new();
+    // The event log follows the run while its tab is on show.
+    page.click("tab-story").await;
     page.choose("scenario", "crash-after-commit").await;
     assert!(
         !page.has("producer-0-crash-after-publish"),
@@ -555,8 +559,33 @@ async fn consumer_and_producer_cards_drop_acks_slow_down_and_inject_poison() {
 }
 
 #[wasm_bindgen_test]
+async fn a_hidden_event_log_is_not_rebuilt_and_catches_up_when_shown() {
+    let page = Mounted::new();
+    page.choose("scenario", "crash-after-commit").await;
+    assert!(page.get("panel-story").hidden(), "the counters are on show");
+    let before = page.text("log");
+    for _ in 0..6 {
+        page.click("step").await;
+    }
+    // Hidden, the log kept its lines while the run moved (it has 300 to rebuild a frame).
+    assert_eq!(page.text("log"), before);
+    page.click("tab-story").await;
+    assert!(!page.get("panel-story").hidden());
+    let lines = page.get("log").child_element_count();
+    assert!(lines >= 10, "{lines} lines once shown");
+    assert!(page.text("log").contains("#0"));
+    // Shown, it follows the run again (this story ends at step 6: a step back).
+    let shown = page.text("log");
+    page.click("back").await;
+    assert_ne!(page.text("log"), shown);
+    assert!(!page.text("log").contains("step 6 "));
+}
+
+#[wasm_bindgen_test]
 async fn the_log_filter_takes_a_message_id_and_explains_bad_input() {
     let page = Mounted::new();
+    // The event log follows the run while its tab is on show.
+    page.click("tab-story").await;
     page.choose("scenario", "crash-after-commit").await;
     for _ in 0..6 {
         page.click("step").await;
@@ -598,6 +627,8 @@ async fn the_log_filter_takes_a_message_id_and_explains_bad_input() {
 #[wasm_bindgen_test]
 async fn a_message_id_in_the_log_opens_its_history_in_order() {
     let page = Mounted::new();
+    // The event log follows the run while its tab is on show.
+    page.click("tab-story").await;
     page.choose("scenario", "crash-after-commit").await;
     assert!(page.get("lineage").hidden(), "closed until asked");
     for _ in 0..6 {

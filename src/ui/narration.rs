@@ -46,11 +46,20 @@ pub fn filter_log(log: &[LogLine], msg: Option<MsgId>) -> Vec<LogLine> {
 #[component]
 pub fn EventLog(
     narration: Memo<Narration>,
+    /// Whether its panel is on show: a hidden log keeps the lines it last showed.
+    #[prop(into)]
+    shown: Signal<bool>,
     /// Called with a message id the user clicked (to show its history).
     #[prop(optional)]
     on_msg: Option<Callback<MsgId>>,
 ) -> impl IntoView {
     let i18n = use_i18n();
+    // The log's 300 lines would otherwise be rebuilt on every frame of a playing run,
+    // panel hidden or not; it catches up the moment its panel is shown again.
+    let log = Memo::new(move |previous: Option<&Vec<LogLine>>| match previous {
+        Some(kept) if !shown.get() => kept.clone(),
+        _ => narration.with(|n| n.log.clone()),
+    });
     let input = RwSignal::new(String::new());
     let filter = Memo::new(move |_| {
         let lang = i18n::lang(i18n.get_locale());
@@ -59,7 +68,7 @@ pub fn EventLog(
     let problem = move || filter.get().err();
     let lines = move || {
         let msg = filter.get().ok().flatten();
-        let lines = narration.with(|n| filter_log(&n.log, msg));
+        let lines = log.with(|l| filter_log(l, msg));
         if lines.is_empty() {
             let text = if msg.is_some() {
                 t_string!(i18n, panels.log.none_about_message)

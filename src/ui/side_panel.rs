@@ -117,7 +117,8 @@ pub fn SidePanel(lab: Lab, tools: Tools) -> impl IntoView {
             </TabPanel>
             <TabPanel lab panel=Panel::Story>
                 <NarrationPanel narration=lab.narration />
-                <EventLog narration=lab.narration on_msg=open />
+                <EventLog narration=lab.narration on_msg=open
+                    shown=Signal::derive(move || lab.panel.get() == Panel::Story) />
             </TabPanel>
             <TabPanel lab panel=Panel::Parameters>
                 <ParametersPanel lab />

@@ -280,6 +280,7 @@ test('"Crash after next commit" on a consumer card, then play: a redelivery and 
   await lab.waitFor('duplicate-effects', (n) => n === 1);
   await lab.page.getByTestId('play').filter({ hasText: 'Replay' }).waitFor({ timeout: 20_000 });
   assert.equal(await lab.number('crashes'), 1);
+  await lab.tab('story'); // the event log follows the run while its tab is on show
   assert.match(await lab.text('log'), /\(duplicate\)/);
   await lab.shot('10-duplicate-effect', true);
 });
@@ -293,6 +294,7 @@ test('"Drop next ack" and "Inject poison" on the cards, then play: the poison fa
   await lab.click('play');
   await lab.page.getByTestId('play').filter({ hasText: 'Replay' }).waitFor({ timeout: 20_000 });
   assert.ok((await lab.number('redelivered')) >= 1);
+  await lab.tab('story');
   assert.match(await lab.text('log'), /poison message/);
   assert.match(await lab.text('log'), /malformed/);
   await lab.press('r');
