@@ -85,8 +85,7 @@ impl Simulation {
     fn track_group(&mut self, copy: CopyId, to: Fate) {
         let c = &self.copies[copy as usize];
         let from = c.fate;
-        if is_busy(from) == is_busy(to)
-            || self.queues[c.queue.index()].flavour != Flavour::SqsFifo
+        if is_busy(from) == is_busy(to) || self.queues[c.queue.index()].flavour != Flavour::SqsFifo
         {
             return;
         }
