@@ -211,9 +211,9 @@ impl Series {
 
     /// Records the flow and the dependencies' values of the sample being pushed next.
     pub fn push_flow(&mut self, flow: FlowSample, deps: &[DependencySample]) {
-        self.flow.push(flow);
+        push_bounded(&mut self.flow, flow);
         for (series, s) in self.deps.iter_mut().zip(deps) {
-            series.push(*s);
+            push_bounded(series, *s);
         }
     }
 
@@ -236,17 +236,23 @@ impl Series {
     }
 
     pub fn push(&mut self, sample: Sample, queues: &[QueueSample], groups: &[GroupSample]) {
-        self.samples.push(sample);
+        push_bounded(&mut self.samples, sample);
         for (series, s) in self.queues.iter_mut().zip(queues) {
-            series.push(*s);
+            push_bounded(series, *s);
         }
         for (series, s) in self.groups.iter_mut().zip(groups) {
-            series.push(*s);
+            push_bounded(series, *s);
         }
         self.next_us = self.next_us.saturating_add(self.every_us);
         if self.samples.len() as u64 >= SAMPLES_MAX {
+            // In place: a new vector per halving was copied again as soon as it grew
+            // back (see `push_bounded`).
             fn halve<T: Copy>(v: &mut Vec<T>) {
-                *v = v.iter().step_by(2).copied().collect();
+                let mut i = 0;
+                v.retain(|_| {
+                    i += 1;
+                    i % 2 == 1
+                });
             }
             halve(&mut self.samples);
             self.queues.iter_mut().for_each(halve);
@@ -258,6 +264,17 @@ impl Series {
             self.next_us = crate::time::secs_to_us(last).saturating_add(self.every_us);
         }
     }
+}
+
+/// Pushes onto a series, growing it as a vector does but never past [`SAMPLES_MAX`]
+/// entries: the series is halved in place there, so its allocation is final and never
+/// copied again (and the peak while growing is lower than doubling past the limit).
+fn push_bounded<T>(v: &mut Vec<T>, value: T) {
+    if v.len() == v.capacity() {
+        let target = (v.capacity() * 2).clamp(4, SAMPLES_MAX as usize);
+        v.reserve_exact(target.saturating_sub(v.len()).max(1));
+    }
+    v.push(value);
 }
 
 /// Values below this many are kept exactly; above, the histogram takes over.

@@ -45,10 +45,10 @@ pub struct Queue {
     pub dedup_window_us: Micros,
     pub duplicate_p: f64,
     /// Copies in flight or waiting for a retry, per message group (the message key;
-    /// `None` for keyless messages). Kept for every flavour so a switch to SQS FIFO
-    /// finds it right; only SQS FIFO reads it. A hash map: it changes twice per delivery
-    /// on every queue, and an ordered map allocated and freed a node each time it went
-    /// from empty to one entry and back; nothing iterates it.
+    /// `None` for keyless messages). Kept only while the queue is SQS FIFO, the only
+    /// flavour that reads it (stale otherwise: a switch to SQS FIFO counts it afresh). A
+    /// hash map: it changes twice per delivery, and an ordered map allocated and freed a
+    /// node each time it went from empty to one entry and back; nothing iterates it.
     pub(crate) busy_groups: HashMap<Option<u32>, u32, crate::hash::IdHash>,
     /// SQS FIFO: when each message id was last stored (the deduplication window).
     pub stored_at: BTreeMap<MsgId, Micros>,

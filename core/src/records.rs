@@ -9,15 +9,19 @@
 //!
 //! Indexing by id (`records[id]`) reads a held record and panics on a released one, so a
 //! rule that still needed a record it had let go fails loudly instead of reading garbage.
+//!
+//! The ring is a plain vector whose front is cut off in one move per sweep, not a
+//! `VecDeque`: the rules look records up a few dozen times per message, and a lookup in a
+//! vector is one subtraction and one bounds check, without the deque's wrap-around.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 
 #[derive(Clone, Debug)]
 pub struct Records<T> {
     /// Id of the ring's front.
     base: usize,
     /// Ids `base..base + ring.len()`; `None` once released.
-    ring: VecDeque<Option<T>>,
+    ring: Vec<Option<T>>,
     /// Live records older than `base`.
     spill: BTreeMap<usize, T>,
 }
@@ -26,7 +30,7 @@ impl<T> Default for Records<T> {
     fn default() -> Self {
         Self {
             base: 0,
-            ring: VecDeque::new(),
+            ring: Vec::new(),
             spill: BTreeMap::new(),
         }
     }
@@ -59,25 +63,29 @@ impl<T> Records<T> {
 
     /// Adds a record; returns its id.
     pub fn push(&mut self, record: T) -> usize {
-        self.ring.push_back(Some(record));
+        self.ring.push(Some(record));
         self.len() - 1
     }
 
     /// The record `id`, unless it was released (or never existed). Inlined, like the
     /// indexing below: the rules look records up many times per step.
+    /// An id below `base` wraps around to a huge index, so one bounds check tells the
+    /// ring's ids from the others.
     #[inline]
     pub fn get(&self, id: usize) -> Option<&T> {
-        match id.checked_sub(self.base) {
-            Some(i) => self.ring.get(i)?.as_ref(),
-            None => self.spill.get(&id),
+        match self.ring.get(id.wrapping_sub(self.base)) {
+            Some(slot) => slot.as_ref(),
+            None if id < self.base => self.spill.get(&id),
+            None => None,
         }
     }
 
     #[inline]
     pub fn get_mut(&mut self, id: usize) -> Option<&mut T> {
-        match id.checked_sub(self.base) {
-            Some(i) => self.ring.get_mut(i)?.as_mut(),
-            None => self.spill.get_mut(&id),
+        match self.ring.get_mut(id.wrapping_sub(self.base)) {
+            Some(slot) => slot.as_mut(),
+            None if id < self.base => self.spill.get_mut(&id),
+            None => None,
         }
     }
 
@@ -146,11 +154,10 @@ impl<T> Records<T> {
         mut releasable: impl FnMut(usize, &T) -> bool,
         mut release: impl FnMut(usize, T),
     ) {
-        while self.ring.len() > keep {
-            let id = self.base;
-            let front = self.ring.pop_front().flatten();
-            self.base += 1;
-            if let Some(record) = front {
+        let passed = self.ring.len().saturating_sub(keep);
+        for (i, slot) in self.ring[..passed].iter_mut().enumerate() {
+            let id = self.base + i;
+            if let Some(record) = slot.take() {
                 if releasable(id, &record) {
                     release(id, record);
                 } else {
@@ -159,10 +166,17 @@ impl<T> Records<T> {
             }
         }
         // Released slots at the front hold nothing: let them go too.
-        while self.ring.front().is_some_and(Option::is_none) {
-            self.ring.pop_front();
-            self.base += 1;
-        }
+        let empty = self.ring[passed..]
+            .iter()
+            .take_while(|r| r.is_none())
+            .count();
+        self.cut_front(passed + empty);
+    }
+
+    /// Drops the ring's first `n` slots (all empty) in one move.
+    fn cut_front(&mut self, n: usize) {
+        self.ring.drain(..n);
+        self.base += n;
     }
 }
 

@@ -707,6 +707,64 @@ fn a_flavour_switch_while_playing_is_recorded_and_replays_exactly() {
 }
 
 #[test]
+fn a_switch_to_sqs_fifo_counts_the_groups_already_in_flight() {
+    // Three messages of group 1 are in flight on a generic queue when it becomes SQS
+    // FIFO (which only then starts counting busy groups): the next message of group 1
+    // must wait until all three are done, while group 2 flows.
+    let s = scenario(
+        r#"{ "version": 1, "seed": 3,
+        "producers": [{ "name": "P", "arrivals": { "process": "constant", "schedule": [{ "from_s": 0, "rate_per_s": 1 }] },
+            "script": [
+                { "at_s": 0.0, "key": 1 }, { "at_s": 0.1, "key": 1 }, { "at_s": 0.2, "key": 1 },
+                { "at_s": 0.3, "key": 1 }, { "at_s": 0.35, "key": 2 } ] }],
+        "queues": [{ "name": "q", "visibility_timeout_s": 30 }],
+        "consumers": [{ "name": "C", "replicas": 3, "service": { "fixed": { "seconds": 1 } }, "ack": "after_commit" }] }"#,
+    );
+    let mut sim = Simulation::new(s).unwrap();
+    sim.run_until(250_000);
+    sim.command(Command::SetFlavour {
+        queue: "q".into(),
+        flavour: Flavour::SqsFifo,
+    })
+    .unwrap();
+    let mut delivered_late = Vec::new();
+    while let Some(step) = sim.step() {
+        let delivered: Vec<MsgId> = step
+            .facts
+            .iter()
+            .filter_map(|f| match *f {
+                Fact::Delivered { msg, .. } => Some(msg),
+                _ => None,
+            })
+            .collect();
+        let time_us = step.time_us;
+        for msg in delivered {
+            let key = sim.message(msg).unwrap().key;
+            let busy = sim
+                .copies()
+                .iter()
+                .filter(|c| c.fate == brokerlab_core::Fate::InFlight)
+                .filter(|c| sim.message(c.msg).unwrap().key == key)
+                .count();
+            assert_eq!(busy, 1, "{msg:?} delivered while its group was busy");
+            delivered_late.push((msg, time_us));
+        }
+    }
+    let at = |m: u64| {
+        delivered_late
+            .iter()
+            .find(|&&(msg, _)| msg == MsgId::new(m))
+            .map(|&(_, t)| t)
+    };
+    assert_eq!(
+        at(3),
+        Some(1_200_000),
+        "group 1 waits for its last copy in flight"
+    );
+    assert_eq!(at(4), Some(1_000_000), "group 2 flows meanwhile");
+}
+
+#[test]
 fn version_1_files_without_flavours_load_as_generic_and_save_unchanged() {
     let s = load("semantics/lease-shorter-than-work.json");
     assert_eq!(s.queues[0].flavour, Flavour::Generic);

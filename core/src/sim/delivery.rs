@@ -15,6 +15,11 @@ fn is_active(f: Fate) -> bool {
     matches!(f, Fate::Waiting | Fate::InFlight | Fate::RetryWaiting)
 }
 
+/// In flight or waiting for a retry: its message group is busy on an SQS FIFO queue.
+fn is_busy(f: Fate) -> bool {
+    matches!(f, Fate::InFlight | Fate::RetryWaiting)
+}
+
 impl Simulation {
     /// Moves a copy to a new fate, keeping every tally in step. Callers handle the line
     /// itself (insertion and removal) and the facts.
@@ -74,16 +79,19 @@ impl Simulation {
 
     /// Keeps the count of copies in flight or waiting for a retry per message group (the
     /// key): SQS FIFO delivers no more of a group while one of its messages is out.
+    /// Only SQS FIFO queues keep it (two hash map changes per delivery on every queue
+    /// showed in the profile); a queue switched to SQS FIFO counts its busy copies then
+    /// ([`Simulation::recount_busy_groups`]).
     fn track_group(&mut self, copy: CopyId, to: Fate) {
-        let busy = |f: Fate| matches!(f, Fate::InFlight | Fate::RetryWaiting);
         let c = &self.copies[copy as usize];
         let from = c.fate;
-        if busy(from) == busy(to) {
+        if is_busy(from) == is_busy(to) || self.queues[c.queue.index()].flavour != Flavour::SqsFifo
+        {
             return;
         }
         let key = self.messages[c.msg.index()].key;
         let groups = &mut self.queues[c.queue.index()].busy_groups;
-        if busy(to) {
+        if is_busy(to) {
             *groups.entry(key).or_insert(0) += 1;
         } else if let Some(n) = groups.get_mut(&key) {
             *n -= 1;
@@ -91,6 +99,20 @@ impl Simulation {
                 groups.remove(&key);
             }
         }
+    }
+
+    /// Counts queue `q`'s busy copies per message group afresh: it has just become an
+    /// SQS FIFO queue (the only flavour that keeps the counts). In id order, though the
+    /// order does not matter: the map holds counts, and nothing iterates it.
+    pub(super) fn recount_busy_groups(&mut self, q: QueueId) {
+        let mut groups = std::mem::take(&mut self.queues[q.index()].busy_groups);
+        groups.clear();
+        for c in self.copies.iter() {
+            if c.queue == q && is_busy(c.fate) {
+                *groups.entry(self.messages[c.msg.index()].key).or_insert(0) += 1;
+            }
+        }
+        self.queues[q.index()].busy_groups = groups;
     }
 
     /// SQS FIFO: whether `msg` was stored in `q` within the deduplication window; if so

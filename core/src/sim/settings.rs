@@ -221,8 +221,11 @@ impl Simulation {
     /// and deliveries already made keep the lease they were given.
     fn set_flavour(&mut self, q: QueueId, flavour: Flavour, trigger: Trigger) {
         let queue = &mut self.queues[q.index()];
-        queue.flavour = flavour;
+        let was = std::mem::replace(&mut queue.flavour, flavour);
         queue.bound_grace = queue.bound_grace.max(queue.occupancy());
+        if flavour == Flavour::SqsFifo && was != Flavour::SqsFifo {
+            self.recount_busy_groups(q);
+        }
         self.for_consumers_of(q, |c| c.prefetch_grace = c.prefetch_grace.max(c.held()));
         self.facts.push(Fact::SettingChanged {
             setting: Setting::Flavour { queue: q, flavour },
