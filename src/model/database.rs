@@ -431,11 +431,16 @@ mod tests {
         );
     }
 
-    #[test]
-    fn keyless_rows_are_the_lowest_held_message_ids_in_order() {
-        // Mid-burst: thousands of applied messages held, far more than the rows shown.
+    /// The burst at 60 s: thousands of applied messages held, far more than the rows shown.
+    fn mid_burst() -> Simulation {
         let mut sim = Simulation::new(examples::load("burst").expect("built in")).expect("valid");
         sim.run_until(brokerlab_core::secs_to_us(60.0));
+        sim
+    }
+
+    #[test]
+    fn keyless_rows_are_the_lowest_held_message_ids_in_order() {
+        let sim = mid_burst();
         let tables = sim
             .tables(sim.queue_ids().next().expect("a queue"))
             .expect("tables");
@@ -467,8 +472,7 @@ mod tests {
 
     #[test]
     fn the_first_rows_do_not_depend_on_the_order_the_messages_come_in() {
-        let mut sim = Simulation::new(examples::load("burst").expect("built in")).expect("valid");
-        sim.run_until(brokerlab_core::secs_to_us(60.0));
+        let sim = mid_burst();
         let tables = sim
             .tables(sim.queue_ids().next().expect("a queue"))
             .expect("tables");

@@ -56,9 +56,13 @@ pub fn EventLog(
     let i18n = use_i18n();
     // The log's 300 lines would otherwise be rebuilt on every frame of a playing run,
     // panel hidden or not; it catches up the moment its panel is shown again.
-    let log = Memo::new(move |previous: Option<&Vec<LogLine>>| match previous {
-        Some(kept) if !shown.get() => kept.clone(),
-        _ => narration.with(|n| n.log.clone()),
+    // Hidden, it reads (and so follows) only whether it is shown.
+    let log = Memo::new(move |previous: Option<&Vec<LogLine>>| {
+        let shown = shown.get();
+        match previous {
+            Some(kept) if !shown => kept.clone(),
+            _ => narration.with(|n| n.log.clone()),
+        }
     });
     let input = RwSignal::new(String::new());
     let filter = Memo::new(move |_| {
