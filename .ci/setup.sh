@@ -94,7 +94,7 @@ bl_cargo_tool() { # name version crate [extra install args]
 # one codegen unit): about a third of the build time for the same versions. Cargo's
 # configuration (here, its environment) overrides a package's own [profile.release].
 bl_tool_profile() {
-  CARGO_PROFILE_RELEASE_OPT_LEVEL=1 \
+  CARGO_PROFILE_RELEASE_OPT_LEVEL=${BL_TOOL_OPT_LEVEL:-1} \
   CARGO_PROFILE_RELEASE_LTO=off \
   CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
   CARGO_PROFILE_RELEASE_DEBUG=false \
@@ -107,7 +107,9 @@ bl_web() {
   bl_native || return 1
   bl_wasm_std || return 1
   command -v npm >/dev/null 2>&1 || bl_apt_install nodejs npm || return 1
-  bl_cargo_tool trunk "$TRUNK_VERSION" trunk || return 1
+  # trunk only watches files, runs cargo and serves them: unoptimised is quick enough.
+  # wasm-bindgen rewrites the app's module on every build, so it keeps opt-level 1.
+  BL_TOOL_OPT_LEVEL=0 bl_cargo_tool trunk "$TRUNK_VERSION" trunk || return 1
   bl_cargo_tool wasm-bindgen "$WASM_BINDGEN_VERSION" wasm-bindgen-cli || return 1
   # wasm-opt from npm's binaryen: Debian's binaryen is too old and breaks the module.
   if [ ! -x "$BL_TOOLS/node_modules/.bin/wasm-opt" ]; then
