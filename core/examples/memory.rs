@@ -2,8 +2,11 @@
 //! consumer, exponential service of mean 1 s): peak and final heap bytes counted by a
 //! global allocator, steps per second of wall time.
 //!
-//! `cargo run --release -p brokerlab-core --example memory -- MESSAGES [RATE_PER_S]`
-//! (RATE_PER_S scales arrivals and service together, so the load stays at 90 %).
+//! `cargo run --release -p brokerlab-core --example memory -- MESSAGES [RATE_PER_S] [backlog]`
+//! (RATE_PER_S scales arrivals and service together, so the load stays at 90 %). With
+//! `backlog`, nothing finishes: the consumer holds its first message for years and the
+//! run ends when every message has arrived, so all of them are live at once and
+//! `peak_bytes_per_message` is what a live, waiting message costs.
 //! Prints one line of `key=value` pairs; `.ci/perf-core` reads it.
 use brokerlab_core::{examples, Message, MessageCopy, ServiceTime, Simulation};
 
@@ -19,6 +22,7 @@ fn main() {
         .next()
         .map_or(1_000_000, |a| a.parse().expect("a count"));
     let rate: f64 = args.next().map_or(0.9, |a| a.parse().expect("a rate"));
+    let backlog = args.next().is_some_and(|a| a == "backlog");
     let mut scenario = examples::load("mm1").expect("mm1 exists");
     scenario.producers[0].count = Some(messages);
     let scale = rate / 0.9;
@@ -26,8 +30,13 @@ fn main() {
         seg.rate_per_s *= scale;
     }
     scenario.consumers[0].service = ServiceTime::Exponential {
-        mean_s: 1.0 / scale,
+        mean_s: if backlog { 3e8 } else { 1.0 / scale },
     };
+    if backlog {
+        // Nothing finishes: every message stays waiting (one is in service all along).
+        scenario.queues[0].visibility_timeout_s = 3e8;
+        scenario.end_s = Some(1.05 * messages as f64 / rate);
+    }
     let start = std::time::Instant::now();
     let (sim, end, peak) = counting::measure(|| {
         let mut sim = Simulation::new(scenario).expect("valid");
@@ -39,7 +48,7 @@ fn main() {
     println!(
         "messages={messages} steps={} wall_s={wall_s:.3} steps_per_s={:.0} peak_bytes={peak} \
          end_bytes={end} peak_bytes_per_message={:.1} mean_wait_s={:.3} p99_latency_s={:.3} \
-         message_record_bytes={} copy_record_bytes={}",
+         message_record_bytes={} copy_record_bytes={} held_messages={}",
         sim.steps(),
         sim.steps() as f64 / wall_s,
         peak as f64 / messages as f64,
@@ -48,5 +57,6 @@ fn main() {
         // What one live message of this model holds: its record and its one copy's.
         std::mem::size_of::<Option<Message>>(),
         std::mem::size_of::<Option<MessageCopy>>(),
+        sim.messages().held(),
     );
 }

@@ -74,14 +74,14 @@ impl Simulation {
             .collect();
         let releasable = |id: usize, c: &MessageCopy| is_final(c.fate) && !held.contains(&id);
         // Only what the totals need of each copy (sized up front: a sweep releases
-        // thousands, and growing the vector as it went cost more than the sweep).
-        let mut gone: Vec<(Fate, MsgId)> = Vec::with_capacity(self.copies.ring_len());
-        for id in self.copies.spilled_ids() {
-            if releasable(id, &self.copies[id]) {
-                gone.extend(self.copies.release(id).map(|c| (c.fate, c.msg)));
-            }
-        }
+        // thousands, and growing the vector as it went cost more than the sweep; but
+        // not beyond what a sweep of a steady run passes, since a growing backlog
+        // releases nothing).
         let keep = self.recent_window;
+        let mut gone: Vec<(Fate, MsgId)> =
+            Vec::with_capacity(self.copies.ring_len().min(2 * keep.max(1)));
+        self.copies
+            .release_spilled(releasable, |_, c| gone.push((c.fate, c.msg)));
         self.copies
             .advance(keep, releasable, |_, c| gone.push((c.fate, c.msg)));
         for (fate, msg) in gone {
@@ -95,13 +95,10 @@ impl Simulation {
         let releasable = |id: usize, m: &Message| {
             m.fate != PublishFate::Pending && m.held_copies == 0 && !referenced.contains(&id)
         };
-        let mut gone = Vec::with_capacity(self.messages.ring_len());
-        for id in self.messages.spilled_ids() {
-            if releasable(id, &self.messages[id]) {
-                gone.extend(self.messages.release(id).map(|m| (id, m)));
-            }
-        }
         let keep = self.recent_window;
+        let mut gone = Vec::with_capacity(self.messages.ring_len().min(2 * keep.max(1)));
+        self.messages
+            .release_spilled(releasable, |id, m| gone.push((id, m)));
         self.messages
             .advance(keep, releasable, |id, m| gone.push((id, m)));
         for (id, m) in gone {
