@@ -82,8 +82,8 @@ pub use dependency::{
 };
 pub use log::PartitionView;
 pub use message::{
-    CopyRare, DeadLetter, Fate, Message, MessageCopy, PackedOp, PublishFate, Rare, RoutingKey,
-    RoutingKeys,
+    CopyRare, DeadLetter, Fate, Holder, Message, MessageCopy, PackedOp, PublishFate, Rare,
+    RoutingKey, RoutingKeys,
 };
 pub use metrics::{Counters, FlowSample, GroupSample, QueueSample, Sample, Summary};
 pub use producer::{JobCounts, OutboxRow};

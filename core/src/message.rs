@@ -103,20 +103,15 @@ pub struct Message {
     pub fate: PublishFate,
     /// Times the producer sent it to the broker.
     pub publish_attempts: u32,
-    /// Copies the broker stored in queues.
-    pub copies: u32,
     /// Records the broker appended to logs.
     pub records: u32,
-    pub confirmed: bool,
-    /// Held back by backpressure at its producer (not on the wire, no confirm awaited).
-    pub held_back: bool,
     /// The publish attempt the broker refused (a nack): its confirm is no longer awaited.
     #[serde(skip)]
     pub nacked_attempt: Attempt,
-    /// The broker remembers this publish for an idempotent producer's dedup: it stored it,
-    /// and no broker crash has since lost every stored copy.
+    /// Three yes-or-no facts in one byte: confirmed, held back, remembered by the broker
+    /// (read and set them with the methods of the same names).
     #[serde(skip)]
-    pub broker_remembers: bool,
+    pub flags: u8,
     /// Its copies by kind of fate: [waiting/in flight/retrying, failed (dead-lettered,
     /// lost, expired, dropped), done]; the job status reads these.
     #[serde(skip)]
@@ -126,11 +121,59 @@ pub struct Message {
     pub held_copies: u32,
 }
 
+const CONFIRMED: u8 = 1;
+const HELD_BACK: u8 = 2;
+const BROKER_REMEMBERS: u8 = 4;
+
 impl Message {
     /// The effect it asks its consumer to apply.
     #[inline]
     pub fn op(&self) -> Op {
         self.packed_op.get()
+    }
+
+    /// Copies the broker stored in queues (whatever their fate since).
+    pub fn copies(&self) -> u32 {
+        self.copy_tally.iter().sum()
+    }
+
+    /// The broker confirmed a publish of it to its producer.
+    #[inline]
+    pub fn confirmed(&self) -> bool {
+        self.flags & CONFIRMED != 0
+    }
+
+    /// Held back by backpressure at its producer (not on the wire, no confirm awaited).
+    #[inline]
+    pub fn held_back(&self) -> bool {
+        self.flags & HELD_BACK != 0
+    }
+
+    /// The broker remembers this publish for an idempotent producer's dedup: it stored it,
+    /// and no broker crash has since lost every stored copy.
+    #[inline]
+    pub fn broker_remembers(&self) -> bool {
+        self.flags & BROKER_REMEMBERS != 0
+    }
+
+    pub fn set_confirmed(&mut self, on: bool) {
+        self.set_flag(CONFIRMED, on);
+    }
+
+    pub fn set_held_back(&mut self, on: bool) {
+        self.set_flag(HELD_BACK, on);
+    }
+
+    pub fn set_broker_remembers(&mut self, on: bool) {
+        self.set_flag(BROKER_REMEMBERS, on);
+    }
+
+    fn set_flag(&mut self, flag: u8, on: bool) {
+        if on {
+            self.flags |= flag;
+        } else {
+            self.flags &= !flag;
+        }
     }
 }
 
@@ -256,14 +299,17 @@ pub struct MessageCopy {
     pub attempts: Attempt,
     /// Failed attempts since it last entered the queue (the retry budget).
     pub failures: u32,
-    /// Consumer of the newest delivery.
-    pub holder: Option<ConsumerId>,
+    /// Consumer of the newest delivery: read it with [`MessageCopy::holder`].
+    pub holder: Holder,
     /// The broker already forgot it (acked on delivery, or lost in a broker crash while a
     /// consumer was working on it): no lease, no redelivery.
     pub settled_at_broker: bool,
-    /// The id the copy carries on the wire, with its source (the producer): the message id,
-    /// or, when the relay mints a new id per attempt, one unique to that publish.
-    pub event_id: MsgId,
+    /// Which id the copy carries on the wire, with its source (the producer): 0 for the
+    /// message id, or, when the relay mints a new id per attempt, the publish attempt
+    /// whose id it carries. Read the id with [`MessageCopy::event_id`] (4 bytes here
+    /// instead of the id's 8).
+    #[serde(skip)]
+    pub event_attempt: Attempt,
     /// Survives a broker restart (persistent message in a durable queue).
     pub persistent: bool,
     pub stored_us: Micros,
@@ -335,7 +381,50 @@ impl<T: Default + Serialize> Serialize for Rare<T> {
     }
 }
 
+/// The consumer holding a copy, if any, in 4 bytes (an `Option<ConsumerId>` takes 8):
+/// `u32::MAX` for none, a number no consumer has (scenarios have a few dozen).
+/// Serializes as the option it stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Holder(u32);
+
+impl Holder {
+    pub const NONE: Holder = Holder(u32::MAX);
+
+    /// The consumer.
+    ///
+    /// # Panics
+    /// If its number is `u32::MAX` (validation keeps consumers to a few dozen).
+    pub fn of(consumer: ConsumerId) -> Self {
+        let n = u32::try_from(consumer.index()).expect("consumers are few");
+        assert_ne!(n, u32::MAX, "consumers are few");
+        Self(n)
+    }
+
+    #[inline]
+    pub fn get(self) -> Option<ConsumerId> {
+        (self != Self::NONE).then(|| ConsumerId::from_index(self.0 as usize))
+    }
+}
+
+impl Serialize for Holder {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.get().serialize(s)
+    }
+}
+
 impl MessageCopy {
+    /// Consumer of the newest delivery, if it was ever delivered.
+    #[inline]
+    pub fn holder(&self) -> Option<ConsumerId> {
+        self.holder.get()
+    }
+
+    /// The id it carries on the wire (see [`event_id`]).
+    #[inline]
+    pub fn event_id(&self) -> MsgId {
+        event_id(self.msg, self.event_attempt, false)
+    }
+
     /// When the lease of its current delivery runs out: `None` unless it is in flight
     /// under a lease (stale leases of earlier deliveries are not kept).
     #[inline]

@@ -66,7 +66,7 @@ fn commit_then_publish_can_lose_the_event_and_the_outbox_cannot() {
         sim.message(MsgId::new(1)).unwrap().fate,
         PublishFate::NeverPublished
     );
-    assert_eq!(sim.message(MsgId::new(1)).unwrap().copies, 0);
+    assert_eq!(sim.message(MsgId::new(1)).unwrap().copies(), 0);
     // With an outbox the same crash point does not exist: every event is published.
     let mut s = example("dual-write-crash");
     s.producers[0].handoff = Handoff::Outbox {
@@ -85,7 +85,7 @@ fn a_lost_confirm_duplicates_unless_the_producer_is_idempotent() {
     assert!(facts
         .iter()
         .any(|f| matches!(f, Fact::ConfirmLost { msg, .. } if msg.get() == 0)));
-    assert_eq!(sim.message(MsgId::new(0)).unwrap().copies, 2);
+    assert_eq!(sim.message(MsgId::new(0)).unwrap().copies(), 2);
     assert_eq!(sim.effect_count(MsgId::new(0)), 2);
     let mut s = example("lost-confirm");
     s.producers[0].publish.idempotent = true;
@@ -95,13 +95,13 @@ fn a_lost_confirm_duplicates_unless_the_producer_is_idempotent() {
         .any(|f| matches!(f, Fact::Deduplicated { msg, .. } if msg.get() == 0)));
     assert_eq!(
         (
-            sim.message(MsgId::new(0)).unwrap().copies,
+            sim.message(MsgId::new(0)).unwrap().copies(),
             sim.effect_count(MsgId::new(0))
         ),
         (1, 1)
     );
     assert!(
-        sim.messages().iter().all(|m| m.confirmed),
+        sim.messages().iter().all(|m| m.confirmed()),
         "the retry's confirm settles it"
     );
 }

@@ -26,7 +26,7 @@ fn a_stable_id_lets_the_inbox_catch_the_republished_event() {
         2,
         "the relay published the row twice"
     );
-    let ids: Vec<MsgId> = sim.copies().iter().map(|c| c.event_id).collect();
+    let ids: Vec<MsgId> = sim.copies().iter().map(|c| c.event_id()).collect();
     assert_eq!(
         ids,
         vec![MsgId::new(0); 2],
@@ -42,7 +42,7 @@ fn a_stable_id_lets_the_inbox_catch_the_republished_event() {
 fn a_new_id_per_attempt_defeats_the_inbox_and_duplicates_the_effect() {
     let (sim, facts) = common::run(with_ids(false));
     assert_eq!(sim.counters().published, 2);
-    let ids: Vec<MsgId> = sim.copies().iter().map(|c| c.event_id).collect();
+    let ids: Vec<MsgId> = sim.copies().iter().map(|c| c.event_id()).collect();
     assert_eq!(ids.len(), 2);
     assert_ne!(ids[0], ids[1], "each attempt minted its own id");
     assert_eq!(

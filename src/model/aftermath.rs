@@ -98,7 +98,7 @@ impl Aftermath {
 /// when the last lease runs out. (Scans every copy: done once per crash, not per frame.)
 fn leases_held_by(sim: &Simulation, c: ConsumerId) -> (u32, Option<Micros>) {
     (0..sim.copies().len() as u64)
-        .filter(|&id| sim.copy(id).is_some_and(|copy| copy.holder == Some(c)))
+        .filter(|&id| sim.copy(id).is_some_and(|copy| copy.holder() == Some(c)))
         .filter_map(|id| sim.lease_until_us(id))
         .fold((0, None), |(n, last), until| {
             (n + 1, Some(last.map_or(until, |l: Micros| l.max(until))))

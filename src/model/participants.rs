@@ -189,7 +189,7 @@ fn lost_at(sim: &Simulation, copy: CopyId, reason: LossReason) -> Party {
     let Some(c) = sim.copy(copy) else {
         return Party::Broker;
     };
-    match (reason, c.holder) {
+    match (reason, c.holder()) {
         (
             LossReason::AckedBeforeEffectThenCrashed | LossReason::AckedBeforeEffectThenFailed,
             Some(consumer),

@@ -4,7 +4,7 @@
 
 use super::{lease_lane, ttl_lane, Simulation};
 use crate::engine::Event;
-use crate::message::{DeadLetter, Fate, MessageCopy, Rare};
+use crate::message::{DeadLetter, Fate, Holder, MessageCopy, Rare};
 use crate::scenario::{AckMode, CrashPoint, Flavour};
 use crate::step::{
     Attempt, ConsumerId, CopyId, DeadLetterReason, Fact, LossReason, MsgId, ProducerId, QueueId,
@@ -155,17 +155,21 @@ impl Simulation {
                 ..
             }
         );
-        let event_id =
-            crate::message::event_id(msg, self.messages[msg.index()].publish_attempts, stable);
+        // The message id itself unless the relay mints one per publish attempt.
+        let event_attempt = if stable {
+            0
+        } else {
+            self.messages[msg.index()].publish_attempts
+        };
         self.copies.push(MessageCopy {
             msg,
             queue: q,
             fate: Fate::Dropped, // placeholder: set_fate below makes it Waiting
             attempts: 0,
             failures: 0,
-            holder: None,
+            holder: Holder::NONE,
             settled_at_broker: false,
-            event_id,
+            event_attempt,
             persistent,
             stored_us: self.now_us,
             enqueued_us: self.now_us,
@@ -183,9 +187,8 @@ impl Simulation {
             queue.bound_grace = 0;
         }
         let m = &mut self.messages[msg.index()];
-        m.copies += 1;
         m.held_copies += 1;
-        m.broker_remembers = true;
+        m.set_broker_remembers(true);
         self.counters.published += 1;
         self.facts.push(Fact::Stored {
             producer,
@@ -329,7 +332,7 @@ impl Simulation {
         let ack = self.consumers[consumer.index()].ack;
         let c = &mut self.copies[copy as usize];
         c.attempts += 1;
-        c.holder = Some(consumer);
+        c.holder = Holder::of(consumer);
         let (attempt, msg, queue) = (c.attempts, c.msg, c.queue);
         if c.first_delivered_us.is_none() {
             c.first_delivered_us = When::at(now);
@@ -383,7 +386,7 @@ impl Simulation {
     /// generator, only on SQS queues.
     fn maybe_keep_duplicate(&mut self, copy: CopyId) {
         let c = &self.copies[copy as usize];
-        let (msg, q, persistent, event_id) = (c.msg, c.queue, c.persistent, c.event_id);
+        let (msg, q, persistent, event_attempt) = (c.msg, c.queue, c.persistent, c.event_attempt);
         let queue = &self.queues[q.index()];
         // Only a stored copy's first receive can leave a duplicate, and a duplicate never
         // leaves another: at most one extra delivery per stored copy, so it stays rare.
@@ -406,7 +409,7 @@ impl Simulation {
             fate: Fate::Dropped, // placeholder: set_fate_new_waiting makes it Waiting
             attempts: 0,
             failures: 0,
-            holder: None,
+            holder: Holder::NONE,
             settled_at_broker: false,
             persistent,
             stored_us: now,
@@ -417,7 +420,7 @@ impl Simulation {
             rare: Rare::default(),
             // The same message received twice: its id is the original's, so an
             // idempotent consumer recognises the duplicate.
-            event_id,
+            event_attempt,
         });
         self.copies[twin as usize].rare.get_mut().duplicate_of = Some(copy);
         self.set_fate_new_waiting(twin);
@@ -425,7 +428,6 @@ impl Simulation {
         // Not a publish: it may stand above the bound until it drains.
         queue.bound_grace = queue.bound_grace.max(queue.held);
         let m = &mut self.messages[msg.index()];
-        m.copies += 1;
         m.held_copies += 1;
         self.counters.published += 1;
         self.facts.push(Fact::DuplicateKept {
@@ -471,7 +473,7 @@ impl Simulation {
     pub(super) fn expire_lease(&mut self, copy: CopyId, attempt: Attempt) {
         let c = &self.copies[copy as usize];
         let (msg, queue) = (c.msg, c.queue);
-        let consumer = c.holder.expect("a delivered copy has a holder");
+        let consumer = c.holder().expect("a delivered copy has a holder");
         if self.extends_lease(copy, attempt, consumer) {
             let until = self
                 .now_us
@@ -764,14 +766,15 @@ impl Simulation {
             }
         }
         for (id, m) in self.messages.iter_mut_with_ids() {
-            m.broker_remembers &= persisted.contains(&id) || m.records > 0;
+            let remembers = m.broker_remembers() && (persisted.contains(&id) || m.records > 0);
+            m.set_broker_remembers(remembers);
         }
     }
 
     /// Whether the copy's holder has started processing its current delivery.
     fn being_processed(&self, copy: CopyId) -> bool {
         let c = &self.copies[copy as usize];
-        c.holder.is_some_and(|h| {
+        c.holder().is_some_and(|h| {
             self.consumers[h.index()]
                 .working
                 .iter()

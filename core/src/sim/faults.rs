@@ -389,7 +389,7 @@ impl Simulation {
         }
         let has_outbox = self.relay_restart_delay(producer).is_some();
         for msg in held {
-            self.messages[msg.index()].held_back = false;
+            self.messages[msg.index()].set_held_back(false);
             // Held in memory only: gone with the process, unless an outbox row keeps it.
             if !has_outbox && self.messages[msg.index()].fate == PublishFate::Pending {
                 self.set_publish_fate(msg, PublishFate::GaveUp);

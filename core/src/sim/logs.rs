@@ -56,7 +56,7 @@ impl Simulation {
         });
         let m = &mut self.messages[msg.index()];
         m.records += 1;
-        m.broker_remembers = true;
+        m.set_broker_remembers(true);
         self.change_job(msg, |m| m.fate = PublishFate::Stored);
         self.counters.appended += 1;
         (partition, offset)

@@ -622,8 +622,8 @@ impl Simulation {
             } => {
                 let m = &self.messages[msg.index()];
                 self.producers[producer.index()].incarnation == incarnation
-                    && !m.confirmed
-                    && !m.held_back
+                    && !m.confirmed()
+                    && !m.held_back()
                     && m.publish_attempts == attempt
                     && m.nacked_attempt != attempt
                     && matches!(m.fate, PublishFate::Pending | PublishFate::Stored)

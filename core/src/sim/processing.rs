@@ -123,7 +123,7 @@ impl Simulation {
                 return batch;
             };
             let msg = self.copies[held.copy as usize].msg;
-            let event_id = self.copies[held.copy as usize].event_id;
+            let event_id = self.copies[held.copy as usize].event_id();
             if c.idempotency == Idempotency::CheckThenInsert {
                 if self.tables[c.queue.index()].processed.contains(&event_id) {
                     self.counters.duplicates_skipped += 1;
@@ -254,7 +254,7 @@ impl Simulation {
         let c = &self.consumers[consumer.index()];
         let q = c.queue.index();
         // Inbox: the unique key (source, id) is checked inside the effect's transaction.
-        let inbox_key = (m.producer, self.copies[copy as usize].event_id);
+        let inbox_key = (m.producer, self.copies[copy as usize].event_id());
         if c.idempotency == Idempotency::Inbox && self.tables[q].inbox.contains(&inbox_key) {
             self.counters.duplicates_skipped += 1;
             self.facts.push(Fact::DuplicateSkipped {

@@ -114,12 +114,9 @@ impl Simulation {
             routing_key: draft.routing_key,
             fate: PublishFate::Pending,
             publish_attempts: 0,
-            copies: 0,
             records: 0,
-            confirmed: false,
-            held_back: false,
             nacked_attempt: 0,
-            broker_remembers: false,
+            flags: 0,
             copy_tally: [0; 3],
             held_copies: 0,
         });
@@ -180,13 +177,13 @@ impl Simulation {
     /// Sends a message, or queues it behind earlier messages held back by backpressure.
     pub(super) fn send(&mut self, producer: ProducerId, msg: MsgId) {
         let m = &self.messages[msg.index()];
-        if m.held_back || !matches!(m.fate, PublishFate::Pending | PublishFate::Stored) {
+        if m.held_back() || !matches!(m.fate, PublishFate::Pending | PublishFate::Stored) {
             return; // already waiting in the held line, or its outcome is final
         }
         let p = &mut self.producers[producer.index()];
         if !p.held.is_empty() {
             p.held.push_back(msg);
-            self.messages[msg.index()].held_back = true;
+            self.messages[msg.index()].set_held_back(true);
             let queue = p.held_for.expect("held messages wait for a queue");
             self.counters.throttled += 1;
             self.facts.push(Fact::Throttled {
@@ -258,7 +255,7 @@ impl Simulation {
         }
         let p = &self.producers[producer.index()];
         let m = &self.messages[msg.index()];
-        if p.publish.idempotent && m.broker_remembers {
+        if p.publish.idempotent && m.broker_remembers() {
             self.counters.deduplicated += 1;
             self.facts.push(Fact::Deduplicated { producer, msg });
             self.send_confirm(producer, msg, attempt);
@@ -394,7 +391,9 @@ impl Simulation {
     fn finish_publish(&mut self, producer: ProducerId, msg: MsgId, fate: PublishFate) {
         self.set_publish_fate(msg, fate);
         let m = &mut self.messages[msg.index()];
-        if std::mem::take(&mut m.held_back) {
+        let was_held_back = m.held_back();
+        m.set_held_back(false);
+        if was_held_back {
             let p = &mut self.producers[producer.index()];
             p.held.retain(|&h| h != msg);
             if p.held.is_empty() {
@@ -458,13 +457,13 @@ impl Simulation {
         });
         let m = &self.messages[msg.index()];
         // A retry of it already waits in the held line, or the producer gave up on it.
-        if m.held_back || !matches!(m.fate, PublishFate::Pending | PublishFate::Stored) {
+        if m.held_back() || !matches!(m.fate, PublishFate::Pending | PublishFate::Stored) {
             return;
         }
         let p = &mut self.producers[producer.index()];
         p.held.push_front(msg);
         p.held_for = Some(queue);
-        self.messages[msg.index()].held_back = true;
+        self.messages[msg.index()].set_held_back(true);
         let q = &mut self.queues[queue.index()];
         if !q.throttled.contains(&producer) {
             q.throttled.push(producer);
@@ -491,7 +490,7 @@ impl Simulation {
                 self.queues[queue.index()].throttled.remove(0);
             }
             if let Some(msg) = next {
-                self.messages[msg.index()].held_back = false;
+                self.messages[msg.index()].set_held_back(false);
                 if !matches!(
                     self.messages[msg.index()].fate,
                     PublishFate::Pending | PublishFate::Stored
@@ -539,10 +538,10 @@ impl Simulation {
 
     pub(super) fn confirm_arrives(&mut self, producer: ProducerId, msg: MsgId, attempt: Attempt) {
         let m = &mut self.messages[msg.index()];
-        if m.confirmed {
+        if m.confirmed() {
             return; // an earlier attempt's confirm already settled it
         }
-        m.confirmed = true;
+        m.set_confirmed(true);
         self.counters.confirms += 1;
         self.facts.push(Fact::Confirmed {
             producer,
@@ -562,7 +561,7 @@ impl Simulation {
         {
             p.armed = None;
             // The row stays unmarked: after the restart the relay publishes it again.
-            self.messages[msg.index()].confirmed = false;
+            self.messages[msg.index()].set_confirmed(false);
             self.crash_producer(producer, armed);
             return;
         }
