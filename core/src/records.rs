@@ -137,11 +137,6 @@ impl<T> Records<T> {
         }
     }
 
-    /// Ids of long-lived records (outside the ring).
-    pub fn spilled_ids(&self) -> Vec<usize> {
-        self.spill.iter().map(|(id, _)| id).collect()
-    }
-
     /// Releases, through `release`, each long-lived record that `releasable` says may go
     /// (one pass in id order, no lookups).
     pub fn release_spilled(
@@ -294,7 +289,7 @@ impl<T> Spill<T> {
             let chunk = &mut self.chunks[c];
             let (first, ids) = (chunk.first, &chunk.ids);
             for (i, slot) in chunk.slots.iter_mut().enumerate() {
-                let id = ids.get(i).map_or(first + i, |&id| id);
+                let id = slot_id(first, ids, i);
                 if slot.as_ref().is_some_and(|r| releasable(id, r)) {
                     let record = slot.take().expect("checked");
                     chunk.held -= 1;
@@ -331,17 +326,23 @@ impl<T> Spill<T> {
         self.chunks.iter_mut().flat_map(|c| {
             let (first, ids) = (c.first, &c.ids);
             c.slots.iter_mut().enumerate().filter_map(move |(i, r)| {
-                let id = ids.get(i).map_or(first + i, |&id| id);
+                let id = slot_id(first, ids, i);
                 r.as_mut().map(|r| (id, r))
             })
         })
     }
 }
 
+/// The id of slot `i` of a chunk starting at `first` with this id list (empty while
+/// dense). A free function so that loops holding a chunk's slots mutably can call it.
+fn slot_id(first: usize, ids: &[usize], i: usize) -> usize {
+    ids.get(i).map_or(first + i, |&id| id)
+}
+
 impl<T> Chunk<T> {
     /// The id of slot `i`.
     fn id(&self, i: usize) -> usize {
-        self.ids.get(i).map_or(self.first + i, |&id| id)
+        slot_id(self.first, &self.ids, i)
     }
 
     fn last_id(&self) -> usize {
@@ -440,7 +441,8 @@ mod tests {
         assert_eq!(r.held(), 6);
         assert_eq!(r.ids(), vec![1, 3, 5, 7, 8, 9]);
         assert_eq!(r.release(5), Some(50));
-        assert_eq!(r.spilled_ids(), vec![1, 3, 7]);
+        let spilled: Vec<usize> = r.spill.iter().map(|(id, _)| id).collect();
+        assert_eq!(spilled, vec![1, 3, 7]);
         assert_eq!(r.push(100), 10);
         assert_eq!(
             r.iter().copied().collect::<Vec<_>>(),
