@@ -630,7 +630,7 @@ async fn a_message_id_in_the_log_opens_its_history_in_order() {
     // The event log follows the run while its tab is on show.
     page.click("tab-story").await;
     page.choose("scenario", "crash-after-commit").await;
-    assert!(page.get("lineage").hidden(), "closed until asked");
+    assert!(!page.has("lineage"), "no history until one is asked for");
     for _ in 0..6 {
         page.click("step").await;
     }
@@ -668,13 +668,25 @@ async fn a_message_id_in_the_log_opens_its_history_in_order() {
         at += found + 1;
     }
     page.click("lineage-close").await;
-    assert!(page.get("lineage").hidden());
+    assert!(
+        page.get("lineage").hidden(),
+        "closed, the history tab shows its hint"
+    );
+    assert!(!page.get("history-hint").hidden());
+    // Another tab unmounts the history: it is built again only when asked for.
+    page.click("tab-counters").await;
+    assert!(!page.has("lineage"));
 }
 
 #[wasm_bindgen_test]
 async fn pause_on_breach_stops_at_the_duplicate_and_names_the_message() {
     let page = Mounted::new();
     page.choose("scenario", "crash-after-commit").await;
+    assert!(
+        !page.has("invariants"),
+        "mounted only while its tab is on show"
+    );
+    page.click("tab-invariants").await;
     assert!(page.text("invariant-effect-once-verdict").contains("holds"));
     assert!(page.text("invariant-no-loss-verdict").contains("holds"));
     let pause: HtmlInputElement = page.get("invariants-pause").unchecked_into();
@@ -712,9 +724,11 @@ async fn pause_on_breach_stops_at_the_duplicate_and_names_the_message() {
 #[wasm_bindgen_test]
 async fn log_scenarios_show_partition_lanes_and_member_controls() {
     let page = Mounted::new();
-    assert!(page.get("logs").hidden(), "the burst has no log");
+    assert!(page.get("tab-logs").hidden(), "the burst has no log");
     for name in ["log-commit-modes", "log-consumer-groups"] {
         page.choose("scenario", name).await;
+        assert!(!page.get("tab-logs").hidden(), "{name}");
+        page.click("tab-logs").await;
         assert!(!page.get("logs").hidden(), "{name}");
         for _ in 0..60 {
             page.click("step").await;
@@ -758,7 +772,8 @@ async fn log_scenarios_show_partition_lanes_and_member_controls() {
     }
     assert!(page.number("log-rebalances") >= 1.0);
     page.choose("scenario", "burst").await;
-    assert!(page.get("logs").hidden());
+    assert!(page.get("tab-logs").hidden());
+    assert!(!page.has("logs"), "the logs tab closed with the log");
 }
 
 /// Types `value` into a parameters field and fires `change` (what leaving the field does).
@@ -773,6 +788,11 @@ async fn enter(page: &Mounted, testid: &str, value: &str) {
 async fn parameters_apply_on_change_explain_bad_values_and_follow_step_back() {
     let page = Mounted::new();
     page.choose("scenario", "mm1").await;
+    assert!(
+        !page.has("parameters"),
+        "mounted the first time its tab is shown"
+    );
+    page.click("tab-parameters").await;
     let value = |id: &str| page.get(id).unchecked_into::<HtmlInputElement>().value();
     assert_eq!(value("param-p0-rate"), "0.9");
     assert_eq!(value("param-q0-consumers"), "1");
@@ -802,4 +822,37 @@ async fn parameters_apply_on_change_explain_bad_values_and_follow_step_back() {
         page.text("params-forecast")
     );
     assert_eq!(value("param-q0-consumers"), "1", "back before the change");
+}
+
+#[wasm_bindgen_test]
+async fn a_hidden_panel_keeps_what_the_user_typed_and_the_others_leave_the_page() {
+    let page = Mounted::new();
+    // At load: the counters and the story only.
+    assert!(page.has("time") && page.has("narration"));
+    for absent in [
+        "scenario-editor",
+        "parameters",
+        "invariants",
+        "logs",
+        "interview",
+    ] {
+        assert!(!page.has(absent), "{absent} is not mounted at load");
+    }
+    // A half-edited scenario survives a look at another tab.
+    page.click("tab-scenario").await;
+    let edited = "{ \"half\": ";
+    let area = page.get("editor-text");
+    js_sys::Reflect::set(&area, &"value".into(), &edited.into()).expect("set value");
+    fire(&area, "input");
+    tick().await;
+    page.click("tab-invariants").await;
+    assert!(page.has("invariants"));
+    assert!(page.get("panel-scenario").hidden());
+    page.click("tab-scenario").await;
+    let value = js_sys::Reflect::get(&page.get("editor-text"), &"value".into()).expect("value");
+    assert_eq!(value.as_string().as_deref(), Some(edited));
+    // The invariants left with their tab; playing does not bring them back.
+    assert!(!page.has("invariants"));
+    page.click("step").await;
+    assert!(!page.has("invariants"));
 }

@@ -5,6 +5,17 @@ use brokerlab_core::lessons::Lang;
 
 use crate::i18n::{locale, td_string};
 
+/// When a panel's content is mounted (see `Panel::mounting`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mounting {
+    /// From the page's first frame.
+    Always,
+    /// From the first time its tab is shown, and kept (hidden) after.
+    OnceShown,
+    /// Only while its tab is on show.
+    WhileShown,
+}
+
 /// One panel of the side area, shown one at a time under its tab.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Panel {
@@ -75,6 +86,31 @@ impl Panel {
         self != Panel::Logs || has_logs
     }
 
+    /// When the panel's content is in the page. The counters (the panel on show at load)
+    /// and the story (the narration is the page's running account; its event log already
+    /// skips rebuilding while hidden) are always there. A panel holding what the user typed
+    /// or chose in it (a half-edited scenario, a field's error) keeps it only while mounted,
+    /// so those stay once opened. The rest show only what the lab holds and are mounted only
+    /// while on show: the page mounts two panels at load instead of eight, and a playing
+    /// run does not update the invariants, the logs or a history nobody sees.
+    pub fn mounting(self) -> Mounting {
+        match self {
+            Panel::Counters | Panel::Story => Mounting::Always,
+            Panel::Parameters | Panel::Scenario | Panel::Interview => Mounting::OnceShown,
+            Panel::Invariants | Panel::History | Panel::Logs => Mounting::WhileShown,
+        }
+    }
+
+    /// Whether the panel's content is mounted now, given whether it is on show and whether
+    /// it was mounted a moment ago.
+    pub fn mounted(self, shown: bool, was_mounted: bool) -> bool {
+        match self.mounting() {
+            Mounting::Always => true,
+            Mounting::OnceShown => shown || was_mounted,
+            Mounting::WhileShown => shown,
+        }
+    }
+
     /// The tab `by` places after (or before) this one among the offered tabs, wrapping
     /// around: what the arrow keys do on the tab strip.
     pub fn next(self, by: i32, has_logs: bool) -> Panel {
@@ -120,6 +156,32 @@ mod tests {
         assert_eq!(Panel::History.next(1, true), Panel::Logs);
         assert_eq!(Panel::Logs.next(1, true), Panel::Interview);
         assert_eq!(Panel::Interview.next(1, true), Panel::Counters);
+    }
+
+    #[test]
+    fn the_invariants_logs_and_history_are_mounted_only_while_on_show() {
+        // Shown, then hidden: whether each panel's content is still in the page.
+        let kept: Vec<_> = Panel::ALL
+            .into_iter()
+            .filter(|p| p.mounted(false, p.mounted(true, false)))
+            .collect();
+        assert_eq!(
+            kept,
+            [
+                Panel::Counters,
+                Panel::Story,
+                Panel::Parameters,
+                Panel::Scenario,
+                Panel::Interview
+            ]
+        );
+        // Before any tab is chosen: the counters and the story.
+        let at_load: Vec<_> = Panel::ALL
+            .into_iter()
+            .filter(|p| p.mounted(false, false))
+            .collect();
+        assert_eq!(at_load, [Panel::Counters, Panel::Story]);
+        assert!(Panel::ALL.into_iter().all(|p| p.mounted(true, false)));
     }
 
     #[test]

@@ -63,15 +63,20 @@ fn Tab(lab: Lab, panel: Panel) -> impl IntoView {
     }
 }
 
-/// The panel under one tab; hidden (but kept, with its state) while another is on show.
+/// The panel under one tab. Its content is in the page as `Panel::mounting` says: most are
+/// mounted only while on show, so a playing run does not update panels nobody sees.
 #[component]
-fn TabPanel(lab: Lab, panel: Panel, children: Children) -> impl IntoView {
+fn TabPanel(lab: Lab, panel: Panel, children: ChildrenFn) -> impl IntoView {
+    let shown = Memo::new(move |_| lab.panel.get() == panel);
+    let mounted = Memo::new(move |before: Option<&bool>| {
+        panel.mounted(shown.get(), before.copied().unwrap_or(false))
+    });
     view! {
         <div role="tabpanel" class="tab-panel" id=format!("panel-{}", panel.key())
             data-testid=format!("panel-{}", panel.key())
             aria-labelledby=format!("tab-{}", panel.key())
-            hidden=move || lab.panel.get() != panel>
-            {children()}
+            hidden=move || !shown.get()>
+            {move || mounted.get().then(|| children())}
         </div>
     }
 }

@@ -72,6 +72,7 @@ test('log-consumer-groups: the crash button crashes a live member, and the backl
   );
   await page.getByTestId('play').click();
   assert.equal(await predictedNow(), 0, 'the prediction does not climb while the groups keep up');
+  await page.getByTestId('tab-logs').click();
   const lagSum = await page.getByTestId('logs').evaluate((el) =>
     [...el.querySelectorAll('[data-testid^=group-][data-testid*=-partition-]')]
       .map((p) => /lag (\d+)/.exec(p.textContent))

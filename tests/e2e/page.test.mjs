@@ -12,6 +12,17 @@ const SHOTS = path.resolve(process.env.SCREENSHOT_DIR ?? 'target/screenshots');
 const DOC_SHOT = process.env.DOC_SCREENSHOT ? path.resolve(process.env.DOC_SCREENSHOT) : null;
 const ORIGIN = new URL(BASE_URL).origin;
 
+/** The side tab of the controls that are in the page only while their tab is on show (or
+ *  from the first time it is): `Panel::mounting` in src/model/panels.rs. */
+const PANEL_OF = [
+  [/^(invariant|invariants)(-|$)/, 'invariants'],
+  [/^(lineage|history-hint)/, 'history'],
+  [/^(logs|log-appended|log-processed|log-rebalances|log-skipped|log-\d|group-)/, 'logs'],
+  [/^(param|parameters)/, 'parameters'],
+  [/^(editor-|schedule-(?!mark)|scenario-editor|scenario-secret)/, 'scenario'],
+  [/^(interview|hidden-|reveal-faults|revealed-faults)/, 'interview'],
+];
+
 /** The page object: every control and counter through its data-testid. */
 class LabPage {
   constructor(page) {
@@ -74,6 +85,10 @@ class LabPage {
   /** Brings a control into view the way a user would: opens the side tab that holds it,
    *  unfolds a card's "More" menu, shows the folded consumer cards. */
   async reveal(id) {
+    // Most side panels are mounted only while their tab is on show: open the tab that
+    // holds a control not in the page yet.
+    const unmounted = PANEL_OF.find(([pattern]) => pattern.test(id));
+    if (unmounted && (await this.page.getByTestId(id).count()) === 0) await this.tab(unmounted[1]);
     const where = await this.page.getByTestId(id).first().evaluate((node) => {
       const panel = node.closest('[role=tabpanel]');
       const more = node.closest('details');
@@ -602,8 +617,8 @@ test('a history is a sequence diagram: lifelines, and one labelled arrow per fac
 
 test('per-key order: the reordered account pauses at the late deposit and names it', async () => {
   await lab.pickScenario('ordering-account');
-  assert.match(await lab.text('invariant-key-order-verdict'), /holds/);
   await lab.tab('invariants');
+  assert.match(await lab.text('invariant-key-order-verdict'), /holds/);
   await lab.page.getByTestId('invariants-pause').check();
   await lab.click('play');
   await lab.page.getByTestId('invariant-key-order-msg').waitFor({ timeout: 20_000 });
@@ -1432,6 +1447,8 @@ test('the checked-in link of format version 1 still opens at its step', async ()
 
 test('a member crash: the logs panel and the member cards say the group is rebalancing', async () => {
   await lab.pickScenario('log-consumer-groups');
+  await lab.tab('logs');
+  await lab.page.getByTestId('logs').waitFor({ state: 'visible' });
   assert.equal(await lab.page.getByTestId('group-0-rebalancing').count(), 0);
   assert.match(await lab.text('group-0-member-0-state'), /^ledger-1: up · .* · owns P0, P1$/);
   await lab.click('group-0-member-0-crash');
