@@ -87,12 +87,21 @@ impl Mounted {
         tick().await;
     }
 
-    /// Types `text` into an input (replacing what was there).
+    /// Types `text` into an input or a text area (replacing what was there).
     async fn type_into(&self, testid: &str, text: &str) {
-        let input: HtmlInputElement = self.get(testid).unchecked_into();
-        input.set_value(text);
-        fire(&input, "input");
+        let field = self.get(testid);
+        // Through the `value` property, which inputs and text areas both have.
+        js_sys::Reflect::set(&field, &"value".into(), &text.into()).expect("a field");
+        fire(&field, "input");
         tick().await;
+    }
+
+    /// The `value` of an input or a text area.
+    fn value(&self, testid: &str) -> String {
+        js_sys::Reflect::get(&self.get(testid), &"value".into())
+            .ok()
+            .and_then(|v| v.as_string())
+            .unwrap_or_else(|| panic!("{testid} has no value"))
     }
 }
 
@@ -611,8 +620,7 @@ async fn the_log_filter_takes_a_message_id_and_explains_bad_input() {
     // A message id in a line filters the log to that message.
     page.get("log-msg").click();
     tick().await;
-    let input: HtmlInputElement = page.get("log-filter").unchecked_into();
-    assert_eq!(input.value(), "#0");
+    assert_eq!(page.value("log-filter"), "#0");
     assert_eq!(page.get("log").child_element_count(), only);
 
     page.type_into("log-filter", "12345").await;
@@ -793,12 +801,11 @@ async fn parameters_apply_on_change_explain_bad_values_and_follow_step_back() {
         "mounted the first time its tab is shown"
     );
     page.click("tab-parameters").await;
-    let value = |id: &str| page.get(id).unchecked_into::<HtmlInputElement>().value();
-    assert_eq!(value("param-p0-rate"), "0.9");
-    assert_eq!(value("param-q0-consumers"), "1");
+    assert_eq!(page.value("param-p0-rate"), "0.9");
+    assert_eq!(page.value("param-q0-consumers"), "1");
     page.click("step").await;
     enter(&page, "param-q0-consumers", "2").await;
-    assert_eq!(value("param-q0-consumers"), "2");
+    assert_eq!(page.value("param-q0-consumers"), "2");
     assert!(page.has("consumer-1"), "a second consumer card");
     assert!(
         page.text("params-forecast")
@@ -811,7 +818,11 @@ async fn parameters_apply_on_change_explain_bad_values_and_follow_step_back() {
         page.text("param-q0-consumers-error"),
         "⚠ “two” is not a number (consumers)."
     );
-    assert_eq!(value("param-q0-consumers"), "2", "the value in force stays");
+    assert_eq!(
+        page.value("param-q0-consumers"),
+        "2",
+        "the value in force stays"
+    );
     assert!(!page.has("error-note"), "the message is next to the field");
     page.click("back").await;
     assert_eq!(page.text("step-index"), "1");
@@ -821,7 +832,11 @@ async fn parameters_apply_on_change_explain_bad_values_and_follow_step_back() {
         "{}",
         page.text("params-forecast")
     );
-    assert_eq!(value("param-q0-consumers"), "1", "back before the change");
+    assert_eq!(
+        page.value("param-q0-consumers"),
+        "1",
+        "back before the change"
+    );
 }
 
 #[wasm_bindgen_test]
@@ -841,16 +856,12 @@ async fn a_hidden_panel_keeps_what_the_user_typed_and_the_others_leave_the_page(
     // A half-edited scenario survives a look at another tab.
     page.click("tab-scenario").await;
     let edited = "{ \"half\": ";
-    let area = page.get("editor-text");
-    js_sys::Reflect::set(&area, &"value".into(), &edited.into()).expect("set value");
-    fire(&area, "input");
-    tick().await;
+    page.type_into("editor-text", edited).await;
     page.click("tab-invariants").await;
     assert!(page.has("invariants"));
     assert!(page.get("panel-scenario").hidden());
     page.click("tab-scenario").await;
-    let value = js_sys::Reflect::get(&page.get("editor-text"), &"value".into()).expect("value");
-    assert_eq!(value.as_string().as_deref(), Some(edited));
+    assert_eq!(page.value("editor-text"), edited);
     // The invariants left with their tab; playing does not bring them back.
     assert!(!page.has("invariants"));
     page.click("step").await;
