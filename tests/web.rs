@@ -26,7 +26,15 @@ impl Drop for Mounted {
 }
 
 impl Mounted {
-    fn new() -> Self {
+    /// The page with its whole first screen on it (its parts arrive one task after another).
+    async fn new() -> Self {
+        let page = Self::mounting();
+        page.arrived().await;
+        page
+    }
+
+    /// The page as `mount_to` leaves it: only the first screen's first part is in.
+    fn mounting() -> Self {
         let root: HtmlElement = document()
             .create_element("div")
             .expect("div")
@@ -41,6 +49,25 @@ impl Mounted {
             root,
             _handle: Box::new(handle),
         }
+    }
+
+    /// Whether the page says all of its first screen is on it.
+    fn ready(&self) -> bool {
+        self.root
+            .query_selector("main[data-ready='true']")
+            .expect("valid selector")
+            .is_some()
+    }
+
+    /// Waits until the whole first screen is on the page (a few tasks).
+    async fn arrived(&self) {
+        for _ in 0..2_000 {
+            if self.ready() {
+                return;
+            }
+            sleep(5).await;
+        }
+        panic!("the first screen never said it was all on the page");
     }
 
     fn get(&self, testid: &str) -> HtmlElement {
@@ -138,7 +165,7 @@ async fn sleep(ms: i32) {
 
 #[wasm_bindgen_test]
 async fn the_page_mounts_paused_at_zero_with_every_control() {
-    let page = Mounted::new();
+    let page = Mounted::new().await;
     tick().await;
     assert_eq!(page.text("time"), "0.0 s");
     assert_eq!(page.text("backlog"), "0");
@@ -168,8 +195,59 @@ async fn the_page_mounts_paused_at_zero_with_every_control() {
 }
 
 #[wasm_bindgen_test]
+async fn the_first_screen_arrives_in_parts_one_task_each_the_header_and_controls_first() {
+    let page = Mounted::mounting();
+    tick().await;
+    // What each part brings, in the order the parts come.
+    let marks = [
+        "scenario",
+        "copy-link",
+        "play",
+        "topology",
+        "chart",
+        "side",
+        "events",
+        "help",
+    ];
+    let arrived = |page: &Mounted| marks.iter().take_while(|m| page.has(m)).count();
+    assert_eq!(
+        arrived(&page),
+        0,
+        "the task that mounts the page only says it is loading"
+    );
+    assert_eq!(
+        page.root.text_content().unwrap_or_default(),
+        "Loading Broker Lab…"
+    );
+    // One look per task: zero-delay timeouts run in the order they were set, so this loop
+    // and the page's arrivals take turns, and a part that has a task of its own is seen
+    // arriving alone.
+    let mut seen = vec![0];
+    while !page.ready() {
+        sleep(0).await;
+        seen.push(arrived(&page));
+        assert!(
+            seen.len() < 100,
+            "the first screen keeps arriving: {seen:?}"
+        );
+    }
+    assert_eq!(
+        seen.last(),
+        Some(&marks.len()),
+        "all parts are in once ready: {seen:?}"
+    );
+    assert!(
+        seen.windows(2).all(|w| w[1] == w[0] || w[1] == w[0] + 1),
+        "one part per task, in order: {seen:?}"
+    );
+    // The controls work.
+    page.click("step").await;
+    assert_eq!(page.number("published"), 1.0);
+}
+
+#[wasm_bindgen_test]
 async fn play_advances_time_and_pause_stops_it() {
-    let page = Mounted::new();
+    let page = Mounted::new().await;
     page.click("play").await;
     assert_eq!(page.text("play"), "Pause");
     sleep(500).await;
@@ -191,7 +269,7 @@ async fn play_advances_time_and_pause_stops_it() {
 
 #[wasm_bindgen_test]
 async fn crash_changes_the_counters_at_once() {
-    let page = Mounted::new();
+    let page = Mounted::new().await;
     page.click("crash").await;
     assert_eq!(page.text("crashes"), "1");
     assert_eq!(page.text("consumers-up"), "19 / 20");
@@ -223,7 +301,7 @@ async fn crash_changes_the_counters_at_once() {
 
 #[wasm_bindgen_test]
 async fn the_speed_menu_sets_how_fast_time_passes() {
-    let page = Mounted::new();
+    let page = Mounted::new().await;
     let speed: HtmlSelectElement = page.get("speed").unchecked_into();
     speed.set_value("0.1");
     let init = web_sys::EventInit::new();
@@ -278,7 +356,7 @@ fn chart_ink(canvas: &HtmlCanvasElement) -> usize {
 
 #[wasm_bindgen_test]
 async fn the_chart_draws_the_backlog_as_it_grows() {
-    let page = Mounted::new();
+    let page = Mounted::new().await;
     tick().await;
     let canvas: HtmlCanvasElement = page.get("chart").unchecked_into();
     // This test page has no stylesheet: give the canvas a real size, and tell the page.
@@ -323,7 +401,7 @@ async fn the_chart_draws_the_backlog_as_it_grows() {
 
 #[wasm_bindgen_test]
 async fn the_chart_canvas_is_sized_for_the_screen() {
-    let page = Mounted::new();
+    let page = Mounted::new().await;
     page.click("play").await;
     sleep(300).await;
     page.click("play").await;
@@ -375,7 +453,7 @@ fn the_error_panel_shows_text_never_html() {
 
 #[wasm_bindgen_test]
 async fn picking_a_scenario_loads_it_paused_with_its_description() {
-    let page = Mounted::new();
+    let page = Mounted::new().await;
     page.click("play").await;
     page.choose("scenario", "crash-after-commit").await;
     assert_eq!(page.text("play"), "Play", "a new scenario starts paused");
@@ -395,7 +473,7 @@ async fn picking_a_scenario_loads_it_paused_with_its_description() {
 
 #[wasm_bindgen_test]
 async fn stepping_shows_the_duplicate_and_back_restores_the_counters() {
-    let page = Mounted::new();
+    let page = Mounted::new().await;
     // The event log follows the run while its tab is on show.
     page.click("tab-story").await;
     page.choose("scenario", "crash-after-commit").await;
@@ -447,7 +525,7 @@ async fn stepping_shows_the_duplicate_and_back_restores_the_counters() {
 
 #[wasm_bindgen_test]
 async fn the_keyboard_steps_plays_and_changes_speed() {
-    let page = Mounted::new();
+    let page = Mounted::new().await;
     page.choose("scenario", "crash-after-commit").await;
     press("ArrowRight").await;
     press("ArrowRight").await;
@@ -472,7 +550,7 @@ async fn the_keyboard_steps_plays_and_changes_speed() {
 
 #[wasm_bindgen_test]
 async fn consumer_cards_crash_arm_and_restart_their_consumer() {
-    let page = Mounted::new();
+    let page = Mounted::new().await;
     tick().await;
     assert!(page.text("consumer-0-state").contains("idle"));
     page.click("consumer-0-crash-after-commit").await;
@@ -510,7 +588,7 @@ async fn consumer_cards_crash_arm_and_restart_their_consumer() {
 
 #[wasm_bindgen_test]
 async fn consumer_and_producer_cards_drop_acks_slow_down_and_inject_poison() {
-    let page = Mounted::new();
+    let page = Mounted::new().await;
     // The event log follows the run while its tab is on show.
     page.click("tab-story").await;
     page.choose("scenario", "crash-after-commit").await;
@@ -569,7 +647,7 @@ async fn consumer_and_producer_cards_drop_acks_slow_down_and_inject_poison() {
 
 #[wasm_bindgen_test]
 async fn a_hidden_event_log_is_not_rebuilt_and_catches_up_when_shown() {
-    let page = Mounted::new();
+    let page = Mounted::new().await;
     page.choose("scenario", "crash-after-commit").await;
     assert!(page.get("panel-story").hidden(), "the counters are on show");
     let before = page.text("log");
@@ -592,7 +670,7 @@ async fn a_hidden_event_log_is_not_rebuilt_and_catches_up_when_shown() {
 
 #[wasm_bindgen_test]
 async fn the_log_filter_takes_a_message_id_and_explains_bad_input() {
-    let page = Mounted::new();
+    let page = Mounted::new().await;
     // The event log follows the run while its tab is on show.
     page.click("tab-story").await;
     page.choose("scenario", "crash-after-commit").await;
@@ -634,7 +712,7 @@ async fn the_log_filter_takes_a_message_id_and_explains_bad_input() {
 
 #[wasm_bindgen_test]
 async fn a_message_id_in_the_log_opens_its_history_in_order() {
-    let page = Mounted::new();
+    let page = Mounted::new().await;
     // The event log follows the run while its tab is on show.
     page.click("tab-story").await;
     page.choose("scenario", "crash-after-commit").await;
@@ -688,7 +766,7 @@ async fn a_message_id_in_the_log_opens_its_history_in_order() {
 
 #[wasm_bindgen_test]
 async fn pause_on_breach_stops_at_the_duplicate_and_names_the_message() {
-    let page = Mounted::new();
+    let page = Mounted::new().await;
     page.choose("scenario", "crash-after-commit").await;
     assert!(
         !page.has("invariants"),
@@ -731,7 +809,7 @@ async fn pause_on_breach_stops_at_the_duplicate_and_names_the_message() {
 
 #[wasm_bindgen_test]
 async fn log_scenarios_show_partition_lanes_and_member_controls() {
-    let page = Mounted::new();
+    let page = Mounted::new().await;
     assert!(page.get("tab-logs").hidden(), "the burst has no log");
     for name in ["log-commit-modes", "log-consumer-groups"] {
         page.choose("scenario", name).await;
@@ -794,7 +872,7 @@ async fn enter(page: &Mounted, testid: &str, value: &str) {
 
 #[wasm_bindgen_test]
 async fn parameters_apply_on_change_explain_bad_values_and_follow_step_back() {
-    let page = Mounted::new();
+    let page = Mounted::new().await;
     page.choose("scenario", "mm1").await;
     assert!(
         !page.has("parameters"),
@@ -841,7 +919,7 @@ async fn parameters_apply_on_change_explain_bad_values_and_follow_step_back() {
 
 #[wasm_bindgen_test]
 async fn a_hidden_panel_keeps_what_the_user_typed_and_the_others_leave_the_page() {
-    let page = Mounted::new();
+    let page = Mounted::new().await;
     // At load: the counters and the story only.
     assert!(page.has("time") && page.has("narration"));
     for absent in [

@@ -3,6 +3,7 @@
 
 pub mod aftermath;
 pub mod aggregated;
+pub mod arrival;
 pub mod chart_info;
 pub mod compare;
 pub mod database;

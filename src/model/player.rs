@@ -21,7 +21,7 @@ use super::story::{Narration, Story, Told};
 mod checkpoint;
 mod pace;
 mod seek;
-pub use pace::Pace;
+pub use pace::{Pace, Preview, PREVIEW_STEPS_MAX};
 pub use seek::{SNAPSHOTS_MAX, SNAPSHOT_BYTES_MAX, SNAPSHOT_EVERY_STEPS, SNAPSHOT_ONE_BYTES_MAX};
 
 /// Simulated seconds per wall-clock second the page offers.
@@ -118,8 +118,14 @@ pub struct Player {
 
 impl Player {
     pub fn new(scenario: Scenario) -> Result<Self, ScenarioError> {
-        let sim = Simulation::new(scenario.clone())?;
         let pace = Pace::of(&scenario);
+        Self::with_pace(scenario, pace)
+    }
+
+    /// A player for `scenario` whose preview, `pace`, was taken already (the page takes it
+    /// in a task of its own at load: `Pace::of(&scenario)`, nothing else).
+    pub fn with_pace(scenario: Scenario, pace: Pace) -> Result<Self, ScenarioError> {
+        let sim = Simulation::new(scenario.clone())?;
         let horizon_s = horizon_of(&scenario, pace);
         let mut player = Self {
             base: scenario,

@@ -3,10 +3,12 @@
 //! never on the views.
 
 mod aggregated;
+pub mod arrival;
 pub mod compare;
 pub mod files;
 pub mod lab;
 pub mod lesson;
+pub mod opening;
 pub mod recording;
 mod scenario_edit;
 pub mod share;

@@ -60,19 +60,21 @@ pub struct Opening {
     pub aggregated: Option<Scenario>,
 }
 
-/// What the address holds, opened. `Err` is what was wrong with the link (said once the
-/// page's language is known); `Ok(None)` means there was no link.
-pub fn from_address() -> Result<Option<Opening>, LinkProblem> {
+/// The link in the address, decoded (its runs are built by [`opening_of`], in a task of
+/// their own). `Err` is what was wrong with the link (said once the page's language is
+/// known); `Ok(None)` means there was no link.
+pub fn read_address() -> Result<Option<Opened>, LinkProblem> {
     let Some(text) = link_in_address() else {
         return Ok(None);
     };
-    let opened = link::open(&text).map_err(|e| LinkProblem::Unreadable(e.to_string()))?;
-    opening_of(opened).map(Some)
+    link::open(&text)
+        .map(Some)
+        .map_err(|e| LinkProblem::Unreadable(e.to_string()))
 }
 
 /// A decoded link, opened: its player (the shell of an aggregated scenario, whose flows
 /// the page then computes with `Lab::show_aggregated_on_shell`), view and compare side.
-fn opening_of(opened: Opened) -> Result<Opening, LinkProblem> {
+pub fn opening_of(opened: Opened) -> Result<Opening, LinkProblem> {
     Ok(match opened {
         Opened::Single(shared) if aggregated::runs_aggregated(&shared.scenario) => Opening {
             player: Player::new(aggregated::shell(&shared.scenario))

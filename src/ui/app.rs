@@ -5,13 +5,17 @@ use leptos::prelude::*;
 use leptos_use::{use_raf_fn_with_options, utils::Pausable, UseRafFnOptions};
 
 use crate::i18n::{t, use_i18n, I18nContextProvider};
+use crate::model::arrival::Part;
 use crate::model::player::Player;
 use crate::model::share::LinkProblem;
 use crate::model::words::Words;
+use crate::state::arrival::Arrival;
+use crate::state::opening::{Opening, Reading};
 use crate::state::share;
 use crate::state::shortcuts::use_shortcuts;
 use crate::state::{Lab, Tools};
 use crate::ui::aggregated::{AggregatedBanner, AggregatedStage};
+use crate::ui::arrival::Arriving;
 use crate::ui::chart::BacklogChart;
 use crate::ui::compare::{CompareBar, CompareCounters, SideALabel, VariantStage};
 use crate::ui::controls::{Controls, ScenarioPicker};
@@ -29,42 +33,45 @@ use crate::ui::tour::TourCard;
 use brokerlab_core::link::View;
 use brokerlab_core::Scenario;
 
-/// The scenario the first page plays.
-pub const EXAMPLE: &str = "burst";
-
 #[component]
 pub fn App() -> impl IntoView {
-    // A share link in the address opens where it says; a bad one opens the example and
-    // says why.
-    let (opened, problem) = match share::from_address() {
-        Ok(opened) => (opened, None),
-        Err(problem) => (None, Some(problem)),
-    };
-    let (player, view, compare, aggregated) = match opened {
-        Some(opening) => (
-            Ok(opening.player),
-            Some(opening.view),
-            opening.compare,
-            opening.aggregated,
-        ),
-        None => (
-            brokerlab_core::examples::load(EXAMPLE)
-                .ok_or_else(|| format!("the example “{EXAMPLE}” is missing"))
-                .and_then(|s| Player::new(s).map_err(|e| e.to_string())),
-            None,
-            None,
-            None,
-        ),
-    };
-    match player {
-        Ok(player) => view! {
-            <I18nContextProvider>
-                <Page player view problem compare aggregated />
-            </I18nContextProvider>
-        }
-        .into_any(),
-        Err(message) => view! { <ErrorNote message /> }.into_any(),
+    // The first screen arrives in parts (`Part`): the address is read in the task after
+    // the one that started the module, the example previewed and the run built in the next
+    // two, the page's parts in the tasks after that.
+    let arrival = Arrival::begin();
+    let reading = StoredValue::new_local(None::<Reading>);
+    let opening = StoredValue::new_local(None::<Opening>);
+    arrival.on(Part::Reading, move || {
+        reading.set_value(Some(Reading::from_address()));
+    });
+    for half in [Part::Preview, Part::PreviewEnd] {
+        arrival.on(half, move || {
+            reading.update_value(|r| r.as_mut().map_or((), Reading::preview_half));
+        });
     }
+    arrival.on(Part::Opening, move || {
+        let read = reading.try_update_value(Option::take).flatten();
+        opening.set_value(read.map(Opening::of));
+    });
+    let due = Memo::new(move |_| arrival.has(Part::State));
+    let page = move || {
+        let Some(o) = due
+            .get()
+            .then(|| opening.try_update_value(Option::take))
+            .flatten()
+            .flatten()
+        else {
+            return view! { <p class="loading">{t!(use_i18n(), common.loading)}</p> }.into_any();
+        };
+        match o.player {
+            Ok(player) => view! {
+                <Page player view=o.view problem=o.problem compare=o.compare aggregated=o.aggregated arrival />
+            }
+            .into_any(),
+            Err(message) => view! { <ErrorNote message /> }.into_any(),
+        }
+    };
+    view! { <I18nContextProvider>{page}</I18nContextProvider> }
 }
 
 /// A problem the page can explain and survive.
@@ -101,6 +108,7 @@ fn Page(
     problem: Option<LinkProblem>,
     compare: Option<share::CompareOpening>,
     aggregated: Option<Scenario>,
+    arrival: Arrival,
 ) -> impl IntoView {
     let lab = Lab::new(player);
     let mut problem = problem;
@@ -126,7 +134,7 @@ fn Page(
     }
     share::follow_in_address(lab);
     if share::embedded() {
-        return view! { <EmbeddedStage lab /> }.into_any();
+        return view! { <EmbeddedStage lab arrival /> }.into_any();
     }
     let tools = Tools::new();
     use_shortcuts(lab, tools);
@@ -135,51 +143,71 @@ fn Page(
     let dragging = use_file_drop(lab, zone);
 
     // The stage (what moves: topology and chart) on the first screen; every other panel in
-    // the side area beside it, one tab at a time.
+    // the side area beside it, one tab at a time. The parts arrive one task after another
+    // (`Part`), the controls first; `data-ready` says when all are on the page.
     view! {
         <header class="top">
-            <div class="brand">
-                <h1>"Broker Lab"</h1>
-                <LangSwitch lab />
-            </div>
-            <ScenarioPicker lab />
-            <ShareButton lab />
-            <FileMenu lab />
-            <ToolButtons tools />
+            <Arriving arrival part=Part::Header>
+                <div class="brand">
+                    <h1>"Broker Lab"</h1>
+                    <LangSwitch lab />
+                </div>
+                <ScenarioPicker lab />
+            </Arriving>
+            <Arriving arrival part=Part::Tools>
+                <ShareButton lab />
+                <FileMenu lab />
+                <ToolButtons tools />
+            </Arriving>
         </header>
-        <main node_ref=zone class:dragging=move || dragging.get()>
-            <div class="transport">
-                <Controls lab />
-                <Timeline lab />
-            </div>
-            <Problem lab />
-            <ImportNotes lab />
-            <LessonCard lab />
-            <CompareBar lab />
+        <main node_ref=zone class:dragging=move || dragging.get()
+            data-ready=move || arrival.complete().to_string()>
+            <Arriving arrival part=Part::Controls>
+                <div class="transport">
+                    <Controls lab />
+                    <Timeline lab />
+                </div>
+                <Problem lab />
+                <ImportNotes lab />
+                <LessonCard lab />
+                <CompareBar lab />
+            </Arriving>
             <div class="workspace">
                 <div class="stage" data-testid="stage">
-                    <LatestLine narration=lab.narration />
-                    <AggregatedBanner lab />
+                    <Arriving arrival part=Part::Controls>
+                        <LatestLine narration=lab.narration />
+                        <AggregatedBanner lab />
+                    </Arriving>
                     <div class="stage-side stage-a" data-testid="stage-a">
-                        <SideALabel lab />
-                        <Show when=move || !lab.aggregated_on.get() fallback=move || view! { <AggregatedStage lab /> }>
-                            <TopologyView lab />
-                        </Show>
+                        <Arriving arrival part=Part::Topology>
+                            <SideALabel lab />
+                            <Show when=move || !lab.aggregated_on.get() fallback=move || view! { <AggregatedStage lab /> }>
+                                <TopologyView lab />
+                            </Show>
+                        </Arriving>
                     </div>
-                    <VariantStage lab />
-                    <CompareCounters lab />
-                    <BacklogChart lab />
+                    <Arriving arrival part=Part::Topology>
+                        <VariantStage lab />
+                        <CompareCounters lab />
+                    </Arriving>
+                    <Arriving arrival part=Part::Chart>
+                        <BacklogChart lab />
+                    </Arriving>
                 </div>
-                <SidePanel lab tools />
+                <Arriving arrival part=Part::Side>
+                    <SidePanel lab tools arrival />
+                </Arriving>
             </div>
             <p class="drop-hint" aria-hidden="true">{t!(i18n, common.drop_hint)}</p>
         </main>
-        <footer>
-            <p class="tagline">{t!(i18n, common.tagline)}</p>
-            {t!(i18n, common.footer)}
-        </footer>
-        <HelpDialog tools />
-        <TourCard tools />
+        <Arriving arrival part=Part::Rest>
+            <footer>
+                <p class="tagline">{t!(i18n, common.tagline)}</p>
+                {t!(i18n, common.footer)}
+            </footer>
+            <HelpDialog tools />
+            <TourCard tools />
+        </Arriving>
     }
     .into_any()
 }
@@ -198,7 +226,7 @@ fn Problem(lab: Lab) -> impl IntoView {
 /// The page inside another page's `<iframe>` (`?embed`): the controls, the timeline and the
 /// stage, filling the frame, and a way out to the full page at the same moment.
 #[component]
-fn EmbeddedStage(lab: Lab) -> impl IntoView {
+fn EmbeddedStage(lab: Lab, arrival: Arrival) -> impl IntoView {
     // The address is made when the link is about to be followed, not on every frame.
     let full = NodeRef::<leptos::html::A>::new();
     let aim = move || {
@@ -207,7 +235,7 @@ fn EmbeddedStage(lab: Lab) -> impl IntoView {
         }
     };
     view! {
-        <main class="embedded" data-testid="embedded">
+        <main class="embedded" data-testid="embedded" data-ready=move || arrival.complete().to_string()>
             <div class="transport">
                 <Controls lab />
                 <Timeline lab />
@@ -217,10 +245,14 @@ fn EmbeddedStage(lab: Lab) -> impl IntoView {
             <div class="stage" data-testid="stage">
                 <LatestLine narration=lab.narration />
                 <AggregatedBanner lab />
-                <Show when=move || !lab.aggregated_on.get() fallback=move || view! { <AggregatedStage lab /> }>
-                    <TopologyView lab />
-                </Show>
-                <BacklogChart lab />
+                <Arriving arrival part=Part::Topology>
+                    <Show when=move || !lab.aggregated_on.get() fallback=move || view! { <AggregatedStage lab /> }>
+                        <TopologyView lab />
+                    </Show>
+                </Arriving>
+                <Arriving arrival part=Part::Chart>
+                    <BacklogChart lab />
+                </Arriving>
             </div>
             <a class="open-full" node_ref=full href="./" target="_blank" rel="noopener"
                 data-testid="open-full" on:pointerdown=move |_| aim() on:focus=move |_| aim()>

@@ -3,6 +3,7 @@
 
 pub mod aggregated;
 pub mod app;
+pub mod arrival;
 pub mod chart;
 pub mod compare;
 pub mod controls;

@@ -6,8 +6,11 @@
 use leptos::prelude::*;
 
 use crate::i18n::{t, t_string, use_i18n};
+use crate::model::arrival::Part;
 use crate::model::panels::Panel;
+use crate::state::arrival::Arrival;
 use crate::state::{Lab, Tools};
+use crate::ui::arrival::Arriving;
 use crate::ui::counters::Counters;
 use crate::ui::interview::InterviewPanel;
 use crate::ui::invariants::InvariantsPanel;
@@ -93,7 +96,7 @@ fn HistoryHint(lab: Lab) -> impl IntoView {
 }
 
 #[component]
-pub fn SidePanel(lab: Lab, tools: Tools) -> impl IntoView {
+pub fn SidePanel(lab: Lab, tools: Tools, arrival: Arrival) -> impl IntoView {
     // A scenario without a log closes the logs tab if it was open.
     Effect::new(move |_| {
         if !lab.panel.get().offered(has_logs(lab)) {
@@ -121,9 +124,11 @@ pub fn SidePanel(lab: Lab, tools: Tools) -> impl IntoView {
                 <Counters readout=lab.readout percentiles=lab.percentiles />
             </TabPanel>
             <TabPanel lab panel=Panel::Story>
-                <NarrationPanel narration=lab.narration />
-                <EventLog narration=lab.narration on_msg=open
-                    shown=Signal::derive(move || lab.panel.get() == Panel::Story) />
+                <Arriving arrival part=Part::Story>
+                    <NarrationPanel narration=lab.narration />
+                    <EventLog narration=lab.narration on_msg=open
+                        shown=Signal::derive(move || lab.panel.get() == Panel::Story) />
+                </Arriving>
             </TabPanel>
             <TabPanel lab panel=Panel::Parameters>
                 <ParametersPanel lab />

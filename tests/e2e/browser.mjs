@@ -73,9 +73,13 @@ export function watchErrors(page) {
   return errors;
 }
 
-/** Waits until the page's controls are on screen (the wasm module started). */
+/**
+ * Waits until the page's controls are on screen (the wasm module started) and the rest of
+ * its first screen has arrived (it comes in parts, one task each; `main` says when).
+ */
 export async function waitForLab(page) {
   await page.getByTestId('play').waitFor({ state: 'visible', timeout: 30_000 });
+  await page.locator('main[data-ready=true]').waitFor({ state: 'attached', timeout: 30_000 });
 }
 
 /**

@@ -7,7 +7,7 @@
 
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE_URL, openPage } from './browser.mjs';
+import { BASE_URL, openPage, waitForLab } from './browser.mjs';
 
 let context;
 let page;
@@ -75,7 +75,7 @@ test('compare mode: the same crash under two designs, side by side, and its link
   const second = await context.newPage();
   try {
     await second.goto(link, { waitUntil: 'load' });
-    await second.getByTestId('play').waitFor({ state: 'visible', timeout: 30_000 });
+    await waitForLab(second);
     await seekToEnd(second);
     await assertComparedAtEnd(second);
     await second.getByTestId('compare-stop').click();

@@ -5,7 +5,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE_URL, openBrowser } from './browser.mjs';
+import { BASE_URL, openBrowser, waitForLab } from './browser.mjs';
 
 /** The page through its data-testids (the same helpers as page.test.mjs). */
 class LabPage {
@@ -18,7 +18,7 @@ class LabPage {
 
   async open(url = BASE_URL) {
     await this.page.goto(url, { waitUntil: 'load' });
-    await this.page.getByTestId('play').waitFor({ state: 'visible', timeout: 30_000 });
+    await waitForLab(this.page);
     await this.page.waitForTimeout(300);
   }
 

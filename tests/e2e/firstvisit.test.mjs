@@ -67,7 +67,7 @@ test('a first visit shows the tour beside each part it explains; Skip hides it f
   await tour.waitFor({ state: 'hidden' });
   assert.equal(await page.locator('[data-tour-target]').count(), 0, 'no outline left');
   await page.reload({ waitUntil: 'load' });
-  await page.getByTestId('play').waitFor({ state: 'visible', timeout: 30_000 });
+  await waitForLab(page);
   await page.waitForTimeout(300);
   assert.equal(await tour.count(), 0, 'a reload does not show the tour again');
   assert.deepEqual(errors, []);
@@ -95,10 +95,10 @@ test('the header button restarts the tour; Escape skips it and gives the focus b
 test('?tour=off keeps the tour closed on a first visit', async () => {
   const { page } = await firstVisit();
   await page.goto(`${BASE_URL}?tour=off`, { waitUntil: 'load' });
-  await page.getByTestId('play').waitFor({ state: 'visible', timeout: 30_000 });
+  await waitForLab(page);
   await page.evaluate(() => localStorage.clear());
   await page.reload({ waitUntil: 'load' });
-  await page.getByTestId('play').waitFor({ state: 'visible', timeout: 30_000 });
+  await waitForLab(page);
   await page.waitForTimeout(300);
   assert.equal(await page.getByTestId('tour').count(), 0);
 });

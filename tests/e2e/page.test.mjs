@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { BASE_URL, openBrowser } from './browser.mjs';
+import { BASE_URL, openBrowser, waitForLab } from './browser.mjs';
 
 const SHOTS = path.resolve(process.env.SCREENSHOT_DIR ?? 'target/screenshots');
 const DOC_SHOT = process.env.DOC_SCREENSHOT ? path.resolve(process.env.DOC_SCREENSHOT) : null;
@@ -53,7 +53,7 @@ class LabPage {
 
   async open() {
     await this.page.goto(BASE_URL, { waitUntil: 'load' });
-    await this.page.getByTestId('play').waitFor({ state: 'visible', timeout: 30_000 });
+    await waitForLab(this.page);
     // Let the chart's first draw and any late request happen.
     await this.page.waitForTimeout(300);
   }
@@ -1366,7 +1366,7 @@ async function openAt(url) {
   const browser2 = await openBrowser({ viewport: { width: 1280, height: 800 } });
   const p = new LabPage(browser2.page);
   await p.page.goto(url, { waitUntil: 'load' });
-  await p.page.getByTestId('play').waitFor({ state: 'visible', timeout: 30_000 });
+  await waitForLab(p.page);
   await p.page.waitForTimeout(300);
   return { p, close: browser2.close };
 }

@@ -35,21 +35,62 @@ pub struct Pace {
 impl Pace {
     /// Previews `scenario` (a run that does not start is given the defaults).
     pub fn of(scenario: &Scenario) -> Self {
-        let Ok(mut sim) = Simulation::new(scenario.clone()) else {
-            return Self::default();
-        };
-        let mut steps = 0;
-        while steps < PREVIEW_STEPS_MAX && sim.step().is_some() {
-            steps += 1;
+        Preview::start(scenario).pace()
+    }
+}
+
+/// A preview under way, taken a slice at a time: the page takes its example's preview over
+/// two tasks at load, so that neither holds the main thread long.
+pub struct Preview {
+    /// `None` when the run does not start.
+    sim: Option<Simulation>,
+    steps: u64,
+    /// The run ended, or the preview took all the steps it may.
+    done: bool,
+}
+
+impl Preview {
+    /// A preview of `scenario`, no step taken yet.
+    pub fn start(scenario: &Scenario) -> Self {
+        let sim = Simulation::new(scenario.clone()).ok();
+        let done = sim.is_none();
+        Self {
+            sim,
+            steps: 0,
+            done,
         }
-        let Some(end_s) = end_of(&sim) else {
-            return Self::default();
+    }
+
+    /// Takes up to `most` more steps.
+    pub fn advance(&mut self, most: u64) {
+        let Some(sim) = &mut self.sim else {
+            return;
+        };
+        let until = self.steps.saturating_add(most).min(PREVIEW_STEPS_MAX);
+        while !self.done && self.steps < until {
+            if sim.step().is_some() {
+                self.steps += 1;
+            } else {
+                self.done = true;
+            }
+        }
+        self.done |= self.steps >= PREVIEW_STEPS_MAX;
+    }
+
+    /// What the preview finds, once it has taken every step it may.
+    pub fn pace(mut self) -> Pace {
+        self.advance(PREVIEW_STEPS_MAX);
+        let Some(sim) = &self.sim else {
+            return Pace::default();
+        };
+        let Some(end_s) = end_of(sim) else {
+            return Pace::default();
         };
         let few = sim.messages().len() <= FEW_MESSAGES_MAX;
-        Self {
+        Pace {
             end_s: Some(end_s),
             speed: if few {
-                story_speed(steps as f64 / end_s.max(1e-3))
+                story_speed(self.steps as f64 / end_s.max(1e-3))
             } else {
                 SPEED_DEFAULT
             },
@@ -94,6 +135,25 @@ mod tests {
 
     fn pace(name: &str) -> Pace {
         Pace::of(&examples::load(name).expect("built in"))
+    }
+
+    #[test]
+    fn a_preview_taken_in_slices_finds_what_one_taken_at_once_finds() {
+        for name in examples::message_by_message() {
+            let scenario = examples::load(name).expect("built in");
+            let whole = Pace::of(&scenario);
+            for slice in [1, 777, PREVIEW_STEPS_MAX / 2] {
+                let mut preview = Preview::start(&scenario);
+                for _ in 0..3 {
+                    preview.advance(slice);
+                }
+                assert_eq!(preview.pace(), whole, "{name}, slices of {slice}");
+            }
+        }
+        // The burst goes past the preview's steps: the slices stop there too.
+        let mut burst = Preview::start(&examples::load("burst").expect("built in"));
+        burst.advance(PREVIEW_STEPS_MAX * 2);
+        assert_eq!((burst.steps, burst.done), (PREVIEW_STEPS_MAX, true));
     }
 
     #[test]

@@ -23,6 +23,7 @@ await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
 if (scenario === 'load') await cdp.send('Profiler.start');
 await page.goto(url);
 await page.getByTestId('play').waitFor({ state: 'visible', timeout: 60000 });
+await page.locator('main[data-ready=true]').waitFor({ state: 'attached', timeout: 60000 });
 if (scenario !== 'load') {
   await page.getByTestId('speed').selectOption('20');
   await cdp.send('Profiler.start');

@@ -1,0 +1,58 @@
+// The main thread's tasks while the page loads, from a Chromium trace: each task over
+// MIN_MS (default 15) with what its time went to (top-level trace events). The first screen
+// arrives in parts (src/model/arrival.rs), each part in a timer task of its own: the
+// `TimerFire` tasks, in the order of `Part::ORDER` after `Frame`.
+//   URL=http://127.0.0.1:8765/brokerlab/ node tests/e2e/perf/load-tasks.mjs
+//   MIN_MS=0 ... lists every task (the parts' timers included, however short).
+// Measurements only: nothing here passes or fails (docs/performance.md has a reading).
+import { chromium } from 'playwright-core';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+const url = process.env.URL ?? 'http://127.0.0.1:8080/';
+const minUs = Number(process.env.MIN_MS ?? 15) * 1000;
+const ctx = await chromium.launchPersistentContext(mkdtempSync(path.join(tmpdir(), 'p-')), {
+  executablePath: '/usr/bin/chromium', headless: true, args: ['--headless', '--no-sandbox'],
+  viewport: { width: 1280, height: 800 } });
+await ctx.addInitScript(() => localStorage.setItem('brokerlab.tour.seen', '1'));
+const page = ctx.pages()[0];
+const cdp = await ctx.newCDPSession(page);
+const events = [];
+cdp.on('Tracing.dataCollected', (e) => events.push(...e.value));
+await cdp.send('Tracing.start', {
+  categories: 'devtools.timeline,disabled-by-default-devtools.timeline,v8',
+  transferMode: 'ReportEvents',
+});
+await page.goto(url);
+await page.locator('main[data-ready=true]').waitFor({ state: 'attached', timeout: 60_000 });
+await page.waitForTimeout(500);
+const done = new Promise((resolve) => cdp.once('Tracing.tracingComplete', resolve));
+await cdp.send('Tracing.end');
+await done;
+await ctx.close();
+
+const tasks = events.filter((e) => e.name === 'RunTask' && e.ph === 'X');
+// The page's main thread: the one whose tasks took longest in all.
+const byThread = new Map();
+for (const t of tasks) byThread.set(t.tid, (byThread.get(t.tid) ?? 0) + t.dur);
+const tid = [...byThread].sort((a, b) => b[1] - a[1])[0][0];
+const mine = tasks.filter((t) => t.tid === tid).sort((a, b) => a.ts - b.ts);
+const t0 = mine[0].ts;
+for (const t of mine.filter((t) => t.dur >= minUs)) {
+  const inner = events
+    .filter((e) => e.tid === tid && e.ph === 'X' && e !== t && e.name !== 'RunTask'
+      && e.ts >= t.ts && e.ts + e.dur <= t.ts + t.dur)
+    .sort((a, b) => a.ts - b.ts);
+  // Top-level events only: skip what is nested in one already counted.
+  const by = new Map();
+  let reached = 0;
+  for (const e of inner) {
+    if (e.ts < reached) continue;
+    by.set(e.name, (by.get(e.name) ?? 0) + e.dur / 1000);
+    reached = e.ts + e.dur;
+  }
+  const makeup = [...by].sort((a, b) => b[1] - a[1]).slice(0, 5)
+    .map(([name, ms]) => `${name} ${ms.toFixed(1)}`).join(', ');
+  console.log(`at ${((t.ts - t0) / 1000).toFixed(0).padStart(5)} ms  ${(t.dur / 1000).toFixed(1).padStart(6)} ms  ${makeup}`);
+}
