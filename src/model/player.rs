@@ -122,8 +122,8 @@ impl Player {
         Self::with_pace(scenario, pace)
     }
 
-    /// A player for `scenario` whose preview, `pace`, was taken already (the page takes it
-    /// in a task of its own at load: `Pace::of(&scenario)`, nothing else).
+    /// A player for `scenario` whose preview, `pace`, was taken already (`Pace::of`, or a
+    /// `Preview` taken in slices: the page takes its example's over two tasks at load).
     pub fn with_pace(scenario: Scenario, pace: Pace) -> Result<Self, ScenarioError> {
         let sim = Simulation::new(scenario.clone())?;
         let horizon_s = horizon_of(&scenario, pace);

@@ -144,7 +144,8 @@ fn Page(
 
     // The stage (what moves: topology and chart) on the first screen; every other panel in
     // the side area beside it, one tab at a time. The parts arrive one task after another
-    // (`Part`), the controls first; `data-ready` says when all are on the page.
+    // (`Part`), the header and the controls first; `data-ready` says when all are on the
+    // page.
     view! {
         <header class="top">
             <Arriving arrival part=Part::Header>
