@@ -31,19 +31,26 @@ pub enum Part {
     Controls,
     /// The topology with its tokens (or the aggregated run's stage).
     Topology,
-    /// The backlog chart.
+    /// The backlog chart's frame, legend and empty canvases.
     Chart,
+    /// The chart's first drawing (its axes, labels and lines): a task of its own, the
+    /// chart's part and its drawing together came near 50 ms.
+    Drawing,
     /// The side area's tabs and the panel on show (the counters at load).
     Side,
     /// The story panel (kept mounted, hidden, from here on).
     Story,
     /// The footer, the help dialog and the tour: nothing on the first screen needs them.
     Rest,
+    /// The consumer cards folded under a crowded lane's summary (more than
+    /// [`MANY_CONSUMERS`](crate::model::topology::MANY_CONSUMERS)): hidden until asked for, so they come last. Twenty cards are
+    /// most of the topology's elements, which made its part the longest of the load.
+    Cards,
 }
 
 impl Part {
     /// Every part, in the order they arrive.
-    pub const ORDER: [Part; 14] = [
+    pub const ORDER: [Part; 16] = [
         Part::Frame,
         Part::Reading,
         Part::Preview,
@@ -55,9 +62,11 @@ impl Part {
         Part::Controls,
         Part::Topology,
         Part::Chart,
+        Part::Drawing,
         Part::Side,
         Part::Story,
         Part::Rest,
+        Part::Cards,
     ];
 
     /// The part that arrives after this one; `None` after the last.

@@ -56,11 +56,22 @@ impl Arrival {
             let Some(next) = self.arrived.try_get_untracked().and_then(Part::next) else {
                 return;
             };
+            mark(next);
             self.arrived.set(next);
             if !next.is_last() {
                 self.schedule_next();
             }
         })
         .forget();
+    }
+}
+
+/// Names the task that brings `part` in the browser's performance timeline ("part
+/// Topology"), so a trace of the load says which task is which part
+/// (`tests/e2e/perf/load-tasks.mjs`).
+fn mark(part: Part) {
+    if let Some(performance) = web_sys::window().and_then(|w| w.performance()) {
+        // Only a measurement: a browser that refuses the mark loses nothing else.
+        let _ = performance.mark(&format!("part {part:?}"));
     }
 }

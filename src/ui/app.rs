@@ -183,7 +183,7 @@ fn Page(
                         <Arriving arrival part=Part::Topology>
                             <SideALabel lab />
                             <Show when=move || !lab.aggregated_on.get() fallback=move || view! { <AggregatedStage lab /> }>
-                                <TopologyView lab />
+                                <TopologyView lab arrival />
                             </Show>
                         </Arriving>
                     </div>
@@ -192,7 +192,7 @@ fn Page(
                         <CompareCounters lab />
                     </Arriving>
                     <Arriving arrival part=Part::Chart>
-                        <BacklogChart lab />
+                        <BacklogChart lab arrival />
                     </Arriving>
                 </div>
                 <Arriving arrival part=Part::Side>
@@ -248,11 +248,11 @@ fn EmbeddedStage(lab: Lab, arrival: Arrival) -> impl IntoView {
                 <AggregatedBanner lab />
                 <Arriving arrival part=Part::Topology>
                     <Show when=move || !lab.aggregated_on.get() fallback=move || view! { <AggregatedStage lab /> }>
-                        <TopologyView lab />
+                        <TopologyView lab arrival />
                     </Show>
                 </Arriving>
                 <Arriving arrival part=Part::Chart>
-                    <BacklogChart lab />
+                    <BacklogChart lab arrival />
                 </Arriving>
             </div>
             <a class="open-full" node_ref=full href="./" target="_blank" rel="noopener"

@@ -20,10 +20,12 @@ use brokerlab_core::lessons::Lang;
 
 use crate::format::{count, seconds};
 use crate::i18n::{locale, t, t_string, td_string, use_i18n};
+use crate::model::arrival::Part;
 use crate::model::chart_info::{describe, fluid_count, CrashMarker, Rho, Values};
 use crate::model::fluid::Load;
 use crate::model::glossary;
 use crate::model::words::Words;
+use crate::state::arrival::Arrival;
 use crate::state::Lab;
 use crate::ui::term::Term;
 use crate::ui::type_scale::type_scale;
@@ -475,8 +477,12 @@ fn redraw_on_change(
     crashes: Memo<Vec<CrashMarker>>,
     sizing: Sizing,
     shown: Shown,
+    due: Memo<bool>,
 ) {
     Effect::new(move |drawn: Option<Option<Drawn>>| {
+        if !due.get() {
+            return None;
+        }
         // Read (not just track) the memo, so it is computed and can signal its changes.
         let _samples = lab.chart_key.get();
         // A setting change redraws the prediction at once, even paused.
@@ -580,8 +586,11 @@ fn chart_description(
     }
 }
 
+/// The backlog chart. On the first screen it gets the page's `arrival`: the chart is
+/// mounted in one part and first drawn in the next (`Part::Drawing`), each a task of its
+/// own.
 #[component]
-pub fn BacklogChart(lab: Lab) -> impl IntoView {
+pub fn BacklogChart(lab: Lab, #[prop(optional)] arrival: Option<Arrival>) -> impl IntoView {
     let canvases = Canvases {
         frame: NodeRef::new(),
         curves: NodeRef::new(),
@@ -599,7 +608,9 @@ pub fn BacklogChart(lab: Lab) -> impl IntoView {
         lab.crash_markers()
     });
     let crash_count = Signal::derive(move || crashes.with(Vec::len));
-    redraw_on_change(lab, canvases, crashes, sizing, shown);
+    // A memo, so the parts arriving after the drawing's do not redraw the chart.
+    let due = Memo::new(move |_| arrival.is_none_or(|a| a.has(Part::Drawing)));
+    redraw_on_change(lab, canvases, crashes, sizing, shown, due);
 
     // The pointer's time on the axis while it is over the chart; the keyboard focus.
     let pointer_t = RwSignal::new(None::<f64>);
@@ -637,6 +648,7 @@ pub fn BacklogChart(lab: Lab) -> impl IntoView {
                 on:blur=move |_| focused.set(false)>
                 <canvas node_ref=frame data-testid="chart-frame" aria-hidden="true"></canvas>
                 <canvas node_ref=curves data-testid="chart" role="img" aria-label=description
+                    data-drawn=move || (sizing.size.get() != (0.0, 0.0)).to_string()
                     data-crash-markers=move || crash_count.get().to_string()
                     data-text-scale=move || format!("{:.3}", sizing.text_scale.get())
                     data-backlog-now=move || lab.readout.with(|r| r.backlog.to_string())

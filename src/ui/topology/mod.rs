@@ -8,11 +8,13 @@ use brokerlab_core::{
 use leptos::prelude::*;
 
 use crate::i18n::{t, t_string, use_i18n};
+use crate::model::arrival::Part;
 use crate::model::flights::Node;
 use crate::model::glossary;
 use crate::model::groups::{member_class, member_text};
 use crate::model::player::RESTART_AFTER_S;
 use crate::model::topology::*;
+use crate::state::arrival::Arrival;
 use crate::state::Lab;
 use crate::ui::term::Term;
 use database::database_lane;
@@ -519,9 +521,10 @@ fn BrokerLane(lab: Lab, shape: Memo<Shape>) -> impl IntoView {
 }
 
 /// The consumers' lane: queue consumers and group members, folded into one summary card
-/// when there are many.
+/// when there are many. Folded cards are not on show, so at load they are built in a task
+/// of their own after the rest of the page (`Part::Cards`).
 #[component]
-fn ConsumersLane(lab: Lab, shape: Memo<Shape>) -> impl IntoView {
+fn ConsumersLane(lab: Lab, shape: Memo<Shape>, arrival: Option<Arrival>) -> impl IntoView {
     let consumers = move || {
         (0..shape.with(|s| s.consumers))
             .map(|index| view! { <ConsumerBox lab index /> })
@@ -538,6 +541,8 @@ fn ConsumersLane(lab: Lab, shape: Memo<Shape>) -> impl IntoView {
     };
     let many = move || shape.with(Shape::many_consumers);
     let expanded = RwSignal::new(false);
+    // A memo, so the parts arriving before the cards' do not build them again.
+    let cards_due = Memo::new(move |_| !many() || arrival.is_none_or(|a| a.has(Part::Cards)));
     let i18n = use_i18n();
     view! {
         <div class="lane consumers" class:many=many>
@@ -546,14 +551,17 @@ fn ConsumersLane(lab: Lab, shape: Memo<Shape>) -> impl IntoView {
                 <ConsumersSummary lab expanded />
             </Show>
             <ul id="consumer-cards" data-testid="consumer-cards"
-                hidden=move || many() && !expanded.get()>{consumers}{members}</ul>
+                hidden=move || many() && !expanded.get()>
+                {move || cards_due.get().then(|| view! { {consumers}{members} })}
+            </ul>
         </div>
     }
 }
 
-/// The diagram: producers → broker → consumers → database.
+/// The diagram: producers → broker → consumers → database. On the first screen it gets
+/// the page's `arrival`, and a crowded consumers lane's folded cards come in a later part.
 #[component]
-pub fn TopologyView(lab: Lab) -> impl IntoView {
+pub fn TopologyView(lab: Lab, #[prop(optional)] arrival: Option<Arrival>) -> impl IntoView {
     let shape = Memo::new(move |_| lab.topology.with(Topology::shape));
     let producers = move || {
         (0..shape.with(|s| s.producers))
@@ -571,7 +579,7 @@ pub fn TopologyView(lab: Lab) -> impl IntoView {
                     <ul>{producers}</ul>
                 </div>
                 <BrokerLane lab shape />
-                <ConsumersLane lab shape />
+                <ConsumersLane lab shape arrival />
                 <div class="lane database" class:narrated=narrated(lab, Node::Database) data-node="db" data-testid="database">
                     <h3>{t!(i18n, stage.topology.database)}</h3>
                     <ul>{database}</ul>

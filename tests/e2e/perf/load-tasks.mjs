@@ -1,7 +1,8 @@
 // The main thread's tasks while the page loads, from a Chromium trace: each task over
 // MIN_MS (default 15) with what its time went to (top-level trace events). The first screen
 // arrives in parts (src/model/arrival.rs), each part in a timer task of its own: the
-// `TimerFire` tasks, in the order of `Part::ORDER` after `Frame`.
+// `TimerFire` tasks, each named by the performance mark the page sets as a part arrives
+// ("part Topology").
 //   URL=http://127.0.0.1:8765/brokerlab/ node tests/e2e/perf/load-tasks.mjs
 //   MIN_MS=0 ... lists every task (the parts' timers included, however short).
 // Measurements only: nothing here passes or fails (docs/performance.md has a reading).
@@ -21,7 +22,7 @@ const cdp = await ctx.newCDPSession(page);
 const events = [];
 cdp.on('Tracing.dataCollected', (e) => events.push(...e.value));
 await cdp.send('Tracing.start', {
-  categories: 'devtools.timeline,disabled-by-default-devtools.timeline,v8',
+  categories: 'devtools.timeline,disabled-by-default-devtools.timeline,v8,blink.user_timing',
   transferMode: 'ReportEvents',
 });
 await page.goto(url);
@@ -52,7 +53,11 @@ for (const t of mine.filter((t) => t.dur >= minUs)) {
     by.set(e.name, (by.get(e.name) ?? 0) + e.dur / 1000);
     reached = e.ts + e.dur;
   }
-  const makeup = [...by].sort((a, b) => b[1] - a[1]).slice(0, 5)
+  const parts = events
+    .filter((e) => e.cat?.includes('blink.user_timing') && e.name.startsWith('part ')
+      && e.ts >= t.ts && e.ts <= t.ts + t.dur)
+    .map((e) => `[${e.name}] `).join('');
+  const makeup = parts + [...by].sort((a, b) => b[1] - a[1]).slice(0, 5)
     .map(([name, ms]) => `${name} ${ms.toFixed(1)}`).join(', ');
   console.log(`at ${((t.ts - t0) / 1000).toFixed(0).padStart(5)} ms  ${(t.dur / 1000).toFixed(1).padStart(6)} ms  ${makeup}`);
 }
