@@ -1,11 +1,12 @@
 // Browser performance run of the built site (issue 14): frame times, main-thread long
 // tasks (PerformanceObserver) and JS heap while the page loads, plays the burst at 20×,
-// seeks to the end, and opens a message's history. Prints a Markdown table.
+// seeks to the end, opens a message's history, loads and plays another example, and
+// plays a stage crowded with about 500 flights at once. Prints a Markdown table.
 // Timings are measurements, never pass/fail: run it with .ci/perf-web.
 //   BROKERLAB_URL=http://127.0.0.1:PORT/brokerlab/ node tests/e2e/perf/browser.mjs
 
 import { chromium } from 'playwright-core';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -188,6 +189,36 @@ try {
     await page.waitForTimeout(8_000);
     await page.getByTestId('play').click();
   }));
+  // The stage crowded with flights: 165 messages a second, each flying four edges
+  // (publish, deliver, effect, ack) for 0.9 s, asks for about 500 tokens at once. The
+  // page draws at most TOKENS_MAX (src/model/flights.rs) and counts the rest on badges.
+  const crowded = path.join(profile, '500-tokens.json');
+  writeFileSync(crowded, JSON.stringify({
+    version: 2,
+    name: '500-tokens',
+    seed: 5,
+    producers: [{ name: 'shop', arrivals: { process: 'constant', schedule: [{ from_s: 0, rate_per_s: 165 }, { from_s: 600, rate_per_s: 0 }] } }],
+    queues: [{ name: 'orders', visibility_timeout_s: 30 }],
+    consumers: [{ name: 'worker', replicas: 6, service: { fixed: { seconds: 0.03 } }, ack: 'after_commit' }],
+    sample_every_s: 1,
+  }));
+  await page.getByTestId('open-scenario').setInputFiles(crowded);
+  await page.waitForFunction(() => document.querySelector('[data-testid=consumers-up]')?.textContent.trim() === '6 / 6',
+    null, { timeout: 60_000 });
+  await page.getByTestId('speed').selectOption('1');
+  let most = { drawn: 0, wanted: 0 };
+  const crowdedRow = await measure(page, 'a 500-token stage at 1× for 8 s', async () => {
+    await page.getByTestId('play').click();
+    for (let i = 0; i < 16; i++) {
+      await page.waitForTimeout(500);
+      const now = await page.getByTestId('tokens').evaluate((c) => ({
+        drawn: Number(c.dataset.tokens), counted: Number(c.dataset.aggregated) }));
+      most = { drawn: Math.max(most.drawn, now.drawn), wanted: Math.max(most.wanted, now.drawn + now.counted) };
+    }
+    await page.getByTestId('play').click();
+  });
+  crowdedRow.name += ` (at most ${most.drawn} tokens drawn and ${most.wanted} flights on show at once)`;
+  rows.push(crowdedRow);
 } finally {
   await context.close();
   rmSync(profile, { recursive: true, force: true });
