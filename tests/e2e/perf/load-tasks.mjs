@@ -5,6 +5,7 @@
 // ("part Topology").
 //   URL=http://127.0.0.1:8765/brokerlab/ node tests/e2e/perf/load-tasks.mjs
 //   MIN_MS=0 ... lists every task (the parts' timers included, however short).
+//   WARM=1 ... traces a second load in the same browser (the first one untraced).
 // Measurements only: nothing here passes or fails (docs/performance.md has a reading).
 import { chromium } from 'playwright-core';
 import { mkdtempSync } from 'node:fs';
@@ -18,6 +19,13 @@ const ctx = await chromium.launchPersistentContext(mkdtempSync(path.join(tmpdir(
   viewport: { width: 1280, height: 800 } });
 await ctx.addInitScript(() => localStorage.setItem('brokerlab.tour.seen', '1'));
 const page = ctx.pages()[0];
+// WARM=1 loads the page once before the traced load, as a browser that has shown pages
+// before (its fonts looked up, its caches warm) would.
+if (process.env.WARM === '1') {
+  await page.goto(url);
+  await page.locator('main[data-ready=true]').waitFor({ state: 'attached', timeout: 60_000 });
+  await page.goto('about:blank');
+}
 const cdp = await ctx.newCDPSession(page);
 const events = [];
 cdp.on('Tracing.dataCollected', (e) => events.push(...e.value));
