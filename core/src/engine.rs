@@ -253,12 +253,15 @@ impl EventQueue {
         entry.map(|e| (e.at, e.event))
     }
 
-    /// Every pending event, in no particular order.
-    pub fn iter(&self) -> impl Iterator<Item = &Event> + '_ {
-        self.heap
-            .iter()
-            .chain(self.lanes.iter().flatten())
-            .map(|e| &e.event)
+    /// The pending events kept in the heap: every event but the FIFO lanes' timers (in
+    /// the simulation the lanes hold only copies' leases and times to live, so this is
+    /// where an event naming a message is).
+    pub fn iter_heap(&self) -> impl Iterator<Item = &Event> + '_ {
+        self.heap.iter().map(|e| &e.event)
+    }
+
+    pub fn heap_len(&self) -> usize {
+        self.heap.len()
     }
 
     /// Drops the lanes' events that `keep` refuses. Only for events that can never matter

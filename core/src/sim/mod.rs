@@ -100,6 +100,8 @@ pub struct Simulation {
     retired: release::Retired,
     /// Ids this recent are never released (the page reads the last steps' records).
     recent_window: usize,
+    /// What the last sweeps visited besides the records: when the next is due.
+    sweep_work: release::SweepWork,
     consumers: Vec<Consumer>,
     logs: Vec<Log>,
     groups: Vec<Group>,
@@ -191,6 +193,7 @@ impl Simulation {
             copies: Records::default(),
             retired: release::Retired::default(),
             recent_window: release::RECENT_WINDOW,
+            sweep_work: release::SweepWork::default(),
             consumers,
             broker_up: true,
             broker_incarnation: 0,

@@ -24,6 +24,21 @@ use crate::step::MsgId;
 /// the last steps' facts. Also the ring's size between sweeps.
 pub(crate) const RECENT_WINDOW: usize = 4_096;
 
+/// What the last sweeps visited besides the records themselves (the consumers'
+/// holdings, the heap's events, the messages still referenced): the next sweep waits
+/// until the rings have grown by a quarter of it, so a run with much referenced keeps
+/// the sweeps' cost at a few visits per record pushed. And what the last prunings of
+/// moot timers and deduplication entries kept: each pruning waits until there are twice
+/// as many again, so it too costs a few visits per entry added, however many are live
+/// (a backlog with a time to live has a timer per waiting copy).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct SweepWork {
+    holdings: usize,
+    references: usize,
+    timers_kept: usize,
+    dedup_kept: usize,
+}
+
 /// What released messages and copies leave behind.
 #[derive(Clone, Debug, Default)]
 pub struct Retired {
@@ -55,11 +70,13 @@ impl Simulation {
     /// (so the sweep's cost, proportional to what is live, is shared by many records).
     pub(super) fn release_finished(&mut self) {
         let window = self.recent_window;
-        if self.copies.sweep_due(window) {
+        let work = self.sweep_work.holdings + self.sweep_work.references;
+        if self.copies.sweep_due(window, work) {
             self.release_copies();
         }
-        if self.messages.sweep_due(window) {
-            self.release_messages();
+        if self.messages.sweep_due(window, work) {
+            let referenced = self.release_messages();
+            self.sweep_work.references = self.events.heap_len() + referenced;
             self.prune_dead_timers();
             self.prune_dedup_windows();
         }
@@ -72,6 +89,7 @@ impl Simulation {
             .flat_map(|c| c.buffer.iter().chain(c.working.iter()))
             .map(|h| h.copy as usize)
             .collect();
+        self.sweep_work.holdings = held.len();
         let releasable = |id: usize, c: &MessageCopy| is_final(c.fate) && !held.contains(&id);
         // Only what the totals need of each copy (sized up front: a sweep releases
         // thousands, and growing the vector as it went cost more than the sweep; but
@@ -80,8 +98,10 @@ impl Simulation {
         let keep = self.recent_window;
         let mut gone: Vec<(Fate, MsgId)> =
             Vec::with_capacity(self.copies.ring_len().min(2 * keep.max(1)));
-        self.copies
-            .release_spilled(releasable, |_, c| gone.push((c.fate, c.msg)));
+        if self.copies.spill_walk_due() {
+            self.copies
+                .release_spilled(releasable, |_, c| gone.push((c.fate, c.msg)));
+        }
         self.copies
             .advance(keep, releasable, |_, c| gone.push((c.fate, c.msg)));
         for (fate, msg) in gone {
@@ -90,20 +110,25 @@ impl Simulation {
         }
     }
 
-    fn release_messages(&mut self) {
+    /// Releases the finished messages; returns how many ids were referenced.
+    fn release_messages(&mut self) -> usize {
         let referenced = self.referenced_messages();
         let releasable = |id: usize, m: &Message| {
             m.fate != PublishFate::Pending && m.held_copies == 0 && !referenced.contains(&id)
         };
         let keep = self.recent_window;
         let mut gone = Vec::with_capacity(self.messages.ring_len().min(2 * keep.max(1)));
-        self.messages
-            .release_spilled(releasable, |id, m| gone.push((id, m)));
+        if self.messages.spill_walk_due() {
+            self.messages
+                .release_spilled(releasable, |id, m| gone.push((id, m)));
+        }
         self.messages
             .advance(keep, releasable, |id, m| gone.push((id, m)));
+        let references = referenced.len();
         for (id, m) in gone {
             self.retire_message(MsgId::from_index(id), &m);
         }
+        references
     }
 
     /// Counts a released message in the totals and folds its rows in the tables.
@@ -125,7 +150,9 @@ impl Simulation {
     /// Messages something still refers to by id (besides their own copies).
     fn referenced_messages(&self) -> BTreeSet<usize> {
         let mut ids = BTreeSet::new();
-        for e in self.events.iter() {
+        // The lanes hold only copies' timers (leases, times to live): a backlog with a
+        // time to live has one per waiting copy, none of which names a message.
+        for e in self.events.iter_heap() {
             if let Event::PublishArrives { msg, .. }
             | Event::ConfirmArrives { msg, .. }
             | Event::ConfirmTimeout { msg, .. } = *e
@@ -158,9 +185,13 @@ impl Simulation {
 
     /// Lease, retry and time-to-live timers of copies that moved on wait in their FIFO
     /// lanes until they reach the front; a long lease would keep one per delivery of the
-    /// whole lease's span. They can never matter again, so they go now.
+    /// whole lease's span. They can never matter again, so they go now, once a lane is
+    /// long and the lanes hold twice what the last pruning kept.
     fn prune_dead_timers(&mut self) {
-        if self.events.longest_lane() < 2 * self.recent_window.max(1) {
+        let in_lanes = self.events.len() - self.events.heap_len();
+        if self.events.longest_lane() < 2 * self.recent_window.max(1)
+            || in_lanes < 2 * self.sweep_work.timers_kept
+        {
             return;
         }
         let copies = &self.copies;
@@ -173,16 +204,24 @@ impl Simulation {
                 .is_some_and(|c| c.fate == Fate::Waiting && c.line_seq == line_seq),
             _ => true,
         });
+        self.sweep_work.timers_kept = self.events.len() - self.events.heap_len();
     }
 
     /// SQS FIFO remembers when each message id was stored, for its deduplication window:
-    /// an entry older than the window can never match again.
+    /// an entry older than the window can never match again (a lookup checks the time
+    /// too, so pruning later changes nothing but memory). Pruned once there are twice as
+    /// many as the last pruning kept.
     fn prune_dedup_windows(&mut self) {
+        let entries: usize = self.queues.iter().map(|q| q.stored_at.len()).sum();
+        if entries < 2 * self.sweep_work.dedup_kept {
+            return;
+        }
         let now = self.now_us;
         for q in &mut self.queues {
             let window = q.dedup_window_us;
             q.stored_at.retain(|_, &mut at| now - at < window);
         }
+        self.sweep_work.dedup_kept = self.queues.iter().map(|q| q.stored_at.len()).sum();
     }
 }
 
