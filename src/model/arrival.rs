@@ -43,8 +43,9 @@ pub enum Part {
     /// The footer, the help dialog and the tour: nothing on the first screen needs them.
     Rest,
     /// The consumer cards folded under a crowded lane's summary (more than
-    /// [`MANY_CONSUMERS`](crate::model::topology::MANY_CONSUMERS)): hidden until asked for, so they come last. Twenty cards are
-    /// most of the topology's elements, which made its part the longest of the load.
+    /// [`MANY_CONSUMERS`](crate::model::topology::MANY_CONSUMERS)): hidden until asked
+    /// for, so they come last. Twenty cards are most of the topology's elements, which
+    /// made its part the longest of the load.
     Cards,
 }
 
