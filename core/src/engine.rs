@@ -279,7 +279,12 @@ impl EventQueue {
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len() + self.lanes.iter().map(VecDeque::len).sum::<usize>()
+        self.heap.len() + self.lanes_len()
+    }
+
+    /// The pending events in the FIFO lanes.
+    pub fn lanes_len(&self) -> usize {
+        self.lanes.iter().map(VecDeque::len).sum()
     }
 }
 

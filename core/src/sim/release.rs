@@ -188,9 +188,8 @@ impl Simulation {
     /// whole lease's span. They can never matter again, so they go now, once a lane is
     /// long and the lanes hold twice what the last pruning kept.
     fn prune_dead_timers(&mut self) {
-        let in_lanes = self.events.len() - self.events.heap_len();
         if self.events.longest_lane() < 2 * self.recent_window.max(1)
-            || in_lanes < 2 * self.sweep_work.timers_kept
+            || self.events.lanes_len() < 2 * self.sweep_work.timers_kept
         {
             return;
         }
@@ -204,7 +203,7 @@ impl Simulation {
                 .is_some_and(|c| c.fate == Fate::Waiting && c.line_seq == line_seq),
             _ => true,
         });
-        self.sweep_work.timers_kept = self.events.len() - self.events.heap_len();
+        self.sweep_work.timers_kept = self.events.lanes_len();
     }
 
     /// SQS FIFO remembers when each message id was stored, for its deduplication window:
@@ -212,8 +211,7 @@ impl Simulation {
     /// too, so pruning later changes nothing but memory). Pruned once there are twice as
     /// many as the last pruning kept.
     fn prune_dedup_windows(&mut self) {
-        let entries: usize = self.queues.iter().map(|q| q.stored_at.len()).sum();
-        if entries < 2 * self.sweep_work.dedup_kept {
+        if self.dedup_entries() < 2 * self.sweep_work.dedup_kept {
             return;
         }
         let now = self.now_us;
@@ -221,7 +219,12 @@ impl Simulation {
             let window = q.dedup_window_us;
             q.stored_at.retain(|_, &mut at| now - at < window);
         }
-        self.sweep_work.dedup_kept = self.queues.iter().map(|q| q.stored_at.len()).sum();
+        self.sweep_work.dedup_kept = self.dedup_entries();
+    }
+
+    /// The SQS FIFO deduplication entries of every queue.
+    fn dedup_entries(&self) -> usize {
+        self.queues.iter().map(|q| q.stored_at.len()).sum()
     }
 }
 
