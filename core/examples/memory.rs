@@ -6,7 +6,10 @@
 //! (RATE_PER_S scales arrivals and service together, so the load stays at 90 %). With
 //! `backlog`, nothing finishes: the consumer holds its first message for years and the
 //! run ends when every message has arrived, so all of them are live at once and
-//! `peak_bytes_per_message` is what a live, waiting message costs.
+//! `peak_bytes_per_message` is what a live, waiting message costs. With `drain`, the
+//! consumer serves half as fast as messages arrive: a backlog of about half the messages
+//! builds up, then drains once the last has arrived (the peak is the backlog's, and
+//! the drain must not raise it).
 //! Prints one line of `key=value` pairs; `.ci/perf-core` reads it.
 use brokerlab_core::{examples, Message, MessageCopy, ServiceTime, Simulation};
 
@@ -22,7 +25,9 @@ fn main() {
         .next()
         .map_or(1_000_000, |a| a.parse().expect("a count"));
     let rate: f64 = args.next().map_or(0.9, |a| a.parse().expect("a rate"));
-    let backlog = args.next().is_some_and(|a| a == "backlog");
+    let mode = args.next();
+    let backlog = mode.as_deref() == Some("backlog");
+    let drain = mode.as_deref() == Some("drain");
     let mut scenario = examples::load("mm1").expect("mm1 exists");
     scenario.producers[0].count = Some(messages);
     let scale = rate / 0.9;
@@ -30,7 +35,13 @@ fn main() {
         seg.rate_per_s *= scale;
     }
     scenario.consumers[0].service = ServiceTime::Exponential {
-        mean_s: if backlog { 3e8 } else { 1.0 / scale },
+        mean_s: if backlog {
+            3e8
+        } else if drain {
+            2.0 / scale
+        } else {
+            1.0 / scale
+        },
     };
     if backlog {
         // Nothing finishes: every message stays waiting (one is in service all along).

@@ -240,8 +240,10 @@ fn check_line(
             q.line.len()
         )
     })?;
-    for (i, &id) in q.line.iter().enumerate() {
-        let Some(copy) = copies.get(id as usize) else {
+    // Peeked, not opened: a line of long-lived copies stays packed while checked.
+    let mut before = None;
+    for &id in &q.line {
+        let Some(copy) = copies.peek(id as usize) else {
             return Err(format!(
                 "queue {}: copy {id} is in line but released",
                 q.name
@@ -256,15 +258,13 @@ fn check_line(
                 )
             },
         )?;
-        ensure(
-            i == 0 || copies[q.line[i - 1] as usize].line_seq < copy.line_seq,
-            || {
-                format!(
-                    "queue {}: line out of order (or a copy twice) at copy {id}",
-                    q.name
-                )
-            },
-        )?;
+        ensure(before.is_none_or(|seq| seq < copy.line_seq), || {
+            format!(
+                "queue {}: line out of order (or a copy twice) at copy {id}",
+                q.name
+            )
+        })?;
+        before = Some(copy.line_seq);
     }
     Ok(())
 }
@@ -309,7 +309,7 @@ fn check_dlq(copies: &Records<MessageCopy>, qi: usize, q: &Queue, dead: u64) -> 
     for e in &q.dlq {
         ensure(
             copies
-                .get(e.copy as usize)
+                .peek(e.copy as usize)
                 .is_some_and(|c| c.fate == Fate::DeadLettered)
                 && e.source.index() == qi,
             || {

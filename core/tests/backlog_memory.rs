@@ -32,22 +32,22 @@ fn backlog_of(messages: u64) -> (usize, usize) {
 }
 
 #[test]
-fn a_live_message_in_a_growing_backlog_costs_at_most_160_bytes() {
+fn a_live_message_in_a_growing_backlog_costs_at_most_60_bytes() {
     let (peak_small, held_small) = backlog_of(50_000);
     let (peak_large, held_large) = backlog_of(250_000);
     // Every message is live at the end: none finished, none was released.
     assert_eq!((held_small, held_large), (50_000, 250_000));
     // What each extra live message adds to the peak (the fixed part of a run, its time
-    // series and recent window, cancels out). Measured 2026-12-02: 153 bytes — its
-    // record (64), its copy's record (80), its place in its queue's line (8); the
-    // long-lived store keeps no id for a run of consecutive ones. 179 while the ring
-    // gathered a quarter of the live records between sweeps (the sweep's cadence was
-    // tied to the long-lived records, which it walked each time); 275 with long-lived
-    // records in an ordered map, whose nodes are half full when filled in order (and
-    // the records were 16 bytes larger then).
+    // series and recent window, cancels out). Measured 2026-12-03: 47.7 bytes — its
+    // record and its copy's packed (about 36 bytes together: `core/src/records/pack.rs`),
+    // their two slots' start offsets (8) and its place in its queue's line (8); the
+    // long-lived store keeps no id for a run of consecutive ones. Before packing: 153
+    // (the records whole, 64 + 80); 179 while the ring gathered a quarter of the live
+    // records between sweeps; 275 with long-lived records in an ordered map, whose
+    // nodes are half full when filled in order (and the records 16 bytes larger).
     let per_message = (peak_large - peak_small) as f64 / (held_large - held_small) as f64;
     assert!(
-        per_message <= 160.0,
+        per_message <= 60.0,
         "{per_message:.1} bytes per live message"
     );
 }

@@ -404,7 +404,7 @@ fn a_bounded_queue_rejects_drops_or_throttles() {
 #[test]
 fn a_broker_crash_keeps_durable_persistent_messages_and_loses_the_rest() {
     let (sim, _) = run(example("broker-crash"));
-    let orders: Vec<&MessageCopy> = sim
+    let orders: Vec<_> = sim
         .copies()
         .iter()
         .filter(|c| c.queue == QueueId::new(0))

@@ -97,9 +97,10 @@ impl Aftermath {
 /// Copies consumer `c` was last given that the broker still leases to it: how many, and
 /// when the last lease runs out. (Scans every copy: done once per crash, not per frame.)
 fn leases_held_by(sim: &Simulation, c: ConsumerId) -> (u32, Option<Micros>) {
-    (0..sim.copies().len() as u64)
-        .filter(|&id| sim.copy(id).is_some_and(|copy| copy.holder() == Some(c)))
-        .filter_map(|id| sim.lease_until_us(id))
+    sim.copies()
+        .iter_with_ids()
+        .filter(|(_, copy)| copy.holder() == Some(c))
+        .filter_map(|(id, _)| sim.lease_until_us(id as u64))
         .fold((0, None), |(n, last), until| {
             (n + 1, Some(last.map_or(until, |l: Micros| l.max(until))))
         })

@@ -67,22 +67,33 @@ impl Simulation {
     }
 
     /// Releases what is finished, when the rings have grown enough to be worth a sweep
-    /// (so the sweep's cost, proportional to what is live, is shared by many records).
+    /// (so the sweep's cost, proportional to what is live, is shared by many records),
+    /// or when enough long-lived records were opened to pack them again (a backlog
+    /// draining with nothing new arriving moves no ring, and opens its oldest records
+    /// one by one as they are delivered).
     pub(super) fn release_finished(&mut self) {
         let window = self.recent_window;
         let work = self.sweep_work.holdings + self.sweep_work.references;
-        if self.copies.sweep_due(window, work) {
-            self.release_copies();
+        let copies_due = self.copies.sweep_due(window, work);
+        let copies_opened = self.copies.opened_walk_due();
+        if copies_due || copies_opened {
+            self.release_copies(copies_due);
         }
-        if self.messages.sweep_due(window, work) {
-            let referenced = self.release_messages();
+        let messages_due = self.messages.sweep_due(window, work);
+        if messages_due || self.messages.opened_walk_due() {
+            let referenced = self.release_messages(messages_due);
             self.sweep_work.references = self.events.heap_len() + referenced;
+        }
+        // Also after a walk of opened records alone: a draining backlog moves no ring
+        // but leaves a moot lease timer per delivery (for a whole visibility timeout).
+        if messages_due || copies_opened {
             self.prune_dead_timers();
             self.prune_dedup_windows();
         }
     }
 
-    fn release_copies(&mut self) {
+    /// Walks the long-lived copies if due, and with `advance` moves the ring's front.
+    fn release_copies(&mut self, advance: bool) {
         let held: BTreeSet<usize> = self
             .consumers
             .iter()
@@ -90,7 +101,7 @@ impl Simulation {
             .map(|h| h.copy as usize)
             .collect();
         self.sweep_work.holdings = held.len();
-        let releasable = |id: usize, c: &MessageCopy| is_final(c.fate) && !held.contains(&id);
+        let releasable = |id: usize, c: &MessageCopy| c.finished() && !held.contains(&id);
         // Only what the totals need of each copy (sized up front: a sweep releases
         // thousands, and growing the vector as it went cost more than the sweep; but
         // not beyond what a sweep of a steady run passes, since a growing backlog
@@ -101,29 +112,38 @@ impl Simulation {
         if self.copies.spill_walk_due() {
             self.copies
                 .release_spilled(releasable, |_, c| gone.push((c.fate, c.msg)));
+        } else if self.copies.opened_walk_due() {
+            self.copies
+                .release_opened(releasable, |_, c| gone.push((c.fate, c.msg)));
         }
-        self.copies
-            .advance(keep, releasable, |_, c| gone.push((c.fate, c.msg)));
+        if advance {
+            self.copies
+                .advance(keep, releasable, |_, c| gone.push((c.fate, c.msg)));
+        }
         for (fate, msg) in gone {
             self.retired.copies_by_fate[fate.index()] += 1;
             self.messages[msg.index()].held_copies -= 1;
         }
     }
 
-    /// Releases the finished messages; returns how many ids were referenced.
-    fn release_messages(&mut self) -> usize {
+    /// Releases the finished messages (walking the long-lived ones if due, and with
+    /// `advance` moving the ring's front); returns how many ids were referenced.
+    fn release_messages(&mut self, advance: bool) -> usize {
         let referenced = self.referenced_messages();
-        let releasable = |id: usize, m: &Message| {
-            m.fate != PublishFate::Pending && m.held_copies == 0 && !referenced.contains(&id)
-        };
+        let releasable = |id: usize, m: &Message| m.finished() && !referenced.contains(&id);
         let keep = self.recent_window;
         let mut gone = Vec::with_capacity(self.messages.ring_len().min(2 * keep.max(1)));
         if self.messages.spill_walk_due() {
             self.messages
                 .release_spilled(releasable, |id, m| gone.push((id, m)));
+        } else if self.messages.opened_walk_due() {
+            self.messages
+                .release_opened(releasable, |id, m| gone.push((id, m)));
         }
-        self.messages
-            .advance(keep, releasable, |id, m| gone.push((id, m)));
+        if advance {
+            self.messages
+                .advance(keep, releasable, |id, m| gone.push((id, m)));
+        }
         let references = referenced.len();
         for (id, m) in gone {
             self.retire_message(MsgId::from_index(id), &m);
@@ -195,11 +215,12 @@ impl Simulation {
         }
         let copies = &self.copies;
         self.events.retain_in_lanes(|e| match *e {
-            Event::LeaseExpired { copy, attempt } => copies.get(copy as usize).is_some_and(|c| {
+            // Peeked, not opened: a backlog's long-lived copies stay packed.
+            Event::LeaseExpired { copy, attempt } => copies.peek(copy as usize).is_some_and(|c| {
                 c.fate == Fate::InFlight && c.attempts == attempt && !c.settled_at_broker
             }),
             Event::TtlExpired { copy, line_seq } => copies
-                .get(copy as usize)
+                .peek(copy as usize)
                 .is_some_and(|c| c.fate == Fate::Waiting && c.line_seq == line_seq),
             _ => true,
         });
@@ -226,12 +247,4 @@ impl Simulation {
     fn dedup_entries(&self) -> usize {
         self.queues.iter().map(|q| q.stored_at.len()).sum()
     }
-}
-
-/// A copy's fate that nothing can change any more (a dead-lettered copy can be redriven).
-fn is_final(fate: Fate) -> bool {
-    matches!(
-        fate,
-        Fate::Done | Fate::Expired | Fate::Dropped | Fate::Lost
-    )
 }

@@ -84,7 +84,7 @@ impl Simulation {
         // Released messages are counted as they were when released: they cannot move.
         let mut jobs = self.retired.jobs;
         for (id, m) in self.messages.iter_with_ids() {
-            *jobs.slot(self.job_status_of(MsgId::from_index(id), m)) += 1;
+            *jobs.slot(self.job_status_of(MsgId::from_index(id), &m)) += 1;
         }
         jobs
     }

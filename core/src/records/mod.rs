@@ -2,10 +2,11 @@
 //!
 //! Ids are handed out from 0 and never reused. The newest ids sit in a ring whose front
 //! moves forward; when the ring grows past its window, the records at its front are
-//! either released (finished and referenced by nothing) or, if still live, moved to a
-//! small ordered map of long-lived records (a copy parked in a dead-letter queue, a
-//! message whose confirm never came). Memory is therefore the window plus what is live,
-//! whatever the length of the run.
+//! either released (finished and referenced by nothing) or, if still live, moved to the
+//! long-lived records (a copy parked in a dead-letter queue, a message whose confirm
+//! never came, every message of a growing backlog), which are kept packed ([`spill`]).
+//! Memory is therefore the window plus what is live, whatever the length of the run, and
+//! what is live costs its packed size.
 //!
 //! Indexing by id (`records[id]`) reads a held record and panics on a released one, so a
 //! rule that still needed a record it had let go fails loudly instead of reading garbage.
@@ -14,16 +15,41 @@
 //! `VecDeque`: the rules look records up a few dozen times per message, and a lookup in a
 //! vector is one subtraction and one bounds check, without the deque's wrap-around.
 
+pub mod pack;
+mod spill;
+
+pub use pack::Pack;
+use spill::Spill;
+
 #[derive(Clone, Debug)]
 pub struct Records<T> {
     /// Id of the ring's front.
     base: usize,
     /// Ids `base..base + ring.len()`; `None` once released.
     ring: Vec<Option<T>>,
-    /// Live records older than `base`.
+    /// Live records older than `base`, packed.
     spill: Spill<T>,
     /// Records the ring's front passed over since the long-lived ones were last walked.
     passed_since_walk: usize,
+}
+
+/// A held record as a scan reads it: in place, or unpacked for the reader (a long-lived
+/// record nobody opened stays packed). Reads like a `&T`.
+pub enum Held<'a, T> {
+    Open(&'a T),
+    Unpacked(T),
+}
+
+impl<T> std::ops::Deref for Held<'_, T> {
+    type Target = T;
+
+    #[inline]
+    fn deref(&self) -> &T {
+        match self {
+            Held::Open(record) => record,
+            Held::Unpacked(record) => record,
+        }
+    }
 }
 
 impl<T> Default for Records<T> {
@@ -36,6 +62,12 @@ impl<T> Default for Records<T> {
         }
     }
 }
+
+/// Long-lived records opened (unpacked to be read or changed) that make a walk of their
+/// chunks due, ring or no ring: a backlog draining with nothing new arriving opens its
+/// oldest records one by one, and they are packed again (or released, once finished)
+/// soon rather than left whole until the next full walk.
+const OPENED_WALK_MIN: usize = 1_024;
 
 impl<T> Records<T> {
     /// How many ids were handed out (released records included): the next id.
@@ -62,65 +94,15 @@ impl<T> Records<T> {
         self.spill.held()
     }
 
+    /// Long-lived records unpacked since their last walk.
+    pub fn opened(&self) -> usize {
+        self.spill.opened()
+    }
+
     /// Adds a record; returns its id.
     pub fn push(&mut self, record: T) -> usize {
         self.ring.push(Some(record));
         self.len() - 1
-    }
-
-    /// The record `id`, unless it was released (or never existed). Inlined, like the
-    /// indexing below: the rules look records up many times per step.
-    /// An id below `base` wraps around to a huge index, so one bounds check tells the
-    /// ring's ids from the others.
-    #[inline]
-    pub fn get(&self, id: usize) -> Option<&T> {
-        match self.ring.get(id.wrapping_sub(self.base)) {
-            Some(slot) => slot.as_ref(),
-            None if id < self.base => self.spill.get(id),
-            None => None,
-        }
-    }
-
-    #[inline]
-    pub fn get_mut(&mut self, id: usize) -> Option<&mut T> {
-        match self.ring.get_mut(id.wrapping_sub(self.base)) {
-            Some(slot) => slot.as_mut(),
-            None if id < self.base => self.spill.get_mut(id),
-            None => None,
-        }
-    }
-
-    /// Held records with their ids, in id order.
-    pub fn iter_with_ids(&self) -> impl Iterator<Item = (usize, &T)> + Clone + '_ {
-        let ring = self.ring.iter().enumerate();
-        let base = self.base;
-        self.spill
-            .iter()
-            .chain(ring.filter_map(move |(i, r)| r.as_ref().map(|r| (base + i, r))))
-    }
-
-    /// Held records, in id order.
-    pub fn iter(&self) -> impl Iterator<Item = &T> + Clone + '_ {
-        self.iter_with_ids().map(|(_, r)| r)
-    }
-
-    /// Held records, mutably, in id order.
-    pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut T> + '_ {
-        self.iter_mut_with_ids().map(|(_, r)| r)
-    }
-
-    /// Held records with their ids, mutably, in id order.
-    pub fn iter_mut_with_ids(&mut self) -> impl Iterator<Item = (usize, &mut T)> + '_ {
-        let base = self.base;
-        let ring = self.ring.iter_mut().enumerate();
-        self.spill
-            .iter_mut()
-            .chain(ring.filter_map(move |(i, r)| r.as_mut().map(|r| (base + i, r))))
-    }
-
-    /// Ids of held records, in id order.
-    pub fn ids(&self) -> Vec<usize> {
-        self.iter_with_ids().map(|(id, _)| id).collect()
     }
 
     /// Whether the ring's front is due to move: the ring holds more than `window` ids
@@ -141,6 +123,89 @@ impl<T> Records<T> {
         4 * self.passed_since_walk >= self.spill.held()
     }
 
+    /// Whether the chunks with opened records are due to be walked: at least
+    /// [`OPENED_WALK_MIN`] are open, and a sixteenth of those chunks' slots (so that the
+    /// walk costs at most sixteen visits per record opened).
+    pub fn opened_walk_due(&self) -> bool {
+        let opened = self.spill.opened();
+        opened >= OPENED_WALK_MIN && 16 * opened >= self.spill.opened_slots()
+    }
+
+    /// Drops the ring's first `n` slots (all empty) in one move.
+    fn cut_front(&mut self, n: usize) {
+        self.ring.drain(..n);
+        self.base += n;
+    }
+}
+
+impl<T: Pack> Records<T> {
+    /// The record `id`, unless it was released (or never existed). Inlined, like the
+    /// indexing below: the rules look records up many times per step. A long-lived
+    /// record is opened (unpacked, and kept whole until the next walk).
+    /// An id below `base` wraps around to a huge index, so one bounds check tells the
+    /// ring's ids from the others.
+    #[inline]
+    pub fn get(&self, id: usize) -> Option<&T> {
+        match self.ring.get(id.wrapping_sub(self.base)) {
+            Some(slot) => slot.as_ref(),
+            None if id < self.base => self.spill.get(id),
+            None => None,
+        }
+    }
+
+    #[inline]
+    pub fn get_mut(&mut self, id: usize) -> Option<&mut T> {
+        match self.ring.get_mut(id.wrapping_sub(self.base)) {
+            Some(slot) => slot.as_mut(),
+            None if id < self.base => self.spill.get_mut(id),
+            None => None,
+        }
+    }
+
+    /// The record `id` read without opening it: for scans over many records (a
+    /// long-lived one is unpacked for the reader and stays packed).
+    pub fn peek(&self, id: usize) -> Option<Held<'_, T>> {
+        match self.ring.get(id.wrapping_sub(self.base)) {
+            Some(slot) => slot.as_ref().map(Held::Open),
+            None if id < self.base => self.spill.peek(id),
+            None => None,
+        }
+    }
+
+    /// Held records with their ids, in id order (long-lived ones unpacked one at a
+    /// time, not opened).
+    pub fn iter_with_ids(&self) -> impl Iterator<Item = (usize, Held<'_, T>)> + Clone + '_ {
+        let ring = self.ring.iter().enumerate();
+        let base = self.base;
+        self.spill
+            .iter()
+            .chain(ring.filter_map(move |(i, r)| r.as_ref().map(|r| (base + i, Held::Open(r)))))
+    }
+
+    /// Held records, in id order.
+    pub fn iter(&self) -> impl Iterator<Item = Held<'_, T>> + Clone + '_ {
+        self.iter_with_ids().map(|(_, r)| r)
+    }
+
+    /// Held records, mutably, in id order (long-lived ones opened).
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut T> + '_ {
+        self.iter_mut_with_ids().map(|(_, r)| r)
+    }
+
+    /// Held records with their ids, mutably, in id order (long-lived ones opened).
+    pub fn iter_mut_with_ids(&mut self) -> impl Iterator<Item = (usize, &mut T)> + '_ {
+        let base = self.base;
+        let ring = self.ring.iter_mut().enumerate();
+        self.spill
+            .iter_mut()
+            .chain(ring.filter_map(move |(i, r)| r.as_mut().map(|r| (base + i, r))))
+    }
+
+    /// Ids of held records, in id order.
+    pub fn ids(&self) -> Vec<usize> {
+        self.iter_with_ids().map(|(id, _)| id).collect()
+    }
+
     /// Releases the record `id` now (finished and referenced by nothing).
     pub fn release(&mut self, id: usize) -> Option<T> {
         match id.checked_sub(self.base) {
@@ -150,14 +215,23 @@ impl<T> Records<T> {
     }
 
     /// Releases, through `release`, each long-lived record that `releasable` says may go
-    /// (one pass in id order, no lookups).
+    /// (one pass in id order, no lookups), and packs again those left open.
     pub fn release_spilled(
         &mut self,
         releasable: impl FnMut(usize, &T) -> bool,
         release: impl FnMut(usize, T),
     ) {
         self.passed_since_walk = 0;
-        self.spill.release_where(releasable, release);
+        self.spill.release_where(false, releasable, release);
+    }
+
+    /// As [`Records::release_spilled`], in the chunks with opened records only.
+    pub fn release_opened(
+        &mut self,
+        releasable: impl FnMut(usize, &T) -> bool,
+        release: impl FnMut(usize, T),
+    ) {
+        self.spill.release_where(true, releasable, release);
     }
 
     /// Moves the ring's front up to `keep` ids before its end: each record passed over is
@@ -187,233 +261,18 @@ impl<T> Records<T> {
             .count();
         self.cut_front(passed + empty);
     }
-
-    /// Drops the ring's first `n` slots (all empty) in one move.
-    fn cut_front(&mut self, n: usize) {
-        self.ring.drain(..n);
-        self.base += n;
-    }
 }
 
-/// Live records that left the ring, in id order, in chunks of at most [`CHUNK`]. A chunk
-/// of consecutive ids (a backlog that spills is all live) keeps only its first id; any
-/// other keeps its ids beside its records. A released record leaves an empty slot until
-/// half of its chunk is empty, then the chunk is squeezed (and shrunk), and an empty
-/// chunk goes. So a spilled backlog costs its records' own size (an ordered map's nodes,
-/// half full when filled in order, took about 1.9 times), and a scattered long-lived
-/// record its slot and its id, with no reallocation of the whole spill as it grows
-/// (which would hold it twice for a moment).
-#[derive(Clone, Debug)]
-struct Spill<T> {
-    chunks: Vec<Chunk<T>>,
-    held: usize,
-}
-
-/// Records per chunk: large enough that the chunks' own vector stays short (a spill of
-/// millions is a few hundred chunks), small enough that one is cheap to squeeze. Tests
-/// use tiny chunks, so that their few hundred records cross many chunk boundaries.
-#[cfg(not(test))]
-const CHUNK: usize = 4_096;
-#[cfg(test)]
-const CHUNK: usize = 8;
-
-/// A run of long-lived records in id order. *Dense* while its ids are consecutive from
-/// `first` (a spilled backlog: every record passed over was live), with no id list;
-/// *sparse* once a gap or a squeeze breaks the run, with `ids` beside `slots`.
-#[derive(Clone, Debug)]
-struct Chunk<T> {
-    first: usize,
-    /// Empty while dense; else ascending, one per slot.
-    ids: Vec<usize>,
-    slots: Vec<Option<T>>,
-    held: usize,
-}
-
-impl<T> Default for Spill<T> {
-    fn default() -> Self {
-        Self {
-            chunks: Vec::new(),
-            held: 0,
-        }
-    }
-}
-
-impl<T> Spill<T> {
-    fn held(&self) -> usize {
-        self.held
-    }
-
-    /// Adds `record` with an id above every id held. Out of line: a steady run spills
-    /// little, and inlined into the sweep it made the step loop too large to inline.
-    #[inline(never)]
-    fn push(&mut self, id: usize, record: T) {
-        debug_assert!(self.chunks.last().is_none_or(|c| c.last_id() < id));
-        if self.chunks.last().is_none_or(|c| c.slots.len() == CHUNK) {
-            self.chunks.push(Chunk {
-                first: id,
-                ids: Vec::new(),
-                slots: Vec::with_capacity(CHUNK),
-                held: 0,
-            });
-        }
-        self.chunks
-            .last_mut()
-            .expect("just ensured")
-            .push(id, record);
-        self.held += 1;
-    }
-
-    /// The chunk and slot `id` would be in.
-    fn find(&self, id: usize) -> Option<(usize, usize)> {
-        let c = self.chunks.partition_point(|c| c.last_id() < id);
-        let slot = self.chunks.get(c)?.position(id)?;
-        Some((c, slot))
-    }
-
-    /// Out of line (as is `get_mut`), so that `Records`' lookups, which call it only for
-    /// ids below the ring, stay small enough to inline.
-    #[inline(never)]
-    fn get(&self, id: usize) -> Option<&T> {
-        let (c, s) = self.find(id)?;
-        self.chunks[c].slots[s].as_ref()
-    }
-
-    #[inline(never)]
-    fn get_mut(&mut self, id: usize) -> Option<&mut T> {
-        let (c, s) = self.find(id)?;
-        self.chunks[c].slots[s].as_mut()
-    }
-
-    fn remove(&mut self, id: usize) -> Option<T> {
-        let (c, s) = self.find(id)?;
-        let record = self.chunks[c].slots[s].take()?;
-        self.chunks[c].held -= 1;
-        self.held -= 1;
-        self.tidy(c);
-        Some(record)
-    }
-
-    /// Releases every record `releasable` accepts, in one pass.
-    fn release_where(
-        &mut self,
-        mut releasable: impl FnMut(usize, &T) -> bool,
-        mut release: impl FnMut(usize, T),
-    ) {
-        for c in (0..self.chunks.len()).rev() {
-            let chunk = &mut self.chunks[c];
-            let (first, ids) = (chunk.first, &chunk.ids);
-            for (i, slot) in chunk.slots.iter_mut().enumerate() {
-                let id = slot_id(first, ids, i);
-                if slot.as_ref().is_some_and(|r| releasable(id, r)) {
-                    let record = slot.take().expect("checked");
-                    chunk.held -= 1;
-                    self.held -= 1;
-                    release(id, record);
-                }
-            }
-            self.tidy(c);
-        }
-    }
-
-    /// Drops chunk `c` if empty, squeezes it if half empty (not the last, which is
-    /// still being filled).
-    fn tidy(&mut self, c: usize) {
-        let last = c + 1 == self.chunks.len();
-        let chunk = &mut self.chunks[c];
-        if chunk.held == 0 {
-            self.chunks.remove(c);
-        } else if !last && chunk.held * 2 <= chunk.slots.len() {
-            chunk.squeeze();
-        }
-    }
-
-    fn iter(&self) -> impl Iterator<Item = (usize, &T)> + Clone + '_ {
-        self.chunks.iter().flat_map(|c| {
-            c.slots
-                .iter()
-                .enumerate()
-                .filter_map(|(i, r)| r.as_ref().map(|r| (c.id(i), r)))
-        })
-    }
-
-    fn iter_mut(&mut self) -> impl Iterator<Item = (usize, &mut T)> + '_ {
-        self.chunks.iter_mut().flat_map(|c| {
-            let (first, ids) = (c.first, &c.ids);
-            c.slots.iter_mut().enumerate().filter_map(move |(i, r)| {
-                let id = slot_id(first, ids, i);
-                r.as_mut().map(|r| (id, r))
-            })
-        })
-    }
-}
-
-/// The id of slot `i` of a chunk starting at `first` with this id list (empty while
-/// dense). A free function so that loops holding a chunk's slots mutably can call it.
-fn slot_id(first: usize, ids: &[usize], i: usize) -> usize {
-    ids.get(i).map_or(first + i, |&id| id)
-}
-
-impl<T> Chunk<T> {
-    /// The id of slot `i`.
-    fn id(&self, i: usize) -> usize {
-        slot_id(self.first, &self.ids, i)
-    }
-
-    fn last_id(&self) -> usize {
-        self.id(self.slots.len().saturating_sub(1))
-    }
-
-    /// The slot of `id`, if this chunk has one.
-    fn position(&self, id: usize) -> Option<usize> {
-        if self.ids.is_empty() {
-            id.checked_sub(self.first).filter(|&i| i < self.slots.len())
-        } else {
-            self.ids.binary_search(&id).ok()
-        }
-    }
-
-    fn push(&mut self, id: usize, record: T) {
-        let dense = self.ids.is_empty();
-        if dense && id != self.first + self.slots.len() {
-            self.list_ids(CHUNK);
-        }
-        if !self.ids.is_empty() {
-            self.ids.push(id);
-        }
-        self.slots.push(Some(record));
-        self.held += 1;
-    }
-
-    /// Turns a dense chunk sparse: its ids, listed (room for `capacity`).
-    fn list_ids(&mut self, capacity: usize) {
-        if self.ids.is_empty() {
-            self.ids.reserve_exact(capacity);
-            self.ids.extend(self.first..self.first + self.slots.len());
-        }
-    }
-
-    /// Removes the empty slots and gives back the room they took.
-    fn squeeze(&mut self) {
-        self.list_ids(self.slots.len());
-        let mut keep = self.slots.iter().map(Option::is_some);
-        self.ids
-            .retain(|_| keep.next().expect("as many ids as slots"));
-        self.slots.retain(Option::is_some);
-        self.ids.shrink_to_fit();
-        self.slots.shrink_to_fit();
-    }
-}
-
-impl<'a, T> IntoIterator for &'a Records<T> {
-    type Item = &'a T;
-    type IntoIter = Box<dyn Iterator<Item = &'a T> + 'a>;
+impl<'a, T: Pack> IntoIterator for &'a Records<T> {
+    type Item = Held<'a, T>;
+    type IntoIter = Box<dyn Iterator<Item = Held<'a, T>> + 'a>;
     /// Held records, in id order.
     fn into_iter(self) -> Self::IntoIter {
         Box::new(self.iter())
     }
 }
 
-impl<T> std::ops::Index<usize> for Records<T> {
+impl<T: Pack> std::ops::Index<usize> for Records<T> {
     type Output = T;
     #[inline]
     fn index(&self, id: usize) -> &T {
@@ -421,7 +280,7 @@ impl<T> std::ops::Index<usize> for Records<T> {
     }
 }
 
-impl<T> std::ops::IndexMut<usize> for Records<T> {
+impl<T: Pack> std::ops::IndexMut<usize> for Records<T> {
     #[inline]
     fn index_mut(&mut self, id: usize) -> &mut T {
         self.get_mut(id).unwrap_or_else(|| released(id))
@@ -437,6 +296,7 @@ fn released(id: usize) -> ! {
 
 #[cfg(test)]
 mod tests {
+    use super::spill::CHUNK;
     use super::*;
 
     #[test]
@@ -459,7 +319,7 @@ mod tests {
         assert_eq!(spilled, vec![1, 3, 7]);
         assert_eq!(r.push(100), 10);
         assert_eq!(
-            r.iter().copied().collect::<Vec<_>>(),
+            r.iter().map(|v| *v).collect::<Vec<_>>(),
             vec![10, 30, 70, 80, 90, 100]
         );
     }
@@ -478,7 +338,7 @@ mod tests {
         for id in (0..CHUNK).step_by(2) {
             assert_eq!(r.release(id), Some(id));
         }
-        assert_eq!(r.spill.chunks[0].slots.len(), CHUNK / 2);
+        assert_eq!(r.spill.chunks[0].starts.len(), CHUNK / 2);
         assert_eq!(r.get(1), Some(&1));
         assert_eq!(r.get(2), None);
         // The second chunk goes entirely, in one pass.
@@ -581,6 +441,132 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A record for the tests below that is finished while even (so that walks pass
+    /// over packed odd ones without unpacking them).
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    struct Rec(usize);
+
+    impl Pack for Rec {
+        fn epoch_us(&self) -> crate::Micros {
+            1_000_000
+        }
+
+        fn pack(&self, id: usize, epoch_us: crate::Micros, out: &mut pack::Packer) {
+            out.instant(epoch_us + self.0 as u64, epoch_us);
+            out.i64(id as i64 - self.0 as i64);
+        }
+
+        fn unpack(id: usize, epoch_us: crate::Micros, from: &mut pack::Unpacker) -> Self {
+            let v = (from.instant(epoch_us) - epoch_us) as usize;
+            assert_eq!(from.i64(), id as i64 - v as i64, "packed as record {id}");
+            Rec(v)
+        }
+
+        fn finished(&self) -> bool {
+            self.0.is_multiple_of(2)
+        }
+    }
+
+    /// What a caller can do to records that are read and changed while long-lived.
+    #[derive(Clone, Debug)]
+    enum Use {
+        Push,
+        Advance(usize),
+        Release(usize),
+        Walk(usize),
+        Read(usize),
+        Peek(usize),
+        Change(usize),
+    }
+
+    fn usage() -> impl Strategy<Value = Use> {
+        prop_oneof![
+            6 => Just(Use::Push),
+            1 => (0..8usize).prop_map(Use::Advance),
+            1 => (0..400usize).prop_map(Use::Release),
+            1 => (1..4usize).prop_map(Use::Walk),
+            3 => (0..400usize).prop_map(Use::Read),
+            2 => (0..400usize).prop_map(Use::Peek),
+            3 => (0..400usize).prop_map(Use::Change),
+        ]
+    }
+
+    proptest! {
+        /// Long-lived records read (opened), peeked and changed between walks hold what
+        /// a plain ordered map holds; a walk releases only finished ones, including
+        /// records packed unfinished and finished since, and leaves none open.
+        #[test]
+        fn packed_records_read_and_changed_hold_what_an_ordered_map_holds(
+            uses in proptest::collection::vec(usage(), 0..600),
+        ) {
+            let mut r = Records::default();
+            let mut model = std::collections::BTreeMap::new();
+            let releasable = |d: usize| move |id: usize, v: &Rec| v.finished() && id.is_multiple_of(d);
+            for u in uses {
+                match u {
+                    Use::Push => {
+                        let id = r.push(Rec(r.len()));
+                        model.insert(id, Rec(id));
+                    }
+                    Use::Advance(keep) => r.advance(keep, releasable(3), |id, v| {
+                        assert_eq!(model.remove(&id), Some(v));
+                    }),
+                    Use::Release(id) => prop_assert_eq!(r.release(id), model.remove(&id)),
+                    Use::Walk(d) => {
+                        r.release_spilled(releasable(d), |id, v| {
+                            assert_eq!(model.remove(&id), Some(v));
+                        });
+                        prop_assert_eq!(r.opened(), 0);
+                        for (&id, v) in &model {
+                            prop_assert!(id >= r.base || !(v.finished() && id.is_multiple_of(d)));
+                        }
+                    }
+                    Use::Read(id) => prop_assert_eq!(r.get(id), model.get(&id)),
+                    Use::Peek(id) => {
+                        let opened = r.opened();
+                        prop_assert_eq!(r.peek(id).map(|v| *v), model.get(&id).copied());
+                        prop_assert_eq!(r.opened(), opened, "a peek opens nothing");
+                    }
+                    Use::Change(id) => {
+                        if let Some(v) = r.get_mut(id) {
+                            v.0 += 1;
+                        }
+                        if let Some(v) = model.get_mut(&id) {
+                            v.0 += 1;
+                        }
+                    }
+                }
+                prop_assert_eq!(r.held(), model.len());
+                prop_assert!(r.opened() <= r.spilled());
+                let held: Vec<_> = r.iter_with_ids().map(|(id, v)| (id, *v)).collect();
+                let expected: Vec<_> = model.iter().map(|(&id, &v)| (id, v)).collect();
+                prop_assert_eq!(held, expected);
+            }
+        }
+    }
+
+    #[test]
+    fn a_long_lived_record_read_is_opened_until_the_next_walk_and_a_peek_opens_none() {
+        let mut r = Records::default();
+        for i in 0..3 * CHUNK {
+            r.push(Rec(2 * i + 1));
+        }
+        r.advance(0, |_, _| false, |_, _| {});
+        assert_eq!((r.spilled(), r.opened()), (3 * CHUNK, 0));
+        assert_eq!(r.peek(5).map(|v| *v), Some(Rec(11)));
+        assert_eq!(r.opened(), 0);
+        assert_eq!(r.get(5), Some(&Rec(11)));
+        assert_eq!(r.get(5), Some(&Rec(11)));
+        r[6].0 += 1;
+        assert_eq!(r.opened(), 2, "each record is opened once");
+        // The walk packs them again, changed: record 6 is now finished and goes.
+        let mut gone = Vec::new();
+        r.release_spilled(|_, v| v.finished(), |id, v| gone.push((id, v)));
+        assert_eq!((gone, r.opened()), (vec![(6, Rec(14))], 0));
+        assert_eq!(r.peek(6).map(|v| *v), None);
+        assert_eq!(r.peek(5).map(|v| *v), Some(Rec(11)));
     }
 
     #[test]

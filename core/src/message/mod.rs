@@ -7,6 +7,8 @@
 //! copy in the same queue. Every message and every copy has exactly one fate at every
 //! instant; the accounting invariant checks it after each step.
 
+mod pack;
+
 use serde::Serialize;
 
 use crate::scenario::{Op, Poison};
@@ -82,6 +84,14 @@ impl Fate {
     pub fn index(self) -> usize {
         self as usize
     }
+
+    /// A fate nothing can change any more (a dead-lettered copy can be redriven).
+    pub fn is_final(self) -> bool {
+        matches!(
+            self,
+            Fate::Done | Fate::Expired | Fate::Dropped | Fate::Lost
+        )
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -126,6 +136,13 @@ const HELD_BACK: u8 = 2;
 const BROKER_REMEMBERS: u8 = 4;
 
 impl Message {
+    /// Settled with its producer (no longer pending) and without a copy held: nothing in
+    /// the record keeps it, so it can be released once nothing else refers to it.
+    #[inline]
+    pub fn finished(&self) -> bool {
+        self.fate != PublishFate::Pending && self.held_copies == 0
+    }
+
     /// The effect it asks its consumer to apply.
     #[inline]
     pub fn op(&self) -> Op {
@@ -413,6 +430,12 @@ impl Serialize for Holder {
 }
 
 impl MessageCopy {
+    /// Its fate is final: it can be released once no consumer holds it.
+    #[inline]
+    pub fn finished(&self) -> bool {
+        self.fate.is_final()
+    }
+
     /// Consumer of the newest delivery, if it was ever delivered.
     #[inline]
     pub fn holder(&self) -> Option<ConsumerId> {
