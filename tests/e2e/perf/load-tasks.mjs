@@ -42,15 +42,16 @@ await done;
 await ctx.close();
 
 const tasks = events.filter((e) => e.name === 'RunTask' && e.ph === 'X');
-// The page's main thread: the one whose tasks took longest in all.
-const byThread = new Map();
-for (const t of tasks) byThread.set(t.tid, (byThread.get(t.tid) ?? 0) + t.dur);
-const tid = [...byThread].sort((a, b) => b[1] - a[1])[0][0];
-const mine = tasks.filter((t) => t.tid === tid).sort((a, b) => a.ts - b.ts);
+// The page's main thread: the one that set the parts' marks. (Not the busiest thread: a cold
+// browser also runs a WebUI renderer of its own, the omnibox popup's, which can be busier.)
+const { pid, tid } = events.find((e) => e.cat?.includes('blink.user_timing')
+  && e.name.startsWith('part '));
+const mine = tasks.filter((t) => t.pid === pid && t.tid === tid).sort((a, b) => a.ts - b.ts);
 const t0 = mine[0].ts;
 for (const t of mine.filter((t) => t.dur >= minUs)) {
   const inner = events
-    .filter((e) => e.tid === tid && e.ph === 'X' && e !== t && e.name !== 'RunTask'
+    .filter((e) => e.pid === pid && e.tid === tid && e.ph === 'X' && e !== t
+      && e.name !== 'RunTask'
       && e.ts >= t.ts && e.ts + e.dur <= t.ts + t.dur)
     .sort((a, b) => a.ts - b.ts);
   // Top-level events only: skip what is nested in one already counted.
@@ -67,5 +68,11 @@ for (const t of mine.filter((t) => t.dur >= minUs)) {
     .map((e) => `[${e.name}] `).join('');
   const makeup = parts + [...by].sort((a, b) => b[1] - a[1]).slice(0, 5)
     .map(([name, ms]) => `${name} ${ms.toFixed(1)}`).join(', ');
-  console.log(`at ${((t.ts - t0) / 1000).toFixed(0).padStart(5)} ms  ${(t.dur / 1000).toFixed(1).padStart(6)} ms  ${makeup}`);
+  // cpu: the thread's own time in the task; the rest it waited (for a core, or for another
+  // process to answer a synchronous request such as a font's).
+  const cpu = `(cpu ${((t.tdur ?? 0) / 1000).toFixed(1)})`.padStart(11);
+  console.log(`at ${((t.ts - t0) / 1000).toFixed(0).padStart(5)} ms  ${(t.dur / 1000).toFixed(1).padStart(6)} ms ${cpu}  ${makeup}`);
 }
+const longest = Math.max(...mine.map((t) => t.dur));
+const over = mine.filter((t) => t.dur > 50_000).length;
+console.log(`longest ${(longest / 1000).toFixed(1)} ms, tasks over 50 ms: ${over}`);
