@@ -74,8 +74,9 @@ pub mod limits {
     /// bounds memory rather than time: 5 million records are under a gigabyte.
     pub const LOG_RECORDS_MAX: u64 = 5_000_000;
     /// Most copies held at once (waiting, in flight, retrying, dead-lettered): a held
-    /// copy and its message cost about 200 bytes (docs/performance.md, "A live message
-    /// in a growing backlog"), so this is about 1 GB at worst. The
+    /// copy and its message cost about 50 bytes once long-lived, packed (200 while whole;
+    /// docs/performance.md, "Long-lived records packed"), so this is about 250 MB (a
+    /// browser tab can hold that). The
     /// estimate reads the peak off the aggregated model where it applies (`auto` then
     /// runs aggregated); the run itself stops at it otherwise.
     pub const HELD_MAX: u64 = 5_000_000;
