@@ -70,6 +70,16 @@ impl Opened {
     fn sub(&self, records: usize) {
         self.records.fetch_sub(records, Relaxed);
     }
+
+    /// A chunk allocated its open records' cells.
+    fn chunk_opened(&self) {
+        self.chunks.fetch_add(1, Relaxed);
+    }
+
+    /// A chunk let its open records' cells go.
+    fn chunk_closed(&self) {
+        self.chunks.fetch_sub(1, Relaxed);
+    }
 }
 
 /// A run of long-lived records in id order. *Dense* while its ids are consecutive from
@@ -188,7 +198,7 @@ impl<T: Pack> Spill<T> {
         let (c, s) = self.find(id)?;
         let record = self.chunks[c].take(s, &self.opened)?;
         self.held -= 1;
-        self.tidy(c);
+        self.tidy(c, false);
         Some(record)
     }
 
@@ -201,57 +211,28 @@ impl<T: Pack> Spill<T> {
         mut release: impl FnMut(usize, T),
     ) {
         for c in (0..self.chunks.len()).rev() {
-            let chunk = &mut self.chunks[c];
-            if only_opened && chunk.open.get().is_none() {
+            if only_opened && self.chunks[c].open.get().is_none() {
                 continue;
             }
-            for i in 0..chunk.starts.len() {
-                if chunk.released(i) {
-                    continue;
-                }
-                let id = chunk.id(i);
-                match chunk.open_record(i).map(|record| releasable(id, record)) {
-                    Some(true) => {
-                        let record = chunk.take(i, &self.opened).expect("held");
-                        self.held -= 1;
-                        release(id, record);
-                    }
-                    Some(false) => {}
-                    // Packed unfinished and not opened since: not releasable.
-                    None if chunk.starts[i] & FINISHED == 0 => {}
-                    None => {
-                        // Unpacked for the question only: it stays packed if kept.
-                        let record = chunk.unpack(i);
-                        if releasable(id, &record) {
-                            chunk.mark_released(i);
-                            self.held -= 1;
-                            release(id, record);
-                        }
-                    }
-                }
-            }
-            let last = c + 1 == self.chunks.len();
             let chunk = &mut self.chunks[c];
-            if chunk.held == 0 {
-                chunk.close(&self.opened);
-                self.chunks.remove(c);
-            } else {
-                let squeeze = !last && chunk.half_empty();
-                chunk.rebuild(squeeze, &self.opened);
-            }
+            self.held -= chunk.release_where(&self.opened, &mut releasable, &mut release);
+            self.tidy(c, true);
         }
     }
 
     /// Drops chunk `c` if empty, squeezes it if half empty (not the last, which is
-    /// still being filled).
-    fn tidy(&mut self, c: usize) {
+    /// still being filled), and with `pack` packs its open records again.
+    fn tidy(&mut self, c: usize, pack: bool) {
         let last = c + 1 == self.chunks.len();
         let chunk = &mut self.chunks[c];
         if chunk.held == 0 {
             chunk.close(&self.opened);
             self.chunks.remove(c);
-        } else if !last && chunk.half_empty() {
-            chunk.rebuild(true, &self.opened);
+        } else {
+            let squeeze = !last && chunk.half_empty();
+            if squeeze || pack {
+                chunk.rebuild(squeeze, &self.opened);
+            }
         }
     }
 
@@ -348,7 +329,7 @@ impl<T> Chunk<T> {
         if let Some(cells) = self.open.take() {
             let n = cells.iter().filter(|c| c.get().is_some()).count();
             opened.sub(n);
-            opened.chunks.fetch_sub(1, Relaxed);
+            opened.chunk_closed();
         }
     }
 
@@ -405,7 +386,7 @@ impl<T: Pack> Chunk<T> {
     /// The open records' cells, allocated for a whole chunk on first use.
     fn cells(&self, opened: &Opened) -> &[OnceLock<Box<T>>] {
         self.open.get_or_init(|| {
-            opened.chunks.fetch_add(1, Relaxed);
+            opened.chunk_opened();
             (0..CHUNK).map(|_| OnceLock::new()).collect()
         })
     }
@@ -443,6 +424,41 @@ impl<T: Pack> Chunk<T> {
             let _ = cells[i].set(Box::new(record));
         }
         cells[i].get_mut().map(|r| &mut **r)
+    }
+
+    /// Releases each held record `releasable` accepts through `release`; returns how
+    /// many. An open record is asked as it is now; a packed one is unpacked for the
+    /// question only if it was finished when packed (nothing changed it since, so an
+    /// unfinished one cannot be releasable), and stays packed if kept.
+    fn release_where(
+        &mut self,
+        opened: &Opened,
+        releasable: &mut impl FnMut(usize, &T) -> bool,
+        release: &mut impl FnMut(usize, T),
+    ) -> usize {
+        let mut released = 0;
+        for i in 0..self.starts.len() {
+            if self.released(i) {
+                continue;
+            }
+            let id = self.id(i);
+            let record = match self.open_record(i).map(|record| releasable(id, record)) {
+                Some(true) => self.take(i, opened).expect("held"),
+                Some(false) => continue,
+                None if self.starts[i] & FINISHED == 0 => continue,
+                None => {
+                    let record = self.unpack(i);
+                    if !releasable(id, &record) {
+                        continue;
+                    }
+                    self.mark_released(i);
+                    record
+                }
+            };
+            released += 1;
+            release(id, record);
+        }
+        released
     }
 
     /// Releases slot `i`'s record and hands it over.
@@ -489,7 +505,7 @@ impl<T: Pack> Chunk<T> {
     fn rebuild(&mut self, squeeze: bool, opened: &Opened) {
         let cells = self.open.take();
         if cells.is_some() {
-            opened.chunks.fetch_sub(1, Relaxed);
+            opened.chunk_closed();
         } else if !squeeze {
             return;
         }
