@@ -204,8 +204,9 @@ impl Tally {
             }
             let (n, extra) = (u64::from(n), u64::from(n - 1));
             // A record lookup is a search once the message is old: only when keys matter.
+            // Peeked: a scan of every row opens no long-lived record.
             let key = if keyed {
-                messages.get(msg).and_then(|m| m.key)
+                messages.peek(msg).and_then(|m| m.key)
             } else {
                 None
             };
@@ -272,7 +273,7 @@ impl FirstRows {
         if full && self.rows.last().is_some_and(|&(last, _)| last <= msg) {
             return;
         }
-        let Some(m) = messages.get(msg) else {
+        let Some(m) = messages.peek(msg) else {
             return;
         };
         let row = EffectRow {
