@@ -289,8 +289,11 @@ impl Simulation {
         if queue.flavour != Flavour::SqsFifo {
             return Some(0);
         }
+        // Peeked: a long line scanned at every dispatch opens none of its long-lived
+        // records (each would be unpacked and kept whole until the next walk).
         queue.line.iter().position(|&c| {
-            let key = self.messages[self.copies[c as usize].msg.index()].key;
+            let msg = self.copies.peek(c as usize).expect("in line").msg;
+            let key = self.messages.peek(msg.index()).expect("held").key;
             !queue.busy_groups.contains_key(&key)
         })
     }
