@@ -273,12 +273,8 @@ impl Variant {
         for change in &self.changes {
             set_path(&mut doc, &change.path, &change.value)?;
         }
-        let b: Scenario = serde_json::from_value(doc).map_err(|e| {
-            variant_error(format!(
-                "does not make a valid scenario: {}",
-                crate::text::escape_controls(&e.to_string())
-            ))
-        })?;
+        let b: Scenario = crate::decode::decode(doc)
+            .map_err(|e| variant_error(format!("does not make a valid scenario: {e}")))?;
         b.validate()?;
         Ok(b)
     }

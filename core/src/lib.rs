@@ -58,6 +58,7 @@ pub mod text;
 
 mod budget;
 mod consumer;
+mod decode;
 mod end_reason;
 mod engine;
 mod fluid;

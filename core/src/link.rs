@@ -225,14 +225,18 @@ fn checked_link_part(text: &str) -> Result<&str, LinkError> {
     Ok(text)
 }
 
-/// A link's document of any version, from its packed body.
+/// A link's document of any version, from its packed body: parsed, then decoded the one
+/// way every typed document is ([`crate::decode`]).
 fn unpack_doc<T: serde::de::DeserializeOwned>(body: &str) -> Result<T, LinkError> {
-    serde_json::from_slice(&unpack(body)?).map_err(|e| {
+    let invalid = |e: String| {
         refuse(format!(
             "The link's content is not valid: {}.",
-            crate::text::escape_controls(&e.to_string())
+            crate::text::escape_controls(&e)
         ))
-    })
+    };
+    let doc: serde_json::Value =
+        serde_json::from_slice(&unpack(body)?).map_err(|e| invalid(e.to_string()))?;
+    crate::decode::decode(doc).map_err(invalid)
 }
 
 /// The JSON inside a link's body: base64, then inflated within [`DOC_BYTES_MAX`].

@@ -36,7 +36,7 @@ pub fn check(text: &str, lang: Lang) -> Result<Scenario, TextError> {
 pub fn place(text: &str, e: &ScenarioError, lang: Lang) -> TextError {
     let line = if e.field == "scenario" {
         serde_line(&e.problem)
-            .or_else(|| typed_error_line(text))
+            .or_else(|| named_line(text, &e.problem))
             .unwrap_or(1)
     } else {
         field_line(text, &e.field).unwrap_or(1)
@@ -66,11 +66,28 @@ pub fn serde_line(problem: &str) -> Option<usize> {
     digits.parse().ok().filter(|&n| n > 0)
 }
 
-/// Decoding a valid JSON value into a scenario loses the line serde would name (unknown
-/// field, wrong type): decoding the text directly finds it again.
-fn typed_error_line(text: &str) -> Option<usize> {
-    let e = serde_json::from_str::<Scenario>(text).err()?;
-    (e.line() > 0).then_some(e.line())
+/// Where the name serde quotes in a problem is written: an unknown field's key
+/// (`` unknown field `prefech` ``), or an unknown variant or a string of the wrong kind as
+/// a value (`` unknown variant `sometimes` ``, `invalid type: string "two"`). Decoding the
+/// text itself would name the line, but it would also put a second copy of every
+/// scenario decoder in the page (see the core's `decode` module); the name is nearly
+/// always written once. A problem that quotes nothing, or a missing field (whose name is
+/// written in the objects that have it), is not placed.
+fn named_line(text: &str, problem: &str) -> Option<usize> {
+    if problem.contains("missing field") {
+        return None;
+    }
+    let key = problem.contains("unknown field");
+    let start = problem.find(['`', '"'])?;
+    let quote = problem[start..].chars().next()?;
+    let name = &problem[start + 1..];
+    let name = &name[..name.find(quote)?];
+    let needle = format!("\"{name}\"");
+    let at = text.match_indices(&needle).map(|(at, _)| at).find(|&at| {
+        let after = text[at + needle.len()..].trim_start();
+        after.starts_with(':') == key
+    })?;
+    Some(1 + text[..at].matches('\n').count())
 }
 
 /// One step of a field path: a key of an object or an index in an array.
@@ -380,7 +397,35 @@ mod tests {
         let text = account_42().replace("\"prefetch\": 2", "\"prefech\": 2");
         let e = check(&text, Lang::En).expect_err("a typo");
         assert_eq!(e.line, line_of(&text, "prefech"));
-        assert!(e.message.contains("prefech"), "{}", e.message);
+        assert!(
+            e.message.contains("unknown field `prefech`"),
+            "{}",
+            e.message
+        );
+        // An unknown variant and a value of the wrong kind are placed where they are
+        // written; a key of the same name elsewhere is not the place.
+        let text = account_42().replacen("\"after_commit\"", "\"sometimes\"", 1);
+        let e = check(&text, Lang::En).expect_err("no such ack mode");
+        assert_eq!(e.line, line_of(&text, "\"sometimes\""));
+        assert!(
+            e.message.contains("unknown variant `sometimes`"),
+            "{}",
+            e.message
+        );
+        let text = account_42().replace("\"prefetch\": 2", "\"prefetch\": \"two\"");
+        let e = check(&text, Lang::En).expect_err("a string for a number");
+        assert_eq!(e.line, line_of(&text, "\"two\""));
+        assert!(e.message.contains("invalid type: string"), "{}", e.message);
+        assert_eq!(
+            named_line("{\n\"a\": \"x\",\n\"x\": 1\n}", "unknown field `x`"),
+            Some(3)
+        );
+        assert_eq!(
+            named_line("{\n\"x\": 1,\n\"a\": \"x\"\n}", "unknown variant `x`"),
+            Some(3)
+        );
+        assert_eq!(named_line("{\"a\": 1}", "missing field `a`"), None);
+        assert_eq!(named_line("{\"a\": 1}", "expected a number"), None);
     }
 
     #[test]

@@ -111,11 +111,9 @@ struct Producer {
 /// Imports a Kafka description.
 pub fn import(bytes: &[u8]) -> Result<Imported, ImportError> {
     let value = parse_json(bytes)?;
-    let d: Description = serde_json::from_value(value).map_err(|e| ImportError::Shape {
+    let d: Description = crate::decode::decode(value).map_err(|detail| ImportError::Shape {
         at: String::new(),
-        problem: ShapeProblem::Invalid {
-            detail: crate::text::escape_controls(&e.to_string()),
-        },
+        problem: ShapeProblem::Invalid { detail },
     })?;
     if d.topics.is_empty() {
         return Err(ImportError::Empty);

@@ -1356,14 +1356,15 @@ impl Scenario {
         if text.len() > 1 << 20 {
             return Err(err("scenario", "is larger than 1 MiB"));
         }
-        // serde echoes unknown names: show them escaped, on one line.
-        let invalid = |e: serde_json::Error| {
+        let mut doc: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+            // serde echoes what it met: show it escaped, on one line.
             let e = crate::text::escape_controls(&e.to_string());
             err("scenario", format!("is not valid scenario JSON: {e}"))
-        };
-        let mut doc: serde_json::Value = serde_json::from_str(text).map_err(invalid)?;
+        })?;
         crate::migrate::to_current(&mut doc).map_err(|r| err(r.field, r.problem))?;
-        let scenario: Scenario = serde_json::from_value(doc).map_err(invalid)?;
+        // Decoded the one way every typed document is (see `crate::decode`).
+        let scenario: Scenario = crate::decode::decode(doc)
+            .map_err(|e| err("scenario", format!("is not valid scenario JSON: {e}")))?;
         scenario.validate()?;
         Ok(scenario)
     }
