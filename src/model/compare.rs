@@ -215,9 +215,14 @@ pub fn counter_rows(a: &Player, b: &Player, lang: Lang) -> Vec<CounterRow> {
         .collect()
 }
 
-/// A counter's name on the page: the counters panel's word where it has one, else the
-/// core's name with spaces.
+/// A counter's name on the page: the counters panel's word where it has one, else its
+/// own (every counter of the core has one: see the test
+/// `every_counter_has_a_name_in_both_languages`; a new one shows the core's name).
 fn counter_label(name: &str, lang: Lang) -> String {
+    counter_word(name, lang).unwrap_or_else(|| name.replace('_', " "))
+}
+
+fn counter_word(name: &str, lang: Lang) -> Option<String> {
     let l = locale(lang);
     let word = match name {
         "published" => td_string!(l, stage.counters.published),
@@ -236,9 +241,56 @@ fn counter_label(name: &str, lang: Lang) -> String {
         "expired" => td_string!(l, stage.counters.expired),
         "leases_expired" => td_string!(l, stage.counters.leases_expired),
         "broker_crashes" => td_string!(l, stage.counters.broker_crashes),
-        other => return other.replace('_', " "),
+        "created" => td_string!(l, panels.compare.counter_names.created),
+        "acks_ignored" => td_string!(l, panels.compare.counter_names.acks_ignored),
+        "acks_lost" => td_string!(l, panels.compare.counter_names.acks_lost),
+        "lost_acked_before_effect" => {
+            td_string!(l, panels.compare.counter_names.lost_acked_before_effect)
+        }
+        "lost_broker_restart" => td_string!(l, panels.compare.counter_names.lost_broker_restart),
+        "lost_without_dead_letter_queue" => td_string!(
+            l,
+            panels.compare.counter_names.lost_without_dead_letter_queue
+        ),
+        "effects_applied" => td_string!(l, panels.compare.counter_names.effects_applied),
+        "stale_ignored" => td_string!(l, panels.compare.counter_names.stale_ignored),
+        "gap_waits" => td_string!(l, panels.compare.counter_names.gap_waits),
+        "gaps_reconciled" => td_string!(l, panels.compare.counter_names.gaps_reconciled),
+        "effects_refused" => td_string!(l, panels.compare.counter_names.effects_refused),
+        "handler_failures" => td_string!(l, panels.compare.counter_names.handler_failures),
+        "dead_lettered_again" => td_string!(l, panels.compare.counter_names.dead_lettered_again),
+        "unroutable" => td_string!(l, panels.compare.counter_names.unroutable),
+        "returned" => td_string!(l, panels.compare.counter_names.returned),
+        "deduplicated" => td_string!(l, panels.compare.counter_names.deduplicated),
+        "publish_attempts" => td_string!(l, panels.compare.counter_names.publish_attempts),
+        "confirms" => td_string!(l, panels.compare.counter_names.confirms),
+        "confirms_lost" => td_string!(l, panels.compare.counter_names.confirms_lost),
+        "confirm_timeouts" => td_string!(l, panels.compare.counter_names.confirm_timeouts),
+        "publish_failed" => td_string!(l, panels.compare.counter_names.publish_failed),
+        "gave_up" => td_string!(l, panels.compare.counter_names.gave_up),
+        "never_published" => td_string!(l, panels.compare.counter_names.never_published),
+        "requests_refused" => td_string!(l, panels.compare.counter_names.requests_refused),
+        "throttled" => td_string!(l, panels.compare.counter_names.throttled),
+        "restarts" => td_string!(l, panels.compare.counter_names.restarts),
+        "producer_crashes" => td_string!(l, panels.compare.counter_names.producer_crashes),
+        "appended" => td_string!(l, panels.compare.counter_names.appended),
+        "records_expired" => td_string!(l, panels.compare.counter_names.records_expired),
+        "records_processed" => td_string!(l, panels.compare.counter_names.records_processed),
+        "offsets_committed" => td_string!(l, panels.compare.counter_names.offsets_committed),
+        "records_skipped" => td_string!(l, panels.compare.counter_names.records_skipped),
+        "rebalances" => td_string!(l, panels.compare.counter_names.rebalances),
+        "member_crashes" => td_string!(l, panels.compare.counter_names.member_crashes),
+        "emails_sent" => td_string!(l, panels.compare.counter_names.emails_sent),
+        "done" => td_string!(l, panels.compare.counter_names.done),
+        "done_without_ack" => td_string!(l, panels.compare.counter_names.done_without_ack),
+        "record_retries" => td_string!(l, panels.compare.counter_names.record_retries),
+        "records_dead_lettered" => {
+            td_string!(l, panels.compare.counter_names.records_dead_lettered)
+        }
+        "records_out_of_order" => td_string!(l, panels.compare.counter_names.records_out_of_order),
+        _ => return None,
     };
-    word.to_string()
+    Some(word.to_string())
 }
 
 /// What a compare link holds for the two players: A's scenario as loaded before compare
@@ -443,5 +495,22 @@ mod tests {
             counter_rows(&a2, &b2, Lang::En),
             counter_rows(&a, &b, Lang::En)
         );
+    }
+
+    #[test]
+    fn every_counter_has_a_name_in_both_languages() {
+        let counters = brokerlab_core::Counters::default();
+        let pairs = brokerlab_core::compare::counter_pairs(&counters, &counters);
+        assert!(pairs.len() > 40, "the core's counters: {}", pairs.len());
+        for p in pairs {
+            let en = counter_word(&p.name, Lang::En);
+            let es = counter_word(&p.name, Lang::Es);
+            assert!(
+                en.is_some() && es.is_some(),
+                "{} has no name on the page",
+                p.name
+            );
+            assert_ne!(en, es, "{} is the same in both languages", p.name);
+        }
     }
 }

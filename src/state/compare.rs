@@ -65,7 +65,8 @@ impl Lab {
         self.stop_compare();
         let owner = lasting_owner();
         let a = *self;
-        let b = owner.with(|| {
+        // Everything compare mode keeps (B, where commands go) lives under that owner.
+        let (b, target) = owner.with(|| {
             let b = Lab::new(b);
             b.lang.set(a.lang.get_untracked());
             // B speaks A's language; a refusal on B is said on the page. (Effects run in
@@ -79,13 +80,13 @@ impl Lab {
                     }
                 });
             }
-            b
+            (b, RwSignal::new(Side::Both))
         });
         self.compare.set(Some(Compared {
             b,
             variant,
             original,
-            target: RwSignal::new(Side::Both),
+            target,
             owner,
         }));
         self.follow_compare();

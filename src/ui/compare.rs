@@ -125,7 +125,8 @@ pub fn CompareBar(lab: Lab) -> impl IntoView {
     let i18n = use_i18n();
     move || {
         let target = lab.compare.with(|c| c.as_ref().map(|c| c.target))?;
-        let choice = move |side: Side, testid: &'static str, label: String| {
+        // Each label is `t!`, so it follows a language switch while the bar stays.
+        let choice = move |side: Side, testid: &'static str, label: AnyView| {
             view! {
                 <label class="compare-choice">
                     <input type="radio" name="compare-target" data-testid=testid
@@ -140,9 +141,9 @@ pub fn CompareBar(lab: Lab) -> impl IntoView {
                 <fieldset class="compare-target" data-testid="compare-target"
                     data-target=move || format!("{:?}", target.get()).to_lowercase()>
                     <legend>{t!(i18n, panels.compare.target)}</legend>
-                    {choice(Side::A, "compare-target-a", t_string!(i18n, panels.compare.target_a).to_string())}
-                    {choice(Side::B, "compare-target-b", t_string!(i18n, panels.compare.target_b).to_string())}
-                    {choice(Side::Both, "compare-target-both", t_string!(i18n, panels.compare.target_both).to_string())}
+                    {choice(Side::A, "compare-target-a", t!(i18n, panels.compare.target_a).into_any())}
+                    {choice(Side::B, "compare-target-b", t!(i18n, panels.compare.target_b).into_any())}
+                    {choice(Side::Both, "compare-target-both", t!(i18n, panels.compare.target_both).into_any())}
                 </fieldset>
                 <button type="button" data-testid="compare-stop" on:click=move |_| lab.stop_compare()>
                     {t!(i18n, panels.compare.stop)}

@@ -86,3 +86,28 @@ test('compare mode: the same crash under two designs, side by side, and its link
   }
   assert.deepEqual(errors, [], 'no console errors');
 });
+
+test('switching language while comparing words every label again and breaks nothing', async () => {
+  await page.getByTestId('scenario').selectOption('crash-after-commit');
+  await openCompare(page);
+  await page.getByTestId('compare-free').fill('consumers.*.idempotency=inbox');
+  await page.getByTestId('compare-start').click();
+  await page.getByTestId('compare-target').waitFor({ state: 'visible' });
+  await seekToEnd(page);
+  await page.getByTestId('lang-es').click();
+  const target = page.getByTestId('compare-target');
+  await page.waitForFunction(() => /ambos/.test(document.querySelector('[data-testid=compare-target]').textContent));
+  assert.doesNotMatch(await target.innerText(), /\bboth\b/);
+  // Every counter is named in Spanish, not by the core's field name.
+  const table = page.getByTestId('compare-counters');
+  assert.match(await table.locator('tr[data-counter=created] th').innerText(), /^Mensajes creados$/);
+  assert.match(await table.locator('tr[data-counter=publish_attempts] th').innerText(), /^Intentos de publicación$/);
+  // Still working: a step back moves both sides, and the page did not stop.
+  await page.getByTestId('back').click();
+  await page.getByTestId('lang-en').click();
+  await page.waitForFunction(() => /both/.test(document.querySelector('[data-testid=compare-target]').textContent));
+  assert.match(await table.locator('tr[data-counter=created] th').innerText(), /^Messages created$/);
+  assert.equal(await page.getByTestId('error-panel').count(), 0, 'the page did not stop');
+  await page.getByTestId('compare-stop').click();
+  assert.deepEqual(errors, [], 'no console errors');
+});
