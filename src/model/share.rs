@@ -41,6 +41,8 @@ pub enum LinkProblem {
     Unreadable(String),
     /// The link's scenario could not start (the core's reason).
     CannotStart(String),
+    /// The address has something after `#` that is not a link of the page's.
+    NotALink,
 }
 
 impl LinkProblem {
@@ -56,6 +58,7 @@ impl LinkProblem {
                 let problem = field_problem_in(problem, lang);
                 td_string!(l, panels.share.cannot_start, problem).to_string()
             }
+            LinkProblem::NotALink => td_string!(l, panels.share.not_a_link).to_string(),
         }
     }
 }

@@ -65,6 +65,11 @@ pub struct Opening {
 /// known); `Ok(None)` means there was no link.
 pub fn read_address() -> Result<Option<Opened>, LinkProblem> {
     let Some(text) = link_in_address() else {
+        // Anything after `#` is meant for the page: what it cannot read is said.
+        let hash = window().location().hash().unwrap_or_default();
+        if !(hash.len() <= 1 || hash.starts_with("#lesson=")) {
+            return Err(LinkProblem::NotALink);
+        }
         return Ok(None);
     };
     link::open(&text)

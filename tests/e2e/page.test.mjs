@@ -1432,6 +1432,22 @@ test('a damaged or hostile link opens the example and says in one sentence what 
   }
 });
 
+test('an address with something after # that is not a link says so and opens the example', async () => {
+  const base = new URL(BASE_URL);
+  for (const bad of ['garbage!!<b>x</b>', 'x'.repeat(100_000)]) {
+    const { p, close } = await openAt(`${base.origin}${base.pathname}#${bad}`);
+    try {
+      const note = await p.text('error-note');
+      assert.match(note, /is not a Broker Lab link: the example opened instead\.$/, bad.slice(0, 12));
+      assert.equal(await p.page.locator('.error-note *').count(), 1, 'no markup beyond the label');
+      assert.equal(await p.page.getByTestId('scenario').inputValue(), 'burst');
+      assert.deepEqual(p.consoleErrors, []);
+    } finally {
+      await close();
+    }
+  }
+});
+
 test('the checked-in link of format version 1 still opens at its step', async () => {
   const v1 = readFileSync(new URL('../../core/tests/links/v1-burst.txt', import.meta.url), 'utf8').trim();
   const base = new URL(BASE_URL);
