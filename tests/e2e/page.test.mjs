@@ -403,6 +403,13 @@ test('clicking a message id in the log opens its history, in order', async () =>
     assert.ok(found >= 0, `${pattern} after row ${at}: ${rows.join(' | ')}`);
     at += found + 1;
   }
+  // A wide diagram scrolls in its own box: the panel keeps the side column's width.
+  const widths = await panel.evaluate((p) => ({
+    panel: p.getBoundingClientRect().width,
+    side: p.closest('.side').getBoundingClientRect().width,
+    diagram: p.querySelector('svg.seq').getBoundingClientRect().width,
+  }));
+  assert.ok(widths.panel <= widths.side + 1, JSON.stringify(widths));
   await panel.scrollIntoViewIfNeeded();
   await lab.shot('13-lineage');
   await lab.click('lineage-close');
