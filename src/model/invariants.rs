@@ -228,6 +228,9 @@ impl Detail {
             Detail::Lost { lost, skipped } => {
                 td_string!(l, panels.invariants.lost, lost, skipped).to_string()
             }
+            Detail::Duplicates { effects: 1 } => {
+                td_string!(l, panels.invariants.duplicates_one).to_string()
+            }
             Detail::Duplicates { effects } => {
                 td_string!(l, panels.invariants.duplicates, effects).to_string()
             }
@@ -574,5 +577,14 @@ mod tests {
             }
         }
         assert!(keyed >= 1, "some example has keys");
+    }
+
+    #[test]
+    fn one_duplicate_is_said_in_the_singular_and_more_in_the_plural() {
+        let said = |effects, lang| Detail::Duplicates { effects }.text(lang);
+        assert_eq!(said(1, Lang::En), "1 duplicate effect");
+        assert_eq!(said(1, Lang::Es), "1 efecto duplicado");
+        assert_eq!(said(2, Lang::En), "2 duplicate effects");
+        assert_eq!(said(2, Lang::Es), "2 efectos duplicados");
     }
 }
