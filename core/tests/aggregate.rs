@@ -391,3 +391,32 @@ fn the_measured_files_resolve_to_the_modes_the_docs_say() {
     assert_eq!(load("hour.json").run_mode().unwrap(), RunMode::Messages);
     assert_eq!(load("day.json").run_mode().unwrap(), RunMode::Aggregated);
 }
+
+#[test]
+fn the_aggregated_counters_add_up_at_every_sample() {
+    // What the page shows of a fluid run must balance like a message-by-message run:
+    // every copy published is acked, in flight, waiting or lost (each amount rounded on
+    // its own, so a few units apart at most); nothing is in flight before anything was
+    // published.
+    for name in ["day-at-a-million", "burst"] {
+        let mut s = examples::load(name).unwrap();
+        s.mode = RunMode::Aggregated;
+        let run = aggregate::run(&s).unwrap();
+        for sample in &run.series {
+            let accounted = sample.acked + sample.in_flight + sample.backlog + sample.lost;
+            close(
+                sample.published,
+                accounted,
+                3,
+                &format!("{name} at {} s", sample.t_s),
+            );
+            assert!(
+                sample.delivered >= sample.acked + sample.in_flight,
+                "{name}: {sample:?}"
+            );
+            if sample.published == 0 {
+                assert_eq!(sample.in_flight, 0, "{name} at {} s", sample.t_s);
+            }
+        }
+    }
+}

@@ -332,10 +332,19 @@ fn round(x: f64) -> u64 {
     x.max(0.0).round() as u64
 }
 
+/// Copies in service: the flow's estimate (every slot busy while a line waits), never
+/// more than the queue has served. A copy leaves the fluid line when it is delivered, so
+/// what is in service is part of what was served, and only the rest is acked: the
+/// counters keep `published = acked + in flight + waiting + lost` (with nothing published
+/// yet, nothing is in flight either).
+fn in_service(q: &FluidQueue, f: Flow) -> f64 {
+    q.in_flight(f).min(q.totals.served)
+}
+
 fn queue_sample(q: &mut FluidQueue, f: Flow, t: f64) -> QueueSample {
     QueueSample {
         waiting: round(q.waiting()),
-        in_flight: round(q.in_flight(f)),
+        in_flight: round(in_service(q, f)),
         retry_waiting: 0,
         dead_lettered: 0,
         oldest_age_s: q.oldest_age(t),
@@ -349,9 +358,9 @@ fn totals_sample(queues: &[QueueState], flows: &[Flow]) -> Sample {
     for (q, f) in queues.iter().zip(flows) {
         let t = &q.fluid.totals;
         published += t.published;
-        delivered += t.served + t.abandoned + q.fluid.in_flight(*f);
+        delivered += t.served + t.abandoned;
         redelivered += t.redelivered;
-        acked += t.served;
+        acked += t.served - in_service(&q.fluid, *f);
         lost += t.lost;
     }
     Sample {
