@@ -91,7 +91,8 @@ impl Aggregated {
 
     /// Why the run is aggregated, in `lang` (the core's note, "aggregated mode: …").
     pub fn note(&self, lang: Lang) -> String {
-        brokerlab_core::refusal::aggregated_note_in(&self.run.note, lang)
+        let note = brokerlab_core::refusal::aggregated_note_in(&self.run.note, lang);
+        sentence_case(&grouped_numbers(&note, lang))
     }
 
     /// The run's end: the timeline's length.
@@ -328,6 +329,39 @@ impl Aggregated {
     }
 }
 
+/// `text` with every whole number of five digits or more written as the page writes
+/// counts (`60,480,001,000`; `60.480.001.000` in Spanish): the core writes plain numbers,
+/// which read back, and a reader needs them grouped.
+fn grouped_numbers(text: &str, lang: Lang) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut digits = String::new();
+    let flush = |digits: &mut String, out: &mut String| {
+        match digits.parse::<u64>() {
+            Ok(n) if digits.len() >= 5 => out.push_str(&crate::format::count(n, lang)),
+            _ => out.push_str(digits),
+        }
+        digits.clear();
+    };
+    for c in text.chars() {
+        if c.is_ascii_digit() {
+            digits.push(c);
+        } else {
+            flush(&mut digits, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut digits, &mut out);
+    out
+}
+
+/// `text` with its first letter in capitals, as a sentence on the page starts.
+fn sentence_case(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map_or_else(String::new, |first| {
+        first.to_uppercase().chain(chars).collect()
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -455,11 +489,28 @@ mod tests {
             .expect("covered");
         assert!(a
             .note(Lang::En)
-            .starts_with("aggregated mode: message by message"));
+            .starts_with("Aggregated mode: message by message"));
         let es = a.note(Lang::Es);
-        assert!(es.starts_with("modo agregado: mensaje a mensaje"), "{es}");
+        assert!(es.starts_with("Modo agregado: mensaje a mensaje"), "{es}");
         assert!(!es.contains("instead"), "{es}");
         assert!(a.pace_text(Lang::En).contains("480"));
         assert_ne!(a.pace_text(Lang::Es), a.pace_text(Lang::En));
+    }
+
+    #[test]
+    fn the_note_groups_long_numbers_and_starts_with_a_capital() {
+        let raw = "aggregated mode: message by message it would need about 60480001000 \
+                   message copies; the limit is 50000000 (x); seed 1234";
+        let en = sentence_case(&grouped_numbers(raw, Lang::En));
+        assert!(en.starts_with("Aggregated mode: "), "{en}");
+        assert!(en.contains("about 60,480,001,000 message copies"), "{en}");
+        assert!(en.contains("the limit is 50,000,000 (x)"), "{en}");
+        assert!(
+            en.ends_with("seed 1234"),
+            "short numbers stay as they are: {en}"
+        );
+        let es = grouped_numbers(raw, Lang::Es);
+        assert!(es.contains("60.480.001.000"), "{es}");
+        assert_eq!(sentence_case(""), "");
     }
 }

@@ -49,6 +49,10 @@ pub fn Controls(lab: Lab) -> impl IntoView {
     };
     let crash_label = move || match lab.crash_target.get() {
         Some(name) => t_string!(i18n, stage.controls.crash, name).to_string(),
+        // An aggregated run has no process to crash: its consumers are up all along.
+        None if lab.aggregated_on.get() => {
+            t_string!(i18n, stage.controls.no_crash_aggregated).to_string()
+        }
         None => t_string!(i18n, stage.controls.all_down).to_string(),
     };
     let on_speed = move |ev: leptos::ev::Event| {

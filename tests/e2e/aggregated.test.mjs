@@ -31,10 +31,11 @@ test('a day at a million per second opens aggregated, plays, and the chart reach
   const banner = page.getByTestId('aggregated-banner');
   await banner.waitFor({ state: 'visible', timeout: 10_000 });
   assert.match(await banner.innerText(), /computed as flows/i);
-  assert.match(await text('aggregated-note'), /^aggregated mode: message by message/);
+  assert.match(await text('aggregated-note'), /^Aggregated mode: message by message it would need about [0-9]{1,3}(,[0-9]{3})+ message copies/);
   await page.getByTestId('aggregated-stage').waitFor({ state: 'visible' });
   assert.equal(await page.getByTestId('topology').count(), 0, 'no tokens, no topology cards');
   assert.equal(await page.getByTestId('crash').isDisabled(), true, 'nothing to crash');
+  assert.equal((await page.getByTestId('crash').innerText()).trim(), 'No crashes in an aggregated run');
   assert.match(await page.getByTestId('crash').getAttribute('title'), /aggregated mode/);
 
   // Play a moment: the cursor moves (1× is 480 s of the run per second; 10× here).
