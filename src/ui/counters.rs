@@ -87,7 +87,9 @@ fn Counter(
     view! {
         <div class="counter" class:alert=move || alert.get() title=move || hint(lang())>
             <dt>{move || label_text(label(lang()), term)}</dt>
-            <dd data-testid=testid>{value}</dd>
+            // Long numbers (an aggregated run's billions) in smaller type, never cut.
+            <dd data-testid=testid class:long=move || value.with(|v| v.chars().count() > 8)
+                class:longer=move || value.with(|v| v.chars().count() > 11)>{value}</dd>
         </div>
     }
 }

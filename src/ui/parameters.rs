@@ -543,18 +543,31 @@ pub fn ParametersPanel(lab: Lab) -> impl IntoView {
             view! { <p class="hint">{t!(i18n, panels.params.empty)}</p> }
         })
     };
+    // An aggregated run is computed once from its scenario: its player is only a shell
+    // at rest (rates of 0), so the form would show wrong values and change nothing.
+    let aggregated = move || lab.aggregated_on.get();
+    let form = move || {
+        (!aggregated()).then(|| {
+            view! {
+                <p class="hint">{t!(i18n, panels.params.intro)}</p>
+                <p class="forecast" data-testid="params-forecast" aria-live="polite">
+                    {move || {
+                        let lang = lab.lang.get();
+                        lab.settings.with(|s| forecast(s, lang))
+                    }}
+                </p>
+                {empty}
+                <div class="param-groups">{rows}</div>
+            }
+        })
+    };
     view! {
         <section class="panel parameters" aria-labelledby="parameters-title" data-testid="parameters">
             <h2 id="parameters-title">{t!(i18n, panels.params.title)}</h2>
-            <p class="hint">{t!(i18n, panels.params.intro)}</p>
-            <p class="forecast" data-testid="params-forecast" aria-live="polite">
-                {move || {
-                    let lang = lab.lang.get();
-                    lab.settings.with(|s| forecast(s, lang))
-                }}
-            </p>
-            {empty}
-            <div class="param-groups">{rows}</div>
+            <Show when=aggregated>
+                <p class="hint" data-testid="params-aggregated">{t!(i18n, panels.params.aggregated)}</p>
+            </Show>
+            {form}
         </section>
     }
 }

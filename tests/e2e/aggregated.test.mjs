@@ -36,6 +36,11 @@ test('a day at a million per second opens aggregated, plays, and the chart reach
   assert.equal(await page.getByTestId('topology').count(), 0, 'no tokens, no topology cards');
   assert.equal(await page.getByTestId('crash').isDisabled(), true, 'nothing to crash');
   assert.equal((await page.getByTestId('crash').innerText()).trim(), 'No crashes in an aggregated run');
+  // Its values come from the scenario: the parameters say where to change them, no form.
+  await page.getByTestId('tab-parameters').click();
+  assert.match(await text('params-aggregated'), /computed as flows .* Scenario tab/);
+  assert.equal(await page.getByTestId('param-p0-rate').count(), 0, 'no field that would change nothing');
+  await page.getByTestId('tab-counters').click();
   assert.match(await page.getByTestId('crash').getAttribute('title'), /aggregated mode/);
 
   // Play a moment: the cursor moves (1× is 480 s of the run per second; 10× here).
@@ -53,6 +58,12 @@ test('a day at a million per second opens aggregated, plays, and the chart reach
   near(await number('acked'), 28_800_000_000, 0.01, 'acked by noon');
   near(Number(await page.getByTestId('chart').getAttribute('data-predicted-now')), 2_880_000_000, 0.01, 'prediction at noon');
   near(await number('aggregated-queue-0-waiting'), 2_880_000_000, 0.01, 'the queue card');
+  // The counters balance, and their billions fit their tiles (none cut short).
+  const inFlight = await number('in-flight');
+  near(await number('published'), (await number('acked')) + (await number('backlog')) + inFlight, 0, 'published = acked + waiting + in flight', 3);
+  const cut = await page.locator('.counter dd').evaluateAll((dds) =>
+    dds.filter((d) => d.offsetParent !== null && d.scrollWidth > d.clientWidth + 1).map((d) => d.textContent));
+  assert.deepEqual(cut, [], 'counters cut short');
 
   // The end of the day: drained since 16:00, every message acknowledged.
   await page.getByTestId('scrubber').fill('86400');
