@@ -30,6 +30,10 @@ pub struct Counters {
     pub lost_acked_before_effect: u64,
     pub lost_broker_restart: u64,
     pub lost_without_dead_letter_queue: u64,
+    /// Messages gone before the broker stored any copy, with nobody told: published
+    /// without confirms while the broker was down, or held back in a producer's memory
+    /// when it crashed. Not copies, so not in `lost` (each is in `gave_up` too).
+    pub lost_before_stored: u64,
     /// Effect applications, duplicates included.
     pub effects_applied: u64,
     /// Applications beyond the first for the same message in the same consumer group.

@@ -551,6 +551,56 @@ fn a_naturally_idempotent_effect_survives_a_duplicate_and_a_counter_does_not() {
 }
 
 #[test]
+fn a_publish_without_confirms_to_a_down_broker_is_lost_before_it_is_stored() {
+    // broker-crash: the broker is down from 10 s to 15 s. Metrics (20/s, no confirms)
+    // publish into the void for those 5 s: about 100 messages gone, nobody told. Orders
+    // (confirms, retries) fail the same publishes and retry them: none lost.
+    let (sim, _) = run(example("broker-crash"));
+    let c = sim.counters();
+    let unstored: Vec<_> = sim
+        .messages()
+        .iter()
+        .filter(|m| m.fate == PublishFate::GaveUp)
+        .collect();
+    assert!(
+        (95..=105).contains(&c.lost_before_stored),
+        "{}",
+        c.lost_before_stored
+    );
+    assert_eq!(unstored.len() as u64, c.lost_before_stored);
+    assert!(unstored.iter().all(|m| m.producer == ProducerId::new(1)));
+    assert!(
+        c.publish_failed > c.lost_before_stored,
+        "orders' publishes failed too"
+    );
+    // Not copies: the broker's accounting of what it stored is unchanged.
+    assert_eq!(c.lost, c.lost_broker_restart);
+    // With confirms on metrics too, the producer knows and publishes again: none lost.
+    let mut s = example("broker-crash");
+    s.producers[1].publish.confirms = true;
+    s.producers[1].publish.max_attempts = 10;
+    let (sim, _) = run(s);
+    assert_eq!(sim.counters().lost_before_stored, 0);
+
+    // Held back by a throttling queue, in the producer's memory: gone with its crash.
+    let mut s = example("backpressure");
+    s.queues[0].overflow = Overflow::Throttle;
+    s.commands.push(ScheduledCommand {
+        at_s: 40.0,
+        command: Command::CrashProducer {
+            producer: ProducerId::new(0),
+            point: ProducerCrashPoint::Now,
+            restart_after_s: Some(1.0),
+        },
+    });
+    let (sim, _) = run(s);
+    let c = sim.counters();
+    assert!(c.lost_before_stored > 0, "the held messages were lost");
+    assert_eq!(c.lost_before_stored, c.gave_up);
+    assert_eq!(c.published + c.lost_before_stored, c.created);
+}
+
+#[test]
 fn lost_copies_are_counted_by_reason() {
     let (sim, _) = run(example("broker-crash"));
     let c = sim.counters();

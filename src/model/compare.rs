@@ -248,6 +248,7 @@ fn counter_word(name: &str, lang: Lang) -> Option<String> {
             td_string!(l, panels.compare.counter_names.lost_acked_before_effect)
         }
         "lost_broker_restart" => td_string!(l, panels.compare.counter_names.lost_broker_restart),
+        "lost_before_stored" => td_string!(l, panels.compare.counter_names.lost_before_stored),
         "lost_without_dead_letter_queue" => td_string!(
             l,
             panels.compare.counter_names.lost_without_dead_letter_queue

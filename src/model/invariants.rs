@@ -78,6 +78,9 @@ pub struct Watch {
     keyed: u64,
     out_of_order: u64,
     first_out_of_order: Option<OutOfOrder>,
+    /// Messages lost before the broker stored them, as of the last step seen: a loss of
+    /// that kind has no fact of its own (a failed publish, a producer's crash).
+    unstored: u64,
 }
 
 impl Watch {
@@ -97,6 +100,17 @@ impl Watch {
             }
             if let Some(property) = broke {
                 new |= self.note(property, step, at_us, fact);
+            }
+        }
+        let unstored = sim.counters().lost_before_stored;
+        if unstored > self.unstored {
+            self.unstored = unstored;
+            // The failed publish (or the producer's crash) that lost it.
+            let cause = facts
+                .iter()
+                .find(|f| matches!(f, Fact::PublishFailed { .. } | Fact::ProducerCrashed { .. }));
+            if let Some(fact) = cause.or(facts.first()) {
+                new |= self.note(Property::NoMessageLost, step, at_us, fact);
             }
         }
         new
@@ -205,6 +219,8 @@ enum Table {
 pub enum Detail {
     Lost {
         lost: u64,
+        /// Messages gone before any copy was stored (the core's `lost_before_stored`).
+        unstored: u64,
         skipped: u64,
     },
     Duplicates {
@@ -225,9 +241,11 @@ impl Detail {
     fn text(&self, lang: Lang) -> String {
         let l = locale(lang);
         match *self {
-            Detail::Lost { lost, skipped } => {
-                td_string!(l, panels.invariants.lost, lost, skipped).to_string()
-            }
+            Detail::Lost {
+                lost,
+                unstored,
+                skipped,
+            } => td_string!(l, panels.invariants.lost, lost, unstored, skipped).to_string(),
             Detail::Duplicates { effects: 1 } => {
                 td_string!(l, panels.invariants.duplicates_one).to_string()
             }
@@ -294,9 +312,10 @@ pub fn statuses(sim: &Simulation, watch: &Watch) -> Vec<Status> {
             let breach = watch.first(property).cloned();
             let (holds, facts) = match property {
                 Property::NoMessageLost => (
-                    c.lost == 0 && c.records_skipped == 0,
+                    c.lost == 0 && c.lost_before_stored == 0 && c.records_skipped == 0,
                     Detail::Lost {
                         lost: c.lost,
+                        unstored: c.lost_before_stored,
                         skipped: c.records_skipped,
                     },
                 ),
@@ -586,5 +605,36 @@ mod tests {
         assert_eq!(said(1, Lang::Es), "1 efecto duplicado");
         assert_eq!(said(2, Lang::En), "2 duplicate effects");
         assert_eq!(said(2, Lang::Es), "2 efectos duplicados");
+    }
+
+    #[test]
+    fn a_message_lost_before_the_broker_stored_it_breaks_no_message_lost() {
+        // broker-crash with its transient queue made durable: no copy is lost, but the
+        // fire-and-forget producer publishes into the void while the broker is down.
+        let mut scenario = examples::load("broker-crash").expect("built in");
+        scenario.queues[1].durable = true;
+        scenario.producers[1].publish.persistent = true;
+        let mut sim = Simulation::new(scenario).expect("ok");
+        let mut watch = Watch::default();
+        while let Some(step) = sim.step() {
+            let (index, at, facts) = (step.index, step.time_us, step.facts.to_vec());
+            watch.observe(&sim, index, at, &facts);
+        }
+        assert_eq!(sim.counters().lost, 0, "no copy lost");
+        let s = statuses(&sim, &watch);
+        let lost = &s[Property::NoMessageLost.index()];
+        assert!(!lost.holds);
+        assert!(lost.msg.is_some(), "names the first message lost");
+        let n = sim.counters().lost_before_stored;
+        assert!(n > 0);
+        assert!(
+            lost.detail(Lang::En)
+                .starts_with(&format!("lost: 0, lost before stored: {n}, ")),
+            "{}",
+            lost.detail(Lang::En)
+        );
+        assert!(lost
+            .detail(Lang::Es)
+            .contains(&format!("perdidos antes de guardarse: {n}")));
     }
 }

@@ -582,6 +582,7 @@ impl Player {
             redelivered: c.redelivered,
             acked: c.acked,
             lost: c.lost,
+            lost_before_stored: c.lost_before_stored,
             duplicate_effects: c.duplicate_effects,
             leases_expired: c.leases_expired,
             backlog: chart_info::backlog_now(sim),

@@ -15,6 +15,8 @@ pub struct Readout {
     pub redelivered: u64,
     pub acked: u64,
     pub lost: u64,
+    /// Messages gone before the broker stored them, nobody told (the core's counter).
+    pub lost_before_stored: u64,
     pub duplicate_effects: u64,
     pub leases_expired: u64,
     pub backlog: u64,

@@ -128,6 +128,13 @@ const MORE: &[More] = &[
         false,
     ),
     (
+        words!(lost_before_stored),
+        "lost-before-stored",
+        words!(lost_before_stored_hint),
+        |r| r.lost_before_stored,
+        true,
+    ),
+    (
         words!(refused),
         "refused",
         words!(refused_hint),

@@ -394,6 +394,7 @@ impl Simulation {
             if !has_outbox && self.messages[msg.index()].fate == PublishFate::Pending {
                 self.set_publish_fate(msg, PublishFate::GaveUp);
                 self.counters.gave_up += 1;
+                self.counters.lost_before_stored += 1;
             }
         }
         let restart_at_us = armed.restart_after_us.map(|d| now.saturating_add(d));

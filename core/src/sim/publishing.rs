@@ -250,6 +250,7 @@ impl Simulation {
             {
                 self.finish_publish(producer, msg, PublishFate::GaveUp);
                 self.counters.gave_up += 1;
+                self.counters.lost_before_stored += 1;
             }
             return;
         }
