@@ -172,16 +172,30 @@ impl Story {
     pub fn told(&self) -> Told {
         Told {
             latest_us: self.latest_us,
-            latest: self
-                .latest
-                .iter()
-                .take(NARRATION_SENTENCES_MAX)
-                .copied()
-                .collect(),
+            latest: self.headline(),
             more: self.latest.len().saturating_sub(NARRATION_SENTENCES_MAX),
             events: self.events.iter().rev().copied().collect(),
             log: self.log.iter().rev().copied().collect(),
         }
+    }
+
+    /// The latest step's facts the narration says: all of them when they fit, else the
+    /// notable ones first (a failure is never the one left out), in the step's order.
+    fn headline(&self) -> Vec<Fact> {
+        let mut said: Vec<usize> = (0..self.latest.len())
+            .filter(|&i| is_notable(&self.latest[i]))
+            .take(NARRATION_SENTENCES_MAX)
+            .collect();
+        for i in 0..self.latest.len() {
+            if said.len() == NARRATION_SENTENCES_MAX.min(self.latest.len()) {
+                break;
+            }
+            if !said.contains(&i) {
+                said.push(i);
+            }
+        }
+        said.sort_unstable();
+        said.into_iter().map(|i| self.latest[i]).collect()
     }
 
     /// The story in words, as of now, in `lang`.
@@ -255,6 +269,8 @@ fn is_notable(fact: &Fact) -> bool {
         _ => matches!(
             fact,
             Fact::AckIgnored { .. }
+                // A publish the broker could not take (it was down).
+                | Fact::PublishFailed { .. }
                 | Fact::LeaseExpired { .. }
                 | Fact::CrashArmed { .. }
                 | Fact::ConsumerCrashed { .. }
