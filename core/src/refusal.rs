@@ -370,11 +370,12 @@ pub fn link_problem_in(problem: &str, lang: Lang) -> String {
         "El escenario del enlace no es válido: ",
     );
     if lang == Lang::En {
-        return problem.to_string();
+        return plain_types(problem, lang);
     }
     let inner = |prefix: &str| problem.strip_prefix(prefix)?.strip_suffix('.');
     if let Some(serde) = inner(CONTENT.0) {
         let words = translate(serde, SERDE).unwrap_or_else(|| serde.to_string());
+        let words = plain_types(&words, lang);
         return format!("{}{}.", CONTENT.1, words.replace("` or `", "` o `"));
     }
     if let Some(refusal) = inner(SCENARIO.0) {
@@ -385,12 +386,13 @@ pub fn link_problem_in(problem: &str, lang: Lang) -> String {
 
 /// serde's words about a JSON text in `lang` ("missing field `x` at line 3 column 1").
 pub fn serde_problem_in(problem: &str, lang: Lang) -> String {
-    match lang {
+    let said = match lang {
         Lang::En => problem.to_string(),
         Lang::Es => translate(problem, SERDE)
             .map(|words| words.replace("` or `", "` o `"))
             .unwrap_or_else(|| problem.to_string()),
-    }
+    };
+    plain_types(&said, lang)
 }
 
 /// "field: problem" (a [`ScenarioError`] written out) with its problem in `lang`.
@@ -418,12 +420,87 @@ pub fn problem_in(problem: &str, lang: Lang) -> String {
             problem_in(why, lang)
         );
     }
-    match lang {
+    let said = match lang {
         Lang::En => problem.to_string(),
         Lang::Es => translate(problem, SENTENCES)
             .map(|s| serde_in_spanish(&s))
             .unwrap_or_else(|| problem.to_string()),
+    };
+    plain_types(&said, lang)
+}
+
+/// serde names what it expected by Rust's types ("expected f64", "expected struct
+/// Scenario with 18 elements"): in plain words for the page ("expected a number").
+pub fn plain_types(text: &str, lang: Lang) -> String {
+    let (expected, words): (&str, [&str; 6]) = match lang {
+        Lang::En => (
+            "expected ",
+            [
+                "a number",
+                "a whole number, 0 or more",
+                "a whole number",
+                "an object",
+                "a list",
+                "true or false",
+            ],
+        ),
+        Lang::Es => (
+            "se esperaba ",
+            [
+                "un número",
+                "un número entero, 0 o más",
+                "un número entero",
+                "un objeto",
+                "una lista",
+                "true o false",
+            ],
+        ),
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(expected) {
+        let (before, after) = rest.split_at(at + expected.len());
+        out.push_str(before);
+        // serde's own phrases with an article ("a sequence") count as one word.
+        let after_article = after.strip_prefix("a ").unwrap_or(after);
+        let name_end = after_article
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(after_article.len());
+        let (word, tail) = after_article.split_at(name_end);
+        let plain = match word {
+            "f64" | "f32" => Some(words[0]),
+            "u64" | "u32" | "u16" | "u8" | "usize" => Some(words[1]),
+            "i64" | "i32" | "i16" | "i8" | "isize" => Some(words[2]),
+            "struct" | "map" => Some(words[3]),
+            "sequence" => Some(words[4]),
+            "bool" | "boolean" => Some(words[5]),
+            _ => None,
+        }
+        .filter(|_| {
+            after_article.len() == after.len() || matches!(word, "sequence" | "map" | "boolean")
+        });
+        rest = match plain {
+            // `struct Name`, and serde's " with N elements" after it, are one thing.
+            Some(plain) if word == "struct" => {
+                out.push_str(plain);
+                let tail = tail.trim_start();
+                let tail = tail.trim_start_matches(|c: char| c.is_ascii_alphanumeric() || c == '_');
+                match tail.strip_prefix(" with ") {
+                    Some(t) => t
+                        .trim_start_matches(|c: char| c.is_ascii_digit())
+                        .trim_start_matches(" elements"),
+                    None => tail,
+                }
+            }
+            Some(plain) => {
+                out.push_str(plain);
+                tail
+            }
+            None => after,
+        };
     }
+    out.push_str(rest);
+    out
 }
 
 /// The refusal of a message-by-message run for a scenario that runs aggregated (the
@@ -574,5 +651,38 @@ mod tests {
             assert_eq!(en.matches("{}").count(), es.matches("{}").count(), "{en}");
             assert_ne!(en, es);
         }
+    }
+
+    #[test]
+    fn rust_type_names_are_said_in_plain_words() {
+        let cases = [
+            (
+                "invalid type: string \"five\", expected f64",
+                "invalid type: string \"five\", expected a number",
+            ),
+            (
+                "invalid value: integer `-1`, expected u64",
+                "invalid value: integer `-1`, expected a whole number, 0 or more",
+            ),
+            (
+                "invalid length 0, expected struct Scenario with 18 elements",
+                "invalid length 0, expected an object",
+            ),
+            (
+                "invalid type: map, expected a sequence at line 3 column 1",
+                "invalid type: map, expected a list at line 3 column 1",
+            ),
+            (
+                "unknown variant `x`, expected `a` or `b`",
+                "unknown variant `x`, expected `a` or `b`",
+            ),
+        ];
+        for (serde, plain) in cases {
+            assert_eq!(plain_types(serde, Lang::En), plain, "{serde}");
+        }
+        assert_eq!(
+            problem_in("is not valid scenario JSON: invalid type: string \"five\", expected f64", Lang::Es),
+            "no es un escenario JSON válido: tipo no válido: string \"five\"; se esperaba un número"
+        );
     }
 }
