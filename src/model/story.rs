@@ -382,4 +382,34 @@ mod tests {
             Fact::MemberJoined { .. }
         )));
     }
+
+    #[test]
+    fn a_step_with_more_facts_than_the_line_shows_never_leaves_out_its_failure() {
+        // broker-crash while the broker is down: a request arrives, the message is
+        // created and published, and the publish fails. The line shows two of those.
+        let mut sim =
+            Simulation::new(examples::load("broker-crash").expect("built in")).expect("valid");
+        let mut story = Story::default();
+        let mut checked = 0;
+        while let Some(step) = sim.step() {
+            let facts = step.facts.to_vec();
+            story.set_latest(sim.now_us(), &facts);
+            let failed = facts.iter().position(|f| matches!(f, Fact::PublishFailed { .. }));
+            let Some(at) = failed.filter(|_| facts.len() > NARRATION_SENTENCES_MAX) else {
+                continue;
+            };
+            let told = story.told();
+            assert!(told.latest.contains(&facts[at]), "{facts:?}");
+            assert_eq!(told.more, facts.len() - NARRATION_SENTENCES_MAX);
+            // In the step's own order.
+            let order: Vec<_> = told
+                .latest
+                .iter()
+                .map(|f| facts.iter().position(|g| g == f))
+                .collect();
+            assert!(order.windows(2).all(|w| w[0] < w[1]), "{order:?}");
+            checked += 1;
+        }
+        assert!(checked > 0, "some step had a failed publish among more facts than shown");
+    }
 }
