@@ -176,7 +176,7 @@ fn Page(
             <div class="workspace">
                 <div class="stage" data-testid="stage">
                     <Arriving arrival part=Part::Controls>
-                        <LatestLine narration=lab.narration />
+                        <LatestLine narration=lab.narration lab />
                         <AggregatedBanner lab />
                     </Arriving>
                     <div class="stage-side stage-a" data-testid="stage-a">
@@ -244,7 +244,7 @@ fn EmbeddedStage(lab: Lab, arrival: Arrival) -> impl IntoView {
             <Problem lab />
             <LessonCard lab />
             <div class="stage" data-testid="stage">
-                <LatestLine narration=lab.narration />
+                <LatestLine narration=lab.narration lab />
                 <AggregatedBanner lab />
                 <Arriving arrival part=Part::Topology>
                     <Show when=move || !lab.aggregated_on.get() fallback=move || view! { <AggregatedStage lab /> }>

@@ -5,9 +5,10 @@ use brokerlab_core::lessons::Lang;
 use brokerlab_core::MsgId;
 use leptos::prelude::*;
 
-use crate::format::seconds;
+use crate::format::{count, seconds};
 use crate::i18n::{self, locale, t, t_string, td_string, use_i18n};
 use crate::model::story::{LogLine, Narration};
+use crate::state::Lab;
 
 /// Longest message-id filter accepted (an id has at most 20 digits).
 const FILTER_CHARS_MAX: usize = 21;
@@ -145,12 +146,17 @@ fn latest_text(n: &Narration, lang: Lang) -> String {
 
 /// The latest step in words, on the stage above the topology (read out by screen readers).
 #[component]
-pub fn LatestLine(narration: Memo<Narration>) -> impl IntoView {
+pub fn LatestLine(narration: Memo<Narration>, lab: Lab) -> impl IntoView {
     let i18n = use_i18n();
     view! {
         <p class="latest" data-testid="narration" aria-live="polite">
             {move || {
                 let lang = i18n::lang(i18n.get_locale());
+                if lab.aggregated_on.get() {
+                    // No steps to tell: the amounts at the cursor instead.
+                    let (at, waiting) = lab.readout.with(|r| (seconds(r.time_s, lang), count(r.backlog, lang)));
+                    return td_string!(locale(lang), panels.narration.aggregated, at, waiting).to_string();
+                }
                 narration.with(|n| latest_text(n, lang))
             }}
         </p>

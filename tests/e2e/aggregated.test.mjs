@@ -58,6 +58,8 @@ test('a day at a million per second opens aggregated, plays, and the chart reach
   near(await number('acked'), 28_800_000_000, 0.01, 'acked by noon');
   near(Number(await page.getByTestId('chart').getAttribute('data-predicted-now')), 2_880_000_000, 0.01, 'prediction at noon');
   near(await number('aggregated-queue-0-waiting'), 2_880_000_000, 0.01, 'the queue card');
+  // No steps to narrate: the line says the amounts at the cursor, not "Press Play".
+  assert.match(await text('narration'), /^At 43200\.0 s: 2,8\d\d,\d{3},\d{3} waiting\. Computed as flows/);
   // The counters balance, and their billions fit their tiles (none cut short).
   const inFlight = await number('in-flight');
   near(await number('published'), (await number('acked')) + (await number('backlog')) + inFlight, 0, 'published = acked + waiting + in flight', 3);
