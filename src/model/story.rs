@@ -394,7 +394,9 @@ mod tests {
         while let Some(step) = sim.step() {
             let facts = step.facts.to_vec();
             story.set_latest(sim.now_us(), &facts);
-            let failed = facts.iter().position(|f| matches!(f, Fact::PublishFailed { .. }));
+            let failed = facts
+                .iter()
+                .position(|f| matches!(f, Fact::PublishFailed { .. }));
             let Some(at) = failed.filter(|_| facts.len() > NARRATION_SENTENCES_MAX) else {
                 continue;
             };
@@ -410,6 +412,9 @@ mod tests {
             assert!(order.windows(2).all(|w| w[0] < w[1]), "{order:?}");
             checked += 1;
         }
-        assert!(checked > 0, "some step had a failed publish among more facts than shown");
+        assert!(
+            checked > 0,
+            "some step had a failed publish among more facts than shown"
+        );
     }
 }
