@@ -228,14 +228,10 @@ fn checked_link_part(text: &str) -> Result<&str, LinkError> {
 /// A link's document of any version, from its packed body: parsed, then decoded the one
 /// way every typed document is ([`crate::decode`]).
 fn unpack_doc<T: serde::de::DeserializeOwned>(body: &str) -> Result<T, LinkError> {
-    let invalid = |e: String| {
-        refuse(format!(
-            "The link's content is not valid: {}.",
-            crate::text::escape_controls(&e)
-        ))
-    };
-    let doc: serde_json::Value =
-        serde_json::from_slice(&unpack(body)?).map_err(|e| invalid(e.to_string()))?;
+    // serde echoes what it met: shown escaped (`decode` escapes its own words).
+    let invalid = |e: String| refuse(format!("The link's content is not valid: {e}."));
+    let doc: serde_json::Value = serde_json::from_slice(&unpack(body)?)
+        .map_err(|e| invalid(crate::text::escape_controls(&e.to_string())))?;
     crate::decode::decode(doc).map_err(invalid)
 }
 

@@ -37,6 +37,16 @@ async function seekToEnd(p) {
   await p.waitForFunction(() => document.querySelector('[data-testid=seeking]').textContent === '', null, { timeout: 60_000 });
 }
 
+/** crash-after-commit compared with an inbox on its consumers, at the end of the run. */
+async function compareInboxAtEnd(p) {
+  await p.getByTestId('scenario').selectOption('crash-after-commit');
+  await openCompare(p);
+  await p.getByTestId('compare-free').fill('consumers.*.idempotency=inbox');
+  await p.getByTestId('compare-start').click();
+  await p.getByTestId('compare-target').waitFor({ state: 'visible' });
+  await seekToEnd(p);
+}
+
 /** Both sides are on show, with the same message published and the duplicate only on A. */
 async function assertComparedAtEnd(p) {
   await p.getByTestId('stage-a').waitFor({ state: 'visible' });
@@ -53,12 +63,7 @@ async function assertComparedAtEnd(p) {
 }
 
 test('compare mode: the same crash under two designs, side by side, and its link', async () => {
-  await page.getByTestId('scenario').selectOption('crash-after-commit');
-  await openCompare(page);
-  await page.getByTestId('compare-free').fill('consumers.*.idempotency=inbox');
-  await page.getByTestId('compare-start').click();
-  await page.getByTestId('compare-target').waitFor({ state: 'visible' });
-  await seekToEnd(page);
+  await compareInboxAtEnd(page);
   await assertComparedAtEnd(page);
 
   // A bad change is one sentence on the page, and the comparison stays as it was.
@@ -88,12 +93,7 @@ test('compare mode: the same crash under two designs, side by side, and its link
 });
 
 test('switching language while comparing words every label again and breaks nothing', async () => {
-  await page.getByTestId('scenario').selectOption('crash-after-commit');
-  await openCompare(page);
-  await page.getByTestId('compare-free').fill('consumers.*.idempotency=inbox');
-  await page.getByTestId('compare-start').click();
-  await page.getByTestId('compare-target').waitFor({ state: 'visible' });
-  await seekToEnd(page);
+  await compareInboxAtEnd(page);
   await page.getByTestId('lang-es').click();
   const target = page.getByTestId('compare-target');
   await page.waitForFunction(() => /ambos/.test(document.querySelector('[data-testid=compare-target]').textContent));
