@@ -254,7 +254,8 @@ fn unpack(body: &str) -> Result<Vec<u8>, LinkError> {
 
 /// Checks a document and builds what it describes.
 fn shared_of(doc: DocV1) -> Result<Shared, LinkError> {
-    let (scenario, example) = load_scenario(doc.example, doc.seed, doc.scenario)?;
+    let (mut scenario, example) = load_scenario(doc.example, doc.seed, doc.scenario)?;
+    unannounce_hidden(&mut scenario, &doc.view);
     if doc.step > LINK_STEP_MAX {
         return Err(refuse(format!(
             "The link points at step {}, past the last step a link may show ({LINK_STEP_MAX}).",
@@ -270,6 +271,17 @@ fn shared_of(doc: DocV1) -> Result<Shared, LinkError> {
         at_us: doc.at_us,
         view: doc.view,
     })
+}
+
+/// An interview's hidden faults strike unannounced. Links made before scheduled commands
+/// could say so themselves only list them in the interview: they are marked here.
+fn unannounce_hidden(scenario: &mut Scenario, view: &View) {
+    let hidden = view.interview.iter().flat_map(|i| &i.hidden);
+    for &index in hidden {
+        if let Some(command) = scenario.commands.get_mut(index) {
+            command.unannounced = true;
+        }
+    }
 }
 
 fn scenario_error(e: ScenarioError) -> LinkError {
@@ -428,7 +440,8 @@ pub fn decode_comparison(text: &str) -> Result<SharedComparison, LinkError> {
         return Err(refuse("This is not a compare link (format 2)."));
     };
     let doc: DocV2 = unpack_doc(body)?;
-    let (scenario, example) = load_scenario(doc.example, doc.seed, doc.scenario)?;
+    let (mut scenario, example) = load_scenario(doc.example, doc.seed, doc.scenario)?;
+    unannounce_hidden(&mut scenario, &doc.view);
     let b = doc.variant.apply(&scenario).map_err(scenario_error)?;
     crate::compare::check_same_inputs(&scenario, &b).map_err(scenario_error)?;
     check_commands(&scenario, &doc.commands_a).map_err(scenario_error)?;
@@ -504,6 +517,41 @@ mod tests {
             ..shared
         };
         assert_eq!(decode(&encode(&inline)), Ok(inline));
+    }
+
+    #[test]
+    fn an_interviews_hidden_faults_open_unannounced_even_from_an_older_link() {
+        // Links made before commands said `unannounced` list the hidden ones only in the
+        // interview (and a hostile one lists commands that do not exist).
+        let mut scenario = examples::load("crash-after-commit").expect("built in");
+        let mut restart = scenario.commands[0].clone();
+        restart.at_s = 5.0;
+        scenario.commands.push(restart);
+        let old = Shared {
+            scenario,
+            example: None,
+            commands: Vec::new(),
+            step: 0,
+            at_us: 0,
+            view: View {
+                interview: Some(InterviewView {
+                    hidden: vec![1, 99],
+                    ..InterviewView::default()
+                }),
+                ..View::default()
+            },
+        };
+        assert!(old.scenario.commands.iter().all(|c| !c.unannounced));
+        let opened = decode(&encode(&old)).expect("opens");
+        let marks: Vec<bool> = opened
+            .scenario
+            .commands
+            .iter()
+            .map(|c| c.unannounced)
+            .collect();
+        assert_eq!(marks, [false, true]);
+        // Opened again, the link says the same.
+        assert_eq!(decode(&encode(&opened)), Ok(opened));
     }
 
     #[test]

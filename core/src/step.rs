@@ -30,6 +30,9 @@ pub enum Trigger {
     /// A restart that follows its crash by the crash's `restart_after_s`, whoever
     /// caused the crash.
     AfterCrash,
+    /// Written in the schedule as unannounced: it is told when it strikes, with no cause,
+    /// and its arming is not told (see [`Fact::arms_unannounced`]).
+    Unannounced,
 }
 
 /// Why a copy's fate became "lost".
@@ -947,6 +950,31 @@ pub enum Setting {
 }
 
 impl Fact {
+    /// An unannounced fault armed to strike later (at a commit, a confirm, an ack): the
+    /// page keeps it quiet until it strikes, since telling it would announce the fault.
+    pub fn arms_unannounced(&self) -> bool {
+        use Fact::*;
+        matches!(
+            self,
+            ProducerCrashArmed {
+                trigger: Trigger::Unannounced,
+                ..
+            } | ConfirmDropArmed {
+                trigger: Trigger::Unannounced,
+                ..
+            } | CrashArmed {
+                trigger: Trigger::Unannounced,
+                ..
+            } | AckDropArmed {
+                trigger: Trigger::Unannounced,
+                ..
+            } | MemberCrashArmed {
+                trigger: Trigger::Unannounced,
+                ..
+            }
+        )
+    }
+
     /// The message this fact is about, if any.
     // Long but flat: every fact is listed once, with no `_` arm, so a new fact has to say
     // whether it is about a message.

@@ -121,6 +121,7 @@ fn a_consumer_crash_window_agrees() {
                 point: CrashPoint::Now,
                 restart_after_s: Some(20.0),
             },
+            unannounced: false,
         });
     }
     let (messages, fluid) = both(&s);
@@ -172,6 +173,7 @@ fn a_rate_change_mid_run_agrees() {
                 },
             ],
         },
+        unannounced: false,
     });
     let (messages, fluid) = both(&s);
     close(

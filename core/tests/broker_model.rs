@@ -592,6 +592,7 @@ fn a_publish_without_confirms_to_a_down_broker_is_lost_before_it_is_stored() {
             point: ProducerCrashPoint::Now,
             restart_after_s: Some(1.0),
         },
+        unannounced: false,
     });
     let (sim, _) = run(s);
     let c = sim.counters();

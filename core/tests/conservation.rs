@@ -641,6 +641,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                         .map(|(at_s, fault)| ScheduledCommand {
                             at_s,
                             command: fit_setting(&base, fault),
+                            unannounced: false,
                         })
                         .collect();
                     s

@@ -355,6 +355,7 @@ fn rabbitmq_requeues_unacked_deliveries_at_once_when_a_consumer_dies() {
             point: CrashPoint::Now,
             restart_after_s: None,
         },
+        unannounced: false,
     });
     let (sim, steps) = run_bounded(s);
     let crash = steps
@@ -422,6 +423,7 @@ fn rabbitmq_auto_ack_ignores_prefetch_and_a_crash_loses_everything_pushed() {
                 point: CrashPoint::Now,
                 restart_after_s: None,
             },
+            unannounced: false,
         });
         s
     };
@@ -815,6 +817,7 @@ fn rabbitmq_takes_back_a_delivery_only_after_its_consumer_timeout() {
         command: Command::DropNextAck {
             consumer: ConsumerId::new(0),
         },
+        unannounced: false,
     });
     let (sim, steps) = run_bounded(s);
     let back = steps

@@ -411,6 +411,7 @@ fn a_group_never_grows_past_the_member_limit() {
                 command: Command::AddMember {
                     group: GroupId::new(0),
                 },
+                unannounced: false,
             });
         }
         t

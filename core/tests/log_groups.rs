@@ -407,6 +407,7 @@ fn ignore_stale_makes_a_replay_harmless_to_the_balance() {
         command: Command::SeekToEarliest {
             group: GroupId::new(0),
         },
+        unannounced: false,
     });
     let (sim, _) = run(s.clone());
     assert_eq!(

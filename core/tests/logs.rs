@@ -234,6 +234,7 @@ fn a_seek_moves_a_group_to_any_offset() {
             group: GroupId::new(0),
             offset: 5,
         },
+        unannounced: false,
     }];
     let (sim, facts) = run(s);
     assert!(facts.iter().any(|f| matches!(
@@ -261,6 +262,7 @@ fn a_seek_moves_a_group_to_any_offset() {
             group: GroupId::new(1),
             offset: 1_000,
         },
+        unannounced: false,
     }];
     let (sim, _) = run(s);
     let p = &sim.group_partitions(GroupId::new(1))[0];

@@ -215,3 +215,55 @@ fn a_restart_that_follows_its_crash_is_not_called_scheduled() {
         ["C1 restarted (by itself, after its crash) and asks the broker for work."]
     );
 }
+
+#[test]
+fn an_unannounced_fault_is_told_when_it_strikes_never_as_planned() {
+    // An interview hides a fault: the same crash, armed at 0 s to strike after the next
+    // commit. Marked unannounced, the run is the same step for step; only the cause
+    // differs, and the arming is the fact the page keeps quiet.
+    let announced = examples::load("crash-after-commit").expect("built in");
+    let mut hidden = announced.clone();
+    hidden.commands[0].unannounced = true;
+    let run = |s: Scenario| {
+        let mut sim = Simulation::new(s).expect("valid");
+        let mut out = Vec::new();
+        while let Some(step) = sim.step() {
+            let (t, facts) = (step.time_us, step.facts.to_vec());
+            for fact in facts {
+                let (en, es) = (
+                    describe(&sim, &fact, Lang::En),
+                    describe(&sim, &fact, Lang::Es),
+                );
+                out.push((t, fact, en, es));
+            }
+            if sim.steps() > 400 {
+                break;
+            }
+        }
+        out
+    };
+    let (before, after) = (run(announced), run(hidden));
+    assert_eq!(before.len(), after.len());
+    let mut caused = 0;
+    for ((t0, f0, en0, _), (t1, f1, en1, es1)) in before.iter().zip(&after) {
+        assert_eq!(t0, t1);
+        assert!(
+            !en1.contains("as scheduled") && !es1.contains("programado"),
+            "{en1}"
+        );
+        if en0.contains("(as scheduled)") {
+            caused += 1;
+            assert_eq!(en1, &en0.replace("(as scheduled)", "(unannounced)"));
+            assert!(es1.contains("(sin aviso)"), "{es1}");
+            assert_eq!(
+                f1.arms_unannounced(),
+                matches!(f0, Fact::CrashArmed { .. }),
+                "only the arming is kept quiet: {en1}"
+            );
+        } else {
+            assert_eq!(f0, f1);
+            assert!(!f1.arms_unannounced());
+        }
+    }
+    assert_eq!(caused, 2, "the crash armed, then the crash itself");
+}

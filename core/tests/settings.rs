@@ -465,6 +465,7 @@ fn an_ordering_scheduled_in_the_scenario_takes_effect_at_its_instant() {
     s.commands.push(ScheduledCommand {
         at_s: 0.5,
         command: ordering(Ordering::WaitForGap),
+        unannounced: false,
     });
     let mut sim = Simulation::new(s.clone()).expect("valid");
     run_checked_until(&mut sim, 0.4);

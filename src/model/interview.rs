@@ -36,12 +36,15 @@ impl Interview {
         for (slot, note) in interview.notes.iter_mut().zip(&view.notes) {
             *slot = clip(note);
         }
-        interview.hidden = view
-            .hidden
-            .iter()
-            .copied()
+        // The link's scenario marks its hidden faults unannounced (older links only list
+        // them here): both name the same commands once the core has opened the link.
+        let listed = view.hidden.iter().copied();
+        interview.hidden = listed
+            .chain(unannounced(scenario))
             .filter(|&i| i < scenario.commands.len())
             .collect();
+        interview.hidden.sort_unstable();
+        interview.hidden.dedup();
         interview.revealed = view.revealed;
         interview
     }
@@ -65,10 +68,14 @@ impl Interview {
         }
     }
 
-    /// Another scenario is on show: its schedule has no hidden fault (notes stay).
-    pub fn forget_faults(&mut self) {
-        self.hidden.clear();
-        self.revealed = false;
+    /// Another schedule is on show: its unannounced faults are the hidden ones (notes
+    /// stay). They stay revealed only if they are the ones already revealed.
+    pub fn take_faults(&mut self, scenario: &Scenario) {
+        let hidden = unannounced(scenario);
+        let mut before = std::mem::take(&mut self.hidden);
+        before.sort_unstable();
+        self.revealed = self.revealed && before == hidden;
+        self.hidden = hidden;
     }
 
     /// The scheduled command at `index` is shown (not hidden, or revealed).
@@ -101,6 +108,15 @@ impl Interview {
             }
         }
     }
+}
+
+/// Where the unannounced faults of `scenario`'s schedule are (an interview hides them).
+pub fn unannounced(scenario: &Scenario) -> Vec<usize> {
+    let commands = scenario.commands.iter().enumerate();
+    commands
+        .filter(|(_, c)| c.unannounced)
+        .map(|(i, _)| i)
+        .collect()
 }
 
 /// The scenario with only the scheduled commands the interview shows.
@@ -180,6 +196,7 @@ mod tests {
             s.commands.push(ScheduledCommand {
                 at_s,
                 command: Command::RestartBroker,
+                unannounced: false,
             });
         }
         s
@@ -239,6 +256,34 @@ mod tests {
             back.notes[0], "<b>hi</b>",
             "kept as text; the page never renders it as markup"
         );
+    }
+
+    #[test]
+    fn a_schedules_unannounced_faults_are_the_hidden_ones() {
+        let mut base = with_two_faults();
+        let mut i = Interview {
+            hidden: vec![0],
+            revealed: true,
+            ..Interview::default()
+        };
+        // Another scenario with nothing unannounced: nothing hidden.
+        i.take_faults(&base);
+        assert_eq!((i.hidden.clone(), i.keeps_secret()), (vec![], false));
+        // A file whose second fault is unannounced: hidden until revealed.
+        base.commands[1].unannounced = true;
+        i.take_faults(&base);
+        assert_eq!(i.hidden, vec![1]);
+        assert!(i.keeps_secret());
+        // The revealed text applied again: the same faults, still revealed.
+        i.revealed = true;
+        i.take_faults(&base);
+        assert!(i.revealed && !i.keeps_secret());
+        // A link lists what its scenario marks, and what an older link only listed.
+        let view = InterviewView {
+            hidden: vec![0],
+            ..InterviewView::default()
+        };
+        assert_eq!(Interview::from_view(&view, &base).hidden, vec![0, 1]);
     }
 
     #[test]

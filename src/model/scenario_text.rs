@@ -364,6 +364,7 @@ mod tests {
                 point: brokerlab_core::CrashPoint::Now,
                 restart_after_s: None,
             },
+            unannounced: false,
         });
         let text = s.to_json_pretty();
         let e = check(&text, Lang::En).expect_err("no consumer 7");

@@ -277,6 +277,7 @@ pub fn command_of(
     Ok(ScheduledCommand {
         at_s: choice.at_s,
         command,
+        unannounced: false,
     })
 }
 
@@ -606,6 +607,7 @@ mod tests {
         let at = |at_s| ScheduledCommand {
             at_s,
             command: Command::RestartBroker,
+            unannounced: false,
         };
         let s = with_added(&with_added(&with_added(&s, at(30.0)), at(10.0)), at(20.0));
         let times: Vec<f64> = s.commands.iter().map(|c| c.at_s).collect();

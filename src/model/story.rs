@@ -86,9 +86,11 @@ pub struct News {
 /// Everything told about the run up to its current step (see the module comment).
 #[derive(Clone, Debug, Default)]
 pub struct Story {
-    /// Latest step's facts and time.
+    /// Latest told step's facts and time.
     pub latest: Vec<Fact>,
     pub latest_us: Micros,
+    /// The step just taken had nothing to tell (it only armed an unannounced fault).
+    quiet: bool,
     /// Notable facts, newest last.
     pub events: VecDeque<Notable>,
     /// The latest facts, newest last.
@@ -114,14 +116,24 @@ impl Story {
 
     /// Keeps the facts of the step just taken, at `at_us` (then [`Story::record`] tells
     /// them: the simulation is borrowed by its step until the facts are copied here).
+    /// An unannounced fault armed for later is not told (an interview's hidden fault
+    /// would be given away): a step that only armed one leaves the story as it was.
     pub fn set_latest(&mut self, at_us: Micros, facts: &[Fact]) {
+        let told = || facts.iter().filter(|f| !f.arms_unannounced());
+        self.quiet = told().next().is_none() && !facts.is_empty();
+        if self.quiet {
+            return;
+        }
         self.latest_us = at_us;
         self.latest.clear();
-        self.latest.extend_from_slice(facts);
+        self.latest.extend(told());
     }
 
     /// Records the latest step (see [`Story::set_latest`]) of `sim`.
     pub fn record(&mut self, sim: &Simulation) -> News {
+        if self.quiet {
+            return News::default();
+        }
         let (at_us, facts) = (self.latest_us, &self.latest);
         let step = sim.steps();
         let mut news = News {
@@ -321,6 +333,68 @@ mod tests {
             }
         }
         seen
+    }
+
+    /// Every sentence the story tells (latest lines, events, log) while the first
+    /// `steps` steps of `scenario` run.
+    fn everything_told(scenario: brokerlab_core::Scenario, steps: u64) -> Vec<String> {
+        let mut sim = Simulation::new(scenario).expect("valid");
+        let mut story = Story::default();
+        let mut said = Vec::new();
+        while sim.steps() < steps {
+            let Some(step) = sim.step() else { break };
+            let facts = step.facts.to_vec();
+            story.set_latest(sim.now_us(), &facts);
+            story.record(&sim);
+            let n = story.narrate(&sim, Lang::En);
+            said.extend(n.sentences);
+            said.extend(n.events.into_iter().map(|e| e.text));
+            said.extend(n.log.into_iter().map(|l| l.text));
+        }
+        said
+    }
+
+    #[test]
+    fn an_unannounced_fault_is_told_when_it_strikes_and_not_when_it_is_armed() {
+        // crash-after-commit arms C1's crash at 0 s; it strikes after C1's first commit.
+        let announced = examples::load("crash-after-commit").expect("built in");
+        let told = everything_told(announced.clone(), 60);
+        let armed = "C1 will crash right after its next commit, before the ack (as scheduled).";
+        assert!(
+            told.iter().any(|s| s == armed),
+            "announced, the arming is told"
+        );
+        assert!(told.iter().any(
+            |s| s.starts_with("C1 crashed after committing, before sending its ack (as scheduled)")
+        ));
+
+        let mut hidden = announced;
+        hidden.commands[0].unannounced = true;
+        let told = everything_told(hidden, 60);
+        assert!(told
+            .iter()
+            .all(|s| !s.contains("will crash") && !s.contains("scheduled")));
+        assert!(told
+            .iter()
+            .any(|s| s
+                .starts_with("C1 crashed after committing, before sending its ack (unannounced)")));
+        // The quiet first step left the story as it was: nothing told before step 2.
+        let mut sim = Simulation::new(
+            examples::load("crash-after-commit")
+                .map(|mut s| {
+                    s.commands[0].unannounced = true;
+                    s
+                })
+                .expect("built in"),
+        )
+        .expect("valid");
+        let mut story = Story::default();
+        let step = sim.step().expect("a first step");
+        let facts = step.facts.to_vec();
+        assert!(facts.iter().all(Fact::arms_unannounced), "{facts:?}");
+        story.set_latest(sim.now_us(), &facts);
+        assert_eq!(story.record(&sim), News::default());
+        assert!(story.told().is_empty() && story.log.is_empty());
     }
 
     #[test]

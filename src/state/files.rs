@@ -10,7 +10,6 @@ use web_sys::{Blob, BlobPropertyBag, HtmlAnchorElement, HtmlCanvasElement, Url};
 use crate::i18n::{locale, td_string};
 use crate::model::files::{check_size, file_name, open_scenario, scenario_file, series_csv};
 use crate::model::import::{import_file, ImportKind};
-use crate::model::interview::Interview;
 use crate::model::words::Words;
 use crate::state::Lab;
 
@@ -72,10 +71,10 @@ impl Lab {
                     }
                 });
             match opened {
-                Ok(None) => lab.interview.update(Interview::forget_faults),
+                Ok(None) => lab.take_faults(),
                 Ok(Some(player)) => {
                     lab.open_player(player);
-                    lab.interview.update(Interview::forget_faults);
+                    lab.take_faults();
                 }
                 Err(message) => lab.error.set(Some(message)),
             }
@@ -106,7 +105,7 @@ impl Lab {
             match imported {
                 Ok((player, notes)) => {
                     lab.open_player(player);
-                    lab.interview.update(Interview::forget_faults);
+                    lab.take_faults();
                     lab.import_notes.set(Some(notes));
                 }
                 Err(message) => lab.error.set(Some(message)),

@@ -417,7 +417,7 @@ impl Lab {
                     self.open_player(player);
                 }
                 // Hidden faults belonged to the previous scenario's schedule.
-                self.interview.update(Interview::forget_faults);
+                self.take_faults();
             }
             Err(message) => {
                 self.playing.set(false);

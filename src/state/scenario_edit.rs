@@ -6,7 +6,6 @@ use brokerlab_core::{Scenario, ScheduledCommand};
 use leptos::prelude::{GetUntracked, Update, WithUntracked};
 
 use crate::i18n::{locale, td_string};
-use crate::model::interview::Interview;
 use crate::model::player::Player;
 use crate::model::scenario_text::{self, TextError};
 use crate::model::schedule;
@@ -30,8 +29,8 @@ impl Lab {
         let scenario = scenario_text::check(text, self.lang.get_untracked())?;
         self.run_scenario(scenario)
             .map_err(|message| TextError { line: 1, message })?;
-        // A new text makes a new schedule: no fault of the old one stays hidden.
-        self.interview.update(Interview::forget_faults);
+        // A new text makes a new schedule: its unannounced faults are the hidden ones.
+        self.take_faults();
         Ok(())
     }
 
@@ -55,6 +54,15 @@ impl Lab {
         // The interview's hidden faults keep pointing at theirs.
         self.interview.update(|i| i.inserted(at));
         Ok(at)
+    }
+
+    /// A new scenario is on show: the interview hides its unannounced faults (none, in
+    /// every example) and no other.
+    pub fn take_faults(&self) {
+        let scenario = self
+            .with_aggregated(|a| a.scenario().clone())
+            .unwrap_or_else(|| self.with_player(|p| p.base().clone()));
+        self.interview.update(|i| i.take_faults(&scenario));
     }
 
     /// Removes scheduled command number `index` and starts the scenario again.
@@ -119,6 +127,7 @@ mod tests {
                 point: CrashPoint::Now,
                 restart_after_s: Some(5.0),
             },
+            unannounced: false,
         };
         lab.schedule(crash).expect("valid");
         assert_eq!(lab.base.get_untracked().commands.len(), 1);
@@ -131,6 +140,7 @@ mod tests {
             command: Command::RestartConsumer {
                 consumer: ConsumerId::new(40),
             },
+            unannounced: false,
         });
         assert!(refused.is_err());
         assert_eq!(lab.base.get_untracked().commands.len(), 1, "kept as it was");

@@ -71,3 +71,33 @@ test('the interview link opens the same interview, the fault still hidden', asyn
   assert.match(await text(page, 'revealed-faults'), /^at 5\.0 s: C1 works 4× slower$/);
   assert.deepEqual(errors, []);
 });
+
+test('a hidden crash is told when it strikes, never announced before nor called planned', async () => {
+  const { page, errors } = await openAt(BASE_URL);
+  await page.getByTestId('scenario').selectOption('mm4');
+  await page.getByTestId('tab-interview').click();
+  // C1 crashes at its first commit after 2 s, and restarts 3 s later: armed at 2 s,
+  // striking a moment after.
+  await page.getByTestId('hidden-schedule-kind').selectOption('crash-consumer-after-commit');
+  await page.getByTestId('hidden-schedule-at').fill('2');
+  await page.getByTestId('hidden-schedule-extra').fill('3');
+  await page.getByTestId('hidden-schedule-add').click();
+  assert.equal(await text(page, 'hidden-count'), 'One fault is hidden.');
+
+  await page.getByTestId('tab-story').click();
+  await page.getByTestId('speed').selectOption('10');
+  await page.getByTestId('play').click();
+  await page.waitForFunction(() => parseFloat(document.querySelector('[data-testid=step-time]').textContent) > 7);
+  await page.getByTestId('play').click();
+  const events = await text(page, 'events');
+  assert.match(events, /C1 crashed after committing, before sending its ack \(unannounced\)/);
+  assert.match(events, /C1 restarted \(by itself, after its crash\)/);
+  assert.doesNotMatch(events, /will crash|as scheduled/, 'the arming is not told; the crash is not called planned');
+
+  // In Spanish too.
+  await page.getByTestId('lang-es').click();
+  const eventos = await text(page, 'events');
+  assert.match(eventos, /sin aviso/);
+  assert.doesNotMatch(eventos, /programado|se caerá/);
+  assert.deepEqual(errors, []);
+});

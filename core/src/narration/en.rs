@@ -58,6 +58,7 @@ fn by(trigger: Trigger) -> &'static str {
         Trigger::Scheduled => "as scheduled",
         Trigger::User => "on your command",
         Trigger::AfterCrash => "by itself, after its crash",
+        Trigger::Unannounced => "unannounced",
     }
 }
 

@@ -63,6 +63,7 @@ fn by(trigger: Trigger) -> &'static str {
         Trigger::Scheduled => "según lo programado",
         Trigger::User => "porque lo pediste",
         Trigger::AfterCrash => "por sí solo, tras su caída",
+        Trigger::Unannounced => "sin aviso",
     }
 }
 

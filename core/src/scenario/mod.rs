@@ -1276,6 +1276,11 @@ impl Command {
 pub struct ScheduledCommand {
     pub at_s: f64,
     pub command: Command,
+    /// A fault sprung without warning (an interview's hidden fault, a game day's surprise):
+    /// the narration says it happened, never that it was planned, and says nothing while it
+    /// is armed for later (see [`crate::Trigger::Unannounced`]).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub unannounced: bool,
 }
 
 /// A command given while running, replayed after the same number of steps and at the

@@ -703,8 +703,14 @@ impl Simulation {
             Event::TtlExpired { copy, .. } => self.expire_ttl(copy),
             Event::RedriveTick { queue } => self.redrive_tick(queue),
             Event::ScheduledCommand { index } => {
-                let fault = self.scenario.commands[index as usize].command.clone();
-                self.apply_command(&fault, Trigger::Scheduled);
+                let scheduled = &self.scenario.commands[index as usize];
+                let trigger = if scheduled.unannounced {
+                    Trigger::Unannounced
+                } else {
+                    Trigger::Scheduled
+                };
+                let fault = scheduled.command.clone();
+                self.apply_command(&fault, trigger);
             }
             Event::RestartConsumer { consumer, .. } => {
                 self.restart_consumer(consumer, Trigger::AfterCrash)

@@ -20,7 +20,12 @@ const Q: QueueId = QueueId::new(0);
 const C: ConsumerId = ConsumerId::new(0);
 const G: GroupId = GroupId::new(0);
 const M: MsgId = MsgId::new(7);
-const TRIGGERS: [Trigger; 3] = [Trigger::Scheduled, Trigger::User, Trigger::AfterCrash];
+const TRIGGERS: [Trigger; 4] = [
+    Trigger::Scheduled,
+    Trigger::User,
+    Trigger::AfterCrash,
+    Trigger::Unannounced,
+];
 const POISONS: [Poison; 3] = [
     Poison::MalformedPayload,
     Poison::UnknownSchemaVersion,
@@ -128,7 +133,7 @@ fn dependencies(c: &Contexts) -> Vec<(&Simulation, Fact)> {
         out.push((d, HandlerFailed { msg: M, copy: 0, attempt: 1, consumer: C, failure: Failure::CallRefused(why) }));
     }
     for (i, trigger) in TRIGGERS.into_iter().enumerate() {
-        let factor_milli = [5_000, 2_500, 1_000][i];
+        let factor_milli = [5_000, 2_500, 1_000, 4_000][i];
         out.push((d, DependencySlowed { dependency: 0, factor_milli, until_us: 13_000_000, trigger }));
     }
     let settings = [
