@@ -182,7 +182,9 @@ fn link_part(text: &str) -> &str {
             return rest.split(['&', '#']).next().unwrap_or(rest);
         }
     }
-    text
+    // The bare link text (what the page reads after `#s=`): a parameter someone appended
+    // (`&t=30`, say) is not part of it. Neither character is in a link's alphabet.
+    text.split(['&', '#']).next().unwrap_or(text)
 }
 
 fn decode_v1(body: &str) -> Result<Shared, LinkError> {
@@ -566,6 +568,9 @@ mod tests {
         let address = format!("https://example.org/brokerlab/#s={text}");
         assert_eq!(decode(&address), decode(&text));
         assert_eq!(decode(&format!("{address}&x=1")), decode(&text));
+        // The page hands over what follows `#s=`, appended parameters included.
+        assert_eq!(decode(&format!("{text}&t=30")), decode(&text));
+        assert_eq!(decode(&format!("{text}#top")), decode(&text));
     }
 
     #[test]
