@@ -68,6 +68,13 @@ impl Guide {
         }
     }
 
+    /// The prediction on show is taken back (its field was emptied, or holds no number).
+    pub fn forget_answer(&mut self) {
+        if self.phase == Phase::Predict {
+            self.answers[self.index] = None;
+        }
+    }
+
     /// What the learner predicted at the step on show.
     pub fn answered(&self) -> Option<Answer> {
         self.answers[self.index]
@@ -226,6 +233,38 @@ pub fn unit_label(unit: Unit, lang: Lang) -> &'static str {
     }
 }
 
+/// Why what was typed in a numeric prediction is not an answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NumberProblem {
+    NotANumber,
+    /// Below zero, for a unit that never is (all but an account's balance).
+    Negative,
+}
+
+impl NumberProblem {
+    /// The one sentence the field shows, in `lang`.
+    pub fn text(self, lang: Lang) -> &'static str {
+        let l = locale(lang);
+        match self {
+            NumberProblem::NotANumber => td_string!(l, teach.lesson.not_a_number),
+            NumberProblem::Negative => td_string!(l, teach.lesson.negative),
+        }
+    }
+}
+
+/// A prediction typed in the field: `Ok(None)` while it is empty, the number when it is
+/// one the unit can take.
+pub fn read_answer(text: &str, unit: Unit, lang: Lang) -> Result<Option<f64>, NumberProblem> {
+    if text.trim().is_empty() {
+        return Ok(None);
+    }
+    let x = parse_number(text, lang).ok_or(NumberProblem::NotANumber)?;
+    if x < 0.0 && unit != Unit::Dollars {
+        return Err(NumberProblem::Negative);
+    }
+    Ok(Some(x))
+}
+
 /// A number typed the way `lang` writes numbers: "60,000" or "2.5" in English, "60.000"
 /// or "2,5" in Spanish; spaces are ignored.
 pub fn parse_number(text: &str, lang: Lang) -> Option<f64> {
@@ -260,6 +299,8 @@ mod tests {
             Some(true),
             "no change of mind once the run plays"
         );
+        g.forget_answer();
+        assert_eq!(g.verdict(), Some(true), "nor taking it back");
         assert!(!g.next_step(), "not before the reveal");
         g.reveal(true);
         assert!(g.next_step());
@@ -352,6 +393,16 @@ mod tests {
         assert_eq!(parse_number(" 60 000 ", Lang::En), Some(60_000.0));
         assert_eq!(parse_number("sixty", Lang::En), None);
         assert_eq!(parse_number("inf", Lang::En), None);
+        assert_eq!(read_answer("  ", Unit::Messages, Lang::En), Ok(None));
+        assert_eq!(read_answer("60,000", Unit::Messages, Lang::En), Ok(Some(60_000.0)));
+        let negative = read_answer("-5", Unit::Seconds, Lang::En);
+        assert_eq!(negative, Err(NumberProblem::Negative));
+        assert_eq!(read_answer("-5", Unit::Dollars, Lang::En), Ok(Some(-5.0)), "an overdraft");
+        assert_eq!(read_answer("NaN", Unit::Count, Lang::Es), Err(NumberProblem::NotANumber));
+        assert_eq!(
+            NumberProblem::Negative.text(Lang::Es),
+            "No puede ser negativo: escribe 0 o más."
+        );
         assert_eq!(unit_label(Unit::Messages, Lang::Es), "mensajes");
         assert_eq!(unit_label(Unit::Dollars, Lang::En), "dollars");
         assert_eq!(unit_label(Unit::Percent, Lang::Es), "%");

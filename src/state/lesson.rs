@@ -62,6 +62,11 @@ impl Lab {
         self.update_player(|p| p.set_stop_at(None));
     }
 
+    /// Takes back the prediction on show (its field no longer holds an answer).
+    pub fn forget_lesson_answer(&self) {
+        self.guide.update(|g| g.as_mut().map_or((), Guide::forget_answer));
+    }
+
     pub fn answer_lesson(&self, answer: Answer) {
         self.guide.update(|g| {
             if let Some(g) = g {

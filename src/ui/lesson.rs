@@ -9,7 +9,7 @@ use brokerlab_core::lessons::{self, Answer, Focus, Prediction, Text, Unit};
 use leptos::prelude::*;
 use leptos_use::{use_event_listener, use_window};
 
-use crate::model::lesson::{focus_target, parse_number, unit_label, Phase};
+use crate::model::lesson::{focus_target, read_answer, unit_label, NumberProblem, Phase};
 use crate::state::Lab;
 
 /// The lesson on show, above the stage.
@@ -178,11 +178,16 @@ fn number_field(
     kept: Option<Answer>,
     locked: impl Fn() -> bool + Copy + Send + Sync + 'static,
 ) -> impl IntoView {
+    // What is wrong with the text typed (the answer is taken back until it is a number).
+    let problem = RwSignal::new(None::<NumberProblem>);
     let on_input = move |ev: leptos::ev::Event| {
         let lang = lab.lang.get_untracked();
-        if let Some(x) = parse_number(&event_target_value(&ev), lang) {
-            lab.answer_lesson(Answer::Number(x));
+        let read = read_answer(&event_target_value(&ev), unit, lang);
+        match read {
+            Ok(Some(x)) => lab.answer_lesson(Answer::Number(x)),
+            _ => lab.forget_lesson_answer(),
         }
+        problem.set(read.err());
     };
     let typed = match kept {
         Some(Answer::Number(x)) => {
@@ -205,6 +210,9 @@ fn number_field(
                 disabled=locked on:input=on_input autocomplete="off" />
             <span>{move || unit_label(unit, lab.lang.get())}</span>
         </label>
+        <p class="problem" role="alert" data-testid="lesson-number-problem" hidden=move || problem.with(Option::is_none)>
+            {move || problem.get().map(|p| p.text(lab.lang.get()))}
+        </p>
     }
 }
 

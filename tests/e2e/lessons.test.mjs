@@ -38,6 +38,15 @@ test('a lesson opens from its own link; a prediction comes before the reveal', a
 
   // No playing before predicting.
   assert.equal(await page.getByTestId('lesson-play').isDisabled(), true);
+  // What is not a number of messages is said, and is no answer.
+  await page.getByTestId('lesson-number').fill('-5');
+  assert.equal(await text(page, 'lesson-number-problem'), 'It cannot be negative: type 0 or more.');
+  assert.equal(await page.getByTestId('lesson-play').isDisabled(), true);
+  await page.getByTestId('lesson-number').fill('sixty');
+  assert.equal(await text(page, 'lesson-number-problem'), 'Type a number, such as 60,000.');
+  assert.equal(await page.getByTestId('lesson-play').isDisabled(), true);
+  await page.getByTestId('lesson-number').fill('');
+  assert.equal(await page.getByTestId('lesson-number-problem').isVisible(), false);
   // Typed key by key, as a person does: the field keeps its focus and every character.
   await page.getByTestId('lesson-number').click();
   await page.keyboard.type('60,000', { delay: 20 });
