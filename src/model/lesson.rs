@@ -394,11 +394,21 @@ mod tests {
         assert_eq!(parse_number("sixty", Lang::En), None);
         assert_eq!(parse_number("inf", Lang::En), None);
         assert_eq!(read_answer("  ", Unit::Messages, Lang::En), Ok(None));
-        assert_eq!(read_answer("60,000", Unit::Messages, Lang::En), Ok(Some(60_000.0)));
+        assert_eq!(
+            read_answer("60,000", Unit::Messages, Lang::En),
+            Ok(Some(60_000.0))
+        );
         let negative = read_answer("-5", Unit::Seconds, Lang::En);
         assert_eq!(negative, Err(NumberProblem::Negative));
-        assert_eq!(read_answer("-5", Unit::Dollars, Lang::En), Ok(Some(-5.0)), "an overdraft");
-        assert_eq!(read_answer("NaN", Unit::Count, Lang::Es), Err(NumberProblem::NotANumber));
+        assert_eq!(
+            read_answer("-5", Unit::Dollars, Lang::En),
+            Ok(Some(-5.0)),
+            "an overdraft"
+        );
+        assert_eq!(
+            read_answer("NaN", Unit::Count, Lang::Es),
+            Err(NumberProblem::NotANumber)
+        );
         assert_eq!(
             NumberProblem::Negative.text(Lang::Es),
             "No puede ser negativo: escribe 0 o más."

@@ -64,7 +64,8 @@ impl Lab {
 
     /// Takes back the prediction on show (its field no longer holds an answer).
     pub fn forget_lesson_answer(&self) {
-        self.guide.update(|g| g.as_mut().map_or((), Guide::forget_answer));
+        self.guide
+            .update(|g| g.as_mut().map_or((), Guide::forget_answer));
     }
 
     pub fn answer_lesson(&self, answer: Answer) {
