@@ -86,7 +86,12 @@ impl EditorState {
             return;
         };
         match lab.apply_scenario_text(&el.value()) {
-            Ok(()) => self.status.set(Some(Done::Applied)),
+            Ok(()) => {
+                // The scenario may be the one already running (the base does not change,
+                // so nothing else clears an earlier refusal).
+                self.error.set(None);
+                self.status.set(Some(Done::Applied));
+            }
             Err(e) => {
                 let line = e.line;
                 self.error.set(Some(e));

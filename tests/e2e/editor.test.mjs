@@ -126,6 +126,17 @@ test('an invalid value is marked at its field and the run stays; fixed, it appli
   assert.equal(await lab.text('step-index'), '3');
   assert.equal(await lab.page.getByTestId('scenario').inputValue(), 'mm1');
 
+  // The running scenario's own text applied after a refusal: the refusal goes.
+  await lab.page.getByTestId('editor-text').fill(original);
+  await lab.click('editor-apply');
+  assert.match(await lab.text('editor-status'), /Applied/);
+  assert.equal(await lab.text('editor-error'), '');
+  await lab.count('gutter-marked', 0);
+  for (let i = 0; i < 3; i += 1) await lab.click('step');
+  await lab.page.getByTestId('editor-text').fill(bad);
+  await lab.click('editor-apply');
+  assert.equal(await lab.text('gutter-marked'), `⚠ ${line}`);
+
   // Revert puts back the running scenario.
   await lab.click('editor-revert');
   assert.equal(await lab.editorText(), original);
