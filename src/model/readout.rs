@@ -14,6 +14,11 @@ pub struct Readout {
     pub delivered: u64,
     pub redelivered: u64,
     pub acked: u64,
+    /// Finished with no ack reaching the broker (acked on delivery, or forgotten by a
+    /// broker crash while processed).
+    pub done_without_ack: u64,
+    /// Copies held back until their retry delay has passed.
+    pub retry_waiting: u64,
     pub lost: u64,
     /// Messages gone before the broker stored them, nobody told (the core's counter).
     pub lost_before_stored: u64,

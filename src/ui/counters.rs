@@ -128,6 +128,20 @@ const MORE: &[More] = &[
         false,
     ),
     (
+        words!(done_without_ack),
+        "done-without-ack",
+        words!(done_without_ack_hint),
+        |r| r.done_without_ack,
+        false,
+    ),
+    (
+        words!(retry_waiting),
+        "retry-waiting",
+        words!(retry_waiting_hint),
+        |r| r.retry_waiting,
+        false,
+    ),
+    (
         words!(lost_before_stored),
         "lost-before-stored",
         words!(lost_before_stored_hint),

@@ -822,6 +822,10 @@ impl Simulation {
     pub fn in_flight(&self) -> u64 {
         self.queues.iter().map(|q| q.in_flight).sum()
     }
+    /// Copies held back until their retry delay has passed, in all queues.
+    pub fn retry_waiting(&self) -> u64 {
+        self.queues.iter().map(|q| q.retry_waiting).sum()
+    }
     pub fn broker_up(&self) -> bool {
         self.broker_up
     }
