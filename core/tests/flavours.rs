@@ -503,6 +503,60 @@ fn rabbitmq_dead_letters_messages_dropped_from_the_head_and_expired() {
 }
 
 #[test]
+fn a_message_whose_ttl_ran_out_while_out_for_delivery_expires_when_it_comes_back() {
+    // RabbitMQ: a requeued message keeps its original expiry; once past it, it expires
+    // (dead-lettered with a dead-letter exchange) instead of being delivered again. The
+    // lease of a generic queue returns it the same way. One message, TTL 2 s, its
+    // consumer crashes with it at 2.5 s (RabbitMQ: requeued at once to the other
+    // replica; generic: returned when its 3 s lease runs out, at 3.1 s).
+    let json = |flavour: &str, lease_s: f64, restart: &str| {
+        format!(
+            r#"{{ "version": 2, "name": "ttl", "seed": 1,
+  "producers": [ {{ "name": "p", "arrivals": {{"process":"constant","schedule":[{{"from_s":0,"rate_per_s":0}}]}},
+     "script": [ {{"at_s":0.1}} ] }} ],
+  "queues": [ {{ "name": "q", "visibility_timeout_s": {lease_s}, "flavour": "{flavour}", "ttl_s": 2 }} ],
+  "consumers": [ {{ "name": "C", "replicas": 2, "service": {{"fixed":{{"seconds":3}}}}, "ack": "after_commit" }} ],
+  "commands": [ {{"at_s": 2.5, "command": {{"crash_consumer": {{"consumer": 0, "point": "now"{restart}}}}}}} ] }}"#
+        )
+    };
+    for (flavour, lease_s, expired_at_s) in [("rabbitmq", 100.0, 2.5), ("generic", 3.0, 3.1)] {
+        let s = Scenario::from_json(&json(flavour, lease_s, ", \"restart_after_s\": 1")).unwrap();
+        let (sim, steps) = run_bounded(s);
+        let delivered: Vec<u32> = facts(&steps)
+            .iter()
+            .filter_map(|f| match f {
+                Fact::Delivered { attempt, .. } => Some(*attempt),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(delivered, [1], "{flavour}: never delivered again");
+        let c = sim.counters();
+        let expired = if flavour == "rabbitmq" {
+            c.dead_lettered
+        } else {
+            c.expired
+        };
+        assert_eq!((expired, c.acked), (1, 0), "{flavour}");
+        let at = steps
+            .iter()
+            .find(|(_, f)| {
+                f.iter().any(|f| {
+                    matches!(f, Fact::Expired { .. })
+                        || matches!(
+                            f,
+                            Fact::DeadLettered {
+                                reason: DeadLetterReason::Expired,
+                                ..
+                            }
+                        )
+                })
+            })
+            .map(|(t, _)| *t);
+        assert_eq!(at, Some((expired_at_s * 1e6) as u64), "{flavour}");
+    }
+}
+
+#[test]
 fn rabbitmq_quorum_queue_dead_letters_after_its_delivery_limit() {
     // RabbitMQ quorum queues: a message returned more times than delivery-limit is
     // dead-lettered (or dropped without a dead-letter exchange); RabbitMQ 4 sets the

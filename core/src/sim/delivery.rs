@@ -513,6 +513,7 @@ impl Simulation {
             attempt,
             consumer,
         });
+        self.expire_if_overdue(copy);
         self.dispatch(queue);
     }
 
@@ -527,6 +528,21 @@ impl Simulation {
             attempt,
             consumer,
         });
+        self.expire_if_overdue(copy);
+    }
+
+    /// A copy back at its place in line whose time to live ran out while it was out for
+    /// delivery expires now, instead of being delivered again: a requeued message keeps
+    /// its expiry (RabbitMQ expires or dead-letters it). Its TTL event found it out then,
+    /// and was dropped as moot.
+    fn expire_if_overdue(&mut self, copy: CopyId) {
+        let c = &self.copies[copy as usize];
+        let Some(ttl) = self.queues[c.queue.index()].ttl_us else {
+            return;
+        };
+        if c.fate == Fate::Waiting && self.now_us >= c.enqueued_us.saturating_add(ttl) {
+            self.expire_ttl(copy);
+        }
     }
 
     /// A failed copy waits out its backoff, invisible, then comes back at the end of the line.
@@ -564,6 +580,7 @@ impl Simulation {
         let c = &self.copies[copy as usize];
         let (msg, queue) = (c.msg, c.queue);
         self.facts.push(Fact::RetryReady { msg, copy });
+        self.expire_if_overdue(copy);
         self.dispatch(queue);
     }
 
@@ -761,6 +778,7 @@ impl Simulation {
                     if kept {
                         self.set_fate(copy, Fate::Waiting);
                         self.reinsert(copy);
+                        self.expire_if_overdue(copy);
                     } else {
                         self.lose(copy, LossReason::BrokerRestartNotDurable);
                     }
