@@ -59,7 +59,8 @@ pub struct Consumer {
     pub incarnation: u32,
     /// Delivered, waiting for a free slot.
     pub buffer: VecDeque<Held>,
-    /// Being processed now (at most `concurrency`).
+    /// Being processed now (at most `concurrency` batches), in batch order: batches are
+    /// numbered as they start and their items pushed together (see [`Consumer::batch`]).
     pub working: Vec<Held>,
     pub armed: Option<ArmedCrash>,
     pub drop_next_ack: bool,
@@ -146,6 +147,15 @@ impl Consumer {
         let mut fresh = Self::new(&settings, name, self.queue);
         fresh.dependency = self.dependency;
         fresh
+    }
+
+    /// Where batch `batch`'s items are in `working`: found by halving, since `working` is
+    /// in batch order (a consumer with a thousand batches in hand finishes one without
+    /// walking the others).
+    pub fn batch(&self, batch: u64) -> std::ops::Range<usize> {
+        let start = self.working.partition_point(|h| h.batch < batch);
+        let end = start + self.working[start..].partition_point(|h| h.batch == batch);
+        start..end
     }
 
     /// Deliveries held: buffered plus being processed.

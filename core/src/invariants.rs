@@ -359,6 +359,10 @@ fn check_processes(sim: &Simulation) -> Result<(), String> {
             },
         )?;
         let mut batches: Vec<u64> = consumer.working.iter().map(|h| h.batch).collect();
+        // Batch order, which finding a batch by halving relies on (`Consumer::batch`).
+        ensure(batches.is_sorted(), || {
+            format!("consumer {i} works on its batches out of order: {batches:?}")
+        })?;
         batches.dedup();
         ensure(batches.len() as u32 == consumer.batches, || {
             format!(

@@ -419,12 +419,14 @@ pub enum Fact {
         consumer: ConsumerId,
         why: IgnoredAck,
     },
-    /// The ack was lost on the way (or the broker was down): the lease will run out.
+    /// The ack was lost on the way (the lease will run out), or the broker was down (it
+    /// put the copy back in line when it crashed: delivered again once it is back).
     AckLost {
         msg: MsgId,
         copy: CopyId,
         attempt: Attempt,
         consumer: ConsumerId,
+        broker_down: bool,
     },
     /// A crash was armed: it will strike when the consumer reaches `point`.
     CrashArmed {

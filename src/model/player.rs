@@ -733,7 +733,10 @@ mod tests {
                 seen.1 += u64::from(r.retry_waiting > 0);
             }
         }
-        assert!(seen.0 > 0 && seen.1 > 0, "both new counters are reached: {seen:?}");
+        assert!(
+            seen.0 > 0 && seen.1 > 0,
+            "both new counters are reached: {seen:?}"
+        );
     }
 
     #[test]

@@ -489,6 +489,10 @@ fn acks(sim: &Simulation, fact: &Fact) -> String {
         AckIgnored { msg, consumer: c, why: IgnoredAck::AlreadyDone, .. } => {
             format!("{} acked #{msg}, which another delivery had already settled.", consumer(sim, c))
         }
+        AckLost { msg, consumer: c, broker_down: true, .. } => format!(
+            "{}'s ack for #{msg} never reached the broker, which is down: it put #{msg} back in line as it went down, to deliver it again once it is back.",
+            consumer(sim, c)
+        ),
         AckLost { msg, copy, consumer: c, .. } if is_rabbitmq(sim, copy) => format!(
             "{}'s ack for #{msg} never reached the broker: it stays unacked until the consumer's channel closes or its consumer timeout runs out, then it is delivered again.",
             consumer(sim, c)

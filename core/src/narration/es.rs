@@ -536,6 +536,10 @@ fn acks(sim: &Simulation, fact: &Fact) -> String {
             "{} hizo ack de #{msg}, que otra entrega ya había resuelto.",
             consumer(sim, c)
         ),
+        AckLost { msg, consumer: c, broker_down: true, .. } => format!(
+            "El ack de {} para #{msg} nunca llegó al broker, que está caído: al caer devolvió #{msg} a la fila, para entregarlo de nuevo cuando vuelva.",
+            consumer(sim, c)
+        ),
         AckLost { msg, copy, consumer: c, .. } if is_rabbitmq(sim, copy) => format!(
             "El ack de {} para #{msg} nunca llegó al broker: sigue sin ack hasta que se cierre el canal del consumidor o venza su tiempo límite (consumer timeout), y entonces se entrega de nuevo.",
             consumer(sim, c)

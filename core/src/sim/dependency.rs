@@ -35,7 +35,7 @@ impl Simulation {
     /// The handler calls dependency `d` for its batch (one call per batch).
     fn call_dependency(&mut self, consumer: ConsumerId, batch: u64, d: u32) {
         let c = &self.consumers[consumer.index()];
-        let Some(first) = c.working.iter().find(|h| h.batch == batch).copied() else {
+        let Some(&first) = c.working[c.batch(batch)].first() else {
             return;
         };
         let incarnation = c.incarnation;

@@ -159,8 +159,8 @@ impl Simulation {
         // A scratch buffer, not a new vector per batch (see `take_batch`).
         let mut items = std::mem::take(&mut self.items_buf);
         items.clear();
-        items.extend(c.working.iter().filter(|h| h.batch == batch).copied());
-        c.working.retain(|h| h.batch != batch);
+        let range = c.batch(batch);
+        items.extend(c.working.drain(range));
         c.batches -= 1;
         let atomic = c.batch_atomic && items.len() > 1;
         self.busy_slots -= 1;
@@ -502,6 +502,7 @@ impl Simulation {
                         copy,
                         attempt,
                         consumer,
+                        broker_down: !self.broker_up,
                     });
                     return;
                 }

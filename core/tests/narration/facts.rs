@@ -229,8 +229,9 @@ fn delivery(c: &Contexts) -> Vec<(&Simulation, Fact)> {
         (q, Acked { msg: M, copy: 0, attempt: 1, consumer: C }),
         (q, AckIgnored { msg: M, copy: 0, attempt: 1, consumer: C, why: IgnoredAck::StaleLease }),
         (q, AckIgnored { msg: M, copy: 0, attempt: 1, consumer: C, why: IgnoredAck::AlreadyDone }),
-        (q, AckLost { msg: M, copy: 0, attempt: 1, consumer: C }),
-        (r, AckLost { msg: M, copy: 0, attempt: 1, consumer: C }),
+        (q, AckLost { msg: M, copy: 0, attempt: 1, consumer: C, broker_down: false }),
+        (r, AckLost { msg: M, copy: 0, attempt: 1, consumer: C, broker_down: false }),
+        (q, AckLost { msg: M, copy: 0, attempt: 1, consumer: C, broker_down: true }),
         (r, Requeued { msg: M, copy: 0, attempt: 2, consumer: C }),
         (q, LeaseExtended { msg: M, copy: 0, attempt: 1, consumer: C, lease_until_us: 9_000_000 }),
     ]
