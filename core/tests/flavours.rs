@@ -211,6 +211,37 @@ fn sqs_moves_a_message_to_the_dlq_on_the_receive_after_max_receive_count() {
 }
 
 #[test]
+fn sqs_redrives_a_failing_message_only_by_its_receive_count_poison_or_not() {
+    // SQS has no negative acknowledgement: a consumer whose handler fails leaves the
+    // message undeleted (here visible again after its backoff, set with
+    // ChangeMessageVisibility), and only the redrive policy moves it to the dead-letter
+    // queue, once its receive count reaches maxReceiveCount. The consumer's own retry
+    // limit and its shortcut for poison messages are not the broker's to apply.
+    for (poison, max_attempts) in [(false, 2), (true, 50)] {
+        let mut s = simple("sqs", 1, 1.0, 1, 0.1, "after_commit");
+        s.queues[0].duplicate_p = Some(0.0);
+        s.queues[0].max_receive_count = Some(4);
+        s.consumers[0].retry.max_attempts = max_attempts;
+        s.consumers[0].retry.backoff_base_s = 0.01;
+        s.consumers[0].retry.backoff_cap_s = 0.01;
+        if poison {
+            s.producers[0].payload.poison_share = 1.0;
+        } else {
+            s.consumers[0].failures.transient_p = 1.0;
+        }
+        let (_, steps) = run_bounded(s);
+        let all = facts(&steps);
+        let dl = dead_letters(&all);
+        assert_eq!(dl.len(), 1, "poison {poison}");
+        assert_eq!(
+            (dl[0].1, dl[0].2),
+            (DeadLetterReason::DeliveryLimitReached, 4),
+            "poison {poison}: received four times, then redriven"
+        );
+    }
+}
+
+#[test]
 fn sqs_default_max_receive_count_is_ten() {
     let mut s = load("semantics/lease-shorter-than-work.json");
     s.queues[0].flavour = Flavour::Sqs;

@@ -7,7 +7,9 @@ use crate::consumer::Held;
 use crate::database::Aggregate;
 use crate::engine::Event;
 use crate::message::Fate;
-use crate::scenario::{AckMode, CrashPoint, GapTimeout, Idempotency, Op, Ordering, ServiceTime};
+use crate::scenario::{
+    AckMode, CrashPoint, Flavour, GapTimeout, Idempotency, Op, Ordering, ServiceTime,
+};
 use crate::step::{
     Attempt, ConsumerId, CopyId, DeadLetterReason, DuplicateSeen, Fact, Failure, IgnoredAck,
     LossReason, MsgId, ProducerId,
@@ -561,8 +563,19 @@ impl Simulation {
         let c = &mut self.copies[copy as usize];
         c.failures += 1;
         let failures = c.failures;
+        let sqs = matches!(
+            self.queues[c.queue.index()].flavour,
+            Flavour::Sqs | Flavour::SqsFifo
+        );
         let policy = &self.consumers[consumer.index()].retry;
-        if let Failure::Poison(kind) = failure {
+        if sqs {
+            // SQS has no negative ack: the message is simply not deleted, and comes back
+            // after the delay the consumer sets as its visibility timeout (its backoff).
+            // Only the queue's redrive policy moves it to the dead-letter queue, once it
+            // has been received `max_receive_count` times, poison or not.
+            let delay = self.backoff_us(consumer, failures);
+            self.schedule_retry(copy, delay);
+        } else if let Failure::Poison(kind) = failure {
             self.dead_letter(copy, DeadLetterReason::Poison(kind));
         } else if failures >= policy.max_attempts {
             self.dead_letter(copy, DeadLetterReason::RetriesExhausted);
