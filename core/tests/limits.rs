@@ -436,3 +436,35 @@ fn a_group_never_grows_past_the_member_limit() {
     // The recorded run replays: it validates as it was accepted.
     assert!(Simulation::new(sim.scenario().clone()).is_ok());
 }
+
+#[test]
+fn deliveries_in_consumers_hands_weigh_eight_held_copies() {
+    // Four consumers with room for 10,000 deliveries each, working for 100 s on one at a
+    // time: nearly every message goes straight into a consumer's hands. A delivery held
+    // there is kept whole with its timers (about 400 bytes against 50 for a copy waiting
+    // packed in line), so it counts eight times against the held budget: 60,000 is
+    // reached by about 7,500 of them, long before the 20,000 messages are all held (counted once each, they would all fit).
+    let s: Scenario = serde_json::from_value(json!({
+        "version": 2, "name": "in-hand", "seed": 1,
+        "producers": [{ "name": "P", "count": 20_000,
+            "arrivals": { "process": "constant", "schedule": [{ "from_s": 0, "rate_per_s": 10_000 }] } }],
+        "queues": [{ "name": "q", "visibility_timeout_s": 3600 }],
+        "consumers": [{ "name": "C", "replicas": 4, "prefetch": 10_000,
+            "service": { "fixed": { "seconds": 100 } }, "ack": "after_commit" }]
+    }))
+    .unwrap();
+    let budget = Budget {
+        held_max: 60_000,
+        ..Budget::default()
+    };
+    let sim = run_checked(Simulation::with_budget(s.clone(), budget).unwrap());
+    assert_eq!(sim.end_reason(), Some(EndReason::CopiesBudget));
+    let in_hand: u64 = (0..4)
+        .map(|c| sim.consumer(ConsumerId::new(c)).unwrap())
+        .map(|v| u64::from(v.busy + v.buffered))
+        .sum();
+    assert!(
+        in_hand * 8 > 60_000 && in_hand < 12_000,
+        "{in_hand} in hand"
+    );
+}

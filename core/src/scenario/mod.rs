@@ -80,6 +80,10 @@ pub mod limits {
     /// estimate reads the peak off the aggregated model where it applies (`auto` then
     /// runs aggregated); the run itself stops at it otherwise.
     pub const HELD_MAX: u64 = 5_000_000;
+    /// A copy in a consumer's hands (delivered, unpacked, with its timers: about 400
+    /// bytes) counts this many times against [`HELD_MAX`], so deliveries held at once
+    /// stay under about 625,000 (250 MB).
+    pub const IN_HAND_WEIGHT: u64 = 8;
     /// Lowest positive arrival rate: one message in about 11.6 days. Slower rates would
     /// put the next arrival beyond any horizon a lesson has; use 0 to stop instead.
     pub const RATE_PER_S_MIN: f64 = 0.000_001;

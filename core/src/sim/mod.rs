@@ -370,13 +370,25 @@ impl Simulation {
             Some(EndReason::StepBudget)
         } else if self.messages.len() as u64 > b.messages_max {
             Some(EndReason::MessagesBudget)
-        } else if self.copies.len() as u64 > b.copies_max || self.held_total > b.held_max {
+        } else if self.copies.len() as u64 > b.copies_max || self.held_weight() > b.held_max {
             Some(EndReason::CopiesBudget)
         } else if self.counters.appended > b.log_records_max {
             Some(EndReason::LogRecordsBudget)
         } else {
             None
         }
+    }
+
+    /// Copies held, for the held budget: one in a consumer's hands (delivered, kept whole,
+    /// with its lease and work timers) costs about eight times what a waiting copy packed
+    /// in a long line does, so it counts eight times. Without this, a few hundred
+    /// consumers with huge prefetch and concurrency could hold millions of deliveries,
+    /// far beyond the memory the budget means to allow. The consumers' holdings are as
+    /// the last sweep counted them (a sweep walks them anyway; counting them at every
+    /// step would cost a walk of every consumer per step).
+    fn held_weight(&self) -> u64 {
+        let in_hand = self.sweep_work.holdings() as u64;
+        self.held_total + (crate::scenario::limits::IN_HAND_WEIGHT - 1) * in_hand
     }
 
     /// Whether [`Simulation::command`] would take `fault` now (the checks it makes before

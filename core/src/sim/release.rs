@@ -40,6 +40,13 @@ pub(crate) struct SweepWork {
     dedup_kept: usize,
 }
 
+impl SweepWork {
+    /// Distinct copies the consumers held at the last sweep (buffered or in work).
+    pub(crate) fn holdings(&self) -> usize {
+        self.holdings
+    }
+}
+
 /// What released messages and copies leave behind.
 #[derive(Clone, Debug, Default)]
 pub struct Retired {
