@@ -63,6 +63,39 @@ impl LinkProblem {
     }
 }
 
+/// `text` with its percent-encoding undone (`%3C` → `<`), as the browser gives back a
+/// name typed in an address. A `%` not followed by two hex digits stays as written, and so
+/// does the whole text if the bytes it decodes to are not UTF-8; control characters are
+/// shown escaped. The result is text to quote, never markup.
+pub fn percent_decoded(text: &str) -> String {
+    let raw = text.as_bytes();
+    let mut bytes = Vec::with_capacity(raw.len());
+    let mut i = 0;
+    while i < raw.len() {
+        match escaped_byte(&raw[i..]) {
+            Some(byte) => {
+                bytes.push(byte);
+                i += 3;
+            }
+            None => {
+                bytes.push(raw[i]);
+                i += 1;
+            }
+        }
+    }
+    let decoded = String::from_utf8(bytes).unwrap_or_else(|_| text.to_string());
+    brokerlab_core::text::one_line(&decoded)
+}
+
+/// The byte `%XX` at the start of `rest` stands for, if it starts with one.
+fn escaped_byte(rest: &[u8]) -> Option<u8> {
+    let [b'%', high, low, ..] = *rest else {
+        return None;
+    };
+    let digit = |b: u8| char::from(b).to_digit(16);
+    Some((digit(high)? * 16 + digit(low)?) as u8)
+}
+
 /// A player put where the link says: its scenario, its commands replayed, paused at its
 /// step.
 pub fn player_of(shared: &Shared) -> Result<Player, LinkProblem> {
@@ -79,6 +112,23 @@ mod tests {
     use super::*;
     use brokerlab_core::link::{decode, encode};
     use brokerlab_core::{Command, ConsumerId, CrashPoint};
+
+    #[test]
+    fn a_lesson_name_in_an_address_is_percent_decoded_as_text() {
+        assert_eq!(
+            percent_decoded("%3Cimg%20src=x%20onerror=alert(1)%3E"),
+            "<img src=x onerror=alert(1)>"
+        );
+        assert_eq!(percent_decoded("backlog-growth"), "backlog-growth");
+        assert_eq!(percent_decoded("caf%C3%A9"), "café");
+        // Broken escapes stay as written: a lone %, a bad digit, a sign, a cut-off end.
+        assert_eq!(percent_decoded("100%"), "100%");
+        assert_eq!(percent_decoded("%zz%+1%4"), "%zz%+1%4");
+        // Bytes that are not UTF-8: the text as written.
+        assert_eq!(percent_decoded("a%FFb"), "a%FFb");
+        // A new line cannot break the sentence that quotes the name.
+        assert_eq!(percent_decoded("a%0Ab"), "a\\nb");
+    }
 
     #[test]
     fn a_link_puts_the_run_back_where_it_was() {

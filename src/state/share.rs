@@ -19,7 +19,7 @@ use crate::model::compare::{players_of, shared_comparison_of};
 use crate::model::interview::Interview;
 use crate::model::panels::Panel;
 use crate::model::player::Player;
-use crate::model::share::{player_of, shared_of, LinkProblem};
+use crate::model::share::{percent_decoded, player_of, shared_of, LinkProblem};
 use crate::state::Lab;
 
 /// How long the page must be still before the address is rewritten.
@@ -34,11 +34,12 @@ fn link_in_address() -> Option<String> {
     Some(text.to_string())
 }
 
-/// A lesson's own short link: `#lesson=NAME` opens it at its first step.
+/// A lesson's own short link: `#lesson=NAME` opens it at its first step. The browser
+/// keeps the name percent-encoded; it is decoded so that an unknown one is quoted as typed.
 pub fn lesson_in_address() -> Option<String> {
     let hash = window().location().hash().ok()?;
     let name = hash.strip_prefix("#lesson=")?;
-    Some(name.to_string())
+    Some(percent_decoded(name))
 }
 
 /// Side B of a compare link, to put beside the page's run.

@@ -6,7 +6,10 @@
 
 use leptos::html::Main;
 use leptos::prelude::*;
-use leptos_use::{use_drop_zone_with_options, UseDropZoneEvent, UseDropZoneOptions};
+use leptos_use::{
+    use_drop_zone_with_options, use_event_listener, use_window, UseDropZoneEvent,
+    UseDropZoneOptions,
+};
 use wasm_bindgen::JsCast;
 use web_sys::HtmlInputElement;
 
@@ -24,12 +27,32 @@ pub fn FileMenu(lab: Lab) -> impl IntoView {
     let recorder = Recorder::new();
     let comparing = RwSignal::new(false);
     let menu = NodeRef::<leptos::html::Details>::new();
+    let button = NodeRef::<leptos::html::Summary>::new();
     // Each choice closes the menu, so it does not stay open over the stage.
     let close = move || {
         if let Some(menu) = menu.get_untracked() {
             menu.set_open(false);
         }
     };
+    // Escape closes the menu, or else the form it opened, and gives the focus back to the
+    // menu's button, as Escape does for the help (whose dialog keeps its keys to itself).
+    let _ = use_event_listener(use_window(), leptos::ev::keydown, move |ev| {
+        if ev.key() != "Escape" {
+            return;
+        }
+        let menu_open = menu.get_untracked().is_some_and(|m| m.open());
+        if menu_open {
+            close();
+        } else if comparing.get_untracked() {
+            comparing.set(false);
+        } else if !recorder.close() {
+            return;
+        }
+        ev.prevent_default();
+        if let Some(button) = button.get_untracked() {
+            let _ = button.focus();
+        }
+    });
     let on_pick = move |ev: leptos::ev::Event| {
         let input: HtmlInputElement = event_target(&ev);
         if let Some(file) = input.files().and_then(|files| files.get(0)) {
@@ -52,7 +75,7 @@ pub fn FileMenu(lab: Lab) -> impl IntoView {
     view! {
         <div class="files-wrap">
         <details class="files" node_ref=menu data-testid="files">
-            <summary title=move || t_string!(i18n, panels.files.menu_title)>{t!(i18n, panels.files.menu)}</summary>
+            <summary node_ref=button title=move || t_string!(i18n, panels.files.menu_title)>{t!(i18n, panels.files.menu)}</summary>
             <div class="files-menu" role="group" aria-label=move || t_string!(i18n, panels.files.menu)>
                 <button type="button" data-testid="save-scenario"
                     on:click=move |_| { lab.save_scenario(); close(); }

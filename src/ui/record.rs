@@ -56,6 +56,16 @@ impl Recorder {
         self.open.set(true);
     }
 
+    /// Closes the form unless a recording is under way (it has its own Cancel); whether
+    /// it was open and is closed now.
+    pub fn close(&self) -> bool {
+        let closing = self.open.get_untracked() && self.progress.get_untracked().is_none();
+        if closing {
+            self.open.set(false);
+        }
+        closing
+    }
+
     fn start(&self, lab: Lab) {
         if self.progress.get_untracked().is_some() {
             return;

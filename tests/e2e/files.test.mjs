@@ -247,3 +247,57 @@ test('embedded: only the stage, sized to its frame, at the link’s moment', asy
     await host.close();
   }
 });
+
+test('Escape closes the Files menu, the Record form and the Compare form, and gives the focus back', async () => {
+  const menu = page.getByTestId('files');
+  const focusOnMenu = () =>
+    page.evaluate(() => document.activeElement === document.querySelector('[data-testid=files] > summary'));
+  await menu.locator('summary').click();
+  await page.keyboard.press('Escape');
+  assert.equal(await menu.getAttribute('open'), null, 'the menu closes');
+  assert.ok(await focusOnMenu(), 'the focus is back on the menu’s button');
+
+  await menu.locator('summary').click();
+  await page.getByTestId('record-open').click();
+  await page.getByTestId('record-from').focus();
+  await page.keyboard.press('Escape');
+  assert.equal(await page.getByTestId('record-form').count(), 0, 'the Record form closes');
+  assert.ok(await focusOnMenu());
+
+  await menu.locator('summary').click();
+  await page.getByTestId('compare-open').click();
+  await page.getByTestId('compare-free').focus();
+  await page.keyboard.press('Escape');
+  assert.equal(await page.getByTestId('compare-form').count(), 0, 'the Compare form closes');
+  assert.ok(await focusOnMenu());
+  assert.equal(await page.getByTestId('compare-bar').count(), 0, 'no comparison was started');
+  assert.deepEqual(consoleErrors, []);
+});
+
+test('on a phone, the Files menu and its forms stay inside the screen', async () => {
+  for (const locale of ['en-US', 'es-ES']) {
+    const phone = await openPage(BASE_URL, {
+      locale, viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true,
+    });
+    const inside = async (selector) => {
+      const boxes = await phone.page.locator(selector).evaluateAll((els) =>
+        els.map((el) => [el.getBoundingClientRect().left, el.getBoundingClientRect().right]));
+      assert.ok(boxes.length > 0, `${locale}: ${selector} is there`);
+      for (const [left, right] of boxes) {
+        assert.ok(left >= 0 && right <= 390, `${locale}: ${selector} spans ${left}–${right}`);
+      }
+    };
+    const summary = phone.page.getByTestId('files').locator('summary');
+    await summary.click();
+    await inside('.files-menu button, .files-menu .file-pick');
+    await phone.page.getByTestId('record-open').click();
+    await inside('[data-testid=record-form]');
+    await phone.page.getByTestId('record-close').click();
+    await summary.click();
+    await phone.page.getByTestId('compare-open').click();
+    await inside('[data-testid=compare-form]');
+    assert.ok(await phone.page.evaluate(() => document.documentElement.scrollWidth <= innerWidth));
+    assert.deepEqual(phone.errors, []);
+    await phone.close();
+  }
+});

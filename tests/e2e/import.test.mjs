@@ -89,3 +89,21 @@ test('a file that is not definitions is refused in one sentence, and the run sta
   assert.equal(await page.getByTestId('import-notes').count(), 0);
   assert.deepEqual(consoleErrors, []);
 });
+
+test('a file whose queues were all left out says why, in either language', async () => {
+  await pick('mm1');
+  const long = path.join(files, 'long-name.json');
+  writeFileSync(long, JSON.stringify({ queues: [{ name: 'q'.repeat(500), vhost: '/' }] }));
+  await importRabbitmq(long);
+  const note = page.getByTestId('error-note');
+  await note.waitFor({ state: 'visible' });
+  assert.match(
+    await note.innerText(),
+    /There is nothing to simulate: .+ Ignored queue “q+…”: its name is longer than the model's 64 characters\.$/,
+  );
+  await page.getByTestId('lang-es').click();
+  assert.match(await note.innerText(), /No hay nada que simular: .+ su nombre supera los 64 caracteres que admite el modelo\.$/);
+  await page.getByTestId('lang-en').click();
+  assert.equal(await page.getByTestId('scenario').inputValue(), 'mm1', 'the run on show stays');
+  assert.deepEqual(consoleErrors, []);
+});

@@ -125,6 +125,42 @@ test('a link to a lesson that does not exist says so and opens the page', async 
   assert.equal(await page.getByTestId('lesson').count(), 0);
 });
 
+test('an unknown lesson’s name is quoted as typed, decoded, and as text only', async () => {
+  const { page, errors } = await openAt(lessonUrl('<img src=x onerror=alert(1)> 100%'));
+  assert.match(await page.evaluate(() => location.hash), /%3Cimg%20/, 'the address holds it encoded');
+  assert.match(await text(page, 'error-note'), /There is no lesson called “<img src=x onerror=alert\(1\)> 100%”\./);
+  assert.equal(await page.locator('.error-note img').count(), 0, 'no markup from the address');
+  assert.deepEqual(errors, []);
+});
+
+test('presenter mode at 1280×800 and 1024×768: the whole stage on screen, the exit covering no control', async () => {
+  for (const [locale, width, height] of [['en-US', 1280, 800], ['es-ES', 1280, 800], ['es-ES', 1024, 768]]) {
+    const { page, errors, close } = await openPage(BASE_URL, { locale, viewport: { width, height } });
+    await page.keyboard.press('p');
+    await page.getByTestId('present-exit').waitFor({ state: 'visible' });
+    const where = `${locale} ${width}×${height}`;
+    const layout = await page.evaluate(() => {
+      const box = (el) => el.getBoundingClientRect();
+      const exit = box(document.querySelector('[data-testid=present-exit]'));
+      const covered = [...document.querySelectorAll('button, select, input, summary')]
+        .filter((el) => el.dataset.testid !== 'present-exit' && box(el).width > 0)
+        .filter((el) => {
+          const b = box(el);
+          return b.left < exit.right && b.right > exit.left && b.top < exit.bottom && b.bottom > exit.top;
+        })
+        .map((el) => el.dataset.testid ?? el.innerText);
+      const chart = box(document.querySelector('[data-testid=chart]'));
+      const topology = box(document.querySelector('.stage .topology'));
+      return { covered, chart: chart.bottom, topology: topology.bottom, wide: document.documentElement.scrollWidth };
+    });
+    assert.deepEqual(layout.covered, [], `${where}: the exit button covers no control`);
+    assert.ok(layout.chart <= height && layout.topology <= height, `${where}: the stage fits: ${JSON.stringify(layout)}`);
+    assert.ok(layout.wide <= width, `${where}: nothing scrolls sideways: ${layout.wide}`);
+    assert.deepEqual(errors, []);
+    await close();
+  }
+});
+
 test('presenter mode: the stage alone in large type, lesson steps from the keyboard', async () => {
   const { page, errors } = await openAt(lessonUrl('outbox'));
   await page.getByTestId('lesson').waitFor({ state: 'visible' });

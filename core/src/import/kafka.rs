@@ -116,7 +116,7 @@ pub fn import(bytes: &[u8]) -> Result<Imported, ImportError> {
         problem: ShapeProblem::Invalid { detail },
     })?;
     if d.topics.is_empty() {
-        return Err(ImportError::Empty);
+        return Err(ImportError::Empty { left_out: vec![] });
     }
     let mut notes = Notes::default();
     let producers = producers(&d, &mut notes);

@@ -127,6 +127,20 @@ pub enum Note {
 }
 
 impl Note {
+    /// Whether the note says a whole queue was left out: why an import can be empty.
+    fn drops_queue(&self) -> bool {
+        matches!(
+            self,
+            Note::NameTooLong {
+                item: Item::Queue,
+                ..
+            } | Note::OtherVhost {
+                item: Item::Queue,
+                ..
+            } | Note::StreamQueueIgnored { .. }
+        )
+    }
+
     /// Whether the note is about something left out (rather than an assumption).
     pub fn is_ignored(&self) -> bool {
         !matches!(
@@ -161,8 +175,9 @@ pub enum ImportError {
     NotJson { detail: String },
     /// JSON, but not the expected shape: `at` names where, `problem` what.
     Shape { at: String, problem: ShapeProblem },
-    /// Nothing to simulate: no queue, or no topic.
-    Empty,
+    /// Nothing to simulate: no queue, or no topic. `left_out` holds the notes that say why
+    /// the file's queues were left out (a name too long, another virtual host…), if any.
+    Empty { left_out: Vec<Note> },
     /// The scenario built does not validate (a name too long for the model…).
     Invalid(ScenarioError),
 }
@@ -225,5 +240,69 @@ impl Notes {
         if self.0.len() < NOTES_MAX {
             self.0.push(note);
         }
+    }
+
+    /// The refusal of an import with nothing to simulate, with the notes that say why the
+    /// queues were left out (thrown away otherwise, and the reader would not know why).
+    fn empty(self) -> ImportError {
+        ImportError::Empty {
+            left_out: self.0.into_iter().filter(Note::drops_queue).collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A definitions file whose only queue has a name of `len` characters.
+    fn one_queue_named(len: usize) -> String {
+        format!(
+            r#"{{"queues": [{{"name": "{}", "vhost": "/"}}]}}"#,
+            "q".repeat(len)
+        )
+    }
+
+    #[test]
+    fn an_import_left_empty_says_why_its_queues_were_left_out() {
+        let e = rabbitmq::import(one_queue_named(500).as_bytes()).expect_err("nothing to run");
+        let ImportError::Empty { left_out } = &e else {
+            panic!("{e:?}")
+        };
+        assert!(matches!(
+            left_out[..],
+            [Note::NameTooLong {
+                item: Item::Queue,
+                ..
+            }]
+        ));
+        let en = e.describe(Lang::En);
+        assert!(en.starts_with("There is nothing to simulate"), "{en}");
+        assert!(
+            en.contains("its name is longer than the model's 64 characters"),
+            "{en}"
+        );
+        let es = e.describe(Lang::Es);
+        assert!(es.contains("su nombre supera los 64 caracteres"), "{es}");
+    }
+
+    #[test]
+    fn an_empty_import_quotes_a_few_reasons_and_counts_the_rest() {
+        let queues: Vec<String> = (0..5)
+            .map(|i| format!(r#"{{"name": "{i}{}"}}"#, "q".repeat(100)))
+            .collect();
+        let file = format!(r#"{{"queues": [{}], "users": [{{}}]}}"#, queues.join(","));
+        let e = rabbitmq::import(file.as_bytes()).expect_err("nothing to run");
+        let en = e.describe(Lang::En);
+        // The users section is left out too, but it is not why there is no queue.
+        assert!(!en.contains("users"), "{en}");
+        assert_eq!(en.matches("its name is longer").count(), 3, "{en}");
+        assert!(en.ends_with(" 2 more queues were left out too."), "{en}");
+        assert!(e
+            .describe(Lang::Es)
+            .ends_with(" También se dejaron fuera otras 2 colas."));
+        // A file with no queue at all says only that.
+        let none = rabbitmq::import(b"{}").expect_err("nothing to run");
+        assert_eq!(none, ImportError::Empty { left_out: vec![] });
     }
 }

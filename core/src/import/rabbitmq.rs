@@ -61,7 +61,7 @@ pub fn import(bytes: &[u8]) -> Result<Imported, ImportError> {
     let policies = read_policies(list(doc, "policies")?, &vhost, &mut notes)?;
     let queues = read_queues(queues_in, &vhost, &policies, &mut notes)?;
     if queues.is_empty() {
-        return Err(ImportError::Empty);
+        return Err(notes.empty());
     }
     let (exchanges, dlx) = read_exchanges(doc, &vhost, &queues, &mut notes)?;
     let scenario = build(queues, exchanges, &dlx, &mut notes);

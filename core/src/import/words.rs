@@ -117,10 +117,10 @@ pub(super) fn error_en(e: &ImportError) -> String {
             };
             format!("The file is not in the expected form: {at} {what}.")
         }
-        ImportError::Empty => {
-            "There is nothing to simulate: the file has no queue or topic the model can import."
-                .into()
-        }
+        ImportError::Empty { left_out } => format!(
+            "There is nothing to simulate: the file has no queue or topic the model can import.{}",
+            why_left_out(left_out, Lang::En)
+        ),
         ImportError::Invalid(e) => format!("The imported scenario is not valid: {e}."),
     }
 }
@@ -142,10 +142,32 @@ pub(super) fn error_es(e: &ImportError) -> String {
             let at = if at.is_empty() { "el archivo".to_string() } else { format!("«{at}»") };
             format!("El archivo no tiene la forma esperada: {at} {what}.")
         }
-        ImportError::Empty => "No hay nada que simular: el archivo no tiene ninguna cola ni topic que el modelo pueda importar.".into(),
+        ImportError::Empty { left_out } => format!("No hay nada que simular: el archivo no tiene ninguna cola ni topic que el modelo pueda importar.{}", why_left_out(left_out, Lang::Es)),
         ImportError::Invalid(e) => format!(
             "El escenario importado no es válido: {}.",
             e.text_in(Lang::Es)
         ),
     }
+}
+
+/// Most reasons an empty import's refusal quotes; the others are counted.
+const WHY_SHOWN: usize = 3;
+
+/// After an empty import's refusal: why its queues were left out, one sentence each (the
+/// first few), then how many more were.
+fn why_left_out(notes: &[Note], lang: Lang) -> String {
+    let mut out: String = notes
+        .iter()
+        .take(WHY_SHOWN)
+        .map(|n| format!(" {}", n.describe(lang)))
+        .collect();
+    let more = notes.len().saturating_sub(WHY_SHOWN);
+    out += &match (lang, more) {
+        (_, 0) => String::new(),
+        (Lang::En, 1) => " One more queue was left out too.".into(),
+        (Lang::En, n) => format!(" {n} more queues were left out too."),
+        (Lang::Es, 1) => " También se dejó fuera otra cola.".into(),
+        (Lang::Es, n) => format!(" También se dejaron fuera otras {n} colas."),
+    };
+    out
 }
