@@ -410,6 +410,9 @@ pub enum Fact {
         copy: CopyId,
         attempt: Attempt,
         consumer: ConsumerId,
+        /// SQS at-least-once: the other copy of a duplicate pair is still in the queue
+        /// (waiting, in flight or retrying), so the message will be delivered again.
+        twin_held: bool,
     },
     /// An ack arrived but changed nothing.
     AckIgnored {

@@ -640,6 +640,24 @@ fn sqs_standard_queue_now_and_then_delivers_a_message_twice() {
     assert!(twins > 0);
     assert_eq!(sim.counters().duplicate_effects, twins);
     assert_eq!(sim.counters().published, 300 + twins);
+    // An ack says whether the other copy is still in the queue: the first of a pair's
+    // two acks does (the message will be handled again), the last one never.
+    let mut acks: std::collections::BTreeMap<MsgId, Vec<bool>> = Default::default();
+    for f in facts(&steps) {
+        if let Fact::Acked { msg, twin_held, .. } = f {
+            acks.entry(msg).or_default().push(twin_held);
+        }
+    }
+    let pairs = acks.values().filter(|a| a.len() == 2).count() as u64;
+    assert!(pairs > 0 && pairs <= twins);
+    for a in acks.values() {
+        let expected: &[bool] = if a.len() == 2 {
+            &[true, false]
+        } else {
+            &[false]
+        };
+        assert_eq!(a, expected);
+    }
     // The default rate is small but not zero (documented in docs/semantics.md)...
     assert_eq!(brokerlab_core::flavour_defaults::DUPLICATE_P, 0.001);
     // ...and other flavours never duplicate.

@@ -362,6 +362,9 @@ pub struct CopyRare {
     pub gap_since_us: Option<Micros>,
     /// SQS at-least-once: the copy whose receive left this one behind.
     pub duplicate_of: Option<CopyId>,
+    /// SQS at-least-once: the duplicate this copy's receive left behind (the other side
+    /// of `duplicate_of`), so that an ack can tell whether the message is still held.
+    pub twin: Option<CopyId>,
 }
 
 /// Rarely set fields of a record, out of line: nothing (a null pointer) while they all
@@ -487,6 +490,11 @@ impl MessageCopy {
     #[inline]
     pub fn duplicate_of(&self) -> Option<CopyId> {
         self.rare.get().and_then(|r| r.duplicate_of)
+    }
+
+    /// The other copy of an SQS duplicate pair, whichever side this one is.
+    pub fn twin(&self) -> Option<CopyId> {
+        self.rare.get().and_then(|r| r.duplicate_of.or(r.twin))
     }
 }
 

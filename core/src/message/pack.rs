@@ -107,6 +107,7 @@ const LEASE_OR_DONE: u8 = 1 << 7;
 const FORGOTTEN: u8 = 1;
 const GAP: u8 = 2;
 const DUPLICATE: u8 = 4;
+const TWIN: u8 = 8;
 
 fn bit(on: bool, flag: u8) -> u8 {
     if on {
@@ -148,12 +149,13 @@ impl Pack for MessageCopy {
         if let Some(r) = rare {
             out.u8(bit(r.forgotten_in_crash, FORGOTTEN)
                 | bit(r.gap_since_us.is_some(), GAP)
-                | bit(r.duplicate_of.is_some(), DUPLICATE));
+                | bit(r.duplicate_of.is_some(), DUPLICATE)
+                | bit(r.twin.is_some(), TWIN));
             out.u32(r.redrives);
             if let Some(us) = r.gap_since_us {
                 out.instant(us, stored);
             }
-            if let Some(copy) = r.duplicate_of {
+            for copy in [r.duplicate_of, r.twin].into_iter().flatten() {
                 out.i64(id.wrapping_sub(copy) as i64);
             }
         }
@@ -185,11 +187,13 @@ impl Pack for MessageCopy {
             let redrives = from.u32();
             let gap_since_us = (bits & GAP != 0).then(|| from.instant(stored_us));
             let duplicate_of = (bits & DUPLICATE != 0).then(|| id.wrapping_sub(from.i64() as u64));
+            let twin = (bits & TWIN != 0).then(|| id.wrapping_sub(from.i64() as u64));
             Rare(Some(Box::new(CopyRare {
                 forgotten_in_crash: bits & FORGOTTEN != 0,
                 redrives,
                 gap_since_us,
                 duplicate_of,
+                twin,
             })))
         } else {
             Rare(None)
@@ -267,15 +271,17 @@ mod tests {
                 any::<bool>(),
                 any::<u32>(),
                 any::<Option<u64>>(),
+                any::<Option<u64>>(),
                 any::<Option<u64>>()
             )
                 .prop_map(
-                    |(forgotten_in_crash, redrives, gap_since_us, duplicate_of)| {
+                    |(forgotten_in_crash, redrives, gap_since_us, duplicate_of, twin)| {
                         Rare(Some(Box::new(CopyRare {
                             forgotten_in_crash,
                             redrives,
                             gap_since_us,
                             duplicate_of,
+                            twin,
                         })))
                     }
                 ),

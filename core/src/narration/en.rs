@@ -481,7 +481,13 @@ fn acks(sim: &Simulation, fact: &Fact) -> String {
             "{} acked #{msg} on receipt: the broker forgot it before any work was done.",
             consumer(sim, c)
         ),
-        Acked { msg, consumer: c, .. } => format!("{} acked #{msg}; the broker removed it for good.", consumer(sim, c)),
+        Acked { msg, consumer: c, twin_held: false, .. } => {
+            format!("{} acked #{msg}; the broker removed it for good.", consumer(sim, c))
+        }
+        Acked { msg, consumer: c, twin_held: true, .. } => format!(
+            "{} acked #{msg}; the broker deleted this copy, but another copy of it (an at-least-once duplicate) is still in the queue and will be handled again.",
+            consumer(sim, c)
+        ),
         AckIgnored { msg, consumer: c, why: IgnoredAck::StaleLease, .. } => format!(
             "{} acked #{msg} too late: the broker had already taken that delivery back, so the ack changed nothing.",
             consumer(sim, c)

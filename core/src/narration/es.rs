@@ -524,8 +524,12 @@ fn acks(sim: &Simulation, fact: &Fact) -> String {
             "{} hizo ack de #{msg} al recibirlo: el broker lo olvidó antes de que se hiciera ningún trabajo.",
             consumer(sim, c)
         ),
-        Acked { msg, consumer: c, .. } => format!(
+        Acked { msg, consumer: c, twin_held: false, .. } => format!(
             "{} hizo ack de #{msg}; el broker lo eliminó definitivamente.",
+            consumer(sim, c)
+        ),
+        Acked { msg, consumer: c, twin_held: true, .. } => format!(
+            "{} hizo ack de #{msg}; el broker borró esta copia, pero otra copia (un duplicado de la entrega al menos una vez) sigue en la cola y se procesará otra vez.",
             consumer(sim, c)
         ),
         AckIgnored { msg, consumer: c, why: IgnoredAck::StaleLease, .. } => format!(

@@ -426,6 +426,7 @@ impl Simulation {
             event_attempt,
         });
         self.copies[twin as usize].rare.get_mut().duplicate_of = Some(copy);
+        self.copies[copy as usize].rare.get_mut().twin = Some(twin);
         self.set_fate_new_waiting(twin);
         let queue = &mut self.queues[q.index()];
         // Not a publish: it may stand above the bound until it drains.

@@ -518,11 +518,16 @@ impl Simulation {
         if self.is_current(copy, attempt) {
             self.counters.acked += 1;
             self.settle_done(copy);
+            let twin_held = self.copies[copy as usize]
+                .twin()
+                .and_then(|t| self.copy(t))
+                .is_some_and(|t| t.fate.tally_slot() == 0);
             self.facts.push(Fact::Acked {
                 msg,
                 copy,
                 attempt,
                 consumer,
+                twin_held,
             });
             return;
         }
