@@ -53,6 +53,16 @@ fn secs(t: Micros) -> String {
     super::secs(t, Lang::En)
 }
 
+/// `from` up to `to` (excluded) of something numbered: "offset 4" or "offsets 4–6".
+fn span(word: &str, from: u64, to: u64) -> String {
+    let last = to.saturating_sub(1).max(from);
+    if last == from {
+        format!("{word} {from}")
+    } else {
+        format!("{word}s {from}–{last}")
+    }
+}
+
 fn by(trigger: Trigger) -> &'static str {
     match trigger {
         Trigger::Scheduled => "as scheduled",
@@ -569,8 +579,10 @@ fn key_order(sim: &Simulation, fact: &Fact) -> String {
             consumer(sim, c)
         ),
         GapReconciled { msg, consumer: c, key, from, to, .. } => format!(
-            "{} found a gap before #{msg}: it read versions {from}–{to} of key {key} from the source of truth and applied them first.",
-            consumer(sim, c)
+            "{} found a gap before #{msg}: it read {} of key {key} from the source of truth and applied {} first.",
+            consumer(sim, c),
+            span("version", u64::from(from), u64::from(to) + 1),
+            if from == to { "it" } else { "them" }
         ),
         GapRecheck { msg, consumer: c, ready_at_us, gives_up_at_us, .. } => format!(
             "#{msg} waits, unfailed, for its predecessor: {} looks again at {}, and stops waiting at its first look from {} on.",
@@ -731,8 +743,8 @@ fn records(sim: &Simulation, fact: &Fact) -> String {
             sim.log_name(log)
         ),
         RecordsExpired { log, partition, from, to } => format!(
-            "Retention removed offsets {from}–{} of {} partition {partition}, read or not.",
-            to.saturating_sub(1),
+            "Retention removed {} of {} partition {partition}, read or not.",
+            span("offset", from, to),
             sim.log_name(log)
         ),
         RecordStarted { group, member, partition, offset, msg, .. } => format!(
@@ -754,14 +766,17 @@ fn records(sim: &Simulation, fact: &Fact) -> String {
             sim.group_name(group)
         ),
         RecordsSkipped { group, partition, from, to, why } => {
-            let why = match why {
-                SkipReason::CommittedBeforeProcessing => "their offsets were committed before they were processed",
-                SkipReason::ExpiredUnread => "retention removed them before the group read them",
+            let one = to <= from + 1;
+            let why = match (why, one) {
+                (SkipReason::CommittedBeforeProcessing, true) => "its offset was committed before it was processed",
+                (SkipReason::CommittedBeforeProcessing, false) => "their offsets were committed before they were processed",
+                (SkipReason::ExpiredUnread, true) => "retention removed it before the group read it",
+                (SkipReason::ExpiredUnread, false) => "retention removed them before the group read them",
             };
             format!(
-                "Group {} will never process offsets {from}–{} of partition {partition}: {why}.",
+                "Group {} will never process {} of partition {partition}: {why}.",
                 sim.group_name(group),
-                to.saturating_sub(1)
+                span("offset", from, to)
             )
         }
         _ => unreachable!("describe sends only records facts here, not {fact:?}"),

@@ -52,6 +52,17 @@ fn queue(sim: &Simulation, q: QueueId) -> String {
     super::queue(sim, q, "cola")
 }
 
+/// `from` up to `to` (excluded) of something numbered, with its article: "el offset 4"
+/// or "los offsets 4–6".
+fn span((one, many): (&str, &str), from: u64, to: u64) -> String {
+    let last = to.saturating_sub(1).max(from);
+    if last == from {
+        format!("{one} {from}")
+    } else {
+        format!("{many} {from}–{last}")
+    }
+}
+
 fn secs(t: Micros) -> String {
     super::secs(t, Lang::Es)
 }
@@ -616,8 +627,10 @@ fn key_order(sim: &Simulation, fact: &Fact) -> String {
             consumer(sim, c)
         ),
         GapReconciled { msg, consumer: c, key, from, to, .. } => format!(
-            "{} encontró un hueco antes de #{msg}: leyó las versiones {from}–{to} de la clave {key} desde la fuente de verdad y las aplicó primero.",
-            consumer(sim, c)
+            "{} encontró un hueco antes de #{msg}: leyó {} de la clave {key} desde la fuente de verdad y {} aplicó primero.",
+            consumer(sim, c),
+            span(("la versión", "las versiones"), u64::from(from), u64::from(to) + 1),
+            if from == to { "la" } else { "las" }
         ),
         GapRecheck { msg, consumer: c, ready_at_us, gives_up_at_us, .. } => format!(
             "#{msg} espera a su predecesor sin contar como fallo: {} vuelve a mirar a los {} y deja de esperar en su primera revisión a partir de los {}.",
@@ -782,8 +795,8 @@ fn records(sim: &Simulation, fact: &Fact) -> String {
             sim.log_name(log)
         ),
         RecordsExpired { log, partition, from, to } => format!(
-            "La retención eliminó los offsets {from}–{} de {}, partición {partition}, se hubieran leído o no.",
-            to.saturating_sub(1),
+            "La retención eliminó {} de {}, partición {partition}, se hubieran leído o no.",
+            span(("el offset", "los offsets"), from, to),
             sim.log_name(log)
         ),
         RecordStarted { group, member, partition, offset, msg, .. } => format!(
@@ -806,14 +819,17 @@ fn records(sim: &Simulation, fact: &Fact) -> String {
             sim.group_name(group)
         ),
         RecordsSkipped { group, partition, from, to, why } => {
-            let why = match why {
-                SkipReason::CommittedBeforeProcessing => "se hizo commit de sus offsets antes de procesarlos",
-                SkipReason::ExpiredUnread => "la retención los eliminó antes de que el grupo los leyera",
+            let one = to <= from + 1;
+            let why = match (why, one) {
+                (SkipReason::CommittedBeforeProcessing, true) => "se hizo commit de su offset antes de procesarlo",
+                (SkipReason::CommittedBeforeProcessing, false) => "se hizo commit de sus offsets antes de procesarlos",
+                (SkipReason::ExpiredUnread, true) => "la retención lo eliminó antes de que el grupo lo leyera",
+                (SkipReason::ExpiredUnread, false) => "la retención los eliminó antes de que el grupo los leyera",
             };
             format!(
-                "El grupo {} nunca procesará los offsets {from}–{} de la partición {partition}: {why}.",
+                "El grupo {} nunca procesará {} de la partición {partition}: {why}.",
                 sim.group_name(group),
-                to.saturating_sub(1)
+                span(("el offset", "los offsets"), from, to)
             )
         }
         _ => unreachable!("describe sends only records facts here, not {fact:?}"),
