@@ -9,6 +9,7 @@ use brokerlab_core::link::{Shared, View};
 use brokerlab_core::refusal::{field_problem_in, link_problem_in};
 use brokerlab_core::Scenario;
 
+use crate::format::count;
 use crate::i18n::{locale, td_string};
 use crate::model::player::Player;
 
@@ -43,6 +44,8 @@ pub enum LinkProblem {
     CannotStart(String),
     /// The address has something after `#` that is not a link of the page's.
     NotALink,
+    /// The link's step is past the end of its run, which opened at its last step.
+    PastTheEnd { step: u64, last: u64 },
 }
 
 impl LinkProblem {
@@ -59,6 +62,10 @@ impl LinkProblem {
                 td_string!(l, panels.share.cannot_start, problem).to_string()
             }
             LinkProblem::NotALink => td_string!(l, panels.share.not_a_link).to_string(),
+            LinkProblem::PastTheEnd { step, last } => {
+                let (step, last) = (count(*step, lang), count(*last, lang));
+                td_string!(l, panels.share.past_the_end, step, last).to_string()
+            }
         }
     }
 }
@@ -105,6 +112,16 @@ pub fn player_of(shared: &Shared) -> Result<Player, LinkProblem> {
         .replay(shared.commands.clone(), shared.step, shared.at_us)
         .map_err(refused)?;
     Ok(player)
+}
+
+/// What to say when the link's step lies past the end of the run `player` holds (a
+/// hand-edited or foreign link): the page opens at the run's last step and says so.
+pub fn past_the_end(shared: &Shared, player: &Player) -> Option<LinkProblem> {
+    let last = player.sim().steps();
+    (shared.step > last).then_some(LinkProblem::PastTheEnd {
+        step: shared.step,
+        last,
+    })
 }
 
 #[cfg(test)]
@@ -156,6 +173,36 @@ mod tests {
         assert_eq!(reopened.sim().now_us(), player.sim().now_us());
         // The user's command is still the user's: a reset forgets it.
         assert_eq!(reopened.base().interventions.len(), 0);
+    }
+
+    #[test]
+    fn a_link_past_the_end_of_its_run_opens_at_its_last_step_and_says_so() {
+        let mut scenario = examples::load("crash-after-commit").expect("built in");
+        scenario.end_s = Some(3.0);
+        let mut shared = Shared {
+            scenario,
+            example: None,
+            commands: Vec::new(),
+            step: 40,
+            at_us: 0,
+            view: View::default(),
+        };
+        let player = player_of(&shared).expect("starts");
+        let last = player.sim().steps();
+        assert!(last > 0 && last < 40, "{last}");
+        let problem = past_the_end(&shared, &player).expect("said");
+        assert_eq!(problem, LinkProblem::PastTheEnd { step: 40, last });
+        assert_eq!(
+            problem.message(Lang::En),
+            format!("This link's moment (step 40) is past the end of its run, which ends at step {last}: it opened there.")
+        );
+        assert!(problem
+            .message(Lang::Es)
+            .starts_with("El momento de este enlace (paso 40)"));
+        // A step the run reaches says nothing.
+        shared.step = last;
+        let player = player_of(&shared).expect("starts");
+        assert_eq!(past_the_end(&shared, &player), None);
     }
 
     #[test]

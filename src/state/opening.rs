@@ -76,7 +76,7 @@ impl Opening {
                 Ok(o) => Opening {
                     player: Ok(o.player),
                     view: Some(o.view),
-                    problem: None,
+                    problem: o.problem,
                     compare: o.compare,
                     aggregated: o.aggregated,
                 },

@@ -19,7 +19,7 @@ use crate::model::compare::{players_of, shared_comparison_of};
 use crate::model::interview::Interview;
 use crate::model::panels::Panel;
 use crate::model::player::Player;
-use crate::model::share::{percent_decoded, player_of, shared_of, LinkProblem};
+use crate::model::share::{past_the_end, percent_decoded, player_of, shared_of, LinkProblem};
 use crate::state::Lab;
 
 /// How long the page must be still before the address is rewritten.
@@ -59,6 +59,8 @@ pub struct Opening {
     /// The scenario to compute as flows, when the link's scenario runs aggregated (the
     /// player then holds its components at rest; see `Lab::show_aggregated_on_shell`).
     pub aggregated: Option<Scenario>,
+    /// What to say although it opened (its step is past the end of its run).
+    pub problem: Option<LinkProblem>,
 }
 
 /// The link in the address, decoded (its runs are built by [`opening_of`], in a task of
@@ -88,13 +90,18 @@ pub fn opening_of(opened: Opened) -> Result<Opening, LinkProblem> {
             view: shared.view,
             compare: None,
             aggregated: Some(shared.scenario),
+            problem: None,
         },
-        Opened::Single(shared) => Opening {
-            player: player_of(&shared)?,
-            view: shared.view,
-            compare: None,
-            aggregated: None,
-        },
+        Opened::Single(shared) => {
+            let player = player_of(&shared)?;
+            Opening {
+                problem: past_the_end(&shared, &player),
+                player,
+                view: shared.view,
+                compare: None,
+                aggregated: None,
+            }
+        }
         Opened::Compare(shared) => {
             let (a, b) = players_of(&shared)?;
             Opening {
@@ -106,6 +113,7 @@ pub fn opening_of(opened: Opened) -> Result<Opening, LinkProblem> {
                     original: shared.scenario,
                 }),
                 aggregated: None,
+                problem: None,
             }
         }
     })
