@@ -58,6 +58,10 @@ const SENTENCES: &[(&str, &str)] = &[
         "un grupo no puede escribir en el log que lee",
     ),
     (
+        "records would go round the logs {} without end",
+        "los registros darían vueltas sin fin por los logs {}",
+    ),
+    (
         "a group cannot dead-letter to its own log",
         "un grupo no puede enviar sus mensajes muertos a su propio log",
     ),

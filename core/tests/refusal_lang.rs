@@ -66,6 +66,16 @@ const CASES: &[(&str, Mutation)] = &[
     ("log-consumer-groups", |v| {
         v["logs"][0]["partitions"] = json!(0)
     }),
+    ("log-consumer-groups", |v| {
+        // A ring of dead-letter logs: account-events → retry → account-events.
+        v["logs"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"name": "retry", "partitions": 1}));
+        v["groups"][0]["dead_letter"] = json!("retry");
+        v["groups"][1]["log"] = json!("retry");
+        v["groups"][1]["dead_letter"] = json!("account-events");
+    }),
     (
         "log-consumer-groups",
         |v| v["commands"] = json!([{"at_s": 1.0, "command": {"add_member": {"group": 9}}}]),

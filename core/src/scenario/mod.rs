@@ -7,6 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 pub mod dependency;
+mod log_rings;
 
 use crate::ids::{ConsumerId, GroupId, ProducerId};
 use crate::time::{secs_to_us, Micros};
@@ -1698,7 +1699,7 @@ impl Scenario {
             }
             self.validate_group_failures(i, g)?;
         }
-        Ok(())
+        self.validate_log_rings()
     }
 
     /// A group's failure model: ordering, failures, retries, dead-letter log.
