@@ -20,6 +20,9 @@ pub enum EndReason {
     CopiesBudget,
     /// The budget's limit on records appended to logs was reached.
     LogRecordsBudget,
+    /// Ten years of simulated time (`limits::TIME_S_MAX`) passed without an end time:
+    /// nothing in a run goes beyond, whichever mode computes it.
+    TimeLimit,
 }
 
 impl EndReason {
@@ -37,6 +40,7 @@ impl EndReason {
             EndReason::MessagesBudget => "stopped at the work budget: too many messages",
             EndReason::CopiesBudget => "stopped at the work budget: too many message copies",
             EndReason::LogRecordsBudget => "stopped at the work budget: too many log records",
+            EndReason::TimeLimit => "stopped at the time limit: ten years of simulated time",
         }
     }
 }

@@ -6,8 +6,8 @@ mod common;
 
 use brokerlab_core::scenario::limits;
 use brokerlab_core::{
-    examples, invariants, Budget, Command, ConsumerId, EndReason, GroupId, Report, RunMode,
-    Scenario, Simulation,
+    examples, invariants, secs_to_us, Budget, Command, ConsumerId, EndReason, GroupId, Report,
+    RunMode, Scenario, Simulation,
 };
 use serde_json::{json, Value};
 
@@ -58,12 +58,28 @@ fn replica_count_overflow_is_refused_not_a_panic() {
 #[test]
 fn service_time_overflow_runs_to_a_clean_end() {
     // 60 messages of ten years each, batched and slowed a thousand times: the finish
-    // time is past what u64 microseconds hold, so it saturates instead of wrapping.
+    // time is past what u64 microseconds hold, so it saturates instead of wrapping, and
+    // the run stops at the ten-year time limit rather than stepping beyond it.
     let s = Scenario::from_json(&repro("service-time-overflow.json")).unwrap();
     let sim = run_checked(Simulation::new(s).unwrap());
-    assert_eq!(sim.end_reason(), Some(EndReason::Drained));
+    assert_eq!(sim.end_reason(), Some(EndReason::TimeLimit));
+    assert!(sim.now_us() <= secs_to_us(limits::TIME_S_MAX));
     assert!(sim.steps() < 1_000, "{} steps", sim.steps());
     assert_eq!(sim.counters().published, 60);
+}
+
+#[test]
+fn a_run_without_an_end_time_stops_at_ten_years_in_either_mode() {
+    // A count no one could wait for, at 0.9 messages a second: computed as flows, it
+    // would have reported an end some 35 million years on.
+    let mut s = common::example("mm1");
+    s.producers[0].count = Some(1_000_000_000_000_000);
+    s.end_s = None;
+    s.mode = RunMode::Aggregated;
+    let run = brokerlab_core::aggregate::run(&s).expect("runs");
+    assert_eq!(run.end_reason, EndReason::TimeLimit);
+    assert_eq!(run.end_s, limits::TIME_S_MAX);
+    assert!(run.end_reason.is_budget());
 }
 
 #[test]
@@ -284,7 +300,10 @@ fn group_output_logs_count_and_a_loop_of_outputs_is_refused() {
     // b feeds a back: every record comes round again, for ever.
     v["groups"][1] = group("g2", "b", "a");
     let e = refusal(&v.to_string());
-    assert!(e.contains("endless log records"), "{e}");
+    assert!(
+        e.contains("records would go round the logs a → b → a without end"),
+        "{e}"
+    );
 }
 
 #[test]

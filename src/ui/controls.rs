@@ -21,6 +21,7 @@ fn budget_stop_text(english: &str, lang: Lang) -> String {
         EndReason::MessagesBudget,
         EndReason::CopiesBudget,
         EndReason::LogRecordsBudget,
+        EndReason::TimeLimit,
     ];
     match reasons.into_iter().find(|r| r.describe() == english) {
         Some(EndReason::StepBudget) => td_string!(l, stage.controls.budget_steps).to_string(),
@@ -31,6 +32,7 @@ fn budget_stop_text(english: &str, lang: Lang) -> String {
         Some(EndReason::LogRecordsBudget) => {
             td_string!(l, stage.controls.budget_log_records).to_string()
         }
+        Some(EndReason::TimeLimit) => td_string!(l, stage.controls.time_limit).to_string(),
         _ => english.to_string(),
     }
 }

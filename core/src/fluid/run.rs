@@ -2,7 +2,7 @@
 
 use crate::end_reason::EndReason;
 use crate::metrics::{QueueSample, Sample, Series};
-use crate::scenario::{Command, Scenario};
+use crate::scenario::{limits, Command, Scenario};
 use crate::time::{secs_to_us, us_to_secs, Micros};
 
 use super::model::{flows, rates, ConsumerState, ProducerState, QueueState};
@@ -91,6 +91,9 @@ impl<'a> Run<'a> {
             if self.t >= end {
                 break EndReason::EndTime;
             }
+            if self.t >= limits::TIME_S_MAX {
+                break EndReason::TimeLimit;
+            }
             if self.steps >= PIECES_MAX {
                 break EndReason::StepBudget;
             }
@@ -107,6 +110,7 @@ impl<'a> Run<'a> {
             if next.is_infinite() {
                 break EndReason::Drained;
             }
+            let next = next.min(limits::TIME_S_MAX);
             let sample_at = self.next_sample_s();
             let dt = if next <= self.t {
                 forced

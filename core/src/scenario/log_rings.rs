@@ -3,6 +3,7 @@
 //! fails, through dead-letter logs; every record, through outputs — so a scenario with
 //! one is refused, as a group writing to the log it reads is.
 
+use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, VecDeque};
 
 use super::{err, Scenario, ScenarioError};
@@ -76,8 +77,8 @@ fn path(moves: &[Move<'_>], start: usize, goal: usize) -> Option<Vec<usize>> {
             return Some(path);
         }
         for m in moves.iter().filter(|m| m.from == log) {
-            if !came_from.contains_key(&m.to) {
-                came_from.insert(m.to, log);
+            if let Entry::Vacant(first_visit) = came_from.entry(m.to) {
+                first_visit.insert(log);
                 next.push_back(m.to);
             }
         }

@@ -42,7 +42,9 @@ use crate::producer::{Producer, Target};
 use crate::queue::{Queue, QueueView};
 use crate::records::Records;
 use crate::rng::SimRng;
-use crate::scenario::{Budget, Command, ConsumerSpec, Intervention, Scenario, ScenarioError};
+use crate::scenario::{
+    limits, Budget, Command, ConsumerSpec, Intervention, Scenario, ScenarioError,
+};
 use crate::step::{ConsumerId, CopyId, Fact, GroupId, MsgId, ProducerId, QueueId, Step, Trigger};
 use crate::time::{secs_to_us, us_to_secs, Micros};
 
@@ -54,6 +56,11 @@ fn lease_lane(queue: QueueId) -> usize {
 fn ttl_lane(queue: QueueId) -> usize {
     2 * queue.index() + 1
 }
+
+/// No run steps past ten years of simulated time (`limits::TIME_S_MAX`): a scenario
+/// without an end time whose next event lies beyond ends there ([`EndReason::TimeLimit`]),
+/// as the aggregated model does, instead of reporting an end no one could wait for.
+const TIME_LIMIT_US: Micros = limits::TIME_S_MAX as Micros * 1_000_000;
 
 /// Clone is cheap enough for the page to keep a few snapshots of a run (seeking and
 /// stepping back restart from the nearest one instead of from the start).
@@ -71,6 +78,8 @@ pub struct Simulation {
     /// Facts of the latest step.
     facts: Vec<Fact>,
     next_intervention: usize,
+    /// The scenario's end time, if it has one (a run never steps past
+    /// [`TIME_LIMIT_US`] either way).
     end_us: Option<Micros>,
     latency_us: Micros,
     /// Scratch buffer for the queues a publish is routed to.
@@ -244,7 +253,10 @@ impl Simulation {
 
     /// One step, unless the next one is due after `limit_us` (or after `end_s`).
     fn step_within(&mut self, limit_us: Micros) -> Option<Step<'_>> {
-        let limit_us = self.end_us.map_or(limit_us, |end| limit_us.min(end));
+        let limit_us = self
+            .end_us
+            .map_or(limit_us, |end| limit_us.min(end))
+            .min(TIME_LIMIT_US);
         self.facts.clear();
         self.release_finished();
         // Checked between steps, so a run stopped by its budget is as consistent as any.
@@ -297,7 +309,10 @@ impl Simulation {
     /// Runs every step due at or before `t_us`, then moves the clock to `t_us` (sampling
     /// the quiet time in between). Returns the number of steps taken.
     pub fn run_until(&mut self, t_us: Micros) -> u64 {
-        let t_us = self.end_us.map_or(t_us, |end| t_us.min(end));
+        let t_us = self
+            .end_us
+            .map_or(t_us, |end| t_us.min(end))
+            .min(TIME_LIMIT_US);
         let start = self.steps;
         while self.step_within(t_us).is_some() {}
         // A run stopped by its budget keeps the clock where its last step left it.
@@ -333,7 +348,7 @@ impl Simulation {
         }
         self.events
             .peek_time()
-            .filter(|&at| self.end_us.is_none_or(|end| at <= end))
+            .filter(|&at| self.end_us.is_none_or(|end| at <= end) && at <= TIME_LIMIT_US)
     }
 
     pub fn is_finished(&self) -> bool {
@@ -352,6 +367,7 @@ impl Simulation {
             _ if intervention_due => self.budget_reached(),
             None => Some(EndReason::Drained),
             Some(at) if self.end_us.is_some_and(|end| at > end) => Some(EndReason::EndTime),
+            Some(at) if at > TIME_LIMIT_US => Some(EndReason::TimeLimit),
             Some(_) => self.budget_reached(),
         }
     }
