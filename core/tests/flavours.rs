@@ -95,6 +95,33 @@ fn simple(
     ))
 }
 
+#[test]
+fn work_that_ends_at_the_very_instant_its_lease_runs_out_is_too_late() {
+    // The deadline is the last instant the broker waits: an ack must arrive before it.
+    // Work of exactly the lease's length ends at that instant, so the lease runs out
+    // first and the ack that follows changes nothing; a microsecond less and it counts.
+    for (service_s, acked) in [(30.0, false), (29.999_999, true)] {
+        let mut s = simple("generic", 1, 1.0, 1, service_s, "after_commit");
+        s.end_s = Some(31.5);
+        let (_, steps) = run_bounded(s);
+        let all = facts(&steps);
+        let expired = all.iter().any(|f| matches!(f, Fact::LeaseExpired { .. }));
+        let first_ack = all.iter().find_map(|f| match f {
+            Fact::Acked { .. } => Some(true),
+            Fact::AckIgnored {
+                why: brokerlab_core::step::IgnoredAck::StaleLease,
+                ..
+            } => Some(false),
+            _ => None,
+        });
+        assert_eq!(
+            (expired, first_ack),
+            (!acked, Some(acked)),
+            "work of {service_s} s"
+        );
+    }
+}
+
 // ----- every run ends: the reproductions ---------------------------------------------------
 
 #[test]
