@@ -424,9 +424,22 @@ pub fn draw_frame<DB: DrawingBackend>(
     draw_crashes(root, &mut chart, axes, crashes, px, lang)?;
     let age_max = axes.age_max_s;
     let age_fmt = move |v: &f64| age_label(*v, age_max);
+    // The axis's name runs along its height: on a short plot (a 720 px screen) the long
+    // name would be cut at both ends, so the short one stands (the legend says the rest).
+    let (width, height) = root.dim_in_pixel();
+    let (_, ys) = plot_area(width, height, scale);
+    let long = td_string!(l, stage.chart.axis_age);
+    let fits = root
+        .estimate_text_size(long, &px.text(16.0))
+        .is_ok_and(|(w, _)| i64::from(w) <= i64::from(ys.end - ys.start));
+    let age_desc = if fits {
+        long
+    } else {
+        td_string!(l, stage.chart.axis_age_short)
+    };
     chart
         .configure_secondary_axes()
-        .y_desc(td_string!(l, stage.chart.axis_age))
+        .y_desc(age_desc)
         .y_labels(6)
         .y_label_formatter(&age_fmt)
         .label_style(px.text(15.0))
