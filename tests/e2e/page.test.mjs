@@ -1468,6 +1468,24 @@ test('the checked-in link of format version 1 still opens at its step', async ()
   }
 });
 
+test('a link whose step lies past the end of its run opens at the last step and says so', async () => {
+  // Made by `brokerlab link crash-after-commit --step 1900000`.
+  const text = readFileSync(new URL('../../core/tests/links/past-the-end-crash-after-commit.txt', import.meta.url), 'utf8').trim();
+  const base = new URL(BASE_URL);
+  const { p, close } = await openAt(`${base.origin}${base.pathname}#s=${text}`);
+  try {
+    assert.equal(await p.page.getByTestId('scenario').inputValue(), 'crash-after-commit');
+    const note = await p.text('error-note');
+    const said = note.match(/This link's moment \(step 1,900,000\) is past the end of its run, which ends at step ([\d,]+): it opened there\.$/);
+    assert.ok(said, note);
+    assert.equal(await p.text('step-index'), said[1], 'it shows the step it names');
+    assert.equal(await p.page.locator('.error-note *').count(), 1, 'no markup beyond the label');
+    assert.deepEqual(p.consoleErrors, []);
+  } finally {
+    await close();
+  }
+});
+
 test('a member crash: the logs panel and the member cards say the group is rebalancing', async () => {
   await lab.pickScenario('log-consumer-groups');
   await lab.tab('logs');
