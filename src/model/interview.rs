@@ -17,11 +17,15 @@ pub const NOTE_CHARS_MAX: usize = 600;
 
 /// The interview on show: ticks and notes per question, the hidden faults (indices into
 /// the scenario's scheduled commands) and whether they are revealed.
+///
+/// A hidden fault is a scheduled command marked `unannounced`: the scenario is the one
+/// source of truth, and `hidden` only keeps where those are, taken again from the
+/// scenario whenever its schedule changes ([`Interview::take_faults`]).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Interview {
     pub done: [bool; QUESTIONS],
     pub notes: [String; QUESTIONS],
-    pub hidden: Vec<usize>,
+    hidden: Vec<usize>,
     pub revealed: bool,
 }
 
@@ -36,15 +40,9 @@ impl Interview {
         for (slot, note) in interview.notes.iter_mut().zip(&view.notes) {
             *slot = clip(note);
         }
-        // The link's scenario marks its hidden faults unannounced (older links only list
-        // them here): both name the same commands once the core has opened the link.
-        let listed = view.hidden.iter().copied();
-        interview.hidden = listed
-            .chain(unannounced(scenario))
-            .filter(|&i| i < scenario.commands.len())
-            .collect();
-        interview.hidden.sort_unstable();
-        interview.hidden.dedup();
+        // The link's scenario marks its hidden faults unannounced (the core marks those an
+        // older link only listed in `view.hidden` when it opens the link).
+        interview.hidden = unannounced(scenario);
         interview.revealed = view.revealed;
         interview
     }
@@ -68,14 +66,18 @@ impl Interview {
         }
     }
 
-    /// Another schedule is on show: its unannounced faults are the hidden ones (notes
-    /// stay). They stay revealed only if they are the ones already revealed.
+    /// The schedule on show changed (another scenario, a command added or removed): its
+    /// unannounced faults are the hidden ones (notes stay). Revealed faults stay revealed
+    /// unless a hidden one was added, or none is left.
     pub fn take_faults(&mut self, scenario: &Scenario) {
         let hidden = unannounced(scenario);
-        let mut before = std::mem::take(&mut self.hidden);
-        before.sort_unstable();
-        self.revealed = self.revealed && before == hidden;
+        self.revealed = self.revealed && !hidden.is_empty() && hidden.len() <= self.hidden.len();
         self.hidden = hidden;
+    }
+
+    /// Where the hidden faults are in the scenario's schedule.
+    pub fn hidden(&self) -> &[usize] {
+        &self.hidden
     }
 
     /// The scheduled command at `index` is shown (not hidden, or revealed).
@@ -86,27 +88,6 @@ impl Interview {
     /// A hidden fault waits to be revealed: the scenario's text stays out of sight.
     pub fn keeps_secret(&self) -> bool {
         !self.revealed && !self.hidden.is_empty()
-    }
-
-    /// After a command was scheduled at `index` of the list, the hidden ones from there on
-    /// move down one place.
-    pub fn inserted(&mut self, index: usize) {
-        for i in &mut self.hidden {
-            if *i >= index {
-                *i += 1;
-            }
-        }
-    }
-
-    /// After the scheduled command at `index` was removed, the hidden ones after it move
-    /// up one place (and a removed hidden one is forgotten).
-    pub fn removed(&mut self, index: usize) {
-        self.hidden.retain(|&i| i != index);
-        for i in &mut self.hidden {
-            if *i > index {
-                *i -= 1;
-            }
-        }
     }
 }
 
@@ -218,19 +199,33 @@ mod tests {
     }
 
     #[test]
-    fn removing_a_fault_keeps_the_hidden_ones_pointing_at_theirs() {
-        let mut i = Interview {
-            hidden: vec![0, 2],
-            ..Interview::default()
+    fn adding_or_removing_commands_keeps_the_hidden_ones_those_marked_unannounced() {
+        let mut base = with_two_faults();
+        base.commands[1].unannounced = true;
+        let mut i = Interview::default();
+        i.take_faults(&base);
+        assert_eq!(i.hidden(), [1]);
+        i.revealed = true;
+        // A command added before it: the same fault, one place further, still revealed.
+        let added = ScheduledCommand {
+            at_s: 1.0,
+            command: Command::RestartBroker,
+            unannounced: false,
         };
-        i.removed(1);
-        assert_eq!(i.hidden, vec![0, 1]);
-        i.removed(0);
-        assert_eq!(i.hidden, vec![0]);
-        i.inserted(0);
-        assert_eq!(i.hidden, vec![1]);
-        i.inserted(2);
-        assert_eq!(i.hidden, vec![1]);
+        base.commands.insert(0, added.clone());
+        i.take_faults(&base);
+        assert_eq!((i.hidden(), i.revealed), (&[2][..], true));
+        // Another hidden fault: both hidden again until the next reveal.
+        base.commands.push(ScheduledCommand {
+            unannounced: true,
+            ..added
+        });
+        i.take_faults(&base);
+        assert_eq!((i.hidden(), i.keeps_secret()), (&[2, 3][..], true));
+        // Both removed: nothing left to keep secret.
+        base.commands.truncate(2);
+        i.take_faults(&base);
+        assert_eq!((i.hidden(), i.keeps_secret()), (&[][..], false));
     }
 
     #[test]
@@ -240,7 +235,9 @@ mod tests {
         assert_eq!(i.view(), None, "nothing to keep");
         i.done[3] = true;
         i.set_note(3, &"x".repeat(2_000));
-        i.hidden = vec![1];
+        let mut base = base;
+        base.commands[1].unannounced = true;
+        i.take_faults(&base);
         let view = i.view().expect("something to keep");
         assert_eq!(Interview::from_view(&view, &base), i);
         assert_eq!(i.notes[3].chars().count(), NOTE_CHARS_MAX);
@@ -251,7 +248,7 @@ mod tests {
             revealed: false,
         };
         let back = Interview::from_view(&hostile, &base);
-        assert_eq!(back.hidden, vec![1], "only commands that exist");
+        assert_eq!(back.hidden, vec![1], "only what the scenario marks");
         assert_eq!(
             back.notes[0], "<b>hi</b>",
             "kept as text; the page never renders it as markup"
@@ -278,12 +275,13 @@ mod tests {
         i.revealed = true;
         i.take_faults(&base);
         assert!(i.revealed && !i.keeps_secret());
-        // A link lists what its scenario marks, and what an older link only listed.
+        // A link's hidden faults are those its scenario marks (the core marks the ones an
+        // older link only listed: `core/src/link.rs`).
         let view = InterviewView {
             hidden: vec![0],
             ..InterviewView::default()
         };
-        assert_eq!(Interview::from_view(&view, &base).hidden, vec![0, 1]);
+        assert_eq!(Interview::from_view(&view, &base).hidden, vec![1]);
     }
 
     #[test]

@@ -51,8 +51,8 @@ impl Lab {
             td_string!(locale(lang), panels.schedule.refused, problem).to_string()
         })?;
         self.run_scenario(next)?;
-        // The interview's hidden faults keep pointing at theirs.
-        self.interview.update(|i| i.inserted(at));
+        // The interview's hidden faults are the schedule's unannounced ones.
+        self.take_faults();
         Ok(at)
     }
 
@@ -69,7 +69,7 @@ impl Lab {
     pub fn unschedule(&self, index: usize) -> Result<(), String> {
         let next = self.with_player(|p| schedule::with_removed(p.base(), index));
         self.run_scenario(next)?;
-        self.interview.update(|i| i.removed(index));
+        self.take_faults();
         Ok(())
     }
 }

@@ -67,10 +67,10 @@ fn HiddenFault(lab: Lab) -> impl IntoView {
     });
     let i18n = use_i18n();
     let error = RwSignal::new(None::<String>);
-    let count = move || lab.interview.with(|i| i.hidden.len());
+    let count = move || lab.interview.with(|i| i.hidden().len());
     let revealed = move || lab.interview.with(|i| i.revealed);
     let lines = move || {
-        let hidden = lab.interview.with(|i| i.hidden.clone());
+        let hidden = lab.interview.with(|i| i.hidden().to_vec());
         let commands = lab.base.with(|b| b.commands.clone());
         let names = names.get();
         hidden

@@ -283,10 +283,7 @@ fn add_scheduled(lab: Lab, form: &FormText, hidden: bool) -> Result<(), String> 
     let mut scheduled = lab.with_player(|p| schedule::command_of(&choice, p.base(), lang))?;
     // A hidden fault strikes without warning: the narration must not give it away.
     scheduled.unannounced = hidden;
-    let at = lab.schedule(scheduled)?;
-    if hidden {
-        lab.interview.update(|i| i.hidden.push(at));
-    }
+    lab.schedule(scheduled)?;
     Ok(())
 }
 
