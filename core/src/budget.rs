@@ -341,7 +341,9 @@ impl Scenario {
                 .count();
             1.0 + seeks as f64
         };
-        // Fixed point by rounds: without a loop it settles within one round per log.
+        // Fixed point by rounds: without a loop it settles within one round per log. A
+        // validated scenario has no loop (`scenario/log_rings.rs` refuses one); the rounds
+        // stay bounded for any other caller, and an unsettled count is endless.
         let mut records = direct.clone();
         let mut settled = false;
         for _ in 0..self.logs.len() + 2 {

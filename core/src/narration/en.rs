@@ -53,16 +53,6 @@ fn secs(t: Micros) -> String {
     super::secs(t, Lang::En)
 }
 
-/// `from` up to `to` (excluded) of something numbered: "offset 4" or "offsets 4–6".
-fn span(word: &str, from: u64, to: u64) -> String {
-    let last = to.saturating_sub(1).max(from);
-    if last == from {
-        format!("{word} {from}")
-    } else {
-        format!("{word}s {from}–{last}")
-    }
-}
-
 fn by(trigger: Trigger) -> &'static str {
     match trigger {
         Trigger::Scheduled => "as scheduled",
@@ -581,7 +571,7 @@ fn key_order(sim: &Simulation, fact: &Fact) -> String {
         GapReconciled { msg, consumer: c, key, from, to, .. } => format!(
             "{} found a gap before #{msg}: it read {} of key {key} from the source of truth and applied {} first.",
             consumer(sim, c),
-            span("version", u64::from(from), u64::from(to) + 1),
+            super::span("version", "versions", u64::from(from), u64::from(to) + 1),
             if from == to { "it" } else { "them" }
         ),
         GapRecheck { msg, consumer: c, ready_at_us, gives_up_at_us, .. } => format!(
@@ -744,7 +734,7 @@ fn records(sim: &Simulation, fact: &Fact) -> String {
         ),
         RecordsExpired { log, partition, from, to } => format!(
             "Retention removed {} of {} partition {partition}, read or not.",
-            span("offset", from, to),
+            super::span("offset", "offsets", from, to),
             sim.log_name(log)
         ),
         RecordStarted { group, member, partition, offset, msg, .. } => format!(
@@ -776,7 +766,7 @@ fn records(sim: &Simulation, fact: &Fact) -> String {
             format!(
                 "Group {} will never process {} of partition {partition}: {why}.",
                 sim.group_name(group),
-                span("offset", from, to)
+                super::span("offset", "offsets", from, to)
             )
         }
         _ => unreachable!("describe sends only records facts here, not {fact:?}"),

@@ -52,17 +52,6 @@ fn queue(sim: &Simulation, q: QueueId) -> String {
     super::queue(sim, q, "cola")
 }
 
-/// `from` up to `to` (excluded) of something numbered, with its article: "el offset 4"
-/// or "los offsets 4–6".
-fn span((one, many): (&str, &str), from: u64, to: u64) -> String {
-    let last = to.saturating_sub(1).max(from);
-    if last == from {
-        format!("{one} {from}")
-    } else {
-        format!("{many} {from}–{last}")
-    }
-}
-
 fn secs(t: Micros) -> String {
     super::secs(t, Lang::Es)
 }
@@ -629,7 +618,7 @@ fn key_order(sim: &Simulation, fact: &Fact) -> String {
         GapReconciled { msg, consumer: c, key, from, to, .. } => format!(
             "{} encontró un hueco antes de #{msg}: leyó {} de la clave {key} desde la fuente de verdad y {} aplicó primero.",
             consumer(sim, c),
-            span(("la versión", "las versiones"), u64::from(from), u64::from(to) + 1),
+            super::span("la versión", "las versiones", u64::from(from), u64::from(to) + 1),
             if from == to { "la" } else { "las" }
         ),
         GapRecheck { msg, consumer: c, ready_at_us, gives_up_at_us, .. } => format!(
@@ -796,7 +785,7 @@ fn records(sim: &Simulation, fact: &Fact) -> String {
         ),
         RecordsExpired { log, partition, from, to } => format!(
             "La retención eliminó {} de {}, partición {partition}, se hubieran leído o no.",
-            span(("el offset", "los offsets"), from, to),
+            super::span("el offset", "los offsets", from, to),
             sim.log_name(log)
         ),
         RecordStarted { group, member, partition, offset, msg, .. } => format!(
@@ -829,7 +818,7 @@ fn records(sim: &Simulation, fact: &Fact) -> String {
             format!(
                 "El grupo {} nunca procesará {} de la partición {partition}: {why}.",
                 sim.group_name(group),
-                span(("el offset", "los offsets"), from, to)
+                super::span("el offset", "los offsets", from, to)
             )
         }
         _ => unreachable!("describe sends only records facts here, not {fact:?}"),

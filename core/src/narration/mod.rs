@@ -186,6 +186,18 @@ fn secs(t: Micros, lang: Lang) -> String {
     decimals(format!("{:.3} s", us_to_secs(t)), lang)
 }
 
+/// `from` up to `to` (excluded) of something numbered, named `one` when it is a single
+/// number and `many` otherwise: "offset 4", "offsets 4–6" ("el offset 4", "los offsets
+/// 4–6").
+fn span(one: &str, many: &str, from: u64, to: u64) -> String {
+    let last = to.saturating_sub(1).max(from);
+    if last == from {
+        format!("{one} {from}")
+    } else {
+        format!("{many} {from}–{last}")
+    }
+}
+
 /// The name of consumer `c`; `word` names a consumer in the sentence's language, for an
 /// id the simulation does not know.
 fn consumer(sim: &Simulation, c: ConsumerId, word: &str) -> String {

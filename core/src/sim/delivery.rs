@@ -11,7 +11,8 @@ use crate::step::{
 };
 use crate::time::{secs_to_us, Micros, When};
 
-fn is_active(f: Fate) -> bool {
+/// Waiting, in flight or waiting for a retry: a copy the queue still holds.
+pub(super) fn is_active(f: Fate) -> bool {
     matches!(f, Fate::Waiting | Fate::InFlight | Fate::RetryWaiting)
 }
 

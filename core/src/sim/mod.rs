@@ -253,10 +253,7 @@ impl Simulation {
 
     /// One step, unless the next one is due after `limit_us` (or after `end_s`).
     fn step_within(&mut self, limit_us: Micros) -> Option<Step<'_>> {
-        let limit_us = self
-            .end_us
-            .map_or(limit_us, |end| limit_us.min(end))
-            .min(TIME_LIMIT_US);
+        let limit_us = limit_us.min(self.horizon_us());
         self.facts.clear();
         self.release_finished();
         // Checked between steps, so a run stopped by its budget is as consistent as any.
@@ -309,10 +306,7 @@ impl Simulation {
     /// Runs every step due at or before `t_us`, then moves the clock to `t_us` (sampling
     /// the quiet time in between). Returns the number of steps taken.
     pub fn run_until(&mut self, t_us: Micros) -> u64 {
-        let t_us = self
-            .end_us
-            .map_or(t_us, |end| t_us.min(end))
-            .min(TIME_LIMIT_US);
+        let t_us = t_us.min(self.horizon_us());
         let start = self.steps;
         while self.step_within(t_us).is_some() {}
         // A run stopped by its budget keeps the clock where its last step left it.
@@ -333,6 +327,12 @@ impl Simulation {
         self.flush_samples();
     }
 
+    /// The last instant a step may happen at: the scenario's end time, and never past
+    /// [`TIME_LIMIT_US`].
+    fn horizon_us(&self) -> Micros {
+        self.end_us.unwrap_or(Micros::MAX).min(TIME_LIMIT_US)
+    }
+
     /// When the next step would happen, if any.
     pub fn next_step_time(&self) -> Option<Micros> {
         if self.budget_reached().is_some() {
@@ -348,7 +348,7 @@ impl Simulation {
         }
         self.events
             .peek_time()
-            .filter(|&at| self.end_us.is_none_or(|end| at <= end) && at <= TIME_LIMIT_US)
+            .filter(|&at| at <= self.horizon_us())
     }
 
     pub fn is_finished(&self) -> bool {
@@ -404,7 +404,7 @@ impl Simulation {
     /// step would cost a walk of every consumer per step).
     fn held_weight(&self) -> u64 {
         let in_hand = self.sweep_work.holdings() as u64;
-        self.held_total + (crate::scenario::limits::IN_HAND_WEIGHT - 1) * in_hand
+        self.held_total + (limits::IN_HAND_WEIGHT - 1) * in_hand
     }
 
     /// Whether [`Simulation::command`] would take `fault` now (the checks it makes before

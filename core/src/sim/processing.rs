@@ -521,7 +521,7 @@ impl Simulation {
             let twin_held = self.copies[copy as usize]
                 .twin()
                 .and_then(|t| self.copy(t))
-                .is_some_and(|t| t.fate.tally_slot() == 0);
+                .is_some_and(|t| super::delivery::is_active(t.fate));
             self.facts.push(Fact::Acked {
                 msg,
                 copy,
