@@ -284,7 +284,7 @@ mod tests {
         );
         assert_eq!(
             tour.progress(Lang::Es),
-            format!("Recorrido · 1 de {}", STEPS.len())
+            format!("Guía · 1 de {}", STEPS.len())
         );
         assert_eq!(tour.back(), Moved::To(0), "back on the first step stays");
         for i in 1..STEPS.len() {

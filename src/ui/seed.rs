@@ -91,7 +91,10 @@ pub fn SeedControl(lab: Lab) -> impl IntoView {
                 aria-describedby="seed-hint seed-problem"
                 aria-invalid=move || if problem.with(Option::is_some) { "true" } else { "false" }
                 on:change=move |_| apply() />
+            // Spanish shows a shorter word ("Nueva") beside the field's label; the button's
+            // name stays whole for screen readers.
             <button type="button" data-testid="new-seed" on:click=fresh
+                aria-label=move || t_string!(i18n, panels.seed.new_name)
                 title=move || t_string!(i18n, panels.seed.new_title)>
                 {t!(i18n, panels.seed.new)}
             </button>

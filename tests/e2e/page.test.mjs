@@ -1229,6 +1229,41 @@ test('at 1280×720 the topology and the chart share the first screen, before and
   }
 });
 
+test('in Spanish at 1280×720 the header and the transport keep one row each, and the chart is on the first screen', async () => {
+  // Spanish labels are longer ("Reproducir", "Tumbar worker-1", "Copiar enlace"): they must
+  // not push the header or the buttons onto a second row and the chart under the fold.
+  const small = await openBrowser({ viewport: { width: 1280, height: 720 }, locale: 'es-ES' });
+  try {
+    const t = new LabPage(small.page);
+    await t.open();
+    assert.equal(await t.page.evaluate(() => document.documentElement.lang), 'es');
+    const rows = await t.page.evaluate(() => {
+      const boxes = (sel) => [...document.querySelectorAll(sel)]
+        .filter((e) => e.checkVisibility())
+        .map((e) => e.getBoundingClientRect());
+      const span = (rs) => Math.max(...rs.map((r) => r.bottom)) - Math.min(...rs.map((r) => r.top));
+      const middle = (id) => {
+        const r = document.querySelector(`[data-testid=${id}]`).getBoundingClientRect();
+        return (r.top + r.bottom) / 2;
+      };
+      const box = (id) => document.querySelector(`[data-testid=${id}]`).getBoundingClientRect();
+      const [topology, plot] = [box('topology'), box('chart-plot')];
+      return {
+        header: span(boxes('header.top :is(.scenario, .share, .files-wrap, .tools) :is(button, select, input, summary)')) < 60,
+        transport: Math.abs(middle('crash') - middle('timeline')) < 12 && Math.abs(middle('play') - middle('crash')) < 4,
+        scrolls: document.documentElement.scrollHeight > window.innerHeight + 1,
+        topology: topology.top >= 0 && topology.bottom <= window.innerHeight,
+        plot: plot.top >= 0 && plot.bottom <= window.innerHeight && plot.height >= 150,
+      };
+    });
+    assert.deepEqual(rows, { header: true, transport: true, scrolls: false, topology: true, plot: true });
+    await t.shot('40b-stage-1280x720-es');
+    assert.deepEqual(t.consoleErrors, []);
+  } finally {
+    await small.close();
+  }
+});
+
 test('while the burst plays at 20×, no count, label or marker is drawn over a button or card text', async () => {
   const small = await openBrowser({ viewport: { width: 1280, height: 720 } });
   try {

@@ -258,7 +258,9 @@ fn DlqBox(lab: Lab, index: usize, card: Memo<Option<QueueCard>>) -> impl IntoVie
     let i18n = use_i18n();
     view! {
         <li class="node dlq compact" class:held=held class:narrated=narrated(lab, Node::Dlq(QueueId::from_index(index))) data-node=format!("dlq-{index}") data-testid=format!("dlq-{index}")>
-            <strong>{move || t_string!(i18n, stage.topology.dead_letters, queue = queue())}</strong>
+            <strong title=move || t_string!(i18n, stage.topology.dead_letters_title, queue = queue())>
+                {move || t_string!(i18n, stage.topology.dead_letters, queue = queue())}
+            </strong>
             <span class="state" data-testid=format!("dlq-{index}-state")>
                 {move || dlq().map(|d| dlq_text(&d, lab.lang.get())).unwrap_or_default()}
                 {move || if redriving() { t_string!(i18n, stage.topology.redriving) } else { "" }}
