@@ -360,6 +360,8 @@ pub fn effects_text(r: &EffectRow, lang: Lang) -> String {
     if r.duplicates > 0 {
         let d = count(r.duplicates, lang);
         td_string!(l, stage.db.applied_dup, n, d).to_string()
+    } else if r.effects == 1 {
+        td_string!(l, stage.db.applied_one).to_string()
     } else {
         td_string!(l, stage.db.applied, n).to_string()
     }
@@ -566,10 +568,20 @@ mod tests {
         let sim = run("crash-after-commit");
         let c = &database_cards(&sim)[0];
         assert_eq!(c.owner.name(Lang::Es), "consumidores de orders");
-        assert_eq!(
-            effects_text(&c.rows[0], Lang::Es),
-            "⚠ aplicados: 2 · duplicados: 1"
-        );
+        assert_eq!(effects_text(&c.rows[0], Lang::Es), "⚠ 2 veces · 1 de más");
+        let once = EffectRow {
+            effects: 1,
+            duplicates: 0,
+            ..c.rows[0].clone()
+        };
+        assert_eq!(effects_text(&once, Lang::Es), "1 vez");
+        assert_eq!(effects_text(&once, Lang::En), "1 applied");
+        let thrice = EffectRow {
+            effects: 3,
+            duplicates: 0,
+            ..c.rows[0].clone()
+        };
+        assert_eq!(effects_text(&thrice, Lang::Es), "3 veces");
         assert!(database_summary(c, Lang::Es).starts_with("efectos 2 · ⚠ duplicados 1"));
     }
 }

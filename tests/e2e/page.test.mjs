@@ -1116,6 +1116,40 @@ test('after crash-after-commit plays, the database card flags the duplicate effe
   await lab.page.getByTestId('topology').screenshot({ path: path.join(SHOTS, '28-topology-database.png') });
 });
 
+test('in Spanish at 1280×720 the database card shows its duplicate row whole, no word split', async () => {
+  const small = await openBrowser({ viewport: { width: 1280, height: 720 }, locale: 'es-ES' });
+  try {
+    const t = new LabPage(small.page);
+    await t.open();
+    await t.pickScenario('crash-after-commit');
+    await t.setSpeed(10);
+    await t.click('play');
+    await t.page.getByTestId('play').filter({ hasText: 'Repetir' }).waitFor({ timeout: 20_000 });
+    const row = t.page.getByTestId('db-0-row-0');
+    assert.match(await row.innerText(), /#0\s+contador \+ 1\s+⚠ 2 veces · 1 de más/);
+    const shown = await t.page.evaluate(() => {
+      const card = document.querySelector('[data-testid=db-0]');
+      // Each word of each cell on one line: a word's text range has one box.
+      const split = [];
+      for (const cell of card.querySelectorAll('tr > *')) {
+        const text = cell.firstChild;
+        if (!text || text.nodeType !== Node.TEXT_NODE) continue;
+        for (const m of text.data.matchAll(/\S+/g)) {
+          const range = document.createRange();
+          range.setStart(text, m.index);
+          range.setEnd(text, m.index + m[0].length);
+          if (range.getClientRects().length > 1) split.push(m[0]);
+        }
+      }
+      return { scrolls: card.scrollHeight > card.clientHeight + 1, split };
+    });
+    assert.deepEqual(shown, { scrolls: false, split: [] });
+    await t.page.getByTestId('topology').screenshot({ path: path.join(SHOTS, '28b-topology-database-es.png') });
+  } finally {
+    await small.close();
+  }
+});
+
 test('"Redrive" on a dead-letter queue moves its messages back to the queue', async () => {
   await lab.pickScenario('retries-dlq-redrive');
   assert.equal(await lab.page.getByTestId('dlq-0-redrive').count(), 0, 'nothing to redrive yet');
