@@ -40,6 +40,18 @@ pub fn short_count(n: f64, lang: Lang) -> String {
     decimal_comma(text, lang)
 }
 
+/// A rate or amount as typed in a form, to two decimals at most, with the language's
+/// separators: `3,000`, `2.5`, `0.25` (`3.000`, `2,5`, `0,25`).
+pub fn amount(v: f64, lang: Lang) -> String {
+    // + 0.0 turns -0.0 into 0.0: never "-0".
+    let text = number(v + 0.0, 2, lang);
+    if text.contains(lang.decimal()) {
+        text.trim_end_matches('0').to_string()
+    } else {
+        text
+    }
+}
+
 fn trim_zero(s: String) -> String {
     s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
 }
@@ -69,6 +81,19 @@ fn decimal_comma(text: String, lang: Lang) -> String {
 mod tests {
     use super::*;
     use Lang::{En, Es};
+
+    #[test]
+    fn amounts_keep_two_decimals_at_most_with_the_languages_separators() {
+        assert_eq!(amount(3_000.0, En), "3,000");
+        assert_eq!(amount(3_000.0, Es), "3.000");
+        assert_eq!(amount(2.5, En), "2.5");
+        assert_eq!(amount(2.5, Es), "2,5");
+        assert_eq!(amount(0.25, Es), "0,25");
+        assert_eq!(amount(1_234.5, Es), "1.234,5");
+        assert_eq!(amount(0.004, En), "0");
+        assert_eq!(amount(-0.0, En), "0");
+        assert_eq!(amount(-1.5, Es), "-1,5");
+    }
 
     #[test]
     fn counts_have_thousands_separators() {

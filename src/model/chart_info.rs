@@ -6,7 +6,7 @@
 use brokerlab_core::lessons::Lang;
 use brokerlab_core::{Fact, ProducerCrashPoint, Sample, Simulation};
 
-use crate::format::{count, seconds};
+use crate::format::{amount, count, seconds};
 use crate::i18n::{locale, td_string};
 use crate::model::fluid::Load;
 
@@ -214,9 +214,7 @@ pub fn rate(per_s: f64, lang: Lang) -> String {
     } else if per_s >= 100.0 {
         format!("{}/s", count(per_s.round() as u64, lang))
     } else {
-        let s = format!("{per_s:.2}");
-        let s = s.trim_end_matches('0').trim_end_matches('.');
-        format!("{s}/s")
+        format!("{}/s", amount(per_s, lang))
     }
 }
 

@@ -442,10 +442,7 @@ pub fn forecast(s: &Settings, lang: Lang) -> String {
         if v.is_infinite() {
             td_string!(l, panels.settings.forecast.unlimited).to_string()
         } else {
-            format!("{v:.2}")
-                .trim_end_matches('0')
-                .trim_end_matches('.')
-                .to_string()
+            crate::format::amount(v, lang)
         }
     };
     let head = td_string!(
@@ -814,6 +811,26 @@ mod tests {
             forecast(&s, Lang::Es),
             "Llegadas λ = 0 msgs/s, capacidad μ = 0 msgs/s."
         );
+        // The forecast writes its numbers as the chart and the counters do (3.000, 2,5).
+        let burst = Settings {
+            lambda: 3_000.0,
+            mu: 2_000.0,
+            ..Settings::default()
+        };
+        assert!(
+            forecast(&burst, Lang::Es)
+                .starts_with("Llegadas λ = 3.000 msgs/s, capacidad μ = 2.000 msgs/s"),
+            "{}",
+            forecast(&burst, Lang::Es)
+        );
+        assert!(forecast(&burst, Lang::En).contains("grow by about 1,000 per second"));
+        let slow = Settings {
+            lambda: 2.5,
+            mu: 0.25,
+            ..Settings::default()
+        };
+        assert!(forecast(&slow, Lang::Es)
+            .starts_with("Llegadas λ = 2,5 msgs/s, capacidad μ = 0,25 msgs/s"));
         let idle = Settings {
             lambda: 2.0,
             mu: 0.0,
