@@ -52,6 +52,51 @@ pub fn amount(v: f64, lang: Lang) -> String {
     }
 }
 
+/// `v` with exactly `decimals` decimals and the language's decimal separator: `1.50`
+/// (`1,50`), for figures whose width should not change as they move (ρ, axis labels).
+pub fn fixed(v: f64, decimals: usize, lang: Lang) -> String {
+    decimal_comma(format!("{:.*}", decimals, v + 0.0), lang)
+}
+
+/// A number as a form field holds it: no thousands separators (so it can be edited and
+/// sent back as it is), the language's decimal separator (`2.5`, `2,5` in Spanish).
+pub fn field(v: f64, lang: Lang) -> String {
+    decimal_comma(v.to_string(), lang)
+}
+
+/// A number typed by hand. The language's way is read first ("60,000" and "2.5" in
+/// English, "60.000" and "2,5" in Spanish); a separator that cannot be a thousands
+/// separator there (not followed by groups of three digits) is taken as the decimal
+/// one, so "2.5" is 2.5 in Spanish too and "2,5" is 2.5 in English, never 25. Spaces and
+/// underscores are ignored; infinities and NaN are not numbers.
+pub fn parse_number(text: &str, lang: Lang) -> Option<f64> {
+    let plain: String = text
+        .chars()
+        .filter(|c| !c.is_whitespace() && *c != '_')
+        .collect();
+    let (thousands, decimal) = (lang.thousands(), lang.decimal());
+    let normal = if plain.contains(decimal) {
+        plain.replace(thousands, "").replace(decimal, ".")
+    } else if grouped_in_threes(&plain, thousands) {
+        plain.replace(thousands, "")
+    } else {
+        plain.replace(thousands, ".")
+    };
+    normal.parse::<f64>().ok().filter(|x| x.is_finite())
+}
+
+/// True for digits grouped in threes by `sep` ("60.000", "1,234,567"; a sign allowed).
+fn grouped_in_threes(text: &str, sep: char) -> bool {
+    let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
+    let mut groups = digits.split(sep);
+    let first = groups.next().unwrap_or_default();
+    let mut rest = groups.peekable();
+    rest.peek().is_some()
+        && (1..=3).contains(&first.len())
+        && first.bytes().all(|b| b.is_ascii_digit())
+        && rest.all(|g| g.len() == 3 && g.bytes().all(|b| b.is_ascii_digit()))
+}
+
 fn trim_zero(s: String) -> String {
     s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
 }
@@ -93,6 +138,57 @@ mod tests {
         assert_eq!(amount(0.004, En), "0");
         assert_eq!(amount(-0.0, En), "0");
         assert_eq!(amount(-1.5, Es), "-1,5");
+    }
+
+    #[test]
+    fn fixed_decimals_keep_their_zeros_and_take_the_languages_comma() {
+        assert_eq!(fixed(1.5, 2, En), "1.50");
+        assert_eq!(fixed(1.5, 2, Es), "1,50");
+        assert_eq!(fixed(0.2, 1, Es), "0,2");
+        assert_eq!(fixed(-0.0, 1, En), "0.0");
+    }
+
+    #[test]
+    fn numbers_are_read_the_way_the_language_writes_them() {
+        assert_eq!(parse_number("60,000", En), Some(60_000.0));
+        assert_eq!(parse_number("60.000", Es), Some(60_000.0));
+        assert_eq!(parse_number("1.234.567", Es), Some(1_234_567.0));
+        assert_eq!(parse_number("2.5", En), Some(2.5));
+        assert_eq!(parse_number("2,5", Es), Some(2.5));
+        assert_eq!(parse_number("1.500,25", Es), Some(1_500.25));
+        assert_eq!(parse_number("1,500.25", En), Some(1_500.25));
+        assert_eq!(parse_number(" 60 000 ", En), Some(60_000.0));
+        assert_eq!(parse_number("-1,5", Es), Some(-1.5));
+        assert_eq!(parse_number("sixty", En), None);
+        assert_eq!(parse_number("inf", En), None);
+        assert_eq!(parse_number("", Es), None);
+    }
+
+    #[test]
+    fn a_separator_that_cannot_group_thousands_is_the_decimal_one() {
+        // A Spanish decimal comma is never read as a thousands separator (0,9 is not 9).
+        assert_eq!(parse_number("0,9", Es), Some(0.9));
+        assert_eq!(parse_number("0.9", Es), Some(0.9));
+        assert_eq!(parse_number("2,5", En), Some(2.5));
+        assert_eq!(parse_number("0.25", Es), Some(0.25));
+        // Two decimal separators, or groups of the wrong size, are no number.
+        assert_eq!(parse_number("1.2.3", Es), None);
+        assert_eq!(parse_number("1,2,3", En), None);
+    }
+
+    #[test]
+    fn a_field_is_read_back_as_it_was_written_in_either_language() {
+        for v in [0.9, 2.5, 0.25, 3_000.0, 1_234.5, 0.001, 120.0] {
+            for lang in [En, Es] {
+                assert_eq!(
+                    parse_number(&field(v, lang), lang),
+                    Some(v),
+                    "{v} in {lang:?}"
+                );
+            }
+        }
+        assert_eq!(field(0.9, Es), "0,9");
+        assert_eq!(field(3_000.0, Es), "3000");
     }
 
     #[test]

@@ -6,7 +6,7 @@
 use brokerlab_core::lessons::Lang;
 use brokerlab_core::{Fact, ProducerCrashPoint, Sample, Simulation};
 
-use crate::format::{amount, count, seconds};
+use crate::format::{amount, count, fixed, seconds};
 use crate::i18n::{locale, td_string};
 use crate::model::fluid::Load;
 
@@ -244,14 +244,15 @@ impl Rho {
         })
     }
 
-    /// ρ as the page writes it: `1.50`, `0.90`, `∞`; "n/a" when it does not apply.
-    pub fn value_text(&self) -> String {
+    /// ρ as the page writes it: `1.50`, `0.90` (`1,50` in Spanish), `∞`; "n/a" ("n/d")
+    /// when it does not apply.
+    pub fn value_text(&self, lang: Lang) -> String {
         match self.value() {
-            None => "n/a".into(),
+            None => td_string!(locale(lang), stage.chart_info.rho_not_applicable).to_string(),
             Some(r) if r.is_infinite() => "∞".into(),
-            Some(r) if r < 10.0 => format!("{r:.2}"),
-            Some(r) if r < 100.0 => format!("{r:.1}"),
-            Some(r) => format!("{r:.0}"),
+            Some(r) if r < 10.0 => fixed(r, 2, lang),
+            Some(r) if r < 100.0 => fixed(r, 1, lang),
+            Some(r) => fixed(r, 0, lang),
         }
     }
 
@@ -497,7 +498,12 @@ mod tests {
             has_consumers: true,
         };
         assert_eq!(burst.value(), Some(1.5));
-        assert_eq!(burst.value_text(), "1.50");
+        assert_eq!(burst.value_text(Lang::En), "1.50");
+        assert_eq!(
+            burst.value_text(Lang::Es),
+            "1,50",
+            "Spanish writes a decimal comma"
+        );
         assert!(
             burst.hint(Lang::En).starts_with("ρ > 1:")
                 && burst.hint(Lang::En).contains("grows without bound")
@@ -511,7 +517,7 @@ mod tests {
             mu: 1.0,
             has_consumers: true,
         };
-        assert_eq!(mm1.value_text(), "0.90");
+        assert_eq!(mm1.value_text(Lang::En), "0.90");
         assert!(mm1.hint(Lang::En).starts_with("ρ < 1: stable"));
         assert_eq!(
             mm1.rates_text(Lang::En),
@@ -529,14 +535,14 @@ mod tests {
             mu: 2_000.0,
             has_consumers: true,
         };
-        assert_eq!(idle.value_text(), "0.00");
+        assert_eq!(idle.value_text(Lang::En), "0.00");
         assert!(idle.hint(Lang::En).starts_with("ρ = 0:"));
         let none_up = Rho {
             lambda: 3.0,
             mu: 0.0,
             has_consumers: true,
         };
-        assert_eq!(none_up.value_text(), "∞");
+        assert_eq!(none_up.value_text(Lang::En), "∞");
         assert!(none_up.hint(Lang::En).starts_with("ρ > 1:"));
         let instant = Rho {
             lambda: 3.0,
@@ -549,7 +555,11 @@ mod tests {
             mu: 0.0,
             has_consumers: false,
         };
-        assert_eq!((log.value(), log.value_text().as_str()), (None, "n/a"));
+        assert_eq!(
+            (log.value(), log.value_text(Lang::En).as_str()),
+            (None, "n/a")
+        );
+        assert_eq!(log.value_text(Lang::Es), "n/d");
         assert!(log.hint(Lang::En).contains("does not apply"));
         assert_eq!(
             Rho {
@@ -557,7 +567,7 @@ mod tests {
                 mu: 2.0,
                 has_consumers: true
             }
-            .value_text(),
+            .value_text(Lang::En),
             "125"
         );
         assert_eq!(
@@ -566,7 +576,7 @@ mod tests {
                 mu: 2.0,
                 has_consumers: true
             }
-            .value_text(),
+            .value_text(Lang::En),
             "12.5"
         );
     }

@@ -8,6 +8,7 @@ use brokerlab_core::lessons::{
 };
 use brokerlab_core::Simulation;
 
+use crate::format::parse_number;
 use crate::i18n::{locale, td_string};
 
 /// Where the learner is within a step.
@@ -265,17 +266,6 @@ pub fn read_answer(text: &str, unit: Unit, lang: Lang) -> Result<Option<f64>, Nu
     Ok(Some(x))
 }
 
-/// A number typed the way `lang` writes numbers: "60,000" or "2.5" in English, "60.000"
-/// or "2,5" in Spanish; spaces are ignored.
-pub fn parse_number(text: &str, lang: Lang) -> Option<f64> {
-    let plain: String = text.chars().filter(|c| !c.is_whitespace()).collect();
-    let plain = match lang {
-        Lang::En => plain.replace(',', ""),
-        Lang::Es => plain.replace('.', "").replace(',', "."),
-    };
-    plain.parse::<f64>().ok().filter(|x| x.is_finite())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -386,13 +376,7 @@ mod tests {
 
     #[test]
     fn numbers_are_read_as_each_language_writes_them() {
-        assert_eq!(parse_number("60,000", Lang::En), Some(60_000.0));
-        assert_eq!(parse_number("60.000", Lang::Es), Some(60_000.0));
-        assert_eq!(parse_number("2.5", Lang::En), Some(2.5));
-        assert_eq!(parse_number("2,5", Lang::Es), Some(2.5));
-        assert_eq!(parse_number(" 60 000 ", Lang::En), Some(60_000.0));
-        assert_eq!(parse_number("sixty", Lang::En), None);
-        assert_eq!(parse_number("inf", Lang::En), None);
+        // Reading the number itself: crate::format::parse_number's tests.
         assert_eq!(read_answer("  ", Unit::Messages, Lang::En), Ok(None));
         assert_eq!(
             read_answer("60,000", Unit::Messages, Lang::En),

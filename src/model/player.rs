@@ -1224,11 +1224,15 @@ mod tests {
         let mut p = burst();
         let rho = p.rho_now();
         assert_eq!((rho.lambda, rho.mu), (3_000.0, 2_000.0));
-        assert_eq!(rho.value_text(), "1.50");
+        assert_eq!(rho.value_text(Lang::En), "1.50");
         while p.readout().time_s < 61.0 {
             p.advance(100.0, 20.0);
         }
-        assert_eq!(p.rho_now().value_text(), "0.50", "1,000/s after 60 s");
+        assert_eq!(
+            p.rho_now().value_text(Lang::En),
+            "0.50",
+            "1,000/s after 60 s"
+        );
         let now = p.values_now();
         let r = p.readout();
         assert_eq!(

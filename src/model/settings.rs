@@ -345,17 +345,12 @@ pub fn burst_command(
 
 /// A number typed by a person: spaces and thousands separators are allowed.
 fn parse_number(text: &str, unit: &str, lang: Lang) -> Result<f64, String> {
-    let cleaned: String = text
-        .trim()
-        .chars()
-        .filter(|c| *c != ',' && *c != '_' && !c.is_whitespace())
-        .collect();
-    if cleaned.is_empty() {
+    if text.trim().is_empty() {
         return Err(td_string!(locale(lang), panels.settings.enter_number, unit).to_string());
     }
-    match cleaned.parse::<f64>() {
-        Ok(v) if v.is_finite() => Ok(v),
-        _ => Err(td_string!(
+    match crate::format::parse_number(text, lang) {
+        Some(v) => Ok(v),
+        None => Err(td_string!(
             locale(lang),
             panels.settings.not_a_number,
             text = text.trim(),
@@ -428,11 +423,6 @@ pub fn plain(v: f64) -> String {
     }
 }
 
-/// A number as a field holds it (no separators, so it can be edited and sent back).
-pub fn field(v: f64) -> String {
-    v.to_string()
-}
-
 /// One line on the load now: λ against μ and where the backlog is heading.
 pub fn forecast(s: &Settings, lang: Lang) -> String {
     let l = locale(lang);
@@ -454,7 +444,7 @@ pub fn forecast(s: &Settings, lang: Lang) -> String {
     .to_string();
     let load = Load::of(s.lambda, s.mu);
     if s.mu > 0.0 && s.mu.is_finite() {
-        let rho = format!("{:.2}", s.lambda / s.mu);
+        let rho = crate::format::fixed(s.lambda / s.mu, 2, lang);
         let verdict = load.verdict_in(lang);
         if load == Load::Grows {
             let net = per_s(s.lambda - s.mu);
@@ -790,6 +780,15 @@ mod tests {
 
     #[test]
     fn refusals_and_the_forecast_are_said_in_spanish() {
+        // A Spanish decimal comma is a decimal (0,9 was read as 9 before).
+        assert_eq!(
+            parse_range("0,9", 0.0, false, 1e6, "msgs/s", Lang::Es),
+            Ok(0.9)
+        );
+        assert_eq!(
+            parse_range("3.000", 0.0, false, 1e6, "msgs/s", Lang::Es),
+            Ok(3_000.0)
+        );
         assert_eq!(
             parse_range("abc", 0.0, false, 1e6, "msgs/s", Lang::Es),
             Err("“abc” no es un número (msgs/s).".into())

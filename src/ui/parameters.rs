@@ -8,6 +8,7 @@ use brokerlab_core::{
 };
 use leptos::prelude::*;
 
+use crate::format::field;
 use crate::i18n::{t, t_string, use_i18n, Locale};
 use crate::model::dependencies::DependencyCard;
 use crate::model::dependency_commands;
@@ -317,7 +318,10 @@ fn ProducerRow(lab: Lab, index: usize) -> impl IntoView {
     let producer = now().map_or(ProducerId::new(0), |p| p.index);
     let name = now().map(|p| p.name).unwrap_or_default();
     let id = |f: &str| format!("param-p{index}-{f}");
-    let rate = Signal::derive(move || get().map(|p| field(p.rate_per_s)).unwrap_or_default());
+    let rate = Signal::derive(move || {
+        let lang = lab.lang.get();
+        get().map(|p| field(p.rate_per_s, lang)).unwrap_or_default()
+    });
     let process = move || now().map_or(ArrivalProcess::Poisson, |p| p.process);
     let apply_rate = Callback::new(move |text: String| {
         let lang = lab.lang.get_untracked();
@@ -371,8 +375,12 @@ fn QueueRow(lab: Lab, index: usize) -> impl IntoView {
     };
     let queue = now().map(|q| q.name).unwrap_or_default();
     let id = |f: &str| format!("param-q{index}-{f}");
-    let text = move |f: fn(&QueueSettings) -> String| {
-        Signal::derive(move || get().map(|q| f(&q)).unwrap_or_default())
+    // A field's text is written the way the page's language writes numbers.
+    let text = move |f: fn(&QueueSettings, brokerlab_core::lessons::Lang) -> String| {
+        Signal::derive(move || {
+            let lang = lab.lang.get();
+            get().map(|q| f(&q, lang)).unwrap_or_default()
+        })
     };
     let i18n = use_i18n();
     // Each field's command, for this queue.
@@ -398,24 +406,24 @@ fn QueueRow(lab: Lab, index: usize) -> impl IntoView {
             <SelectField id=id("flavour") label=tr!(i18n, panels.params.broker) options=flavour_options(i18n)
                 value=choice(|q| choice_value(&q.flavour)) apply=cmd(queue_commands::flavour) />
             <NumberField id=id("service") label=tr!(i18n, panels.params.service) unit=tr!(i18n, panels.params.service_unit)
-                value=text(|q| field(q.service.mean_s())) apply=cmd(queue_commands::service) />
+                value=text(|q, l| field(q.service.mean_s(), l)) apply=cmd(queue_commands::service) />
             <SelectField id=id("service-kind") label=tr!(i18n, panels.params.service_kind) options=service_options(i18n)
                 value=choice(|q| match q.service {
                     ServiceTime::Fixed { .. } => "fixed".to_string(),
                     ServiceTime::Exponential { .. } => "exponential".to_string(),
                 }) apply=cmd(queue_commands::service_kind) />
             <NumberField id=id("consumers") label=tr!(i18n, panels.params.consumers) unit=tr!(i18n, panels.params.consumers_unit)
-                value=text(|q| q.consumers.to_string()) apply=cmd(queue_commands::consumers)
+                value=text(|q, _| q.consumers.to_string()) apply=cmd(queue_commands::consumers)
                 hint=tr!(i18n, panels.params.consumers_hint) />
             <details class="param-more" data-testid=id("more")>
                 <summary>{t!(i18n, panels.params.more)}</summary>
                 <div class="param-more-fields">
             <NumberField id=id("prefetch") label=tr!(i18n, panels.params.prefetch) unit=tr!(i18n, panels.params.prefetch_unit)
                 term=glossary::Term::Prefetch
-                value=text(|q| q.prefetch.to_string()) apply=cmd(queue_commands::prefetch) />
+                value=text(|q, _| q.prefetch.to_string()) apply=cmd(queue_commands::prefetch) />
             <NumberField id=id("visibility") label=tr!(i18n, panels.params.visibility) unit=Signal::stored("s".to_string())
                 term=glossary::Term::Lease
-                value=text(|q| field(q.visibility_s)) apply=cmd(queue_commands::visibility)
+                value=text(|q, l| field(q.visibility_s, l)) apply=cmd(queue_commands::visibility)
                 hint=tr!(i18n, panels.params.visibility_hint) />
             <SelectField id=id("ack") label=tr!(i18n, panels.params.ack) options=ack_options(i18n) term=glossary::Term::Ack
                 value=choice(|q| choice_value(&q.ack)) apply=cmd(queue_commands::ack) />
@@ -424,11 +432,11 @@ fn QueueRow(lab: Lab, index: usize) -> impl IntoView {
             <SelectField id=id("ordering") label=tr!(i18n, panels.params.ordering) options=ordering_options(i18n)
                 value=choice(|q| choice_value(&q.ordering)) apply=cmd(queue_commands::ordering) />
             <NumberField id=id("attempts") label=tr!(i18n, panels.params.attempts) unit=tr!(i18n, panels.params.attempts_unit)
-                value=text(|q| q.retry.max_attempts.to_string()) apply=cmd(queue_commands::attempts) />
+                value=text(|q, _| q.retry.max_attempts.to_string()) apply=cmd(queue_commands::attempts) />
             <NumberField id=id("backoff") label=tr!(i18n, panels.params.backoff) unit=tr!(i18n, panels.params.backoff_unit)
-                value=text(|q| field(q.retry.backoff_base_s)) apply=cmd(queue_commands::backoff) />
+                value=text(|q, l| field(q.retry.backoff_base_s, l)) apply=cmd(queue_commands::backoff) />
             <NumberField id=id("bound") label=tr!(i18n, panels.params.bound) unit=tr!(i18n, panels.params.bound_unit)
-                value=text(|q| q.max_length.map(|n| n.to_string()).unwrap_or_default()) apply=cmd(queue_commands::bound) />
+                value=text(|q, _| q.max_length.map(|n| n.to_string()).unwrap_or_default()) apply=cmd(queue_commands::bound) />
             <SelectField id=id("overflow") label=tr!(i18n, panels.params.overflow) options=overflow_options(i18n)
                 value=choice(|q| choice_value(&q.overflow)) apply=cmd(queue_commands::overflow) />
                 </div>
@@ -443,8 +451,11 @@ fn DependencyRow(lab: Lab, index: usize) -> impl IntoView {
     let get = move || lab.topology.with(|t| t.dependencies.get(index).cloned());
     let name = get().map(|d| d.view.name).unwrap_or_default();
     let id = |f: &str| format!("param-dep{index}-{f}");
-    let text = move |f: fn(&DependencyCard) -> String| {
-        Signal::derive(move || get().map(|d| f(&d)).unwrap_or_default())
+    let text = move |f: fn(&DependencyCard, brokerlab_core::lessons::Lang) -> String| {
+        Signal::derive(move || {
+            let lang = lab.lang.get();
+            get().map(|d| f(&d, lang)).unwrap_or_default()
+        })
     };
     let i18n = use_i18n();
     type Make =
@@ -465,21 +476,21 @@ fn DependencyRow(lab: Lab, index: usize) -> impl IntoView {
         <fieldset class="param-group" data-testid=format!("param-dep-{index}")>
             <legend>{t!(i18n, panels.dep_params.title)} " " <strong>{name}</strong> " " {t!(i18n, panels.dep_params.title_rest)}</legend>
             <NumberField id=id("slots") label=tr!(i18n, panels.dep_params.slots) unit=tr!(i18n, panels.dep_params.slots_unit)
-                value=text(|d| d.view.concurrency.to_string())
+                value=text(|d, _| d.view.concurrency.to_string())
                 apply=cmd(|n, d, t, l| dependency_commands::slots(n, d.view.service_mean_s, t, l)) />
             <NumberField id=id("timeout") label=tr!(i18n, panels.dep_params.timeout) unit=seconds
-                value=text(|d| field(d.view.timeout_s))
+                value=text(|d, l| field(d.view.timeout_s, l))
                 apply=cmd(|n, _, t, l| dependency_commands::timeout(n, t, l)) />
             <NumberField id=id("admission") label=tr!(i18n, panels.dep_params.admission) unit=seconds
-                value=text(|d| d.view.admission_max_age_s.map(field).unwrap_or_default())
+                value=text(|d, l| d.view.admission_max_age_s.map(|s| field(s, l)).unwrap_or_default())
                 apply=cmd(|n, _, t, l| dependency_commands::admission(n, t, l))
                 hint=tr!(i18n, panels.dep_params.admission_hint) />
             <NumberField id=id("budget") label=tr!(i18n, panels.dep_params.budget) unit=tr!(i18n, panels.dep_params.tokens_unit)
-                value=text(|d| d.view.tokens.map(|(_, size)| field(size)).unwrap_or_default())
+                value=text(|d, l| d.view.tokens.map(|(_, size)| field(size, l)).unwrap_or_default())
                 apply=cmd(|n, _, t, l| dependency_commands::retry_budget(n, t, l))
                 hint=tr!(i18n, panels.dep_params.budget_hint) />
             <NumberField id=id("breaker") label=tr!(i18n, panels.dep_params.breaker) unit=tr!(i18n, panels.dep_params.failures_unit)
-                value=text(|d| d.breaker_threshold().map(|n| n.to_string()).unwrap_or_default())
+                value=text(|d, _| d.breaker_threshold().map(|n| n.to_string()).unwrap_or_default())
                 apply=cmd(|n, _, t, l| dependency_commands::breaker(n, t, l))
                 hint=tr!(i18n, panels.dep_params.breaker_hint) />
         </fieldset>

@@ -80,3 +80,32 @@ test('a Spanish browser opens the page in Spanish', async () => {
   assert.doesNotMatch(await text(page, 'narration'), /\b(the|was|its|after)\b/);
   assert.deepEqual(errors, []);
 });
+
+test('in Spanish a parameter takes a decimal comma, and the forecast writes Spanish numbers', async () => {
+  const { page, errors } = await openAt(BASE_URL, 'es-ES');
+  await page.getByTestId('scenario').selectOption('mm1');
+  await page.getByTestId('tab-parameters').click();
+  const rate = page.getByTestId('param-p0-rate');
+  assert.equal(await rate.inputValue(), '0,9', 'the field writes 0.9 the Spanish way');
+  // "0,5" is half a message per second (it was read as 5 when commas were dropped).
+  await rate.fill('0,5');
+  await rate.press('Tab');
+  await page.waitForFunction(
+    () => /Llegadas λ = 0,5 msgs\/s, capacidad μ = 1 msgs\/s \(carga ρ = 0,50\)/
+      .test(document.querySelector('[data-testid=params-forecast]').textContent),
+    null,
+    { timeout: 5_000 },
+  );
+  assert.equal(await rate.inputValue(), '0,5');
+  assert.equal(await text(page, 'rho-value'), '0,50');
+  // Thousands are written with a point, and read back so.
+  await rate.fill('3.000');
+  await rate.press('Tab');
+  await page.waitForFunction(
+    () => /Llegadas λ = 3\.000 msgs\/s/.test(document.querySelector('[data-testid=params-forecast]').textContent),
+    null,
+    { timeout: 5_000 },
+  );
+  assert.equal(await rate.inputValue(), '3000');
+  assert.deepEqual(errors, []);
+});

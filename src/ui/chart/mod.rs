@@ -301,7 +301,7 @@ fn RhoNote(lab: Lab, rho: Memo<Rho>, time_s: Signal<f64>) -> impl IntoView {
             <span class="rho-formula">
                 <Term term=glossary::Term::Rho /> " = " <Term term=glossary::Term::Lambda /> "/"
                 <Term term=glossary::Term::Mu /> " = "
-                <strong data-testid="rho-value">{move || rho.get().value_text()}</strong>
+                <strong data-testid="rho-value">{move || rho.get().value_text(lab.lang.get())}</strong>
             </span>
             " "
             <span class="rho-rates" data-testid="rho-rates">
