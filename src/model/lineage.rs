@@ -1016,10 +1016,11 @@ mod tests {
         let dead = (0..sim.messages().len() as u64)
             .find(|&m| {
                 let l = lineage(&sim, MsgId::new(m)).expect("short run");
-                l.rows
-                    .iter()
-                    .any(|r| r.label.get(En).contains("dead-lettered after"))
-                    && l.rows.iter().any(|r| r.label.get(En) == "redriven")
+                l.rows.iter().any(|r| {
+                    r.label
+                        .get(En)
+                        .contains("dead-lettered: failed every attempt")
+                }) && l.rows.iter().any(|r| r.label.get(En) == "redriven")
             })
             .expect("a message retried, dead-lettered and redriven");
         let l = lineage(&sim, MsgId::new(dead)).expect("short run");

@@ -52,7 +52,10 @@ pub fn LatencyPanel(percentiles: Memo<Percentiles>) -> impl IntoView {
         <h3 id="latency-title">{t!(i18n, stage.latency.title)}</h3>
         <p class="latency-none" hidden=move || !none()>{t!(i18n, stage.latency.none)}</p>
         <table class="latency" data-testid="latency" aria-labelledby="latency-title" hidden=none>
-            <caption>{move || t_string!(i18n, stage.latency.caption, n = percentiles.with(|p| count(p.done, page_lang()()))).to_string()}</caption>
+            <caption>{move || match percentiles.with(|p| p.done) {
+                1 => t_string!(i18n, stage.latency.caption_one).to_string(),
+                done => t_string!(i18n, stage.latency.caption, n = count(done, page_lang()())).to_string(),
+            }}</caption>
             <thead>
                 <tr><th scope="col">{t!(i18n, stage.latency.percentile)}</th><th scope="col">"p50"</th><th scope="col">"p95"</th><th scope="col">"p99"</th></tr>
             </thead>
