@@ -10,11 +10,10 @@ pub fn count(n: u64, lang: Lang) -> String {
     number(n as f64, 0, lang)
 }
 
-/// Seconds with one decimal: `42.3 s` (`42,3 s`); the decimal is kept even when zero so a
-/// running clock does not change width.
+/// Seconds with one decimal: `42.3 s` (`42,3 s`), `86,400.0 s` (`86.400,0 s`) for a day;
+/// the decimal is kept even when zero so a running clock does not change width.
 pub fn seconds(s: f64, lang: Lang) -> String {
-    let text = format!("{:.1} s", s.max(0.0));
-    decimal_comma(text, lang)
+    format!("{} s", fixed(s.max(0.0), 1, lang))
 }
 
 /// A speed factor as the speed menu shows it: `0.1×`, `2×`, `20×` (`0,1×` in Spanish).
@@ -52,10 +51,22 @@ pub fn amount(v: f64, lang: Lang) -> String {
     }
 }
 
-/// `v` with exactly `decimals` decimals and the language's decimal separator: `1.50`
-/// (`1,50`), for figures whose width should not change as they move (ρ, axis labels).
+/// `v` with exactly `decimals` decimals and the language's separators: `1.50` (`1,50`),
+/// `86,400.0` (`86.400,0`), for figures whose width should not change as they move (ρ,
+/// the clock, axis labels).
 pub fn fixed(v: f64, decimals: usize, lang: Lang) -> String {
-    decimal_comma(format!("{:.*}", decimals, v + 0.0), lang)
+    let text = format!("{:.*}", decimals, v + 0.0);
+    let (sign, digits) = match text.strip_prefix('-') {
+        Some(rest) => ("-", rest),
+        None => ("", text.as_str()),
+    };
+    let (whole, fraction) = digits.split_once('.').unwrap_or((digits, ""));
+    let whole = number(whole.parse::<f64>().unwrap_or(0.0), 0, lang);
+    if fraction.is_empty() {
+        format!("{sign}{whole}")
+    } else {
+        format!("{sign}{whole}{}{fraction}", lang.decimal())
+    }
 }
 
 /// A number as a form field holds it: no thousands separators (so it can be edited and
@@ -146,6 +157,11 @@ mod tests {
         assert_eq!(fixed(1.5, 2, Es), "1,50");
         assert_eq!(fixed(0.2, 1, Es), "0,2");
         assert_eq!(fixed(-0.0, 1, En), "0.0");
+        assert_eq!(fixed(86_400.0, 1, En), "86,400.0");
+        assert_eq!(fixed(86_400.0, 1, Es), "86.400,0");
+        assert_eq!(fixed(-1_234.56, 2, Es), "-1.234,56");
+        assert_eq!(seconds(86_400.0, Es), "86.400,0 s");
+        assert_eq!(seconds(42.25, En), "42.2 s");
     }
 
     #[test]

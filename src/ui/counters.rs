@@ -26,9 +26,10 @@ fn page_lang() -> impl Fn() -> Lang + Copy + Send + Sync + 'static {
     move || i18n::lang(i18n.get_locale())
 }
 
-/// Latency percentiles: end to end and queue wait, once a message has finished.
+/// Latency percentiles: end to end and queue wait, once a message has finished. An
+/// aggregated run has none, and says why (its totals say messages were done).
 #[component]
-pub fn LatencyPanel(percentiles: Memo<Percentiles>) -> impl IntoView {
+pub fn LatencyPanel(percentiles: Memo<Percentiles>, aggregated: Signal<bool>) -> impl IntoView {
     let i18n = use_i18n();
     let none = move || percentiles.with(|p| p.done == 0);
     let row = move |name: String,
@@ -50,7 +51,13 @@ pub fn LatencyPanel(percentiles: Memo<Percentiles>) -> impl IntoView {
     };
     view! {
         <h3 id="latency-title">{t!(i18n, stage.latency.title)}</h3>
-        <p class="latency-none" hidden=move || !none()>{t!(i18n, stage.latency.none)}</p>
+        <p class="latency-none" data-testid="latency-none" hidden=move || !none()>
+            {move || if aggregated.get() {
+                t_string!(i18n, stage.latency.none_aggregated)
+            } else {
+                t_string!(i18n, stage.latency.none)
+            }}
+        </p>
         <table class="latency" data-testid="latency" aria-labelledby="latency-title" hidden=none>
             <caption>{move || match percentiles.with(|p| p.done) {
                 1 => t_string!(i18n, stage.latency.caption_one).to_string(),
@@ -228,6 +235,9 @@ pub fn Counters(
     /// Latency percentiles, when the page has them.
     #[prop(optional)]
     percentiles: Option<Memo<Percentiles>>,
+    /// True while the run is aggregated (computed as flows): no percentiles, and why.
+    #[prop(optional, into)]
+    aggregated: Signal<bool>,
 ) -> impl IntoView {
     let r = move |f: fn(&Readout) -> String| Signal::derive(move || readout.with(f));
     let flag = move |f: fn(&Readout) -> bool| Signal::derive(move || readout.with(f));
@@ -272,7 +282,7 @@ pub fn Counters(
                     value=r(|r| count(r.duplicate_effects, page_lang()())) alert=flag(|r| r.duplicate_effects > 0) />
             </dl>
             <MoreCounters readout />
-            {percentiles.map(|percentiles| view! { <LatencyPanel percentiles /> })}
+            {percentiles.map(|percentiles| view! { <LatencyPanel percentiles aggregated /> })}
         </section>
     }
 }

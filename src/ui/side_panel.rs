@@ -121,7 +121,8 @@ pub fn SidePanel(lab: Lab, tools: Tools, arrival: Arrival) -> impl IntoView {
                 </button>
             </div>
             <TabPanel lab panel=Panel::Counters>
-                <Counters readout=lab.readout percentiles=lab.percentiles />
+                <Counters readout=lab.readout percentiles=lab.percentiles
+                    aggregated=Signal::derive(move || lab.aggregated_on.get()) />
             </TabPanel>
             <TabPanel lab panel=Panel::Story>
                 <Arriving arrival part=Part::Story>
