@@ -42,6 +42,8 @@ test('a day at a million per second opens aggregated, plays, and the chart reach
   assert.equal(await page.getByTestId('param-p0-rate').count(), 0, 'no field that would change nothing');
   await page.getByTestId('tab-counters').click();
   assert.match(await page.getByTestId('crash').getAttribute('title'), /aggregated mode/);
+  // No latency percentiles, and the panel says why (not that nothing finished).
+  assert.match(await text('latency-none'), /^An aggregated run follows rates and amounts, not single messages/);
 
   // Play a moment: the cursor moves (1× is 480 s of the run per second; 10× here).
   await page.getByTestId('play').click();
@@ -51,7 +53,7 @@ test('a day at a million per second opens aggregated, plays, and the chart reach
 
   // Noon: the peak. The backlog grew by 200,000 per second for 4 hours.
   await page.getByTestId('scrubber').fill('43200');
-  await page.waitForFunction(() => document.querySelector('[data-testid=scrubber-time]').textContent.startsWith('43200.0 s'));
+  await page.waitForFunction(() => document.querySelector('[data-testid=scrubber-time]').textContent.startsWith('43,200.0 s'));
   near(await backlogNow(), 2_880_000_000, 0.01, 'backlog at noon (chart)');
   near(await number('backlog'), 2_880_000_000, 0.01, 'backlog at noon (counter)');
   near(await number('published'), 31_680_000_000, 0.01, 'published by noon');
@@ -59,7 +61,7 @@ test('a day at a million per second opens aggregated, plays, and the chart reach
   near(Number(await page.getByTestId('chart').getAttribute('data-predicted-now')), 2_880_000_000, 0.01, 'prediction at noon');
   near(await number('aggregated-queue-0-waiting'), 2_880_000_000, 0.01, 'the queue card');
   // No steps to narrate: the line says the amounts at the cursor, not "Press Play".
-  assert.match(await text('narration'), /^At 43200\.0 s: 2,8\d\d,\d{3},\d{3} waiting\. Computed as flows/);
+  assert.match(await text('narration'), /^At 43,200\.0 s: 2,8\d\d,\d{3},\d{3} waiting\. Computed as flows/);
   // The counters balance, and their billions fit their tiles (none cut short).
   const inFlight = await number('in-flight');
   near(await number('published'), (await number('acked')) + (await number('backlog')) + inFlight, 0, 'published = acked + waiting + in flight', 3);
@@ -69,7 +71,7 @@ test('a day at a million per second opens aggregated, plays, and the chart reach
 
   // The end of the day: drained since 16:00, every message acknowledged.
   await page.getByTestId('scrubber').fill('86400');
-  await page.waitForFunction(() => document.querySelector('[data-testid=scrubber-time]').textContent.startsWith('86400.0 s'));
+  await page.waitForFunction(() => document.querySelector('[data-testid=scrubber-time]').textContent.startsWith('86,400.0 s'));
   near(await backlogNow(), 0, 0, 'backlog at the end', 1_000);
   near(await number('published'), 57_600_000_000, 0.01, 'published in the day');
   near(await number('acked'), 57_600_000_000, 0.01, 'acked in the day');
@@ -99,7 +101,7 @@ test('a link to an aggregated run opens it aggregated', async () => {
   assert.equal(await other.page.getByTestId('error-note').count(), 0, 'no refusal');
   assert.equal(await other.page.getByTestId('scenario').inputValue(), 'day-at-a-million');
   await other.page.getByTestId('scrubber').fill('43200');
-  await other.page.waitForFunction(() => document.querySelector('[data-testid=scrubber-time]').textContent.startsWith('43200.0 s'));
+  await other.page.waitForFunction(() => document.querySelector('[data-testid=scrubber-time]').textContent.startsWith('43,200.0 s'));
   const backlog = Number(await other.page.getByTestId('chart').getAttribute('data-backlog-now'));
   near(backlog, 2_880_000_000, 0.01, 'backlog at noon, opened from the link');
   assert.deepEqual(otherErrors, [], 'no console errors');
