@@ -211,6 +211,35 @@ fn every_example_is_told_in_spanish() {
 }
 
 #[test]
+fn one_delivery_is_named_in_the_singular_in_both_languages() {
+    let contexts = facts::contexts();
+    let mut told = 0;
+    for (sim, fact) in facts::catalogue(&contexts) {
+        if matches!(fact, Fact::DeadLettered { attempts: 1, .. }) {
+            for lang in [Lang::En, Lang::Es] {
+                let text = describe(sim, &fact, lang);
+                assert!(
+                    !text.contains("1 deliveries") && !text.contains("1 entregas"),
+                    "{text}"
+                );
+            }
+            let (en, es) = (
+                describe(sim, &fact, Lang::En),
+                describe(sim, &fact, Lang::Es),
+            );
+            if en.contains("1 delivery") {
+                assert!(es.contains("1 entrega"), "{es}");
+                told += 1;
+            }
+        }
+    }
+    assert_eq!(
+        told, 2,
+        "retries used up and the delivery limit, each after one delivery"
+    );
+}
+
+#[test]
 fn spanish_seconds_have_a_decimal_comma() {
     let contexts = facts::contexts();
     let sentences: Vec<(String, String)> = facts::catalogue(&contexts)

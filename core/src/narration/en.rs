@@ -1,6 +1,6 @@
 //! The narration in English: one plain sentence per fact.
 
-use super::{has_outbox, is_rabbitmq, mints_ids, Family};
+use super::{counted, has_outbox, is_rabbitmq, mints_ids, Family};
 use crate::lang::Lang;
 use crate::scenario::{
     AckMode, ArrivalProcess, CrashPoint, Flavour, Idempotency, Ordering, Overflow, Poison,
@@ -228,8 +228,9 @@ fn consumer_setting_text(sim: &Simulation, setting: Setting) -> String {
             max_attempts,
             backoff_base_us,
         } => format!(
-            "The consumers of {} now try each message at most {max_attempts} times, backing off from {}",
+            "The consumers of {} now try each message at most {}, backing off from {}",
             queue(sim, q),
+            counted(max_attempts, "time", "times"),
             secs(backoff_base_us)
         ),
         _ => unreachable!("setting_text sends only consumer settings here, not {setting:?}"),
@@ -328,7 +329,7 @@ fn confirms(sim: &Simulation, fact: &Fact) -> String {
             secs(ready_at_us)
         ),
         OutboxRowParked { producer: p, msg, attempts } => format!(
-            "{}'s relay has used all {attempts} publish attempts on #{msg}: its outbox row stays, unsent, for an operator; the request is still pending, not lost.",
+            "{}'s relay has used up its publish attempts on #{msg} ({attempts}): its outbox row stays, unsent, for an operator; the request is still pending, not lost.",
             producer(sim, p)
         ),
         _ => unreachable!("describe sends only confirm facts here, not {fact:?}"),
@@ -384,7 +385,8 @@ fn dead_letters(sim: &Simulation, fact: &Fact) -> String {
     use Fact::*;
     match *fact {
         DeadLettered { msg, queue: q, reason: DeadLetterReason::RetriesExhausted, attempts, .. } => format!(
-            "#{msg} failed every allowed attempt ({attempts} deliveries) and moved to {}'s dead-letter queue, with its history.",
+            "#{msg} failed every allowed attempt ({}) and moved to {}'s dead-letter queue, with its history.",
+            counted(attempts, "delivery", "deliveries"),
             queue(sim, q)
         ),
         DeadLettered { msg, queue: q, reason: DeadLetterReason::Poison(kind), .. } => format!(
@@ -393,7 +395,8 @@ fn dead_letters(sim: &Simulation, fact: &Fact) -> String {
             queue(sim, q)
         ),
         DeadLettered { msg, queue: q, reason: DeadLetterReason::DeliveryLimitReached, attempts, .. } => format!(
-            "#{msg} reached its delivery limit after {attempts} deliveries without an ack and moved to {}'s dead-letter queue instead of being delivered again.",
+            "#{msg} reached its delivery limit after {} without an ack and moved to {}'s dead-letter queue instead of being delivered again.",
+            counted(attempts, "delivery", "deliveries"),
             queue(sim, q)
         ),
         DeadLettered { msg, queue: q, reason: DeadLetterReason::GapTimeout, .. } => format!(
@@ -824,7 +827,7 @@ fn record_failures(sim: &Simulation, fact: &Fact) -> String {
             let why = match reason {
                 DeadLetterReason::Poison(kind) => format!("it can never succeed ({})", poison_text(kind)),
                 // A group only gives up on failed attempts; queue-only reasons never reach here.
-                _ => format!("it failed {attempts} attempts"),
+                _ => format!("it failed {}", counted(attempts, "attempt", "attempts")),
             };
             let to = log.map_or(format!("{}'s dead-letter topic", sim.group_name(group)), |l| sim.log_name(l));
             format!("Group {} gave up on #{msg}: {why}. It went to {to} and partition {partition} moves on.", sim.group_name(group))

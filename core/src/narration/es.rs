@@ -3,7 +3,7 @@
 //! consumidor, reentrega, cola de mensajes muertos (DLQ), bandeja de salida (outbox)).
 //! Instants are written "a los 1,500 s", with a decimal comma.
 
-use super::{decimals, has_outbox, is_rabbitmq, mints_ids, Family};
+use super::{counted, decimals, has_outbox, is_rabbitmq, mints_ids, Family};
 use crate::lang::Lang;
 use crate::scenario::{
     AckMode, ArrivalProcess, CrashPoint, Flavour, Idempotency, Ordering, Overflow, Poison,
@@ -249,8 +249,9 @@ fn consumer_setting_text(sim: &Simulation, setting: Setting) -> String {
             max_attempts,
             backoff_base_us,
         } => format!(
-            "Los consumidores de {} ahora intentan cada mensaje como máximo {max_attempts} veces, con una espera exponencial (backoff) que parte de {}",
+            "Los consumidores de {} ahora intentan cada mensaje como máximo {}, con una espera exponencial (backoff) que parte de {}",
             queue(sim, q),
+            counted(max_attempts, "vez", "veces"),
             secs(backoff_base_us)
         ),
         _ => unreachable!("setting_text sends only consumer settings here, not {setting:?}"),
@@ -359,7 +360,7 @@ fn confirms(sim: &Simulation, fact: &Fact) -> String {
             secs(ready_at_us)
         ),
         OutboxRowParked { producer: p, msg, attempts } => format!(
-            "El relay de {} agotó sus {attempts} intentos de publicar #{msg}: su fila queda en la bandeja de salida (outbox), sin enviar, para un operador; la solicitud sigue pendiente, no perdida.",
+            "El relay de {} agotó sus intentos de publicar #{msg} ({attempts}): su fila queda en la bandeja de salida (outbox), sin enviar, para un operador; la solicitud sigue pendiente, no perdida.",
             producer(sim, p)
         ),
         _ => unreachable!("describe sends only confirm facts here, not {fact:?}"),
@@ -426,7 +427,8 @@ fn dead_letters(sim: &Simulation, fact: &Fact) -> String {
     use Fact::*;
     match *fact {
         DeadLettered { msg, queue: q, reason: DeadLetterReason::RetriesExhausted, attempts, .. } => format!(
-            "#{msg} falló en todos los intentos permitidos ({attempts} entregas) y pasó a la cola de mensajes muertos (DLQ) de {}, con su historial.",
+            "#{msg} falló en todos los intentos permitidos ({}) y pasó a la cola de mensajes muertos (DLQ) de {}, con su historial.",
+            counted(attempts, "entrega", "entregas"),
             queue(sim, q)
         ),
         DeadLettered { msg, queue: q, reason: DeadLetterReason::Poison(kind), .. } => format!(
@@ -435,7 +437,8 @@ fn dead_letters(sim: &Simulation, fact: &Fact) -> String {
             queue(sim, q)
         ),
         DeadLettered { msg, queue: q, reason: DeadLetterReason::DeliveryLimitReached, attempts, .. } => format!(
-            "#{msg} alcanzó su límite de entregas tras {attempts} entregas sin ack y pasó a la cola de mensajes muertos (DLQ) de {} en vez de entregarse otra vez.",
+            "#{msg} alcanzó su límite de entregas tras {} sin ack y pasó a la cola de mensajes muertos (DLQ) de {} en vez de entregarse otra vez.",
+            counted(attempts, "entrega", "entregas"),
             queue(sim, q)
         ),
         DeadLettered { msg, queue: q, reason: DeadLetterReason::GapTimeout, .. } => format!(
@@ -876,7 +879,7 @@ fn record_failures(sim: &Simulation, fact: &Fact) -> String {
             let why = match reason {
                 DeadLetterReason::Poison(kind) => format!("nunca podrá procesarse con éxito ({})", poison_text(kind)),
                 // A group only gives up on failed attempts; queue-only reasons never reach here.
-                _ => format!("falló en {attempts} intentos"),
+                _ => format!("falló en {}", counted(attempts, "intento", "intentos")),
             };
             let to = log.map_or(format!("al topic de mensajes muertos (DLQ) de {}", sim.group_name(group)), |l| format!("a {}", sim.log_name(l)));
             format!("El grupo {} se rindió con #{msg}: {why}. Fue {to} y la partición {partition} sigue adelante.", sim.group_name(group))

@@ -186,6 +186,15 @@ fn secs(t: Micros, lang: Lang) -> String {
     decimals(format!("{:.3} s", us_to_secs(t)), lang)
 }
 
+/// `n` things, the noun in the singular for one: "1 delivery", "4 deliveries" ("1 intento",
+/// "3 intentos").
+fn counted(n: impl Into<u64>, one: &str, many: &str) -> String {
+    match n.into() {
+        1 => format!("1 {one}"),
+        n => format!("{n} {many}"),
+    }
+}
+
 /// `from` up to `to` (excluded) of something numbered, named `one` when it is a single
 /// number and `many` otherwise: "offset 4", "offsets 4–6" ("el offset 4", "los offsets
 /// 4–6").
@@ -260,6 +269,13 @@ fn is_rabbitmq(sim: &Simulation, copy: u64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_of_something_is_named_in_the_singular() {
+        assert_eq!(counted(1_u32, "delivery", "deliveries"), "1 delivery");
+        assert_eq!(counted(4_u32, "delivery", "deliveries"), "4 deliveries");
+        assert_eq!(counted(0_u64, "vez", "veces"), "0 veces");
+    }
 
     #[test]
     fn seconds_take_each_language_decimal_separator() {

@@ -200,6 +200,8 @@ fn broker(c: &Contexts) -> Vec<(&Simulation, Fact)> {
         (q, DedupWindowHit { producer: P, msg: M, queue: Q }),
         (q, Redriven { msg: M, copy: 0, queue: Q }),
         (q, DeadLettered { msg: M, copy: 0, queue: Q, reason: Dl::RetriesExhausted, attempts: 4 }),
+        (q, DeadLettered { msg: M, copy: 0, queue: Q, reason: Dl::RetriesExhausted, attempts: 1 }),
+        (q, DeadLettered { msg: M, copy: 0, queue: Q, reason: Dl::DeliveryLimitReached, attempts: 1 }),
         (q, DeadLettered { msg: M, copy: 0, queue: Q, reason: Dl::Poison(Poison::UnauthorizedTenant), attempts: 1 }),
         (q, DeadLettered { msg: M, copy: 0, queue: Q, reason: Dl::DeliveryLimitReached, attempts: 20 }),
         (q, DeadLettered { msg: M, copy: 0, queue: Q, reason: Dl::GapTimeout, attempts: 1 }),
