@@ -2,7 +2,7 @@
 //! with the separators of the page's language (60,123 and 42.3 s in English; 60.123 and
 //! 42,3 s in Spanish), so a figure reads the same in the counters, the chart and the lessons.
 
-use brokerlab_core::lang::number;
+use brokerlab_core::lang::{grouped, number};
 use brokerlab_core::lessons::Lang;
 
 /// A count with thousands separators: `60,123` (`60.123` in Spanish).
@@ -61,7 +61,7 @@ pub fn fixed(v: f64, decimals: usize, lang: Lang) -> String {
         None => ("", text.as_str()),
     };
     let (whole, fraction) = digits.split_once('.').unwrap_or((digits, ""));
-    let whole = number(whole.parse::<f64>().unwrap_or(0.0), 0, lang);
+    let whole = grouped(whole, lang.thousands());
     if fraction.is_empty() {
         format!("{sign}{whole}")
     } else {

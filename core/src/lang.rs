@@ -86,8 +86,9 @@ pub fn number(value: f64, decimals: usize, lang: Lang) -> String {
     out
 }
 
-/// Digits with `sep` between groups of three, counted from the right.
-fn grouped(digits: &str, sep: char) -> String {
+/// Digits with `sep` between groups of three, counted from the right ("86400" with ','
+/// is "86,400").
+pub fn grouped(digits: &str, sep: char) -> String {
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
         if i > 0 && (digits.len() - i).is_multiple_of(3) {

@@ -427,8 +427,6 @@ pub fn plain(v: f64) -> String {
 pub fn forecast(s: &Settings, lang: Lang) -> String {
     let l = locale(lang);
     let per_s = |v: f64| {
-        // + 0.0 turns -0.0 into 0.0: never "-0".
-        let v = v + 0.0;
         if v.is_infinite() {
             td_string!(l, panels.settings.forecast.unlimited).to_string()
         } else {
