@@ -125,7 +125,7 @@ fn the_crash_step_says_crashed_and_only_the_restart_step_says_restarted() {
             assert_eq!(
                 sentences,
                 &vec![
-                    "The broker crashed (as scheduled): it stores and delivers nothing until it restarts, and whatever it had not persisted is gone. It will restart at 7.500 s.".to_string(),
+                    "The broker crashed (as scheduled): it stores and delivers nothing until it restarts, and whatever it had not persisted is gone. It will restart at 7.5 s.".to_string(),
                 ]
             );
         }

@@ -173,8 +173,8 @@ fn lease_shorter_than_work_ends_with_each_message_dead_lettered_at_its_delivery_
         vec![
             "C1 committed the effect of #0 again: it has now been applied 3 times (duplicate).",
             "C1 acked #0 too late: the broker had already taken that delivery back, so the ack changed nothing.",
-            "The broker delivered #2 to C1; it stays hidden until 12.500 s unless acked.",
-            "C1 started processing #2 (attempt 1); it will finish at 13.000 s.",
+            "The broker delivered #2 to C1; it stays hidden until 12.5 s unless acked.",
+            "C1 started processing #2 (attempt 1); it will finish at 13 s.",
         ]
     );
 }
@@ -204,9 +204,7 @@ fn sqs_visibility_heartbeat_keeps_long_work_from_being_delivered_twice() {
     );
     assert_eq!(
         step,
-        vec![
-            "C1 is still working on #0 and extended its lease to 6.000 s (a visibility heartbeat)."
-        ]
+        vec!["C1 is still working on #0 and extended its lease to 6 s (a visibility heartbeat)."]
     );
 }
 
@@ -334,7 +332,7 @@ fn gap_wait_behind_a_dead_lettered_predecessor_is_parked_after_the_gap_timeout()
         first,
         vec![
             "L holds #1 back: key 1 is at version 0, so version 2 must wait for its predecessor.",
-            "#1 waits, unfailed, for its predecessor: L looks again at 1.700 s, and stops waiting at its first look from 31.200 s on.",
+            "#1 waits, unfailed, for its predecessor: L looks again at 1.7 s, and stops waiting at its first look from 31.2 s on.",
         ]
     );
     let last = narration_of(
@@ -450,7 +448,7 @@ fn rabbitmq_requeues_unacked_deliveries_at_once_when_a_consumer_dies() {
             "C1 crashed (as scheduled); what it held in memory is gone. It stays down.",
             "C1's channel closed with #0 unacked (attempt 1): the broker put it back in line at once, marked redelivered.",
             "The broker delivered #0 again (attempt 2) to C2.",
-            "C2 started processing #0 (attempt 2); it will finish at 6.000 s.",
+            "C2 started processing #0 (attempt 2); it will finish at 6 s.",
         ]
     );
     // The same crash on a generic queue waits for the lease (30 s from the delivery at 1 s).

@@ -193,7 +193,14 @@ fn trace_speaks_english_or_spanish() {
     assert_eq!(en, lines(&["trace", "-", "--max", "3", "--lang", "en"]));
     assert!(en.contains("The broker delivered #0 to C1"), "{en}");
     assert!(es.contains("El broker entregó #0 a C1"), "{es}");
-    assert!(es.contains("6,000 s"), "seconds with a decimal comma: {es}");
+    assert!(
+        es.contains("1,000000 s") && es.contains("terminará a los 1,5 s"),
+        "seconds with a decimal comma, in the column and the sentences: {es}"
+    );
+    assert!(
+        en.contains("1.000000 s") && en.contains("will finish at 1.5 s"),
+        "{en}"
+    );
     assert_eq!(en.lines().count(), es.lines().count());
     assert_bad_input(
         &brokerlab(&["trace", "-", "--lang", "fr"], Some(&scenario)),

@@ -412,7 +412,10 @@ fn trace(file: &str, max: u64, lang: Lang) -> Result<(), String> {
         let (index, t, facts) = (step.index, step.time_us, step.facts.to_vec());
         for fact in &facts {
             let line = escape_controls(&narration::describe(&sim, fact, lang));
-            let written = writeln!(out, "{index:>6}  {:>12.6} s  {line}", t as f64 / 1e6);
+            // The instant in the language's decimal way: "1.000000" would read as a
+            // million in Spanish.
+            let at = format!("{:>12.6}", t as f64 / 1e6).replace('.', &lang.decimal().to_string());
+            let written = writeln!(out, "{index:>6}  {at} s  {line}");
             if written.is_err() {
                 return Ok(()); // the reader went away (`| head`)
             }

@@ -1,7 +1,7 @@
 //! The narration in Spanish: one plain sentence per fact, with the terms the lessons use
 //! (ack, commit, offset, relay, handler) and the glossary's Spanish for the rest (cola,
 //! consumidor, reentrega, cola de mensajes muertos (DLQ), bandeja de salida (outbox)).
-//! Instants are written "a los 1,500 s", with a decimal comma.
+//! Instants are written "a los 1,5 s", with a decimal comma and no trailing zeros.
 
 use super::{counted, decimals, has_outbox, is_rabbitmq, mints_ids, Family};
 use crate::lang::Lang;

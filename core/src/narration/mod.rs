@@ -181,9 +181,19 @@ fn decimals(number: String, lang: Lang) -> String {
     }
 }
 
-/// An instant or a duration in seconds, to the millisecond: "1.500 s" ("1,500 s").
+/// An instant or a duration in seconds, to the millisecond and no further than it needs,
+/// as the page writes numbers: "1.5 s", "11 s", "86,400 s" ("1,5 s", "11 s", "86.400 s").
+/// Trailing zeros are left out so a Spanish "11,000 s" is never read as eleven thousand.
 fn secs(t: Micros, lang: Lang) -> String {
-    decimals(format!("{:.3} s", us_to_secs(t)), lang)
+    let text = crate::lang::number(us_to_secs(t), 3, lang);
+    let text = match text.split_once(lang.decimal()) {
+        Some((whole, fraction)) => match fraction.trim_end_matches('0') {
+            "" => whole.to_string(),
+            fraction => format!("{whole}{}{fraction}", lang.decimal()),
+        },
+        None => text,
+    };
+    format!("{text} s")
 }
 
 /// `n` things, the noun in the singular for one: "1 delivery", "4 deliveries" ("1 intento",
@@ -279,9 +289,15 @@ mod tests {
 
     #[test]
     fn seconds_take_each_language_decimal_separator() {
-        assert_eq!(secs(1_500_000, Lang::En), "1.500 s");
-        assert_eq!(secs(1_500_000, Lang::Es), "1,500 s");
-        assert_eq!(secs(61_000_250, Lang::Es), "61,000 s");
+        assert_eq!(secs(1_500_000, Lang::En), "1.5 s");
+        assert_eq!(secs(1_500_000, Lang::Es), "1,5 s");
+        assert_eq!(secs(61_000_250, Lang::Es), "61 s");
+        assert_eq!(secs(61_012_250, Lang::Es), "61,012 s");
+        assert_eq!(secs(10_000_000, Lang::En), "10 s");
+        assert_eq!(secs(86_400_100_000, Lang::En), "86,400.1 s");
+        assert_eq!(secs(86_400_000_000, Lang::Es), "86.400 s");
+        assert_eq!(secs(250, Lang::En), "0 s");
+        assert_eq!(secs(1_000, Lang::En), "0.001 s");
         assert_eq!(decimals("2.5".to_string(), Lang::Es), "2,5");
         assert_eq!(decimals("3".to_string(), Lang::Es), "3");
     }
