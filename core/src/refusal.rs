@@ -172,6 +172,16 @@ const SENTENCES: &[(&str, &str)] = &[
         "el modo agregado no modela el procesamiento en orden",
     ),
     (
+        "the aggregated mode does not model RabbitMQ's automatic acknowledgement, which pushes every waiting message to the consumer at once",
+        "el modo agregado no modela el ack automático de RabbitMQ, que entrega de golpe al \
+         consumidor todos los mensajes que esperan",
+    ),
+    (
+        "the aggregated mode does not model a lease that can run out while the consumer still holds the message (redeliveries of work under way)",
+        "el modo agregado no modela una reserva (lease) que puede vencer mientras el \
+         consumidor aún tiene el mensaje (reentregas de trabajo en curso)",
+    ),
+    (
         "a positive rate must be at least {} (use 0 to stop)",
         "una tasa positiva debe ser al menos {} (usa 0 para detenerlo)",
     ),

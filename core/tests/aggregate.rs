@@ -422,3 +422,96 @@ fn the_aggregated_counters_add_up_at_every_sample() {
         }
     }
 }
+
+/// A small run (both modes can take it) with a lease of `lease_s`, a consumer of
+/// `service` and `prefetch`, on a queue of `flavour`, acking `ack`.
+fn held(
+    lease_s: f64,
+    service: serde_json::Value,
+    prefetch: u32,
+    flavour: &str,
+    ack: &str,
+) -> Scenario {
+    let v = json!({
+        "version": 2, "seed": 1,
+        "producers": [{ "arrivals": { "process": "constant", "schedule": [
+            { "from_s": 0, "rate_per_s": 100 }, { "from_s": 10, "rate_per_s": 0 } ] } }],
+        "queues": [{ "name": "q", "visibility_timeout_s": lease_s, "flavour": flavour }],
+        "consumers": [{ "service": service, "prefetch": prefetch, "ack": ack }],
+        "end_s": 60
+    });
+    Scenario::from_json(&v.to_string()).unwrap()
+}
+
+#[test]
+fn a_lease_shorter_than_the_work_is_left_to_the_message_model() {
+    // Work of 1 s under a 0.5 s lease: message by message every copy is delivered again
+    // while still under way; the fluid would serve them once and say nothing.
+    let fixed = |s: f64| json!({ "fixed": { "seconds": s } });
+    let short = held(0.5, fixed(1.0), 1, "sqs", "after_commit");
+    let mut sim = Simulation::new(short.clone()).unwrap();
+    sim.run();
+    let last = sim.series().last().unwrap();
+    assert!(last.redelivered >= 50 && last.duplicate_effects >= 50, "{last:?}");
+    let e = aggregate::supports(&short).unwrap_err();
+    assert_eq!(e.field, "queues[0].visibility_timeout_s");
+    assert!(e.problem.contains("lease that can run out"), "{e}");
+    let mut auto = short.clone();
+    auto.mode = RunMode::Auto;
+    assert_eq!(auto.run_mode().unwrap(), RunMode::Messages);
+    // A lease that outlasts the work is modelled: exactly as long is too short (a lease's
+    // end is a deadline); ten copies buffered ahead of 0.1 s each hold the last for 1 s.
+    assert!(aggregate::supports(&held(1.0, fixed(0.999), 1, "sqs", "after_commit")).is_ok());
+    assert!(aggregate::supports(&held(1.0, fixed(1.0), 1, "sqs", "after_commit")).is_err());
+    assert!(aggregate::supports(&held(1.0, fixed(0.1), 10, "sqs", "after_commit")).is_err());
+    assert!(aggregate::supports(&held(1.1, fixed(0.1), 10, "sqs", "after_commit")).is_ok());
+    // An exponential time has a tail: 15 means, a 30 s lease and a 1 s mean are fine.
+    let exp = |m: f64| json!({ "exponential": { "mean_s": m } });
+    assert!(aggregate::supports(&held(30.0, exp(1.0), 1, "sqs", "after_commit")).is_ok());
+    assert!(aggregate::supports(&held(10.0, exp(1.0), 1, "sqs", "after_commit")).is_err());
+    // Acked on delivery, or kept by a heartbeat, nothing waits on the lease.
+    assert!(aggregate::supports(&held(0.5, fixed(1.0), 1, "sqs", "on_delivery")).is_ok());
+    let mut heartbeat = short.clone();
+    heartbeat.consumers[0].extend_visibility = true;
+    assert!(aggregate::supports(&heartbeat).is_ok());
+    // A schedule that shortens the lease or slows the work counts too.
+    let mut later = held(2.0, fixed(1.0), 1, "sqs", "after_commit");
+    assert!(aggregate::supports(&later).is_ok());
+    later.commands.push(ScheduledCommand {
+        at_s: 5.0,
+        command: Command::SetVisibilityTimeout {
+            queue: "q".into(),
+            seconds: 0.5,
+        },
+        unannounced: false,
+    });
+    assert!(aggregate::supports(&later).is_err());
+}
+
+#[test]
+fn rabbitmq_automatic_acks_are_left_to_the_message_model() {
+    // RabbitMQ pushes a consumer that acks on delivery every waiting message (prefetch
+    // does not apply); a crash of that consumer loses them all. The fluid sees a queue.
+    let fixed = json!({ "fixed": { "seconds": 0.1 } });
+    let mut s = held(1_800.0, fixed, 1, "rabbitmq", "on_delivery");
+    s.commands.push(ScheduledCommand {
+        at_s: 5.0,
+        command: Command::CrashConsumer {
+            consumer: ConsumerId::new(0),
+            point: CrashPoint::Now,
+            restart_after_s: Some(1.0),
+        },
+        unannounced: false,
+    });
+    let mut sim = Simulation::new(s.clone()).unwrap();
+    sim.run();
+    assert!(
+        sim.series().last().unwrap().lost > 400,
+        "the pushed backlog is lost"
+    );
+    let e = aggregate::supports(&s).unwrap_err();
+    assert_eq!(e.field, "consumers[0].ack");
+    let mut after = s.clone();
+    after.consumers[0].ack = brokerlab_core::AckMode::AfterCommit;
+    assert!(aggregate::supports(&after).is_ok());
+}

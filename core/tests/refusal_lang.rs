@@ -49,6 +49,11 @@ const CASES: &[(&str, Mutation)] = &[
         v["producers"][0]["arrivals"]["schedule"][1]["rate_per_s"] = json!(900_000.0);
     }),
     ("burst", |v| v["mode"] = json!("aggregated")),
+    ("short-lease", |v| v["mode"] = json!("aggregated")),
+    ("mm1", |v| {
+        v["consumers"][0]["ack"] = json!("on_delivery");
+        v["mode"] = json!("aggregated");
+    }),
     ("burst", |v| {
         v["producers"][0]["arrivals"]["schedule"] = json!([{"from_s": 0, "rate_per_s": 5}]);
         v.as_object_mut().unwrap().remove("end_s");

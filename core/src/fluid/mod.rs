@@ -4,6 +4,7 @@
 //! the work estimate reads before a run; `run::Run` computes a whole run.
 
 mod commands;
+mod held;
 mod model;
 mod queue;
 mod run;
@@ -119,6 +120,9 @@ pub fn supports(s: &Scenario) -> Result<(), ScenarioError> {
         if c.ordering != crate::scenario::Ordering::None {
             return no(format!("consumers[{i}].ordering"), "ordered processing");
         }
+    }
+    if let Some((field, what)) = held::check(s) {
+        return no(field, what);
     }
     Ok(())
 }
