@@ -175,7 +175,7 @@ mod tests {
         let (_, a) = mm1_crashed(Some(90.0), Some(100.0));
         let text = a.text(Some(90.0), Lang::Es).expect("something to tell");
         assert!(
-            text.starts_with("La concesión (lease) del mensaje que tenía"),
+            text.starts_with("La reserva (lease) del mensaje que tenía"),
             "{text}"
         );
         assert!(text.contains("90,0 s"), "{text}");

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use brokerlab_core::lessons::Lang;
 use brokerlab_core::{us_to_secs, ConsumerId, Fact, GroupId, Micros, MsgId, QueueId, Simulation};
 
-use crate::format::seconds;
+use crate::format::{count, seconds};
 use crate::i18n::{locale, td_string};
 
 /// The properties the panel shows, in order.
@@ -294,7 +294,7 @@ impl Status {
                 locale(lang),
                 panels.invariants.first_broke,
                 detail,
-                step = b.step,
+                step = count(b.step, lang),
                 time = seconds(b.time_s, lang)
             )
             .to_string(),

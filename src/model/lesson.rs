@@ -31,6 +31,9 @@ pub struct Guide {
     pub index: usize,
     pub phase: Phase,
     answers: Vec<Option<Answer>>,
+    /// The explanation in English and Spanish, its figure read when it was revealed: the
+    /// run may be rewound or moved on after, and the figure must stay the checkpoint's.
+    explained: Option<(String, String)>,
 }
 
 impl Guide {
@@ -43,6 +46,7 @@ impl Guide {
                 index: 0,
                 phase: Phase::Predict,
                 answers,
+                explained: None,
             }
         })
     }
@@ -93,8 +97,11 @@ impl Guide {
         }
     }
 
-    /// The run stands at the checkpoint (or ended before it).
-    pub fn reveal(&mut self, reached: bool) {
+    /// The run stands at the checkpoint (or ended before it) in `sim`: the explanation's
+    /// figure is read there, once.
+    pub fn reveal(&mut self, reached: bool, sim: &Simulation) {
+        let explain = |lang| self.step().explain(sim, lang);
+        self.explained = Some((explain(Lang::En), explain(Lang::Es)));
         self.phase = Phase::Revealed { reached };
     }
 
@@ -105,6 +112,7 @@ impl Guide {
         }
         self.index += 1;
         self.phase = Phase::Predict;
+        self.explained = None;
         true
     }
 
@@ -113,6 +121,7 @@ impl Guide {
     pub fn go_to(&mut self, index: usize) {
         self.index = index.min(self.lesson.steps.len() - 1);
         self.phase = Phase::Predict;
+        self.explained = None;
     }
 
     /// The predictions given so far, as a link keeps them: a choice's index or the
@@ -136,9 +145,14 @@ impl Guide {
         }
     }
 
-    /// The explanation with its figure read from the run as it stands.
-    pub fn explanation(&self, sim: &Simulation, lang: Lang) -> String {
-        self.step().explain(sim, lang)
+    /// The explanation revealed, with the figure the run had at the checkpoint (empty
+    /// before the reveal).
+    pub fn explanation(&self, lang: Lang) -> &str {
+        match (&self.explained, lang) {
+            (None, _) => "",
+            (Some((en, _)), Lang::En) => en,
+            (Some((_, es)), Lang::Es) => es,
+        }
     }
 }
 
@@ -275,6 +289,36 @@ mod tests {
         Guide::open(name).expect("a lesson")
     }
 
+    /// The run of `g`'s lesson, at its start.
+    fn sim_of(g: &Guide) -> Simulation {
+        Simulation::new(examples::load(g.lesson.scenario).expect("built in")).expect("runs")
+    }
+
+    #[test]
+    fn the_explanation_keeps_the_figure_of_its_checkpoint() {
+        // Revealed at the peak of the burst, then rewound to the start: the explanation
+        // still says what was waiting at the checkpoint (it said "0 messages wait").
+        let mut g = guide("backlog-arithmetic");
+        let mut sim = sim_of(&g);
+        sim.run_until(brokerlab_core::secs_to_us(60.0));
+        g.play();
+        g.reveal(true, &sim);
+        let at_checkpoint = g.explanation(Lang::En).to_string();
+        assert_eq!(at_checkpoint, g.step().explain(&sim, Lang::En));
+        assert_ne!(
+            at_checkpoint,
+            g.step().explain(&sim_of(&g), Lang::En),
+            "the figure shows"
+        );
+        assert_eq!(g.explanation(Lang::Es), g.step().explain(&sim, Lang::Es));
+        g.go_to(0);
+        assert_eq!(
+            g.explanation(Lang::En),
+            "",
+            "a step predicted again has none yet"
+        );
+    }
+
     #[test]
     fn a_prediction_counts_only_before_the_reveal() {
         let mut g = guide("backlog-arithmetic");
@@ -292,7 +336,7 @@ mod tests {
         g.forget_answer();
         assert_eq!(g.verdict(), Some(true), "nor taking it back");
         assert!(!g.next_step(), "not before the reveal");
-        g.reveal(true);
+        g.reveal(true, &sim_of(&g));
         assert!(g.next_step());
         assert_eq!((g.progress(), g.phase), ((2, 3), Phase::Predict));
         assert_eq!(g.verdict(), None);
@@ -320,7 +364,7 @@ mod tests {
         let mut g = guide("outbox");
         g.go_to(99);
         assert!(g.is_last());
-        g.reveal(true);
+        g.reveal(true, &sim_of(&g));
         assert!(!g.next_step());
     }
 

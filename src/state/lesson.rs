@@ -40,7 +40,7 @@ impl Lab {
         guide.restore_answers(&view.answers);
         guide.go_to(view.step);
         if view.revealed {
-            guide.reveal(true);
+            self.with_player(|p| guide.reveal(true, p.sim()));
         }
         self.guide.set(Some(guide));
     }
@@ -138,7 +138,7 @@ impl Lab {
         self.update_player(|p| p.set_stop_at(None));
         self.guide.update(|g| {
             if let Some(g) = g {
-                g.reveal(reached);
+                self.with_player(|p| g.reveal(reached, p.sim()));
             }
         });
     }

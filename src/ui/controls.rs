@@ -6,7 +6,7 @@ use brokerlab_core::{examples, EndReason};
 
 use leptos::prelude::*;
 
-use crate::format::{seconds, speed};
+use crate::format::{count, seconds, speed};
 use crate::i18n::{locale, t, t_string, td_string, use_i18n};
 use crate::model::player::{RESTART_AFTER_S, SPEEDS};
 use crate::state::Lab;
@@ -89,8 +89,10 @@ pub fn Controls(lab: Lab) -> impl IntoView {
                 {t!(i18n, stage.controls.step)}
             </button>
             <span class="position" aria-live="off">
-                {t!(i18n, stage.controls.position_step)} <strong data-testid="step-index">{move || lab.readout.with(|r| r.step)}</strong>
-                {t!(i18n, stage.controls.position_at)} <strong data-testid="step-time">{move || lab.readout.with(|r| seconds(r.time_s, lab.lang.get()))}</strong>
+                // Two short lines, so the readout hardly widens as the step count grows
+                // (on one line it pushed the timeline onto a row of its own mid-run).
+                <span class="at-step">{t!(i18n, stage.controls.position_step)} <strong data-testid="step-index">{move || lab.readout.with(|r| count(r.step, lab.lang.get()))}</strong></span>
+                <span class="at-time">{t!(i18n, stage.controls.position_at)} <strong data-testid="step-time">{move || lab.readout.with(|r| seconds(r.time_s, lab.lang.get()))}</strong></span>
                 <span class="budget-stop" data-testid="budget-stop" role="status"
                     hidden=move || lab.readout.with(|r| r.budget_stop.is_none())>
                     " — " {move || {

@@ -267,10 +267,9 @@ fn Reveal(lab: Lab, reached: bool) -> impl IntoView {
         })
     };
     let explanation = move || {
-        lab.readout.with(|_| ());
         lab.guide.with(|g| {
             g.as_ref()
-                .map(|g| lab.with_player(|p| g.explanation(p.sim(), lang.get())))
+                .map(|g| g.explanation(lang.get()).to_string())
                 .unwrap_or_default()
         })
     };

@@ -3,6 +3,7 @@
 use leptos::prelude::*;
 use leptos_use::{use_event_listener, use_window};
 
+use crate::format::{count, fixed};
 use crate::i18n::{lang_of, t, t_string, use_i18n, I18n};
 use crate::model::lineage::*;
 
@@ -37,7 +38,7 @@ pub fn LineagePanel(
     let title = move || {
         lineage.with(|l| match l {
             Some(Ok(l)) => {
-                let (msg, step) = (l.msg, l.upto_step);
+                let (msg, step) = (l.msg, count(l.upto_step, lang_of(i18n)));
                 t_string!(i18n, story.lineage_panel.title, msg = msg, step = step).to_string()
             }
             _ => t_string!(i18n, story.lineage_panel.title_none).to_string(),
@@ -91,7 +92,7 @@ fn lineage_view(l: &Lineage, i18n: I18n) -> impl IntoView {
         .rows
         .iter()
         .map(|r| {
-            let (step, time) = (r.step, format!("{:.3}", r.time_s).replace('.', &lang.decimal().to_string()));
+            let (step, time) = (count(r.step, lang), fixed(r.time_s, 3, lang));
             view! {
                 <li data-testid="lineage-row" data-lane=r.lane.label() data-kind=r.kind.class()>
                     <span class="at">{t_string!(i18n, story.lineage_panel.at, step = step, time = time).to_string()}</span>

@@ -53,6 +53,10 @@ pub fn EventLog(
     /// Called with a message id the user clicked (to show its history).
     #[prop(optional)]
     on_msg: Option<Callback<MsgId>>,
+    /// The loaded scenario's name: another scenario's message #56 is another message, so
+    /// the filter is cleared when it changes.
+    #[prop(into)]
+    scenario: Signal<String>,
 ) -> impl IntoView {
     let i18n = use_i18n();
     // The log's 300 lines would otherwise be rebuilt on every frame of a playing run,
@@ -66,6 +70,11 @@ pub fn EventLog(
         }
     });
     let input = RwSignal::new(String::new());
+    Effect::watch(
+        move || scenario.get(),
+        move |_, _, _| input.set(String::new()),
+        false,
+    );
     let filter = Memo::new(move |_| {
         let lang = i18n::lang(i18n.get_locale());
         input.with(|t| parse_msg_filter(t, lang))
@@ -102,7 +111,10 @@ pub fn EventLog(
                 view! {
                     <li>
                         <span class="at">
-                            {t_string!(i18n, panels.log.at, step = l.step, time = seconds(l.time_s, i18n::lang(i18n.get_locale()))).to_string()}
+                            {{
+                                let lang = i18n::lang(i18n.get_locale());
+                                t_string!(i18n, panels.log.at, step = count(l.step, lang), time = seconds(l.time_s, lang)).to_string()
+                            }}
                         </span>
                         <span class="what">{about} " " {l.text}</span>
                     </li>

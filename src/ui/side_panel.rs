@@ -128,6 +128,7 @@ pub fn SidePanel(lab: Lab, tools: Tools, arrival: Arrival) -> impl IntoView {
                 <Arriving arrival part=Part::Story>
                     <NarrationPanel narration=lab.narration />
                     <EventLog narration=lab.narration on_msg=open
+                        scenario=Signal::derive(move || lab.base.with(|s| s.name.clone()))
                         shown=Signal::derive(move || lab.panel.get() == Panel::Story) />
                 </Arriving>
             </TabPanel>
