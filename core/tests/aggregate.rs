@@ -452,7 +452,10 @@ fn a_lease_shorter_than_the_work_is_left_to_the_message_model() {
     let mut sim = Simulation::new(short.clone()).unwrap();
     sim.run();
     let last = sim.series().last().unwrap();
-    assert!(last.redelivered >= 50 && last.duplicate_effects >= 50, "{last:?}");
+    assert!(
+        last.redelivered >= 50 && last.duplicate_effects >= 50,
+        "{last:?}"
+    );
     let e = aggregate::supports(&short).unwrap_err();
     assert_eq!(e.field, "queues[0].visibility_timeout_s");
     assert!(e.problem.contains("lease that can run out"), "{e}");
