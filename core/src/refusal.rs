@@ -321,6 +321,38 @@ const SERDE: &[(&str, &str)] = &[
         "el texto termina antes de cerrar un texto entre comillas en la línea {}, columna {}",
     ),
     (
+        "expected value at line {} column {}",
+        "se esperaba un valor JSON en la línea {}, columna {}",
+    ),
+    (
+        "expected ident at line {} column {}",
+        "se esperaba true, false o null en la línea {}, columna {}",
+    ),
+    (
+        "number out of range at line {} column {}",
+        "número fuera de rango en la línea {}, columna {}",
+    ),
+    (
+        "invalid number at line {} column {}",
+        "número no válido en la línea {}, columna {}",
+    ),
+    (
+        "recursion limit exceeded at line {} column {}",
+        "demasiados niveles anidados en la línea {}, columna {}",
+    ),
+    (
+        "key must be a string at line {} column {}",
+        "las claves deben ir entre comillas en la línea {}, columna {}",
+    ),
+    (
+        "invalid escape at line {} column {}",
+        "secuencia de escape no válida en la línea {}, columna {}",
+    ),
+    (
+        "control character (\\u0000-\\u001F) found while parsing a string at line {} column {}",
+        "carácter de control dentro de un texto entre comillas en la línea {}, columna {}",
+    ),
+    (
         "expected {} at line {} column {}",
         "se esperaba {} en la línea {}, columna {}",
     ),
@@ -566,12 +598,33 @@ fn serde_in_spanish(sentence: &str) -> String {
     }
 }
 
-/// The first pattern `text` matches, with its blanks moved into the translation.
+/// The first pattern `text` matches, with its blanks moved into the translation (into
+/// Spanish: the only language translated to); a blank that is a plain number is written
+/// the Spanish way ("315.360.000", "0,000001"), as the rest of the page writes them.
 fn translate(text: &str, table: &[(&str, &str)]) -> Option<String> {
     table.iter().find_map(|(en, es)| {
         let blanks = fill(en, text)?;
+        let blanks: Vec<String> = blanks.iter().map(|b| spanish_number(b)).collect();
+        let blanks: Vec<&str> = blanks.iter().map(String::as_str).collect();
         Some(place(es, &blanks))
     })
+}
+
+/// `text` with Spanish separators if it is a plain decimal number, else as it is.
+fn spanish_number(text: &str) -> String {
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    let (whole, fraction) = digits.split_once('.').unwrap_or((digits, ""));
+    let plain = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if whole.is_empty() || !plain(whole) || !plain(fraction) || digits.ends_with('.') {
+        return text.to_string();
+    }
+    let sign = if text.starts_with('-') { "-" } else { "" };
+    let fraction = if fraction.is_empty() {
+        String::new()
+    } else {
+        format!(",{fraction}")
+    };
+    format!("{sign}{}{fraction}", crate::lang::grouped(whole, '.'))
 }
 
 /// The blanks of `pattern` as they are in `text`, if `text` has the pattern's shape. A
@@ -640,6 +693,24 @@ mod tests {
     }
 
     #[test]
+    fn numbers_in_a_spanish_sentence_take_spanish_separators() {
+        assert_eq!(spanish_number("315360000"), "315.360.000");
+        assert_eq!(spanish_number("0.000001"), "0,000001");
+        assert_eq!(spanish_number("-5"), "-5");
+        assert_eq!(spanish_number("1e400"), "1e400");
+        assert_eq!(spanish_number("queues[0]"), "queues[0]");
+        assert_eq!(spanish_number("3."), "3.");
+        assert_eq!(
+            serde_problem_in("number out of range at line 14 column 30", Lang::Es),
+            "número fuera de rango en la línea 14, columna 30"
+        );
+        assert_eq!(
+            serde_problem_in("expected value at line 1 column 1", Lang::Es),
+            "se esperaba un valor JSON en la línea 1, columna 1"
+        );
+    }
+
+    #[test]
     fn an_unknown_sentence_stays_as_it_was() {
         assert_eq!(problem_in("something new", Lang::Es), "something new");
     }
@@ -654,7 +725,7 @@ mod tests {
         let en = "The link is too long (9000 characters; at most 8000).";
         assert_eq!(
             link_problem_in(en, Lang::Es),
-            "El enlace es demasiado largo (9000 caracteres; como mucho 8000)."
+            "El enlace es demasiado largo (9.000 caracteres; como mucho 8.000)."
         );
         assert_eq!(link_problem_in(en, Lang::En), en);
     }
