@@ -4,7 +4,7 @@
 
 use std::hash::{Hash, Hasher};
 
-use brokerlab_core::{examples, invariants, Simulation};
+use brokerlab_core::{examples, invariants, Scenario, Simulation};
 
 /// Hash of the first `steps` steps (index, time, facts), the summary, and how many
 /// messages were released.
@@ -47,4 +47,43 @@ fn releasing_early_changes_no_step_of_any_example() {
         released > 10_000,
         "the examples did release records: {released}"
     );
+}
+
+/// What the release sweeps visited besides the records (holdings and references
+/// gathered) while one slow member drains a log of `records`, appended at 100,000/s and
+/// served at 1,000/s, kept to the end (no retention).
+fn sweep_visits_of_a_log_drain(records: u64) -> u64 {
+    let json = format!(
+        r#"{{"version": 2, "name": "slow-group", "seed": 1,
+            "producers": [{{"name": "p", "target": "l", "count": {records},
+                "arrivals": {{"process": "constant",
+                    "schedule": [{{"from_s": 0, "rate_per_s": 100000}}]}}}}],
+            "logs": [{{"name": "l", "partitions": 1}}],
+            "groups": [{{"name": "g", "log": "l", "members": 1,
+                "service": {{"fixed": {{"seconds": 0.001}}}},
+                "commit": "after_processing"}}]}}"#
+    );
+    let mut sim = Simulation::new(Scenario::from_json(&json).unwrap()).unwrap();
+    sim.run();
+    assert_eq!(sim.counters().effects_applied, records, "drained");
+    sim.sweep_visits()
+}
+
+/// Each sweep gathers every retained record's message; a drain opens its records one
+/// by one, and the walks that pack them again must wait for more openings the more is
+/// retained. They did not: a walk each 1,024 deliveries, so four times the records cost
+/// nineteen times the visits (and the run's time). Counts visits, not time.
+#[test]
+fn draining_a_long_log_costs_sweeps_linear_in_its_length() {
+    let short = sweep_visits_of_a_log_drain(100_000);
+    let long = sweep_visits_of_a_log_drain(400_000);
+    // Linear: about 4.9 (the shorter drain is a little cheaper per record).
+    assert!(
+        long <= 6 * short,
+        "4 times the records, {:.1} times the visits ({short} then {long})",
+        long as f64 / short as f64
+    );
+    // A walk of opened records visits at most sixteen per record opened (a drain opens
+    // each once), a sweep of the ring four per record pushed: about 17 here, 347 before.
+    assert!(long <= 20 * 400_000, "{long} visits for 400,000 records");
 }

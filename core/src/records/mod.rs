@@ -124,11 +124,15 @@ impl<T> Records<T> {
     }
 
     /// Whether the chunks with opened records are due to be walked: at least
-    /// [`OPENED_WALK_MIN`] are open, and a sixteenth of those chunks' slots (so that the
-    /// walk costs at most sixteen visits per record opened).
-    pub fn opened_walk_due(&self) -> bool {
+    /// [`OPENED_WALK_MIN`] are open, a sixteenth of those chunks' slots, and a sixteenth
+    /// of `work`, what else the walk visits (the caller's tables of what is still
+    /// referenced, gathered anew for each walk), so that the walk costs at most sixteen
+    /// visits per record opened, however much is referenced. Without `work`, a slow
+    /// group draining a long log (which opens its records one by one) gathered every
+    /// retained record's message each 1,024 deliveries: quadratic in the log's length.
+    pub fn opened_walk_due(&self, work: usize) -> bool {
         let opened = self.spill.opened();
-        opened >= OPENED_WALK_MIN && 16 * opened >= self.spill.opened_slots()
+        opened >= OPENED_WALK_MIN.max(work / 16) && 16 * opened >= self.spill.opened_slots()
     }
 
     /// Drops the ring's first `n` slots (all empty) in one move.
@@ -567,6 +571,23 @@ mod tests {
         assert_eq!((gone, r.opened()), (vec![(6, Rec(14))], 0));
         assert_eq!(r.peek(6).map(|v| *v), None);
         assert_eq!(r.peek(5).map(|v| *v), Some(Rec(11)));
+    }
+
+    #[test]
+    fn a_walk_of_opened_records_waits_for_a_sixteenth_of_what_else_it_visits() {
+        let mut r = Records::default();
+        for i in 0..4 * OPENED_WALK_MIN {
+            r.push(Rec(2 * i + 1));
+        }
+        r.advance(0, |_, _| false, |_, _| {});
+        for id in 0..2 * OPENED_WALK_MIN {
+            let _ = r.get(id);
+            let opened = id + 1;
+            assert_eq!(r.opened_walk_due(0), opened >= OPENED_WALK_MIN);
+            // 32,768 referenced: due at 2,048 opened, not at 1,024.
+            let work = 32 * OPENED_WALK_MIN;
+            assert_eq!(r.opened_walk_due(work), opened >= 2 * OPENED_WALK_MIN);
+        }
     }
 
     #[test]

@@ -31,13 +31,17 @@ pub(crate) const RECENT_WINDOW: usize = 4_096;
 /// the sweeps' cost at a few visits per record pushed. And what the last prunings of
 /// moot timers and deduplication entries kept: each pruning waits until there are twice
 /// as many again, so it too costs a few visits per entry added, however many are live
-/// (a backlog with a time to live has a timer per waiting copy).
+/// (a backlog with a time to live has a timer per waiting copy). The walks of opened
+/// long-lived records wait likewise ([`crate::records::Records::opened_walk_due`]).
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct SweepWork {
     holdings: usize,
     references: usize,
     timers_kept: usize,
     dedup_kept: usize,
+    /// Holdings and references visited by all sweeps so far: what tests check grows
+    /// linearly with the run.
+    visited: u64,
 }
 
 impl SweepWork {
@@ -74,6 +78,13 @@ impl Simulation {
         &self.retired
     }
 
+    /// Holdings and references the release sweeps have visited so far, besides the
+    /// records themselves (tests check that it grows linearly with the run).
+    #[doc(hidden)]
+    pub fn sweep_visits(&self) -> u64 {
+        self.sweep_work.visited
+    }
+
     /// Releases what is finished, when the rings have grown enough to be worth a sweep
     /// (so the sweep's cost, proportional to what is live, is shared by many records),
     /// or when enough long-lived records were opened to pack them again (a backlog
@@ -81,16 +92,22 @@ impl Simulation {
     /// one by one as they are delivered).
     pub(super) fn release_finished(&mut self) {
         let window = self.recent_window;
-        let work = self.sweep_work.holdings + self.sweep_work.references;
-        let copies_due = self.copies.sweep_due(window, work);
-        let copies_opened = self.copies.opened_walk_due();
+        let SweepWork {
+            holdings,
+            references,
+            ..
+        } = self.sweep_work;
+        let copies_due = self.copies.sweep_due(window, holdings + references);
+        let copies_opened = self.copies.opened_walk_due(holdings);
         if copies_due || copies_opened {
-            self.release_copies(copies_due);
+            self.release_copies(copies_due, copies_opened);
         }
-        let messages_due = self.messages.sweep_due(window, work);
-        if messages_due || self.messages.opened_walk_due() {
-            let referenced = self.release_messages(messages_due);
+        let messages_due = self.messages.sweep_due(window, holdings + references);
+        let messages_opened = self.messages.opened_walk_due(references);
+        if messages_due || messages_opened {
+            let referenced = self.release_messages(messages_due, messages_opened);
             self.sweep_work.references = self.events.heap_len() + referenced;
+            self.sweep_work.visited += self.sweep_work.references as u64;
         }
         // Also after a walk of opened records alone: a draining backlog moves no ring
         // but leaves a moot lease timer per delivery (for a whole visibility timeout).
@@ -100,8 +117,9 @@ impl Simulation {
         }
     }
 
-    /// Walks the long-lived copies if due, and with `advance` moves the ring's front.
-    fn release_copies(&mut self, advance: bool) {
+    /// Walks the long-lived copies if due (the opened ones with `opened`), and with
+    /// `advance` moves the ring's front.
+    fn release_copies(&mut self, advance: bool, opened: bool) {
         // Asked only whether it holds an id, never walked: a hash set, built in one pass
         // (collecting a `BTreeSet` sorted every holding at every sweep, a fifth of the
         // run's time with a few hundred thousand deliveries held).
@@ -112,6 +130,7 @@ impl Simulation {
             .map(|h| h.copy as usize)
             .collect();
         self.sweep_work.holdings = held.len();
+        self.sweep_work.visited += held.len() as u64;
         let releasable = |id: usize, c: &MessageCopy| c.finished() && !held.contains(&id);
         // Only what the totals need of each copy (sized up front: a sweep releases
         // thousands, and growing the vector as it went cost more than the sweep; but
@@ -123,7 +142,7 @@ impl Simulation {
         if self.copies.spill_walk_due() {
             self.copies
                 .release_spilled(releasable, |_, c| gone.push((c.fate, c.msg)));
-        } else if self.copies.opened_walk_due() {
+        } else if opened {
             self.copies
                 .release_opened(releasable, |_, c| gone.push((c.fate, c.msg)));
         }
@@ -137,9 +156,10 @@ impl Simulation {
         }
     }
 
-    /// Releases the finished messages (walking the long-lived ones if due, and with
-    /// `advance` moving the ring's front); returns how many ids were referenced.
-    fn release_messages(&mut self, advance: bool) -> usize {
+    /// Releases the finished messages (walking the long-lived ones if due, the opened
+    /// ones with `opened`, and with `advance` moving the ring's front); returns how many
+    /// ids were referenced.
+    fn release_messages(&mut self, advance: bool, opened: bool) -> usize {
         let referenced = self.referenced_messages();
         let releasable = |id: usize, m: &Message| m.finished() && !referenced.contains(&id);
         let keep = self.recent_window;
@@ -147,7 +167,7 @@ impl Simulation {
         if self.messages.spill_walk_due() {
             self.messages
                 .release_spilled(releasable, |id, m| gone.push((id, m)));
-        } else if self.messages.opened_walk_due() {
+        } else if opened {
             self.messages
                 .release_opened(releasable, |id, m| gone.push((id, m)));
         }
