@@ -162,7 +162,10 @@ fn as_answer(prediction: &Prediction, x: f64) -> Option<Answer> {
             let whole = x.fract() == 0.0 && x >= 0.0 && x < options.len() as f64;
             whole.then_some(Answer::Choice(x as usize))
         }
-        Prediction::Number { .. } => x.is_finite().then_some(Answer::Number(x)),
+        // As a typed answer is read (`read_answer`): no negative count or time.
+        Prediction::Number { unit, .. } => {
+            (x.is_finite() && (x >= 0.0 || *unit == Unit::Dollars)).then_some(Answer::Number(x))
+        }
     }
 }
 
@@ -357,6 +360,12 @@ mod tests {
         let mut numbers = guide("backlog-arithmetic");
         numbers.restore_answers(&[Some(59_000.0)]);
         assert_eq!(numbers.answered(), Some(Answer::Number(59_000.0)));
+        numbers.restore_answers(&[Some(-5.0)]);
+        assert_eq!(
+            numbers.answered(),
+            None,
+            "no negative backlog, as when typed"
+        );
     }
 
     #[test]
