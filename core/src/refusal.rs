@@ -26,6 +26,41 @@ const SENTENCES: &[(&str, &str)] = &[
         "no es un escenario JSON válido: {}",
     ),
     ("must not be empty", "no puede estar vacío"),
+    // Compare mode's variants (core/src/compare.rs).
+    (
+        "does not make a valid scenario: {}",
+        "no da un escenario válido: {}",
+    ),
+    ("at most {} changes", "como mucho {} cambios"),
+    ("a path has 1 to {} characters", "una ruta tiene de 1 a {} caracteres"),
+    (
+        "{} names no setting (an empty list?)",
+        "{} no nombra ningún ajuste (¿una lista vacía?)",
+    ),
+    ("{}: a list wants an index or *", "{}: una lista pide un índice o *"),
+    (
+        "index {} is past the end ({} entries)",
+        "el índice {} está fuera de la lista ({} elementos)",
+    ),
+    ("there is no {} here", "aquí no hay {}"),
+    ("{}: this setting has no parts", "{}: este ajuste no tiene partes"),
+    (
+        "side B must keep side A's seed",
+        "el lado B debe conservar la semilla del lado A",
+    ),
+    (
+        "side B must keep side A's producers",
+        "el lado B debe conservar los productores del lado A",
+    ),
+    (
+        "side B must keep side A's arrivals, count, payload and script",
+        "el lado B debe conservar las llegadas, el número, la carga y el guion del lado A",
+    ),
+    (
+        "side B must keep side A's scheduled commands",
+        "el lado B debe conservar los comandos programados del lado A",
+    ),
+    ("{} is not KEY=VALUE", "{} no tiene la forma CLAVE=VALOR"),
     ("{} is used twice", "{} aparece dos veces"),
     (
         "{} is already the name of a queue, exchange or log",
@@ -585,17 +620,21 @@ pub fn aggregated_note_in(note: &str, lang: Lang) -> String {
     }
 }
 
-/// The blank after "JSON válido: " holds serde's words: those get their own table.
+/// The blank after "JSON válido: " (or "escenario válido: ") holds serde's words: those get
+/// their own table.
 fn serde_in_spanish(sentence: &str) -> String {
-    const AFTER: &str = "no es un escenario JSON válido: ";
-    match sentence.strip_prefix(AFTER) {
-        Some(serde) => {
+    const AFTER: [&str; 2] = [
+        "no es un escenario JSON válido: ",
+        "no da un escenario válido: ",
+    ];
+    for after in AFTER {
+        if let Some(serde) = sentence.strip_prefix(after) {
             let words = translate(serde, SERDE).unwrap_or_else(|| serde.to_string());
             // serde lists the expected names as "`a` or `b`".
-            format!("{AFTER}{}", words.replace("` or `", "` o `"))
+            return format!("{after}{}", words.replace("` or `", "` o `"));
         }
-        None => sentence.to_string(),
     }
+    sentence.to_string()
 }
 
 /// The first pattern `text` matches, with its blanks moved into the translation (into
@@ -690,6 +729,22 @@ mod tests {
             problem_in(en, Lang::Es),
             "no es un escenario JSON válido: falta el campo `queues` en la línea 3, columna 1"
         );
+    }
+
+    #[test]
+    fn a_comparison_s_refusals_read_in_spanish() {
+        let cases = [
+            (
+                "does not make a valid scenario: unknown variant `banana`, expected `none` or `inbox`",
+                "no da un escenario válido: valor desconocido `banana`; se esperaba `none` o `inbox`",
+            ),
+            ("index 9 is past the end (2 entries)", "el índice 9 está fuera de la lista (2 elementos)"),
+            ("side B must keep side A's seed", "el lado B debe conservar la semilla del lado A"),
+            ("at most 32 changes", "como mucho 32 cambios"),
+        ];
+        for (en, es) in cases {
+            assert_eq!(problem_in(en, Lang::Es), es);
+        }
     }
 
     #[test]
