@@ -372,7 +372,7 @@ pub fn parse_range(
     let v = parse_number(text, unit, lang)?;
     let low = if min_open { v <= min } else { v < min };
     if low || v > max {
-        let (min, max, l) = (plain(min), plain(max), locale(lang));
+        let (min, max, l) = (plain(min, lang), plain(max, lang), locale(lang));
         let why = if min_open {
             td_string!(l, panels.settings.range_above, min, max, unit).to_string()
         } else {
@@ -413,13 +413,13 @@ pub fn parse_bound(text: &str, lang: Lang) -> Result<Option<u64>, String> {
     parse_whole(text, 1, limits::HELD_MAX, &unit, lang).map(Some)
 }
 
-/// A number as a field shows it: shortest exact form, thousands separated when whole,
-/// always written the English way because that is what the fields parse back.
-pub fn plain(v: f64) -> String {
+/// A bound as a refusal names it, in `lang`: thousands separated when whole ("1.000.000"),
+/// else its shortest exact form as a field holds it ("0,000001").
+pub fn plain(v: f64, lang: Lang) -> String {
     if v.fract() == 0.0 && v.abs() < 1e15 {
-        crate::format::count(v.abs() as u64, Lang::En)
+        crate::format::count(v.abs() as u64, lang)
     } else {
-        v.to_string()
+        crate::format::field(v, lang)
     }
 }
 
@@ -1000,7 +1000,9 @@ mod tests {
             ..Settings::default()
         };
         assert!(forecast(&s, Lang::En).ends_with("the consumers keep up, so a backlog drains."));
-        assert_eq!(plain(1_000_000.0), "1,000,000");
+        assert_eq!(plain(1_000_000.0, Lang::En), "1,000,000");
+        assert_eq!(plain(1_000_000_000.0, Lang::Es), "1.000.000.000");
+        assert_eq!(plain(0.000_001, Lang::Es), "0,000001");
     }
 
     #[test]
@@ -1040,6 +1042,6 @@ mod tests {
         );
         assert!(edge.contains("does not drain"), "{edge}");
         assert!(!edge.contains("a backlog drains"), "{edge}");
-        assert_eq!(plain(0.25), "0.25");
+        assert_eq!(plain(0.25, Lang::En), "0.25");
     }
 }
