@@ -1300,6 +1300,21 @@ test('in Spanish at 1280×720 the header and the transport keep one row each, an
     assert.deepEqual(rows, {
       header: true, transport: true, scrolls: false, topology: true, plot: true, tabRows: true, tabUnderPresent: false,
     });
+    // Playing, the step count reaches six figures ("Paso 202.306"): the transport keeps its
+    // row (on one line the readout pushed the timeline onto a row of its own).
+    await t.setSpeed(20);
+    await t.click('play');
+    await t.page.waitForFunction(() => Number(document.querySelector('[data-testid=step-index]')
+      .textContent.replace(/\./g, '')) >= 100_000, null, { timeout: 30_000 });
+    await t.click('play');
+    const oneRow = await t.page.evaluate(() => {
+      const middle = (id) => {
+        const r = document.querySelector(`[data-testid=${id}]`).getBoundingClientRect();
+        return (r.top + r.bottom) / 2;
+      };
+      return Math.abs(middle('play') - middle('timeline')) < 12;
+    });
+    assert.ok(oneRow, `one row at step ${await t.text('step-index')}`);
     await t.shot('40b-stage-1280x720-es');
     assert.deepEqual(t.consoleErrors, []);
   } finally {
