@@ -249,12 +249,16 @@ pub enum Fact {
         producer: ProducerId,
         msg: MsgId,
     },
-    /// The broker refused the publish; the producer is told.
+    /// A queue the publish was routed to refused it. `told`: the producer hears of it (a
+    /// nack, with publisher confirms; admission control answers at the door). A full
+    /// queue's refusal of a publish without confirms is told to nobody: the broker
+    /// discards it.
     Refused {
         producer: ProducerId,
         msg: MsgId,
         queue: QueueId,
         because: RefusedBecause,
+        told: bool,
     },
     /// The publish matched no binding: returned to the producer (mandatory) or dropped.
     Unroutable {

@@ -153,8 +153,13 @@ fn producer_side(fact: &Fact) -> Option<Part> {
         Unroutable { .. } => at(Exchange, Failure),
         Deduplicated { .. } => at(Exchange, Plain),
         Refused {
-            producer, queue, ..
+            producer,
+            queue,
+            told: true,
+            ..
         } => go(Queue(queue), Publisher(producer), Failure),
+        // Discarded without a word (no publisher confirms): nothing goes back.
+        Refused { queue, .. } => at(Queue(queue), Failure),
         Stored {
             producer, queue, ..
         } => go(Publisher(producer), Queue(queue), Publish),

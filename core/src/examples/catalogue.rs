@@ -136,7 +136,7 @@ pub const EXAMPLES: &[Example] = &[
         Load,
         "A bounded queue under overload (backpressure)",
         "Una cola acotada bajo sobrecarga (contrapresión)",
-        "Llegan 30 mensajes por segundo frente a una capacidad de 20 por segundo, a una cola limitada a 100 mensajes. Con overflow 'reject', el broker rechaza lo que no cabe y se lo hace saber al productor; con 'drop_oldest', se descartan los mensajes que más tiempo llevan esperando; con 'throttle', se frena al productor y el backlog pasa al productor. Además, los mensajes expiran tras 10 s de espera."
+        "Llegan 30 mensajes por segundo frente a una capacidad de 20 por segundo, a una cola limitada a 100 mensajes. Con overflow 'reject', el broker rechaza lo que no cabe; este productor publica sin confirmaciones, así que nadie se lo hace saber y cada mensaje rechazado se pierde antes de guardarse (con confirmaciones recibiría un nack); con 'drop_oldest', se descartan los mensajes que más tiempo llevan esperando; con 'throttle', se frena al productor y el backlog pasa al productor. Además, los mensajes expiran tras 10 s de espera."
     ),
     example!(
         "broker-crash",

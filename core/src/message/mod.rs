@@ -118,8 +118,8 @@ pub struct Message {
     /// The publish attempt the broker refused (a nack): its confirm is no longer awaited.
     #[serde(skip)]
     pub nacked_attempt: Attempt,
-    /// Three yes-or-no facts in one byte: confirmed, held back, remembered by the broker
-    /// (read and set them with the methods of the same names).
+    /// Four yes-or-no facts in one byte: confirmed, held back, remembered by the broker,
+    /// given up after a nack (read and set them with the methods of the same names).
     #[serde(skip)]
     pub flags: u8,
     /// Its copies by kind of fate: [waiting/in flight/retrying, failed (dead-lettered,
@@ -134,6 +134,7 @@ pub struct Message {
 const CONFIRMED: u8 = 1;
 const HELD_BACK: u8 = 2;
 const BROKER_REMEMBERS: u8 = 4;
+const GAVE_UP_ON_NACK: u8 = 8;
 
 impl Message {
     /// Settled with its producer (no longer pending) and without a copy held: nothing in
@@ -173,6 +174,13 @@ impl Message {
         self.flags & BROKER_REMEMBERS != 0
     }
 
+    /// Its producer was nacked (a queue it routes to refused it) and gave up on it, though
+    /// another queue stored a copy: the copies stay and are delivered, and the job fails.
+    #[inline]
+    pub fn gave_up_on_nack(&self) -> bool {
+        self.flags & GAVE_UP_ON_NACK != 0
+    }
+
     pub fn set_confirmed(&mut self, on: bool) {
         self.set_flag(CONFIRMED, on);
     }
@@ -183,6 +191,10 @@ impl Message {
 
     pub fn set_broker_remembers(&mut self, on: bool) {
         self.set_flag(BROKER_REMEMBERS, on);
+    }
+
+    pub fn set_gave_up_on_nack(&mut self, on: bool) {
+        self.set_flag(GAVE_UP_ON_NACK, on);
     }
 
     fn set_flag(&mut self, flag: u8, on: bool) {

@@ -345,10 +345,15 @@ fn broker(sim: &Simulation, fact: &Fact) -> String {
             "The broker already had #{msg} from {} (same producer id and sequence): the retry was dropped, not stored twice.",
             producer(sim, p)
         ),
-        Refused { producer: p, msg, queue: q, because: RefusedBecause::QueueFull } => {
-            format!("{} is full: the broker refused #{msg} and told {}.", queue(sim, q), producer(sim, p))
+        Refused { producer: p, msg, queue: q, because: RefusedBecause::QueueFull, told: true } => {
+            format!("{} is full: the broker refused #{msg} and told {} (a nack for the whole publish).", queue(sim, q), producer(sim, p))
         }
-        Refused { producer: p, msg, queue: q, because: RefusedBecause::OldestTooOld } => format!(
+        Refused { producer: p, msg, queue: q, because: RefusedBecause::QueueFull, told: false } => format!(
+            "{} is full: the broker discarded #{msg}, and without publisher confirms nobody told {}.",
+            queue(sim, q),
+            producer(sim, p)
+        ),
+        Refused { producer: p, msg, queue: q, because: RefusedBecause::OldestTooOld, .. } => format!(
             "Admission control: the oldest message in {} is too old, so #{msg} from {} was refused.",
             queue(sim, q),
             producer(sim, p)

@@ -376,12 +376,17 @@ fn broker(sim: &Simulation, fact: &Fact) -> String {
             "El broker ya tenía #{msg} de {} (mismo id de productor y número de secuencia): descartó el reintento en vez de guardarlo dos veces.",
             producer(sim, p)
         ),
-        Refused { producer: p, msg, queue: q, because: RefusedBecause::QueueFull } => format!(
-            "{} está llena: el broker rechazó #{msg} y se lo hizo saber a {}.",
+        Refused { producer: p, msg, queue: q, because: RefusedBecause::QueueFull, told: true } => format!(
+            "{} está llena: el broker rechazó #{msg} y se lo hizo saber a {} (un nack para toda la publicación).",
             queue(sim, q),
             producer(sim, p)
         ),
-        Refused { producer: p, msg, queue: q, because: RefusedBecause::OldestTooOld } => format!(
+        Refused { producer: p, msg, queue: q, because: RefusedBecause::QueueFull, told: false } => format!(
+            "{} está llena: el broker descartó #{msg} y, sin confirmaciones de publicación, nadie se lo hizo saber a {}.",
+            queue(sim, q),
+            producer(sim, p)
+        ),
+        Refused { producer: p, msg, queue: q, because: RefusedBecause::OldestTooOld, .. } => format!(
             "Control de admisión: el mensaje más antiguo de {} lleva demasiado tiempo esperando, así que se rechazó #{msg} de {}.",
             queue(sim, q),
             producer(sim, p)

@@ -616,7 +616,7 @@ impl QueueSpec {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Overflow {
-    /// Refuse the new publish; the producer is told.
+    /// Refuse the new publish; the producer is told only with publisher confirms (a nack).
     #[default]
     Reject,
     /// Accept it and drop the oldest waiting message.

@@ -657,6 +657,7 @@ impl Simulation {
                     && !m.held_back()
                     && m.publish_attempts == attempt
                     && m.nacked_attempt != attempt
+                    && !m.gave_up_on_nack()
                     && matches!(m.fate, PublishFate::Pending | PublishFate::Stored)
             }
             Event::RelayPoll {
@@ -1282,6 +1283,9 @@ fn job_status_from(m: &Message, effects: impl Fn() -> u32) -> crate::message::Jo
         | PublishFate::NeverPublished => JobStatus::Failed,
         PublishFate::Stored => match m.copy_tally {
             [a, ..] if a > 0 => JobStatus::Running,
+            // Nacked (refused by one of its queues) and given up: failed, like a refusal,
+            // once the copies another queue stored are finished.
+            _ if m.gave_up_on_nack() => JobStatus::Failed,
             [_, f, _] if f > 0 => JobStatus::Failed,
             [_, _, d] if d > 0 => JobStatus::Completed,
             // Only log records: done once some group applied its effect.

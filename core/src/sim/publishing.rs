@@ -177,7 +177,10 @@ impl Simulation {
     /// Sends a message, or queues it behind earlier messages held back by backpressure.
     pub(super) fn send(&mut self, producer: ProducerId, msg: MsgId) {
         let m = &self.messages[msg.index()];
-        if m.held_back() || !matches!(m.fate, PublishFate::Pending | PublishFate::Stored) {
+        if m.held_back()
+            || m.gave_up_on_nack()
+            || !matches!(m.fate, PublishFate::Pending | PublishFate::Stored)
+        {
             return; // already waiting in the held line, or its outcome is final
         }
         let p = &mut self.producers[producer.index()];
@@ -308,40 +311,79 @@ impl Simulation {
             self.hold_back(producer, msg, q);
             return;
         }
+        // A producer that waits for confirms hears of a refusal (a nack); without confirms
+        // a full queue's refusal is told to nobody (RabbitMQ's reject-publish: "if
+        // publisher confirms are enabled, the publisher will be informed … via a
+        // basic.nack"). Admission control answers at the door either way.
+        let confirms = self.waits_for_confirm(producer);
         let mut stored = 0;
+        let mut told = false;
+        let mut discarded = false;
         for &q in routes {
             if self.dedup_window_hit(producer, msg, q) {
                 stored += 1; // accepted: the broker confirms it, and keeps one copy
                 continue;
             }
             if let Some(because) = self.admission(q) {
+                let tells = confirms || because == RefusedBecause::OldestTooOld;
+                told |= tells;
+                discarded |= !tells;
                 self.counters.refused += 1;
                 self.facts.push(Fact::Refused {
                     producer,
                     msg,
                     queue: q,
                     because,
+                    told: tells,
                 });
                 continue;
             }
             self.store(producer, msg, q);
             stored += 1;
         }
-        let outbox = self.has_outbox(producer);
-        let m = &mut self.messages[msg.index()];
         if stored > 0 {
             self.set_publish_fate(msg, PublishFate::Stored);
+        }
+        if told && confirms {
+            // Refused by at least one of its queues: the whole publish is nacked, even if
+            // another queue stored a copy (which stays stored and is delivered).
+            self.nacked(producer, msg, attempt);
+        } else if stored > 0 {
             self.send_confirm(producer, msg, attempt);
-        } else if m.fate == PublishFate::Pending {
-            if outbox {
-                // Refused everywhere (a nack): the request is accepted already, so the row
-                // stays and the relay tries again later.
-                m.nacked_attempt = attempt;
-                self.relay_failed(producer, msg, attempt);
-            } else {
-                // The producer is told (a nack) and gives up on it, retries included.
+        } else if self.messages[msg.index()].fate == PublishFate::Pending {
+            if told {
+                // Turned away at the door (admission control): the producer gives up on it.
                 self.finish_publish(producer, msg, PublishFate::Refused);
+            } else if discarded {
+                // Discarded without a word, as a publish without confirms to a broker that
+                // is down: the producer believes it sent it.
+                self.finish_publish(producer, msg, PublishFate::GaveUp);
+                self.counters.gave_up += 1;
+                self.counters.lost_before_stored += 1;
             }
+        }
+    }
+
+    /// The broker nacks a publish (a queue it routes to refused it): the producer does
+    /// what it does on any nack. An outbox relay keeps the row and tries again later (a
+    /// retry stores another copy in a queue that had stored it); a producer without an
+    /// outbox gives up on it, and its job fails (the copies stored elsewhere stay, and
+    /// are delivered).
+    fn nacked(&mut self, producer: ProducerId, msg: MsgId, attempt: Attempt) {
+        let m = &mut self.messages[msg.index()];
+        if m.confirmed() {
+            return; // an earlier attempt's confirm already settled it
+        }
+        m.nacked_attempt = attempt;
+        let fate = m.fate;
+        if self.has_outbox(producer) {
+            // The request is accepted already, so the row stays and the relay tries again.
+            self.relay_failed(producer, msg, attempt);
+        } else if fate == PublishFate::Pending {
+            self.finish_publish(producer, msg, PublishFate::Refused);
+        } else if fate == PublishFate::Stored {
+            self.change_job(msg, |m| m.set_gave_up_on_nack(true));
+            self.leave_held_line(producer, msg);
         }
     }
 
@@ -391,6 +433,12 @@ impl Simulation {
     /// leaves the producer's held line too, if a retry of it was waiting there.
     fn finish_publish(&mut self, producer: ProducerId, msg: MsgId, fate: PublishFate) {
         self.set_publish_fate(msg, fate);
+        self.leave_held_line(producer, msg);
+    }
+
+    /// A message the producer no longer publishes leaves its held line, if a retry of it
+    /// was waiting there.
+    fn leave_held_line(&mut self, producer: ProducerId, msg: MsgId) {
         let m = &mut self.messages[msg.index()];
         let was_held_back = m.held_back();
         m.set_held_back(false);
@@ -543,6 +591,10 @@ impl Simulation {
             return; // an earlier attempt's confirm already settled it
         }
         m.set_confirmed(true);
+        if m.gave_up_on_nack() {
+            // A later attempt went through after all: the producer knows it is stored.
+            self.change_job(msg, |m| m.set_gave_up_on_nack(false));
+        }
         self.counters.confirms += 1;
         self.facts.push(Fact::Confirmed {
             producer,

@@ -189,8 +189,9 @@ fn broker(c: &Contexts) -> Vec<(&Simulation, Fact)> {
     vec![
         (q, Stored { producer: P, msg: M, copy: 0, queue: Q }),
         (q, Deduplicated { producer: P, msg: M }),
-        (q, Refused { producer: P, msg: M, queue: Q, because: RefusedBecause::QueueFull }),
-        (q, Refused { producer: P, msg: M, queue: Q, because: RefusedBecause::OldestTooOld }),
+        (q, Refused { producer: P, msg: M, queue: Q, because: RefusedBecause::QueueFull, told: true }),
+        (q, Refused { producer: P, msg: M, queue: Q, because: RefusedBecause::QueueFull, told: false }),
+        (q, Refused { producer: P, msg: M, queue: Q, because: RefusedBecause::OldestTooOld, told: true }),
         (q, Unroutable { producer: P, msg: M, returned: true }),
         (q, Unroutable { producer: P, msg: M, returned: false }),
         (q, PublishFailed { producer: P, msg: M, attempt: 1 }),
