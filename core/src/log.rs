@@ -154,6 +154,13 @@ pub struct Group {
     pub position: Vec<u64>,
     /// Per partition: one past the last record processed in order.
     pub done_upto: Vec<u64>,
+    /// Per partition: the records below this offset are settled for their jobs (the
+    /// group finished each once, or will never read it); rewinds leave it where it is, so
+    /// a record read again is not counted again.
+    pub settled: Vec<u64>,
+    /// Records (partition, offset, message) settled past while a member still works on
+    /// them (they expired or were skipped under it): the member's outcome settles them.
+    pub spared: Vec<(u32, u64, MsgId)>,
     /// Per partition: its owner, if any (none while rebalancing).
     pub owner: Vec<Option<MemberId>>,
     /// A partition is being processed right now (by its owner).
@@ -208,6 +215,8 @@ impl Group {
             committed: vec![0; partitions],
             position: vec![0; partitions],
             done_upto: vec![0; partitions],
+            settled: vec![0; partitions],
+            spared: Vec::new(),
             owner: vec![None; partitions],
             busy: vec![false; partitions],
             rebalancing: false,

@@ -118,8 +118,9 @@ pub struct Message {
     /// The publish attempt the broker refused (a nack): its confirm is no longer awaited.
     #[serde(skip)]
     pub nacked_attempt: Attempt,
-    /// Four yes-or-no facts in one byte: confirmed, held back, remembered by the broker,
-    /// given up after a nack (read and set them with the methods of the same names).
+    /// Six yes-or-no facts in one byte: confirmed, held back, remembered by the broker,
+    /// given up after a nack, and, for its log records, read by a group and lost to a
+    /// group (read and set them with the methods of the same names).
     #[serde(skip)]
     pub flags: u8,
     /// Its copies by kind of fate: [waiting/in flight/retrying, failed (dead-lettered,
@@ -135,6 +136,8 @@ const CONFIRMED: u8 = 1;
 const HELD_BACK: u8 = 2;
 const BROKER_REMEMBERS: u8 = 4;
 const GAVE_UP_ON_NACK: u8 = 8;
+const LOG_READ: u8 = 16;
+const LOG_LOST: u8 = 32;
 
 impl Message {
     /// Settled with its producer (no longer pending) and without a copy held: nothing in
@@ -179,6 +182,29 @@ impl Message {
     #[inline]
     pub fn gave_up_on_nack(&self) -> bool {
         self.flags & GAVE_UP_ON_NACK != 0
+    }
+
+    /// A group reading one of its log records finished it (its effect applied, refused, or
+    /// skipped as a duplicate or a stale version).
+    #[inline]
+    pub fn log_read(&self) -> bool {
+        self.flags & LOG_READ != 0
+    }
+
+    /// A group reading one of its log records will never finish it: the record expired
+    /// before the group read it, was skipped (its offset committed before processing), or
+    /// was dead-lettered where no group reads.
+    #[inline]
+    pub fn log_lost(&self) -> bool {
+        self.flags & LOG_LOST != 0
+    }
+
+    pub fn set_log_read(&mut self) {
+        self.set_flag(LOG_READ, true);
+    }
+
+    pub fn set_log_lost(&mut self) {
+        self.set_flag(LOG_LOST, true);
     }
 
     pub fn set_confirmed(&mut self, on: bool) {

@@ -67,6 +67,13 @@ impl Simulation {
         };
         if let Some(reason) = reason {
             self.dead_letter_record(g, work, reason);
+            // Dead-lettered to a log some group reads: that group's reads count instead,
+            // as a redriven copy's delivery does.
+            let how = match self.groups[g.index()].dead_letter {
+                Some(l) if self.log_is_read(l) => super::log_jobs::Read::Void,
+                _ => super::log_jobs::Read::Lost,
+            };
+            self.read_settled(g, work, how);
             self.finish_record(g, m, work, true);
         } else if group.revoking[work.partition as usize] {
             self.release_partition(g, work.partition, m);

@@ -58,6 +58,7 @@ impl Simulation {
         m.records += 1;
         m.set_broker_remembers(true);
         self.change_job(msg, |m| m.fate = PublishFate::Stored);
+        self.owe_reads(l, msg);
         self.counters.appended += 1;
         (partition, offset)
     }
@@ -118,22 +119,32 @@ impl Simulation {
         for p in 0..self.logs[l].partitions.len() {
             let log = &mut self.logs[l];
             let (max_age, max_len) = (log.retention_us, log.retention_records);
-            let part = &mut log.partitions[p];
-            let from = part.start;
-            while let Some(front) = part.records.front() {
-                let too_old =
-                    max_age.is_some_and(|age| front.appended_us.saturating_add(age) <= now);
-                let too_many = max_len.is_some_and(|n| part.records.len() as u64 > n);
-                if !(too_old || too_many) {
-                    break;
-                }
-                part.records.pop_front();
-                part.start += 1;
-            }
-            let to = part.start;
-            if to == from {
+            let part = &log.partitions[p];
+            let (from, len) = (part.start, part.records.len());
+            let gone = part
+                .records
+                .iter()
+                .enumerate()
+                .take_while(|&(i, r)| {
+                    let too_old =
+                        max_age.is_some_and(|age| r.appended_us.saturating_add(age) <= now);
+                    let too_many = max_len.is_some_and(|n| (len - i) as u64 > n);
+                    too_old || too_many
+                })
+                .count();
+            if gone == 0 {
                 continue;
             }
+            let to = from + gone as u64;
+            // The groups' reads of what goes are settled while its records are there.
+            for g in self.group_ids() {
+                if self.groups[g.index()].log == l {
+                    self.reads_passed(g, p, to);
+                }
+            }
+            let part = &mut self.logs[l].partitions[p];
+            part.records.drain(..gone);
+            part.start = to;
             self.counters.records_expired += to - from;
             self.facts.push(Fact::RecordsExpired {
                 log: l as u32,
@@ -226,6 +237,7 @@ impl Simulation {
                 if !aborted {
                     break;
                 }
+                self.reads_passed(g, p, offset + 1);
                 let group = &mut self.groups[g.index()];
                 group.position[p] = offset + 1;
                 group.done_upto[p] = group.done_upto[p].max(offset + 1);
@@ -318,9 +330,11 @@ impl Simulation {
             None => {
                 self.handle_record(g, m, work);
                 self.write_outputs(g, m, work.msg, current);
+                self.read_settled(g, work, super::log_jobs::Read::Finished);
                 self.finish_record(g, m, work, current);
             }
         }
+        self.drop_spared(g);
         self.pump_group(g);
     }
 
@@ -578,6 +592,7 @@ impl Simulation {
         member.restart_at_us = restart_at_us;
         let incarnation = member.incarnation;
         self.counters.member_crashes += 1;
+        self.drop_spared(g);
         self.orphan_partitions(g, m);
         self.end_transaction(g, m, false);
         self.facts.push(Fact::MemberCrashed {
@@ -639,6 +654,10 @@ impl Simulation {
             .iter()
             .map(|p| to.map_or(p.start, |o| o.clamp(p.start, p.end())))
             .collect();
+        // A seek past records the group has not read: it never will.
+        for (p, &start) in starts.iter().enumerate() {
+            self.reads_passed(g, p, start);
+        }
         let group = &mut self.groups[g.index()];
         group.generation += 1;
         for (p, start) in starts.into_iter().enumerate() {

@@ -16,6 +16,7 @@ mod dependency_settings;
 mod dependency_views;
 mod faults;
 mod log_failures;
+mod log_jobs;
 mod logs;
 mod processing;
 mod publishing;
@@ -116,6 +117,10 @@ pub struct Simulation {
     groups: Vec<Group>,
     /// The database: one set of tables per queue's consumers, then one per log group.
     tables: Vec<GroupTables>,
+    /// Per message with log records: the reads its jobs still waits for, one per record
+    /// and group reading the record's log, until the group finishes the record or will
+    /// never read it (see `log_jobs`). Absent: none.
+    log_reads: std::collections::HashMap<MsgId, u32, crate::hash::IdHash>,
     broker_up: bool,
     broker_incarnation: u32,
     /// Poison classes the consumers of a queue now process (fixes deployed).
@@ -196,6 +201,7 @@ impl Simulation {
             messages: Records::default(),
             by_version: std::collections::BTreeMap::new(),
             tables: vec![GroupTables::default(); queues.len() + groups.len()],
+            log_reads: Default::default(),
             queues,
             logs,
             groups,
@@ -773,9 +779,7 @@ impl Simulation {
     /// One more application of `msg`'s effect in table set `table`, counted; returns how
     /// many times it has now been applied there (more than 1: a duplicate effect).
     fn count_effect(&mut self, table: usize, msg: MsgId) -> u32 {
-        let before = self.job_status(msg);
         let n = self.tables[table].record_applied(msg);
-        self.job_moved(msg, before);
         self.counters.effects_applied += 1;
         if n > 1 {
             self.counters.duplicate_effects += 1;
@@ -790,19 +794,19 @@ impl Simulation {
 
     /// Where message `msg`'s job stands, given its record `m`.
     fn job_status_of(&self, msg: MsgId, m: &Message) -> crate::message::JobStatus {
-        job_status_from(m, || self.effect_count(msg))
+        job_status_from(m, || self.log_reads.get(&msg).copied().unwrap_or(0))
     }
 
     /// Changes message `msg`'s record with `change` (its publish fate, its copies' tally),
     /// keeping the job counts in step. One lookup of the record for the whole move: fates
     /// change several times per message, on the hot path.
     fn change_job(&mut self, msg: MsgId, change: impl FnOnce(&mut Message)) {
-        let tables = &self.tables;
-        let effects = || tables.iter().map(|t| t.applied(msg)).sum::<u32>();
+        let reads = &self.log_reads;
+        let owed = || reads.get(&msg).copied().unwrap_or(0);
         let m = &mut self.messages[msg.index()];
-        let before = job_status_from(m, effects);
+        let before = job_status_from(m, owed);
         change(m);
-        let after = job_status_from(m, effects);
+        let after = job_status_from(m, owed);
         if after != before {
             let jobs = &mut self.jobs[m.producer.index()];
             *jobs.slot(before) -= 1;
@@ -1270,10 +1274,12 @@ pub fn fingerprint(scenario: &Scenario) -> Result<u64, ScenarioError> {
     Ok(h.finish())
 }
 
-/// Where a message's job stands, from its publish fate and its copies' tally; `effects`
-/// (how many times its effect was applied) is asked only for a message whose copies are
-/// all log records.
-fn job_status_from(m: &Message, effects: impl Fn() -> u32) -> crate::message::JobStatus {
+/// Where a message's job stands, from its publish fate and its copies' tally, as a queue
+/// copy's fate counts: running while any copy may still be delivered, then failed if any
+/// was lost (dead-lettered, expired, dropped), completed when all were done. Log records
+/// count the same way, one read per record and group reading its log: `owed_reads` (the
+/// reads not yet settled) is asked only for a message with no queue copy.
+fn job_status_from(m: &Message, owed_reads: impl Fn() -> u32) -> crate::message::JobStatus {
     use crate::message::JobStatus;
     match m.fate {
         PublishFate::Pending => JobStatus::Pending,
@@ -1288,8 +1294,13 @@ fn job_status_from(m: &Message, effects: impl Fn() -> u32) -> crate::message::Jo
             _ if m.gave_up_on_nack() => JobStatus::Failed,
             [_, f, _] if f > 0 => JobStatus::Failed,
             [_, _, d] if d > 0 => JobStatus::Completed,
-            // Only log records: done once some group applied its effect.
-            _ if effects() > 0 => JobStatus::Completed,
+            // Only log records: running while a group may still read one of them; then
+            // failed if some group never will (expired unread, skipped, dead-lettered),
+            // completed once every group reading them finished them.
+            _ if owed_reads() > 0 => JobStatus::Running,
+            _ if m.log_lost() => JobStatus::Failed,
+            _ if m.log_read() => JobStatus::Completed,
+            // Records that no group reads: nothing is done with them.
             _ => JobStatus::Running,
         },
     }

@@ -140,6 +140,7 @@ impl Simulation {
         let group = &mut self.groups[g.index()];
         group.owner[p] = owner;
         let (committed, done) = (group.committed[p], group.done_upto[p]);
+        self.reads_passed(g, p, committed);
         if committed > done {
             self.counters.records_skipped += committed - done;
             self.facts.push(Fact::RecordsSkipped {

@@ -374,6 +374,7 @@ impl Simulation {
             group.committed.resize(new, 0);
             group.position.resize(new, 0);
             group.done_upto.resize(new, 0);
+            group.settled.resize(new, 0);
             group.owner.resize(new, None);
             group.busy.resize(new, false);
             self.start_rebalance(g);
