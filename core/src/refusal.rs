@@ -134,6 +134,10 @@ const SENTENCES: &[(&str, &str)] = &[
         "there is no producer {} (there are {})",
         "no existe el productor {} (hay {})",
     ),
+    (
+        "there is no member {} (there are {})",
+        "no existe el miembro {} (hay {})",
+    ),
     ("there is no member {}", "no existe el miembro {}"),
     ("queue {} has no consumers", "la cola {} no tiene consumidores"),
     (

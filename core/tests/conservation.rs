@@ -371,6 +371,18 @@ fn fit_setting(s: &Scenario, fault: Command) -> Command {
     match &fault {
         Command::SetArrivals { producer, .. } if scripted(*producer) => Command::RestartBroker,
         Command::SetPartitions { .. } if s.logs.is_empty() => Command::RestartBroker,
+        // A member the group has from the start (joins only add to them).
+        Command::CrashMember {
+            group,
+            member,
+            point,
+            restart_after_s,
+        } => Command::CrashMember {
+            group: *group,
+            member: member % s.groups[group.index()].members,
+            point: *point,
+            restart_after_s: *restart_after_s,
+        },
         Command::SetServiceTime { queue, .. }
         | Command::SetConsumerCount { queue, .. }
         | Command::SetPrefetch { queue, .. }
@@ -387,7 +399,7 @@ fn fit_setting(s: &Scenario, fault: Command) -> Command {
 
 fn group() -> impl Strategy<Value = GroupSpec> {
     (
-        (0u32..4, service()),
+        (1u32..4, service()),
         prop_oneof![
             Just(CommitMode::BeforeProcessing),
             Just(CommitMode::AfterProcessing),

@@ -85,6 +85,15 @@ const CASES: &[(&str, Mutation)] = &[
         "log-consumer-groups",
         |v| v["commands"] = json!([{"at_s": 1.0, "command": {"add_member": {"group": 9}}}]),
     ),
+    ("log-consumer-groups", |v| {
+        v["groups"][0]["members"] = json!(0)
+    }),
+    ("log-consumer-groups", |v| {
+        v["commands"] = json!([
+            {"at_s": 1.0, "command": {"add_member": {"group": 0}}},
+            {"at_s": 2.0, "command": {"crash_member": {"group": 0, "member": 99, "point": "now"}}}
+        ])
+    }),
     ("fanout-subscriptions", |v| {
         v["exchanges"][0]["name"] = v["queues"][0]["name"].clone()
     }),

@@ -186,3 +186,69 @@ fn facts_and_commands_carry_ids_as_bare_numbers_in_json() {
     assert_eq!(command.consumer(), Some(ConsumerId::new(2)));
     assert_eq!(serde_json::to_value(&command).unwrap(), json);
 }
+
+fn log_problem(mutate: impl FnOnce(&mut serde_json::Value)) -> Result<(), String> {
+    let text = examples::json("log-commit-modes").unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(text).unwrap();
+    mutate(&mut v);
+    Scenario::from_json(&v.to_string())
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+}
+
+#[test]
+fn a_group_with_no_member_is_refused_as_a_consumer_with_no_replica_is() {
+    use serde_json::json;
+    let e = log_problem(|v| v["groups"][0]["members"] = json!(0)).unwrap_err();
+    assert!(
+        e.contains("groups[0].members") && e.contains("must be between 1 and"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_command_naming_a_member_the_group_does_not_have_then_is_refused() {
+    use serde_json::json;
+    let crash = |at_s: f64, member: u32| json!({"at_s": at_s, "command": {"crash_member": {"group": 0, "member": member, "point": "now"}}});
+    let join = |at_s: f64| json!({"at_s": at_s, "command": {"add_member": {"group": 0}}});
+    // Two members: member 99, or 2 with nobody joined, is not there.
+    let e = log_problem(|v| v["commands"] = json!([crash(5.0, 99)])).unwrap_err();
+    assert!(
+        e.contains("commands[0].command.member")
+            && e.contains("there is no member 99 (there are 2)"),
+        "{e}"
+    );
+    let e = log_problem(|v| v["commands"] = json!([crash(5.0, 2)])).unwrap_err();
+    assert!(e.contains("there is no member 2 (there are 2)"), "{e}");
+    // A join before the crash makes member 2; a join after it (in time) does not.
+    log_problem(|v| v["commands"] = json!([join(4.0), crash(5.0, 2)])).unwrap();
+    log_problem(|v| v["commands"] = json!([crash(5.0, 2), join(4.0)])).unwrap();
+    let e = log_problem(|v| v["commands"] = json!([join(6.0), crash(5.0, 2)])).unwrap_err();
+    assert!(e.contains("commands[1].command.member"), "{e}");
+    // At the same instant, the earlier in the list goes first.
+    log_problem(|v| v["commands"] = json!([join(5.0), crash(5.0, 2)])).unwrap();
+    assert!(log_problem(|v| v["commands"] = json!([crash(5.0, 2), join(5.0)])).is_err());
+    // A command given to a run is checked against the members it has now.
+    let mut sim =
+        brokerlab_core::Simulation::new(examples::load("log-commit-modes").unwrap()).unwrap();
+    let e = sim
+        .check_command(&brokerlab_core::Command::CrashMember {
+            group: brokerlab_core::GroupId::new(0),
+            member: 2,
+            point: brokerlab_core::MemberCrashPoint::Now,
+            restart_after_s: None,
+        })
+        .unwrap_err();
+    assert_eq!(e.field, "command.member");
+    sim.command(brokerlab_core::Command::AddMember {
+        group: brokerlab_core::GroupId::new(0),
+    })
+    .unwrap();
+    sim.check_command(&brokerlab_core::Command::CrashMember {
+        group: brokerlab_core::GroupId::new(0),
+        member: 2,
+        point: brokerlab_core::MemberCrashPoint::Now,
+        restart_after_s: None,
+    })
+    .unwrap();
+}

@@ -1480,6 +1480,8 @@ impl Scenario {
         self.validate_dependencies()?;
         self.validate_consumers()?;
         self.validate_logs()?;
+        // After the groups' own counts, which it starts from.
+        self.validate_member_commands()?;
         // Last: the estimate reads names and counts the checks above have bounded.
         self.run_mode().map(|_| ())
     }
@@ -1667,7 +1669,7 @@ impl Scenario {
             check_count(
                 &f("members"),
                 u64::from(g.members),
-                0,
+                1,
                 u64::from(MEMBERS_MAX),
             )?;
             match g.service {
@@ -1934,6 +1936,48 @@ impl Scenario {
             splice_schedule(&mut schedule, at_s, new);
         }
         schedule
+    }
+
+    /// A command naming a group member names one the group has when it runs: its
+    /// members, plus those the joins before it add (commands in time order, the earlier
+    /// in the list first at the same time, then interventions).
+    fn validate_member_commands(&self) -> Result<(), ScenarioError> {
+        let mut timeline: Vec<(Micros, u8, usize, &Command)> = self
+            .commands
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (secs_to_us(c.at_s), 0, i, &c.command))
+            .chain(
+                self.interventions
+                    .iter()
+                    .enumerate()
+                    .map(|(i, iv)| (iv.at_us, 1, i, &iv.command)),
+            )
+            .filter(|e| matches!(e.3, Command::CrashMember { .. } | Command::AddMember { .. }))
+            .collect();
+        timeline.sort_by_key(|&(at, kind, i, _)| (at, kind, i));
+        let mut members: Vec<u32> = self.groups.iter().map(|g| g.members).collect();
+        for (_, kind, i, command) in timeline {
+            match *command {
+                Command::AddMember { group } => members[group.index()] += 1,
+                Command::CrashMember { group, member, .. } => {
+                    let there = members[group.index()];
+                    if member >= there {
+                        let list = if kind == 0 {
+                            "commands"
+                        } else {
+                            "interventions"
+                        };
+                        return Err(err(
+                            format!("{list}[{i}].command.member"),
+                            format!("there is no member {member} (there are {there})"),
+                        ));
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(())
     }
 
     /// Whether commands may scale consumers (then consumer numbers can go past the

@@ -433,6 +433,15 @@ impl Simulation {
                 });
             }
         }
+        if let Command::CrashMember { group, member, .. } = *fault {
+            let there = self.groups[group.index()].members.len();
+            if member as usize >= there {
+                return Err(ScenarioError {
+                    field: "command.member".into(),
+                    problem: format!("there is no member {member} (there are {there})"),
+                });
+            }
+        }
         if let Some(c) = fault.consumer() {
             if c.index() >= self.consumers.len() {
                 return Err(ScenarioError {
