@@ -10,6 +10,9 @@ use serde::{Deserialize, Serialize};
 pub enum EndReason {
     /// Nothing was left to do.
     Drained,
+    /// Nothing more can happen, yet work remains: copies wait in a queue or records in a
+    /// log that no consumer will ever take (every one crashed for good, or none reads).
+    Stalled,
     /// The scenario's `end_s` was reached (work may remain).
     EndTime,
     /// The work budget's step limit was reached.
@@ -28,13 +31,19 @@ pub enum EndReason {
 impl EndReason {
     /// Whether the run was stopped by the work budget rather than by its scenario.
     pub fn is_budget(self) -> bool {
-        !matches!(self, EndReason::Drained | EndReason::EndTime)
+        !matches!(
+            self,
+            EndReason::Drained | EndReason::Stalled | EndReason::EndTime
+        )
     }
 
     /// The reason in plain words, for the runner and the page.
     pub fn describe(self) -> &'static str {
         match self {
             EndReason::Drained => "nothing was left to do",
+            EndReason::Stalled => {
+                "nothing more can happen, yet messages wait that no consumer will ever take"
+            }
             EndReason::EndTime => "the scenario's end time was reached",
             EndReason::StepBudget => "stopped at the work budget: too many steps",
             EndReason::MessagesBudget => "stopped at the work budget: too many messages",

@@ -338,7 +338,43 @@ fn every_example_fits_the_budget_and_drains_or_reaches_its_end() {
         let sim = common::run(s).0;
         let reason = sim.end_reason().unwrap_or_else(|| panic!("{name} ended"));
         assert!(!reason.is_budget(), "{name}: {reason:?}");
+        // Stalled exactly when work is left that nothing will take: the two examples
+        // whose only consumer of a queue crashes for good.
+        let stuck = ["fanout-subscriptions", "queue-vs-topic"].contains(&name);
+        assert_eq!(reason == EndReason::Stalled, stuck, "{name}: {reason:?}");
+        if matches!(reason, EndReason::Drained | EndReason::Stalled) {
+            assert_eq!(
+                reason == EndReason::Stalled,
+                sim.backlog() > 0,
+                "{name}: {reason:?}"
+            );
+        }
     }
+}
+
+#[test]
+fn a_run_whose_last_consumer_crashed_for_good_ends_stalled_not_drained() {
+    // queue-vs-topic: a consumer crashes at 4 s with no restart; the messages still
+    // coming to its queue wait for ever. "Drained" ("nothing was left to do") hid them.
+    let sim = common::run(examples::load("queue-vs-topic").unwrap()).0;
+    assert_eq!(sim.end_reason(), Some(EndReason::Stalled));
+    assert!(sim.backlog() > 0);
+    assert!(sim.is_finished());
+    assert_eq!(Report::of(&sim).end_reason, Some(EndReason::Stalled));
+    assert!(!EndReason::Stalled.is_budget());
+    // Restart that consumer before the end: the same run drains.
+    let mut s = examples::load("queue-vs-topic").unwrap();
+    for c in &mut s.commands {
+        if let Command::CrashConsumer {
+            restart_after_s, ..
+        } = &mut c.command
+        {
+            *restart_after_s = Some(1.0);
+        }
+    }
+    let sim = common::run(s).0;
+    assert_eq!(sim.end_reason(), Some(EndReason::Drained));
+    assert_eq!(sim.backlog(), 0);
 }
 
 // ----- the run honours every limit ----------------------------------------------------

@@ -236,9 +236,13 @@ impl Player {
         self.budget_stop().is_some() || self.drained() || (self.sim.is_finished() && end_reached)
     }
 
-    /// No event is left: nothing more can happen unless the user gives a command.
+    /// No event is left: nothing more can happen unless the user gives a command
+    /// (whether work is left or not).
     fn drained(&self) -> bool {
-        self.sim.end_reason() == Some(EndReason::Drained)
+        matches!(
+            self.sim.end_reason(),
+            Some(EndReason::Drained | EndReason::Stalled)
+        )
     }
 
     /// The speed the run opens at: slow for a story of a few messages, so each event can
@@ -598,6 +602,7 @@ impl Player {
             consumers_total,
             finished: self.is_finished(),
             budget_stop: self.budget_stop(),
+            stalled: self.sim.end_reason() == Some(EndReason::Stalled),
         }
     }
 

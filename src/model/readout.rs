@@ -44,6 +44,9 @@ pub struct Readout {
     /// Why the run ended, in plain words, when the work budget stopped it (a scenario
     /// that would go on for ever, or multiply without end, is stopped there).
     pub budget_stop: Option<&'static str>,
+    /// The run is over with work left: messages wait that no consumer will ever take
+    /// (every one crashed for good). Not "drained", which would hide them.
+    pub stalled: bool,
 }
 
 /// Latency percentiles of the run so far, from the core's summary.

@@ -100,6 +100,10 @@ pub fn Controls(lab: Lab) -> impl IntoView {
                         lab.readout.with(|r| budget_stop_text(r.budget_stop.unwrap_or_default(), lang))
                     }}
                 </span>
+                <span class="budget-stop" data-testid="stalled" role="status"
+                    hidden=move || lab.readout.with(|r| !r.stalled)>
+                    {t!(i18n, stage.controls.stalled)}
+                </span>
             </span>
             <label class="speed">
                 <span>{t!(i18n, stage.controls.speed)}</span>

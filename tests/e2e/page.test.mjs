@@ -1641,3 +1641,16 @@ test('publishes lost to a crashed broker count in the Lost tile, as the invarian
   await lab.setSpeed(1);
   await lab.pickScenario('crash-after-commit');
 });
+
+test('a run left with messages no consumer will take says it stalled, not that it drained', async () => {
+  // queue-vs-topic: one subscriber crashes for good; the messages for it wait for ever.
+  await lab.pickScenario('queue-vs-topic');
+  assert.equal(await lab.page.getByTestId('stalled').isHidden(), true, 'not before the end');
+  await lab.page.getByTestId('scrubber').focus();
+  await lab.page.keyboard.press('End');
+  await lab.page.getByTestId('stalled').waitFor({ state: 'visible', timeout: 20_000 });
+  assert.equal(await lab.text('stalled'), 'stalled: messages wait that no consumer will ever take');
+  assert.ok((await lab.number('backlog')) > 0, 'the messages it means are in the backlog');
+  await lab.pickScenario('crash-after-commit');
+  assert.equal(await lab.page.getByTestId('stalled').isHidden(), true);
+});

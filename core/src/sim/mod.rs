@@ -371,6 +371,7 @@ impl Simulation {
             .is_some_and(|iv| iv.after_step <= self.steps);
         match self.events.peek_time() {
             _ if intervention_due => self.budget_reached(),
+            None if self.work_left() => Some(EndReason::Stalled),
             None => Some(EndReason::Drained),
             Some(at) if self.end_us.is_some_and(|end| at > end) => Some(EndReason::EndTime),
             Some(at) if at > TIME_LIMIT_US => Some(EndReason::TimeLimit),
@@ -856,6 +857,19 @@ impl Simulation {
     pub fn counters(&self) -> &Counters {
         &self.counters
     }
+    /// Whether copies or log records still wait for someone (asked once nothing is
+    /// scheduled: then nobody will take them).
+    fn work_left(&self) -> bool {
+        self.backlog() > 0
+            || self.in_flight() > 0
+            || self.retry_waiting() > 0
+            || (0..self.groups.len()).any(|g| {
+                self.group_partitions(GroupId::from_index(g))
+                    .iter()
+                    .any(|p| p.lag > 0)
+            })
+    }
+
     /// Copies waiting in all queues.
     pub fn backlog(&self) -> u64 {
         self.waiting_total

@@ -111,7 +111,7 @@ impl Default for Pace {
 /// (the clock stands there); its end time cuts it there.
 fn end_of(sim: &Simulation) -> Option<f64> {
     match sim.end_reason()? {
-        EndReason::Drained => Some(us_to_secs(sim.now_us())),
+        EndReason::Drained | EndReason::Stalled => Some(us_to_secs(sim.now_us())),
         EndReason::EndTime => sim.scenario().end_s,
         _ => None,
     }
