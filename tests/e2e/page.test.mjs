@@ -1654,3 +1654,33 @@ test('a run left with messages no consumer will take says it stalled, not that i
   await lab.pickScenario('crash-after-commit');
   assert.equal(await lab.page.getByTestId('stalled').isHidden(), true);
 });
+
+test('presenting in Spanish, no card title is split inside a word', async () => {
+  const small = await openBrowser({ viewport: { width: 1280, height: 720 }, locale: 'es-ES' });
+  try {
+    const t = new LabPage(small.page);
+    await t.open();
+    await t.press('p');
+    await t.page.waitForFunction(() => document.documentElement.classList.contains('presenting'));
+    const split = await t.page.evaluate(() => {
+      const out = [];
+      for (const el of document.querySelectorAll('.topology .node strong, .topology .node .state')) {
+        const text = el.firstChild;
+        if (!text || text.nodeType !== Node.TEXT_NODE) continue;
+        let at = 0;
+        for (const word of text.textContent.split(/(\s+)/)) {
+          const range = document.createRange();
+          range.setStart(text, at);
+          range.setEnd(text, at + word.length);
+          if (word.trim().length > 3 && range.getClientRects().length > 1) out.push(word);
+          at += word.length;
+        }
+      }
+      return out;
+    });
+    assert.deepEqual(split, [], 'it read "20 consumidore / s"');
+    assert.deepEqual(t.consoleErrors, []);
+  } finally {
+    await small.close();
+  }
+});
