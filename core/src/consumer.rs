@@ -64,6 +64,10 @@ pub struct Consumer {
     pub working: Vec<Held>,
     pub armed: Option<ArmedCrash>,
     pub drop_next_ack: bool,
+    /// RabbitMQ deliveries whose ack was lost: done here, still unacked at the broker, so
+    /// each keeps a prefetch slot until the broker takes it back (see
+    /// [`Consumer::unacked`]).
+    pub lost_acks: Vec<(CopyId, Attempt)>,
     pub restart_at_us: Option<Micros>,
     /// Scaled in: takes no more deliveries and stops once it holds nothing.
     pub retiring: bool,
@@ -112,6 +116,7 @@ impl Consumer {
             working: Vec::new(),
             armed: None,
             drop_next_ack: false,
+            lost_acks: Vec::new(),
             restart_at_us: None,
             retiring: false,
             stopped: false,
@@ -163,10 +168,17 @@ impl Consumer {
         (self.buffer.len() + self.working.len()) as u32
     }
 
+    /// Deliveries the broker counts against the prefetch: those held, and those whose ack
+    /// was lost on the way (RabbitMQ's `basic.qos` limits unacknowledged deliveries, and
+    /// the broker never saw those acks).
+    pub fn unacked(&self) -> u32 {
+        self.held() + self.lost_acks.len() as u32
+    }
+
     pub fn can_take(&self) -> bool {
         self.up
             && !self.retiring
-            && self.held() < self.prefetch
+            && self.unacked() < self.prefetch
             && (self.pending_ack.is_none() || self.held() == 0)
     }
 }

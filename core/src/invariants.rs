@@ -349,7 +349,7 @@ fn check_processes(sim: &Simulation) -> Result<(), String> {
             == crate::scenario::Flavour::Rabbitmq
             && consumer.ack == crate::scenario::AckMode::OnDelivery;
         ensure(
-            (unlimited || consumer.held() <= consumer.prefetch.max(consumer.prefetch_grace))
+            (unlimited || consumer.unacked() <= consumer.prefetch.max(consumer.prefetch_grace))
                 && consumer.batches <= consumer.concurrency
                 && consumer.working.len() as u32 <= consumer.batches * consumer.batch_size,
             || {
@@ -380,6 +380,15 @@ fn check_processes(sim: &Simulation) -> Result<(), String> {
                     .get(h.copy as usize)
                     .is_some_and(|c| c.queue == consumer.queue),
                 || format!("consumer {i} holds copy {} of another queue", h.copy),
+            )?;
+        }
+        // A lost ack keeps its prefetch slot only while the delivery is still out.
+        for &(copy, attempt) in &consumer.lost_acks {
+            ensure(
+                sim.copies().get(copy as usize).is_some_and(|c| {
+                    c.fate == Fate::InFlight && c.attempts == attempt && c.queue == consumer.queue
+                }),
+                || format!("consumer {i} keeps a slot for copy {copy}, no longer out"),
             )?;
         }
     }

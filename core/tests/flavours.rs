@@ -964,3 +964,104 @@ fn rabbitmq_takes_back_a_delivery_only_after_its_consumer_timeout() {
         "C kept #0 (attempt 1) unacked past the consumer timeout: the broker took it back, and it is in line again to be redelivered."
     );
 }
+
+/// Four messages one second apart, 0.1 s of work each, to one consumer with `prefetch`,
+/// whose acks are lost at each time in `drops_at_s`; `crash` crashes it then, restarting
+/// half a second later.
+fn lost_acks(flavour: &str, prefetch: u32, drops_at_s: &[f64], crash: Option<f64>) -> Scenario {
+    let mut s = scenario(&format!(
+        r#"{{ "version": 2, "seed": 1,
+        "producers": [{{ "name": "p", "count": 4,
+            "arrivals": {{ "process": "constant", "schedule": [{{ "from_s": 0, "rate_per_s": 1 }}] }} }}],
+        "queues": [{{ "name": "q", "visibility_timeout_s": 1800, "flavour": "{flavour}" }}],
+        "consumers": [{{ "name": "C", "service": {{ "fixed": {{ "seconds": 0.1 }} }},
+            "prefetch": {prefetch}, "ack": "after_commit" }}] }}"#
+    ));
+    for &at_s in drops_at_s {
+        s.commands.push(ScheduledCommand {
+            at_s,
+            command: Command::DropNextAck {
+                consumer: ConsumerId::new(0),
+            },
+            unannounced: false,
+        });
+    }
+    if let Some(at_s) = crash {
+        s.commands.push(ScheduledCommand {
+            at_s,
+            command: Command::CrashConsumer {
+                consumer: ConsumerId::new(0),
+                point: CrashPoint::Now,
+                restart_after_s: Some(0.5),
+            },
+            unannounced: false,
+        });
+    }
+    s
+}
+
+/// (time in µs, message number, attempt) of every delivery.
+fn deliveries(steps: &[(u64, Vec<Fact>)]) -> Vec<(u64, u64, u32)> {
+    steps
+        .iter()
+        .flat_map(|(t, f)| f.iter().map(move |f| (*t, f)))
+        .filter_map(|(t, f)| match *f {
+            Fact::Delivered { msg, attempt, .. } => Some((t, msg.get(), attempt)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Messages delivered before the consumer timeout (1,800 s after the first delivery).
+fn delivered_before_the_timeout(s: Scenario) -> Vec<u64> {
+    let (_, steps) = run_bounded(s);
+    deliveries(&steps)
+        .into_iter()
+        .filter(|&(t, _, _)| t < 1_801_000_000)
+        .map(|(_, msg, _)| msg)
+        .collect()
+}
+
+#[test]
+fn rabbitmq_a_delivery_whose_ack_was_lost_keeps_its_prefetch_slot() {
+    // RabbitMQ: prefetch (basic.qos) limits the deliveries a consumer has unacknowledged.
+    // An ack lost on the way leaves its delivery unacknowledged at the broker, so it takes
+    // a slot until the broker takes it back (consumer timeout, or the channel closing).
+    // Prefetch 1: nothing more until the consumer timeout requeues #0; then all flows.
+    let (_, steps) = run_bounded(lost_acks("rabbitmq", 1, &[0.0], None));
+    assert_eq!(
+        deliveries(&steps),
+        vec![
+            (1_000_000, 0, 1),
+            (1_801_000_000, 0, 2),
+            (1_801_100_000, 1, 1),
+            (1_801_200_000, 2, 1),
+            (1_801_300_000, 3, 1),
+        ]
+    );
+    // Prefetch 2: one more delivery; a second lost ack fills the window too.
+    let two = |drops: &[f64]| delivered_before_the_timeout(lost_acks("rabbitmq", 2, drops, None));
+    assert_eq!(two(&[0.0]), vec![0, 1, 2, 3]);
+    assert_eq!(two(&[0.0, 1.5]), vec![0, 1]);
+    // A crash closes the channel: the delivery whose ack was lost goes back at once with
+    // the others, and the restarted consumer gets it again before anything else.
+    let (_, steps) = run_bounded(lost_acks("rabbitmq", 1, &[0.0], Some(1.5)));
+    assert!(steps.iter().any(|(t, f)| *t == 1_500_000
+        && f.iter().any(|f| matches!(
+            f,
+            Fact::Requeued { msg, attempt: 1, .. } if msg.get() == 0
+        ))));
+    assert_eq!(
+        deliveries(&steps)[..3],
+        [(1_000_000, 0, 1), (2_000_000, 0, 2), (2_100_000, 1, 1)]
+    );
+    assert!(!facts(&steps)
+        .iter()
+        .any(|f| matches!(f, Fact::LeaseExpired { .. })));
+    // SQS has no such window: a lost delete leaves the message in flight until its
+    // visibility timeout, and the consumer receives the next ones meanwhile.
+    assert_eq!(
+        delivered_before_the_timeout(lost_acks("sqs", 1, &[0.0], None)),
+        vec![0, 1, 2, 3]
+    );
+}

@@ -26,8 +26,12 @@ impl Simulation {
     /// itself (insertion and removal) and the facts.
     pub(super) fn set_fate(&mut self, copy: CopyId, to: Fate) {
         self.track_group(copy, to);
-        let c = &mut self.copies[copy as usize];
+        let c = &self.copies[copy as usize];
         let (msg, from) = (c.msg, c.fate);
+        if from == Fate::InFlight {
+            self.free_lost_ack_slot(copy);
+        }
+        let c = &mut self.copies[copy as usize];
         c.fate = to;
         self.change_job(msg, |m| {
             m.copy_tally[from.tally_slot()] -= 1;
@@ -75,6 +79,19 @@ impl Simulation {
                 self.held_total += 1;
             }
             _ => {}
+        }
+    }
+
+    /// A copy leaving flight is settled at the broker one way or another (requeued, dead-
+    /// lettered, lost in a restart): if its holder's ack had been lost, the prefetch slot
+    /// it kept is free again (see `keep_prefetch_slot`).
+    fn free_lost_ack_slot(&mut self, copy: CopyId) {
+        let Some(holder) = self.copies[copy as usize].holder() else {
+            return;
+        };
+        let lost = &mut self.consumers[holder.index()].lost_acks;
+        if !lost.is_empty() {
+            lost.retain(|&(c, _)| c != copy);
         }
     }
 

@@ -10,7 +10,9 @@ use crate::producer::ArmedProducerCrash;
 use crate::scenario::{
     AckMode, Command, CrashPoint, Flavour, MemberCrashPoint, Poison, ProducerCrashPoint,
 };
-use crate::step::{ConsumerId, Fact, GroupId, LossReason, MemberId, ProducerId, QueueId, Trigger};
+use crate::step::{
+    Attempt, ConsumerId, CopyId, Fact, GroupId, LossReason, MemberId, ProducerId, QueueId, Trigger,
+};
 use crate::time::secs_to_us;
 
 impl Simulation {
@@ -311,7 +313,15 @@ impl Simulation {
         c.armed = None;
         c.drop_next_ack = false;
         let working = u64::from(std::mem::take(&mut c.batches));
-        let held: Vec<_> = c.working.drain(..).chain(c.buffer.drain(..)).collect();
+        // What the broker still counts as unacked on its channel: held deliveries, and on
+        // RabbitMQ those whose ack was lost, which the closing channel requeues too.
+        let held: Vec<(CopyId, Attempt)> = c
+            .working
+            .drain(..)
+            .chain(c.buffer.drain(..))
+            .map(|h| (h.copy, h.attempt))
+            .chain(c.lost_acks.drain(..))
+            .collect();
         let restart_at_us = armed.restart_after_us.map(|d| now.saturating_add(d));
         c.restart_at_us = restart_at_us;
         self.live_slots -= u64::from(c.concurrency);
@@ -325,19 +335,18 @@ impl Simulation {
         });
         let queue = self.consumers[consumer.index()].queue;
         let requeue = self.queues[queue.index()].flavour == Flavour::Rabbitmq;
-        for h in held {
-            let c = &self.copies[h.copy as usize];
-            if c.fate != Fate::InFlight || c.attempts != h.attempt {
+        for (copy, attempt) in held {
+            let c = &self.copies[copy as usize];
+            if c.fate != Fate::InFlight || c.attempts != attempt {
                 continue;
             }
             if c.settled_at_broker {
-                let reason =
-                    self.forgotten_reason(h.copy, LossReason::AckedBeforeEffectThenCrashed);
-                self.lose(h.copy, reason);
+                let reason = self.forgotten_reason(copy, LossReason::AckedBeforeEffectThenCrashed);
+                self.lose(copy, reason);
             } else if requeue {
                 // RabbitMQ: the channel closed, so its unacked deliveries go back at once
                 // (no lease to wait out), marked redelivered.
-                self.requeue(h.copy, h.attempt, consumer);
+                self.requeue(copy, attempt, consumer);
             }
         }
         if requeue {

@@ -506,10 +506,26 @@ impl Simulation {
                         consumer,
                         broker_down: !self.broker_up,
                     });
+                    self.keep_prefetch_slot(consumer, copy, attempt);
                     return;
                 }
                 self.receive_ack(consumer, copy, attempt);
             }
+        }
+    }
+
+    /// A lost ack on RabbitMQ leaves the delivery unacknowledged at the broker, so it still
+    /// counts against the consumer's prefetch (`basic.qos`) until the broker takes it back:
+    /// its consumer timeout runs out, the channel closes (a crash) or the broker restarts.
+    /// [`Simulation::set_fate`] frees the slot when the copy leaves flight. SQS and the
+    /// generic broker have no such window: the copy just waits for its lease.
+    fn keep_prefetch_slot(&mut self, consumer: ConsumerId, copy: CopyId, attempt: Attempt) {
+        let queue = self.copies[copy as usize].queue;
+        if self.queues[queue.index()].flavour == Flavour::Rabbitmq && self.is_current(copy, attempt)
+        {
+            self.consumers[consumer.index()]
+                .lost_acks
+                .push((copy, attempt));
         }
     }
 

@@ -109,7 +109,7 @@ impl Simulation {
                 self.for_consumers_of(q, |c| {
                     // Lowered below what it holds: it keeps those and takes no more until
                     // it is under the new limit.
-                    c.prefetch_grace = c.prefetch_grace.max(c.held());
+                    c.prefetch_grace = c.prefetch_grace.max(c.unacked());
                     c.prefetch = prefetch;
                 });
                 Setting::Prefetch { queue: q, prefetch }
@@ -226,7 +226,13 @@ impl Simulation {
         if flavour == Flavour::SqsFifo && was != Flavour::SqsFifo {
             self.recount_busy_groups(q);
         }
-        self.for_consumers_of(q, |c| c.prefetch_grace = c.prefetch_grace.max(c.held()));
+        self.for_consumers_of(q, |c| {
+            c.prefetch_grace = c.prefetch_grace.max(c.unacked());
+            if flavour != Flavour::Rabbitmq {
+                // Only RabbitMQ counts a delivery whose ack was lost against the prefetch.
+                c.lost_acks.clear();
+            }
+        });
         self.facts.push(Fact::SettingChanged {
             setting: Setting::Flavour { queue: q, flavour },
             trigger,
