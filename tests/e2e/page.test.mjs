@@ -158,6 +158,25 @@ class LabPage {
   }
 }
 
+/** Words of the first text of each element matching `selector` that are laid out over
+ *  more than one line (a word's text range has more than one box): split inside. */
+function splitWords(page, selector) {
+  return page.evaluate((selector) => {
+    const split = [];
+    for (const el of document.querySelectorAll(selector)) {
+      const text = el.firstChild;
+      if (!text || text.nodeType !== Node.TEXT_NODE) continue;
+      for (const m of text.data.matchAll(/\S+/g)) {
+        const range = document.createRange();
+        range.setStart(text, m.index);
+        range.setEnd(text, m.index + m[0].length);
+        if (range.getClientRects().length > 1) split.push(m[0]);
+      }
+    }
+    return split;
+  }, selector);
+}
+
 let browser;
 let lab;
 let requestsAfterLoad;
@@ -1127,23 +1146,12 @@ test('in Spanish at 1280×720 the database card shows its duplicate row whole, n
     await t.page.getByTestId('play').filter({ hasText: 'Repetir' }).waitFor({ timeout: 20_000 });
     const row = t.page.getByTestId('db-0-row-0');
     assert.match(await row.innerText(), /#0\s+contador \+ 1\s+⚠ 2 veces · 1 de más/);
-    const shown = await t.page.evaluate(() => {
+    const scrolls = await t.page.evaluate(() => {
       const card = document.querySelector('[data-testid=db-0]');
-      // Each word of each cell on one line: a word's text range has one box.
-      const split = [];
-      for (const cell of card.querySelectorAll('tr > *')) {
-        const text = cell.firstChild;
-        if (!text || text.nodeType !== Node.TEXT_NODE) continue;
-        for (const m of text.data.matchAll(/\S+/g)) {
-          const range = document.createRange();
-          range.setStart(text, m.index);
-          range.setEnd(text, m.index + m[0].length);
-          if (range.getClientRects().length > 1) split.push(m[0]);
-        }
-      }
-      return { scrolls: card.scrollHeight > card.clientHeight + 1, split };
+      return card.scrollHeight > card.clientHeight + 1;
     });
-    assert.deepEqual(shown, { scrolls: false, split: [] });
+    const split = await splitWords(t.page, '[data-testid=db-0] tr > *');
+    assert.deepEqual({ scrolls, split }, { scrolls: false, split: [] });
     await t.page.getByTestId('topology').screenshot({ path: path.join(SHOTS, '28b-topology-database-es.png') });
   } finally {
     await small.close();
@@ -1662,22 +1670,7 @@ test('presenting in Spanish, no card title is split inside a word', async () => 
     await t.open();
     await t.press('p');
     await t.page.waitForFunction(() => document.documentElement.classList.contains('presenting'));
-    const split = await t.page.evaluate(() => {
-      const out = [];
-      for (const el of document.querySelectorAll('.topology .node strong, .topology .node .state')) {
-        const text = el.firstChild;
-        if (!text || text.nodeType !== Node.TEXT_NODE) continue;
-        let at = 0;
-        for (const word of text.textContent.split(/(\s+)/)) {
-          const range = document.createRange();
-          range.setStart(text, at);
-          range.setEnd(text, at + word.length);
-          if (word.trim().length > 3 && range.getClientRects().length > 1) out.push(word);
-          at += word.length;
-        }
-      }
-      return out;
-    });
+    const split = await splitWords(t.page, '.topology .node strong, .topology .node .state');
     assert.deepEqual(split, [], 'it read "20 consumidore / s"');
     assert.deepEqual(t.consoleErrors, []);
   } finally {
