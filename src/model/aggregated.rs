@@ -207,6 +207,8 @@ impl Aggregated {
             dropped: losses.dropped,
             consumers_up: consumers,
             consumers_total: consumers,
+            // The aggregated mode runs queues only.
+            queue_consumers: true,
             finished: self.is_finished(),
             budget_stop: Some(self.run.end_reason)
                 .filter(|r| r.is_budget())

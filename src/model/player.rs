@@ -600,6 +600,10 @@ impl Player {
             restarts: c.restarts,
             consumers_up,
             consumers_total,
+            records_processed: c.records_processed,
+            offsets_committed: c.offsets_committed,
+            queue_consumers: sim.consumer_count() > 0,
+            log_groups: sim.group_ids().next().is_some(),
             finished: self.is_finished(),
             budget_stop: self.budget_stop(),
             stalled: self.sim.end_reason() == Some(EndReason::Stalled),
@@ -745,6 +749,32 @@ mod tests {
             seen.0 > 0 && seen.1 > 0,
             "both new counters are reached: {seen:?}"
         );
+    }
+
+    #[test]
+    fn a_log_only_run_counts_records_processed_not_deliveries() {
+        // log-consumer-groups has groups and no queue consumer: its work shows as
+        // records processed and offsets committed; mm1 is the other way round.
+        let run = |name: &str| {
+            let mut p = Player::new(examples::load(name).expect("built in")).expect("valid");
+            for _ in 0..5_000 {
+                if !p.step_once() {
+                    break;
+                }
+            }
+            p.readout()
+        };
+        let log = run("log-consumer-groups");
+        assert!(log.log_groups && !log.queue_consumers, "{log:?}");
+        assert!(
+            log.records_processed > 0 && log.offsets_committed > 0,
+            "{log:?}"
+        );
+        assert_eq!((log.delivered, log.acked), (0, 0));
+        let queue = run("mm1");
+        assert!(queue.queue_consumers && !queue.log_groups, "{queue:?}");
+        assert_eq!(queue.records_processed, 0);
+        assert!(queue.delivered > 0);
     }
 
     #[test]

@@ -39,6 +39,15 @@ pub struct Readout {
     pub redriven: u64,
     pub consumers_up: u32,
     pub consumers_total: u32,
+    /// Records of logs processed by consumer groups: a log's readers are not delivered
+    /// messages one by one, nor ack them, so Delivered and Acked do not count them.
+    pub records_processed: u64,
+    /// Offsets committed by consumer groups (one per commit of a record's offset).
+    pub offsets_committed: u64,
+    /// The run has consumers of queues (Delivered, Acked and Redelivered apply).
+    pub queue_consumers: bool,
+    /// The run has consumer groups reading logs (Records processed applies).
+    pub log_groups: bool,
     /// Nothing is left to happen: the run is over.
     pub finished: bool,
     /// Why the run ended, in plain words, when the work budget stopped it (a scenario

@@ -92,10 +92,14 @@ fn Counter(
     /// Highlights the counter (something went wrong, or is going wrong).
     #[prop(into, optional)]
     alert: Signal<bool>,
+    /// Hides the counter where it does not apply to the run.
+    #[prop(into, optional)]
+    hidden: Signal<bool>,
 ) -> impl IntoView {
     let lang = page_lang();
     view! {
-        <div class="counter" class:alert=move || alert.get() title=move || hint(lang())>
+        <div class="counter" class:alert=move || alert.get() title=move || hint(lang())
+            hidden=move || hidden.get()>
             <dt>{move || label_text(label(lang()), term)}</dt>
             // Long numbers (an aggregated run's billions) in smaller type, never cut.
             <dd data-testid=testid class:long=move || value.with(|v| v.chars().count() > 8)
@@ -228,6 +232,12 @@ fn MoreCounters(readout: Memo<Readout>) -> impl IntoView {
     }
 }
 
+/// True when the run has no consumers of queues and none of their counters moved: a run
+/// that only reads logs.
+fn queues_idle(r: &Readout) -> bool {
+    !r.queue_consumers && r.delivered == 0 && r.acked == 0 && r.redelivered == 0
+}
+
 /// The run's counters, in three groups: right now, totals, failures.
 #[component]
 pub fn Counters(
@@ -260,13 +270,22 @@ pub fn Counters(
             <dl>
                 <Counter label=words!(published) testid="published" hint=words!(published_hint)
                     value=r(|r| count(r.published, page_lang()())) />
+                // A run that only reads logs delivers and acks nothing: its groups'
+                // records processed and offsets committed say what was done instead.
                 <Counter label=words!(delivered) testid="delivered" hint=words!(delivered_hint)
-                    value=r(|r| count(r.delivered, page_lang()())) />
+                    value=r(|r| count(r.delivered, page_lang()())) hidden=flag(queues_idle) />
                 <Counter label=words!(acked) testid="acked" term=glossary::Term::Ack
                     hint=words!(acked_hint)
-                    value=r(|r| count(r.acked, page_lang()())) />
+                    value=r(|r| count(r.acked, page_lang()())) hidden=flag(queues_idle) />
                 <Counter label=words!(redelivered) testid="redelivered" hint=words!(redelivered_hint)
-                    value=r(|r| count(r.redelivered, page_lang()())) alert=flag(|r| r.redelivered > 0) />
+                    value=r(|r| count(r.redelivered, page_lang()())) alert=flag(|r| r.redelivered > 0)
+                    hidden=flag(queues_idle) />
+                <Counter label=words!(records_processed) testid="records-processed"
+                    hint=words!(records_processed_hint)
+                    value=r(|r| count(r.records_processed, page_lang()())) hidden=flag(|r| !r.log_groups) />
+                <Counter label=words!(offsets_committed) testid="offsets-committed" term=glossary::Term::Offset
+                    hint=words!(offsets_committed_hint)
+                    value=r(|r| count(r.offsets_committed, page_lang()())) hidden=flag(|r| !r.log_groups) />
             </dl>
             <h3>{t!(i18n, stage.counters.failures)}</h3>
             <dl>

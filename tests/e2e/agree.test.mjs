@@ -79,6 +79,14 @@ test('log-consumer-groups: the crash button crashes a live member, and the backl
       .filter(Boolean)
       .reduce((a, m) => a + Number(m[1]), 0));
   assert.equal(await number('backlog'), lagSum, 'the backlog counter is the lag of the groups');
+  // A log's readers are not delivered messages nor ack them: the totals count what the
+  // groups processed and committed, and agree with the Logs panel.
+  assert.equal(await page.getByTestId('delivered').isVisible(), false, 'no "Delivered 0" in a log-only run');
+  assert.equal(await page.getByTestId('acked').isVisible(), false);
+  const processed = await number('records-processed');
+  assert.ok(processed > 0, `records processed: ${processed}`);
+  assert.equal(processed, Number((await text('log-processed')).replace(/,/g, '')));
+  assert.ok(await number('offsets-committed') > 0);
   assert.match(await text('rho-rates'), /μ = 35\/s capacity/, 'a third ledger member joined at 20 s');
 });
 
