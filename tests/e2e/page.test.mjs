@@ -1677,3 +1677,34 @@ test('presenting in Spanish, no card title is split inside a word', async () => 
     await small.close();
   }
 });
+
+test('every stop of Tab on the stage is something the eye can see', async () => {
+  // The chart's caption is for screen readers, out of sight: its λ and μ were focusable
+  // terms, so Tab stopped twice on nothing visible (a 1-px box, both at one spot).
+  const small = await openBrowser({ viewport: { width: 1280, height: 720 } });
+  try {
+    const t = new LabPage(small.page);
+    await t.open();
+    await t.page.locator('body').focus();
+    const stops = [];
+    for (let i = 0; i < 80; i += 1) {
+      await t.page.keyboard.press('Tab');
+      const stop = await t.page.evaluate(() => {
+        const e = document.activeElement;
+        if (!e || e === document.body) return null;
+        const r = e.getBoundingClientRect();
+        const clipped = e.closest('figcaption, .sr-only, .legend-note');
+        const hidden = clipped && getComputedStyle(clipped).clipPath !== 'none';
+        return { what: e.dataset.testid || e.tagName, w: r.width, h: r.height, hidden: !!hidden };
+      });
+      if (stop === null) break;
+      stops.push(stop);
+    }
+    assert.ok(stops.length > 20, `Tab walked the page: ${stops.length} stops`);
+    const unseen = stops.filter((s) => s.hidden || s.w < 4 || s.h < 4);
+    assert.deepEqual(unseen, [], 'Tab stopped where nothing shows');
+    assert.ok(stops.some((s) => s.what === 'term-rho'), 'the ρ note\'s terms are still reached');
+  } finally {
+    await small.close();
+  }
+});

@@ -666,9 +666,12 @@ pub fn BacklogChart(lab: Lab, #[prop(optional)] arrival: Option<Arrival>) -> imp
                     on:pointercancel=move |_| pointer_t.set(None)></canvas>
                 <HoverReadout lab values place />
             </div>
+            // Read by screen readers only (the stage hides it from sight): plain symbols,
+            // not focusable terms, or Tab would stop twice on nothing visible. The
+            // symbols' definitions are in the ρ note above the chart.
             <figcaption>
-                {t!(i18n, stage.chart.caption_dashed)} <Term term=glossary::Term::Lambda />
-                {t!(i18n, stage.chart.caption_minus)} <Term term=glossary::Term::Mu /> {t!(i18n, stage.chart.caption_each)}
+                {t!(i18n, stage.chart.caption_dashed)} {move || glossary::Term::Lambda.word(lab.lang.get())}
+                {t!(i18n, stage.chart.caption_minus)} {move || glossary::Term::Mu.word(lab.lang.get())} {t!(i18n, stage.chart.caption_each)}
                 {t!(i18n, stage.chart.caption_point)}
             </figcaption>
         </figure>
