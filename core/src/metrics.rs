@@ -467,4 +467,10 @@ pub struct Summary {
     pub latency_p50_s: f64,
     pub latency_p95_s: f64,
     pub latency_p99_s: f64,
+    /// Log records, message created → a group's member done with the record (once per
+    /// group, reprocessing after a rebalance included): percentiles over
+    /// `records_processed`.
+    pub record_latency_p50_s: f64,
+    pub record_latency_p95_s: f64,
+    pub record_latency_p99_s: f64,
 }

@@ -322,9 +322,9 @@ mod tests {
         );
         assert_eq!(
             member_text(&ledger.members[1], Lang::Es),
-            "reequilibrando · en pausa"
+            "rebalanceando · en pausa"
         );
-        assert!(rebalance_banner(ledger, Lang::Es).starts_with("❚❚ Reequilibrando: "));
+        assert!(rebalance_banner(ledger, Lang::Es).starts_with("❚❚ Rebalanceando: "));
         assert!(ledger.partitions.iter().all(|p| p.owner.is_none()));
     }
 

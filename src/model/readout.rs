@@ -67,6 +67,10 @@ pub struct Percentiles {
     pub latency_s: [f64; 3],
     /// Stored in the queue → first delivered: p50, p95, p99 in seconds.
     pub queue_wait_s: [f64; 3],
+    /// Log records processed so far by consumer groups (what the record latencies are over).
+    pub records: u64,
+    /// Log records, message created → a group's member done with it: p50, p95, p99.
+    pub record_latency_s: [f64; 3],
 }
 
 impl Percentiles {
@@ -76,6 +80,12 @@ impl Percentiles {
             done: s.counters.done,
             latency_s: [s.latency_p50_s, s.latency_p95_s, s.latency_p99_s],
             queue_wait_s: [s.queue_wait_p50_s, s.queue_wait_p95_s, s.queue_wait_p99_s],
+            records: s.counters.records_processed,
+            record_latency_s: [
+                s.record_latency_p50_s,
+                s.record_latency_p95_s,
+                s.record_latency_p99_s,
+            ],
         }
     }
 }

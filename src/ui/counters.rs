@@ -26,16 +26,20 @@ fn page_lang() -> impl Fn() -> Lang + Copy + Send + Sync + 'static {
     move || i18n::lang(i18n.get_locale())
 }
 
-/// Latency percentiles: end to end and queue wait, once a message has finished. An
-/// aggregated run has none, and says why (its totals say messages were done).
+/// Latency percentiles: end to end and queue wait, once a message has finished, and a log
+/// record's end to end once a group has processed one. An aggregated run has none, and
+/// says why (its totals say messages were done).
 #[component]
 pub fn LatencyPanel(percentiles: Memo<Percentiles>, aggregated: Signal<bool>) -> impl IntoView {
     let i18n = use_i18n();
-    let none = move || percentiles.with(|p| p.done == 0);
+    let none = move || percentiles.with(|p| p.done == 0 && p.records == 0);
+    let no_messages = move || percentiles.with(|p| p.done == 0);
+    let no_records = move || percentiles.with(|p| p.records == 0);
     let row = move |name: String,
                     testid: &'static str,
                     hint: String,
-                    of: fn(&Percentiles) -> [f64; 3]| {
+                    of: fn(&Percentiles) -> [f64; 3],
+                    hidden: fn(&Percentiles) -> bool| {
         let cells = ["p50", "p95", "p99"]
             .into_iter()
             .enumerate()
@@ -47,7 +51,11 @@ pub fn LatencyPanel(percentiles: Memo<Percentiles>, aggregated: Signal<bool>) ->
                 }
             })
             .collect_view();
-        view! { <tr title=hint><th scope="row">{name}</th>{cells}</tr> }
+        view! {
+            <tr title=hint hidden=move || percentiles.with(hidden)>
+                <th scope="row">{name}</th>{cells}
+            </tr>
+        }
     };
     view! {
         <h3 id="latency-title">{t!(i18n, stage.latency.title)}</h3>
@@ -59,9 +67,22 @@ pub fn LatencyPanel(percentiles: Memo<Percentiles>, aggregated: Signal<bool>) ->
             }}
         </p>
         <table class="latency" data-testid="latency" aria-labelledby="latency-title" hidden=none>
-            <caption>{move || match percentiles.with(|p| p.done) {
-                1 => t_string!(i18n, stage.latency.caption_one).to_string(),
-                done => t_string!(i18n, stage.latency.caption, n = count(done, page_lang()())).to_string(),
+            <caption>{move || {
+                let lang = page_lang()();
+                let (done, records) = percentiles.with(|p| (p.done, p.records));
+                let messages = match done {
+                    1 => t_string!(i18n, stage.latency.caption_one).to_string(),
+                    done => t_string!(i18n, stage.latency.caption, n = count(done, lang)).to_string(),
+                };
+                let records_text = match records {
+                    1 => t_string!(i18n, stage.latency.caption_record_one).to_string(),
+                    r => t_string!(i18n, stage.latency.caption_records, n = count(r, lang)).to_string(),
+                };
+                match (no_messages(), no_records()) {
+                    (false, true) => messages,
+                    (true, false) => records_text,
+                    _ => t_string!(i18n, stage.latency.caption_both, messages, records = records_text).to_string(),
+                }
             }}</caption>
             <thead>
                 <tr><th scope="col">{t!(i18n, stage.latency.percentile)}</th><th scope="col">"p50"</th><th scope="col">"p95"</th><th scope="col">"p99"</th></tr>
@@ -69,9 +90,14 @@ pub fn LatencyPanel(percentiles: Memo<Percentiles>, aggregated: Signal<bool>) ->
             <tbody>
                 {move || view! {
                     {row(t_string!(i18n, stage.latency.end_to_end).to_string(), "latency",
-                        t_string!(i18n, stage.latency.end_to_end_hint).to_string(), |p| p.latency_s)}
+                        t_string!(i18n, stage.latency.end_to_end_hint).to_string(), |p| p.latency_s,
+                        |p| p.done == 0)}
                     {row(t_string!(i18n, stage.latency.queue_wait).to_string(), "queue-wait",
-                        t_string!(i18n, stage.latency.queue_wait_hint).to_string(), |p| p.queue_wait_s)}
+                        t_string!(i18n, stage.latency.queue_wait_hint).to_string(), |p| p.queue_wait_s,
+                        |p| p.done == 0)}
+                    {row(t_string!(i18n, stage.latency.log_record).to_string(), "record-latency",
+                        t_string!(i18n, stage.latency.log_record_hint).to_string(), |p| p.record_latency_s,
+                        |p| p.records == 0)}
                 }}
             </tbody>
         </table>

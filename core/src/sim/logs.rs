@@ -342,6 +342,8 @@ impl Simulation {
     /// aggregate (a business rule may refuse it).
     fn handle_record(&mut self, g: GroupId, m: MemberId, work: Work) {
         self.counters.records_processed += 1;
+        let created = self.messages[work.msg.index()].created_us;
+        self.record_latencies.record(self.now_us - created);
         if !self.record_already_handled(g, m, work) {
             self.commit_record(g, m, work);
         }

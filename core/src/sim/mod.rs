@@ -129,6 +129,9 @@ pub struct Simulation {
     counters: Counters,
     series: Series,
     latencies: Latencies,
+    /// Log records, message created → a group's member done with the record: once per
+    /// group that processes it (a log's readers are timed apart from queue copies).
+    record_latencies: Latencies,
     queue_waits: Latencies,
     queue_wait_sum_us: u128,
     queue_wait_count: u64,
@@ -221,6 +224,7 @@ impl Simulation {
                 scenario.dependencies.len(),
             ),
             latencies: Latencies::default(),
+            record_latencies: Latencies::default(),
             queue_waits: Latencies::default(),
             queue_wait_sum_us: 0,
             queue_wait_count: 0,
@@ -1173,6 +1177,9 @@ impl Simulation {
             latency_p50_s: self.latencies.percentile_s(50.0),
             latency_p95_s: self.latencies.percentile_s(95.0),
             latency_p99_s: self.latencies.percentile_s(99.0),
+            record_latency_p50_s: self.record_latencies.percentile_s(50.0),
+            record_latency_p95_s: self.record_latencies.percentile_s(95.0),
+            record_latency_p99_s: self.record_latencies.percentile_s(99.0),
         }
     }
 }
