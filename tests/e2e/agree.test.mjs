@@ -87,6 +87,10 @@ test('log-consumer-groups: the crash button crashes a live member, and the backl
   assert.ok(processed > 0, `records processed: ${processed}`);
   assert.equal(processed, Number((await text('log-processed')).replace(/,/g, '')));
   assert.ok(await number('offsets-committed') > 0);
+  // And its records are timed: not "No message has finished yet".
+  assert.equal(await page.getByTestId('latency-none').isVisible(), false);
+  assert.match(await text('record-latency-p50'), /\d/);
+  assert.equal(await page.getByTestId('latency-p50').isVisible(), false, 'no queue copy finished');
   assert.match(await text('rho-rates'), /μ = 35\/s capacity/, 'a third ledger member joined at 20 s');
 });
 
