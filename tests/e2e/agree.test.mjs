@@ -81,11 +81,14 @@ test('log-consumer-groups: the crash button crashes a live member, and the backl
   assert.equal(await number('backlog'), lagSum, 'the backlog counter is the lag of the groups');
   // A log's readers are not delivered messages nor ack them: the totals count what the
   // groups processed and committed, and agree with the Logs panel.
+  const logProcessed = Number((await text('log-processed')).replace(/,/g, ''));
+  await page.getByTestId('tab-counters').click();
+  assert.ok(await page.getByTestId('published').isVisible(), 'the counters are on show');
   assert.equal(await page.getByTestId('delivered').isVisible(), false, 'no "Delivered 0" in a log-only run');
   assert.equal(await page.getByTestId('acked').isVisible(), false);
   const processed = await number('records-processed');
   assert.ok(processed > 0, `records processed: ${processed}`);
-  assert.equal(processed, Number((await text('log-processed')).replace(/,/g, '')));
+  assert.equal(processed, logProcessed);
   assert.ok(await number('offsets-committed') > 0);
   // And its records are timed: not "No message has finished yet".
   assert.equal(await page.getByTestId('latency-none').isVisible(), false);
