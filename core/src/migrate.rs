@@ -4,6 +4,12 @@
 //! - Version 1 → 2: the scheduled list was called `faults` and each entry (and each
 //!   recorded intervention) held a `fault`; it holds setting changes too, so version 2
 //!   calls them `commands` and `command`. Nothing else changed.
+//! - Version 2 → 3: a queue without `overflow` now takes its flavour's default, and
+//!   RabbitMQ's is drop-head, where version 2 rejected the publish. A version-2 queue
+//!   with a `max_length` and no `overflow` gets `"overflow": "reject"` written, so the
+//!   file behaves as it did; whatever its flavour, since a flavour switch (a compare
+//!   variant) applied after loading would otherwise pick up the new default. A queue
+//!   without a bound needs nothing: a bound set later by a command names its overflow.
 
 use serde_json::{Map, Value};
 
@@ -24,6 +30,9 @@ pub(crate) fn to_current(doc: &mut Value) -> Result<(), Refused> {
     };
     if top.get("version").and_then(Value::as_u64) == Some(1) {
         v1_to_v2(top)?;
+    }
+    if top.get("version").and_then(Value::as_u64) == Some(2) {
+        v2_to_v3(top);
     }
     Ok(())
 }
@@ -46,6 +55,22 @@ fn v1_to_v2(top: &mut Map<String, Value>) -> Result<(), Refused> {
     }
     top.insert("version".into(), Value::from(2));
     Ok(())
+}
+
+fn v2_to_v3(top: &mut Map<String, Value>) {
+    if let Some(Value::Array(queues)) = top.get_mut("queues") {
+        queues.iter_mut().for_each(keep_reject);
+    }
+    top.insert("version".into(), Value::from(3));
+}
+
+/// A bounded queue that did not say what a full queue does keeps version 2's answer.
+fn keep_reject(queue: &mut Value) {
+    if let Some(q) = queue.as_object_mut() {
+        if q.contains_key("max_length") && !q.contains_key("overflow") {
+            q.insert("overflow".into(), Value::from("reject"));
+        }
+    }
 }
 
 /// One entry's `fault` becomes its `command` (an entry that has both keeps both, and
@@ -76,7 +101,7 @@ mod tests {
         assert_eq!(
             v,
             json!({
-                "version": 2,
+                "version": 3,
                 "commands": [{ "at_s": 1, "command": { "crash_broker": {} } }],
                 "interventions": [{ "after_step": 3, "at_us": 5, "command": "restart_broker" }]
             })
@@ -84,9 +109,35 @@ mod tests {
     }
 
     #[test]
+    fn version_2_bounded_queues_without_overflow_keep_rejecting() {
+        let mut v = json!({
+            "version": 2,
+            "queues": [
+                { "name": "a", "flavour": "rabbitmq", "max_length": 5 },
+                { "name": "b", "flavour": "rabbitmq", "max_length": 5, "overflow": "drop_oldest" },
+                { "name": "c", "max_length": 5 },
+                { "name": "d", "flavour": "rabbitmq" }
+            ]
+        });
+        to_current(&mut v).unwrap();
+        assert_eq!(
+            v,
+            json!({
+                "version": 3,
+                "queues": [
+                    { "name": "a", "flavour": "rabbitmq", "max_length": 5, "overflow": "reject" },
+                    { "name": "b", "flavour": "rabbitmq", "max_length": 5, "overflow": "drop_oldest" },
+                    { "name": "c", "max_length": 5, "overflow": "reject" },
+                    { "name": "d", "flavour": "rabbitmq" }
+                ]
+            })
+        );
+    }
+
+    #[test]
     fn current_and_unknown_versions_are_left_alone() {
         for v in [
-            json!({ "version": 2, "faults": [] }),
+            json!({ "version": 3, "faults": [] }),
             json!({ "version": 9, "faults": [] }),
             json!({ "version": "1" }),
             json!([1, 2]),

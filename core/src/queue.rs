@@ -60,7 +60,7 @@ impl Queue {
             name: spec.name.clone(),
             lease_us: secs_to_us(spec.visibility_timeout_s).max(1),
             max_length: spec.max_length,
-            overflow: spec.overflow,
+            overflow: spec.effective_overflow(),
             ttl_us: spec.ttl_s.map(|t| secs_to_us(t).max(1)),
             max_oldest_age_us: spec.max_oldest_age_s.map(secs_to_us),
             durable: spec.durable,

@@ -203,7 +203,7 @@ fn a_length_limit_loses_the_excess_in_both() {
     for overflow in [Overflow::Reject, Overflow::DropOldest] {
         let mut s = steady(3_000.0, 60.0, 20);
         s.queues[0].max_length = Some(10_000);
-        s.queues[0].overflow = overflow;
+        s.queues[0].overflow = Some(overflow);
         let mut sim = Simulation::new(s.clone()).unwrap();
         sim.run();
         let fluid = aggregate::run(&s).unwrap();

@@ -361,7 +361,7 @@ fn backoff_without_jitter_doubles_up_to_the_cap() {
 fn a_bounded_queue_rejects_drops_or_throttles() {
     let run_with = |overflow: Overflow| {
         let mut s = example("backpressure");
-        s.queues[0].overflow = overflow;
+        s.queues[0].overflow = Some(overflow);
         run(s).0
     };
     let reject = run_with(Overflow::Reject);
@@ -584,7 +584,7 @@ fn a_publish_without_confirms_to_a_down_broker_is_lost_before_it_is_stored() {
 
     // Held back by a throttling queue, in the producer's memory: gone with its crash.
     let mut s = example("backpressure");
-    s.queues[0].overflow = Overflow::Throttle;
+    s.queues[0].overflow = Some(Overflow::Throttle);
     s.commands.push(ScheduledCommand {
         at_s: 40.0,
         command: Command::CrashProducer {

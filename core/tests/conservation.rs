@@ -174,11 +174,12 @@ fn queue() -> impl Strategy<Value = QueueSpec> {
     (
         0.05f64..5.0,
         prop::option::of(1u64..40),
-        prop_oneof![
+        // Absent: the flavour's default (drop-head on RabbitMQ).
+        prop::option::of(prop_oneof![
             Just(Overflow::Reject),
             Just(Overflow::DropOldest),
             Just(Overflow::Throttle)
-        ],
+        ]),
         prop::option::of(0.5f64..20.0),
         prop::option::of(0.5f64..10.0),
         any::<bool>(),

@@ -506,6 +506,8 @@ fn rabbitmq_max_length_counts_ready_messages_only() {
     let build = |flavour: &str| {
         let mut s = simple(flavour, 6, 0.01, 1, 10.0, "after_commit");
         s.queues[0].max_length = Some(2);
+        // Refused publishes show what counts towards the limit.
+        s.queues[0].overflow = Some(Overflow::Reject);
         s.consumers[0].prefetch = 3;
         s.consumers[0].concurrency = 3;
         s
@@ -519,12 +521,51 @@ fn rabbitmq_max_length_counts_ready_messages_only() {
 }
 
 #[test]
+fn rabbitmq_overflow_defaults_to_drop_head_and_version_2_files_keep_rejecting() {
+    // RabbitMQ: "The default behaviour for RabbitMQ when a maximum queue length or size
+    // is set and the maximum is reached is to drop or dead-letter messages from the
+    // front of the queue" (queue length limit). A queue without `overflow` does that;
+    // a version-2 file, written when the model rejected by default, is migrated to an
+    // explicit reject and runs as it did.
+    let mut current = simple("rabbitmq", 5, 0.01, 1, 10.0, "after_commit");
+    current.queues[0].max_length = Some(2);
+    let text = current.to_json_pretty();
+    assert!(!text.contains("overflow"), "the default is not written");
+    let current = Scenario::from_json(&text).unwrap();
+    assert_eq!(current.queues[0].effective_overflow(), Overflow::DropOldest);
+    let (sim, steps) = run_bounded(current);
+    // #0 is delivered; #1 and #2 wait; #3 and #4 each push out the oldest waiting one.
+    let dropped: Vec<_> = dead_letters(&facts(&steps))
+        .iter()
+        .map(|&(m, r, _)| (m, r))
+        .collect();
+    assert_eq!(
+        dropped,
+        vec![
+            (1, DeadLetterReason::MaxLength),
+            (2, DeadLetterReason::MaxLength)
+        ]
+    );
+    assert_eq!(sim.counters().refused, 0);
+
+    let old = Scenario::from_json(&text.replace("\"version\": 3", "\"version\": 2")).unwrap();
+    assert_eq!(old.queues[0].overflow, Some(Overflow::Reject));
+    let (sim, steps) = run_bounded(old);
+    assert!(dead_letters(&facts(&steps)).is_empty());
+    assert_eq!(sim.counters().refused, 2);
+    // The other flavours still refuse by default.
+    for f in [Flavour::Generic, Flavour::Sqs, Flavour::SqsFifo] {
+        assert_eq!(f.default_overflow(), Overflow::Reject, "{f:?}");
+    }
+}
+
+#[test]
 fn rabbitmq_dead_letters_messages_dropped_from_the_head_and_expired() {
     // RabbitMQ: with a dead-letter exchange, messages dropped from the head by
     // overflow drop-head, and messages whose TTL runs out, are dead-lettered.
     let mut s = simple("rabbitmq", 5, 0.01, 1, 10.0, "after_commit");
     s.queues[0].max_length = Some(2);
-    s.queues[0].overflow = Overflow::DropOldest;
+    s.queues[0].overflow = Some(Overflow::DropOldest);
     s.queues[0].ttl_s = Some(5.0);
     let (sim, steps) = run_bounded(s.clone());
     let dl = dead_letters(&facts(&steps));

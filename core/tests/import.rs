@@ -45,7 +45,7 @@ fn every_supported_rabbitmq_feature_maps_to_the_expected_scenario() {
     // Argument and policy both bound the length and the TTL: the lower value applies.
     let emails = q("emails");
     assert_eq!((emails.max_length, emails.ttl_s), (Some(500), Some(60.0)));
-    assert_eq!(emails.overflow, Overflow::Reject);
+    assert_eq!(emails.overflow, Some(Overflow::Reject));
     assert!(
         !emails.dead_letter,
         "no dead-letter exchange: RabbitMQ discards"
@@ -53,7 +53,7 @@ fn every_supported_rabbitmq_feature_maps_to_the_expected_scenario() {
     // A policy alone; drop-head is RabbitMQ's default overflow; durability kept.
     let audit = q("audit");
     assert_eq!((audit.max_length, audit.ttl_s), (Some(50), Some(30.0)));
-    assert_eq!(audit.overflow, Overflow::DropOldest);
+    assert_eq!(audit.overflow, Some(Overflow::DropOldest));
     assert!(!audit.durable);
     assert!(got
         .scenario
@@ -185,7 +185,7 @@ fn what_the_model_cannot_hold_is_named_item_by_item() {
     assert_eq!((jobs.name.as_str(), jobs.max_length), ("jobs", Some(10)));
     assert_eq!(
         (jobs.overflow, jobs.delivery_limit),
-        (Overflow::Reject, None)
+        (Some(Overflow::Reject), None)
     );
     let names: Vec<&str> = got
         .scenario

@@ -83,7 +83,7 @@ fn invalid_values_name_their_field() {
             "the limit is 50000000",
         ),
         (Box::new(|v| v["name"] = json!("x".repeat(100))), "name"),
-        (Box::new(|v| v["version"] = json!(3)), "version"),
+        (Box::new(|v| v["version"] = json!(4)), "version"),
         (
             Box::new(|v| v["consumers"][0]["ack"] = json!("sometimes")),
             "unknown variant",

@@ -324,7 +324,7 @@ impl<'a> Run<'a> {
 
 fn queue_state(spec: &crate::scenario::QueueSpec) -> QueueState {
     QueueState {
-        fluid: FluidQueue::new(spec.max_length, spec.overflow),
+        fluid: FluidQueue::new(spec.max_length, spec.effective_overflow()),
         flavour: spec.flavour,
         visibility_s: spec.visibility_timeout_s,
         durable: spec.durable,

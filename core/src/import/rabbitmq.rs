@@ -413,8 +413,9 @@ fn queue_spec(
     q.queue_type = kind;
     q.durable = durable || kind == QueueType::Quorum;
     q.max_length = s.max_length;
-    // drop-head is RabbitMQ's default overflow.
-    q.overflow = match s.overflow.as_deref() {
+    // drop-head is RabbitMQ's default overflow (the flavour's too), written all the same
+    // so the imported file says what the queue does.
+    q.overflow = Some(match s.overflow.as_deref() {
         Some("reject-publish") => Overflow::Reject,
         Some("reject-publish-dlx") => {
             notes.push(Note::RejectPublishDlxAsReject {
@@ -423,7 +424,7 @@ fn queue_spec(
             Overflow::Reject
         }
         _ => Overflow::DropOldest,
-    };
+    });
     q.ttl_s = s.ttl_ms.map(|ms| ms as f64 / 1000.0);
     if let Some(limit) = s.delivery_limit {
         if kind == QueueType::Quorum {

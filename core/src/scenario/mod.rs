@@ -14,8 +14,10 @@ use crate::time::{secs_to_us, Micros};
 pub use dependency::{Admission, BreakerSpec, DependencySpec, RetryBudget, Slowdown};
 
 /// The scenario format version this build writes. Files of earlier versions are
-/// migrated on load (see `migrate.rs`): version 1 called the scheduled commands `faults`.
-pub const SCENARIO_VERSION: u32 = 2;
+/// migrated on load (see `migrate.rs`): version 1 called the scheduled commands `faults`;
+/// in version 2 a bounded queue without `overflow` rejected publishes whatever its
+/// flavour.
+pub const SCENARIO_VERSION: u32 = 3;
 
 /// Limits on what a scenario may ask for, so untrusted input cannot exhaust memory or time.
 pub mod limits {
@@ -480,9 +482,10 @@ pub struct QueueSpec {
     /// Most messages the queue holds (waiting + in flight + retry-waiting).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_length: Option<u64>,
-    /// What happens to a publish when the queue is full.
-    #[serde(default, skip_serializing_if = "Overflow::is_reject")]
-    pub overflow: Overflow,
+    /// What happens to a publish when the queue is full; absent, the flavour's default
+    /// (see [`QueueSpec::effective_overflow`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overflow: Option<Overflow>,
     /// A waiting message older than this (since it entered the queue) expires.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ttl_s: Option<f64>,
@@ -549,6 +552,16 @@ impl Flavour {
     fn is_generic(&self) -> bool {
         *self == Flavour::Generic
     }
+    /// What a full queue of this flavour does when its `overflow` is not written.
+    /// RabbitMQ documents drop-head as its default ("drop or dead-letter messages from
+    /// the front of the queue"); the others refuse the publish.
+    pub fn default_overflow(self) -> Overflow {
+        match self {
+            Flavour::Rabbitmq => Overflow::DropOldest,
+            Flavour::Generic | Flavour::Sqs | Flavour::SqsFifo => Overflow::Reject,
+        }
+    }
+
     /// The name used in scenario files.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -598,7 +611,7 @@ impl QueueSpec {
             name: name.into(),
             visibility_timeout_s,
             max_length: None,
-            overflow: Overflow::Reject,
+            overflow: None,
             ttl_s: None,
             max_oldest_age_s: None,
             durable: true,
@@ -610,6 +623,13 @@ impl QueueSpec {
             dedup_window_s: None,
             duplicate_p: None,
         }
+    }
+
+    /// What a full queue does with a publish: the `overflow` written, or else the
+    /// flavour's default.
+    pub fn effective_overflow(&self) -> Overflow {
+        self.overflow
+            .unwrap_or_else(|| self.flavour.default_overflow())
     }
 }
 
@@ -623,12 +643,6 @@ pub enum Overflow {
     DropOldest,
     /// Hold the producer back until there is room (backpressure).
     Throttle,
-}
-
-impl Overflow {
-    fn is_reject(&self) -> bool {
-        *self == Overflow::Reject
-    }
 }
 
 /// An exchange: routes each publish to the queues whose binding matches its routing key.

@@ -218,7 +218,10 @@ impl Simulation {
 
     /// Switches queue `q` to another flavour's rules. What it already holds stays: a bound
     /// or prefetch that now counts differently drains down instead of dropping anything,
-    /// and deliveries already made keep the lease they were given.
+    /// and deliveries already made keep the lease they were given. It keeps its overflow
+    /// too: a flavour's default overflow is read when the queue is built, and a switch
+    /// changes rules, not settings (so a run recorded before drop-head became RabbitMQ's
+    /// default replays alike).
     fn set_flavour(&mut self, q: QueueId, flavour: Flavour, trigger: Trigger) {
         let queue = &mut self.queues[q.index()];
         let was = std::mem::replace(&mut queue.flavour, flavour);
