@@ -518,3 +518,79 @@ fn rabbitmq_automatic_acks_are_left_to_the_message_model() {
     after.consumers[0].ack = brokerlab_core::AckMode::AfterCommit;
     assert!(aggregate::supports(&after).is_ok());
 }
+
+/// A crash of consumer 0 at `at_s`, back one second later.
+fn crash_at(s: &mut Scenario, at_s: f64) {
+    s.commands.push(ScheduledCommand {
+        at_s,
+        command: Command::CrashConsumer {
+            consumer: ConsumerId::new(0),
+            point: CrashPoint::Now,
+            restart_after_s: Some(1.0),
+        },
+        unannounced: false,
+    });
+}
+
+#[test]
+fn a_crash_of_a_consumer_that_acks_on_delivery_loses_its_prefetch_buffer_in_both() {
+    // Two consumers of 100/s that ack on delivery, prefetch 50. At 300/s a line builds,
+    // so each holds 50 copies: one under way, 49 buffered, all already acked. Message by
+    // message a crash loses all 50; the fluid lost only the one under way (1 against 50).
+    let on_delivery = |lambda: f64| {
+        let mut s = steady(lambda, 20.0, 2);
+        s.consumers[0].ack = brokerlab_core::AckMode::OnDelivery;
+        s.consumers[0].prefetch = 50;
+        crash_at(&mut s, 10.0);
+        s
+    };
+    let lost = |series: &[Sample]| series.last().unwrap().lost;
+    let (messages, fluid) = both(&on_delivery(300.0));
+    assert!((48..=50).contains(&lost(&messages)), "{}", lost(&messages));
+    close(
+        lost(&messages),
+        lost(&fluid.series),
+        2,
+        "lost with the buffer",
+    );
+    // What the buffer held left the line: the backlogs still agree after the crash.
+    for t in [11.0, 15.0, 20.0] {
+        close(
+            at(&messages, t).backlog,
+            at(&fluid.series, t).backlog,
+            100,
+            "backlog",
+        );
+    }
+    for sample in &fluid.series {
+        let accounted = sample.acked + sample.in_flight + sample.backlog + sample.lost;
+        close(sample.published, accounted, 3, "the counters add up");
+    }
+    // Below capacity nothing waits in a buffer: at most the copy under way is lost.
+    let (messages, fluid) = both(&on_delivery(150.0));
+    assert!(lost(&messages) <= 1, "{}", lost(&messages));
+    close(
+        lost(&messages),
+        lost(&fluid.series),
+        1,
+        "lost below capacity",
+    );
+    // A prefetch lowered before the crash holds less.
+    let mut lowered = on_delivery(300.0);
+    lowered.commands.push(ScheduledCommand {
+        at_s: 5.0,
+        command: Command::SetPrefetch {
+            queue: "q".into(),
+            prefetch: 10,
+        },
+        unannounced: false,
+    });
+    let (messages, fluid) = both(&lowered);
+    assert!((8..=10).contains(&lost(&messages)), "{}", lost(&messages));
+    close(
+        lost(&messages),
+        lost(&fluid.series),
+        2,
+        "lost with a smaller buffer",
+    );
+}

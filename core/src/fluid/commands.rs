@@ -1,11 +1,12 @@
 //! Commands in the aggregated run: what each does to rates and amounts. Commands that
 //! touch one message (drop the next ack or confirm, inject one poison message) or that
-//! only change how a single delivery is handled (idempotency, ordering, retries,
-//! prefetch, a fix deployed) change no rate, so they are accepted and change nothing.
+//! only change how a single delivery is handled (idempotency, ordering, retries, a fix
+//! deployed) change no rate, so they are accepted and change nothing. Prefetch changes
+//! no rate either, but it sizes what a crash of a consumer that acks on delivery loses.
 
 use crate::scenario::{splice_schedule, AckMode, Command, Flavour};
 
-use super::model::flows;
+use super::model::{flows, ConsumerState};
 use super::run::Run;
 
 impl Run<'_> {
@@ -67,6 +68,9 @@ impl Run<'_> {
                 self.for_consumers_of(q, |c| c.mean_s = service.mean_s());
             }
             Command::SetAckMode { ack, .. } => self.for_consumers_of(q, |c| c.ack = *ack),
+            Command::SetPrefetch { prefetch, .. } => {
+                self.for_consumers_of(q, |c| c.prefetch = f64::from(*prefetch));
+            }
             Command::SetConsumerCount { count, .. } => self.scale(q, *count as usize),
             Command::DependencyOutage { for_s, .. } => {
                 let until = &mut self.queues[q].outage_until;
@@ -87,7 +91,7 @@ impl Run<'_> {
         }
     }
 
-    fn for_consumers_of(&mut self, q: usize, f: impl Fn(&mut super::model::ConsumerState)) {
+    fn for_consumers_of(&mut self, q: usize, f: impl Fn(&mut ConsumerState)) {
         self.consumers
             .iter_mut()
             .filter(|c| c.queue == q)
@@ -113,8 +117,9 @@ impl Run<'_> {
         }
     }
 
-    /// A consumer crash: the work it had in hand is lost (acked on delivery) or handed
-    /// back — at once on RabbitMQ (the connection closes), after the lease elsewhere.
+    /// A consumer crash: the work it had in hand is lost (acked on delivery, with the
+    /// copies in its prefetch buffer) or handed back — at once on RabbitMQ (the
+    /// connection closes), after the lease elsewhere.
     fn crash_consumer(&mut self, c: usize, restart_at: Option<f64>) {
         let Some(consumer) = self.consumers.get(c).cloned() else {
             return;
@@ -128,9 +133,11 @@ impl Run<'_> {
             } else {
                 0.0
             };
+            let buffered = self.buffered_by(&consumer);
             let queue = &mut self.queues[q];
             if consumer.ack == AckMode::OnDelivery {
                 queue.fluid.lose_in_flight(held);
+                queue.fluid.lose_from_head(buffered);
             } else {
                 queue.fluid.abandon(held);
                 if queue.flavour == Flavour::Rabbitmq {
@@ -142,6 +149,23 @@ impl Run<'_> {
         }
         let consumer = &mut self.consumers[c];
         (consumer.up, consumer.restart_at) = (false, restart_at);
+    }
+
+    /// Copies in `consumer`'s prefetch buffer. Every consumer up fills its buffer from
+    /// the line before anything is left waiting at the broker, so the line's first
+    /// copies, up to the buffers' total, are in buffers, shared out by buffer size.
+    fn buffered_by(&self, consumer: &ConsumerState) -> f64 {
+        let buffers: f64 = self
+            .consumers
+            .iter()
+            .filter(|k| k.queue == consumer.queue && k.working())
+            .map(ConsumerState::buffer)
+            .sum();
+        if buffers <= 0.0 {
+            return 0.0;
+        }
+        let waiting = self.queues[consumer.queue].fluid.waiting();
+        waiting.min(buffers) * consumer.buffer() / buffers
     }
 
     /// A broker crash: publishes fail and deliveries stop until it restarts; a durable
@@ -180,6 +204,7 @@ fn command_queue(command: &Command) -> Option<&str> {
     match command {
         Command::SetServiceTime { queue, .. }
         | Command::SetAckMode { queue, .. }
+        | Command::SetPrefetch { queue, .. }
         | Command::SetConsumerCount { queue, .. }
         | Command::DependencyOutage { queue, .. }
         | Command::SetVisibilityTimeout { queue, .. }

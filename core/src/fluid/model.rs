@@ -40,6 +40,8 @@ pub(super) struct ProducerState {
 pub(super) struct ConsumerState {
     pub queue: usize,
     pub slots: f64,
+    /// Copies it may hold at once, under way and buffered (its prefetch).
+    pub prefetch: f64,
     pub mean_s: f64,
     pub slow: f64,
     pub up: bool,
@@ -103,6 +105,7 @@ impl ConsumerState {
         Self {
             queue: s.queue_of(spec),
             slots: f64::from(spec.concurrency),
+            prefetch: f64::from(spec.prefetch),
             mean_s: spec.service.mean_s(),
             slow: 1.0,
             up: true,
@@ -114,6 +117,11 @@ impl ConsumerState {
 
     pub fn working(&self) -> bool {
         self.up && self.active
+    }
+
+    /// Copies its prefetch buffer holds beyond those under way, once a line waits.
+    pub fn buffer(&self) -> f64 {
+        (self.prefetch - self.slots).max(0.0)
     }
 
     /// Copies per second this consumer finishes while busy.

@@ -259,6 +259,19 @@ impl FluidQueue {
         self.totals.lost += amount;
     }
 
+    /// `amount` copies taken from the head of the line and lost with the consumer that
+    /// held them in its prefetch buffer (it acked them on delivery, so the broker forgot
+    /// them). The line counts buffered copies as waiting, since it hands a copy out only
+    /// as it is served, so they leave it here; never more than waits.
+    pub fn lose_from_head(&mut self, amount: f64) {
+        let amount = amount.min(self.waiting()).max(0.0);
+        let again = amount.min(self.requeued);
+        self.requeued -= again;
+        self.removed = (self.removed + amount - again).min(self.admitted);
+        self.totals.redelivered += again;
+        self.lose_in_flight(amount);
+    }
+
     /// A crash abandoned work that the broker will deliver again.
     pub fn abandon(&mut self, amount: f64) {
         self.totals.abandoned += amount;
