@@ -286,3 +286,60 @@ fn the_checks_catch_english_and_lost_numbers() {
         digit_runs("at 1.5 s (attempt 2)")
     );
 }
+
+/// Every sentence of a whole run of `s`, in `lang`, with its fact.
+fn told(s: &brokerlab_core::Scenario, lang: Lang) -> Vec<(Fact, String)> {
+    let mut sim = Simulation::new(s.clone()).expect("valid");
+    let mut out = Vec::new();
+    while let Some(step) = sim.step() {
+        let facts = step.facts.to_vec();
+        out.extend(facts.iter().map(|f| (*f, describe(&sim, f, lang))));
+    }
+    out
+}
+
+#[test]
+fn nothing_is_announced_at_a_time_past_the_runs_end() {
+    // A broker crash at 5 s restarting 20 s later, in a run that ends at 10 s: the crash
+    // sentence named the restart at 25 s, which the run never reaches. And with a lease
+    // of ten years and no end time, a delivery named a lease running out (a redelivery)
+    // past the ten-year limit where such a run stops.
+    let text = r#"{ "version": 3, "seed": 1,
+        "producers": [{ "name": "p", "count": 3,
+            "arrivals": { "process": "constant", "schedule": [{ "from_s": 0, "rate_per_s": 1 }] } }],
+        "queues": [{ "name": "q", "visibility_timeout_s": 315360000 }],
+        "consumers": [{ "name": "c", "service": { "fixed": { "seconds": 0.5 } }, "ack": "after_commit" }],
+        "commands": [{ "at_s": 5, "command": { "crash_broker": { "restart_after_s": 20 } } }] }"#;
+    let endless = brokerlab_core::Scenario::from_json(text).unwrap();
+    let mut ends = endless.clone();
+    ends.end_s = Some(10.0);
+    let sentence = |s: &brokerlab_core::Scenario, lang: Lang, variant: &str| {
+        told(s, lang)
+            .into_iter()
+            .find(|(f, _)| self::variant(f) == variant)
+            .map(|(_, text)| text)
+            .unwrap_or_else(|| panic!("no {variant}"))
+    };
+    let crash = sentence(&ends, Lang::En, "BrokerCrashed");
+    assert!(!crash.contains("25 s"), "{crash}");
+    assert!(crash.ends_with("It stays down to the end: its restart would come after the run ends."));
+    let crash = sentence(&ends, Lang::Es, "BrokerCrashed");
+    assert!(!crash.contains("25 s"), "{crash}");
+    assert!(
+        crash.ends_with("su reinicio llegaría después de que termine la ejecución."),
+        "{crash}"
+    );
+    // Without an end time the restart comes within the run, and is named.
+    let crash = sentence(&endless, Lang::En, "BrokerCrashed");
+    assert!(crash.ends_with("It will restart at 25 s."), "{crash}");
+    assert!(sentence(&endless, Lang::Es, "BrokerCrashed").ends_with("Se reiniciará a los 25 s."));
+    for lang in [Lang::En, Lang::Es] {
+        let delivered = sentence(&endless, lang, "Delivered");
+        assert!(!delivered.contains("315"), "{delivered}");
+    }
+    let delivered = sentence(&endless, Lang::En, "Delivered");
+    assert!(
+        delivered.ends_with("its lease runs out after the run ends."),
+        "{delivered}"
+    );
+}

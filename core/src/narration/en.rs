@@ -1,6 +1,6 @@
 //! The narration in English: one plain sentence per fact.
 
-use super::{counted, has_outbox, is_rabbitmq, mints_ids, Family};
+use super::{counted, due, has_outbox, is_rabbitmq, mints_ids, Due, Family};
 use crate::lang::Lang;
 use crate::scenario::{
     AckMode, ArrivalProcess, CrashPoint, Flavour, Idempotency, Ordering, Overflow, Poison,
@@ -81,10 +81,25 @@ fn failure_text(f: Failure) -> &'static str {
     }
 }
 
-fn restart_text(at: Option<Micros>) -> String {
-    at.map_or(" It stays down.".to_string(), |t| {
-        format!(" It will restart at {}.", secs(t))
-    })
+fn restart_text(sim: &Simulation, at: Option<Micros>) -> String {
+    match at.map(|t| due(sim, t)) {
+        None => " It stays down.".to_string(),
+        Some(Due::At(t)) => format!(" It will restart at {}.", secs(t)),
+        Some(Due::AfterEnd) => {
+            " It stays down to the end: its restart would come after the run ends.".to_string()
+        }
+    }
+}
+
+/// An outbox relay's restart, with its service's.
+fn both_restart_text(sim: &Simulation, at: Option<Micros>) -> String {
+    match at.map(|t| due(sim, t)) {
+        None => " Both stay down.".to_string(),
+        Some(Due::At(t)) => format!(" Both will restart at {}.", secs(t)),
+        Some(Due::AfterEnd) => {
+            " Both stay down to the end: their restart would come after the run ends.".to_string()
+        }
+    }
 }
 
 fn ack_text(ack: AckMode) -> &'static str {
@@ -323,11 +338,16 @@ fn confirms(sim: &Simulation, fact: &Fact) -> String {
             format!("The broker stored #{msg}, but its confirm to {} was lost on the way.", producer(sim, p))
         }
         OutboxMarked { producer: p, msg } => format!("{}'s relay marked the outbox row of #{msg} as sent.", producer(sim, p)),
-        OutboxRetryScheduled { producer: p, msg, attempt, ready_at_us } => format!(
-            "{}'s relay keeps the outbox row of #{msg}: attempt {attempt} was not confirmed, so it will publish it again from {} (backoff).",
-            producer(sim, p),
-            secs(ready_at_us)
-        ),
+        OutboxRetryScheduled { producer: p, msg, attempt, ready_at_us } => {
+            let again = match due(sim, ready_at_us) {
+                Due::At(t) => format!("it will publish it again from {}", secs(t)),
+                Due::AfterEnd => "it would publish it again after the run ends".to_string(),
+            };
+            format!(
+                "{}'s relay keeps the outbox row of #{msg}: attempt {attempt} was not confirmed, so {again} (backoff).",
+                producer(sim, p)
+            )
+        }
         OutboxRowParked { producer: p, msg, attempts } => format!(
             "{}'s relay has used up its publish attempts on #{msg} ({attempts}): its outbox row stays, unsent, for an operator; the request is still pending, not lost.",
             producer(sim, p)
@@ -446,14 +466,24 @@ fn loss_text(reason: LossReason) -> &'static str {
 fn deliveries(sim: &Simulation, fact: &Fact) -> String {
     use Fact::*;
     match *fact {
-        Delivered { msg, attempt: 1, consumer: c, lease_until_us: Some(until), .. } => format!(
-            "The broker delivered #{msg} to {}; it stays hidden until {} unless acked.",
-            consumer(sim, c),
-            secs(until)
-        ),
+        Delivered { msg, attempt: 1, consumer: c, lease_until_us: Some(until), .. } => match due(sim, until) {
+            Due::At(until) => format!(
+                "The broker delivered #{msg} to {}; it stays hidden until {} unless acked.",
+                consumer(sim, c),
+                secs(until)
+            ),
+            Due::AfterEnd => format!(
+                "The broker delivered #{msg} to {}; unless acked it stays hidden to the end: its lease runs out after the run ends.",
+                consumer(sim, c)
+            ),
+        },
         Delivered { msg, attempt, consumer: c, lease_until_us, .. } => {
             let again = if attempt > 1 { format!(" again (attempt {attempt})") } else { String::new() };
-            let lease = lease_until_us.map_or(String::new(), |u| format!("; hidden until {}", secs(u)));
+            let lease = match lease_until_us.map(|u| due(sim, u)) {
+                None => String::new(),
+                Some(Due::At(u)) => format!("; hidden until {}", secs(u)),
+                Some(Due::AfterEnd) => "; hidden to the end (its lease runs out after the run ends)".to_string(),
+            };
             format!("The broker delivered #{msg}{again} to {}{lease}.", consumer(sim, c))
         }
         LeaseExpired { msg, copy, attempt, consumer: c } if is_rabbitmq(sim, copy) => format!(
@@ -465,18 +495,26 @@ fn deliveries(sim: &Simulation, fact: &Fact) -> String {
             consumer(sim, c)
         ),
         RetryReady { msg, .. } => format!("#{msg} is visible again and back in line."),
-        RetryScheduled { msg, failures, ready_at_us, .. } => {
-            format!("#{msg} will be retried at {} (failure {failures}, exponential backoff).", secs(ready_at_us))
-        }
+        RetryScheduled { msg, failures, ready_at_us, .. } => match due(sim, ready_at_us) {
+            Due::At(t) => format!("#{msg} will be retried at {} (failure {failures}, exponential backoff).", secs(t)),
+            Due::AfterEnd => {
+                format!("#{msg} would be retried after the run ends (failure {failures}, exponential backoff).")
+            }
+        },
         Requeued { msg, attempt, consumer: c, .. } => format!(
             "{}'s channel closed with #{msg} unacked (attempt {attempt}): the broker put it back in line at once, marked redelivered.",
             consumer(sim, c)
         ),
-        LeaseExtended { msg, consumer: c, lease_until_us, .. } => format!(
-            "{} is still working on #{msg} and extended its lease to {} (a visibility heartbeat).",
-            consumer(sim, c),
-            secs(lease_until_us)
-        ),
+        LeaseExtended { msg, consumer: c, lease_until_us, .. } => {
+            let to = match due(sim, lease_until_us) {
+                Due::At(t) => format!("to {}", secs(t)),
+                Due::AfterEnd => "past the run's end".to_string(),
+            };
+            format!(
+                "{} is still working on #{msg} and extended its lease {to} (a visibility heartbeat).",
+                consumer(sim, c)
+            )
+        }
         _ => unreachable!("describe sends only delivery facts here, not {fact:?}"),
     }
 }
@@ -523,11 +561,13 @@ fn acks(sim: &Simulation, fact: &Fact) -> String {
 fn processing(sim: &Simulation, fact: &Fact) -> String {
     use Fact::*;
     match *fact {
-        ProcessingStarted { msg, attempt, consumer: c, done_at_us, .. } => format!(
-            "{} started processing #{msg} (attempt {attempt}); it will finish at {}.",
-            consumer(sim, c),
-            secs(done_at_us)
-        ),
+        ProcessingStarted { msg, attempt, consumer: c, done_at_us, .. } => {
+            let finish = match due(sim, done_at_us) {
+                Due::At(t) => format!("it will finish at {}", secs(t)),
+                Due::AfterEnd => "it would finish after the run ends".to_string(),
+            };
+            format!("{} started processing #{msg} (attempt {attempt}); {finish}.", consumer(sim, c))
+        }
         DuplicateSkipped { msg, consumer: c, seen: DuplicateSeen::CheckFoundMark, .. } => {
             format!("{} found #{msg} already marked as processed and skipped it.", consumer(sim, c))
         }
@@ -582,12 +622,18 @@ fn key_order(sim: &Simulation, fact: &Fact) -> String {
             super::span("version", "versions", u64::from(from), u64::from(to) + 1),
             if from == to { "it" } else { "them" }
         ),
-        GapRecheck { msg, consumer: c, ready_at_us, gives_up_at_us, .. } => format!(
-            "#{msg} waits, unfailed, for its predecessor: {} looks again at {}, and stops waiting at its first look from {} on.",
-            consumer(sim, c),
-            secs(ready_at_us),
-            secs(gives_up_at_us)
-        ),
+        GapRecheck { msg, consumer: c, ready_at_us, gives_up_at_us, .. } => match due(sim, ready_at_us) {
+            Due::At(t) => format!(
+                "#{msg} waits, unfailed, for its predecessor: {} looks again at {}, and stops waiting at its first look from {} on.",
+                consumer(sim, c),
+                secs(t),
+                secs(gives_up_at_us)
+            ),
+            Due::AfterEnd => format!(
+                "#{msg} waits, unfailed, for its predecessor to the end: {} would look again after the run ends.",
+                consumer(sim, c)
+            ),
+        },
         GapSkipped { msg, consumer: c, key, version, current, .. } => format!(
             "{} gave up waiting for version {} of key {key} and applies #{msg} (version {version}) anyway: the missing versions are skipped.",
             consumer(sim, c),
@@ -660,7 +706,7 @@ fn producer_crashes(sim: &Simulation, fact: &Fact) -> String {
                 "{}'s outbox relay crashed ({}) after the broker confirmed its publish, before it marked the row as sent: the row stays unsent, so the relay will publish it again. It runs in the service's process, which went down with it; the database, outbox included, is intact.{}",
                 producer(sim, p),
                 by(trigger),
-                restart_at_us.map_or(" Both stay down.".to_string(), |t| format!(" Both will restart at {}.", secs(t)))
+                both_restart_text(sim, restart_at_us)
             )
         }
         ProducerCrashed { producer: p, trigger, restart_at_us, .. } => format!(
@@ -668,7 +714,7 @@ fn producer_crashes(sim: &Simulation, fact: &Fact) -> String {
             producer(sim, p),
             by(trigger),
             if has_outbox(sim, p) { " (outbox included)" } else { "" },
-            restart_text(restart_at_us)
+            restart_text(sim, restart_at_us)
         ),
         ProducerRestarted { producer: p, trigger } if has_outbox(sim, p) => format!(
             "{}'s outbox relay restarted with its service ({}) and publishes again every row not marked as sent.",
@@ -690,7 +736,7 @@ fn crashes(sim: &Simulation, fact: &Fact) -> String {
         BrokerCrashed { trigger, restart_at_us } => format!(
             "The broker crashed ({}): it stores and delivers nothing until it restarts, and whatever it had not persisted is gone.{}",
             by(trigger),
-            restart_text(restart_at_us)
+            restart_text(sim, restart_at_us)
         ),
         BrokerRestarted { trigger } => format!("The broker restarted ({}) and delivers again.", by(trigger)),
         CrashArmed { consumer: c, point, trigger } => {
@@ -712,7 +758,7 @@ fn crashes(sim: &Simulation, fact: &Fact) -> String {
                 "{} crashed{when} ({}); what it held in memory is gone.{}",
                 consumer(sim, c),
                 by(trigger),
-                restart_text(restart_at_us)
+                restart_text(sim, restart_at_us)
             )
         }
         ConsumerRestarted { consumer: c, trigger } => {
@@ -823,11 +869,17 @@ fn record_failures(sim: &Simulation, fact: &Fact) -> String {
             sim.member_name(group, member),
             failure_text(failure)
         ),
-        RecordRetrying { group, member, partition, msg, attempt, retry_at_us, .. } => format!(
-            "{} will try #{msg} again in place (attempt {attempt}) at {}: partition {partition} waits behind it.",
-            sim.member_name(group, member),
-            secs(retry_at_us)
-        ),
+        RecordRetrying { group, member, partition, msg, attempt, retry_at_us, .. } => match due(sim, retry_at_us) {
+            Due::At(t) => format!(
+                "{} will try #{msg} again in place (attempt {attempt}) at {}: partition {partition} waits behind it.",
+                sim.member_name(group, member),
+                secs(t)
+            ),
+            Due::AfterEnd => format!(
+                "{} would try #{msg} again in place (attempt {attempt}) after the run ends: partition {partition} waits behind it to the end.",
+                sim.member_name(group, member)
+            ),
+        },
         RecordDeadLettered { group, partition, msg, attempts, reason, log, .. } => {
             let why = match reason {
                 DeadLetterReason::Poison(kind) => format!("it can never succeed ({})", poison_text(kind)),
@@ -915,7 +967,7 @@ fn members(sim: &Simulation, fact: &Fact) -> String {
             "{} crashed ({}).{}",
             sim.member_name(group, member),
             by(trigger),
-            restart_text(restart_at_us)
+            restart_text(sim, restart_at_us)
         ),
         MemberJoined {
             group,

@@ -3,7 +3,7 @@
 //! consumidor, reentrega, cola de mensajes muertos (DLQ), bandeja de salida (outbox)).
 //! Instants are written "a los 1,5 s", with a decimal comma and no trailing zeros.
 
-use super::{counted, decimals, has_outbox, is_rabbitmq, mints_ids, Family};
+use super::{counted, decimals, due, has_outbox, is_rabbitmq, mints_ids, Due, Family};
 use crate::lang::Lang;
 use crate::scenario::{
     AckMode, ArrivalProcess, CrashPoint, Flavour, Idempotency, Ordering, Overflow, Poison,
@@ -96,10 +96,27 @@ fn failure_text(f: Failure) -> &'static str {
     }
 }
 
-fn restart_text(at: Option<Micros>) -> String {
-    at.map_or(" Sigue caído.".to_string(), |t| {
-        format!(" Se reiniciará a los {}.", secs(t))
-    })
+fn restart_text(sim: &Simulation, at: Option<Micros>) -> String {
+    match at.map(|t| due(sim, t)) {
+        None => " Sigue caído.".to_string(),
+        Some(Due::At(t)) => format!(" Se reiniciará a los {}.", secs(t)),
+        Some(Due::AfterEnd) => {
+            " Sigue caído hasta el final: su reinicio llegaría después de que termine la ejecución."
+                .to_string()
+        }
+    }
+}
+
+/// El reinicio de un relay de outbox, con el de su servicio.
+fn both_restart_text(sim: &Simulation, at: Option<Micros>) -> String {
+    match at.map(|t| due(sim, t)) {
+        None => " Ambos siguen caídos.".to_string(),
+        Some(Due::At(t)) => format!(" Ambos se reiniciarán a los {}.", secs(t)),
+        Some(Due::AfterEnd) => {
+            " Ambos siguen caídos hasta el final: su reinicio llegaría después de que termine la ejecución."
+                .to_string()
+        }
+    }
 }
 
 fn ack_text(ack: AckMode) -> &'static str {
@@ -354,11 +371,16 @@ fn confirms(sim: &Simulation, fact: &Fact) -> String {
             "El relay de {} marcó como enviada la fila de #{msg} en la bandeja de salida (outbox).",
             producer(sim, p)
         ),
-        OutboxRetryScheduled { producer: p, msg, attempt, ready_at_us } => format!(
-            "El relay de {} conserva la fila de #{msg} en la bandeja de salida (outbox): el intento {attempt} no se confirmó, así que la publicará de nuevo a partir de los {} (espera exponencial).",
-            producer(sim, p),
-            secs(ready_at_us)
-        ),
+        OutboxRetryScheduled { producer: p, msg, attempt, ready_at_us } => {
+            let again = match due(sim, ready_at_us) {
+                Due::At(t) => format!("la publicará de nuevo a partir de los {}", secs(t)),
+                Due::AfterEnd => "la publicaría de nuevo después de que termine la ejecución".to_string(),
+            };
+            format!(
+                "El relay de {} conserva la fila de #{msg} en la bandeja de salida (outbox): el intento {attempt} no se confirmó, así que {again} (espera exponencial).",
+                producer(sim, p)
+            )
+        }
         OutboxRowParked { producer: p, msg, attempts } => format!(
             "El relay de {} agotó sus intentos de publicar #{msg} ({attempts}): su fila queda en la bandeja de salida (outbox), sin enviar, para un operador; la solicitud sigue pendiente, no perdida.",
             producer(sim, p)
@@ -488,14 +510,26 @@ fn loss_text(reason: LossReason) -> &'static str {
 fn deliveries(sim: &Simulation, fact: &Fact) -> String {
     use Fact::*;
     match *fact {
-        Delivered { msg, attempt: 1, consumer: c, lease_until_us: Some(until), .. } => format!(
-            "El broker entregó #{msg} a {}; queda oculto hasta los {} si no llega su ack.",
-            consumer(sim, c),
-            secs(until)
-        ),
+        Delivered { msg, attempt: 1, consumer: c, lease_until_us: Some(until), .. } => match due(sim, until) {
+            Due::At(until) => format!(
+                "El broker entregó #{msg} a {}; queda oculto hasta los {} si no llega su ack.",
+                consumer(sim, c),
+                secs(until)
+            ),
+            Due::AfterEnd => format!(
+                "El broker entregó #{msg} a {}; si no llega su ack, queda oculto hasta el final: su reserva vence después de que termine la ejecución.",
+                consumer(sim, c)
+            ),
+        },
         Delivered { msg, attempt, consumer: c, lease_until_us, .. } => {
             let again = if attempt > 1 { format!(" de nuevo (intento {attempt})") } else { String::new() };
-            let lease = lease_until_us.map_or(String::new(), |u| format!("; queda oculto hasta los {}", secs(u)));
+            let lease = match lease_until_us.map(|u| due(sim, u)) {
+                None => String::new(),
+                Some(Due::At(u)) => format!("; queda oculto hasta los {}", secs(u)),
+                Some(Due::AfterEnd) => {
+                    "; queda oculto hasta el final (su reserva vence después de que termine la ejecución)".to_string()
+                }
+            };
             format!("El broker entregó #{msg}{again} a {}{lease}.", consumer(sim, c))
         }
         LeaseExpired { msg, copy, attempt, consumer: c } if is_rabbitmq(sim, copy) => format!(
@@ -507,19 +541,26 @@ fn deliveries(sim: &Simulation, fact: &Fact) -> String {
             consumer(sim, c)
         ),
         RetryReady { msg, .. } => format!("#{msg} vuelve a estar visible y en espera de entrega."),
-        RetryScheduled { msg, failures, ready_at_us, .. } => format!(
-            "#{msg} se reintentará a los {} (fallo {failures}, espera exponencial).",
-            secs(ready_at_us)
-        ),
+        RetryScheduled { msg, failures, ready_at_us, .. } => match due(sim, ready_at_us) {
+            Due::At(t) => format!("#{msg} se reintentará a los {} (fallo {failures}, espera exponencial).", secs(t)),
+            Due::AfterEnd => format!(
+                "#{msg} se reintentaría después de que termine la ejecución (fallo {failures}, espera exponencial)."
+            ),
+        },
         Requeued { msg, attempt, consumer: c, .. } => format!(
             "El canal de {} se cerró con #{msg} sin ack (intento {attempt}): el broker lo devolvió a la espera de inmediato, marcado como reentregado.",
             consumer(sim, c)
         ),
-        LeaseExtended { msg, consumer: c, lease_until_us, .. } => format!(
-            "{} sigue trabajando en #{msg} y extendió su reserva hasta los {} (un heartbeat de visibilidad).",
-            consumer(sim, c),
-            secs(lease_until_us)
-        ),
+        LeaseExtended { msg, consumer: c, lease_until_us, .. } => {
+            let to = match due(sim, lease_until_us) {
+                Due::At(t) => format!("hasta los {}", secs(t)),
+                Due::AfterEnd => "más allá del final de la ejecución".to_string(),
+            };
+            format!(
+                "{} sigue trabajando en #{msg} y extendió su reserva {to} (un heartbeat de visibilidad).",
+                consumer(sim, c)
+            )
+        }
         _ => unreachable!("describe sends only delivery facts here, not {fact:?}"),
     }
 }
@@ -568,11 +609,13 @@ fn acks(sim: &Simulation, fact: &Fact) -> String {
 fn processing(sim: &Simulation, fact: &Fact) -> String {
     use Fact::*;
     match *fact {
-        ProcessingStarted { msg, attempt, consumer: c, done_at_us, .. } => format!(
-            "{} empezó a procesar #{msg} (intento {attempt}); terminará a los {}.",
-            consumer(sim, c),
-            secs(done_at_us)
-        ),
+        ProcessingStarted { msg, attempt, consumer: c, done_at_us, .. } => {
+            let finish = match due(sim, done_at_us) {
+                Due::At(t) => format!("terminará a los {}", secs(t)),
+                Due::AfterEnd => "acabaría después de que termine la ejecución".to_string(),
+            };
+            format!("{} empezó a procesar #{msg} (intento {attempt}); {finish}.", consumer(sim, c))
+        }
         DuplicateSkipped { msg, consumer: c, seen: DuplicateSeen::CheckFoundMark, .. } => format!(
             "{} encontró #{msg} ya marcado como procesado y lo omitió.",
             consumer(sim, c)
@@ -629,12 +672,18 @@ fn key_order(sim: &Simulation, fact: &Fact) -> String {
             super::span("la versión", "las versiones", u64::from(from), u64::from(to) + 1),
             if from == to { "la" } else { "las" }
         ),
-        GapRecheck { msg, consumer: c, ready_at_us, gives_up_at_us, .. } => format!(
-            "#{msg} espera a su predecesor sin contar como fallo: {} vuelve a mirar a los {} y deja de esperar en su primera revisión a partir de los {}.",
-            consumer(sim, c),
-            secs(ready_at_us),
-            secs(gives_up_at_us)
-        ),
+        GapRecheck { msg, consumer: c, ready_at_us, gives_up_at_us, .. } => match due(sim, ready_at_us) {
+            Due::At(t) => format!(
+                "#{msg} espera a su predecesor sin contar como fallo: {} vuelve a mirar a los {} y deja de esperar en su primera revisión a partir de los {}.",
+                consumer(sim, c),
+                secs(t),
+                secs(gives_up_at_us)
+            ),
+            Due::AfterEnd => format!(
+                "#{msg} espera a su predecesor sin contar como fallo hasta el final: {} volvería a mirar después de que termine la ejecución.",
+                consumer(sim, c)
+            ),
+        },
         GapSkipped { msg, consumer: c, key, version, current, .. } => format!(
             "{} dejó de esperar la versión {} de la clave {key} y aplica #{msg} (versión {version}) de todos modos: las versiones que faltan quedan omitidas.",
             consumer(sim, c),
@@ -709,7 +758,7 @@ fn producer_crashes(sim: &Simulation, fact: &Fact) -> String {
                 "El relay de la bandeja de salida (outbox) de {} cayó ({}) después de que el broker confirmara su publicación y antes de marcar la fila como enviada: la fila sigue sin enviar, así que el relay la publicará de nuevo. Corre en el proceso del servicio, que cayó con él; la base de datos, con la bandeja de salida incluida, está intacta.{}",
                 producer(sim, p),
                 by(trigger),
-                restart_at_us.map_or(" Ambos siguen caídos.".to_string(), |t| format!(" Ambos se reiniciarán a los {}.", secs(t)))
+                both_restart_text(sim, restart_at_us)
             )
         }
         ProducerCrashed { producer: p, trigger, restart_at_us, .. } => format!(
@@ -717,7 +766,7 @@ fn producer_crashes(sim: &Simulation, fact: &Fact) -> String {
             producer(sim, p),
             by(trigger),
             if has_outbox(sim, p) { " (con la bandeja de salida incluida)" } else { "" },
-            restart_text(restart_at_us)
+            restart_text(sim, restart_at_us)
         ),
         ProducerRestarted { producer: p, trigger } if has_outbox(sim, p) => format!(
             "El relay de la bandeja de salida (outbox) de {} se reinició con su servicio ({}) y vuelve a publicar cada fila no marcada como enviada.",
@@ -739,7 +788,7 @@ fn crashes(sim: &Simulation, fact: &Fact) -> String {
         BrokerCrashed { trigger, restart_at_us } => format!(
             "El broker cayó ({}): no guarda ni entrega nada hasta reiniciarse, y lo que no había persistido se perdió.{}",
             by(trigger),
-            restart_text(restart_at_us)
+            restart_text(sim, restart_at_us)
         ),
         BrokerRestarted { trigger } => format!("El broker se reinició ({}) y vuelve a entregar.", by(trigger)),
         CrashArmed { consumer: c, point, trigger } => {
@@ -763,7 +812,7 @@ fn crashes(sim: &Simulation, fact: &Fact) -> String {
                 "{} cayó{when} ({}); lo que tenía en memoria se perdió.{}",
                 consumer(sim, c),
                 by(trigger),
-                restart_text(restart_at_us)
+                restart_text(sim, restart_at_us)
             )
         }
         ConsumerRestarted { consumer: c, trigger } => {
@@ -875,11 +924,17 @@ fn record_failures(sim: &Simulation, fact: &Fact) -> String {
             sim.member_name(group, member),
             failure_text(failure)
         ),
-        RecordRetrying { group, member, partition, msg, attempt, retry_at_us, .. } => format!(
-            "{} reintentará #{msg} en su sitio (intento {attempt}) a los {}: la partición {partition} espera detrás de él.",
-            sim.member_name(group, member),
-            secs(retry_at_us)
-        ),
+        RecordRetrying { group, member, partition, msg, attempt, retry_at_us, .. } => match due(sim, retry_at_us) {
+            Due::At(t) => format!(
+                "{} reintentará #{msg} en su sitio (intento {attempt}) a los {}: la partición {partition} espera detrás de él.",
+                sim.member_name(group, member),
+                secs(t)
+            ),
+            Due::AfterEnd => format!(
+                "{} reintentaría #{msg} en su sitio (intento {attempt}) después de que termine la ejecución: la partición {partition} espera detrás de él hasta el final.",
+                sim.member_name(group, member)
+            ),
+        },
         RecordDeadLettered { group, partition, msg, attempts, reason, log, .. } => {
             let why = match reason {
                 DeadLetterReason::Poison(kind) => format!("nunca podrá procesarse con éxito ({})", poison_text(kind)),
@@ -958,7 +1013,7 @@ fn members(sim: &Simulation, fact: &Fact) -> String {
             "{} cayó ({}).{}",
             sim.member_name(group, member),
             by(trigger),
-            restart_text(restart_at_us)
+            restart_text(sim, restart_at_us)
         ),
         MemberJoined { group, member, trigger } => format!(
             "{} se unió al grupo {} ({}).",

@@ -242,6 +242,24 @@ fn dependency(sim: &Simulation, d: u32, word: &str) -> String {
         .map_or_else(|| format!("{word} {d}"), |v| v.name)
 }
 
+/// When something a sentence announces is due: within the run, or after its last instant
+/// (its end time, or the ten-year limit of a run without one). The run never shows what
+/// is due after it, so a sentence must not promise it at a time the run never reaches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Due {
+    At(Micros),
+    AfterEnd,
+}
+
+/// When `at` is due in `sim`'s run.
+fn due(sim: &Simulation, at: Micros) -> Due {
+    if at > sim.horizon_us() {
+        Due::AfterEnd
+    } else {
+        Due::At(at)
+    }
+}
+
 /// Thousandths as a plain number in `lang`: 2500 is "2.5" ("2,5").
 fn milli(x: u64, lang: Lang) -> String {
     decimals(format!("{}", x as f64 / 1_000.0), lang)

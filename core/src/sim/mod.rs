@@ -338,8 +338,9 @@ impl Simulation {
     }
 
     /// The last instant a step may happen at: the scenario's end time, and never past
-    /// [`TIME_LIMIT_US`].
-    fn horizon_us(&self) -> Micros {
+    /// [`TIME_LIMIT_US`]. Whatever is due later, the run never shows (the narration
+    /// says so rather than name the time).
+    pub fn horizon_us(&self) -> Micros {
         self.end_us.unwrap_or(Micros::MAX).min(TIME_LIMIT_US)
     }
 

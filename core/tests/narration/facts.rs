@@ -106,7 +106,37 @@ pub fn catalogue(c: &Contexts) -> Vec<(&Simulation, Fact)> {
     all.extend(records(c));
     all.extend(groups(c));
     all.extend(dependencies(c));
+    all.extend(after_the_end(c));
     all
+}
+
+/// Past every run's last instant: after any end time and the ten-year limit.
+const AFTER_END: u64 = 400_000_000_000_000;
+
+/// Facts announcing something due after the run ends: the sentence says it comes after
+/// the run, never at a time the run does not reach.
+#[rustfmt::skip]
+fn after_the_end(c: &Contexts) -> Vec<(&Simulation, Fact)> {
+    use Fact::*;
+    let (q, o, l) = (&c.queue, &c.outbox, &c.log);
+    let at = Some(AFTER_END);
+    let mut out = vec![
+        (o, OutboxRetryScheduled { producer: P, msg: M, attempt: 2, ready_at_us: AFTER_END }),
+        (q, Delivered { msg: M, copy: 0, attempt: 1, consumer: C, lease_until_us: at }),
+        (q, Delivered { msg: M, copy: 0, attempt: 2, consumer: C, lease_until_us: at }),
+        (q, RetryScheduled { msg: M, copy: 0, failures: 2, ready_at_us: AFTER_END }),
+        (q, LeaseExtended { msg: M, copy: 0, attempt: 1, consumer: C, lease_until_us: AFTER_END }),
+        (q, ProcessingStarted { msg: M, copy: 0, attempt: 1, consumer: C, done_at_us: AFTER_END }),
+        (q, GapRecheck { msg: M, copy: 0, consumer: C, ready_at_us: AFTER_END, gives_up_at_us: AFTER_END }),
+        (q, BrokerCrashed { trigger: Trigger::User, restart_at_us: at }),
+        (q, ProducerCrashed { producer: P, point: ProducerCrashPoint::Now, trigger: Trigger::User, restart_at_us: at }),
+        (q, ConsumerCrashed { consumer: C, point: CrashPoint::Now, trigger: Trigger::User, restart_at_us: at }),
+        (l, RecordRetrying { group: G, member: 0, partition: 2, offset: 15, msg: M, attempt: 2, retry_at_us: AFTER_END }),
+        (l, MemberCrashed { group: G, member: 1, point: MemberCrashPoint::Now, trigger: Trigger::User, restart_at_us: at }),
+    ];
+    let relay = ProducerCrashPoint::AfterPublishBeforeMark;
+    out.push((o, ProducerCrashed { producer: P, point: relay, trigger: Trigger::User, restart_at_us: at }));
+    out
 }
 
 /// Handlers calling a dependency, the callers' protections, and their settings.
