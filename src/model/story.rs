@@ -239,13 +239,14 @@ impl Told {
 
     /// These facts in words, in `lang`.
     pub fn narrate(&self, sim: &Simulation, lang: Lang) -> Narration {
-        let end_s = sim.scenario().end_s;
+        // The run's last instant: what a crash leaves for after it is never seen.
+        let end_us = sim.horizon_us();
         let events = self
             .events
             .iter()
             .map(|n| Event {
                 time_s: us_to_secs(n.at_us),
-                text: match n.aftermath.and_then(|a| a.text(end_s, lang)) {
+                text: match n.aftermath.and_then(|a| a.text(end_us, lang)) {
                     Some(later) => format!("{} {later}", describe(sim, &n.fact, lang)),
                     None => describe(sim, &n.fact, lang),
                 },

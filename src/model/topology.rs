@@ -232,11 +232,10 @@ fn secs_until(sim: &Simulation, at_us: u64) -> f64 {
     us_to_secs(at_us.saturating_sub(sim.now_us()))
 }
 
-/// Whether `at_us` falls after the scenario's end time (nothing then happens in the run).
+/// Whether `at_us` falls after the run's last instant (its end time, or the ten-year
+/// limit of a run without one): nothing then happens in the run.
 fn after_end(sim: &Simulation, at_us: u64) -> bool {
-    sim.scenario()
-        .end_s
-        .is_some_and(|end| us_to_secs(at_us) > end)
+    at_us > sim.horizon_us()
 }
 
 /// One card per producer, with its outbox relay when it hands off through one.
