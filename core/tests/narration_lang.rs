@@ -339,7 +339,8 @@ fn nothing_is_announced_at_a_time_past_the_runs_end() {
     }
     let delivered = sentence(&endless, Lang::En, "Delivered");
     assert!(
-        delivered.ends_with("its lease runs out after the run ends."),
+        delivered
+            .ends_with("its lease outlasts the run, so unless acked it stays hidden to the end."),
         "{delivered}"
     );
 }

@@ -473,7 +473,7 @@ fn deliveries(sim: &Simulation, fact: &Fact) -> String {
                 secs(until)
             ),
             Due::AfterEnd => format!(
-                "The broker delivered #{msg} to {}; unless acked it stays hidden to the end: its lease runs out after the run ends.",
+                "The broker delivered #{msg} to {}; its lease outlasts the run, so unless acked it stays hidden to the end.",
                 consumer(sim, c)
             ),
         },
@@ -482,7 +482,7 @@ fn deliveries(sim: &Simulation, fact: &Fact) -> String {
             let lease = match lease_until_us.map(|u| due(sim, u)) {
                 None => String::new(),
                 Some(Due::At(u)) => format!("; hidden until {}", secs(u)),
-                Some(Due::AfterEnd) => "; hidden to the end (its lease runs out after the run ends)".to_string(),
+                Some(Due::AfterEnd) => "; hidden to the end (its lease outlasts the run)".to_string(),
             };
             format!("The broker delivered #{msg}{again} to {}{lease}.", consumer(sim, c))
         }

@@ -517,7 +517,7 @@ fn deliveries(sim: &Simulation, fact: &Fact) -> String {
                 secs(until)
             ),
             Due::AfterEnd => format!(
-                "El broker entregó #{msg} a {}; si no llega su ack, queda oculto hasta el final: su reserva vence después de que termine la ejecución.",
+                "El broker entregó #{msg} a {}; su reserva dura más que la ejecución, así que si no llega su ack queda oculto hasta el final.",
                 consumer(sim, c)
             ),
         },
@@ -527,7 +527,7 @@ fn deliveries(sim: &Simulation, fact: &Fact) -> String {
                 None => String::new(),
                 Some(Due::At(u)) => format!("; queda oculto hasta los {}", secs(u)),
                 Some(Due::AfterEnd) => {
-                    "; queda oculto hasta el final (su reserva vence después de que termine la ejecución)".to_string()
+                    "; queda oculto hasta el final (su reserva dura más que la ejecución)".to_string()
                 }
             };
             format!("El broker entregó #{msg}{again} a {}{lease}.", consumer(sim, c))
