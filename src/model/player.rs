@@ -334,12 +334,15 @@ impl Player {
         self.note_time();
         self.narration_age_ms += wall_ms;
         let finished = self.is_finished();
-        let first = self.told.is_empty() && !self.story.latest.is_empty();
-        if first || finished || self.events_changed || self.narration_age_ms >= NARRATION_EVERY_MS {
-            self.refresh_narration();
-        }
         let checkpoint = !behind && self.checkpoint_met_at_rest();
         self.checkpoint_hit |= checkpoint;
+        // Where playing stops (the end, a lesson's checkpoint) the narration tells the
+        // step it stopped at, not one from up to a second of play before.
+        let first = self.told.is_empty() && !self.story.latest.is_empty();
+        let stops = finished || checkpoint;
+        if first || stops || self.events_changed || self.narration_age_ms >= NARRATION_EVERY_MS {
+            self.refresh_narration();
+        }
         Advance {
             steps,
             behind,

@@ -109,6 +109,27 @@ mod tests {
     }
 
     #[test]
+    fn stopping_at_an_instant_after_fast_play_narrates_the_step_it_stopped_at() {
+        // At 20× a frame covers far more steps than the narration's refresh pace: the
+        // stop must refresh it, or the narration and the event log tell a step from
+        // seconds before (52.3 s where the run stood at 60 s).
+        let mut p = player("burst");
+        p.set_stop_at(Some(Checkpoint::At { s: 60.0 }));
+        let mut stopped = false;
+        for _ in 0..2_000 {
+            if p.advance(40.0, 20.0).checkpoint {
+                stopped = true;
+                break;
+            }
+        }
+        assert!(stopped);
+        let told = p.narration(brokerlab_core::lessons::Lang::En);
+        assert_eq!(told.log.first().map(|l| l.step), Some(p.sim().steps()));
+        let last_step_s = told.time_s;
+        assert!(last_step_s > 59.9 && last_step_s <= 60.0, "{last_step_s}");
+    }
+
+    #[test]
     fn a_quiet_run_plays_on_to_a_checkpoint_at_an_instant() {
         let lesson = lessons::find("queue-vs-topic").expect("a lesson");
         let mut p = player(lesson.scenario);
