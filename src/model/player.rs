@@ -605,6 +605,7 @@ impl Player {
             consumers_total,
             records_processed: c.records_processed,
             offsets_committed: c.offsets_committed,
+            records_skipped: c.records_skipped,
             queue_consumers: sim.consumer_count() > 0,
             log_groups: sim.group_ids().next().is_some(),
             finished: self.is_finished(),
@@ -774,6 +775,11 @@ mod tests {
             "{log:?}"
         );
         assert_eq!((log.delivered, log.acked), (0, 0));
+        // Retention deletes records a slow group never read: they are lost for good,
+        // as the invariant says, not "Lost 0".
+        let retention = run("log-retention");
+        assert!(retention.records_skipped > 0, "{retention:?}");
+        assert_eq!(retention.lost_for_good(), retention.records_skipped);
         let queue = run("mm1");
         assert!(queue.queue_consumers && !queue.log_groups, "{queue:?}");
         assert_eq!(queue.records_processed, 0);

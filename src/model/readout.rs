@@ -44,6 +44,9 @@ pub struct Readout {
     pub records_processed: u64,
     /// Offsets committed by consumer groups (one per commit of a record's offset).
     pub offsets_committed: u64,
+    /// Log records a group will never process: its offset was committed before the work
+    /// and the member crashed, or retention deleted the record unread.
+    pub records_skipped: u64,
     /// The run has consumers of queues (Delivered, Acked and Redelivered apply).
     pub queue_consumers: bool,
     /// The run has consumer groups reading logs (Records processed applies).
@@ -56,6 +59,15 @@ pub struct Readout {
     /// The run is over with work left: messages wait that no consumer will ever take
     /// (every one crashed for good). Not "drained", which would hide them.
     pub stalled: bool,
+}
+
+impl Readout {
+    /// What the Lost tile counts, as the "no message lost" invariant does: copies lost,
+    /// messages lost before the broker stored them, and log records a group will never
+    /// process.
+    pub fn lost_for_good(&self) -> u64 {
+        self.lost + self.lost_before_stored + self.records_skipped
+    }
 }
 
 /// Latency percentiles of the run so far, from the core's summary.

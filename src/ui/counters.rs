@@ -320,12 +320,13 @@ pub fn Counters(
                     alert=flag(|r| r.consumers_up < r.consumers_total) />
                 <Counter label=words!(crashes) testid="crashes" hint=words!(crashes_hint)
                     value=r(|r| count(r.crashes, page_lang()())) alert=flag(|r| r.crashes > 0) />
-                // Every message lost for good, stored or not: "Lost 0" beside a broken
-                // "no message lost" invariant (publishes lost to a down broker) read as
-                // a contradiction.
+                // Every message lost for good, stored or not, and every log record a
+                // group will never process: "Lost 0" beside a broken "no message lost"
+                // invariant (publishes lost to a down broker, records skipped) read as a
+                // contradiction.
                 <Counter label=words!(lost) testid="lost" hint=words!(lost_hint)
-                    value=r(|r| count(r.lost + r.lost_before_stored, page_lang()()))
-                    alert=flag(|r| r.lost + r.lost_before_stored > 0) />
+                    value=r(|r| count(r.lost_for_good(), page_lang()()))
+                    alert=flag(|r| r.lost_for_good() > 0) />
                 <Counter label=words!(duplicate_effects) testid="duplicate-effects"
                     hint=words!(duplicate_effects_hint)
                     value=r(|r| count(r.duplicate_effects, page_lang()())) alert=flag(|r| r.duplicate_effects > 0) />
