@@ -154,3 +154,17 @@ test("a crash whose lease runs out after the run's end says so on its card", asy
   assert.match(events, /The lease on the message it held would run out at t = [\d.]+ s, after the run ends at 12\.0 s/);
   assert.deepEqual(consoleErrors, []);
 });
+
+test('log-retention: records deleted unread count as lost, as the invariant says', async () => {
+  await pick('log-retention');
+  await page.getByTestId('scrubber').focus();
+  await page.keyboard.press('End');
+  await page.getByTestId('play').filter({ hasText: 'Replay' }).waitFor({ timeout: 20_000 });
+  await page.getByTestId('tab-logs').click();
+  const skipped = await number('log-skipped');
+  assert.ok(skipped > 0, 'retention deleted records the slow group never read');
+  await page.getByTestId('tab-counters').click();
+  assert.equal(await number('lost'), skipped, 'not "Lost 0" beside a broken "no message lost"');
+  await page.getByTestId('tab-invariants').click();
+  assert.match(await page.getByTestId('invariants').innerText(), /records skipped: \d/);
+});
