@@ -344,3 +344,24 @@ fn nothing_is_announced_at_a_time_past_the_runs_end() {
         "{delivered}"
     );
 }
+
+#[test]
+fn a_rebalance_with_one_member_up_is_told_in_the_singular() {
+    // log-commit-modes: each group of two loses a member at 3 s, and rebalances with the
+    // one left ("1 members up", "1 miembros activos" before).
+    let scenario = examples::load("log-commit-modes").expect("built in");
+    for (lang, one, many) in [
+        (Lang::En, "(1 member up)", "1 members"),
+        (Lang::Es, "(1 miembro activo)", "1 miembros"),
+    ] {
+        let rebalances: Vec<String> = told(&scenario, lang)
+            .into_iter()
+            .filter(|(f, _)| matches!(f, Fact::RebalanceStarted { members_up: 1, .. }))
+            .map(|(_, text)| text)
+            .collect();
+        assert!(!rebalances.is_empty());
+        for text in rebalances {
+            assert!(text.contains(one) && !text.contains(many), "{text}");
+        }
+    }
+}

@@ -1156,7 +1156,7 @@ mod tests {
         let jobs = brokerlab_core::JobCounts::default();
         assert_eq!(
             jobs_text(&jobs, Lang::Es),
-            "trabajos: 0 pendientes · 0 en curso · 0 completados · 0 fallidos"
+            "trabajos: pendientes 0 · en curso 0 · completados 0 · fallidos 0"
         );
     }
 }

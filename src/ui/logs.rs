@@ -32,7 +32,10 @@ pub fn LogsView(lab: Lab) -> impl IntoView {
                 let grow = name.clone();
                 view! {
                     <li data-testid=format!("log-{i}-size")>
-                        <span>{move || format!("{} ", t_string!(i18n, panels.logs.partitions, name = name.clone(), n))}</span>
+                        <span>{move || match n {
+                            1 => format!("{} ", t_string!(i18n, panels.logs.partitions_one, name = name.clone())),
+                            n => format!("{} ", t_string!(i18n, panels.logs.partitions, name = name.clone(), n)),
+                        }}</span>
                         <button type="button" class="small" data-testid=format!("log-{i}-add-partition")
                             title=move || t_string!(i18n, panels.logs.add_partition_title)
                             on:click=move |_| lab.command(Command::SetPartitions { log: grow.clone(), partitions: n + 1 })>

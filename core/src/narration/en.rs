@@ -901,17 +901,27 @@ fn record_failures(sim: &Simulation, fact: &Fact) -> String {
     }
 }
 
+/// "1 member up", "3 members up".
+fn up_count(up: u32) -> String {
+    match up {
+        1 => "1 member up".to_string(),
+        n => format!("{n} members up"),
+    }
+}
+
 /// Consumer groups handing partitions over.
 fn rebalances(sim: &Simulation, fact: &Fact) -> String {
     use Fact::*;
     match *fact {
         RebalanceStarted { group, members_up } if sim.group_rebalance(group) == Rebalance::Eager => format!(
-            "Group {} is rebalancing ({members_up} members up): every partition pauses and is revoked; work in progress can no longer commit.",
-            sim.group_name(group)
+            "Group {} is rebalancing ({}): every partition pauses and is revoked; work in progress can no longer commit.",
+            sim.group_name(group),
+            up_count(members_up)
         ),
         RebalanceStarted { group, members_up } => format!(
-            "Group {} is rebalancing cooperatively ({members_up} members up): only partitions that move are revoked; the others keep flowing.",
-            sim.group_name(group)
+            "Group {} is rebalancing cooperatively ({}): only partitions that move are revoked; the others keep flowing.",
+            sim.group_name(group),
+            up_count(members_up)
         ),
         PartitionAssigned { group, partition, member: Some(m), from_offset } => format!(
             "Partition {partition} now belongs to {}, resuming at offset {from_offset}.",

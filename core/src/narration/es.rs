@@ -956,17 +956,27 @@ fn record_failures(sim: &Simulation, fact: &Fact) -> String {
     }
 }
 
+/// "1 miembro activo", "3 miembros activos".
+fn up_count(up: u32) -> String {
+    match up {
+        1 => "1 miembro activo".to_string(),
+        n => format!("{n} miembros activos"),
+    }
+}
+
 /// Consumer groups handing partitions over.
 fn rebalances(sim: &Simulation, fact: &Fact) -> String {
     use Fact::*;
     match *fact {
         RebalanceStarted { group, members_up } if sim.group_rebalance(group) == Rebalance::Eager => format!(
-            "El grupo {} está haciendo un rebalanceo ({members_up} miembros activos): todas las particiones se pausan y se revocan; el trabajo en curso ya no puede hacer commit.",
-            sim.group_name(group)
+            "El grupo {} está haciendo un rebalanceo ({}): todas las particiones se pausan y se revocan; el trabajo en curso ya no puede hacer commit.",
+            sim.group_name(group),
+            up_count(members_up)
         ),
         RebalanceStarted { group, members_up } => format!(
-            "El grupo {} está haciendo un rebalanceo cooperativo ({members_up} miembros activos): solo se revocan las particiones que cambian de dueño; las demás siguen fluyendo.",
-            sim.group_name(group)
+            "El grupo {} está haciendo un rebalanceo cooperativo ({}): solo se revocan las particiones que cambian de dueño; las demás siguen fluyendo.",
+            sim.group_name(group),
+            up_count(members_up)
         ),
         PartitionAssigned { group, partition, member: Some(m), from_offset } => format!(
             "La partición {partition} ahora pertenece a {}, que retoma desde el offset {from_offset}.",

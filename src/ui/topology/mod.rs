@@ -289,7 +289,10 @@ fn LogBox(lab: Lab, index: usize) -> impl IntoView {
                 .map(|l| {
                     (
                         l.name.clone(),
-                        t_string!(i18n, stage.topology.log_state, n = l.partitions).to_string(),
+                        match l.partitions {
+                            1 => t_string!(i18n, stage.topology.log_state_one).to_string(),
+                            n => t_string!(i18n, stage.topology.log_state, n).to_string(),
+                        },
                     )
                 })
                 .unwrap_or_default()
