@@ -186,6 +186,19 @@ test('presenter mode: the stage alone in large type, lesson steps from the keybo
   assert.deepEqual(errors, []);
 });
 
+test('presenter mode scales the typed answer with the rest of the card', async () => {
+  // The number field kept the browser's 13.3 px while the buttons beside it grew.
+  const { page, errors, close } = await openPage(lessonUrl('backlog-arithmetic'), { viewport: { width: 1920, height: 1080 } });
+  await page.getByTestId('lesson').waitFor({ state: 'visible' });
+  await page.keyboard.press('p');
+  await page.getByTestId('present-exit').waitFor({ state: 'visible' });
+  const size = (id) => page.getByTestId(id).evaluate((el) => parseFloat(getComputedStyle(el).fontSize));
+  const [field, button] = [await size('lesson-number'), await size('lesson-play')];
+  assert.ok(field >= button * 0.95, `answer ${field} px, its button ${button} px`);
+  assert.deepEqual(errors, []);
+  await close();
+});
+
 test('a lesson embeds in another page: the card and the stage, nothing else', async () => {
   const { page, errors } = await openAt(`${BASE_URL}?embed#lesson=queue-vs-topic`);
   await page.getByTestId('embedded').waitFor({ state: 'visible' });
