@@ -21,6 +21,7 @@ pub fn LineagePanel(
             ev.prevent_default();
         }
     });
+    keep_focus(lineage);
     let i18n = use_i18n();
     // The history is held in both languages: a switch re-renders it in the other at once.
     let body = move || {
@@ -47,7 +48,7 @@ pub fn LineagePanel(
     view! {
         <section class="panel lineage" aria-labelledby="lineage-title" data-testid="lineage"
             hidden=move || lineage.with(Option::is_none)>
-            <h2 id="lineage-title" data-testid="lineage-title">{title}</h2>
+            <h2 id="lineage-title" data-testid="lineage-title" tabindex="-1">{title}</h2>
             <div class="lineage-actions">
                 <button type="button" data-testid="lineage-refresh"
                     on:click=move |_| on_refresh.run(())>{t!(i18n, story.lineage_panel.refresh)}</button>
@@ -57,6 +58,43 @@ pub fn LineagePanel(
             </div>
             {body}
         </section>
+    }
+}
+
+/// Keeps the keyboard's focus on something the eye can see. A history opened from the
+/// event log hides the panel holding the message's link, and closing it hides the
+/// history's own buttons: either way the focus fell back to the page's start. It goes to
+/// the history's title when it opens, and to the History tab when it closes, unless it is
+/// somewhere still on show.
+fn keep_focus(lineage: RwSignal<Option<Result<Lineage, Bilingual>>>) {
+    Effect::new(move |was_open: Option<bool>| {
+        let open = lineage.with(Option::is_some);
+        if was_open.is_some_and(|was| was != open) && focus_lost() {
+            focus_id(if open { "lineage-title" } else { "tab-history" });
+        }
+        open
+    });
+}
+
+/// No element has the focus, or the one that has it is no longer laid out (hidden).
+fn focus_lost() -> bool {
+    match document().active_element() {
+        None => true,
+        Some(el) => {
+            el.tag_name().eq_ignore_ascii_case("body")
+                || el.get_client_rects().length() == 0
+                || el.closest("[data-testid=lineage]").ok().flatten().is_some()
+        }
+    }
+}
+
+fn focus_id(id: &str) {
+    use wasm_bindgen::JsCast;
+    if let Some(el) = document()
+        .get_element_by_id(id)
+        .and_then(|el| el.dyn_into::<web_sys::HtmlElement>().ok())
+    {
+        let _ = el.focus();
     }
 }
 

@@ -1708,3 +1708,23 @@ test('every stop of Tab on the stage is something the eye can see', async () => 
     await small.close();
   }
 });
+
+test('opening a history from the keyboard and closing it keeps the focus on the side area', async () => {
+  // The message's link sits in the Events panel, which the history replaces: the focus
+  // fell back to the page's start, and Tab went on from the language switch.
+  await lab.pickScenario('crash-after-commit');
+  await lab.page.getByTestId('scrubber').focus();
+  await lab.page.keyboard.press('End');
+  await lab.tab('story');
+  await lab.page.getByTestId('log-msg').first().focus();
+  await lab.page.keyboard.press('Enter');
+  await lab.page.getByTestId('lineage').waitFor({ state: 'visible' });
+  const focused = () => lab.page.evaluate(() => document.activeElement?.dataset.testid ?? document.activeElement?.tagName);
+  await lab.page.waitForFunction(() => document.activeElement?.dataset.testid === 'lineage-title', null, { timeout: 5_000 })
+    .catch(() => {});
+  assert.equal(await focused(), 'lineage-title', 'the history takes the focus');
+  await lab.page.keyboard.press('Escape');
+  await lab.page.getByTestId('lineage').waitFor({ state: 'hidden' });
+  assert.equal(await focused(), 'tab-history', 'closing gives it to the History tab, not the page');
+  await lab.tab('story');
+});
