@@ -1728,3 +1728,35 @@ test('opening a history from the keyboard and closing it keeps the focus on the 
   assert.equal(await focused(), 'tab-history', 'closing gives it to the History tab, not the page');
   await lab.tab('story');
 });
+
+test('large type in Spanish at 1280×720: nothing in the header is drawn over anything else', async () => {
+  // The scenario picker, capped at 22rem, let its 12rem select run over "Semilla".
+  const small = await openBrowser({ viewport: { width: 1280, height: 720 }, locale: 'es-ES' });
+  try {
+    const t = new LabPage(small.page);
+    await t.open();
+    await t.click('large-type');
+    await t.page.waitForFunction(() => document.documentElement.classList.contains('large-type'));
+    const overlaps = await t.page.evaluate(() => {
+      const parts = [...document.querySelectorAll('header.top label, header.top select, header.top input, header.top button, header.top summary')]
+        // Laid out and on show: not out of sight, nor inside the closed Files menu.
+        .filter((e) => e.checkVisibility({ checkVisibilityCSS: true }) && !e.closest('.sr-only'))
+        .map((e) => ({ what: e.dataset.testid || e.textContent.trim().slice(0, 20), r: e.getBoundingClientRect() }));
+      const out = [];
+      for (let i = 0; i < parts.length; i += 1) {
+        for (let j = i + 1; j < parts.length; j += 1) {
+          const [a, b] = [parts[i].r, parts[j].r];
+          const inside = (p, q) => p.left >= q.left && p.right <= q.right && p.top >= q.top && p.bottom <= q.bottom;
+          if (inside(a, b) || inside(b, a)) continue; // a field within its own label
+          if (a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1) {
+            out.push(`${parts[i].what} × ${parts[j].what}`);
+          }
+        }
+      }
+      return out;
+    });
+    assert.deepEqual(overlaps, []);
+  } finally {
+    await small.close();
+  }
+});
