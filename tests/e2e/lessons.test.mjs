@@ -186,6 +186,26 @@ test('presenter mode: the stage alone in large type, lesson steps from the keybo
   assert.deepEqual(errors, []);
 });
 
+test('presenter mode with a lesson at 1280×800: every card stays inside its lane', async () => {
+  // The consumers' column kept 12rem of the larger type, wider than its lane: the cards
+  // ran over the database lane beside it.
+  const { page, errors, close } = await openPage(lessonUrl('ack-after-commit'), { viewport: { width: 1280, height: 800 } });
+  await page.getByTestId('lesson').waitFor({ state: 'visible' });
+  await page.keyboard.press('p');
+  await page.getByTestId('present-exit').waitFor({ state: 'visible' });
+  for (let i = 0; i < 8; i += 1) await page.getByTestId('step').click();
+  const outside = await page.evaluate(() => [...document.querySelectorAll('.topology .lane')].flatMap((lane) => {
+    const l = lane.getBoundingClientRect();
+    return [...lane.querySelectorAll(':scope > ul > .node')]
+      .map((n) => n.getBoundingClientRect())
+      .filter((r) => r.width > 0 && (r.left < l.left - 1 || r.right > l.right + 1))
+      .map((r) => `${lane.className}: ${Math.round(r.left)}–${Math.round(r.right)} in ${Math.round(l.left)}–${Math.round(l.right)}`);
+  }));
+  assert.deepEqual(outside, []);
+  assert.deepEqual(errors, []);
+  await close();
+});
+
 test('presenter mode scales the typed answer with the rest of the card', async () => {
   // The number field kept the browser's 13.3 px while the buttons beside it grew.
   const { page, errors, close } = await openPage(lessonUrl('backlog-arithmetic'), { viewport: { width: 1920, height: 1080 } });
