@@ -214,7 +214,8 @@ test('presenter mode scales the typed answer with the rest of the card', async (
   await page.getByTestId('present-exit').waitFor({ state: 'visible' });
   const size = (id) => page.getByTestId(id).evaluate((el) => parseFloat(getComputedStyle(el).fontSize));
   const [field, button] = [await size('lesson-number'), await size('lesson-play')];
-  assert.ok(field >= button * 0.95, `answer ${field} px, its button ${button} px`);
+  // The card's text is 0.92 of the page's; the field was 13.3 px beside a 24 px button.
+  assert.ok(field >= button * 0.85, `answer ${field} px, its button ${button} px`);
   assert.deepEqual(errors, []);
   await close();
 });
