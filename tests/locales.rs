@@ -118,6 +118,30 @@ fn spanish_is_translated() {
 }
 
 #[test]
+fn spanish_keeps_confirm_for_acks_and_publisher_confirms_not_commits() {
+    // "Confirmar" is the ack ("confirmación (ack)") and the publisher's confirm; a commit
+    // is "commit", as the narration says it. A lineage that read "efecto confirmado" then
+    // "confirmación (ack)" made one word of two steps.
+    let mut wrong = Vec::new();
+    for file in files("en") {
+        let (en, es) = (namespace("en", &file), namespace("es", &file));
+        for (key, english) in &en {
+            let commit = english.to_lowercase().contains("commit");
+            let confirm = english.to_lowercase().contains("confirm");
+            let spanish = es[key].to_lowercase();
+            if commit && !confirm && spanish.contains("confirm") && !spanish.contains("commit") {
+                wrong.push(format!("{file} {key}: {}", es[key]));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "commits said as confirmations:\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
 fn the_check_finds_a_missing_argument() {
     assert_ne!(holes("{{ n }} messages"), holes("mensajes"));
     assert_eq!(holes("{{n}} in <b>q</b>"), holes("<b>q</b>: {{ n }}"));
