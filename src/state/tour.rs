@@ -60,8 +60,11 @@ impl TourState {
         self.tour.update(|t| moved = go(t));
         if moved == Moved::Closed {
             remember_seen();
-            if let Some(el) = self.opener.get_value() {
-                // Back where the reader was, once the card is gone.
+            // Back where the reader was, once the card is gone; after the first visit's
+            // tour (nothing opened it) to the header's Tour button, where it can be had
+            // again, rather than to the page's start.
+            let back_to = self.opener.get_value().or_else(tour_button);
+            if let Some(el) = back_to {
                 request_animation_frame(move || {
                     let _ = el.focus();
                 });
@@ -69,6 +72,15 @@ impl TourState {
             self.opener.set_value(None);
         }
     }
+}
+
+/// The header's button that starts the tour again.
+fn tour_button() -> Option<web_sys::HtmlElement> {
+    document()
+        .query_selector("[data-testid=tour-button]")
+        .ok()
+        .flatten()
+        .and_then(|el| el.dyn_into::<web_sys::HtmlElement>().ok())
 }
 
 impl Default for TourState {

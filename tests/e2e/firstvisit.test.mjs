@@ -66,6 +66,8 @@ test('a first visit shows the tour beside each part it explains; Skip hides it f
   await page.getByTestId('tour-skip').click();
   await tour.waitFor({ state: 'hidden' });
   assert.equal(await page.locator('[data-tour-target]').count(), 0, 'no outline left');
+  // Nothing opened this tour: the focus goes to the Tour button, not to the page's start.
+  await page.waitForFunction(() => document.activeElement?.dataset.testid === 'tour-button', null, { timeout: 5_000 });
   await page.reload({ waitUntil: 'load' });
   await waitForLab(page);
   await page.waitForTimeout(300);
