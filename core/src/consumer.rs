@@ -62,6 +62,10 @@ pub struct Consumer {
     /// Being processed now (at most `concurrency` batches), in batch order: batches are
     /// numbered as they start and their items pushed together (see [`Consumer::batch`]).
     pub working: Vec<Held>,
+    /// The batch whose work just finished, while each outcome is told to the broker (see
+    /// `finish_work`): out of `working`, yet still unacked, so a crash meanwhile (an armed
+    /// crash after a commit) hands back what it has not settled. Empty between steps.
+    pub settling: Vec<Held>,
     pub armed: Option<ArmedCrash>,
     pub drop_next_ack: bool,
     /// RabbitMQ deliveries whose ack was lost: done here, still unacked at the broker, so
@@ -114,6 +118,7 @@ impl Consumer {
             incarnation: 0,
             buffer: VecDeque::new(),
             working: Vec::new(),
+            settling: Vec::new(),
             armed: None,
             drop_next_ack: false,
             lost_acks: Vec::new(),

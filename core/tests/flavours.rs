@@ -465,6 +465,112 @@ fn rabbitmq_requeues_unacked_deliveries_at_once_when_a_consumer_dies() {
     assert_eq!(redelivery.0, 31_000_000);
 }
 
+/// Three messages for one consumer of a `flavour` queue (prefetch 3, batches of `batch`,
+/// 0.5 s per message), armed at 0.6 s to crash after its next commit, and back 1 s after
+/// the crash. #0 is done alone at 0.51 s; then, in batches of 3, #1 and #2 start together
+/// and the commit of #1 at 1.51 s crashes the consumer before any ack of that batch; one
+/// at a time, #1 commits at 1.01 s with #2 in the buffer.
+fn crash_between_commit_and_ack(flavour: &str, batch: u32, atomic: bool) -> Scenario {
+    scenario(&format!(
+        r#"{{ "version": 3, "seed": 7,
+        "producers": [{{ "name": "P", "count": 3,
+            "arrivals": {{ "process": "constant", "schedule": [{{ "from_s": 0, "rate_per_s": 100 }}] }} }}],
+        "queues": [{{ "name": "q", "visibility_timeout_s": 30, "flavour": "{flavour}" }}],
+        "consumers": [{{ "name": "C", "prefetch": 3, "batch_size": {batch}, "batch_atomic": {atomic},
+            "service": {{ "fixed": {{ "seconds": 0.5 }} }}, "ack": "after_commit" }}],
+        "commands": [{{ "at_s": 0.6, "command": {{ "crash_consumer": {{ "consumer": 0,
+            "point": "after_commit_before_ack", "restart_after_s": 1 }} }} }}] }}"#
+    ))
+}
+
+/// (time, message number) of every redelivery (attempt 2).
+fn redeliveries(steps: &[(u64, Vec<Fact>)]) -> Vec<(u64, u64)> {
+    steps
+        .iter()
+        .flat_map(|(t, facts)| {
+            facts.iter().filter_map(move |f| match f {
+                Fact::Delivered {
+                    msg, attempt: 2, ..
+                } => Some((*t, msg.get())),
+                _ => None,
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn rabbitmq_requeues_at_once_what_a_consumer_crashing_between_commit_and_ack_left_unacked() {
+    // RabbitMQ: a channel that closes requeues every delivery it had not acknowledged,
+    // whatever the consumer was doing: the one whose effect committed and whose ack never
+    // left, and the rest of its batch. Before, the crash missed the batch it was settling
+    // (taken out of the consumer's hands before its outcomes were told), and those copies
+    // waited for the 30-minute consumer timeout (redelivered at 1,800.02 and 1,800.03 s).
+    for (batch, atomic, crash_us) in [
+        (1, false, 1_010_000),
+        (3, false, 1_510_000),
+        (3, true, 1_510_000),
+    ] {
+        let (sim, steps) = run_bounded(crash_between_commit_and_ack("rabbitmq", batch, atomic));
+        let case = format!("batch {batch}, atomic {atomic}");
+        let crash = steps
+            .iter()
+            .find(|(_, f)| f.iter().any(|f| matches!(f, Fact::ConsumerCrashed { .. })))
+            .unwrap();
+        assert_eq!(crash.0, crash_us, "{case}");
+        let requeued: Vec<u64> = crash
+            .1
+            .iter()
+            .filter_map(|f| match f {
+                Fact::Requeued {
+                    msg, attempt: 1, ..
+                } => Some(msg.get()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(requeued, vec![1, 2], "{case}");
+        // Both are delivered again as the consumer restarts, 1 s later.
+        assert_eq!(
+            redeliveries(&steps),
+            vec![(crash_us + 1_000_000, 1), (crash_us + 1_000_000, 2)],
+            "{case}"
+        );
+        assert!(
+            !facts(&steps)
+                .iter()
+                .any(|f| matches!(f, Fact::LeaseExpired { .. })),
+            "{case}: nothing waits for the consumer timeout"
+        );
+        assert_eq!(sim.counters().acked, 3, "{case}");
+    }
+    let (sim, steps) = run_bounded(crash_between_commit_and_ack("rabbitmq", 3, false));
+    let text = narration_of(&sim, &steps, |f| matches!(f, Fact::ConsumerCrashed { .. }));
+    assert_eq!(
+        text,
+        vec![
+            "C committed the effect of #1 in the database.",
+            "C crashed after committing, before sending its ack (as scheduled); what it held in memory is gone. It will restart at 2.51 s.",
+            "C's channel closed with #1 unacked (attempt 1): the broker put it back in line at once, marked redelivered.",
+            "C's channel closed with #2 unacked (attempt 1): the broker put it back in line at once, marked redelivered.",
+        ]
+    );
+    // SQS and the teaching broker keep the lease: the copies come back when it runs out
+    // (30 s from their delivery at 0.02 and 0.03 s), not at the crash.
+    for flavour in ["generic", "sqs"] {
+        let (_, steps) = run_bounded(crash_between_commit_and_ack(flavour, 3, false));
+        assert!(
+            !facts(&steps)
+                .iter()
+                .any(|f| matches!(f, Fact::Requeued { .. })),
+            "{flavour}"
+        );
+        assert_eq!(
+            redeliveries(&steps),
+            vec![(30_020_000, 1), (30_030_000, 2)],
+            "{flavour}"
+        );
+    }
+}
+
 #[test]
 fn rabbitmq_auto_ack_ignores_prefetch_and_a_crash_loses_everything_pushed() {
     // RabbitMQ: prefetch (basic.qos) limits unacknowledged deliveries only, so it has no

@@ -303,8 +303,10 @@ impl Simulation {
         });
     }
 
-    /// The process dies: whatever it held in memory is gone. Copies the broker still
-    /// leases come back when their lease runs out; copies acked on delivery are lost.
+    /// The process dies: whatever it held in memory is gone. On RabbitMQ its channel
+    /// closes, and every delivery it had not acked goes back in line at once; elsewhere
+    /// copies the broker still leases come back when their lease runs out. Copies acked
+    /// on delivery are lost.
     pub(super) fn crash_consumer(&mut self, consumer: ConsumerId, armed: ArmedCrash) {
         let now = self.now_us;
         let c = &mut self.consumers[consumer.index()];
@@ -313,11 +315,16 @@ impl Simulation {
         c.armed = None;
         c.drop_next_ack = false;
         let working = u64::from(std::mem::take(&mut c.batches));
-        // What the broker still counts as unacked on its channel: held deliveries, and on
-        // RabbitMQ those whose ack was lost, which the closing channel requeues too.
+        // What the broker still counts as unacked on its channel: held deliveries (the
+        // batch it was settling when an armed crash struck first: the delivery whose ack
+        // never left, and the rest of its batch), and on RabbitMQ those whose ack was
+        // lost, which the closing channel requeues too. A delivery already settled, or
+        // listed twice (a lost ack of the batch), is passed over below: it is no longer
+        // the broker's current delivery in flight.
         let held: Vec<(CopyId, Attempt)> = c
-            .working
+            .settling
             .drain(..)
+            .chain(c.working.drain(..))
             .chain(c.buffer.drain(..))
             .map(|h| (h.copy, h.attempt))
             .chain(c.lost_acks.drain(..))

@@ -87,9 +87,9 @@ pub struct Simulation {
     route_buf: Vec<QueueId>,
     /// The routing keys messages carry, each once (messages keep their number).
     routing_keys: crate::message::RoutingKeys,
-    /// Scratch buffers for the batch a consumer starts and the batch it finishes.
+    /// Scratch buffer for the batch a consumer starts (a consumer's `settling` is the one
+    /// for the batch it finishes).
     batch_buf: Vec<crate::consumer::Held>,
-    items_buf: Vec<crate::consumer::Held>,
     /// Scratch buffer for each queue's values in a sample (one sample per simulated
     /// second on most runs: allocating a vector each time showed in the profile).
     queue_sample_buf: Vec<QueueSample>,
@@ -196,7 +196,6 @@ impl Simulation {
             route_buf: Vec::new(),
             routing_keys: crate::message::RoutingKeys::default(),
             batch_buf: Vec::new(),
-            items_buf: Vec::new(),
             queue_sample_buf: Vec::new(),
             budget,
             jobs: vec![crate::producer::JobCounts::default(); scenario.producers.len()],

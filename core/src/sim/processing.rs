@@ -150,7 +150,9 @@ impl Simulation {
 
     /// The handler finished a batch: decide each outcome, then tell the broker. An atomic
     /// batch with any failure rolls back as a whole. `call_failed`: the batch's call to
-    /// its dependency failed, and so does every message of it.
+    /// its dependency failed, and so does every message of it. The batch waits in the
+    /// consumer's `settling` meanwhile: an armed crash that strikes mid-way takes the rest
+    /// with it, unsettled, as it takes everything else the consumer holds.
     pub(super) fn finish_work(
         &mut self,
         consumer: ConsumerId,
@@ -158,57 +160,62 @@ impl Simulation {
         call_failed: Option<Failure>,
     ) {
         let c = &mut self.consumers[consumer.index()];
-        // A scratch buffer, not a new vector per batch (see `take_batch`).
-        let mut items = std::mem::take(&mut self.items_buf);
-        items.clear();
         let range = c.batch(batch);
-        items.extend(c.working.drain(range));
+        c.settling.clear();
+        c.settling.extend(c.working.drain(range));
         c.batches -= 1;
-        let atomic = c.batch_atomic && items.len() > 1;
+        let atomic = c.batch_atomic && c.settling.len() > 1;
         self.busy_slots -= 1;
         if let Some(f) = call_failed {
-            for &h in &items {
-                if self.consumers[consumer.index()].up {
-                    self.fail(consumer, h.copy, h.attempt, f);
-                }
-            }
+            self.settle_each(consumer, |sim, _, h| {
+                sim.fail(consumer, h.copy, h.attempt, f)
+            });
         } else if atomic {
-            let failures: Vec<Option<Failure>> =
-                items.iter().map(|h| self.failure_of(consumer, h)).collect();
+            let n = self.consumers[consumer.index()].settling.len();
+            let failures: Vec<Option<Failure>> = (0..n)
+                .map(|k| {
+                    let h = self.consumers[consumer.index()].settling[k];
+                    self.failure_of(consumer, &h)
+                })
+                .collect();
             if failures.iter().any(Option::is_some) {
-                for (h, f) in items.iter().zip(failures) {
-                    if self.consumers[consumer.index()].up {
-                        self.fail(
-                            consumer,
-                            h.copy,
-                            h.attempt,
-                            f.unwrap_or(Failure::BatchRolledBack),
-                        );
-                    }
-                }
+                self.settle_each(consumer, |sim, k, h| {
+                    let f = failures[k];
+                    sim.fail(
+                        consumer,
+                        h.copy,
+                        h.attempt,
+                        f.unwrap_or(Failure::BatchRolledBack),
+                    )
+                });
             } else {
-                for &h in &items {
-                    if self.consumers[consumer.index()].up {
-                        self.handle_and_settle(consumer, h);
-                    }
-                }
+                self.settle_each(consumer, |sim, _, h| sim.handle_and_settle(consumer, h));
             }
         } else {
-            for &h in &items {
-                if !self.consumers[consumer.index()].up {
-                    break; // an armed crash struck mid-batch: the rest dies with the process
-                }
-                match self.failure_of(consumer, &h) {
-                    Some(f) => self.fail(consumer, h.copy, h.attempt, f),
-                    None => self.handle_and_settle(consumer, h),
-                }
-            }
+            self.settle_each(consumer, |sim, _, h| match sim.failure_of(consumer, &h) {
+                Some(f) => sim.fail(consumer, h.copy, h.attempt, f),
+                None => sim.handle_and_settle(consumer, h),
+            });
         }
-        self.items_buf = items;
+        self.consumers[consumer.index()].settling.clear();
         let queue = self.consumers[consumer.index()].queue;
         self.start_work(consumer);
         self.stop_if_retired(consumer);
         self.dispatch(queue);
+    }
+
+    /// Settles the consumer's `settling` batch one delivery at a time, in order, with its
+    /// position in the batch; stops when a crash takes the rest (it empties `settling`).
+    fn settle_each(
+        &mut self,
+        consumer: ConsumerId,
+        mut settle: impl FnMut(&mut Self, usize, Held),
+    ) {
+        let mut k = 0;
+        while let Some(&held) = self.consumers[consumer.index()].settling.get(k) {
+            settle(self, k, held);
+            k += 1;
+        }
     }
 
     fn handle_and_settle(&mut self, consumer: ConsumerId, held: Held) {
