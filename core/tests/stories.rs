@@ -197,3 +197,73 @@ fn a_consumer_that_never_returns_leaves_work_waiting_not_lost() {
     assert_eq!(sim.copy(0).unwrap().fate, Fate::Waiting);
     assert_eq!((sim.backlog(), sim.counters().lost), (1, 0));
 }
+
+/// The crash-after-commit story with `scheduled` as its only command, and the user
+/// crashing C1 at 1.2 s (halfway through #0, delivered at 1 s), back 0.1 s later.
+fn users_crash_after(scheduled: Command) -> (Simulation, Vec<(u64, Fact)>) {
+    let mut s = examples::load("crash-after-commit").unwrap();
+    s.commands[0].command = scheduled;
+    let mut sim = Simulation::new(s).unwrap();
+    sim.run_until(1_200_000); // nothing has crashed yet
+    let step = sim
+        .command(Command::CrashConsumer {
+            consumer: ConsumerId::new(0),
+            point: CrashPoint::Now,
+            restart_after_s: Some(0.1),
+        })
+        .unwrap();
+    let mut facts: Vec<(u64, Fact)> = step.facts.iter().map(|f| (1_200_000, *f)).collect();
+    facts.extend(run_checked(&mut sim));
+    (sim, facts)
+}
+
+#[test]
+fn a_scheduled_crash_after_commit_survives_a_users_crash_and_strikes_the_restarted_consumer() {
+    // Scheduled faults happen whatever the user does: the user's crash at 1.2 s does not
+    // disarm the scheduled "crash after next commit" (before, it did, silently, while the
+    // page kept saying C1 would crash after its next commit). #0 comes back when its lease
+    // runs out (6 s), its effect commits at 6.5 s, and then C1 crashes as scheduled.
+    let (sim, facts) = users_crash_after(Command::CrashConsumer {
+        consumer: ConsumerId::new(0),
+        point: CrashPoint::AfterCommitBeforeAck,
+        restart_after_s: Some(1.0),
+    });
+    let crashes: Vec<(u64, CrashPoint, Trigger)> = facts
+        .iter()
+        .filter_map(|&(t, f)| match f {
+            Fact::ConsumerCrashed { point, trigger, .. } => Some((t, point, trigger)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        crashes,
+        vec![
+            (1_200_000, CrashPoint::Now, Trigger::User),
+            (
+                6_500_000,
+                CrashPoint::AfterCommitBeforeAck,
+                Trigger::Scheduled
+            ),
+        ]
+    );
+    // It struck once: the restarted consumer is no longer armed, and #0 ends acked.
+    assert_eq!(sim.consumer(ConsumerId::new(0)).unwrap().armed, None);
+    assert_eq!(sim.copy(0).unwrap().fate, Fate::Done);
+    assert_eq!(sim.effect_count(MsgId::new(0)), 2);
+}
+
+#[test]
+fn a_scheduled_lost_ack_survives_a_users_crash_and_takes_the_restarted_consumers_next_ack() {
+    // The same for "drop next ack" (an interview's hidden fault): the user's crash does
+    // not defeat it; the next ack after the restart, #0's at 6.5 s, is the one lost.
+    let (sim, facts) = users_crash_after(Command::DropNextAck {
+        consumer: ConsumerId::new(0),
+    });
+    let lost: Vec<u64> = facts
+        .iter()
+        .filter(|(_, f)| matches!(f, Fact::AckLost { .. }))
+        .map(|&(t, _)| t)
+        .collect();
+    assert_eq!(lost, vec![6_500_000]);
+    assert!(!sim.consumer(ConsumerId::new(0)).unwrap().drop_next_ack);
+}

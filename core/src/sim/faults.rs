@@ -312,8 +312,10 @@ impl Simulation {
         let c = &mut self.consumers[consumer.index()];
         c.up = false;
         c.incarnation += 1;
-        c.armed = None;
-        c.drop_next_ack = false;
+        // A fault scheduled for its next commit or ack (`armed`, `drop_next_ack`) stays:
+        // scheduled faults happen whatever else happens, so it strikes the restarted
+        // process. An armed crash that strikes now was taken off before this call, so it
+        // strikes once.
         let working = u64::from(std::mem::take(&mut c.batches));
         // What the broker still counts as unacked on its channel: held deliveries (the
         // batch it was settling when an armed crash struck first: the delivery whose ack
