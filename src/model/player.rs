@@ -1338,6 +1338,23 @@ mod tests {
     }
 
     #[test]
+    fn a_log_scenarios_readout_and_chart_show_the_age_of_what_its_groups_lag_behind() {
+        // log-retention: no queue, a slow group 25 records behind; the oldest age is that
+        // of the group's oldest uncommitted record (before: 0 s on the page).
+        let mut p = Player::new(examples::load("log-retention").expect("built in")).expect("valid");
+        play(&mut p, 1.0, 10.0); // 10 simulated seconds
+        let r = p.readout();
+        assert!(r.backlog >= 20, "{r:?}");
+        assert!(r.oldest_age_s >= 4.0 && r.oldest_age_s <= 6.0, "{r:?}");
+        let chart = p.chart_data();
+        assert!(
+            chart.oldest_age_s.iter().any(|&(_, age)| age >= 4.0),
+            "{:?}",
+            chart.oldest_age_s
+        );
+    }
+
+    #[test]
     fn chart_data_follows_the_samples() {
         let mut p = burst();
         play(&mut p, 1.0, 10.0);
