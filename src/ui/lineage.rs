@@ -69,8 +69,14 @@ pub fn LineagePanel(
 fn keep_focus(lineage: RwSignal<Option<Result<Lineage, Bilingual>>>) {
     Effect::new(move |was_open: Option<bool>| {
         let open = lineage.with(Option::is_some);
-        if was_open.is_some_and(|was| was != open) && focus_lost() {
-            focus_id(if open { "lineage-title" } else { "tab-history" });
+        if was_open.is_some_and(|was| was != open) {
+            // Once the panels' hidden attributes are applied: only then is the link that
+            // opened the history (or the button that closed it) out of sight.
+            request_animation_frame(move || {
+                if focus_lost() {
+                    focus_id(if open { "lineage-title" } else { "tab-history" });
+                }
+            });
         }
         open
     });
