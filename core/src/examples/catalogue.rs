@@ -164,7 +164,7 @@ pub const EXAMPLES: &[Example] = &[
         Logs,
         "Retention deletes records a slow group never read",
         "La retención borra registros que un grupo lento nunca leyó",
-        "En este log los registros viven 5 segundos, se lean o no. El grupo reporting es demasiado lento (un registro por segundo frente a cinco por segundo que llegan): la retención elimina registros antes de que los lea, y el simulador los cuenta como expirados sin leer. Los offsets siguen creciendo; el inicio del log avanza detrás de ellos."
+        "En este log los registros viven 5 segundos, se lean o no. El grupo reporting es demasiado lento (un registro por segundo frente a cinco por segundo que llegan): la retención elimina registros antes de que los lea, y el simulador los cuenta como saltados: nunca leídos, perdidos para ese grupo. Los offsets siguen creciendo; el inicio del log avanza detrás de ellos."
     ),
     example!(
         "transactional-pipeline",
