@@ -69,7 +69,13 @@ pub fn LineagePanel(
 fn keep_focus(lineage: RwSignal<Option<Result<Lineage, Bilingual>>>) {
     Effect::new(move |was_open: Option<bool>| {
         let open = lineage.with(Option::is_some);
-        if was_open.is_some_and(|was| was != open) {
+        // The panel is mounted only while its tab is on show, so opening a history from
+        // another tab mounts it already open: its first run counts as the opening.
+        let changed = match was_open {
+            None => open,
+            Some(was) => was != open,
+        };
+        if changed {
             // Once the panels' hidden attributes are applied: only then is the link that
             // opened the history (or the button that closed it) out of sight.
             request_animation_frame(move || {
