@@ -1,8 +1,8 @@
 //! The failure stories of the source chapters, each run and checked step by step.
 
 use brokerlab_core::{
-    examples, invariants, AckMode, Command, ConsumerId, CrashPoint, Fact, Fate, MsgId, Simulation,
-    Trigger,
+    examples, invariants, AckMode, Command, ConsumerId, CrashPoint, Fact, Fate, MsgId,
+    ProducerCrashPoint, ProducerId, PublishFate, Simulation, Trigger,
 };
 
 /// Runs to the end, checking the accounting invariant after every step; returns all facts.
@@ -266,4 +266,97 @@ fn a_scheduled_lost_ack_survives_a_users_crash_and_takes_the_restarted_consumers
         .collect();
     assert_eq!(lost, vec![6_500_000]);
     assert!(!sim.consumer(ConsumerId::new(0)).unwrap().drop_next_ack);
+}
+
+/// The story `name` with its first command set to `scheduled` (at `at_s`), run until
+/// `user_at_us`, when the user's `crash` strikes; then to the end. All facts, timed.
+fn users_crash_in(
+    name: &str,
+    scheduled: Command,
+    at_s: f64,
+    user_at_us: u64,
+    crash: Command,
+) -> (Simulation, Vec<(u64, Fact)>) {
+    let mut s = examples::load(name).unwrap();
+    s.commands[0].at_s = at_s;
+    s.commands[0].command = scheduled;
+    let mut sim = Simulation::new(s).unwrap();
+    sim.run_until(user_at_us);
+    let step = sim.command(crash).unwrap();
+    let mut facts: Vec<(u64, Fact)> = step.facts.iter().map(|f| (user_at_us, *f)).collect();
+    facts.extend(run_checked(&mut sim));
+    (sim, facts)
+}
+
+#[test]
+fn a_scheduled_producer_crash_after_commit_survives_a_users_crash() {
+    // dual-write-crash arms order-service's crash at 1.5 s; the user crashes it at 1.7 s,
+    // back 0.1 s later. The scheduled crash still strikes after the next state commit
+    // (#1 at 2 s), which is never published; before, the user's crash disarmed it.
+    let scheduled = examples::load("dual-write-crash").unwrap().commands[0]
+        .command
+        .clone();
+    let (sim, facts) = users_crash_in(
+        "dual-write-crash",
+        scheduled,
+        1.5,
+        1_700_000,
+        Command::CrashProducer {
+            producer: ProducerId::new(0),
+            point: ProducerCrashPoint::Now,
+            restart_after_s: Some(0.1),
+        },
+    );
+    let crashes: Vec<(u64, ProducerCrashPoint, Trigger)> = facts
+        .iter()
+        .filter_map(|&(t, f)| match f {
+            Fact::ProducerCrashed { point, trigger, .. } => Some((t, point, trigger)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        crashes,
+        vec![
+            (1_700_000, ProducerCrashPoint::Now, Trigger::User),
+            (
+                2_000_000,
+                ProducerCrashPoint::AfterCommitBeforePublish,
+                Trigger::Scheduled
+            ),
+        ]
+    );
+    assert_eq!(
+        sim.message(MsgId::new(1)).unwrap().fate,
+        PublishFate::NeverPublished
+    );
+    assert_eq!(sim.producer_view(ProducerId::new(0)).unwrap().armed, None);
+}
+
+#[test]
+fn a_scheduled_lost_confirm_survives_a_users_crash_of_the_producer() {
+    // lost-confirm loses #0's confirm (armed at 0 s). The user crashes checkout at 0.5 s,
+    // back 0.1 s later, before #0 is even created (1 s): #0's confirm is still the one
+    // lost. Before, the crash cleared it and #0 was confirmed at once.
+    let scheduled = Command::DropNextConfirm {
+        producer: ProducerId::new(0),
+    };
+    let (_, facts) = users_crash_in(
+        "lost-confirm",
+        scheduled,
+        0.0,
+        500_000,
+        Command::CrashProducer {
+            producer: ProducerId::new(0),
+            point: ProducerCrashPoint::Now,
+            restart_after_s: Some(0.1),
+        },
+    );
+    let lost: Vec<(u64, MsgId)> = facts
+        .iter()
+        .filter_map(|&(t, f)| match f {
+            Fact::ConfirmLost { msg, .. } => Some((t, msg)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(lost, vec![(1_050_000, MsgId::new(0))]);
 }

@@ -395,8 +395,10 @@ impl Simulation {
         let p = &mut self.producers[producer.index()];
         p.up = false;
         p.incarnation += 1;
-        p.armed = None;
-        p.drop_next_confirm = false;
+        // A fault scheduled for its next state commit, relay publish or confirm (`armed`,
+        // `drop_next_confirm`) stays, as a consumer's does: it strikes the restarted
+        // service. An armed crash that strikes now was taken off before this call, so it
+        // strikes once.
         p.relay_poll_pending = false;
         for row in p.outbox.iter_mut() {
             row.sending = false;
