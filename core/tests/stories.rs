@@ -1,8 +1,8 @@
 //! The failure stories of the source chapters, each run and checked step by step.
 
 use brokerlab_core::{
-    examples, invariants, AckMode, Command, ConsumerId, CrashPoint, Fact, Fate, MsgId,
-    ProducerCrashPoint, ProducerId, PublishFate, Simulation, Trigger,
+    examples, invariants, AckMode, Command, ConsumerId, CrashPoint, Fact, Fate, GroupId,
+    MemberCrashPoint, MsgId, ProducerCrashPoint, ProducerId, PublishFate, Simulation, Trigger,
 };
 
 /// Runs to the end, checking the accounting invariant after every step; returns all facts.
@@ -359,4 +359,52 @@ fn a_scheduled_lost_confirm_survives_a_users_crash_of_the_producer() {
         })
         .collect();
     assert_eq!(lost, vec![(1_050_000, MsgId::new(0))]);
+}
+
+#[test]
+fn a_scheduled_member_crash_after_its_next_record_survives_a_users_crash() {
+    // log-commit-modes arms after-1's crash at 3 s, after its next record; the user
+    // crashes after-1 at 3.1 s, halfway through #5, back 0.2 s later. When it owns the
+    // partition again, its next record still crashes it; before, the user's crash
+    // disarmed it. Back at 3.3 s, it is given the partition again after the rebalance
+    // and crashes once it has processed its next record (4.1 s).
+    let scheduled = examples::load("log-commit-modes").unwrap().commands[0]
+        .command
+        .clone();
+    let (_, facts) = users_crash_in(
+        "log-commit-modes",
+        scheduled,
+        3.0,
+        3_100_000,
+        Command::CrashMember {
+            group: GroupId::new(0),
+            member: 0,
+            point: MemberCrashPoint::Now,
+            restart_after_s: Some(0.2),
+        },
+    );
+    let crashes: Vec<(u64, MemberCrashPoint, Trigger)> = facts
+        .iter()
+        .filter_map(|&(t, f)| match f {
+            Fact::MemberCrashed {
+                group,
+                member: 0,
+                point,
+                trigger,
+                ..
+            } if group == GroupId::new(0) => Some((t, point, trigger)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        crashes,
+        vec![
+            (3_100_000, MemberCrashPoint::Now, Trigger::User),
+            (
+                4_100_000,
+                MemberCrashPoint::AfterProcessBeforeCommit,
+                Trigger::Scheduled
+            ),
+        ]
+    );
 }

@@ -589,7 +589,9 @@ impl Simulation {
         member.up = false;
         member.incarnation += 1;
         member.working = None;
-        member.armed = None;
+        // A crash scheduled for its next record (`armed`) stays, as a consumer's does: it
+        // strikes the member when it is back. An armed crash that strikes now was taken off
+        // before this call, so it strikes once.
         let restart_at_us = restart_after_us.map(|d| now.saturating_add(d));
         member.restart_at_us = restart_at_us;
         let incarnation = member.incarnation;
