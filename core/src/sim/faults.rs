@@ -121,14 +121,16 @@ impl Simulation {
         }
     }
 
-    /// Crashes a live consumer now, or arms the crash for its point.
+    /// Crashes a live consumer now, or arms the crash for its point. A consumer that is
+    /// down is armed too (a scheduled fault is never dropped unsaid): the crash strikes
+    /// it at that point once it is back, or never if it never returns. Only "crash now"
+    /// has nothing to do on a consumer already down.
     fn arm_consumer_crash(&mut self, consumer: ConsumerId, armed: ArmedCrash) {
         let c = &mut self.consumers[consumer.index()];
-        if !c.up {
-            return;
-        }
         if armed.point == CrashPoint::Now {
-            self.crash_consumer(consumer, armed);
+            if c.up {
+                self.crash_consumer(consumer, armed);
+            }
         } else {
             let (point, trigger) = (armed.point, armed.trigger);
             c.armed = Some(armed);
@@ -150,14 +152,14 @@ impl Simulation {
         });
     }
 
-    /// Crashes a live producer now, or arms the crash for its point.
+    /// Crashes a live producer now, or arms the crash for its point: a producer that is
+    /// down is armed too, as a consumer is, and the crash strikes it once it is back.
     fn arm_producer_crash(&mut self, producer: ProducerId, armed: ArmedProducerCrash) {
         let p = &mut self.producers[producer.index()];
-        if !p.up {
-            return;
-        }
         if armed.point == ProducerCrashPoint::Now {
-            self.crash_producer(producer, armed);
+            if p.up {
+                self.crash_producer(producer, armed);
+            }
         } else {
             let (point, trigger) = (armed.point, armed.trigger);
             p.armed = Some(armed);
@@ -246,18 +248,19 @@ impl Simulation {
         }
     }
 
-    /// Crashes a live member now, or arms the crash for its point (a member that never
-    /// joined is left alone).
+    /// Crashes a live member now, or arms the crash for its point: a member that is down
+    /// is armed too, as a consumer is, and the crash strikes it once it is back (a member
+    /// that never joined is left alone).
     fn arm_member_crash(&mut self, group: GroupId, member: MemberId, armed: ArmedMemberCrash) {
         let Some(m) = self.groups[group.index()].members.get(member as usize) else {
             return;
         };
-        if !m.up {
-            return;
-        }
         if armed.point == MemberCrashPoint::Now {
-            let (restart, point, trigger) = (armed.restart_after_us, armed.point, armed.trigger);
-            self.crash_member(group, member, restart, point, trigger);
+            if m.up {
+                let (restart, point, trigger) =
+                    (armed.restart_after_us, armed.point, armed.trigger);
+                self.crash_member(group, member, restart, point, trigger);
+            }
         } else {
             let trigger = armed.trigger;
             self.groups[group.index()].members[member as usize].armed = Some(armed);
