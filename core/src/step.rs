@@ -615,9 +615,11 @@ pub enum Fact {
         trigger: Trigger,
     },
     /// The consumer takes no more deliveries; it stops once it has finished what it holds.
+    /// A crash armed on it (`disarmed`: its point) is called off: it is leaving.
     ConsumerStopping {
         consumer: ConsumerId,
         trigger: Trigger,
+        disarmed: Option<CrashPoint>,
     },
     /// It finished what it held and stopped (scaling in).
     ConsumerStopped {

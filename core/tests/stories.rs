@@ -1,7 +1,8 @@
 //! The failure stories of the source chapters, each run and checked step by step.
 
+use brokerlab_core::lang::Lang;
 use brokerlab_core::{
-    examples, invariants, AckMode, Command, ConsumerId, CrashPoint, Fact, Fate, GroupId,
+    examples, invariants, narration, AckMode, Command, ConsumerId, CrashPoint, Fact, Fate, GroupId,
     MemberCrashPoint, MsgId, ProducerCrashPoint, ProducerId, PublishFate, Simulation, Trigger,
 };
 
@@ -508,4 +509,41 @@ fn a_crash_scheduled_while_the_member_is_down_strikes_it_once_it_is_back() {
             (3_900_000, "crashed", Trigger::Scheduled),
         ]
     );
+}
+
+#[test]
+fn scaling_in_says_it_calls_off_the_crash_armed_on_the_leaving_consumer() {
+    // crash-after-commit arms C1's crash after its next commit at 0 s; at 0.5 s the user
+    // scales the queue to no consumer, before any delivery. C1 is leaving, so the crash is
+    // called off, and the event says so (before, it was cleared without a word); C1 then
+    // stops having never crashed.
+    let mut sim = Simulation::new(examples::load("crash-after-commit").unwrap()).unwrap();
+    sim.run_until(500_000);
+    let queue = sim.scenario().queues[0].name.clone();
+    let step = sim
+        .command(Command::SetConsumerCount { queue, count: 0 })
+        .unwrap();
+    let stopping = step
+        .facts
+        .iter()
+        .find(|f| matches!(f, Fact::ConsumerStopping { .. }))
+        .copied()
+        .expect("C1 retires");
+    assert_eq!(
+        stopping,
+        Fact::ConsumerStopping {
+            consumer: ConsumerId::new(0),
+            trigger: Trigger::User,
+            disarmed: Some(CrashPoint::AfterCommitBeforeAck),
+        }
+    );
+    for (lang, called_off) in [(Lang::En, "is called off"), (Lang::Es, "queda anulada")] {
+        let told = narration::describe(&sim, &stopping, lang);
+        assert!(told.contains(called_off), "{told}");
+    }
+    let facts = run_checked(&mut sim);
+    assert!(facts
+        .iter()
+        .all(|(_, f)| !matches!(f, Fact::ConsumerCrashed { .. })));
+    assert_eq!(sim.consumer(ConsumerId::new(0)).unwrap().armed, None);
 }

@@ -654,10 +654,14 @@ fn operations(sim: &Simulation, fact: &Fact) -> String {
             queue(sim, q),
             by(trigger)
         ),
-        ConsumerStopping { consumer: c, trigger } => format!(
-            "{} takes no more deliveries ({}); it stops once it has finished what it holds.",
+        ConsumerStopping { consumer: c, trigger, disarmed } => format!(
+            "{} takes no more deliveries ({}); it stops once it has finished what it holds.{}",
             consumer(sim, c),
-            by(trigger)
+            by(trigger),
+            disarmed.map_or(String::new(), |p| format!(
+                " Its armed crash ({}) is called off: it is leaving.",
+                crash_when(p)
+            ))
         ),
         ConsumerStopped { consumer: c } => format!(
             "{} finished what it held and stopped; nothing it had was lost.",
@@ -729,6 +733,15 @@ fn producer_crashes(sim: &Simulation, fact: &Fact) -> String {
     }
 }
 
+/// When an armed crash of a queue consumer strikes.
+fn crash_when(point: CrashPoint) -> &'static str {
+    match point {
+        CrashPoint::Now => "at once",
+        CrashPoint::AfterReceive => "right after its next delivery arrives",
+        CrashPoint::AfterCommitBeforeAck => "right after its next commit, before the ack",
+    }
+}
+
 /// Crashes, restarts and slowdowns of the broker and queue consumers.
 fn crashes(sim: &Simulation, fact: &Fact) -> String {
     use Fact::*;
@@ -740,12 +753,7 @@ fn crashes(sim: &Simulation, fact: &Fact) -> String {
         ),
         BrokerRestarted { trigger } => format!("The broker restarted ({}) and delivers again.", by(trigger)),
         CrashArmed { consumer: c, point, trigger } => {
-            let when = match point {
-                CrashPoint::Now => "at once",
-                CrashPoint::AfterReceive => "right after its next delivery arrives",
-                CrashPoint::AfterCommitBeforeAck => "right after its next commit, before the ack",
-            };
-            format!("{} will crash {when} ({}).", consumer(sim, c), by(trigger))
+            format!("{} will crash {} ({}).", consumer(sim, c), crash_when(point), by(trigger))
         }
         AckDropArmed { consumer: c, trigger } => format!("{}'s next ack will be lost ({}).", consumer(sim, c), by(trigger)),
         ConsumerCrashed { consumer: c, point, trigger, restart_at_us } => {

@@ -704,10 +704,14 @@ fn operations(sim: &Simulation, fact: &Fact) -> String {
             queue(sim, q),
             by(trigger)
         ),
-        ConsumerStopping { consumer: c, trigger } => format!(
-            "{} no acepta más entregas ({}); se detendrá cuando termine lo que tiene.",
+        ConsumerStopping { consumer: c, trigger, disarmed } => format!(
+            "{} no acepta más entregas ({}); se detendrá cuando termine lo que tiene.{}",
             consumer(sim, c),
-            by(trigger)
+            by(trigger),
+            disarmed.map_or(String::new(), |p| format!(
+                " La caída que tenía armada ({}) queda anulada: se va.",
+                crash_when(p)
+            ))
         ),
         ConsumerStopped { consumer: c } => format!(
             "{} terminó lo que tenía y se detuvo; no se perdió nada de lo suyo.",
@@ -781,6 +785,15 @@ fn producer_crashes(sim: &Simulation, fact: &Fact) -> String {
     }
 }
 
+/// Cuándo cae un consumidor con una caída armada.
+fn crash_when(point: CrashPoint) -> &'static str {
+    match point {
+        CrashPoint::Now => "de inmediato",
+        CrashPoint::AfterReceive => "justo cuando le llegue su próxima entrega",
+        CrashPoint::AfterCommitBeforeAck => "justo después de su próximo commit, antes del ack",
+    }
+}
+
 /// Crashes, restarts and slowdowns of the broker and queue consumers.
 fn crashes(sim: &Simulation, fact: &Fact) -> String {
     use Fact::*;
@@ -792,12 +805,7 @@ fn crashes(sim: &Simulation, fact: &Fact) -> String {
         ),
         BrokerRestarted { trigger } => format!("El broker se reinició ({}) y vuelve a entregar.", by(trigger)),
         CrashArmed { consumer: c, point, trigger } => {
-            let when = match point {
-                CrashPoint::Now => "de inmediato",
-                CrashPoint::AfterReceive => "justo cuando le llegue su próxima entrega",
-                CrashPoint::AfterCommitBeforeAck => "justo después de su próximo commit, antes del ack",
-            };
-            format!("{} caerá {when} ({}).", consumer(sim, c), by(trigger))
+            format!("{} caerá {} ({}).", consumer(sim, c), crash_when(point), by(trigger))
         }
         AckDropArmed { consumer: c, trigger } => {
             format!("El próximo ack de {} se perderá ({}).", consumer(sim, c), by(trigger))

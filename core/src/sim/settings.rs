@@ -316,10 +316,14 @@ impl Simulation {
             }
             excess -= 1;
             c.retiring = true;
-            c.armed = None;
+            // A crash armed for its next delivery or commit is called off, and the event
+            // says so: the consumer is leaving (a retiring consumer that crashed would
+            // never stop), so it is a scheduled fault whose target is gone.
+            let disarmed = c.armed.take().map(|a| a.point);
             self.facts.push(Fact::ConsumerStopping {
                 consumer: id,
                 trigger,
+                disarmed,
             });
             self.stop_if_retired(id);
         }

@@ -314,8 +314,12 @@ fn operations(c: &Contexts) -> Vec<(&Simulation, Fact)> {
     }
     for trigger in TRIGGERS {
         out.push((q, ConsumerAdded { consumer: C, queue: Q, trigger }));
-        out.push((q, ConsumerStopping { consumer: C, trigger }));
+        out.push((q, ConsumerStopping { consumer: C, trigger, disarmed: None }));
         out.push((q, DependencyDown { queue: Q, until_us: 30_000_000, trigger }));
+    }
+    for point in [CrashPoint::AfterReceive, CrashPoint::AfterCommitBeforeAck] {
+        let disarmed = Some(point);
+        out.push((q, ConsumerStopping { consumer: C, trigger: Trigger::User, disarmed }));
     }
     out.push((q, ConsumerStopped { consumer: C }));
     for ack in [AckMode::OnDelivery, AckMode::AfterCommit] {
