@@ -1725,6 +1725,9 @@ test('opening a history from the keyboard and closing it keeps the focus on the 
   assert.equal(await focused(), 'lineage-title', 'the history takes the focus');
   await lab.page.keyboard.press('Escape');
   await lab.page.getByTestId('lineage').waitFor({ state: 'hidden' });
+  // The focus moves on the next frame, once the history is out of sight.
+  await lab.page.waitForFunction(() => document.activeElement?.dataset.testid === 'tab-history', null, { timeout: 5_000 })
+    .catch(() => {});
   assert.equal(await focused(), 'tab-history', 'closing gives it to the History tab, not the page');
   await lab.tab('story');
 });
