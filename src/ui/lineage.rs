@@ -6,6 +6,7 @@ use leptos_use::{use_event_listener, use_window};
 use crate::format::{count, fixed};
 use crate::i18n::{lang_of, t, t_string, use_i18n, I18n};
 use crate::model::lineage::*;
+use crate::ui::focus::focus_id;
 
 /// The lineage panel: the sequence diagram and the same facts as a list, or why there is
 /// none. Escape closes it.
@@ -97,16 +98,6 @@ fn focus_lost() -> bool {
                 || el.get_client_rects().length() == 0
                 || el.closest("[data-testid=lineage]").ok().flatten().is_some()
         }
-    }
-}
-
-fn focus_id(id: &str) {
-    use wasm_bindgen::JsCast;
-    if let Some(el) = document()
-        .get_element_by_id(id)
-        .and_then(|el| el.dyn_into::<web_sys::HtmlElement>().ok())
-    {
-        let _ = el.focus();
     }
 }
 

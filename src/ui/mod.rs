@@ -9,6 +9,7 @@ pub mod compare;
 pub mod controls;
 pub mod counters;
 pub mod files;
+pub mod focus;
 pub mod help;
 pub mod import_notes;
 pub mod interview;

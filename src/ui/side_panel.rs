@@ -12,6 +12,7 @@ use crate::state::arrival::Arrival;
 use crate::state::{Lab, Tools};
 use crate::ui::arrival::Arriving;
 use crate::ui::counters::Counters;
+use crate::ui::focus::focus_id;
 use crate::ui::interview::InterviewPanel;
 use crate::ui::invariants::InvariantsPanel;
 use crate::ui::lineage::LineagePanel;
@@ -27,13 +28,7 @@ fn has_logs(lab: Lab) -> bool {
 
 /// Moves the focus to the tab of `panel` (after the keyboard chose it).
 fn focus_tab(panel: Panel) {
-    let id = format!("tab-{}", panel.key());
-    if let Some(el) = document().get_element_by_id(&id) {
-        use wasm_bindgen::JsCast;
-        if let Ok(el) = el.dyn_into::<web_sys::HtmlElement>() {
-            let _ = el.focus();
-        }
-    }
+    focus_id(&format!("tab-{}", panel.key()));
 }
 
 #[component]
