@@ -460,8 +460,12 @@ pub struct Summary {
     pub mean_queue_len: f64,
     /// Busy consumer slots over available consumer slots (crashed time excluded).
     pub utilization: f64,
-    /// Finished copies per second of simulated time.
+    /// Finished queue copies per second of simulated time.
     pub throughput_per_s: f64,
+    /// Log records processed by groups' members per second of simulated time (each
+    /// group counts its own, reprocessing after a rebalance included): a run that
+    /// reads logs only has throughput here, not in `throughput_per_s`.
+    pub record_throughput_per_s: f64,
     /// End-to-end latency (message created → copy done): mean and percentiles.
     pub latency_mean_s: f64,
     pub latency_p50_s: f64,

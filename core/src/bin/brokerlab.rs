@@ -286,6 +286,12 @@ fn compare(options: &[&str]) -> Result<(), String> {
         "{:<28}{:>12.3}{:>12.3}\n",
         "throughput_per_s", sa.throughput_per_s, sb.throughput_per_s
     );
+    if sa.record_throughput_per_s != 0.0 || sb.record_throughput_per_s != 0.0 {
+        out += &format!(
+            "{:<28}{:>12.3}{:>12.3}\n",
+            "record_throughput_per_s", sa.record_throughput_per_s, sb.record_throughput_per_s
+        );
+    }
     out += &format!(
         "{:<28}{:>12.3}{:>12.3}\n",
         "latency_p95_s", sa.latency_p95_s, sb.latency_p95_s

@@ -1183,11 +1183,8 @@ impl Simulation {
             } else {
                 self.busy_area as f64 / self.capacity_area as f64
             },
-            throughput_per_s: if elapsed_s > 0.0 {
-                self.counters.done as f64 / elapsed_s
-            } else {
-                0.0
-            },
+            throughput_per_s: per_second(self.counters.done, elapsed_s),
+            record_throughput_per_s: per_second(self.counters.records_processed, elapsed_s),
             latency_mean_s: self.latencies.mean_s(),
             latency_p50_s: self.latencies.percentile_s(50.0),
             latency_p95_s: self.latencies.percentile_s(95.0),
@@ -1196,6 +1193,15 @@ impl Simulation {
             record_latency_p95_s: self.record_latencies.percentile_s(95.0),
             record_latency_p99_s: self.record_latencies.percentile_s(99.0),
         }
+    }
+}
+
+/// A count over the run's simulated seconds (0 for a run that took no time).
+fn per_second(count: u64, elapsed_s: f64) -> f64 {
+    if elapsed_s > 0.0 {
+        count as f64 / elapsed_s
+    } else {
+        0.0
     }
 }
 
