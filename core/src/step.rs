@@ -512,6 +512,10 @@ pub enum Fact {
         from: u64,
         to: u64,
         why: SkipReason,
+        /// The message of record `from`, the first one skipped (always known while the
+        /// model holds: the page names it where the "no message lost" property broke, and
+        /// its history shows the skip).
+        first_msg: Option<MsgId>,
     },
     /// The group stopped to reassign its partitions.
     RebalanceStarted {
@@ -1053,6 +1057,7 @@ impl Fact {
             | CallRejected { msg, .. }
             | RequestShed { msg, .. }
             | RetryDenied { msg, .. } => Some(msg),
+            RecordsSkipped { first_msg, .. } => first_msg,
             RequestRefused { .. }
             | ProducerCrashArmed { .. }
             | ProducerCrashed { .. }
@@ -1067,7 +1072,6 @@ impl Fact {
             | ConsumerSlowed { .. }
             | RecordsExpired { .. }
             | OffsetCommitted { .. }
-            | RecordsSkipped { .. }
             | RebalanceStarted { .. }
             | PartitionAssigned { .. }
             | MemberCrashArmed { .. }

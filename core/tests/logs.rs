@@ -123,13 +123,15 @@ fn commit_before_processing_loses_and_commit_after_processing_repeats() {
         .filter(|&m| before.applied(MsgId::from_index(m)) == 0)
         .collect();
     assert_eq!(lost.len(), 1, "exactly one record never processed");
+    // The skip names that record's message.
     assert!(facts.iter().any(|f| matches!(
         f,
         Fact::RecordsSkipped {
             group,
             why: step::SkipReason::CommittedBeforeProcessing,
+            first_msg: Some(m),
             ..
-        } if *group == GroupId::new(1)
+        } if *group == GroupId::new(1) && m.index() == lost[0]
     )));
     assert_eq!(sim.counters().records_skipped, 1);
 }
@@ -148,6 +150,19 @@ fn retention_expires_records_even_if_unread() {
     )));
     // Every appended record was either processed by the group or skipped as expired.
     assert_eq!(c.records_processed + c.records_skipped, c.appended);
+    // Each skip names its first record's message, which the group never processed.
+    let tables = sim.group_tables(GroupId::new(0)).unwrap();
+    let skips: Vec<MsgId> = facts
+        .iter()
+        .filter_map(|f| match f {
+            Fact::RecordsSkipped { first_msg, .. } => Some(first_msg.expect("named")),
+            _ => None,
+        })
+        .collect();
+    assert!(!skips.is_empty());
+    for m in skips {
+        assert_eq!(tables.applied(m), 0, "{m:?} was skipped");
+    }
     let p = &sim.group_partitions(GroupId::new(0))[0];
     assert!(p.start > 0, "the log start moved up");
 }
@@ -380,6 +395,10 @@ fn a_log_record_is_timed_from_its_message_to_the_end_of_its_processing() {
     }
     assert_eq!(s.counters.done, 0);
     assert_eq!(s.latency_p50_s, 0.0);
+    // Its throughput is in records: 20 over the run's length, none in queue copies.
+    assert_eq!(s.throughput_per_s, 0.0);
+    assert!(s.end_s > 0.0);
+    assert!((s.record_throughput_per_s - 20.0 / s.end_s).abs() < 1e-9);
     // A slower member makes records wait behind one another: the tail grows.
     let mut slow = example("log-commit-modes");
     slow.commands.clear();

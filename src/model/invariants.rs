@@ -637,4 +637,21 @@ mod tests {
             .detail(Lang::Es)
             .contains(&format!("perdidos antes de guardarse: {n}")));
     }
+
+    #[test]
+    fn a_log_record_never_processed_breaks_no_message_lost_naming_its_message() {
+        // log-retention: records expire before the group reads them. The property names
+        // the first skipped record's message, as it names a lost copy's.
+        let (sim, watch, _) = watched(examples::load("log-retention").expect("built in"));
+        assert_eq!(sim.counters().lost, 0, "no queue copy lost");
+        assert!(sim.counters().records_skipped > 0);
+        let s = statuses(&sim, &watch);
+        let lost = &s[Property::NoMessageLost.index()];
+        assert!(!lost.holds);
+        let msg = lost.msg.expect("names the first record skipped");
+        let tables = sim
+            .group_tables(brokerlab_core::GroupId::new(0))
+            .expect("a group");
+        assert_eq!(tables.applied(msg), 0, "{msg:?} was never processed");
+    }
 }

@@ -13,7 +13,7 @@ use brokerlab_core::lang::Lang;
 use brokerlab_core::narration::describe;
 use brokerlab_core::step::{
     CallRefusal, DeadLetterReason, Failure as HandlerFailure, IgnoredAck, LossReason,
-    RefusedBecause,
+    RefusedBecause, SkipReason,
 };
 use brokerlab_core::{
     us_to_secs, ConsumerId, Fact, GroupId, LogId, MemberId, MsgId, ProducerId, QueueId, Simulation,
@@ -524,7 +524,9 @@ impl Cast {
             Party::Producer(p) => Who::Producer(p),
             Party::Publisher(_) => self.publisher(),
             Party::Exchange => self.target,
-            Party::Broker | Party::Group(_) => Who::Broker,
+            Party::Broker => Who::Broker,
+            // A group's skip in a message's history happens on the log it was appended to.
+            Party::Group(_) => self.log(),
             Party::Queue(q) => Who::Queue(q),
             Party::DeadLetters(q) => Who::DeadLetters(q),
             Party::Log(l) => Who::Log(l),
@@ -863,6 +865,14 @@ fn group_label(fact: &Fact, l: Locale) -> Option<String> {
         RecordStaleIgnored {
             version, current, ..
         } => say!(l, stale_ignored, version = version, current = current),
+        RecordsSkipped {
+            why: SkipReason::CommittedBeforeProcessing,
+            ..
+        } => say!(l, skipped_committed_first),
+        RecordsSkipped {
+            why: SkipReason::ExpiredUnread,
+            ..
+        } => say!(l, skipped_expired_unread),
         _ => return None,
     })
 }

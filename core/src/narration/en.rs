@@ -817,7 +817,7 @@ fn records(sim: &Simulation, fact: &Fact) -> String {
             "Group {} committed offset {offset} on partition {partition}: after a restart it resumes there.",
             sim.group_name(group)
         ),
-        RecordsSkipped { group, partition, from, to, why } => {
+        RecordsSkipped { group, partition, from, to, why, .. } => {
             let one = to <= from + 1;
             let why = match (why, one) {
                 (SkipReason::CommittedBeforeProcessing, true) => "its offset was committed before it was processed",

@@ -872,7 +872,7 @@ fn records(sim: &Simulation, fact: &Fact) -> String {
             "El grupo {} hizo commit del offset {offset} en la partición {partition}: tras un reinicio, retoma desde ahí.",
             sim.group_name(group)
         ),
-        RecordsSkipped { group, partition, from, to, why } => {
+        RecordsSkipped { group, partition, from, to, why, .. } => {
             let one = to <= from + 1;
             let why = match (why, one) {
                 (SkipReason::CommittedBeforeProcessing, true) => "se hizo commit de su offset antes de procesarlo",

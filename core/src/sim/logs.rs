@@ -142,9 +142,6 @@ impl Simulation {
                     self.reads_passed(g, p, to);
                 }
             }
-            let part = &mut self.logs[l].partitions[p];
-            part.records.drain(..gone);
-            part.start = to;
             self.counters.records_expired += to - from;
             self.facts.push(Fact::RecordsExpired {
                 log: l as u32,
@@ -152,6 +149,8 @@ impl Simulation {
                 from,
                 to,
             });
+            // Groups behind the new start skip what they had not read (the records are
+            // dropped only after, so each skip can name its first message).
             for g in self.group_ids() {
                 let group = &mut self.groups[g.index()];
                 if group.log != l {
@@ -161,18 +160,23 @@ impl Simulation {
                     let skipped_from = group.position[p];
                     group.position[p] = to;
                     self.counters.records_skipped += to - skipped_from;
+                    let first = self.logs[l].partitions[p].get(skipped_from);
                     self.facts.push(Fact::RecordsSkipped {
                         group: g,
                         partition: p as u32,
                         from: skipped_from,
                         to,
                         why: SkipReason::ExpiredUnread,
+                        first_msg: first.map(|r| r.msg),
                     });
                 }
                 let group = &mut self.groups[g.index()];
                 group.done_upto[p] = group.done_upto[p].max(to);
                 group.committed[p] = group.committed[p].max(to);
             }
+            let part = &mut self.logs[l].partitions[p];
+            part.records.drain(..gone);
+            part.start = to;
         }
     }
 

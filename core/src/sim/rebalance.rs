@@ -143,12 +143,15 @@ impl Simulation {
         self.reads_passed(g, p, committed);
         if committed > done {
             self.counters.records_skipped += committed - done;
+            let log = &self.logs[self.groups[g.index()].log];
+            let first = log.partitions[p].get(done);
             self.facts.push(Fact::RecordsSkipped {
                 group: g,
                 partition: p as u32,
                 from: done,
                 to: committed,
                 why: SkipReason::CommittedBeforeProcessing,
+                first_msg: first.map(|r| r.msg),
             });
         }
         let group = &mut self.groups[g.index()];
