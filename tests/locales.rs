@@ -14,6 +14,8 @@ const SAME_IN_BOTH: &[&str] = &[
     // The help's row for the language switch names both languages.
     "EN / ES", // The side panel's tab for partitioned logs: Spanish says "logs" too.
     "Logs",
+    // Spanish-speaking engineers say "offset", as they say "commit" (the narration does).
+    "offsets",
 ];
 
 /// Every leaf of a namespace file, by its dotted key.

@@ -127,11 +127,11 @@ mod tests {
     #[test]
     fn the_glossary_speaks_spanish_too() {
         assert!(Term::Rho.definition(Lang::Es).contains("λ/μ"));
-        assert!(Term::Lag.definition(Lang::Es).contains("desplazamiento"));
+        assert!(Term::Lag.definition(Lang::Es).contains("offset"));
         assert!(Term::Lease
             .definition(Lang::Es)
             .contains("tiempo de visibilidad"));
-        assert_eq!(Term::Offset.word(Lang::Es), "desplazamiento (offset)");
+        assert_eq!(Term::Offset.word(Lang::Es), "offset (desplazamiento)");
         assert_eq!(Term::Mu.word(Lang::Es), "μ");
     }
 }

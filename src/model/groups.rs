@@ -299,7 +299,7 @@ mod tests {
         );
         assert_eq!(
             partition_text(1, &p, Lang::Es),
-            "P1 · desplazamientos 0..10 · commit 4 · sin dueño · retraso 6"
+            "P1 · offsets 0..10 · commit 4 · sin dueño · retraso 6"
         );
         assert_eq!(committed_pct(&p), 40.0);
     }

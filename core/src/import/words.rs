@@ -90,7 +90,7 @@ pub(super) fn note_es(note: &Note) -> String {
         Note::ProducerAssumed { target, rate_per_s, count } => format!("Se supuso un productor que publica en «{target}»: {} mensajes por segundo, {count} en total.", n(*rate_per_s)),
         Note::ConsumersAssumed { queues, service_s, prefetch } => format!("Se supuso un consumidor por cola ({queues} en total): {} s por mensaje, prefetch {prefetch}, ack después del commit del efecto.", n(*service_s)),
         Note::ReplicationIgnored { topic, setting } => format!("Se ignoró «{setting}» del topic «{topic}»: el modelo no tiene replicación."),
-        Note::GroupAssumed { topic, members } => format!("Se supuso un grupo de consumidores que lee el topic «{topic}»: {members} miembros, desplazamiento (offset) confirmado después de procesar."),
+        Note::GroupAssumed { topic, members } => format!("Se supuso un grupo de consumidores que lee el topic «{topic}»: {members} miembros, commit del offset después de procesar."),
         Note::KeylessSpread { topic } => format!("Los registros sin clave se reparten entre las particiones de «{topic}» por id de mensaje, así que no guardan orden."),
     }
 }
