@@ -625,9 +625,11 @@ pub enum Fact {
         trigger: Trigger,
         disarmed: Option<CrashPoint>,
     },
-    /// It finished what it held and stopped (scaling in).
+    /// It stopped (scaling in): it finished what it held, or it was down (it crashed while
+    /// leaving, or was scaled in while down: `was_down`), and it does not restart.
     ConsumerStopped {
         consumer: ConsumerId,
+        was_down: bool,
     },
     /// A consumer subscribed again with another ack mode (it held nothing at that moment).
     AckModeSwitched {

@@ -851,6 +851,35 @@ mod tests {
     }
 
     #[test]
+    fn a_consumer_crashed_while_it_is_scaled_in_reads_stopped_not_down() {
+        // Before: crashed while it finished its work, it stayed "down" (or restarted as a
+        // consumer on its way out that never stopped).
+        let mut sim = Simulation::new(examples::load("mm1").expect("built in")).expect("valid");
+        let scale = |count| Command::SetConsumerCount {
+            queue: "jobs".into(),
+            count,
+        };
+        sim.command(scale(2)).expect("valid");
+        while Topology::of(&sim).consumers.iter().any(|c| c.busy == 0) {
+            sim.step().expect("arrivals go on");
+        }
+        sim.command(scale(1)).expect("valid");
+        assert!(Topology::of(&sim).consumers[1].retiring);
+        sim.command(Command::CrashConsumer {
+            consumer: ConsumerId::new(1),
+            point: CrashPoint::Now,
+            restart_after_s: Some(1.0),
+        })
+        .expect("valid");
+        for _ in 0..50 {
+            sim.step().expect("arrivals go on");
+        }
+        let c = &Topology::of(&sim).consumers[1];
+        assert!(c.stopped && !c.up && !c.retiring, "{c:?}");
+        assert_eq!(consumer_state(c, Lang::En), "stopped (scaled in)");
+    }
+
+    #[test]
     fn only_an_outbox_producer_is_marked_as_using_one() {
         let outbox = Simulation::new(examples::load("outbox-relay-crash").expect("built in"))
             .expect("valid");

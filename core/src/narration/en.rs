@@ -663,8 +663,12 @@ fn operations(sim: &Simulation, fact: &Fact) -> String {
                 crash_when(p)
             ))
         ),
-        ConsumerStopped { consumer: c } => format!(
+        ConsumerStopped { consumer: c, was_down: false } => format!(
             "{} finished what it held and stopped; nothing it had was lost.",
+            consumer(sim, c)
+        ),
+        ConsumerStopped { consumer: c, was_down: true } => format!(
+            "{} was down and leaving, so it does not restart: it has stopped (scaled in).",
             consumer(sim, c)
         ),
         AckModeSwitched { consumer: c, ack } => format!(

@@ -713,8 +713,12 @@ fn operations(sim: &Simulation, fact: &Fact) -> String {
                 crash_when(p)
             ))
         ),
-        ConsumerStopped { consumer: c } => format!(
+        ConsumerStopped { consumer: c, was_down: false } => format!(
             "{} terminó lo que tenía y se detuvo; no se perdió nada de lo suyo.",
+            consumer(sim, c)
+        ),
+        ConsumerStopped { consumer: c, was_down: true } => format!(
+            "{} estaba caído y se iba, así que no se reinicia: queda detenido (se redujo la escala).",
             consumer(sim, c)
         ),
         AckModeSwitched { consumer: c, ack } => format!(

@@ -315,6 +315,9 @@ impl Simulation {
         let c = &mut self.consumers[consumer.index()];
         c.up = false;
         c.incarnation += 1;
+        // A consumer that scaling in was retiring does not restart: it was leaving, so it
+        // stops (below), once what it held has met the crash's rules.
+        let leaving = c.retiring;
         // A fault scheduled for its next commit or ack (`armed`, `drop_next_ack`) stays:
         // scheduled faults happen whatever else happens, so it strikes the restarted
         // process. An armed crash that strikes now was taken off before this call, so it
@@ -334,7 +337,10 @@ impl Simulation {
             .map(|h| (h.copy, h.attempt))
             .chain(c.lost_acks.drain(..))
             .collect();
-        let restart_at_us = armed.restart_after_us.map(|d| now.saturating_add(d));
+        let restart_at_us = armed
+            .restart_after_us
+            .filter(|_| !leaving)
+            .map(|d| now.saturating_add(d));
         c.restart_at_us = restart_at_us;
         self.live_slots -= u64::from(c.concurrency);
         self.busy_slots -= working;
@@ -360,6 +366,9 @@ impl Simulation {
                 // (no lease to wait out), marked redelivered.
                 self.requeue(copy, attempt, consumer);
             }
+        }
+        if leaving {
+            self.stop_if_retired(consumer);
         }
         if requeue {
             self.dispatch(queue);

@@ -394,8 +394,9 @@ impl Simulation {
         }
     }
 
-    /// A retiring consumer that holds nothing any more stops (it did not crash: it just
-    /// leaves, and nothing it had is lost).
+    /// A retiring consumer that holds nothing any more stops: it finished what it held
+    /// (it did not crash, and nothing it had is lost), or it is down (it crashed while
+    /// leaving, or was scaled in while down) and does not restart.
     pub(super) fn stop_if_retired(&mut self, consumer: ConsumerId) {
         let c = &mut self.consumers[consumer.index()];
         if !c.retiring || c.stopped || c.held() > 0 {
@@ -403,10 +404,12 @@ impl Simulation {
         }
         c.stopped = true;
         c.restart_at_us = None;
+        let was_down = !c.up;
         if c.up {
             c.up = false;
             self.live_slots -= u64::from(c.concurrency);
         }
-        self.facts.push(Fact::ConsumerStopped { consumer });
+        self.facts
+            .push(Fact::ConsumerStopped { consumer, was_down });
     }
 }

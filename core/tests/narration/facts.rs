@@ -321,7 +321,9 @@ fn operations(c: &Contexts) -> Vec<(&Simulation, Fact)> {
         let disarmed = Some(point);
         out.push((q, ConsumerStopping { consumer: C, trigger: Trigger::User, disarmed }));
     }
-    out.push((q, ConsumerStopped { consumer: C }));
+    for was_down in [false, true] {
+        out.push((q, ConsumerStopped { consumer: C, was_down }));
+    }
     for ack in [AckMode::OnDelivery, AckMode::AfterCommit] {
         out.push((q, AckModeSwitched { consumer: C, ack }));
     }
