@@ -180,6 +180,13 @@ impl Consumer {
         self.held() + self.lost_acks.len() as u32
     }
 
+    /// Whether it still has an ack to send after a commit: it acks after the effect
+    /// commits and holds work it will finish (a retiring consumer still does, so a fault
+    /// armed for its next commit or ack can still strike it).
+    pub fn can_still_ack(&self) -> bool {
+        self.ack == AckMode::AfterCommit && self.held() > 0
+    }
+
     pub fn can_take(&self) -> bool {
         self.up
             && !self.retiring

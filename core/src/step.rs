@@ -147,6 +147,22 @@ pub enum SkipReason {
     ExpiredUnread,
 }
 
+/// The faults armed on a queue consumer for a moment of its own work: a crash (at its
+/// next delivery, or after its next commit before the ack) and the loss of its next ack.
+/// Scaling in calls off those its consumer can no longer reach, and says which.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+pub struct ArmedFaults {
+    pub crash: Option<CrashPoint>,
+    pub lost_ack: bool,
+}
+
+impl ArmedFaults {
+    /// No fault at all.
+    pub fn is_empty(&self) -> bool {
+        self.crash.is_none() && !self.lost_ack
+    }
+}
+
 /// One thing that happened.
 ///
 /// New variants go at the end: each variant's position is hashed into run fingerprints,
@@ -619,17 +635,23 @@ pub enum Fact {
         trigger: Trigger,
     },
     /// The consumer takes no more deliveries; it stops once it has finished what it holds.
-    /// A crash armed on it (`disarmed`: its point) is called off: it is leaving.
+    /// Faults armed on it that it can no longer reach are called off (`called_off`: a crash
+    /// at its next delivery, and with nothing left to commit and ack, a crash after its
+    /// next commit and the loss of its next ack); those it can still reach, since it
+    /// finishes and acks what it holds, stay armed (`still_armed`).
     ConsumerStopping {
         consumer: ConsumerId,
         trigger: Trigger,
-        disarmed: Option<CrashPoint>,
+        called_off: ArmedFaults,
+        still_armed: ArmedFaults,
     },
     /// It stopped (scaling in): it finished what it held, or it was down (it crashed while
-    /// leaving, or was scaled in while down: `was_down`), and it does not restart.
+    /// leaving, or was scaled in while down: `was_down`), and it does not restart. Faults
+    /// still armed on it are called off (`called_off`): it has left.
     ConsumerStopped {
         consumer: ConsumerId,
         was_down: bool,
+        called_off: ArmedFaults,
     },
     /// A consumer subscribed again with another ack mode (it held nothing at that moment).
     AckModeSwitched {

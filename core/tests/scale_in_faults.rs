@@ -1,11 +1,21 @@
-//! A consumer that scaling in retires and that crashes, or is down, as it leaves: it stops
-//! (it was leaving: it does not restart), and what it held follows the crash rules.
+//! Faults on a consumer that scaling in retires. A retiring consumer takes no more
+//! deliveries but still finishes and acks what it holds, so a fault armed for its next
+//! commit or ack can still strike it, while one armed for its next delivery cannot. What it
+//! can no longer reach is called off, and said; a crash of a retiring consumer stops it
+//! (it was leaving: it does not restart).
 
 use brokerlab_core::lang::Lang;
 use brokerlab_core::narration::describe;
+use brokerlab_core::step::ArmedFaults;
 use brokerlab_core::*;
 
+const C1: ConsumerId = ConsumerId::new(0);
 const C2: ConsumerId = ConsumerId::new(1);
+const NONE: ArmedFaults = ArmedFaults {
+    crash: None,
+    lost_ack: false,
+};
+const COMMIT: Option<CrashPoint> = Some(CrashPoint::AfterCommitBeforeAck);
 
 /// Two messages, at 1 s and 2 s, for two consumers with a 3 s job each, acking after the
 /// commit, on a queue of `flavour` with a 5 s lease: C1 takes #0 (1 s to 4 s), C2 takes #1
@@ -101,6 +111,226 @@ fn scaled_in_while_c2_works(flavour: &str, before: &[Command]) -> (Simulation, V
 }
 
 #[test]
+fn a_consumer_scaled_in_with_nothing_to_ack_has_its_lost_ack_called_off_like_its_crash() {
+    // Before: the crash armed for C2's next commit was called off and said, while the loss
+    // of its next ack stayed armed on the stopped consumer, unsaid.
+    let mut sim = Simulation::new(two_consumers("generic")).expect("valid");
+    command(&mut sim, crash(C2, CrashPoint::AfterCommitBeforeAck, None));
+    command(&mut sim, Command::DropNextAck { consumer: C2 });
+    let facts = command(&mut sim, scale(1));
+    let stopping = only(&facts, |f| matches!(f, Fact::ConsumerStopping { .. }));
+    let both = ArmedFaults {
+        crash: COMMIT,
+        lost_ack: true,
+    };
+    assert_eq!(
+        stopping,
+        Fact::ConsumerStopping {
+            consumer: C2,
+            trigger: Trigger::User,
+            called_off: both,
+            still_armed: NONE,
+        }
+    );
+    let (en, es) = told(&sim, &stopping);
+    assert!(
+        en.ends_with(
+            "Its armed crash (right after its next commit, before the ack) and the loss of its \
+             next ack are called off: it is leaving."
+        ),
+        "{en}"
+    );
+    assert!(
+        es.contains("y la pérdida de su próximo ack quedan anuladas: se va."),
+        "{es}"
+    );
+    // It held nothing, so it stopped at once, with nothing left armed.
+    let c2 = view(&sim, C2);
+    assert!(
+        c2.stopped && c2.armed.is_none() && !c2.drop_next_ack,
+        "{c2:?}"
+    );
+    let facts = run_checked_until(&mut sim, 30.0);
+    assert!(facts
+        .iter()
+        .all(|(_, f)| !matches!(f, Fact::ConsumerCrashed { .. } | Fact::AckLost { .. })));
+    assert_eq!(sim.counters().acked, 2, "C1 did both");
+    assert_replays(&sim);
+}
+
+/// C2, armed to crash after its next commit and to lose its next ack, is scaled in while it
+/// works on #1: both still stand, since it still commits and acks #1. The crash strikes at
+/// its commit (5 s) and stops it for good; the lost ack, which can no longer strike, is
+/// called off as it stops. Returns the run's facts after the scaling in.
+fn crash_after_commit_strikes_the_retiring_consumer(
+    flavour: &str,
+) -> (Simulation, Vec<(u64, Fact)>) {
+    let armed = [
+        crash(C2, CrashPoint::AfterCommitBeforeAck, Some(1.0)),
+        Command::DropNextAck { consumer: C2 },
+    ];
+    let (mut sim, facts) = scaled_in_while_c2_works(flavour, &armed);
+    let stopping = only(&facts, |f| matches!(f, Fact::ConsumerStopping { .. }));
+    let both = ArmedFaults {
+        crash: COMMIT,
+        lost_ack: true,
+    };
+    assert_eq!(
+        stopping,
+        Fact::ConsumerStopping {
+            consumer: C2,
+            trigger: Trigger::User,
+            called_off: NONE,
+            still_armed: both,
+        }
+    );
+    let (en, es) = told(&sim, &stopping);
+    assert!(en.contains("still stand: it still finishes"), "{en}");
+    assert!(es.contains("siguen en pie"), "{es}");
+    let facts = run_checked_until(&mut sim, 30.0);
+    let at_5s: Vec<Fact> = facts
+        .iter()
+        .filter(|(t, _)| *t == 5_000_000)
+        .map(|(_, f)| *f)
+        .collect();
+    // It was leaving: no restart, although the crash asked for one 1 s later.
+    let crashed = only(&at_5s, |f| matches!(f, Fact::ConsumerCrashed { .. }));
+    assert_eq!(
+        crashed,
+        Fact::ConsumerCrashed {
+            consumer: C2,
+            point: CrashPoint::AfterCommitBeforeAck,
+            trigger: Trigger::User,
+            restart_at_us: None,
+        }
+    );
+    let stopped = only(&at_5s, |f| matches!(f, Fact::ConsumerStopped { .. }));
+    let lost_ack = ArmedFaults {
+        crash: None,
+        lost_ack: true,
+    };
+    assert_eq!(
+        stopped,
+        Fact::ConsumerStopped {
+            consumer: C2,
+            was_down: true,
+            called_off: lost_ack,
+        }
+    );
+    let (en, es) = told(&sim, &stopped);
+    assert_eq!(
+        en,
+        "C2 was down and leaving, so it does not restart: it has stopped (scaled in). The \
+         loss of its next ack is called off: it has left."
+    );
+    assert!(
+        es.starts_with("C2 estaba caído y se iba, así que no se reinicia"),
+        "{es}"
+    );
+    assert!(es.ends_with("queda anulada: ya se fue."), "{es}");
+    assert!(facts
+        .iter()
+        .all(|(_, f)| !matches!(f, Fact::ConsumerRestarted { .. } | Fact::AckLost { .. })));
+    let c2 = view(&sim, C2);
+    assert!(
+        c2.stopped && !c2.up && !c2.retiring && c2.restart_at_us.is_none(),
+        "stopped, not down: {c2:?}"
+    );
+    assert!(c2.armed.is_none() && !c2.drop_next_ack, "{c2:?}");
+    // #1's effect was committed before the crash: C1 applies it again (no idempotency).
+    let c = sim.counters();
+    assert_eq!((c.crashes, c.restarts), (1, 0));
+    assert_eq!((c.acked, c.redelivered, c.duplicate_effects), (2, 1, 1));
+    assert_eq!(sim.effect_count(MsgId::new(1)), 2);
+    assert_eq!(sim.backlog(), 0);
+    assert_replays(&sim);
+    (sim, facts)
+}
+
+#[test]
+fn a_crash_armed_for_the_next_commit_still_strikes_a_consumer_finishing_its_work() {
+    // Before: the crash was called off as C2 was scaled in, although C2 still committed
+    // #1, while the loss of its next ack, no more and no less reachable, was kept: C2 never
+    // crashed, and its restart-less stop hid nothing. Generic queue: #1 comes back when
+    // its lease runs out (2 s + 5 s).
+    let (_, facts) = crash_after_commit_strikes_the_retiring_consumer("generic");
+    let again = facts
+        .iter()
+        .find(|(_, f)| matches!(f, Fact::Delivered { attempt: 2, .. }))
+        .expect("#1 is delivered again");
+    assert_eq!(again.0, 7_000_000, "after the lease");
+    assert!(matches!(again.1, Fact::Delivered { consumer: C1, .. }));
+}
+
+#[test]
+fn rabbitmq_requeues_at_once_what_a_retiring_consumer_held_when_it_crashed() {
+    // RabbitMQ: C2's channel closes with #1 unacked, so #1 goes back in line at once, and
+    // C1 (free since 4 s) takes it at 5 s.
+    let (_, facts) = crash_after_commit_strikes_the_retiring_consumer("rabbitmq");
+    assert!(facts
+        .iter()
+        .any(|(t, f)| *t == 5_000_000 && matches!(f, Fact::Requeued { consumer: C2, .. })));
+    let again = facts
+        .iter()
+        .find(|(_, f)| matches!(f, Fact::Delivered { attempt: 2, .. }))
+        .expect("#1 is delivered again");
+    assert_eq!(again.0, 5_000_000, "at once");
+}
+
+#[test]
+fn a_lost_ack_armed_on_a_retiring_consumer_still_takes_the_ack_of_what_it_finishes() {
+    // C2 still acks #1, so the loss of its next ack still stands and takes that ack; C2
+    // then stops having finished its work, and #1 comes back after its lease.
+    let (mut sim, facts) =
+        scaled_in_while_c2_works("generic", &[Command::DropNextAck { consumer: C2 }]);
+    let stopping = only(&facts, |f| matches!(f, Fact::ConsumerStopping { .. }));
+    let lost_ack = ArmedFaults {
+        crash: None,
+        lost_ack: true,
+    };
+    assert!(matches!(
+        stopping,
+        Fact::ConsumerStopping { called_off: NONE, still_armed, .. } if still_armed == lost_ack
+    ));
+    let facts = run_checked_until(&mut sim, 30.0);
+    let lost = facts
+        .iter()
+        .find(|(_, f)| matches!(f, Fact::AckLost { .. }))
+        .expect("its ack is lost");
+    assert!(matches!(
+        lost,
+        (5_000_000, Fact::AckLost { consumer: C2, .. })
+    ));
+    let stopped = Fact::ConsumerStopped {
+        consumer: C2,
+        was_down: false,
+        called_off: NONE,
+    };
+    assert!(facts.contains(&(5_000_000, stopped)), "{facts:?}");
+    let c = sim.counters();
+    assert_eq!((c.acks_lost, c.redelivered, c.crashes), (1, 1, 0));
+    assert_replays(&sim);
+}
+
+#[test]
+fn a_crash_armed_for_the_next_delivery_is_called_off_as_its_consumer_retires() {
+    // A retiring consumer takes no more deliveries, so that crash can never strike, even
+    // though C2 still holds #1.
+    let (sim, facts) =
+        scaled_in_while_c2_works("generic", &[crash(C2, CrashPoint::AfterReceive, Some(1.0))]);
+    let stopping = only(&facts, |f| matches!(f, Fact::ConsumerStopping { .. }));
+    let receive = ArmedFaults {
+        crash: Some(CrashPoint::AfterReceive),
+        lost_ack: false,
+    };
+    assert!(matches!(
+        stopping,
+        Fact::ConsumerStopping { called_off, still_armed: NONE, .. } if called_off == receive
+    ));
+    assert!(view(&sim, C2).armed.is_none());
+}
+
+#[test]
 fn a_consumer_crashed_while_it_retires_stops_for_good_and_reads_stopped() {
     // Before: C2, crashed on the user's command while it finished #1, restarted 1 s later
     // as a retiring consumer that never stopped (or, without a restart, stayed down for
@@ -117,6 +347,7 @@ fn a_consumer_crashed_while_it_retires_stops_for_good_and_reads_stopped() {
         let stopped = Fact::ConsumerStopped {
             consumer: C2,
             was_down: true,
+            called_off: NONE,
         };
         assert!(facts.contains(&stopped), "{facts:?}");
         let (en, es) = told(&sim, &stopped);
@@ -161,6 +392,7 @@ fn a_consumer_scaled_in_while_down_says_it_does_not_restart() {
         Fact::ConsumerStopped {
             consumer: C2,
             was_down: true,
+            called_off: NONE,
         }
     );
     let (en, _) = told(&sim, &stopped);

@@ -1,6 +1,7 @@
 //! The failure stories of the source chapters, each run and checked step by step.
 
 use brokerlab_core::lang::Lang;
+use brokerlab_core::step::ArmedFaults;
 use brokerlab_core::{
     examples, invariants, narration, AckMode, Command, ConsumerId, CrashPoint, Fact, Fate, GroupId,
     MemberCrashPoint, MsgId, ProducerCrashPoint, ProducerId, PublishFate, Simulation, Trigger,
@@ -534,7 +535,11 @@ fn scaling_in_says_it_calls_off_the_crash_armed_on_the_leaving_consumer() {
         Fact::ConsumerStopping {
             consumer: ConsumerId::new(0),
             trigger: Trigger::User,
-            disarmed: Some(CrashPoint::AfterCommitBeforeAck),
+            called_off: ArmedFaults {
+                crash: Some(CrashPoint::AfterCommitBeforeAck),
+                lost_ack: false,
+            },
+            still_armed: ArmedFaults::default(),
         }
     );
     for (lang, called_off) in [(Lang::En, "is called off"), (Lang::Es, "queda anulada")] {

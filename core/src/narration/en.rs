@@ -8,8 +8,8 @@ use crate::scenario::{
 };
 use crate::sim::Simulation;
 use crate::step::{
-    CallRefusal, ConsumerId, DeadLetterReason, DuplicateSeen, Fact, Failure, IgnoredAck,
-    LossReason, ProducerId, QueueId, RefusedBecause, Setting, SkipReason, Trigger,
+    ArmedFaults, CallRefusal, ConsumerId, DeadLetterReason, DuplicateSeen, Fact, Failure,
+    IgnoredAck, LossReason, ProducerId, QueueId, RefusedBecause, Setting, SkipReason, Trigger,
 };
 use crate::time::Micros;
 
@@ -654,22 +654,22 @@ fn operations(sim: &Simulation, fact: &Fact) -> String {
             queue(sim, q),
             by(trigger)
         ),
-        ConsumerStopping { consumer: c, trigger, disarmed } => format!(
-            "{} takes no more deliveries ({}); it stops once it has finished what it holds.{}",
+        ConsumerStopping { consumer: c, trigger, called_off, still_armed } => format!(
+            "{} takes no more deliveries ({}); it stops once it has finished what it holds.{}{}",
             consumer(sim, c),
             by(trigger),
-            disarmed.map_or(String::new(), |p| format!(
-                " Its armed crash ({}) is called off: it is leaving.",
-                crash_when(p)
-            ))
+            called_off_text(called_off, "it is leaving"),
+            still_armed_text(still_armed)
         ),
-        ConsumerStopped { consumer: c, was_down: false } => format!(
-            "{} finished what it held and stopped; nothing it had was lost.",
-            consumer(sim, c)
+        ConsumerStopped { consumer: c, was_down: false, called_off } => format!(
+            "{} finished what it held and stopped; nothing it had was lost.{}",
+            consumer(sim, c),
+            called_off_text(called_off, "it has left")
         ),
-        ConsumerStopped { consumer: c, was_down: true } => format!(
-            "{} was down and leaving, so it does not restart: it has stopped (scaled in).",
-            consumer(sim, c)
+        ConsumerStopped { consumer: c, was_down: true, called_off } => format!(
+            "{} was down and leaving, so it does not restart: it has stopped (scaled in).{}",
+            consumer(sim, c),
+            called_off_text(called_off, "it has left")
         ),
         AckModeSwitched { consumer: c, ack } => format!(
             "{} subscribed again: from now on it acks {}.",
@@ -744,6 +744,40 @@ fn crash_when(point: CrashPoint) -> &'static str {
         CrashPoint::AfterReceive => "right after its next delivery arrives",
         CrashPoint::AfterCommitBeforeAck => "right after its next commit, before the ack",
     }
+}
+
+/// Faults armed on a queue consumer, as a sentence's subject, and whether they are two.
+fn armed_faults(faults: ArmedFaults) -> (String, bool) {
+    let lost_ack = "the loss of its next ack";
+    match (faults.crash, faults.lost_ack) {
+        (Some(p), true) => (
+            format!("Its armed crash ({}) and {lost_ack}", crash_when(p)),
+            true,
+        ),
+        (Some(p), false) => (format!("Its armed crash ({})", crash_when(p)), false),
+        (None, _) => ("The loss of its next ack".to_string(), false),
+    }
+}
+
+/// " Its armed crash (…) is called off: {why}." for the faults scaling in called off on
+/// a consumer; nothing if none.
+fn called_off_text(faults: ArmedFaults, why: &str) -> String {
+    if faults.is_empty() {
+        return String::new();
+    }
+    let (subject, two) = armed_faults(faults);
+    let verb = if two { "are" } else { "is" };
+    format!(" {subject} {verb} called off: {why}.")
+}
+
+/// The faults a retiring consumer can still reach, which stay armed; nothing if none.
+fn still_armed_text(faults: ArmedFaults) -> String {
+    if faults.is_empty() {
+        return String::new();
+    }
+    let (subject, two) = armed_faults(faults);
+    let verb = if two { "still stand" } else { "still stands" };
+    format!(" {subject} {verb}: it still finishes what it holds and sends its acks.")
 }
 
 /// Crashes, restarts and slowdowns of the broker and queue consumers.

@@ -11,8 +11,8 @@ use crate::scenario::{
 };
 use crate::sim::Simulation;
 use crate::step::{
-    CallRefusal, ConsumerId, DeadLetterReason, DuplicateSeen, Fact, Failure, IgnoredAck,
-    LossReason, ProducerId, QueueId, RefusedBecause, Setting, SkipReason, Trigger,
+    ArmedFaults, CallRefusal, ConsumerId, DeadLetterReason, DuplicateSeen, Fact, Failure,
+    IgnoredAck, LossReason, ProducerId, QueueId, RefusedBecause, Setting, SkipReason, Trigger,
 };
 use crate::time::Micros;
 
@@ -704,22 +704,22 @@ fn operations(sim: &Simulation, fact: &Fact) -> String {
             queue(sim, q),
             by(trigger)
         ),
-        ConsumerStopping { consumer: c, trigger, disarmed } => format!(
-            "{} no acepta más entregas ({}); se detendrá cuando termine lo que tiene.{}",
+        ConsumerStopping { consumer: c, trigger, called_off, still_armed } => format!(
+            "{} no acepta más entregas ({}); se detendrá cuando termine lo que tiene.{}{}",
             consumer(sim, c),
             by(trigger),
-            disarmed.map_or(String::new(), |p| format!(
-                " La caída que tenía armada ({}) queda anulada: se va.",
-                crash_when(p)
-            ))
+            called_off_text(called_off, "se va"),
+            still_armed_text(still_armed)
         ),
-        ConsumerStopped { consumer: c, was_down: false } => format!(
-            "{} terminó lo que tenía y se detuvo; no se perdió nada de lo suyo.",
-            consumer(sim, c)
+        ConsumerStopped { consumer: c, was_down: false, called_off } => format!(
+            "{} terminó lo que tenía y se detuvo; no se perdió nada de lo suyo.{}",
+            consumer(sim, c),
+            called_off_text(called_off, "ya se fue")
         ),
-        ConsumerStopped { consumer: c, was_down: true } => format!(
-            "{} estaba caído y se iba, así que no se reinicia: queda detenido (se redujo la escala).",
-            consumer(sim, c)
+        ConsumerStopped { consumer: c, was_down: true, called_off } => format!(
+            "{} estaba caído y se iba, así que no se reinicia: queda detenido (se redujo la escala).{}",
+            consumer(sim, c),
+            called_off_text(called_off, "ya se fue")
         ),
         AckModeSwitched { consumer: c, ack } => format!(
             "{} se suscribió de nuevo: desde ahora hace ack {}.",
@@ -796,6 +796,47 @@ fn crash_when(point: CrashPoint) -> &'static str {
         CrashPoint::AfterReceive => "justo cuando le llegue su próxima entrega",
         CrashPoint::AfterCommitBeforeAck => "justo después de su próximo commit, antes del ack",
     }
+}
+
+/// Las fallas armadas en un consumidor, como sujeto de una oración, y si son dos.
+fn armed_faults(faults: ArmedFaults) -> (String, bool) {
+    let lost_ack = "la pérdida de su próximo ack";
+    match (faults.crash, faults.lost_ack) {
+        (Some(p), true) => (
+            format!("La caída que tenía armada ({}) y {lost_ack}", crash_when(p)),
+            true,
+        ),
+        (Some(p), false) => (
+            format!("La caída que tenía armada ({})", crash_when(p)),
+            false,
+        ),
+        (None, _) => ("La pérdida de su próximo ack".to_string(), false),
+    }
+}
+
+/// " La caída que tenía armada (…) queda anulada: {why}." por las fallas que la reducción
+/// de consumidores anuló; nada si no hay ninguna.
+fn called_off_text(faults: ArmedFaults, why: &str) -> String {
+    if faults.is_empty() {
+        return String::new();
+    }
+    let (subject, two) = armed_faults(faults);
+    let verb = if two {
+        "quedan anuladas"
+    } else {
+        "queda anulada"
+    };
+    format!(" {subject} {verb}: {why}.")
+}
+
+/// Las fallas que un consumidor que se va todavía puede alcanzar, que siguen armadas.
+fn still_armed_text(faults: ArmedFaults) -> String {
+    if faults.is_empty() {
+        return String::new();
+    }
+    let (subject, two) = armed_faults(faults);
+    let verb = if two { "siguen en pie" } else { "sigue en pie" };
+    format!(" {subject} {verb}: todavía termina lo que tiene y envía sus acks.")
 }
 
 /// Crashes, restarts and slowdowns of the broker and queue consumers.

@@ -11,7 +11,8 @@ use crate::scenario::{
     AckMode, Command, CrashPoint, Flavour, MemberCrashPoint, Poison, ProducerCrashPoint,
 };
 use crate::step::{
-    Attempt, ConsumerId, CopyId, Fact, GroupId, LossReason, MemberId, ProducerId, QueueId, Trigger,
+    ArmedFaults, Attempt, ConsumerId, CopyId, Fact, GroupId, LossReason, MemberId, ProducerId,
+    QueueId, Trigger,
 };
 use crate::time::secs_to_us;
 
@@ -140,6 +141,37 @@ impl Simulation {
                 trigger,
             });
         }
+    }
+
+    /// As consumer `consumer` starts to retire, calls off the faults armed on it that it
+    /// can no longer reach: a crash at its next delivery (it takes no more), and, unless it
+    /// still holds work it will commit and ack, a crash after its next commit and the loss
+    /// of its next ack. Returns those called off and those still armed: a retiring
+    /// consumer finishes and acks what it holds, so those can still strike it.
+    pub(super) fn call_off_unreachable_faults(
+        &mut self,
+        consumer: ConsumerId,
+    ) -> (ArmedFaults, ArmedFaults) {
+        let c = &mut self.consumers[consumer.index()];
+        let acks = c.can_still_ack();
+        let (mut called_off, mut still_armed) = (ArmedFaults::default(), ArmedFaults::default());
+        if let Some(a) = c.armed {
+            if a.point == CrashPoint::AfterCommitBeforeAck && acks {
+                still_armed.crash = Some(a.point);
+            } else {
+                called_off.crash = Some(a.point);
+                c.armed = None;
+            }
+        }
+        if c.drop_next_ack {
+            if acks {
+                still_armed.lost_ack = true;
+            } else {
+                called_off.lost_ack = true;
+                c.drop_next_ack = false;
+            }
+        }
+        (called_off, still_armed)
     }
 
     fn slow_consumer(&mut self, consumer: ConsumerId, factor: f64, trigger: Trigger) {
@@ -320,8 +352,8 @@ impl Simulation {
         let leaving = c.retiring;
         // A fault scheduled for its next commit or ack (`armed`, `drop_next_ack`) stays:
         // scheduled faults happen whatever else happens, so it strikes the restarted
-        // process. An armed crash that strikes now was taken off before this call, so it
-        // strikes once.
+        // process (a leaving one's are called off as it stops). An armed crash that
+        // strikes now was taken off before this call, so it strikes once.
         let working = u64::from(std::mem::take(&mut c.batches));
         // What the broker still counts as unacked on its channel: held deliveries (the
         // batch it was settling when an armed crash struck first: the delivery whose ack

@@ -7,7 +7,7 @@ use crate::consumer::Consumer;
 use crate::scenario::{
     AckMode, ArrivalProcess, Command, Flavour, Overflow, RateSegment, ServiceTime,
 };
-use crate::step::{ConsumerId, Fact, ProducerId, QueueId, Setting, Trigger};
+use crate::step::{ArmedFaults, ConsumerId, Fact, ProducerId, QueueId, Setting, Trigger};
 use crate::time::secs_to_us;
 
 impl Simulation {
@@ -316,14 +316,15 @@ impl Simulation {
             }
             excess -= 1;
             c.retiring = true;
-            // A crash armed for its next delivery or commit is called off, and the event
-            // says so: the consumer is leaving (a retiring consumer that crashed would
-            // never stop), so it is a scheduled fault whose target is gone.
-            let disarmed = c.armed.take().map(|a| a.point);
+            // Faults armed for a moment it can no longer reach are called off, and the
+            // event says so; those it can still reach (it finishes and acks what it holds)
+            // stay armed until it stops.
+            let (called_off, still_armed) = self.call_off_unreachable_faults(id);
             self.facts.push(Fact::ConsumerStopping {
                 consumer: id,
                 trigger,
-                disarmed,
+                called_off,
+                still_armed,
             });
             self.stop_if_retired(id);
         }
@@ -396,7 +397,8 @@ impl Simulation {
 
     /// A retiring consumer that holds nothing any more stops: it finished what it held
     /// (it did not crash, and nothing it had is lost), or it is down (it crashed while
-    /// leaving, or was scaled in while down) and does not restart.
+    /// leaving, or was scaled in while down) and does not restart. A fault still armed on
+    /// it can no longer strike: it is called off, and the event says so.
     pub(super) fn stop_if_retired(&mut self, consumer: ConsumerId) {
         let c = &mut self.consumers[consumer.index()];
         if !c.retiring || c.stopped || c.held() > 0 {
@@ -409,7 +411,14 @@ impl Simulation {
             c.up = false;
             self.live_slots -= u64::from(c.concurrency);
         }
-        self.facts
-            .push(Fact::ConsumerStopped { consumer, was_down });
+        let called_off = ArmedFaults {
+            crash: c.armed.take().map(|a| a.point),
+            lost_ack: std::mem::take(&mut c.drop_next_ack),
+        };
+        self.facts.push(Fact::ConsumerStopped {
+            consumer,
+            was_down,
+            called_off,
+        });
     }
 }

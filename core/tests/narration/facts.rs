@@ -6,8 +6,8 @@
 
 use brokerlab_core::scenario::{Handoff, Rebalance};
 use brokerlab_core::step::{
-    DeadLetterReason as Dl, DuplicateSeen, Failure, IgnoredAck, LossReason, RefusedBecause,
-    SkipReason,
+    ArmedFaults, DeadLetterReason as Dl, DuplicateSeen, Failure, IgnoredAck, LossReason,
+    RefusedBecause, SkipReason,
 };
 use brokerlab_core::{
     examples, AckMode, ArrivalProcess, ConsumerId, CrashPoint, Fact, Flavour, GroupId, Idempotency,
@@ -20,6 +20,11 @@ const Q: QueueId = QueueId::new(0);
 const C: ConsumerId = ConsumerId::new(0);
 const G: GroupId = GroupId::new(0);
 const M: MsgId = MsgId::new(7);
+/// No fault armed.
+const NONE: ArmedFaults = ArmedFaults {
+    crash: None,
+    lost_ack: false,
+};
 const TRIGGERS: [Trigger; 4] = [
     Trigger::Scheduled,
     Trigger::User,
@@ -314,15 +319,26 @@ fn operations(c: &Contexts) -> Vec<(&Simulation, Fact)> {
     }
     for trigger in TRIGGERS {
         out.push((q, ConsumerAdded { consumer: C, queue: Q, trigger }));
-        out.push((q, ConsumerStopping { consumer: C, trigger, disarmed: None }));
+        out.push((q, ConsumerStopping { consumer: C, trigger, called_off: NONE, still_armed: NONE }));
         out.push((q, DependencyDown { queue: Q, until_us: 30_000_000, trigger }));
     }
     for point in [CrashPoint::AfterReceive, CrashPoint::AfterCommitBeforeAck] {
-        let disarmed = Some(point);
-        out.push((q, ConsumerStopping { consumer: C, trigger: Trigger::User, disarmed }));
+        let called_off = ArmedFaults { crash: Some(point), lost_ack: false };
+        out.push((q, ConsumerStopping { consumer: C, trigger: Trigger::User, called_off, still_armed: NONE }));
+    }
+    // Scaling in calls off the faults a retiring consumer can no longer reach, keeps those
+    // it can (it finishes and acks what it holds), and calls off the rest as it stops.
+    let commit = Some(CrashPoint::AfterCommitBeforeAck);
+    let lost_ack = ArmedFaults { crash: None, lost_ack: true };
+    let both = ArmedFaults { crash: commit, lost_ack: true };
+    let receive = ArmedFaults { crash: Some(CrashPoint::AfterReceive), lost_ack: false };
+    for (called_off, still_armed) in [(lost_ack, NONE), (both, NONE), (NONE, lost_ack), (NONE, both), (receive, lost_ack)] {
+        out.push((q, ConsumerStopping { consumer: C, trigger: Trigger::Scheduled, called_off, still_armed }));
     }
     for was_down in [false, true] {
-        out.push((q, ConsumerStopped { consumer: C, was_down }));
+        for called_off in [NONE, ArmedFaults { crash: commit, lost_ack: false }, lost_ack, both] {
+            out.push((q, ConsumerStopped { consumer: C, was_down, called_off }));
+        }
     }
     for ack in [AckMode::OnDelivery, AckMode::AfterCommit] {
         out.push((q, AckModeSwitched { consumer: C, ack }));
