@@ -898,6 +898,15 @@ pub enum Fact {
         until_us: Micros,
         trigger: Trigger,
     },
+    /// A crash or a lost ack scheduled for a consumer that scaling in has retired, and that
+    /// it can no longer reach, is called off rather than armed: it has left (`stopped`), or
+    /// it is leaving and takes no more deliveries or has no ack left to send.
+    ConsumerFaultCalledOff {
+        consumer: ConsumerId,
+        called_off: ArmedFaults,
+        stopped: bool,
+        trigger: Trigger,
+    },
 }
 
 /// A setting and its new value, in whole units so that facts stay exact and hashable.
@@ -991,6 +1000,7 @@ pub enum Setting {
 impl Fact {
     /// An unannounced fault armed to strike later (at a commit, a confirm, an ack): the
     /// page keeps it quiet until it strikes, since telling it would announce the fault.
+    /// One called off before it could strike (its consumer was scaled in) stays quiet.
     pub fn arms_unannounced(&self) -> bool {
         use Fact::*;
         matches!(
@@ -1008,6 +1018,9 @@ impl Fact {
                 trigger: Trigger::Unannounced,
                 ..
             } | MemberCrashArmed {
+                trigger: Trigger::Unannounced,
+                ..
+            } | ConsumerFaultCalledOff {
                 trigger: Trigger::Unannounced,
                 ..
             }
@@ -1110,6 +1123,7 @@ impl Fact {
             | ConsumerAdded { .. }
             | ConsumerStopping { .. }
             | ConsumerStopped { .. }
+            | ConsumerFaultCalledOff { .. }
             | AckModeSwitched { .. }
             | FixDeployed { .. }
             | PartitionRevoked { .. }

@@ -2,7 +2,8 @@
 //! deliveries but still finishes and acks what it holds, so a fault armed for its next
 //! commit or ack can still strike it, while one armed for its next delivery cannot. What it
 //! can no longer reach is called off, and said; a crash of a retiring consumer stops it
-//! (it was leaving: it does not restart).
+//! (it was leaving: it does not restart), and a fault scheduled for a consumer that has
+//! already stopped is called off too, not armed for a return that may never come.
 
 use brokerlab_core::lang::Lang;
 use brokerlab_core::narration::describe;
@@ -401,6 +402,147 @@ fn a_consumer_scaled_in_while_down_says_it_does_not_restart() {
     assert!(later
         .iter()
         .all(|(_, f)| !matches!(f, Fact::ConsumerRestarted { .. })));
+    assert!(view(&sim, C2).stopped);
+    assert_replays(&sim);
+}
+
+#[test]
+fn a_fault_scheduled_for_a_consumer_already_stopped_is_called_off_and_said() {
+    // Before: the crash was armed without a word on the stopped C2 ("C2 will crash right
+    // after its next commit"), and struck the first message C2 worked on once scaling out
+    // brought it back, long after.
+    let mut sim = Simulation::new(two_consumers("generic")).expect("valid");
+    command(&mut sim, scale(1));
+    assert!(view(&sim, C2).stopped);
+    let faults = [
+        (
+            crash(C2, CrashPoint::AfterCommitBeforeAck, Some(1.0)),
+            ArmedFaults {
+                crash: COMMIT,
+                lost_ack: false,
+            },
+        ),
+        (
+            crash(C2, CrashPoint::Now, Some(1.0)),
+            ArmedFaults {
+                crash: Some(CrashPoint::Now),
+                lost_ack: false,
+            },
+        ),
+        (
+            Command::DropNextAck { consumer: C2 },
+            ArmedFaults {
+                crash: None,
+                lost_ack: true,
+            },
+        ),
+    ];
+    for (fault, called_off) in faults {
+        let facts = command(&mut sim, fault);
+        let expected = Fact::ConsumerFaultCalledOff {
+            consumer: C2,
+            called_off,
+            stopped: true,
+            trigger: Trigger::User,
+        };
+        assert_eq!(facts, [expected]);
+        let (en, es) = told(&sim, &expected);
+        assert!(
+            en.ends_with("is called off: it has left (scaled in)."),
+            "{en}"
+        );
+        assert!(
+            es.ends_with("queda anulada: ya se fue (se redujo la escala)."),
+            "{es}"
+        );
+    }
+    let c2 = view(&sim, C2);
+    assert!(c2.armed.is_none() && !c2.drop_next_ack, "{c2:?}");
+    // Brought back, C2 works with no fault pending.
+    command(&mut sim, scale(2));
+    let facts = run_checked_until(&mut sim, 30.0);
+    assert!(facts
+        .iter()
+        .any(|(_, f)| matches!(f, Fact::Acked { consumer: C2, .. })));
+    let c = sim.counters();
+    assert_eq!((c.crashes, c.acks_lost, c.acked), (0, 0, 2));
+    assert_replays(&sim);
+}
+
+#[test]
+fn a_scheduled_crash_on_a_stopped_consumer_is_called_off_as_scheduled() {
+    // The same from the scenario's schedule: C2 is scaled in at 0 s and its crash comes
+    // at 10 s, when it has long stopped.
+    let mut s = two_consumers("generic");
+    for (at_s, command) in [
+        (0.0, scale(1)),
+        (10.0, crash(C2, CrashPoint::AfterCommitBeforeAck, None)),
+    ] {
+        s.commands.push(ScheduledCommand {
+            at_s,
+            command,
+            unannounced: false,
+        });
+    }
+    let mut sim = Simulation::new(s).expect("valid");
+    let facts = run_checked_until(&mut sim, 30.0);
+    let called_off = Fact::ConsumerFaultCalledOff {
+        consumer: C2,
+        called_off: ArmedFaults {
+            crash: COMMIT,
+            lost_ack: false,
+        },
+        stopped: true,
+        trigger: Trigger::Scheduled,
+    };
+    assert!(facts.contains(&(10_000_000, called_off)), "{facts:?}");
+    assert!(facts
+        .iter()
+        .all(|(_, f)| !matches!(f, Fact::CrashArmed { .. })));
+    assert_eq!(
+        describe(&sim, &called_off, Lang::En),
+        "The crash of C2 right after its next commit, before the ack (as scheduled) is called \
+         off: it has left (scaled in)."
+    );
+    assert!(view(&sim, C2).armed.is_none());
+}
+
+#[test]
+fn a_crash_at_the_next_delivery_of_a_retiring_consumer_is_called_off_and_said() {
+    // C2 still holds #1 but takes no more deliveries: a crash at its next delivery can
+    // never strike. A crash after its next commit can (it commits #1), so it is armed.
+    let (mut sim, _) = scaled_in_while_c2_works("generic", &[]);
+    let facts = command(&mut sim, crash(C2, CrashPoint::AfterReceive, None));
+    let expected = Fact::ConsumerFaultCalledOff {
+        consumer: C2,
+        called_off: ArmedFaults {
+            crash: Some(CrashPoint::AfterReceive),
+            lost_ack: false,
+        },
+        stopped: false,
+        trigger: Trigger::User,
+    };
+    assert_eq!(facts, [expected]);
+    let (en, es) = told(&sim, &expected);
+    assert!(
+        en.ends_with("is called off: it is leaving and takes no more deliveries."),
+        "{en}"
+    );
+    assert!(
+        es.ends_with("se está yendo y no acepta más entregas."),
+        "{es}"
+    );
+    let facts = command(&mut sim, crash(C2, CrashPoint::AfterCommitBeforeAck, None));
+    assert!(matches!(facts[..], [Fact::CrashArmed { consumer: C2, .. }]));
+    let facts = run_checked_until(&mut sim, 30.0);
+    assert!(facts.iter().any(|(_, f)| matches!(
+        f,
+        Fact::ConsumerCrashed {
+            consumer: C2,
+            point: CrashPoint::AfterCommitBeforeAck,
+            ..
+        }
+    )));
     assert!(view(&sim, C2).stopped);
     assert_replays(&sim);
 }

@@ -226,6 +226,7 @@ fn consumer_side(sim: &Simulation, fact: &Fact) -> Option<Part> {
         | GapSkipped { consumer, .. }
         | CrashArmed { consumer, .. }
         | AckDropArmed { consumer, .. }
+        | ConsumerFaultCalledOff { consumer, .. }
         | ConsumerRestarted { consumer, .. }
         | ConsumerSlowed { consumer, .. } => at(Consumer(consumer), Plain),
         ConsumerCrashed { consumer, .. } => at(Consumer(consumer), Failure),

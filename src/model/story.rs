@@ -286,6 +286,8 @@ fn is_notable(fact: &Fact) -> bool {
                 | Fact::PublishFailed { .. }
                 | Fact::LeaseExpired { .. }
                 | Fact::CrashArmed { .. }
+                // A scheduled crash or lost ack that scaling in called off.
+                | Fact::ConsumerFaultCalledOff { .. }
                 | Fact::ConsumerCrashed { .. }
                 // Every crash the chart marks, and its restart.
                 | Fact::ProducerCrashed { .. }

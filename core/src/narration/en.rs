@@ -794,6 +794,25 @@ fn crashes(sim: &Simulation, fact: &Fact) -> String {
             format!("{} will crash {} ({}).", consumer(sim, c), crash_when(point), by(trigger))
         }
         AckDropArmed { consumer: c, trigger } => format!("{}'s next ack will be lost ({}).", consumer(sim, c), by(trigger)),
+        ConsumerFaultCalledOff { consumer: c, called_off, stopped, trigger } => {
+            let crash = |p| match p {
+                CrashPoint::Now => format!("The crash of {}", consumer(sim, c)),
+                p => format!("The crash of {} {}", consumer(sim, c), crash_when(p)),
+            };
+            let (what, verb) = match (called_off.crash, called_off.lost_ack) {
+                (Some(p), true) => (format!("{} and the loss of its next ack", crash(p)), "are"),
+                (Some(p), false) => (crash(p), "is"),
+                (None, _) => (format!("The loss of {}'s next ack", consumer(sim, c)), "is"),
+            };
+            let why = if stopped {
+                "it has left (scaled in)"
+            } else if called_off.crash == Some(CrashPoint::AfterReceive) {
+                "it is leaving and takes no more deliveries"
+            } else {
+                "it is leaving and has no ack left to send"
+            };
+            format!("{what} ({}) {verb} called off: {why}.", by(trigger))
+        }
         ConsumerCrashed { consumer: c, point, trigger, restart_at_us } => {
             let when = match point {
                 CrashPoint::Now => "",

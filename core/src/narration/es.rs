@@ -855,6 +855,25 @@ fn crashes(sim: &Simulation, fact: &Fact) -> String {
         AckDropArmed { consumer: c, trigger } => {
             format!("El próximo ack de {} se perderá ({}).", consumer(sim, c), by(trigger))
         }
+        ConsumerFaultCalledOff { consumer: c, called_off, stopped, trigger } => {
+            let crash = |p| match p {
+                CrashPoint::Now => format!("La caída de {}", consumer(sim, c)),
+                p => format!("La caída de {} {}", consumer(sim, c), crash_when(p)),
+            };
+            let (what, verb) = match (called_off.crash, called_off.lost_ack) {
+                (Some(p), true) => (format!("{} y la pérdida de su próximo ack", crash(p)), "quedan anuladas"),
+                (Some(p), false) => (crash(p), "queda anulada"),
+                (None, _) => (format!("La pérdida del próximo ack de {}", consumer(sim, c)), "queda anulada"),
+            };
+            let why = if stopped {
+                "ya se fue (se redujo la escala)"
+            } else if called_off.crash == Some(CrashPoint::AfterReceive) {
+                "se está yendo y no acepta más entregas"
+            } else {
+                "se está yendo y no le queda ningún ack por enviar"
+            };
+            format!("{what} ({}) {verb}: {why}.", by(trigger))
+        }
         ConsumerCrashed { consumer: c, point, trigger, restart_at_us } => {
             let when = match point {
                 CrashPoint::Now => "",

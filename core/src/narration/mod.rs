@@ -129,6 +129,7 @@ impl Family {
             | BrokerRestarted { .. }
             | CrashArmed { .. }
             | AckDropArmed { .. }
+            | ConsumerFaultCalledOff { .. }
             | ConsumerCrashed { .. }
             | ConsumerRestarted { .. }
             | ConsumerSlowed { .. } => Family::Crashes,

@@ -90,6 +90,15 @@ impl Simulation {
                 }
             }
             Command::DropNextAck { consumer } => {
+                let c = &self.consumers[consumer.index()];
+                if c.stopped || (c.retiring && !c.can_still_ack()) {
+                    let called_off = ArmedFaults {
+                        crash: None,
+                        lost_ack: true,
+                    };
+                    self.call_off(consumer, called_off, trigger);
+                    return;
+                }
                 self.consumers[consumer.index()].drop_next_ack = true;
                 self.facts.push(Fact::AckDropArmed { consumer, trigger });
             }
@@ -125,9 +134,24 @@ impl Simulation {
     /// Crashes a live consumer now, or arms the crash for its point. A consumer that is
     /// down is armed too (a scheduled fault is never dropped unsaid): the crash strikes
     /// it at that point once it is back, or never if it never returns. Only "crash now"
-    /// has nothing to do on a consumer already down.
+    /// has nothing to do on a consumer already down. A consumer that scaling in retired is
+    /// different: one that has stopped never comes back by itself, and one still leaving
+    /// takes no more deliveries, so a crash it can no longer reach is called off, said.
     fn arm_consumer_crash(&mut self, consumer: ConsumerId, armed: ArmedCrash) {
         let c = &mut self.consumers[consumer.index()];
+        let reachable = match armed.point {
+            CrashPoint::Now => true,
+            CrashPoint::AfterReceive => !c.retiring,
+            CrashPoint::AfterCommitBeforeAck => !c.retiring || c.can_still_ack(),
+        };
+        if c.stopped || !reachable {
+            let called_off = ArmedFaults {
+                crash: Some(armed.point),
+                lost_ack: false,
+            };
+            self.call_off(consumer, called_off, armed.trigger);
+            return;
+        }
         if armed.point == CrashPoint::Now {
             if c.up {
                 self.crash_consumer(consumer, armed);
@@ -141,6 +165,18 @@ impl Simulation {
                 trigger,
             });
         }
+    }
+
+    /// A fault scheduled for a consumer that scaling in retired, which it can no longer
+    /// reach, is called off rather than armed, and said.
+    fn call_off(&mut self, consumer: ConsumerId, called_off: ArmedFaults, trigger: Trigger) {
+        let stopped = self.consumers[consumer.index()].stopped;
+        self.facts.push(Fact::ConsumerFaultCalledOff {
+            consumer,
+            called_off,
+            stopped,
+            trigger,
+        });
     }
 
     /// As consumer `consumer` starts to retire, calls off the faults armed on it that it

@@ -390,6 +390,8 @@ fn crashes(c: &Contexts) -> Vec<(&Simulation, Fact)> {
         (q, BrokerRestarted { trigger: Trigger::AfterCrash }),
         (q, ConfirmDropArmed { producer: P, trigger: Trigger::User }),
         (q, AckDropArmed { consumer: C, trigger: Trigger::Scheduled }),
+        (q, ConsumerFaultCalledOff { consumer: C, called_off: ArmedFaults { crash: None, lost_ack: true }, stopped: true, trigger: Trigger::Scheduled }),
+        (q, ConsumerFaultCalledOff { consumer: C, called_off: ArmedFaults { crash: None, lost_ack: true }, stopped: false, trigger: Trigger::User }),
         (q, ProducerRestarted { producer: P, trigger: Trigger::AfterCrash }),
         (o, ProducerRestarted { producer: P, trigger: Trigger::AfterCrash }),
         (q, ConsumerRestarted { consumer: C, trigger: Trigger::AfterCrash }),
@@ -416,6 +418,11 @@ fn crashes(c: &Contexts) -> Vec<(&Simulation, Fact)> {
         out.push((q, CrashArmed { consumer: C, point, trigger }));
         for restart_at_us in [None, Some(1_500_000)] {
             out.push((q, ConsumerCrashed { consumer: C, point, trigger, restart_at_us }));
+        }
+        // A crash scheduled for a consumer scaled in: gone, or leaving and unable to reach it.
+        for stopped in [true, false] {
+            let called_off = ArmedFaults { crash: Some(point), lost_ack: false };
+            out.push((q, ConsumerFaultCalledOff { consumer: C, called_off, stopped, trigger }));
         }
     }
     out
