@@ -546,3 +546,35 @@ fn a_crash_at_the_next_delivery_of_a_retiring_consumer_is_called_off_and_said() 
     assert!(view(&sim, C2).stopped);
     assert_replays(&sim);
 }
+
+#[test]
+fn rabbitmq_requeues_at_once_a_delivery_whose_ack_was_lost_when_its_consumer_stops() {
+    // As above, C2's ack of #1 is lost at 5 s and C2 stops having finished its work. Its
+    // channel closes as it leaves, so RabbitMQ, which still counts #1 unacked, requeues it
+    // at once and C1 (idle since 4 s) takes it then. A generic queue waits for the lease
+    // (delivered at 2 s, 5 s lease): #1 comes back at 7 s.
+    for (flavour, back_at) in [("rabbitmq", 5_000_000), ("generic", 7_000_000)] {
+        let (mut sim, _) =
+            scaled_in_while_c2_works(flavour, &[Command::DropNextAck { consumer: C2 }]);
+        let facts = run_checked_until(&mut sim, 30.0);
+        let requeued = facts
+            .iter()
+            .any(|(_, f)| matches!(f, Fact::Requeued { consumer: C2, .. }));
+        assert_eq!(requeued, flavour == "rabbitmq", "{flavour}: {facts:?}");
+        let again = facts
+            .iter()
+            .find(|(_, f)| matches!(f, Fact::Delivered { attempt: 2, .. }))
+            .unwrap_or_else(|| panic!("{flavour}: #1 is delivered again"));
+        assert!(
+            matches!(again, (t, Fact::Delivered { consumer: C1, .. }) if *t == back_at),
+            "{flavour}: {again:?}"
+        );
+        let c = sim.counters();
+        assert_eq!(
+            (c.acks_lost, c.redelivered, c.crashes),
+            (1, 1, 0),
+            "{flavour}"
+        );
+        assert_replays(&sim);
+    }
+}

@@ -4,6 +4,7 @@
 
 use super::Simulation;
 use crate::consumer::Consumer;
+use crate::message::Fate;
 use crate::scenario::{
     AckMode, ArrivalProcess, Command, Flavour, Overflow, RateSegment, ServiceTime,
 };
@@ -415,10 +416,25 @@ impl Simulation {
             crash: c.armed.take().map(|a| a.point),
             lost_ack: std::mem::take(&mut c.drop_next_ack),
         };
+        let lost_acks = std::mem::take(&mut c.lost_acks);
+        let queue = c.queue;
         self.facts.push(Fact::ConsumerStopped {
             consumer,
             was_down,
             called_off,
         });
+        // Its channel closes as it leaves: RabbitMQ requeues at once a delivery whose ack
+        // never arrived (the broker still counts it unacked), as when a consumer crashes.
+        // Elsewhere the delivery's lease runs its course.
+        if self.queues[queue.index()].flavour != Flavour::Rabbitmq || lost_acks.is_empty() {
+            return;
+        }
+        for (copy, attempt) in lost_acks {
+            let c = &self.copies[copy as usize];
+            if c.fate == Fate::InFlight && c.attempts == attempt && !c.settled_at_broker {
+                self.requeue(copy, attempt, consumer);
+            }
+        }
+        self.dispatch(queue);
     }
 }
