@@ -167,4 +167,13 @@ test('log-retention: records deleted unread count as lost, as the invariant says
   assert.equal(await number('lost'), skipped, 'not "Lost 0" beside a broken "no message lost"');
   await page.getByTestId('tab-invariants').click();
   assert.match(await page.getByTestId('invariants').innerText(), /records skipped: \d/);
+  // The broken property names the first record skipped, and its history says why.
+  const named = page.getByTestId('invariant-no-loss-msg');
+  assert.match(await named.innerText(), /^#\d+$/);
+  await named.click();
+  await page.getByTestId('lineage').waitFor({ state: 'visible' });
+  const rows = await page.getByTestId('lineage-row').allTextContents();
+  assert.ok(rows.some((r) => /expired before the group read it/.test(r)), rows.join(' | '));
+  assert.ok(!rows.some((r) => /\(other\)/.test(r)), rows.join(' | '));
+  await page.getByTestId('lineage-close').click();
 });
