@@ -158,10 +158,17 @@ pub struct EventQueue {
     heap: BinaryHeap<Entry>,
     lanes: Vec<VecDeque<Entry>>,
     next_seq: u64,
+    /// Where the next event is, as the last [`EventQueue::peek_with_source`] found it;
+    /// `None` once anything was scheduled or taken since. The simulation looks at the
+    /// head after every step (to discard moot timers) and takes it at the start of the
+    /// next: remembering it spares the second search, whose comparison of the heap's top
+    /// with each lane's front goes one way or the other at random in most runs.
+    head: Option<Option<usize>>,
 }
 
 impl EventQueue {
     pub fn schedule(&mut self, at: Micros, event: Event) {
+        self.head = None;
         let seq = self.take_seq();
         self.heap.push(Entry { at, seq, event });
     }
@@ -169,6 +176,7 @@ impl EventQueue {
     /// Schedules into FIFO lane `lane` (or into the heap if `at` is earlier than the
     /// lane's last entry).
     pub fn schedule_in_lane(&mut self, lane: usize, at: Micros, event: Event) {
+        self.head = None;
         let seq = self.take_seq();
         if self.lanes.len() <= lane {
             self.lanes.resize_with(lane + 1, VecDeque::new);
@@ -218,15 +226,20 @@ impl EventQueue {
 
     /// The next event and where it is, for [`EventQueue::pop_source`]: the simulation looks
     /// at the head before and after every step, and finding it twice (peek, then pop)
-    /// was a visible share of a step.
-    pub fn peek_with_source(&self) -> Option<(Source, Event)> {
+    /// was a visible share of a step. Remembered until the queue changes, for
+    /// [`EventQueue::pop_due`].
+    pub fn peek_with_source(&mut self) -> Option<(Source, Event)> {
         let source = self.next_source()?;
+        self.head = Some(source);
         self.front(source).map(|e| (Source(source), e.event))
     }
 
     /// Takes the next event if it is due at or before `limit_us`.
     pub fn pop_due(&mut self, limit_us: Micros) -> Option<(Micros, Event)> {
-        let source = self.next_source()?;
+        let source = match self.head {
+            Some(source) => source,
+            None => self.next_source()?,
+        };
         if self.front(source)?.at > limit_us {
             return None;
         }
@@ -246,6 +259,7 @@ impl EventQueue {
     }
 
     fn pop_from(&mut self, source: Option<usize>) -> Option<(Micros, Event)> {
+        self.head = None;
         let entry = match source {
             None => self.heap.pop(),
             Some(i) => self.lanes[i].pop_front(),
@@ -268,6 +282,7 @@ impl EventQueue {
     /// again (they would be discarded on reaching the front), so the order of the rest,
     /// and so the run, is unchanged.
     pub fn retain_in_lanes(&mut self, mut keep: impl FnMut(&Event) -> bool) {
+        self.head = None;
         for lane in &mut self.lanes {
             lane.retain(|e| keep(&e.event));
         }
@@ -312,6 +327,41 @@ mod tests {
             order.iter().map(|(t, _)| *t).collect::<Vec<_>>(),
             vec![3, 3, 5, 5]
         );
+    }
+
+    #[test]
+    fn a_remembered_head_is_forgotten_when_anything_is_scheduled_or_taken() {
+        let mut q = EventQueue::default();
+        q.schedule_in_lane(0, 5, Event::ScheduledCommand { index: 0 });
+        q.schedule(7, Event::ScheduledCommand { index: 1 });
+        assert!(matches!(
+            q.peek_with_source(),
+            Some((_, Event::ScheduledCommand { index: 0 }))
+        ));
+        // Earlier than the head found: the heap's, not the lane's, comes out first.
+        q.schedule(3, Event::ScheduledCommand { index: 2 });
+        q.peek_with_source();
+        q.schedule_in_lane(1, 1, Event::ScheduledCommand { index: 3 });
+        let idx: Vec<u32> = std::iter::from_fn(|| {
+            q.peek_with_source();
+            q.pop_due(Micros::MAX)
+        })
+        .map(|(_, e)| match e {
+            Event::ScheduledCommand { index } => index,
+            _ => unreachable!(),
+        })
+        .collect();
+        assert_eq!(idx, vec![3, 2, 0, 1]);
+        // A pruning may take the head found: the next pop looks again.
+        q.schedule_in_lane(0, 9, Event::ScheduledCommand { index: 4 });
+        q.schedule(10, Event::ScheduledCommand { index: 5 });
+        q.peek_with_source();
+        q.retain_in_lanes(|_| false);
+        assert!(matches!(
+            q.pop_due(Micros::MAX),
+            Some((10, Event::ScheduledCommand { index: 5 }))
+        ));
+        assert_eq!(q.pop_due(Micros::MAX), None);
     }
 
     #[test]
