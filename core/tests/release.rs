@@ -49,6 +49,39 @@ fn releasing_early_changes_no_step_of_any_example() {
     );
 }
 
+/// A copy out for delivery whose lease runs out goes back to its place in line, and
+/// its time to live with it: the TTL timer set when it first entered the line is moot
+/// while it is out, and live again once it is back. The pruning of moot timers (eager
+/// with no recent window) must keep it: it once dropped every TTL timer of a copy not
+/// waiting, so a copy requeued by its lease never expired.
+#[test]
+fn pruning_moot_timers_keeps_the_time_to_live_of_a_copy_out_for_delivery() {
+    let scenario = Scenario::from_json(
+        r#"{
+          "version": 3,
+          "name": "ttl-through-a-lost-lease",
+          "seed": 3,
+          "producers": [
+            { "name": "P", "arrivals": { "process": "constant", "schedule": [{ "from_s": 0, "rate_per_s": 10 }] }, "count": 40 }
+          ],
+          "queues": [{ "name": "q", "visibility_timeout_s": 1, "ttl_s": 2.5 }],
+          "consumers": [{ "name": "C", "service": { "fixed": { "seconds": 3 } }, "prefetch": 1, "ack": "after_commit" }],
+          "end_s": 60
+        }"#,
+    )
+    .unwrap();
+    let mut whole = Simulation::new(scenario.clone()).unwrap();
+    whole.run();
+    let c = whole.counters();
+    // Leases run out, and copies back in line after one expire.
+    assert!(c.leases_expired > 0 && c.expired > 0, "{c:?}");
+    let default = run_hash(Simulation::new(scenario.clone()).unwrap(), u64::MAX, false);
+    let mut eager = Simulation::new(scenario).unwrap();
+    eager.set_recent_window(0);
+    let (hash, summary, _) = run_hash(eager, u64::MAX, true);
+    assert_eq!((hash, summary), (default.0, default.1));
+}
+
 /// What the release sweeps visited besides the records (holdings and references
 /// gathered) while one slow member drains a log of `records`, appended at 100,000/s and
 /// served at 1,000/s, kept to the end (no retention).

@@ -250,9 +250,14 @@ impl Simulation {
             Event::LeaseExpired { copy, attempt } => copies.peek(copy as usize).is_some_and(|c| {
                 c.fate == Fate::InFlight && c.attempts == attempt && !c.settled_at_broker
             }),
+            // Not only while waiting: a copy out for delivery (or waiting for a retry)
+            // may come back to its place in line with the same `line_seq` (its lease
+            // ran out, a RabbitMQ requeue, a FIFO retry), and its time to live is
+            // then live again. Only a new stay in line (a new `line_seq`) or a final
+            // fate makes it moot for good.
             Event::TtlExpired { copy, line_seq } => copies
                 .peek(copy as usize)
-                .is_some_and(|c| c.fate == Fate::Waiting && c.line_seq == line_seq),
+                .is_some_and(|c| super::delivery::is_active(c.fate) && c.line_seq == line_seq),
             _ => true,
         });
         self.sweep_work.timers_kept = self.events.lanes_len();
