@@ -25,6 +25,15 @@ use crate::step::MsgId;
 /// the last steps' facts. Also the ring's size between sweeps.
 pub(crate) const RECENT_WINDOW: usize = 4_096;
 
+/// A FIFO lane this long is pruned of its moot timers at the next sweep (if it also
+/// holds twice what the last pruning kept). It was twice the recent window (8,192): a
+/// queue whose leases last an hour at a few deliveries per second never got there, so
+/// each delivery's lease timer, moot once the copy was acked, waited the whole hour and
+/// was then looked at and discarded on its own, between two steps. Pruned in a batch,
+/// it costs a fraction of that (measured: mm1, 2026-12-04, docs/performance.md), and the
+/// lane holds at most a sweep's worth of deliveries instead of an hour's.
+const LANE_PRUNE_MIN: usize = 1_024;
+
 /// What the last sweeps visited besides the records themselves (the consumers'
 /// holdings, the heap's events, the messages still referenced): the next sweep waits
 /// until the rings have grown by a quarter of it, so a run with much referenced keeps
@@ -237,9 +246,11 @@ impl Simulation {
     /// Lease, retry and time-to-live timers of copies that moved on wait in their FIFO
     /// lanes until they reach the front; a long lease would keep one per delivery of the
     /// whole lease's span. They can never matter again, so they go now, once a lane is
-    /// long and the lanes hold twice what the last pruning kept.
+    /// long ([`LANE_PRUNE_MIN`], or twice the recent window if that is shorter) and the
+    /// lanes hold twice what the last pruning kept.
     fn prune_dead_timers(&mut self) {
-        if self.events.longest_lane() < 2 * self.recent_window.max(1)
+        let long = (2 * self.recent_window.max(1)).min(LANE_PRUNE_MIN);
+        if self.events.longest_lane() < long
             || self.events.lanes_len() < 2 * self.sweep_work.timers_kept
         {
             return;
