@@ -14,10 +14,10 @@
 
 use std::collections::{BTreeSet, HashSet};
 
-use super::Simulation;
+use super::{job_status_from, Simulation};
 use crate::engine::Event;
 use crate::hash::IdHash;
-use crate::message::{Fate, Message, MessageCopy, PublishFate};
+use crate::message::{Fate, JobStatus, Message, MessageCopy, PublishFate};
 use crate::producer::JobCounts;
 use crate::step::MsgId;
 
@@ -58,6 +58,14 @@ impl SweepWork {
     pub(crate) fn holdings(&self) -> usize {
         self.holdings
     }
+}
+
+/// What the totals keep of a message released by a sweep ([`Simulation::retire_message`]).
+struct Retiring {
+    msg: MsgId,
+    status: JobStatus,
+    fate: PublishFate,
+    records: u32,
 }
 
 /// What released messages and copies leave behind.
@@ -172,38 +180,48 @@ impl Simulation {
         let referenced = self.referenced_messages();
         let releasable = |id: usize, m: &Message| m.finished() && !referenced.contains(&id);
         let keep = self.recent_window;
-        let mut gone = Vec::with_capacity(self.messages.ring_len().min(2 * keep.max(1)));
+        // What the totals need of each message, taken as it goes: a sweep releases
+        // thousands, and gathering the whole records (72 bytes each, against 12) to
+        // read them again afterwards was most of the memory the sweep wrote.
+        let mut gone: Vec<Retiring> =
+            Vec::with_capacity(self.messages.ring_len().min(2 * keep.max(1)));
+        let log_reads = &self.log_reads;
+        let mut retiring = |id: usize, m: Message| {
+            let msg = MsgId::from_index(id);
+            gone.push(Retiring {
+                msg,
+                status: job_status_from(&m, || log_reads.get(&msg).copied().unwrap_or(0)),
+                fate: m.fate,
+                records: m.records,
+            });
+        };
         if self.messages.spill_walk_due() {
-            self.messages
-                .release_spilled(releasable, |id, m| gone.push((id, m)));
+            self.messages.release_spilled(releasable, &mut retiring);
         } else if opened {
-            self.messages
-                .release_opened(releasable, |id, m| gone.push((id, m)));
+            self.messages.release_opened(releasable, &mut retiring);
         }
         if advance {
-            self.messages
-                .advance(keep, releasable, |id, m| gone.push((id, m)));
+            self.messages.advance(keep, releasable, &mut retiring);
         }
         let references = referenced.len();
-        for (id, m) in gone {
-            self.retire_message(MsgId::from_index(id), &m);
+        for r in gone {
+            self.retire_message(r);
         }
         references
     }
 
     /// Counts a released message in the totals and folds its rows in the tables.
-    fn retire_message(&mut self, msg: MsgId, m: &Message) {
-        let status = self.job_status_of(msg, m);
-        *self.retired.jobs.slot(status) += 1;
+    fn retire_message(&mut self, r: Retiring) {
+        *self.retired.jobs.slot(r.status) += 1;
         self.retired.messages += 1;
-        self.retired.records += u64::from(m.records);
-        match m.fate {
+        self.retired.records += u64::from(r.records);
+        match r.fate {
             PublishFate::GaveUp => self.retired.gave_up += 1,
             PublishFate::NeverPublished => self.retired.never_published += 1,
             _ => {}
         }
         for t in &mut self.tables {
-            t.forget(msg);
+            t.forget(r.msg);
         }
     }
 
