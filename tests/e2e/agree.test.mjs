@@ -177,3 +177,18 @@ test('log-retention: records deleted unread count as lost, as the invariant says
   assert.ok(!rows.some((r) => /\(other\)/.test(r)), rows.join(' | '));
   await page.getByTestId('lineage-close').click();
 });
+
+test('a consumer scaled in that has stopped offers no Restart: it has left', async () => {
+  await pick('mm4');
+  await page.getByTestId('tab-parameters').click();
+  const consumers = page.getByTestId('param-q0-consumers');
+  await consumers.fill('3');
+  await consumers.press('Tab');
+  await stepUntil(async () => /^stopped \(scaled in\)$/.test(await text('consumer-3-state')));
+  assert.ok(await page.getByTestId('consumer-3-restart').isHidden(), 'nothing to restart');
+  assert.ok(await page.getByTestId('consumer-3-crash').isHidden(), 'nothing to crash');
+  // A consumer that crashed and did not leave still offers its restart.
+  await page.getByTestId('consumer-0-crash').click();
+  assert.ok(await page.getByTestId('consumer-0-restart').isVisible());
+  assert.deepEqual(consoleErrors, []);
+});

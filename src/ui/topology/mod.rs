@@ -325,6 +325,8 @@ fn ConsumerBox(lab: Lab, index: usize) -> impl IntoView {
         card.with(|c| c.as_ref().and_then(|c| lease_text(c, lang)))
     };
     let up = move || card.with(|c| c.as_ref().is_some_and(|c| c.up));
+    // A consumer stopped by scaling in has left: nothing restarts it but scaling out.
+    let stopped = move || card.with(|c| c.as_ref().is_some_and(|c| c.stopped));
     let armed = move || card.with(|c| c.as_ref().is_some_and(|c| c.armed.is_some()));
     let slow = move || card.with(|c| c.as_ref().is_some_and(|c| c.slow_factor > 1.0));
     let drop_armed = move || card.with(|c| c.as_ref().is_some_and(|c| c.drop_next_ack));
@@ -351,7 +353,8 @@ fn ConsumerBox(lab: Lab, index: usize) -> impl IntoView {
                     {t!(i18n, stage.topology.crash_now)}
                 </button>
                 <button type="button" class="small" data-testid=format!("consumer-{index}-restart")
-                    disabled=up hidden=up on:click=move |_| lab.command(Command::RestartConsumer { consumer })>
+                    disabled=move || up() || stopped() hidden=move || up() || stopped()
+                    on:click=move |_| lab.command(Command::RestartConsumer { consumer })>
                     {t!(i18n, stage.topology.restart)}
                 </button>
                 <MoreActions testid=format!("consumer-{index}-more") of=name>
