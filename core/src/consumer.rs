@@ -67,7 +67,9 @@ pub struct Consumer {
     /// crash after a commit) hands back what it has not settled. Empty between steps.
     pub settling: Vec<Held>,
     pub armed: Option<ArmedCrash>,
-    pub drop_next_ack: bool,
+    /// Armed to lose its next ack, and how that was given (an unannounced one stays off
+    /// its view and out of the narration until it strikes).
+    pub drop_next_ack: Option<Trigger>,
     /// RabbitMQ deliveries whose ack was lost: done here, still unacked at the broker, so
     /// each keeps a prefetch slot until the broker takes it back (see
     /// [`Consumer::unacked`]).
@@ -120,7 +122,7 @@ impl Consumer {
             working: Vec::new(),
             settling: Vec::new(),
             armed: None,
-            drop_next_ack: false,
+            drop_next_ack: None,
             lost_acks: Vec::new(),
             restart_at_us: None,
             retiring: false,
@@ -210,6 +212,8 @@ pub struct ConsumerView {
     /// How it handles versions of a key (a refusal moves the version only when it waits
     /// for gaps or reconciles).
     pub ordering: crate::scenario::Ordering,
+    /// Faults armed on it that the page may show: an interview's hidden (unannounced)
+    /// ones are left out, or the card would give them away before they strike.
     pub armed: Option<CrashPoint>,
     pub drop_next_ack: bool,
     pub slow_factor: f64,

@@ -223,7 +223,8 @@ pub struct Producer {
     pub incarnation: u32,
     pub armed: Option<ArmedProducerCrash>,
     pub restart_at_us: Option<Micros>,
-    pub drop_next_confirm: bool,
+    /// Armed to lose the next confirm, and how that was given.
+    pub drop_next_confirm: Option<Trigger>,
     /// Outbox rows in commit order.
     pub outbox: VecDeque<OutboxRow>,
     pub relay_poll_pending: bool,
@@ -250,7 +251,7 @@ impl Producer {
             incarnation: 0,
             armed: None,
             restart_at_us: None,
-            drop_next_confirm: false,
+            drop_next_confirm: None,
             outbox: VecDeque::new(),
             relay_poll_pending: false,
             held: VecDeque::new(),

@@ -35,6 +35,14 @@ pub enum Trigger {
     Unannounced,
 }
 
+impl Trigger {
+    /// Whether a fault given this way may be told before it strikes (armed, called off,
+    /// shown on its component's card): all but an interview's hidden, unannounced ones.
+    pub fn told(self) -> bool {
+        self != Trigger::Unannounced
+    }
+}
+
 /// Why a copy's fate became "lost".
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]

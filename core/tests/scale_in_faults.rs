@@ -578,3 +578,86 @@ fn rabbitmq_requeues_at_once_a_delivery_whose_ack_was_lost_when_its_consumer_sto
         assert_replays(&sim);
     }
 }
+
+/// `two_consumers` with C2 armed at 0.5 s, by its schedule, to crash after its next
+/// commit and to lose its next ack: hidden (an interview's unannounced faults) or not.
+fn armed_by_schedule(unannounced: bool) -> Simulation {
+    let mut scenario = two_consumers("generic");
+    for command in [
+        crash(C2, CrashPoint::AfterCommitBeforeAck, Some(1.0)),
+        Command::DropNextAck { consumer: C2 },
+    ] {
+        scenario.commands.push(ScheduledCommand {
+            at_s: 0.5,
+            command,
+            unannounced,
+        });
+    }
+    let mut sim = Simulation::new(scenario).expect("valid");
+    run_checked_until(&mut sim, 0.6);
+    sim
+}
+
+#[test]
+fn hidden_faults_stay_off_the_consumers_view_and_are_called_off_without_a_word() {
+    // Told faults show on C2's view (its card) and are called off, said, as it leaves.
+    let mut sim = armed_by_schedule(false);
+    let c2 = view(&sim, C2);
+    assert_eq!((c2.armed, c2.drop_next_ack), (COMMIT, true));
+    let facts = command(&mut sim, scale(1));
+    let stopping = only(&facts, |f| matches!(f, Fact::ConsumerStopping { .. }));
+    let both = ArmedFaults {
+        crash: COMMIT,
+        lost_ack: true,
+    };
+    assert!(matches!(stopping, Fact::ConsumerStopping { called_off, .. } if called_off == both));
+    // Hidden ones are armed all the same, yet the view shows nothing (before, the card
+    // read "armed: crash after commit" and gave the interview's fault away), and scaling
+    // in calls them off with nothing said of them.
+    let mut sim = armed_by_schedule(true);
+    let c2 = view(&sim, C2);
+    assert_eq!((c2.armed, c2.drop_next_ack), (None, false), "{c2:?}");
+    let facts = command(&mut sim, scale(1));
+    for f in &facts {
+        match *f {
+            Fact::ConsumerStopping {
+                called_off,
+                still_armed,
+                ..
+            } => assert_eq!((called_off, still_armed), (NONE, NONE)),
+            Fact::ConsumerStopped { called_off, .. } => assert_eq!(called_off, NONE),
+            _ => {}
+        }
+        let (en, _) = told(&sim, f);
+        assert!(!en.contains("called off"), "{en}");
+    }
+    let c2 = view(&sim, C2);
+    assert!(c2.stopped, "{c2:?}");
+    let rest = run_checked_until(&mut sim, 30.0);
+    assert!(rest
+        .iter()
+        .all(|(_, f)| !matches!(f, Fact::ConsumerCrashed { .. } | Fact::AckLost { .. })));
+    assert_replays(&sim);
+}
+
+#[test]
+fn a_hidden_crash_armed_on_a_consumer_is_kept_off_its_view_until_it_strikes() {
+    // Not scaled in: C2 takes #1 at 2 s, commits at 5 s, and the hidden crash strikes
+    // there; until then its view shows no armed fault.
+    let mut sim = armed_by_schedule(true);
+    run_checked_until(&mut sim, 4.9);
+    let c2 = view(&sim, C2);
+    assert_eq!((c2.armed, c2.drop_next_ack), (None, false), "{c2:?}");
+    let facts = run_checked_until(&mut sim, 5.0);
+    assert!(
+        facts.iter().any(|(_, f)| matches!(
+            f,
+            Fact::ConsumerCrashed {
+                consumer: C2,
+                trigger: Trigger::Unannounced,
+                ..
+            }
+        )),
+        "{facts:?}"
+    );
+}

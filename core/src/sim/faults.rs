@@ -99,7 +99,7 @@ impl Simulation {
                     self.call_off(consumer, called_off, trigger);
                     return;
                 }
-                self.consumers[consumer.index()].drop_next_ack = true;
+                self.consumers[consumer.index()].drop_next_ack = Some(trigger);
                 self.facts.push(Fact::AckDropArmed { consumer, trigger });
             }
             Command::SlowConsumer { consumer, factor } => {
@@ -191,20 +191,23 @@ impl Simulation {
         let c = &mut self.consumers[consumer.index()];
         let acks = c.can_still_ack();
         let (mut called_off, mut still_armed) = (ArmedFaults::default(), ArmedFaults::default());
+        // Hidden (unannounced) faults are left out of both lists: told of neither when
+        // armed, they are told of only when they strike.
         if let Some(a) = c.armed {
+            let told = a.trigger.told().then_some(a.point);
             if a.point == CrashPoint::AfterCommitBeforeAck && acks {
-                still_armed.crash = Some(a.point);
+                still_armed.crash = told;
             } else {
-                called_off.crash = Some(a.point);
+                called_off.crash = told;
                 c.armed = None;
             }
         }
-        if c.drop_next_ack {
+        if let Some(trigger) = c.drop_next_ack {
             if acks {
-                still_armed.lost_ack = true;
+                still_armed.lost_ack = trigger.told();
             } else {
-                called_off.lost_ack = true;
-                c.drop_next_ack = false;
+                called_off.lost_ack = trigger.told();
+                c.drop_next_ack = None;
             }
         }
         (called_off, still_armed)
@@ -264,7 +267,7 @@ impl Simulation {
                 }
             }
             Command::DropNextConfirm { producer } => {
-                self.producers[producer.index()].drop_next_confirm = true;
+                self.producers[producer.index()].drop_next_confirm = Some(trigger);
                 self.facts
                     .push(Fact::ConfirmDropArmed { producer, trigger });
             }

@@ -503,8 +503,8 @@ impl Simulation {
                     self.crash_consumer(consumer, armed);
                     return;
                 }
-                if c.drop_next_ack || !self.broker_up {
-                    c.drop_next_ack = false;
+                if c.drop_next_ack.is_some() || !self.broker_up {
+                    c.drop_next_ack = None;
                     self.counters.acks_lost += 1;
                     self.facts.push(Fact::AckLost {
                         msg,

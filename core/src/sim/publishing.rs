@@ -559,8 +559,7 @@ impl Simulation {
             return;
         }
         let p = &mut self.producers[producer.index()];
-        if p.drop_next_confirm {
-            p.drop_next_confirm = false;
+        if p.drop_next_confirm.take().is_some() {
             self.counters.confirms_lost += 1;
             self.facts.push(Fact::ConfirmLost {
                 producer,

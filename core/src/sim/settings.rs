@@ -412,9 +412,10 @@ impl Simulation {
             c.up = false;
             self.live_slots -= u64::from(c.concurrency);
         }
+        // Hidden (unannounced) faults are called off without a word, as they were armed.
         let called_off = ArmedFaults {
-            crash: c.armed.take().map(|a| a.point),
-            lost_ack: std::mem::take(&mut c.drop_next_ack),
+            crash: c.armed.take().filter(|a| a.trigger.told()).map(|a| a.point),
+            lost_ack: c.drop_next_ack.take().is_some_and(Trigger::told),
         };
         let lost_acks = std::mem::take(&mut c.lost_acks);
         let queue = c.queue;

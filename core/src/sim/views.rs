@@ -48,7 +48,7 @@ impl Simulation {
         self.producers.get(id.index()).map(|p| ProducerView {
             name: p.name.clone(),
             up: p.up,
-            armed: p.armed.map(|a| a.point),
+            armed: p.armed.filter(|a| a.trigger.told()).map(|a| a.point),
             restart_at_us: p.restart_at_us,
             outbox_len: p.outbox.len(),
             sending: p.outbox.iter().filter(|r| r.sending).count(),
