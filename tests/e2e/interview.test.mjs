@@ -85,6 +85,11 @@ test('a hidden crash is told when it strikes, never announced before nor called 
   assert.equal(await text(page, 'hidden-count'), 'One fault is hidden.');
 
   await page.getByTestId('tab-story').click();
+  // Armed at 2 s, it waits for C1's next commit: meanwhile C1's card does not say so.
+  for (let i = 0; i < 400 && parseFloat(await text(page, 'step-time')) < 2.01; i += 1) {
+    await page.getByTestId('step').click();
+  }
+  assert.doesNotMatch(await text(page, 'consumer-0-state'), /armed/);
   await page.getByTestId('speed').selectOption('10');
   await page.getByTestId('play').click();
   await page.waitForFunction(() => parseFloat(document.querySelector('[data-testid=step-time]').textContent) > 7);
