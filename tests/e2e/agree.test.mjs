@@ -173,8 +173,10 @@ test('log-retention: records deleted unread count as lost, as the invariant says
   await named.click();
   await page.getByTestId('lineage').waitFor({ state: 'visible' });
   const rows = await page.getByTestId('lineage-row').allTextContents();
-  assert.ok(rows.some((r) => /expired before the group read it/.test(r)), rows.join(' | '));
-  assert.ok(!rows.some((r) => /\(other\)/.test(r)), rows.join(' | '));
+  assert.ok(rows.some((r) => /will never process offset \d+ .*retention removed it before the group read it/.test(r)), rows.join(' | '));
+  const arrows = await page.getByTestId('lineage-arrow').allTextContents();
+  assert.ok(arrows.some((a) => /expired before the group read it/.test(a)), arrows.join(' | '));
+  assert.ok(!arrows.some((a) => /\(other\)/.test(a)), arrows.join(' | '));
   await page.getByTestId('lineage-close').click();
 });
 
