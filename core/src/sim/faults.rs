@@ -423,21 +423,7 @@ impl Simulation {
             restart_at_us,
         });
         let queue = self.consumers[consumer.index()].queue;
-        let requeue = self.queues[queue.index()].flavour == Flavour::Rabbitmq;
-        for (copy, attempt) in held {
-            let c = &self.copies[copy as usize];
-            if c.fate != Fate::InFlight || c.attempts != attempt {
-                continue;
-            }
-            if c.settled_at_broker {
-                let reason = self.forgotten_reason(copy, LossReason::AckedBeforeEffectThenCrashed);
-                self.lose(copy, reason);
-            } else if requeue {
-                // RabbitMQ: the channel closed, so its unacked deliveries go back at once
-                // (no lease to wait out), marked redelivered.
-                self.requeue(copy, attempt, consumer);
-            }
-        }
+        let requeue = self.close_channel(consumer, held);
         if leaving {
             self.stop_if_retired(consumer);
         }
@@ -454,6 +440,33 @@ impl Simulation {
                 },
             );
         }
+    }
+
+    /// The consumer's channel closed (it crashed, or it stopped after scaling in) with
+    /// `unacked` deliveries out on it. One still out (not settled since) that was acked on
+    /// delivery is lost: its effect never committed. On RabbitMQ the others go back at once
+    /// (no lease to wait out), marked redelivered; elsewhere their lease runs its course.
+    /// Returns whether the queue requeues, so the caller dispatches it.
+    pub(super) fn close_channel(
+        &mut self,
+        consumer: ConsumerId,
+        unacked: Vec<(CopyId, Attempt)>,
+    ) -> bool {
+        let queue = self.consumers[consumer.index()].queue;
+        let requeue = self.queues[queue.index()].flavour == Flavour::Rabbitmq;
+        for (copy, attempt) in unacked {
+            let c = &self.copies[copy as usize];
+            if c.fate != Fate::InFlight || c.attempts != attempt {
+                continue;
+            }
+            if c.settled_at_broker {
+                let reason = self.forgotten_reason(copy, LossReason::AckedBeforeEffectThenCrashed);
+                self.lose(copy, reason);
+            } else if requeue {
+                self.requeue(copy, attempt, consumer);
+            }
+        }
+        requeue
     }
 
     pub(super) fn restart_consumer(&mut self, consumer: ConsumerId, trigger: Trigger) {

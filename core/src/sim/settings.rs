@@ -4,7 +4,6 @@
 
 use super::Simulation;
 use crate::consumer::Consumer;
-use crate::message::Fate;
 use crate::scenario::{
     AckMode, ArrivalProcess, Command, Flavour, Overflow, RateSegment, ServiceTime,
 };
@@ -426,16 +425,8 @@ impl Simulation {
         });
         // Its channel closes as it leaves: RabbitMQ requeues at once a delivery whose ack
         // never arrived (the broker still counts it unacked), as when a consumer crashes.
-        // Elsewhere the delivery's lease runs its course.
-        if self.queues[queue.index()].flavour != Flavour::Rabbitmq || lost_acks.is_empty() {
-            return;
+        if !lost_acks.is_empty() && self.close_channel(consumer, lost_acks) {
+            self.dispatch(queue);
         }
-        for (copy, attempt) in lost_acks {
-            let c = &self.copies[copy as usize];
-            if c.fate == Fate::InFlight && c.attempts == attempt && !c.settled_at_broker {
-                self.requeue(copy, attempt, consumer);
-            }
-        }
-        self.dispatch(queue);
     }
 }
