@@ -821,19 +821,25 @@ mod tests {
         assert!(!consumer_state(&Topology::of(&sim).consumers[0], Lang::En).contains("slow"));
     }
 
-    #[test]
-    fn a_scaled_in_consumer_finishes_then_reads_stopped_not_crashed() {
+    /// mm1 with a second consumer; once both are busy, the newest is scaled in while it
+    /// works.
+    fn second_consumer_scaled_in_while_busy() -> Simulation {
         let mut sim = Simulation::new(examples::load("mm1").expect("built in")).expect("valid");
         let scale = |count| Command::SetConsumerCount {
             queue: "jobs".into(),
             count,
         };
         sim.command(scale(2)).expect("valid");
-        // Both busy, then the newest is scaled in while it works.
         while Topology::of(&sim).consumers.iter().any(|c| c.busy == 0) {
             sim.step().expect("arrivals go on");
         }
         sim.command(scale(1)).expect("valid");
+        sim
+    }
+
+    #[test]
+    fn a_scaled_in_consumer_finishes_then_reads_stopped_not_crashed() {
+        let mut sim = second_consumer_scaled_in_while_busy();
         let c = &Topology::of(&sim).consumers[1];
         assert!(c.retiring && !c.stopped, "{c:?}");
         assert!(
@@ -854,16 +860,7 @@ mod tests {
     fn a_consumer_crashed_while_it_is_scaled_in_reads_stopped_not_down() {
         // Before: crashed while it finished its work, it stayed "down" (or restarted as a
         // consumer on its way out that never stopped).
-        let mut sim = Simulation::new(examples::load("mm1").expect("built in")).expect("valid");
-        let scale = |count| Command::SetConsumerCount {
-            queue: "jobs".into(),
-            count,
-        };
-        sim.command(scale(2)).expect("valid");
-        while Topology::of(&sim).consumers.iter().any(|c| c.busy == 0) {
-            sim.step().expect("arrivals go on");
-        }
-        sim.command(scale(1)).expect("valid");
+        let mut sim = second_consumer_scaled_in_while_busy();
         assert!(Topology::of(&sim).consumers[1].retiring);
         sim.command(Command::CrashConsumer {
             consumer: ConsumerId::new(1),
