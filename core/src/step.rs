@@ -171,6 +171,32 @@ impl ArmedFaults {
     }
 }
 
+/// A command that found nothing to act on: said, so that a scheduled or replayed command
+/// never passes in silence (a restart at 30 s of a consumer that came back by itself at
+/// 20 s, a poison message from a producer that is down).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case", tag = "moot")]
+pub enum Moot {
+    /// A restart of a consumer that is up.
+    RestartConsumerUp { consumer: ConsumerId },
+    /// A restart of a consumer that scaling in stopped: it does not come back.
+    RestartConsumerStopped { consumer: ConsumerId },
+    /// A crash, now, of a consumer that is down.
+    CrashConsumerDown { consumer: ConsumerId },
+    /// A restart of a producer that is up.
+    RestartProducerUp { producer: ProducerId },
+    /// A crash, now, of a producer that is down.
+    CrashProducerDown { producer: ProducerId },
+    /// A poison message from a producer that is down: none is sent.
+    PoisonProducerDown { producer: ProducerId },
+    /// A restart of the broker while it is up.
+    RestartBrokerUp,
+    /// A crash of the broker while it is down.
+    CrashBrokerDown,
+    /// A crash, now, of a group member that is down.
+    CrashMemberDown { group: GroupId, member: MemberId },
+}
+
 /// One thing that happened.
 ///
 /// New variants go at the end: each variant's position is hashed into run fingerprints,
@@ -915,6 +941,11 @@ pub enum Fact {
         stopped: bool,
         trigger: Trigger,
     },
+    /// A command found nothing to act on (see [`Moot`]).
+    CommandMoot {
+        moot: Moot,
+        trigger: Trigger,
+    },
 }
 
 /// A setting and its new value, in whole units so that facts stay exact and hashable.
@@ -1008,7 +1039,8 @@ pub enum Setting {
 impl Fact {
     /// An unannounced fault armed to strike later (at a commit, a confirm, an ack): the
     /// page keeps it quiet until it strikes, since telling it would announce the fault.
-    /// One called off before it could strike (its consumer was scaled in) stays quiet.
+    /// One called off before it could strike (its consumer was scaled in), or that found
+    /// nothing to strike, stays quiet.
     pub fn arms_unannounced(&self) -> bool {
         use Fact::*;
         matches!(
@@ -1029,6 +1061,9 @@ impl Fact {
                 trigger: Trigger::Unannounced,
                 ..
             } | ConsumerFaultCalledOff {
+                trigger: Trigger::Unannounced,
+                ..
+            } | CommandMoot {
                 trigger: Trigger::Unannounced,
                 ..
             }
@@ -1132,6 +1167,7 @@ impl Fact {
             | ConsumerStopping { .. }
             | ConsumerStopped { .. }
             | ConsumerFaultCalledOff { .. }
+            | CommandMoot { .. }
             | AckModeSwitched { .. }
             | FixDeployed { .. }
             | PartitionRevoked { .. }

@@ -4,7 +4,7 @@
 //! what is its own (a token's colour and label, an arrow's text and the lifelines of one
 //! message's story).
 
-use brokerlab_core::step::LossReason;
+use brokerlab_core::step::{LossReason, Moot};
 use brokerlab_core::{
     ConsumerId, CopyId, Fact, GroupId, LogId, MemberId, ProducerId, QueueId, Simulation,
 };
@@ -114,6 +114,7 @@ pub fn of(sim: &Simulation, fact: &Fact) -> Option<Part> {
         .or_else(|| broker_side(sim, fact))
         .or_else(|| consumer_side(sim, fact))
         .or_else(|| group_side(fact))
+        .or_else(|| moot_side(fact))
 }
 
 /// The producer and its publishes, up to the broker's answer.
@@ -166,6 +167,26 @@ fn producer_side(fact: &Fact) -> Option<Part> {
         Appended { producer, log, .. } => go(Publisher(producer), Log(log), Publish),
         _ => None,
     }
+}
+
+/// A command that found nothing to act on, at the component it named.
+fn moot_side(fact: &Fact) -> Option<Part> {
+    use Moot::*;
+    use Party::*;
+    let Fact::CommandMoot { moot, .. } = *fact else {
+        return None;
+    };
+    let party = match moot {
+        RestartConsumerUp { consumer }
+        | RestartConsumerStopped { consumer }
+        | CrashConsumerDown { consumer } => Consumer(consumer),
+        RestartProducerUp { producer }
+        | CrashProducerDown { producer }
+        | PoisonProducerDown { producer } => Producer(producer),
+        RestartBrokerUp | CrashBrokerDown => Broker,
+        CrashMemberDown { group, member } => Member(group, member),
+    };
+    at(party, Move::Plain)
 }
 
 /// The broker's queues: storing aside, what happens to a copy in a queue.

@@ -288,6 +288,8 @@ fn is_notable(fact: &Fact) -> bool {
                 | Fact::CrashArmed { .. }
                 // A scheduled crash or lost ack that scaling in called off.
                 | Fact::ConsumerFaultCalledOff { .. }
+                // A command that found nothing to act on (a restart of a consumer up).
+                | Fact::CommandMoot { .. }
                 | Fact::ConsumerCrashed { .. }
                 // Every crash the chart marks, and its restart.
                 | Fact::ProducerCrashed { .. }

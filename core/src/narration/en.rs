@@ -9,7 +9,8 @@ use crate::scenario::{
 use crate::sim::Simulation;
 use crate::step::{
     ArmedFaults, CallRefusal, ConsumerId, DeadLetterReason, DuplicateSeen, Fact, Failure,
-    IgnoredAck, LossReason, ProducerId, QueueId, RefusedBecause, Setting, SkipReason, Trigger,
+    IgnoredAck, LossReason, Moot, ProducerId, QueueId, RefusedBecause, Setting, SkipReason,
+    Trigger,
 };
 use crate::time::Micros;
 
@@ -838,7 +839,59 @@ fn crashes(sim: &Simulation, fact: &Fact) -> String {
             f64::from(factor_pct) / 100.0,
             by(trigger)
         ),
+        CommandMoot { moot, trigger } => moot_text(sim, moot, trigger),
         _ => unreachable!("describe sends only crashes facts here, not {fact:?}"),
+    }
+}
+
+/// A command that found nothing to act on.
+fn moot_text(sim: &Simulation, moot: Moot, trigger: Trigger) -> String {
+    let by = by(trigger);
+    match moot {
+        Moot::RestartConsumerUp { consumer: c } => {
+            format!(
+                "{} is already up: the restart ({by}) has nothing to do.",
+                consumer(sim, c)
+            )
+        }
+        Moot::RestartConsumerStopped { consumer: c } => format!(
+            "{} has left (scaled in): it is not restarted ({by}); scale out to add a consumer.",
+            consumer(sim, c)
+        ),
+        Moot::CrashConsumerDown { consumer: c } => {
+            format!(
+                "{} is already down: the crash ({by}) has nothing to strike.",
+                consumer(sim, c)
+            )
+        }
+        Moot::RestartProducerUp { producer: p } => {
+            format!(
+                "{} is already up: the restart ({by}) has nothing to do.",
+                producer(sim, p)
+            )
+        }
+        Moot::CrashProducerDown { producer: p } => {
+            format!(
+                "{} is already down: the crash ({by}) has nothing to strike.",
+                producer(sim, p)
+            )
+        }
+        Moot::PoisonProducerDown { producer: p } => {
+            format!(
+                "{} is down: the poison message ({by}) is not sent.",
+                producer(sim, p)
+            )
+        }
+        Moot::RestartBrokerUp => {
+            format!("The broker is already up: the restart ({by}) has nothing to do.")
+        }
+        Moot::CrashBrokerDown => {
+            format!("The broker is already down: the crash ({by}) has nothing to strike.")
+        }
+        Moot::CrashMemberDown { group, member } => format!(
+            "{} is already down: the crash ({by}) has nothing to strike.",
+            sim.member_name(group, member)
+        ),
     }
 }
 

@@ -12,7 +12,8 @@ use crate::scenario::{
 use crate::sim::Simulation;
 use crate::step::{
     ArmedFaults, CallRefusal, ConsumerId, DeadLetterReason, DuplicateSeen, Fact, Failure,
-    IgnoredAck, LossReason, ProducerId, QueueId, RefusedBecause, Setting, SkipReason, Trigger,
+    IgnoredAck, LossReason, Moot, ProducerId, QueueId, RefusedBecause, Setting, SkipReason,
+    Trigger,
 };
 use crate::time::Micros;
 
@@ -899,7 +900,40 @@ fn crashes(sim: &Simulation, fact: &Fact) -> String {
             decimals(format!("{:.1}", f64::from(factor_pct) / 100.0), Lang::Es),
             by(trigger)
         ),
+        CommandMoot { moot, trigger } => moot_text(sim, moot, trigger),
         _ => unreachable!("describe sends only crashes facts here, not {fact:?}"),
+    }
+}
+
+/// Una orden que no encontró nada que hacer.
+fn moot_text(sim: &Simulation, moot: Moot, trigger: Trigger) -> String {
+    let by = by(trigger);
+    match moot {
+        Moot::RestartConsumerUp { consumer: c } => {
+            format!("{} ya está en marcha: el reinicio ({by}) no tiene nada que hacer.", consumer(sim, c))
+        }
+        Moot::RestartConsumerStopped { consumer: c } => format!(
+            "{} ya se fue (se redujo la escala): no se reinicia ({by}); para sumar un consumidor, amplía la escala.",
+            consumer(sim, c)
+        ),
+        Moot::CrashConsumerDown { consumer: c } => {
+            format!("{} ya está caído: la caída ({by}) no tiene a quién afectar.", consumer(sim, c))
+        }
+        Moot::RestartProducerUp { producer: p } => {
+            format!("{} ya está en marcha: el reinicio ({by}) no tiene nada que hacer.", producer(sim, p))
+        }
+        Moot::CrashProducerDown { producer: p } => {
+            format!("{} ya está caído: la caída ({by}) no tiene a quién afectar.", producer(sim, p))
+        }
+        Moot::PoisonProducerDown { producer: p } => {
+            format!("{} está caído: el mensaje venenoso ({by}) no se envía.", producer(sim, p))
+        }
+        Moot::RestartBrokerUp => format!("El broker ya está en marcha: el reinicio ({by}) no tiene nada que hacer."),
+        Moot::CrashBrokerDown => format!("El broker ya está caído: la caída ({by}) no tiene a quién afectar."),
+        Moot::CrashMemberDown { group, member } => format!(
+            "{} ya está caído: la caída ({by}) no tiene a quién afectar.",
+            sim.member_name(group, member)
+        ),
     }
 }
 

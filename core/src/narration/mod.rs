@@ -130,6 +130,7 @@ impl Family {
             | CrashArmed { .. }
             | AckDropArmed { .. }
             | ConsumerFaultCalledOff { .. }
+            | CommandMoot { .. }
             | ConsumerCrashed { .. }
             | ConsumerRestarted { .. }
             | ConsumerSlowed { .. } => Family::Crashes,

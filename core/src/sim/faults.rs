@@ -11,8 +11,8 @@ use crate::scenario::{
     AckMode, Command, CrashPoint, Flavour, MemberCrashPoint, Poison, ProducerCrashPoint,
 };
 use crate::step::{
-    ArmedFaults, Attempt, ConsumerId, CopyId, Fact, GroupId, LossReason, MemberId, ProducerId,
-    QueueId, Trigger,
+    ArmedFaults, Attempt, ConsumerId, CopyId, Fact, GroupId, LossReason, MemberId, Moot,
+    ProducerId, QueueId, Trigger,
 };
 use crate::time::secs_to_us;
 
@@ -85,7 +85,12 @@ impl Simulation {
                 );
             }
             Command::RestartConsumer { consumer } => {
-                if !self.consumers[consumer.index()].up {
+                let c = &self.consumers[consumer.index()];
+                if c.stopped {
+                    self.moot(Moot::RestartConsumerStopped { consumer }, trigger);
+                } else if c.up {
+                    self.moot(Moot::RestartConsumerUp { consumer }, trigger);
+                } else {
                     self.restart_consumer(consumer, trigger);
                 }
             }
@@ -155,6 +160,8 @@ impl Simulation {
         if armed.point == CrashPoint::Now {
             if c.up {
                 self.crash_consumer(consumer, armed);
+            } else {
+                self.moot(Moot::CrashConsumerDown { consumer }, armed.trigger);
             }
         } else {
             let (point, trigger) = (armed.point, armed.trigger);
@@ -165,6 +172,11 @@ impl Simulation {
                 trigger,
             });
         }
+    }
+
+    /// A command found nothing to act on: said, not passed over.
+    fn moot(&mut self, moot: Moot, trigger: Trigger) {
+        self.facts.push(Fact::CommandMoot { moot, trigger });
     }
 
     /// A fault scheduled for a consumer that scaling in retired, which it can no longer
@@ -230,6 +242,8 @@ impl Simulation {
         if armed.point == ProducerCrashPoint::Now {
             if p.up {
                 self.crash_producer(producer, armed);
+            } else {
+                self.moot(Moot::CrashProducerDown { producer }, armed.trigger);
             }
         } else {
             let (point, trigger) = (armed.point, armed.trigger);
@@ -262,7 +276,9 @@ impl Simulation {
                 );
             }
             Command::RestartProducer { producer } => {
-                if !self.producers[producer.index()].up {
+                if self.producers[producer.index()].up {
+                    self.moot(Moot::RestartProducerUp { producer }, trigger);
+                } else {
                     self.restart_producer(producer, trigger);
                 }
             }
@@ -274,15 +290,21 @@ impl Simulation {
             Command::InjectPoison { producer, poison } => {
                 if self.producers[producer.index()].up {
                     self.create_poison(producer, poison);
+                } else {
+                    self.moot(Moot::PoisonProducerDown { producer }, trigger);
                 }
             }
             Command::CrashBroker { restart_after_s } => {
                 if self.broker_up {
                     self.crash_broker(restart_after_s.map(secs_to_us), trigger);
+                } else {
+                    self.moot(Moot::CrashBrokerDown, trigger);
                 }
             }
             Command::RestartBroker => {
-                if !self.broker_up {
+                if self.broker_up {
+                    self.moot(Moot::RestartBrokerUp, trigger);
+                } else {
                     self.restart_broker(trigger);
                 }
             }
@@ -310,6 +332,8 @@ impl Simulation {
                 if self.groups[group.index()].members.len()
                     < crate::scenario::limits::MEMBERS_MAX as usize
                 {
+                    // Validation refuses joins past the limit: only a hand-built
+                    // scenario gets here otherwise.
                     self.add_member(group, trigger);
                 }
             }
@@ -321,7 +345,8 @@ impl Simulation {
 
     /// Crashes a live member now, or arms the crash for its point: a member that is down
     /// is armed too, as a consumer is, and the crash strikes it once it is back (a member
-    /// that never joined is left alone).
+    /// that never joined is left alone: validation refuses a crash of a member the group
+    /// will not have by then).
     fn arm_member_crash(&mut self, group: GroupId, member: MemberId, armed: ArmedMemberCrash) {
         let Some(m) = self.groups[group.index()].members.get(member as usize) else {
             return;
@@ -331,6 +356,8 @@ impl Simulation {
                 let (restart, point, trigger) =
                     (armed.restart_after_us, armed.point, armed.trigger);
                 self.crash_member(group, member, restart, point, trigger);
+            } else {
+                self.moot(Moot::CrashMemberDown { group, member }, armed.trigger);
             }
         } else {
             let trigger = armed.trigger;

@@ -6,7 +6,7 @@
 
 use brokerlab_core::scenario::{Handoff, Rebalance};
 use brokerlab_core::step::{
-    ArmedFaults, DeadLetterReason as Dl, DuplicateSeen, Failure, IgnoredAck, LossReason,
+    ArmedFaults, DeadLetterReason as Dl, DuplicateSeen, Failure, IgnoredAck, LossReason, Moot,
     RefusedBecause, SkipReason,
 };
 use brokerlab_core::{
@@ -424,6 +424,21 @@ fn crashes(c: &Contexts) -> Vec<(&Simulation, Fact)> {
             let called_off = ArmedFaults { crash: Some(point), lost_ack: false };
             out.push((q, ConsumerFaultCalledOff { consumer: C, called_off, stopped, trigger }));
         }
+    }
+    // Commands that found nothing to act on.
+    let moots = [
+        (q, Moot::RestartConsumerUp { consumer: C }),
+        (q, Moot::RestartConsumerStopped { consumer: C }),
+        (q, Moot::CrashConsumerDown { consumer: C }),
+        (q, Moot::RestartProducerUp { producer: P }),
+        (q, Moot::CrashProducerDown { producer: P }),
+        (q, Moot::PoisonProducerDown { producer: P }),
+        (q, Moot::RestartBrokerUp),
+        (q, Moot::CrashBrokerDown),
+        (&c.log, Moot::CrashMemberDown { group: G, member: 0 }),
+    ];
+    for (i, (sim, moot)) in moots.into_iter().enumerate() {
+        out.push((sim, CommandMoot { moot, trigger: TRIGGERS[i % 2] }));
     }
     out
 }

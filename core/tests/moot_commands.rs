@@ -1,0 +1,208 @@
+//! A command that finds nothing to act on is said, not passed over: a scheduled restart
+//! of a consumer that came back by itself, a crash of a component already down, a poison
+//! message from a producer that is down. Each leaves
+//! the run as it was and tells why (`Fact::CommandMoot`).
+
+use brokerlab_core::lang::Lang;
+use brokerlab_core::step::Moot;
+use brokerlab_core::*;
+
+const C1: ConsumerId = ConsumerId::new(0);
+const ORDERS: ProducerId = ProducerId::new(0);
+
+/// `name`'s example with `commands` scheduled as well (at their seconds).
+fn with_commands(name: &str, commands: &[(f64, Command)]) -> Scenario {
+    let mut scenario = examples::load(name).expect("built in");
+    for (at_s, command) in commands {
+        scenario.commands.push(ScheduledCommand {
+            at_s: *at_s,
+            command: command.clone(),
+            unannounced: false,
+        });
+    }
+    scenario
+}
+
+/// Every fact of the whole run, with its time.
+fn run(scenario: Scenario) -> Vec<(Micros, Fact)> {
+    let mut sim = Simulation::new(scenario).expect("valid");
+    let mut facts = Vec::new();
+    while let Some(step) = sim.step() {
+        facts.extend(step.facts.iter().map(|f| (step.time_us, *f)));
+    }
+    facts
+}
+
+fn moots(facts: &[(Micros, Fact)]) -> Vec<(Micros, Moot)> {
+    facts
+        .iter()
+        .filter_map(|&(t, f)| match f {
+            Fact::CommandMoot { moot, .. } => Some((t, moot)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn count(facts: &[(Micros, Fact)], pred: impl Fn(&Fact) -> bool) -> usize {
+    facts.iter().filter(|(_, f)| pred(f)).count()
+}
+
+#[test]
+fn a_scheduled_restart_of_a_consumer_already_back_is_said_and_changes_nothing() {
+    // C1 crashes after its commit at 1.5 s and restarts by itself at 2.5 s; the schedule
+    // restarts it again at 3 s.
+    let plain = run(examples::load("crash-after-commit").expect("built in"));
+    let restart = Command::RestartConsumer { consumer: C1 };
+    let facts = run(with_commands("crash-after-commit", &[(3.0, restart)]));
+    assert_eq!(
+        moots(&facts),
+        [(3_000_000, Moot::RestartConsumerUp { consumer: C1 })]
+    );
+    let restarted = |f: &Fact| matches!(f, Fact::ConsumerRestarted { .. });
+    assert_eq!(count(&facts, restarted), 1, "restarted once, by itself");
+    let others: Vec<_> = facts
+        .iter()
+        .filter(|(_, f)| !matches!(f, Fact::CommandMoot { .. }))
+        .copied()
+        .collect();
+    assert_eq!(others, plain, "the moot restart changed the run");
+    let sim = Simulation::new(examples::load("crash-after-commit").expect("built in"));
+    let moot = Fact::CommandMoot {
+        moot: Moot::RestartConsumerUp { consumer: C1 },
+        trigger: Trigger::Scheduled,
+    };
+    let narrated = narration::describe(&sim.expect("valid"), &moot, Lang::En);
+    assert!(narrated.contains("C1 is already up"), "{narrated}");
+}
+
+#[test]
+fn a_crash_now_of_a_consumer_already_down_is_said() {
+    // Down from 1.5 s (crash after commit) to 2.5 s.
+    let crash = Command::CrashConsumer {
+        consumer: C1,
+        point: CrashPoint::Now,
+        restart_after_s: None,
+    };
+    let facts = run(with_commands("crash-after-commit", &[(2.0, crash)]));
+    assert_eq!(
+        moots(&facts),
+        [(2_000_000, Moot::CrashConsumerDown { consumer: C1 })]
+    );
+    let crashed = |f: &Fact| matches!(f, Fact::ConsumerCrashed { .. });
+    assert_eq!(count(&facts, crashed), 1, "only the crash after the commit");
+}
+
+#[test]
+fn the_broker_restarted_while_up_or_crashed_while_down_is_said() {
+    let facts = run(with_commands(
+        "crash-after-commit",
+        &[
+            (0.2, Command::RestartBroker),
+            (
+                2.0,
+                Command::CrashBroker {
+                    restart_after_s: Some(1.0),
+                },
+            ),
+            (
+                2.5,
+                Command::CrashBroker {
+                    restart_after_s: None,
+                },
+            ),
+        ],
+    ));
+    assert_eq!(
+        moots(&facts),
+        [
+            (200_000, Moot::RestartBrokerUp),
+            (2_500_000, Moot::CrashBrokerDown)
+        ]
+    );
+    let restarted = |f: &Fact| matches!(f, Fact::BrokerRestarted { .. });
+    assert_eq!(
+        count(&facts, restarted),
+        1,
+        "the restart 1 s after the crash"
+    );
+}
+
+#[test]
+fn a_poison_message_from_a_producer_that_is_down_is_not_sent_and_that_is_said() {
+    let facts = run(with_commands(
+        "crash-after-commit",
+        &[
+            (
+                0.1,
+                Command::CrashProducer {
+                    producer: ORDERS,
+                    point: ProducerCrashPoint::Now,
+                    restart_after_s: None,
+                },
+            ),
+            (
+                0.2,
+                Command::InjectPoison {
+                    producer: ORDERS,
+                    poison: Poison::MalformedPayload,
+                },
+            ),
+            (0.3, Command::RestartProducer { producer: ORDERS }),
+            (0.4, Command::RestartProducer { producer: ORDERS }),
+        ],
+    ));
+    assert_eq!(
+        moots(&facts),
+        [
+            (200_000, Moot::PoisonProducerDown { producer: ORDERS }),
+            (400_000, Moot::RestartProducerUp { producer: ORDERS })
+        ]
+    );
+    let created = |f: &Fact| matches!(f, Fact::Created { .. });
+    assert_eq!(
+        count(&facts, created),
+        1,
+        "the example's one message, no poison"
+    );
+}
+
+#[test]
+fn a_crash_now_of_a_member_already_down_is_said() {
+    let crash = |at_s| {
+        (
+            at_s,
+            Command::CrashMember {
+                group: GroupId::new(0),
+                member: 0,
+                point: MemberCrashPoint::Now,
+                restart_after_s: Some(2.0),
+            },
+        )
+    };
+    let mut scenario = with_commands("log-consumer-groups", &[crash(1.0), crash(2.0)]);
+    scenario.end_s = Some(4.0);
+    let facts = run(scenario);
+    let moot = Moot::CrashMemberDown {
+        group: GroupId::new(0),
+        member: 0,
+    };
+    assert_eq!(moots(&facts), [(2_000_000, moot)]);
+    let crashed = |f: &Fact| matches!(f, Fact::MemberCrashed { .. });
+    assert_eq!(count(&facts, crashed), 1);
+}
+
+#[test]
+fn a_hidden_command_that_finds_nothing_stays_quiet() {
+    // An interview's unannounced fault that found its target already down would give the
+    // fault away if told: the page leaves it out as it does an unannounced fault armed.
+    let hidden = Fact::CommandMoot {
+        moot: Moot::CrashConsumerDown { consumer: C1 },
+        trigger: Trigger::Unannounced,
+    };
+    assert!(hidden.arms_unannounced());
+    let told = Fact::CommandMoot {
+        moot: Moot::CrashConsumerDown { consumer: C1 },
+        trigger: Trigger::Scheduled,
+    };
+    assert!(!told.arms_unannounced());
+}
