@@ -463,6 +463,26 @@ mod tests {
     }
 
     #[test]
+    fn a_command_that_finds_nothing_to_act_on_has_its_line_in_the_event_list() {
+        let moot = brokerlab_core::step::Moot::RestartConsumerUp {
+            consumer: brokerlab_core::ConsumerId::new(0),
+        };
+        let told = Fact::CommandMoot {
+            moot,
+            trigger: brokerlab_core::Trigger::Scheduled,
+        };
+        assert!(is_notable(&told));
+        let hidden = Fact::CommandMoot {
+            moot,
+            trigger: brokerlab_core::Trigger::Unannounced,
+        };
+        assert!(
+            hidden.arms_unannounced(),
+            "kept off the list like a hidden fault"
+        );
+    }
+
+    #[test]
     fn a_step_with_more_facts_than_the_line_shows_never_leaves_out_its_failure() {
         // broker-crash while the broker is down: a request arrives, the message is
         // created and published, and the publish fails. The line shows two of those.
