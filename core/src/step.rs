@@ -195,6 +195,8 @@ pub enum Moot {
     CrashBrokerDown,
     /// A crash, now, of a group member that is down.
     CrashMemberDown { group: GroupId, member: MemberId },
+    /// A redrive of a queue whose dead-letter queue is empty.
+    RedriveEmpty { queue: QueueId },
 }
 
 /// One thing that happened.

@@ -206,3 +206,26 @@ fn a_hidden_command_that_finds_nothing_stays_quiet() {
     };
     assert!(!told.arms_unannounced());
 }
+
+#[test]
+fn a_redrive_of_an_empty_dead_letter_queue_is_said() {
+    // crash-after-commit's queue never dead-letters anything.
+    let redrive = Command::Redrive {
+        queue: "orders".into(),
+        rate_per_s: 5.0,
+    };
+    let facts = run(with_commands("crash-after-commit", &[(3.0, redrive)]));
+    assert_eq!(
+        moots(&facts),
+        [(
+            3_000_000,
+            Moot::RedriveEmpty {
+                queue: QueueId::new(0)
+            }
+        )]
+    );
+    // The example's own redrive at 60 s finds dead letters: it moves them, unsaid as moot.
+    let facts = run(examples::load("retries-dlq-redrive").expect("built in"));
+    assert!(moots(&facts).is_empty());
+    assert!(count(&facts, |f| matches!(f, Fact::Redriven { .. })) > 0);
+}

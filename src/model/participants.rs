@@ -185,6 +185,7 @@ fn moot_side(fact: &Fact) -> Option<Part> {
         | PoisonProducerDown { producer } => Producer(producer),
         RestartBrokerUp | CrashBrokerDown => Broker,
         CrashMemberDown { group, member } => Member(group, member),
+        RedriveEmpty { queue } => DeadLetters(queue),
     };
     at(party, Move::Plain)
 }

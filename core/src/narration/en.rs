@@ -892,6 +892,10 @@ fn moot_text(sim: &Simulation, moot: Moot, trigger: Trigger) -> String {
             "{} is already down: the crash ({by}) has nothing to strike.",
             sim.member_name(group, member)
         ),
+        Moot::RedriveEmpty { queue: q } => format!(
+            "The dead-letter queue of {} is empty: the redrive ({by}) has nothing to move.",
+            queue(sim, q)
+        ),
     }
 }
 

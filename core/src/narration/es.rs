@@ -934,6 +934,10 @@ fn moot_text(sim: &Simulation, moot: Moot, trigger: Trigger) -> String {
             "{} ya está caído: la caída ({by}) no tiene a quién afectar.",
             sim.member_name(group, member)
         ),
+        Moot::RedriveEmpty { queue: q } => format!(
+            "La cola de mensajes muertos (DLQ) de {} está vacía: el reenvío ({by}) no tiene nada que mover.",
+            queue(sim, q)
+        ),
     }
 }
 

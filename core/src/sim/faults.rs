@@ -126,7 +126,11 @@ impl Simulation {
                 rate_per_s,
             } => {
                 let q = self.queue_named(queue).expect("validated");
-                self.start_redrive(q, rate_per_s);
+                if self.queues[q.index()].dlq.is_empty() {
+                    self.moot(Moot::RedriveEmpty { queue: q }, trigger);
+                } else {
+                    self.start_redrive(q, rate_per_s);
+                }
             }
             Command::DeployFix { ref queue, poison } => {
                 let q = self.queue_named(queue).expect("validated");

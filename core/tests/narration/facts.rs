@@ -436,6 +436,7 @@ fn crashes(c: &Contexts) -> Vec<(&Simulation, Fact)> {
         (q, Moot::RestartBrokerUp),
         (q, Moot::CrashBrokerDown),
         (&c.log, Moot::CrashMemberDown { group: G, member: 0 }),
+        (q, Moot::RedriveEmpty { queue: Q }),
     ];
     for (i, (sim, moot)) in moots.into_iter().enumerate() {
         out.push((sim, CommandMoot { moot, trigger: TRIGGERS[i % 2] }));
