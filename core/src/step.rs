@@ -197,6 +197,8 @@ pub enum Moot {
     CrashMemberDown { group: GroupId, member: MemberId },
     /// A redrive of a queue whose dead-letter queue is empty.
     RedriveEmpty { queue: QueueId },
+    /// A partition count no greater than the log's `has`: a log's partitions only grow.
+    PartitionsNotGrown { log: LogId, asked: u32, has: u32 },
 }
 
 /// One thing that happened.

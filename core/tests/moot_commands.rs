@@ -229,3 +229,30 @@ fn a_redrive_of_an_empty_dead_letter_queue_is_said() {
     assert!(moots(&facts).is_empty());
     assert!(count(&facts, |f| matches!(f, Fact::Redriven { .. })) > 0);
 }
+
+#[test]
+fn a_log_asked_for_no_more_partitions_than_it_has_keeps_them_and_says_so() {
+    let log = |partitions| Command::SetPartitions {
+        log: "account-events".into(),
+        partitions,
+    };
+    let mut scenario = with_commands("log-consumer-groups", &[(1.0, log(2)), (1.5, log(6))]);
+    let has = scenario.logs[0].partitions;
+    assert!(has > 2 && has < 6, "the example's log has {has} partitions");
+    scenario.end_s = Some(3.0);
+    let mut sim = Simulation::new(scenario).expect("valid");
+    let mut facts = Vec::new();
+    while let Some(step) = sim.step() {
+        facts.extend(step.facts.iter().map(|f| (step.time_us, *f)));
+        if step.time_us == 1_000_000 {
+            assert_eq!(sim.log_partition_count(0), has, "a log never shrinks");
+        }
+    }
+    let moot = Moot::PartitionsNotGrown {
+        log: 0,
+        asked: 2,
+        has,
+    };
+    assert_eq!(moots(&facts), [(1_000_000, moot)]);
+    assert_eq!(sim.log_partition_count(0), 6, "growing still works");
+}

@@ -186,6 +186,7 @@ fn moot_side(fact: &Fact) -> Option<Part> {
         RestartBrokerUp | CrashBrokerDown => Broker,
         CrashMemberDown { group, member } => Member(group, member),
         RedriveEmpty { queue } => DeadLetters(queue),
+        PartitionsNotGrown { log, .. } => Log(log),
     };
     at(party, Move::Plain)
 }

@@ -896,6 +896,10 @@ fn moot_text(sim: &Simulation, moot: Moot, trigger: Trigger) -> String {
             "The dead-letter queue of {} is empty: the redrive ({by}) has nothing to move.",
             queue(sim, q)
         ),
+        Moot::PartitionsNotGrown { log, asked, has } => format!(
+            "{} already has {has} partitions and a log's partitions only grow: the change to {asked} ({by}) does nothing.",
+            sim.log_name(log)
+        ),
     }
 }
 

@@ -938,6 +938,10 @@ fn moot_text(sim: &Simulation, moot: Moot, trigger: Trigger) -> String {
             "La cola de mensajes muertos (DLQ) de {} está vacía: el reenvío ({by}) no tiene nada que mover.",
             queue(sim, q)
         ),
+        Moot::PartitionsNotGrown { log, asked, has } => format!(
+            "{} ya tiene {has} particiones y las particiones de un log solo pueden aumentar: el cambio a {asked} ({by}) no hace nada.",
+            sim.log_name(log)
+        ),
     }
 }
 

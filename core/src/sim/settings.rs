@@ -7,7 +7,7 @@ use crate::consumer::Consumer;
 use crate::scenario::{
     AckMode, ArrivalProcess, Command, Flavour, Overflow, RateSegment, ServiceTime,
 };
-use crate::step::{ArmedFaults, ConsumerId, Fact, ProducerId, QueueId, Setting, Trigger};
+use crate::step::{ArmedFaults, ConsumerId, Fact, Moot, ProducerId, QueueId, Setting, Trigger};
 use crate::time::secs_to_us;
 
 impl Simulation {
@@ -367,6 +367,14 @@ impl Simulation {
     fn add_partitions(&mut self, l: usize, partitions: u32, trigger: Trigger) {
         let now = self.logs[l].partitions.len();
         if partitions as usize <= now {
+            // As Kafka refuses to lower a topic's partition count: records are placed by
+            // their key's hash over the partitions, and removing one would lose its records.
+            let moot = Moot::PartitionsNotGrown {
+                log: l as u32,
+                asked: partitions,
+                has: now as u32,
+            };
+            self.facts.push(Fact::CommandMoot { moot, trigger });
             return;
         }
         let new = partitions as usize;

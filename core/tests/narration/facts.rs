@@ -437,6 +437,7 @@ fn crashes(c: &Contexts) -> Vec<(&Simulation, Fact)> {
         (q, Moot::CrashBrokerDown),
         (&c.log, Moot::CrashMemberDown { group: G, member: 0 }),
         (q, Moot::RedriveEmpty { queue: Q }),
+        (&c.log, Moot::PartitionsNotGrown { log: 0, asked: 2, has: 4 }),
     ];
     for (i, (sim, moot)) in moots.into_iter().enumerate() {
         out.push((sim, CommandMoot { moot, trigger: TRIGGERS[i % 2] }));
