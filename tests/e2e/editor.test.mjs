@@ -284,3 +284,22 @@ test('on a phone the Scenario tab fits the screen and shows the marked line', as
     await lab.page.setViewportSize({ width: 1280, height: 800 });
   }
 });
+
+test('a scheduled restart of a consumer already back is told in the event list, and changes nothing', async () => {
+  // crash-after-commit: C1 crashes after its commit at 1.5 s and restarts by itself at
+  // 2.5 s; a restart scheduled at 4 s finds it up.
+  await lab.pickScenario('crash-after-commit');
+  await lab.page.waitForTimeout(300);
+  await lab.tab('scenario');
+  await lab.page.getByTestId('schedule-kind').selectOption('restart-consumer');
+  await lab.page.getByTestId('schedule-target').selectOption('0');
+  await lab.page.getByTestId('schedule-at').fill('4');
+  await lab.click('schedule-add');
+  assert.equal(await lab.text('schedule-error'), '');
+  await lab.playToEnd(20);
+  const events = await lab.text('events');
+  assert.match(events, /C1 is already up: the restart \(as scheduled\) has nothing to do\./);
+  assert.equal((events.match(/C1 restarted/g) ?? []).length, 1, 'restarted once, by itself');
+  assert.equal(await lab.number('crashes'), 1);
+  assert.deepEqual(lab.consoleErrors, []);
+});
