@@ -179,7 +179,7 @@ impl Simulation {
     }
 
     /// A command found nothing to act on: said, not passed over.
-    fn moot(&mut self, moot: Moot, trigger: Trigger) {
+    pub(super) fn moot(&mut self, moot: Moot, trigger: Trigger) {
         self.facts.push(Fact::CommandMoot { moot, trigger });
     }
 

@@ -374,7 +374,7 @@ impl Simulation {
                 asked: partitions,
                 has: now as u32,
             };
-            self.facts.push(Fact::CommandMoot { moot, trigger });
+            self.moot(moot, trigger);
             return;
         }
         let new = partitions as usize;
