@@ -847,51 +847,25 @@ fn crashes(sim: &Simulation, fact: &Fact) -> String {
 /// A command that found nothing to act on.
 fn moot_text(sim: &Simulation, moot: Moot, trigger: Trigger) -> String {
     let by = by(trigger);
+    // A restart of what is up, a crash of what is down: one sentence for every component.
+    let up = |who: String| format!("{who} is already up: the restart ({by}) has nothing to do.");
+    let down =
+        |who: String| format!("{who} is already down: the crash ({by}) has nothing to strike.");
     match moot {
-        Moot::RestartConsumerUp { consumer: c } => {
-            format!(
-                "{} is already up: the restart ({by}) has nothing to do.",
-                consumer(sim, c)
-            )
-        }
+        Moot::RestartConsumerUp { consumer: c } => up(consumer(sim, c)),
+        Moot::CrashConsumerDown { consumer: c } => down(consumer(sim, c)),
+        Moot::RestartProducerUp { producer: p } => up(producer(sim, p)),
+        Moot::CrashProducerDown { producer: p } => down(producer(sim, p)),
+        Moot::RestartBrokerUp => up("The broker".into()),
+        Moot::CrashBrokerDown => down("The broker".into()),
+        Moot::CrashMemberDown { group, member } => down(sim.member_name(group, member)),
         Moot::RestartConsumerStopped { consumer: c } => format!(
             "{} has left (scaled in): it is not restarted ({by}); scale out to add a consumer.",
             consumer(sim, c)
         ),
-        Moot::CrashConsumerDown { consumer: c } => {
-            format!(
-                "{} is already down: the crash ({by}) has nothing to strike.",
-                consumer(sim, c)
-            )
-        }
-        Moot::RestartProducerUp { producer: p } => {
-            format!(
-                "{} is already up: the restart ({by}) has nothing to do.",
-                producer(sim, p)
-            )
-        }
-        Moot::CrashProducerDown { producer: p } => {
-            format!(
-                "{} is already down: the crash ({by}) has nothing to strike.",
-                producer(sim, p)
-            )
-        }
         Moot::PoisonProducerDown { producer: p } => {
-            format!(
-                "{} is down: the poison message ({by}) is not sent.",
-                producer(sim, p)
-            )
+            format!("{} is down: the poison message ({by}) is not sent.", producer(sim, p))
         }
-        Moot::RestartBrokerUp => {
-            format!("The broker is already up: the restart ({by}) has nothing to do.")
-        }
-        Moot::CrashBrokerDown => {
-            format!("The broker is already down: the crash ({by}) has nothing to strike.")
-        }
-        Moot::CrashMemberDown { group, member } => format!(
-            "{} is already down: the crash ({by}) has nothing to strike.",
-            sim.member_name(group, member)
-        ),
         Moot::RedriveEmpty { queue: q } => format!(
             "The dead-letter queue of {} is empty: the redrive ({by}) has nothing to move.",
             queue(sim, q)

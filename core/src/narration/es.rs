@@ -908,32 +908,27 @@ fn crashes(sim: &Simulation, fact: &Fact) -> String {
 /// Una orden que no encontró nada que hacer.
 fn moot_text(sim: &Simulation, moot: Moot, trigger: Trigger) -> String {
     let by = by(trigger);
+    // Un reinicio de lo que está en marcha, una caída de lo que ya cayó: la misma frase para cada componente.
+    let up = |who: String| {
+        format!("{who} ya está en marcha: el reinicio ({by}) no tiene nada que hacer.")
+    };
+    let down =
+        |who: String| format!("{who} ya está caído: la caída ({by}) no tiene a quién afectar.");
     match moot {
-        Moot::RestartConsumerUp { consumer: c } => {
-            format!("{} ya está en marcha: el reinicio ({by}) no tiene nada que hacer.", consumer(sim, c))
-        }
+        Moot::RestartConsumerUp { consumer: c } => up(consumer(sim, c)),
+        Moot::CrashConsumerDown { consumer: c } => down(consumer(sim, c)),
+        Moot::RestartProducerUp { producer: p } => up(producer(sim, p)),
+        Moot::CrashProducerDown { producer: p } => down(producer(sim, p)),
+        Moot::RestartBrokerUp => up("El broker".into()),
+        Moot::CrashBrokerDown => down("El broker".into()),
+        Moot::CrashMemberDown { group, member } => down(sim.member_name(group, member)),
         Moot::RestartConsumerStopped { consumer: c } => format!(
             "{} ya se fue (se redujo la escala): no se reinicia ({by}); para sumar un consumidor, amplía la escala.",
             consumer(sim, c)
         ),
-        Moot::CrashConsumerDown { consumer: c } => {
-            format!("{} ya está caído: la caída ({by}) no tiene a quién afectar.", consumer(sim, c))
-        }
-        Moot::RestartProducerUp { producer: p } => {
-            format!("{} ya está en marcha: el reinicio ({by}) no tiene nada que hacer.", producer(sim, p))
-        }
-        Moot::CrashProducerDown { producer: p } => {
-            format!("{} ya está caído: la caída ({by}) no tiene a quién afectar.", producer(sim, p))
-        }
         Moot::PoisonProducerDown { producer: p } => {
             format!("{} está caído: el mensaje venenoso ({by}) no se envía.", producer(sim, p))
         }
-        Moot::RestartBrokerUp => format!("El broker ya está en marcha: el reinicio ({by}) no tiene nada que hacer."),
-        Moot::CrashBrokerDown => format!("El broker ya está caído: la caída ({by}) no tiene a quién afectar."),
-        Moot::CrashMemberDown { group, member } => format!(
-            "{} ya está caído: la caída ({by}) no tiene a quién afectar.",
-            sim.member_name(group, member)
-        ),
         Moot::RedriveEmpty { queue: q } => format!(
             "La cola de mensajes muertos (DLQ) de {} está vacía: el reenvío ({by}) no tiene nada que mover.",
             queue(sim, q)
