@@ -267,6 +267,55 @@ fn sqs_redrives_a_failing_message_only_by_its_receive_count_poison_or_not() {
 }
 
 #[test]
+fn a_redriven_message_gets_a_fresh_delivery_limit() {
+    // A redrive sends the message back to its queue as a new message: SQS's move task
+    // gives it a new receive count (and a new message id and enqueue time, which the
+    // lab does not show: its id is the business id), and a RabbitMQ quorum queue counts
+    // deliveries of what was moved back from zero. So once the consumer is healthy
+    // again, every redriven message is delivered and processed. Counting the deliveries
+    // from before the redrive sent each one straight back to the dead-letter queue.
+    for queue in [
+        r#""flavour": "sqs", "max_receive_count": 2, "duplicate_p": 0"#,
+        r#""flavour": "sqs_fifo", "max_receive_count": 2"#,
+        r#""flavour": "rabbitmq", "queue_type": "quorum", "delivery_limit": 1, "dead_letter": true"#,
+    ] {
+        let s = scenario(&format!(
+            r#"{{ "version": 2, "seed": 1,
+            "producers": [{{ "name": "p", "count": 3,
+                "arrivals": {{ "process": "constant", "schedule": [{{ "from_s": 0, "rate_per_s": 1 }}] }} }}],
+            "queues": [{{ "name": "q", "visibility_timeout_s": 30, {queue} }}],
+            "consumers": [{{ "name": "c", "service": {{ "fixed": {{ "seconds": 0.1 }} }}, "ack": "after_commit",
+                "failures": {{ "outages": [{{ "from_s": 0, "until_s": 10 }}] }},
+                "retry": {{ "max_attempts": 10, "backoff_base_s": 0.5, "backoff_cap_s": 1, "jitter": "none" }} }}],
+            "commands": [{{ "at_s": 20, "command": {{ "redrive": {{ "queue": "q", "rate_per_s": 5 }} }} }}] }}"#
+        ));
+        let (sim, steps) = run_bounded(s);
+        let all = facts(&steps);
+        let before: Vec<_> = dead_letters(&all);
+        assert_eq!(
+            before.len(),
+            3,
+            "{queue}: the outage dead-letters all three"
+        );
+        assert!(
+            before.iter().all(|&(_, reason, attempts)| reason
+                == DeadLetterReason::DeliveryLimitReached
+                && attempts == 2),
+            "{queue}: {before:?}"
+        );
+        let c = sim.counters();
+        assert_eq!(
+            (c.redriven, c.dead_lettered_again, c.acked),
+            (3, 0, 3),
+            "{queue}: redriven, then delivered and acked"
+        );
+        for id in 0..3 {
+            assert_eq!(sim.effect_count(MsgId::from_index(id)), 1, "{queue}: #{id}");
+        }
+    }
+}
+
+#[test]
 fn sqs_default_max_receive_count_is_ten() {
     let mut s = load("semantics/lease-shorter-than-work.json");
     s.queues[0].flavour = Flavour::Sqs;

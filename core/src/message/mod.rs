@@ -395,6 +395,10 @@ pub struct CopyRare {
     pub forgotten_in_crash: bool,
     /// Times it was redriven from the dead-letter queue.
     pub redrives: u32,
+    /// Deliveries it had had when it was last redriven. A redriven message is a new
+    /// message to the queue (SQS gives it a new receive count, a RabbitMQ quorum queue a
+    /// new delivery count), so the delivery limit counts the deliveries since then.
+    pub deliveries_at_redrive: u32,
     /// When a wait_for_gap consumer first held it back for a missing predecessor (since
     /// it last entered the queue): the gap timeout counts from here.
     pub gap_since_us: Option<Micros>,
@@ -516,6 +520,13 @@ impl MessageCopy {
     #[inline]
     pub fn redrives(&self) -> u32 {
         self.rare.get().map_or(0, |r| r.redrives)
+    }
+
+    /// Deliveries since it last entered the queue from outside: all of them, or those
+    /// since its last redrive. The broker's delivery limit counts these.
+    pub fn deliveries_toward_limit(&self) -> u32 {
+        let base = self.rare.get().map_or(0, |r| r.deliveries_at_redrive);
+        self.attempts.saturating_sub(base)
     }
 
     /// When a wait_for_gap consumer first held it back (since it last entered the queue).

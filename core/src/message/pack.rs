@@ -152,6 +152,7 @@ impl Pack for MessageCopy {
                 | bit(r.duplicate_of.is_some(), DUPLICATE)
                 | bit(r.twin.is_some(), TWIN));
             out.u32(r.redrives);
+            out.u32(r.deliveries_at_redrive);
             if let Some(us) = r.gap_since_us {
                 out.instant(us, stored);
             }
@@ -185,12 +186,14 @@ impl Pack for MessageCopy {
         let rare = if flags & RARE != 0 {
             let bits = from.u8();
             let redrives = from.u32();
+            let deliveries_at_redrive = from.u32();
             let gap_since_us = (bits & GAP != 0).then(|| from.instant(stored_us));
             let duplicate_of = (bits & DUPLICATE != 0).then(|| id.wrapping_sub(from.i64() as u64));
             let twin = (bits & TWIN != 0).then(|| id.wrapping_sub(from.i64() as u64));
             Rare(Some(Box::new(CopyRare {
                 forgotten_in_crash: bits & FORGOTTEN != 0,
                 redrives,
+                deliveries_at_redrive,
                 gap_since_us,
                 duplicate_of,
                 twin,
@@ -269,16 +272,23 @@ mod tests {
             Just(Rare(None)),
             (
                 any::<bool>(),
-                any::<u32>(),
+                (any::<u32>(), any::<u32>()),
                 any::<Option<u64>>(),
                 any::<Option<u64>>(),
                 any::<Option<u64>>()
             )
                 .prop_map(
-                    |(forgotten_in_crash, redrives, gap_since_us, duplicate_of, twin)| {
+                    |(
+                        forgotten_in_crash,
+                        (redrives, deliveries_at_redrive),
+                        gap_since_us,
+                        duplicate_of,
+                        twin,
+                    )| {
                         Rare(Some(Box::new(CopyRare {
                             forgotten_in_crash,
                             redrives,
+                            deliveries_at_redrive,
                             gap_since_us,
                             duplicate_of,
                             twin,

@@ -281,7 +281,8 @@ impl Simulation {
                 .remove(pos)
                 .expect("a deliverable copy is in line");
             let bound = self.queues[q.index()].delivery_bound();
-            if bound.is_some_and(|max| self.copies[copy as usize].attempts >= max) {
+            if bound.is_some_and(|max| self.copies[copy as usize].deliveries_toward_limit() >= max)
+            {
                 // The broker's delivery limit (quorum delivery-limit, SQS maxReceiveCount):
                 // instead of another delivery, the dead-letter queue.
                 self.dead_letter(copy, DeadLetterReason::DeliveryLimitReached);
@@ -736,9 +737,12 @@ impl Simulation {
         let copy = entry.copy;
         let c = &mut self.copies[copy as usize];
         c.failures = 0;
+        let deliveries = c.attempts;
         let rare = c.rare.get_mut();
         rare.gap_since_us = None;
         rare.redrives += 1;
+        // Back in the queue as a new message: its delivery limit counts from here.
+        rare.deliveries_at_redrive = deliveries;
         let msg = c.msg;
         self.set_fate(copy, Fate::Waiting);
         self.enqueue_at_tail(copy);
