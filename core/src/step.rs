@@ -189,6 +189,9 @@ pub enum Moot {
     CrashProducerDown { producer: ProducerId },
     /// A poison message from a producer that is down: none is sent.
     PoisonProducerDown { producer: ProducerId },
+    /// The loss of the next confirm to a producer that waits for no confirm (recorded in
+    /// a link made before such a command was refused).
+    NoConfirmToLose { producer: ProducerId },
     /// A restart of the broker while it is up.
     RestartBrokerUp,
     /// A crash of the broker while it is down.

@@ -368,15 +368,52 @@ fn setting(producers: u32, queues: u32) -> impl Strategy<Value = Command> {
     ]
 }
 
-/// A setting the scenario cannot take (a scripted producer's arrivals, the consumers of a
-/// queue that has none) becomes a harmless command instead.
+/// A command the scenario cannot take (a scripted producer's arrivals, the consumers of a
+/// queue that has none, a fault on something the scenario lacks: a relay crash without an
+/// outbox, a lost confirm without confirms, a redrive without a dead-letter queue) becomes
+/// a harmless command instead.
 fn fit_setting(s: &Scenario, fault: Command) -> Command {
     let scripted = |p: ProducerId| !s.producers[p.index()].script.is_empty();
     let unconsumed = |q: &str| {
         let q = s.queue_index(q).expect("generated names exist");
         !s.consumers.iter().any(|c| s.queue_of(c) == q)
     };
+    let handoff = |p: ProducerId| &s.producers[p.index()].handoff;
+    let outbox = |p: ProducerId| matches!(handoff(p), Handoff::Outbox { .. });
     match &fault {
+        Command::CrashProducer {
+            producer,
+            point,
+            restart_after_s,
+        } if match point {
+            ProducerCrashPoint::Now => false,
+            ProducerCrashPoint::AfterCommitBeforePublish => {
+                *handoff(*producer) != Handoff::CommitThenPublish
+            }
+            ProducerCrashPoint::AfterPublishBeforeMark => !outbox(*producer),
+        } =>
+        {
+            Command::CrashProducer {
+                producer: *producer,
+                point: ProducerCrashPoint::Now,
+                restart_after_s: *restart_after_s,
+            }
+        }
+        Command::DropNextConfirm { producer }
+            if !s.producers[producer.index()].publish.confirms && !outbox(*producer) =>
+        {
+            Command::RestartBroker
+        }
+        Command::Redrive { queue, .. }
+            if !s.queues[s.queue_index(queue).expect("generated names exist")].dead_letter =>
+        {
+            Command::RestartBroker
+        }
+        Command::DependencyOutage { queue, .. } | Command::DeployFix { queue, .. }
+            if unconsumed(queue) =>
+        {
+            Command::RestartBroker
+        }
         Command::SetArrivals { producer, .. } if scripted(*producer) => Command::RestartBroker,
         Command::SetPartitions { .. } if s.logs.is_empty() => Command::RestartBroker,
         // A member the group has from the start (joins only add to them).

@@ -547,13 +547,20 @@ mod tests {
 
     #[test]
     fn every_kind_makes_a_command_its_target_scenario_accepts() {
-        for (name, target) in [
-            ("burst", Target::Consumer),
-            ("outbox-relay-crash", Target::Producer),
-            ("burst", Target::Broker),
+        // The crash between a state commit and its publish strikes only a producer that
+        // commits then publishes; every other producer kind, the outbox producer.
+        let after_commit = |k: &Kind| k.key == "crash-producer-after-commit";
+        for (name, target, only) in [
+            ("burst", Target::Consumer, None),
+            ("outbox-relay-crash", Target::Producer, Some(false)),
+            ("dual-write-crash", Target::Producer, Some(true)),
+            ("burst", Target::Broker, None),
         ] {
             let (s, _) = base(name);
-            for kind in KINDS.iter().filter(|k| k.target == target) {
+            let kinds = KINDS
+                .iter()
+                .filter(|k| k.target == target && only.is_none_or(|o| after_commit(k) == o));
+            for kind in kinds {
                 let extra = (kind.extra != Extra::None).then_some(2.0);
                 let choice = Choice {
                     kind: *kind,
@@ -566,6 +573,23 @@ mod tests {
                     .validate()
                     .unwrap_or_else(|e| panic!("{name} {}: {e}", kind.key));
             }
+        }
+        // A kind that could never act on the scenario's producer is refused, in a sentence
+        // the panel shows: a relay crash hidden on mm1 (no outbox) is no hidden fault.
+        let (s, _) = base("mm1");
+        for key in [
+            "crash-relay-after-publish",
+            "crash-producer-after-commit",
+            "drop-next-confirm",
+        ] {
+            let choice = Choice {
+                kind: kind_named(key).expect("offered"),
+                target: 0,
+                at_s: 3.0,
+                extra: None,
+            };
+            let scheduled = command_of(&choice, &s, Lang::En).expect(key);
+            assert!(with_added(&s, scheduled).validate().is_err(), "{key}");
         }
         let keys: std::collections::HashSet<_> = KINDS.iter().map(|k| k.key).collect();
         assert_eq!(keys.len(), KINDS.len(), "keys are unique");

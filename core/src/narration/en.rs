@@ -866,6 +866,10 @@ fn moot_text(sim: &Simulation, moot: Moot, trigger: Trigger) -> String {
         Moot::PoisonProducerDown { producer: p } => {
             format!("{} is down: the poison message ({by}) is not sent.", producer(sim, p))
         }
+        Moot::NoConfirmToLose { producer: p } => format!(
+            "{} waits for no publisher confirm: the loss of its next confirm ({by}) has nothing to act on.",
+            producer(sim, p)
+        ),
         Moot::RedriveEmpty { queue: q } => format!(
             "The dead-letter queue of {} is empty: the redrive ({by}) has nothing to move.",
             queue(sim, q)

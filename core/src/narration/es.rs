@@ -929,6 +929,10 @@ fn moot_text(sim: &Simulation, moot: Moot, trigger: Trigger) -> String {
         Moot::PoisonProducerDown { producer: p } => {
             format!("{} está caído: el mensaje venenoso ({by}) no se envía.", producer(sim, p))
         }
+        Moot::NoConfirmToLose { producer: p } => format!(
+            "{} no espera confirmaciones del broker: la pérdida de su próxima confirmación ({by}) no tiene sobre qué actuar.",
+            producer(sim, p)
+        ),
         Moot::RedriveEmpty { queue: q } => format!(
             "La cola de mensajes muertos (DLQ) de {} está vacía: el reenvío ({by}) no tiene nada que mover.",
             queue(sim, q)

@@ -287,9 +287,20 @@ impl Simulation {
                 }
             }
             Command::DropNextConfirm { producer } => {
-                self.producers[producer.index()].drop_next_confirm = Some(trigger);
-                self.facts
-                    .push(Fact::ConfirmDropArmed { producer, trigger });
+                // Validation refuses it for a producer that waits for no confirm (no
+                // `publish.confirms`, no outbox): those are fixed for the whole run, so
+                // such a producer would never have a confirm to lose, not later either
+                // (see `CommandCheck::confirm_to_lose`). Only one recorded before that
+                // refusal (a link's interventions) reaches here without one: it is said
+                // to have nothing to act on, in a step of its own as before, so the rest
+                // of the link replays as it did.
+                if self.waits_for_confirm(producer) {
+                    self.producers[producer.index()].drop_next_confirm = Some(trigger);
+                    self.facts
+                        .push(Fact::ConfirmDropArmed { producer, trigger });
+                } else {
+                    self.moot(Moot::NoConfirmToLose { producer }, trigger);
+                }
             }
             Command::InjectPoison { producer, poison } => {
                 if self.producers[producer.index()].up {

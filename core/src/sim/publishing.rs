@@ -169,7 +169,7 @@ impl Simulation {
 
     /// Confirms are awaited by producers that ask for them, and always by outbox relays
     /// (a relay marks a row sent only once the broker has taken it).
-    fn waits_for_confirm(&self, producer: ProducerId) -> bool {
+    pub(super) fn waits_for_confirm(&self, producer: ProducerId) -> bool {
         let p = &self.producers[producer.index()];
         p.publish.confirms || matches!(p.handoff, Handoff::Outbox { .. })
     }

@@ -433,6 +433,7 @@ fn crashes(c: &Contexts) -> Vec<(&Simulation, Fact)> {
         (q, Moot::RestartProducerUp { producer: P }),
         (q, Moot::CrashProducerDown { producer: P }),
         (q, Moot::PoisonProducerDown { producer: P }),
+        (q, Moot::NoConfirmToLose { producer: P }),
         (q, Moot::RestartBrokerUp),
         (q, Moot::CrashBrokerDown),
         (&c.log, Moot::CrashMemberDown { group: G, member: 0 }),
