@@ -22,6 +22,10 @@ const SENTENCES: &[(&str, &str)] = &[
     ("at most {} entries", "admite como mucho {} elementos"),
     ("is larger than 1 MiB", "ocupa más de 1 MiB"),
     (
+        "is not a scenario: a scenario is a JSON object, written between { and }",
+        "no es un escenario: un escenario es un objeto JSON, escrito entre { y }",
+    ),
+    (
         "is not valid scenario JSON: {}",
         "no es un escenario JSON válido: {}",
     ),
@@ -139,7 +143,28 @@ const SENTENCES: &[(&str, &str)] = &[
         "no existe el miembro {} (hay {})",
     ),
     ("there is no member {}", "no existe el miembro {}"),
+    (
+        "queue {} has no dead-letter queue: there is nothing to redrive",
+        "la cola {} no tiene cola de mensajes muertos: no hay nada que reenviar",
+    ),
     ("queue {} has no consumers", "la cola {} no tiene consumidores"),
+    (
+        "no consumer calls dependency {}",
+        "ningún consumidor llama a la dependencia {}",
+    ),
+    (
+        "this producer has no outbox: there is no relay to crash",
+        "este productor no tiene bandeja de salida (outbox): no hay relay que hacer caer",
+    ),
+    (
+        "this producer does not commit then publish: there is no publish after its commit to crash before",
+        "este productor no confirma su estado y luego publica (commit_then_publish): no hay \
+         tras su commit antes de la cual caer",
+    ),
+    (
+        "this producer does not wait for publisher confirms: there is no confirm to lose",
+        "este productor no espera confirmaciones del broker: no hay confirmación que perder",
+    ),
     (
         "the producer never stops: give it a count, end its schedule with rate 0, or set end_s",
         "el productor no se detiene nunca: dale un número de mensajes (count), termina su \
@@ -408,6 +433,21 @@ const SERDE: &[(&str, &str)] = &[
         "las claves deben ir entre comillas en la línea {}, columna {}",
     ),
     ("{} at line {} column {}", "{} en la línea {}, columna {}"),
+    // Decoding a parsed document (`serde_json::from_value`) names no line.
+    (
+        "invalid type: {}, expected {}",
+        "tipo no válido: {}; se esperaba {}",
+    ),
+    (
+        "invalid value: {}, expected {}",
+        "valor no válido: {}; se esperaba {}",
+    ),
+    (
+        "invalid length {}, expected {}",
+        "longitud no válida {}; se esperaba {}",
+    ),
+    ("missing field {}", "falta el campo {}"),
+    ("duplicate field {}", "campo repetido {}"),
     (
         "unknown field {}, expected one of {}",
         "campo desconocido {}; se esperaba uno de {}",
@@ -477,7 +517,7 @@ pub fn serde_problem_in(problem: &str, lang: Lang) -> String {
             .map(|words| words.replace("` or `", "` o `"))
             .unwrap_or_else(|| problem.to_string()),
     };
-    plain_types(&said, lang)
+    plain_found(&plain_types(&said, lang), lang)
 }
 
 /// "field: problem" (a [`ScenarioError`] written out) with its problem in `lang`.
@@ -511,13 +551,63 @@ pub fn problem_in(problem: &str, lang: Lang) -> String {
             .map(|s| serde_in_spanish(&s))
             .unwrap_or_else(|| problem.to_string()),
     };
-    plain_types(&said, lang)
+    plain_found(&plain_types(&said, lang), lang)
+}
+
+/// serde names what it met by its JSON kind and quotes it ("invalid type: string
+/// \"five\"", "invalid value: integer `-1`"): in plain words, the value as it was written
+/// ("invalid value: -1", "invalid type: the text \"five\"").
+pub fn plain_found(text: &str, lang: Lang) -> String {
+    let (markers, the_text, object, list): ([&str; 2], &str, &str, &str) = match lang {
+        Lang::En => (
+            ["invalid type: ", "invalid value: "],
+            "the text \"",
+            "an object",
+            "a list",
+        ),
+        Lang::Es => (
+            ["tipo no válido: ", "valor no válido: "],
+            "el texto \"",
+            "un objeto",
+            "una lista",
+        ),
+    };
+    let Some((at, marker)) = markers
+        .iter()
+        .filter_map(|m| text.find(m).map(|at| (at, *m)))
+        .min()
+    else {
+        return text.to_string();
+    };
+    let (head, found) = text.split_at(at + marker.len());
+    let quoted = |prefix: &str| {
+        let rest = found.strip_prefix(prefix)?;
+        let end = rest.find('`')?;
+        Some(format!("{head}{}{}", &rest[..end], &rest[end + 1..]))
+    };
+    if let Some(plain) = ["integer `", "floating point `", "boolean `"]
+        .iter()
+        .find_map(|p| quoted(p))
+    {
+        return plain;
+    }
+    if let Some(rest) = found.strip_prefix("string \"") {
+        return format!("{head}{the_text}{rest}");
+    }
+    for (word, plain) in [("map", object), ("sequence", list), ("unit value", "null")] {
+        if let Some(rest) = found.strip_prefix(word) {
+            if rest.starts_with([',', ';']) || rest.is_empty() {
+                return format!("{head}{plain}{rest}");
+            }
+        }
+    }
+    text.to_string()
 }
 
 /// serde names what it expected by Rust's types ("expected f64", "expected struct
 /// Scenario with 18 elements"): in plain words for the page ("expected a number").
 pub fn plain_types(text: &str, lang: Lang) -> String {
-    let (expected, words): (&str, [&str; 6]) = match lang {
+    let (expected, words): (&str, [&str; 7]) = match lang {
         Lang::En => (
             "expected ",
             [
@@ -527,6 +617,7 @@ pub fn plain_types(text: &str, lang: Lang) -> String {
                 "an object",
                 "a list",
                 "true or false",
+                "a text in quotes",
             ],
         ),
         Lang::Es => (
@@ -538,6 +629,7 @@ pub fn plain_types(text: &str, lang: Lang) -> String {
                 "un objeto",
                 "una lista",
                 "true o false",
+                "un texto entre comillas",
             ],
         ),
     };
@@ -559,10 +651,12 @@ pub fn plain_types(text: &str, lang: Lang) -> String {
             "struct" | "map" => Some(words[3]),
             "sequence" => Some(words[4]),
             "bool" | "boolean" => Some(words[5]),
+            "string" => Some(words[6]),
             _ => None,
         }
         .filter(|_| {
-            after_article.len() == after.len() || matches!(word, "sequence" | "map" | "boolean")
+            after_article.len() == after.len()
+                || matches!(word, "sequence" | "map" | "boolean" | "string")
         });
         rest = match plain {
             // `struct Name`, and serde's " with N elements" after it, are one thing.
@@ -826,7 +920,36 @@ mod tests {
         }
         assert_eq!(
             problem_in("is not valid scenario JSON: invalid type: string \"five\", expected f64", Lang::Es),
-            "no es un escenario JSON válido: tipo no válido: string \"five\"; se esperaba un número"
+            "no es un escenario JSON válido: tipo no válido: el texto \"five\"; se esperaba un número"
         );
+        // What the editor, a file or a compare variant gets from a decoded document (no
+        // line): serde's words and Rust's type names never reach the page, in either
+        // language.
+        let decoded = [
+            (
+                "is not valid scenario JSON: invalid value: integer `-1`, expected u64",
+                "is not valid scenario JSON: invalid value: -1, expected a whole number, 0 or more",
+                "no es un escenario JSON válido: valor no válido: -1; se esperaba un número entero, 0 o más",
+            ),
+            (
+                "is not valid scenario JSON: invalid type: integer `2`, expected a string",
+                "is not valid scenario JSON: invalid type: 2, expected a text in quotes",
+                "no es un escenario JSON válido: tipo no válido: 2; se esperaba un texto entre comillas",
+            ),
+            (
+                "does not make a valid scenario: invalid type: map, expected a sequence",
+                "does not make a valid scenario: invalid type: an object, expected a list",
+                "no da un escenario válido: tipo no válido: un objeto; se esperaba una lista",
+            ),
+            (
+                "is not valid scenario JSON: missing field `queues`",
+                "is not valid scenario JSON: missing field `queues`",
+                "no es un escenario JSON válido: falta el campo `queues`",
+            ),
+        ];
+        for (serde, en, es) in decoded {
+            assert_eq!(problem_in(serde, Lang::En), en);
+            assert_eq!(problem_in(serde, Lang::Es), es);
+        }
     }
 }

@@ -97,6 +97,37 @@ const CASES: &[(&str, Mutation)] = &[
     ("fanout-subscriptions", |v| {
         v["exchanges"][0]["name"] = v["queues"][0]["name"].clone()
     }),
+    // Commands that could never act: the scenario lacks what they act on.
+    (
+        "mm1",
+        |v| v["commands"] = json!([{"at_s": 3.0, "command": {"crash_producer": {"producer": 0, "point": "after_publish_before_mark"}}}]),
+    ),
+    (
+        "mm1",
+        |v| v["commands"] = json!([{"at_s": 3.0, "command": {"crash_producer": {"producer": 0, "point": "after_commit_before_publish"}}}]),
+    ),
+    (
+        "crash-after-commit",
+        |v| {
+            v["commands"] =
+                json!([{"at_s": 1.0, "command": {"drop_next_confirm": {"producer": 0}}}])
+        },
+    ),
+    ("retries-dlq-redrive", |v| {
+        v["queues"][0]["dead_letter"] = json!(false)
+    }),
+    ("mm1", |v| {
+        v["queues"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"name": "idle", "visibility_timeout_s": 30}));
+        v["commands"] =
+            json!([{"at_s": 1.0, "command": {"dependency_outage": {"queue": "idle", "for_s": 5}}}])
+    }),
+    ("dep-admission", |v| {
+        v["consumers"][0].as_object_mut().unwrap().remove("calls");
+        v["commands"] = json!([{"at_s": 1.0, "command": {"slow_dependency": {"dependency": "db", "factor": 5, "for_s": 3}}}])
+    }),
 ];
 
 fn refusal(example: &str, mutate: Mutation) -> ScenarioError {

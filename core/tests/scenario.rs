@@ -252,3 +252,200 @@ fn a_command_naming_a_member_the_group_does_not_have_then_is_refused() {
     })
     .unwrap();
 }
+
+#[test]
+fn a_document_that_is_not_an_object_is_refused_as_not_a_scenario() {
+    // serde would read a list as the fields in order and complain about its second item
+    // ("expected a string"), which tells the user nothing about what is wrong.
+    for text in ["[1, 2, 3]", "\"mm1\"", "42", "null", "true"] {
+        let e = brokerlab_core::Scenario::from_json(text).unwrap_err();
+        assert_eq!(
+            e.problem, "is not a scenario: a scenario is a JSON object, written between { and }",
+            "{text}"
+        );
+        assert_eq!(
+            e.problem_in(brokerlab_core::lang::Lang::Es),
+            "no es un escenario: un escenario es un objeto JSON, escrito entre { y }"
+        );
+    }
+}
+
+/// `example` with `commands` as its schedule: Ok, or the refusal as text.
+fn with_commands(example: &str, commands: serde_json::Value) -> Result<(), String> {
+    let mut v: serde_json::Value = serde_json::from_str(examples::json(example).unwrap()).unwrap();
+    v["commands"] = commands;
+    Scenario::from_json(&v.to_string())
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+}
+
+#[test]
+fn a_producer_fault_at_a_point_its_handoff_lacks_is_refused() {
+    use serde_json::json;
+    let crash = |point: &str| {
+        json!([{"at_s": 3.0, "unannounced": true,
+            "command": {"crash_producer": {"producer": 0, "point": point, "restart_after_s": 1}}}])
+    };
+    // mm1 publishes directly: an interview's hidden relay crash at 3 s could never strike.
+    // Before, it was accepted ("One fault is hidden"), nothing happened, and Reveal said
+    // it was at 3.0 s.
+    let e = with_commands("mm1", crash("after_publish_before_mark")).unwrap_err();
+    assert!(
+        e.contains("commands[0].command.point")
+            && e.contains("this producer has no outbox: there is no relay to crash"),
+        "{e}"
+    );
+    let e = with_commands("mm1", crash("after_commit_before_publish")).unwrap_err();
+    assert!(
+        e.contains("commands[0].command.point")
+            && e.contains("this producer does not commit then publish"),
+        "{e}"
+    );
+    // An outbox producer's commit holds the row, which its relay publishes later: no
+    // crash between a commit and a publish of its own either.
+    assert!(with_commands("outbox-relay-crash", crash("after_commit_before_publish")).is_err());
+    // Each point on the producer that has it, and a crash now on any, are taken.
+    with_commands("outbox-relay-crash", crash("after_publish_before_mark")).unwrap();
+    with_commands("dual-write-crash", crash("after_commit_before_publish")).unwrap();
+    with_commands("mm1", crash("now")).unwrap();
+}
+
+#[test]
+fn a_lost_confirm_for_a_producer_that_waits_for_none_is_refused() {
+    use brokerlab_core::{Command, ProducerId, Simulation};
+    use serde_json::json;
+    let drop = json!([{"at_s": 1.0, "command": {"drop_next_confirm": {"producer": 0}}}]);
+    // crash-after-commit's producer publishes without confirms, and no command or setting
+    // switches them on: the confirm it would lose never exists. Before, the page's "Drop
+    // next confirm" was taken and said "The next confirm to orders will be lost", and
+    // nothing ever came of it.
+    let e = with_commands("crash-after-commit", drop.clone()).unwrap_err();
+    assert!(
+        e.contains("commands[0].command.producer")
+            && e.contains(
+                "this producer does not wait for publisher confirms: there is no confirm to lose"
+            ),
+        "{e}"
+    );
+    let sim = Simulation::new(examples::load("crash-after-commit").unwrap()).unwrap();
+    let e = sim
+        .check_command(&Command::DropNextConfirm {
+            producer: ProducerId::new(0),
+        })
+        .unwrap_err();
+    assert_eq!(e.field, "command.producer");
+    // A producer with confirms, and an outbox producer (its relay always waits), take it.
+    with_commands("lost-confirm", drop.clone()).unwrap();
+    with_commands("outbox-relay-crash", drop).unwrap();
+}
+
+#[test]
+fn a_command_recorded_before_it_was_refused_still_opens_and_replays() {
+    // The page offered "Drop next confirm" on every producer until 2026-12-04, so links
+    // and files hold it, recorded among their interventions, for producers that wait for
+    // no confirm. They keep opening, and replay step for step as they did; only a new
+    // command (given now, or scheduled) is refused.
+    use brokerlab_core::{Command, ProducerId, Simulation};
+    let mut given = Simulation::new(examples::load("crash-after-commit").unwrap()).unwrap();
+    given.step();
+    let mut recorded = given.scenario().clone();
+    recorded.interventions = vec![brokerlab_core::Intervention {
+        after_step: 1,
+        at_us: given.now_us(),
+        command: Command::DropNextConfirm {
+            producer: ProducerId::new(0),
+        },
+    }];
+    let text = serde_json::to_string(&recorded).unwrap();
+    let opened = Scenario::from_json(&text).expect("a recorded command still opens");
+    let mut replay = Simulation::new(opened).unwrap();
+    let mut plain = Simulation::new(examples::load("crash-after-commit").unwrap()).unwrap();
+    replay.run();
+    plain.run();
+    assert_eq!(
+        replay.steps(),
+        plain.steps() + 1,
+        "its one step, and the same run after"
+    );
+    assert_eq!(replay.counters().acked, plain.counters().acked);
+    // That step says it had nothing to act on, rather than arming a loss that never comes.
+    let mut told = Simulation::new(Scenario::from_json(&text).unwrap()).unwrap();
+    let mut moot = false;
+    while let Some(step) = told.step() {
+        moot |= step.facts.iter().any(|f| {
+            matches!(
+                f,
+                brokerlab_core::Fact::CommandMoot {
+                    moot: brokerlab_core::step::Moot::NoConfirmToLose { .. },
+                    ..
+                }
+            )
+        });
+        assert!(!step
+            .facts
+            .iter()
+            .any(|f| matches!(f, brokerlab_core::Fact::ConfirmDropArmed { .. })));
+    }
+    assert!(moot);
+}
+
+#[test]
+fn a_queue_command_on_what_the_queue_lacks_is_refused() {
+    use serde_json::json;
+    let redrive =
+        json!([{"at_s": 60.0, "command": {"redrive": {"queue": "payments", "rate_per_s": 5}}}]);
+    let mut v: serde_json::Value =
+        serde_json::from_str(examples::json("retries-dlq-redrive").unwrap()).unwrap();
+    v["queues"][0]["dead_letter"] = json!(false);
+    v["commands"] = redrive.clone();
+    let e = Scenario::from_json(&v.to_string()).unwrap_err().to_string();
+    assert!(
+        e.contains("commands[0].command.queue")
+            && e.contains(
+                "queue \"payments\" has no dead-letter queue: there is nothing to redrive"
+            ),
+        "{e}"
+    );
+    // With a dead-letter queue, a redrive is taken even if it may find it empty then
+    // (that is said when it comes: `moot_commands.rs`).
+    with_commands("retries-dlq-redrive", redrive).unwrap();
+    // An outage of the dependency, or a fix, of a queue without consumers acts on nobody.
+    for command in [
+        json!({"dependency_outage": {"queue": "idle", "for_s": 5}}),
+        json!({"deploy_fix": {"queue": "idle", "poison": "malformed_payload"}}),
+    ] {
+        let mut v: serde_json::Value =
+            serde_json::from_str(examples::json("mm1").unwrap()).unwrap();
+        v["queues"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"name": "idle", "visibility_timeout_s": 30}));
+        v["commands"] = json!([{"at_s": 1.0, "command": command.clone()}]);
+        let e = Scenario::from_json(&v.to_string()).unwrap_err().to_string();
+        assert!(
+            e.contains("commands[0].command.queue")
+                && e.contains("queue \"idle\" has no consumers"),
+            "{command}: {e}"
+        );
+        v["commands"][0]["command"] =
+            serde_json::from_str(&command.to_string().replace("idle", "jobs")).unwrap();
+        Scenario::from_json(&v.to_string()).unwrap();
+    }
+}
+
+#[test]
+fn a_command_on_a_dependency_nobody_calls_is_refused() {
+    use serde_json::json;
+    let slow = json!([{"at_s": 1.0, "command": {"slow_dependency": {"dependency": "db", "factor": 5, "for_s": 3}}}]);
+    with_commands("dep-admission", slow.clone()).unwrap();
+    let mut v: serde_json::Value =
+        serde_json::from_str(examples::json("dep-admission").unwrap()).unwrap();
+    v["consumers"][0].as_object_mut().unwrap().remove("calls");
+    v["commands"] = slow;
+    let e = Scenario::from_json(&v.to_string()).unwrap_err().to_string();
+    assert!(
+        e.contains("commands[0].command.dependency")
+            && e.contains("no consumer calls dependency \"db\""),
+        "{e}"
+    );
+}

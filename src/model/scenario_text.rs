@@ -416,7 +416,12 @@ mod tests {
         let text = account_42().replace("\"prefetch\": 2", "\"prefetch\": \"two\"");
         let e = check(&text, Lang::En).expect_err("a string for a number");
         assert_eq!(e.line, line_of(&text, "\"two\""));
-        assert!(e.message.contains("invalid type: string"), "{}", e.message);
+        assert!(
+            e.message
+                .contains("invalid type: the text \"two\", expected a whole number"),
+            "{}",
+            e.message
+        );
         assert_eq!(
             named_line("{\n\"a\": \"x\",\n\"x\": 1\n}", "unknown field `x`"),
             Some(3)

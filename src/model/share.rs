@@ -44,6 +44,8 @@ pub enum LinkProblem {
     CannotStart(String),
     /// The address has something after `#` that is not a link of the page's.
     NotALink,
+    /// The same, pasted into the address of an open page, whose run stays on show.
+    NotALinkKept,
     /// The link's step is past the end of its run, which opened at its last step.
     PastTheEnd { step: u64, last: u64 },
 }
@@ -62,6 +64,7 @@ impl LinkProblem {
                 td_string!(l, panels.share.cannot_start, problem).to_string()
             }
             LinkProblem::NotALink => td_string!(l, panels.share.not_a_link).to_string(),
+            LinkProblem::NotALinkKept => td_string!(l, panels.share.not_a_link_kept).to_string(),
             LinkProblem::PastTheEnd { step, last } => {
                 let (step, last) = (count(*step, lang), count(*last, lang));
                 td_string!(l, panels.share.past_the_end, step, last).to_string()

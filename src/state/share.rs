@@ -20,6 +20,7 @@ use crate::model::interview::Interview;
 use crate::model::panels::Panel;
 use crate::model::player::Player;
 use crate::model::share::{past_the_end, percent_decoded, player_of, shared_of, LinkProblem};
+use crate::model::words::Words;
 use crate::state::Lab;
 
 /// How long the page must be still before the address is rewritten.
@@ -214,12 +215,29 @@ fn write_address(lab: Lab) {
 }
 
 /// Keeps the address in step with the page, once it has been still for [`SETTLE_MS`]; a
-/// fragment changed from outside (a pasted link, back or forward) is opened by reloading.
+/// fragment changed from outside (a pasted link, back or forward) is opened by reloading,
+/// if it can be opened. One that cannot (garbage pasted, a link cut short) is said in one
+/// sentence, and the run on show stays, its own link back in the address: reloading would
+/// have replaced it with the opening example.
 pub fn follow_in_address(lab: Lab) {
-    let _ =
-        leptos_use::use_event_listener(leptos_use::use_window(), leptos::ev::hashchange, |_| {
-            let _ = window().location().reload();
-        });
+    let _ = leptos_use::use_event_listener(
+        leptos_use::use_window(),
+        leptos::ev::hashchange,
+        move |_| match read_address().and_then(|opened| opened.map(opening_of).transpose()) {
+            Ok(_) => {
+                let _ = window().location().reload();
+            }
+            Err(problem) => {
+                let problem = match problem {
+                    LinkProblem::NotALink => LinkProblem::NotALinkKept,
+                    other => other,
+                };
+                lab.error
+                    .set(Some(Words::new(move |lang| problem.message(lang))));
+                write_address(lab);
+            }
+        },
+    );
     let pending: Rc<RefCell<Option<Timeout>>> = Rc::default();
     Effect::new(move |_| {
         // Whatever changes what a link would say.

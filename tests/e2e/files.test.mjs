@@ -257,15 +257,20 @@ test('Escape closes the Files menu, the Record form and the Compare form, and gi
   assert.equal(await menu.getAttribute('open'), null, 'the menu closes');
   assert.ok(await focusOnMenu(), 'the focus is back on the menu’s button');
 
+  const focused = () => page.evaluate(() => document.activeElement?.dataset.testid ?? document.activeElement?.tagName);
   await menu.locator('summary').click();
   await page.getByTestId('record-open').click();
-  await page.getByTestId('record-from').focus();
+  // The form's first field takes the focus (it stayed on <body>, the menu folded).
+  await page.waitForFunction(() => document.activeElement?.dataset.testid === 'record-from', null, { timeout: 5_000 })
+    .catch(async () => assert.fail(`the focus is on ${await focused()}`));
   await page.keyboard.press('Escape');
   assert.equal(await page.getByTestId('record-form').count(), 0, 'the Record form closes');
   assert.ok(await focusOnMenu());
 
   await menu.locator('summary').click();
   await page.getByTestId('compare-open').click();
+  await page.waitForFunction(() => document.activeElement?.dataset.testid === 'compare-setting', null, { timeout: 5_000 })
+    .catch(async () => assert.fail(`the focus is on ${await focused()}`));
   await page.getByTestId('compare-free').focus();
   await page.keyboard.press('Escape');
   assert.equal(await page.getByTestId('compare-form').count(), 0, 'the Compare form closes');

@@ -1385,6 +1385,14 @@ impl Scenario {
             let e = crate::text::escape_controls(&e.to_string());
             err("scenario", format!("is not valid scenario JSON: {e}"))
         })?;
+        // serde would read a list as a scenario's fields in order and complain about its
+        // second item ("expected a string"): say what is wrong instead.
+        if !doc.is_object() {
+            return Err(err(
+                "scenario",
+                "is not a scenario: a scenario is a JSON object, written between { and }",
+            ));
+        }
         crate::migrate::to_current(&mut doc).map_err(|r| err(r.field, r.problem))?;
         // Decoded the one way every typed document is (see `crate::decode`).
         let scenario: Scenario = crate::decode::decode(doc)
@@ -1485,7 +1493,7 @@ impl Scenario {
                 ));
             }
             last = (iv.after_step, iv.at_us);
-            self.validate_command(&format!("interventions[{i}].command"), &iv.command)?;
+            self.validate_recorded_command(&format!("interventions[{i}].command"), &iv.command)?;
         }
         self.validate_member_growth()?;
         for (i, p) in self.producers.iter().enumerate() {
@@ -2012,9 +2020,24 @@ impl Scenario {
         field: &str,
         fault: &Command,
     ) -> Result<(), ScenarioError> {
+        self.check_command_as(field, fault, false)
+    }
+
+    /// Checks a command recorded in an earlier run (see `CommandCheck::recorded`).
+    fn validate_recorded_command(&self, field: &str, fault: &Command) -> Result<(), ScenarioError> {
+        self.check_command_as(field, fault, true)
+    }
+
+    fn check_command_as(
+        &self,
+        field: &str,
+        fault: &Command,
+        recorded: bool,
+    ) -> Result<(), ScenarioError> {
         let check = CommandCheck {
             scenario: self,
             field,
+            recorded,
         };
         match fault {
             Command::CrashConsumer { .. }
@@ -2066,6 +2089,11 @@ impl Scenario {
 struct CommandCheck<'a> {
     scenario: &'a Scenario,
     field: &'a str,
+    /// A command recorded in an earlier run (a link's or a file's `interventions`): it
+    /// is taken as it was given then, even one that can never act here (refused since
+    /// 2026-12-04 when given), so that links and files made before keep opening and
+    /// replay step for step as they did. Names and ranges are checked all the same.
+    recorded: bool,
 }
 
 impl CommandCheck<'_> {
@@ -2116,11 +2144,18 @@ impl CommandCheck<'_> {
         }
     }
 
-    /// Commands about a dependency: it exists, and the new values are in range.
+    /// Commands about a dependency: it exists, some consumer calls it, and the new values
+    /// are in range. Only consumers call a dependency (those scaling adds call what their
+    /// queue's first one calls), and no command changes what a consumer calls: a slowdown
+    /// or a setting of a dependency nobody calls could never act, as a setting of a queue
+    /// without consumers could not.
     fn dependency_command(&self, fault: &Command) -> Result<(), ScenarioError> {
         let d = dependency::command_target(fault);
         if self.scenario.dependency_index(d).is_none() {
             return Err(self.err("dependency", format!("there is no dependency {d:?}")));
+        }
+        if !self.recorded && !self.scenario.consumers.iter().any(|c| c.calls == d) {
+            return Err(self.err("dependency", format!("no consumer calls dependency {d:?}")));
         }
         dependency::validate_command(self.field, fault)
     }
@@ -2179,15 +2214,20 @@ impl CommandCheck<'_> {
         match fault {
             Command::CrashProducer {
                 producer,
+                point,
                 restart_after_s,
-                ..
             } => {
                 self.producer(*producer)?;
+                self.producer_crash_point(*producer, *point)?;
                 self.restart(*restart_after_s)
             }
-            Command::RestartProducer { producer }
-            | Command::DropNextConfirm { producer }
-            | Command::InjectPoison { producer, .. } => self.producer(*producer),
+            Command::DropNextConfirm { producer } => {
+                self.producer(*producer)?;
+                self.confirm_to_lose(*producer)
+            }
+            Command::RestartProducer { producer } | Command::InjectPoison { producer, .. } => {
+                self.producer(*producer)
+            }
             Command::SetArrivals {
                 producer, schedule, ..
             } => {
@@ -2204,6 +2244,70 @@ impl CommandCheck<'_> {
                 validate_schedule(&self.at("schedule"), schedule)
             }
             _ => unreachable!("validate_command sends only producer commands here"),
+        }
+    }
+
+    /// A producer crash armed for a point of its work needs a producer whose work has that
+    /// point: a crash after a state commit, before its publish, strikes only a producer that
+    /// commits then publishes (a direct producer commits nothing first; an outbox producer's
+    /// commit holds the row, which its relay publishes later); a crash of the outbox relay,
+    /// only a producer with an outbox. No command gives a producer another handoff during a
+    /// run, so one armed on a producer without that point could never strike: it would
+    /// stay armed in silence (an interview's hidden fault revealed as if it had been there).
+    fn producer_crash_point(
+        &self,
+        producer: ProducerId,
+        point: ProducerCrashPoint,
+    ) -> Result<(), ScenarioError> {
+        let handoff = &self.scenario.producers[producer.index()].handoff;
+        if self.recorded {
+            return Ok(());
+        }
+        match point {
+            ProducerCrashPoint::Now => Ok(()),
+            ProducerCrashPoint::AfterCommitBeforePublish => {
+                if *handoff == Handoff::CommitThenPublish {
+                    Ok(())
+                } else {
+                    Err(self.err(
+                        "point",
+                        "this producer does not commit then publish: there is no publish after its commit to crash before",
+                    ))
+                }
+            }
+            ProducerCrashPoint::AfterPublishBeforeMark => {
+                if matches!(handoff, Handoff::Outbox { .. }) {
+                    Ok(())
+                } else {
+                    Err(self.err(
+                        "point",
+                        "this producer has no outbox: there is no relay to crash",
+                    ))
+                }
+            }
+        }
+    }
+
+    /// The loss of a producer's next confirm needs a producer that waits for confirms:
+    /// one with `publish.confirms`, or with an outbox (its relay always waits). Refused,
+    /// not left to the run to find moot: a producer's publish settings and handoff are
+    /// fixed for the whole run (no command or setting switches confirms on or off, unlike
+    /// a consumer's ack mode, which `set_ack_mode` changes: that is why a lost ack armed
+    /// on a consumer that acks on delivery is taken and waits), and compare mode fixes
+    /// them per side. So a producer that does not wait for a confirm when the command
+    /// strikes never will: the command could never act. Refusing it says so when it is
+    /// given, a hidden (interview) one included, which a moot would have kept quiet. Were
+    /// a setting ever to switch confirms on, this check would have to count the settings
+    /// before the command, as `validate_member_commands` counts joins.
+    fn confirm_to_lose(&self, producer: ProducerId) -> Result<(), ScenarioError> {
+        let p = &self.scenario.producers[producer.index()];
+        if self.recorded || p.publish.confirms || matches!(p.handoff, Handoff::Outbox { .. }) {
+            Ok(())
+        } else {
+            Err(self.err(
+                "producer",
+                "this producer does not wait for publisher confirms: there is no confirm to lose",
+            ))
         }
     }
 
@@ -2251,23 +2355,42 @@ impl CommandCheck<'_> {
     /// Commands about a queue itself, or about its dependency.
     fn queue_command(&self, fault: &Command) -> Result<(), ScenarioError> {
         match fault {
+            // The outage and the fix act on the queue's consumers only, and a queue with
+            // none never gets any (scaling needs consumers to copy from).
             Command::DependencyOutage { queue, for_s } => {
-                self.queue(queue)?;
+                if self.recorded {
+                    self.queue(queue)?;
+                } else {
+                    self.consumed_queue(queue)?;
+                }
                 check_range(&self.at("for_s"), *for_s, 0.0, limits::TIME_S_MAX)
             }
             Command::Redrive { queue, rate_per_s } => {
                 self.queue(queue)?;
+                // A queue without a dead-letter queue loses what fails for good, and no
+                // command gives it one: its redrive could never move anything. (One with a
+                // dead-letter queue that is empty when the redrive comes is a moot, said
+                // then: it may fill later.)
+                let q = self.scenario.queue_index(queue).expect("checked");
+                if !self.recorded && !self.scenario.queues[q].dead_letter {
+                    return Err(self.err(
+                        "queue",
+                        format!(
+                            "queue {queue:?} has no dead-letter queue: there is nothing to redrive"
+                        ),
+                    ));
+                }
                 let max = limits::RATE_PER_S_MAX;
                 check_range(&self.at("rate_per_s"), *rate_per_s, 0.001, max)
             }
+            Command::DeployFix { queue, .. } if self.recorded => self.queue(queue),
+            Command::DeployFix { queue, .. } => self.consumed_queue(queue),
             Command::SetVisibilityTimeout { queue, seconds } => {
                 self.queue(queue)?;
                 let max = limits::TIME_S_MAX;
                 check_range(&self.at("seconds"), *seconds, 0.000_001, max)
             }
-            Command::DeployFix { queue, .. } | Command::SetFlavour { queue, .. } => {
-                self.queue(queue)
-            }
+            Command::SetFlavour { queue, .. } => self.queue(queue),
             Command::SetQueueBound {
                 queue, max_length, ..
             } => {
