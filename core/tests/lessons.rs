@@ -250,6 +250,33 @@ fn every_number_question_accepts_what_the_run_shows() {
 }
 
 #[test]
+fn every_right_answer_told_is_what_its_explanation_states() {
+    // A wrong prediction is told the answer beside the explanation: for a number, the
+    // figure the run shows there ("73 %" beside "75 % of the records" before).
+    for lesson in lessons::all() {
+        let mut sim = lesson.simulation();
+        for (i, step) in lesson.steps.iter().enumerate() {
+            step.checkpoint.play(&mut sim);
+            for lang in [Lang::En, Lang::Es] {
+                let answer = step.answer_at(&sim, lang);
+                let explanation = step.explain(&sim, lang);
+                match step.prediction {
+                    Prediction::Number { .. } => assert!(
+                        explanation.contains(&answer),
+                        "{} step {} ({lang:?}): {answer:?} vs {explanation}",
+                        lesson.name,
+                        i + 1
+                    ),
+                    Prediction::Choices { .. } => {
+                        assert_eq!(answer, step.prediction.correct_answer(lang))
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn a_lesson_run_records_answers_and_counts_its_steps() {
     let mut run = LessonRun::open("ack-before-effect").expect("lesson");
     assert_eq!(run.progress(), (1, 2));
@@ -380,11 +407,14 @@ fn account_42_reordered_on_a_queue_kept_in_order_on_a_log() {
     assert_eq!(shown[1].value, 100.0, "the queue's balance ends wrong");
     assert_eq!(shown[2].value, 50.0, "the log's balance is right");
     assert_eq!(shown[3].value, 2.0, "two members idle");
+    // 60 % + 40 % × 4/16 expected (4 of the 16 keys hash to the hot key's partition),
+    // a little more in this run's draws.
     assert!(
-        shown[4].value > 60.0,
+        shown[4].value > 70.0 && shown[4].value < 78.0,
         "the hot partition: {}",
         shown[4].value
     );
+    prints(&shown[4], "75 % of the records", "El 75 % de los registros");
     prints(&shown[1], "$100 instead of $50", "$100 en lugar de $50");
 }
 
@@ -439,8 +469,10 @@ fn admission_control_keeps_the_wait_short_by_refusing_the_excess() {
         shown[0].value
     );
     assert!(shown[1].value <= 5.1, "admitted: {}", shown[1].value);
+    // The limit is reached at 15 s (the oldest waits a third of the time elapsed), then
+    // 10 a second are refused for 45 s.
     assert!(
-        within(shown[2].value, 500.0, 0.15),
+        within(shown[2].value, 450.0, 0.02),
         "refused: {}",
         shown[2].value
     );
@@ -489,13 +521,15 @@ fn the_runner_lists_the_lessons_and_plays_one_in_each_language() {
     let (ok, en, _) = brokerlab(&["lesson", "backlog-arithmetic"]);
     assert!(ok);
     assert!(en.contains("Step 1/3") && en.contains("Step 3/3"), "{en}");
-    assert!(en.contains("Answer: 60,000 messages"), "{en}");
+    // The answer is the run's own figure at the checkpoint, as the page's verdict says
+    // it (the lesson expects about 60,000).
+    assert!(en.contains("Answer: 59,374 messages"), "{en}");
     assert!(en.contains("[Paused at 60 s]"), "{en}");
 
     let (ok, es, _) = brokerlab(&["lesson", "backlog-arithmetic", "--lang", "es"]);
     assert!(ok);
     assert!(
-        es.contains("Paso 2/3") && es.contains("Respuesta: 60.000 mensajes"),
+        es.contains("Paso 2/3") && es.contains("Respuesta: 59.374 mensajes"),
         "{es}"
     );
     assert!(!es.contains(FIGURE_SLOT) && !en.contains(FIGURE_SLOT));

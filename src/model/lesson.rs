@@ -31,9 +31,25 @@ pub struct Guide {
     pub index: usize,
     pub phase: Phase,
     answers: Vec<Option<Answer>>,
-    /// The explanation in English and Spanish, its figure read when it was revealed: the
-    /// run may be rewound or moved on after, and the figure must stay the checkpoint's.
-    explained: Option<(String, String)>,
+    /// The explanation and the right answer in English and Spanish, their figure read
+    /// when they were revealed: the run may be rewound or moved on after, and the figure
+    /// must stay the checkpoint's.
+    explained: Option<Explained>,
+}
+
+/// What a step reveals at its checkpoint, in both languages: the explanation, and the
+/// right answer as the verdict states it (for a number, the same figure).
+#[derive(Clone, Debug)]
+struct Explained {
+    text: (String, String),
+    answer: (String, String),
+}
+
+fn in_lang(pair: &(String, String), lang: Lang) -> &str {
+    match lang {
+        Lang::En => &pair.0,
+        Lang::Es => &pair.1,
+    }
 }
 
 impl Guide {
@@ -90,6 +106,29 @@ impl Guide {
         self.answered().map(|a| self.step().prediction.check(a))
     }
 
+    /// What the card says of the prediction once revealed: that it was right, or the
+    /// right answer — a choice quoted as its option is written (it may hold a capital and
+    /// a colon of its own), a number with its unit as the run shows it at the checkpoint,
+    /// the figure the explanation beside it states (empty before the reveal).
+    pub fn verdict_text(&self, lang: Lang) -> String {
+        let l = locale(lang);
+        let Some(explained) = &self.explained else {
+            return String::new();
+        };
+        if self.verdict() == Some(true) {
+            return td_string!(l, teach.lesson.right).to_string();
+        }
+        let answer = in_lang(&explained.answer, lang);
+        match self.step().prediction {
+            Prediction::Choices { .. } => {
+                td_string!(l, teach.lesson.wrong_choice, answer = answer).to_string()
+            }
+            Prediction::Number { .. } => {
+                td_string!(l, teach.lesson.wrong, answer = answer).to_string()
+            }
+        }
+    }
+
     /// The run starts towards the checkpoint.
     pub fn play(&mut self) {
         if self.phase == Phase::Predict {
@@ -100,8 +139,12 @@ impl Guide {
     /// The run stands at the checkpoint (or ended before it) in `sim`: the explanation's
     /// figure is read there, once.
     pub fn reveal(&mut self, reached: bool, sim: &Simulation) {
-        let explain = |lang| self.step().explain(sim, lang);
-        self.explained = Some((explain(Lang::En), explain(Lang::Es)));
+        let step = self.step();
+        let both = |f: &dyn Fn(Lang) -> String| (f(Lang::En), f(Lang::Es));
+        self.explained = Some(Explained {
+            text: both(&|lang| step.explain(sim, lang)),
+            answer: both(&|lang| step.answer_at(sim, lang)),
+        });
         self.phase = Phase::Revealed { reached };
     }
 
@@ -148,11 +191,9 @@ impl Guide {
     /// The explanation revealed, with the figure the run had at the checkpoint (empty
     /// before the reveal).
     pub fn explanation(&self, lang: Lang) -> &str {
-        match (&self.explained, lang) {
-            (None, _) => "",
-            (Some((en, _)), Lang::En) => en,
-            (Some((_, es)), Lang::Es) => es,
-        }
+        self.explained
+            .as_ref()
+            .map_or("", |e| in_lang(&e.text, lang))
     }
 }
 
@@ -366,6 +407,153 @@ mod tests {
             None,
             "no negative backlog, as when typed"
         );
+    }
+
+    #[test]
+    fn a_wrong_choice_is_told_its_answer_quoted_in_either_language() {
+        // It read "Not quite: the answer is The transaction aborts: read_committed …".
+        let mut g = guide("exactly-once");
+        g.answer(Answer::Choice(0));
+        g.play();
+        g.reveal(true, &sim_of(&g));
+        assert_eq!(
+            g.verdict_text(Lang::En),
+            "Not quite: the answer is \u{201c}The transaction aborts: read_committed readers never see it\u{201d}."
+        );
+        assert_eq!(
+            g.verdict_text(Lang::Es),
+            "No exactamente: la respuesta es \u{ab}La transacción aborta: los lectores read_committed nunca la ven\u{bb}."
+        );
+        let mut right = guide("queue-vs-topic");
+        right.go_to(2);
+        right.answer(Answer::Choice(1));
+        right.play();
+        right.reveal(true, &sim_of(&right));
+        assert_eq!(right.verdict_text(Lang::En), "Your prediction was right.");
+        assert_eq!(right.verdict_text(Lang::Es), "Tu predicción era correcta.");
+        right.go_to(2);
+        right.answer(Answer::Choice(0));
+        right.play();
+        right.reveal(true, &sim_of(&right));
+        assert_eq!(
+            right.verdict_text(Lang::Es),
+            "No exactamente: la respuesta es \u{ab}Siguen esperando en shipping hasta que vuelva un consumidor\u{bb}."
+        );
+    }
+
+    /// Walks every step of lesson `name` on one run, as the page does, answering each
+    /// wrongly, and gives each step's verdict and explanation in both languages once
+    /// revealed at its checkpoint.
+    fn told_when_wrong(name: &str) -> Vec<[(String, String); 2]> {
+        let mut g = guide(name);
+        let mut sim = sim_of(&g);
+        let mut told = Vec::new();
+        loop {
+            let wrong = match g.step().prediction {
+                Prediction::Choices { correct, .. } => Answer::Choice(usize::from(correct == 0)),
+                Prediction::Number {
+                    answer, tolerance, ..
+                } => Answer::Number(answer + 2.0 * tolerance + 10.0),
+            };
+            g.answer(wrong);
+            assert_eq!(g.verdict(), Some(false), "{name}");
+            g.play();
+            let reached = g.step().checkpoint.play(&mut sim);
+            g.reveal(reached, &sim);
+            told.push(
+                [Lang::En, Lang::Es]
+                    .map(|lang| (g.verdict_text(lang), g.explanation(lang).to_string())),
+            );
+            if !g.next_step() {
+                return told;
+            }
+        }
+    }
+
+    #[test]
+    fn a_wrong_number_is_told_the_figure_its_explanation_states() {
+        // The verdict said "73 %" beside "75 % of the records", and "500 messages" beside
+        // "Refused: 452 messages": the lesson's expectation, not what the run showed.
+        let hot = &told_when_wrong("partitions-and-keys")[4];
+        assert_eq!(hot[0].0, "Not quite: the answer is 75 %.");
+        assert!(hot[0].1.starts_with("75 % of the records"), "{}", hot[0].1);
+        assert_eq!(hot[1].0, "No exactamente: la respuesta es 75 %.");
+        assert!(
+            hot[1].1.starts_with("El 75 % de los registros"),
+            "{}",
+            hot[1].1
+        );
+        let refused = &told_when_wrong("backpressure")[2];
+        assert_eq!(refused[0].0, "Not quite: the answer is 452 messages.");
+        assert!(
+            refused[0].1.starts_with("Refused: 452 messages"),
+            "{}",
+            refused[0].1
+        );
+        assert_eq!(
+            refused[1].0,
+            "No exactamente: la respuesta es 452 mensajes."
+        );
+        assert!(
+            refused[1].1.starts_with("Rechazados: 452 mensajes"),
+            "{}",
+            refused[1].1
+        );
+    }
+
+    #[test]
+    fn every_wrong_number_is_told_the_figure_its_explanation_states() {
+        let prefixes = [
+            ("Not quite: the answer is ", Lang::En),
+            ("No exactamente: la respuesta es ", Lang::Es),
+        ];
+        for lesson in lessons::all() {
+            let told = told_when_wrong(lesson.name);
+            for (i, step) in lesson.steps.iter().enumerate() {
+                let Prediction::Number { .. } = step.prediction else {
+                    continue;
+                };
+                for ((verdict, explanation), (prefix, lang)) in told[i].iter().zip(prefixes) {
+                    let figure = verdict
+                        .strip_prefix(prefix)
+                        .and_then(|v| v.strip_suffix('.'))
+                        .unwrap_or_else(|| panic!("{} step {}: {verdict}", lesson.name, i + 1));
+                    // The explanation states its figure once (core/tests/lessons.rs), so
+                    // it states no other.
+                    assert!(
+                        explanation.contains(figure),
+                        "{} step {} ({lang:?}): the verdict says {figure:?}, the explanation: {explanation}",
+                        lesson.name,
+                        i + 1
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_option_reads_whole_inside_the_quotes_of_a_verdict() {
+        // Quoted mid-sentence and followed by the verdict's full stop: an option ends
+        // without punctuation of its own, and holds no quote marks to clash with ours.
+        for lesson in lessons::all() {
+            for step in &lesson.steps {
+                if let Prediction::Choices { options, .. } = &step.prediction {
+                    for text in options.iter().flat_map(|o| [o.en, o.es]) {
+                        let last = text.chars().last().unwrap_or('.');
+                        assert!(
+                            last.is_alphanumeric() || last == ')',
+                            "{}: {text}",
+                            lesson.name
+                        );
+                        assert!(
+                            !text.contains(['“', '”', '«', '»']),
+                            "{}: {text}",
+                            lesson.name
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -253,18 +253,9 @@ fn Reveal(lab: Lab, reached: bool) -> impl IntoView {
     let lang = lab.lang;
     let i18n = use_i18n();
     let verdict = move || {
-        lab.guide.with(|g| {
-            let Some(g) = g.as_ref() else {
-                return String::new();
-            };
-            match g.verdict() {
-                Some(true) => t_string!(i18n, teach.lesson.right).to_string(),
-                _ => {
-                    let answer = g.step().prediction.correct_answer(lang.get());
-                    t_string!(i18n, teach.lesson.wrong, answer = answer).to_string()
-                }
-            }
-        })
+        lab.guide
+            .with(|g| g.as_ref().map(|g| g.verdict_text(lang.get())))
+            .unwrap_or_default()
     };
     let explanation = move || {
         lab.guide.with(|g| {

@@ -443,8 +443,8 @@ fn lesson_list() -> String {
 }
 
 /// Plays lesson `name` through its checkpoints, printing each step as the page would
-/// show it: what to look at, the question, the right answer, then the explanation with
-/// the figure read from the run where it paused.
+/// show it: what to look at, the question, then, played to its checkpoint, the right
+/// answer and the explanation with the figure read from the run where it paused.
 fn play_lesson(name: &str, lang: Lang) -> Result<(), String> {
     let mut run = LessonRun::open(name).ok_or_else(|| {
         let known: Vec<&str> = lessons::all().iter().map(|l| l.name).collect();
@@ -467,12 +467,14 @@ fn play_lesson(name: &str, lang: Lang) -> Result<(), String> {
                 out += &format!("  {}) {}\n", i + 1, option.get(lang));
             }
         }
+        let played = run.play_step().expect("a current step plays");
+        // The figure this run shows where it paused, as the page's verdict tells it (a
+        // number question's expected value is only near it).
         out += &format!(
             "{}: {}\n",
             label(lang, "Answer", "Respuesta"),
-            step.prediction.correct_answer(lang)
+            step.answer_at(&run.sim, lang)
         );
-        let played = run.play_step().expect("a current step plays");
         let at = lessons::number(run.sim.now_us() as f64 / 1e6, 2, lang);
         let paused = if played.reached {
             label(lang, "Paused at", "Pausa en")

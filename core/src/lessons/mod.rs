@@ -64,6 +64,18 @@ impl LessonStep {
             .get(lang)
             .replace(FIGURE_SLOT, &self.figure.write(sim, lang))
     }
+
+    /// The right answer as the learner is told it beside the explanation, with the run
+    /// standing at the checkpoint in `sim`: the correct option, or for a number the figure
+    /// read from the run — the very figure the explanation states. (The prediction's own
+    /// number is what the lesson's reasoning expects, the centre of the tolerance a
+    /// prediction is judged by; the run it explains can differ from it a little.)
+    pub fn answer_at(&self, sim: &Simulation, lang: Lang) -> String {
+        match self.prediction {
+            Prediction::Number { .. } => self.figure.write(sim, lang),
+            Prediction::Choices { .. } => self.prediction.correct_answer(lang),
+        }
+    }
 }
 
 impl Lesson {

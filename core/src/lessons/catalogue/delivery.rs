@@ -41,7 +41,7 @@ fn broker_redelivers() -> LessonStep {
         Figure::Redeliveries,
         t(
             "The broker never got an ack, so when the 5 s lease ran out it delivered the message again (redeliveries so far: {figure}). Acking only after the commit loses no work, and it makes a redelivery after a crash between commit and ack normal.",
-            "El broker nunca recibió un ack, así que al vencer la reserva de 5 s volvió a entregar el mensaje (reentregas hasta ahora: {figure}). Hacer ack sólo después del commit no pierde trabajo, y vuelve normal una reentrega tras una caída entre el commit y el ack.",
+            "El broker nunca recibió un ack, así que al vencer la reserva de 5 s volvió a entregar el mensaje (reentregas hasta ahora: {figure}). Hacer ack solo después del commit no pierde trabajo, y vuelve normal una reentrega tras una caída entre el commit y el ack.",
         ),
     )
 }
@@ -128,7 +128,7 @@ fn nothing_to_redeliver() -> LessonStep {
         Figure::Redeliveries,
         t(
             "Redeliveries: {figure}. Nothing is left to deliver. At-most-once can suit data you can afford to lose, such as some metrics; for an order, ack only after the effect commits.",
-            "Reentregas: {figure}. No queda nada que entregar. Como máximo una vez puede servir para datos que se pueden perder, como algunas métricas; para un pedido, haz ack sólo después del commit del efecto.",
+            "Reentregas: {figure}. No queda nada que entregar. Como máximo una vez puede servir para datos que se pueden perder, como algunas métricas; para un pedido, haz ack solo después del commit del efecto.",
         ),
     )
 }

@@ -28,7 +28,7 @@ fn poison_skips_retries() -> LessonStep {
         Figure::LatestDeadLetterAttempts("payments"),
         t(
             "Attempts: {figure}. A permanent error does not get better by waiting, so the consumer skips the retries and dead-letters it at once, with its reason. Retrying it would only burn capacity.",
-            "Intentos: {figure}. Un error permanente no mejora esperando, así que el consumidor omite los reintentos y lo envía de inmediato a la cola de mensajes muertos, con su causa. Reintentarlo sólo gastaría capacidad.",
+            "Intentos: {figure}. Un error permanente no mejora esperando, así que el consumidor omite los reintentos y lo envía de inmediato a la cola de mensajes muertos, con su causa. Reintentarlo solo gastaría capacidad.",
         ),
     )
 }
@@ -48,7 +48,7 @@ fn outage_exhausts_retries() -> LessonStep {
                     "Dozens: payments whose four attempts all fell in the outage, plus the poison",
                     "Decenas: los pagos cuyos cuatro intentos cayeron en la caída, más los venenosos",
                 ),
-                t("Only the poison payments", "Sólo los pagos venenosos"),
+                t("Only the poison payments", "Solo los pagos venenosos"),
             ],
         ),
         Checkpoint::At { s: 59.0 },
@@ -135,7 +135,7 @@ fn jitter_spreads_retries() -> LessonStep {
         Figure::InFlightIn("jittered"),
         t(
             "{figure}. The same forty retries are spread over the whole backoff window, so the dependency sees a trickle instead of a wave. Jitter adds no retries; it only breaks the lockstep.",
-            "{figure}. Los mismos cuarenta reintentos se reparten por toda la ventana de espera, así que la dependencia recibe un goteo en lugar de una ola. El jitter no añade reintentos; sólo rompe la sincronía.",
+            "{figure}. Los mismos cuarenta reintentos se reparten por toda la ventana de espera, así que la dependencia recibe un goteo en lugar de una ola. El jitter no añade reintentos; solo rompe la sincronía.",
         ),
     )
 }

@@ -75,7 +75,7 @@ fn shipping_keeps_its_backlog() -> LessonStep {
         Figure::Waiting("shipping"),
         t(
             "Still waiting: {figure}. A subscription's backlog belongs to it alone; billing's workers never see shipping's copies. A topic with a broken subscription is a publication nobody acts on, so subscriptions need their own monitoring.",
-            "Siguen esperando: {figure}. El backlog de una suscripción es sólo suyo; los workers de billing nunca ven las copias de shipping. Un topic con una suscripción rota es una publicación que nadie atiende, así que cada suscripción necesita su propio monitoreo.",
+            "Siguen esperando: {figure}. El backlog de una suscripción es solo suyo; los workers de billing nunca ven las copias de shipping. Un topic con una suscripción rota es una publicación que nadie atiende, así que cada suscripción necesita su propio monitoreo.",
         ),
     )
 }
@@ -205,12 +205,12 @@ fn admitted_refuses_the_excess() -> LessonStep {
             "About how many requests did 'admitted' refuse in those 60 s?",
             "¿Aproximadamente cuántas solicitudes rechazó 'admitted' en esos 60 s?",
         ),
-        about(500.0, 100.0, Unit::Messages),
+        about(450.0, 100.0, Unit::Messages),
         Checkpoint::At { s: 60.0 },
         Figure::Refused,
         t(
-            "Refused: {figure}, roughly the 10 per second the workers cannot absorb, from the moment the limit was reached (about 10 s in). A refusal is an answer the client can act on; a request stuck for minutes is not.",
-            "Rechazados: {figure}, más o menos los 10 por segundo que los workers no pueden absorber, desde que se alcanzó el límite (hacia los 10 s). Un rechazo es una respuesta sobre la que el cliente puede actuar; una solicitud atascada durante minutos, no.",
+            "Refused: {figure}, roughly the 10 per second the workers cannot absorb, from the moment the limit was reached: the oldest request's wait grows by a third of a second each second (20 of every 30 arrivals are served), so it passes 5 s at about 15 s, and 10 × 45 s ≈ 450. A refusal is an answer the client can act on; a request stuck for minutes is not.",
+            "Rechazados: {figure}, más o menos los 10 por segundo que los workers no pueden absorber, desde que se alcanzó el límite: la espera de la solicitud más antigua crece un tercio de segundo por segundo (se atienden 20 de cada 30 llegadas), así que pasa de 5 s hacia los 15 s, y 10 × 45 s ≈ 450. Un rechazo es una respuesta sobre la que el cliente puede actuar; una solicitud atascada durante minutos, no.",
         ),
     )
 }

@@ -106,7 +106,7 @@ fn inventory_skips_the_republished_event() -> LessonStep {
         Figure::DuplicatesSkipped,
         t(
             "Duplicates skipped: {figure}. The copies carry the same id, so the inbox insert collides and the stock is reserved once. Both deliveries end in an ack; only one had an effect.",
-            "Duplicados omitidos: {figure}. Las copias llevan el mismo id, así que la inserción en el inbox choca y el stock se reserva una vez. Ambas entregas terminan en ack; sólo una tuvo efecto.",
+            "Duplicados omitidos: {figure}. Las copias llevan el mismo id, así que la inserción en el inbox choca y el stock se reserva una vez. Ambas entregas terminan en ack; solo una tuvo efecto.",
         ),
     )
 }
@@ -182,7 +182,7 @@ fn redrive_after_the_fix() -> LessonStep {
 pub fn exactly_once() -> Lesson {
     Lesson {
         name: "exactly-once",
-        title: t("Exactly once — of what?", "Exactamente una vez, ¿qué?"),
+        title: t("Exactly once — of what?", "Exactamente una vez… ¿de qué?"),
         scenario: "transactional-pipeline",
         steps: vec![
             transaction_aborts(),
@@ -215,7 +215,7 @@ fn transaction_aborts() -> LessonStep {
         Figure::EffectsInGroup("billing"),
         t(
             "The transaction aborted; its record stays in the log, marked aborted, and the other member processes the order again. Billing, reading committed records only, has applied {figure} orders so far.",
-            "La transacción abortó; su registro queda en el log marcado como abortado, y el otro miembro procesa el pedido de nuevo. Billing, que sólo lee registros confirmados, lleva {figure} pedidos aplicados.",
+            "La transacción abortó; su registro queda en el log marcado como abortado, y el otro miembro procesa el pedido de nuevo. Billing, que solo lee registros confirmados, lleva {figure} pedidos aplicados.",
         ),
     )
 }
@@ -249,7 +249,7 @@ fn uncommitted_reader_sees_more() -> LessonStep {
         Figure::EffectsInGroup("audit"),
         t(
             "Audit: {figure}. It also read the aborted record. The guarantee holds only for readers that take part in it (read_committed).",
-            "Audit: {figure}. También leyó el registro abortado. La garantía sólo vale para los lectores que participan en ella (read_committed).",
+            "Audit: {figure}. También leyó el registro abortado. La garantía solo vale para los lectores que participan en ella (read_committed).",
         ),
     )
 }
