@@ -77,8 +77,11 @@ pub struct Player {
     run: u32,
     /// Bumped whenever the prediction changes, so the chart redraws at once.
     prediction_version: u64,
-    /// How long the run lasts and the speed it opens at (from a preview of the run).
+    /// How long the run lasts and the speed it opens at (from a preview of the run, taken
+    /// again after each user command).
     pace: Pace,
+    /// Where the loaded scenario's run ends, without user commands (the load's preview).
+    loaded_end_s: Option<f64>,
     /// Where the timeline and the chart end: the run's end when the preview found it,
     /// else the fluid model's horizon.
     horizon_s: f64,
@@ -133,6 +136,7 @@ impl Player {
             run: 0,
             prediction_version: 0,
             pace,
+            loaded_end_s: pace.end_s,
             horizon_s,
             story: Story::default(),
             told: Told::default(),
@@ -206,6 +210,9 @@ impl Player {
         self.forget_story();
         self.snapshots.clear();
         self.furthest_us = 0;
+        // The load's preview knew the run without these commands.
+        self.pace.end_s = self.loaded_end_s;
+        self.find_end_again();
         self.go_to_step(step)?;
         let quiet_until = self.sim.next_step_time().is_none_or(|next| next > at_us);
         if at_us > self.sim.now_us() && quiet_until && self.sim.steps() == step {
@@ -484,13 +491,31 @@ impl Player {
         self.story.set_latest(step.time_us, step.facts);
         self.record();
         self.refresh_narration();
+        self.find_end_again();
         Ok(())
+    }
+
+    /// A command changed the run's future, and with it where the run ends: a crash
+    /// brings a redelivery after the story's old end, a setting changed at 0 s may end
+    /// it sooner or later. A short story's end (found by the preview at load) is found
+    /// again by a preview of the run with the commands given so far, so the timeline,
+    /// the chart and the End key reach the run that now happens. The speed stays as the
+    /// user set it. A run too long for a preview keeps the fluid model's horizon, which
+    /// the scrubber stretches as the run goes further.
+    fn find_end_again(&mut self) {
+        if self.pace.end_s.is_none() {
+            return;
+        }
+        self.pace.end_s = Pace::of(self.sim.scenario()).end_s;
+        self.horizon_s = horizon_of(&self.base, self.pace);
     }
 
     /// Starts the run again from the loaded scenario (user commands are forgotten).
     pub fn reset(&mut self) -> Result<(), ScenarioError> {
         self.sim = Simulation::new(self.base.clone())?;
         self.run = self.run.wrapping_add(1);
+        self.pace.end_s = self.loaded_end_s;
+        self.horizon_s = horizon_of(&self.base, self.pace);
         self.forget_story();
         self.snapshots.clear();
         self.seek_target = None;
@@ -513,6 +538,7 @@ impl Player {
         } else {
             // Another seed is another run: it may end elsewhere.
             self.pace = Pace::of(&self.base);
+            self.loaded_end_s = self.pace.end_s;
             self.horizon_s = horizon_of(&self.base, self.pace);
         }
         result
@@ -1087,6 +1113,41 @@ mod tests {
         sought.seek_to(secs_to_us(15.0)).expect("valid");
         assert!(sought.is_finished());
         assert_eq!(sought.readout(), p.readout());
+    }
+
+    #[test]
+    fn a_command_that_moves_the_end_of_a_story_moves_the_timeline_end_with_it() {
+        // ack-after-commit is over at 6.5 s; a consumer crashed early redelivers later.
+        let load = || Player::new(examples::load("ack-after-commit").expect("built in"));
+        let mut p = load().expect("valid");
+        let before = p.timeline_end_s();
+        for _ in 0..3 {
+            assert!(p.step_once());
+        }
+        assert!(p.crash_next().expect("valid").is_some());
+        let mut full = Simulation::new(p.sim().scenario().clone()).expect("valid");
+        full.run();
+        let end_s = us_to_secs(full.now_us());
+        assert!(
+            end_s > before,
+            "the crash makes the run longer: {end_s} against {before}"
+        );
+        assert_eq!(p.timeline_end_s(), (end_s * 10.0).ceil() / 10.0);
+        // The End key (a seek to the timeline's end) reaches the run's real end.
+        p.seek_to(secs_to_us(p.timeline_end_s())).expect("valid");
+        assert!(p.is_finished());
+        assert_eq!(p.sim().steps(), full.steps());
+        // The same run restored from its commands (a share link) ends there too.
+        let commands = p.sim().scenario().interventions.clone();
+        let mut linked = load().expect("valid");
+        linked
+            .replay(commands, p.sim().steps(), p.sim().now_us())
+            .expect("valid");
+        assert_eq!(linked.readout(), p.readout());
+        assert_eq!(linked.timeline_end_s(), p.timeline_end_s());
+        // A reset forgets the commands, and the story ends where it did.
+        p.reset().expect("valid");
+        assert_eq!(p.timeline_end_s(), before);
     }
 
     #[test]
