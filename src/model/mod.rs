@@ -20,6 +20,7 @@ pub mod interview;
 pub mod invariants;
 pub mod lesson;
 pub mod lineage;
+pub mod origin;
 pub mod panels;
 pub mod participants;
 pub mod player;

@@ -18,6 +18,7 @@ use crate::model::import::ImportKind;
 use crate::state::share::copy_embed_code;
 use crate::state::Lab;
 use crate::ui::compare::CompareTool;
+use crate::ui::focus::focus_id;
 use crate::ui::record::{save_stage_png, RecordForm, Recorder};
 
 #[component]
@@ -113,13 +114,25 @@ pub fn FileMenu(lab: Lab) -> impl IntoView {
                     {t!(i18n, panels.record.menu_stage_png)}
                 </button>
                 <button type="button" data-testid="record-open"
-                    on:click=move |_| { recorder.show(lab); close(); }
+                    on:click=move |_| {
+                        recorder.show(lab);
+                        close();
+                        // The menu that held the focus is folded: the form's first field
+                        // takes it, once the form is on the page.
+                        request_animation_frame(|| focus_id("record-from"));
+                    }
                     title=move || t_string!(i18n, panels.record.open_title)>
                     {t!(i18n, panels.record.open)}
                 </button>
                 <button type="button" data-testid="compare-open"
                     aria-expanded=move || comparing.get().to_string()
-                    on:click=move |_| { comparing.update(|o| *o = !*o); close(); }
+                    on:click=move |_| {
+                        comparing.update(|o| *o = !*o);
+                        close();
+                        if comparing.get_untracked() {
+                            request_animation_frame(|| focus_id("compare-setting"));
+                        }
+                    }
                     title=move || t_string!(i18n, panels.compare.open_title)>
                     {t!(i18n, panels.compare.open)}
                 </button>

@@ -150,6 +150,10 @@ test('an invalid value is marked at its field and the run stays; fixed, it appli
 
   assert.equal(await lab.text('editor-error'), '');
   assert.equal(await lab.text('step-index'), '0');
+  // Still called mm1, it is no longer the built-in example: the picker says so.
+  const picked = () => lab.page.getByTestId('scenario').evaluate((el) => el.selectedOptions[0].textContent);
+  assert.match(await picked(), /\(edited\)$/);
+  assert.match(await lab.text('scenario-description'), /^Edited: no longer the built-in example, whose description was: /);
   // A change that leaves the first step reading the same still reaches the address.
   await lab.page.waitForTimeout(600);
   const before = await lab.page.evaluate(() => location.hash);

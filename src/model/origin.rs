@@ -1,0 +1,47 @@
+//! Where the scenario on show comes from: a built-in example as it ships, or one changed
+//! under the same name (in the editor, by a file or a link). A changed example keeps the
+//! example's name, but its title and description were written for the original: the
+//! picker says it was edited, so a student opening a link does not read "one consumer"
+//! above three.
+
+use brokerlab_core::{examples, Scenario};
+
+/// Whether `scenario` carries a built-in example's name but differs from it in anything
+/// other than its seed (a new seed is the same scenario run again, which the seed
+/// control offers).
+pub fn is_edited_example(scenario: &Scenario) -> bool {
+    let Some(original) = examples::load(&scenario.name) else {
+        return false;
+    };
+    let mut same_seed = scenario.clone();
+    same_seed.seed = original.seed;
+    same_seed.interventions.clear();
+    same_seed != original
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_example_as_shipped_or_reseeded_is_not_edited() {
+        for name in examples::names() {
+            let mut s = examples::load(name).expect("built in");
+            assert!(!is_edited_example(&s), "{name}");
+            s.seed = s.seed.wrapping_add(1);
+            assert!(!is_edited_example(&s), "{name} with another seed");
+        }
+    }
+
+    #[test]
+    fn a_changed_example_under_its_own_name_is_edited_and_a_renamed_one_is_not_an_example() {
+        let mut s = examples::load("mm1").expect("built in");
+        s.consumers[0].replicas = 3;
+        assert!(is_edited_example(&s));
+        s.name = "mine".into();
+        assert!(!is_edited_example(&s), "not an example's name at all");
+        let mut text = examples::load("mm1").expect("built in");
+        text.description = "Another story".into();
+        assert!(is_edited_example(&text));
+    }
+}
