@@ -75,35 +75,64 @@ pub fn field(v: f64, lang: Lang) -> String {
     decimal_comma(v.to_string(), lang)
 }
 
-/// A number typed by hand. The language's way is read first ("60,000" and "2.5" in
-/// English, "60.000" and "2,5" in Spanish); a separator that cannot be a thousands
-/// separator there (not followed by groups of three digits) is taken as the decimal
-/// one, so "2.5" is 2.5 in Spanish too and "2,5" is 2.5 in English, never 25. Spaces and
-/// underscores are ignored; infinities and NaN are not numbers.
+/// A number typed by hand, the way the page's language writes it: "60,000" and
+/// "1,500.25" in English, "60.000" and "1.500,25" in Spanish — thousands separators only
+/// in groups of three (and before the decimal separator), one decimal separator at most.
+/// A lone separator that cannot group thousands there (not followed by exactly three
+/// digits, or after a leading 0) is taken as the decimal one, so "2.5" is 2.5 in Spanish
+/// too and "2,5" is 2.5 in English, never 25. A form mixing the two languages' ways is
+/// no number: "1.000,5" in English and "1,000.5" in Spanish (a grouping separator after
+/// the decimal one), "1,0,0.5" (groups not of three), "1.2.3" (two decimal separators).
+/// Spaces and underscores are ignored; exponents, infinities and NaN are not numbers.
 pub fn parse_number(text: &str, lang: Lang) -> Option<f64> {
     let plain: String = text
         .chars()
         .filter(|c| !c.is_whitespace() && *c != '_')
         .collect();
-    let (thousands, decimal) = (lang.thousands(), lang.decimal());
-    let normal = if plain.contains(decimal) {
-        plain.replace(thousands, "").replace(decimal, ".")
-    } else if grouped_in_threes(&plain, thousands) {
-        plain.replace(thousands, "")
-    } else {
-        plain.replace(thousands, ".")
+    let (sign, body) = match plain.strip_prefix('-') {
+        Some(rest) => ("-", rest),
+        None => ("", plain.strip_prefix('+').unwrap_or(&plain)),
     };
-    normal.parse::<f64>().ok().filter(|x| x.is_finite())
+    let (thousands, decimal) = (lang.thousands(), lang.decimal());
+    let (whole, fraction) = if let Some((whole, fraction)) = body.split_once(decimal) {
+        // The language's decimal separator: digits after it, nothing else (no second
+        // decimal separator, no grouping one), and the whole part grouped rightly.
+        (ungrouped(whole, thousands)?, fraction)
+    } else if grouped_in_threes(body, thousands) {
+        (body.replace(thousands, ""), "")
+    } else {
+        // The other language's decimal separator, alone.
+        let (whole, fraction) = body.split_once(thousands).unwrap_or((body, ""));
+        (whole.to_string(), fraction)
+    };
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if !digits(&whole) || !digits(fraction) || (whole.is_empty() && fraction.is_empty()) {
+        return None;
+    }
+    format!("{sign}0{whole}.{fraction}0")
+        .parse::<f64>()
+        .ok()
+        .filter(|x| x.is_finite())
 }
 
-/// True for digits grouped in threes by `sep` ("60.000", "1,234,567"; a sign allowed).
-fn grouped_in_threes(text: &str, sep: char) -> bool {
-    let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
+/// The whole part before a decimal separator, its thousands separators taken out: none,
+/// or groups of three after a first group of one to three digits.
+fn ungrouped(whole: &str, sep: char) -> Option<String> {
+    if !whole.contains(sep) {
+        return Some(whole.to_string());
+    }
+    grouped_in_threes(whole, sep).then(|| whole.replace(sep, ""))
+}
+
+/// True for digits grouped in threes by `sep` ("60.000", "1,234,567"), the first group
+/// of one to three digits and not a lone 0 ("0.250" is not 250 in Spanish).
+fn grouped_in_threes(digits: &str, sep: char) -> bool {
     let mut groups = digits.split(sep);
     let first = groups.next().unwrap_or_default();
     let mut rest = groups.peekable();
     rest.peek().is_some()
         && (1..=3).contains(&first.len())
+        && !first.starts_with('0')
         && first.bytes().all(|b| b.is_ascii_digit())
         && rest.all(|g| g.len() == 3 && g.bytes().all(|b| b.is_ascii_digit()))
 }
@@ -190,6 +219,61 @@ mod tests {
         // Two decimal separators, or groups of the wrong size, are no number.
         assert_eq!(parse_number("1.2.3", Es), None);
         assert_eq!(parse_number("1,2,3", En), None);
+    }
+
+    #[test]
+    fn each_language_s_own_forms_are_read() {
+        let read = |text, lang| parse_number(text, lang);
+        // English: thousands by commas in threes, a decimal point.
+        assert_eq!(read("1,000.5", En), Some(1_000.5));
+        assert_eq!(read("2,000", En), Some(2_000.0));
+        assert_eq!(read("1,234,567.25", En), Some(1_234_567.25));
+        assert_eq!(read("-1,000.5", En), Some(-1_000.5));
+        assert_eq!(read("+7", En), Some(7.0));
+        assert_eq!(read(".5", En), Some(0.5));
+        assert_eq!(read("1000.5", En), Some(1_000.5));
+        // Spanish: thousands by points in threes, a decimal comma.
+        assert_eq!(read("1.000,5", Es), Some(1_000.5));
+        assert_eq!(read("2.000", Es), Some(2_000.0));
+        assert_eq!(read("1.234.567,25", Es), Some(1_234_567.25));
+        assert_eq!(read("-1.000,5", Es), Some(-1_000.5));
+        assert_eq!(read("1000,5", Es), Some(1_000.5));
+        // A leading 0 groups nothing: the separator is a decimal one (it read 250).
+        assert_eq!(read("0.250", Es), Some(0.25));
+        assert_eq!(read("0,250", En), Some(0.25));
+    }
+
+    #[test]
+    fn mixed_or_misgrouped_forms_are_no_number_in_either_language() {
+        for (text, lang) in [
+            // A grouping separator after the decimal one: the other language's form.
+            ("1,000.5", Es), // read 1,0005
+            ("1.000,5", En), // read 1.0005
+            ("1,000,000.5", Es),
+            ("1.000.000,5", En),
+            ("2,5.0", Es),
+            // Groups not of three.
+            ("1,0,0.5", En),
+            ("1.0.0,5", Es),
+            ("12,34,567", En),
+            ("1.0000,5", Es),
+            ("1234,567.5", En),
+            ("0.000,5", Es),
+            // More than one decimal separator.
+            ("1.2.3", En),
+            ("1,2,3", Es),
+            ("1,5,", Es),
+            // No digits, or not only digits.
+            (".", En),
+            (",", Es),
+            ("-", En),
+            ("--5", En),
+            ("1e3", En),
+            ("0x10", En),
+            ("½", Es),
+        ] {
+            assert_eq!(parse_number(text, lang), None, "{text:?} in {lang:?}");
+        }
     }
 
     #[test]

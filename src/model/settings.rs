@@ -777,6 +777,40 @@ mod tests {
     }
 
     #[test]
+    fn a_number_in_the_other_language_s_form_is_refused_in_one_sentence() {
+        // Spanish 1,000.5 was read as 1,0005 (λ = 1 msgs/s), English 1.000,5 as 1.0005.
+        let rate = |text, lang| parse_range(text, 0.0, false, 1e6, "msgs/s", lang);
+        assert_eq!(
+            rate("1,000.5", Lang::Es),
+            Err("“1,000.5” no es un número (msgs/s).".into())
+        );
+        assert_eq!(
+            rate("1.000,5", Lang::En),
+            Err("“1.000,5” is not a number (msgs/s).".into())
+        );
+        assert_eq!(
+            rate("1,0,0.5", Lang::En),
+            Err("“1,0,0.5” is not a number (msgs/s).".into())
+        );
+        assert_eq!(rate("1.000,5", Lang::Es), Ok(1_000.5));
+        assert_eq!(rate("1,000.5", Lang::En), Ok(1_000.5));
+        assert_eq!(rate("2.000", Lang::Es), Ok(2_000.0));
+        assert_eq!(rate("2,000", Lang::En), Ok(2_000.0));
+        assert_eq!(
+            parse_whole("1.000,0", 0, 64, "consumers", Lang::En),
+            Err("“1.000,0” is not a number (consumers).".into())
+        );
+        // The refusal comes before any command: the setting keeps its value.
+        let sim = mm1();
+        let queue = Settings::of(&sim).queues[0].clone();
+        let refused = queue_commands::service(queue.name.clone(), &queue, "1,000.5", Lang::Es);
+        assert_eq!(
+            refused.err().as_deref(),
+            Some("“1,000.5” no es un número (s).")
+        );
+    }
+
+    #[test]
     fn refusals_and_the_forecast_are_said_in_spanish() {
         // A Spanish decimal comma is a decimal (0,9 was read as 9 before).
         assert_eq!(
