@@ -34,8 +34,13 @@ pub fn AggregatedBanner(lab: Lab) -> impl IntoView {
             <section class="aggregated-banner" role="note" data-testid="aggregated-banner">
                 <strong>{t!(i18n, stage.aggregated.banner_title)}</strong>
                 <p>{t!(i18n, stage.aggregated.banner_why)}</p>
-                <p class="aggregated-note" data-testid="aggregated-note">{note}</p>
-                <p>{t!(i18n, stage.aggregated.not_shown)} " " {pace}</p>
+                // Folded: open, the whole banner pushed the chart (the one live view in
+                // this mode) below the fold of a 1280×800 screen.
+                <details data-testid="aggregated-details">
+                    <summary>{t!(i18n, stage.aggregated.details)}</summary>
+                    <p class="aggregated-note" data-testid="aggregated-note">{note}</p>
+                    <p>{t!(i18n, stage.aggregated.not_shown)} " " {pace}</p>
+                </details>
             </section>
         </Show>
     }

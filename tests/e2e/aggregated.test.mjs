@@ -31,6 +31,10 @@ test('a day at a million per second opens aggregated, plays, and the chart reach
   const banner = page.getByTestId('aggregated-banner');
   await banner.waitFor({ state: 'visible', timeout: 10_000 });
   assert.match(await banner.innerText(), /computed as flows/i);
+  // The numbers behind it are folded (the banner left the chart below a 1280×800 fold).
+  const chart = await page.getByTestId('chart').boundingBox();
+  assert.ok(chart.y + 150 <= 800, `the chart starts at ${chart.y}, within the first screen`);
+  await page.getByTestId('aggregated-details').locator('summary').click();
   assert.match(await text('aggregated-note'), /^Aggregated mode: message by message it would need about [0-9]{1,3}(,[0-9]{3})+ message copies/);
   await page.getByTestId('aggregated-stage').waitFor({ state: 'visible' });
   assert.equal(await page.getByTestId('topology').count(), 0, 'no tokens, no topology cards');

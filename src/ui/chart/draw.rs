@@ -403,11 +403,13 @@ pub fn draw_frame<DB: DrawingBackend>(
         build(root, axes, px)?.set_secondary_coord(0.0..axes.x_max_s, 0.0..axes.age_max_s);
     let y_fmt = |v: &f64| short_count(*v, lang);
     let x_fmt = |v: &f64| format!("{v:.0}");
+    let (width, height) = root.dim_in_pixel();
+    let (xs, ys) = plot_area(width, height, scale);
     chart
         .configure_mesh()
         .x_desc(td_string!(l, stage.chart.axis_time))
         .y_desc(td_string!(l, stage.chart.axis_messages))
-        .x_labels(10)
+        .x_labels(time_labels(xs.end - xs.start, px))
         .y_labels(6)
         .x_label_formatter(&x_fmt)
         .y_label_formatter(&y_fmt)
@@ -423,8 +425,6 @@ pub fn draw_frame<DB: DrawingBackend>(
     let age_fmt = move |v: &f64| age_label(*v, age_max, lang);
     // The axis's name runs along its height: on a short plot (a 720 px screen) the long
     // name would be cut at both ends, so the short one stands (the legend says the rest).
-    let (width, height) = root.dim_in_pixel();
-    let (_, ys) = plot_area(width, height, scale);
     let long = td_string!(l, stage.chart.axis_age);
     let fits = root
         .estimate_text_size(long, &px.text(16.0))
@@ -445,6 +445,14 @@ pub fn draw_frame<DB: DrawingBackend>(
         .set_all_tick_mark_size(px.of(4.0))
         .draw()?;
     root.present()
+}
+
+/// How many labels the time axis asks for on a plot `plot_width` pixels wide: ten on a
+/// wide one, fewer on a narrow one, so that "160" and "180" never touch (about one label
+/// per 64 CSS pixels: a four-digit time at the axis's 15 px text, with room between).
+fn time_labels(plot_width: i32, px: Px) -> usize {
+    let per_label = i64::from(px.of(64.0));
+    (i64::from(plot_width.max(0)) / per_label).clamp(2, 10) as usize
 }
 
 /// A dashed vertical line at each crash, and its label near the top, to the right of the
@@ -469,11 +477,14 @@ fn draw_crashes<DB: DrawingBackend>(
         let w = w as i32;
         let flip = x + pad + w > plot_x.end;
         let start = if flip { x - pad - w } else { x + pad };
-        placed.push((flip, f64::from(start), f64::from(w)));
+        // A label too long for either side (a long name on a phone) stays inside the
+        // plot, across its line, rather than cut off at the canvas's edge.
+        let start = start.min(plot_x.end - w).max(plot_x.start);
+        placed.push((start - x, f64::from(start), f64::from(w)));
     }
     let spans: Vec<(f64, f64)> = placed.iter().map(|&(_, s, w)| (s, w)).collect();
     let rows = label_rows(&spans, CRASH_ROWS, f64::from(pad));
-    for (((c, label), &(flip, _, _)), row) in crashes.iter().zip(labels).zip(&placed).zip(rows) {
+    for (((c, label), &(dx, _, _)), row) in crashes.iter().zip(labels).zip(&placed).zip(rows) {
         chart.draw_series(DashedLineSeries::new(
             [(c.t_s, 0.0), (c.t_s, axes.y_max)],
             px.of(6.0),
@@ -481,11 +492,7 @@ fn draw_crashes<DB: DrawingBackend>(
             CRASH_COLOR.stroke_width(px.of(2.0)),
         ))?;
         let y = pad + row as i32 * row_height;
-        let (dx, anchor) = if flip {
-            (-pad, Pos::new(HPos::Right, VPos::Top))
-        } else {
-            (pad, Pos::new(HPos::Left, VPos::Top))
-        };
+        let anchor = Pos::new(HPos::Left, VPos::Top);
         chart.draw_series(std::iter::once(
             EmptyElement::at((c.t_s, axes.y_max)) + Text::new(label, (dx, y), style.pos(anchor)),
         ))?;
@@ -805,6 +812,62 @@ mod tests {
             .collect();
         assert_eq!(ys.len(), 2);
         assert_ne!(ys[0], ys[1], "stacked labels");
+    }
+
+    /// The (x, y) of every `<text>` line whose content satisfies `is`.
+    fn text_at(svg: &str, is: impl Fn(&str) -> bool) -> Vec<(i32, i32)> {
+        let attr = |line: &str, name: &str| -> Option<i32> {
+            line.split(&format!(" {name}=\""))
+                .nth(1)?
+                .split('"')
+                .next()?
+                .parse()
+                .ok()
+        };
+        let lines: Vec<&str> = svg.lines().collect();
+        lines
+            .windows(2)
+            .filter(|w| w[0].starts_with("<text") && is(w[1]))
+            .filter_map(|w| Some((attr(w[0], "x")?, attr(w[0], "y")?)))
+            .collect()
+    }
+
+    #[test]
+    fn a_phone_wide_chart_keeps_its_time_labels_apart_and_a_long_crash_label_inside() {
+        let mut data = played_burst(30);
+        let long = "a-consumer-with-a-long-name-of-forty-chars";
+        data.crashes = vec![crate::model::chart_info::CrashMarker {
+            t_s: data.x_max_s / 2.0,
+            label: format!("{long} ✕"),
+            who: crate::model::chart_info::Crashed::Named(long.into()),
+        }];
+        for (width, scale) in [(390, 1.0), (780, 2.0), (1200, 1.0)] {
+            let out = svg(&data, (width, 300), scale);
+            // Time labels: whole numbers under the plot, at least 40 CSS px apart.
+            let (plot, ys) = plot_area(width, 300, scale);
+            let mut xs: Vec<i32> = text_at(&out, |t| t.trim().parse::<u32>().is_ok())
+                .into_iter()
+                .filter(|&(_, y)| y > ys.end)
+                .map(|(x, _)| x)
+                .collect();
+            assert!(xs.len() >= 2, "{width} px: {xs:?}");
+            xs.sort_unstable();
+            xs.dedup();
+            let gaps: Vec<i32> = xs.windows(2).map(|w| w[1] - w[0]).collect();
+            let narrowest = gaps.iter().copied().min().unwrap_or(i32::MAX);
+            assert!(
+                f64::from(narrowest) >= 40.0 * scale,
+                "{width} px: labels at {xs:?}"
+            );
+            let starts = text_at(&out, |t| t.starts_with(long));
+            assert_eq!(starts.len(), 1, "{width} px");
+            assert!(
+                starts[0].0 >= plot.start,
+                "{width} px: label at {} < {}",
+                starts[0].0,
+                plot.start
+            );
+        }
     }
 
     #[test]

@@ -311,7 +311,9 @@ fn RhoNote(lab: Lab, rho: Memo<Rho>, time_s: Signal<f64>) -> impl IntoView {
                 }}
             </span>
             " "
-            <span class="rho-hint" data-testid="rho-hint">{move || rho.get().hint(lab.lang.get())}</span>
+            <span class="rho-hint" data-testid="rho-hint" title=move || rho.get().hint(lab.lang.get())>
+                {move || rho.get().hint(lab.lang.get())}
+            </span>
         </p>
     }
 }
