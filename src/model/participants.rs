@@ -182,7 +182,8 @@ fn moot_side(fact: &Fact) -> Option<Part> {
         | CrashConsumerDown { consumer } => Consumer(consumer),
         RestartProducerUp { producer }
         | CrashProducerDown { producer }
-        | PoisonProducerDown { producer } => Producer(producer),
+        | PoisonProducerDown { producer }
+        | NoConfirmToLose { producer } => Producer(producer),
         RestartBrokerUp | CrashBrokerDown => Broker,
         CrashMemberDown { group, member } => Member(group, member),
         RedriveEmpty { queue } => DeadLetters(queue),

@@ -44,6 +44,9 @@ pub struct ProducerCard {
     pub outbox: usize,
     /// Whether it hands its messages off through an outbox (and a relay).
     pub uses_outbox: bool,
+    /// Whether it waits for the broker's confirms (`publish.confirms`, or an outbox relay,
+    /// which always does): only then has it a confirm to lose.
+    pub waits_for_confirms: bool,
     /// The first unsent outbox rows: (message id, sent and awaiting the confirm).
     pub outbox_rows: Vec<(MsgId, bool)>,
     /// Its outbox relay, if it has one.
@@ -146,6 +149,9 @@ pub struct QueueCard {
     pub name: String,
     pub waiting: u64,
     pub in_flight: u64,
+    /// Of those in flight, the ones acked on delivery (automatic acknowledgement): the
+    /// broker forgot them as it sent them, and only the consumer holds them now.
+    pub acked_on_delivery: u64,
     pub retry_waiting: u64,
     pub dead_lettered: u64,
     pub max_length: Option<u64>,
@@ -244,10 +250,9 @@ fn producer_cards(sim: &Simulation) -> Vec<ProducerCard> {
     sim.producer_ids()
         .filter_map(|p| sim.producer_view(p).map(|v| (p, v)))
         .map(|(p, v)| {
-            let uses_outbox = scenario
-                .producers
-                .get(p.index())
-                .is_some_and(|s| matches!(s.handoff, Handoff::Outbox { .. }));
+            let spec = scenario.producers.get(p.index());
+            let uses_outbox = spec.is_some_and(|s| matches!(s.handoff, Handoff::Outbox { .. }));
+            let waits_for_confirms = uses_outbox || spec.is_some_and(|s| s.publish.confirms);
             ProducerCard {
                 relay: uses_outbox.then(|| RelayCard {
                     up: v.up,
@@ -270,6 +275,7 @@ fn producer_cards(sim: &Simulation) -> Vec<ProducerCard> {
                 up: v.up,
                 outbox: v.outbox_len,
                 uses_outbox,
+                waits_for_confirms,
                 jobs: v.jobs,
             }
         })
@@ -308,6 +314,7 @@ fn queue_cards(sim: &Simulation) -> Vec<QueueCard> {
                     count: v.dead_lettered,
                     oldest_reason: sim.dead_letters(q).next().map(|d| (d.reason, d.attempts)),
                 }),
+                acked_on_delivery: acked_on_delivery(sim, q, &v.consumers),
                 name: v.name,
                 waiting: v.waiting,
                 in_flight: v.in_flight,
@@ -322,6 +329,29 @@ fn queue_cards(sim: &Simulation) -> Vec<QueueCard> {
         .collect()
 }
 
+/// Copies of queue `q` in its consumers' hands that were acked as they were delivered
+/// (the broker settled them then: in RabbitMQ's terms they are not unacked).
+fn acked_on_delivery(
+    sim: &Simulation,
+    q: brokerlab_core::QueueId,
+    consumers: &[ConsumerId],
+) -> u64 {
+    consumers
+        .iter()
+        // Only these settle a copy as they receive it: the others' holdings need no walk.
+        .filter(|&&c| {
+            sim.consumer(c)
+                .is_some_and(|v| v.ack == AckMode::OnDelivery)
+        })
+        .flat_map(|&c| sim.held_deliveries(c))
+        .filter(|&(copy, _)| {
+            sim.copy(copy).is_some_and(|x| {
+                x.queue == q && x.fate == brokerlab_core::Fate::InFlight && x.settled_at_broker
+            })
+        })
+        .count() as u64
+}
+
 fn log_cards(sim: &Simulation) -> Vec<LogCard> {
     sim.scenario()
         .logs
@@ -334,7 +364,10 @@ fn log_cards(sim: &Simulation) -> Vec<LogCard> {
 }
 
 /// The earliest lease among the current deliveries consumer `c` holds, and how many of
-/// them have no lease any more (expired). Only consumers acking after commit hold leases.
+/// them have no lease any more: the broker took them back, because the lease ran out, or
+/// because the broker went down and put its deliveries back in line on restart (the card
+/// says "took it back", not "expired": after a broker crash the lease had time left).
+/// Only consumers acking after commit hold leases.
 fn leases(sim: &Simulation, c: ConsumerId, ack: AckMode) -> (Option<u64>, u32) {
     let (mut earliest, mut expired) = (None::<u64>, 0);
     if ack == AckMode::AfterCommit {
@@ -664,6 +697,10 @@ pub fn queue_counts(q: &QueueCard, lang: Lang) -> String {
         .map_or(String::new(), |m| format!(" / {}", count(m, lang)));
     let (n, f) = (count(q.waiting, lang), count(q.in_flight, lang));
     let mut text = td_string!(l, stage.card.queue_counts, n, bound, f).to_string();
+    if q.acked_on_delivery > 0 {
+        let n = count(q.acked_on_delivery, lang);
+        text.push_str(&td_string!(l, stage.card.queue_acked_on_delivery, n).to_string());
+    }
     if q.retry_waiting > 0 {
         let n = count(q.retry_waiting, lang);
         text.push_str(&td_string!(l, stage.card.queue_retry, n).to_string());
@@ -893,6 +930,19 @@ mod tests {
     }
 
     #[test]
+    fn only_a_producer_that_waits_for_confirms_offers_to_lose_one() {
+        // The core refuses a lost confirm for a producer that waits for none, so its card
+        // does not offer one (as it offers a relay crash only with an outbox).
+        let waits = |name: &str| {
+            let sim = Simulation::new(examples::load(name).expect("built in")).expect("valid");
+            Topology::of(&sim).producers[0].waits_for_confirms
+        };
+        assert!(waits("lost-confirm"), "publish.confirms");
+        assert!(waits("outbox-relay-crash"), "its relay waits for confirms");
+        assert!(!waits("crash-after-commit"));
+    }
+
+    #[test]
     fn a_queue_card_names_its_flavour_and_follows_a_switch() {
         let mut sim = Simulation::new(brokerlab_core::examples::load("mm1").unwrap()).unwrap();
         assert_eq!(
@@ -916,6 +966,7 @@ mod tests {
             name: "orders".into(),
             waiting: 1_200,
             in_flight: 3,
+            acked_on_delivery: 0,
             retry_waiting: 2,
             dead_lettered: 1,
             max_length: Some(5_000),
@@ -937,6 +988,36 @@ mod tests {
         assert_eq!(
             queue_counts(&plain, Lang::En),
             "waiting 1,200 · in flight 3 · DLQ 1"
+        );
+        let auto = QueueCard {
+            acked_on_delivery: 2,
+            ..plain
+        };
+        assert_eq!(
+            queue_counts(&auto, Lang::En),
+            "waiting 1,200 · in flight 3 (2 acked on delivery: the broker has forgotten them) · DLQ 1"
+        );
+    }
+
+    #[test]
+    fn a_queue_whose_consumer_acks_on_delivery_says_the_broker_forgot_what_it_sent() {
+        // RabbitMQ's automatic acknowledgement: the broker settles a message as it sends
+        // it (its unacked count stays 0), and pushes all it has past prefetch.
+        let mut scenario = examples::load("burst").expect("built in");
+        scenario.queues[0].flavour = Flavour::Rabbitmq;
+        scenario.consumers[0].ack = brokerlab_core::AckMode::OnDelivery;
+        let mut sim = Simulation::new(scenario).expect("valid");
+        for _ in 0..200 {
+            sim.step();
+        }
+        let q = &Topology::of(&sim).queues[0];
+        assert!(q.in_flight > 0, "{q:?}");
+        assert_eq!(
+            q.acked_on_delivery, q.in_flight,
+            "every delivery was acked as sent"
+        );
+        assert!(
+            queue_counts(q, Lang::En).contains("acked on delivery: the broker has forgotten them")
         );
     }
 
@@ -1121,7 +1202,7 @@ mod tests {
         };
         assert_eq!(
             lease_text(&idle, Lang::En).as_deref(),
-            Some("⚠ lease expired on 2 held deliveries")
+            Some("⚠ 2 held deliveries no longer leased: the broker took them back")
         );
     }
 

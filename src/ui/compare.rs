@@ -100,7 +100,7 @@ fn CompareForm(lab: Lab, open: RwSignal<bool>) -> impl IntoView {
             <p class="hint">{t!(i18n, panels.compare.form_hint)}</p>
             <label>
                 {t!(i18n, panels.compare.setting)}
-                <select data-testid="compare-setting"
+                <select id="compare-setting" data-testid="compare-setting"
                     on:change=move |ev| picked.set(event_target_value(&ev).parse().unwrap_or(0))>
                     {options}
                 </select>

@@ -8,6 +8,7 @@ use leptos::prelude::*;
 
 use crate::format::{count, seconds, speed};
 use crate::i18n::{locale, t, t_string, td_string, use_i18n};
+use crate::model::origin;
 use crate::model::player::{RESTART_AFTER_S, SPEEDS};
 use crate::state::Lab;
 use crate::ui::seed::SeedControl;
@@ -169,11 +170,22 @@ fn LessonOptions(lab: Lab) -> impl IntoView {
 #[component]
 pub fn ScenarioPicker(lab: Lab) -> impl IntoView {
     let name = move || lab.scenario.with(|s| s.0.clone());
+    // An example changed under its own name: its title and description no longer fit.
+    let edited = Memo::new(move |_| lab.base.with(origin::is_edited_example));
+    let i18n = use_i18n();
     // A built-in example's description in the page's language, unless the scenario's own
-    // text was changed (then that text, as written).
+    // text was changed (then that text, as written); an edited example's says so.
     let description = move || {
         let lang = lab.lang.get();
         lab.scenario.with(|(n, d)| match examples::find(n) {
+            // The example's own words over a scenario changed since: said to be the
+            // original's.
+            Some(e) if *d == e.description(Lang::En) && edited.get() => td_string!(
+                locale(lang),
+                stage.picker.edited_description,
+                description = e.description(lang)
+            )
+            .to_string(),
             Some(e) if *d == e.description(Lang::En) => e.description(lang),
             _ => d.clone(),
         })
@@ -186,7 +198,15 @@ pub fn ScenarioPicker(lab: Lab) -> impl IntoView {
                 .into_iter()
                 .map(|e| {
                     let n = e.name;
-                    let title = move || e.title(lab.lang.get());
+                    let title = move || {
+                        let lang = lab.lang.get();
+                        if edited.get() && lab.scenario.with(|s| s.0 == n) {
+                            let title = e.title(lang);
+                            td_string!(locale(lang), stage.picker.edited, title).to_string()
+                        } else {
+                            e.title(lang).to_string()
+                        }
+                    };
                     view! { <option value=n selected=move || lab.scenario.with(|s| s.0 == n)>{title}</option> }
                 })
                 .collect_view();
@@ -195,7 +215,6 @@ pub fn ScenarioPicker(lab: Lab) -> impl IntoView {
         .collect_view();
     // A scenario from a file, a link or the editor that is not a built-in one is listed too,
     // so the picker never shows a blank.
-    let i18n = use_i18n();
     let own = move || {
         lab.scenario.with(|(n, _)| {
             let n = n.clone();

@@ -207,7 +207,7 @@ pub fn RecordForm(lab: Lab, recorder: Recorder) -> impl IntoView {
             <h2>{t!(i18n, panels.record.title)}</h2>
             <div class="record-fields">
                 <label>{t!(i18n, panels.record.from)}
-                    <input type="number" min="0" step="0.1" data-testid="record-from" disabled=busy
+                    <input type="number" min="0" step="0.1" id="record-from" data-testid="record-from" disabled=busy
                         prop:value=move || recorder.from.get() on:input=field(recorder.from) />
                 </label>
                 <label>{t!(i18n, panels.record.to)}

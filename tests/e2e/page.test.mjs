@@ -1556,6 +1556,43 @@ test('an address with something after # that is not a link says so and opens the
   }
 });
 
+test('garbage pasted into the address of an open page is said, and the run on show stays', async () => {
+  const base = new URL(BASE_URL);
+  const { p, close } = await openAt(`${base.origin}${base.pathname}`);
+  try {
+    await p.pickScenario('mm4');
+    await p.page.waitForFunction(() => document.querySelector('[data-testid=scenario]').value === 'mm4');
+    await p.click('step');
+    await p.click('step');
+    assert.equal(await p.text('step-index'), '2');
+    const cases = [
+      ['#garbage!!<b>x</b>', /is not a Broker Lab link: the run on show stays\.$/],
+      ['#s=v1.AAAA', /This link could not be opened: .+\.$/],
+    ];
+    for (const [hash, said] of cases) {
+      await p.page.evaluate((h) => { location.hash = h; }, hash);
+      await p.page.waitForFunction(
+        () => document.querySelector('[data-testid=error-note]')?.textContent.trim().length > 0,
+        null,
+        { timeout: 5_000 },
+      );
+      assert.match(await p.text('error-note'), said, hash);
+      assert.equal(await p.page.locator('.error-note *').count(), 1, 'no markup beyond the label');
+      assert.equal(await p.page.getByTestId('scenario').inputValue(), 'mm4', 'not the opening example');
+      assert.equal(await p.text('step-index'), '2', 'the run stays where it was');
+      // The address holds the run's own link again, and the page was not reloaded.
+      await p.page.waitForFunction(() => location.hash.startsWith('#s=v1.'), null, { timeout: 5_000 });
+      await p.click('step');
+      assert.equal(await p.text('step-index'), '3');
+      await p.click('back');
+      assert.equal(await p.text('step-index'), '2');
+      assert.deepEqual(p.consoleErrors, []);
+    }
+  } finally {
+    await close();
+  }
+});
+
 test('the checked-in link of format version 1 still opens at its step', async () => {
   const v1 = readFileSync(new URL('../../core/tests/links/v1-burst.txt', import.meta.url), 'utf8').trim();
   const base = new URL(BASE_URL);

@@ -63,6 +63,7 @@ fn ProducerBox(lab: Lab, index: usize) -> impl IntoView {
                 </ul>
             </Show>
             <ProducerActions lab index up=Signal::derive(move || card.with(|c| c.as_ref().is_some_and(|c| c.up)))
+                confirms=Signal::derive(move || card.with(|c| c.as_ref().is_some_and(|c| c.waits_for_confirms)))
                 name=Signal::derive(read(|c, _| c.name.clone())) />
         </li>
         <Show when=uses_outbox>
@@ -71,13 +72,14 @@ fn ProducerBox(lab: Lab, index: usize) -> impl IntoView {
     }
 }
 
-/// A producer's controls: crash or restart it, lose its next confirm, publish a poison
-/// message.
+/// A producer's controls: crash or restart it, lose its next confirm (only for one that
+/// waits for confirms: the core refuses it otherwise), publish a poison message.
 #[component]
 fn ProducerActions(
     lab: Lab,
     index: usize,
     up: Signal<bool>,
+    confirms: Signal<bool>,
     #[prop(into)] name: Signal<String>,
 ) -> impl IntoView {
     let i18n = use_i18n();
@@ -108,11 +110,13 @@ fn ProducerActions(
                 }}
             </button>
             <MoreActions testid=format!("producer-{index}-more") of=name>
-                <button type="button" class="small" data-testid=format!("producer-{index}-drop-confirm")
-                    on:click=move |_| lab.command(Command::DropNextConfirm { producer })
-                    title=move || t_string!(i18n, stage.topology.drop_confirm_title)>
-                    {t!(i18n, stage.topology.drop_confirm)}
-                </button>
+                <Show when=move || confirms.get()>
+                    <button type="button" class="small" data-testid=format!("producer-{index}-drop-confirm")
+                        on:click=move |_| lab.command(Command::DropNextConfirm { producer })
+                        title=move || t_string!(i18n, stage.topology.drop_confirm_title)>
+                        {t!(i18n, stage.topology.drop_confirm)}
+                    </button>
+                </Show>
                 <button type="button" class="small" data-testid=format!("producer-{index}-poison")
                     on:click=move |_| lab.command(Command::InjectPoison { producer, poison: Poison::MalformedPayload })
                     title=move || t_string!(i18n, stage.topology.poison_title)>
