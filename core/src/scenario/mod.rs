@@ -2023,7 +2023,8 @@ impl Scenario {
         self.check_command_as(field, fault, false)
     }
 
-    /// Checks a command recorded in an earlier run (see `CommandCheck::recorded`).
+    /// Checks a command recorded in an earlier run: its names and ranges only, not
+    /// whether it can ever act (see [`CommandCheck::can_ever_act`]).
     fn validate_recorded_command(&self, field: &str, fault: &Command) -> Result<(), ScenarioError> {
         self.check_command_as(field, fault, true)
     }
@@ -2037,45 +2038,12 @@ impl Scenario {
         let check = CommandCheck {
             scenario: self,
             field,
-            recorded,
         };
-        match fault {
-            Command::CrashConsumer { .. }
-            | Command::RestartConsumer { .. }
-            | Command::DropNextAck { .. }
-            | Command::SlowConsumer { .. } => check.consumer_fault(fault),
-            Command::CrashProducer { .. }
-            | Command::RestartProducer { .. }
-            | Command::DropNextConfirm { .. }
-            | Command::InjectPoison { .. }
-            | Command::SetArrivals { .. } => check.producer_command(fault),
-            Command::CrashBroker { restart_after_s } => check.restart(*restart_after_s),
-            Command::RestartBroker => Ok(()),
-            Command::CrashMember { .. }
-            | Command::AddMember { .. }
-            | Command::SeekToEarliest { .. }
-            | Command::SeekTo { .. }
-            | Command::SetGroupOrdering { .. }
-            | Command::SetPartitions { .. } => check.log_command(fault),
-            Command::DependencyOutage { .. }
-            | Command::Redrive { .. }
-            | Command::DeployFix { .. }
-            | Command::SetVisibilityTimeout { .. }
-            | Command::SetFlavour { .. }
-            | Command::SetQueueBound { .. } => check.queue_command(fault),
-            Command::SetServiceTime { .. }
-            | Command::SetConsumerCount { .. }
-            | Command::SetPrefetch { .. }
-            | Command::SetAckMode { .. }
-            | Command::SetIdempotency { .. }
-            | Command::SetOrdering { .. }
-            | Command::SetRetry { .. } => check.consumer_setting(fault),
-            Command::SlowDependency { .. }
-            | Command::SetDependencyCapacity { .. }
-            | Command::SetDependencyTimeout { .. }
-            | Command::SetRetryBudget { .. }
-            | Command::SetBreaker { .. }
-            | Command::SetAdmission { .. } => check.dependency_command(fault),
+        check.names_and_ranges(fault)?;
+        if recorded {
+            Ok(())
+        } else {
+            check.can_ever_act(fault)
         }
     }
 
@@ -2089,14 +2057,81 @@ impl Scenario {
 struct CommandCheck<'a> {
     scenario: &'a Scenario,
     field: &'a str,
-    /// A command recorded in an earlier run (a link's or a file's `interventions`): it
-    /// is taken as it was given then, even one that can never act here (refused since
-    /// 2026-12-04 when given), so that links and files made before keep opening and
-    /// replay step for step as they did. Names and ranges are checked all the same.
-    recorded: bool,
 }
 
 impl CommandCheck<'_> {
+    /// What every command, given or recorded, must have: the producer, consumer, queue,
+    /// group, log or dependency it names exists, and its numbers are in range.
+    fn names_and_ranges(&self, fault: &Command) -> Result<(), ScenarioError> {
+        match fault {
+            Command::CrashConsumer { .. }
+            | Command::RestartConsumer { .. }
+            | Command::DropNextAck { .. }
+            | Command::SlowConsumer { .. } => self.consumer_fault(fault),
+            Command::CrashProducer { .. }
+            | Command::RestartProducer { .. }
+            | Command::DropNextConfirm { .. }
+            | Command::InjectPoison { .. }
+            | Command::SetArrivals { .. } => self.producer_command(fault),
+            Command::CrashBroker { restart_after_s } => self.restart(*restart_after_s),
+            Command::RestartBroker => Ok(()),
+            Command::CrashMember { .. }
+            | Command::AddMember { .. }
+            | Command::SeekToEarliest { .. }
+            | Command::SeekTo { .. }
+            | Command::SetGroupOrdering { .. }
+            | Command::SetPartitions { .. } => self.log_command(fault),
+            Command::DependencyOutage { .. }
+            | Command::Redrive { .. }
+            | Command::DeployFix { .. }
+            | Command::SetVisibilityTimeout { .. }
+            | Command::SetFlavour { .. }
+            | Command::SetQueueBound { .. } => self.queue_command(fault),
+            Command::SetServiceTime { .. }
+            | Command::SetConsumerCount { .. }
+            | Command::SetPrefetch { .. }
+            | Command::SetAckMode { .. }
+            | Command::SetIdempotency { .. }
+            | Command::SetOrdering { .. }
+            | Command::SetRetry { .. } => self.consumer_setting(fault),
+            Command::SlowDependency { .. }
+            | Command::SetDependencyCapacity { .. }
+            | Command::SetDependencyTimeout { .. }
+            | Command::SetRetryBudget { .. }
+            | Command::SetBreaker { .. }
+            | Command::SetAdmission { .. } => self.dependency_command(fault),
+        }
+    }
+
+    /// A command given now (scheduled, or an intervention being made) must also be able
+    /// to act some time in the run: what it needs is fixed for the whole run, so one
+    /// that finds nothing to act on now never would, and a hidden (interview) fault would
+    /// stay armed in silence. A command recorded in an earlier run (a link's or a file's
+    /// `interventions`) skips this: it is taken as it was given then, even one refused
+    /// since (2026-12-04), so that links and files made before keep opening and replay
+    /// step for step as they did; the run says it had nothing to act on.
+    fn can_ever_act(&self, fault: &Command) -> Result<(), ScenarioError> {
+        match fault {
+            Command::CrashProducer {
+                producer, point, ..
+            } => self.producer_crash_point(*producer, *point),
+            Command::DropNextConfirm { producer } => self.confirm_to_lose(*producer),
+            // The outage and the fix act on the queue's consumers only, and a queue with
+            // none never gets any (scaling needs consumers to copy from).
+            Command::DependencyOutage { queue, .. } | Command::DeployFix { queue, .. } => {
+                self.consumed_queue(queue)
+            }
+            Command::Redrive { queue, .. } => self.dead_letter_queue(queue),
+            Command::SlowDependency { .. }
+            | Command::SetDependencyCapacity { .. }
+            | Command::SetDependencyTimeout { .. }
+            | Command::SetRetryBudget { .. }
+            | Command::SetBreaker { .. }
+            | Command::SetAdmission { .. } => self.called(dependency::command_target(fault)),
+            _ => Ok(()),
+        }
+    }
+
     /// An error about `name`, a field of the command.
     fn err(&self, name: &str, problem: impl Into<String>) -> ScenarioError {
         err(format!("{}.{name}", self.field), problem)
@@ -2144,20 +2179,43 @@ impl CommandCheck<'_> {
         }
     }
 
-    /// Commands about a dependency: it exists, some consumer calls it, and the new values
-    /// are in range. Only consumers call a dependency (those scaling adds call what their
-    /// queue's first one calls), and no command changes what a consumer calls: a slowdown
-    /// or a setting of a dependency nobody calls could never act, as a setting of a queue
-    /// without consumers could not.
+    /// Commands about a dependency: it exists and the new values are in range.
     fn dependency_command(&self, fault: &Command) -> Result<(), ScenarioError> {
         let d = dependency::command_target(fault);
         if self.scenario.dependency_index(d).is_none() {
             return Err(self.err("dependency", format!("there is no dependency {d:?}")));
         }
-        if !self.recorded && !self.scenario.consumers.iter().any(|c| c.calls == d) {
-            return Err(self.err("dependency", format!("no consumer calls dependency {d:?}")));
-        }
         dependency::validate_command(self.field, fault)
+    }
+
+    /// Only consumers call a dependency (those scaling adds call what their queue's first
+    /// one calls), and no command changes what a consumer calls: a slowdown or a setting
+    /// of a dependency nobody calls could never act, as a setting of a queue without
+    /// consumers could not.
+    fn called(&self, d: &str) -> Result<(), ScenarioError> {
+        if self.scenario.consumers.iter().any(|c| c.calls == d) {
+            Ok(())
+        } else {
+            Err(self.err("dependency", format!("no consumer calls dependency {d:?}")))
+        }
+    }
+
+    /// A queue without a dead-letter queue loses what fails for good, and no command gives
+    /// it one: its redrive could never move anything. (One with a dead-letter queue that is
+    /// empty when the redrive comes is a moot, said then: it may fill later.)
+    fn dead_letter_queue(&self, queue: &str) -> Result<(), ScenarioError> {
+        let q = self
+            .scenario
+            .queue_index(queue)
+            .expect("names checked first");
+        if self.scenario.queues[q].dead_letter {
+            Ok(())
+        } else {
+            Err(self.err(
+                "queue",
+                format!("queue {queue:?} has no dead-letter queue: there is nothing to redrive"),
+            ))
+        }
     }
 
     /// Settings of a queue's consumers need a queue that has consumers to copy from.
@@ -2214,20 +2272,15 @@ impl CommandCheck<'_> {
         match fault {
             Command::CrashProducer {
                 producer,
-                point,
                 restart_after_s,
+                ..
             } => {
                 self.producer(*producer)?;
-                self.producer_crash_point(*producer, *point)?;
                 self.restart(*restart_after_s)
             }
-            Command::DropNextConfirm { producer } => {
-                self.producer(*producer)?;
-                self.confirm_to_lose(*producer)
-            }
-            Command::RestartProducer { producer } | Command::InjectPoison { producer, .. } => {
-                self.producer(*producer)
-            }
+            Command::RestartProducer { producer }
+            | Command::DropNextConfirm { producer }
+            | Command::InjectPoison { producer, .. } => self.producer(*producer),
             Command::SetArrivals {
                 producer, schedule, ..
             } => {
@@ -2260,9 +2313,6 @@ impl CommandCheck<'_> {
         point: ProducerCrashPoint,
     ) -> Result<(), ScenarioError> {
         let handoff = &self.scenario.producers[producer.index()].handoff;
-        if self.recorded {
-            return Ok(());
-        }
         match point {
             ProducerCrashPoint::Now => Ok(()),
             ProducerCrashPoint::AfterCommitBeforePublish => {
@@ -2301,7 +2351,7 @@ impl CommandCheck<'_> {
     /// before the command, as `validate_member_commands` counts joins.
     fn confirm_to_lose(&self, producer: ProducerId) -> Result<(), ScenarioError> {
         let p = &self.scenario.producers[producer.index()];
-        if self.recorded || p.publish.confirms || matches!(p.handoff, Handoff::Outbox { .. }) {
+        if p.publish.confirms || matches!(p.handoff, Handoff::Outbox { .. }) {
             Ok(())
         } else {
             Err(self.err(
@@ -2355,36 +2405,16 @@ impl CommandCheck<'_> {
     /// Commands about a queue itself, or about its dependency.
     fn queue_command(&self, fault: &Command) -> Result<(), ScenarioError> {
         match fault {
-            // The outage and the fix act on the queue's consumers only, and a queue with
-            // none never gets any (scaling needs consumers to copy from).
             Command::DependencyOutage { queue, for_s } => {
-                if self.recorded {
-                    self.queue(queue)?;
-                } else {
-                    self.consumed_queue(queue)?;
-                }
+                self.queue(queue)?;
                 check_range(&self.at("for_s"), *for_s, 0.0, limits::TIME_S_MAX)
             }
             Command::Redrive { queue, rate_per_s } => {
                 self.queue(queue)?;
-                // A queue without a dead-letter queue loses what fails for good, and no
-                // command gives it one: its redrive could never move anything. (One with a
-                // dead-letter queue that is empty when the redrive comes is a moot, said
-                // then: it may fill later.)
-                let q = self.scenario.queue_index(queue).expect("checked");
-                if !self.recorded && !self.scenario.queues[q].dead_letter {
-                    return Err(self.err(
-                        "queue",
-                        format!(
-                            "queue {queue:?} has no dead-letter queue: there is nothing to redrive"
-                        ),
-                    ));
-                }
                 let max = limits::RATE_PER_S_MAX;
                 check_range(&self.at("rate_per_s"), *rate_per_s, 0.001, max)
             }
-            Command::DeployFix { queue, .. } if self.recorded => self.queue(queue),
-            Command::DeployFix { queue, .. } => self.consumed_queue(queue),
+            Command::DeployFix { queue, .. } => self.queue(queue),
             Command::SetVisibilityTimeout { queue, seconds } => {
                 self.queue(queue)?;
                 let max = limits::TIME_S_MAX;
