@@ -151,9 +151,18 @@ impl Comparison {
         }
     }
 
-    /// The shared clock: where both sides stand (the earlier, if one has ended early).
+    /// The shared clock: where both sides stand. A side that has nothing left to do
+    /// waits for the other, so when only one side is over, the other's clock is the
+    /// shared one (run to their ends, the comparison stands at the later end, not at the
+    /// end of the side that finished first); while both go on, the earlier.
     pub fn now_us(&self) -> Micros {
-        self.a.now_us().min(self.b.now_us())
+        let (a, b) = (self.a.now_us(), self.b.now_us());
+        match (self.a.is_finished(), self.b.is_finished()) {
+            (true, true) => a.max(b),
+            (true, false) => b,
+            (false, true) => a,
+            (false, false) => a.min(b),
+        }
     }
 
     /// Runs both sides to `t_us` (each stops earlier at its own end).

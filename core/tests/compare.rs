@@ -201,3 +201,25 @@ fn side_b_must_keep_side_a_inputs() {
     other.consumers[0].replicas = 3;
     assert!(Comparison::of_scenarios(busy(), other).is_ok());
 }
+
+/// Run to their ends, a comparison stands at the end of the side that ends last: the
+/// runner's header said "at 2.200 s" (where A, acking on delivery, was over) beside B's
+/// counters of a redelivery at 6.5 s.
+#[test]
+fn run_to_the_end_the_shared_clock_is_the_later_side_s_end() {
+    let base = brokerlab_core::examples::load("ack-before-effect").expect("built in");
+    let mut c = Comparison::new(base, variant(&["consumers.*.ack=after_commit"])).unwrap();
+    c.run();
+    assert!(c.is_finished());
+    let (a, b) = (c.side(Side::A).now_us(), c.side(Side::B).now_us());
+    assert!(a < b, "A is over first: {a} {b}");
+    assert_eq!(c.now_us(), b);
+    // Part way, both go on to the same instant.
+    let mut c = Comparison::new(
+        brokerlab_core::examples::load("ack-before-effect").expect("built in"),
+        variant(&["consumers.*.ack=after_commit"]),
+    )
+    .unwrap();
+    c.advance_to(secs_to_us(1.0));
+    assert_eq!(c.now_us(), secs_to_us(1.0));
+}

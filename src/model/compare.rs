@@ -29,10 +29,25 @@ pub fn players(original: &Scenario, variant: &Variant) -> Result<(Player, Player
     // The core checks that B keeps A's inputs.
     Comparison::new(original.clone(), variant.clone())?;
     let b = variant.apply(&original)?;
-    Ok((
-        Player::new(for_comparison(original))?,
-        Player::new(for_comparison(b))?,
-    ))
+    let mut a = Player::new(for_comparison(original))?;
+    let mut b = Player::new(for_comparison(b))?;
+    hold_to_later_end(&mut a, &mut b);
+    Ok((a, b))
+}
+
+/// The shared timeline runs until the later of the two runs ends: the side whose story
+/// is over first is held open to then, its clock going on in quiet time. Side A drives
+/// the clock, so without the hold a variant that takes longer (a lease to run out, a
+/// redelivery) would stop at A's end, its last steps never shown. Taken again whenever
+/// a command may have moved either end. Runs too long for a preview have no found end
+/// and no hold: their timeline is the fluid model's horizon.
+pub fn hold_to_later_end(a: &mut Player, b: &mut Player) {
+    let until = match (a.found_end_us(), b.found_end_us()) {
+        (Some(x), Some(y)) => x.max(y),
+        _ => 0,
+    };
+    a.hold_open_until(until);
+    b.hold_open_until(until);
 }
 
 /// Lockstep: brings side B to side A's seed and simulated time (forward by stepping, so
@@ -321,6 +336,8 @@ pub fn players_of(shared: &SharedComparison) -> Result<(Player, Player), LinkPro
     let (mut a, mut b) = players(&shared.scenario, &shared.variant).map_err(refused)?;
     a.replay(shared.commands_a.clone(), 0, 0).map_err(refused)?;
     b.replay(shared.commands_b.clone(), 0, 0).map_err(refused)?;
+    // The commands replayed may have moved either side's end.
+    hold_to_later_end(&mut a, &mut b);
     a.seek_to(shared.at_us).map_err(refused)?;
     follow(&mut b, &a).map_err(refused)?;
     Ok((a, b))
@@ -386,6 +403,48 @@ mod tests {
             in_step(&a, &b);
         }
         assert!(a.sim().counters().published > 0);
+    }
+
+    #[test]
+    fn the_shared_timeline_runs_to_the_end_of_the_side_that_ends_last() {
+        // A acks on delivery: its consumer's crash loses the message, and A's story is
+        // over at 2.2 s. B acks after the commit: the message waits for its lease to run
+        // out, is delivered again and acked at 6.5 s. Side A drives the clock; it used to
+        // stop at its own end, B's redelivery never shown.
+        let story = examples::load("ack-before-effect").expect("built in");
+        let variant = variant_of("consumers.*.ack=after_commit", "", "").expect("parses");
+        let (mut a, mut b) = players(&story, &variant).expect("a valid variant");
+        let (end_a, end_b) = (a.found_end_us(), b.found_end_us());
+        assert!(end_a < end_b, "{end_a:?} {end_b:?}");
+        let b_end_s = brokerlab_core::us_to_secs(end_b.expect("a short story"));
+        assert_eq!(a.timeline_end_s(), b.timeline_end_s());
+        assert_eq!(a.timeline_end_s(), (b_end_s * 10.0).ceil() / 10.0);
+        let mut frames = 0;
+        while !a.is_finished() {
+            a.advance(100.0, 2.0);
+            follow(&mut b, &a).expect("follows");
+            in_step(&a, &b);
+            frames += 1;
+            assert!(frames < 1_000, "playing ends");
+        }
+        assert!(b.is_finished());
+        assert_eq!(a.sim().now_us(), end_b.expect("found"));
+        let (ca, cb) = (a.sim().counters(), b.sim().counters());
+        assert_eq!((ca.acked, ca.redelivered), (0, 0), "A lost it");
+        assert_eq!(
+            (cb.acked, cb.redelivered),
+            (1, 1),
+            "B's redelivery is shown"
+        );
+        // Seeking there (the End key) reaches the same end; seeking back lifts nothing.
+        let mut seeker = players(&story, &variant).expect("valid").0;
+        seeker
+            .seek_to(secs_to_us(seeker.timeline_end_s()))
+            .expect("seek");
+        assert!(seeker.is_finished());
+        assert_eq!(seeker.sim().now_us(), end_b.expect("found"));
+        seeker.seek_to(secs_to_us(1.0)).expect("seek back");
+        assert!(!seeker.is_finished());
     }
 
     #[test]

@@ -115,6 +115,10 @@ pub struct Player {
     seek_target: Option<Micros>,
     /// The furthest simulated time this run has reached.
     furthest_us: Micros,
+    /// Compare mode's hold: the clock goes on to this instant even once the run has
+    /// nothing left to do, so the side that ends first waits, quiet, for the other's end
+    /// (0: no hold).
+    held_open_until_us: Micros,
     /// Latency percentiles, refreshed with the narration (they sort every settled message).
     percentiles: Percentiles,
 }
@@ -152,6 +156,7 @@ impl Player {
             snapshots: seek::Snapshots::default(),
             seek_target: None,
             furthest_us: 0,
+            held_open_until_us: 0,
             percentiles: Percentiles::default(),
         };
         player.restart_prediction();
@@ -232,7 +237,7 @@ impl Player {
     /// the idle rest is not played), or its end time is reached; or the work budget
     /// stopped the run (its clock stays at its last step, short of the end time).
     pub fn is_finished(&self) -> bool {
-        if self.before_checkpoint_instant() {
+        if self.before_checkpoint_instant() || self.held_open() {
             return false;
         }
         let end_reached = self
@@ -241,6 +246,23 @@ impl Player {
             .end_s
             .is_none_or(|end| self.sim.now_us() >= secs_to_us(end));
         self.budget_stop().is_some() || self.drained() || (self.sim.is_finished() && end_reached)
+    }
+
+    /// Keeps the run going, in quiet time, up to `until_us` once it has nothing left to do
+    /// (compare mode: the side that ends first waits for the other; 0 lifts the hold).
+    pub fn hold_open_until(&mut self, until_us: Micros) {
+        self.held_open_until_us = until_us;
+    }
+
+    /// Where the preview found the run's end (a story short enough for one), with the
+    /// commands given so far; `None` for a run too long to preview.
+    pub fn found_end_us(&self) -> Option<Micros> {
+        self.pace.end_s.map(secs_to_us)
+    }
+
+    /// The hold keeps the clock going (and the work budget allows it).
+    fn held_open(&self) -> bool {
+        self.held_open_until_us > self.sim.now_us() && self.budget_stop().is_none()
     }
 
     /// No event is left: nothing more can happen unless the user gives a command
@@ -269,6 +291,11 @@ impl Player {
             // clock goes on towards it (never past it: `target` is capped there).
             self.sim.run_until(target);
         } else if self.drained() {
+            // A held run's clock goes on, quiet, as far as its hold.
+            let held = target.min(self.held_open_until_us);
+            if held > self.sim.now_us() && self.budget_stop().is_none() {
+                self.sim.run_until(held);
+            }
             if end_us.is_none() {
                 self.sim.run();
             }

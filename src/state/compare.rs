@@ -105,6 +105,8 @@ impl Lab {
         let Some(b) = self.variant_lab() else {
             return;
         };
+        // First the hold (a command may have moved either side's end), then B to A's time.
+        self.adjust_player(|pa| b.adjust_player(|pb| compare::hold_to_later_end(pa, pb)));
         let refused = self.with_player(|a| b.update_player(|pb| compare::follow(pb, a)));
         if let Some(Err(e)) = refused {
             b.error.set(Some(Words::new(move |lang| {

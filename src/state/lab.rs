@@ -265,6 +265,12 @@ impl Lab {
     }
 
     /// Changes the player (a lesson's checkpoint, a replay) and tells the views.
+    /// Changes the player without telling the page (no [`Lab::changed`]): for what
+    /// `changed` itself does to it, compare mode's hold.
+    pub(crate) fn adjust_player<U>(&self, f: impl FnOnce(&mut Player) -> U) -> Option<U> {
+        self.player.try_update_value(f)
+    }
+
     pub fn update_player<U>(&self, f: impl FnOnce(&mut Player) -> U) -> Option<U> {
         let out = self.player.try_update_value(f);
         self.changed();
@@ -374,6 +380,8 @@ impl Lab {
             b.crash();
         }
         if !to_a {
+            // B's end may have moved: the hold and the timeline follow (see `changed`).
+            self.changed();
             return;
         }
         let result = self.player.try_update_value(Player::crash_next);
@@ -557,6 +565,8 @@ impl Lab {
             b.command(fault.clone());
         }
         if !to_a {
+            // B's end may have moved: the hold and the timeline follow (see `changed`).
+            self.changed();
             return;
         }
         if let Some(Err(e)) = self.player.try_update_value(|p| p.command(fault)) {
@@ -578,6 +588,7 @@ impl Lab {
             b.try_command(fault.clone())?;
         }
         if !to_a {
+            self.changed();
             return Ok(());
         }
         let result = self

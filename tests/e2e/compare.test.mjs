@@ -111,3 +111,27 @@ test('switching language while comparing words every label again and breaks noth
   await page.getByTestId('compare-stop').click();
   assert.deepEqual(errors, [], 'no console errors');
 });
+
+test('the shared timeline runs to the end of the side that ends last', async () => {
+  // Acking on delivery, A's story is over at 2.2 s (the crash lost the message); acking
+  // after the commit, B waits for the lease to run out, delivers again and acks at 6.5 s.
+  // The timeline used to stop at A's end, with B's message still "in flight".
+  const p = await context.newPage();
+  try {
+    await p.goto(BASE_URL, { waitUntil: 'load' });
+    await waitForLab(p);
+    await p.getByTestId('scenario').selectOption('ack-before-effect');
+    await openCompare(p);
+    await p.getByTestId('compare-free').fill('consumers.*.ack=after_commit');
+    await p.getByTestId('compare-start').click();
+    await p.getByTestId('compare-target').waitFor({ state: 'visible' });
+    assert.equal(await p.getByTestId('scrubber').getAttribute('max'), '6.5');
+    await seekToEnd(p);
+    const acked = await row(p, 'acked');
+    assert.deepEqual([acked.a, acked.b], ['0', '1'], 'B acks the redelivered message');
+    const redelivered = await row(p, 'redelivered');
+    assert.deepEqual([redelivered.a, redelivered.b], ['0', '1']);
+  } finally {
+    await p.close();
+  }
+});

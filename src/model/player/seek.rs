@@ -278,7 +278,8 @@ impl Player {
     /// 180.007 s) is still within reach.
     pub fn timeline_end_s(&self) -> f64 {
         let furthest = us_to_secs(self.furthest_us);
-        let end = match self.pace.end_s {
+        let held = us_to_secs(self.held_open_until_us);
+        let end = match self.pace.end_s.map(|end| end.max(held)) {
             Some(end) if furthest <= end => (end * 10.0).ceil() / 10.0,
             _ => (self.horizon_s.max(furthest) + 0.5).ceil(),
         };
