@@ -251,3 +251,34 @@ test('a lesson embeds in another page: the card and the stage, nothing else', as
   assert.equal(await text(page, 'lesson-verdict'), 'Your prediction was right.');
   assert.deepEqual(errors, []);
 });
+
+test('presenter mode at 1280×800 fits the stage of a tall topology: it scrolls in its box, the chart stays on screen', async () => {
+  // Four consumers (mm4) or a fan-out made the page 962–1551 px tall: the chart stretched
+  // to the topology's height and its time axis went off the projector.
+  for (const name of ['mm4', 'fanout-subscriptions', 'confirm-order-77']) {
+    const { page, errors, close } = await openPage(BASE_URL, { locale: 'en-US', viewport: { width: 1280, height: 800 } });
+    try {
+      await page.getByTestId('scenario').selectOption(name);
+      await page.keyboard.press('p');
+      await page.getByTestId('present-exit').waitFor({ state: 'visible' });
+      const layout = await page.evaluate(() => {
+        const box = (sel) => document.querySelector(sel).getBoundingClientRect();
+        const a = document.querySelector('[data-testid=stage-a]');
+        return {
+          chart: box('[data-testid=chart]').bottom,
+          stage: box('[data-testid=stage-a]').bottom,
+          page: document.documentElement.scrollHeight,
+          scrolls: a.scrollHeight > a.clientHeight,
+        };
+      });
+      assert.ok(layout.chart <= 800 && layout.stage <= 800 && layout.page <= 800, `${name}: ${JSON.stringify(layout)}`);
+      // The last consumer's crash button is reached by scrolling the topology's box.
+      const last = page.locator('.topology .node').last();
+      await last.scrollIntoViewIfNeeded();
+      assert.ok((await last.boundingBox()).y < 800, `${name}: the last card can be brought into view`);
+      assert.deepEqual(errors, []);
+    } finally {
+      await close();
+    }
+  }
+});
