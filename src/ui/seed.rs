@@ -65,6 +65,16 @@ pub fn SeedControl(lab: Lab) -> impl IntoView {
             Err(message) => problem.set(Some(message)),
         }
     };
+    // Escape gives the field back the seed in use, and drops what was said about the text.
+    let revert = move |ev: leptos::ev::KeyboardEvent| {
+        if ev.key() != "Escape" {
+            return;
+        }
+        if let Some(el) = input.get_untracked() {
+            el.set_value(&lab.seed.get_untracked().to_string());
+        }
+        problem.set(None);
+    };
     let fresh = move |_| {
         problem.set(None);
         match random_seed() {
@@ -90,7 +100,7 @@ pub fn SeedControl(lab: Lab) -> impl IntoView {
                 prop:value=move || lab.seed.get().to_string()
                 aria-describedby="seed-hint seed-problem"
                 aria-invalid=move || if problem.with(Option::is_some) { "true" } else { "false" }
-                on:change=move |_| apply() />
+                on:change=move |_| apply() on:keydown=revert />
             // Spanish shows a shorter word ("Nueva") beside the field's label; the button's
             // name stays whole for screen readers.
             <button type="button" data-testid="new-seed" on:click=fresh

@@ -1800,3 +1800,31 @@ test('large type in Spanish at 1280×720: nothing in the header is drawn over an
     await small.close();
   }
 });
+
+test('a refused seed is said without moving the page, the click that left the field lands, Escape gives the seed back', async () => {
+  // The sentence took a row of the header when the field lost the focus: everything under
+  // it moved about 96 px down, and the click that moved the focus hit nothing.
+  const small = await openBrowser({ viewport: { width: 1280, height: 800 } });
+  try {
+    const t = new LabPage(small.page);
+    await t.open();
+    const seed = t.page.getByTestId('seed');
+    const before = await seed.inputValue();
+    const tab = t.page.getByTestId('tab-scenario');
+    const top = async () => (await tab.boundingBox()).y;
+    const tabTop = await top();
+    await seed.fill('1x');
+    await tab.click();
+    assert.match(await t.text('seed-problem'), /not a seed/);
+    assert.equal(await top(), tabTop, 'the tabs stay where they were');
+    assert.equal(await tab.getAttribute('aria-selected'), 'true', 'one click opened the tab');
+    await seed.click();
+    await seed.press('Escape');
+    assert.equal(await seed.inputValue(), before, 'Escape puts the seed in use back');
+    assert.equal(await t.text('seed-problem'), '');
+    assert.equal(await seed.getAttribute('aria-invalid'), 'false');
+    assert.deepEqual(t.consoleErrors, []);
+  } finally {
+    await small.close();
+  }
+});
