@@ -26,9 +26,13 @@ pub fn speed(factor: f64, lang: Lang) -> String {
     decimal_comma(text, lang)
 }
 
-/// Axis labels for message counts: `0`, `500`, `20k`, `1.5M` (`1,5M`).
+/// Axis labels for message counts: `0`, `500`, `20k`, `1.5M` (`1,5M`), and thousands of
+/// millions grouped as every count is: `5,000M` (`5.000M`).
 pub fn short_count(n: f64, lang: Lang) -> String {
     let a = n.abs();
+    if a >= 1_000_000_000.0 {
+        return fixed(n / 1_000_000.0, 0, lang) + "M";
+    }
     let text = if a >= 1_000_000.0 {
         trim_zero(format!("{:.1}", n / 1_000_000.0)) + "M"
     } else if a >= 1_000.0 {
@@ -67,6 +71,13 @@ pub fn fixed(v: f64, decimals: usize, lang: Lang) -> String {
     } else {
         format!("{sign}{whole}{}{fraction}", lang.decimal())
     }
+}
+
+/// A label of the chart's time axis, in seconds: grouped as the clock is (`80,000`,
+/// `80.000` in Spanish for a day), with one decimal on an axis under ten seconds, whose
+/// ticks fall between whole seconds (`0.5`, `0,5`).
+pub fn axis_seconds(v: f64, axis_max: f64, lang: Lang) -> String {
+    fixed(v, usize::from(axis_max < 10.0), lang)
 }
 
 /// A number as a form field holds it: no thousands separators (so it can be edited and
@@ -319,6 +330,16 @@ mod tests {
     }
 
     #[test]
+    fn time_axis_labels_are_grouped_and_keep_a_decimal_on_a_short_axis() {
+        assert_eq!(axis_seconds(80_000.0, 86_400.0, En), "80,000");
+        assert_eq!(axis_seconds(80_000.0, 86_400.0, Es), "80.000");
+        assert_eq!(axis_seconds(120.0, 181.0, En), "120");
+        assert_eq!(axis_seconds(0.5, 6.5, En), "0.5");
+        assert_eq!(axis_seconds(0.5, 6.5, Es), "0,5");
+        assert_eq!(axis_seconds(2.0, 6.5, En), "2.0");
+    }
+
+    #[test]
     fn short_counts_fit_an_axis() {
         assert_eq!(short_count(0.0, En), "0");
         assert_eq!(short_count(500.0, En), "500");
@@ -326,6 +347,9 @@ mod tests {
         assert_eq!(short_count(12_500.0, En), "12.5k");
         assert_eq!(short_count(1_500_000.0, En), "1.5M");
         assert_eq!(short_count(1_500_000.0, Es), "1,5M");
+        // A day at a million a second: grouped as every other count on the page.
+        assert_eq!(short_count(5_000_000_000.0, En), "5,000M");
+        assert_eq!(short_count(12_500_000_000.0, Es), "12.500M");
     }
 
     #[test]

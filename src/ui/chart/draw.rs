@@ -22,7 +22,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use brokerlab_core::lessons::Lang;
 
-use crate::format::{fixed, short_count};
+use crate::format::{axis_seconds, fixed, short_count};
 use crate::i18n::{locale, td_string};
 use crate::model::chart_info::ChartData;
 use crate::model::chart_info::{label_rows, CrashMarker};
@@ -402,7 +402,8 @@ pub fn draw_frame<DB: DrawingBackend>(
     let mut chart =
         build(root, axes, px)?.set_secondary_coord(0.0..axes.x_max_s, 0.0..axes.age_max_s);
     let y_fmt = |v: &f64| short_count(*v, lang);
-    let x_fmt = |v: &f64| format!("{v:.0}");
+    let x_max = axes.x_max_s;
+    let x_fmt = move |v: &f64| axis_seconds(*v, x_max, lang);
     let (width, height) = root.dim_in_pixel();
     let (xs, ys) = plot_area(width, height, scale);
     chart
