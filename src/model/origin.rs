@@ -8,7 +8,7 @@ use brokerlab_core::{examples, Scenario};
 
 /// Whether `scenario` carries a built-in example's name but differs from it in anything
 /// other than its seed (a new seed is the same scenario run again, which the seed
-/// control offers).
+/// control offers) and its faults hidden for an interview.
 pub fn is_edited_example(scenario: &Scenario) -> bool {
     let Some(original) = examples::load(&scenario.name) else {
         return false;
@@ -16,6 +16,8 @@ pub fn is_edited_example(scenario: &Scenario) -> bool {
     let mut same_seed = scenario.clone();
     same_seed.seed = original.seed;
     same_seed.interventions.clear();
+    // An interview's hidden fault is no edit to say: the picker would give it away.
+    same_seed.commands.retain(|c| !c.unannounced);
     same_seed != original
 }
 
@@ -40,6 +42,25 @@ mod tests {
         assert!(is_edited_example(&s));
         s.name = "mine".into();
         assert!(!is_edited_example(&s), "not an example's name at all");
+        let mut hidden = examples::load("mm4").expect("built in");
+        hidden.commands.push(brokerlab_core::ScheduledCommand {
+            at_s: 2.0,
+            command: brokerlab_core::Command::CrashConsumer {
+                consumer: brokerlab_core::ConsumerId::new(0),
+                point: brokerlab_core::CrashPoint::Now,
+                restart_after_s: None,
+            },
+            unannounced: true,
+        });
+        assert!(
+            !is_edited_example(&hidden),
+            "a hidden fault is not given away"
+        );
+        hidden.commands[0].unannounced = false;
+        assert!(
+            is_edited_example(&hidden),
+            "a scheduled crash on show is an edit"
+        );
         let mut text = examples::load("mm1").expect("built in");
         text.description = "Another story".into();
         assert!(is_edited_example(&text));

@@ -10,12 +10,21 @@ use web_sys::{Blob, BlobPropertyBag, HtmlAnchorElement, HtmlCanvasElement, Url};
 use crate::i18n::{locale, td_string};
 use crate::model::files::{check_size, file_name, open_scenario, scenario_file, series_csv};
 use crate::model::import::{import_file, ImportKind};
+use crate::model::interview::Interview;
 use crate::model::words::Words;
 use crate::state::Lab;
 
 impl Lab {
-    /// Downloads the scenario with the user's commands, as the runner reads it.
+    /// Downloads the scenario with the user's commands, as the runner reads it. Not while
+    /// an interview's fault waits to be revealed: the file, JSON in plain text, would show
+    /// it to whoever is at the page (a link carries it deflated, out of sight).
     pub fn save_scenario(&self) {
+        if self.interview.with_untracked(Interview::keeps_secret) {
+            self.error.set(Some(Words::new(|lang| {
+                td_string!(locale(lang), panels.files.save_secret).to_string()
+            })));
+            return;
+        }
         let (name, mut text) = self.with_player(|p| (file_name(p, "json"), scenario_file(p)));
         if let Some(scenario) = self.with_aggregated(|a| a.scenario().clone()) {
             // The aggregated run's own scenario (its player only holds the components).

@@ -38,6 +38,16 @@ test('an interviewer notes answers and hides a fault the candidate must find', a
   assert.equal(await page.getByTestId('scenario-secret').isVisible(), true);
   assert.equal(await page.getByTestId('scenario-editor').isVisible(), false);
   assert.equal(await page.getByTestId('schedule-item').count(), 0);
+  // The picker does not say the example was edited, and no file shows the fault in plain text.
+  assert.doesNotMatch(await page.getByTestId('scenario').locator('option:checked').innerText(), /edited/);
+  await page.getByTestId('files').locator('summary').click();
+  let downloaded = false;
+  page.once('download', () => { downloaded = true; });
+  await page.getByTestId('save-scenario').click();
+  assert.match(await page.getByTestId('error-note').innerText(), /A fault is hidden for the interview/);
+  await page.keyboard.press('Escape');
+  await page.waitForTimeout(300);
+  assert.equal(downloaded, false, 'no file while the fault is hidden');
 
   await page.waitForTimeout(800);
   link = await page.evaluate(() => location.href);
