@@ -33,6 +33,11 @@ fn invalid_values_name_their_field() {
             "rate_per_s",
         ),
         (
+            // A huge number is quoted in exponent form, not as 301 digits.
+            Box::new(|v| v["producers"][0]["arrivals"]["schedule"][0]["rate_per_s"] = json!(1e300)),
+            "(got 1e300)",
+        ),
+        (
             Box::new(|v| v["producers"][0]["arrivals"]["schedule"][1]["from_s"] = json!(0.0)),
             "increasing order",
         ),

@@ -1341,12 +1341,24 @@ pub(crate) fn check_range(field: &str, v: f64, min: f64, max: f64) -> Result<(),
         return Err(err(field, "must be a finite number"));
     }
     if v < min || v > max {
+        let (min, max, v) = (quoted(min), quoted(max), quoted(v));
         return Err(err(
             field,
             format!("must be between {min} and {max} (got {v})"),
         ));
     }
     Ok(())
+}
+
+/// A number as a refusal quotes it: as written for everyday sizes, in exponent form for
+/// huge or tiny ones (`1e308`, not 309 digits running off the page).
+fn quoted(v: f64) -> String {
+    let a = v.abs();
+    if a != 0.0 && !(1e-6..1e15).contains(&a) {
+        format!("{v:e}")
+    } else {
+        format!("{v}")
+    }
 }
 
 pub(crate) fn check_count(field: &str, v: u64, min: u64, max: u64) -> Result<(), ScenarioError> {
