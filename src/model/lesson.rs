@@ -119,12 +119,20 @@ impl Guide {
             return td_string!(l, teach.lesson.right).to_string();
         }
         let answer = in_lang(&explained.answer, lang);
-        match self.step().prediction {
-            Prediction::Choices { .. } => {
+        // No prediction to call wrong (a link can open a step revealed without one).
+        let unanswered = self.verdict().is_none();
+        match (&self.step().prediction, unanswered) {
+            (Prediction::Choices { .. }, false) => {
                 td_string!(l, teach.lesson.wrong_choice, answer = answer).to_string()
             }
-            Prediction::Number { .. } => {
+            (Prediction::Choices { .. }, true) => {
+                td_string!(l, teach.lesson.unanswered_choice, answer = answer).to_string()
+            }
+            (Prediction::Number { .. }, false) => {
                 td_string!(l, teach.lesson.wrong, answer = answer).to_string()
+            }
+            (Prediction::Number { .. }, true) => {
+                td_string!(l, teach.lesson.unanswered, answer = answer).to_string()
             }
         }
     }
@@ -439,6 +447,22 @@ mod tests {
             right.verdict_text(Lang::Es),
             "No exactamente: la respuesta es \u{ab}Siguen esperando en shipping hasta que vuelva un consumidor\u{bb}."
         );
+    }
+
+    #[test]
+    fn a_step_revealed_without_a_prediction_is_not_called_wrong() {
+        // A crafted link opened a step revealed with no answer: "Not quite: the answer
+        // is …" for a prediction nobody made.
+        let mut g = guide("exactly-once");
+        g.reveal(true, &sim_of(&g));
+        assert_eq!(g.verdict(), None);
+        assert_eq!(
+            g.verdict_text(Lang::En),
+            "The answer is \u{201c}The transaction aborts: read_committed readers never see it\u{201d}."
+        );
+        assert!(g
+            .verdict_text(Lang::Es)
+            .starts_with("La respuesta es \u{ab}"));
     }
 
     /// Walks every step of lesson `name` on one run, as the page does, answering each

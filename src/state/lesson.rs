@@ -39,7 +39,13 @@ impl Lab {
         };
         guide.restore_answers(&view.answers);
         guide.go_to(view.step);
-        if view.revealed {
+        // The page reveals a step only once it was answered and played to its checkpoint,
+        // which the link's run then stands at. A link that says a step is revealed
+        // without its answer, or names a step the lesson lacks, was not made by the page:
+        // its run need not stand at that checkpoint, and the figures read there would be
+        // another moment's. It opens the step to predict.
+        let made_here = guide.answered().is_some() && view.step == guide.index;
+        if view.revealed && made_here {
             self.with_player(|p| guide.reveal(true, p.sim()));
         }
         self.guide.set(Some(guide));
@@ -165,5 +171,37 @@ impl Lab {
                 lab.close_lesson();
             }
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::lab::test_lab;
+
+    fn revealed(lab: Lab) -> Option<bool> {
+        lab.guide.with_untracked(|g| {
+            g.as_ref()
+                .map(|g| matches!(g.phase, Phase::Revealed { .. }))
+        })
+    }
+
+    #[test]
+    fn a_link_reveals_a_step_only_as_the_page_would_have() {
+        let (_owner, lab) = test_lab("mm1");
+        let view = |step, answers: Vec<Option<f64>>| LessonView {
+            name: "exactly-once".into(),
+            step,
+            revealed: true,
+            answers,
+        };
+        // Answered, at a step the lesson has: revealed, as the page left it.
+        lab.restore_lesson(&view(0, vec![Some(1.0)]));
+        assert_eq!(revealed(lab), Some(true));
+        // Revealed with no answer, or at step 99 (none such): the step opens to predict.
+        lab.restore_lesson(&view(0, Vec::new()));
+        assert_eq!(revealed(lab), Some(false));
+        lab.restore_lesson(&view(99, vec![Some(1.0); 100]));
+        assert_eq!(revealed(lab), Some(false));
     }
 }
