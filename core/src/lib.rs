@@ -68,6 +68,7 @@ mod log;
 mod message;
 mod metrics;
 mod migrate;
+mod names;
 mod producer;
 mod queue;
 mod report;

@@ -10,8 +10,24 @@
 //!   file behaves as it did; whatever its flavour, since a flavour switch (a compare
 //!   variant) applied after loading would otherwise pick up the new default. A queue
 //!   without a bound needs nothing: a bound set later by a command names its overflow.
+//! - Version 3 → 4: version 4 refuses two producers, consumers or consumer groups with
+//!   the same name (as shown: replicas and unnamed components numbered, see `names.rs`),
+//!   which earlier versions accepted. Such a file is not refused, it is renamed: the
+//!   later of two clashing components gets the first free "NAME (2)", "NAME (3)"… (a
+//!   consumer entry with replicas is renamed as a whole: "C (2)" gives "C (2)-1",
+//!   "C (2)-2"). Renaming changes nothing else: commands, links and lessons point at
+//!   components by place, not by name, so the run is the same and only the ambiguous
+//!   name changes. Refusing old files instead would break saved files and share links
+//!   that worked; refusing only what this version writes keeps the page's editor strict
+//!   (what it shows is version 4, so a duplicated "C1" there is refused). No note is
+//!   added to the description: it is the author's text, in one language and bounded,
+//!   and the new name itself is on every card, sentence and saved file.
+
+use std::collections::HashSet;
 
 use serde_json::{Map, Value};
+
+use crate::names;
 
 /// A document no migration can make sense of: the field at fault and what is wrong.
 /// (Plain text, so this module needs nothing from the scenario it prepares.)
@@ -33,6 +49,9 @@ pub(crate) fn to_current(doc: &mut Value) -> Result<(), Refused> {
     }
     if top.get("version").and_then(Value::as_u64) == Some(2) {
         v2_to_v3(top);
+    }
+    if top.get("version").and_then(Value::as_u64) == Some(3) {
+        v3_to_v4(top);
     }
     Ok(())
 }
@@ -62,6 +81,111 @@ fn v2_to_v3(top: &mut Map<String, Value>) {
         queues.iter_mut().for_each(keep_reject);
     }
     top.insert("version".into(), Value::from(3));
+}
+
+fn v3_to_v4(top: &mut Map<String, Value>) {
+    if let Some(Value::Array(consumers)) = top.get_mut("consumers") {
+        rename_clashing_consumers(consumers);
+    }
+    if let Some(Value::Array(producers)) = top.get_mut("producers") {
+        rename_clashing(producers, names::producer);
+    }
+    if let Some(Value::Array(groups)) = top.get_mut("groups") {
+        rename_clashing(groups, |given, _| given.to_string());
+    }
+    top.insert("version".into(), Value::from(4));
+}
+
+/// An entry's `name` when it is text or absent (`Some("")`); `None` for anything else,
+/// which decoding refuses anyway.
+fn name_of(entry: &Value) -> Option<&str> {
+    match entry.get("name") {
+        None => Some(""),
+        Some(name) => name.as_str(),
+    }
+}
+
+/// Entries with one name each (`shown` from the given name and the place): a later entry
+/// whose name is taken gets a fresh one. A list with a name that is not text is left to
+/// decoding to refuse.
+fn rename_clashing(entries: &mut [Value], shown: impl Fn(&str, usize) -> String) {
+    let Some(given) = (entries.iter()).map(name_of).collect::<Option<Vec<&str>>>() else {
+        return;
+    };
+    let before: Vec<String> = (given.iter().enumerate())
+        .map(|(i, g)| shown(g, i))
+        .collect();
+    // A fresh name avoids every name of the list as it was, so no later entry clashes
+    // with it, and every fresh name given so far.
+    let mut avoid: HashSet<String> = before.iter().cloned().collect();
+    let mut taken = HashSet::new();
+    for (entry, name) in entries.iter_mut().zip(before) {
+        let name = if taken.contains(&name) {
+            let fresh = names::fresh(&name, &avoid, |n| vec![n.to_string()]);
+            set_name(entry, &fresh);
+            avoid.insert(fresh.clone());
+            fresh
+        } else {
+            name
+        };
+        taken.insert(name);
+    }
+}
+
+/// Consumer entries, each standing for its replicas: an entry with a name another
+/// consumer has is renamed as a whole, so all its replicas are free. A list whose names
+/// or replicas are not plausible is left to decoding and validation to refuse.
+fn rename_clashing_consumers(entries: &mut [Value]) {
+    let replicas = |entry: &Value| match entry.get("replicas") {
+        None => Some(1),
+        Some(n) => (n.as_u64())
+            .filter(|n| (1..=names::CONSUMERS_MAX as u64).contains(n))
+            .map(|n| n as u32),
+    };
+    let Some(specs) = (entries.iter())
+        .map(|e| Some((name_of(e)?.to_string(), replicas(e)?)))
+        .collect::<Option<Vec<(String, u32)>>>()
+    else {
+        return;
+    };
+    if specs.iter().map(|(_, r)| u64::from(*r)).sum::<u64>() > names::CONSUMERS_MAX as u64 {
+        return;
+    }
+    let shown = names::consumers(specs.iter().map(|(g, r)| (g.as_str(), *r)));
+    let mut avoid: HashSet<String> = shown.iter().flatten().cloned().collect();
+    let mut taken: HashSet<String> = HashSet::new();
+    let mut before = 0;
+    for ((entry, (given, replicas)), names) in entries.iter_mut().zip(specs).zip(shown) {
+        let names = if names.iter().any(|n| taken.contains(n)) {
+            // One consumer: "C1 (2)" from its name as shown (an unnamed one's "C3"
+            // too). Replicas: numbered from "C (2)", the name they were numbered from.
+            let base = match (given.as_str(), replicas) {
+                (_, 1) => names[0].clone(),
+                ("", _) => "C".to_string(),
+                (g, _) => g.to_string(),
+            };
+            let of = |n: &str| -> Vec<String> {
+                (0..replicas)
+                    .map(|r| names::replica(n, replicas, r, before))
+                    .collect()
+            };
+            let fresh = names::fresh(&base, &avoid, of);
+            set_name(entry, &fresh);
+            let renamed = of(&fresh);
+            avoid.extend(renamed.iter().cloned());
+            renamed
+        } else {
+            names
+        };
+        before += names.len();
+        taken.extend(names);
+    }
+}
+
+fn set_name(entry: &mut Value, name: &str) {
+    if let Some(e) = entry.as_object_mut() {
+        e.insert("name".into(), Value::from(name));
+    }
 }
 
 /// A bounded queue that did not say what a full queue does keeps version 2's answer.
@@ -101,7 +225,7 @@ mod tests {
         assert_eq!(
             v,
             json!({
-                "version": 3,
+                "version": 4,
                 "commands": [{ "at_s": 1, "command": { "crash_broker": {} } }],
                 "interventions": [{ "after_step": 3, "at_us": 5, "command": "restart_broker" }]
             })
@@ -123,7 +247,7 @@ mod tests {
         assert_eq!(
             v,
             json!({
-                "version": 3,
+                "version": 4,
                 "queues": [
                     { "name": "a", "flavour": "rabbitmq", "max_length": 5, "overflow": "reject" },
                     { "name": "b", "flavour": "rabbitmq", "max_length": 5, "overflow": "drop_oldest" },
@@ -135,9 +259,84 @@ mod tests {
     }
 
     #[test]
+    fn version_3_clashing_consumers_are_renamed() {
+        let mut v = json!({
+            "version": 3,
+            "consumers": [
+                { "name": "C1", "ack": "manual" },
+                { "name": "C1", "ack": "manual" },
+                { "ack": "manual" },
+                { "name": "C", "replicas": 2 },
+                { "name": "C1 (2)" },
+                { "name": "w", "replicas": 2 }
+            ]
+        });
+        to_current(&mut v).unwrap();
+        // The second C1 avoids the later "C1 (2)"; the unnamed third is C3 and clashes
+        // with nothing; "C" × 2 (C1, C2) clashes with the first and is numbered from
+        // "C (2)"; the last ones are left as they were.
+        assert_eq!(
+            v,
+            json!({
+                "version": 4,
+                "consumers": [
+                    { "name": "C1", "ack": "manual" },
+                    { "name": "C1 (3)", "ack": "manual" },
+                    { "ack": "manual" },
+                    { "name": "C (2)", "replicas": 2 },
+                    { "name": "C1 (2)" },
+                    { "name": "w", "replicas": 2 }
+                ]
+            })
+        );
+    }
+
+    #[test]
+    fn an_unnamed_consumer_that_clashes_gets_its_shown_name_renamed() {
+        // The unnamed one is C2, like the named one before it.
+        let mut v = json!({ "version": 3, "consumers": [{ "name": "C2" }, {}] });
+        to_current(&mut v).unwrap();
+        assert_eq!(
+            v["consumers"],
+            json!([{ "name": "C2" }, { "name": "C2 (2)" }])
+        );
+    }
+
+    #[test]
+    fn version_3_clashing_producers_and_groups_are_renamed() {
+        let mut v = json!({
+            "version": 3,
+            "producers": [{ "name": "P2" }, {}, { "name": "api" }, { "name": "api" }],
+            "groups": [{ "name": "billing" }, { "name": "billing" }, { "name": "billing" }]
+        });
+        to_current(&mut v).unwrap();
+        assert_eq!(
+            v["producers"],
+            json!([{ "name": "P2" }, { "name": "P2 (2)" }, { "name": "api" }, { "name": "api (2)" }])
+        );
+        assert_eq!(
+            v["groups"],
+            json!([{ "name": "billing" }, { "name": "billing (2)" }, { "name": "billing (3)" }])
+        );
+    }
+
+    #[test]
+    fn names_that_are_not_text_are_left_to_decoding() {
+        let mut v = json!({
+            "version": 3,
+            "consumers": [{ "name": 7 }, { "name": "C1" }, { "name": "C1" }],
+            "producers": [{ "name": "P" }, { "name": "P", "replicas": "x" }]
+        });
+        let before = v.clone();
+        to_current(&mut v).unwrap();
+        assert_eq!(v["consumers"], before["consumers"]);
+        assert_eq!(v["producers"][1]["name"], json!("P (2)"));
+    }
+
+    #[test]
     fn current_and_unknown_versions_are_left_alone() {
         for v in [
-            json!({ "version": 3, "faults": [] }),
+            json!({ "version": 4, "faults": [], "consumers": [{ "name": "C1" }, { "name": "C1" }] }),
             json!({ "version": 9, "faults": [] }),
             json!({ "version": "1" }),
             json!([1, 2]),

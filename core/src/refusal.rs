@@ -65,6 +65,14 @@ const SENTENCES: &[(&str, &str)] = &[
         "el lado B debe conservar los comandos programados del lado A",
     ),
     ("{} is not KEY=VALUE", "{} no tiene la forma CLAVE=VALOR"),
+    (
+        "{} is used twice (replicas and unnamed consumers are numbered)",
+        "{} aparece dos veces (las réplicas y los consumidores sin nombre se numeran)",
+    ),
+    (
+        "{} is used twice (unnamed producers are numbered P1, P2…)",
+        "{} aparece dos veces (los productores sin nombre se numeran P1, P2…)",
+    ),
     ("{} is used twice", "{} aparece dos veces"),
     (
         "{} is already the name of a queue, exchange or log",

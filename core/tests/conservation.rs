@@ -651,6 +651,11 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                     }
                     None => (vec![], vec![]),
                 };
+                // Groups are told apart by name.
+                let mut groups = groups;
+                for (i, g) in groups.iter_mut().enumerate() {
+                    g.name = format!("g{i}");
+                }
                 let n_groups = groups.len() as u32;
                 let n_consumers: u32 = consumers.iter().map(|c| c.replicas).sum();
                 let n_producers = producers.len() as u32;

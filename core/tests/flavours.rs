@@ -8,7 +8,7 @@ use brokerlab_core::lang::Lang;
 use brokerlab_core::step::DeadLetterReason;
 use brokerlab_core::{
     invariants, narration, AckMode, Command, ConsumerId, CrashPoint, Fact, Flavour, GapTimeout,
-    MsgId, Overflow, QueueId, QueueType, Scenario, ScheduledCommand, Simulation,
+    MsgId, Overflow, QueueId, QueueType, Scenario, ScheduledCommand, Simulation, SCENARIO_VERSION,
 };
 
 /// Most steps any of these small runs may take: more means it does not end.
@@ -703,7 +703,9 @@ fn rabbitmq_overflow_defaults_to_drop_head_and_version_2_files_keep_rejecting() 
     );
     assert_eq!(sim.counters().refused, 0);
 
-    let old = Scenario::from_json(&text.replace("\"version\": 3", "\"version\": 2")).unwrap();
+    let current_version = format!("\"version\": {SCENARIO_VERSION}");
+    assert!(text.contains(&current_version));
+    let old = Scenario::from_json(&text.replace(&current_version, "\"version\": 2")).unwrap();
     assert_eq!(old.queues[0].overflow, Some(Overflow::Reject));
     let (sim, steps) = run_bounded(old);
     assert!(dead_letters(&facts(&steps)).is_empty());

@@ -500,7 +500,7 @@ fn deliveries_in_consumers_hands_weigh_eight_held_copies() {
     // packed in line), so it counts eight times against the held budget: 60,000 is
     // reached by about 7,500 of them, long before the 20,000 messages are all held (counted once each, they would all fit).
     let s: Scenario = serde_json::from_value(json!({
-        "version": 3, "name": "in-hand", "seed": 1,
+        "version": 4, "name": "in-hand", "seed": 1,
         "producers": [{ "name": "P", "count": 20_000,
             "arrivals": { "process": "constant", "schedule": [{ "from_s": 0, "rate_per_s": 10_000 }] } }],
         "queues": [{ "name": "q", "visibility_timeout_s": 3600 }],

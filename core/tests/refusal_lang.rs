@@ -124,6 +124,40 @@ const CASES: &[(&str, Mutation)] = &[
         v["commands"] =
             json!([{"at_s": 1.0, "command": {"dependency_outage": {"queue": "idle", "for_s": 5}}}])
     }),
+    // Names the page and the narration tell components apart by (as a version-4 file:
+    // older files have clashes renamed on load).
+    ("crash-after-commit", |v| {
+        v["version"] = json!(4);
+        let c = v["consumers"][0].clone();
+        v["consumers"].as_array_mut().unwrap().push(c);
+    }),
+    ("crash-after-commit", |v| {
+        v["version"] = json!(4);
+        v["consumers"][0]["name"] = json!("C");
+        v["consumers"][0]["replicas"] = json!(2);
+        let mut c = v["consumers"][0].clone();
+        c["name"] = json!("C2");
+        c["replicas"] = json!(1);
+        v["consumers"].as_array_mut().unwrap().push(c);
+    }),
+    ("crash-after-commit", |v| {
+        v["version"] = json!(4);
+        let p = v["producers"][0].clone();
+        v["producers"].as_array_mut().unwrap().push(p);
+    }),
+    ("crash-after-commit", |v| {
+        v["version"] = json!(4);
+        // The second, unnamed, is P2; the third is named P2.
+        let mut p = v["producers"][0].clone();
+        p.as_object_mut().unwrap().remove("name");
+        v["producers"].as_array_mut().unwrap().push(p.clone());
+        p["name"] = json!("P2");
+        v["producers"].as_array_mut().unwrap().push(p);
+    }),
+    ("log-consumer-groups", |v| {
+        v["version"] = json!(4);
+        v["groups"][1]["name"] = v["groups"][0]["name"].clone();
+    }),
     ("dep-admission", |v| {
         v["consumers"][0].as_object_mut().unwrap().remove("calls");
         v["commands"] = json!([{"at_s": 1.0, "command": {"slow_dependency": {"dependency": "db", "factor": 5, "for_s": 3}}}])
@@ -176,6 +210,43 @@ fn every_refusal_reads_in_spanish_with_the_same_figures() {
             "case {i}: the field leads"
         );
     }
+}
+
+/// The page's editor on crash-after-commit, its consumer C1 duplicated: refused, naming
+/// the second one's name, in both languages.
+#[test]
+fn a_duplicated_consumer_name_is_refused_in_both_languages() {
+    let e = refusal("crash-after-commit", |v| {
+        v["version"] = json!(brokerlab_core::SCENARIO_VERSION);
+        let c = v["consumers"][0].clone();
+        v["consumers"].as_array_mut().unwrap().push(c);
+    });
+    assert_eq!(
+        e.text_in(Lang::En),
+        r#"consumers[1].name: "C1" is used twice"#
+    );
+    assert_eq!(
+        e.text_in(Lang::Es),
+        r#"consumers[1].name: "C1" aparece dos veces"#
+    );
+    // A replica numbered like another consumer: the sentence says why.
+    let e = refusal("crash-after-commit", |v| {
+        v["version"] = json!(brokerlab_core::SCENARIO_VERSION);
+        v["consumers"][0]["replicas"] = json!(2);
+        v["consumers"][0]["name"] = json!("C");
+        let mut c = v["consumers"][0].clone();
+        c.as_object_mut().unwrap().remove("name");
+        c["replicas"] = json!(1);
+        v["consumers"].as_array_mut().unwrap().insert(0, c);
+    });
+    assert_eq!(
+        e.text_in(Lang::En),
+        r#"consumers[1].name: "C1" is used twice (replicas and unnamed consumers are numbered)"#
+    );
+    assert_eq!(
+        e.text_in(Lang::Es),
+        r#"consumers[1].name: "C1" aparece dos veces (las réplicas y los consumidores sin nombre se numeran)"#
+    );
 }
 
 #[test]

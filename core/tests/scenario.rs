@@ -88,7 +88,10 @@ fn invalid_values_name_their_field() {
             "the limit is 50000000",
         ),
         (Box::new(|v| v["name"] = json!("x".repeat(100))), "name"),
-        (Box::new(|v| v["version"] = json!(4)), "version"),
+        (
+            Box::new(|v| v["version"] = json!(SCENARIO_VERSION + 1)),
+            "version",
+        ),
         (
             Box::new(|v| v["consumers"][0]["ack"] = json!("sometimes")),
             "unknown variant",
@@ -167,6 +170,52 @@ fn version_1_files_load_as_the_same_scenario() {
     let saved: serde_json::Value = serde_json::from_str(&s.to_json_pretty()).unwrap();
     assert_eq!(saved["version"], serde_json::json!(SCENARIO_VERSION));
     assert!(saved.get("faults").is_none() && saved["commands"][0].get("command").is_some());
+}
+
+/// crash-after-commit with its consumer C1 duplicated (what the page's editor shows, then
+/// the same at an older version).
+fn crash_after_commit_with_two_c1(version: u32) -> String {
+    let mut v: serde_json::Value =
+        serde_json::from_str(examples::json("crash-after-commit").unwrap()).unwrap();
+    v["version"] = serde_json::json!(version);
+    if version == 1 {
+        // Version 1's scheduled list is `faults` of `fault`s.
+        let mut commands = v.as_object_mut().unwrap().remove("commands").unwrap();
+        for entry in commands.as_array_mut().unwrap() {
+            let e = entry.as_object_mut().unwrap();
+            let command = e.remove("command").unwrap();
+            e.insert("fault".into(), command);
+        }
+        v["faults"] = commands;
+    }
+    let c = v["consumers"][0].clone();
+    v["consumers"].as_array_mut().unwrap().push(c);
+    v.to_string()
+}
+
+#[test]
+fn two_consumers_with_one_name_are_refused() {
+    let e = Scenario::from_json(&crash_after_commit_with_two_c1(SCENARIO_VERSION)).unwrap_err();
+    assert_eq!(e.field, "consumers[1].name");
+    assert_eq!(e.problem, r#""C1" is used twice"#);
+}
+
+/// Files of earlier versions could name two consumers alike: they still load, the later
+/// one renamed, and the run tells them apart; saved again, they are current files.
+#[test]
+fn older_files_with_clashing_names_load_renamed() {
+    for version in 1..SCENARIO_VERSION {
+        let s = Scenario::from_json(&crash_after_commit_with_two_c1(version))
+            .unwrap_or_else(|e| panic!("version {version}: {e}"));
+        let names: Vec<&str> = s.consumers.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["C1", "C1 (2)"], "version {version}");
+        let sim = brokerlab_core::Simulation::new(s.clone()).unwrap();
+        let shown: Vec<String> = (sim.consumer_ids())
+            .map(|c| sim.consumer(c).unwrap().name)
+            .collect();
+        assert_eq!(shown, ["C1", "C1 (2)"]);
+        assert_eq!(Scenario::from_json(&s.to_json_pretty()).unwrap(), s);
+    }
 }
 
 /// Ids are numbers in JSON, in facts and in commands alike (the wire form the page and

@@ -92,7 +92,7 @@ mod tests {
 
     fn with_groups(groups: &str) -> Scenario {
         serde_json::from_str(&format!(
-            r#"{{ "version": 3, "seed": 1,
+            r#"{{ "version": 4, "seed": 1,
             "producers": [{{ "name": "P", "target": "a", "arrivals": {{ "process": "constant", "schedule": [{{ "from_s": 0, "rate_per_s": 1 }}] }}, "count": 5 }}],
             "logs": [{{ "name": "a", "partitions": 1 }}, {{ "name": "b", "partitions": 1 }}, {{ "name": "c", "partitions": 1 }}],
             "groups": [{groups}] }}"#

@@ -16,8 +16,9 @@ pub use dependency::{Admission, BreakerSpec, DependencySpec, RetryBudget, Slowdo
 /// The scenario format version this build writes. Files of earlier versions are
 /// migrated on load (see `migrate.rs`): version 1 called the scheduled commands `faults`;
 /// in version 2 a bounded queue without `overflow` rejected publishes whatever its
-/// flavour.
-pub const SCENARIO_VERSION: u32 = 3;
+/// flavour; up to version 3 two producers, consumers or consumer groups could have the
+/// same name (version 4 refuses it; older files get the later one renamed "C1 (2)").
+pub const SCENARIO_VERSION: u32 = 4;
 
 /// Limits on what a scenario may ask for, so untrusted input cannot exhaust memory or time.
 pub mod limits {
@@ -27,7 +28,7 @@ pub mod limits {
     pub const BINDINGS_MAX: usize = 64;
     pub const ROUTING_KEYS_MAX: usize = 64;
     pub const SCRIPT_MAX: usize = 10_000;
-    pub const CONSUMERS_MAX: usize = 256;
+    pub const CONSUMERS_MAX: usize = crate::names::CONSUMERS_MAX;
     pub const CONCURRENCY_MAX: u32 = 1_024;
     pub const PREFETCH_MAX: u32 = 100_000;
     pub const SEGMENTS_MAX: usize = 256;
@@ -43,7 +44,7 @@ pub mod limits {
     pub const RATE_PER_S_MAX: f64 = 1_000_000.0;
     /// Ten years of simulated time: far beyond any lesson, still safely inside u64 µs.
     pub const TIME_S_MAX: f64 = 315_360_000.0;
-    pub const NAME_LEN_MAX: usize = 64;
+    pub const NAME_LEN_MAX: usize = crate::names::NAME_LEN_MAX;
     pub const TEXT_LEN_MAX: usize = 4_000;
     pub const SAMPLES_MAX: u64 = 20_000;
     pub const AMOUNT_MAX: i64 = 1_000_000_000;
@@ -1511,6 +1512,7 @@ impl Scenario {
         for (i, p) in self.producers.iter().enumerate() {
             self.validate_producer(i, p)?;
         }
+        self.validate_producer_names()?;
         self.validate_dependencies()?;
         self.validate_consumers()?;
         self.validate_logs()?;
@@ -1697,6 +1699,11 @@ impl Scenario {
         for (i, g) in self.groups.iter().enumerate() {
             let f = |name: &str| format!("groups[{i}].{name}");
             check_text(&f("name"), &g.name, NAME_LEN_MAX)?;
+            // A group's cards, its members (named after it: "billing-1") and the
+            // narration tell groups apart by name (older files: see `migrate.rs`).
+            if self.groups[..i].iter().any(|o| o.name == g.name) {
+                return Err(err(f("name"), format!("{:?} is used twice", g.name)));
+            }
             if self.log_index(&g.log).is_none() {
                 return Err(err(f("log"), format!("there is no log {:?}", g.log)));
             }
@@ -1791,7 +1798,54 @@ impl Scenario {
                 format!("at most {CONSUMERS_MAX} consumers in all (replicas included)"),
             ));
         }
+        self.validate_consumer_names()?;
         self.validate_ack_modes()
+    }
+
+    /// Every consumer has a name of its own: the page's cards and crash buttons, the
+    /// schedule and the narration tell consumers apart by name. Names are compared as
+    /// they are shown, replicas and unnamed consumers numbered (`crate::names`), so "C"
+    /// with 2 replicas clashes with a "C2" as surely as two "C1" do. Files written before
+    /// version 4 could hold such clashes: `migrate.rs` renames them on load, so only a
+    /// current file (or an edit on the page) meets this refusal.
+    fn validate_consumer_names(&self) -> Result<(), ScenarioError> {
+        let names =
+            crate::names::consumers(self.consumers.iter().map(|c| (c.name.as_str(), c.replicas)));
+        let Some((i, name)) = crate::names::first_clash(&names) else {
+            return Ok(());
+        };
+        // Both written as they are shown (named, one replica each): the plain sentence.
+        let written = |c: &ConsumerSpec| c.replicas == 1 && c.name == name;
+        let field = format!("consumers[{i}].name");
+        if written(&self.consumers[i]) && self.consumers[..i].iter().any(written) {
+            Err(err(field, format!("{name:?} is used twice")))
+        } else {
+            Err(err(
+                field,
+                format!("{name:?} is used twice (replicas and unnamed consumers are numbered)"),
+            ))
+        }
+    }
+
+    /// Every producer has a name of its own (see [`Self::validate_consumer_names`]; an
+    /// unnamed producer is P1, P2… by its place).
+    fn validate_producer_names(&self) -> Result<(), ScenarioError> {
+        let names: Vec<Vec<String>> = (self.producers.iter().enumerate())
+            .map(|(i, p)| vec![crate::names::producer(&p.name, i)])
+            .collect();
+        let Some((i, name)) = crate::names::first_clash(&names) else {
+            return Ok(());
+        };
+        let written = |p: &ProducerSpec| p.name == name;
+        let field = format!("producers[{i}].name");
+        if written(&self.producers[i]) && self.producers[..i].iter().any(written) {
+            Err(err(field, format!("{name:?} is used twice")))
+        } else {
+            Err(err(
+                field,
+                format!("{name:?} is used twice (unnamed producers are numbered P1, P2…)"),
+            ))
+        }
     }
 
     /// Consumer `i`: its queue exists; replicas, concurrency, prefetch, batches, service,

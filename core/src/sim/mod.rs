@@ -43,9 +43,7 @@ use crate::producer::{Producer, Target};
 use crate::queue::{Queue, QueueView};
 use crate::records::Records;
 use crate::rng::SimRng;
-use crate::scenario::{
-    limits, Budget, Command, ConsumerSpec, Intervention, Scenario, ScenarioError,
-};
+use crate::scenario::{limits, Budget, Command, Intervention, Scenario, ScenarioError};
 use crate::step::{ConsumerId, CopyId, Fact, GroupId, MsgId, ProducerId, QueueId, Step, Trigger};
 use crate::time::{secs_to_us, us_to_secs, Micros};
 
@@ -1233,8 +1231,9 @@ fn build_consumers(scenario: &Scenario, queues: &mut [Queue]) -> Vec<Consumer> {
     let mut consumers = Vec::new();
     for spec in &scenario.consumers {
         let queue = QueueId::from_index(scenario.queue_of(spec));
+        let before = consumers.len();
         for r in 0..spec.replicas {
-            let name = replica_name(spec, r, consumers.len());
+            let name = crate::names::replica(&spec.name, spec.replicas, r, before);
             queues[queue.index()]
                 .consumers
                 .push(ConsumerId::from_index(consumers.len()));
@@ -1244,17 +1243,6 @@ fn build_consumers(scenario: &Scenario, queues: &mut [Queue]) -> Vec<Consumer> {
         }
     }
     consumers
-}
-
-/// Replicas are numbered: "C" gives C1, C2…; "worker" gives worker-1, worker-2…; an
-/// unnamed consumer is named after its place among all consumers (`before` come first).
-fn replica_name(spec: &ConsumerSpec, r: u32, before: usize) -> String {
-    match (spec.name.as_str(), spec.replicas) {
-        ("", _) => format!("C{}", before + 1),
-        (base, 1) => base.to_string(),
-        (base, _) if base.chars().count() <= 2 => format!("{base}{}", r + 1),
-        (base, _) => format!("{base}-{}", r + 1),
-    }
 }
 
 /// Every producer, with where it publishes: a queue, a log or an exchange (by default the
@@ -1282,11 +1270,7 @@ fn build_producers(scenario: &Scenario) -> Vec<Producer> {
                     .position(|x| x.name == spec.target);
                 Target::Exchange(x.expect("validated: the target exists"))
             };
-            let name = if spec.name.is_empty() {
-                format!("P{}", i + 1)
-            } else {
-                spec.name.clone()
-            };
+            let name = crate::names::producer(&spec.name, i);
             Producer::new(spec, name, target)
         })
         .collect()
