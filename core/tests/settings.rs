@@ -516,3 +516,46 @@ fn a_groups_ordering_changes_from_its_instant_and_only_to_what_a_log_supports() 
     };
     assert!(e.field.ends_with("group"), "{e}");
 }
+
+/// Scaling out numbers new consumers after the queue's ones, passing over a name another
+/// consumer already has: replicas C1, C2 of one queue beside C3 (unnamed) and "C4" of
+/// another, scaled to 4, get C5 and C6, not a second C3 and C4.
+#[test]
+fn scaling_out_never_repeats_a_consumer_name() {
+    let json = r#"{
+        "version": 4, "seed": 7,
+        "producers": [{ "name": "P", "arrivals": { "process": "constant",
+            "schedule": [{ "from_s": 0, "rate_per_s": 10 }] }, "count": 50 }],
+        "queues": [{ "name": "jobs", "visibility_timeout_s": 30 },
+                   { "name": "other", "visibility_timeout_s": 30 }],
+        "consumers": [
+            { "name": "C", "replicas": 2, "service": { "fixed": { "seconds": 0.1 } }, "ack": "after_commit" },
+            { "queue": "other", "service": { "fixed": { "seconds": 0.1 } }, "ack": "after_commit" },
+            { "name": "C4", "queue": "other", "service": { "fixed": { "seconds": 0.1 } }, "ack": "after_commit" }
+        ]
+    }"#;
+    let mut sim = Simulation::new(Scenario::from_json(json).expect("valid")).unwrap();
+    let names = |sim: &Simulation| -> Vec<String> {
+        (sim.consumer_ids())
+            .map(|c| sim.consumer(c).unwrap().name)
+            .collect()
+    };
+    assert_eq!(names(&sim), ["C1", "C2", "C3", "C4"]);
+    command(
+        &mut sim,
+        Command::SetConsumerCount {
+            queue: "jobs".into(),
+            count: 4,
+        },
+    );
+    assert_eq!(names(&sim), ["C1", "C2", "C3", "C4", "C5", "C6"]);
+    command(
+        &mut sim,
+        Command::SetConsumerCount {
+            queue: "other".into(),
+            count: 3,
+        },
+    );
+    // An unnamed template numbers by place among all consumers: C7 is free.
+    assert_eq!(names(&sim), ["C1", "C2", "C3", "C4", "C5", "C6", "C7"]);
+}

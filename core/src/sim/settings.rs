@@ -343,14 +343,25 @@ impl Simulation {
             .consumer_spec(template)
             .map(|s| s.name.clone())
             .unwrap_or_default();
-        let n = self.queues[q.index()].consumers.len() + 1;
-        let name = if base.is_empty() {
-            format!("C{}", id.index() + 1)
-        } else if base.chars().count() <= 2 {
-            format!("{base}{n}")
+        // Numbered after the queue's consumers (an unnamed one after all consumers), as
+        // replicas are; a number whose name another consumer already has (a user's "C3"
+        // beside replicas C1, C2) is passed over, so every card and sentence still tells
+        // the consumers apart.
+        let first = if base.is_empty() {
+            id.index() + 1
         } else {
-            format!("{base}-{n}")
+            self.queues[q.index()].consumers.len() + 1
         };
+        let name = (first..)
+            .map(|n| {
+                if base.is_empty() {
+                    format!("C{n}")
+                } else {
+                    crate::names::numbered(&base, n)
+                }
+            })
+            .find(|name| self.consumers.iter().all(|c| c.name != *name))
+            .expect("fewer consumers than numbers");
         let consumer = self.consumers[template.index()].fresh_copy(name);
         self.live_slots += u64::from(consumer.concurrency);
         self.consumers.push(consumer);
