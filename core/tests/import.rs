@@ -303,6 +303,31 @@ fn malformed_input_is_one_sentence_in_both_languages() {
     }
 }
 
+/// One Kafka group id on two topics is two groups here, told apart by name.
+#[test]
+fn a_kafka_group_reading_two_topics_becomes_two_named_groups() {
+    let input = r#"{"topics": [{"name": "orders", "partitions": 2}, {"name": "clicks", "partitions": 1}],
+        "groups": [{"name": "billing", "topic": "orders", "members": 2, "commit": "manual"},
+                   {"name": "billing", "topic": "clicks", "members": 1, "commit": "manual"}]}"#;
+    let got = imported(kafka::import(input.as_bytes()));
+    let names: Vec<&str> = got
+        .scenario
+        .groups
+        .iter()
+        .map(|g| g.name.as_str())
+        .collect();
+    assert_eq!(names, ["billing", "billing (2)"]);
+    let note = Note::GroupRenamed {
+        group: "billing".into(),
+        topic: "clicks".into(),
+        name: "billing (2)".into(),
+    };
+    assert!(got.notes.contains(&note), "{:?}", got.notes);
+    let (en, es) = (note.describe(Lang::En), note.describe(Lang::Es));
+    assert_eq!(english_words(&es), Vec::<String>::new(), "{es}");
+    assert_eq!(digit_runs(&en), digit_runs(&es), "{en} / {es}");
+}
+
 #[test]
 fn notes_read_as_spanish_in_spanish() {
     let mut notes = imported(rabbitmq::import(UNSUPPORTED.as_bytes())).notes;

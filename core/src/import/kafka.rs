@@ -21,6 +21,8 @@
 //! noted as not modelled. A topic without a group gets one with a member per partition;
 //! a description without producers gets one per topic. Unknown fields are errors.
 
+use std::collections::HashSet;
+
 use serde::Deserialize;
 
 use super::{parse_json, shown, ImportError, Imported, Note, Notes, ShapeProblem};
@@ -209,7 +211,29 @@ fn groups(d: &Description, notes: &mut Notes) -> Vec<GroupSpec> {
             }));
         }
     }
+    unique_group_names(&mut groups, notes);
     groups
+}
+
+/// One Kafka group id may read several topics (and a described group may have the name
+/// an assumed one gets): here each is a group of its own, and groups are told apart by
+/// name, so a later one with a name already taken is renamed "billing (2)", with a note.
+fn unique_group_names(groups: &mut [GroupSpec], notes: &mut Notes) {
+    let mut avoid: HashSet<String> = groups.iter().map(|g| g.name.clone()).collect();
+    let mut taken = HashSet::new();
+    for g in groups.iter_mut() {
+        if !taken.insert(g.name.clone()) {
+            let name = crate::names::fresh(&g.name, &avoid, |n| vec![n.to_string()]);
+            notes.push(Note::GroupRenamed {
+                group: shown(&g.name),
+                topic: shown(&g.log),
+                name: shown(&name),
+            });
+            avoid.insert(name.clone());
+            taken.insert(name.clone());
+            g.name = name;
+        }
+    }
 }
 
 fn group(g: &Group) -> GroupSpec {

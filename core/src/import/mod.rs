@@ -121,6 +121,14 @@ pub enum Note {
     ReplicationIgnored { topic: String, setting: String },
     /// Kafka: a consumer group the description does not give, one member per partition.
     GroupAssumed { topic: String, members: u32 },
+    /// Kafka: a consumer group that reads a second topic (or has the name of an assumed
+    /// group) is modelled as a group of its own, under a name of its own: the page and
+    /// the narration tell groups apart by name.
+    GroupRenamed {
+        group: String,
+        topic: String,
+        name: String,
+    },
     /// Kafka: records without a key are spread by message id (as the default
     /// partitioner spreads keyless records), so they keep no per-key order.
     KeylessSpread { topic: String },
@@ -148,6 +156,7 @@ impl Note {
             Note::ProducerAssumed { .. }
                 | Note::ConsumersAssumed { .. }
                 | Note::GroupAssumed { .. }
+                | Note::GroupRenamed { .. }
         )
     }
 

@@ -59,6 +59,7 @@ pub(super) fn note_en(note: &Note) -> String {
         Note::ConsumersAssumed { queues, service_s, prefetch } => format!("Assumed one consumer per queue ({queues} in all): {} s per message, prefetch {prefetch}, ack after the effect commits.", n(*service_s)),
         Note::ReplicationIgnored { topic, setting } => format!("Ignored “{setting}” for topic “{topic}”: replication is not modelled."),
         Note::GroupAssumed { topic, members } => format!("Assumed a consumer group reading topic “{topic}”: {members} members, offsets committed after processing."),
+        Note::GroupRenamed { group, topic, name } => format!("Consumer group “{group}” reading topic “{topic}” is modelled as a group of its own, named “{name}”, since each group here has one name."),
         Note::KeylessSpread { topic } => format!("Records without a key are spread over the partitions of “{topic}” by message id, so they keep no order."),
     }
 }
@@ -91,6 +92,7 @@ pub(super) fn note_es(note: &Note) -> String {
         Note::ConsumersAssumed { queues, service_s, prefetch } => format!("Se supuso un consumidor por cola ({queues} en total): {} s por mensaje, prefetch {prefetch}, ack después del commit del efecto.", n(*service_s)),
         Note::ReplicationIgnored { topic, setting } => format!("Se ignoró «{setting}» del topic «{topic}»: el modelo no tiene replicación."),
         Note::GroupAssumed { topic, members } => format!("Se supuso un grupo de consumidores que lee el topic «{topic}»: {members} miembros, commit del offset después de procesar."),
+        Note::GroupRenamed { group, topic, name } => format!("El grupo de consumidores «{group}» que lee el topic «{topic}» se modela como un grupo aparte, llamado «{name}», porque aquí cada grupo tiene un nombre propio."),
         Note::KeylessSpread { topic } => format!("Los registros sin clave se reparten entre las particiones de «{topic}» por id de mensaje, así que no guardan orden."),
     }
 }
