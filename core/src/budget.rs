@@ -10,7 +10,7 @@
 use serde::Serialize;
 
 use crate::routing;
-use crate::scenario::{limits, Command, RateSegment, RunMode, Scenario, ScenarioError};
+use crate::scenario::{limits, Command, Flavour, RateSegment, RunMode, Scenario, ScenarioError};
 
 /// Poisson arrivals can exceed their mean: a generous margin over the schedule's mean.
 const POISSON_FACTOR: f64 = 1.05;
@@ -205,13 +205,27 @@ impl Scenario {
             .fold(0.0, f64::max)
     }
 
+    /// An idempotent producer's retries are dropped only by a broker that keeps its
+    /// sequence: a log's, or the teaching broker's (`Simulation::dedups_by_sequence`).
+    /// Counted so only when every queue is the teaching broker's and no command switches a
+    /// flavour: an estimate may be high, never low.
+    fn drops_idempotent_retries(&self, p: usize) -> bool {
+        if self.log_index(&self.producers[p].target).is_some() {
+            return true;
+        }
+        let switched = self
+            .commands()
+            .any(|c| matches!(c, Command::SetFlavour { .. }));
+        !switched && self.queues.iter().all(|q| q.flavour == Flavour::Generic)
+    }
+
     /// Publish attempts that each store the message again. Without confirms, or with
-    /// idempotent publishing (the broker drops what it already stored), one. With a
+    /// idempotent publishing to a broker that drops what it already stored, one. With a
     /// confirm timeout no longer than the round trip, every attempt times out and is
     /// stored again: `max_attempts`. Otherwise one, plus one per confirm dropped on purpose.
     pub(crate) fn stores_per_message(&self, p: usize) -> (f64, f64) {
         let publish = &self.producers[p].publish;
-        if !publish.confirms || publish.idempotent {
+        if !publish.confirms || (publish.idempotent && self.drops_idempotent_retries(p)) {
             return (1.0, 0.0);
         }
         let round_trip_s = 2.0 * self.broker.network_latency_s;

@@ -1263,3 +1263,28 @@ fn rabbitmq_a_delivery_whose_ack_was_lost_keeps_its_prefetch_slot() {
         vec![0, 1, 2, 3]
     );
 }
+
+/// An idempotent producer's retry after a lost confirm is dropped by producer id and
+/// sequence only where the broker keeps that state: the teaching broker (as Kafka does
+/// for a log). RabbitMQ and SQS standard keep none, so the retry is stored again and the
+/// consumer applies the effect twice; an SQS FIFO queue drops it by its own
+/// deduplication window on the message id. Before, every flavour dropped it.
+#[test]
+fn only_a_broker_that_keeps_the_producers_sequence_drops_its_retry() {
+    for (flavour, dropped, duplicated) in [
+        (Flavour::Generic, 1, 0),
+        (Flavour::Rabbitmq, 0, 1),
+        (Flavour::Sqs, 0, 1),
+        // Dropped all the same, by the queue's window on the message id.
+        (Flavour::SqsFifo, 1, 0),
+    ] {
+        let mut s = brokerlab_core::examples::load("lost-confirm").expect("built in");
+        s.producers[0].publish.idempotent = true;
+        s.queues[0].flavour = flavour;
+        let mut sim = Simulation::new(s).expect("valid");
+        sim.run();
+        let c = sim.counters();
+        assert_eq!(c.deduplicated, dropped, "{flavour:?}");
+        assert_eq!(c.duplicate_effects, duplicated, "{flavour:?}");
+    }
+}

@@ -7,7 +7,7 @@ use crate::engine::Event;
 use crate::message::{Message, PackedOp, PublishFate, RoutingKey};
 use crate::producer::{OutboxRow, Target, RELAY_BACKOFF_CAP_S};
 use crate::routing;
-use crate::scenario::{Handoff, Op, Overflow, Poison, ProducerCrashPoint};
+use crate::scenario::{Flavour, Handoff, Op, Overflow, Poison, ProducerCrashPoint};
 use crate::step::{Attempt, Fact, MsgId, ProducerId, QueueId, RefusedBecause};
 use crate::time::{secs_to_us, Micros};
 
@@ -258,23 +258,44 @@ impl Simulation {
             return;
         }
         let p = &self.producers[producer.index()];
-        let m = &self.messages[msg.index()];
-        if p.publish.idempotent && m.broker_remembers() {
-            self.counters.deduplicated += 1;
-            self.facts.push(Fact::Deduplicated { producer, msg });
-            self.send_confirm(producer, msg, attempt);
-            return;
-        }
-        if let Target::Log(l) = self.producers[producer.index()].target {
-            self.append(producer, msg, l);
-            self.send_confirm(producer, msg, attempt);
+        let retry_of_stored = p.publish.idempotent && self.messages[msg.index()].broker_remembers();
+        if let Target::Log(l) = p.target {
+            if retry_of_stored {
+                self.deduplicate(producer, msg, attempt);
+            } else {
+                self.append(producer, msg, l);
+                self.send_confirm(producer, msg, attempt);
+            }
             return;
         }
         // Reuse one buffer for the route: publishing is the hot path.
         let mut routes = std::mem::take(&mut self.route_buf);
         self.route_into(producer, msg, &mut routes);
-        self.publish_routed(producer, msg, attempt, &routes);
+        if retry_of_stored && self.dedups_by_sequence(&routes) {
+            self.deduplicate(producer, msg, attempt);
+        } else {
+            self.publish_routed(producer, msg, attempt, &routes);
+        }
         self.route_buf = routes;
+    }
+
+    /// An idempotent producer's retry of a message the broker already stored is
+    /// recognised (producer id and sequence) and dropped; its confirm goes back.
+    fn deduplicate(&mut self, producer: ProducerId, msg: MsgId, attempt: Attempt) {
+        self.counters.deduplicated += 1;
+        self.facts.push(Fact::Deduplicated { producer, msg });
+        self.send_confirm(producer, msg, attempt);
+    }
+
+    /// Whether a broker whose queues are `routes` keeps an idempotent producer's
+    /// sequence to drop its retries: the teaching broker does, as Kafka does for a log
+    /// (`enable.idempotence`). RabbitMQ and SQS keep no such state: a retry after a lost
+    /// confirm is stored again (an SQS FIFO queue drops it by its own deduplication
+    /// window on the message id, within five minutes, whatever the producer's setting).
+    fn dedups_by_sequence(&self, routes: &[QueueId]) -> bool {
+        routes
+            .iter()
+            .any(|q| self.queues[q.index()].flavour == Flavour::Generic)
     }
 
     fn publish_routed(
