@@ -11,12 +11,208 @@
 //! [`decode`]; parse text into a `Value` first (`serde_json::from_str::<Value>`).
 
 use serde::de::DeserializeOwned;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// `value` as a `T`, or serde's words for what is wrong ("unknown variant `x`, expected
 /// …"), on one line: names it echoes come from the document, so they are shown escaped.
 pub fn decode<T: DeserializeOwned>(value: Value) -> Result<T, String> {
     serde_json::from_value(value).map_err(|e| crate::text::escape_controls(&e.to_string()))
+}
+
+/// The most decodings [`failing_path`] tries before it settles for the path found so far.
+const PROBES_MAX: usize = 200;
+
+/// Where in `doc` decoding it as a `T` fails with `error` (what [`decode`] said): the path
+/// of the field (`seed`, `consumers[0].prefetch`, `queues[1].retry.max_attempts`), empty
+/// when it is the document itself or cannot be told.
+///
+/// serde says where only when it reads text, and decoding the text itself would put a
+/// second copy of every decoder in the page (see the module's note), as would a
+/// deserializer that tracks the path (serde_path_to_error: 27 KB gzipped). So the place is
+/// found with the one decoder, by taking parts away: a part holding the fault is one
+/// whose removal changes the error (an entry of an object; in an array, the first
+/// elements kept up to and including the faulty one, found by halving), while a part
+/// decoded before the fault, or never reached, leaves it as it was. Only a refused
+/// document pays, a few decodings per level.
+///
+/// A missing field is the one case where taking a part away can mislead: serde names the
+/// first missing field in declaration order, so removing a required field declared
+/// earlier in the object that lacks it changes the error too. The object that lacks the
+/// field is kept as the place when the part removed is a plain value or a list that can
+/// be emptied without changing the error.
+pub fn failing_path<T: DeserializeOwned>(doc: &Value, error: &str) -> String {
+    let mut probe = Probe::<T> {
+        doc,
+        error,
+        left: PROBES_MAX,
+        decoded: std::marker::PhantomData,
+    };
+    let mut path: Vec<Step> = Vec::new();
+    while let Some(next) = node(doc, &path).and_then(|n| probe.step_into(n, &path)) {
+        path.push(next);
+    }
+    crate::text::escape_controls(&written(&path))
+}
+
+/// Decodings of edited copies of a refused document, compared with its error.
+struct Probe<'d, T> {
+    doc: &'d Value,
+    error: &'d str,
+    /// Decodings still allowed.
+    left: usize,
+    decoded: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<T: DeserializeOwned> Probe<'_, T> {
+    /// What decoding the document with `edit` made at `path` says; `None` past the budget.
+    fn said(&mut self, path: &[Step], edit: impl FnOnce(&mut Value)) -> Option<Result<(), String>> {
+        self.left = self.left.checked_sub(1)?;
+        let mut copy = self.doc.clone();
+        // Only the way down to `path` is kept: what is left out around it was either
+        // decoded before the fault (and is missed only once the fault is passed) or never
+        // reached, and a like fault there cannot pass for this one.
+        let at = path
+            .iter()
+            .try_fold(&mut copy, |at, step| match (step, at) {
+                (Step::Key(key), Value::Object(map)) => {
+                    map.retain(|k, _| k == key);
+                    map.get_mut(key)
+                }
+                (Step::Index(i), Value::Array(items)) => {
+                    items.truncate(i + 1);
+                    items.get_mut(*i)
+                }
+                _ => None,
+            });
+        if let Some(at) = at {
+            edit(at);
+        }
+        Some(decode::<T>(copy).map(|_: T| ()))
+    }
+
+    /// Whether the edited document fails as the document does; `None` past the budget.
+    fn alike(&mut self, path: &[Step], edit: impl FnOnce(&mut Value)) -> Option<bool> {
+        let said = self.said(path, edit)?;
+        Some(said.err().as_deref() == Some(self.error))
+    }
+
+    /// The part of `node` (at `path`) that holds the fault, if one does.
+    fn step_into(&mut self, node: &Value, path: &[Step]) -> Option<Step> {
+        match node {
+            Value::Object(map) => self.entry(map, path),
+            Value::Array(items) => self.element(items.len(), path),
+            _ => None,
+        }
+    }
+
+    /// In an array: kept up to the faulty element the error stays, kept short of it it
+    /// goes; the shortest length that keeps it is found by halving.
+    fn element(&mut self, len: usize, path: &[Step]) -> Option<Step> {
+        let (mut short, mut enough) = (0, len);
+        while short < enough {
+            let mid = short + (enough - short) / 2;
+            if self.alike(path, |n| truncate(n, mid))? {
+                enough = mid;
+            } else {
+                short = mid + 1;
+            }
+        }
+        enough.checked_sub(1).map(Step::Index)
+    }
+
+    /// In an object: the entry whose removal changes the error, found by halving (removing
+    /// entries that do not hold the fault leaves the error as it was).
+    fn entry(&mut self, map: &Map<String, Value>, path: &[Step]) -> Option<Step> {
+        let keys: Vec<&String> = map.keys().collect();
+        let mut candidates = &keys[..];
+        while candidates.len() > 1 {
+            let (half, rest) = candidates.split_at(candidates.len() / 2);
+            candidates = if self.alike(path, |n| remove_keys(n, half))? {
+                rest
+            } else {
+                half
+            };
+        }
+        let key = *candidates.first()?;
+        let said = self.said(path, |n| remove_keys(n, &[key]))?.err();
+        if said.as_deref() == Some(self.error) {
+            return None;
+        }
+        let missing = self
+            .error
+            .strip_prefix("missing field `")
+            .and_then(|rest| rest.strip_suffix('`'));
+        let in_the_way = missing.is_some_and(|field| !map.contains_key(field))
+            && said
+                == Some(format!(
+                    "missing field `{}`",
+                    crate::text::escape_controls(key)
+                ));
+        if in_the_way {
+            // This object lacks the field serde misses, and lacks `key` too once it is
+            // removed: `key` holds the fault only if it holds an object that may lack it,
+            // or a list whose elements do.
+            let holds_fault = match &map[key] {
+                Value::Object(_) => true,
+                Value::Array(_) => !self.alike(path, |n| {
+                    if let Some(list) = n.get_mut(key.as_str()) {
+                        truncate(list, 0);
+                    }
+                })?,
+                _ => false,
+            };
+            if !holds_fault {
+                return None;
+            }
+        }
+        Some(Step::Key(key.clone()))
+    }
+}
+
+/// One step of a path: an object's entry or an array's element.
+#[derive(Clone, Debug, PartialEq)]
+enum Step {
+    Key(String),
+    Index(usize),
+}
+
+/// The path as the checks write fields: `queues[1].retry.max_attempts`.
+fn written(path: &[Step]) -> String {
+    let mut out = String::new();
+    for step in path {
+        match step {
+            Step::Key(key) => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(key);
+            }
+            Step::Index(i) => out.push_str(&format!("[{i}]")),
+        }
+    }
+    out
+}
+
+/// The part of `doc` at `path`.
+fn node<'v>(doc: &'v Value, path: &[Step]) -> Option<&'v Value> {
+    path.iter().try_fold(doc, |at, step| match step {
+        Step::Key(key) => at.get(key),
+        Step::Index(i) => at.get(i),
+    })
+}
+
+fn remove_keys(object: &mut Value, keys: &[&String]) {
+    if let Value::Object(map) = object {
+        for key in keys {
+            map.remove(key.as_str());
+        }
+    }
+}
+
+fn truncate(array: &mut Value, len: usize) {
+    if let Value::Array(items) = array {
+        items.truncate(len);
+    }
 }
 
 #[cfg(test)]
@@ -46,6 +242,124 @@ mod tests {
         assert_eq!(
             decode::<Item>(json!({})).unwrap_err(),
             "missing field `ack`"
+        );
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Doc {
+        seed: u64,
+        #[serde(default)]
+        entries: Vec<Entry>,
+        #[serde(default)]
+        retry: Option<Retry>,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Entry {
+        name: String,
+        steps: Vec<u32>,
+        ack: Ack,
+        #[serde(default)]
+        prefetch: u32,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Retry {
+        max_attempts: u32,
+    }
+
+    /// The path `failing_path` finds for `doc`, which must be refused.
+    fn path_of(doc: Value) -> String {
+        let error = decode::<Doc>(doc.clone()).expect_err("refused");
+        failing_path::<Doc>(&doc, &error)
+    }
+
+    fn entry(name: &str) -> Value {
+        json!({"name": name, "steps": [1, 2, 3], "ack": "after_commit", "prefetch": 2})
+    }
+
+    #[test]
+    fn a_value_of_the_wrong_type_is_found_by_its_path() {
+        assert_eq!(path_of(json!({"seed": null})), "seed");
+        assert_eq!(path_of(json!({"seed": 1.5, "entries": []})), "seed");
+        assert_eq!(path_of(json!({"seed": -1})), "seed");
+        let mut doc = json!({"seed": 1, "entries": [entry("a"), entry("b"), entry("c")]});
+        doc["entries"][1]["prefetch"] = json!("two");
+        assert_eq!(path_of(doc.clone()), "entries[1].prefetch");
+        doc["entries"][1]["prefetch"] = json!(2);
+        doc["entries"][2]["steps"][2] = json!(null);
+        assert_eq!(path_of(doc.clone()), "entries[2].steps[2]");
+        doc["entries"][2]["steps"] = json!({"a": 1});
+        assert_eq!(path_of(doc.clone()), "entries[2].steps");
+        let doc = json!({"seed": 1, "retry": {"max_attempts": true}});
+        assert_eq!(path_of(doc), "retry.max_attempts");
+        // The same fault twice: the first one decoded.
+        let mut doc = json!({"seed": 1, "entries": [entry("a"), entry("b"), entry("c")]});
+        doc["entries"][1]["prefetch"] = json!(-3);
+        doc["entries"][2]["prefetch"] = json!(-3);
+        assert_eq!(path_of(doc), "entries[1].prefetch");
+    }
+
+    #[test]
+    fn an_unknown_field_or_variant_is_found_where_it_is_written() {
+        let mut doc = json!({"seed": 1, "entries": [entry("a"), entry("b")]});
+        doc["entries"][1]["prefech"] = json!(2);
+        assert_eq!(path_of(doc.clone()), "entries[1].prefech");
+        doc["entries"][1].as_object_mut().unwrap().remove("prefech");
+        doc["entries"][0]["ack"] = json!("sometimes");
+        assert_eq!(path_of(doc), "entries[0].ack");
+        assert_eq!(path_of(json!({"seed": 1, "colour": "red"})), "colour");
+    }
+
+    #[test]
+    fn a_missing_field_is_placed_at_the_object_that_lacks_it() {
+        // `steps` is required and declared before `ack`: removing it changes the error,
+        // yet the fault is the missing `ack`.
+        let mut doc = json!({"seed": 1, "entries": [entry("a"), entry("b")]});
+        doc["entries"][1].as_object_mut().unwrap().remove("ack");
+        assert_eq!(path_of(doc.clone()), "entries[1]");
+        doc["entries"][1]["ack"] = json!("after_commit");
+        doc["entries"][0].as_object_mut().unwrap().remove("steps");
+        assert_eq!(path_of(doc), "entries[0]");
+        assert_eq!(path_of(json!({"seed": 1, "retry": {}})), "retry");
+        // A required list declared before the missing field is in the way too…
+        #[derive(Debug, Deserialize)]
+        #[allow(dead_code)]
+        struct Listed {
+            steps: Vec<u32>,
+            inner: Vec<Listed>,
+            ack: Ack,
+        }
+        let listed = |doc: Value| {
+            let error = decode::<Listed>(doc.clone()).expect_err("refused");
+            failing_path::<Listed>(&doc, &error)
+        };
+        let doc =
+            json!({"steps": [1], "inner": [{"steps": [], "inner": [], "ack": "after_commit"}]});
+        assert_eq!(listed(doc), "");
+        // …unless it holds the object that lacks it.
+        let doc =
+            json!({"steps": [1], "inner": [{"steps": [], "inner": []}], "ack": "after_commit"});
+        assert_eq!(listed(doc), "inner[0]");
+        // The document itself.
+        assert_eq!(path_of(json!({"entries": [entry("a")]})), "");
+    }
+
+    #[test]
+    fn a_name_in_a_path_is_shown_escaped_and_a_large_document_stays_cheap() {
+        let doc = json!({"seed": 1, "x\n\u{1b}": 2});
+        assert_eq!(path_of(doc), "x\\n\\u{1b}");
+        let mut entries: Vec<Value> = (0..5000).map(|i| entry(&i.to_string())).collect();
+        entries[4321]["ack"] = json!(7);
+        assert_eq!(
+            path_of(json!({"seed": 1, "entries": entries})),
+            "entries[4321].ack"
         );
     }
 
