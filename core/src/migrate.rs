@@ -209,10 +209,50 @@ fn rename_fault(entry: &mut Value) {
     }
 }
 
+/// A field path in the current version's names (`commands[2].command.crash_consumer`) as
+/// a version-1 file writes it (`faults[2].fault.crash_consumer`), so a refusal names what
+/// the file holds.
+pub(crate) fn path_in_version_1(path: &str) -> String {
+    let path = match path.strip_prefix("commands[") {
+        Some(rest) => format!("faults[{rest}"),
+        None => path.to_string(),
+    };
+    if !(path.starts_with("faults[") || path.starts_with("interventions[")) {
+        return path;
+    }
+    let Some(close) = path.find(']') else {
+        return path;
+    };
+    let (entry, rest) = path.split_at(close + 1);
+    match rest.strip_prefix(".command") {
+        Some(tail) if tail.is_empty() || tail.starts_with('.') => format!("{entry}.fault{tail}"),
+        _ => path,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_path_is_named_as_a_version_1_file_writes_it() {
+        let cases = [
+            (
+                "commands[2].command.crash_consumer.consumer",
+                "faults[2].fault.crash_consumer.consumer",
+            ),
+            ("commands[0].command", "faults[0].fault"),
+            ("commands[0].at_s", "faults[0].at_s"),
+            ("interventions[1].command", "interventions[1].fault"),
+            ("interventions[1].commander", "interventions[1].commander"),
+            ("queues[0].command", "queues[0].command"),
+            ("seed", "seed"),
+        ];
+        for (current, v1) in cases {
+            assert_eq!(path_in_version_1(current), v1);
+        }
+    }
 
     #[test]
     fn version_1_faults_and_interventions_become_commands() {

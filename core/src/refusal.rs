@@ -555,8 +555,11 @@ pub fn problem_in(problem: &str, lang: Lang) -> String {
     }
     let said = match lang {
         Lang::En => problem.to_string(),
+        // serde's own words stand alone for a field it could not decode ("seed: invalid
+        // type: null, expected u64").
         Lang::Es => translate(problem, SENTENCES)
             .map(|s| serde_in_spanish(&s))
+            .or_else(|| translate(problem, SERDE).map(|w| w.replace("` or `", "` o `")))
             .unwrap_or_else(|| problem.to_string()),
     };
     plain_found(&plain_types(&said, lang), lang)
@@ -591,7 +594,12 @@ pub fn plain_found(text: &str, lang: Lang) -> String {
     let quoted = |prefix: &str| {
         let rest = found.strip_prefix(prefix)?;
         let end = rest.find('`')?;
-        Some(format!("{head}{}{}", &rest[..end], &rest[end + 1..]))
+        // A number the way the language writes it ("1,5" in Spanish).
+        let value = match lang {
+            Lang::En => rest[..end].to_string(),
+            Lang::Es => spanish_number(&rest[..end]),
+        };
+        Some(format!("{head}{value}{}", &rest[end + 1..]))
     };
     if let Some(plain) = ["integer `", "floating point `", "boolean `"]
         .iter()

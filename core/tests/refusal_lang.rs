@@ -317,3 +317,57 @@ fn broken_json_reads_in_spanish() {
         }
     }
 }
+
+#[test]
+fn a_value_of_the_wrong_type_names_its_field_in_spanish_too() {
+    let cases: &[(Mutation, &str, &str, &str)] = &[
+        (
+            |v| v["seed"] = json!(null),
+            "seed",
+            "seed: invalid type: null, expected a whole number, 0 or more",
+            "seed: tipo no válido: null; se esperaba un número entero, 0 o más",
+        ),
+        (
+            |v| v["seed"] = json!(1.5),
+            "seed",
+            "seed: invalid type: 1.5, expected a whole number, 0 or more",
+            "seed: tipo no válido: 1,5; se esperaba un número entero, 0 o más",
+        ),
+        (
+            |v| v["consumers"][0]["prefetch"] = json!("two"),
+            "consumers[0].prefetch",
+            "consumers[0].prefetch: invalid type: the text \"two\", expected a whole number, 0 or more",
+            "consumers[0].prefetch: tipo no válido: el texto \"two\"; se esperaba un número entero, 0 o más",
+        ),
+        (
+            |v| v["producers"][0]["arrivals"]["schedule"][1]["rate_per_s"] = json!([]),
+            "producers[0].arrivals.schedule[1].rate_per_s",
+            "producers[0].arrivals.schedule[1].rate_per_s: invalid type: a list, expected a number",
+            "producers[0].arrivals.schedule[1].rate_per_s: tipo no válido: una lista; se esperaba un número",
+        ),
+        (
+            |v| v["consumers"][0]["ack"] = json!("sometimes"),
+            "consumers[0].ack",
+            "consumers[0].ack: unknown variant `sometimes`, expected `on_delivery` or `after_commit`",
+            "consumers[0].ack: valor desconocido `sometimes`; se esperaba `on_delivery` o `after_commit`",
+        ),
+    ];
+    for (mutate, field, en, es) in cases {
+        let e = refusal("burst", *mutate);
+        assert_eq!(&e.field, field);
+        assert!(
+            e.text_in(Lang::En).starts_with(en),
+            "{:?}",
+            e.text_in(Lang::En)
+        );
+        assert!(
+            e.text_in(Lang::Es).starts_with(es),
+            "{:?}",
+            e.text_in(Lang::Es)
+        );
+        let padded = format!(" {} ", e.problem_in(Lang::Es));
+        for word in ENGLISH {
+            assert!(!padded.contains(word), "{word:?} left in {padded:?}");
+        }
+    }
+}

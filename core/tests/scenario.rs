@@ -503,3 +503,109 @@ fn a_command_on_a_dependency_nobody_calls_is_refused() {
         "{e}"
     );
 }
+
+/// The refusal of `burst` changed by `mutate`: (field, problem).
+fn refusal(mutate: impl FnOnce(&mut serde_json::Value)) -> (String, String) {
+    let mut v: serde_json::Value = serde_json::from_str(examples::json("burst").unwrap()).unwrap();
+    mutate(&mut v);
+    let e = Scenario::from_json(&serde_json::to_string_pretty(&v).unwrap()).unwrap_err();
+    (e.field, e.problem)
+}
+
+#[test]
+fn a_value_of_the_wrong_type_is_refused_for_its_field() {
+    use serde_json::json;
+    let cases: Vec<(Mutation, &str, &str)> = vec![
+        (
+            Box::new(|v| v["seed"] = json!(null)),
+            "seed",
+            "invalid type: null, expected u64",
+        ),
+        (
+            Box::new(|v| v["seed"] = json!(1.5)),
+            "seed",
+            "invalid type: floating point `1.5`, expected u64",
+        ),
+        (
+            Box::new(|v| v["consumers"][0]["prefetch"] = json!("two")),
+            "consumers[0].prefetch",
+            "invalid type: string \"two\"",
+        ),
+        (
+            Box::new(|v| {
+                v["producers"][0]["arrivals"]["schedule"][1]["rate_per_s"] = json!("fast")
+            }),
+            "producers[0].arrivals.schedule[1].rate_per_s",
+            "expected f64",
+        ),
+        (
+            Box::new(|v| {
+                let second = json!({"name": "b", "visibility_timeout_s": 30, "max_length": true});
+                v["queues"].as_array_mut().unwrap().push(second);
+            }),
+            "queues[1].max_length",
+            "invalid type: boolean `true`",
+        ),
+        (
+            Box::new(|v| {
+                v["commands"] = json!([
+                    {"at_s": 1.0, "command": {"crash_consumer": {"consumer": 0, "point": "now"}}},
+                    {"at_s": 2.0, "command": {"crash_consumer": {"consumer": null, "point": "now"}}}
+                ])
+            }),
+            "commands[1].command.crash_consumer.consumer",
+            "invalid type: null",
+        ),
+        // An unknown field or variant is named where it is written.
+        (
+            Box::new(|v| v["consumers"][0]["colour"] = json!("red")),
+            "consumers[0].colour",
+            "unknown field `colour`",
+        ),
+        (
+            Box::new(|v| v["consumers"][0]["ack"] = json!("sometimes")),
+            "consumers[0].ack",
+            "unknown variant `sometimes`",
+        ),
+        // A missing field: the object that lacks it.
+        (
+            Box::new(|v| {
+                v["queues"][0].as_object_mut().unwrap().remove("name");
+            }),
+            "queues[0]",
+            "missing field `name`",
+        ),
+        // The scenario itself: as before.
+        (
+            Box::new(|v| {
+                v.as_object_mut().unwrap().remove("producers");
+            }),
+            "scenario",
+            "is not valid scenario JSON: missing field `producers`",
+        ),
+    ];
+    for (mutate, field, words) in cases {
+        let (f, problem) = refusal(mutate);
+        assert_eq!(f, field, "{problem}");
+        assert!(
+            problem.contains(words),
+            "{field}: {problem:?} should say {words:?}"
+        );
+    }
+}
+
+#[test]
+fn a_version_1_file_s_wrong_value_is_named_as_the_file_writes_it() {
+    let v1 = r#"{ "version": 1, "seed": 1,
+        "producers": [{ "name": "p", "arrivals": { "process": "constant",
+            "schedule": [{ "from_s": 0, "rate_per_s": 1 }] }, "count": 3 }],
+        "queues": [{ "name": "q", "visibility_timeout_s": 5 }],
+        "consumers": [{ "name": "c", "service": { "fixed": { "seconds": 0.1 } }, "ack": "after_commit" }],
+        "faults": [{ "at_s": 1, "fault": { "drop_next_ack": { "consumer": "zero" } } }] }"#;
+    let e = Scenario::from_json(v1).unwrap_err();
+    assert_eq!(e.field, "faults[0].fault.drop_next_ack.consumer", "{e}");
+    let v1 = v1
+        .replace("\"zero\"", "0")
+        .replace("\"seed\": 1", "\"seed\": null");
+    assert_eq!(Scenario::from_json(&v1).unwrap_err().field, "seed");
+}

@@ -1386,30 +1386,57 @@ pub(crate) fn check_len<T>(field: &str, v: &[T], max: usize) -> Result<(), Scena
     Ok(())
 }
 
+/// The JSON document a scenario's text holds, in the current version (migrated).
+fn document(text: &str) -> Result<serde_json::Value, ScenarioError> {
+    let mut doc: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+        // serde echoes what it met: show it escaped, on one line.
+        let e = crate::text::escape_controls(&e.to_string());
+        err("scenario", format!("is not valid scenario JSON: {e}"))
+    })?;
+    // serde would read a list as a scenario's fields in order and complain about its
+    // second item ("expected a string"): say what is wrong instead.
+    if !doc.is_object() {
+        return Err(err(
+            "scenario",
+            "is not a scenario: a scenario is a JSON object, written between { and }",
+        ));
+    }
+    crate::migrate::to_current(&mut doc).map_err(|r| err(r.field, r.problem))?;
+    Ok(doc)
+}
+
+/// A document that is JSON but not a scenario: serde's words about it (`words`), for the
+/// field they are about ("seed: invalid type: null, expected u64"), found in the document
+/// read again (the refused one was spent decoding); about the whole scenario when the
+/// fault is the document itself ("missing field `queues`").
+fn undecodable(text: &str, words: String) -> ScenarioError {
+    let version_1 = serde_json::from_str::<serde_json::Value>(text)
+        .is_ok_and(|doc| doc.get("version").and_then(serde_json::Value::as_u64) == Some(1));
+    let path = document(text)
+        .map(|doc| crate::decode::failing_path::<Scenario>(&doc, &words))
+        .map(|path| match version_1 {
+            true => crate::migrate::path_in_version_1(&path),
+            false => path,
+        })
+        .unwrap_or_default();
+    if path.is_empty() {
+        err("scenario", format!("is not valid scenario JSON: {words}"))
+    } else {
+        err(path, words)
+    }
+}
+
 impl Scenario {
-    /// Parses JSON text strictly and validates it. Never panics.
+    /// Parses JSON text strictly and validates it. Never panics. A value serde cannot
+    /// decode is refused for its field (`consumers[0].prefetch`), as the checks refuse.
     pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
         // 1 MiB is far more than any scenario needs; refuse larger input before parsing.
         if text.len() > 1 << 20 {
             return Err(err("scenario", "is larger than 1 MiB"));
         }
-        let mut doc: serde_json::Value = serde_json::from_str(text).map_err(|e| {
-            // serde echoes what it met: show it escaped, on one line.
-            let e = crate::text::escape_controls(&e.to_string());
-            err("scenario", format!("is not valid scenario JSON: {e}"))
-        })?;
-        // serde would read a list as a scenario's fields in order and complain about its
-        // second item ("expected a string"): say what is wrong instead.
-        if !doc.is_object() {
-            return Err(err(
-                "scenario",
-                "is not a scenario: a scenario is a JSON object, written between { and }",
-            ));
-        }
-        crate::migrate::to_current(&mut doc).map_err(|r| err(r.field, r.problem))?;
+        let doc = document(text)?;
         // Decoded the one way every typed document is (see `crate::decode`).
-        let scenario: Scenario = crate::decode::decode(doc)
-            .map_err(|e| err("scenario", format!("is not valid scenario JSON: {e}")))?;
+        let scenario: Scenario = crate::decode::decode(doc).map_err(|e| undecodable(text, e))?;
         scenario.validate()?;
         Ok(scenario)
     }
