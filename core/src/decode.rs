@@ -29,17 +29,18 @@ const PROBES_MAX: usize = 200;
 /// serde says where only when it reads text, and decoding the text itself would put a
 /// second copy of every decoder in the page (see the module's note), as would a
 /// deserializer that tracks the path (serde_path_to_error: 27 KB gzipped). So the place is
-/// found with the one decoder, by taking parts away: a part holding the fault is one
-/// whose removal changes the error (an entry of an object; in an array, the first
-/// elements kept up to and including the faulty one, found by halving), while a part
-/// decoded before the fault, or never reached, leaves it as it was. Only a refused
-/// document pays, a few decodings per level.
+/// found with the one decoder, on edited copies, going down from the top: in an object,
+/// an entry that kept alone still fails alike; in an array, the faulty element, the last
+/// one kept when the shortest list that still fails alike is kept (both found by
+/// halving). Only the way down is kept around the part tried: what is left out was either
+/// decoded before the fault (a missing field is noticed only once the object is read) or
+/// never reached, so the same fault written again further on cannot pass for this one.
+/// Only a refused document pays: a few decodings per level, at most [`PROBES_MAX`].
 ///
-/// A missing field is the one case where taking a part away can mislead: serde names the
-/// first missing field in declaration order, so removing a required field declared
-/// earlier in the object that lacks it changes the error too. The object that lacks the
-/// field is kept as the place when the part removed is a plain value or a list that can
-/// be emptied without changing the error.
+/// A missing field needs care: serde names the first field missing in declaration order,
+/// so the object that lacks it may fail alike with one entry kept, or with an entry that
+/// is declared before the field removed. The object that lacks the field is kept as the
+/// place unless the entry holds an object, or a list that fails otherwise once emptied.
 pub fn failing_path<T: DeserializeOwned>(doc: &Value, error: &str) -> String {
     let mut probe = Probe::<T> {
         doc,
@@ -120,39 +121,53 @@ impl<T: DeserializeOwned> Probe<'_, T> {
         enough.checked_sub(1).map(Step::Index)
     }
 
-    /// In an object: the entry whose removal changes the error, found by halving (removing
-    /// entries that do not hold the fault leaves the error as it was).
+    /// In an object: an entry that, kept alone, still fails as the document does (the
+    /// others, decoded before it or never reached, are missed only after it), found by
+    /// halving; with the same fault written in two entries, either one.
     fn entry(&mut self, map: &Map<String, Value>, path: &[Step]) -> Option<Step> {
+        // Emptied, it fails alike: the fault is the object itself (an object where
+        // something else belongs, or a missing field declared first).
+        if self.alike(path, |n| keep_keys(n, &[]))? {
+            return None;
+        }
         let keys: Vec<&String> = map.keys().collect();
         let mut candidates = &keys[..];
         while candidates.len() > 1 {
             let (half, rest) = candidates.split_at(candidates.len() / 2);
-            candidates = if self.alike(path, |n| remove_keys(n, half))? {
-                rest
-            } else {
+            candidates = if self.alike(path, |n| keep_keys(n, half))? {
                 half
+            } else {
+                rest
             };
         }
         let key = *candidates.first()?;
-        let said = self.said(path, |n| remove_keys(n, &[key]))?.err();
+        if !self.alike(path, |n| keep_keys(n, &[key]))? {
+            return None;
+        }
+        let Some(field) = self
+            .error
+            .strip_prefix("missing field `")
+            .and_then(|rest| rest.strip_suffix('`'))
+        else {
+            return Some(Step::Key(key.clone()));
+        };
+        // A missing field: serde names the first one missing in declaration order, so
+        // in the object that lacks it, keeping one entry alone can leave the same error
+        // (the field is declared first). There, removing the entry changes nothing…
+        let said = self.said(path, |n| remove_key(n, key))?.err();
         if said.as_deref() == Some(self.error) {
             return None;
         }
-        let missing = self
-            .error
-            .strip_prefix("missing field `")
-            .and_then(|rest| rest.strip_suffix('`'));
-        let in_the_way = missing.is_some_and(|field| !map.contains_key(field))
+        // …or makes the entry itself the first one missing. It holds the fault only if it
+        // holds an object that may lack the field, or a list whose elements do.
+        let in_the_way = !map.contains_key(field)
             && said
                 == Some(format!(
                     "missing field `{}`",
                     crate::text::escape_controls(key)
                 ));
-        if in_the_way {
-            // This object lacks the field serde misses, and lacks `key` too once it is
-            // removed: `key` holds the fault only if it holds an object that may lack it,
-            // or a list whose elements do.
-            let holds_fault = match &map[key] {
+        let holds_fault = !in_the_way
+            || match &map[key] {
                 Value::Object(_) => true,
                 Value::Array(_) => !self.alike(path, |n| {
                     if let Some(list) = n.get_mut(key.as_str()) {
@@ -161,11 +176,7 @@ impl<T: DeserializeOwned> Probe<'_, T> {
                 })?,
                 _ => false,
             };
-            if !holds_fault {
-                return None;
-            }
-        }
-        Some(Step::Key(key.clone()))
+        holds_fault.then(|| Step::Key(key.clone()))
     }
 }
 
@@ -201,11 +212,15 @@ fn node<'v>(doc: &'v Value, path: &[Step]) -> Option<&'v Value> {
     })
 }
 
-fn remove_keys(object: &mut Value, keys: &[&String]) {
+fn keep_keys(object: &mut Value, keys: &[&String]) {
     if let Value::Object(map) = object {
-        for key in keys {
-            map.remove(key.as_str());
-        }
+        map.retain(|k, _| keys.contains(&k));
+    }
+}
+
+fn remove_key(object: &mut Value, key: &str) {
+    if let Value::Object(map) = object {
+        map.remove(key);
     }
 }
 
@@ -265,6 +280,8 @@ mod tests {
         ack: Ack,
         #[serde(default)]
         prefetch: u32,
+        #[serde(default)]
+        limit: u32,
     }
 
     #[derive(Debug, Deserialize)]
@@ -304,6 +321,15 @@ mod tests {
         doc["entries"][1]["prefetch"] = json!(-3);
         doc["entries"][2]["prefetch"] = json!(-3);
         assert_eq!(path_of(doc), "entries[1].prefetch");
+        // …or in one object.
+        let mut doc = json!({"seed": 1, "entries": [entry("a")]});
+        doc["entries"][0]["prefetch"] = json!(null);
+        doc["entries"][0]["limit"] = json!(null);
+        let path = path_of(doc);
+        assert!(
+            path == "entries[0].prefetch" || path == "entries[0].limit",
+            "{path}"
+        );
     }
 
     #[test]

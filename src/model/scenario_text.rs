@@ -1,8 +1,9 @@
 //! The scenario editor's text: the JSON of a scenario, checked by the core, and a refusal
 //! placed at the line it is about. The core names the field at fault as a path
-//! (`queues[0].visibility_timeout_s`) or, for text that is not valid JSON, a line and a
-//! column; this module finds that line in the text the user typed, so the editor can mark
-//! it and say the sentence beside it.
+//! (`queues[0].visibility_timeout_s`, and for a value of the wrong type, an unknown field
+//! or variant, `seed` or `consumers[0].prefetch`) or, for text that is not valid JSON, a
+//! line and a column; this module finds that line in the text the user typed, so the
+//! editor can mark it and say the sentence beside it.
 
 use brokerlab_core::lessons::Lang;
 use brokerlab_core::{Scenario, ScenarioError};
@@ -68,11 +69,11 @@ pub fn serde_line(problem: &str) -> Option<usize> {
 
 /// Where the name serde quotes in a problem is written: an unknown field's key
 /// (`` unknown field `prefech` ``), or an unknown variant or a string of the wrong kind as
-/// a value (`` unknown variant `sometimes` ``, `invalid type: string "two"`). Decoding the
-/// text itself would name the line, but it would also put a second copy of every
-/// scenario decoder in the page (see the core's `decode` module); the name is nearly
-/// always written once. A problem that quotes nothing, or a missing field (whose name is
-/// written in the objects that have it), is not placed.
+/// a value (`` unknown variant `sometimes` ``, `invalid type: string "two"`). The core
+/// names the field of such a problem (its `failing_path`), so this is only for one it
+/// could not place (then the problem is about the whole scenario). A problem that quotes
+/// nothing, or a missing field (whose name is written in the objects that have it), is
+/// not placed.
 fn named_line(text: &str, problem: &str) -> Option<usize> {
     if problem.contains("missing field") {
         return None;
@@ -432,6 +433,70 @@ mod tests {
         );
         assert_eq!(named_line("{\"a\": 1}", "missing field `a`"), None);
         assert_eq!(named_line("{\"a\": 1}", "expected a number"), None);
+    }
+
+    #[test]
+    fn a_value_of_the_wrong_type_is_placed_at_its_field_and_named() {
+        let seed_line = line_of(&account_42(), "\"seed\"");
+        for (value, en, es) in [
+            (
+                "null",
+                "seed: invalid type: null, expected a whole number, 0 or more.",
+                "seed: tipo no válido: null; se esperaba un número entero, 0 o más.",
+            ),
+            (
+                "1.5",
+                "seed: invalid type: 1.5, expected a whole number, 0 or more.",
+                "seed: tipo no válido: 1,5; se esperaba un número entero, 0 o más.",
+            ),
+        ] {
+            let text = account_42().replacen("\"seed\": 2", &format!("\"seed\": {value}"), 1);
+            let e = check(&text, Lang::En).expect_err("not a seed");
+            assert_eq!(
+                e,
+                TextError {
+                    line: seed_line,
+                    message: en.to_string()
+                }
+            );
+            let e = check(&text, Lang::Es).expect_err("not a seed");
+            assert_eq!(
+                e,
+                TextError {
+                    line: seed_line,
+                    message: es.to_string()
+                }
+            );
+        }
+        // Nested, and in an array's second element (a line of its own).
+        let text = account_42().replace("\"withdraw\": 50", "\"withdraw\": \"fifty\"");
+        let e = check(&text, Lang::Es).expect_err("an amount in words");
+        assert_eq!(e.line, line_of(&text, "\"fifty\""));
+        assert!(
+            e.message.starts_with(
+                "producers[0].script[1].op.withdraw: tipo no válido: el texto \"fifty\""
+            ),
+            "{}",
+            e.message
+        );
+        let text = account_42().replace("\"max_attempts\": 5", "\"max_attempts\": [5]");
+        let e = check(&text, Lang::En).expect_err("a list for a number");
+        assert_eq!(e.line, line_of(&text, "\"max_attempts\""));
+        assert_eq!(
+            e.message,
+            "consumers[0].retry.max_attempts: invalid type: a list, expected a whole number, 0 or more."
+        );
+        // The same kind of fault written twice: the first one decoded is the one named.
+        let text = account_42()
+            .replace("\"prefetch\": 2", "\"prefetch\": null")
+            .replace("\"concurrency\": 2", "\"concurrency\": null");
+        let e = check(&text, Lang::En).expect_err("two nulls");
+        assert!(
+            e.message.starts_with("consumers[0].concurrency: "),
+            "{}",
+            e.message
+        );
+        assert_eq!(e.line, line_of(&text, "\"concurrency\""));
     }
 
     #[test]
