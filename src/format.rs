@@ -73,9 +73,9 @@ pub fn fixed(v: f64, decimals: usize, lang: Lang) -> String {
     }
 }
 
-/// A label of the chart's time axis, in seconds: grouped as the clock is (`80,000`,
-/// `80.000` in Spanish for a day), with one decimal on an axis under ten seconds, whose
-/// ticks fall between whole seconds (`0.5`, `0,5`).
+/// A label of the chart's axes in seconds (the time axis, the oldest message's age):
+/// grouped as the clock is (`80,000`, `80.000` in Spanish for a day), with one decimal on
+/// an axis under ten seconds, whose ticks fall between whole seconds (`0.5`, `0,5`).
 pub fn axis_seconds(v: f64, axis_max: f64, lang: Lang) -> String {
     fixed(v, usize::from(axis_max < 10.0), lang)
 }

@@ -22,7 +22,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use brokerlab_core::lessons::Lang;
 
-use crate::format::{axis_seconds, fixed, short_count};
+use crate::format::{axis_seconds, short_count};
 use crate::i18n::{locale, td_string};
 use crate::model::chart_info::ChartData;
 use crate::model::chart_info::{label_rows, CrashMarker};
@@ -381,12 +381,6 @@ fn build<'a, DB: DrawingBackend>(
         .build_cartesian_2d(0.0..axes.x_max_s, 0.0..axes.y_max)
 }
 
-/// Seconds on the age axis: whole seconds, or one decimal on a short axis (`0,5` in
-/// Spanish, as the left axis writes `1,5k`).
-fn age_label(v: f64, axis_max: f64, lang: Lang) -> String {
-    fixed(v, usize::from(axis_max < 10.0), lang)
-}
-
 /// The background layer: white, grid, both axes with their labels, and the crash markers.
 pub fn draw_frame<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
@@ -423,7 +417,8 @@ pub fn draw_frame<DB: DrawingBackend>(
         .draw()?;
     draw_crashes(root, &mut chart, axes, crashes, px, lang)?;
     let age_max = axes.age_max_s;
-    let age_fmt = move |v: &f64| age_label(*v, age_max, lang);
+    // Seconds too, written as the time axis writes them.
+    let age_fmt = move |v: &f64| axis_seconds(*v, age_max, lang);
     // The axis's name runs along its height: on a short plot (a 720 px screen) the long
     // name would be cut at both ends, so the short one stands (the legend says the rest).
     let long = td_string!(l, stage.chart.axis_age);
