@@ -257,7 +257,7 @@ fn unpack(body: &str) -> Result<Vec<u8>, LinkError> {
 /// Checks a document and builds what it describes.
 fn shared_of(doc: DocV1) -> Result<Shared, LinkError> {
     let (mut scenario, example) = load_scenario(doc.example, doc.seed, doc.scenario)?;
-    unannounce_hidden(&mut scenario, &doc.view);
+    unannounce_hidden(&mut scenario, &doc.view)?;
     if doc.step > LINK_STEP_MAX {
         return Err(refuse(format!(
             "The link points at step {}, past the last step a link may show ({LINK_STEP_MAX}).",
@@ -276,14 +276,23 @@ fn shared_of(doc: DocV1) -> Result<Shared, LinkError> {
 }
 
 /// An interview's hidden faults strike unannounced. Links made before scheduled commands
-/// could say so themselves only list them in the interview: they are marked here.
-fn unannounce_hidden(scenario: &mut Scenario, view: &View) {
+/// could say so themselves only list them in the interview: they are marked here. A link
+/// that hides a command its scenario does not schedule was not made by the page (or was
+/// edited by hand): refused, rather than opened with a fault the candidate never meets.
+fn unannounce_hidden(scenario: &mut Scenario, view: &View) -> Result<(), LinkError> {
     let hidden = view.interview.iter().flat_map(|i| &i.hidden);
     for &index in hidden {
-        if let Some(command) = scenario.commands.get_mut(index) {
-            command.unannounced = true;
-        }
+        let scheduled = scenario.commands.len();
+        let Some(command) = scenario.commands.get_mut(index) else {
+            return Err(refuse(format!(
+                "The link hides scheduled fault {}, but its scenario schedules only {}.",
+                index.saturating_add(1),
+                scheduled
+            )));
+        };
+        command.unannounced = true;
     }
+    Ok(())
 }
 
 fn scenario_error(e: ScenarioError) -> LinkError {
@@ -443,7 +452,7 @@ pub fn decode_comparison(text: &str) -> Result<SharedComparison, LinkError> {
     };
     let doc: DocV2 = unpack_doc(body)?;
     let (mut scenario, example) = load_scenario(doc.example, doc.seed, doc.scenario)?;
-    unannounce_hidden(&mut scenario, &doc.view);
+    unannounce_hidden(&mut scenario, &doc.view)?;
     let b = doc.variant.apply(&scenario).map_err(scenario_error)?;
     crate::compare::check_same_inputs(&scenario, &b).map_err(scenario_error)?;
     check_commands(&scenario, &doc.commands_a).map_err(scenario_error)?;
@@ -524,7 +533,7 @@ mod tests {
     #[test]
     fn an_interviews_hidden_faults_open_unannounced_even_from_an_older_link() {
         // Links made before commands said `unannounced` list the hidden ones only in the
-        // interview (and a hostile one lists commands that do not exist).
+        // interview.
         let mut scenario = examples::load("crash-after-commit").expect("built in");
         let mut restart = scenario.commands[0].clone();
         restart.at_s = 5.0;
@@ -537,13 +546,23 @@ mod tests {
             at_us: 0,
             view: View {
                 interview: Some(InterviewView {
-                    hidden: vec![1, 99],
+                    hidden: vec![1],
                     ..InterviewView::default()
                 }),
                 ..View::default()
             },
         };
         assert!(old.scenario.commands.iter().all(|c| !c.unannounced));
+        // One that hides a command the scenario does not have is refused in a sentence.
+        let mut hostile = old.clone();
+        hostile.view.interview = Some(InterviewView {
+            hidden: vec![1, 99],
+            ..InterviewView::default()
+        });
+        assert_eq!(
+            decode(&encode(&hostile)).expect_err("no command 100").0,
+            "The link hides scheduled fault 100, but its scenario schedules only 2."
+        );
         let opened = decode(&encode(&old)).expect("opens");
         let marks: Vec<bool> = opened
             .scenario

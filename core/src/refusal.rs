@@ -340,6 +340,10 @@ const LINK_SENTENCES: &[(&str, &str)] = &[
         "The link points at step {}, past the last step a link may show ({}).",
         "El enlace apunta al paso {}, más allá del último que un enlace puede mostrar ({}).",
     ),
+    (
+        "The link hides scheduled fault {}, but its scenario schedules only {}.",
+        "El enlace oculta el fallo programado {}, pero su escenario solo programa {}.",
+    ),
 ];
 
 /// serde's own words inside "is not valid scenario JSON: …", most specific first.
@@ -897,6 +901,11 @@ mod tests {
             "El enlace es demasiado largo (9.000 caracteres; como mucho 8.000)."
         );
         assert_eq!(link_problem_in(en, Lang::En), en);
+        let en = "The link hides scheduled fault 100, but its scenario schedules only 2.";
+        assert_eq!(
+            link_problem_in(en, Lang::Es),
+            "El enlace oculta el fallo programado 100, pero su escenario solo programa 2."
+        );
     }
 
     #[test]
