@@ -44,6 +44,8 @@ pub struct Queue {
     pub max_receive_count: u32,
     pub dedup_window_us: Micros,
     pub duplicate_p: f64,
+    /// RabbitMQ: how long a delivery may stay unacked before it is taken back.
+    pub consumer_timeout_us: Micros,
     /// Copies in flight or waiting for a retry, per message group (the message key;
     /// `None` for keyless messages). Kept only while the queue is SQS FIFO, the only
     /// flavour that reads it (stale otherwise: a switch to SQS FIFO counts it afresh). A
@@ -91,6 +93,11 @@ impl Queue {
                     .unwrap_or(flavour_defaults::DEDUP_WINDOW_S),
             ),
             duplicate_p: spec.duplicate_p.unwrap_or(flavour_defaults::DUPLICATE_P),
+            consumer_timeout_us: secs_to_us(
+                spec.consumer_timeout_s
+                    .unwrap_or(flavour_defaults::RABBITMQ_CONSUMER_TIMEOUT_S),
+            )
+            .max(1),
             busy_groups: HashMap::default(),
             stored_at: BTreeMap::new(),
         }
@@ -126,7 +133,7 @@ impl Queue {
     /// lease, only its consumer timeout.
     pub fn lease_for_delivery_us(&self) -> Micros {
         match self.flavour {
-            Flavour::Rabbitmq => secs_to_us(flavour_defaults::RABBITMQ_CONSUMER_TIMEOUT_S),
+            Flavour::Rabbitmq => self.consumer_timeout_us,
             _ => self.lease_us,
         }
     }

@@ -1003,6 +1003,10 @@ pub enum Setting {
         queue: QueueId,
         lease_us: Micros,
     },
+    ConsumerTimeout {
+        queue: QueueId,
+        timeout_us: Micros,
+    },
     QueueBound {
         queue: QueueId,
         max_length: Option<u64>,

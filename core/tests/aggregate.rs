@@ -492,6 +492,34 @@ fn a_lease_shorter_than_the_work_is_left_to_the_message_model() {
 }
 
 #[test]
+fn a_rabbitmq_consumer_timeout_shorter_than_the_work_is_left_to_the_message_model() {
+    // RabbitMQ has no lease; its deadline on a delivery is the consumer timeout. Work of
+    // 1 s under a 0.5 s visibility timeout is fine there (before, refused all the same);
+    // under a 0.5 s consumer timeout every copy is taken back while still under way.
+    let fixed = |s: f64| json!({ "fixed": { "seconds": s } });
+    let mut s = held(0.5, fixed(1.0), 1, "rabbitmq", "after_commit");
+    assert!(aggregate::supports(&s).is_ok());
+    s.queues[0].consumer_timeout_s = Some(0.5);
+    let e = aggregate::supports(&s).unwrap_err();
+    assert_eq!(e.field, "queues[0].consumer_timeout_s");
+    let mut sim = Simulation::new(s.clone()).unwrap();
+    sim.run();
+    assert!(sim.series().last().unwrap().redelivered >= 50);
+    // A switch of flavour during the run makes either deadline count.
+    let mut switched = held(0.5, fixed(1.0), 1, "rabbitmq", "after_commit");
+    switched.commands.push(ScheduledCommand {
+        at_s: 5.0,
+        command: Command::SetFlavour {
+            queue: "q".into(),
+            flavour: brokerlab_core::Flavour::Sqs,
+        },
+        unannounced: false,
+    });
+    let e = aggregate::supports(&switched).unwrap_err();
+    assert_eq!(e.field, "queues[0].visibility_timeout_s");
+}
+
+#[test]
 fn rabbitmq_automatic_acks_are_left_to_the_message_model() {
     // RabbitMQ pushes a consumer that acks on delivery every waiting message (prefetch
     // does not apply); a crash of that consumer loses them all. The fluid sees a queue.

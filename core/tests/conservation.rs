@@ -192,9 +192,11 @@ fn queue() -> impl Strategy<Value = QueueSpec> {
         any::<bool>(),
         any::<bool>(),
         flavour_settings(),
+        // RabbitMQ's consumer timeout, short enough now and then to take work back.
+        prop::option::of(0.5f64..20.0),
     )
         .prop_map(
-            |(lease, max_length, overflow, ttl, age, durable, dead_letter, f)| QueueSpec {
+            |(lease, max_length, overflow, ttl, age, durable, dead_letter, f, timeout)| QueueSpec {
                 name: String::new(),
                 visibility_timeout_s: lease,
                 max_length,
@@ -209,6 +211,7 @@ fn queue() -> impl Strategy<Value = QueueSpec> {
                 max_receive_count: f.3,
                 dedup_window_s: f.4,
                 duplicate_p: f.5,
+                consumer_timeout_s: timeout,
             },
         )
 }

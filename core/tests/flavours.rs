@@ -1264,6 +1264,50 @@ fn rabbitmq_a_delivery_whose_ack_was_lost_keeps_its_prefetch_slot() {
     );
 }
 
+/// RabbitMQ's consumer timeout is the queue's own (`consumer_timeout_s`, RabbitMQ's
+/// `x-consumer-timeout`), not its visibility timeout, which RabbitMQ does not have: the
+/// delivery whose ack was lost comes back when that timeout runs out. A command changes it
+/// for deliveries made from then on. Before, it was 30 minutes whatever the queue said.
+#[test]
+fn rabbitmq_takes_back_an_unacked_delivery_at_the_queues_consumer_timeout() {
+    let mut s = lost_acks("rabbitmq", 1, &[0.0], None);
+    s.queues[0].consumer_timeout_s = Some(60.0);
+    let (_, steps) = run_bounded(s.clone());
+    assert_eq!(
+        deliveries(&steps)[..3],
+        [(1_000_000, 0, 1), (61_000_000, 0, 2), (61_100_000, 1, 1)]
+    );
+    // The visibility timeout plays no part on RabbitMQ.
+    s.queues[0].visibility_timeout_s = 5.0;
+    assert_eq!(deliveries(&run_bounded(s.clone()).1)[1], (61_000_000, 0, 2));
+    // Changed before the first delivery, the new timeout applies to it; the step says so.
+    s.commands.push(ScheduledCommand {
+        at_s: 0.5,
+        command: Command::SetConsumerTimeout {
+            queue: "q".into(),
+            seconds: 10.0,
+        },
+        unannounced: false,
+    });
+    let (sim, steps) = run_bounded(s);
+    assert_eq!(deliveries(&steps)[1], (11_000_000, 0, 2));
+    assert_eq!(sim.settings().queues[0].consumer_timeout_s, 10.0);
+    let changed = steps
+        .iter()
+        .find(|(t, _)| *t == 500_000)
+        .expect("the change");
+    assert!(changed.1.iter().any(|f| matches!(
+        f,
+        Fact::SettingChanged {
+            setting: brokerlab_core::step::Setting::ConsumerTimeout {
+                timeout_us: 10_000_000,
+                ..
+            },
+            ..
+        }
+    )));
+}
+
 /// An idempotent producer's retry after a lost confirm is dropped by producer id and
 /// sequence only where the broker keeps that state: the teaching broker (as Kafka does
 /// for a log). RabbitMQ and SQS standard keep none, so the retry is stored again and the

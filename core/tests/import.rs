@@ -42,6 +42,9 @@ fn every_supported_rabbitmq_feature_maps_to_the_expected_scenario() {
     let orders = q("orders");
     assert_eq!(orders.queue_type, QueueType::Quorum);
     assert_eq!((orders.delivery_limit, orders.dead_letter), (Some(5), true));
+    // A consumer timeout from the queue's argument (ms), or from a policy; else RabbitMQ's
+    // default of 30 minutes.
+    assert_eq!(orders.consumer_timeout_s, Some(60.0));
     // Argument and policy both bound the length and the TTL: the lower value applies.
     let emails = q("emails");
     assert_eq!((emails.max_length, emails.ttl_s), (Some(500), Some(60.0)));
@@ -54,6 +57,8 @@ fn every_supported_rabbitmq_feature_maps_to_the_expected_scenario() {
     let audit = q("audit");
     assert_eq!((audit.max_length, audit.ttl_s), (Some(50), Some(30.0)));
     assert_eq!(audit.overflow, Some(Overflow::DropOldest));
+    assert_eq!(audit.consumer_timeout_s, Some(300.0));
+    assert_eq!(q("emails").consumer_timeout_s, None);
     assert!(!audit.durable);
     assert!(got
         .scenario

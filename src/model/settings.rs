@@ -50,6 +50,8 @@ pub struct QueueSettings {
     pub concurrency: u32,
     pub prefetch: u32,
     pub visibility_s: f64,
+    /// RabbitMQ's deadline on an unacked delivery (shown instead of the visibility timeout).
+    pub consumer_timeout_s: f64,
     pub ack: AckMode,
     pub idempotency: Idempotency,
     /// How the consumers treat a key's versions that arrive out of order.
@@ -224,6 +226,17 @@ impl ProducerSettings {
     }
 }
 
+impl QueueSettings {
+    /// How long a delivery may stay unacked before the broker takes it back: RabbitMQ's
+    /// consumer timeout, or the visibility timeout of the other flavours.
+    pub fn deadline_s(&self) -> f64 {
+        match self.flavour {
+            Flavour::Rabbitmq => self.consumer_timeout_s,
+            _ => self.visibility_s,
+        }
+    }
+}
+
 impl From<current::QueueSettings> for QueueSettings {
     fn from(q: current::QueueSettings) -> Self {
         QueueSettings {
@@ -233,6 +246,7 @@ impl From<current::QueueSettings> for QueueSettings {
             concurrency: q.concurrency,
             prefetch: q.prefetch,
             visibility_s: q.visibility_s,
+            consumer_timeout_s: q.consumer_timeout_s,
             ack: q.ack,
             idempotency: q.idempotency,
             ordering: q.ordering,
@@ -516,7 +530,7 @@ pub fn parse_setting<T: DeserializeOwned>(
 pub mod queue_commands {
     use brokerlab_core::lessons::Lang;
     use brokerlab_core::scenario::limits;
-    use brokerlab_core::{Command, RetryPolicy, ServiceTime};
+    use brokerlab_core::{Command, Flavour, RetryPolicy, ServiceTime};
 
     use super::{
         parse_bound, parse_range, parse_setting, parse_whole, setting_name, QueueSettings,
@@ -595,6 +609,21 @@ pub mod queue_commands {
     ) -> Result<Command, String> {
         let seconds = parse_range(t, 0.0, true, DURATION_MAX_S, "s", lang)?;
         Ok(Command::SetVisibilityTimeout { queue, seconds })
+    }
+
+    /// The queue's deadline on a delivery: RabbitMQ's consumer timeout (for deliveries
+    /// made from now on), or the visibility timeout of the other flavours.
+    pub fn deadline(
+        queue: String,
+        q: &QueueSettings,
+        t: &str,
+        lang: Lang,
+    ) -> Result<Command, String> {
+        if q.flavour != Flavour::Rabbitmq {
+            return visibility(queue, q, t, lang);
+        }
+        let seconds = parse_range(t, 0.0, true, DURATION_MAX_S, "s", lang)?;
+        Ok(Command::SetConsumerTimeout { queue, seconds })
     }
 
     /// When consumers ack.
@@ -908,6 +937,43 @@ mod tests {
             sim.queue(QueueId::new(0)).unwrap().flavour,
             Flavour::SqsFifo
         );
+    }
+
+    #[test]
+    fn a_rabbitmq_queue_s_deadline_field_is_its_consumer_timeout() {
+        let mut sim = mm1();
+        let generic = Settings::of(&sim).queues[0].clone();
+        assert_eq!(generic.deadline_s(), generic.visibility_s);
+        assert_eq!(
+            queue_commands::deadline("jobs".into(), &generic, "12", Lang::En),
+            Ok(Command::SetVisibilityTimeout {
+                queue: "jobs".into(),
+                seconds: 12.0
+            })
+        );
+        sim.command(Command::SetFlavour {
+            queue: "jobs".into(),
+            flavour: Flavour::Rabbitmq,
+        })
+        .unwrap();
+        let rabbitmq = Settings::of(&sim).queues[0].clone();
+        // RabbitMQ's default, not the visibility timeout it does not have.
+        assert_eq!(rabbitmq.deadline_s(), 1_800.0);
+        let set = queue_commands::deadline("jobs".into(), &rabbitmq, "90", Lang::En).unwrap();
+        assert_eq!(
+            set,
+            Command::SetConsumerTimeout {
+                queue: "jobs".into(),
+                seconds: 90.0
+            }
+        );
+        sim.command(set).unwrap();
+        let after = Settings::of(&sim).queues[0].clone();
+        assert_eq!(
+            (after.deadline_s(), after.visibility_s),
+            (90.0, generic.visibility_s)
+        );
+        assert!(queue_commands::deadline("jobs".into(), &after, "-1", Lang::En).is_err());
     }
 
     #[test]

@@ -399,6 +399,14 @@ fn QueueRow(lab: Lab, index: usize) -> impl IntoView {
     let choice = move |f: fn(&QueueSettings) -> String| {
         Signal::derive(move || get().map_or(String::new(), |q| f(&q)))
     };
+    // A text that names the queue's deadline: the visibility timeout, or RabbitMQ's
+    // consumer timeout.
+    let by_flavour = move |lease: Signal<String>, rabbitmq: Signal<String>| {
+        Signal::derive(move || match get().map(|q| q.flavour) {
+            Some(Flavour::Rabbitmq) => rabbitmq.get(),
+            _ => lease.get(),
+        })
+    };
     let name = now().map(|q| q.name).unwrap_or_default();
     view! {
         <fieldset class="param-group" data-testid=format!("param-queue-{index}")>
@@ -421,10 +429,11 @@ fn QueueRow(lab: Lab, index: usize) -> impl IntoView {
             <NumberField id=id("prefetch") label=tr!(i18n, panels.params.prefetch) unit=tr!(i18n, panels.params.prefetch_unit)
                 term=glossary::Term::Prefetch
                 value=text(|q, _| q.prefetch.to_string()) apply=cmd(queue_commands::prefetch) />
-            <NumberField id=id("visibility") label=tr!(i18n, panels.params.visibility) unit=Signal::stored("s".to_string())
-                term=glossary::Term::Lease
-                value=text(|q, l| field(q.visibility_s, l)) apply=cmd(queue_commands::visibility)
-                hint=tr!(i18n, panels.params.visibility_hint) />
+            // RabbitMQ has no lease: the same place holds its consumer timeout.
+            <NumberField id=id("visibility") label=by_flavour(tr!(i18n, panels.params.visibility), tr!(i18n, panels.params.consumer_timeout))
+                unit=Signal::stored("s".to_string()) term=glossary::Term::Lease
+                value=text(|q, l| field(q.deadline_s(), l)) apply=cmd(queue_commands::deadline)
+                hint=by_flavour(tr!(i18n, panels.params.visibility_hint), tr!(i18n, panels.params.consumer_timeout_hint)) />
             <SelectField id=id("ack") label=tr!(i18n, panels.params.ack) options=ack_options(i18n) term=glossary::Term::Ack
                 value=choice(|q| choice_value(&q.ack)) apply=cmd(queue_commands::ack) />
             <SelectField id=id("idempotency") label=tr!(i18n, panels.params.idempotency) options=idempotency_options(i18n)

@@ -5,7 +5,9 @@
 //! delivery (all of it lost if that consumer crashes) would be left out without a word.
 //! [`check`] finds those scenarios, so they run message by message.
 
-use crate::scenario::{AckMode, Command, ConsumerSpec, Flavour, Scenario, ServiceTime};
+use crate::scenario::{
+    flavour_defaults, AckMode, Command, ConsumerSpec, Flavour, QueueSpec, Scenario, ServiceTime,
+};
 
 /// How many mean service times an exponential one may last before the chance of it is
 /// negligible: e^-15 ≈ 3 × 10^-7 per delivery, under one redelivery in a million
@@ -26,17 +28,48 @@ pub(super) fn check(s: &Scenario) -> Option<(String, &'static str)> {
             ));
         }
         let leased = acks.contains(&AckMode::AfterCommit) && !spec.extend_visibility;
-        if leased
-            && longest_hold_s(s, spec, &queue.name)
-                >= shortest_lease_s(s, &queue.name, queue.visibility_timeout_s)
-        {
-            return Some((
-                format!("queues[{q}].visibility_timeout_s"),
-                "a lease that can run out while the consumer still holds the message (redeliveries of work under way)",
-            ));
-        }
+        let hold = longest_hold_s(s, spec, &queue.name);
+        let Some(field) = deadlines(s, queue).find(|&(_, seconds)| leased && hold >= seconds)
+        else {
+            continue;
+        };
+        return Some((
+            format!("queues[{q}].{}", field.0),
+            "a lease that can run out while the consumer still holds the message (redeliveries of work under way)",
+        ));
     }
     None
+}
+
+/// The shortest deadline on a delivery `queue` sets over the run, per field: its visibility
+/// timeout where it follows a flavour with leases, its consumer timeout where it follows
+/// RabbitMQ (both when a command switches its flavour).
+fn deadlines<'a>(
+    s: &'a Scenario,
+    queue: &'a QueueSpec,
+) -> impl Iterator<Item = (&'static str, f64)> + 'a {
+    let switches = s
+        .commands
+        .iter()
+        .any(|c| matches!(&c.command, Command::SetFlavour { queue: q, .. } if *q == queue.name));
+    let rabbitmq = queue.flavour == Flavour::Rabbitmq;
+    let lease = (switches || !rabbitmq).then(|| {
+        let initial = queue.visibility_timeout_s;
+        (
+            "visibility_timeout_s",
+            shortest(s, &queue.name, initial, false),
+        )
+    });
+    let timeout = (switches || rabbitmq).then(|| {
+        let initial = queue
+            .consumer_timeout_s
+            .unwrap_or(flavour_defaults::RABBITMQ_CONSUMER_TIMEOUT_S);
+        (
+            "consumer_timeout_s",
+            shortest(s, &queue.name, initial, true),
+        )
+    });
+    lease.into_iter().chain(timeout)
 }
 
 /// Every ack mode `spec`'s consumers use over the run (its own, then any the schedule sets).
@@ -52,12 +85,18 @@ fn ack_modes(s: &Scenario, spec: &ConsumerSpec, queue: &str) -> Vec<AckMode> {
     modes
 }
 
-/// The shortest lease `queue` gives over the run.
-fn shortest_lease_s(s: &Scenario, queue: &str, initial: f64) -> f64 {
+/// The shortest visibility timeout (or, with `consumer_timeout`, consumer timeout) `queue`
+/// has over the run.
+fn shortest(s: &Scenario, queue: &str, initial: f64, consumer_timeout: bool) -> f64 {
     s.commands
         .iter()
         .filter_map(|c| match &c.command {
-            Command::SetVisibilityTimeout { queue: q, seconds } if q == queue => Some(*seconds),
+            Command::SetVisibilityTimeout { queue: q, seconds } if !consumer_timeout => {
+                (q == queue).then_some(*seconds)
+            }
+            Command::SetConsumerTimeout { queue: q, seconds } if consumer_timeout => {
+                (q == queue).then_some(*seconds)
+            }
             _ => None,
         })
         .fold(initial, f64::min)

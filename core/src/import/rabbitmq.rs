@@ -2,10 +2,11 @@
 //! API's `GET /api/definitions` write) as a scenario.
 //!
 //! Mapped: queues (classic and quorum; durable; the arguments `x-max-length`,
-//! `x-overflow`, `x-message-ttl`, `x-delivery-limit`, `x-dead-letter-exchange`,
-//! `x-dead-letter-routing-key`, `x-queue-type`), the same keys set by simple policies
-//! (arguments win over a policy for the dead-letter exchange and the overflow; for a
-//! length, a TTL or a delivery limit the lower value applies, as RabbitMQ documents),
+//! `x-overflow`, `x-message-ttl`, `x-delivery-limit`, `x-consumer-timeout`,
+//! `x-dead-letter-exchange`, `x-dead-letter-routing-key`, `x-queue-type`), the same keys
+//! set by simple policies (arguments win over a policy for the dead-letter exchange and
+//! the overflow; for a length, a TTL or a delivery limit the lower value applies, as
+//! RabbitMQ documents; the importer reads a consumer timeout the same way),
 //! exchanges of type direct, fanout and topic, and their bindings to queues. Every queue
 //! follows the `rabbitmq` flavour. A definitions file has no traffic, so the importer
 //! adds a producer per exchange (or per unbound queue) and a consumer per queue, and says
@@ -236,6 +237,7 @@ struct Settings {
     overflow: Option<String>,
     ttl_ms: Option<u64>,
     delivery_limit: Option<u32>,
+    consumer_timeout_ms: Option<u64>,
     dlx: Option<String>,
     dlx_key: Option<String>,
 }
@@ -281,6 +283,10 @@ impl Settings {
                     None => bad(notes),
                 }
             }
+            "consumer-timeout" => match count.filter(|&n| n >= 1) {
+                Some(n) => self.consumer_timeout_ms = Some(n.min(limits::TIME_S_MAX as u64 * 1000)),
+                None => bad(notes),
+            },
             "dead-letter-exchange" => match value.as_str() {
                 Some(s) => self.dlx = Some(s.to_string()),
                 None => bad(notes),
@@ -310,6 +316,7 @@ impl Settings {
                 policy.delivery_limit.map(u64::from),
             )
             .map(|n| n as u32),
+            consumer_timeout_ms: low(self.consumer_timeout_ms, policy.consumer_timeout_ms),
             dlx: self.dlx.or_else(|| policy.dlx.clone()),
             dlx_key: self.dlx_key.or_else(|| policy.dlx_key.clone()),
         }
@@ -406,8 +413,9 @@ fn queue_spec(
     s: Settings,
     notes: &mut Notes,
 ) -> QueueSpec {
-    // RabbitMQ has no lease: a delivery stays with its consumer until the consumer
-    // timeout, which is what the flavour's visibility timeout stands for.
+    // RabbitMQ has no lease: a delivery stays with its consumer until its consumer
+    // timeout (`consumer_timeout_s`). The visibility timeout, unused while the queue
+    // follows RabbitMQ, is written as long, should its flavour be switched.
     let mut q = QueueSpec::new(&name, flavour_defaults::RABBITMQ_CONSUMER_TIMEOUT_S);
     q.flavour = Flavour::Rabbitmq;
     q.queue_type = kind;
@@ -426,6 +434,7 @@ fn queue_spec(
         _ => Overflow::DropOldest,
     });
     q.ttl_s = s.ttl_ms.map(|ms| ms as f64 / 1000.0);
+    q.consumer_timeout_s = s.consumer_timeout_ms.map(|ms| ms as f64 / 1000.0);
     if let Some(limit) = s.delivery_limit {
         if kind == QueueType::Quorum {
             q.delivery_limit = Some(limit);

@@ -191,6 +191,7 @@ fn setting_text(sim: &Simulation, setting: Setting) -> String {
         | Setting::Ordering { .. }
         | Setting::Retry { .. } => consumer_setting_text(sim, setting),
         Setting::VisibilityTimeout { .. }
+        | Setting::ConsumerTimeout { .. }
         | Setting::QueueBound { .. }
         | Setting::Flavour { .. } => queue_setting_text(sim, setting),
         Setting::DependencyCapacity { .. }
@@ -260,6 +261,14 @@ fn queue_setting_text(sim: &Simulation, setting: Setting) -> String {
             "Deliveries from {} now stay invisible for {} before they are offered again",
             queue(sim, q),
             secs(lease_us)
+        ),
+        Setting::ConsumerTimeout {
+            queue: q,
+            timeout_us,
+        } => format!(
+            "{} now takes back a delivery left unacked for {} (its consumer timeout)",
+            queue(sim, q),
+            secs(timeout_us)
         ),
         Setting::QueueBound {
             queue: q,

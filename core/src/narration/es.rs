@@ -214,6 +214,7 @@ fn setting_text(sim: &Simulation, setting: Setting) -> String {
         | Setting::Ordering { .. }
         | Setting::Retry { .. } => consumer_setting_text(sim, setting),
         Setting::VisibilityTimeout { .. }
+        | Setting::ConsumerTimeout { .. }
         | Setting::QueueBound { .. }
         | Setting::Flavour { .. } => queue_setting_text(sim, setting),
         Setting::DependencyCapacity { .. }
@@ -283,6 +284,14 @@ fn queue_setting_text(sim: &Simulation, setting: Setting) -> String {
             "Las entregas de {} ahora quedan invisibles durante {} antes de volver a ofrecerse",
             queue(sim, q),
             secs(lease_us)
+        ),
+        Setting::ConsumerTimeout {
+            queue: q,
+            timeout_us,
+        } => format!(
+            "{} ahora recupera una entrega que pase {} sin ack (su tiempo límite de consumidor)",
+            queue(sim, q),
+            secs(timeout_us)
         ),
         Setting::QueueBound {
             queue: q,

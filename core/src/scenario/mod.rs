@@ -521,6 +521,12 @@ pub struct QueueSpec {
     /// delivery). Default 0.001.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duplicate_p: Option<f64>,
+    /// RabbitMQ: how long a delivery may stay unacked before the broker closes the
+    /// consumer's channel and requeues it (`consumer_timeout`, or a queue's
+    /// `x-consumer-timeout`). RabbitMQ has no visibility timeout; this is its only
+    /// deadline on a delivery. Default 1,800 s, RabbitMQ's default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub consumer_timeout_s: Option<f64>,
 }
 
 /// The real broker whose documented rules a queue follows.
@@ -623,6 +629,7 @@ impl QueueSpec {
             max_receive_count: None,
             dedup_window_s: None,
             duplicate_p: None,
+            consumer_timeout_s: None,
         }
     }
 
@@ -1208,6 +1215,12 @@ pub enum Command {
         queue: String,
         seconds: f64,
     },
+    /// A RabbitMQ queue's consumer timeout for deliveries made from now on (those already
+    /// made keep theirs).
+    SetConsumerTimeout {
+        queue: String,
+        seconds: f64,
+    },
     /// The queue's bound and what a full queue does; a lower bound drops nothing already
     /// stored, it only refuses (or holds back) new publishes until there is room.
     SetQueueBound {
@@ -1652,6 +1665,9 @@ impl Scenario {
         }
         if let Some(p) = q.duplicate_p {
             check_range(&f("duplicate_p"), p, 0.0, 0.5)?;
+        }
+        if let Some(t) = q.consumer_timeout_s {
+            check_range(&f("consumer_timeout_s"), t, 0.000_001, TIME_S_MAX)?;
         }
         Ok(())
     }
@@ -2178,6 +2194,7 @@ impl CommandCheck<'_> {
             | Command::Redrive { .. }
             | Command::DeployFix { .. }
             | Command::SetVisibilityTimeout { .. }
+            | Command::SetConsumerTimeout { .. }
             | Command::SetFlavour { .. }
             | Command::SetQueueBound { .. } => self.queue_command(fault),
             Command::SetServiceTime { .. }
@@ -2508,7 +2525,8 @@ impl CommandCheck<'_> {
                 check_range(&self.at("rate_per_s"), *rate_per_s, 0.001, max)
             }
             Command::DeployFix { queue, .. } => self.queue(queue),
-            Command::SetVisibilityTimeout { queue, seconds } => {
+            Command::SetVisibilityTimeout { queue, seconds }
+            | Command::SetConsumerTimeout { queue, seconds } => {
                 self.queue(queue)?;
                 let max = limits::TIME_S_MAX;
                 check_range(&self.at("seconds"), *seconds, 0.000_001, max)

@@ -41,6 +41,8 @@ pub struct QueueSettings {
     pub ordering: Ordering,
     pub retry: RetryPolicy,
     pub visibility_s: f64,
+    /// RabbitMQ's deadline on an unacked delivery (its only one: it has no leases).
+    pub consumer_timeout_s: f64,
     pub max_length: Option<u64>,
     pub overflow: Overflow,
     /// Whose rules the queue follows now (a switch applies from its instant on).
@@ -140,6 +142,7 @@ impl Simulation {
             ordering: first.ordering,
             retry: first.retry.clone(),
             visibility_s: us_to_secs(queue.lease_us),
+            consumer_timeout_s: us_to_secs(queue.consumer_timeout_us),
             max_length: queue.max_length,
             overflow: queue.overflow,
             flavour: queue.flavour,

@@ -54,6 +54,7 @@ impl Simulation {
             | Command::SetGroupOrdering { .. }
             | Command::SetRetry { .. }
             | Command::SetVisibilityTimeout { .. }
+            | Command::SetConsumerTimeout { .. }
             | Command::SetQueueBound { .. }
             | Command::SetPartitions { .. }
             | Command::SetFlavour { .. } => self.apply_setting(fault, trigger),

@@ -32,6 +32,7 @@ impl Simulation {
                 }
             }
             Command::SetVisibilityTimeout { ref queue, .. }
+            | Command::SetConsumerTimeout { ref queue, .. }
             | Command::SetQueueBound { ref queue, .. }
             | Command::SetFlavour { ref queue, .. } => {
                 if let Some(q) = self.queue_named(queue) {
@@ -180,6 +181,17 @@ impl Simulation {
                 self.queues[q.index()].lease_us = lease_us;
                 self.facts.push(Fact::SettingChanged {
                     setting: Setting::VisibilityTimeout { queue: q, lease_us },
+                    trigger,
+                });
+            }
+            Command::SetConsumerTimeout { seconds, .. } => {
+                let timeout_us = secs_to_us(seconds).max(1);
+                self.queues[q.index()].consumer_timeout_us = timeout_us;
+                self.facts.push(Fact::SettingChanged {
+                    setting: Setting::ConsumerTimeout {
+                        queue: q,
+                        timeout_us,
+                    },
                     trigger,
                 });
             }
