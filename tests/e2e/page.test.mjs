@@ -1077,6 +1077,34 @@ test('parameters: a higher arrival rate grows the backlog and the prediction, sc
   assert.deepEqual(lab.consoleErrors, []);
 });
 
+test('parameters: on a RabbitMQ queue the visibility timeout\'s place holds the consumer timeout, and a short one takes work back', async () => {
+  const page = lab.page;
+  await lab.pickScenario('mm1');
+  await lab.tab('parameters');
+  await page.getByTestId('param-q0-more').evaluate((d) => { d.open = true; });
+  const label = () => page.locator('label[for="param-q0-visibility"]').innerText();
+  const field = page.getByTestId('param-q0-visibility');
+  assert.match(await label(), /^Visibility timeout/);
+  const visibility = await field.inputValue();
+  await page.getByTestId('param-q0-flavour').selectOption('rabbitmq');
+  // RabbitMQ has no lease: its deadline is the consumer timeout, 30 minutes by default.
+  await page.waitForFunction(() => /^Consumer timeout/.test(document.querySelector('label[for="param-q0-visibility"]').innerText));
+  assert.equal(await field.inputValue(), '1800');
+  await field.fill('0.5');
+  await field.press('Tab');
+  assert.equal(await lab.text('param-q0-visibility-error'), '');
+  // Service takes about a second: most deliveries outlast half a second and come back.
+  await lab.setSpeed(10);
+  await lab.click('play');
+  await lab.waitFor('redelivered', (n) => n >= 3, 30_000);
+  await lab.click('play');
+  // Back to SQS: the visibility timeout in force is the one it had.
+  await page.getByTestId('param-q0-flavour').selectOption('sqs');
+  await page.waitForFunction(() => /^Visibility timeout/.test(document.querySelector('label[for="param-q0-visibility"]').innerText));
+  assert.equal(await field.inputValue(), visibility);
+  assert.deepEqual(lab.consoleErrors, []);
+});
+
 // ----- Topology: every component, laid out automatically -----------------------------
 
 /** Presses "Step" until `done()` holds (at most `max` steps); fails otherwise. */
