@@ -122,6 +122,9 @@ mod tests {
         assert!(Term::Lease
             .definition(Lang::En)
             .contains("visibility timeout"));
+        assert!(Term::Lease
+            .definition(Lang::En)
+            .contains("on RabbitMQ, which has no lease, the consumer timeout"));
     }
 
     #[test]

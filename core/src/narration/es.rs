@@ -289,7 +289,7 @@ fn queue_setting_text(sim: &Simulation, setting: Setting) -> String {
             queue: q,
             timeout_us,
         } => format!(
-            "{} ahora recupera una entrega que pase {} sin ack (su tiempo límite de consumidor)",
+            "{} ahora recupera una entrega que pase {} sin ack (su tiempo límite del consumidor)",
             queue(sim, q),
             secs(timeout_us)
         ),
