@@ -1159,7 +1159,7 @@ fn rabbitmq_takes_back_a_delivery_only_after_its_consumer_timeout() {
     let timeout = narration_of(&sim, &steps, |f| matches!(f, Fact::LeaseExpired { .. }));
     assert_eq!(
         timeout[0],
-        "C kept #0 (attempt 1) unacked past the consumer timeout: the broker took it back, and it is in line again to be redelivered."
+        "C kept #0 (attempt 1) unacked past the consumer timeout: the broker closed its channel and put #0 back in line to be redelivered, with every other delivery it held unacked."
     );
 }
 
@@ -1306,6 +1306,53 @@ fn rabbitmq_takes_back_an_unacked_delivery_at_the_queues_consumer_timeout() {
             ..
         }
     )));
+}
+
+/// RabbitMQ: a delivery unacked past the consumer timeout closes its consumer's channel,
+/// and every delivery outstanding on that channel goes back to the queue with it, not
+/// only the late one. Elsewhere a lease is per delivery: the others keep theirs.
+#[test]
+fn rabbitmq_s_consumer_timeout_closes_the_channel_and_requeues_all_it_held() {
+    let three = |flavour: &str| {
+        scenario(&format!(
+            r#"{{ "version": 4, "seed": 1, "end_s": 30,
+            "producers": [{{ "name": "p", "count": 3,
+                "arrivals": {{ "process": "constant", "schedule": [{{ "from_s": 0, "rate_per_s": 1 }}] }} }}],
+            "queues": [{{ "name": "q", "visibility_timeout_s": 5, "consumer_timeout_s": 5,
+                "flavour": "{flavour}", "dead_letter": false }}],
+            "consumers": [{{ "name": "C", "service": {{ "fixed": {{ "seconds": 10 }} }},
+                "prefetch": 3, "ack": "after_commit" }}] }}"#
+        ))
+    };
+    // #0, #1 and #2 reach C at 1, 2 and 3 s; #0's work would end at 11 s. (Work longer
+    // than the timeout never ends on a classic queue, which has no delivery limit: the run
+    // stops at 30 s.)
+    let at_6s = |steps: &[(u64, Vec<Fact>)]| -> Vec<(u64, bool)> {
+        steps
+            .iter()
+            .filter(|(t, _)| *t == 6_000_000)
+            .flat_map(|(_, f)| f.iter())
+            .filter_map(|f| match *f {
+                Fact::LeaseExpired { msg, .. } => Some((msg.get(), true)),
+                Fact::Requeued {
+                    msg, attempt: 1, ..
+                } => Some((msg.get(), false)),
+                _ => None,
+            })
+            .collect()
+    };
+    let (_, steps) = run_bounded(three("rabbitmq"));
+    // At 6 s #0 times out: its channel closes, and #1 and #2 (buffered) go back with it.
+    assert_eq!(at_6s(&steps), [(0, true), (1, false), (2, false)]);
+    // The consumer lives on: it takes deliveries again on a new channel at once.
+    let again: Vec<(u64, u64, u32)> = deliveries(&steps)
+        .into_iter()
+        .filter(|&(t, _, _)| t == 6_000_000)
+        .collect();
+    assert_eq!(again, [(6_000_000, 0, 2), (6_000_000, 1, 2)]);
+    // SQS: a lease per delivery; only #0's runs out at 6 s.
+    let (_, steps) = run_bounded(three("sqs"));
+    assert_eq!(at_6s(&steps), [(0, true)]);
 }
 
 /// An idempotent producer's retry after a lost confirm is dropped by producer id and

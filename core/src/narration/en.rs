@@ -497,7 +497,7 @@ fn deliveries(sim: &Simulation, fact: &Fact) -> String {
             format!("The broker delivered #{msg}{again} to {}{lease}.", consumer(sim, c))
         }
         LeaseExpired { msg, copy, attempt, consumer: c } if is_rabbitmq(sim, copy) => format!(
-            "{} kept #{msg} (attempt {attempt}) unacked past the consumer timeout: the broker took it back, and it is in line again to be redelivered.",
+            "{} kept #{msg} (attempt {attempt}) unacked past the consumer timeout: the broker closed its channel and put #{msg} back in line to be redelivered, with every other delivery it held unacked.",
             consumer(sim, c)
         ),
         LeaseExpired { msg, attempt, consumer: c, .. } => format!(

@@ -543,7 +543,7 @@ fn deliveries(sim: &Simulation, fact: &Fact) -> String {
             format!("El broker entregó #{msg}{again} a {}{lease}.", consumer(sim, c))
         }
         LeaseExpired { msg, copy, attempt, consumer: c } if is_rabbitmq(sim, copy) => format!(
-            "{} retuvo #{msg} (intento {attempt}) sin ack más allá de su tiempo límite (consumer timeout): el broker lo recuperó y vuelve a estar en espera para reentregarse.",
+            "{} retuvo #{msg} (intento {attempt}) sin ack más allá de su tiempo límite (consumer timeout): el broker cerró su canal y devolvió #{msg} a la cola para reentregarlo, junto con las demás entregas que tenía sin ack.",
             consumer(sim, c)
         ),
         LeaseExpired { msg, attempt, consumer: c, .. } => format!(

@@ -534,7 +534,32 @@ impl Simulation {
             consumer,
         });
         self.expire_if_overdue(copy);
+        if self.queues[queue.index()].flavour == Flavour::Rabbitmq {
+            self.close_timed_out_channel(consumer);
+        }
         self.dispatch(queue);
+    }
+
+    /// RabbitMQ's consumer timeout closes the consumer's channel, not only the late
+    /// delivery's: every other delivery still unacked on it (buffered, under way, or whose
+    /// ack was lost) goes back in line at once too. The consumer process lives on and
+    /// opens a new channel: work under way finishes, and its ack, sent on the closed
+    /// channel, counts for nothing; the buffered deliveries are dropped from its memory.
+    fn close_timed_out_channel(&mut self, consumer: ConsumerId) {
+        let c = &mut self.consumers[consumer.index()];
+        let unacked: Vec<(CopyId, Attempt)> = c
+            .buffer
+            .drain(..)
+            .chain(c.working.iter().copied())
+            .map(|h| (h.copy, h.attempt))
+            .chain(c.lost_acks.drain(..))
+            .collect();
+        for (copy, attempt) in unacked {
+            let c = &self.copies[copy as usize];
+            if c.fate == Fate::InFlight && c.attempts == attempt && !c.settled_at_broker {
+                self.requeue(copy, attempt, consumer);
+            }
+        }
     }
 
     /// RabbitMQ: an unacked delivery returns to its place in line at once.
