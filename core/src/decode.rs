@@ -30,12 +30,12 @@ const PROBES_MAX: usize = 200;
 /// second copy of every decoder in the page (see the module's note), as would a
 /// deserializer that tracks the path (serde_path_to_error: 27 KB gzipped). So the place is
 /// found with the one decoder, on edited copies, going down from the top: in an object,
-/// an entry that kept alone still fails alike; in an array, the faulty element, the last
-/// one kept when the shortest list that still fails alike is kept (both found by
-/// halving). Only the way down is kept around the part tried: what is left out was either
-/// decoded before the fault (a missing field is noticed only once the object is read) or
-/// never reached, so the same fault written again further on cannot pass for this one.
-/// Only a refused document pays: a few decodings per level, at most [`PROBES_MAX`].
+/// an entry that kept alone still fails alike; in an array, the first element that fails
+/// alike (both found by halving). Only the way down is kept around the part tried: what
+/// is left out was either decoded before the fault (a missing field is noticed only once
+/// the object is read) or never reached, so the same fault written again further on
+/// cannot pass for this one. Only a refused document pays: a few decodings per level, at
+/// most [`PROBES_MAX`], each of a copy of what it keeps only.
 ///
 /// A missing field needs care: serde names the first field missing in declaration order,
 /// so the object that lacks it may fail alike with one entry kept, or with an entry that
@@ -66,33 +66,15 @@ struct Probe<'d, T> {
 
 impl<T: DeserializeOwned> Probe<'_, T> {
     /// What decoding the document with `edit` made at `path` says; `None` past the budget.
-    fn said(&mut self, path: &[Step], edit: impl FnOnce(&mut Value)) -> Option<Result<(), String>> {
+    fn said(&mut self, path: &[Step], edit: Edit) -> Option<Result<(), String>> {
         self.left = self.left.checked_sub(1)?;
-        let mut copy = self.doc.clone();
-        // Only the way down to `path` is kept: what is left out around it was either
-        // decoded before the fault (and is missed only once the fault is passed) or never
-        // reached, and a like fault there cannot pass for this one.
-        let at = path
-            .iter()
-            .try_fold(&mut copy, |at, step| match (step, at) {
-                (Step::Key(key), Value::Object(map)) => {
-                    map.retain(|k, _| k == key);
-                    map.get_mut(key)
-                }
-                (Step::Index(i), Value::Array(items)) => {
-                    items.truncate(i + 1);
-                    items.get_mut(*i)
-                }
-                _ => None,
-            });
-        if let Some(at) = at {
-            edit(at);
-        }
-        Some(decode::<T>(copy).map(|_: T| ()))
+        // Only what the probe keeps is copied: a refused file of a megabyte is probed a
+        // few dozen times, and copying it whole each time blocked the page for a second.
+        Some(decode::<T>(kept(self.doc, path, &edit)).map(|_: T| ()))
     }
 
     /// Whether the edited document fails as the document does; `None` past the budget.
-    fn alike(&mut self, path: &[Step], edit: impl FnOnce(&mut Value)) -> Option<bool> {
+    fn alike(&mut self, path: &[Step], edit: Edit) -> Option<bool> {
         let said = self.said(path, edit)?;
         Some(said.err().as_deref() == Some(self.error))
     }
@@ -106,19 +88,25 @@ impl<T: DeserializeOwned> Probe<'_, T> {
         }
     }
 
-    /// In an array: kept up to the faulty element the error stays, kept short of it it
-    /// goes; the shortest length that keeps it is found by halving.
+    /// In an array: the first element that fails as the document does, found by halving
+    /// a window that holds it. An element decodes alone, whatever its neighbours, so the
+    /// elements before the window, found not to fail so, are left out of later tries (a
+    /// refused list of thousands is not copied whole at every try). Emptied, the list
+    /// failing alike means the fault is the list itself.
     fn element(&mut self, len: usize, path: &[Step]) -> Option<Step> {
-        let (mut short, mut enough) = (0, len);
-        while short < enough {
-            let mid = short + (enough - short) / 2;
-            if self.alike(path, |n| truncate(n, mid))? {
-                enough = mid;
+        if len == 0 || self.alike(path, Edit::Window(0, 0))? {
+            return None;
+        }
+        let (mut from, mut to) = (0, len);
+        while to - from > 1 {
+            let mid = from + (to - from) / 2;
+            if self.alike(path, Edit::Window(from, mid))? {
+                to = mid;
             } else {
-                short = mid + 1;
+                from = mid;
             }
         }
-        enough.checked_sub(1).map(Step::Index)
+        Some(Step::Index(from))
     }
 
     /// In an object: an entry that, kept alone, still fails as the document does (the
@@ -127,21 +115,21 @@ impl<T: DeserializeOwned> Probe<'_, T> {
     fn entry(&mut self, map: &Map<String, Value>, path: &[Step]) -> Option<Step> {
         // Emptied, it fails alike: the fault is the object itself (an object where
         // something else belongs, or a missing field declared first).
-        if self.alike(path, |n| keep_keys(n, &[]))? {
+        if self.alike(path, Edit::KeepKeys(&[]))? {
             return None;
         }
         let keys: Vec<&String> = map.keys().collect();
         let mut candidates = &keys[..];
         while candidates.len() > 1 {
             let (half, rest) = candidates.split_at(candidates.len() / 2);
-            candidates = if self.alike(path, |n| keep_keys(n, half))? {
+            candidates = if self.alike(path, Edit::KeepKeys(half))? {
                 half
             } else {
                 rest
             };
         }
         let key = *candidates.first()?;
-        if !self.alike(path, |n| keep_keys(n, &[key]))? {
+        if !self.alike(path, Edit::KeepKeys(&[key]))? {
             return None;
         }
         let Some(field) = self
@@ -154,7 +142,7 @@ impl<T: DeserializeOwned> Probe<'_, T> {
         // A missing field: serde names the first one missing in declaration order, so
         // in the object that lacks it, keeping one entry alone can leave the same error
         // (the field is declared first). There, removing the entry changes nothing…
-        let said = self.said(path, |n| remove_key(n, key))?.err();
+        let said = self.said(path, Edit::RemoveKey(key))?.err();
         if said.as_deref() == Some(self.error) {
             return None;
         }
@@ -169,11 +157,7 @@ impl<T: DeserializeOwned> Probe<'_, T> {
         let holds_fault = !in_the_way
             || match &map[key] {
                 Value::Object(_) => true,
-                Value::Array(_) => !self.alike(path, |n| {
-                    if let Some(list) = n.get_mut(key.as_str()) {
-                        truncate(list, 0);
-                    }
-                })?,
+                Value::Array(_) => !self.alike(path, Edit::EmptyList(key))?,
                 _ => false,
             };
         holds_fault.then(|| Step::Key(key.clone()))
@@ -212,21 +196,58 @@ fn node<'v>(doc: &'v Value, path: &[Step]) -> Option<&'v Value> {
     })
 }
 
-fn keep_keys(object: &mut Value, keys: &[&String]) {
-    if let Value::Object(map) = object {
-        map.retain(|k, _| keys.contains(&k));
+/// What a probe keeps of the part at its path.
+enum Edit<'a> {
+    /// Of an object, these entries only.
+    KeepKeys(&'a [&'a String]),
+    /// Of an object, every entry but this one.
+    RemoveKey(&'a str),
+    /// Of an array, the elements from the first index up to the second.
+    Window(usize, usize),
+    /// Of an object, every entry, the list at this key emptied.
+    EmptyList(&'a str),
+}
+
+/// A copy of `doc` with only the way down to `path` kept (what is left out around it was
+/// either decoded before the fault, and is missed only once the fault is passed, or never
+/// reached, and a like fault there cannot pass for this one; of a list, the faulty
+/// element alone), and the part at `path` edited.
+fn kept(doc: &Value, path: &[Step], edit: &Edit) -> Value {
+    match (path.split_first(), doc) {
+        (None, part) => edited(part, edit),
+        (Some((Step::Key(key), rest)), Value::Object(map)) => {
+            let entry = map.get_key_value(key);
+            let entry = entry.map(|(k, v)| (k.clone(), kept(v, rest, edit)));
+            Value::Object(entry.into_iter().collect())
+        }
+        (Some((Step::Index(i), rest)), Value::Array(items)) => {
+            let at = items.get(*i).map(|v| kept(v, rest, edit));
+            Value::Array(at.into_iter().collect())
+        }
+        (Some(_), part) => part.clone(),
     }
 }
 
-fn remove_key(object: &mut Value, key: &str) {
-    if let Value::Object(map) = object {
-        map.remove(key);
-    }
-}
-
-fn truncate(array: &mut Value, len: usize) {
-    if let Value::Array(items) = array {
-        items.truncate(len);
+/// `part` as `edit` keeps it.
+fn edited(part: &Value, edit: &Edit) -> Value {
+    let entries = |keep: &dyn Fn(&String) -> bool, map: &Map<String, Value>| {
+        let kept = map.iter().filter(|(k, _)| keep(k));
+        Value::Object(kept.map(|(k, v)| (k.clone(), v.clone())).collect())
+    };
+    match (edit, part) {
+        (Edit::KeepKeys(keys), Value::Object(map)) => entries(&|k| keys.contains(&k), map),
+        (Edit::RemoveKey(key), Value::Object(map)) => entries(&|k| k != key, map),
+        (Edit::Window(from, to), Value::Array(items)) => {
+            Value::Array(items.get(*from..*to).unwrap_or_default().to_vec())
+        }
+        (Edit::EmptyList(key), Value::Object(map)) => {
+            let mut copy = map.clone();
+            if let Some(Value::Array(items)) = copy.get_mut(*key) {
+                items.clear();
+            }
+            Value::Object(copy)
+        }
+        _ => part.clone(),
     }
 }
 

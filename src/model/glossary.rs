@@ -124,7 +124,7 @@ mod tests {
             .contains("visibility timeout"));
         assert!(Term::Lease
             .definition(Lang::En)
-            .contains("on RabbitMQ, which has no lease, the consumer timeout"));
+            .contains("RabbitMQ: the consumer timeout"));
     }
 
     #[test]
