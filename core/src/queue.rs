@@ -129,6 +129,14 @@ impl Queue {
         }
     }
 
+    /// Whether a copy (persistent or not) is still there after a broker restart: always on
+    /// a quorum queue or SQS (see [`crate::scenario::keeps_every_message`]), else only a
+    /// persistent message in a durable queue.
+    pub fn survives_restart(&self, persistent: bool) -> bool {
+        crate::scenario::keeps_every_message(self.flavour, self.queue_type)
+            || (persistent && self.durable)
+    }
+
     /// How long a delivery stays unacked before the broker takes it back: RabbitMQ has no
     /// lease, only its consumer timeout.
     pub fn lease_for_delivery_us(&self) -> Micros {

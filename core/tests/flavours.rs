@@ -847,6 +847,62 @@ fn rabbitmq_quorum_queue_dead_letters_after_its_delivery_limit() {
     assert_eq!(sim.counters().lost_without_dead_letter_queue, 1);
 }
 
+#[test]
+fn quorum_and_sqs_queues_keep_transient_messages_and_non_durable_settings_through_a_broker_restart()
+{
+    // RabbitMQ quorum queues are always durable, and "messages published to the source
+    // quorum queue are persisted on disk regardless of the message delivery mode"
+    // (quorum queues guide); SQS has no transient messages or queues. Only a classic
+    // queue (or the generic broker) loses transient messages, or all of a non-durable
+    // queue's, in a restart. Five messages, one in work at the crash, four waiting: kept,
+    // all five are acked (the one in work redelivered after the restart, its first ack
+    // lost while the broker was down); forgotten, the four waiting are lost and the one
+    // in work is finished without an ack.
+    let build = |flavour: &str, quorum: bool, durable: bool, persistent: bool| {
+        let mut s = simple(flavour, 5, 0.1, 1, 1.0, "after_commit");
+        if quorum {
+            s.queues[0].queue_type = QueueType::Quorum;
+        }
+        s.queues[0].durable = durable;
+        s.producers[0].publish.persistent = persistent;
+        s.commands.push(ScheduledCommand {
+            at_s: 0.6,
+            command: Command::CrashBroker {
+                restart_after_s: Some(1.0),
+            },
+            unannounced: false,
+        });
+        s
+    };
+    let lost = |s: Scenario| {
+        let (sim, _) = run_bounded(s);
+        let c = sim.counters();
+        (c.lost_broker_restart, c.acked)
+    };
+    for (durable, persistent) in [(true, false), (false, true), (false, false)] {
+        assert_eq!(
+            lost(build("rabbitmq", true, durable, persistent)),
+            (0, 5),
+            "quorum, durable {durable}, persistent {persistent}: all kept"
+        );
+        for flavour in ["sqs", "sqs_fifo"] {
+            assert_eq!(
+                lost(build(flavour, false, durable, persistent)),
+                (0, 5),
+                "{flavour}, durable {durable}, persistent {persistent}"
+            );
+        }
+        for flavour in ["rabbitmq", "generic"] {
+            assert_eq!(
+                lost(build(flavour, false, durable, persistent)),
+                (4, 0),
+                "{flavour} classic, durable {durable}, persistent {persistent}: the waiting four lost"
+            );
+        }
+    }
+    assert_eq!(lost(build("rabbitmq", false, true, true)), (0, 5));
+}
+
 // ----- SQS ------------------------------------------------------------------------------
 
 #[test]

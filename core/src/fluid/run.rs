@@ -327,7 +327,10 @@ fn queue_state(spec: &crate::scenario::QueueSpec) -> QueueState {
         fluid: FluidQueue::new(spec.max_length, spec.effective_overflow()),
         flavour: spec.flavour,
         visibility_s: spec.visibility_timeout_s,
-        durable: spec.durable,
+        // A quorum or SQS queue keeps its messages through a broker restart, as in the
+        // message model.
+        durable: spec.durable
+            || crate::scenario::keeps_every_message(spec.flavour, spec.queue_type),
         outage_until: 0.0,
     }
 }

@@ -580,6 +580,20 @@ impl Flavour {
     }
 }
 
+/// Whether a queue of this flavour and type keeps every message it stored through a
+/// broker restart, whatever its `durable` setting and the messages' `persistent` flag: a
+/// RabbitMQ quorum queue is always durable and persists every message to disk "regardless
+/// of the message delivery mode"; SQS has neither transient messages nor non-durable
+/// queues (it stores every message redundantly across availability zones). Classic
+/// RabbitMQ queues and the generic broker keep only persistent messages of durable queues.
+pub fn keeps_every_message(flavour: Flavour, queue_type: QueueType) -> bool {
+    match flavour {
+        Flavour::Rabbitmq => queue_type == QueueType::Quorum,
+        Flavour::Sqs | Flavour::SqsFifo => true,
+        Flavour::Generic => false,
+    }
+}
+
 /// RabbitMQ queue type.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -791,15 +791,16 @@ impl Simulation {
         self.dispatch(q);
     }
 
-    /// The broker restarts from disk: what was persistent in a durable queue is still
-    /// there (deliveries in flight are back in line), the rest is gone.
+    /// The broker restarts from disk: what was persistent in a durable queue, and anything
+    /// in a quorum or SQS queue, is still there (deliveries in flight are back in line);
+    /// the rest is gone.
     pub(super) fn broker_forgets(&mut self) {
         // An idempotent producer's dedup entry survives only with a persisted copy.
         // Released messages and copies were finished: a restart changes nothing for them.
         let mut persisted = std::collections::BTreeSet::new();
         for copy in self.copies.ids().into_iter().map(|id| id as CopyId) {
             let c = &self.copies[copy as usize];
-            let kept = c.persistent && self.queues[c.queue.index()].durable;
+            let kept = self.queues[c.queue.index()].survives_restart(c.persistent);
             if kept {
                 persisted.insert(c.msg.index());
             }
