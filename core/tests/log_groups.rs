@@ -98,6 +98,42 @@ fn eager_rebalancing_processes_the_record_in_progress_again() {
         .contains(&"g-1 processed #1 again: its effect has now been applied 2 times (duplicate)."));
 }
 
+/// With auto-commit, a member commits its positions before it rejoins an eager rebalance
+/// (Kafka's `ConsumerCoordinator.onJoinPrepare`: "commit offsets prior to rebalance if
+/// auto-commit enabled"), so a join reads nothing again even long before the timer's next
+/// commit. Before, the partition resumed at the last timer commit (here none: offset 0)
+/// and #0 and #1 were applied twice. A crashed member commits nothing: what it had
+/// fetched since the last commit is read again.
+#[test]
+fn eager_rebalancing_with_auto_commit_commits_the_positions_first() {
+    let build = || {
+        let mut s = repro("member-joins-mid-record");
+        s.groups[0].rebalance = Rebalance::Eager;
+        s.groups[0].commit = CommitMode::Auto { every_s: 100.0 };
+        s
+    };
+    let (sim, narrated) = run_narrated(build());
+    assert_eq!(applied_per_message(&sim, GroupId::new(0)), [1, 1, 1, 1]);
+    assert!(sentences(&narrated).contains(&"Partition 0 now belongs to g-1, resuming at offset 2."));
+
+    // The member that had the partition crashes instead: nobody committed for it.
+    let mut s = build();
+    s.groups[0].members = 2;
+    s.commands = vec![ScheduledCommand {
+        at_s: 3.5,
+        command: Command::CrashMember {
+            group: GroupId::new(0),
+            member: 0,
+            point: MemberCrashPoint::Now,
+            restart_after_s: None,
+        },
+        unannounced: false,
+    }];
+    let (sim, narrated) = run_narrated(s);
+    assert_eq!(applied_per_message(&sim, GroupId::new(0)), [2, 1, 1, 1]);
+    assert!(sentences(&narrated).contains(&"Partition 0 now belongs to g-2, resuming at offset 0."));
+}
+
 /// Eager, with a rebalance shorter than the record: the partition resumes while the old
 /// fetch is still being processed, and the narration says so instead of pretending the
 /// record now belongs to its new owner alone.

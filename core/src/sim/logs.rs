@@ -549,6 +549,19 @@ impl Simulation {
         if group.rebalancing && group.rebalance == Rebalance::Eager {
             return;
         }
+        if self.commit_positions(g) {
+            self.groups[g.index()].auto_commit_pending = true;
+            self.events.schedule(
+                self.now_us.saturating_add(secs_to_us(every_s)),
+                Event::AutoCommit { group: g },
+            );
+        }
+    }
+
+    /// Commits the current position of every owned partition (see [`Self::auto_commit`]);
+    /// whether any partition is still busy.
+    pub(super) fn commit_positions(&mut self, g: GroupId) -> bool {
+        let group = &mut self.groups[g.index()];
         let mut more = false;
         for p in 0..group.position.len() {
             // A record retried in place was sought back to: the position is that record.
@@ -571,13 +584,7 @@ impl Simulation {
             }
             more |= group.busy[p];
         }
-        if more {
-            group.auto_commit_pending = true;
-            self.events.schedule(
-                self.now_us.saturating_add(secs_to_us(every_s)),
-                Event::AutoCommit { group: g },
-            );
-        }
+        more
     }
 
     pub(super) fn crash_member(
