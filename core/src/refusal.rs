@@ -236,6 +236,11 @@ const SENTENCES: &[(&str, &str)] = &[
         "el modo agregado no modela la caducidad de mensajes ni los límites de antigüedad",
     ),
     (
+        "the aggregated mode does not model a broker restart in a durable queue that both persistent and transient messages reach",
+        "el modo agregado no modela un reinicio del broker en una cola durable a la que llegan \
+         mensajes persistentes y transitorios a la vez",
+    ),
+    (
         "the aggregated mode does not model handler failures and retries",
         "el modo agregado no modela fallos del manejador ni reintentos",
     ),

@@ -384,6 +384,45 @@ fn a_broker_crash_agrees_on_what_is_lost_and_what_comes_back() {
 }
 
 #[test]
+fn a_broker_crash_loses_transient_messages_of_a_durable_queue_in_both() {
+    // Transient messages in a durable classic queue are gone after a restart, message by
+    // message; the fluid kept them (0 lost against 49), reading only the queue's
+    // durability. A quorum queue keeps them in both. A durable queue fed by persistent and
+    // transient producers alike is left to the message model.
+    let build = |quorum: bool| {
+        let mut s = examples::load("broker-crash").unwrap();
+        s.queues[1].durable = true;
+        s.consumers[1].service = brokerlab_core::ServiceTime::Fixed { seconds: 0.2 };
+        s.producers[1].arrivals.schedule[0].rate_per_s = 10.0;
+        if quorum {
+            s.queues[1].flavour = brokerlab_core::Flavour::Rabbitmq;
+            s.queues[1].queue_type = brokerlab_core::QueueType::Quorum;
+        }
+        s
+    };
+    let lost = |series: &[Sample]| series.last().unwrap().lost;
+    let (messages, fluid) = both(&build(false));
+    assert!((45..=55).contains(&lost(&messages)), "{}", lost(&messages));
+    close(
+        lost(&messages),
+        lost(&fluid.series),
+        2,
+        "transient copies lost",
+    );
+    let (messages, fluid) = both(&build(true));
+    assert_eq!(
+        (lost(&messages), lost(&fluid.series)),
+        (0, 0),
+        "quorum keeps them"
+    );
+
+    let mut mixed = build(false);
+    mixed.producers[1].target = "orders".into();
+    let why = aggregate::run(&mixed).unwrap_err();
+    assert_eq!(why.field, "queues[0].durable");
+}
+
+#[test]
 fn the_measured_files_resolve_to_the_modes_the_docs_say() {
     // docs/performance.md times these two with the release runner.
     let load = |name: &str| {

@@ -50,6 +50,11 @@ const CASES: &[(&str, Mutation)] = &[
     }),
     ("burst", |v| v["mode"] = json!("aggregated")),
     ("short-lease", |v| v["mode"] = json!("aggregated")),
+    ("broker-crash", |v| {
+        // Persistent and transient messages in one durable queue, through a restart.
+        v["producers"][1]["target"] = json!("orders");
+        v["mode"] = json!("aggregated");
+    }),
     ("mm1", |v| {
         v["consumers"][0]["ack"] = json!("on_delivery");
         v["mode"] = json!("aggregated");

@@ -168,14 +168,15 @@ impl Run<'_> {
         waiting.min(buffers) * consumer.buffer() / buffers
     }
 
-    /// A broker crash: publishes fail and deliveries stop until it restarts; a durable
-    /// queue keeps its copies (those in flight come back), another loses them all.
+    /// A broker crash: publishes fail and deliveries stop until it restarts; a queue whose
+    /// messages survive a restart (durable and persistent, or quorum or SQS) keeps its
+    /// copies (those in flight come back), another loses them all.
     fn crash_broker(&mut self, restart_at: Option<f64>) {
         let flows = self.flows_now();
         let t = self.t;
         for (q, queue) in self.queues.iter_mut().enumerate() {
             let busy = queue.fluid.in_flight(flows[q]);
-            if queue.durable {
+            if queue.survives_restart() {
                 queue.fluid.abandon(busy);
                 queue.fluid.requeue(busy, t);
             } else {

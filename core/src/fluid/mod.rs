@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use crate::end_reason::EndReason;
 use crate::metrics::{QueueSample, Sample};
-use crate::scenario::{Handoff, Scenario, ScenarioError};
+use crate::scenario::{Command, Handoff, Scenario, ScenarioError};
 
 pub use queue::Totals;
 
@@ -105,9 +105,21 @@ pub fn supports(s: &Scenario) -> Result<(), ScenarioError> {
             return no(format!("producers[{i}].payload"), "poison messages");
         }
     }
+    let broker_crashes = s
+        .commands
+        .iter()
+        .map(|c| &c.command)
+        .chain(s.interventions.iter().map(|iv| &iv.command))
+        .any(|c| matches!(c, Command::CrashBroker { .. }));
     for (i, q) in s.queues.iter().enumerate() {
         if q.ttl_s.is_some() || q.max_oldest_age_s.is_some() {
             return no(format!("queues[{i}]"), "message expiry or age limits");
+        }
+        if broker_crashes && model::mixed_persistence(s, i) {
+            return no(
+                format!("queues[{i}].durable"),
+                "a broker restart in a durable queue that both persistent and transient messages reach",
+            );
         }
     }
     for (i, c) in s.consumers.iter().enumerate() {

@@ -4,7 +4,7 @@
 //! follows the scenario's changes and its simulated time, never the number of messages.
 
 use crate::routing;
-use crate::scenario::{AckMode, Flavour, RateSegment, Scenario};
+use crate::scenario::{keeps_every_message, AckMode, Flavour, QueueType, RateSegment, Scenario};
 
 use super::queue::{Flow, FluidQueue, Rates};
 
@@ -14,6 +14,11 @@ pub(super) struct QueueState {
     pub fluid: FluidQueue,
     pub flavour: Flavour,
     pub visibility_s: f64,
+    pub queue_type: QueueType,
+    /// Its messages survive a broker restart by its durability and their persistence: a
+    /// durable queue that only persistent producers feed (one fed by persistent and
+    /// transient producers alike is left to the message model: see [`mixed_persistence`]).
+    /// A quorum or SQS queue keeps them all whatever this says.
     pub durable: bool,
     /// A dependency outage: the consumers make no progress until then.
     pub outage_until: f64,
@@ -136,6 +141,36 @@ impl ConsumerState {
 }
 
 /// Share of producer `p`'s requests that reach no queue.
+impl QueueState {
+    /// Whether what the queue holds is still there after a broker restart, as the message
+    /// model decides it per copy (`Queue::survives_restart`).
+    pub fn survives_restart(&self) -> bool {
+        keeps_every_message(self.flavour, self.queue_type) || self.durable
+    }
+}
+
+/// Whether queue `q`'s messages are persistent by the producers that can reach it: every
+/// one of them publishes persistent messages (a queue nobody feeds counts as persistent).
+pub(super) fn fed_persistent(s: &Scenario, q: usize) -> bool {
+    feeders(s, q).all(|p| s.producers[p].publish.persistent)
+}
+
+/// A durable queue (not quorum, not SQS) fed by persistent and transient producers alike:
+/// a broker restart keeps one share of it and loses the other, which the fluid queue
+/// (one amount) cannot tell apart.
+pub(super) fn mixed_persistence(s: &Scenario, q: usize) -> bool {
+    let spec = &s.queues[q];
+    let persistent = |p: &usize| s.producers[*p].publish.persistent;
+    spec.durable
+        && !keeps_every_message(spec.flavour, spec.queue_type)
+        && feeders(s, q).any(|p| persistent(&p))
+        && feeders(s, q).any(|p| !persistent(&p))
+}
+
+fn feeders(s: &Scenario, q: usize) -> impl Iterator<Item = usize> + '_ {
+    (0..s.producers.len()).filter(move |&p| targets(s, p).iter().any(|&(t, _)| t == q))
+}
+
 fn unroutable_share(s: &Scenario, p: usize) -> f64 {
     let spec = &s.producers[p];
     let Some(x) = s.exchanges.iter().find(|x| x.name == spec.target) else {

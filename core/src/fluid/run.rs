@@ -65,7 +65,7 @@ impl<'a> Run<'a> {
                 .map(|p| ProducerState::new(s, p))
                 .collect(),
             consumers,
-            queues: s.queues.iter().map(queue_state).collect(),
+            queues: (0..s.queues.len()).map(|q| queue_state(s, q)).collect(),
             changes,
             next_change: 0,
             returns: Vec::new(),
@@ -322,15 +322,14 @@ impl<'a> Run<'a> {
     }
 }
 
-fn queue_state(spec: &crate::scenario::QueueSpec) -> QueueState {
+fn queue_state(s: &Scenario, q: usize) -> QueueState {
+    let spec = &s.queues[q];
     QueueState {
         fluid: FluidQueue::new(spec.max_length, spec.effective_overflow()),
         flavour: spec.flavour,
         visibility_s: spec.visibility_timeout_s,
-        // A quorum or SQS queue keeps its messages through a broker restart, as in the
-        // message model.
-        durable: spec.durable
-            || crate::scenario::keeps_every_message(spec.flavour, spec.queue_type),
+        queue_type: spec.queue_type,
+        durable: spec.durable && super::model::fed_persistent(s, q),
         outage_until: 0.0,
     }
 }
