@@ -164,7 +164,7 @@ fn check_copies(sim: &Simulation) -> Result<(), String> {
     let identity = c.acked
         + c.done_without_ack
         + c.lost
-        + (c.dead_lettered - c.redriven)
+        + (c.dead_lettered - c.redriven - c.dead_letters_lost)
         + c.expired
         + c.dropped
         + sim.waiting_total()
@@ -177,7 +177,7 @@ fn check_copies(sim: &Simulation) -> Result<(), String> {
             c.acked,
             c.done_without_ack,
             c.lost,
-            c.dead_lettered - c.redriven,
+            c.dead_lettered - c.redriven - c.dead_letters_lost,
             c.expired,
             c.dropped,
             sim.waiting_total(),
@@ -192,7 +192,7 @@ fn check_copies(sim: &Simulation) -> Result<(), String> {
         (
             "dead-lettered now",
             n(Fate::DeadLettered),
-            c.dead_lettered - c.redriven,
+            c.dead_lettered - c.redriven - c.dead_letters_lost,
         ),
         ("waiting", n(Fate::Waiting), sim.waiting_total()),
         ("in flight", n(Fate::InFlight), sim.in_flight()),

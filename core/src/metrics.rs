@@ -51,6 +51,9 @@ pub struct Counters {
     /// Dead-lettered again after a redrive.
     pub dead_lettered_again: u64,
     pub redriven: u64,
+    /// Dead-lettered copies a broker restart took from a dead-letter queue (transient, or
+    /// in a non-durable queue's): counted in `lost` too.
+    pub dead_letters_lost: u64,
     pub expired: u64,
     pub dropped: u64,
     pub refused: u64,

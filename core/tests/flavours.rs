@@ -903,6 +903,55 @@ fn quorum_and_sqs_queues_keep_transient_messages_and_non_durable_settings_throug
     assert_eq!(lost(build("rabbitmq", false, true, true)), (0, 5));
 }
 
+#[test]
+fn a_broker_restart_keeps_a_dead_letter_queue_only_as_it_keeps_its_queue() {
+    // A dead-lettered message keeps its delivery mode: to survive a restart in the
+    // dead-letter queue it must be persistent and that queue durable (quorum queues guide,
+    // dead lettering). The lab's dead-letter queue is like its queue. Four poison messages
+    // are dead-lettered, then the broker restarts, then an operator redrives.
+    let build = |quorum: bool, durable: bool, persistent: bool| {
+        let mut s = simple("rabbitmq", 4, 0.1, 1, 0.05, "after_commit");
+        if quorum {
+            s.queues[0].queue_type = QueueType::Quorum;
+        }
+        s.queues[0].durable = durable;
+        s.producers[0].publish.persistent = persistent;
+        s.producers[0].payload.poison_share = 1.0;
+        for (at_s, command) in [
+            (
+                2.0,
+                Command::CrashBroker {
+                    restart_after_s: Some(1.0),
+                },
+            ),
+            (
+                5.0,
+                Command::Redrive {
+                    queue: "q".into(),
+                    rate_per_s: 10.0,
+                },
+            ),
+        ] {
+            s.commands.push(ScheduledCommand {
+                at_s,
+                command,
+                unannounced: false,
+            });
+        }
+        let (sim, _) = run_bounded(s);
+        let c = sim.counters();
+        (c.lost_broker_restart, c.redriven)
+    };
+    assert_eq!(build(false, true, false), (4, 0), "transient: lost");
+    assert_eq!(build(false, false, true), (4, 0), "non-durable: lost");
+    assert_eq!(
+        build(false, true, true),
+        (0, 4),
+        "durable and persistent: kept"
+    );
+    assert_eq!(build(true, true, false), (0, 4), "quorum: kept");
+}
+
 // ----- SQS ------------------------------------------------------------------------------
 
 #[test]

@@ -268,6 +268,7 @@ fn counter_word(name: &str, lang: Lang) -> Option<String> {
             l,
             panels.compare.counter_names.lost_without_dead_letter_queue
         ),
+        "dead_letters_lost" => td_string!(l, panels.compare.counter_names.dead_letters_lost),
         "effects_applied" => td_string!(l, panels.compare.counter_names.effects_applied),
         "stale_ignored" => td_string!(l, panels.compare.counter_names.stale_ignored),
         "gap_waits" => td_string!(l, panels.compare.counter_names.gap_waits),

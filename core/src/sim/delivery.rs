@@ -792,8 +792,8 @@ impl Simulation {
     }
 
     /// The broker restarts from disk: what was persistent in a durable queue, and anything
-    /// in a quorum or SQS queue, is still there (deliveries in flight are back in line);
-    /// the rest is gone.
+    /// in a quorum or SQS queue, is still there (deliveries in flight are back in line),
+    /// in the queue and in its dead-letter queue alike; the rest is gone.
     pub(super) fn broker_forgets(&mut self) {
         // An idempotent producer's dedup entry survives only with a persisted copy.
         // Released messages and copies were finished: a restart changes nothing for them.
@@ -833,6 +833,23 @@ impl Simulation {
                     }
                 }
                 _ => {}
+            }
+        }
+        // A dead-letter queue is a queue like its own (same durability, same type), and a
+        // dead-lettered message keeps its delivery mode: a transient one, or any in a
+        // non-durable classic queue's dead-letter queue, is gone too.
+        for q in self.queue_ids() {
+            let dlq = std::mem::take(&mut self.queues[q.index()].dlq);
+            let (kept, gone): (Vec<_>, Vec<_>) = dlq.into_iter().partition(|e| {
+                let persistent = self.copies[e.copy as usize].persistent;
+                self.queues[q.index()].survives_restart(persistent)
+            });
+            let queue = &mut self.queues[q.index()];
+            queue.dlq = kept.into();
+            queue.redrive_left = queue.redrive_left.min(queue.dlq.len() as u64);
+            for e in gone {
+                self.counters.dead_letters_lost += 1;
+                self.lose(e.copy, LossReason::BrokerRestartNotDurable);
             }
         }
         for (id, m) in self.messages.iter_mut_with_ids() {
