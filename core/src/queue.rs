@@ -137,6 +137,14 @@ impl Queue {
             || (persistent && self.durable)
     }
 
+    /// Whether a delivery in flight stays in flight through a broker restart: SQS has no
+    /// connection whose loss returns a received message; it stays hidden until its
+    /// visibility timeout runs out, and its receipt handle still deletes it. RabbitMQ (and
+    /// the generic broker) put it back in line, its channel closed.
+    pub fn keeps_leases_through_restart(&self) -> bool {
+        matches!(self.flavour, Flavour::Sqs | Flavour::SqsFifo)
+    }
+
     /// How long a delivery stays unacked before the broker takes it back: RabbitMQ has no
     /// lease, only its consumer timeout.
     pub fn lease_for_delivery_us(&self) -> Micros {

@@ -904,6 +904,40 @@ fn quorum_and_sqs_queues_keep_transient_messages_and_non_durable_settings_throug
 }
 
 #[test]
+fn an_sqs_message_received_before_a_broker_restart_stays_hidden_and_its_delete_still_counts() {
+    // SQS has no connection whose loss returns a received message: it stays invisible
+    // until its visibility timeout, and the receipt handle deletes it after an outage.
+    // RabbitMQ closes the channels, so its unacked deliveries go back in line. Two
+    // messages of 3 s each are under way when the broker is down from 1 s to 1.5 s.
+    let build = |flavour: &str| {
+        let mut s = simple(flavour, 2, 0.1, 2, 3.0, "after_commit");
+        s.queues[0].duplicate_p = Some(0.0);
+        s.commands.push(ScheduledCommand {
+            at_s: 1.0,
+            command: Command::CrashBroker {
+                restart_after_s: Some(0.5),
+            },
+            unannounced: false,
+        });
+        let (sim, _) = run_bounded(s);
+        let c = sim.counters();
+        (c.redelivered, c.acks_ignored, c.duplicate_effects)
+    };
+    for flavour in ["sqs", "sqs_fifo"] {
+        assert_eq!(
+            build(flavour),
+            (0, 0, 0),
+            "{flavour}: deleted once, never redelivered"
+        );
+    }
+    assert_eq!(
+        build("rabbitmq"),
+        (2, 2, 2),
+        "rabbitmq: requeued, redelivered"
+    );
+}
+
+#[test]
 fn a_broker_restart_keeps_a_dead_letter_queue_only_as_it_keeps_its_queue() {
     // A dead-lettered message keeps its delivery mode: to survive a restart in the
     // dead-letter queue it must be persistent and that queue durable (quorum queues guide,

@@ -792,8 +792,9 @@ impl Simulation {
     }
 
     /// The broker restarts from disk: what was persistent in a durable queue, and anything
-    /// in a quorum or SQS queue, is still there (deliveries in flight are back in line),
-    /// in the queue and in its dead-letter queue alike; the rest is gone.
+    /// in a quorum or SQS queue, is still there (deliveries in flight are back in line,
+    /// except on SQS, where they stay hidden until their visibility timeout), in the queue
+    /// and in its dead-letter queue alike; the rest is gone.
     pub(super) fn broker_forgets(&mut self) {
         // An idempotent producer's dedup entry survives only with a persisted copy.
         // Released messages and copies were finished: a restart changes nothing for them.
@@ -824,6 +825,11 @@ impl Simulation {
                 }
                 Fate::RetryWaiting if !kept => self.lose(copy, LossReason::BrokerRestartNotDurable),
                 Fate::InFlight if !c.settled_at_broker => {
+                    if kept && self.queues[c.queue.index()].keeps_leases_through_restart() {
+                        // SQS: a received message stays hidden until its visibility
+                        // timeout; its receipt handle still deletes it afterwards.
+                        continue;
+                    }
                     if kept {
                         self.set_fate(copy, Fate::Waiting);
                         self.reinsert(copy);

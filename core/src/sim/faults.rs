@@ -600,9 +600,12 @@ impl Simulation {
         });
         self.broker_forgets();
         // Connections drop: consumers discard deliveries they had not started (the broker
-        // has them back in line, or forgot them).
+        // has them back in line, or forgot them). An SQS consumer keeps what it received:
+        // those messages stay hidden for it until their visibility timeout.
         for c in &mut self.consumers {
-            if c.ack == AckMode::AfterCommit {
+            if c.ack == AckMode::AfterCommit
+                && !self.queues[c.queue.index()].keeps_leases_through_restart()
+            {
                 c.buffer.clear();
             }
         }
