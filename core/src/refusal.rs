@@ -236,6 +236,11 @@ const SENTENCES: &[(&str, &str)] = &[
         "el modo agregado no modela la caducidad de mensajes ni los límites de antigüedad",
     ),
     (
+        "the aggregated mode does not model a broker restart on SQS, whose received messages stay hidden until their visibility timeout",
+        "el modo agregado no modela un reinicio del broker en SQS, cuyos mensajes recibidos \
+         siguen ocultos hasta que vence su tiempo de visibilidad",
+    ),
+    (
         "the aggregated mode does not model a broker restart in a durable queue that both persistent and transient messages reach",
         "el modo agregado no modela un reinicio del broker en una cola durable a la que llegan \
          mensajes persistentes y transitorios a la vez",

@@ -51,6 +51,11 @@ const CASES: &[(&str, Mutation)] = &[
     ("burst", |v| v["mode"] = json!("aggregated")),
     ("short-lease", |v| v["mode"] = json!("aggregated")),
     ("broker-crash", |v| {
+        // A restart of SQS, whose received messages stay hidden through it.
+        v["queues"][0]["flavour"] = json!("sqs");
+        v["mode"] = json!("aggregated");
+    }),
+    ("broker-crash", |v| {
         // Persistent and transient messages in one durable queue, through a restart.
         v["producers"][1]["target"] = json!("orders");
         v["mode"] = json!("aggregated");

@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use crate::end_reason::EndReason;
 use crate::metrics::{QueueSample, Sample};
-use crate::scenario::{Command, Handoff, Scenario, ScenarioError};
+use crate::scenario::{Command, Flavour, Handoff, Scenario, ScenarioError};
 
 pub use queue::Totals;
 
@@ -115,6 +115,12 @@ pub fn supports(s: &Scenario) -> Result<(), ScenarioError> {
         if q.ttl_s.is_some() || q.max_oldest_age_s.is_some() {
             return no(format!("queues[{i}]"), "message expiry or age limits");
         }
+        if broker_crashes && sqs_at_some_point(s, i) {
+            return no(
+                format!("queues[{i}].flavour"),
+                "a broker restart on SQS, whose received messages stay hidden until their visibility timeout",
+            );
+        }
         if broker_crashes && model::mixed_persistence(s, i) {
             return no(
                 format!("queues[{i}].durable"),
@@ -137,4 +143,17 @@ pub fn supports(s: &Scenario) -> Result<(), ScenarioError> {
         return no(field, what);
     }
     Ok(())
+}
+
+/// Whether queue `q` is an SQS queue at some point of the run: from the start, or by a
+/// flavour switch scheduled or recorded.
+fn sqs_at_some_point(s: &Scenario, q: usize) -> bool {
+    let sqs = |f: Flavour| matches!(f, Flavour::Sqs | Flavour::SqsFifo);
+    let name = &s.queues[q].name;
+    sqs(s.queues[q].flavour)
+        || s.commands
+            .iter()
+            .map(|c| &c.command)
+            .chain(s.interventions.iter().map(|iv| &iv.command))
+            .any(|c| matches!(c, Command::SetFlavour { queue, flavour } if queue == name && sqs(*flavour)))
 }
