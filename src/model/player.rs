@@ -635,6 +635,7 @@ impl Player {
             dropped: c.dropped,
             expired: c.expired,
             redriven: c.redriven,
+            dead_letters_lost: c.dead_letters_lost,
             broker_crashes: c.broker_crashes,
             // Stored in a queue, or appended to a log: both are published.
             published: c.published + c.appended,
@@ -791,7 +792,7 @@ mod tests {
                 let accounted = r.acked
                     + r.done_without_ack
                     + r.lost
-                    + (r.dead_lettered - r.redriven)
+                    + (r.dead_lettered - r.redriven - r.dead_letters_lost)
                     + r.expired
                     + r.dropped
                     + r.backlog

@@ -37,6 +37,8 @@ pub struct Readout {
     pub dropped: u64,
     pub expired: u64,
     pub redriven: u64,
+    /// Dead letters a broker restart took (transient, or their queue not durable).
+    pub dead_letters_lost: u64,
     pub consumers_up: u32,
     pub consumers_total: u32,
     /// Records of logs processed by consumer groups: a log's readers are not delivered
