@@ -82,8 +82,17 @@ pub fn axis_seconds(v: f64, axis_max: f64, lang: Lang) -> String {
 
 /// A number as a form field holds it: no thousands separators (so it can be edited and
 /// sent back as it is), the language's decimal separator (`2.5`, `2,5` in Spanish).
+/// Negative zero is written as 0: a field never shows `-0`.
 pub fn field(v: f64, lang: Lang) -> String {
-    decimal_comma(v.to_string(), lang)
+    decimal_comma((v + 0.0).to_string(), lang)
+}
+
+/// The value a range slider (`<input type=range>`) is given for a field's text: the
+/// browser reads only a dot as the decimal separator and puts any other text (a Spanish
+/// `0,9`) at the middle of the range, so the language's comma becomes a dot. A field has
+/// no thousands separators (see [`field`]), so a comma there is always the decimal one.
+pub fn slider_value(field_text: &str) -> String {
+    field_text.replace(',', ".")
 }
 
 /// A number typed by hand, the way the page's language writes it: "60,000" and
@@ -124,6 +133,8 @@ pub fn parse_number(text: &str, lang: Lang) -> Option<f64> {
         .parse::<f64>()
         .ok()
         .filter(|x| x.is_finite())
+        // "-0" is zero: no negative zero reaches a command, a link or a field.
+        .map(|x| x + 0.0)
 }
 
 /// The whole part before a decimal separator, its thousands separators taken out: none,
@@ -300,6 +311,31 @@ mod tests {
         }
         assert_eq!(field(0.9, Es), "0,9");
         assert_eq!(field(3_000.0, Es), "3000");
+    }
+
+    #[test]
+    fn negative_zero_is_read_and_written_as_zero() {
+        for lang in [En, Es] {
+            let read = parse_number("-0", lang).unwrap();
+            assert!(read == 0.0 && read.is_sign_positive(), "{lang:?}");
+            assert_eq!(field(-0.0, lang), "0");
+            assert_eq!(field(read, lang), "0");
+        }
+        assert_eq!(field(-0.0, Es), "0");
+    }
+
+    #[test]
+    fn a_slider_gets_a_number_with_a_dot_in_either_language() {
+        // The browser puts a range input given "0,9" at its middle, not at 0.9.
+        for v in [0.9, 2.5, 0.25, 3_000.0, 1_234.5, 0.001, 120.0] {
+            for lang in [En, Es] {
+                let text = slider_value(&field(v, lang));
+                assert_eq!(text.parse::<f64>().ok(), Some(v), "{v} in {lang:?}");
+                // And the slider's own value is read back by the field's parser.
+                assert_eq!(parse_number(&text, lang), Some(v), "{v} in {lang:?}");
+            }
+        }
+        assert_eq!(slider_value("0,9"), "0.9");
     }
 
     #[test]

@@ -82,7 +82,8 @@ fn NumberField(
             el.set_value(&v);
         }
         if let Some(el) = slider_ref.get() {
-            el.set_value(&v);
+            // A range input reads only a dot as the decimal separator.
+            el.set_value(&crate::format::slider_value(&v));
         }
     });
     let i18n = use_i18n();

@@ -87,6 +87,9 @@ test('in Spanish a parameter takes a decimal comma, and the forecast writes Span
   await page.getByTestId('tab-parameters').click();
   const rate = page.getByTestId('param-p0-rate');
   assert.equal(await rate.inputValue(), '0,9', 'the field writes 0.9 the Spanish way');
+  // The slider beside it stands at 0.9 too: given "0,9" the browser put it at the middle (5).
+  const slider = page.getByTestId('param-p0-rate-slider');
+  assert.equal(await slider.inputValue(), '0.9');
   // "0,5" is half a message per second (it was read as 5 when commas were dropped).
   await rate.fill('0,5');
   await rate.press('Tab');
@@ -97,7 +100,17 @@ test('in Spanish a parameter takes a decimal comma, and the forecast writes Span
     { timeout: 5_000 },
   );
   assert.equal(await rate.inputValue(), '0,5');
+  assert.equal(await slider.inputValue(), '0.5');
   assert.equal(await text(page, 'rho-value'), '0,50');
+  // "-0" is zero, and the field says 0.
+  await rate.fill('-0');
+  await rate.press('Tab');
+  await page.waitForFunction(
+    () => /Llegadas λ = 0 msgs\/s/.test(document.querySelector('[data-testid=params-forecast]').textContent),
+    null,
+    { timeout: 5_000 },
+  );
+  assert.equal(await rate.inputValue(), '0');
   // Thousands are written with a point, and read back so.
   await rate.fill('3.000');
   await rate.press('Tab');
