@@ -148,7 +148,7 @@ fn ungrouped(whole: &str, sep: char) -> Option<String> {
 
 /// True for digits grouped in threes by `sep` ("60.000", "1,234,567"), the first group
 /// of one to three digits and not a lone 0 ("0.250" is not 250 in Spanish).
-fn grouped_in_threes(digits: &str, sep: char) -> bool {
+pub(crate) fn grouped_in_threes(digits: &str, sep: char) -> bool {
     let mut groups = digits.split(sep);
     let first = groups.next().unwrap_or_default();
     let mut rest = groups.peekable();

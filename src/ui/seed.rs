@@ -9,15 +9,23 @@ use crate::i18n::{locale, t, t_string, td_string, use_i18n};
 use crate::model::words::Words;
 use crate::state::Lab;
 
-/// Reads a seed as typed: a whole number from 0 to 2⁶⁴ − 1, spaces, commas and
-/// underscores between digits allowed. A refusal is said in `lang`.
+/// Reads a seed as typed: a whole number from 0 to 2⁶⁴ − 1, spaces and underscores
+/// between digits allowed, and the language's thousands separator in groups of three
+/// ("1,000,000", "1.000.000" in Spanish). Any other separator is refused, not dropped:
+/// "1,5" (one and a half in Spanish) is no seed, never 15. A refusal is said in `lang`.
 pub fn parse_seed(text: &str, lang: Lang) -> Result<u64, String> {
     let l = locale(lang);
-    let digits: String = text
+    let plain: String = text
         .trim()
         .chars()
-        .filter(|c| !matches!(c, ',' | '_' | ' '))
+        .filter(|c| !matches!(c, '_' | ' '))
         .collect();
+    let sep = lang.thousands();
+    let digits = if crate::format::grouped_in_threes(&plain, sep) {
+        plain.replace(sep, "")
+    } else {
+        plain
+    };
     if digits.is_empty() {
         return Err(td_string!(l, panels.seed.empty, max = u64::MAX).to_string());
     }
@@ -132,6 +140,29 @@ mod tests {
             .contains("too large"));
         for bad in ["", "  ", "-1", "1.5", "1e3", "abc", "0x10", "٣"] {
             assert!(parse_seed(bad, en).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn a_seed_takes_only_its_languages_thousands_separator_in_groups_of_three() {
+        let (en, es) = (Lang::En, Lang::Es);
+        assert_eq!(parse_seed("1.000.000", es), Ok(1_000_000));
+        assert_eq!(parse_seed("1 000 000", es), Ok(1_000_000));
+        // A decimal or a misplaced separator is refused, never dropped: "1,5" is not 15.
+        for (bad, lang) in [
+            ("1,5", en),
+            ("1,5", es),
+            ("1.5", es),
+            ("1,000", es),
+            ("10,00", en),
+            ("0,123", en),
+            (",5", en),
+            ("5,", en),
+        ] {
+            assert!(
+                parse_seed(bad, lang).unwrap_err().contains(bad),
+                "{bad:?} in {lang:?}"
+            );
         }
         assert_eq!(
             parse_seed("", en),
