@@ -42,6 +42,8 @@ pub enum Refusal {
     Empty,
     /// More than [`FRAMES_MAX`] frames would be needed.
     TooMany { frames: usize },
+    /// The frames per second are not a whole number from [`FPS_MIN`] to [`FPS_MAX`].
+    Fps,
 }
 
 impl Plan {
@@ -70,6 +72,29 @@ impl Plan {
         })
     }
 
+    /// The plan for the form's fields as typed, numbers read the way the page's language
+    /// writes them ("1,5" is 1.5 in either; "1.000" a thousand in Spanish). A range bound
+    /// that is no number is an empty range; frames per second outside
+    /// [`FPS_MIN`]..=[`FPS_MAX`], or not whole, are refused, not quietly changed.
+    pub fn from_fields(
+        from: &str,
+        to: &str,
+        fps: &str,
+        end_s: f64,
+        lang: Lang,
+    ) -> Result<Plan, Refusal> {
+        let seconds = |text: &str| crate::format::parse_number(text, lang).unwrap_or(f64::NAN);
+        let fps = match crate::format::parse_number(fps, lang) {
+            Some(f)
+                if f.fract() == 0.0 && (f64::from(FPS_MIN)..=f64::from(FPS_MAX)).contains(&f) =>
+            {
+                f as u32
+            }
+            _ => return Err(Refusal::Fps),
+        };
+        Plan::new(seconds(from), seconds(to), fps, end_s)
+    }
+
     /// The simulated time of frame `k`, seconds.
     pub fn time_of(&self, k: usize) -> f64 {
         self.from_s + k as f64 / f64::from(self.fps)
@@ -89,6 +114,9 @@ impl Refusal {
             Refusal::Empty => td_string!(l, panels.record.empty).to_string(),
             Refusal::TooMany { frames } => {
                 td_string!(l, panels.record.too_many, frames, max = FRAMES_MAX).to_string()
+            }
+            Refusal::Fps => {
+                td_string!(l, panels.record.fps_bad, min = FPS_MIN, max = FPS_MAX).to_string()
             }
         }
     }
@@ -321,6 +349,40 @@ mod tests {
         assert_eq!(Plan::new(3.0, 3.0, 5, 10.0), Err(Refusal::Empty));
         assert_eq!(Plan::new(4.0, 2.0, 5, 10.0), Err(Refusal::Empty));
         assert_eq!(Plan::new(f64::NAN, 2.0, 5, 10.0), Err(Refusal::Empty));
+    }
+
+    #[test]
+    fn the_fields_are_read_in_the_pages_language_and_bad_fps_are_refused() {
+        use Lang::{En, Es};
+        // A decimal comma is a decimal in either language (a number input dropped it: 15).
+        for lang in [En, Es] {
+            let plan = Plan::from_fields("1,5", "3", "2", 100.0, lang).expect("a plan");
+            assert_eq!(
+                (plan.from_s, plan.to_s, plan.fps, plan.frames),
+                (1.5, 3.0, 2, 4)
+            );
+        }
+        let plan = Plan::from_fields("1.000", "1.010,5", "1", 2_000.0, Es);
+        assert_eq!(plan.map(|p| (p.from_s, p.to_s)), Ok((1_000.0, 1_010.5)));
+        assert_eq!(
+            Plan::from_fields("abc", "3", "5", 10.0, En),
+            Err(Refusal::Empty)
+        );
+        for fps in ["0", "11", "2,5", "2.5", "", "abc", "-1"] {
+            assert_eq!(
+                Plan::from_fields("0", "3", fps, 10.0, En),
+                Err(Refusal::Fps),
+                "{fps:?}"
+            );
+        }
+        assert_eq!(
+            Refusal::Fps.text(En),
+            "Frames per second: type a whole number from 1 to 10."
+        );
+        assert_eq!(
+            Refusal::Fps.text(Es),
+            "Fotogramas por segundo: escribe un número entero de 1 a 10."
+        );
     }
 
     #[test]

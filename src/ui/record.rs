@@ -13,7 +13,7 @@ use crate::i18n::{locale, t, t_string, td_string, use_i18n};
 use crate::model::files::stamped_name;
 use crate::model::flights::FLIGHT_MS;
 use crate::model::recording::{
-    name_seconds, GifWriter, Plan, DEFAULT_LENGTH_S, FPS_DEFAULT, FPS_MAX, FPS_MIN, FRAMES_MAX,
+    name_seconds, GifWriter, Plan, DEFAULT_LENGTH_S, FPS_DEFAULT, FRAMES_MAX,
 };
 use crate::model::words::Words;
 use crate::state::Lab;
@@ -50,7 +50,10 @@ impl Recorder {
         if self.progress.get_untracked().is_none() {
             let end = lab.timeline_end_s.get_untracked();
             self.from.set("0".into());
-            self.to.set(name_seconds(DEFAULT_LENGTH_S.min(end)));
+            // Written the way the page's language writes a decimal (6,5 in Spanish).
+            let to = name_seconds(DEFAULT_LENGTH_S.min(end));
+            let decimal = lab.lang.get_untracked().decimal().to_string();
+            self.to.set(to.replace('.', &decimal));
             self.message.set(None);
         }
         self.open.set(true);
@@ -70,12 +73,14 @@ impl Recorder {
         if self.progress.get_untracked().is_some() {
             return;
         }
-        let number = |field: RwSignal<String>| field.get_untracked().trim().replace(',', ".");
-        let from = number(self.from).parse::<f64>().unwrap_or(f64::NAN);
-        let to = number(self.to).parse::<f64>().unwrap_or(f64::NAN);
-        let fps = number(self.fps).parse::<u32>().unwrap_or(FPS_DEFAULT);
         let end = lab.timeline_end_s.get_untracked();
-        match Plan::new(from, to, fps, end) {
+        match Plan::from_fields(
+            &self.from.get_untracked(),
+            &self.to.get_untracked(),
+            &self.fps.get_untracked(),
+            end,
+            lab.lang.get_untracked(),
+        ) {
             Ok(plan) => {
                 let recorder = *self;
                 self.message.set(None);
@@ -207,15 +212,15 @@ pub fn RecordForm(lab: Lab, recorder: Recorder) -> impl IntoView {
             <h2>{t!(i18n, panels.record.title)}</h2>
             <div class="record-fields">
                 <label>{t!(i18n, panels.record.from)}
-                    <input type="number" min="0" step="0.1" id="record-from" data-testid="record-from" disabled=busy
+                    <input type="text" inputmode="decimal" autocomplete="off" id="record-from" data-testid="record-from" disabled=busy
                         prop:value=move || recorder.from.get() on:input=field(recorder.from) />
                 </label>
                 <label>{t!(i18n, panels.record.to)}
-                    <input type="number" min="0" step="0.1" data-testid="record-to" disabled=busy
+                    <input type="text" inputmode="decimal" autocomplete="off" data-testid="record-to" disabled=busy
                         prop:value=move || recorder.to.get() on:input=field(recorder.to) />
                 </label>
                 <label>{t!(i18n, panels.record.fps)}
-                    <input type="number" min=FPS_MIN max=FPS_MAX step="1" data-testid="record-fps" disabled=busy
+                    <input type="text" inputmode="numeric" autocomplete="off" data-testid="record-fps" disabled=busy
                         prop:value=move || recorder.fps.get() on:input=field(recorder.fps) />
                 </label>
             </div>

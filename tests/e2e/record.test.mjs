@@ -111,3 +111,24 @@ test('more frames than a recording holds is refused in one sentence', async () =
   await page.getByTestId('record-start').click();
   assert.match(await text('record-message'), /1001 frames.*at most 300/);
 });
+
+test('a decimal comma is a decimal, and frames per second out of range are refused', async () => {
+  // A number input dropped the comma before the page saw it: "1,5" was 15.
+  await page.getByTestId('record-from').fill('1,5');
+  await page.getByTestId('record-to').fill('3');
+  await page.getByTestId('record-fps').fill('2');
+  assert.equal(await page.getByTestId('record-from').inputValue(), '1,5');
+  // 0 or 11 frames per second were quietly made 1 or 10.
+  for (const fps of ['0', '11', '2,5']) {
+    await page.getByTestId('record-fps').fill(fps);
+    await page.getByTestId('record-start').click();
+    assert.match(await text('record-message'), /Frames per second: type a whole number from 1 to 10/);
+    assert.equal(await text('record-progress'), '', 'nothing is recorded');
+  }
+  // 1.5 s to 3 s at 2 frames per second: 4 frames (from 15 s it was no range at all).
+  await page.getByTestId('record-fps').fill('2');
+  await page.getByTestId('record-start').click();
+  await page.getByTestId('record-progress').filter({ hasText: /Recording frame \d+ of 4$/ }).waitFor();
+  await page.getByTestId('record-cancel').click();
+  await page.getByTestId('record-message').filter({ hasText: /cancelled|saved/ }).waitFor({ timeout: 30_000 });
+});
