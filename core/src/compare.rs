@@ -339,9 +339,10 @@ fn set_parts(
                 .parse()
                 .map_err(|_| format!("{head:?}: a list wants an index or *"))?;
             let len = items.len();
-            let item = items
-                .get_mut(i)
-                .ok_or_else(|| format!("index {i} is past the end ({len} entries)"))?;
+            let item = items.get_mut(i).ok_or_else(|| match len {
+                1 => format!("index {i} is past the end (1 entry)"),
+                _ => format!("index {i} is past the end ({len} entries)"),
+            })?;
             set_parts(item, rest, value, hits)
         }
         Value::Object(map) if rest.is_empty() => {
@@ -410,5 +411,24 @@ mod tests {
                 .and_then(|b| Comparison::of_scenarios(base.clone(), b));
             assert!(result.is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn an_index_past_the_end_counts_the_entries_in_the_singular_for_one() {
+        let base = crate::examples::load("crash-after-commit").unwrap();
+        assert_eq!(base.consumers.len(), 1);
+        let refusal = |change: &str| {
+            let v = Variant {
+                changes: vec![Change::parse(change).unwrap()],
+            };
+            let e = v.apply(&base).unwrap_err();
+            (e.to_string(), e.text_in(crate::lang::Lang::Es))
+        };
+        let (en, es) = refusal("consumers.99.prefetch=2");
+        assert!(en.contains("index 99 is past the end (1 entry)"), "{en}");
+        assert!(
+            es.contains("el índice 99 está fuera de la lista (1 elemento)"),
+            "{es}"
+        );
     }
 }

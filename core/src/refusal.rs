@@ -43,6 +43,10 @@ const SENTENCES: &[(&str, &str)] = &[
     ),
     ("{}: a list wants an index or *", "{}: una lista pide un índice o *"),
     (
+        "index {} is past the end (1 entry)",
+        "el índice {} está fuera de la lista (1 elemento)",
+    ),
+    (
         "index {} is past the end ({} entries)",
         "el índice {} está fuera de la lista ({} elementos)",
     ),
@@ -867,6 +871,7 @@ mod tests {
                 "no da un escenario válido: valor desconocido `banana`; se esperaba `none` o `inbox`",
             ),
             ("index 9 is past the end (2 entries)", "el índice 9 está fuera de la lista (2 elementos)"),
+            ("index 99 is past the end (1 entry)", "el índice 99 está fuera de la lista (1 elemento)"),
             ("side B must keep side A's seed", "el lado B debe conservar la semilla del lado A"),
             ("at most 32 changes", "como mucho 32 cambios"),
         ];
