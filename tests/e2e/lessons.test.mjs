@@ -223,6 +223,39 @@ test('presenter mode with a lesson at 1280×800: every card stays inside its lan
   await close();
 });
 
+test('presenter mode at 1280×800: no database card is cut on the right, in either language', async () => {
+  // The database lane was a quarter of the topology: its cards (title, summary and the
+  // effects table) were wider than the lane shows, and cut ("consumidores d", "⚠ 2 vece").
+  for (const locale of ['en-US', 'es-ES']) {
+    const { page, errors, close } = await openPage(BASE_URL, { locale, viewport: { width: 1280, height: 800 } });
+    try {
+      for (const name of ['crash-after-commit', 'inbox-vs-check', 'log-consumer-groups']) {
+        await page.getByTestId('scenario').selectOption(name);
+        if (!(await page.getByTestId('present-exit').isVisible())) {
+          await page.keyboard.press('p');
+          await page.getByTestId('present-exit').waitFor({ state: 'visible' });
+        }
+        const end = await page.getByTestId('scrubber').getAttribute('max');
+        await page.getByTestId('scrubber').fill(end);
+        await page.getByTestId('db-0-row-0').waitFor({ state: 'attached', timeout: 20_000 });
+        // Past the card's inner right edge (a vertical scrollbar, for a long table, is not
+        // a cut: it is inside the edge).
+        const cut = await page.evaluate(() => [...document.querySelectorAll('.topology .lane.database .node')]
+          .flatMap((n) => {
+            const edge = n.getBoundingClientRect().left + n.clientLeft + n.clientWidth;
+            return [...n.querySelectorAll('strong, .state, table')]
+              .filter((k) => k.getBoundingClientRect().right > edge + 1)
+              .map((k) => `${n.dataset.testid} ${k.tagName}: right ${Math.round(k.getBoundingClientRect().right)} past ${Math.round(edge)}`);
+          }));
+        assert.deepEqual(cut, [], `${name} in ${locale}`);
+      }
+      assert.deepEqual(errors, []);
+    } finally {
+      await close();
+    }
+  }
+});
+
 test('presenter mode scales the typed answer with the rest of the card', async () => {
   // The number field kept the browser's 13.3 px while the buttons beside it grew.
   const { page, errors, close } = await openPage(lessonUrl('backlog-arithmetic'), { viewport: { width: 1920, height: 1080 } });
