@@ -763,7 +763,7 @@ mod tests {
         );
         assert_eq!(
             parse_range("0", 0.0, true, 10.0, "s", Lang::En),
-            Err("Must be more than 0 to 10 s.".into())
+            Err("Must be more than 0 and at most 10 s.".into())
         );
         assert!(parse_range("inf", 0.0, false, 1e6, "s", Lang::En).is_err());
         assert!(parse_range("NaN", 0.0, false, 1e6, "s", Lang::En).is_err());
