@@ -136,8 +136,9 @@ test('an unknown lesson’s name is quoted as typed, decoded, and as text only',
   assert.deepEqual(errors, []);
 });
 
-test('presenter mode at 1280×800 and 1024×768: the whole stage on screen, the exit covering no control', async () => {
-  for (const [locale, width, height] of [['en-US', 1280, 800], ['es-ES', 1280, 800], ['es-ES', 1024, 768]]) {
+test('presenter mode at 1280×800, 1024×768, 1600×900 and 1920×1080: the whole stage on screen, the exit covering no control, a wide timeline', async () => {
+  const sizes = [['en-US', 1280, 800], ['es-ES', 1280, 800], ['es-ES', 1024, 768], ['en-US', 1600, 900], ['es-ES', 1920, 1080]];
+  for (const [locale, width, height] of sizes) {
     const { page, errors, close } = await openPage(BASE_URL, { locale, viewport: { width, height } });
     await page.keyboard.press('p');
     await page.getByTestId('present-exit').waitFor({ state: 'visible' });
@@ -154,8 +155,13 @@ test('presenter mode at 1280×800 and 1024×768: the whole stage on screen, the 
         .map((el) => el.dataset.testid ?? el.innerText);
       const chart = box(document.querySelector('[data-testid=chart]'));
       const topology = box(document.querySelector('.stage .topology'));
-      return { covered, chart: chart.bottom, topology: topology.bottom, wide: document.documentElement.scrollWidth };
+      const scrubber = box(document.querySelector('[data-testid=scrubber]')).width;
+      return { covered, chart: chart.bottom, topology: topology.bottom, wide: document.documentElement.scrollWidth, scrubber };
     });
+    // Scrubbing from the back of the room: before, 196 px at 1600 and 224 px in Spanish at
+    // 1920. In English at 1920 it stays beside the buttons (391 px): the chart keeps its height.
+    const scrubberMin = width <= 1650 ? width * 0.45 : 380;
+    assert.ok(layout.scrubber >= scrubberMin, `${where}: the timeline is ${layout.scrubber} px wide`);
     assert.deepEqual(layout.covered, [], `${where}: the exit button covers no control`);
     assert.ok(layout.chart <= height && layout.topology <= height, `${where}: the stage fits: ${JSON.stringify(layout)}`);
     assert.ok(layout.wide <= width, `${where}: nothing scrolls sideways: ${layout.wide}`);
