@@ -542,9 +542,12 @@ impl Simulation {
 
     /// RabbitMQ's consumer timeout closes the consumer's channel, not only the late
     /// delivery's: every other delivery still unacked on it (buffered, under way, or whose
-    /// ack was lost) goes back in line at once too. The consumer process lives on and
-    /// opens a new channel: work under way finishes, and its ack, sent on the closed
-    /// channel, counts for nothing; the buffered deliveries are dropped from its memory.
+    /// ack was lost) goes back in line at once too, by the same rule as a crash's closing
+    /// channel. The consumer process lives on and opens a new channel: work under way
+    /// finishes, and its ack, sent on the closed channel, counts for nothing; the buffered
+    /// deliveries are dropped from its memory. (Only a consumer acking after commit has a
+    /// timeout to run out, and all it holds is acked so: nothing it holds was settled on
+    /// delivery, which a closing channel would count as lost.)
     fn close_timed_out_channel(&mut self, consumer: ConsumerId) {
         let c = &mut self.consumers[consumer.index()];
         let unacked: Vec<(CopyId, Attempt)> = c
@@ -554,12 +557,7 @@ impl Simulation {
             .map(|h| (h.copy, h.attempt))
             .chain(c.lost_acks.drain(..))
             .collect();
-        for (copy, attempt) in unacked {
-            let c = &self.copies[copy as usize];
-            if c.fate == Fate::InFlight && c.attempts == attempt && !c.settled_at_broker {
-                self.requeue(copy, attempt, consumer);
-            }
-        }
+        self.close_channel(consumer, unacked);
     }
 
     /// RabbitMQ: an unacked delivery returns to its place in line at once.

@@ -485,10 +485,11 @@ impl Simulation {
         }
     }
 
-    /// The consumer's channel closed (it crashed, or it stopped after scaling in) with
-    /// `unacked` deliveries out on it. One still out (not settled since) that was acked on
-    /// delivery is lost: its effect never committed. On RabbitMQ the others go back at once
-    /// (no lease to wait out), marked redelivered; elsewhere their lease runs its course.
+    /// The consumer's channel closed (it crashed, it stopped after scaling in, or RabbitMQ's
+    /// consumer timeout ran out on one of its deliveries) with `unacked` deliveries out on
+    /// it. One still out (not settled since) that was acked on delivery is lost: its effect
+    /// never committed. On RabbitMQ the others go back at once (no lease to wait out),
+    /// marked redelivered; elsewhere their lease runs its course.
     /// Returns whether the queue requeues, so the caller dispatches it.
     pub(super) fn close_channel(
         &mut self,
