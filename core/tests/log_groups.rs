@@ -134,6 +134,53 @@ fn eager_rebalancing_with_auto_commit_commits_the_positions_first() {
     assert!(sentences(&narrated).contains(&"Partition 0 now belongs to g-2, resuming at offset 0."));
 }
 
+/// Eager, committing before processing or on a timer: a member still up that rejoins while
+/// it processes a record has already committed past it (before processing, or as it
+/// rejoins with auto-commit), so its partition resumes after that record and nobody reads
+/// it again; but the member finishes it, and its effect applies once. It is not skipped.
+/// Before (found 2026-12-04), the resumed partition said "Group g will never process
+/// offset 1" and counted it in `records_skipped`, then g-1 processed #1: processed plus
+/// skipped came to 5 of 4 records appended.
+#[test]
+fn an_eager_rejoin_mid_record_past_its_commit_skips_nothing_the_member_finishes() {
+    for commit in [
+        CommitMode::BeforeProcessing,
+        CommitMode::Auto { every_s: 100.0 },
+    ] {
+        let mut s = repro("member-joins-mid-record");
+        s.groups[0].rebalance = Rebalance::Eager;
+        s.groups[0].rebalance_s = 0.2;
+        s.groups[0].commit = commit;
+        let (sim, narrated) = run_narrated(s);
+        assert_eq!(
+            applied_per_message(&sim, GroupId::new(0)),
+            [1, 1, 1, 1],
+            "{commit:?}"
+        );
+        assert!(
+            !narrated
+                .iter()
+                .any(|(f, _)| matches!(f, Fact::RecordsSkipped { .. })),
+            "{commit:?}: {:?}",
+            sentences(&narrated)
+        );
+        let c = sim.counters();
+        assert_eq!(c.records_skipped, 0, "{commit:?}");
+        assert_eq!(c.records_processed + c.records_skipped, c.appended);
+        let texts = sentences(&narrated);
+        assert!(
+            texts.contains(&"g-1 is still processing offset 1 of partition 0, fetched before the last rebalance or rewind; its offset was already committed, so nobody processes it again."),
+            "{commit:?}: {texts:?}"
+        );
+        assert!(
+            texts.contains(&"g-1 processed #1 (offset 1)."),
+            "{commit:?}"
+        );
+        let jobs = sim.jobs_of(None);
+        assert_eq!((jobs.completed, jobs.failed), (4, 0), "{commit:?}");
+    }
+}
+
 /// Eager, with a rebalance shorter than the record: the partition resumes while the old
 /// fetch is still being processed, and the narration says so instead of pretending the
 /// record now belongs to its new owner alone.

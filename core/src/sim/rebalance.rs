@@ -148,15 +148,32 @@ impl Simulation {
         let group = &mut self.groups[g.index()];
         group.owner[p] = owner;
         let (committed, done) = (group.committed[p], group.done_upto[p]);
+        // A record a member still up works on (fetched before an eager rebalance, its
+        // offset committed before processing or as the member rejoined) is not skipped:
+        // nobody reads it again, but that member finishes it.
+        let mut in_hand: Vec<u64> = group
+            .members
+            .iter()
+            .filter_map(|m| m.working)
+            .filter(|w| w.partition as usize == p && (done..committed).contains(&w.offset))
+            .map(|w| w.offset)
+            .collect();
+        in_hand.sort_unstable();
+        in_hand.dedup();
         self.reads_passed(g, p, committed);
-        if committed > done {
-            self.counters.records_skipped += committed - done;
+        let mut from = done;
+        while from < committed && in_hand.contains(&from) {
+            from += 1;
+        }
+        if from < committed {
+            let skipped = committed - from - in_hand.iter().filter(|&&o| o > from).count() as u64;
+            self.counters.records_skipped += skipped;
             let log = &self.logs[self.groups[g.index()].log];
-            let first = log.partitions[p].get(done);
+            let first = log.partitions[p].get(from);
             self.facts.push(Fact::RecordsSkipped {
                 group: g,
                 partition: p as u32,
-                from: done,
+                from,
                 to: committed,
                 why: SkipReason::CommittedBeforeProcessing,
                 first_msg: first.map(|r| r.msg),
