@@ -101,6 +101,12 @@ pub enum Event {
     AutoCommit {
         group: GroupId,
     },
+    /// The oldest record of log `log` runs out of its retention time at `at` (live while
+    /// the log still expects its next expiry then: `Log::retention_due_us`).
+    RetentionDue {
+        log: u32,
+        at: Micros,
+    },
     RestartMember {
         group: GroupId,
         member: MemberId,

@@ -61,6 +61,9 @@ pub struct Log {
     /// Partition of the next keyless record (round robin).
     pub next_keyless: u32,
     pub partition_by: PartitionKey,
+    /// When time-based retention next removes a record some group has not committed
+    /// (its `Event::RetentionDue` is pending); none while nothing of the kind is left.
+    pub retention_due_us: Option<Micros>,
 }
 
 impl Log {
@@ -72,6 +75,7 @@ impl Log {
             retention_records: spec.retention_records,
             next_keyless: 0,
             partition_by: spec.partition_by,
+            retention_due_us: None,
         }
     }
 

@@ -167,6 +167,53 @@ fn retention_expires_records_even_if_unread() {
     assert!(p.start > 0, "the log start moved up");
 }
 
+/// Time-based retention keeps its own clock (a broker checks retention periodically, and
+/// deletes expired data of a partition nothing is written to as well): the group's only
+/// member crashes for good at 2 s and the producer stops at 10 s, so nothing touches the
+/// log afterwards, yet every record it left goes 5 s after its append. Before (found
+/// 2026-12-04), retention ran only when the log was next touched: the last 10 records
+/// stayed to the end (40 s), the oldest age reached 34.5 s in a log that keeps records
+/// 5 s, the lag stayed at 10 and their 10 jobs stayed running.
+#[test]
+fn retention_removes_records_on_time_though_nothing_touches_the_log() {
+    let s = Scenario::from_json(
+        r#"{ "version": 4, "name": "idle-log", "seed": 1,
+        "producers": [{ "name": "p", "target": "L", "arrivals": { "process": "constant", "schedule": [{ "from_s": 0, "rate_per_s": 2 }] }, "count": 20 }],
+        "logs": [{ "name": "L", "partitions": 1, "retention_s": 5 }],
+        "groups": [{ "name": "g", "log": "L", "members": 1, "service": { "fixed": { "seconds": 0.1 } }, "commit": "after_processing", "rebalance_s": 0.5 }],
+        "commands": [{ "at_s": 2.05, "command": { "crash_member": { "group": 0, "member": 0, "point": "now" } } }],
+        "end_s": 40 }"#,
+    )
+    .expect("valid");
+    let (sim, facts) = run(s);
+    let c = sim.counters();
+    assert_eq!((c.appended, c.records_processed), (20, 3));
+    assert_eq!(c.records_expired, 20, "every record went");
+    assert_eq!(c.records_processed + c.records_skipped, c.appended);
+    // The last record, appended at 10 s, went at 15 s, by itself.
+    let last = facts
+        .iter()
+        .filter_map(|f| match f {
+            Fact::RecordsExpired { to, .. } => Some(*to),
+            _ => None,
+        })
+        .max();
+    assert_eq!(last, Some(20));
+    let p = &sim.group_partitions(GroupId::new(0))[0];
+    assert_eq!((p.start, p.end, p.lag), (20, 20, 0), "{p:?}");
+    for s in sim.series() {
+        assert!(
+            s.oldest_age_s <= 5.0,
+            "never older than the retention: {s:?}"
+        );
+        if s.t_s >= 15.0 {
+            assert_eq!(s.lag, 0, "{s:?}");
+        }
+    }
+    let jobs = sim.jobs_of(None);
+    assert_eq!((jobs.running, jobs.completed, jobs.failed), (0, 3, 17));
+}
+
 #[test]
 fn a_log_run_replays_exactly() {
     let s = example("log-consumer-groups");
@@ -317,12 +364,15 @@ fn the_oldest_age_counts_the_records_a_group_has_not_committed() {
     assert_eq!(ages[5], 4.0, "the sample at 5 s: {ages:?}");
 
     // log-retention: 25 records behind for most of the run, the oldest about as old as
-    // the 5 s retention lets it get (records go when the log is next touched).
+    // the 5 s retention lets it get (records go as their 5 s run out, never later: the
+    // last arrival is at 19.8 s, so at 20 s one more has gone and none came).
     let (sim, _) = run(example("log-retention"));
     for s in sim.series() {
-        if s.t_s >= 6.0 && s.t_s <= 20.0 {
+        if s.t_s >= 6.0 && s.t_s <= 19.0 {
             assert_eq!(s.lag, 25, "{s:?}");
-            assert!((4.0..=6.0).contains(&s.oldest_age_s), "{s:?}");
+        }
+        if s.t_s >= 6.0 && s.t_s <= 20.0 {
+            assert!((4.0..=5.0).contains(&s.oldest_age_s), "{s:?}");
         }
         if s.lag == 0 {
             assert_eq!(s.oldest_age_s, 0.0, "{s:?}");

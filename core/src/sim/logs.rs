@@ -178,6 +178,40 @@ impl Simulation {
             part.records.drain(..gone);
             part.start = to;
         }
+        self.schedule_retention(l);
+    }
+
+    /// Time-based retention keeps its own clock, as a broker's periodic retention check
+    /// does: while some group reading log `l` has not committed all of a partition, the
+    /// log looks again when its oldest record runs out, whether or not anything is
+    /// appended or read meanwhile (a group whose members are all down still loses what
+    /// expires). A log every group has read to its end waits for its next touch, so a
+    /// finished run does not go on to expire what nobody will read.
+    fn schedule_retention(&mut self, l: usize) {
+        let log = &self.logs[l];
+        let Some(age) = log.retention_us else {
+            return;
+        };
+        let groups = &self.groups;
+        let due = log
+            .partitions
+            .iter()
+            .enumerate()
+            .filter(|(p, part)| {
+                groups
+                    .iter()
+                    .any(|g| g.log == l && g.committed.get(*p).is_some_and(|&c| c < part.end()))
+            })
+            .filter_map(|(_, part)| part.records.front())
+            .map(|r| r.appended_us.saturating_add(age))
+            .min();
+        if due != log.retention_due_us {
+            self.logs[l].retention_due_us = due;
+            if let Some(at) = due {
+                self.events
+                    .schedule(at, Event::RetentionDue { log: l as u32, at });
+            }
+        }
     }
 
     /// Idle members start on their partitions' next records.
@@ -222,6 +256,9 @@ impl Simulation {
                 self.start_record(g, m as MemberId, p as u32);
             }
         }
+        // Commits made here (before processing, aborted records stepped over) may leave
+        // nothing for retention to take from the group.
+        self.schedule_retention(log);
     }
 
     /// A read_committed member steps over aborted records on its partitions.
@@ -584,6 +621,8 @@ impl Simulation {
             }
             more |= group.busy[p];
         }
+        let log = self.groups[g.index()].log;
+        self.schedule_retention(log);
         more
     }
 

@@ -620,6 +620,7 @@ impl Simulation {
             Event::RecordDone { .. }
             | Event::RebalanceDone { .. }
             | Event::RestartMember { .. } => self.group_event_is_live(event),
+            Event::RetentionDue { log, at } => self.logs[log as usize].retention_due_us == Some(at),
             Event::AutoCommit { .. }
             | Event::PublishArrives { .. }
             | Event::RedriveTick { .. }
@@ -775,6 +776,10 @@ impl Simulation {
             } => self.record_done(group, member, partition, offset),
             Event::RebalanceDone { group, .. } => self.rebalance_done(group),
             Event::AutoCommit { group } => self.auto_commit(group),
+            Event::RetentionDue { log, .. } => {
+                self.logs[log as usize].retention_due_us = None;
+                self.log_changed(log as usize);
+            }
             Event::RestartMember { group, member, .. } => {
                 self.restart_member(group, member, Trigger::AfterCrash)
             }
