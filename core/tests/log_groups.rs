@@ -134,6 +134,41 @@ fn eager_rebalancing_with_auto_commit_commits_the_positions_first() {
     assert!(sentences(&narrated).contains(&"Partition 0 now belongs to g-2, resuming at offset 0."));
 }
 
+/// Auto-commit under the cooperative protocol: every member still up rejoins, and commits
+/// its positions first, as under the eager one (`ConsumerCoordinator.onJoinPrepare` does
+/// so whatever the protocol), on the partitions it keeps as well as on those that move.
+/// Here g-1 keeps partition 0 when g-2 joins at 3.1 s and crashes at 4.1 s: partition 0
+/// resumes at the commit made as the rebalance started (offset 3). Before (found
+/// 2026-12-04), only the moving partition committed, partition 0 resumed at the timer's
+/// last commit (none: offset 0), and #0, #3 and #5 were applied twice.
+#[test]
+fn cooperative_rebalancing_with_auto_commit_commits_the_kept_partitions_too() {
+    let s = Scenario::from_json(
+        r#"{ "version": 4, "name": "c1", "seed": 1,
+        "producers": [{ "name": "p", "target": "L", "arrivals": { "process": "constant", "schedule": [{ "from_s": 0, "rate_per_s": 2 }] }, "count": 12, "payload": { "keys": 2 } }],
+        "logs": [{ "name": "L", "partitions": 2 }],
+        "groups": [{ "name": "g", "log": "L", "members": 1, "service": { "fixed": { "seconds": 0.2 } }, "commit": { "auto": { "every_s": 100 } }, "rebalance_s": 0.5 }],
+        "commands": [
+          { "at_s": 3.1, "command": { "add_member": { "group": 0 } } },
+          { "at_s": 4.1, "command": { "crash_member": { "group": 0, "member": 0, "point": "now" } } }],
+        "end_s": 30 }"#,
+    )
+    .expect("valid");
+    assert_eq!(s.groups[0].rebalance, Rebalance::Cooperative, "the default");
+    let (sim, narrated) = run_narrated(s);
+    assert_eq!(sim.counters().duplicate_effects, 0);
+    assert!(applied_per_message(&sim, GroupId::new(0))
+        .iter()
+        .all(|&n| n == 1));
+    let texts = sentences(&narrated);
+    assert!(texts
+        .contains(&"Group g committed offset 3 on partition 0: after a restart it resumes there."));
+    assert!(
+        texts.contains(&"Partition 0 now belongs to g-2, resuming at offset 3."),
+        "{texts:?}"
+    );
+}
+
 /// Eager, committing before processing or on a timer: a member still up that rejoins while
 /// it processes a record has already committed past it (before processing, or as it
 /// rejoins with auto-commit), so its partition resumes after that record and nobody reads

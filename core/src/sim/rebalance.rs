@@ -12,11 +12,12 @@ impl Simulation {
     /// Membership (or the partition count) changed: the group rebalances.
     pub(super) fn start_rebalance(&mut self, g: GroupId) {
         let group = &self.groups[g.index()];
-        if group.rebalance == Rebalance::Eager && matches!(group.commit, CommitMode::Auto { .. }) {
+        if matches!(group.commit, CommitMode::Auto { .. }) {
             // A client with auto-commit commits its positions before it rejoins (Kafka's
-            // `ConsumerCoordinator.onJoinPrepare`): what the members still up have fetched
-            // is not read again. A crashed member's partitions were orphaned before: it
-            // commits nothing. (Cooperative: a moving partition commits as it is let go.)
+            // `ConsumerCoordinator.onJoinPrepare`, under either protocol: every member
+            // rejoins, cooperative or eager): what the members still up have fetched is
+            // not read again, on the partitions they keep as on those that move. A
+            // crashed member's partitions were orphaned before: it commits nothing.
             self.commit_positions(g);
         }
         let group = &mut self.groups[g.index()];
