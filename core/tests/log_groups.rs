@@ -169,6 +169,121 @@ fn cooperative_rebalancing_with_auto_commit_commits_the_kept_partitions_too() {
     );
 }
 
+/// The group coordinator is a broker: while the broker is down no offset commit (after
+/// processing, on the timer, as a partition is let go), no transaction commit and no
+/// rebalance round completes. A member still up commits what it finished meanwhile when
+/// the broker is back (a `commitSync` retried until the broker answers); a member that
+/// crashes during the outage commits nothing, so its partition resumes at the last
+/// commit, after the restart, and the record it finished is processed again. Before
+/// (found 2026-12-04), g-1 "committed offset 4" at 2.4 s with the broker down since
+/// 2.1 s, the rebalance after its crash at 3 s completed at 3.5 s, and #3 was never
+/// processed again.
+#[test]
+fn with_the_broker_down_no_offset_commit_or_rebalance_completes() {
+    let scenario = |crash_member: bool, extra: &str| {
+        let crash = if crash_member {
+            r#", { "at_s": 3.0, "command": { "crash_member": { "group": 0, "member": 0, "point": "now" } } }"#
+        } else {
+            ""
+        };
+        Scenario::from_json(&format!(
+            r#"{{ "version": 4, "name": "down", "seed": 1,
+            "producers": [{{ "name": "p", "target": "L", "arrivals": {{ "process": "constant", "schedule": [{{ "from_s": 0, "rate_per_s": 2 }}] }}, "count": 10, "payload": {{ "keys": 1 }} }}],
+            "logs": [{{ "name": "L", "partitions": 1 }}, {{ "name": "out", "partitions": 1 }}],
+            "groups": [{{ "name": "g", "log": "L", "members": 2, "service": {{ "fixed": {{ "seconds": 0.4 }} }}, "commit": "after_processing", "rebalance_s": 0.5 {extra} }},
+                       {{ "name": "reader", "log": "out", "members": 1, "service": {{ "fixed": {{ "seconds": 0.01 }} }}, "commit": "after_processing", "isolation": "read_committed" }}],
+            "commands": [{{ "at_s": 2.1, "command": {{ "crash_broker": {{ "restart_after_s": 3 }} }} }}{crash}],
+            "end_s": 30 }}"#
+        ))
+        .expect("valid")
+    };
+    let restarted = |narrated: &[(Fact, String)]| {
+        narrated
+            .iter()
+            .position(|(f, _)| matches!(f, Fact::BrokerRestarted { .. }))
+            .expect("restarted")
+    };
+    let commit_4 = |narrated: &[(Fact, String)]| {
+        narrated
+            .iter()
+            .position(|(f, _)| {
+                matches!(f, Fact::OffsetCommitted { group, offset: 4, .. } if *group == GroupId::new(0))
+            })
+            .expect("offset 4 committed")
+    };
+    // No crash: #3, finished at 2.4 s, is committed when the broker is back.
+    let (sim, narrated) = run_narrated(scenario(false, ""));
+    assert!(commit_4(&narrated) > restarted(&narrated));
+    assert_eq!(sim.counters().duplicate_effects, 0);
+
+    // g-1 crashes at 3 s: nothing committed #3, and the partition goes to g-2 only after
+    // the restart, from offset 3.
+    let (sim, narrated) = run_narrated(scenario(true, ""));
+    let assigned = narrated
+        .iter()
+        .position(|(f, _)| matches!(f, Fact::PartitionAssigned { group, .. } if *group == GroupId::new(0)))
+        .expect("assigned");
+    assert!(assigned > restarted(&narrated));
+    assert!(sentences(&narrated).contains(&"Partition 0 now belongs to g-2, resuming at offset 3."));
+    assert_eq!(applied_per_message(&sim, GroupId::new(0))[3], 2, "#3 again");
+
+    // Transactional read-process-write: the output of #3 stays open through the outage
+    // and commits with the offset at the restart; if g-1 crashes meanwhile, it aborts,
+    // and the read_committed reader sees #3 once either way.
+    for crash in [false, true] {
+        let (sim, narrated) = run_narrated(scenario(
+            crash,
+            r#", "output": "out", "transactional": true"#,
+        ));
+        let committed = narrated.iter().position(|(f, _)| {
+            matches!(f, Fact::TransactionCommitted { group, .. } if *group == GroupId::new(0))
+        });
+        assert!(committed.is_some());
+        let aborted = narrated
+            .iter()
+            .any(|(f, _)| matches!(f, Fact::TransactionAborted { .. }));
+        assert_eq!(aborted, crash);
+        if !crash {
+            assert!(commit_4(&narrated) > restarted(&narrated));
+        }
+        // (#4 and #5, published while the broker was down, were never stored.)
+        let read = applied_per_message(&sim, GroupId::new(1));
+        assert!(read.iter().all(|&n| n <= 1), "{read:?}");
+        assert_eq!(read[3], 1, "{read:?}");
+    }
+
+    // Eager, two partitions: g-1 finishes #3 inside its transaction during the outage,
+    // then g-2 crashes and every partition is revoked, so #3's offset cannot commit.
+    // At the restart its transaction aborts (it would otherwise stay open for good and
+    // hold the read_committed reader back), and g-1 reads #3 again once the round is done.
+    let mut s = scenario(
+        false,
+        r#", "output": "out", "transactional": true, "rebalance": "eager""#,
+    );
+    s.logs[0].partitions = 2;
+    s.producers[0].payload.keys = 2;
+    s.commands.push(ScheduledCommand {
+        at_s: 3.0,
+        command: Command::CrashMember {
+            group: GroupId::new(0),
+            member: 1,
+            point: MemberCrashPoint::Now,
+            restart_after_s: None,
+        },
+        unannounced: false,
+    });
+    let (sim, narrated) = run_narrated(s);
+    let texts = sentences(&narrated);
+    assert!(texts.contains(&"g-1's transaction aborted: its 1 output record(s) stay in the log, marked aborted; read_committed readers skip them."), "{texts:?}");
+    let read = applied_per_message(&sim, GroupId::new(1));
+    assert_eq!(read[3], 1, "{read:?}");
+    assert!(sim
+        .group_partitions(GroupId::new(1))
+        .iter()
+        .all(|p| p.lag == 0));
+    assert_eq!(sim.jobs_of(None).running, 0);
+}
+
 /// Eager, committing before processing or on a timer: a member still up that rejoins while
 /// it processes a record has already committed past it (before processing, or as it
 /// rejoins with auto-commit), so its partition resumes after that record and nobody reads

@@ -628,6 +628,7 @@ impl Simulation {
             self.dispatch(q);
         }
         for g in self.group_ids() {
+            self.resume_group_after_restart(g);
             self.pump_group(g);
         }
     }

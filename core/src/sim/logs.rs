@@ -74,7 +74,7 @@ impl Simulation {
     }
 
     /// Settles a member's open transaction: its output records become visible, or aborted.
-    fn end_transaction(&mut self, g: GroupId, m: MemberId, commit: bool) {
+    pub(super) fn end_transaction(&mut self, g: GroupId, m: MemberId, commit: bool) {
         let txn = std::mem::take(&mut self.groups[g.index()].members[m as usize].txn);
         let Some(out) = self.groups[g.index()].output else {
             return;
@@ -556,8 +556,10 @@ impl Simulation {
             self.crash_member(g, m, armed.restart_after_us, armed.point, armed.trigger);
             return;
         }
-        if group.commit == CommitMode::AfterProcessing {
+        if group.commit == CommitMode::AfterProcessing && self.broker_up {
             // Never backwards: retention may have moved the log start past this record.
+            // (With the broker down the commit, and the transaction with it, waits for
+            // the restart: `resume_group_after_restart`.)
             group.committed[p as usize] = group.committed[p as usize].max(offset + 1);
             self.counters.offsets_committed += 1;
             let offset = group.committed[p as usize];
@@ -586,6 +588,11 @@ impl Simulation {
         if group.rebalancing && group.rebalance == Rebalance::Eager {
             return;
         }
+        // The group coordinator is a broker: with the broker down the commit fails; the
+        // timer starts again when the broker is back (`resume_group_after_restart`).
+        if !self.broker_up {
+            return;
+        }
         if self.commit_positions(g) {
             self.groups[g.index()].auto_commit_pending = true;
             self.events.schedule(
@@ -598,6 +605,10 @@ impl Simulation {
     /// Commits the current position of every owned partition (see [`Self::auto_commit`]);
     /// whether any partition is still busy.
     pub(super) fn commit_positions(&mut self, g: GroupId) -> bool {
+        if !self.broker_up {
+            // No coordinator to commit to (as a rebalance starts, or the timer ticks).
+            return self.groups[g.index()].busy.iter().any(|&b| b);
+        }
         let group = &mut self.groups[g.index()];
         let mut more = false;
         for p in 0..group.position.len() {

@@ -7,6 +7,7 @@ use super::Simulation;
 use crate::engine::Event;
 use crate::scenario::{CommitMode, Rebalance};
 use crate::step::{Fact, GroupId, MemberId, SkipReason};
+use crate::time::secs_to_us;
 
 impl Simulation {
     /// Membership (or the partition count) changed: the group rebalances.
@@ -98,7 +99,11 @@ impl Simulation {
         group.owner[i] = None;
         group.busy[i] = false;
         let done = group.done_upto[i];
-        if group.commit != CommitMode::BeforeProcessing && done > group.committed[i] {
+        // With the broker down the commit fails: the next owner starts at the last one.
+        if group.commit != CommitMode::BeforeProcessing
+            && done > group.committed[i]
+            && self.broker_up
+        {
             group.committed[i] = done;
             self.counters.offsets_committed += 1;
             self.facts.push(Fact::OffsetCommitted {
@@ -126,6 +131,11 @@ impl Simulation {
     /// processed but not committed). Cooperative: partitions already let go go to their
     /// new owners; the ones still being finished follow when their owner lets go.
     pub(super) fn rebalance_done(&mut self, g: GroupId) {
+        if !self.broker_up {
+            // The group coordinator is a broker: the round completes after the restart
+            // (`resume_group_after_restart` starts its clock again).
+            return;
+        }
         let partitions = self.logs[self.groups[g.index()].log].partitions.len();
         let group = &mut self.groups[g.index()];
         group.rebalancing = false;
@@ -221,6 +231,72 @@ impl Simulation {
                 group.owner[p] = None;
                 group.busy[p] = false;
                 group.revoking[p] = false;
+            }
+        }
+    }
+}
+
+impl Simulation {
+    /// The broker is back, and with it the group coordinator: a rebalance round that
+    /// could not complete while it was down takes its time again from now, and each
+    /// member still up commits what it finished on its partitions meanwhile (a
+    /// `commitSync` retried until the broker answers), its transaction with it. A member
+    /// that crashed while the broker was down commits nothing: its partitions resume at
+    /// their last commit, and what it finished since is read again (so does a partition
+    /// that left its member meanwhile, whose transaction then aborts).
+    pub(super) fn resume_group_after_restart(&mut self, g: GroupId) {
+        let group = &self.groups[g.index()];
+        if group.rebalancing {
+            let (at, round) = (self.now_us.saturating_add(group.rebalance_us), group.round);
+            self.events.schedule(
+                at,
+                Event::RebalanceDone {
+                    group: g,
+                    generation: round,
+                },
+            );
+        }
+        let group = &mut self.groups[g.index()];
+        if let CommitMode::Auto { every_s } = group.commit {
+            let behind = (0..group.owner.len())
+                .any(|p| group.owner[p].is_some() && group.position[p] > group.committed[p]);
+            if behind && !group.auto_commit_pending {
+                group.auto_commit_pending = true;
+                self.events.schedule(
+                    self.now_us.saturating_add(secs_to_us(every_s)),
+                    Event::AutoCommit { group: g },
+                );
+            }
+            return;
+        }
+        if group.commit != CommitMode::AfterProcessing {
+            return;
+        }
+        for p in 0..group.owner.len() {
+            let group = &mut self.groups[g.index()];
+            let Some(m) = group.owner[p] else {
+                continue;
+            };
+            if group.done_upto[p] <= group.committed[p] || !group.members[m as usize].up {
+                continue;
+            }
+            group.committed[p] = group.done_upto[p];
+            self.counters.offsets_committed += 1;
+            let offset = group.committed[p];
+            self.facts.push(Fact::OffsetCommitted {
+                group: g,
+                partition: p as u32,
+                offset,
+            });
+            self.end_transaction(g, m, true);
+        }
+        // A transaction still open belongs to a record whose partition left its member
+        // while the broker was down (revoked, or every partition under an eager round):
+        // its offset cannot commit with it, the next owner reads the record again, so
+        // it aborts.
+        for m in 0..self.groups[g.index()].members.len() {
+            if !self.groups[g.index()].members[m].txn.is_empty() {
+                self.end_transaction(g, m as MemberId, false);
             }
         }
     }
