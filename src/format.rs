@@ -73,6 +73,21 @@ pub fn fixed(v: f64, decimals: usize, lang: Lang) -> String {
     }
 }
 
+/// An instant of a message's history (or a delay in it), to the millisecond and no
+/// further than it needs, as the narration writes it: `1.5`, `11`, `61.012`, `86,400.1`
+/// (`1,5`, `11`, `61,012`, `86.400,1` in Spanish), without the unit. Trailing zeros are
+/// left out so that a Spanish `11,000` is never read as eleven thousand.
+pub fn instant(s: f64, lang: Lang) -> String {
+    let text = fixed(s.max(0.0), 3, lang);
+    match text.split_once(lang.decimal()) {
+        Some((whole, fraction)) => match fraction.trim_end_matches('0') {
+            "" => whole.to_string(),
+            fraction => format!("{whole}{}{fraction}", lang.decimal()),
+        },
+        None => text,
+    }
+}
+
 /// A label of the chart's axes in seconds (the time axis, the oldest message's age):
 /// grouped as the clock is (`80,000`, `80.000` in Spanish for a day), with one decimal on
 /// an axis under ten seconds, whose ticks fall between whole seconds (`0.5`, `0,5`).
@@ -188,6 +203,23 @@ fn decimal_comma(text: String, lang: Lang) -> String {
 mod tests {
     use super::*;
     use Lang::{En, Es};
+
+    #[test]
+    fn history_instants_go_to_the_millisecond_without_trailing_zeros() {
+        assert_eq!(instant(1.5, En), "1.5");
+        assert_eq!(instant(1.5, Es), "1,5");
+        assert_eq!(
+            instant(11.0, Es),
+            "11",
+            "never '11,000': eleven thousand in Spanish"
+        );
+        assert_eq!(instant(61.012, Es), "61,012");
+        assert_eq!(instant(0.2504, En), "0.25");
+        assert_eq!(instant(86_400.1, En), "86,400.1");
+        assert_eq!(instant(86_400.0, Es), "86.400");
+        assert_eq!(instant(0.0001, En), "0");
+        assert_eq!(instant(-0.0, Es), "0");
+    }
 
     #[test]
     fn amounts_keep_two_decimals_at_most_with_the_languages_separators() {

@@ -667,12 +667,10 @@ fn style(moves: Move) -> ArrowKind {
     }
 }
 
-/// Seconds with two decimals, with the language's decimal separator.
+/// An instant or a delay in seconds, as the history's times are written
+/// ([`crate::format::instant`]).
 fn secs(s: f64, l: Locale) -> String {
-    match l {
-        Locale::en => format!("{s:.2}"),
-        Locale::es => format!("{s:.2}").replace('.', ","),
-    }
+    crate::format::instant(s, crate::i18n::lang(l))
 }
 
 /// The producer, its publishes and the broker's answers.
@@ -1201,6 +1199,10 @@ mod tests {
             "{label}"
         );
         assert!(label.starts_with("✗ not confirmed (attempt 1): row kept, again at "));
+        assert!(
+            label.ends_with("again at 1.533 s"),
+            "to the millisecond, as the narration writes it: {label}"
+        );
     }
 
     #[test]

@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 use leptos_use::{use_event_listener, use_window};
 
-use crate::format::{count, fixed};
+use crate::format::{count, instant};
 use crate::i18n::{lang_of, t, t_string, use_i18n, I18n};
 use crate::model::lineage::*;
 use crate::ui::focus::focus_id;
@@ -133,7 +133,7 @@ fn lineage_view(l: &Lineage, i18n: I18n) -> impl IntoView {
         .rows
         .iter()
         .map(|r| {
-            let (step, time) = (count(r.step, lang), fixed(r.time_s, 3, lang));
+            let (step, time) = (count(r.step, lang), instant(r.time_s, lang));
             view! {
                 <li data-testid="lineage-row" data-lane=r.lane.label() data-kind=r.kind.class()>
                     <span class="at">{t_string!(i18n, story.lineage_panel.at, step = step, time = time).to_string()}</span>
@@ -238,7 +238,7 @@ fn arrow_view(i: usize, r: &LineageRow, lang: brokerlab_core::lang::Lang) -> imp
     let kind = r.kind.class();
     let marker = format!("url(#seq-head-{kind})");
     let class = format!("arrow {kind}");
-    let time = format!("{:.3} s", r.time_s).replace('.', &lang.decimal().to_string());
+    let time = format!("{} s", instant(r.time_s, lang));
     let shape = if r.from == r.to {
         // A small loop on the right of the lifeline, label beside it.
         let x = lifeline_x(r.from);
