@@ -229,6 +229,38 @@ test('presenter mode with a lesson at 1280×800: every card stays inside its lan
   await close();
 });
 
+test('presenter mode at 1280×800, 1024×768 and 1920×1080: the outbox relay card and its buttons stay inside the producers lane', async () => {
+  // In Spanish at 1280×800 the relay card, indented 1rem under its producer in a lane of
+  // 7 rems, held a button ("Caída tras la próxima publicación") 18 px wider than the card;
+  // a producer's "Perder la próxima confirmación" under More ran over by 3 px.
+  const sizes = [[1280, 800], [1024, 768], [1920, 1080]];
+  for (const locale of ['en-US', 'es-ES']) {
+    for (const [width, height] of sizes) {
+      const { page, errors, close } = await openPage(BASE_URL, { locale, viewport: { width, height } });
+      try {
+        await page.getByTestId('scenario').selectOption('outbox-relay-crash');
+        await page.keyboard.press('p');
+        await page.getByTestId('present-exit').waitFor({ state: 'visible' });
+        await page.getByTestId('relay-0').waitFor({ state: 'visible' });
+        await page.getByTestId('producer-0-more').click();
+        const past = await page.evaluate(() => [...document.querySelectorAll('.topology .lane.producers .node')].flatMap((n) => {
+          const lane = n.closest('.lane').getBoundingClientRect();
+          const card = n.getBoundingClientRect();
+          const edge = card.left + n.clientLeft + n.clientWidth;
+          const out = card.right > lane.right + 1 ? [`${n.dataset.testid}: right ${Math.round(card.right)} past its lane's ${Math.round(lane.right)}`] : [];
+          return out.concat([...n.querySelectorAll('strong, .state, button, summary')]
+            .filter((k) => k.getBoundingClientRect().width > 0 && k.getBoundingClientRect().right > edge + 1)
+            .map((k) => `${n.dataset.testid} ${k.dataset.testid ?? k.tagName}: right ${Math.round(k.getBoundingClientRect().right)} past ${Math.round(edge)}`));
+        }));
+        assert.deepEqual(past, [], `${locale} ${width}×${height}`);
+        assert.deepEqual(errors, []);
+      } finally {
+        await close();
+      }
+    }
+  }
+});
+
 test('presenter mode at 1280×800: no database card is cut on the right, in either language', async () => {
   // The database lane was a quarter of the topology: its cards (title, summary and the
   // effects table) were wider than the lane shows, and cut ("consumidores d", "⚠ 2 vece").
