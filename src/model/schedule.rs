@@ -10,7 +10,7 @@ use brokerlab_core::{
     ProducerCrashPoint, ProducerId, RateSegment, Scenario, ScheduledCommand, Simulation,
 };
 
-use crate::format::seconds;
+use crate::format::{amount, count, seconds};
 use crate::i18n::{locale, td_string};
 
 /// What a scheduled command acts on.
@@ -435,31 +435,145 @@ pub fn describe(command: &Command, names: &Names, lang: Lang) -> String {
             let group = names.group(*group, lang);
             td_string!(l, panels.schedule.says.add_member, group).to_string()
         }
-        other => generic(other, lang),
+        other => setting(other, names, lang),
     }
 }
 
-/// Any other command, named as the scenario file names it ("set service time on jobs").
-fn generic(command: &Command, lang: Lang) -> String {
-    let json = serde_json::to_value(command).unwrap_or_default();
-    let (name, body) = match &json {
-        serde_json::Value::String(name) => (name.clone(), None),
-        serde_json::Value::Object(map) => map
-            .iter()
-            .next()
-            .map_or((String::new(), None), |(k, v)| (k.clone(), Some(v))),
-        _ => (String::new(), None),
-    };
-    let command = name.replace('_', " ");
-    match body
-        .and_then(|b| b.get("queue").or_else(|| b.get("log")))
-        .and_then(|q| q.as_str())
-    {
-        Some(target) => {
-            td_string!(locale(lang), panels.schedule.says.on, command, target).to_string()
+/// Any other command (a setting changed, a redrive, a group's seek, a dependency's
+/// change), in the page's language with its target and, where it is one number, its
+/// value: "8 consumers on requests" ("8 consumidores en requests").
+fn setting(command: &Command, names: &Names, lang: Lang) -> String {
+    use Command::*;
+    let l = locale(lang);
+    let n = |v: f64| amount(v, lang);
+    match command {
+        Redrive { queue: target, .. } => td_string!(l, panels.schedule.says.redrive, target),
+        SeekToEarliest { group } => {
+            let target = names.group(*group, lang);
+            td_string!(l, panels.schedule.says.seek_to_earliest, target)
         }
-        None => command,
+        SeekTo { group, offset } => {
+            let target = names.group(*group, lang);
+            let value = count(*offset, lang);
+            td_string!(l, panels.schedule.says.seek_to, target, value)
+        }
+        SetGroupOrdering { group, .. } => {
+            let target = names.group(*group, lang);
+            td_string!(l, panels.schedule.says.set_group_ordering, target)
+        }
+        DependencyOutage {
+            queue: target,
+            for_s,
+        } => {
+            let value = n(*for_s);
+            td_string!(l, panels.schedule.says.dependency_outage, target, value)
+        }
+        SetServiceTime { queue: target, .. } => {
+            td_string!(l, panels.schedule.says.set_service_time, target)
+        }
+        SetConsumerCount {
+            queue: target,
+            count: c,
+        } => {
+            let value = count(u64::from(*c), lang);
+            td_string!(l, panels.schedule.says.set_consumer_count, target, value)
+        }
+        SetPrefetch {
+            queue: target,
+            prefetch,
+        } => {
+            let value = count(u64::from(*prefetch), lang);
+            td_string!(l, panels.schedule.says.set_prefetch, target, value)
+        }
+        SetAckMode { queue: target, .. } => {
+            td_string!(l, panels.schedule.says.set_ack_mode, target)
+        }
+        SetIdempotency { queue: target, .. } => {
+            td_string!(l, panels.schedule.says.set_idempotency, target)
+        }
+        SetOrdering { queue: target, .. } => {
+            td_string!(l, panels.schedule.says.set_ordering, target)
+        }
+        SetRetry { queue: target, .. } => td_string!(l, panels.schedule.says.set_retry, target),
+        SetVisibilityTimeout {
+            queue: target,
+            seconds: s,
+        } => {
+            let value = n(*s);
+            td_string!(
+                l,
+                panels.schedule.says.set_visibility_timeout,
+                target,
+                value
+            )
+        }
+        SetConsumerTimeout {
+            queue: target,
+            seconds: s,
+        } => {
+            let value = n(*s);
+            td_string!(l, panels.schedule.says.set_consumer_timeout, target, value)
+        }
+        SetQueueBound { queue: target, .. } => {
+            td_string!(l, panels.schedule.says.set_queue_bound, target)
+        }
+        SetPartitions {
+            log: target,
+            partitions,
+        } => {
+            let value = count(u64::from(*partitions), lang);
+            td_string!(l, panels.schedule.says.set_partitions, target, value)
+        }
+        SetFlavour { queue: target, .. } => td_string!(l, panels.schedule.says.set_flavour, target),
+        DeployFix { queue: target, .. } => td_string!(l, panels.schedule.says.deploy_fix, target),
+        SlowDependency {
+            dependency: target,
+            factor,
+            ..
+        } => {
+            let value = n(*factor);
+            td_string!(l, panels.schedule.says.slow_dependency, target, value)
+        }
+        SetDependencyCapacity {
+            dependency: target, ..
+        } => td_string!(l, panels.schedule.says.set_dependency_capacity, target),
+        SetDependencyTimeout {
+            dependency: target,
+            timeout_s,
+        } => {
+            let value = n(*timeout_s);
+            td_string!(
+                l,
+                panels.schedule.says.set_dependency_timeout,
+                target,
+                value
+            )
+        }
+        SetRetryBudget {
+            dependency: target, ..
+        } => td_string!(l, panels.schedule.says.set_retry_budget, target),
+        SetBreaker {
+            dependency: target, ..
+        } => td_string!(l, panels.schedule.says.set_breaker, target),
+        SetAdmission {
+            dependency: target, ..
+        } => td_string!(l, panels.schedule.says.set_admission, target),
+        // Each of these has its own words in `describe`.
+        CrashConsumer { .. }
+        | RestartConsumer { .. }
+        | DropNextAck { .. }
+        | SlowConsumer { .. }
+        | CrashProducer { .. }
+        | RestartProducer { .. }
+        | DropNextConfirm { .. }
+        | InjectPoison { .. }
+        | CrashBroker { .. }
+        | RestartBroker
+        | CrashMember { .. }
+        | AddMember { .. }
+        | SetArrivals { .. } => return describe(command, names, lang),
     }
+    .to_string()
 }
 
 /// "at 12 s: crash C1 after its next commit, before the ack (back 5 s later)".
@@ -652,13 +766,32 @@ mod tests {
     }
 
     #[test]
-    fn other_commands_are_named_as_the_file_names_them() {
+    fn other_commands_are_told_in_the_pages_language_with_their_value() {
+        // The timeline's marks and the schedule's list wrote these as the file names
+        // them, in English whatever the language: "en 20,0 s: set consumer count en
+        // requests", "en 40,0 s: seek to earliest" (dep-scale-out, log-consumer-groups).
         let names = Names::default();
         let c = Command::SetPrefetch {
             queue: "jobs".into(),
             prefetch: 3,
         };
-        assert_eq!(describe(&c, &names, Lang::En), "set prefetch on jobs");
+        assert_eq!(describe(&c, &names, Lang::En), "prefetch 3 on jobs");
+        assert_eq!(describe(&c, &names, Lang::Es), "prefetch de 3 en jobs");
+        let c = Command::SetConsumerCount {
+            queue: "requests".into(),
+            count: 8,
+        };
+        assert_eq!(describe(&c, &names, Lang::Es), "8 consumidores en requests");
+        let (s, names) = base("log-consumer-groups");
+        assert!(!s.commands.is_empty());
+        for c in &s.commands {
+            let (en, es) = (
+                describe(&c.command, &names, Lang::En),
+                describe(&c.command, &names, Lang::Es),
+            );
+            assert_ne!(en, es, "told in Spanish");
+            assert!(!es.contains("seek") && !es.contains('_'), "{es}");
+        }
         assert_eq!(
             describe(
                 &Command::DropNextAck {
