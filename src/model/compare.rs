@@ -91,6 +91,9 @@ pub struct Setting {
     pub label: String,
     /// The values to pick from; empty for a number typed in.
     pub choices: Vec<String>,
+    /// Each choice in the page's language, with the value the file writes
+    /// ("Al entregar (como mucho una vez) — on_delivery").
+    pub choice_labels: Vec<String>,
     /// The value side A has.
     pub current: String,
 }
@@ -106,7 +109,30 @@ pub fn offered_settings(scenario: &Scenario, lang: Lang) -> Vec<Setting> {
     let doc = serde_json::to_value(scenario).unwrap_or(Value::Null);
     let l = locale(lang);
     let mut out = Vec::new();
-    let mut add = |path: String, name: &str, what: &str, choices: &[&str]| {
+    let ack_labels = [
+        td_string!(l, panels.params.options.ack_on_delivery),
+        td_string!(l, panels.params.options.ack_after_commit),
+    ];
+    let idempotency_labels = [
+        td_string!(l, panels.params.options.idempotency_none),
+        td_string!(l, panels.params.options.check_then_insert),
+        td_string!(l, panels.params.options.inbox),
+    ];
+    let jitter_labels = [
+        td_string!(l, panels.compare.choice_jitter_none),
+        td_string!(l, panels.compare.choice_jitter_full),
+        td_string!(l, panels.compare.choice_jitter_equal),
+    ];
+    let flavour_labels = [
+        td_string!(l, panels.params.options.generic),
+        td_string!(l, panels.params.options.rabbitmq),
+        td_string!(l, panels.params.options.sqs),
+    ];
+    let queue_type_labels = [
+        td_string!(l, panels.compare.choice_classic),
+        td_string!(l, panels.compare.choice_quorum),
+    ];
+    let mut add = |path: String, name: &str, what: &str, choices: &[&str], labels: &[&str]| {
         // A setting the scenario leaves out (a default it does not write) is not offered:
         // its path names nothing to change. The free field can still add it.
         let Some(current) = doc
@@ -119,58 +145,85 @@ pub fn offered_settings(scenario: &Scenario, lang: Lang) -> Vec<Setting> {
             label: format!("{name}: {what}"),
             path,
             choices: choices.iter().map(|c| c.to_string()).collect(),
+            choice_labels: choices
+                .iter()
+                .zip(labels)
+                .map(|(c, label)| format!("{label} — {c}"))
+                .collect(),
             current,
         });
     };
     for (i, c) in scenario.consumers.iter().enumerate() {
         let p = |field: &str| format!("consumers.{i}.{field}");
         let n = c.name.as_str();
-        add(p("ack"), n, td_string!(l, panels.compare.setting_ack), &ACK);
+        add(
+            p("ack"),
+            n,
+            td_string!(l, panels.compare.setting_ack),
+            &ACK,
+            &ack_labels,
+        );
         let idem = td_string!(l, panels.compare.setting_idempotency);
-        add(p("idempotency"), n, idem, &IDEMPOTENCY);
+        add(p("idempotency"), n, idem, &IDEMPOTENCY, &idempotency_labels);
         add(
             p("replicas"),
             n,
             td_string!(l, panels.compare.setting_replicas),
             &[],
+            &[],
         );
         let conc = td_string!(l, panels.compare.setting_concurrency);
-        add(p("concurrency"), n, conc, &[]);
+        add(p("concurrency"), n, conc, &[], &[]);
         add(
             p("prefetch"),
             n,
             td_string!(l, panels.compare.setting_prefetch),
             &[],
+            &[],
         );
         let attempts = td_string!(l, panels.compare.setting_max_attempts);
-        add(p("retry.max_attempts"), n, attempts, &[]);
+        add(p("retry.max_attempts"), n, attempts, &[], &[]);
         add(
             p("retry.jitter"),
             n,
             td_string!(l, panels.compare.setting_jitter),
             &JITTER,
+            &jitter_labels,
         );
     }
     for (i, q) in scenario.queues.iter().enumerate() {
         let n = q.name.as_str();
         let flavour = td_string!(l, panels.compare.setting_flavour);
-        add(format!("queues.{i}.flavour"), n, flavour, &FLAVOUR);
+        add(
+            format!("queues.{i}.flavour"),
+            n,
+            flavour,
+            &FLAVOUR,
+            &flavour_labels,
+        );
         let kind = td_string!(l, panels.compare.setting_queue_type);
-        add(format!("queues.{i}.queue_type"), n, kind, &QUEUE_TYPE);
+        add(
+            format!("queues.{i}.queue_type"),
+            n,
+            kind,
+            &QUEUE_TYPE,
+            &queue_type_labels,
+        );
     }
     for (i, log) in scenario.logs.iter().enumerate() {
         let parts = td_string!(l, panels.compare.setting_partitions);
-        add(format!("logs.{i}.partitions"), &log.name, parts, &[]);
+        add(format!("logs.{i}.partitions"), &log.name, parts, &[], &[]);
     }
     for (i, g) in scenario.groups.iter().enumerate() {
         let members = td_string!(l, panels.compare.setting_members);
-        add(format!("groups.{i}.members"), &g.name, members, &[]);
+        add(format!("groups.{i}.members"), &g.name, members, &[], &[]);
         let idem = td_string!(l, panels.compare.setting_idempotency);
         add(
             format!("groups.{i}.idempotency"),
             &g.name,
             idem,
             &IDEMPOTENCY,
+            &idempotency_labels,
         );
     }
     out
@@ -522,6 +575,18 @@ mod tests {
             "{}",
             es[0].label
         );
+        // The values read in the page's language too, each with what the file writes
+        // (the form listed only "on_delivery" and "after_commit", in Spanish as well).
+        assert_eq!(
+            es[0].choice_labels,
+            [
+                "Al entregar (como mucho una vez) — on_delivery",
+                "Tras el commit (al menos una vez) — after_commit"
+            ]
+        );
+        for o in offered.iter().chain(&es) {
+            assert_eq!(o.choice_labels.len(), o.choices.len(), "{}", o.path);
+        }
         for o in &offered {
             let v =
                 variant_of("", &o.path, o.choices.first().unwrap_or(&o.current)).expect("parses");

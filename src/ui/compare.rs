@@ -77,12 +77,20 @@ fn CompareForm(lab: Lab, open: RwSignal<bool>) -> impl IntoView {
             .collect_view()
     };
     let value_field = move || {
-        let choices = settings.with(|s| s.get(picked.get()).map(|s| s.choices.clone()));
+        let choices = settings.with(|s| {
+            s.get(picked.get()).map(|s| {
+                s.choices
+                    .iter()
+                    .cloned()
+                    .zip(s.choice_labels.iter().cloned())
+                    .collect::<Vec<_>>()
+            })
+        });
         match choices.filter(|c| !c.is_empty()) {
             Some(choices) => view! {
                 <select data-testid="compare-value" prop:value=move || value.get()
                     on:change=move |ev| value.set(event_target_value(&ev))>
-                    {choices.into_iter().map(|c| view! { <option value=c.clone()>{c.clone()}</option> }).collect_view()}
+                    {choices.into_iter().map(|(c, label)| view! { <option value=c>{label}</option> }).collect_view()}
                 </select>
             }
             .into_any(),
