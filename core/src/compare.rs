@@ -92,11 +92,28 @@ pub struct Comparison {
     variant: Variant,
 }
 
+/// Why a variant that changes nothing is refused (`Comparison::new`).
+const UNCHANGED: &str = "changes nothing: side B would run exactly as side A";
+
 impl Comparison {
     /// Side A is `base`, side B is `base` with `variant` applied. Commands `base` has
     /// recorded (its interventions, pinned to A's steps) stay with side A; B starts with
     /// none.
+    ///
+    /// A variant that leaves `base` as it is, when `base` has no commands recorded either,
+    /// is refused: both sides would run step for step alike, which is never what someone
+    /// starting a comparison means (a value typed over the one A already has).
     pub fn new(base: Scenario, variant: Variant) -> Result<Comparison, ScenarioError> {
+        if base.interventions.is_empty() && variant.apply(&base)? == base {
+            let field = match variant.changes.as_slice() {
+                [one] => crate::text::one_line(&one.path),
+                _ => "variant".into(),
+            };
+            return Err(ScenarioError {
+                field,
+                problem: UNCHANGED.into(),
+            });
+        }
         let (a, b) = (base.interventions.clone(), Vec::new());
         Self::with_commands(base, variant, a, b)
     }

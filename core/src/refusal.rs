@@ -53,6 +53,10 @@ const SENTENCES: &[(&str, &str)] = &[
     ("there is no {} here", "aquí no hay {}"),
     ("{}: this setting has no parts", "{}: este ajuste no tiene partes"),
     (
+        "changes nothing: side B would run exactly as side A",
+        "no cambia nada: el lado B se ejecutaría exactamente como el lado A",
+    ),
+    (
         "side B must keep side A's seed",
         "el lado B debe conservar la semilla del lado A",
     ),
@@ -873,6 +877,10 @@ mod tests {
             ("index 9 is past the end (2 entries)", "el índice 9 está fuera de la lista (2 elementos)"),
             ("index 99 is past the end (1 entry)", "el índice 99 está fuera de la lista (1 elemento)"),
             ("side B must keep side A's seed", "el lado B debe conservar la semilla del lado A"),
+            (
+                "changes nothing: side B would run exactly as side A",
+                "no cambia nada: el lado B se ejecutaría exactamente como el lado A",
+            ),
             ("at most 32 changes", "como mucho 32 cambios"),
         ];
         for (en, es) in cases {

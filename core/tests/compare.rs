@@ -223,3 +223,26 @@ fn run_to_the_end_the_shared_clock_is_the_later_side_s_end() {
     c.advance_to(secs_to_us(1.0));
     assert_eq!(c.now_us(), secs_to_us(1.0));
 }
+
+/// A value typed over the one side A already has makes two runs alike step for step:
+/// refused in one sentence, where a real change is taken (and a scenario with recorded
+/// commands may still be compared with itself: its side B starts without them).
+#[test]
+fn a_variant_that_changes_nothing_is_refused() {
+    let e = Comparison::new(busy(), variant(&["consumers.*.prefetch=4"])).err();
+    let e = e.expect("prefetch is 4 already: refused");
+    assert_eq!(e.field, "consumers.*.prefetch");
+    assert!(e.problem.starts_with("changes nothing"), "{}", e.problem);
+    assert!(Comparison::new(busy(), variant(&["consumers.*.prefetch=5"])).is_ok());
+    let mut recorded = busy();
+    recorded.interventions.push(brokerlab_core::Intervention {
+        after_step: 3,
+        at_us: 0,
+        command: Command::CrashConsumer {
+            consumer: ConsumerId::from_index(0),
+            point: CrashPoint::Now,
+            restart_after_s: Some(1.0),
+        },
+    });
+    assert!(Comparison::new(recorded, variant(&["consumers.*.prefetch=4"])).is_ok());
+}

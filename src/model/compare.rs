@@ -587,10 +587,22 @@ mod tests {
         for o in offered.iter().chain(&es) {
             assert_eq!(o.choice_labels.len(), o.choices.len(), "{}", o.path);
         }
+        // Every other choice makes a comparison; the value A has already is refused, since
+        // both sides would run alike (the form starts B at A's value).
         for o in &offered {
-            let v =
-                variant_of("", &o.path, o.choices.first().unwrap_or(&o.current)).expect("parses");
-            assert!(players(&s, &v).is_ok(), "{}", o.path);
+            if let Some(other) = o.choices.iter().find(|c| **c != o.current) {
+                let v = variant_of("", &o.path, other).expect("parses");
+                assert!(players(&s, &v).is_ok(), "{} = {other}", o.path);
+            }
+            let same = variant_of("", &o.path, &o.current).expect("parses");
+            let e = players(&s, &same).err().expect("the same value is refused");
+            assert_eq!(
+                e.text_in(Lang::Es),
+                format!(
+                    "{}: no cambia nada: el lado B se ejecutaría exactamente como el lado A",
+                    o.path
+                )
+            );
         }
     }
 

@@ -71,6 +71,12 @@ test('compare mode: the same crash under two designs, side by side, and its link
   await page.getByTestId('compare-free').fill('seed=5');
   await page.getByTestId('compare-start').click();
   assert.match(await page.getByTestId('error-note').innerText(), /This change cannot be compared/);
+  // So is a value side A has already (the form starts B at A's values): both sides would
+  // run alike, step for step.
+  await page.getByTestId('compare-free').fill('consumers.*.ack=after_commit');
+  await page.getByTestId('compare-start').click();
+  await page.waitForFunction(() =>
+    /consumers\.\*\.ack: changes nothing/.test(document.querySelector('[data-testid=error-note]')?.textContent ?? ''));
   await openCompare(page);
 
   await page.getByTestId('copy-link').click();
