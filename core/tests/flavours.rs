@@ -1029,6 +1029,51 @@ fn sqs_standard_queue_now_and_then_delivers_a_message_twice() {
 }
 
 #[test]
+fn an_sqs_duplicate_shares_its_message_s_receive_count() {
+    // SQS: the receive count (ApproximateReceiveCount) belongs to the message, and the
+    // redrive policy moves the message to the dead-letter queue once that count reaches
+    // maxReceiveCount. A duplicate left by at-least-once delivery is the same message,
+    // so a receive of either copy counts: with maxReceiveCount 2, a message that always
+    // fails is received twice in all, whether or not a duplicate was left. Before (found
+    // 2026-12-04), each copy kept a count of its own, so a duplicated message was
+    // received four times.
+    let mut s = simple("sqs", 20, 1.0, 1, 0.1, "after_commit");
+    s.queues[0].duplicate_p = Some(0.5);
+    s.queues[0].max_receive_count = Some(2);
+    s.consumers[0].failures.transient_p = 1.0;
+    s.consumers[0].retry.backoff_base_s = 0.01;
+    s.consumers[0].retry.backoff_cap_s = 0.01;
+    let (sim, steps) = run_bounded(s);
+    let all = facts(&steps);
+    let duplicated: std::collections::BTreeSet<MsgId> = all
+        .iter()
+        .filter_map(|f| match f {
+            Fact::DuplicateKept { msg, .. } => Some(*msg),
+            _ => None,
+        })
+        .collect();
+    assert!(duplicated.len() >= 3, "{duplicated:?}");
+    let mut receives: std::collections::BTreeMap<MsgId, u32> = Default::default();
+    for f in &all {
+        if let Fact::Delivered { msg, .. } = f {
+            *receives.entry(*msg).or_default() += 1;
+        }
+    }
+    assert_eq!(receives.len(), 20);
+    for (msg, n) in &receives {
+        let twin = duplicated.contains(msg);
+        assert_eq!(*n, 2, "#{} (duplicated: {twin}) received {n} times", msg.get());
+    }
+    // Every copy, duplicate or not, ends in the dead-letter queue at the limit.
+    let dl = dead_letters(&all);
+    assert_eq!(dl.len(), 20 + duplicated.len());
+    assert!(dl
+        .iter()
+        .all(|&(_, r, _)| r == DeadLetterReason::DeliveryLimitReached));
+    assert_eq!(sim.counters().acked, 0);
+}
+
+#[test]
 fn sqs_fifo_keeps_one_message_in_flight_per_group_while_other_groups_flow() {
     // SQS FIFO: while a message of a message group is in flight, no later message of that
     // group is returned; messages of other groups can be received meanwhile.

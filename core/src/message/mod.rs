@@ -407,6 +407,12 @@ pub struct CopyRare {
     /// SQS at-least-once: the duplicate this copy's receive left behind (the other side
     /// of `duplicate_of`), so that an ack can tell whether the message is still held.
     pub twin: Option<CopyId>,
+    /// SQS at-least-once: receives of the other copy of the pair that count toward this
+    /// one's receive count. The receive count (`ApproximateReceiveCount`) is the
+    /// message's, not a copy's: a receive of either copy raises it, and the redrive
+    /// policy's `maxReceiveCount` compares it. Counted since both were last the same
+    /// message (a redrive makes a new one).
+    pub twin_receives: u32,
 }
 
 /// Rarely set fields of a record, out of line: nothing (a null pointer) while they all
@@ -523,10 +529,14 @@ impl MessageCopy {
     }
 
     /// Deliveries since it last entered the queue from outside: all of them, or those
-    /// since its last redrive. The broker's delivery limit counts these.
+    /// since its last redrive, plus the receives of its SQS duplicate (the receive count
+    /// is the message's). The broker's delivery limit counts these.
     pub fn deliveries_toward_limit(&self) -> u32 {
-        let base = self.rare.get().map_or(0, |r| r.deliveries_at_redrive);
-        self.attempts.saturating_sub(base)
+        let (base, twin) = self
+            .rare
+            .get()
+            .map_or((0, 0), |r| (r.deliveries_at_redrive, r.twin_receives));
+        self.attempts.saturating_sub(base).saturating_add(twin)
     }
 
     /// When a wait_for_gap consumer first held it back (since it last entered the queue).

@@ -108,6 +108,7 @@ const FORGOTTEN: u8 = 1;
 const GAP: u8 = 2;
 const DUPLICATE: u8 = 4;
 const TWIN: u8 = 8;
+const TWIN_RECEIVES: u8 = 16;
 
 fn bit(on: bool, flag: u8) -> u8 {
     if on {
@@ -150,9 +151,13 @@ impl Pack for MessageCopy {
             out.u8(bit(r.forgotten_in_crash, FORGOTTEN)
                 | bit(r.gap_since_us.is_some(), GAP)
                 | bit(r.duplicate_of.is_some(), DUPLICATE)
-                | bit(r.twin.is_some(), TWIN));
+                | bit(r.twin.is_some(), TWIN)
+                | bit(r.twin_receives != 0, TWIN_RECEIVES));
             out.u32(r.redrives);
             out.u32(r.deliveries_at_redrive);
+            if r.twin_receives != 0 {
+                out.u32(r.twin_receives);
+            }
             if let Some(us) = r.gap_since_us {
                 out.instant(us, stored);
             }
@@ -187,6 +192,11 @@ impl Pack for MessageCopy {
             let bits = from.u8();
             let redrives = from.u32();
             let deliveries_at_redrive = from.u32();
+            let twin_receives = if bits & TWIN_RECEIVES != 0 {
+                from.u32()
+            } else {
+                0
+            };
             let gap_since_us = (bits & GAP != 0).then(|| from.instant(stored_us));
             let duplicate_of = (bits & DUPLICATE != 0).then(|| id.wrapping_sub(from.i64() as u64));
             let twin = (bits & TWIN != 0).then(|| id.wrapping_sub(from.i64() as u64));
@@ -197,6 +207,7 @@ impl Pack for MessageCopy {
                 gap_since_us,
                 duplicate_of,
                 twin,
+                twin_receives,
             })))
         } else {
             Rare(None)
@@ -275,7 +286,7 @@ mod tests {
                 (any::<u32>(), any::<u32>()),
                 any::<Option<u64>>(),
                 any::<Option<u64>>(),
-                any::<Option<u64>>()
+                (any::<Option<u64>>(), any::<u32>())
             )
                 .prop_map(
                     |(
@@ -283,7 +294,7 @@ mod tests {
                         (redrives, deliveries_at_redrive),
                         gap_since_us,
                         duplicate_of,
-                        twin,
+                        (twin, twin_receives),
                     )| {
                         Rare(Some(Box::new(CopyRare {
                             forgotten_in_crash,
@@ -292,6 +303,7 @@ mod tests {
                             gap_since_us,
                             duplicate_of,
                             twin,
+                            twin_receives,
                         })))
                     }
                 ),

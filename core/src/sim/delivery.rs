@@ -399,8 +399,28 @@ impl Simulation {
                 });
             }
         }
+        self.count_receive_on_twin(copy);
         self.maybe_keep_duplicate(copy);
         self.consumer_receives(consumer, copy, attempt);
+    }
+
+    /// SQS: a receive of one copy of a duplicate pair raises the receive count of the
+    /// message, which the other copy carries too, so the redrive policy counts the
+    /// receives of both. Not once a redrive has made either a new message, nor for a
+    /// copy already finished (it is never received again).
+    fn count_receive_on_twin(&mut self, copy: CopyId) {
+        let c = &self.copies[copy as usize];
+        let Some(twin) = c.twin() else {
+            return;
+        };
+        if c.redrives() > 0 {
+            return;
+        }
+        if let Some(other) = self.copies.get_mut(twin as usize) {
+            if other.redrives() == 0 && !other.fate.is_final() {
+                other.rare.get_mut().twin_receives += 1;
+            }
+        }
     }
 
     /// SQS standard queues deliver at least once: now and then a receive leaves a copy
@@ -444,7 +464,10 @@ impl Simulation {
             // idempotent consumer recognises the duplicate.
             event_attempt,
         });
-        self.copies[twin as usize].rare.get_mut().duplicate_of = Some(copy);
+        let rare = self.copies[twin as usize].rare.get_mut();
+        rare.duplicate_of = Some(copy);
+        // The same message: the receive that left it behind is one of its receives.
+        rare.twin_receives = 1;
         self.copies[copy as usize].rare.get_mut().twin = Some(twin);
         self.set_fate_new_waiting(twin);
         let queue = &mut self.queues[q.index()];
@@ -766,6 +789,7 @@ impl Simulation {
         rare.redrives += 1;
         // Back in the queue as a new message: its delivery limit counts from here.
         rare.deliveries_at_redrive = deliveries;
+        rare.twin_receives = 0;
         let msg = c.msg;
         self.set_fate(copy, Fate::Waiting);
         self.enqueue_at_tail(copy);
