@@ -848,6 +848,51 @@ fn rabbitmq_quorum_queue_dead_letters_after_its_delivery_limit() {
 }
 
 #[test]
+fn a_quorum_queue_returns_a_failed_message_near_the_head_and_counts_it_toward_its_limit() {
+    // RabbitMQ 4 quorum queues: a delivery the consumer rejects with requeue is returned,
+    // and counts as an unsuccessful delivery toward delivery-limit (20 by default,
+    // always set since 4.0); with a limit set, a returned message goes back near the
+    // head of the queue, not to its back. So after its backoff the failed #0 is
+    // delivered before #2, which was published after it, and its returns count toward
+    // the limit (`rabbitmq_quorum_queue_dead_letters_after_its_delivery_limit`). A
+    // classic queue (no delivery limit) and the generic broker keep the lab's retry
+    // through a delay queue: a republish, at the tail. Before (found 2026-12-04), the
+    // quorum queue's retry both went to the tail and counted toward the limit.
+    let order = |flavour: &str, queue_type: QueueType| {
+        let mut s = simple(flavour, 3, 0.001, 1, 0.1, "after_commit");
+        s.queues[0].queue_type = queue_type;
+        s.consumers[0].prefetch = 1;
+        s.consumers[0].concurrency = 1;
+        s.consumers[0].failures.outages =
+            serde_json::from_str(r#"[{"from_s": 0, "until_s": 0.15}]"#).unwrap();
+        s.consumers[0].retry.backoff_base_s = 0.05;
+        s.consumers[0].retry.backoff_cap_s = 0.05;
+        s.consumers[0].retry.jitter = serde_json::from_str(r#""none""#).unwrap();
+        let (sim, steps) = run_bounded(s);
+        assert_eq!(sim.counters().acked, 3, "{flavour} {queue_type:?}");
+        deliveries(&steps)
+            .iter()
+            .map(|&(_, msg, attempt)| (msg, attempt))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        order("rabbitmq", QueueType::Quorum),
+        [(0, 1), (1, 1), (0, 2), (2, 1)],
+        "quorum: returned near the head"
+    );
+    for (flavour, queue_type) in [
+        ("rabbitmq", QueueType::Classic),
+        ("generic", QueueType::Classic),
+    ] {
+        assert_eq!(
+            order(flavour, queue_type),
+            [(0, 1), (1, 1), (2, 1), (0, 2)],
+            "{flavour} {queue_type:?}: republished at the tail"
+        );
+    }
+}
+
+#[test]
 fn quorum_and_sqs_queues_keep_transient_messages_and_non_durable_settings_through_a_broker_restart()
 {
     // RabbitMQ quorum queues are always durable, and "messages published to the source
@@ -1062,7 +1107,12 @@ fn an_sqs_duplicate_shares_its_message_s_receive_count() {
     assert_eq!(receives.len(), 20);
     for (msg, n) in &receives {
         let twin = duplicated.contains(msg);
-        assert_eq!(*n, 2, "#{} (duplicated: {twin}) received {n} times", msg.get());
+        assert_eq!(
+            *n,
+            2,
+            "#{} (duplicated: {twin}) received {n} times",
+            msg.get()
+        );
     }
     // Every copy, duplicate or not, ends in the dead-letter queue at the limit.
     let dl = dead_letters(&all);

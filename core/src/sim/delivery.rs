@@ -5,7 +5,7 @@
 use super::{lease_lane, ttl_lane, Simulation};
 use crate::engine::Event;
 use crate::message::{DeadLetter, Fate, Holder, MessageCopy, Rare};
-use crate::scenario::{AckMode, CrashPoint, Flavour};
+use crate::scenario::{AckMode, CrashPoint, Flavour, QueueType};
 use crate::step::{
     Attempt, ConsumerId, CopyId, DeadLetterReason, Fact, LossReason, MsgId, ProducerId, QueueId,
 };
@@ -611,7 +611,8 @@ impl Simulation {
         }
     }
 
-    /// A failed copy waits out its backoff, invisible, then comes back at the end of the line.
+    /// A failed copy waits out its backoff, invisible, then comes back: at the end of the
+    /// line, or at its old place on SQS FIFO and quorum queues (see `retry_due`).
     pub(super) fn schedule_retry(&mut self, copy: CopyId, delay_us: Micros) {
         let ready_at_us = self.hide_for(copy, delay_us);
         let c = &self.copies[copy as usize];
@@ -637,8 +638,18 @@ impl Simulation {
 
     pub(super) fn retry_due(&mut self, copy: CopyId) {
         self.set_fate(copy, Fate::Waiting);
-        if self.queues[self.copies[copy as usize].queue.index()].flavour == Flavour::SqsFifo {
+        let queue = &self.queues[self.copies[copy as usize].queue.index()];
+        let returned_near_head = match queue.flavour {
             // FIFO: it keeps its place, ahead of the later messages of its group.
+            Flavour::SqsFifo => true,
+            // A quorum queue: the failed delivery is returned (a reject with requeue),
+            // which counts toward the delivery limit; with a limit set (always, since
+            // RabbitMQ 4.0) a returned message goes back near the head of the queue,
+            // keeping its age and its expiry.
+            Flavour::Rabbitmq => queue.queue_type == QueueType::Quorum,
+            Flavour::Generic | Flavour::Sqs => false,
+        };
+        if returned_near_head {
             self.reinsert(copy);
         } else {
             self.enqueue_at_tail(copy);
