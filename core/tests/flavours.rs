@@ -757,6 +757,36 @@ fn rabbitmq_dead_letters_messages_dropped_from_the_head_and_expired() {
 }
 
 #[test]
+fn only_rabbitmq_dead_letters_a_message_whose_ttl_runs_out() {
+    // RabbitMQ dead-letters a message that expires by TTL in a queue with a dead-letter
+    // exchange (reason `expired`: `rabbitmq_dead_letters_messages_dropped_from_the_head_and_expired`).
+    // The other flavours do not, with a dead-letter queue or without: SQS has no
+    // per-message TTL, only a retention period after which it deletes the message
+    // (never moved to the dead-letter queue), and the generic teaching broker keeps its
+    // dead-letter queue for messages that failed, which a redrive sends back to be
+    // processed; an expired message is counted `expired`.
+    for flavour in ["generic", "sqs", "sqs_fifo", "rabbitmq"] {
+        let mut s = simple(flavour, 5, 0.01, 1, 10.0, "after_commit");
+        s.queues[0].ttl_s = Some(5.0);
+        if flavour == "sqs" {
+            s.queues[0].duplicate_p = Some(0.0);
+        }
+        assert!(s.queues[0].dead_letter, "{flavour}: a dead-letter queue");
+        let (sim, steps) = run_bounded(s);
+        let c = sim.counters();
+        let dl = dead_letters(&facts(&steps));
+        if flavour == "rabbitmq" {
+            assert_eq!(c.expired, 0, "{flavour}");
+            assert_eq!(dl.len(), 4, "{flavour}");
+            assert!(dl.iter().all(|&(_, r, _)| r == DeadLetterReason::Expired));
+        } else {
+            assert_eq!((c.expired, c.dead_lettered), (4, 0), "{flavour}");
+        }
+        assert_eq!(c.acked, 1, "{flavour}: only #0 was processed");
+    }
+}
+
+#[test]
 fn a_message_whose_ttl_ran_out_while_out_for_delivery_expires_when_it_comes_back() {
     // RabbitMQ: a requeued message keeps its original expiry; once past it, it expires
     // (dead-lettered with a dead-letter exchange) instead of being delivered again. The

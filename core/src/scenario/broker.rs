@@ -82,7 +82,9 @@ pub struct QueueSpec {
 #[serde(rename_all = "snake_case")]
 pub enum Flavour {
     /// The teaching broker: leases like SQS, exchanges like RabbitMQ. Lease expiries count
-    /// as failed attempts of the consumers' retry policy.
+    /// as failed attempts of the consumers' retry policy. Its dead-letter queue holds only
+    /// what failed: a message whose TTL runs out expires, and `drop_oldest` drops, even
+    /// with dead-lettering on (only the RabbitMQ flavour dead-letters them).
     #[default]
     Generic,
     /// RabbitMQ: no lease; unacked deliveries return at once when the consumer's channel
