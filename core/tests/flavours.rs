@@ -1144,12 +1144,23 @@ fn an_sqs_duplicate_shares_its_message_s_receive_count() {
             msg.get()
         );
     }
-    // Every copy, duplicate or not, ends in the dead-letter queue at the limit.
+    // Every copy, duplicate or not, ends in the dead-letter queue at the limit, which
+    // says how many times the message was received.
     let dl = dead_letters(&all);
     assert_eq!(dl.len(), 20 + duplicated.len());
     assert!(dl
         .iter()
-        .all(|&(_, r, _)| r == DeadLetterReason::DeliveryLimitReached));
+        .all(|&(_, r, n)| r == DeadLetterReason::DeliveryLimitReached && n == 2));
+    let text = narration_of(
+        &sim,
+        &steps,
+        |f| matches!(f, Fact::DeadLettered { msg, .. } if duplicated.contains(msg)),
+    );
+    assert!(
+        text.iter()
+            .any(|t| t.contains("reached its delivery limit after 2 deliveries")),
+        "{text:?}"
+    );
     assert_eq!(sim.counters().acked, 0);
 }
 

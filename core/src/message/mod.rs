@@ -539,6 +539,12 @@ impl MessageCopy {
         self.attempts.saturating_sub(base).saturating_add(twin)
     }
 
+    /// Receives of its SQS duplicate that count as the message's (see
+    /// [`CopyRare::twin_receives`]).
+    pub fn twin_receives(&self) -> u32 {
+        self.rare.get().map_or(0, |r| r.twin_receives)
+    }
+
     /// When a wait_for_gap consumer first held it back (since it last entered the queue).
     #[inline]
     pub fn gap_since_us(&self) -> Option<Micros> {

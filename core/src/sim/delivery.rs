@@ -704,7 +704,9 @@ impl Simulation {
     /// A copy failed for good: into the dead-letter queue, or lost if there is none.
     pub(super) fn dead_letter(&mut self, copy: CopyId, reason: DeadLetterReason) {
         let c = &self.copies[copy as usize];
-        let (msg, queue, attempts, redrives) = (c.msg, c.queue, c.attempts, c.redrives());
+        // The message's deliveries: an SQS duplicate's receives count as its own.
+        let attempts = c.attempts.saturating_add(c.twin_receives());
+        let (msg, queue, redrives) = (c.msg, c.queue, c.redrives());
         if !self.queues[queue.index()].dead_letter {
             self.lose(copy, LossReason::DiscardedWithoutDeadLetterQueue);
             return;
