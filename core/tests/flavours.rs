@@ -920,6 +920,31 @@ fn a_quorum_queue_returns_a_failed_message_near_the_head_and_counts_it_toward_it
             "{flavour} {queue_type:?}: republished at the tail"
         );
     }
+    // A return keeps the message's expiry; a republish is a new stay with a new TTL. With
+    // a TTL of 0.12 s, #0 (stored at 1 ms, failed at 0.1 s, back at 0.15 s) has expired by
+    // then on the quorum queue (dead-lettered, reason expired), and is processed on the
+    // classic one.
+    for (queue_type, expired, acked) in [(QueueType::Quorum, 1, 0), (QueueType::Classic, 0, 1)] {
+        let mut s = simple("rabbitmq", 1, 0.001, 1, 0.1, "after_commit");
+        s.queues[0].queue_type = queue_type;
+        s.queues[0].ttl_s = Some(0.12);
+        s.consumers[0].failures.outages =
+            serde_json::from_str(r#"[{"from_s": 0, "until_s": 0.15}]"#).unwrap();
+        s.consumers[0].retry.backoff_base_s = 0.05;
+        s.consumers[0].retry.backoff_cap_s = 0.05;
+        s.consumers[0].retry.jitter = serde_json::from_str(r#""none""#).unwrap();
+        let (sim, steps) = run_bounded(s);
+        let dl = dead_letters(&facts(&steps));
+        let gone = dl
+            .iter()
+            .filter(|&&(_, r, _)| r == DeadLetterReason::Expired)
+            .count();
+        assert_eq!(
+            (gone, sim.counters().acked),
+            (expired, acked),
+            "{queue_type:?}"
+        );
+    }
 }
 
 #[test]
