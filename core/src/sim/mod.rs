@@ -5,16 +5,27 @@
 //! * `publishing` — producers, outbox relays, the publish/confirm hop, routing, storage;
 //! * `delivery` — waiting lines, dispatch, leases, TTL, retries, dead-lettering, redrive;
 //! * `processing` — consumer handlers: failures, ordering, idempotency, effects, acks;
-//! * `faults` — crashes, restarts and other deliberate faults.
+//! * `faults` — crashes, restarts and other deliberate faults;
+//! * `logs`, `rebalance`, `log_jobs`, `log_failures` — partitioned logs and their groups;
+//! * `dependency` and its siblings — a downstream service's capacity, timeouts, breaker.
+//!
+//! This file holds the run itself: its state, the step loop and the event dispatch.
+//! Around it: `build` (a run from its scenario), `liveness` (which pending timers are
+//! moot), `samples` (the time series), `release` (forgetting finished messages),
+//! `settings` (commands that change a setting), `inspect` and `views` (what the page and
+//! the runner read, nothing changed).
 
 mod backoff;
 mod breaker;
+mod build;
 pub mod current;
 mod delivery;
 mod dependency;
 mod dependency_settings;
 mod dependency_views;
 mod faults;
+mod inspect;
+mod liveness;
 mod log_failures;
 mod log_jobs;
 mod logs;
@@ -22,30 +33,31 @@ mod processing;
 mod publishing;
 mod rebalance;
 mod release;
+mod samples;
 mod settings;
 mod views;
 
 pub use crate::end_reason::EndReason;
 pub use views::{MemberView, ProducerView};
 
+use build::{build_consumers, build_groups, build_producers, producer_rng, producer_streams};
+
 use std::hash::{Hash, Hasher};
 
-use crate::consumer::{Consumer, ConsumerView};
+use crate::consumer::Consumer;
 use crate::database::GroupTables;
 use crate::engine::{Event, EventQueue};
 use crate::hash::StableHasher;
-use crate::log::{Group, Log, PartitionView};
-use crate::message::{Fate, Message, MessageCopy, PublishFate};
-use crate::metrics::{
-    Counters, FlowSample, GroupSample, Latencies, QueueSample, Sample, Series, Summary,
-};
-use crate::producer::{Producer, Target};
-use crate::queue::{Queue, QueueView};
+use crate::log::{Group, Log};
+use crate::message::{Message, MessageCopy, PublishFate};
+use crate::metrics::{Counters, Latencies, QueueSample, Series};
+use crate::producer::Producer;
+use crate::queue::Queue;
 use crate::records::Records;
 use crate::rng::SimRng;
 use crate::scenario::{limits, Budget, Command, Intervention, Scenario, ScenarioError};
-use crate::step::{ConsumerId, CopyId, Fact, GroupId, MsgId, ProducerId, QueueId, Step, Trigger};
-use crate::time::{secs_to_us, us_to_secs, Micros};
+use crate::step::{Fact, MsgId, ProducerId, QueueId, Step, Trigger};
+use crate::time::{secs_to_us, Micros};
 
 /// FIFO lanes of the event queue: each queue's leases, and each queue's TTLs (fixed
 /// durations set in time order, so they fall due in order).
@@ -522,205 +534,7 @@ impl Simulation {
         self.now_us = to_us;
     }
 
-    fn flush_samples(&mut self) {
-        while let Some(ts) = self.series.due_before(self.now_us.saturating_add(1)) {
-            self.take_sample(ts, self.now_us);
-        }
-    }
-
-    /// Records the sample due at `ts`, of the state as it is (ages measured at `age_at`).
-    fn take_sample(&mut self, ts: Micros, age_at: Micros) {
-        let sample = Sample {
-            t_s: us_to_secs(ts),
-            ..self.sample_at(age_at)
-        };
-        let mut queues = std::mem::take(&mut self.queue_sample_buf);
-        queues.clear();
-        queues.extend((0..self.queues.len()).map(|q| {
-            let queue = &self.queues[q];
-            QueueSample {
-                waiting: queue.line.len() as u64,
-                in_flight: queue.in_flight,
-                retry_waiting: queue.retry_waiting,
-                dead_lettered: queue.dlq.len() as u64,
-                oldest_age_s: us_to_secs(self.queue_oldest_age_us(QueueId::from_index(q), age_at)),
-            }
-        }));
-        let groups: Vec<GroupSample> = self
-            .group_ids()
-            .map(|g| GroupSample {
-                lag: self.group_partitions(g).iter().map(|p| p.lag).sum(),
-                members_up: self.group_members(g).0,
-            })
-            .collect();
-        let flow = FlowSample::next(
-            self.series.flow_samples().last(),
-            self.counters.done,
-            self.handler_attempts,
-            us_to_secs(self.series.every_us()),
-        );
-        let deps: Vec<_> = (0..self.deps.len())
-            .map(|d| self.dependency_sample(d, age_at))
-            .collect();
-        self.series.push_flow(flow, &deps);
-        self.series.push(sample, &queues, &groups);
-        self.queue_sample_buf = queues;
-    }
-
-    fn sample_at(&self, t_us: Micros) -> Sample {
-        Sample {
-            t_s: us_to_secs(t_us),
-            backlog: self.waiting_total,
-            oldest_age_s: us_to_secs(self.oldest_age_us_at(t_us)),
-            in_flight: self.in_flight(),
-            retry_waiting: self.queues.iter().map(|q| q.retry_waiting).sum(),
-            dead_lettered: self.queues.iter().map(|q| q.dlq.len() as u64).sum(),
-            lag: self
-                .group_ids()
-                .flat_map(|g| self.group_partitions(g))
-                .map(|p| p.lag)
-                .sum(),
-            published: self.counters.published + self.counters.appended,
-            delivered: self.counters.delivered,
-            redelivered: self.counters.redelivered,
-            acked: self.counters.acked,
-            lost: self.counters.lost,
-            duplicate_effects: self.counters.duplicate_effects,
-        }
-    }
-
     // ----- rules ---------------------------------------------------------------------
-
-    /// Whether an event still means something when its time comes.
-    fn is_live(&self, event: &Event) -> bool {
-        match *event {
-            Event::LeaseExpired { .. } | Event::RetryDue { .. } | Event::TtlExpired { .. } => {
-                self.copy_event_is_live(event)
-            }
-            Event::Arrival { .. }
-            | Event::ConfirmArrives { .. }
-            | Event::ConfirmTimeout { .. }
-            | Event::RelayPoll { .. }
-            | Event::RestartProducer { .. } => self.producer_event_is_live(event),
-            Event::ServiceDone {
-                consumer,
-                incarnation,
-                ..
-            } => self.consumers[consumer.index()].incarnation == incarnation,
-            Event::RestartConsumer {
-                consumer,
-                incarnation,
-            } => {
-                let c = &self.consumers[consumer.index()];
-                !c.up && c.incarnation == incarnation
-            }
-            Event::RestartBroker { incarnation } => {
-                !self.broker_up && self.broker_incarnation == incarnation
-            }
-            Event::RecordDone { .. }
-            | Event::RebalanceDone { .. }
-            | Event::RestartMember { .. } => self.group_event_is_live(event),
-            Event::RetentionDue { log, at } => self.logs[log as usize].retention_due_us == Some(at),
-            Event::AutoCommit { .. }
-            | Event::PublishArrives { .. }
-            | Event::RedriveTick { .. }
-            | Event::ScheduledCommand { .. }
-            | Event::DependencyServed { .. } => true,
-            Event::CallTimeout { request } => self.call_timeout_is_live(request),
-        }
-    }
-
-    /// A copy's lease, retry or time to live: live while the copy is still in the state
-    /// (and attempt) the event was scheduled for.
-    /// A released copy was finished: none of its timers means anything any more.
-    fn copy_event_is_live(&self, event: &Event) -> bool {
-        match *event {
-            Event::LeaseExpired { copy, attempt } => {
-                self.copies.get(copy as usize).is_some_and(|c| {
-                    c.fate == Fate::InFlight && c.attempts == attempt && !c.settled_at_broker
-                })
-            }
-            Event::RetryDue { copy, attempt } => self
-                .copies
-                .get(copy as usize)
-                .is_some_and(|c| c.fate == Fate::RetryWaiting && c.attempts == attempt),
-            Event::TtlExpired { copy, line_seq } => self
-                .copies
-                .get(copy as usize)
-                .is_some_and(|c| c.fate == Fate::Waiting && c.line_seq == line_seq),
-            _ => unreachable!("is_live sends only copy events here"),
-        }
-    }
-
-    /// A producer's arrivals, confirms, relay and restart: live while the producer is the
-    /// same incarnation (and the message still waits for that confirm).
-    fn producer_event_is_live(&self, event: &Event) -> bool {
-        match *event {
-            Event::Arrival { producer, epoch } => {
-                self.producers[producer.index()].clock.epoch == epoch
-            }
-            Event::ConfirmArrives {
-                producer,
-                incarnation,
-                ..
-            } => self.producers[producer.index()].incarnation == incarnation,
-            Event::ConfirmTimeout {
-                producer,
-                msg,
-                attempt,
-                incarnation,
-            } => {
-                let m = &self.messages[msg.index()];
-                self.producers[producer.index()].incarnation == incarnation
-                    && !m.confirmed()
-                    && !m.held_back()
-                    && m.publish_attempts == attempt
-                    && m.nacked_attempt != attempt
-                    && !m.gave_up_on_nack()
-                    && matches!(m.fate, PublishFate::Pending | PublishFate::Stored)
-            }
-            Event::RelayPoll {
-                producer,
-                incarnation,
-            } => {
-                let p = &self.producers[producer.index()];
-                p.up && p.incarnation == incarnation
-            }
-            Event::RestartProducer {
-                producer,
-                incarnation,
-            } => {
-                let p = &self.producers[producer.index()];
-                !p.up && p.incarnation == incarnation
-            }
-            _ => unreachable!("is_live sends only producer events here"),
-        }
-    }
-
-    /// A group member's record, restart, or the group's rebalance round.
-    fn group_event_is_live(&self, event: &Event) -> bool {
-        match *event {
-            Event::RecordDone {
-                group,
-                member,
-                incarnation,
-                ..
-            } => self.groups[group.index()].members[member as usize].incarnation == incarnation,
-            Event::RebalanceDone { group, generation } => {
-                let g = &self.groups[group.index()];
-                g.rebalancing && g.round == generation
-            }
-            Event::RestartMember {
-                group,
-                member,
-                incarnation,
-            } => {
-                let m = &self.groups[group.index()].members[member as usize];
-                !m.up && m.incarnation == incarnation
-            }
-            _ => unreachable!("is_live sends only group events here"),
-        }
-    }
 
     fn handle(&mut self, event: Event) {
         match event {
@@ -847,458 +661,6 @@ impl Simulation {
     }
 
     // ----- reading -------------------------------------------------------------------
-
-    pub fn scenario(&self) -> &Scenario {
-        &self.scenario
-    }
-    pub fn now_us(&self) -> Micros {
-        self.now_us
-    }
-    pub fn steps(&self) -> u64 {
-        self.steps
-    }
-    /// Facts of the latest step.
-    pub fn last_facts(&self) -> &[Fact] {
-        &self.facts
-    }
-    pub fn counters(&self) -> &Counters {
-        &self.counters
-    }
-    /// Whether copies or log records still wait for someone (asked once nothing is
-    /// scheduled: then nobody will take them).
-    fn work_left(&self) -> bool {
-        self.backlog() > 0
-            || self.in_flight() > 0
-            || self.retry_waiting() > 0
-            || (0..self.groups.len()).any(|g| {
-                self.group_partitions(GroupId::from_index(g))
-                    .iter()
-                    .any(|p| p.lag > 0)
-            })
-    }
-
-    /// Copies waiting in all queues.
-    pub fn backlog(&self) -> u64 {
-        self.waiting_total
-    }
-    /// Copies delivered and not settled, in all queues.
-    pub fn in_flight(&self) -> u64 {
-        self.queues.iter().map(|q| q.in_flight).sum()
-    }
-    /// Copies held back until their retry delay has passed, in all queues.
-    pub fn retry_waiting(&self) -> u64 {
-        self.queues.iter().map(|q| q.retry_waiting).sum()
-    }
-    pub fn broker_up(&self) -> bool {
-        self.broker_up
-    }
-    /// Age of the oldest message still waiting, over everything the backlog counts:
-    /// copies waiting in queues and records log groups have not committed.
-    pub fn oldest_age_us(&self) -> Micros {
-        self.oldest_age_us_at(self.now_us)
-    }
-    fn oldest_age_us_at(&self, t_us: Micros) -> Micros {
-        let queues = self.queue_ids().map(|q| self.queue_oldest_age_us(q, t_us));
-        let groups = self.group_ids().map(|g| self.group_oldest_age_us(g, t_us));
-        queues.chain(groups).max().unwrap_or(0)
-    }
-    /// Age of the oldest record group `g` has not committed: per partition, the record at
-    /// its committed offset, while retention keeps it. Measured from its append, as a
-    /// queue's copy is from when it entered the line. One look per partition, so it is
-    /// cheap enough for every sample.
-    fn group_oldest_age_us(&self, g: GroupId, t_us: Micros) -> Micros {
-        let group = &self.groups[g.index()];
-        self.logs[group.log]
-            .partitions
-            .iter()
-            .zip(&group.committed)
-            .filter_map(|(part, &committed)| part.get(committed))
-            .map(|r| t_us.saturating_sub(r.appended_us))
-            .max()
-            .unwrap_or(0)
-    }
-    fn queue_oldest_age_us(&self, queue: QueueId, t_us: Micros) -> Micros {
-        self.queues[queue.index()].line.front().map_or(0, |&c| {
-            t_us.saturating_sub(self.copies[c as usize].enqueued_us)
-        })
-    }
-    pub fn series(&self) -> &[Sample] {
-        self.series.samples()
-    }
-    /// A queue's own time series, in step with [`Simulation::series`].
-    pub fn queue_series(&self, q: QueueId) -> &[QueueSample] {
-        self.series.queue_samples(q.index())
-    }
-    /// A log group's own time series (lag, members up), in step with the main series.
-    pub fn group_series(&self, g: GroupId) -> &[GroupSample] {
-        self.series.group_samples(g.index())
-    }
-    /// Messages by id: `len()` is how many were created; the finished ones older than
-    /// the recent window are released (`get` gives `None`).
-    pub fn messages(&self) -> &Records<Message> {
-        &self.messages
-    }
-    pub fn message(&self, id: MsgId) -> Option<&Message> {
-        self.messages.get(id.index())
-    }
-    /// The routing key message `id` carries (empty without one), unless it was released.
-    pub fn routing_key(&self, id: MsgId) -> Option<&str> {
-        let m = self.messages.get(id.index())?;
-        Some(self.routing_keys.name(m.routing_key))
-    }
-    /// Copies by id: `len()` is how many were stored; the finished ones older than the
-    /// recent window are released (`get` gives `None`).
-    pub fn copies(&self) -> &Records<MessageCopy> {
-        &self.copies
-    }
-    pub fn copy(&self, id: CopyId) -> Option<&MessageCopy> {
-        self.copies.get(id as usize)
-    }
-    /// How many times the effect of message `msg` was applied by the consumers of `queue`.
-    pub fn effect_count_in(&self, queue: QueueId, msg: MsgId) -> u32 {
-        self.tables.get(queue.index()).map_or(0, |t| t.applied(msg))
-    }
-    /// How many times the effect of message `msg` was applied, over all consumer groups.
-    pub fn effect_count(&self, msg: MsgId) -> u32 {
-        self.tables.iter().map(|t| t.applied(msg)).sum()
-    }
-    pub fn tables(&self, queue: QueueId) -> Option<&GroupTables> {
-        self.tables.get(queue.index())
-    }
-    pub fn queue_count(&self) -> u32 {
-        self.queues.len() as u32
-    }
-    /// Every queue's id, in the scenario's order.
-    pub fn queue_ids(&self) -> impl Iterator<Item = QueueId> {
-        (0..self.queues.len()).map(QueueId::from_index)
-    }
-    /// The queue named `name`: the scenario names queues, the run numbers them.
-    pub(crate) fn queue_named(&self, name: &str) -> Option<QueueId> {
-        self.scenario.queue_index(name).map(QueueId::from_index)
-    }
-    pub fn queue(&self, id: QueueId) -> Option<QueueView> {
-        let q = self.queues.get(id.index())?;
-        Some(QueueView {
-            name: q.name.clone(),
-            waiting: q.line.len() as u64,
-            in_flight: q.in_flight,
-            retry_waiting: q.retry_waiting,
-            dead_lettered: q.dlq.len() as u64,
-            oldest_age_us: self.queue_oldest_age_us(id, self.now_us),
-            max_length: q.max_length,
-            consumers: q.consumers.clone(),
-            redriving: q.redrive_per_s.is_some() && q.redrive_left > 0,
-            flavour: q.flavour,
-        })
-    }
-    /// Waiting copies of a queue, in line order.
-    pub fn waiting(&self, queue: QueueId) -> impl Iterator<Item = CopyId> + '_ {
-        self.queues
-            .get(queue.index())
-            .into_iter()
-            .flat_map(|q| q.line.iter().copied())
-    }
-    pub fn dead_letters(
-        &self,
-        queue: QueueId,
-    ) -> impl Iterator<Item = &crate::message::DeadLetter> + '_ {
-        self.queues
-            .get(queue.index())
-            .into_iter()
-            .flat_map(|q| q.dlq.iter())
-    }
-    pub fn consumer_count(&self) -> u32 {
-        self.consumers.len() as u32
-    }
-    /// Every consumer's id, in the order they were numbered (replicas expanded).
-    pub fn consumer_ids(&self) -> impl Iterator<Item = ConsumerId> {
-        (0..self.consumers.len()).map(ConsumerId::from_index)
-    }
-    pub fn consumer(&self, id: ConsumerId) -> Option<ConsumerView> {
-        self.consumers.get(id.index()).map(|c| ConsumerView {
-            name: c.name.clone(),
-            queue: c.queue,
-            up: c.up,
-            busy: c.working.len() as u32,
-            buffered: c.buffer.len() as u32,
-            concurrency: c.concurrency,
-            prefetch: c.prefetch,
-            ack: c.ack,
-            idempotency: c.idempotency,
-            ordering: c.ordering,
-            armed: c.armed.filter(|a| a.trigger.told()).map(|a| a.point),
-            drop_next_ack: c.drop_next_ack.is_some_and(Trigger::told),
-            slow_factor: c.slow_factor,
-            restart_at_us: c.restart_at_us,
-            retiring: c.retiring && !c.stopped,
-            stopped: c.stopped,
-            service_mean_s: c.service.mean_s(),
-            working: c.working.iter().map(|h| (h.copy, h.attempt)).collect(),
-        })
-    }
-    pub fn producer_count(&self) -> u32 {
-        self.producers.len() as u32
-    }
-    /// Every producer's id, in the scenario's order.
-    pub fn producer_ids(&self) -> impl Iterator<Item = ProducerId> {
-        (0..self.producers.len()).map(ProducerId::from_index)
-    }
-    pub fn producer_name(&self, id: ProducerId) -> Option<&str> {
-        self.producers.get(id.index()).map(|p| p.name.as_str())
-    }
-    pub fn producer_up(&self, id: u32) -> Option<bool> {
-        self.producers.get(id as usize).map(|p| p.up)
-    }
-    /// Unsent outbox rows of a producer.
-    pub fn outbox_len(&self, id: ProducerId) -> usize {
-        self.producers.get(id.index()).map_or(0, |p| p.outbox.len())
-    }
-    pub(crate) fn logs_raw(&self) -> &[Log] {
-        &self.logs
-    }
-    pub(crate) fn groups_raw(&self) -> &[Group] {
-        &self.groups
-    }
-    pub(crate) fn all_tables(&self) -> &[GroupTables] {
-        &self.tables
-    }
-    pub fn log_name(&self, l: u32) -> String {
-        self.logs
-            .get(l as usize)
-            .map_or_else(|| format!("log {l}"), |x| x.name.clone())
-    }
-    pub fn group_name(&self, g: GroupId) -> String {
-        self.groups
-            .get(g.index())
-            .map_or_else(|| format!("group {g}"), |x| x.name.clone())
-    }
-    pub fn member_name(&self, g: GroupId, m: u32) -> String {
-        self.groups
-            .get(g.index())
-            .and_then(|x| x.members.get(m as usize))
-            .map_or_else(|| format!("member {m}"), |x| x.name.clone())
-    }
-    pub fn log_count(&self) -> u32 {
-        self.logs.len() as u32
-    }
-    /// How many partitions log `l` has now (0 if there is no such log).
-    pub fn log_partition_count(&self, l: u32) -> u32 {
-        self.logs
-            .get(l as usize)
-            .map_or(0, |log| log.partitions.len() as u32)
-    }
-    pub fn group_count(&self) -> u32 {
-        self.groups.len() as u32
-    }
-    /// Every consumer group's id, in the scenario's order.
-    pub fn group_ids(&self) -> impl Iterator<Item = GroupId> {
-        (0..self.groups.len()).map(GroupId::from_index)
-    }
-    /// A group's view of its log's partitions: offsets, owner, lag.
-    pub fn group_partitions(&self, g: GroupId) -> Vec<PartitionView> {
-        let Some(group) = self.groups.get(g.index()) else {
-            return Vec::new();
-        };
-        self.logs[group.log]
-            .partitions
-            .iter()
-            .enumerate()
-            .map(|(p, part)| PartitionView {
-                start: part.start,
-                end: part.end(),
-                committed: group.committed[p],
-                position: group.position[p],
-                owner: group.owner[p],
-                lag: part.end().saturating_sub(group.committed[p]),
-                retrying: group
-                    .members
-                    .iter()
-                    .filter_map(|m| m.working)
-                    .find(|w| w.partition as usize == p && w.attempt > 1)
-                    .filter(|w| w.generation == group.generation)
-                    .map(|w| w.attempt),
-                revoking: group.revoking[p],
-            })
-            .collect()
-    }
-    /// The database tables of consumer group `g` of a log.
-    pub fn group_tables(&self, g: GroupId) -> Option<&GroupTables> {
-        self.tables.get(self.queues.len() + g.index())
-    }
-    /// Members of a group that are up, and in all.
-    pub fn group_members(&self, g: GroupId) -> (u32, u32) {
-        self.groups.get(g.index()).map_or((0, 0), |group| {
-            (
-                group.members.iter().filter(|m| m.up).count() as u32,
-                group.members.len() as u32,
-            )
-        })
-    }
-    pub(crate) fn consumers_raw(&self) -> &[Consumer] {
-        &self.consumers
-    }
-    pub(crate) fn queues_raw(&self) -> &[Queue] {
-        &self.queues
-    }
-    pub(crate) fn producers_raw(&self) -> &[Producer] {
-        &self.producers
-    }
-    pub(crate) fn waiting_total(&self) -> u64 {
-        self.waiting_total
-    }
-    pub fn pending_events(&self) -> usize {
-        self.events.len()
-    }
-
-    /// The run's headline numbers so far.
-    pub fn summary(&self) -> Summary {
-        let elapsed_s = us_to_secs(self.now_us);
-        let per_time = |area: u128| {
-            if self.now_us == 0 {
-                0.0
-            } else {
-                area as f64 / self.now_us as f64
-            }
-        };
-        Summary {
-            end_s: elapsed_s,
-            counters: self.counters.clone(),
-            backlog_end: self.backlog(),
-            in_flight_end: self.in_flight(),
-            retry_waiting_end: self.queues.iter().map(|q| q.retry_waiting).sum(),
-            dead_lettered_end: self.queues.iter().map(|q| q.dlq.len() as u64).sum(),
-            pending_at_producers_end: self
-                .messages
-                .iter()
-                .filter(|m| m.fate == PublishFate::Pending)
-                .count() as u64,
-            mean_queue_wait_s: if self.queue_wait_count == 0 {
-                0.0
-            } else {
-                self.queue_wait_sum_us as f64 / self.queue_wait_count as f64 / 1e6
-            },
-            queue_wait_p50_s: self.queue_waits.percentile_s(50.0),
-            queue_wait_p95_s: self.queue_waits.percentile_s(95.0),
-            queue_wait_p99_s: self.queue_waits.percentile_s(99.0),
-            mean_queue_len: per_time(self.backlog_area),
-            utilization: if self.capacity_area == 0 {
-                0.0
-            } else {
-                self.busy_area as f64 / self.capacity_area as f64
-            },
-            throughput_per_s: per_second(self.counters.done, elapsed_s),
-            record_throughput_per_s: per_second(self.counters.records_processed, elapsed_s),
-            latency_mean_s: self.latencies.mean_s(),
-            latency_p50_s: self.latencies.percentile_s(50.0),
-            latency_p95_s: self.latencies.percentile_s(95.0),
-            latency_p99_s: self.latencies.percentile_s(99.0),
-            record_latency_p50_s: self.record_latencies.percentile_s(50.0),
-            record_latency_p95_s: self.record_latencies.percentile_s(95.0),
-            record_latency_p99_s: self.record_latencies.percentile_s(99.0),
-        }
-    }
-}
-
-/// A count over the run's simulated seconds (0 for a run that took no time).
-fn per_second(count: u64, elapsed_s: f64) -> f64 {
-    if elapsed_s > 0.0 {
-        count as f64 / elapsed_s
-    } else {
-        0.0
-    }
-}
-
-/// The producers' own random streams, when the scenario asks for them.
-fn producer_streams(scenario: &Scenario) -> Vec<SimRng> {
-    match scenario.random_streams {
-        crate::scenario::RandomStreams::Shared => Vec::new(),
-        crate::scenario::RandomStreams::PerProducer => (0..scenario.producers.len() as u64)
-            .map(|p| SimRng::stream(scenario.seed, p))
-            .collect(),
-    }
-}
-
-/// The generator producer `p` draws from: its own stream if it has one, else the run's.
-/// (Takes the fields, not `self`, so callers may hold a producer at the same time.)
-fn producer_rng<'a>(
-    rng: &'a mut SimRng,
-    streams: &'a mut [SimRng],
-    p: ProducerId,
-) -> &'a mut SimRng {
-    match streams.get_mut(p.index()) {
-        Some(own) => own,
-        None => rng,
-    }
-}
-
-/// Every consumer replica of the scenario, each listed in its queue's consumers.
-fn build_consumers(scenario: &Scenario, queues: &mut [Queue]) -> Vec<Consumer> {
-    let mut consumers = Vec::new();
-    for spec in &scenario.consumers {
-        let queue = QueueId::from_index(scenario.queue_of(spec));
-        let before = consumers.len();
-        for r in 0..spec.replicas {
-            let name = crate::names::replica(&spec.name, spec.replicas, r, before);
-            queues[queue.index()]
-                .consumers
-                .push(ConsumerId::from_index(consumers.len()));
-            let mut consumer = Consumer::new(spec, name, queue);
-            consumer.dependency = scenario.dependency_index(&spec.calls).map(|d| d as u32);
-            consumers.push(consumer);
-        }
-    }
-    consumers
-}
-
-/// Every producer, with where it publishes: a queue, a log or an exchange (by default the
-/// first queue, or the first log when there are no queues).
-fn build_producers(scenario: &Scenario) -> Vec<Producer> {
-    scenario
-        .producers
-        .iter()
-        .enumerate()
-        .map(|(i, spec)| {
-            let target = if spec.target.is_empty() {
-                if scenario.queues.is_empty() {
-                    Target::Log(0)
-                } else {
-                    Target::Queue(QueueId::new(0))
-                }
-            } else if let Some(q) = scenario.queue_index(&spec.target) {
-                Target::Queue(QueueId::from_index(q))
-            } else if let Some(l) = scenario.log_index(&spec.target) {
-                Target::Log(l)
-            } else {
-                let x = scenario
-                    .exchanges
-                    .iter()
-                    .position(|x| x.name == spec.target);
-                Target::Exchange(x.expect("validated: the target exists"))
-            };
-            let name = crate::names::producer(&spec.name, i);
-            Producer::new(spec, name, target)
-        })
-        .collect()
-}
-
-/// Every consumer group, its partitions already assigned.
-fn build_groups(scenario: &Scenario, logs: &[Log]) -> Vec<Group> {
-    scenario
-        .groups
-        .iter()
-        .map(|spec| {
-            let l = scenario.log_index(&spec.log).expect("validated");
-            let partitions = logs[l].partitions.len();
-            let output = (!spec.output.is_empty())
-                .then(|| scenario.log_index(&spec.output).expect("validated"));
-            let dead_letter = (!spec.dead_letter.is_empty())
-                .then(|| scenario.log_index(&spec.dead_letter).expect("validated"));
-            let mut g = Group::new(spec, l, partitions, output, dead_letter);
-            // The group starts with its partitions already assigned.
-            g.owner = g.assign(partitions as u32);
-            g
-        })
-        .collect()
 }
 
 /// Hashes every step of a whole run (index, time and facts) with a platform-independent
