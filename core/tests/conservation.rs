@@ -662,6 +662,11 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                 let n_groups = groups.len() as u32;
                 let n_consumers: u32 = consumers.iter().map(|c| c.replicas).sum();
                 let n_producers = producers.len() as u32;
+                // A RabbitMQ classic queue takes back, and delivers again, a message whose
+                // work outlasts its consumer timeout, for ever, as RabbitMQ does (no
+                // delivery limit stops it): a run with a short consumer timeout may not end
+                // by itself, so it ends at `end_s` (the runaway check below found one).
+                let timeout_set = queues.iter().any(|q| q.consumer_timeout_s.is_some());
                 let base = Scenario {
                     version: SCENARIO_VERSION,
                     name: "random".into(),
@@ -680,7 +685,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                     commands: vec![],
                     interventions: vec![],
                     sample_every_s: 1.0,
-                    end_s: (!open_ended || n_groups > 0).then_some(60.0),
+                    end_s: (!open_ended || n_groups > 0 || timeout_set).then_some(60.0),
                     // Both ways of drawing: the accounting holds whoever draws what.
                     random_streams: if seed % 2 == 0 {
                         RandomStreams::Shared
