@@ -877,6 +877,16 @@ fn rabbitmq_quorum_queue_dead_letters_after_its_delivery_limit() {
     assert_eq!(sim.counters().lost_without_dead_letter_queue, 1);
 }
 
+/// The consumer's dependency is down until 0.15 s, so an attempt ending before then fails,
+/// and its retry comes 50 ms later (no jitter).
+fn fail_first_attempt_retry_after_50ms(s: &mut Scenario) {
+    s.consumers[0].failures.outages =
+        serde_json::from_str(r#"[{"from_s": 0, "until_s": 0.15}]"#).unwrap();
+    s.consumers[0].retry.backoff_base_s = 0.05;
+    s.consumers[0].retry.backoff_cap_s = 0.05;
+    s.consumers[0].retry.jitter = serde_json::from_str(r#""none""#).unwrap();
+}
+
 #[test]
 fn a_quorum_queue_returns_a_failed_message_near_the_head_and_counts_it_toward_its_limit() {
     // RabbitMQ 4 quorum queues: a delivery the consumer rejects with requeue is returned,
@@ -893,11 +903,7 @@ fn a_quorum_queue_returns_a_failed_message_near_the_head_and_counts_it_toward_it
         s.queues[0].queue_type = queue_type;
         s.consumers[0].prefetch = 1;
         s.consumers[0].concurrency = 1;
-        s.consumers[0].failures.outages =
-            serde_json::from_str(r#"[{"from_s": 0, "until_s": 0.15}]"#).unwrap();
-        s.consumers[0].retry.backoff_base_s = 0.05;
-        s.consumers[0].retry.backoff_cap_s = 0.05;
-        s.consumers[0].retry.jitter = serde_json::from_str(r#""none""#).unwrap();
+        fail_first_attempt_retry_after_50ms(&mut s);
         let (sim, steps) = run_bounded(s);
         assert_eq!(sim.counters().acked, 3, "{flavour} {queue_type:?}");
         deliveries(&steps)
@@ -928,11 +934,7 @@ fn a_quorum_queue_returns_a_failed_message_near_the_head_and_counts_it_toward_it
         let mut s = simple("rabbitmq", 1, 0.001, 1, 0.1, "after_commit");
         s.queues[0].queue_type = queue_type;
         s.queues[0].ttl_s = Some(0.12);
-        s.consumers[0].failures.outages =
-            serde_json::from_str(r#"[{"from_s": 0, "until_s": 0.15}]"#).unwrap();
-        s.consumers[0].retry.backoff_base_s = 0.05;
-        s.consumers[0].retry.backoff_cap_s = 0.05;
-        s.consumers[0].retry.jitter = serde_json::from_str(r#""none""#).unwrap();
+        fail_first_attempt_retry_after_50ms(&mut s);
         let (sim, steps) = run_bounded(s);
         let dl = dead_letters(&facts(&steps));
         let gone = dl
