@@ -877,6 +877,51 @@ fn rabbitmq_quorum_queue_dead_letters_after_its_delivery_limit() {
     assert_eq!(sim.counters().lost_without_dead_letter_queue, 1);
 }
 
+#[test]
+fn a_quorum_queue_counts_deliveries_a_closed_channel_returned_toward_its_limit() {
+    // RabbitMQ 4.0–4.2 quorum queues check delivery-limit against the times a message was
+    // acquired, so a delivery returned because its consumer's channel closed counts like
+    // a failed one. (4.3 checks a separate delivery-count that only failures raise; the
+    // lab follows 4.0–4.2, see docs/semantics.md.) One message in work for 5 s, its
+    // consumer crashed at 1 s and 2.5 s and back 0.5 s later each time: with
+    // delivery-limit 1 the second return is one too many, and the message is
+    // dead-lettered after its two deliveries instead of being delivered again; a classic
+    // queue delivers it a third time and it is acked.
+    let build = |queue_type: QueueType| {
+        let mut s = simple("rabbitmq", 1, 1.0, 1, 5.0, "after_commit");
+        s.queues[0].queue_type = queue_type;
+        s.queues[0].delivery_limit = Some(1);
+        for at_s in [1.0, 2.5] {
+            s.commands.push(ScheduledCommand {
+                at_s,
+                command: Command::CrashConsumer {
+                    consumer: ConsumerId::new(0),
+                    point: CrashPoint::Now,
+                    restart_after_s: Some(0.5),
+                },
+                unannounced: false,
+            });
+        }
+        s
+    };
+    let (sim, steps) = run_bounded(build(QueueType::Quorum));
+    assert_eq!(
+        dead_letters(&facts(&steps)),
+        vec![(0, DeadLetterReason::DeliveryLimitReached, 2)]
+    );
+    assert_eq!(sim.counters().acked, 0);
+    let (sim, steps) = run_bounded(build(QueueType::Classic));
+    assert!(dead_letters(&facts(&steps)).is_empty());
+    assert_eq!(
+        deliveries(&steps)
+            .iter()
+            .map(|&(_, _, attempt)| attempt)
+            .collect::<Vec<_>>(),
+        [1, 2, 3]
+    );
+    assert_eq!(sim.counters().acked, 1);
+}
+
 /// The consumer's dependency is down until 0.15 s, so an attempt ending before then fails,
 /// and its retry comes 50 ms later (no jitter).
 fn fail_first_attempt_retry_after_50ms(s: &mut Scenario) {
