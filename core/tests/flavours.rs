@@ -35,6 +35,19 @@ fn run_bounded(s: Scenario) -> (Simulation, Vec<(u64, Vec<Fact>)>) {
     (sim, steps)
 }
 
+/// Crashes consumer 0 at `at_s` (at once, not at a crash point), back after `restart_after_s`.
+fn crash_consumer_0(s: &mut Scenario, at_s: f64, restart_after_s: Option<f64>) {
+    s.commands.push(ScheduledCommand {
+        at_s,
+        command: Command::CrashConsumer {
+            consumer: ConsumerId::new(0),
+            point: CrashPoint::Now,
+            restart_after_s,
+        },
+        unannounced: false,
+    });
+}
+
 fn facts(steps: &[(u64, Vec<Fact>)]) -> Vec<Fact> {
     steps.iter().flat_map(|(_, f)| f.iter().copied()).collect()
 }
@@ -453,15 +466,7 @@ fn rabbitmq_requeues_unacked_deliveries_at_once_when_a_consumer_dies() {
     // acknowledged is requeued immediately and redelivered with the redelivered flag; there
     // is no visibility timeout to wait out.
     let mut s = simple("rabbitmq", 1, 1.0, 2, 5.0, "after_commit");
-    s.commands.push(ScheduledCommand {
-        at_s: 1.0,
-        command: Command::CrashConsumer {
-            consumer: ConsumerId::new(0),
-            point: CrashPoint::Now,
-            restart_after_s: None,
-        },
-        unannounced: false,
-    });
+    crash_consumer_0(&mut s, 1.0, None);
     let (sim, steps) = run_bounded(s);
     let crash = steps
         .iter()
@@ -627,15 +632,7 @@ fn rabbitmq_auto_ack_ignores_prefetch_and_a_crash_loses_everything_pushed() {
     // consumer that dies loses every message it had been sent.
     let build = |flavour: &str| {
         let mut s = simple(flavour, 20, 0.01, 1, 1.0, "on_delivery");
-        s.commands.push(ScheduledCommand {
-            at_s: 0.5,
-            command: Command::CrashConsumer {
-                consumer: ConsumerId::new(0),
-                point: CrashPoint::Now,
-                restart_after_s: None,
-            },
-            unannounced: false,
-        });
+        crash_consumer_0(&mut s, 0.5, None);
         s
     };
     let (rabbit, _) = run_bounded(build("rabbitmq"));
@@ -892,15 +889,7 @@ fn a_quorum_queue_counts_deliveries_a_closed_channel_returned_toward_its_limit()
         s.queues[0].queue_type = queue_type;
         s.queues[0].delivery_limit = Some(1);
         for at_s in [1.0, 2.5] {
-            s.commands.push(ScheduledCommand {
-                at_s,
-                command: Command::CrashConsumer {
-                    consumer: ConsumerId::new(0),
-                    point: CrashPoint::Now,
-                    restart_after_s: Some(0.5),
-                },
-                unannounced: false,
-            });
+            crash_consumer_0(&mut s, at_s, Some(0.5));
         }
         s
     };
@@ -1532,15 +1521,7 @@ fn lost_acks(flavour: &str, prefetch: u32, drops_at_s: &[f64], crash: Option<f64
         });
     }
     if let Some(at_s) = crash {
-        s.commands.push(ScheduledCommand {
-            at_s,
-            command: Command::CrashConsumer {
-                consumer: ConsumerId::new(0),
-                point: CrashPoint::Now,
-                restart_after_s: Some(0.5),
-            },
-            unannounced: false,
-        });
+        crash_consumer_0(&mut s, at_s, Some(0.5));
     }
     s
 }
