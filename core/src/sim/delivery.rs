@@ -24,21 +24,29 @@ fn is_busy(f: Fate) -> bool {
 impl Simulation {
     /// Moves a copy to a new fate, keeping every tally in step. Callers handle the line
     /// itself (insertion and removal) and the facts.
+    ///
+    /// One lookup of the copy for the whole move (a copy changes fate three times or more
+    /// per message, on the hot path), and the message's record only when the move changes
+    /// its copies' tally: a delivery (waiting → in flight) and its return (in flight or
+    /// retrying → waiting) stay in the tally's first slot, so the job's status cannot move.
     pub(super) fn set_fate(&mut self, copy: CopyId, to: Fate) {
-        self.track_group(copy, to);
-        let c = &self.copies[copy as usize];
-        let (msg, from) = (c.msg, c.fate);
-        if from == Fate::InFlight {
-            self.free_lost_ack_slot(copy);
-        }
         let c = &mut self.copies[copy as usize];
+        let (msg, from, queue, holder) = (c.msg, c.fate, c.queue, c.holder);
         c.fate = to;
-        self.change_job(msg, |m| {
-            m.copy_tally[from.tally_slot()] -= 1;
-            m.copy_tally[to.tally_slot()] += 1;
-        });
-        let c = &self.copies[copy as usize];
-        let q = &mut self.queues[c.queue.index()];
+        if is_busy(from) != is_busy(to) && self.queues[queue.index()].flavour == Flavour::SqsFifo {
+            self.track_group(msg, queue, to);
+        }
+        if from == Fate::InFlight {
+            self.free_lost_ack_slot(copy, holder);
+        }
+        let (from_slot, to_slot) = (from.tally_slot(), to.tally_slot());
+        if from_slot != to_slot {
+            self.change_job(msg, |m| {
+                m.copy_tally[from_slot] -= 1;
+                m.copy_tally[to_slot] += 1;
+            });
+        }
+        let q = &mut self.queues[queue.index()];
         match from {
             Fate::Waiting => self.waiting_total -= 1,
             Fate::InFlight => q.in_flight -= 1,
@@ -64,7 +72,6 @@ impl Simulation {
             (true, false) => {
                 q.held -= 1;
                 self.held_total -= 1;
-                let queue = c.queue;
                 if !q.redrive_pending && q.redrive_per_s.is_some() && !q.dlq.is_empty() {
                     q.redrive_pending = true;
                     self.events
@@ -85,8 +92,8 @@ impl Simulation {
     /// A copy leaving flight is settled at the broker one way or another (requeued, dead-
     /// lettered, lost in a restart): if its holder's ack had been lost, the prefetch slot
     /// it kept is free again (see `keep_prefetch_slot`).
-    fn free_lost_ack_slot(&mut self, copy: CopyId) {
-        let Some(holder) = self.copies[copy as usize].holder() else {
+    fn free_lost_ack_slot(&mut self, copy: CopyId, holder: Holder) {
+        let Some(holder) = holder.get() else {
             return;
         };
         let lost = &mut self.consumers[holder.index()].lost_acks;
@@ -100,15 +107,9 @@ impl Simulation {
     /// Only SQS FIFO queues keep it (two hash map changes per delivery on every queue
     /// showed in the profile); a queue switched to SQS FIFO counts its busy copies then
     /// ([`Simulation::recount_busy_groups`]).
-    fn track_group(&mut self, copy: CopyId, to: Fate) {
-        let c = &self.copies[copy as usize];
-        let from = c.fate;
-        if is_busy(from) == is_busy(to) || self.queues[c.queue.index()].flavour != Flavour::SqsFifo
-        {
-            return;
-        }
-        let key = self.messages[c.msg.index()].key;
-        let groups = &mut self.queues[c.queue.index()].busy_groups;
+    fn track_group(&mut self, msg: MsgId, queue: QueueId, to: Fate) {
+        let key = self.messages[msg.index()].key;
+        let groups = &mut self.queues[queue.index()].busy_groups;
         if is_busy(to) {
             *groups.entry(key).or_insert(0) += 1;
         } else if let Some(n) = groups.get_mut(&key) {
