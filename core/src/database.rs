@@ -108,18 +108,34 @@ impl PerMessage {
         }
     }
 
-    /// Folds `msg`'s count into the totals and forgets it.
+    /// Folds `msg`'s count into the totals and forgets it. Messages are mostly released
+    /// in the order their counts were added, so `msg` is usually the line's front, or in
+    /// no line at all (a table nothing was counted in, such as the emails of a consumer
+    /// that sends none): both are told at once, without a search or a hash (these folds
+    /// were 3 % of an M/M/1 run's instructions).
     fn fold(&mut self, msg: MsgId) {
-        let n = match self.find(msg) {
-            Ok(i) => {
-                let n = std::mem::take(&mut self.line[i].1);
+        let n = match self.line.front() {
+            Some(&(first, n)) if first == msg => {
+                self.line.pop_front();
                 if n > 0 {
                     self.live -= 1;
                 }
                 self.forget_folded();
                 n
             }
-            Err(_) => self.stragglers.remove(&msg).unwrap_or(0),
+            None if self.stragglers.is_empty() => return,
+            _ => match self.find(msg) {
+                Ok(i) => {
+                    let n = std::mem::take(&mut self.line[i].1);
+                    if n > 0 {
+                        self.live -= 1;
+                    }
+                    self.forget_folded();
+                    n
+                }
+                Err(_) if self.stragglers.is_empty() => 0,
+                Err(_) => self.stragglers.remove(&msg).unwrap_or(0),
+            },
         };
         self.folded += u64::from(n);
         self.folded_extra += u64::from(n.saturating_sub(1));
@@ -254,6 +270,44 @@ mod tests {
             let extra: u64 = model.values().map(|&n| u64::from(n - 1)).sum();
             prop_assert_eq!(counts.total(), folded + total);
             prop_assert_eq!(counts.extra(), folded_extra + extra);
+        }
+
+        /// Folded mostly in the order the counts were added (the line's front each time,
+        /// as a run's sweeps release them), with a few out of order and some never
+        /// counted: the counts read back as a plain map's, and the totals add up.
+        #[test]
+        fn counts_folded_from_the_front_are_those_of_a_map(
+            repeats in proptest::collection::vec(0u32..3, 1..300),
+            swaps in proptest::collection::vec((0usize..300, 0usize..300), 0..20),
+        ) {
+            let mut counts = PerMessage::default();
+            let mut model: BTreeMap<MsgId, u32> = BTreeMap::new();
+            for (i, &r) in repeats.iter().enumerate() {
+                let msg = MsgId::from_index(i);
+                for _ in 0..r {
+                    *model.entry(msg).or_insert(0) += 1;
+                    counts.add(msg);
+                }
+            }
+            let mut order: Vec<usize> = (0..repeats.len() + 5).collect();
+            for (a, b) in swaps {
+                let n = order.len();
+                order.swap(a % n, b % n);
+            }
+            let (mut folded, mut folded_extra) = (0u64, 0u64);
+            for i in order {
+                let msg = MsgId::from_index(i);
+                let n = model.remove(&msg).unwrap_or(0);
+                folded += u64::from(n);
+                folded_extra += u64::from(n.saturating_sub(1));
+                counts.fold(msg);
+                prop_assert_eq!(counts.get(msg), 0);
+                let held: Vec<(MsgId, u32)> = model.iter().map(|(&m, &n)| (m, n)).collect();
+                prop_assert_eq!(counts.iter().collect::<Vec<_>>(), held);
+                prop_assert_eq!(counts.total(), folded + model.values().map(|&n| u64::from(n)).sum::<u64>());
+            }
+            prop_assert_eq!(counts.total(), folded);
+            prop_assert_eq!(counts.extra(), folded_extra);
         }
     }
 }
