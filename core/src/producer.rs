@@ -1,7 +1,7 @@
 //! Producers: when each creates its next message, and the service's own state (up or
 //! crashed, its outbox, messages held back by backpressure, per-key versions).
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use crate::rng::SimRng;
 use crate::scenario::{
@@ -233,6 +233,15 @@ pub struct Producer {
     pub held_for: Option<QueueId>,
     /// Last version given to each key.
     pub versions: BTreeMap<u32, u32>,
+    /// An idempotent producer's sequence on each partition of its log (Kafka's producer
+    /// id and per-partition sequence numbers): the messages sent there and not yet
+    /// stored, in the order first sent. The broker appends only the first of them.
+    pub sequences: BTreeMap<u32, VecDeque<MsgId>>,
+    /// The partition of each message in `sequences`.
+    pub sequenced: BTreeMap<MsgId, u32>,
+    /// Messages the broker refused as out of sequence: each is sent again once it is the
+    /// first of its partition's sequence.
+    pub out_of_sequence: BTreeSet<MsgId>,
 }
 
 impl Producer {
@@ -257,6 +266,9 @@ impl Producer {
             held: VecDeque::new(),
             held_for: None,
             versions: BTreeMap::new(),
+            sequences: BTreeMap::new(),
+            sequenced: BTreeMap::new(),
+            out_of_sequence: BTreeSet::new(),
         }
     }
 

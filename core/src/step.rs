@@ -953,6 +953,17 @@ pub enum Fact {
         moot: Moot,
         trigger: Trigger,
     },
+    /// The broker refused an idempotent producer's record as out of sequence: `ahead`,
+    /// sent earlier to the same partition, is not in the log yet. The producer sends it
+    /// again once `ahead` (and whatever else is ahead of it) is stored.
+    OutOfSequence {
+        producer: ProducerId,
+        msg: MsgId,
+        attempt: Attempt,
+        log: LogId,
+        partition: u32,
+        ahead: MsgId,
+    },
 }
 
 /// A setting and its new value, in whole units so that facts stay exact and hashable.
@@ -1101,6 +1112,7 @@ impl Fact {
             | Refused { msg, .. }
             | Unroutable { msg, .. }
             | PublishFailed { msg, .. }
+            | OutOfSequence { msg, .. }
             | DroppedOldest { msg, .. }
             | Expired { msg, .. }
             | Delivered { msg, .. }

@@ -465,3 +465,93 @@ fn a_log_record_is_timed_from_its_message_to_the_end_of_its_processing() {
     );
     assert!(s.record_latency_p50_s < s.record_latency_p99_s);
 }
+
+/// An idempotent producer keeps its order within a partition through a broker outage:
+/// the broker appends an idempotent producer's records of a partition in the order it
+/// sent them, refusing one that arrives ahead of its turn (`OutOfSequence`), which the
+/// producer sends again once the records ahead of it are stored. Here #4 to #6 go
+/// unconfirmed while the broker is down (2.1 s to 3.6 s); at 4 s the new #7 arrives
+/// before their retries. Before (found 2026-12-04), the log held #7, #6, #5, #4 in that
+/// order and the group applied three records after a newer version of their key.
+#[test]
+fn an_idempotent_producers_retries_after_a_broker_outage_keep_their_order() {
+    let scenario = Scenario::from_json(
+        r#"{ "version": 2, "name": "idempotent-order", "seed": 1,
+        "producers": [{ "name": "p", "target": "ev", "arrivals": { "process": "constant", "schedule": [{ "from_s": 0, "rate_per_s": 2 }] }, "count": 12,
+          "payload": { "keys": 1 },
+          "publish": { "confirms": true, "confirm_timeout_s": 0.5, "max_attempts": 5, "idempotent": true } }],
+        "logs": [{ "name": "ev", "partitions": 1 }],
+        "groups": [{ "name": "g", "log": "ev", "members": 1, "service": { "fixed": { "seconds": 0.1 } }, "commit": "after_processing" }],
+        "commands": [{ "at_s": 2.1, "command": { "crash_broker": { "restart_after_s": 1.5 } } }],
+        "end_s": 20 }"#,
+    )
+    .expect("valid");
+    let (sim, facts) = run(scenario.clone());
+    let appended: Vec<(MsgId, u64)> = facts
+        .iter()
+        .filter_map(|f| match *f {
+            Fact::Appended { msg, offset, .. } => Some((msg, offset)),
+            _ => None,
+        })
+        .collect();
+    let in_order: Vec<(MsgId, u64)> = (0..12).map(|i| (MsgId::from_index(i), i as u64)).collect();
+    assert_eq!(appended, in_order, "one record each, in publish order");
+    let refused: Vec<MsgId> = facts
+        .iter()
+        .filter_map(|f| match *f {
+            Fact::OutOfSequence { msg, ahead, .. } => {
+                assert_eq!(ahead, MsgId::from_index(4));
+                Some(msg)
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        refused,
+        [7, 6, 5].map(MsgId::from_index),
+        "ahead of their turn"
+    );
+    let c = sim.counters();
+    assert_eq!(
+        (
+            c.records_processed,
+            c.records_out_of_order,
+            c.duplicate_effects,
+            c.gave_up
+        ),
+        (12, 0, 0, 0)
+    );
+
+    // The same with #4's confirm lost after the restart, on its last attempt: #5 to #8
+    // wait behind it until its confirm timeout, then go in order (before the producer
+    // sent them again at that timeout too, found by a random probe, they waited for
+    // good: no confirm of #4 was coming).
+    let mut lost = scenario;
+    lost.producers[0].publish.max_attempts = 4;
+    lost.commands.push(ScheduledCommand {
+        at_s: 3.7,
+        command: Command::DropNextConfirm {
+            producer: ProducerId::new(0),
+        },
+        unannounced: false,
+    });
+    let (sim, facts) = run(lost);
+    let appended: Vec<MsgId> = facts
+        .iter()
+        .filter_map(|f| match *f {
+            Fact::Appended { msg, .. } => Some(msg),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(appended, (0..12).map(MsgId::from_index).collect::<Vec<_>>());
+    let c = sim.counters();
+    assert_eq!(
+        (
+            c.deduplicated,
+            c.records_out_of_order,
+            c.duplicate_effects,
+            c.gave_up
+        ),
+        (0, 0, 0, 0)
+    );
+}

@@ -117,7 +117,8 @@ impl Lane {
             | EventNeverPublished { .. }
             | OutboxRetryScheduled { .. }
             | OutboxRowParked { .. }
-            | PublishFailed { .. } => Lane::Producer,
+            | PublishFailed { .. }
+            | OutOfSequence { .. } => Lane::Producer,
             ProcessingStarted { .. }
             | DuplicateSkipped { .. }
             | StaleIgnored { .. }
@@ -712,6 +713,7 @@ fn producer_label(fact: &Fact, l: Locale) -> Option<String> {
         Unroutable { returned: true, .. } => say!(l, unroutable_returned),
         Unroutable { .. } => say!(l, unroutable_dropped),
         PublishFailed { .. } => say!(l, publish_failed),
+        OutOfSequence { .. } => say!(l, out_of_sequence),
         _ => return None,
     })
 }

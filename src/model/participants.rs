@@ -137,7 +137,9 @@ fn producer_side(fact: &Fact) -> Option<Part> {
         StateCommitted { producer, .. } => go(Producer(producer), Publisher(producer), Plain),
         EventNeverPublished { producer, .. } => at(Producer(producer), Failure),
         PublishSent { producer, .. } => go(Publisher(producer), Exchange, Plain),
-        PublishFailed { producer, .. } => go(Publisher(producer), Exchange, Failure),
+        PublishFailed { producer, .. } | OutOfSequence { producer, .. } => {
+            go(Publisher(producer), Exchange, Failure)
+        }
         Throttled { producer, .. } | OutboxMarked { producer, .. } => {
             at(Publisher(producer), Plain)
         }

@@ -397,6 +397,11 @@ fn broker(sim: &Simulation, fact: &Fact) -> String {
         PublishFailed { producer: p, msg, .. } => {
             format!("{} published #{msg}, but the broker is down: nothing was stored.", producer(sim, p))
         }
+        OutOfSequence { producer: p, msg, log, partition, ahead, .. } => format!(
+            "The broker refused #{msg} from {0} as out of sequence: {1} partition {partition} appends a producer's records in the order it sent them, and #{ahead} is not stored yet. {0} will send #{msg} again after it.",
+            producer(sim, p),
+            sim.log_name(log)
+        ),
         DroppedOldest { msg, queue: q, .. } => format!("{} was full: it dropped its oldest message, #{msg}.", queue(sim, q)),
         Expired { msg, queue: q, .. } => format!("#{msg} waited too long in {} and expired unprocessed.", queue(sim, q)),
         Redriven { msg, queue: q, .. } => {

@@ -434,6 +434,11 @@ fn broker(sim: &Simulation, fact: &Fact) -> String {
             "{} publicó #{msg}, pero el broker está caído: no se guardó nada.",
             producer(sim, p)
         ),
+        OutOfSequence { producer: p, msg, log, partition, ahead, .. } => format!(
+            "El broker rechazó #{msg} de {0} por llegar fuera de secuencia: {1}, partición {partition}, añade los registros de un productor en el orden en que los envió, y #{ahead} aún no está guardado. {0} volverá a enviar #{msg} después.",
+            producer(sim, p),
+            sim.log_name(log)
+        ),
         DroppedOldest { msg, queue: q, .. } => format!(
             "{} estaba llena: descartó su mensaje más antiguo, #{msg}.",
             queue(sim, q)

@@ -88,6 +88,7 @@ impl Family {
             | Refused { .. }
             | Unroutable { .. }
             | PublishFailed { .. }
+            | OutOfSequence { .. }
             | DroppedOldest { .. }
             | Expired { .. }
             | DuplicateKept { .. }

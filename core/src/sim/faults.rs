@@ -544,6 +544,8 @@ impl Simulation {
             row.sending = false;
         }
         let held: Vec<_> = p.held.drain(..).collect();
+        self.forget_sequences(producer);
+        let p = &mut self.producers[producer.index()];
         if let Some(q) = p.held_for.take() {
             self.queues[q.index()].throttled.retain(|&x| x != producer);
         }

@@ -17,9 +17,16 @@ impl Simulation {
         self.queues.len() + g.index()
     }
 
-    /// The broker appends a message to its log, in the partition its key maps to.
-    pub(super) fn append(&mut self, producer: ProducerId, msg: MsgId, l: usize) {
-        let (partition, offset) = self.append_record(l, msg, RecordStatus::Committed);
+    /// The broker appends a message to its log, in the partition its key maps to (or the
+    /// one its producer numbered it for: `partition`).
+    pub(super) fn append(
+        &mut self,
+        producer: ProducerId,
+        msg: MsgId,
+        l: usize,
+        partition: Option<u32>,
+    ) {
+        let (partition, offset) = self.append_to(l, msg, RecordStatus::Committed, partition);
         self.facts.push(Fact::Appended {
             producer,
             msg,
@@ -37,9 +44,20 @@ impl Simulation {
         msg: MsgId,
         status: RecordStatus,
     ) -> (u32, u64) {
+        self.append_to(l, msg, status, None)
+    }
+
+    /// Appends one record to `partition`, or where its key maps to.
+    fn append_to(
+        &mut self,
+        l: usize,
+        msg: MsgId,
+        status: RecordStatus,
+        partition: Option<u32>,
+    ) -> (u32, u64) {
         let key = self.messages[msg.index()].key;
         let log = &mut self.logs[l];
-        let partition = match log.partition_for(key, msg) {
+        let partition = match partition.or_else(|| log.partition_for(key, msg)) {
             Some(p) => p,
             None => {
                 let p = log.next_keyless % log.partitions.len() as u32;

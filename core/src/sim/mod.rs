@@ -34,6 +34,7 @@ mod publishing;
 mod rebalance;
 mod release;
 mod samples;
+mod sequences;
 mod settings;
 mod views;
 

@@ -201,6 +201,7 @@ impl Simulation {
 
     /// Puts a message on the wire.
     fn transmit(&mut self, producer: ProducerId, msg: MsgId) {
+        self.take_sequence(producer, msg);
         let m = &mut self.messages[msg.index()];
         m.publish_attempts += 1;
         let attempt = m.publish_attempts;
@@ -262,8 +263,13 @@ impl Simulation {
         if let Target::Log(l) = p.target {
             if retry_of_stored {
                 self.deduplicate(producer, msg, attempt);
+            } else if let Some(ahead) = self.sequence_ahead(producer, msg) {
+                self.refuse_out_of_sequence(producer, msg, attempt, ahead);
             } else {
-                self.append(producer, msg, l);
+                // A numbered record goes to the partition it was numbered for (as a
+                // Kafka producer's batch does), even if the log has grown since.
+                let partition = self.leave_sequence(producer, msg);
+                self.append(producer, msg, l, partition);
                 self.send_confirm(producer, msg, attempt);
             }
             return;
@@ -435,6 +441,9 @@ impl Simulation {
                 msg,
                 attempts: attempt,
             });
+            // A parked row is not sent again: rows refused behind it go now.
+            self.leave_sequence(producer, msg);
+            self.resend_in_sequence(producer);
             return;
         }
         let exponent = row.failures.saturating_sub(1).min(30) as i32;
@@ -621,6 +630,7 @@ impl Simulation {
             msg,
             attempt,
         });
+        self.resend_in_sequence(producer);
         if !matches!(
             self.producers[producer.index()].handoff,
             Handoff::Outbox { .. }
@@ -653,6 +663,14 @@ impl Simulation {
     /// give up after the last attempt. An outbox relay never gives up on a row: it leaves
     /// it for its next poll (up to the attempt limit).
     pub(super) fn confirm_timeout(&mut self, producer: ProducerId, msg: MsgId, attempt: Attempt) {
+        self.publish_timed_out(producer, msg, attempt);
+        // A record refused as out of sequence may be first in line by now, behind a
+        // record stored whose confirm was lost: it goes again (as a Kafka producer retries
+        // a refused batch after its backoff, whatever it heard since).
+        self.resend_in_sequence(producer);
+    }
+
+    fn publish_timed_out(&mut self, producer: ProducerId, msg: MsgId, attempt: Attempt) {
         self.counters.confirm_timeouts += 1;
         let max = self.producers[producer.index()].publish.max_attempts;
         let retry = attempt < max;
@@ -671,6 +689,9 @@ impl Simulation {
         } else if self.messages[msg.index()].fate == PublishFate::Pending {
             self.finish_publish(producer, msg, PublishFate::GaveUp);
             self.counters.gave_up += 1;
+            // No longer ahead of anything: a record refused behind it goes now.
+            self.leave_sequence(producer, msg);
+            self.resend_in_sequence(producer);
         }
     }
 

@@ -452,6 +452,7 @@ fn records(c: &Contexts) -> Vec<(&Simulation, Fact)> {
     let l = &c.log;
     let mut out = vec![
         (l, Appended { producer: P, msg: M, log: 0, partition: 2, offset: 15 }),
+        (l, OutOfSequence { producer: P, msg: M, attempt: 1, log: 0, partition: 2, ahead: MsgId::new(4) }),
         (l, RecordsExpired { log: 0, partition: 1, from: 10, to: 20 }),
         (l, RecordStarted { group: G, member: 0, partition: 2, offset: 15, msg: M, done_at_us: 1_000_000 }),
         (l, RecordProcessed { group: G, member: 0, partition: 2, offset: 15, msg: M, applied: 0 }),
