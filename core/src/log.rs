@@ -10,7 +10,7 @@ use crate::scenario::{
     Assignment, CommitMode, Failures, GroupSpec, Idempotency, LogSpec, MemberCrashPoint, Ordering,
     PartitionKey, Rebalance, RetryPolicy, ServiceTime,
 };
-use crate::step::{MemberId, MsgId, Trigger};
+use crate::step::{DeadLetterReason, MemberId, MsgId, Trigger};
 use crate::time::{secs_to_us, Micros};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -122,6 +122,17 @@ pub struct Work {
     pub attempt: u32,
 }
 
+/// A write to a log that a member's record needs and the broker, down, could not take:
+/// the member keeps the record in hand and makes the write when the broker is back (as a
+/// client's send retries until then).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unsent {
+    /// The output record of a read-process-write group.
+    Output,
+    /// The record itself, to the group's dead-letter log.
+    DeadLetter(DeadLetterReason),
+}
+
 #[derive(Clone, Debug)]
 pub struct Member {
     pub name: String,
@@ -135,6 +146,8 @@ pub struct Member {
     pub next_partition: usize,
     /// Output records of its open transaction: (partition of the output log, offset).
     pub txn: Vec<(u32, u64)>,
+    /// The write its record in hand waits to make until the broker is back.
+    pub unsent: Option<Unsent>,
 }
 
 #[derive(Clone, Debug)]
@@ -336,6 +349,7 @@ impl Member {
             restart_at_us: None,
             next_partition: 0,
             txn: Vec::new(),
+            unsent: None,
         }
     }
 }

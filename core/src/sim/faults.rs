@@ -630,6 +630,7 @@ impl Simulation {
             self.dispatch(q);
         }
         for g in self.group_ids() {
+            self.flush_unsent(g);
             self.resume_group_after_restart(g);
             self.pump_group(g);
         }

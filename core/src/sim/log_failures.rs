@@ -6,7 +6,7 @@
 
 use super::Simulation;
 use crate::engine::Event;
-use crate::log::{RecordStatus, Work};
+use crate::log::{RecordStatus, Unsent, Work};
 use crate::scenario::ServiceTime;
 use crate::step::{DeadLetterReason, Fact, Failure, GroupId, MemberId, MsgId};
 use crate::time::{secs_to_us, Micros};
@@ -66,20 +66,38 @@ impl Simulation {
             _ => None,
         };
         if let Some(reason) = reason {
-            self.dead_letter_record(g, work, reason);
-            // Dead-lettered to a log some group reads: that group's reads count instead,
-            // as a redriven copy's delivery does.
-            let how = match self.groups[g.index()].dead_letter {
-                Some(l) if self.log_is_read(l) => super::log_jobs::Read::Void,
-                _ => super::log_jobs::Read::Lost,
-            };
-            self.read_settled(g, work, how);
-            self.finish_record(g, m, work, true);
+            if group.dead_letter.is_some() && !self.broker_up {
+                // The dead-letter log is on the broker: the member keeps the record until
+                // the broker is back and sends it then (`flush_unsent`).
+                self.hold_unsent(g, m, work, Unsent::DeadLetter(reason));
+            } else {
+                self.give_up_record(g, m, work, reason);
+            }
         } else if group.revoking[work.partition as usize] {
             self.release_partition(g, work.partition, m);
         } else {
             self.retry_in_place(g, m, work);
         }
+    }
+
+    /// The group gives up on the record: it goes to the dead-letter log or topic, and the
+    /// partition moves on.
+    pub(super) fn give_up_record(
+        &mut self,
+        g: GroupId,
+        m: MemberId,
+        work: Work,
+        reason: DeadLetterReason,
+    ) {
+        self.dead_letter_record(g, work, reason);
+        // Dead-lettered to a log some group reads: that group's reads count instead,
+        // as a redriven copy's delivery does.
+        let how = match self.groups[g.index()].dead_letter {
+            Some(l) if self.log_is_read(l) => super::log_jobs::Read::Void,
+            _ => super::log_jobs::Read::Lost,
+        };
+        self.read_settled(g, work, how);
+        self.finish_record(g, m, work, true);
     }
 
     /// The member keeps the record and tries again after a backoff; the partition (and

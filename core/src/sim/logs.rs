@@ -4,7 +4,7 @@
 
 use super::Simulation;
 use crate::engine::Event;
-use crate::log::{Member, Record, RecordStatus, Work};
+use crate::log::{Member, Record, RecordStatus, Unsent, Work};
 use crate::message::PublishFate;
 use crate::scenario::{
     CommitMode, Idempotency, MemberCrashPoint, Ordering, Rebalance, ServiceTime,
@@ -388,13 +388,57 @@ impl Simulation {
             Some(failure) => self.record_failed(g, m, work, current, failure),
             None => {
                 self.handle_record(g, m, work);
-                self.write_outputs(g, m, work.msg, current);
-                self.read_settled(g, work, super::log_jobs::Read::Finished);
-                self.finish_record(g, m, work, current);
+                self.send_email(g, m, work.msg);
+                if self.writes_output(g, current) && !self.broker_up {
+                    // The output record waits for the broker: the member keeps the
+                    // record in hand until then (`flush_unsent`).
+                    self.hold_unsent(g, m, work, Unsent::Output);
+                } else {
+                    self.write_output(g, m, work.msg, current);
+                    self.read_settled(g, work, super::log_jobs::Read::Finished);
+                    self.finish_record(g, m, work, current);
+                }
             }
         }
         self.drop_spared(g);
         self.pump_group(g);
+    }
+
+    /// Member `m` keeps `work` in hand: the write it needs waits for the broker.
+    pub(super) fn hold_unsent(&mut self, g: GroupId, m: MemberId, work: Work, unsent: Unsent) {
+        let member = &mut self.groups[g.index()].members[m as usize];
+        member.working = Some(work);
+        member.unsent = Some(unsent);
+    }
+
+    /// The broker is back: each member holding a record whose write waited makes it now
+    /// (an output record, inside its transaction if it has one; a dead-lettered record),
+    /// and the record is finished, its offset committed as the group's mode says.
+    pub(super) fn flush_unsent(&mut self, g: GroupId) {
+        for m in 0..self.groups[g.index()].members.len() {
+            let group = &mut self.groups[g.index()];
+            let member = &mut group.members[m];
+            let Some(unsent) = member.unsent.take() else {
+                continue;
+            };
+            let Some(work) = member.working.take() else {
+                continue;
+            };
+            let current = work.generation == group.generation;
+            let m = m as MemberId;
+            match unsent {
+                Unsent::Output => {
+                    self.write_output(g, m, work.msg, current);
+                    self.read_settled(g, work, super::log_jobs::Read::Finished);
+                    self.finish_record(g, m, work, current);
+                }
+                // The group moved on meanwhile (a rewind, an eager round): as for any
+                // failed attempt fetched before it, nothing is dead-lettered.
+                Unsent::DeadLetter(_) if !current => {}
+                Unsent::DeadLetter(reason) => self.give_up_record(g, m, work, reason),
+            }
+        }
+        self.drop_spared(g);
     }
 
     /// The handler's transaction: duplicate check, stale version, then the effect on the
@@ -508,11 +552,10 @@ impl Simulation {
         }
     }
 
-    /// Effects outside the database: an email, and read-process-write output records.
-    fn write_outputs(&mut self, g: GroupId, m: MemberId, msg: MsgId, current: bool) {
+    /// An effect outside the database: an email.
+    fn send_email(&mut self, g: GroupId, m: MemberId, msg: MsgId) {
         let table = self.group_table(g);
-        let group = &self.groups[g.index()];
-        if group.sends_email {
+        if self.groups[g.index()].sends_email {
             let times = self.tables[table].record_email(msg);
             self.counters.emails_sent += 1;
             self.facts.push(Fact::EmailSent {
@@ -522,10 +565,19 @@ impl Simulation {
                 times,
             });
         }
-        // Read-process-write. A transactional zombie (fetched before a rebalance) is fenced:
-        // it writes nothing.
+    }
+
+    /// Whether the group writes an output record for a record it processed. A
+    /// transactional zombie (fetched before a rebalance) is fenced: it writes nothing.
+    fn writes_output(&self, g: GroupId, current: bool) -> bool {
         let group = &self.groups[g.index()];
-        if let Some(out) = group.output.filter(|_| current || !group.transactional) {
+        group.output.is_some() && (current || !group.transactional)
+    }
+
+    /// Read-process-write: the output record of a processed record.
+    fn write_output(&mut self, g: GroupId, m: MemberId, msg: MsgId, current: bool) {
+        let group = &self.groups[g.index()];
+        if let Some(out) = group.output.filter(|_| self.writes_output(g, current)) {
             let open = group.transactional;
             let status = if open {
                 RecordStatus::Open
@@ -668,6 +720,8 @@ impl Simulation {
         member.up = false;
         member.incarnation += 1;
         member.working = None;
+        // A write waiting for the broker dies with the member: its record is read again.
+        member.unsent = None;
         // A crash scheduled for its next record (`armed`) stays, as a consumer's does: it
         // strikes the member when it is back. An armed crash that strikes now was taken off
         // before this call, so it strikes once.
