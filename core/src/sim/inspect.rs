@@ -45,7 +45,8 @@ impl Simulation {
             || (0..self.groups.len()).any(|g| {
                 self.group_partitions(GroupId::from_index(g))
                     .iter()
-                    .any(|p| p.lag > 0)
+                    // Records still there: those retention removed wait for nobody.
+                    .any(|p| p.end > p.committed.max(p.start))
             })
     }
 
@@ -81,7 +82,7 @@ impl Simulation {
     }
 
     /// Age of the oldest record group `g` has not committed: per partition, the record at
-    /// its committed offset, while retention keeps it. Measured from its append, as a
+    /// its committed offset, or the oldest one retention kept if it removed that one. Measured from its append, as a
     /// queue's copy is from when it entered the line. One look per partition, so it is
     /// cheap enough for every sample.
     pub(super) fn group_oldest_age_us(&self, g: GroupId, t_us: Micros) -> Micros {
@@ -90,7 +91,7 @@ impl Simulation {
             .partitions
             .iter()
             .zip(&group.committed)
-            .filter_map(|(part, &committed)| part.get(committed))
+            .filter_map(|(part, &committed)| part.get(committed.max(part.start)))
             .map(|r| t_us.saturating_sub(r.appended_us))
             .max()
             .unwrap_or(0)

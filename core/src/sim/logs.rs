@@ -131,7 +131,8 @@ impl Simulation {
     }
 
     /// Retention removes the oldest records (by age or count), read or not; a group whose
-    /// position falls behind the new log start skips what it never read.
+    /// position falls behind the new log start skips what it never read, its offsets
+    /// left where they were.
     pub(super) fn apply_retention(&mut self, l: usize) {
         let now = self.now_us;
         for p in 0..self.logs[l].partitions.len() {
@@ -167,16 +168,19 @@ impl Simulation {
                 from,
                 to,
             });
-            // Groups behind the new start skip what they had not read (the records are
-            // dropped only after, so each skip can name its first message).
+            // A group that had not read what goes never will (the records are dropped
+            // only after, so each skip can name its first message). Its offsets stay
+            // where they are, as Kafka leaves them: its lag counts the removed records
+            // until it commits again, and a member fetching from below the new start
+            // resets its position to it (`auto.offset.reset=earliest`, in `pump_group`).
             for g in self.group_ids() {
-                let group = &mut self.groups[g.index()];
+                let group = &self.groups[g.index()];
                 if group.log != l {
                     continue;
                 }
-                if group.position[p] < to {
-                    let skipped_from = group.position[p];
-                    group.position[p] = to;
+                // Records below `from` went earlier and were counted then.
+                let skipped_from = group.position[p].max(from);
+                if skipped_from < to {
                     self.counters.records_skipped += to - skipped_from;
                     let first = self.logs[l].partitions[p].get(skipped_from);
                     self.facts.push(Fact::RecordsSkipped {
@@ -188,9 +192,6 @@ impl Simulation {
                         first_msg: first.map(|r| r.msg),
                     });
                 }
-                let group = &mut self.groups[g.index()];
-                group.done_upto[p] = group.done_upto[p].max(to);
-                group.committed[p] = group.committed[p].max(to);
             }
             let part = &mut self.logs[l].partitions[p];
             part.records.drain(..gone);
@@ -249,7 +250,9 @@ impl Simulation {
             if !member.up || member.working.is_some() {
                 continue;
             }
-            if group.read_committed {
+            let read_committed = group.read_committed;
+            self.reset_positions(g, m as MemberId);
+            if read_committed {
                 self.skip_aborted(g, m as MemberId);
             }
             let group = &self.groups[g.index()];
@@ -277,6 +280,18 @@ impl Simulation {
         // Commits made here (before processing, aborted records stepped over) may leave
         // nothing for retention to take from the group.
         self.schedule_retention(log);
+    }
+
+    /// A member about to fetch from a partition whose position retention removed starts
+    /// again at the log start (`auto.offset.reset=earliest`); its committed offset moves
+    /// only when it next commits.
+    fn reset_positions(&mut self, g: GroupId, m: MemberId) {
+        let group = &mut self.groups[g.index()];
+        for (p, part) in self.logs[group.log].partitions.iter().enumerate() {
+            if group.owner[p] == Some(m) && !group.busy[p] && group.position[p] < part.start {
+                group.position[p] = part.start;
+            }
+        }
     }
 
     /// A read_committed member steps over aborted records on its partitions.
