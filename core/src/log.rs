@@ -129,7 +129,7 @@ pub struct Work {
 pub enum Unsent {
     /// The output record of a read-process-write group.
     Output,
-    /// The record itself, to the group's dead-letter log.
+    /// The record itself, to the group's dead-letter log or its built-in dead-letter topic.
     DeadLetter(DeadLetterReason),
 }
 

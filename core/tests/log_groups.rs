@@ -270,6 +270,61 @@ fn a_groups_output_and_dead_letter_writes_wait_for_the_broker() {
     assert_eq!((g[0].end, g[0].committed), (3, 3), "{g:?}");
 }
 
+/// The group's built-in dead-letter topic (no `dead_letter` log named: Spring's
+/// `<topic>.DLT`) is a topic on the broker like any other: a record given up on while the
+/// broker is down stays in its member's hand and goes there when the broker is back, the
+/// offset committing after it. Before (found 2026-12-05), only a named dead-letter log
+/// waited: the built-in topic took the poison record at 2.4 s, during the outage.
+#[test]
+fn a_record_dead_lettered_to_the_built_in_topic_waits_for_the_broker() {
+    // A poison record (fetched at 2 s, failing at 2.4 s) with the broker down from 2.1 s
+    // to 3.1 s.
+    let s = Scenario::from_json(
+        r#"{ "version": 4, "name": "builtin-dlt-down", "seed": 1,
+        "producers": [{ "name": "p", "target": "L", "arrivals": { "process": "constant", "schedule": [{ "from_s": 0, "rate_per_s": 1 }] },
+          "script": [{ "at_s": 1.0, "key": 1 }, { "at_s": 2.0, "key": 1, "poison": "malformed_payload" }, { "at_s": 5.0, "key": 1 }] }],
+        "logs": [{ "name": "L", "partitions": 1 }],
+        "groups": [{ "name": "g", "log": "L", "members": 1, "service": { "fixed": { "seconds": 0.4 } }, "commit": "after_processing" }],
+        "commands": [{ "at_s": 2.1, "command": { "crash_broker": { "restart_after_s": 1 } } }],
+        "end_s": 10 }"#,
+    )
+    .expect("valid");
+    let g = GroupId::new(0);
+    let mut sim = Simulation::new(s).unwrap();
+    let mut facts = Vec::new();
+    while let Some(step) = sim.step() {
+        let at_us = step.time_us;
+        facts.extend(step.facts.iter().map(|&f| (at_us, f)));
+        invariants::check(&sim).unwrap_or_else(|e| panic!("step {}: {e}", sim.steps()));
+        if (2_100_000..3_100_000).contains(&at_us) {
+            assert!(
+                sim.group_dead_letters(g).is_empty(),
+                "at {at_us} µs, with the broker down: {:?}",
+                sim.group_dead_letters(g)
+            );
+        }
+    }
+    let at = |f: &dyn Fn(&Fact) -> bool| -> Vec<Micros> {
+        facts
+            .iter()
+            .filter(|(_, x)| f(x))
+            .map(|(t, _)| *t)
+            .collect()
+    };
+    let failed = at(&|f| matches!(f, Fact::RecordFailed { .. }));
+    assert_eq!(failed, [2_400_000], "it failed during the outage");
+    let dead = at(&|f| matches!(f, Fact::RecordDeadLettered { log: None, .. }));
+    assert_eq!(
+        dead,
+        [3_100_000],
+        "it reaches the built-in topic at the restart"
+    );
+    assert_eq!(sim.group_dead_letters(g), [MsgId::from_index(1)]);
+    assert_eq!(sim.group_dead_lettered(g), 1);
+    let p = sim.group_partitions(g);
+    assert_eq!((p[0].end, p[0].committed), (3, 3), "{p:?}");
+}
+
 /// The group coordinator is a broker: while the broker is down no offset commit (after
 /// processing, on the timer, as a partition is let go), no transaction commit and no
 /// rebalance round completes. A member still up commits what it finished meanwhile when

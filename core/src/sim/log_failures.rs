@@ -66,9 +66,10 @@ impl Simulation {
             _ => None,
         };
         if let Some(reason) = reason {
-            if group.dead_letter.is_some() && !self.broker_up {
-                // The dead-letter log is on the broker: the member keeps the record until
-                // the broker is back and sends it then (`flush_unsent`).
+            if !self.broker_up {
+                // The dead-letter log, or the group's built-in dead-letter topic (Spring's
+                // `<topic>.DLT`), is on the broker: the member keeps the record until the
+                // broker is back and sends it then (`flush_unsent`).
                 self.hold_unsent(g, m, work, Unsent::DeadLetter(reason));
             } else {
                 self.give_up_record(g, m, work, reason);
