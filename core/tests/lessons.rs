@@ -6,7 +6,7 @@
 use std::process::Command;
 
 use brokerlab_core::lessons::{
-    self, Answer, Checkpoint, Lang, Lesson, LessonRun, Prediction, FIGURE_SLOT,
+    self, Answer, Checkpoint, Figure, Lang, Lesson, LessonRun, Prediction, FIGURE_SLOT,
 };
 use brokerlab_core::{examples, secs_to_us, Budget, Simulation};
 
@@ -363,15 +363,29 @@ fn ack_before_effect_loses_the_message_for_good() {
 }
 
 #[test]
-fn a_short_lease_builds_the_report_twice_and_a_heartbeat_once() {
-    let shown = play("visibility-timeout");
+fn a_short_lease_rebuilds_the_report_until_the_end_and_a_heartbeat_builds_it_once() {
+    let mut run = LessonRun::open("visibility-timeout").expect("lesson");
+    let mut shown = Vec::new();
+    while let Some(played) = run.play_step() {
+        assert!(played.reached);
+        shown.push((played.value, run.sim.now_us() as f64 / 1e6));
+    }
     assert!(
-        shown[0].at_s < 4.0,
+        shown[0].1 < 4.0,
         "redelivered while the first worker still works"
     );
-    assert_eq!(shown[1].value, 2.0);
-    assert_eq!(shown[2].value, 1.0);
-    prints(&shown[1], "Reports built: 2.", "Reportes construidos: 2.");
+    // Every build (3 s) outlasts its lease (2.5 s), so no ack on 'reports' ever counts
+    // and the report keeps coming back: the step shows every build of the run, not
+    // the first two, and each of them had its ack ignored.
+    let built = Figure::EffectsIn("reports").value(&run.sim);
+    assert!(built > 2.0, "built {built} times");
+    assert_eq!(shown[1].0, built, "the step counts every build of the run");
+    assert_eq!(
+        run.sim.counters().acks_ignored as f64,
+        built,
+        "every build's ack came after its lease"
+    );
+    assert_eq!(shown[2].0, 1.0, "the heartbeat: one build");
 }
 
 #[test]

@@ -206,7 +206,7 @@ pub const EXAMPLES: &[Example] = &[
         Delivery,
         "A lease shorter than the work, and a heartbeat",
         "Una reserva más corta que el trabajo, y un heartbeat",
-        "Construir un reporte tarda 3 s y la reserva (lease) es de 2,5 s. El evento llega a dos suscripciones, cada una con dos consumidores. En 'reports' la reserva vence mientras el primer consumidor sigue trabajando, así que el segundo recibe el mismo mensaje a la vez y el reporte se construye dos veces. En 'reports-heartbeat' el consumidor extiende su reserva mientras trabaja (un heartbeat de visibilidad): una entrega, un reporte."
+        "Construir un reporte tarda 3 s y la reserva (lease) es de 2,5 s. El evento llega a dos suscripciones, cada una con dos consumidores. En 'reports' la reserva vence mientras el primer consumidor sigue trabajando, así que el segundo recibe el mismo mensaje a la vez. Cada construcción dura más que su reserva, así que ningún ack llega a contar y el reporte vuelve una y otra vez: a los 12 s ya se ha construido cuatro veces. En 'reports-heartbeat' el consumidor extiende su reserva mientras trabaja (un heartbeat de visibilidad): una entrega, un reporte."
     ),
     example!(
         "inbox-vs-check",

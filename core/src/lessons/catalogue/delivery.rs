@@ -143,7 +143,7 @@ pub fn visibility_timeout() -> Lesson {
         scenario: "lease-heartbeat",
         steps: vec![
             lease_runs_out_mid_work(),
-            report_built_twice(),
+            report_rebuilt_until_the_end(),
             heartbeat_builds_once(),
         ],
     }
@@ -176,19 +176,19 @@ fn lease_runs_out_mid_work() -> LessonStep {
     )
 }
 
-fn report_built_twice() -> LessonStep {
+fn report_rebuilt_until_the_end() -> LessonStep {
     step(
         &[Focus::Node("R1"), Focus::Node("R2")],
         t(
-            "Both workers finish their work. How many reports are built on 'reports'?",
-            "Ambos workers terminan su trabajo. ¿Cuántos reportes se construyen en 'reports'?",
+            "Each worker acks once its 3 s build is done, and every delivery gets the same 2.5 s lease. By the end of the run, at 12 s, how many times has 'reports' built the report?",
+            "Cada worker hace ack al terminar su construcción de 3 s, y cada entrega recibe la misma reserva de 2,5 s. Al final de la ejecución, a los 12 s, ¿cuántas veces ha construido 'reports' el reporte?",
         ),
-        about(2.0, 0.0, Unit::Count),
-        Checkpoint::Next(Happening::DuplicateEffect),
+        about(4.0, 0.0, Unit::Count),
+        Checkpoint::End,
         Figure::EffectsIn("reports"),
         t(
-            "Reports built: {figure}. Two workers did the same work at the same time, and the first one's ack came after its lease had run out, so it settled nothing. A lease shorter than the work makes concurrent duplicates.",
-            "Reportes construidos: {figure}. Dos workers hicieron el mismo trabajo a la vez, y el ack del primero llegó con su reserva ya vencida, así que no cerró nada. Una reserva más corta que el trabajo produce duplicados concurrentes.",
+            "Built {figure} times, and still not settled. A new delivery came every 2.5 s (at 1, 3.5, 6, 8.5 and 11 s) and each build took 3 s, so it ended half a second after its lease had run out: every ack came too late and changed nothing, so the message kept going back in line. A lease shorter than the work does not cause one duplicate but a loop, which ends only when the lease fits the work or a receive limit sends the message to a dead-letter queue. (SQS documents that a delete with an older receipt handle succeeds but might not remove the message: a late ack is no fix there either.)",
+            "Construido {figure} veces, y sigue sin cerrarse. Cada 2,5 s llegó una entrega nueva (en los segundos 1; 3,5; 6; 8,5 y 11) y cada construcción tardó 3 s, así que terminó medio segundo después de que venciera su reserva: todos los ack llegaron tarde y no cambiaron nada, así que el mensaje volvió una y otra vez a la fila. Una reserva más corta que el trabajo no provoca un duplicado, sino un bucle, que solo termina cuando la reserva alcanza para el trabajo o cuando un límite de recepciones manda el mensaje a una cola de mensajes muertos. (SQS documenta que un borrado con un receipt handle anterior tiene éxito pero puede no eliminar el mensaje: allí tampoco un ack tardío lo arregla.)",
         ),
     )
 }
