@@ -37,11 +37,12 @@ fn broker_redelivers() -> LessonStep {
                 t("Moves it to the dead-letter queue", "Lo mueve a la cola de mensajes muertos (DLQ)"),
             ],
         ),
-        Checkpoint::Next(Happening::Redelivery),
+        // Both leases run out at 6 s: pause after that instant, with both copies back.
+        Checkpoint::At { s: 6.0 },
         Figure::Redeliveries,
         t(
-            "The broker never got an ack, so when the 5 s lease ran out it delivered the message again (redeliveries so far: {figure}). Acking only after the commit loses no work, and it makes a redelivery after a crash between commit and ack normal.",
-            "El broker nunca recibió un ack, así que al vencer la reserva de 5 s volvió a entregar el mensaje (reentregas hasta ahora: {figure}). Hacer ack solo después del commit no pierde trabajo, y vuelve normal una reentrega tras una caída entre el commit y el ack.",
+            "The broker never got an ack, so when each 5 s lease ran out, at 6 s, it delivered that subscription's copy again (redeliveries: {figure}, one per subscription). Acking only after the commit loses no work, and it makes a redelivery after a crash between commit and ack normal.",
+            "El broker nunca recibió un ack, así que cuando venció cada reserva de 5 s, a los 6 s, volvió a entregar la copia de esa suscripción (reentregas: {figure}, una por suscripción). Hacer ack solo después del commit no pierde trabajo, y vuelve normal una reentrega tras una caída entre el commit y el ack.",
         ),
     )
 }
