@@ -8,7 +8,7 @@ use std::process::Command;
 use brokerlab_core::lessons::{
     self, Answer, Checkpoint, Figure, Lang, Lesson, LessonRun, Prediction, FIGURE_SLOT,
 };
-use brokerlab_core::{examples, secs_to_us, Budget, Simulation};
+use brokerlab_core::{examples, secs_to_us, Budget, Fact, Simulation};
 
 /// What one step showed at its checkpoint: the figure's value and the explanation in
 /// each language, as the page and the runner print them.
@@ -457,6 +457,45 @@ fn poison_goes_straight_to_the_dlq_and_comes_back_after_a_redrive() {
         again >= 1.0 && again < shown[1].value,
         "only the poison returns: {again}"
     );
+}
+
+#[test]
+fn the_outage_lesson_states_the_jittered_waits_the_run_draws() {
+    // The payer retries with full jitter: each wait is drawn between 0 and 0.5 s, 1 s,
+    // 2 s, so a payment's three waits add up to at most 3.5 s, and they are not the
+    // fixed 0.5, 1 and 2 s a backoff without jitter would wait.
+    let lesson = lessons::find("retries-and-dlq").expect("lesson");
+    let mut sim = lesson.simulation();
+    let mut waits: std::collections::HashMap<u64, Vec<f64>> = Default::default();
+    // Up to the step's checkpoint, before the redrive gives the dead letters new attempts.
+    while let Some(step) = sim.step().filter(|s| s.time_us <= secs_to_us(59.0)) {
+        for fact in step.facts {
+            if let Fact::RetryScheduled {
+                msg, ready_at_us, ..
+            } = fact
+            {
+                let wait = (*ready_at_us - step.time_us) as f64 / 1e6;
+                waits.entry(msg.get()).or_default().push(wait);
+            }
+        }
+    }
+    let mut fixed = 0;
+    for w in waits.values() {
+        assert!(w.len() <= 3, "four attempts, three waits at most");
+        assert!(w.iter().sum::<f64>() <= 3.5 + 1e-6, "waits {w:?}");
+        let backoff = [0.5, 1.0, 2.0];
+        fixed += usize::from(w.iter().zip(backoff).all(|(a, b)| (a - b).abs() < 1e-6));
+    }
+    assert!(fixed < waits.len() / 2, "the waits are drawn, not fixed");
+    let step = &lesson.steps[1];
+    for (text, jitter, total) in [
+        (step.question.en, "jitter", "3.5 s"),
+        (step.question.es, "jitter", "3,5 s"),
+        (step.explanation.en, "", "3.5 s"),
+        (step.explanation.es, "", "3,5 s"),
+    ] {
+        assert!(text.contains(jitter) && text.contains(total), "{text}");
+    }
 }
 
 #[test]

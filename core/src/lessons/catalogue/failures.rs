@@ -37,8 +37,8 @@ fn outage_exhausts_retries() -> LessonStep {
     step(
         &[Focus::DeadLetters("payments"), Focus::Metric(Metric::DeadLettered)],
         t(
-            "From 10 s to 40 s a dependency is down. Failed payments retry with exponential backoff (0.5 s doubling, at most 8 s), four attempts in all. What is in the dead-letter queue at 59 s?",
-            "De los 10 s a los 40 s una dependencia está caída. Los pagos fallidos se reintentan con espera exponencial (0,5 s que se duplica, como máximo 8 s), cuatro intentos en total. ¿Qué hay en la cola de mensajes muertos a los 59 s?",
+            "From 10 s to 40 s a dependency is down. A failed payment gets four attempts in all, with exponential backoff and full jitter between them: each wait is drawn at random between 0 and 0.5 s, then 1 s, then 2 s, so the three waits add up to 3.5 s at most. What is in the dead-letter queue at 59 s?",
+            "De los 10 s a los 40 s una dependencia está caída. Un pago fallido tiene cuatro intentos en total, con espera exponencial y jitter completo entre ellos: cada espera se sortea entre 0 y 0,5 s, luego 1 s, luego 2 s, así que las tres esperas suman como mucho 3,5 s. ¿Qué hay en la cola de mensajes muertos a los 59 s?",
         ),
         choose(
             1,
@@ -54,8 +54,8 @@ fn outage_exhausts_retries() -> LessonStep {
         Checkpoint::At { s: 59.0 },
         Figure::DeadLettered,
         t(
-            "Dead-lettered: {figure}. A 30 s outage outlasts four attempts whose waits add up to a few seconds, so the retry budget runs out. The dead-letter queue keeps each with its reason and attempt count: they are neither done nor garbage.",
-            "En la cola de mensajes muertos: {figure}. Una caída de 30 s dura más que cuatro intentos cuyas esperas suman unos pocos segundos, así que el presupuesto de reintentos se agota. La cola conserva cada uno con su causa y su número de intentos: no están procesados ni son basura.",
+            "Dead-lettered: {figure}. A 30 s outage far outlasts four attempts whose waits add up to 3.5 s at most, so a payment that fails during it runs out of attempts before the dependency is back, unless it first fails in the outage's last few seconds. The dead-letter queue keeps each with its reason and attempt count: they are neither done nor garbage.",
+            "En la cola de mensajes muertos: {figure}. Una caída de 30 s dura mucho más que cuatro intentos cuyas esperas suman como mucho 3,5 s, así que un pago que falla durante ella agota sus intentos antes de que vuelva la dependencia, salvo si su primer fallo llega en los últimos segundos de la caída. La cola conserva cada uno con su causa y su número de intentos: no están procesados ni son basura.",
         ),
     )
 }
