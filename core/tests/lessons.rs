@@ -214,6 +214,20 @@ fn every_text_is_written_in_both_languages() {
 }
 
 #[test]
+fn the_spanish_texts_avoid_calques_and_regionalisms_found_before() {
+    // Phrasings a Spanish reader trips on: an English term where the catalogue of
+    // examples says it in Spanish, "de a una" (regional), and "vuelven exactamente una
+    // vez el ciclo" (a word-for-word "make ... exactly once").
+    for lesson in lessons::all() {
+        for (at, _, es) in texts(&lesson) {
+            for bad in ["Backpressure", "de a una", "vuelven exactamente una vez"] {
+                assert!(!es.contains(bad), "{} {at}: {bad:?} in {es}", lesson.name);
+            }
+        }
+    }
+}
+
+#[test]
 fn every_choice_question_has_its_right_answer_among_its_options() {
     for lesson in lessons::all() {
         for step in &lesson.steps {

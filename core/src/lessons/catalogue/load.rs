@@ -152,7 +152,7 @@ pub fn backpressure() -> Lesson {
         name: "backpressure",
         title: t(
             "Backpressure: an unbounded queue vs admission control",
-            "Backpressure: una cola sin límite frente al control de admisión",
+            "Contrapresión: una cola sin límite frente al control de admisión",
         ),
         scenario: "admission-control",
         steps: vec![

@@ -76,7 +76,7 @@ fn log_keeps_the_key_in_order() -> LessonStep {
         &[Focus::Node("teller-log"), Focus::Node("accounts"), Focus::Node("ledger-group")],
         t(
             "The same two operations go to a log keyed by account: both land in one partition, and its owner processes them one at a time. What balance does the group's ledger end with?",
-            "Las mismas dos operaciones van a un log con el número de cuenta como clave: caen en una misma partición, y su dueño las procesa de a una. ¿Con qué saldo termina el ledger del grupo?",
+            "Las mismas dos operaciones van a un log con el número de cuenta como clave: caen en una misma partición, y su dueño las procesa una a una. ¿Con qué saldo termina el ledger del grupo?",
         ),
         about(50.0, 0.0, Unit::Dollars),
         Checkpoint::End,

@@ -232,7 +232,7 @@ fn committed_readers_see_each_once() -> LessonStep {
         Figure::EffectsInGroup("billing"),
         t(
             "Billing: {figure}, each order once. Inside the log, offsets and outputs committing together make read-process-write exactly once. That guarantee is real, and it has a boundary.",
-            "Billing: {figure}, cada pedido una vez. Dentro del log, offsets y salidas que hacen commit juntos vuelven exactamente una vez el ciclo leer-procesar-escribir. Esa garantía es real, y tiene una frontera.",
+            "Billing: {figure}, cada pedido una vez. Dentro del log, como el offset y las salidas hacen commit juntos, el ciclo leer-procesar-escribir ocurre exactamente una vez. Esa garantía es real, y tiene una frontera.",
         ),
     )
 }
