@@ -525,6 +525,41 @@ fn retries_without_jitter_come_back_together() {
 }
 
 #[test]
+fn jitter_spreads_the_retries_without_cutting_them() {
+    // Full jitter draws each wait between 0 and the backoff: half of it on average, so
+    // more of the jittered attempts fall inside the 3 s outage and fail than lockstep's.
+    // The step says so, and no longer that jitter adds no retries.
+    let lesson = lessons::find("retry-jitter").expect("lesson");
+    let mut sim = lesson.simulation();
+    let mut by = Vec::new();
+    while let Some(step) = sim.step() {
+        for fact in step.facts {
+            if let Fact::HandlerFailed { consumer, .. } = fact {
+                by.push(*consumer);
+            }
+        }
+    }
+    let mut failed: std::collections::HashMap<String, u32> = Default::default();
+    for consumer in by {
+        let name = sim.consumer(consumer).expect("a consumer").name;
+        *failed.entry(name).or_default() += 1;
+    }
+    let (lockstep, jittered) = (failed["lockstep"], failed["jittered"]);
+    assert_eq!(lockstep, 80, "two waves of forty fail in lockstep");
+    assert!(
+        jittered > lockstep,
+        "jittered {jittered}, lockstep {lockstep}"
+    );
+    let explanation = lesson.steps[1].explanation;
+    for (text, more, none) in [
+        (explanation.en, "more attempts", "adds no retries"),
+        (explanation.es, "más intentos", "no añade reintentos"),
+    ] {
+        assert!(text.contains(more) && !text.contains(none), "{text}");
+    }
+}
+
+#[test]
 fn order_77_inventory_once_view_ignores_stale_email_twice_dlq_redriven() {
     let shown = play("confirm-order-77");
     assert!(shown[0].value >= 1.0);

@@ -134,8 +134,8 @@ fn jitter_spreads_retries() -> LessonStep {
         Checkpoint::At { s: 1.06 },
         Figure::InFlightIn("jittered"),
         t(
-            "{figure}. The same forty retries are spread over the whole backoff window, so the dependency sees a trickle instead of a wave. Jitter adds no retries; it only breaks the lockstep.",
-            "{figure}. Los mismos cuarenta reintentos se reparten por toda la ventana de espera, así que la dependencia recibe un goteo en lugar de una ola. El jitter no añade reintentos; solo rompe la sincronía.",
+            "{figure}. The forty first retries were spread over the whole first backoff window, so the dependency sees a trickle instead of a wave. Against an outage, jitter spreads the calls without cutting them: a fully jittered wait lasts half the backoff on average, so in this run more attempts landed inside the 3 s outage than in lockstep, and failed. How many retries there are is for a retry budget or a circuit breaker to limit; jitter only decides when they come.",
+            "{figure}. Los cuarenta primeros reintentos se repartieron por toda la primera ventana de espera, así que la dependencia recibe un goteo en lugar de una ola. Frente a una caída, el jitter reparte las llamadas sin reducirlas: con jitter completo una espera dura en promedio la mitad de la espera exponencial, así que en esta ejecución cayeron más intentos dentro de la caída de 3 s que en lockstep, y fallaron. Cuántos reintentos hay lo limita un presupuesto de reintentos o un circuit breaker; el jitter solo decide cuándo llegan.",
         ),
     )
 }
