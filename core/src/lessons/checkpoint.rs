@@ -90,7 +90,13 @@ impl Checkpoint {
     /// Whether the run, having just taken a step with `facts`, stands at this checkpoint.
     pub fn met_by(&self, sim: &Simulation, facts: &[Fact]) -> bool {
         match *self {
-            Checkpoint::At { s } => sim.now_us() >= secs_to_us(s),
+            // Met once every step of that instant is taken: the page stops at a step, and
+            // a pause between two steps of one instant would show half of it (the runner
+            // plays to the instant at once).
+            Checkpoint::At { s } => {
+                let at = secs_to_us(s);
+                sim.now_us() >= at && sim.next_step_time().is_none_or(|next| next > at)
+            }
             Checkpoint::Next(kind) => facts.iter().any(|f| kind.matches(f)),
             Checkpoint::BacklogEmpty => sim.backlog() == 0,
             Checkpoint::End => sim.is_finished(),
