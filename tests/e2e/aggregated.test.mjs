@@ -111,3 +111,46 @@ test('a link to an aggregated run opens it aggregated', async () => {
   assert.deepEqual(otherErrors, [], 'no console errors');
   await other.close();
 });
+
+test('on a phone in Spanish the day at a million stacks its lanes and nothing scrolls sideways', async () => {
+  // Its three lanes stayed side by side at 390 px: the producers' lane (109 px) was too
+  // narrow for its card, and the page scrolled 2 px sideways.
+  const phone = await openPage(BASE_URL, {
+    locale: 'es-ES', viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true,
+  });
+  await phone.page.getByTestId('scenario').selectOption('day-at-a-million');
+  await phone.page.getByTestId('aggregated-stage').waitFor({ state: 'visible', timeout: 10_000 });
+  const { wide, lanes } = await phone.page.evaluate(() => ({
+    // Against 390, not innerWidth: a phone widens its layout viewport to fit wide content.
+    wide: Math.max(document.documentElement.scrollWidth, window.innerWidth),
+    lanes: [...document.querySelectorAll('.aggregated-stage .lane')].map((l) => {
+      const r = l.getBoundingClientRect();
+      return { left: Math.round(r.left), right: Math.round(r.right), fits: l.scrollWidth <= l.clientWidth + 1 };
+    }),
+  }));
+  assert.equal(wide, 390, 'the page is as wide as the phone');
+  assert.equal(lanes.length, 3);
+  assert.ok(lanes.every((l) => l.left === lanes[0].left), `one lane under the other: ${JSON.stringify(lanes)}`);
+  assert.ok(lanes.every((l) => l.fits), `every lane holds its cards: ${JSON.stringify(lanes)}`);
+  assert.deepEqual(phone.errors, [], 'no console errors');
+  await phone.close();
+});
+
+test('in large type and presenting, the three lanes share the width', async () => {
+  // The four-lane rules of large type and presenting are more specific than the plain
+  // three-lane one: the lanes took three of four columns and left the fourth empty.
+  await page.getByTestId('scenario').selectOption('day-at-a-million');
+  await page.getByTestId('aggregated-stage').waitFor({ state: 'visible', timeout: 10_000 });
+  const columns = () => page.evaluate(() =>
+    getComputedStyle(document.querySelector('.aggregated-stage .lanes')).gridTemplateColumns.split(' ').length);
+  assert.equal(await columns(), 3, 'plain');
+  await page.getByTestId('large-type').click();
+  assert.equal(await columns(), 3, 'large type');
+  await page.getByTestId('large-type').click();
+  await page.keyboard.press('p');
+  await page.locator('html.presenting').waitFor({ state: 'attached' });
+  assert.equal(await columns(), 3, 'presenting');
+  await page.keyboard.press('p');
+  await page.getByTestId('scenario').selectOption('burst');
+  assert.deepEqual(errors, [], 'no console errors');
+});
