@@ -62,15 +62,16 @@ fn NumberField(
     let error = RwSignal::new(None::<String>);
     let input = NodeRef::<leptos::html::Input>::new();
     let error_id = format!("{id}-error");
-    let run = move |text: String| match apply.run(text) {
-        Ok(()) => error.set(None),
-        Err(message) => {
-            error.set(Some(message));
-            // The value in force stays: show it again.
-            if let Some(el) = input.get_untracked() {
-                el.set_value(&value.get_untracked());
-            }
+    let run = move |text: String| {
+        let outcome = apply.run(text);
+        // The field shows the value in force, written the page's way: the previous one
+        // after a refusal, and the same after an entry equal to it ("2.5" typed in
+        // Spanish, "2,5" in force), which changes nothing the effect below watches and
+        // stayed as typed. A new value is written again by the effect.
+        if let Some(el) = input.get_untracked() {
+            el.set_value(&value.get_untracked());
         }
+        error.set(outcome.err());
     };
     let on_change = move |ev: leptos::ev::Event| run(event_target_value(&ev));
     let slider_ref = NodeRef::<leptos::html::Input>::new();

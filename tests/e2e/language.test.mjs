@@ -122,3 +122,37 @@ test('in Spanish a parameter takes a decimal comma, and the forecast writes Span
   assert.equal(await rate.inputValue(), '3000');
   assert.deepEqual(errors, []);
 });
+
+test('a number typed equal to the value in force is written back the page\'s way', async () => {
+  // The field kept "2.5" (or "2,50") as typed when it equalled the value in force: no
+  // change of value, so nothing wrote the field again. Any other accepted entry is
+  // written back as the page writes numbers.
+  const { page, errors } = await openAt(BASE_URL, 'es-ES');
+  await page.getByTestId('scenario').selectOption('mm1');
+  await page.getByTestId('tab-parameters').click();
+  const rate = page.getByTestId('param-p0-rate');
+  assert.equal(await rate.inputValue(), '0,9');
+  for (const typed of ['0.9', '0,90', ' 0,9 ']) {
+    await rate.fill(typed);
+    await rate.press('Tab');
+    await page.waitForFunction(() => document.querySelector('[data-testid=param-p0-rate]').value === '0,9',
+      null, { timeout: 5_000 }).catch(() => {});
+    assert.equal(await rate.inputValue(), '0,9', `typed ${JSON.stringify(typed)}`);
+  }
+  assert.equal(await text(page, 'param-p0-rate-error'), '', 'accepted');
+  // A queue's service time too (another row, the same field).
+  const service = page.getByTestId('param-q0-service');
+  const shown = await service.inputValue();
+  await service.fill(`${shown}0`.includes(',') ? `${shown}0` : `${shown},0`);
+  await service.press('Tab');
+  await page.waitForTimeout(300);
+  assert.equal(await service.inputValue(), shown);
+  // And in English, "0.90" is written back as 0.9.
+  await page.getByTestId('lang-en').click();
+  assert.equal(await rate.inputValue(), '0.9');
+  await rate.fill('0.90');
+  await rate.press('Tab');
+  await page.waitForTimeout(300);
+  assert.equal(await rate.inputValue(), '0.9');
+  assert.deepEqual(errors, []);
+});
