@@ -2,7 +2,7 @@
 //! cursor when one is open (see [`crate::model::aggregated`]). The chart calls these
 //! instead of the player, so it draws and plays the same way in both modes.
 
-use crate::model::chart_info::{ChartData, CrashMarker, Rho, Values};
+use crate::model::chart_info::{ChartData, CrashMarker, Values};
 use crate::model::player::Player;
 use crate::state::Lab;
 
@@ -23,12 +23,6 @@ impl Lab {
     pub fn chart_values_now(&self) -> Values {
         self.with_aggregated(|a| a.values_now())
             .unwrap_or_else(|| self.with_player(Player::values_now))
-    }
-
-    /// The load factor now.
-    pub fn rho_now(&self) -> Rho {
-        self.with_aggregated(|a| a.rho_now())
-            .unwrap_or_else(|| self.with_player(Player::rho_now))
     }
 
     /// The prediction line's value at `t_s`.

@@ -11,6 +11,7 @@ use brokerlab_core::{examples, secs_to_us, us_to_secs, Command, MsgId, Scenario,
 
 use crate::i18n::{self, locale, td_string, Locale};
 use crate::model::aggregated::{self, Aggregated};
+use crate::model::chart_info::Rho;
 use crate::model::flights::{FlightBuffer, Node};
 use crate::model::frame_budget::{self, FrameBudget};
 use crate::model::interview::Interview;
@@ -120,6 +121,10 @@ pub struct Lab {
     pub settings: Memo<Settings>,
     /// Changes when the fluid prediction changes: the chart redraws at once.
     pub prediction_key: Memo<(u32, u64)>,
+    /// The load factor ρ = λ/μ now (over the chart). Read on every frame, not when the
+    /// counters change: two scenarios that open with the same counters (the burst and
+    /// the day at a million, 20 consumers each) have different rates.
+    pub rho: Memo<Rho>,
     /// The side panel on show beside the stage.
     pub panel: RwSignal<Panel>,
     /// The lesson on show, if any (see `state/lesson.rs`).
@@ -255,6 +260,7 @@ impl Lab {
             timeline_end_s: per_frame_or(both, frame, Player::timeline_end_s, Aggregated::end_s),
             settings: per_frame(player, frame, |p| Settings::of(p.sim())),
             prediction_key: per_frame(player, frame, |p| (p.run(), p.prediction_version())),
+            rho: per_frame_or(both, frame, Player::rho_now, Aggregated::rho_now),
             panel: RwSignal::new(Panel::default()),
             guide: RwSignal::new(None),
             lang,
@@ -831,6 +837,22 @@ mod tests {
             (1, 0),
             "a new run, with no samples yet"
         );
+    }
+
+    #[test]
+    fn the_load_factor_is_the_scenario_on_show_even_when_the_counters_match() {
+        // The burst and the day at a million both open with 20 consumers and nothing
+        // done: their counters are equal, and ρ over the chart, recomputed only when the
+        // counters changed, kept the burst's 1.50 over the day's 0.75.
+        let (_owner, lab) = lab();
+        assert_eq!(lab.rho.get_untracked().value(), Some(1.5));
+        let counters = lab.readout.get_untracked();
+        lab.load("day-at-a-million");
+        assert!(lab.aggregated_on.get_untracked());
+        assert_eq!(lab.readout.get_untracked(), counters, "the same counters");
+        assert_eq!(lab.rho.get_untracked().value(), Some(0.75));
+        lab.load("burst");
+        assert_eq!(lab.rho.get_untracked().value(), Some(1.5));
     }
 
     #[test]

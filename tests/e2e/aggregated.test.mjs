@@ -112,6 +112,23 @@ test('a link to an aggregated run opens it aggregated', async () => {
   await other.close();
 });
 
+test('ρ over the chart is the day\'s own, opened straight after the burst', async () => {
+  // The burst and the day both open with 20 consumers and nothing done yet: the counters
+  // were equal, and ρ kept the burst's 1.50 ("grows without bound") over the day's 0.75.
+  await page.getByTestId('scenario').selectOption('burst');
+  await page.getByTestId('topology').waitFor({ state: 'visible' });
+  assert.equal(await text('rho-value'), '1.50');
+  await page.getByTestId('scenario').selectOption('day-at-a-million');
+  await page.getByTestId('aggregated-banner').waitFor({ state: 'visible', timeout: 10_000 });
+  assert.equal(await text('rho-value'), '0.75', '600,000 per second against 800,000');
+  assert.match(await text('rho-hint'), /^ρ < 1/);
+  // And back: the burst's again.
+  await page.getByTestId('scenario').selectOption('burst');
+  await page.getByTestId('topology').waitFor({ state: 'visible' });
+  assert.equal(await text('rho-value'), '1.50');
+  assert.deepEqual(errors, [], 'no console errors');
+});
+
 test('on a phone in Spanish the day at a million stacks its lanes and nothing scrolls sideways', async () => {
   // Its three lanes stayed side by side at 390 px: the producers' lane (109 px) was too
   // narrow for its card, and the page scrolled 2 px sideways.

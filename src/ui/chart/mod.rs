@@ -629,10 +629,7 @@ pub fn BacklogChart(lab: Lab, #[prop(optional)] arrival: Option<Arrival>) -> imp
         );
         pointer_t.set(Some(t));
     };
-    let rho = Memo::new(move |_| {
-        lab.readout.track();
-        lab.rho_now()
-    });
+    let rho = lab.rho;
     let time_s = Signal::derive(move || lab.readout.with(|r| r.time_s));
     let description = chart_description(lab, lines, crashes);
     let i18n = use_i18n();
