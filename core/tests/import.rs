@@ -308,6 +308,45 @@ fn malformed_input_is_one_sentence_in_both_languages() {
     }
 }
 
+/// A Kafka description serde refuses: the sentence names the place, then serde's words
+/// after a colon (it read "the file unknown field `bogus`", "the file invalid type").
+#[test]
+fn a_kafka_description_of_the_wrong_form_names_where_then_what() {
+    let e = kafka::import(br#"{"topics": [], "bogus": 1}"#).expect_err("an unknown field");
+    assert_eq!(
+        e.describe(Lang::En),
+        "The file is not in the expected form: “bogus”: unknown field `bogus`, expected one of `topics`, `groups`, `producers`."
+    );
+    assert_eq!(
+        e.describe(Lang::Es),
+        "El archivo no tiene la forma esperada: «bogus»: campo desconocido `bogus`; se esperaba uno de `topics`, `groups`, `producers`."
+    );
+    let e = kafka::import(br#"{"topics": [{"name": "t", "partitions": "two"}]}"#)
+        .expect_err("a partition count as text");
+    let en = e.describe(Lang::En);
+    assert!(
+        en.starts_with("The file is not in the expected form: “topics[0].partitions”: invalid type: string \"two\""),
+        "{en}"
+    );
+    let es = e.describe(Lang::Es);
+    assert!(
+        es.starts_with(
+            "El archivo no tiene la forma esperada: «topics[0].partitions»: tipo no válido"
+        ),
+        "{es}"
+    );
+    // A list is no description: said as RabbitMQ's importer says it.
+    let e = kafka::import(b"[1, 2, 3]").expect_err("a list");
+    assert_eq!(
+        e.describe(Lang::En),
+        "The file is not in the expected form: the file is not a JSON object."
+    );
+    assert_eq!(
+        e.describe(Lang::Es),
+        "El archivo no tiene la forma esperada: el archivo no es un objeto JSON."
+    );
+}
+
 /// One Kafka group id on two topics is two groups here, told apart by name.
 #[test]
 fn a_kafka_group_reading_two_topics_becomes_two_named_groups() {

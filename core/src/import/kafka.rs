@@ -113,9 +113,22 @@ struct Producer {
 /// Imports a Kafka description.
 pub fn import(bytes: &[u8]) -> Result<Imported, ImportError> {
     let value = parse_json(bytes)?;
-    let d: Description = crate::decode::decode(value).map_err(|detail| ImportError::Shape {
+    let not_an_object = || ImportError::Shape {
         at: String::new(),
-        problem: ShapeProblem::Invalid { detail },
+        problem: ShapeProblem::NotAnObject,
+    };
+    if !value.is_object() {
+        // serde would read a list as the description's fields in order ("invalid type:
+        // integer `1`, expected a sequence"): a description is an object.
+        return Err(not_an_object());
+    }
+    let d: Description = crate::decode::decode(value.clone()).map_err(|detail| {
+        // Where it fails ("topics[0]"), as a scenario file's refusal names its field.
+        let at = crate::decode::failing_path::<Description>(&value, &detail);
+        ImportError::Shape {
+            at,
+            problem: ShapeProblem::Invalid { detail },
+        }
     })?;
     if d.topics.is_empty() {
         return Err(ImportError::Empty { left_out: vec![] });

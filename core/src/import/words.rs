@@ -112,12 +112,15 @@ pub(super) fn error_en(e: &ImportError) -> String {
                 ShapeProblem::MissingText => "is missing or not text".to_string(),
                 ShapeProblem::Invalid { detail } => detail.clone(),
             };
-            let at = if at.is_empty() {
-                "the file".to_string()
-            } else {
-                format!("“{at}”")
+            // serde's words ("unknown field `x`, expected …") follow the place after a
+            // colon; ours ("is not a list") complete a sentence about it.
+            let at = match (at.is_empty(), problem) {
+                (true, ShapeProblem::Invalid { .. }) => String::new(),
+                (true, _) => "the file ".to_string(),
+                (false, ShapeProblem::Invalid { .. }) => format!("“{at}”: "),
+                (false, _) => format!("“{at}” "),
             };
-            format!("The file is not in the expected form: {at} {what}.")
+            format!("The file is not in the expected form: {at}{what}.")
         }
         ImportError::Empty { left_out } => format!(
             "There is nothing to simulate: the file has no queue or topic the model can import.{}",
@@ -141,8 +144,13 @@ pub(super) fn error_es(e: &ImportError) -> String {
                 ShapeProblem::MissingText => "falta o no es texto".to_string(),
                 ShapeProblem::Invalid { detail } => crate::refusal::serde_problem_in(detail, Lang::Es),
             };
-            let at = if at.is_empty() { "el archivo".to_string() } else { format!("«{at}»") };
-            format!("El archivo no tiene la forma esperada: {at} {what}.")
+            let at = match (at.is_empty(), problem) {
+                (true, ShapeProblem::Invalid { .. }) => String::new(),
+                (true, _) => "el archivo ".to_string(),
+                (false, ShapeProblem::Invalid { .. }) => format!("«{at}»: "),
+                (false, _) => format!("«{at}» "),
+            };
+            format!("El archivo no tiene la forma esperada: {at}{what}.")
         }
         ImportError::Empty { left_out } => format!("No hay nada que simular: el archivo no tiene ninguna cola ni topic que el modelo pueda importar.{}", why_left_out(left_out, Lang::Es)),
         ImportError::Invalid(e) => format!(
