@@ -243,7 +243,7 @@ test('presenter mode at 1280×800, 1024×768 and 1920×1080: the outbox relay ca
         await page.getByTestId('present-exit').waitFor({ state: 'visible' });
         await page.getByTestId('relay-0').waitFor({ state: 'visible' });
         await page.getByTestId('producer-0-more').click();
-        const past = await page.evaluate(() => [...document.querySelectorAll('.topology .lane.producers .node')].flatMap((n) => {
+        const past = () => page.evaluate(() => [...document.querySelectorAll('.topology .lane.producers .node')].flatMap((n) => {
           const lane = n.closest('.lane').getBoundingClientRect();
           const card = n.getBoundingClientRect();
           const edge = card.left + n.clientLeft + n.clientWidth;
@@ -252,7 +252,13 @@ test('presenter mode at 1280×800, 1024×768 and 1920×1080: the outbox relay ca
             .filter((k) => k.getBoundingClientRect().width > 0 && k.getBoundingClientRect().right > edge + 1)
             .map((k) => `${n.dataset.testid} ${k.dataset.testid ?? k.tagName}: right ${Math.round(k.getBoundingClientRect().right)} past ${Math.round(edge)}`));
         }));
-        assert.deepEqual(past, [], `${locale} ${width}×${height}`);
+        assert.deepEqual(await past(), [], `${locale} ${width}×${height}`);
+        // Once the relay has published and waits for the confirm, its state reads "activo ·
+        // confirmaciones pendientes: 1": at 1024×768 in Spanish the word "confirmaciones"
+        // was wider than the card, and the card's title, state and button ran 9 px past it.
+        for (let i = 0; i < 8; i += 1) await page.getByTestId('step').click();
+        assert.match(await page.getByTestId('relay-0').innerText(), /awaiting 1 confirm|confirmaciones pendientes: 1/);
+        assert.deepEqual(await past(), [], `${locale} ${width}×${height}, waiting for the confirm`);
         assert.deepEqual(errors, []);
       } finally {
         await close();
