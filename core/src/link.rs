@@ -165,7 +165,7 @@ pub fn decode(text: &str) -> Result<Shared, LinkError> {
             "This link compares two runs side by side: it opens in compare mode.",
         )),
         Some((v, _)) if v.starts_with('v') => Err(refuse(format!(
-            "The link was made by a newer Broker Lab (format {}); this one reads format {LINK_VERSION}.",
+            "The link was made by a newer Broker Lab (format {}); this one reads formats {LINK_VERSION} and {COMPARE_LINK_VERSION}.",
             crate::text::escape_controls(&v.chars().take(12).collect::<String>())
         ))),
         _ => Err(refuse("This is not a Broker Lab link: it has no format version.")),
@@ -694,6 +694,17 @@ mod tests {
         assert_eq!(decode_comparison(&encode_comparison(&inline)), Ok(inline));
         // A one-run reader says what the link is instead of failing obscurely.
         assert!(decode(&text).expect_err("v2").0.contains("compare mode"));
+        // A later format is refused naming both this page reads (it said "reads format
+        // 1", and the page opens compare links too), in either language.
+        let later = open("v9.abc").expect_err("a later format");
+        assert_eq!(
+            later.0,
+            "The link was made by a newer Broker Lab (format v9); this one reads formats 1 and 2."
+        );
+        assert_eq!(
+            crate::refusal::link_problem_in(&later.0, crate::lessons::Lang::Es),
+            "El enlace se hizo con un Broker Lab más reciente (formato v9); este lee los formatos 1 y 2."
+        );
         // And a version 1 link opens through `open` as before.
         let v1 = encode(&burst());
         assert_eq!(open(&v1), Ok(Opened::Single(burst())));

@@ -331,8 +331,8 @@ const LINK_SENTENCES: &[(&str, &str)] = &[
         "El enlace es demasiado largo ({} caracteres; como mucho {}).",
     ),
     (
-        "The link was made by a newer Broker Lab (format {}); this one reads format {}.",
-        "El enlace se hizo con un Broker Lab más reciente (formato {}); este lee el formato {}.",
+        "The link was made by a newer Broker Lab (format {}); this one reads formats {} and {}.",
+        "El enlace se hizo con un Broker Lab más reciente (formato {}); este lee los formatos {} y {}.",
     ),
     (
         "The link is damaged: it is not valid URL-safe base64 (was it cut short?).",
