@@ -315,8 +315,8 @@ const SENTENCES: &[(&str, &str)] = &[
         "no es un campo de la versión 1 (su lista programada es `faults`)",
     ),
     (
-        "{} is not supported (this build reads version {})",
-        "la versión {} no está admitida (este programa lee la versión {})",
+        "{} is not supported (this build reads versions 1 to {})",
+        "la versión {} no está admitida (este programa lee las versiones 1 a {})",
     ),
 ];
 

@@ -28,6 +28,10 @@ const CASES: &[(&str, Mutation)] = &[
     ("burst", |v| v["queues"][0]["name"] = json!("")),
     ("burst", |v| v["name"] = json!("x".repeat(100))),
     ("burst", |v| v["version"] = json!(99)),
+    ("burst", |v| {
+        v["version"] = json!(99);
+        v.as_object_mut().unwrap().remove("seed");
+    }),
     ("burst", |v| v["consumers"][0]["ack"] = json!("sometimes")),
     ("burst", |v| v["consumers"][0]["colour"] = json!("red")),
     ("burst", |v| v["consumers"][0]["queue"] = json!("nowhere")),

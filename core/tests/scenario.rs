@@ -92,6 +92,22 @@ fn invalid_values_name_their_field() {
             Box::new(|v| v["version"] = json!(SCENARIO_VERSION + 1)),
             "version",
         ),
+        // A later version's file may lack a field this build needs: the version is what
+        // is wrong, not the missing field (it said "missing field `seed`").
+        (
+            Box::new(|v| {
+                v["version"] = json!(SCENARIO_VERSION + 1);
+                v.as_object_mut().unwrap().remove("seed");
+            }),
+            "is not supported (this build reads versions 1 to",
+        ),
+        (
+            Box::new(|v| {
+                v["version"] = json!(0);
+                v.as_object_mut().unwrap().remove("queues");
+            }),
+            "version: 0 is not supported",
+        ),
         (
             Box::new(|v| v["consumers"][0]["ack"] = json!("sometimes")),
             "unknown variant",

@@ -274,8 +274,23 @@ fn document(text: &str) -> Result<serde_json::Value, ScenarioError> {
             "is not a scenario: a scenario is a JSON object, written between { and }",
         ));
     }
+    // A file from a later (or no real) version may lack fields this build needs: say
+    // the version is the problem rather than "missing field `seed`".
+    if let Some(version) = doc.get("version").and_then(serde_json::Value::as_u64) {
+        if version == 0 || version > u64::from(SCENARIO_VERSION) {
+            return Err(unsupported_version(version));
+        }
+    }
     crate::migrate::to_current(&mut doc).map_err(|r| err(r.field, r.problem))?;
     Ok(doc)
+}
+
+/// The refusal of a format version this build neither reads nor migrates.
+pub(crate) fn unsupported_version(version: u64) -> ScenarioError {
+    err(
+        "version",
+        format!("{version} is not supported (this build reads versions 1 to {SCENARIO_VERSION})"),
+    )
 }
 
 /// A document that is JSON but not a scenario: serde's words about it (`words`), for the

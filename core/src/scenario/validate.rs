@@ -2,9 +2,10 @@
 //! simulation is built from a scenario.
 
 use super::{
-    check_count, check_len, check_range, check_text, dependency, err, limits, Command, CommitMode,
-    ConsumerSpec, GroupSpec, Handoff, Op, Ordering, ProducerSpec, QueueSpec, RateSegment,
-    RetryPolicy, Scenario, ScenarioError, ScriptedMessage, ServiceTime, SCENARIO_VERSION,
+    check_count, check_len, check_range, check_text, dependency, err, limits, unsupported_version,
+    Command, CommitMode, ConsumerSpec, GroupSpec, Handoff, Op, Ordering, ProducerSpec, QueueSpec,
+    RateSegment, RetryPolicy, Scenario, ScenarioError, ScriptedMessage, ServiceTime,
+    SCENARIO_VERSION,
 };
 
 impl Scenario {
@@ -12,13 +13,7 @@ impl Scenario {
     pub fn validate(&self) -> Result<(), ScenarioError> {
         use limits::*;
         if self.version != SCENARIO_VERSION {
-            return Err(err(
-                "version",
-                format!(
-                    "{} is not supported (this build reads version {SCENARIO_VERSION})",
-                    self.version
-                ),
-            ));
+            return Err(unsupported_version(u64::from(self.version)));
         }
         check_text("name", &self.name, NAME_LEN_MAX)?;
         check_text("description", &self.description, TEXT_LEN_MAX)?;
