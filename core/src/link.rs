@@ -164,12 +164,25 @@ pub fn decode(text: &str) -> Result<Shared, LinkError> {
         Some(("v2", _)) => Err(refuse(
             "This link compares two runs side by side: it opens in compare mode.",
         )),
-        Some((v, _)) if v.starts_with('v') => Err(refuse(format!(
+        Some((v, _)) if is_later_format(v) => Err(refuse(format!(
             "The link was made by a newer Broker Lab (format {}); this one reads formats {LINK_VERSION} and {COMPARE_LINK_VERSION}.",
+            crate::text::escape_controls(&v.chars().take(12).collect::<String>())
+        ))),
+        Some((v, _)) if v.starts_with('v') => Err(refuse(format!(
+            "This is not a Broker Lab link: its format version ({}) is not one Broker Lab has made.",
             crate::text::escape_controls(&v.chars().take(12).collect::<String>())
         ))),
         _ => Err(refuse("This is not a Broker Lab link: it has no format version.")),
     }
+}
+
+/// Whether `v` (the text before the link's first dot) names a format after the ones this
+/// build reads: `v` and a number above them. `v0` or `vx` was never a format.
+fn is_later_format(v: &str) -> bool {
+    v.strip_prefix('v')
+        .filter(|n| n.bytes().all(|b| b.is_ascii_digit()))
+        .and_then(|n| n.parse::<u64>().ok())
+        .is_some_and(|n| n > u64::from(COMPARE_LINK_VERSION))
 }
 
 /// The link text inside an address: what follows `#s=` (or `s=` in a query), else the
@@ -705,6 +718,19 @@ mod tests {
             crate::refusal::link_problem_in(&later.0, crate::lessons::Lang::Es),
             "El enlace se hizo con un Broker Lab más reciente (formato v9); este lee los formatos 1 y 2."
         );
+        // `v0`, `v1x` or `vx` was never a format: not "made by a newer Broker Lab".
+        for text in ["v0.abc", "vx.abc", "v1x.abc", "v-3.abc"] {
+            let never = open(text).expect_err("never a format");
+            let v = text.split_once('.').unwrap().0;
+            assert_eq!(
+                never.0,
+                format!("This is not a Broker Lab link: its format version ({v}) is not one Broker Lab has made.")
+            );
+            assert!(
+                crate::refusal::link_problem_in(&never.0, crate::lessons::Lang::Es)
+                    .starts_with("Esto no es un enlace de Broker Lab: la versión de su formato")
+            );
+        }
         // And a version 1 link opens through `open` as before.
         let v1 = encode(&burst());
         assert_eq!(open(&v1), Ok(Opened::Single(burst())));

@@ -327,6 +327,10 @@ const LINK_SENTENCES: &[(&str, &str)] = &[
         "Esto no es un enlace de Broker Lab: no indica la versión de su formato.",
     ),
     (
+        "This is not a Broker Lab link: its format version ({}) is not one Broker Lab has made.",
+        "Esto no es un enlace de Broker Lab: la versión de su formato ({}) no es ninguna que Broker Lab haya usado.",
+    ),
+    (
         "The link is too long ({} characters; at most {}).",
         "El enlace es demasiado largo ({} caracteres; como mucho {}).",
     ),
