@@ -1148,6 +1148,17 @@ mod tests {
             relay_state(&relay, Lang::En),
             "up · armed: crash after next publish"
         );
+        // Rows on the wire are counted the way Spanish counts them, without a "(s)".
+        let sending = RelayCard {
+            sending: 1,
+            armed_after_publish: false,
+            ..relay.clone()
+        };
+        assert_eq!(relay_state(&sending, Lang::En), "up · confirms pending: 1");
+        assert_eq!(
+            relay_state(&sending, Lang::Es),
+            "activo · confirmaciones pendientes: 1"
+        );
         // Until the relay's confirmed publish crashes it, the row stays in the table.
         let mut saw_row = false;
         while let Some(step) = sim.step() {
