@@ -12,6 +12,7 @@ use crate::model::interview;
 use crate::model::scenario_text::{self, TextError};
 use crate::model::schedule::{self, Choice, Extra, Names, KINDS};
 use crate::model::settings::parse_range;
+use crate::model::words::Words;
 use crate::state::Lab;
 
 /// The editor's line height in `em` (the text area and its gutter share it; the CSS
@@ -70,11 +71,31 @@ enum Done {
     Reverted,
 }
 
+/// A refusal on show: its line, and its sentence in whichever language the page shows.
+#[derive(Clone)]
+struct Refusal {
+    line: usize,
+    words: Words,
+}
+
+impl Refusal {
+    /// `text`'s refusal `e`, re-worded by checking `text` again in the page's language (a
+    /// refusal only running it found keeps the sentence it was made with).
+    fn of(text: String, e: TextError) -> Self {
+        let TextError { line, message } = e;
+        let words = Words::new(move |lang| match scenario_text::check(&text, lang) {
+            Err(again) => again.message,
+            Ok(_) => message.clone(),
+        });
+        Refusal { line, words }
+    }
+}
+
 /// What the editor's buttons act on.
 #[derive(Clone, Copy)]
 struct EditorState {
     area: NodeRef<leptos::html::Textarea>,
-    error: RwSignal<Option<TextError>>,
+    error: RwSignal<Option<Refusal>>,
     status: RwSignal<Option<Done>>,
     lines: RwSignal<usize>,
 }
@@ -85,7 +106,8 @@ impl EditorState {
         let Some(el) = self.area.get_untracked() else {
             return;
         };
-        match lab.apply_scenario_text(&el.value()) {
+        let text = el.value();
+        match lab.apply_scenario_text(&text) {
             Ok(()) => {
                 // The scenario may be the one already running (the base does not change,
                 // so nothing else clears an earlier refusal).
@@ -94,7 +116,7 @@ impl EditorState {
             }
             Err(e) => {
                 let line = e.line;
-                self.error.set(Some(e));
+                self.error.set(Some(Refusal::of(text, e)));
                 self.status.set(None);
                 let el: &web_sys::HtmlTextAreaElement = el.unchecked_ref();
                 show_line(el, line);
@@ -120,7 +142,7 @@ impl EditorState {
 fn Editor(lab: Lab) -> impl IntoView {
     let area = NodeRef::<leptos::html::Textarea>::new();
     let gutter_ref = NodeRef::<leptos::html::Pre>::new();
-    let error = RwSignal::new(None::<TextError>);
+    let error = RwSignal::new(None::<Refusal>);
     let status = RwSignal::new(None::<Done>);
     let lines = RwSignal::new(1usize);
     let scroll = RwSignal::new(0.0f64);
@@ -187,8 +209,8 @@ fn Editor(lab: Lab) -> impl IntoView {
         <p class="editor-error" id="editor-error" role="alert" data-testid="editor-error"
             data-line=move || marked().map(|l| l.to_string())>
             {move || error.get().map(|e| {
-                t_string!(i18n, panels.editor.line_problem, line = e.line, message = e.message.clone())
-                    .to_string()
+                let message = e.words.text(lab.lang.get());
+                t_string!(i18n, panels.editor.line_problem, line = e.line, message).to_string()
             })}
         </p>
         <div class="editor-actions">

@@ -178,6 +178,27 @@ test('markup typed into a name stays text', async () => {
   await lab.click('editor-revert');
 });
 
+test("the editor's refusal is re-worded, whole, when the language is switched", async () => {
+  await lab.tab('scenario');
+  await lab.page.getByTestId('editor-text').fill('{ not json');
+  await lab.click('editor-apply');
+  assert.equal(
+    await lab.text('editor-error'),
+    '⚠ Line 1: The scenario is not valid scenario JSON: key must be a string at line 1 column 3.',
+  );
+  await lab.click('lang-es');
+  await lab.page.getByTestId('editor-error').filter({ hasText: /^⚠ Línea 1/ }).waitFor({ timeout: 5_000 });
+  assert.equal(
+    await lab.text('editor-error'),
+    '⚠ Línea 1: Escenario no válido: no es un escenario JSON válido: las claves deben ir entre comillas en la línea 1, columna 3.',
+  );
+  assert.equal(await lab.page.getByTestId('editor-error').getAttribute('data-line'), '1');
+  await lab.click('lang-en');
+  await lab.page.getByTestId('editor-error').filter({ hasText: /^⚠ Line 1: The scenario/ }).waitFor({ timeout: 5_000 });
+  await lab.click('editor-revert');
+  assert.equal(await lab.text('editor-error'), '');
+});
+
 test('a crash scheduled at 12 s is marked on the timeline and happens there', async () => {
   await lab.tab('scenario');
   // Both runs are at step 0: the address must follow the scenario itself, not the step.
