@@ -100,24 +100,33 @@ impl Recorder {
     async fn run(self, lab: Lab, plan: Plan) {
         let was_at = lab.step_now();
         let outcome = self.record(lab, plan).await;
-        lab.return_to_step(was_at);
+        // Another scenario on show has its own run: `was_at` was a step of the one recorded.
+        if !matches!(outcome, Ok(Recorded::Changed)) {
+            lab.return_to_step(was_at);
+        }
         self.progress.set(None);
         match outcome {
-            Ok(Some(name)) => {
+            Ok(Recorded::Saved(name)) => {
                 self.say(move |lang| {
                     td_string!(locale(lang), panels.record.done, name = &name).to_string()
                 });
             }
-            Ok(None) => {
+            Ok(Recorded::Cancelled) => {
                 self.say(|lang| td_string!(locale(lang), panels.record.cancelled).to_string())
+            }
+            Ok(Recorded::Changed) => {
+                self.say(|lang| td_string!(locale(lang), panels.record.changed).to_string())
             }
             Err(_) => self.say(|lang| td_string!(locale(lang), panels.record.failed).to_string()),
         }
     }
 
-    /// The frames of `plan`, encoded one per animation frame; the file's name once it is
-    /// offered, `None` if cancelled.
-    async fn record(&self, lab: Lab, plan: Plan) -> Result<Option<String>, JsValue> {
+    /// The frames of `plan`, encoded one per animation frame, and offered as a file; it
+    /// stops if cancelled, or if another scenario (or this one edited) is put on show
+    /// meanwhile: the frames would not all be of the same run.
+    async fn record(&self, lab: Lab, plan: Plan) -> Result<Recorded, JsValue> {
+        let recorded = lab.base.get_untracked();
+        let changed = move || lab.base.with_untracked(|now| *now != recorded);
         lab.seek(plan.from_s);
         while lab.seeking.get_untracked().is_some() {
             next_frame().await?;
@@ -136,7 +145,10 @@ impl Recorder {
         let pause_ms = (1_000.0 / f64::from(plan.fps)).min(FLIGHT_MS / 2.0);
         for k in 0..plan.frames {
             if self.cancel.get_untracked() {
-                return Ok(None);
+                return Ok(Recorded::Cancelled);
+            }
+            if changed() {
+                return Ok(Recorded::Changed);
             }
             self.progress.set(Some((k + 1, plan.frames)));
             if k > 0 {
@@ -144,6 +156,9 @@ impl Recorder {
                 wait_ms(pause_ms).await?;
             }
             next_frame().await?;
+            if changed() {
+                return Ok(Recorded::Changed);
+            }
             picture.draw()?;
             gif.add(&picture.rgba()?)
                 .map_err(|e| JsValue::from_str(&e.to_string()))?;
@@ -158,8 +173,17 @@ impl Recorder {
         );
         let name = lab.with_player(|p| stamped_name(p, &stamp, "gif"));
         lab.offer_bytes(&name, "image/gif", &bytes);
-        Ok(Some(name))
+        Ok(Recorded::Saved(name))
     }
+}
+
+/// How a recording ended.
+enum Recorded {
+    /// Offered as a file of this name.
+    Saved(String),
+    Cancelled,
+    /// Another scenario was put on show while recording: nothing is offered.
+    Changed,
 }
 
 impl Default for Recorder {

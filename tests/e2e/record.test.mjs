@@ -132,3 +132,31 @@ test('a decimal comma is a decimal, and frames per second out of range are refus
   await page.getByTestId('record-cancel').click();
   await page.getByTestId('record-message').filter({ hasText: /cancelled|saved/ }).waitFor({ timeout: 30_000 });
 });
+
+test('another scenario put on show while recording stops it, and nothing is saved', async () => {
+  await page.getByTestId('scenario').selectOption('burst');
+  if (!(await page.getByTestId('record-form').isVisible())) {
+    await page.getByTestId('files').locator('summary').click();
+    await page.getByTestId('record-open').click();
+  }
+  await page.getByTestId('record-from').fill('0');
+  await page.getByTestId('record-to').fill('20');
+  await page.getByTestId('record-fps').fill('10');
+  let offered = 0;
+  const count = () => { offered += 1; };
+  page.on('download', count);
+  await page.getByTestId('record-start').click();
+  await page.getByTestId('record-progress').filter({ hasText: /Recording frame \d+ of 201$/ }).waitFor();
+  // The picker stays usable; a GIF half burst, half mm4 (named after mm4) was saved.
+  await page.getByTestId('scenario').selectOption('mm4');
+  await page.getByTestId('record-message')
+    .filter({ hasText: /^Recording stopped: the scenario changed while it was being recorded, so nothing was saved\.$/ })
+    .waitFor({ timeout: 30_000 });
+  assert.equal(await text('record-progress'), '');
+  await page.waitForTimeout(500);
+  page.off('download', count);
+  assert.equal(offered, 0, 'no file');
+  assert.equal(await page.getByTestId('scenario').inputValue(), 'mm4');
+  assert.equal(await page.getByTestId('record-start').isDisabled(), false);
+  assert.deepEqual(consoleErrors, []);
+});
