@@ -8,6 +8,7 @@ use leptos::prelude::*;
 use crate::i18n::{t, t_string, use_i18n};
 use crate::model::interview::{row, NOTE_CHARS_MAX, QUESTIONS};
 use crate::model::schedule::{self, Names};
+use crate::model::words::Words;
 use crate::state::Lab;
 use crate::ui::scenario_editor::ScheduleForm;
 
@@ -66,7 +67,7 @@ fn HiddenFault(lab: Lab) -> impl IntoView {
         lab.with_player(|p| Names::of(p.sim()))
     });
     let i18n = use_i18n();
-    let error = RwSignal::new(None::<String>);
+    let error = RwSignal::new(None::<Words>);
     let count = move || lab.interview.with(|i| i.hidden().len());
     let revealed = move || lab.interview.with(|i| i.revealed);
     let lines = move || {
@@ -89,7 +90,7 @@ fn HiddenFault(lab: Lab) -> impl IntoView {
             <p class="hint">{t!(i18n, teach.interview.hidden_hint)}</p>
             <ScheduleForm lab names error hidden=true />
             <p class="param-error" role="alert" data-testid="hidden-error">
-                {move || error.get().map(|m| format!("⚠ {m}"))}
+                {move || error.get().map(|m| format!("⚠ {}", m.text(lab.lang.get())))}
             </p>
             <p data-testid="hidden-count">
                 {move || match count() {

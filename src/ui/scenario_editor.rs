@@ -4,6 +4,7 @@
 //! nodes and attributes: names the user typed are never markup.
 
 use brokerlab_core::lessons::Lang;
+use brokerlab_core::{Scenario, ScheduledCommand};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -223,7 +224,7 @@ fn Editor(lab: Lab) -> impl IntoView {
 
 /// The scheduled commands, each with its Remove button.
 #[component]
-fn ScheduleList(lab: Lab, names: Memo<Names>, error: RwSignal<Option<String>>) -> impl IntoView {
+fn ScheduleList(lab: Lab, names: Memo<Names>, error: RwSignal<Option<Words>>) -> impl IntoView {
     let i18n = use_i18n();
     let items = move || {
         let lang = lab.lang.get();
@@ -240,7 +241,7 @@ fn ScheduleList(lab: Lab, names: Memo<Names>, error: RwSignal<Option<String>>) -
             .map(|(i, c)| {
                 let remove = move |_| match lab.unschedule(i) {
                     Ok(()) => error.set(None),
-                    Err(e) => error.set(Some(e)),
+                    Err(e) => error.set(Some(Words::new(move |_| e.clone()))),
                 };
                 view! {
                     <li data-testid="schedule-item">
@@ -273,6 +274,7 @@ fn optional_number(text: &str, unit: &str, lang: Lang) -> Result<Option<f64>, St
 }
 
 /// What the schedule's form holds when its button is pressed.
+#[derive(Clone)]
 struct FormText {
     kind: schedule::Kind,
     target: usize,
@@ -280,9 +282,14 @@ struct FormText {
     extra: String,
 }
 
-/// Schedules what the form says (`hidden`: in secret, for an interview), or says why not.
-fn add_scheduled(lab: Lab, form: &FormText, hidden: bool) -> Result<(), String> {
-    let lang = lab.lang.get_untracked();
+/// The command the form asks for (`hidden`: in secret, for an interview), checked against
+/// `base`, or why not, said in `lang`.
+fn planned(
+    base: &Scenario,
+    form: &FormText,
+    hidden: bool,
+    lang: Lang,
+) -> Result<ScheduledCommand, String> {
     let at_s = parse_range(&form.at, 0.0, false, 1e9, "s", lang)?;
     let unit = match form.kind.extra {
         Extra::None => String::new(),
@@ -302,10 +309,38 @@ fn add_scheduled(lab: Lab, form: &FormText, hidden: bool) -> Result<(), String> 
         at_s,
         extra: value,
     };
-    let mut scheduled = lab.with_player(|p| schedule::command_of(&choice, p.base(), lang))?;
+    let mut scheduled = schedule::command_of(&choice, base, lang)?;
     // A hidden fault strikes without warning: the narration must not give it away.
     scheduled.unannounced = hidden;
-    lab.schedule(scheduled)?;
+    schedule::with_added(base, scheduled.clone())
+        .validate()
+        .map_err(|e| {
+            let problem = e.text_in(lang);
+            crate::i18n::td_string!(crate::i18n::locale(lang), panels.schedule.refused, problem)
+                .to_string()
+        })?;
+    Ok(scheduled)
+}
+
+/// Schedules what the form says (`hidden`: in secret, for an interview), or says why not
+/// in whichever language the page shows (the form is checked again in that language).
+fn add_scheduled(lab: Lab, form: &FormText, hidden: bool) -> Result<(), Words> {
+    let base = lab.with_player(|p| p.base().clone());
+    let reword = {
+        let base = base.clone();
+        let form = form.clone();
+        move |first: String| {
+            let base = base.clone();
+            let form = form.clone();
+            Words::new(move |lang| {
+                planned(&base, &form, hidden, lang)
+                    .err()
+                    .unwrap_or_else(|| first.clone())
+            })
+        }
+    };
+    let scheduled = planned(&base, form, hidden, lab.lang.get_untracked()).map_err(&reword)?;
+    lab.schedule(scheduled).map_err(&reword)?;
     Ok(())
 }
 
@@ -315,7 +350,7 @@ fn add_scheduled(lab: Lab, form: &FormText, hidden: bool) -> Result<(), String> 
 pub fn ScheduleForm(
     lab: Lab,
     names: Memo<Names>,
-    error: RwSignal<Option<String>>,
+    error: RwSignal<Option<Words>>,
     #[prop(optional)] hidden: bool,
 ) -> impl IntoView {
     // The same form serves the Interview tab: its hooks are named apart there.
@@ -395,7 +430,7 @@ fn Schedule(lab: Lab) -> impl IntoView {
         lab.base.track();
         lab.with_player(|p| Names::of(p.sim()))
     });
-    let error = RwSignal::new(None::<String>);
+    let error = RwSignal::new(None::<Words>);
     let i18n = use_i18n();
     view! {
         <section class="schedule" aria-labelledby="schedule-title" data-testid="schedule">
@@ -404,7 +439,7 @@ fn Schedule(lab: Lab) -> impl IntoView {
             <ScheduleList lab names error />
             <ScheduleForm lab names error />
             <p class="param-error" role="alert" data-testid="schedule-error">
-                {move || error.get().map(|m| format!("⚠ {m}"))}
+                {move || error.get().map(|m| format!("⚠ {}", m.text(lab.lang.get())))}
             </p>
         </section>
     }

@@ -199,6 +199,20 @@ test("the editor's refusal is re-worded, whole, when the language is switched", 
   assert.equal(await lab.text('editor-error'), '');
 });
 
+test("the schedule's refusal is re-worded when the language is switched", async () => {
+  await lab.tab('scenario');
+  await lab.page.getByTestId('schedule-at').fill('abc');
+  await lab.click('schedule-add');
+  assert.equal(await lab.text('schedule-error'), '⚠ “abc” is not a number (s).');
+  await lab.click('lang-es');
+  await lab.page.getByTestId('schedule-error').filter({ hasText: /^⚠ “abc” no es un número \(s\)\.$/ })
+    .waitFor({ timeout: 5_000 });
+  await lab.click('lang-en');
+  await lab.page.getByTestId('schedule-error').filter({ hasText: /^⚠ “abc” is not a number \(s\)\.$/ })
+    .waitFor({ timeout: 5_000 });
+  await lab.page.getByTestId('schedule-at').fill('10');
+});
+
 test('a crash scheduled at 12 s is marked on the timeline and happens there', async () => {
   await lab.tab('scenario');
   // Both runs are at step 0: the address must follow the scenario itself, not the step.
