@@ -156,3 +156,19 @@ test('a number typed equal to the value in force is written back the page\'s way
   assert.equal(await rate.inputValue(), '0.9');
   assert.deepEqual(errors, []);
 });
+
+test('on a phone in Spanish, large type leaves its own button on the screen', async () => {
+  const viewport = { width: 390, height: 844 };
+  for (const locale of ['es-ES', 'en-US']) {
+    const { page, errors, close } = await openPage(BASE_URL, { locale, viewport, hasTouch: true, isMobile: true });
+    await page.getByTestId('large-type').click();
+    await page.waitForFunction(() => document.documentElement.classList.contains('large-type'));
+    // The header's tools did not wrap: "✓ Letra grande" ran 55 px off a 390 px screen.
+    const right = await page.getByTestId('large-type').evaluate((b) => b.getBoundingClientRect().right);
+    assert.ok(right <= 390, `${locale}: the button ends at ${right} px`);
+    const wide = await page.evaluate(() => Math.max(document.documentElement.scrollWidth, window.innerWidth));
+    assert.equal(wide, 390, `${locale}: nothing scrolls sideways`);
+    assert.deepEqual(errors, []);
+    await close();
+  }
+});
