@@ -257,7 +257,7 @@ test('presenter mode at 1280×800, 1024×768 and 1920×1080: the outbox relay ca
         // confirmaciones pendientes: 1": at 1024×768 in Spanish the word "confirmaciones"
         // was wider than the card, and the card's title, state and button ran 9 px past it.
         for (let i = 0; i < 8; i += 1) await page.getByTestId('step').click();
-        assert.match(await page.getByTestId('relay-0').innerText(), /awaiting 1 confirm|confirmaciones pendientes: 1/);
+        assert.match(await page.getByTestId('relay-0').innerText(), /confirms pending: 1|confirmaciones pendientes: 1/);
         assert.deepEqual(await past(), [], `${locale} ${width}×${height}, waiting for the confirm`);
         assert.deepEqual(errors, []);
       } finally {
