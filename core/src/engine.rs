@@ -112,6 +112,12 @@ pub enum Event {
         member: MemberId,
         incarnation: u32,
     },
+    /// A crashed member's session times out: the coordinator removes it from the group.
+    SessionTimeout {
+        group: GroupId,
+        member: MemberId,
+        incarnation: u32,
+    },
     /// A dependency finishes serving request `request` (sent at `sent_us` for `msg`).
     DependencyServed {
         dependency: u32,

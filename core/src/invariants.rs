@@ -567,7 +567,9 @@ fn check_partition_owner(g: &Group, p: usize) -> Result<(), String> {
         format!("group {}: partition {p} revoked from nobody", g.name)
     })?;
     if let Some(o) = g.owner[p] {
-        ensure(g.members[o as usize].up, || {
+        // A crashed member keeps its partitions only while its session lasts.
+        let m = &g.members[o as usize];
+        ensure(m.up || m.session_ends_at_us.is_some(), || {
             format!("group {}: partition {p} owned by a dead member", g.name)
         })?;
     }

@@ -142,6 +142,9 @@ pub struct Member {
     pub working: Option<Work>,
     pub armed: Option<ArmedMemberCrash>,
     pub restart_at_us: Option<Micros>,
+    /// Crashed but still in the group until then (the group's session timeout): its
+    /// partitions stay its own, unread.
+    pub session_ends_at_us: Option<Micros>,
     /// Next of its partitions to look at (round robin among them).
     pub next_partition: usize,
     /// Output records of its open transaction: (partition of the output log, offset).
@@ -158,6 +161,8 @@ pub struct Group {
     pub commit: CommitMode,
     pub assignment: Assignment,
     pub rebalance_us: Micros,
+    /// How long a crashed member stays in the group (none: it leaves at its crash).
+    pub session_timeout_us: Option<Micros>,
     pub idempotency: Idempotency,
     /// Read-process-write settings (see `GroupSpec`).
     pub output: Option<usize>,
@@ -223,6 +228,7 @@ impl Group {
             commit: spec.commit,
             assignment: spec.assignment,
             rebalance_us: secs_to_us(spec.rebalance_s),
+            session_timeout_us: spec.session_timeout_s.map(secs_to_us),
             idempotency: spec.idempotency,
             output,
             transactional: spec.transactional,
@@ -347,6 +353,7 @@ impl Member {
             working: None,
             armed: None,
             restart_at_us: None,
+            session_ends_at_us: None,
             next_partition: 0,
             txn: Vec::new(),
             unsent: None,
@@ -384,6 +391,7 @@ mod tests {
             commit: CommitMode::AfterProcessing,
             assignment,
             rebalance_s: 1.0,
+            session_timeout_s: None,
             idempotency: Idempotency::None,
             output: String::new(),
             transactional: false,

@@ -591,12 +591,21 @@ pub enum Fact {
         member: MemberId,
         trigger: Trigger,
     },
+    /// `session_ends_at_us`: the member keeps its partitions, unread, until then (the
+    /// group's session timeout); none: it left the group at its crash.
     MemberCrashed {
         group: GroupId,
         member: MemberId,
         point: MemberCrashPoint,
         trigger: Trigger,
         restart_at_us: Option<Micros>,
+        session_ends_at_us: Option<Micros>,
+    },
+    /// The coordinator heard nothing from a crashed member for the session timeout and
+    /// removed it from the group.
+    MemberSessionTimedOut {
+        group: GroupId,
+        member: MemberId,
     },
     MemberJoined {
         group: GroupId,
@@ -1179,6 +1188,7 @@ impl Fact {
             | PartitionAssigned { .. }
             | MemberCrashArmed { .. }
             | MemberCrashed { .. }
+            | MemberSessionTimedOut { .. }
             | MemberJoined { .. }
             | GroupRewound { .. }
             | DependencyDown { .. }

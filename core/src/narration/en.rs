@@ -82,6 +82,18 @@ fn failure_text(f: Failure) -> &'static str {
     }
 }
 
+/// A crashed group member that stays in its group until its session times out.
+fn session_text(sim: &Simulation, ends: Option<Micros>) -> String {
+    match ends.map(|t| due(sim, t)) {
+        None => String::new(),
+        Some(Due::At(t)) => format!(
+            " Its partitions stay its own, unread, until its session times out at {}.",
+            secs(t)
+        ),
+        Some(Due::AfterEnd) => " Its partitions stay its own, unread, to the end: its session would time out after the run ends.".to_string(),
+    }
+}
+
 fn restart_text(sim: &Simulation, at: Option<Micros>) -> String {
     match at.map(|t| due(sim, t)) {
         None => " It stays down.".to_string(),
@@ -1090,12 +1102,19 @@ fn members(sim: &Simulation, fact: &Fact) -> String {
             member,
             trigger,
             restart_at_us,
+            session_ends_at_us,
             ..
         } => format!(
-            "{} crashed ({}).{}",
+            "{} crashed ({}).{}{}",
             sim.member_name(group, member),
             by(trigger),
+            session_text(sim, session_ends_at_us),
             restart_text(sim, restart_at_us)
+        ),
+        MemberSessionTimedOut { group, member } => format!(
+            "{}'s session timed out: the coordinator removes it from group {}, which rebalances its partitions.",
+            sim.member_name(group, member),
+            sim.group_name(group)
         ),
         MemberJoined {
             group,

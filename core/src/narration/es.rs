@@ -97,6 +97,18 @@ fn failure_text(f: Failure) -> &'static str {
     }
 }
 
+/// Un miembro caído que sigue en su grupo hasta que expire su sesión.
+fn session_text(sim: &Simulation, ends: Option<Micros>) -> String {
+    match ends.map(|t| due(sim, t)) {
+        None => String::new(),
+        Some(Due::At(t)) => format!(
+            " Sus particiones siguen siendo suyas, sin que nadie las lea, hasta que su sesión expire a los {}.",
+            secs(t)
+        ),
+        Some(Due::AfterEnd) => " Sus particiones siguen siendo suyas, sin que nadie las lea, hasta el final: su sesión expiraría después de que termine la ejecución.".to_string(),
+    }
+}
+
 fn restart_text(sim: &Simulation, at: Option<Micros>) -> String {
     match at.map(|t| due(sim, t)) {
         None => " Sigue caído.".to_string(),
@@ -1146,11 +1158,17 @@ fn members(sim: &Simulation, fact: &Fact) -> String {
             sim.member_name(group, member),
             by(trigger)
         ),
-        MemberCrashed { group, member, trigger, restart_at_us, .. } => format!(
-            "{} cayó ({}).{}",
+        MemberCrashed { group, member, trigger, restart_at_us, session_ends_at_us, .. } => format!(
+            "{} cayó ({}).{}{}",
             sim.member_name(group, member),
             by(trigger),
+            session_text(sim, session_ends_at_us),
             restart_text(sim, restart_at_us)
+        ),
+        MemberSessionTimedOut { group, member } => format!(
+            "La sesión de {} expiró: el coordinador lo saca del grupo {}, que reparte de nuevo sus particiones.",
+            sim.member_name(group, member),
+            sim.group_name(group)
         ),
         MemberJoined { group, member, trigger } => format!(
             "{} se unió al grupo {} ({}).",

@@ -158,6 +158,7 @@ impl Family {
             | StaleWorkInProgress { .. } => Family::Rebalances,
             MemberCrashArmed { .. }
             | MemberCrashed { .. }
+            | MemberSessionTimedOut { .. }
             | MemberJoined { .. }
             | GroupRewound { .. } => Family::Members,
             DependencyCalled { .. }

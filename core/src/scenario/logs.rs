@@ -73,6 +73,13 @@ pub struct GroupSpec {
     /// How long partitions pause while the group rebalances.
     #[serde(default = "default_rebalance_s")]
     pub rebalance_s: f64,
+    /// Kafka's `session.timeout.ms`: how long a member that crashes (without leaving the
+    /// group) keeps its partitions, unread, before the coordinator gives up on it and the
+    /// group rebalances. Back in time, it takes them up again from their committed offsets
+    /// without a rebalance, as a static member (`group.instance.id`) does. None: a
+    /// crashed member leaves at once, as one that closes cleanly does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_timeout_s: Option<f64>,
     #[serde(default, skip_serializing_if = "Idempotency::is_none")]
     pub idempotency: Idempotency,
     /// Read-process-write: each processed record is written to this log (empty: none).

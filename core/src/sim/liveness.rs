@@ -34,7 +34,8 @@ impl Simulation {
             }
             Event::RecordDone { .. }
             | Event::RebalanceDone { .. }
-            | Event::RestartMember { .. } => self.group_event_is_live(event),
+            | Event::RestartMember { .. }
+            | Event::SessionTimeout { .. } => self.group_event_is_live(event),
             Event::RetentionDue { log, at } => self.logs[log as usize].retention_due_us == Some(at),
             Event::AutoCommit { .. }
             | Event::PublishArrives { .. }
@@ -112,7 +113,7 @@ impl Simulation {
         }
     }
 
-    /// A group member's record, restart, or the group's rebalance round.
+    /// A group member's record, restart or session timeout, or the group's rebalance round.
     pub(super) fn group_event_is_live(&self, event: &Event) -> bool {
         match *event {
             Event::RecordDone {
@@ -132,6 +133,14 @@ impl Simulation {
             } => {
                 let m = &self.groups[group.index()].members[member as usize];
                 !m.up && m.incarnation == incarnation
+            }
+            Event::SessionTimeout {
+                group,
+                member,
+                incarnation,
+            } => {
+                let m = &self.groups[group.index()].members[member as usize];
+                !m.up && m.incarnation == incarnation && m.session_ends_at_us.is_some()
             }
             _ => unreachable!("is_live sends only group events here"),
         }

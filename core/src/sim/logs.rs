@@ -706,7 +706,9 @@ impl Simulation {
                 .filter(|w| w.generation == group.generation)
                 .map(|w| w.offset);
             let position = retrying.map_or(group.position[p], |o| o.max(group.committed[p]));
-            if group.owner[p].is_some() && position > group.committed[p] {
+            // A crashed member still in the group (its session not over) commits nothing.
+            let owner_up = group.owner[p].is_some_and(|o| group.members[o as usize].up);
+            if owner_up && position > group.committed[p] {
                 group.committed[p] = position;
                 self.counters.offsets_committed += 1;
                 self.facts.push(Fact::OffsetCommitted {
@@ -745,7 +747,10 @@ impl Simulation {
         let incarnation = member.incarnation;
         self.counters.member_crashes += 1;
         self.drop_spared(g);
-        self.orphan_partitions(g, m);
+        let session_ends_at_us = self.hold_session(g, m);
+        if session_ends_at_us.is_none() {
+            self.orphan_partitions(g, m);
+        }
         self.end_transaction(g, m, false);
         self.facts.push(Fact::MemberCrashed {
             group: g,
@@ -753,6 +758,7 @@ impl Simulation {
             point,
             trigger,
             restart_at_us,
+            session_ends_at_us,
         });
         if let Some(at) = restart_at_us {
             self.events.schedule(
@@ -764,6 +770,47 @@ impl Simulation {
                 },
             );
         }
+        match session_ends_at_us {
+            Some(at) => self.events.schedule(
+                at,
+                Event::SessionTimeout {
+                    group: g,
+                    member: m,
+                    incarnation,
+                },
+            ),
+            None => self.start_rebalance(g),
+        }
+    }
+
+    /// With a session timeout, a member that crashed is still in the group until it runs
+    /// out: the coordinator hears no heartbeat but waits. Its partitions stay its own,
+    /// unread, and whatever it had fetched or finished without committing is gone with it.
+    /// Returns when the session ends. A crash during a rebalance round leaves at once:
+    /// the round cannot complete without it, and the lab does not make it wait.
+    fn hold_session(&mut self, g: GroupId, m: MemberId) -> Option<Micros> {
+        let group = &mut self.groups[g.index()];
+        let timeout = group.session_timeout_us.filter(|_| !group.rebalancing)?;
+        let at = self.now_us.saturating_add(timeout);
+        group.members[m as usize].session_ends_at_us = Some(at);
+        for p in 0..group.owner.len() {
+            if group.owner[p] == Some(m) {
+                group.busy[p] = false;
+            }
+        }
+        Some(at)
+    }
+
+    /// The crashed member's session ran out: the coordinator removes it, and the group
+    /// rebalances its partitions to the members still up.
+    pub(super) fn session_timed_out(&mut self, g: GroupId, m: MemberId) {
+        let member = &mut self.groups[g.index()].members[m as usize];
+        member.session_ends_at_us = None;
+        self.facts.push(Fact::MemberSessionTimedOut {
+            group: g,
+            member: m,
+        });
+        self.orphan_partitions(g, m);
         self.start_rebalance(g);
     }
 
@@ -788,12 +835,26 @@ impl Simulation {
         let member = &mut self.groups[g.index()].members[m as usize];
         member.up = true;
         member.restart_at_us = None;
+        let in_session = member.session_ends_at_us.take().is_some();
         self.facts.push(Fact::MemberJoined {
             group: g,
             member: m,
             trigger,
         });
-        self.start_rebalance(g);
+        let group = &self.groups[g.index()];
+        let held: Vec<usize> = (0..group.owner.len())
+            .filter(|&p| group.owner[p] == Some(m))
+            .collect();
+        if !in_session || held.is_empty() {
+            self.start_rebalance(g);
+            return;
+        }
+        // Back within its session, a static member (`group.instance.id`, KIP-345) gets
+        // its partitions back without a rebalance, from their committed offsets.
+        for p in held {
+            self.resume_partition(g, p, Some(m));
+        }
+        self.pump_group(g);
     }
 
     /// Seek: every partition moves to `to` (its earliest retained record when `None`),

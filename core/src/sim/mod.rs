@@ -598,6 +598,7 @@ impl Simulation {
             Event::RestartMember { group, member, .. } => {
                 self.restart_member(group, member, Trigger::AfterCrash)
             }
+            Event::SessionTimeout { group, member, .. } => self.session_timed_out(group, member),
             Event::DependencyServed {
                 dependency,
                 request,

@@ -99,10 +99,12 @@ impl Simulation {
         group.owner[i] = None;
         group.busy[i] = false;
         let done = group.done_upto[i];
-        // With the broker down the commit fails: the next owner starts at the last one.
+        // With the broker down the commit fails, and a member that crashed (its session
+        // not yet over) commits nothing: the next owner starts at the last commit.
         if group.commit != CommitMode::BeforeProcessing
             && done > group.committed[i]
             && self.broker_up
+            && group.members[m as usize].up
         {
             group.committed[i] = done;
             self.counters.offsets_committed += 1;
@@ -155,7 +157,7 @@ impl Simulation {
     }
 
     /// A partition gets its owner (or none) and resumes at its committed offset.
-    fn resume_partition(&mut self, g: GroupId, p: usize, owner: Option<MemberId>) {
+    pub(super) fn resume_partition(&mut self, g: GroupId, p: usize, owner: Option<MemberId>) {
         let group = &mut self.groups[g.index()];
         group.owner[p] = owner;
         let (committed, done) = (group.committed[p], group.done_upto[p]);

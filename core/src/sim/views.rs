@@ -36,6 +36,8 @@ pub struct MemberView {
     pub name: String,
     pub up: bool,
     pub restart_at_us: Option<Micros>,
+    /// Crashed, but still in the group (its partitions its own, unread) until then.
+    pub session_ends_at_us: Option<Micros>,
     /// The record it is processing: (partition, offset).
     pub working: Option<(u32, u64)>,
     /// Partitions it owns now (none during an eager rebalance; during a cooperative one it
@@ -135,6 +137,7 @@ impl Simulation {
             name: member.name.clone(),
             up: member.up,
             restart_at_us: member.restart_at_us,
+            session_ends_at_us: member.session_ends_at_us,
             working: member.working.map(|w| (w.partition, w.offset)),
             partitions: (0..group.owner.len() as u32)
                 .filter(|&p| group.owner[p as usize] == Some(m))

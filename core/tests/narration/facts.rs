@@ -137,7 +137,8 @@ fn after_the_end(c: &Contexts) -> Vec<(&Simulation, Fact)> {
         (q, ProducerCrashed { producer: P, point: ProducerCrashPoint::Now, trigger: Trigger::User, restart_at_us: at }),
         (q, ConsumerCrashed { consumer: C, point: CrashPoint::Now, trigger: Trigger::User, restart_at_us: at }),
         (l, RecordRetrying { group: G, member: 0, partition: 2, offset: 15, msg: M, attempt: 2, retry_at_us: AFTER_END }),
-        (l, MemberCrashed { group: G, member: 1, point: MemberCrashPoint::Now, trigger: Trigger::User, restart_at_us: at }),
+        (l, MemberCrashed { group: G, member: 1, point: MemberCrashPoint::Now, trigger: Trigger::User, restart_at_us: at, session_ends_at_us: None }),
+        (l, MemberCrashed { group: G, member: 1, point: MemberCrashPoint::Now, trigger: Trigger::User, restart_at_us: None, session_ends_at_us: at }),
     ];
     let relay = ProducerCrashPoint::AfterPublishBeforeMark;
     out.push((o, ProducerCrashed { producer: P, point: relay, trigger: Trigger::User, restart_at_us: at }));
@@ -502,8 +503,10 @@ fn groups(c: &Contexts) -> Vec<(&Simulation, Fact)> {
         let point = [MemberCrashPoint::Now, MemberCrashPoint::AfterProcessBeforeCommit][i % 2];
         let restart_at_us = [None, Some(6_000_000)][i % 2];
         out.push((l, MemberCrashArmed { group: G, member: 1, trigger }));
-        out.push((l, MemberCrashed { group: G, member: 1, point, trigger, restart_at_us }));
+        let session_ends_at_us = [None, Some(8_000_000)][i % 2];
+        out.push((l, MemberCrashed { group: G, member: 1, point, trigger, restart_at_us, session_ends_at_us }));
         out.push((l, MemberJoined { group: G, member: 2, trigger }));
     }
+    out.push((l, MemberSessionTimedOut { group: G, member: 1 }));
     out
 }
