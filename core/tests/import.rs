@@ -216,6 +216,10 @@ fn a_kafka_description_becomes_logs_and_groups() {
     assert_eq!(s.groups[0].commit, CommitMode::AfterProcessing);
     assert_eq!(s.groups[1].commit, CommitMode::Auto { every_s: 2.0 });
     assert_eq!(s.groups[2].name, "clicks-readers");
+    // A member that dies keeps its partitions for Kafka's session timeout (45 s by
+    // default), or the group's own.
+    let sessions: Vec<Option<f64>> = s.groups.iter().map(|g| g.session_timeout_s).collect();
+    assert_eq!(sessions, [Some(45.0), Some(10.0), Some(45.0)]);
     assert_eq!(s.producers[0].payload.hot_key_share, 0.3);
     assert!(got.notes.contains(&Note::ReplicationIgnored {
         topic: "orders".into(),

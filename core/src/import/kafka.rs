@@ -15,7 +15,8 @@
 //! ```
 //!
 //! `commit` is `auto` (the offset is committed every `auto_commit_interval_ms`, Kafka's
-//! default 5,000) or `manual` (after processing). `key_distribution` is `uniform`
+//! default 5,000) or `manual` (after processing). A group's `session_timeout_ms` (Kafka's
+//! default 45,000) is how long a member that crashes keeps its partitions. `key_distribution` is `uniform`
 //! (default) or `hot` (key 0 takes `hot_key_share` of the records); `keys: 0` sends
 //! records without a key, spread over partitions. Replication settings are accepted and
 //! noted as not modelled. A topic without a group gets one with a member per partition;
@@ -33,6 +34,9 @@ use crate::scenario::{
 
 /// Kafka's default `auto.commit.interval.ms`.
 pub const AUTO_COMMIT_INTERVAL_MS: u64 = 5_000;
+/// Kafka's default `session.timeout.ms` since 3.0 (KIP-735): how long a member that
+/// dies without leaving keeps its partitions.
+pub const SESSION_TIMEOUT_MS: u64 = 45_000;
 /// Defaults of what the description leaves out.
 pub const PROCESSING_MS: f64 = 10.0;
 pub const PRODUCER_RATE_PER_S: f64 = 20.0;
@@ -84,6 +88,8 @@ struct Group {
     assignor: Option<Assignment>,
     #[serde(default)]
     rebalance: Option<Rebalance>,
+    #[serde(default)]
+    session_timeout_ms: Option<u64>,
 }
 
 #[derive(Deserialize, Default, PartialEq)]
@@ -221,6 +227,7 @@ fn groups(d: &Description, notes: &mut Notes) -> Vec<GroupSpec> {
                 processing_ms: None,
                 assignor: None,
                 rebalance: None,
+                session_timeout_ms: None,
             }));
         }
     }
@@ -266,6 +273,7 @@ fn group(g: &Group) -> GroupSpec {
         commit,
         assignment: g.assignor.unwrap_or_default(),
         rebalance_s: 1.0,
+        session_timeout_s: Some(g.session_timeout_ms.unwrap_or(SESSION_TIMEOUT_MS) as f64 / 1000.0),
         idempotency: Default::default(),
         output: String::new(),
         transactional: false,
