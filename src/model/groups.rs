@@ -28,11 +28,12 @@ pub struct PartitionLane {
 #[derive(Clone, Debug, PartialEq)]
 pub enum MemberState {
     /// Up and owning partitions; `working` is the record it processes (partition, offset).
-    Up {
-        working: Option<(u32, u64)>,
-    },
+    Up { working: Option<(u32, u64)> },
+    /// Down; `session_left_s`: how long it stays in the group, its partitions unread
+    /// (the group's session timeout), if it has not left.
     Crashed {
         restart_in_s: Option<f64>,
+        session_left_s: Option<f64>,
     },
     /// Up, waiting for the group's rebalance to finish: every partition is paused
     /// (eager), or it owns none yet (cooperative).
@@ -97,6 +98,9 @@ impl LogsSnapshot {
                                 MemberState::Crashed {
                                     restart_in_s: v
                                         .restart_at_us
+                                        .map(|at| us_to_secs(at.saturating_sub(now))),
+                                    session_left_s: v
+                                        .session_ends_at_us
                                         .map(|at| us_to_secs(at.saturating_sub(now))),
                                 }
                             } else if rebalancing && (eager || v.partitions.is_empty()) {
@@ -188,7 +192,18 @@ pub fn member_text(m: &MemberCard, lang: Lang) -> String {
         MemberState::Up {
             working: Some((p, o)),
         } => td_string!(l, stage.member.processing, p, o).to_string(),
-        MemberState::Crashed { restart_in_s } => crashed_text(*restart_in_s, lang),
+        MemberState::Crashed {
+            restart_in_s,
+            session_left_s: None,
+        } => crashed_text(*restart_in_s, lang),
+        MemberState::Crashed {
+            restart_in_s,
+            session_left_s: Some(left),
+        } => {
+            let state = crashed_text(*restart_in_s, lang);
+            let s = seconds(*left, lang);
+            td_string!(l, stage.member.in_session, state, s = s).to_string()
+        }
         MemberState::Rebalancing => td_string!(l, stage.member.rebalancing).to_string(),
         MemberState::Idle => td_string!(l, stage.member.idle).to_string(),
     };
@@ -329,6 +344,40 @@ mod tests {
     }
 
     #[test]
+    fn a_crashed_member_in_its_session_shows_the_partitions_it_keeps_and_for_how_long() {
+        let mut s = examples::load("log-consumer-groups").expect("built in");
+        s.groups[0].session_timeout_s = Some(45.0);
+        s.commands.clear();
+        let mut sim = Simulation::new(s).expect("valid");
+        sim.command(Command::CrashMember {
+            group: GroupId::new(0),
+            member: 0,
+            point: MemberCrashPoint::Now,
+            restart_after_s: None,
+        })
+        .expect("valid");
+        let ledger = &LogsSnapshot::of(&sim).groups[0];
+        assert!(!ledger.rebalancing, "the coordinator waits for the session");
+        assert_eq!(
+            ledger.members[0].state,
+            MemberState::Crashed {
+                restart_in_s: None,
+                session_left_s: Some(45.0)
+            }
+        );
+        assert_eq!(
+            member_text(&ledger.members[0], Lang::En),
+            "crashed · stays down · still in the group for 45.0 s · owns P0, P1"
+        );
+        assert_eq!(
+            member_text(&ledger.members[0], Lang::Es),
+            "caído · sigue caído · aún en el grupo durante 45,0 s más · tiene P0, P1"
+        );
+        let lane = partition_text(0, &ledger.partitions[0], Lang::En);
+        assert!(lane.contains("owned by ledger-1"), "{lane}");
+    }
+
+    #[test]
     fn a_partition_shows_its_blocking_retry_and_the_group_its_dead_letters() {
         let mut s = examples::load("account-42-log").expect("built in");
         s.producers[0].script[1].poison = Some(brokerlab_core::Poison::MalformedPayload);
@@ -386,7 +435,10 @@ mod tests {
         assert!(ledger.rebalancing);
         assert_eq!(
             ledger.members[0].state,
-            MemberState::Crashed { restart_in_s: None }
+            MemberState::Crashed {
+                restart_in_s: None,
+                session_left_s: None
+            }
         );
         // Cooperative: the survivor keeps its own partitions flowing; the crashed
         // member's wait for the rebalance.

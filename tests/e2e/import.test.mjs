@@ -107,3 +107,33 @@ test('a file whose queues were all left out says why, in either language', async
   assert.equal(await page.getByTestId('scenario').inputValue(), 'mm1', 'the run on show stays');
   assert.deepEqual(consoleErrors, []);
 });
+
+test('an imported Kafka group keeps a crashed member’s partitions for its session timeout', async () => {
+  await pick('mm1');
+  const file = path.join(files, 'kafka-session.json');
+  writeFileSync(file, JSON.stringify({
+    topics: [{ name: 'payments', partitions: 2 }],
+    groups: [{ name: 'ledger', topic: 'payments', members: 2, commit: 'manual', session_timeout_ms: 30000 }],
+    producers: [{ topic: 'payments', rate_per_s: 5, count: 100 }],
+  }));
+  await page.getByTestId('import-kafka').setInputFiles(file);
+  await page.waitForFunction(() => document.querySelector('[data-testid=scenario]').value === 'kafka-import');
+  await page.getByTestId('tab-logs').click();
+  const member = page.getByTestId('group-0-member-1-state');
+  await member.waitFor({ state: 'visible' });
+  assert.equal(await text('group-0-member-1-state'), 'ledger-2: up · waiting for records · owns P1');
+  await page.getByTestId('group-0-member-1-crash').click();
+  // Kafka's coordinator waits for the session timeout: no rebalance, P1 stays ledger-2's.
+  assert.equal(
+    await text('group-0-member-1-state'),
+    'ledger-2: crashed · restarts in 5.0 s · still in the group for 30.0 s · owns P1',
+  );
+  assert.equal(await page.getByTestId('group-0-rebalancing').count(), 0);
+  await page.getByTestId('lang-es').click();
+  assert.equal(
+    await text('group-0-member-1-state'),
+    'ledger-2: caído · se reinicia en 5,0 s · aún en el grupo durante 30,0 s más · tiene P1',
+  );
+  await page.getByTestId('lang-en').click();
+  assert.deepEqual(consoleErrors, []);
+});
