@@ -265,3 +265,58 @@ fn a_session_timeout_is_checked_and_kept_by_the_scenario_file() {
     let none = example("log-consumer-groups").to_json_pretty();
     assert!(!none.contains("session_timeout_s"));
 }
+
+/// The `member-session-timeout` example tells the three ways side by side: audit (no
+/// session timeout) moves the crashed member's partitions at 11 s, billing (20 s, stays
+/// down) leaves them unread until 30 s and moves them at 31 s, ledger (20 s, back at
+/// 15 s) takes them up again at 15 s without a rebalance.
+#[test]
+fn the_example_shows_a_member_leaving_at_once_timing_out_and_coming_back() {
+    let s = example("member-session-timeout");
+    let (audit, billing, ledger) = (GroupId::new(0), GroupId::new(1), GroupId::new(2));
+    let mut sim = Simulation::new(s).unwrap();
+    let mut facts: Vec<(Micros, Fact)> = Vec::new();
+    while let Some(step) = sim.step() {
+        let step_facts: Vec<Fact> = step.facts.to_vec();
+        invariants::check(&sim).unwrap_or_else(|e| panic!("step {}: {e}", sim.steps()));
+        facts.extend(step_facts.into_iter().map(|f| (sim.now_us(), f)));
+    }
+    // When each group's partitions 2 and 3 (the second member's) got an owner after the
+    // crash, and who.
+    let moved = |g: GroupId| -> Vec<(Micros, Option<MemberId>)> {
+        facts
+            .iter()
+            .filter_map(|&(t, f)| match f {
+                Fact::PartitionAssigned {
+                    group,
+                    partition: 2 | 3,
+                    member,
+                    ..
+                } if group == g && t >= 10_000_000 => Some((t, member)),
+                _ => None,
+            })
+            .collect()
+    };
+    assert_eq!(moved(audit), [(11_000_000, Some(0)); 2]);
+    assert_eq!(moved(billing), [(31_000_000, Some(0)); 2]);
+    assert_eq!(moved(ledger), [(15_000_000, Some(1)); 2]);
+    let rebalances = |g: GroupId| {
+        facts
+            .iter()
+            .filter(|(_, f)| matches!(*f, Fact::RebalanceStarted { group, .. } if group == g))
+            .map(|(t, _)| *t)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(rebalances(audit), [10_000_000]);
+    assert_eq!(rebalances(billing), [30_000_000]);
+    assert_eq!(rebalances(ledger), Vec::<Micros>::new());
+    let billing_read_meanwhile = facts.iter().any(|&(t, f)| {
+        (10_000_000..31_000_000).contains(&t)
+            && matches!(f, Fact::RecordProcessed { group, partition: 2 | 3, .. } if group == billing)
+    });
+    assert!(!billing_read_meanwhile);
+    // In the end every group has read every record.
+    for g in [audit, billing, ledger] {
+        assert!(sim.group_partitions(g).iter().all(|p| p.committed == p.end));
+    }
+}

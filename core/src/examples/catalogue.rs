@@ -160,6 +160,13 @@ pub const EXAMPLES: &[Example] = &[
         "El momento en que un miembro del grupo hace commit de su offset decide lo que cuesta una caída. Con commit antes de procesar, una caída entre el commit y el trabajo salta ese registro para siempre (como máximo una vez, contado como saltado). Con commit después de procesar, una caída entre el trabajo y el commit hace que el siguiente dueño lea otra vez el registro (al menos una vez: aquí un efecto duplicado, porque el grupo no tiene inbox)."
     ),
     example!(
+        "member-session-timeout",
+        Logs,
+        "A crashed member's partitions wait for its session",
+        "Las particiones de un miembro caído esperan a su sesión",
+        "Tres grupos de consumidores leen el mismo log de pagos, y a los 10 s cae el segundo miembro de cada uno sin salir de su grupo. audit no tiene tiempo de sesión: su miembro sale enseguida y, tras un rebalanceo de 1 s, el otro miembro lee sus particiones. billing espera 20 s (el session.timeout.ms de Kafka, 45 s por defecto): nadie lee las particiones del miembro caído, su retraso (lag) crece, y solo cuando expira la sesión, a los 30 s, el grupo las reparte. ledger tiene el mismo tiempo, pero su miembro vuelve a los 15 s: retoma sus particiones desde sus offsets con commit, sin rebalanceo, como hace un miembro estático."
+    ),
+    example!(
         "log-retention",
         Logs,
         "Retention deletes records a slow group never read",
