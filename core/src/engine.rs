@@ -112,11 +112,14 @@ pub enum Event {
         member: MemberId,
         incarnation: u32,
     },
-    /// A crashed member's session times out: the coordinator removes it from the group.
+    /// A crashed member's session times out at `at`: the coordinator removes it from the
+    /// group (live while the member's session still ends then: a coordinator restart
+    /// starts the clock again).
     SessionTimeout {
         group: GroupId,
         member: MemberId,
         incarnation: u32,
+        at: Micros,
     },
     /// A dependency finishes serving request `request` (sent at `sent_us` for `msg`).
     DependencyServed {

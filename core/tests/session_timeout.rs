@@ -320,3 +320,27 @@ fn the_example_shows_a_member_leaving_at_once_timing_out_and_coming_back() {
         assert!(sim.group_partitions(g).iter().all(|p| p.committed == p.end));
     }
 }
+
+/// The group coordinator is a broker: while it is down no session times out, and when it
+/// is back each crashed member still in the group gets a whole session again (Kafka's
+/// coordinator starts every member's session afresh as it loads the group).
+#[test]
+fn a_broker_outage_holds_the_session_and_its_restart_starts_it_again() {
+    let mut s = crash_at_10(Some(20.0), None);
+    s.commands.push(ScheduledCommand {
+        at_s: 25.0,
+        command: Command::CrashBroker {
+            restart_after_s: Some(15.0),
+        },
+        unannounced: false,
+    });
+    let Run { sim, facts, held } = run_timed(s);
+    let timed_out = first_time(&facts, |f| matches!(f, Fact::MemberSessionTimedOut { .. }));
+    assert_eq!(timed_out, Some(60_000_000), "20 s from the restart at 40 s");
+    assert_eq!(processed_between(&facts, &held, 10_000_000, 61_000_000), 0);
+    assert!(processed_between(&facts, &held, 61_000_000, 90_000_001) > 0);
+    assert!(sim
+        .group_partitions(LEDGER)
+        .iter()
+        .all(|p| p.committed == p.end));
+}

@@ -138,9 +138,10 @@ impl Simulation {
                 group,
                 member,
                 incarnation,
+                at,
             } => {
                 let m = &self.groups[group.index()].members[member as usize];
-                !m.up && m.incarnation == incarnation && m.session_ends_at_us.is_some()
+                !m.up && m.incarnation == incarnation && m.session_ends_at_us == Some(at)
             }
             _ => unreachable!("is_live sends only group events here"),
         }

@@ -771,15 +771,40 @@ impl Simulation {
             );
         }
         match session_ends_at_us {
-            Some(at) => self.events.schedule(
-                at,
-                Event::SessionTimeout {
-                    group: g,
-                    member: m,
-                    incarnation,
-                },
-            ),
+            Some(at) => self.schedule_session_timeout(g, m, at),
             None => self.start_rebalance(g),
+        }
+    }
+
+    fn schedule_session_timeout(&mut self, g: GroupId, m: MemberId, at: Micros) {
+        let incarnation = self.groups[g.index()].members[m as usize].incarnation;
+        self.events.schedule(
+            at,
+            Event::SessionTimeout {
+                group: g,
+                member: m,
+                incarnation,
+                at,
+            },
+        );
+    }
+
+    /// The broker is back, and with it the group coordinator, which knows nothing of the
+    /// heartbeats it missed: each crashed member still in the group gets a whole session
+    /// timeout again from now (Kafka's coordinator, loading a group, starts every member's
+    /// session afresh). While the broker was down no session could time out.
+    pub(super) fn restart_sessions(&mut self, g: GroupId) {
+        let group = &mut self.groups[g.index()];
+        let Some(timeout) = group.session_timeout_us else {
+            return;
+        };
+        let at = self.now_us.saturating_add(timeout);
+        let waiting: Vec<MemberId> = (0..group.members.len() as MemberId)
+            .filter(|&m| group.members[m as usize].session_ends_at_us.is_some())
+            .collect();
+        for m in waiting {
+            self.groups[g.index()].members[m as usize].session_ends_at_us = Some(at);
+            self.schedule_session_timeout(g, m, at);
         }
     }
 
@@ -804,6 +829,10 @@ impl Simulation {
     /// The crashed member's session ran out: the coordinator removes it, and the group
     /// rebalances its partitions to the members still up.
     pub(super) fn session_timed_out(&mut self, g: GroupId, m: MemberId) {
+        if !self.broker_up {
+            // No coordinator to time it out: its session starts again at the restart.
+            return;
+        }
         let member = &mut self.groups[g.index()].members[m as usize];
         member.session_ends_at_us = None;
         self.facts.push(Fact::MemberSessionTimedOut {

@@ -247,6 +247,7 @@ impl Simulation {
     /// their last commit, and what it finished since is read again (so does a partition
     /// that left its member meanwhile, whose transaction then aborts).
     pub(super) fn resume_group_after_restart(&mut self, g: GroupId) {
+        self.restart_sessions(g);
         let group = &self.groups[g.index()];
         if group.rebalancing {
             let (at, round) = (self.now_us.saturating_add(group.rebalance_us), group.round);
