@@ -32,9 +32,9 @@ fn crash_at_10(session_s: Option<f64>, restart_after_s: Option<f64>) -> Scenario
     s
 }
 
-/// What a run with ledger-2's crash shows: every fact with its instant and its English
-/// sentence, and the partitions ledger-2 owned just before its crash. The invariants are
-/// checked after every step.
+/// What a run with a member crash shows: every fact with its instant and its English
+/// sentence, and the partitions member 1 of group 0 (ledger-2 in `log-consumer-groups`)
+/// owned just before the first crash. The invariants are checked after every step.
 struct Run {
     sim: Simulation,
     facts: Vec<(Micros, Fact, String)>,
@@ -87,6 +87,19 @@ fn first_time(facts: &[(Micros, Fact, String)], is: impl Fn(&Fact) -> bool) -> O
     facts.iter().find(|(_, f, _)| is(f)).map(|(t, _, _)| *t)
 }
 
+/// When partition `p` of ledger first went to ledger-1.
+fn assigned_to_ledger_1(facts: &[(Micros, Fact, String)], p: u32) -> Option<Micros> {
+    first_time(facts, |f| {
+        matches!(*f, Fact::PartitionAssigned { group, partition, member: Some(0), .. }
+            if group == LEDGER && partition == p)
+    })
+}
+
+/// Whether group `g` committed every record of every partition.
+fn read_to_the_end(sim: &Simulation, g: GroupId) -> bool {
+    sim.group_partitions(g).iter().all(|p| p.committed == p.end)
+}
+
 fn rebalance_started_in(facts: &[(Micros, Fact, String)], from: Micros, to: Micros) -> bool {
     facts.iter().any(|(t, f, _)| {
         (from..to).contains(t)
@@ -100,10 +113,7 @@ fn without_a_session_timeout_a_crashed_member_leaves_at_once() {
     assert!(rebalance_started_in(&facts, 10_000_000, 10_000_001));
     // The rebalance round takes rebalance_s (1 s): ledger-1 has them at 11 s.
     for &p in &held {
-        let assigned = first_time(&facts, |f| {
-            matches!(*f, Fact::PartitionAssigned { group, partition, member: Some(0), .. }
-                if group == LEDGER && partition == p)
-        });
+        let assigned = assigned_to_ledger_1(&facts, p);
         assert_eq!(assigned, Some(11_000_000), "partition {p}");
     }
     assert!(processed_between(&facts, &held, 11_000_000, 55_000_000) > 0);
@@ -151,10 +161,7 @@ fn a_crashed_member_keeps_its_partitions_unread_until_its_session_times_out() {
     assert_eq!(timed_out, Some(55_000_000));
     assert!(rebalance_started_in(&facts, 55_000_000, 55_000_001));
     for &p in &held {
-        let assigned = first_time(&facts, |f| {
-            matches!(*f, Fact::PartitionAssigned { group, partition, member: Some(0), .. }
-                if group == LEDGER && partition == p)
-        });
+        let assigned = assigned_to_ledger_1(&facts, p);
         assert!(
             assigned.is_some_and(|t| t >= 56_000_000),
             "partition {p}: {assigned:?}"
@@ -162,10 +169,7 @@ fn a_crashed_member_keeps_its_partitions_unread_until_its_session_times_out() {
     }
     assert!(processed_between(&facts, &held, 56_000_000, 90_000_001) > 0);
     // The lag it left is read in the end: every ledger record is processed.
-    assert!(sim
-        .group_partitions(LEDGER)
-        .iter()
-        .all(|p| p.committed == p.end));
+    assert!(read_to_the_end(&sim, LEDGER));
 }
 
 #[test]
@@ -203,10 +207,7 @@ fn back_within_its_session_a_member_resumes_its_partitions_without_a_rebalance()
     assert!(!facts
         .iter()
         .any(|(_, f, _)| matches!(f, Fact::MemberSessionTimedOut { .. })));
-    assert!(sim
-        .group_partitions(LEDGER)
-        .iter()
-        .all(|p| p.committed == p.end));
+    assert!(read_to_the_end(&sim, LEDGER));
 }
 
 /// A rebalance for another reason while the crashed member is still in the group (here a
@@ -234,10 +235,7 @@ fn a_rebalance_during_the_session_gives_the_crashed_members_partitions_away() {
         first_time(&facts, |f| matches!(f, Fact::MemberSessionTimedOut { .. })),
         Some(55_000_000)
     );
-    assert!(sim
-        .group_partitions(LEDGER)
-        .iter()
-        .all(|p| p.committed == p.end));
+    assert!(read_to_the_end(&sim, LEDGER));
 }
 
 #[test]
@@ -274,19 +272,13 @@ fn a_session_timeout_is_checked_and_kept_by_the_scenario_file() {
 fn the_example_shows_a_member_leaving_at_once_timing_out_and_coming_back() {
     let s = example("member-session-timeout");
     let (audit, billing, ledger) = (GroupId::new(0), GroupId::new(1), GroupId::new(2));
-    let mut sim = Simulation::new(s).unwrap();
-    let mut facts: Vec<(Micros, Fact)> = Vec::new();
-    while let Some(step) = sim.step() {
-        let step_facts: Vec<Fact> = step.facts.to_vec();
-        invariants::check(&sim).unwrap_or_else(|e| panic!("step {}: {e}", sim.steps()));
-        facts.extend(step_facts.into_iter().map(|f| (sim.now_us(), f)));
-    }
+    let Run { sim, facts, .. } = run_timed(s);
     // When each group's partitions 2 and 3 (the second member's) got an owner after the
     // crash, and who.
     let moved = |g: GroupId| -> Vec<(Micros, Option<MemberId>)> {
         facts
             .iter()
-            .filter_map(|&(t, f)| match f {
+            .filter_map(|&(t, f, _)| match f {
                 Fact::PartitionAssigned {
                     group,
                     partition: 2 | 3,
@@ -303,21 +295,21 @@ fn the_example_shows_a_member_leaving_at_once_timing_out_and_coming_back() {
     let rebalances = |g: GroupId| {
         facts
             .iter()
-            .filter(|(_, f)| matches!(*f, Fact::RebalanceStarted { group, .. } if group == g))
-            .map(|(t, _)| *t)
+            .filter(|(_, f, _)| matches!(*f, Fact::RebalanceStarted { group, .. } if group == g))
+            .map(|(t, _, _)| *t)
             .collect::<Vec<_>>()
     };
     assert_eq!(rebalances(audit), [10_000_000]);
     assert_eq!(rebalances(billing), [30_000_000]);
     assert_eq!(rebalances(ledger), Vec::<Micros>::new());
-    let billing_read_meanwhile = facts.iter().any(|&(t, f)| {
+    let billing_read_meanwhile = facts.iter().any(|&(t, f, _)| {
         (10_000_000..31_000_000).contains(&t)
             && matches!(f, Fact::RecordProcessed { group, partition: 2 | 3, .. } if group == billing)
     });
     assert!(!billing_read_meanwhile);
     // In the end every group has read every record.
     for g in [audit, billing, ledger] {
-        assert!(sim.group_partitions(g).iter().all(|p| p.committed == p.end));
+        assert!(read_to_the_end(&sim, g));
     }
 }
 
@@ -339,8 +331,5 @@ fn a_broker_outage_holds_the_session_and_its_restart_starts_it_again() {
     assert_eq!(timed_out, Some(60_000_000), "20 s from the restart at 40 s");
     assert_eq!(processed_between(&facts, &held, 10_000_000, 61_000_000), 0);
     assert!(processed_between(&facts, &held, 61_000_000, 90_000_001) > 0);
-    assert!(sim
-        .group_partitions(LEDGER)
-        .iter()
-        .all(|p| p.committed == p.end));
+    assert!(read_to_the_end(&sim, LEDGER));
 }

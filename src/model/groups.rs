@@ -343,12 +343,8 @@ mod tests {
         assert!(ledger.partitions.iter().all(|p| p.owner.is_none()));
     }
 
-    #[test]
-    fn a_crashed_member_in_its_session_shows_the_partitions_it_keeps_and_for_how_long() {
-        let mut s = examples::load("log-consumer-groups").expect("built in");
-        s.groups[0].session_timeout_s = Some(45.0);
-        s.commands.clear();
-        let mut sim = Simulation::new(s).expect("valid");
+    /// Crashes ledger-1 (member 0 of group 0) for good, as a user's command.
+    fn crash_ledger_1(sim: &mut Simulation) {
         sim.command(Command::CrashMember {
             group: GroupId::new(0),
             member: 0,
@@ -356,6 +352,15 @@ mod tests {
             restart_after_s: None,
         })
         .expect("valid");
+    }
+
+    #[test]
+    fn a_crashed_member_in_its_session_shows_the_partitions_it_keeps_and_for_how_long() {
+        let mut s = examples::load("log-consumer-groups").expect("built in");
+        s.groups[0].session_timeout_s = Some(45.0);
+        s.commands.clear();
+        let mut sim = Simulation::new(s).expect("valid");
+        crash_ledger_1(&mut sim);
         let ledger = &LogsSnapshot::of(&sim).groups[0];
         assert!(!ledger.rebalancing, "the coordinator waits for the session");
         assert_eq!(
@@ -423,13 +428,7 @@ mod tests {
             member_text(&ledger.members[0], Lang::En),
             "up · waiting for records · owns P0, P1"
         );
-        sim.command(Command::CrashMember {
-            group: GroupId::new(0),
-            member: 0,
-            point: MemberCrashPoint::Now,
-            restart_after_s: None,
-        })
-        .expect("valid");
+        crash_ledger_1(&mut sim);
         let during = LogsSnapshot::of(&sim);
         let ledger = &during.groups[0];
         assert!(ledger.rebalancing);
