@@ -121,6 +121,14 @@ pub enum Event {
         incarnation: u32,
         at: Micros,
     },
+    /// A member's poll timer: the deadline, as it stood when the timer was set, by which
+    /// the member had to poll again (live while it is the member's pending timer:
+    /// `Member::poll_timer_at`).
+    PollIntervalExceeded {
+        group: GroupId,
+        member: MemberId,
+        at: Micros,
+    },
     /// A dependency finishes serving request `request` (sent at `sent_us` for `msg`).
     DependencyServed {
         dependency: u32,

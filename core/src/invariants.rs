@@ -440,9 +440,30 @@ fn check_logs(sim: &Simulation) -> Result<(), String> {
     check_group_failures(sim)?;
     let logs = sim.logs_raw();
     for g in sim.groups_raw() {
+        check_members_out_of_group(g)?;
         for (p, part) in logs[g.log].partitions.iter().enumerate() {
             check_group_partition(g, p, part)?;
         }
+    }
+    Ok(())
+}
+
+/// A member is out of its group only between outlasting its poll interval and being done
+/// with the record in hand: it is up, and it has that record.
+fn check_members_out_of_group(g: &Group) -> Result<(), String> {
+    for m in g.members.iter().filter(|m| m.out_of_group) {
+        ensure(m.up && m.working.is_some(), || {
+            format!(
+                "group {}: {} out of the group with no record in hand",
+                g.name, m.name
+            )
+        })?;
+        ensure(m.poll_due_us.is_none(), || {
+            format!(
+                "group {}: {} out of the group with a poll deadline",
+                g.name, m.name
+            )
+        })?;
     }
     Ok(())
 }
@@ -572,16 +593,24 @@ fn check_partition_owner(g: &Group, p: usize) -> Result<(), String> {
         ensure(m.up || m.session_ends_at_us.is_some(), || {
             format!("group {}: partition {p} owned by a dead member", g.name)
         })?;
+        // A member that outlasted its poll interval left the group with nothing.
+        ensure(!m.out_of_group, || {
+            format!(
+                "group {}: partition {p} owned by a member out of the group",
+                g.name
+            )
+        })?;
     }
-    // One consumer per partition: at most one member works on it in this generation,
-    // and that member is its owner.
+    // One consumer per partition: at most one member of the group works on it in this
+    // generation, and that member is its owner (one that left the group for its poll
+    // interval may still be finishing a record there, which it can no longer commit).
     let workers: Vec<usize> = g
         .members
         .iter()
         .enumerate()
-        .filter(|(_, m)| {
+        .filter(|&(i, m)| {
             m.working
-                .is_some_and(|w| w.partition as usize == p && w.generation == g.generation)
+                .is_some_and(|w| w.partition as usize == p && g.is_current(i as u32, &w))
         })
         .map(|(i, _)| i)
         .collect();

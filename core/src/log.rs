@@ -145,6 +145,14 @@ pub struct Member {
     /// Crashed but still in the group until then (the group's session timeout): its
     /// partitions stay its own, unread.
     pub session_ends_at_us: Option<Micros>,
+    /// When the record in hand outlasts the group's poll interval (Kafka's
+    /// `max.poll.interval.ms`): the member has not polled since it fetched the record.
+    pub poll_due_us: Option<Micros>,
+    /// The member's one pending poll timer (see `sim::poll_interval`).
+    pub poll_timer_at: Option<Micros>,
+    /// It outlasted the poll interval and left the group: it finishes the record in hand,
+    /// whose commit then fails, and rejoins at its next poll.
+    pub out_of_group: bool,
     /// Next of its partitions to look at (round robin among them).
     pub next_partition: usize,
     /// Output records of its open transaction: (partition of the output log, offset).
@@ -163,6 +171,8 @@ pub struct Group {
     pub rebalance_us: Micros,
     /// How long a crashed member stays in the group (none: it leaves at its crash).
     pub session_timeout_us: Option<Micros>,
+    /// How long a member may work on a record without polling before it leaves the group.
+    pub max_poll_interval_us: Option<Micros>,
     pub idempotency: Idempotency,
     /// Read-process-write settings (see `GroupSpec`).
     pub output: Option<usize>,
@@ -229,6 +239,7 @@ impl Group {
             assignment: spec.assignment,
             rebalance_us: secs_to_us(spec.rebalance_s),
             session_timeout_us: spec.session_timeout_s.map(secs_to_us),
+            max_poll_interval_us: spec.max_poll_interval_s.map(secs_to_us),
             idempotency: spec.idempotency,
             output,
             transactional: spec.transactional,
@@ -265,7 +276,7 @@ impl Group {
             .members
             .iter()
             .enumerate()
-            .filter(|(_, m)| m.up)
+            .filter(|(_, m)| m.active())
             .map(|(i, _)| i as MemberId)
             .collect();
         let n = live.len() as u32;
@@ -294,12 +305,18 @@ impl Group {
 }
 
 impl Group {
+    /// Whether member `m`'s record in hand may still move the group's offsets: fetched in
+    /// this generation, by a member that has not left the group since.
+    pub fn is_current(&self, m: MemberId, work: &Work) -> bool {
+        work.generation == self.generation && !self.members[m as usize].out_of_group
+    }
+
     /// Cooperative sticky assignment: a live owner keeps its partitions up to its fair
     /// share; orphaned and surplus partitions go to the least loaded live members.
     pub fn sticky_assign(&self) -> Vec<Option<MemberId>> {
         let partitions = self.owner.len();
         let live: Vec<MemberId> = (0..self.members.len() as MemberId)
-            .filter(|&m| self.members[m as usize].up)
+            .filter(|&m| self.members[m as usize].active())
             .collect();
         if live.is_empty() {
             return vec![None; partitions];
@@ -354,10 +371,18 @@ impl Member {
             armed: None,
             restart_at_us: None,
             session_ends_at_us: None,
+            poll_due_us: None,
+            poll_timer_at: None,
+            out_of_group: false,
             next_partition: 0,
             txn: Vec::new(),
             unsent: None,
         }
+    }
+
+    /// Up and in its group: it may be given partitions and fetch records.
+    pub fn active(&self) -> bool {
+        self.up && !self.out_of_group
     }
 }
 
@@ -392,6 +417,7 @@ mod tests {
             assignment,
             rebalance_s: 1.0,
             session_timeout_s: None,
+            max_poll_interval_s: None,
             idempotency: Idempotency::None,
             output: String::new(),
             transactional: false,

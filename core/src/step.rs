@@ -612,6 +612,26 @@ pub enum Fact {
         member: MemberId,
         trigger: Trigger,
     },
+    /// The member worked on the record at `offset` for the group's poll interval without
+    /// polling, and left the group (Kafka's `max.poll.interval.ms`): the group rebalances
+    /// its partitions, and the record will be read again from the last commit.
+    PollIntervalExceeded {
+        group: GroupId,
+        member: MemberId,
+        partition: u32,
+        offset: u64,
+        msg: MsgId,
+        interval_us: Micros,
+    },
+    /// A member that had left the group for its poll interval finished the record at
+    /// `offset`; its commit failed (`CommitFailedException`) and it rejoins the group.
+    CommitFailed {
+        group: GroupId,
+        member: MemberId,
+        partition: u32,
+        offset: u64,
+        msg: MsgId,
+    },
     /// The group moved every partition to `to_offset` (the earliest retained record when
     /// none).
     GroupRewound {
@@ -1168,7 +1188,9 @@ impl Fact {
             | WorkWasted { msg, .. }
             | CallRejected { msg, .. }
             | RequestShed { msg, .. }
-            | RetryDenied { msg, .. } => Some(msg),
+            | RetryDenied { msg, .. }
+            | PollIntervalExceeded { msg, .. }
+            | CommitFailed { msg, .. } => Some(msg),
             RecordsSkipped { first_msg, .. } => first_msg,
             RequestRefused { .. }
             | ProducerCrashArmed { .. }

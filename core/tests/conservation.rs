@@ -454,7 +454,11 @@ fn group() -> impl Strategy<Value = GroupSpec> {
             (0.1f64..3.0).prop_map(|every_s| CommitMode::Auto { every_s })
         ],
         prop_oneof![Just(Assignment::Range), Just(Assignment::RoundRobin)],
-        (0.0f64..2.0, prop::option::of(0.1f64..5.0)),
+        (
+            0.0f64..2.0,
+            prop::option::of(0.1f64..5.0),
+            prop::option::of(0.05f64..3.0),
+        ),
         prop_oneof![
             Just(Idempotency::None),
             Just(Idempotency::CheckThenInsert),
@@ -475,7 +479,7 @@ fn group() -> impl Strategy<Value = GroupSpec> {
                 (members, service),
                 commit,
                 assignment,
-                (rebalance_s, session_timeout_s),
+                (rebalance_s, session_timeout_s, max_poll_interval_s),
                 idempotency,
                 (reads_out, writes, txn, email, rc),
                 (rebalance, ordering, failures, retry, dead_letter),
@@ -500,6 +504,7 @@ fn group() -> impl Strategy<Value = GroupSpec> {
                     assignment,
                     rebalance_s,
                     session_timeout_s,
+                    max_poll_interval_s,
                     idempotency,
                     output: if writes { "out".into() } else { String::new() },
                     transactional: writes && txn && commit == CommitMode::AfterProcessing,

@@ -220,6 +220,10 @@ fn a_kafka_description_becomes_logs_and_groups() {
     // default), or the group's own.
     let sessions: Vec<Option<f64>> = s.groups.iter().map(|g| g.session_timeout_s).collect();
     assert_eq!(sessions, [Some(45.0), Some(10.0), Some(45.0)]);
+    // A member may take Kafka's max.poll.interval.ms (300 s by default), or the group's
+    // own, over a record before it leaves the group.
+    let polls: Vec<Option<f64>> = s.groups.iter().map(|g| g.max_poll_interval_s).collect();
+    assert_eq!(polls, [Some(300.0), Some(60.0), Some(300.0)]);
     assert_eq!(s.producers[0].payload.hot_key_share, 0.3);
     assert!(got.notes.contains(&Note::ReplicationIgnored {
         topic: "orders".into(),

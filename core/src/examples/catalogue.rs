@@ -167,6 +167,13 @@ pub const EXAMPLES: &[Example] = &[
         "Tres grupos de consumidores leen el mismo log de pagos, y a los 10 s cae el segundo miembro de cada uno sin salir de su grupo. audit no tiene tiempo de sesión: su miembro sale enseguida y, tras un rebalanceo de 1 s, el otro miembro lee sus particiones. billing espera 20 s (el session.timeout.ms de Kafka, 45 s por defecto): nadie lee las particiones del miembro caído, su retraso (lag) crece, y solo cuando expira la sesión, a los 30 s, el grupo las reparte. ledger tiene el mismo tiempo, pero su miembro vuelve a los 15 s: retoma sus particiones desde sus offsets con commit, sin rebalanceo, como hace un miembro estático."
     ),
     example!(
+        "member-poll-interval",
+        Logs,
+        "A record slower than the poll interval runs again and again",
+        "Un registro más lento que el intervalo de poll se repite",
+        "Tres grupos de consumidores leen el mismo log de facturas, y cada uno tarda 8 s con un registro. exports no tiene intervalo de poll: por mucho que tarde un registro, su miembro conserva la partición. invoices permite 5 s entre polls (el max.poll.interval.ms de Kafka, 300 s por defecto): cada registro lo supera, así que su miembro sale del grupo, el registro pasa al otro miembro, que lo vuelve a leer desde el último commit, y el primero, al terminar, no puede hacer commit y vuelve a unirse. Los miembros salen por turnos, los mismos registros se procesan una y otra vez, y el grupo nunca hace commit. archive permite 10 s: cada registro termina a tiempo y nada se mueve."
+    ),
+    example!(
         "log-retention",
         Logs,
         "Retention deletes records a slow group never read",

@@ -16,7 +16,9 @@
 //!
 //! `commit` is `auto` (the offset is committed every `auto_commit_interval_ms`, Kafka's
 //! default 5,000) or `manual` (after processing). A group's `session_timeout_ms` (Kafka's
-//! default 45,000) is how long a member that crashes keeps its partitions. `key_distribution` is `uniform`
+//! default 45,000) is how long a member that crashes keeps its partitions, and its
+//! `max_poll_interval_ms` (Kafka's default 300,000) how long a member may take over a
+//! record before it leaves the group. `key_distribution` is `uniform`
 //! (default) or `hot` (key 0 takes `hot_key_share` of the records); `keys: 0` sends
 //! records without a key, spread over partitions. Replication settings are accepted and
 //! noted as not modelled. A topic without a group gets one with a member per partition;
@@ -37,6 +39,8 @@ pub const AUTO_COMMIT_INTERVAL_MS: u64 = 5_000;
 /// Kafka's default `session.timeout.ms` since 3.0 (KIP-735): how long a member that
 /// dies without leaving keeps its partitions.
 pub const SESSION_TIMEOUT_MS: u64 = 45_000;
+/// Kafka's default `max.poll.interval.ms`: how long a member may go without polling.
+pub const MAX_POLL_INTERVAL_MS: u64 = 300_000;
 /// Defaults of what the description leaves out.
 pub const PROCESSING_MS: f64 = 10.0;
 pub const PRODUCER_RATE_PER_S: f64 = 20.0;
@@ -90,6 +94,8 @@ struct Group {
     rebalance: Option<Rebalance>,
     #[serde(default)]
     session_timeout_ms: Option<u64>,
+    #[serde(default)]
+    max_poll_interval_ms: Option<u64>,
 }
 
 #[derive(Deserialize, Default, PartialEq)]
@@ -228,6 +234,7 @@ fn groups(d: &Description, notes: &mut Notes) -> Vec<GroupSpec> {
                 assignor: None,
                 rebalance: None,
                 session_timeout_ms: None,
+                max_poll_interval_ms: None,
             }));
         }
     }
@@ -274,6 +281,9 @@ fn group(g: &Group) -> GroupSpec {
         assignment: g.assignor.unwrap_or_default(),
         rebalance_s: 1.0,
         session_timeout_s: Some(g.session_timeout_ms.unwrap_or(SESSION_TIMEOUT_MS) as f64 / 1000.0),
+        max_poll_interval_s: Some(
+            g.max_poll_interval_ms.unwrap_or(MAX_POLL_INTERVAL_MS) as f64 / 1000.0,
+        ),
         idempotency: Default::default(),
         output: String::new(),
         transactional: false,

@@ -1165,6 +1165,17 @@ fn members(sim: &Simulation, fact: &Fact) -> String {
             session_text(sim, session_ends_at_us),
             restart_text(sim, restart_at_us)
         ),
+        PollIntervalExceeded { group, member, partition, offset, interval_us, .. } => format!(
+            "{} lleva {} con el offset {offset} de la partición {partition} sin volver a hacer poll, su intervalo máximo (max.poll.interval.ms): sale del grupo {}, que reparte de nuevo sus particiones. Aun así termina el registro, que el próximo dueño de la partición vuelve a leer desde el último commit.",
+            sim.member_name(group, member),
+            secs(interval_us),
+            sim.group_name(group)
+        ),
+        CommitFailed { group, member, partition, offset, .. } => format!(
+            "{} terminó el offset {offset} de la partición {partition} después de salir de su grupo: su commit falla (CommitFailedException), y su próximo poll lo devuelve al grupo {}, que hace otro rebalanceo.",
+            sim.member_name(group, member),
+            sim.group_name(group)
+        ),
         MemberSessionTimedOut { group, member } => format!(
             "La sesión de {} expiró: el coordinador lo saca del grupo {}, que reparte de nuevo sus particiones.",
             sim.member_name(group, member),

@@ -159,6 +159,8 @@ impl Family {
             MemberCrashArmed { .. }
             | MemberCrashed { .. }
             | MemberSessionTimedOut { .. }
+            | PollIntervalExceeded { .. }
+            | CommitFailed { .. }
             | MemberJoined { .. }
             | GroupRewound { .. } => Family::Members,
             DependencyCalled { .. }

@@ -80,6 +80,14 @@ pub struct GroupSpec {
     /// crashed member leaves at once, as one that closes cleanly does.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session_timeout_s: Option<f64>,
+    /// Kafka's `max.poll.interval.ms`: how long a member may work on the record it fetched
+    /// without polling again. Past it the member leaves the group, which rebalances: the
+    /// record's partition goes to another member, which reads it again from the last
+    /// commit. The slow member still finishes it (its effect happens), its commit fails
+    /// (`CommitFailedException`), and it rejoins at its next poll, with a rebalance of its
+    /// own. None: a member keeps its partitions however long a record takes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_poll_interval_s: Option<f64>,
     #[serde(default, skip_serializing_if = "Idempotency::is_none")]
     pub idempotency: Idempotency,
     /// Read-process-write: each processed record is written to this log (empty: none).

@@ -276,6 +276,9 @@ impl Scenario {
             if let Some(s) = g.session_timeout_s {
                 check_range(&f("session_timeout_s"), s, 0.001, TIME_S_MAX)?;
             }
+            if let Some(s) = g.max_poll_interval_s {
+                check_range(&f("max_poll_interval_s"), s, 0.001, TIME_S_MAX)?;
+            }
             if !g.output.is_empty() && self.log_index(&g.output).is_none() {
                 return Err(err(f("output"), format!("there is no log {:?}", g.output)));
             }

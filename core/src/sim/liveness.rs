@@ -35,7 +35,8 @@ impl Simulation {
             Event::RecordDone { .. }
             | Event::RebalanceDone { .. }
             | Event::RestartMember { .. }
-            | Event::SessionTimeout { .. } => self.group_event_is_live(event),
+            | Event::SessionTimeout { .. }
+            | Event::PollIntervalExceeded { .. } => self.group_event_is_live(event),
             Event::RetentionDue { log, at } => self.logs[log as usize].retention_due_us == Some(at),
             Event::AutoCommit { .. }
             | Event::PublishArrives { .. }
@@ -142,6 +143,10 @@ impl Simulation {
             } => {
                 let m = &self.groups[group.index()].members[member as usize];
                 !m.up && m.incarnation == incarnation && m.session_ends_at_us == Some(at)
+            }
+            Event::PollIntervalExceeded { group, member, at } => {
+                let m = &self.groups[group.index()].members[member as usize];
+                m.poll_timer_at == Some(at) && m.poll_due_us.is_some()
             }
             _ => unreachable!("is_live sends only group events here"),
         }

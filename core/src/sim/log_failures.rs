@@ -128,6 +128,9 @@ impl Simulation {
                 offset: work.offset,
             },
         );
+        // Each attempt is fetched by a poll of its own (the error handler seeks back to the
+        // record), so the poll interval runs from the attempt's start.
+        self.arm_poll_interval(g, m, retry_at_us);
         self.counters.record_retries += 1;
         self.facts.push(Fact::RecordRetrying {
             group: g,

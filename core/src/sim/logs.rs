@@ -247,7 +247,7 @@ impl Simulation {
         for m in 0..members {
             let group = &self.groups[g.index()];
             let member = &group.members[m];
-            if !member.up || member.working.is_some() {
+            if !member.active() || member.working.is_some() {
                 continue;
             }
             let read_committed = group.read_committed;
@@ -378,6 +378,7 @@ impl Simulation {
             msg,
             done_at_us,
         });
+        self.arm_poll_interval(g, m, self.now_us);
         if let CommitMode::Auto { every_s } = self.groups[g.index()].commit {
             let group = &mut self.groups[g.index()];
             if !group.auto_commit_pending {
@@ -394,11 +395,10 @@ impl Simulation {
     /// skip) happened; then the partition moves on, unless the record is retried in place.
     pub(super) fn record_done(&mut self, g: GroupId, m: MemberId, _p: u32, _offset: u64) {
         let group = &mut self.groups[g.index()];
-        let work = group.members[m as usize]
-            .working
-            .take()
-            .expect("a live RecordDone has work");
-        let current = work.generation == group.generation;
+        let member = &mut group.members[m as usize];
+        let work = member.working.take().expect("a live RecordDone has work");
+        member.poll_due_us = None;
+        let current = group.is_current(m, &work);
         match self.record_failure(g, work.msg) {
             Some(failure) => self.record_failed(g, m, work, current, failure),
             None => {
@@ -416,6 +416,7 @@ impl Simulation {
             }
         }
         self.drop_spared(g);
+        self.rejoin_after_poll_interval(g, m, work);
         self.pump_group(g);
     }
 
@@ -439,8 +440,8 @@ impl Simulation {
             let Some(work) = member.working.take() else {
                 continue;
             };
-            let current = work.generation == group.generation;
             let m = m as MemberId;
+            let current = group.is_current(m, &work);
             match unsent {
                 Unsent::Output => {
                     self.write_output(g, m, work.msg, current);
@@ -452,6 +453,7 @@ impl Simulation {
                 Unsent::DeadLetter(_) if !current => {}
                 Unsent::DeadLetter(reason) => self.give_up_record(g, m, work, reason),
             }
+            self.rejoin_after_poll_interval(g, m, work);
         }
         self.drop_spared(g);
     }
@@ -737,6 +739,10 @@ impl Simulation {
         member.up = false;
         member.incarnation += 1;
         member.working = None;
+        member.poll_due_us = None;
+        // A member that had left the group for its poll interval owns nothing: its crash
+        // holds no session and starts no rebalance.
+        let had_left = std::mem::take(&mut member.out_of_group);
         // A write waiting for the broker dies with the member: its record is read again.
         member.unsent = None;
         // A crash scheduled for its next record (`armed`) stays, as a consumer's does: it
@@ -747,7 +753,11 @@ impl Simulation {
         let incarnation = member.incarnation;
         self.counters.member_crashes += 1;
         self.drop_spared(g);
-        let session_ends_at_us = self.hold_session(g, m);
+        let session_ends_at_us = if had_left {
+            None
+        } else {
+            self.hold_session(g, m)
+        };
         if session_ends_at_us.is_none() {
             self.orphan_partitions(g, m);
         }
@@ -772,6 +782,7 @@ impl Simulation {
         }
         match session_ends_at_us {
             Some(at) => self.schedule_session_timeout(g, m, at),
+            None if had_left => {}
             None => self.start_rebalance(g),
         }
     }

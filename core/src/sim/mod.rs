@@ -6,7 +6,8 @@
 //! * `delivery` — waiting lines, dispatch, leases, TTL, retries, dead-lettering, redrive;
 //! * `processing` — consumer handlers: failures, ordering, idempotency, effects, acks;
 //! * `faults` — crashes, restarts and other deliberate faults;
-//! * `logs`, `rebalance`, `log_jobs`, `log_failures` — partitioned logs and their groups;
+//! * `logs`, `rebalance`, `log_jobs`, `log_failures`, `poll_interval` — partitioned logs
+//!   and their groups;
 //! * `dependency` and its siblings — a downstream service's capacity, timeouts, breaker.
 //!
 //! This file holds the run itself: its state, the step loop and the event dispatch.
@@ -29,6 +30,7 @@ mod liveness;
 mod log_failures;
 mod log_jobs;
 mod logs;
+mod poll_interval;
 mod processing;
 mod publishing;
 mod rebalance;
@@ -311,6 +313,7 @@ impl Simulation {
                 return;
             }
             self.events.pop_source(source);
+            self.timer_dropped(&event);
         }
     }
 
@@ -599,6 +602,7 @@ impl Simulation {
                 self.restart_member(group, member, Trigger::AfterCrash)
             }
             Event::SessionTimeout { group, member, .. } => self.session_timed_out(group, member),
+            Event::PollIntervalExceeded { group, member, .. } => self.poll_timer_due(group, member),
             Event::DependencyServed {
                 dependency,
                 request,

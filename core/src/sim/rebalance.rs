@@ -34,7 +34,7 @@ impl Simulation {
             group.busy.iter_mut().for_each(|b| *b = false);
             group.revoking.iter_mut().for_each(|r| *r = false);
         }
-        let members_up = group.members.iter().filter(|m| m.up).count() as u32;
+        let members_up = group.members.iter().filter(|m| m.active()).count() as u32;
         let round = group.round;
         let at = self.now_us.saturating_add(group.rebalance_us);
         self.counters.rebalances += 1;
@@ -123,7 +123,7 @@ impl Simulation {
         });
         let group = &self.groups[g.index()];
         if !group.rebalancing {
-            let to = group.target[i].filter(|&t| group.members[t as usize].up);
+            let to = group.target[i].filter(|&t| group.members[t as usize].active());
             self.resume_partition(g, i, to);
         }
     }
@@ -149,7 +149,7 @@ impl Simulation {
             let group = &self.groups[g.index()];
             let eager = group.rebalance == Rebalance::Eager;
             if eager || (group.owner[p].is_none() && !group.revoking[p]) {
-                let owner = owner.filter(|&o| group.members[o as usize].up);
+                let owner = owner.filter(|&o| group.members[o as usize].active());
                 self.resume_partition(g, p, owner);
             }
         }

@@ -38,6 +38,9 @@ pub struct MemberView {
     pub restart_at_us: Option<Micros>,
     /// Crashed, but still in the group (its partitions its own, unread) until then.
     pub session_ends_at_us: Option<Micros>,
+    /// Left the group for outlasting its poll interval: it finishes the record in hand,
+    /// which it can no longer commit, then rejoins.
+    pub out_of_group: bool,
     /// The record it is processing: (partition, offset).
     pub working: Option<(u32, u64)>,
     /// Partitions it owns now (none during an eager rebalance; during a cooperative one it
@@ -138,6 +141,7 @@ impl Simulation {
             up: member.up,
             restart_at_us: member.restart_at_us,
             session_ends_at_us: member.session_ends_at_us,
+            out_of_group: member.out_of_group,
             working: member.working.map(|w| (w.partition, w.offset)),
             partitions: (0..group.owner.len() as u32)
                 .filter(|&p| group.owner[p as usize] == Some(m))

@@ -1,0 +1,346 @@
+//! A member that works on a record longer than its group's poll interval (Kafka's
+//! `max.poll.interval.ms`) leaves the group: the group rebalances, the record's partition
+//! goes to another member, which reads the record again from the last commit. The slow
+//! member still finishes it (its effect applies, a second time once the other member is
+//! done too), its commit fails, and it rejoins, which rebalances again. With every record
+//! slower than the interval the group never gets past the first one. The invariants are
+//! checked after every step.
+
+use brokerlab_core::lang::Lang;
+use brokerlab_core::*;
+
+const G: GroupId = GroupId::new(0);
+const S: Micros = 1_000_000;
+
+/// One partition, a group of two members that take `service_s` over each record, two
+/// records (at 1 s and 2 s), the group's poll interval `interval_s`.
+fn slow_group(service_s: f64, interval_s: Option<f64>) -> Scenario {
+    let mut s = Scenario::from_json(
+        r#"{
+          "version": 4, "name": "slow-group", "seed": 1,
+          "producers": [{ "name": "p", "target": "jobs",
+            "arrivals": { "process": "constant",
+              "schedule": [{ "from_s": 0, "rate_per_s": 1 }, { "from_s": 2.5, "rate_per_s": 0 }] },
+            "payload": { "keys": 4, "op": { "deposit": 10 } } }],
+          "logs": [{ "name": "jobs", "partitions": 1 }],
+          "groups": [{ "name": "g", "log": "jobs", "members": 2,
+            "service": { "fixed": { "seconds": 1 } }, "commit": "after_processing" }],
+          "end_s": 2000
+        }"#,
+    )
+    .expect("the scenario reads");
+    s.groups[0].service = ServiceTime::Fixed { seconds: service_s };
+    s.groups[0].max_poll_interval_s = interval_s;
+    s
+}
+
+/// Every fact of the run with its instant and its English sentence, and the simulation
+/// at the end.
+fn run(s: Scenario) -> (Simulation, Vec<(Micros, Fact, String)>) {
+    let mut sim = Simulation::new(s).unwrap();
+    let mut facts = Vec::new();
+    while let Some(step) = sim.step() {
+        let step_facts = step.facts.to_vec();
+        invariants::check(&sim).unwrap_or_else(|e| panic!("step {}: {e}", sim.steps()));
+        let now = sim.now_us();
+        for f in step_facts {
+            let text = narration::describe(&sim, &f, Lang::En);
+            facts.push((now, f, text));
+        }
+    }
+    (sim, facts)
+}
+
+fn times(facts: &[(Micros, Fact, String)], is: impl Fn(&Fact) -> bool) -> Vec<Micros> {
+    facts
+        .iter()
+        .filter(|(_, f, _)| is(f))
+        .map(|(t, _, _)| *t)
+        .collect()
+}
+
+fn left(f: &Fact) -> Option<MemberId> {
+    match *f {
+        Fact::PollIntervalExceeded { member, .. } => Some(member),
+        _ => None,
+    }
+}
+
+/// Who processed offset `offset`, in order.
+fn processed_by(facts: &[(Micros, Fact, String)], offset: u64) -> Vec<(Micros, MemberId)> {
+    facts
+        .iter()
+        .filter_map(|(t, f, _)| match *f {
+            Fact::RecordProcessed {
+                member, offset: o, ..
+            } if o == offset => Some((*t, member)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn committed(sim: &Simulation) -> u64 {
+    sim.group_partitions(G)[0].committed
+}
+
+#[test]
+fn without_a_poll_interval_a_slow_record_keeps_its_partition() {
+    let (sim, facts) = run(slow_group(400.0, None));
+    assert_eq!(processed_by(&facts, 0), vec![(401 * S, 0)]);
+    assert_eq!(processed_by(&facts, 1), vec![(801 * S, 0)]);
+    assert!(times(&facts, |f| left(f).is_some()).is_empty());
+    assert_eq!(committed(&sim), 2);
+    assert_eq!(sim.counters().duplicate_effects, 0);
+}
+
+#[test]
+fn a_record_within_the_poll_interval_keeps_its_partition() {
+    let (sim, facts) = run(slow_group(400.0, Some(450.0)));
+    assert_eq!(processed_by(&facts, 0), vec![(401 * S, 0)]);
+    assert!(times(&facts, |f| left(f).is_some()).is_empty());
+    assert_eq!(committed(&sim), 2);
+}
+
+/// Kafka's documented case: processing outlasts `max.poll.interval.ms`, the member is
+/// considered failed and leaves, another member reads the record again from the last
+/// commit, and the slow member's own commit fails.
+#[test]
+fn a_record_slower_than_the_poll_interval_is_processed_again_by_the_next_owner() {
+    let (sim, facts) = run(slow_group(400.0, Some(300.0)));
+    // g-1 fetched #0 at 1 s and has not polled by 301 s: it leaves, the group rebalances.
+    let first_leave = facts.iter().find(|(_, f, _)| left(f).is_some()).unwrap();
+    assert_eq!((first_leave.0, left(&first_leave.1)), (301 * S, Some(0)));
+    assert!(
+        first_leave.2.contains("for 300 s without polling again"),
+        "{}",
+        first_leave.2
+    );
+    assert!(facts.iter().any(
+        |(t, f, _)| *t == 301 * S && matches!(*f, Fact::RebalanceStarted { members_up: 1, .. })
+    ));
+    // After the 1 s round, g-2 takes the partition from the last commit (none: offset 0).
+    assert!(facts.iter().any(|(t, f, _)| *t == 302 * S
+        && matches!(
+            *f,
+            Fact::PartitionAssigned {
+                member: Some(1),
+                from_offset: 0,
+                ..
+            }
+        )));
+    // g-1 still finishes #0 (its effect applies), its commit fails, it rejoins.
+    let processed = processed_by(&facts, 0);
+    assert_eq!(processed[..2], [(401 * S, 0), (702 * S, 1)]);
+    let failed = times(&facts, |f| {
+        matches!(
+            *f,
+            Fact::CommitFailed {
+                member: 0,
+                offset: 0,
+                ..
+            }
+        )
+    });
+    assert_eq!(failed.first(), Some(&(401 * S)));
+    assert!(facts.iter().any(
+        |(t, f, _)| *t == 401 * S && matches!(*f, Fact::RebalanceStarted { members_up: 2, .. })
+    ));
+    // Every attempt outlasts the interval: the members take turns leaving, the record
+    // is processed again and again, and nothing is ever committed.
+    assert_eq!(
+        times(&facts, |f| left(f).is_some())[..4],
+        [301 * S, 602 * S, 903 * S, 1204 * S]
+    );
+    assert!(processed_by(&facts, 1).is_empty());
+    assert_eq!(committed(&sim), 0);
+    assert!(sim.counters().duplicate_effects >= 5);
+}
+
+#[test]
+fn the_eager_protocol_loses_the_record_the_same_way() {
+    let mut s = slow_group(400.0, Some(300.0));
+    s.groups[0].rebalance = Rebalance::Eager;
+    let (sim, facts) = run(s);
+    assert_eq!(times(&facts, |f| left(f).is_some())[0], 301 * S);
+    assert_eq!(processed_by(&facts, 0)[0], (401 * S, 0));
+    assert!(processed_by(&facts, 0).len() >= 5);
+    assert!(processed_by(&facts, 1).is_empty());
+    assert_eq!(committed(&sim), 0);
+}
+
+/// An inbox (the processed records' ids, in the effect's transaction) turns the second
+/// processing into a skipped duplicate: the effect applies once.
+#[test]
+fn an_idempotent_handler_applies_the_record_once() {
+    let mut s = slow_group(400.0, Some(300.0));
+    s.groups[0].idempotency = Idempotency::Inbox;
+    let (sim, _) = run(s);
+    let summary = sim.counters();
+    assert_eq!(summary.duplicate_effects, 0);
+    assert!(summary.duplicates_skipped >= 5);
+    assert_eq!(sim.effect_count(MsgId::new(0)), 1);
+}
+
+/// A member that leaves and then crashes owned nothing: its crash holds no session and
+/// starts no rebalance; back, it joins with a rebalance, as any member does.
+#[test]
+fn a_member_that_crashes_after_leaving_starts_no_rebalance() {
+    let mut s = slow_group(400.0, Some(300.0));
+    s.groups[0].session_timeout_s = Some(45.0);
+    s.commands = vec![ScheduledCommand {
+        at_s: 350.0,
+        command: Command::CrashMember {
+            group: G,
+            member: 0,
+            point: MemberCrashPoint::Now,
+            restart_after_s: Some(10.0),
+        },
+        unannounced: false,
+    }];
+    let (_, facts) = run(s);
+    let crash = facts
+        .iter()
+        .find(|(_, f, _)| matches!(f, Fact::MemberCrashed { .. }))
+        .unwrap();
+    assert_eq!(crash.0, 350 * S);
+    assert!(matches!(
+        crash.1,
+        Fact::MemberCrashed {
+            member: 0,
+            session_ends_at_us: None,
+            ..
+        }
+    ));
+    let rebalances = |from: Micros, to: Micros| {
+        times(&facts, |f| matches!(f, Fact::RebalanceStarted { .. }))
+            .into_iter()
+            .filter(|t| (from..to).contains(t))
+            .count()
+    };
+    assert_eq!(rebalances(302 * S, 360 * S), 0);
+    assert_eq!(rebalances(360 * S, 361 * S), 1);
+    // The record it was finishing died with it: no failed commit, no processing at 401 s.
+    assert!(times(&facts, |f| matches!(
+        f,
+        Fact::CommitFailed { member: 0, .. }
+    ))
+    .iter()
+    .all(|&t| t > 401 * S));
+    assert!(!processed_by(&facts, 0).contains(&(401 * S, 0)));
+}
+
+/// Each attempt of a record retried in place is fetched by a poll of its own: a record
+/// whose attempts each take less than the interval keeps its partition, however long the
+/// attempts and their back-offs take together.
+#[test]
+fn each_retry_in_place_polls_again() {
+    let mut s = slow_group(100.0, Some(150.0));
+    let g = &mut s.groups[0];
+    g.failures.outages = vec![Outage {
+        from_s: 0.0,
+        until_s: 250.0,
+    }];
+    g.retry = RetryPolicy {
+        max_attempts: 5,
+        backoff_base_s: 10.0,
+        backoff_cap_s: 60.0,
+        jitter: Jitter::None,
+    };
+    let (sim, facts) = run(s);
+    // 1 → 101 s fails, 111 → 211 s fails, 231 → 331 s succeeds: 330 s in hand.
+    assert_eq!(processed_by(&facts, 0), vec![(331 * S, 0)]);
+    assert!(times(&facts, |f| left(f).is_some()).is_empty());
+    assert_eq!(committed(&sim), 2);
+}
+
+/// A member's timer is one at a time, whatever the number of records it processes, and
+/// an idle member's timer leaves the queue instead of moving the clock: the run ends when
+/// its last record is done, as it does without the setting.
+#[test]
+fn the_poll_timer_costs_one_pending_event_per_member() {
+    let quick = |interval_s| {
+        let mut s = slow_group(0.004, interval_s);
+        s.producers[0].arrivals = Arrivals {
+            process: ArrivalProcess::Constant,
+            schedule: vec![
+                RateSegment {
+                    from_s: 0.0,
+                    rate_per_s: 200.0,
+                },
+                RateSegment {
+                    from_s: 100.0,
+                    rate_per_s: 0.0,
+                },
+            ],
+        };
+        s
+    };
+    let most_pending = |interval_s| {
+        let mut sim = Simulation::new(quick(interval_s)).unwrap();
+        let mut most = 0;
+        while sim.step().is_some() {
+            most = most.max(sim.pending_events());
+        }
+        (sim, most)
+    };
+    let (sim, pending) = most_pending(Some(300.0));
+    let (without, pending_without) = most_pending(None);
+    assert!(sim.counters().effects_applied > 19_000);
+    assert_eq!(
+        sim.counters().effects_applied,
+        without.counters().effects_applied
+    );
+    // Two members, so at most two timers more than without the setting.
+    assert!(
+        pending <= pending_without + 2,
+        "{pending} against {pending_without}"
+    );
+    assert_eq!(sim.now_us(), without.now_us());
+    assert_eq!(sim.steps(), without.steps());
+}
+
+#[test]
+fn the_setting_is_checked_and_kept_by_the_file() {
+    let mut s = slow_group(1.0, Some(0.0));
+    let err = Simulation::new(s.clone()).err().expect("0 s is refused");
+    assert!(err.to_string().contains("max_poll_interval_s"), "{err}");
+    s.groups[0].max_poll_interval_s = Some(300.0);
+    let text = s.to_json_pretty();
+    assert!(text.contains("\"max_poll_interval_s\": 300"), "{text}");
+    assert_eq!(
+        Scenario::from_json(&text).unwrap().groups[0].max_poll_interval_s,
+        Some(300.0)
+    );
+}
+
+/// The `member-poll-interval` example: three groups take 8 s over each record. exports
+/// (no poll interval) and archive (10 s) read everything and commit it; invoices (5 s)
+/// loses each record it starts, processes the same records again and again, and never
+/// commits.
+#[test]
+fn the_example_shows_the_setting_three_ways() {
+    let s = examples::load("member-poll-interval").expect("the example");
+    let (sim, facts) = run(s);
+    let groups: Vec<String> = sim.group_ids().map(|g| sim.group_name(g)).collect();
+    assert_eq!(groups, ["exports", "invoices", "archive"]);
+    let left_in = |g: GroupId| {
+        facts
+            .iter()
+            .filter(
+                |(_, f, _)| matches!(*f, Fact::PollIntervalExceeded { group, .. } if group == g),
+            )
+            .count()
+    };
+    let read_to_the_end = |g: GroupId| sim.group_partitions(g).iter().all(|p| p.committed == p.end);
+    let (exports, invoices, archive) = (GroupId::new(0), GroupId::new(1), GroupId::new(2));
+    for g in [exports, archive] {
+        assert_eq!(left_in(g), 0, "{}", sim.group_name(g));
+        assert!(read_to_the_end(g), "{}", sim.group_name(g));
+    }
+    assert!(left_in(invoices) >= 10);
+    assert!(sim
+        .group_partitions(invoices)
+        .iter()
+        .all(|p| p.committed == 0));
+    assert!(sim.counters().duplicate_effects >= 10);
+}
