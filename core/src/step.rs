@@ -614,7 +614,8 @@ pub enum Fact {
     },
     /// The member worked on the record at `offset` for the group's poll interval without
     /// polling, and left the group (Kafka's `max.poll.interval.ms`): the group rebalances
-    /// its partitions, and the record will be read again from the last commit.
+    /// its partitions. `again`: the record's offset is not committed, so the partition's
+    /// next owner reads it again (committed before processing, nobody does).
     PollIntervalExceeded {
         group: GroupId,
         member: MemberId,
@@ -622,6 +623,7 @@ pub enum Fact {
         offset: u64,
         msg: MsgId,
         interval_us: Micros,
+        again: bool,
     },
     /// A member that had left the group for its poll interval finished the record at
     /// `offset`; its commit failed (`CommitFailedException`) and it rejoins the group.

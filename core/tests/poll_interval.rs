@@ -168,6 +168,37 @@ fn the_eager_protocol_loses_the_record_the_same_way() {
     assert_eq!(committed(&sim), 0);
 }
 
+/// With the offset committed as the record is fetched, the next owner starts past it:
+/// the slow member's record is processed once (and lost, had the member crashed).
+#[test]
+fn a_record_committed_before_processing_is_not_read_again() {
+    let mut s = slow_group(400.0, Some(300.0));
+    s.groups[0].commit = CommitMode::BeforeProcessing;
+    let (_, facts) = run(s);
+    let leave = facts.iter().find(|(_, f, _)| left(f).is_some()).unwrap();
+    assert!(matches!(
+        leave.1,
+        Fact::PollIntervalExceeded { again: false, .. }
+    ));
+    assert!(
+        leave
+            .2
+            .ends_with("whose offset was committed before processing: nobody reads it again."),
+        "{}",
+        leave.2
+    );
+    assert_eq!(processed_by(&facts, 0), vec![(401 * S, 0)]);
+    assert!(facts.iter().any(|(t, f, _)| *t == 302 * S
+        && matches!(
+            *f,
+            Fact::PartitionAssigned {
+                member: Some(1),
+                from_offset: 1,
+                ..
+            }
+        )));
+}
+
 /// An inbox (the processed records' ids, in the effect's transaction) turns the second
 /// processing into a skipped duplicate: the effect applies once.
 #[test]

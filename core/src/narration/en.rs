@@ -1111,11 +1111,16 @@ fn members(sim: &Simulation, fact: &Fact) -> String {
             session_text(sim, session_ends_at_us),
             restart_text(sim, restart_at_us)
         ),
-        PollIntervalExceeded { group, member, partition, offset, interval_us, .. } => format!(
-            "{} has been on offset {offset} of partition {partition} for {} without polling again, its poll interval (max.poll.interval.ms): it leaves group {}, which rebalances its partitions. It still finishes the record, which its partition's next owner reads again from the last commit.",
+        PollIntervalExceeded { group, member, partition, offset, interval_us, again, .. } => format!(
+            "{} has been on offset {offset} of partition {partition} for {} without polling again, its poll interval (max.poll.interval.ms): it leaves group {}, which rebalances its partitions. It still finishes the record, {}",
             sim.member_name(group, member),
             secs(interval_us),
-            sim.group_name(group)
+            sim.group_name(group),
+            if again {
+                "which its partition's next owner reads again from the last commit."
+            } else {
+                "whose offset was committed before processing: nobody reads it again."
+            }
         ),
         CommitFailed { group, member, partition, offset, .. } => format!(
             "{} finished offset {offset} of partition {partition} after leaving its group: its commit fails (CommitFailedException), and its next poll rejoins group {}, which rebalances again.",

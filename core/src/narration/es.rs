@@ -1165,11 +1165,16 @@ fn members(sim: &Simulation, fact: &Fact) -> String {
             session_text(sim, session_ends_at_us),
             restart_text(sim, restart_at_us)
         ),
-        PollIntervalExceeded { group, member, partition, offset, interval_us, .. } => format!(
-            "{} lleva {} con el offset {offset} de la partición {partition} sin volver a hacer poll, su intervalo máximo (max.poll.interval.ms): sale del grupo {}, que reparte de nuevo sus particiones. Aun así termina el registro, que el próximo dueño de la partición vuelve a leer desde el último commit.",
+        PollIntervalExceeded { group, member, partition, offset, interval_us, again, .. } => format!(
+            "{} lleva {} con el offset {offset} de la partición {partition} sin volver a hacer poll, su intervalo máximo (max.poll.interval.ms): sale del grupo {}, que reparte de nuevo sus particiones. Aun así termina el registro, {}",
             sim.member_name(group, member),
             secs(interval_us),
-            sim.group_name(group)
+            sim.group_name(group),
+            if again {
+                "que el próximo dueño de la partición vuelve a leer desde el último commit."
+            } else {
+                "cuyo offset tuvo commit antes de procesarlo: nadie vuelve a leerlo."
+            }
         ),
         CommitFailed { group, member, partition, offset, .. } => format!(
             "{} terminó el offset {offset} de la partición {partition} después de salir de su grupo: su commit falla (CommitFailedException), y su próximo poll lo devuelve al grupo {}, que hace otro rebalanceo.",

@@ -89,6 +89,7 @@ impl Simulation {
             return;
         };
         member.out_of_group = true;
+        let again = group.committed[work.partition as usize] <= work.offset;
         self.facts.push(Fact::PollIntervalExceeded {
             group: g,
             member: m,
@@ -96,6 +97,7 @@ impl Simulation {
             offset: work.offset,
             msg: work.msg,
             interval_us,
+            again,
         });
         self.orphan_partitions(g, m);
         self.start_rebalance(g);

@@ -508,7 +508,9 @@ fn groups(c: &Contexts) -> Vec<(&Simulation, Fact)> {
         out.push((l, MemberJoined { group: G, member: 2, trigger }));
     }
     out.push((l, MemberSessionTimedOut { group: G, member: 1 }));
-    out.push((l, PollIntervalExceeded { group: G, member: 1, partition: 2, offset: 9, msg: M, interval_us: 300_000_000 }));
+    for again in [true, false] {
+        out.push((l, PollIntervalExceeded { group: G, member: 1, partition: 2, offset: 9, msg: M, interval_us: 300_000_000, again }));
+    }
     out.push((l, CommitFailed { group: G, member: 1, partition: 2, offset: 9, msg: M }));
     out
 }
