@@ -40,6 +40,9 @@ pub enum MemberState {
     Rebalancing,
     /// Up but given no partition: the group has more members than partitions.
     Idle,
+    /// Up, but it left the group for outlasting its poll interval: it finishes the record
+    /// in hand (partition, offset), which it can no longer commit, then rejoins.
+    OutOfGroup { working: (u32, u64) },
 }
 
 /// A member of a group as its row shows it.
@@ -103,6 +106,8 @@ impl LogsSnapshot {
                                         .session_ends_at_us
                                         .map(|at| us_to_secs(at.saturating_sub(now))),
                                 }
+                            } else if let Some(w) = v.working.filter(|_| v.out_of_group) {
+                                MemberState::OutOfGroup { working: w }
                             } else if rebalancing && (eager || v.partitions.is_empty()) {
                                 MemberState::Rebalancing
                             } else if v.partitions.is_empty() {
@@ -206,6 +211,9 @@ pub fn member_text(m: &MemberCard, lang: Lang) -> String {
         }
         MemberState::Rebalancing => td_string!(l, stage.member.rebalancing).to_string(),
         MemberState::Idle => td_string!(l, stage.member.idle).to_string(),
+        MemberState::OutOfGroup { working: (p, o) } => {
+            td_string!(l, stage.member.out_of_group, p, o).to_string()
+        }
     };
     if m.partitions.is_empty() {
         state
@@ -223,6 +231,7 @@ pub fn member_class(m: &MemberCard) -> &'static str {
         MemberState::Crashed { .. } => "down",
         MemberState::Rebalancing => "rebalancing",
         MemberState::Idle => "idle",
+        MemberState::OutOfGroup { .. } => "left",
     }
 }
 
@@ -380,6 +389,31 @@ mod tests {
         );
         let lane = partition_text(0, &ledger.partitions[0], Lang::En);
         assert!(lane.contains("owned by ledger-1"), "{lane}");
+    }
+
+    #[test]
+    fn a_member_past_its_poll_interval_shows_it_left_the_group_with_its_record() {
+        let s = examples::load("member-poll-interval").expect("built in");
+        let mut sim = Simulation::new(s).expect("valid");
+        // invoices-1 fetched offset 0 of P0 at 5 s; at 10 s it has not polled for 5 s.
+        sim.run_until(10_000_000);
+        let invoices = &LogsSnapshot::of(&sim).groups[1];
+        let first = &invoices.members[0];
+        assert_eq!(first.state, MemberState::OutOfGroup { working: (0, 0) });
+        assert!(first.partitions.is_empty());
+        assert_eq!(member_class(first), "left");
+        assert_eq!(
+            member_text(first, Lang::En),
+            "out of the group (poll interval passed) · finishing P0 offset 0, which it can no longer commit"
+        );
+        assert_eq!(
+            member_text(first, Lang::Es),
+            "fuera del grupo (pasó su intervalo de poll) · termina P0 offset 0, del que ya no puede hacer commit"
+        );
+        // Done at 13 s, its commit fails and it rejoins.
+        sim.run_until(13_000_000);
+        let invoices = &LogsSnapshot::of(&sim).groups[1];
+        assert_ne!(member_class(&invoices.members[0]), "left");
     }
 
     #[test]

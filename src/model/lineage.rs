@@ -130,6 +130,8 @@ impl Lane {
             | RecordFailed { .. }
             | RecordRetrying { .. }
             | RecordStaleIgnored { .. }
+            | PollIntervalExceeded { .. }
+            | CommitFailed { .. }
             | ConsumerCrashed { .. }
             | ConsumerEmailSent { .. }
             | EmailSent { .. } => Lane::Consumer,
@@ -861,6 +863,11 @@ fn group_label(fact: &Fact, l: Locale) -> Option<String> {
             partition, attempt, ..
         } => say!(l, record_retrying, attempt = attempt, partition = partition),
         RecordDeadLettered { attempts, .. } => say!(l, record_dead_lettered, attempts = attempts),
+        PollIntervalExceeded { interval_us, .. } => {
+            let s = secs(us_to_secs(interval_us), l);
+            say!(l, poll_interval_passed, s = s)
+        }
+        CommitFailed { .. } => say!(l, commit_failed),
         RecordEffectRefused { .. } => say!(l, refused_by_rule),
         RecordStaleIgnored {
             version, current, ..

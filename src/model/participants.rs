@@ -310,7 +310,9 @@ fn group_side(fact: &Fact) -> Option<Part> {
             Member(group, member),
             if times > 1 { Resent } else { Plain },
         ),
-        RecordFailed { group, member, .. } => at(Member(group, member), Failure),
+        RecordFailed { group, member, .. }
+        | PollIntervalExceeded { group, member, .. }
+        | CommitFailed { group, member, .. } => at(Member(group, member), Failure),
         RecordDeadLettered { group, log, .. } => {
             go(ReadLog(group), log.map_or(ReadLog(group), Log), Failure)
         }
