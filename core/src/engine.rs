@@ -121,6 +121,13 @@ pub enum Event {
         incarnation: u32,
         at: Micros,
     },
+    /// A crashed member's open transaction, begun at `started`, reaches the group's
+    /// transaction timeout (live while that transaction is still open).
+    TransactionTimeout {
+        group: GroupId,
+        member: MemberId,
+        started: Micros,
+    },
     /// A member's poll timer: the deadline, as it stood when the timer was set, by which
     /// the member had to poll again (live while it is the member's pending timer:
     /// `Member::poll_timer_at`).

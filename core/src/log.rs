@@ -157,6 +157,8 @@ pub struct Member {
     pub next_partition: usize,
     /// Output records of its open transaction: (partition of the output log, offset).
     pub txn: Vec<(u32, u64)>,
+    /// When its open transaction began (its first output record).
+    pub txn_started_us: Option<Micros>,
     /// The write its record in hand waits to make until the broker is back.
     pub unsent: Option<Unsent>,
 }
@@ -177,6 +179,8 @@ pub struct Group {
     /// Read-process-write settings (see `GroupSpec`).
     pub output: Option<usize>,
     pub transactional: bool,
+    /// How long a crashed member's open transaction stays open (none: it aborts at once).
+    pub transaction_timeout_us: Option<Micros>,
     pub sends_email: bool,
     pub read_committed: bool,
     pub members: Vec<Member>,
@@ -240,6 +244,7 @@ impl Group {
             rebalance_us: secs_to_us(spec.rebalance_s),
             session_timeout_us: spec.session_timeout_s.map(secs_to_us),
             max_poll_interval_us: spec.max_poll_interval_s.map(secs_to_us),
+            transaction_timeout_us: spec.transaction_timeout_s.map(secs_to_us),
             idempotency: spec.idempotency,
             output,
             transactional: spec.transactional,
@@ -376,6 +381,7 @@ impl Member {
             out_of_group: false,
             next_partition: 0,
             txn: Vec::new(),
+            txn_started_us: None,
             unsent: None,
         }
     }
@@ -418,6 +424,7 @@ mod tests {
             rebalance_s: 1.0,
             session_timeout_s: None,
             max_poll_interval_s: None,
+            transaction_timeout_s: None,
             idempotency: Idempotency::None,
             output: String::new(),
             transactional: false,

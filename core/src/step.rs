@@ -659,6 +659,26 @@ pub enum Fact {
     },
     /// The transaction aborted (the member crashed before committing): its output records
     /// stay in the log, marked aborted, and read_committed readers skip them.
+    /// A member crashed with its transaction open and the group has a transaction
+    /// timeout: the `outputs` records stay open (read_committed readers stop before them)
+    /// until the coordinator aborts it at `aborts_at_us`, or the member is back.
+    TransactionLeftOpen {
+        group: GroupId,
+        member: MemberId,
+        outputs: u32,
+        aborts_at_us: Micros,
+    },
+    /// The coordinator aborted a crashed member's transaction at its timeout.
+    TransactionTimedOut {
+        group: GroupId,
+        member: MemberId,
+    },
+    /// The member is back with the same `transactional.id`: the transaction it left open
+    /// is fenced and aborted.
+    TransactionFenced {
+        group: GroupId,
+        member: MemberId,
+    },
     TransactionAborted {
         group: GroupId,
         member: MemberId,
@@ -1218,6 +1238,9 @@ impl Fact {
             | DependencyDown { .. }
             | TransactionCommitted { .. }
             | TransactionAborted { .. }
+            | TransactionLeftOpen { .. }
+            | TransactionTimedOut { .. }
+            | TransactionFenced { .. }
             | AbortedSkipped { .. }
             | SettingChanged { .. }
             | ConsumerAdded { .. }

@@ -281,6 +281,7 @@ fn group(g: &Group) -> GroupSpec {
         assignment: g.assignor.unwrap_or_default(),
         rebalance_s: 1.0,
         session_timeout_s: Some(g.session_timeout_ms.unwrap_or(SESSION_TIMEOUT_MS) as f64 / 1000.0),
+        transaction_timeout_s: None,
         max_poll_interval_s: Some(
             g.max_poll_interval_ms.unwrap_or(MAX_POLL_INTERVAL_MS) as f64 / 1000.0,
         ),

@@ -975,6 +975,23 @@ fn transactions(sim: &Simulation, fact: &Fact) -> String {
             "{}'s transaction aborted: its {outputs} output record(s) stay in the log, marked aborted; read_committed readers skip them.",
             sim.member_name(group, member)
         ),
+        TransactionLeftOpen { group, member, outputs, aborts_at_us } => format!(
+            "{}'s transaction stays open with {outputs} output record(s): read_committed readers stop before them, and before whatever follows them in their partitions, until the coordinator aborts it {} or {} is back with the same transactional.id.",
+            sim.member_name(group, member),
+            match due(sim, aborts_at_us) {
+                Due::At(t) => format!("at {} (transaction.timeout.ms)", secs(t)),
+                Due::AfterEnd => "at its timeout, after the run ends,".to_string(),
+            },
+            sim.member_name(group, member)
+        ),
+        TransactionTimedOut { group, member } => format!(
+            "{}'s open transaction reached transaction.timeout.ms: the coordinator aborts it.",
+            sim.member_name(group, member)
+        ),
+        TransactionFenced { group, member } => format!(
+            "{} is back with the same transactional.id: starting its producer fences the old one and aborts the transaction it left open.",
+            sim.member_name(group, member)
+        ),
         AbortedSkipped { group, partition, offset } => format!(
             "Group {} (read_committed) skipped the aborted record at offset {offset} of partition {partition}.",
             sim.group_name(group)

@@ -1039,6 +1039,23 @@ fn transactions(sim: &Simulation, fact: &Fact) -> String {
             "La transacción de {} abortó: sus {outputs} registro(s) de salida quedan en el log, marcados como abortados; los lectores read_committed los omiten.",
             sim.member_name(group, member)
         ),
+        TransactionLeftOpen { group, member, outputs, aborts_at_us } => format!(
+            "La transacción de {} sigue abierta con {outputs} registro(s) de salida: los lectores read_committed se detienen antes de ellos, y de lo que les sigue en sus particiones, hasta que el coordinador la aborte {} o {} vuelva con el mismo transactional.id.",
+            sim.member_name(group, member),
+            match due(sim, aborts_at_us) {
+                Due::At(t) => format!("a los {} (transaction.timeout.ms)", secs(t)),
+                Due::AfterEnd => "al vencer su plazo, después de que termine la ejecución,".to_string(),
+            },
+            sim.member_name(group, member)
+        ),
+        TransactionTimedOut { group, member } => format!(
+            "La transacción abierta de {} llegó a su transaction.timeout.ms: el coordinador la aborta.",
+            sim.member_name(group, member)
+        ),
+        TransactionFenced { group, member } => format!(
+            "{} volvió con el mismo transactional.id: al arrancar su productor aísla al anterior y aborta la transacción que dejó abierta.",
+            sim.member_name(group, member)
+        ),
         AbortedSkipped { group, partition, offset } => format!(
             "El grupo {} (read_committed) omitió el registro abortado del offset {offset} de la partición {partition}.",
             sim.group_name(group)

@@ -144,6 +144,9 @@ impl Family {
             OutputWritten { .. }
             | TransactionCommitted { .. }
             | TransactionAborted { .. }
+            | TransactionLeftOpen { .. }
+            | TransactionTimedOut { .. }
+            | TransactionFenced { .. }
             | AbortedSkipped { .. }
             | EmailSent { .. } => Family::Transactions,
             RecordFailed { .. }

@@ -97,6 +97,13 @@ pub struct GroupSpec {
     /// the log); a crash before the commit aborts the output.
     #[serde(default, skip_serializing_if = "is_false")]
     pub transactional: bool,
+    /// Kafka's `transaction.timeout.ms`, for a transactional group: a member that crashes
+    /// with its transaction open leaves it open (its output records neither visible nor
+    /// aborted, so `read_committed` readers stop before them) until the coordinator aborts
+    /// it this long after it began, or the member is back with the same
+    /// `transactional.id` and fences it. None: the transaction aborts at the crash.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transaction_timeout_s: Option<f64>,
     /// The handler also sends an email, outside any transaction.
     #[serde(default, skip_serializing_if = "is_false")]
     pub sends_email: bool,

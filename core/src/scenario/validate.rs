@@ -276,6 +276,9 @@ impl Scenario {
             if let Some(s) = g.session_timeout_s {
                 check_range(&f("session_timeout_s"), s, 0.001, TIME_S_MAX)?;
             }
+            if let Some(s) = g.transaction_timeout_s {
+                check_range(&f("transaction_timeout_s"), s, 0.001, TIME_S_MAX)?;
+            }
             if let Some(s) = g.max_poll_interval_s {
                 check_range(&f("max_poll_interval_s"), s, 0.001, TIME_S_MAX)?;
             }

@@ -36,7 +36,8 @@ impl Simulation {
             | Event::RebalanceDone { .. }
             | Event::RestartMember { .. }
             | Event::SessionTimeout { .. }
-            | Event::PollIntervalExceeded { .. } => self.group_event_is_live(event),
+            | Event::PollIntervalExceeded { .. }
+            | Event::TransactionTimeout { .. } => self.group_event_is_live(event),
             Event::RetentionDue { log, at } => self.logs[log as usize].retention_due_us == Some(at),
             Event::AutoCommit { .. }
             | Event::PublishArrives { .. }
@@ -143,6 +144,14 @@ impl Simulation {
             } => {
                 let m = &self.groups[group.index()].members[member as usize];
                 !m.up && m.incarnation == incarnation && m.session_ends_at_us == Some(at)
+            }
+            Event::TransactionTimeout {
+                group,
+                member,
+                started,
+            } => {
+                let m = &self.groups[group.index()].members[member as usize];
+                !m.up && !m.txn.is_empty() && m.txn_started_us == Some(started)
             }
             Event::PollIntervalExceeded { group, member, at } => {
                 let m = &self.groups[group.index()].members[member as usize];

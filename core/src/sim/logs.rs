@@ -93,7 +93,9 @@ impl Simulation {
 
     /// Settles a member's open transaction: its output records become visible, or aborted.
     pub(super) fn end_transaction(&mut self, g: GroupId, m: MemberId, commit: bool) {
-        let txn = std::mem::take(&mut self.groups[g.index()].members[m as usize].txn);
+        let member = &mut self.groups[g.index()].members[m as usize];
+        member.txn_started_us = None;
+        let txn = std::mem::take(&mut member.txn);
         let Some(out) = self.groups[g.index()].output else {
             return;
         };
@@ -603,9 +605,9 @@ impl Simulation {
             };
             let (op, oo) = self.append_record(out, msg, status);
             if open {
-                self.groups[g.index()].members[m as usize]
-                    .txn
-                    .push((op, oo));
+                let member = &mut self.groups[g.index()].members[m as usize];
+                member.txn_started_us.get_or_insert(self.now_us);
+                member.txn.push((op, oo));
             }
             let log = out as u32;
             self.facts.push(Fact::OutputWritten {
@@ -761,7 +763,10 @@ impl Simulation {
         if session_ends_at_us.is_none() {
             self.orphan_partitions(g, m);
         }
-        self.end_transaction(g, m, false);
+        let hangs = self.transaction_hangs(g, m);
+        if !hangs {
+            self.end_transaction(g, m, false);
+        }
         self.facts.push(Fact::MemberCrashed {
             group: g,
             member: m,
@@ -770,6 +775,9 @@ impl Simulation {
             restart_at_us,
             session_ends_at_us,
         });
+        if hangs {
+            self.leave_transaction_open(g, m);
+        }
         if let Some(at) = restart_at_us {
             self.events.schedule(
                 at,
@@ -881,6 +889,7 @@ impl Simulation {
             member: m,
             trigger,
         });
+        self.fence_open_transaction(g, m);
         let group = &self.groups[g.index()];
         let held: Vec<usize> = (0..group.owner.len())
             .filter(|&p| group.owner[p] == Some(m))

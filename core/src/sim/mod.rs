@@ -6,8 +6,8 @@
 //! * `delivery` — waiting lines, dispatch, leases, TTL, retries, dead-lettering, redrive;
 //! * `processing` — consumer handlers: failures, ordering, idempotency, effects, acks;
 //! * `faults` — crashes, restarts and other deliberate faults;
-//! * `logs`, `rebalance`, `log_jobs`, `log_failures`, `poll_interval` — partitioned logs
-//!   and their groups;
+//! * `logs`, `rebalance`, `log_jobs`, `log_failures`, `poll_interval`, `txn_timeout` —
+//!   partitioned logs and their groups;
 //! * `dependency` and its siblings — a downstream service's capacity, timeouts, breaker.
 //!
 //! This file holds the run itself: its state, the step loop and the event dispatch.
@@ -38,6 +38,7 @@ mod release;
 mod samples;
 mod sequences;
 mod settings;
+mod txn_timeout;
 mod views;
 
 pub use crate::end_reason::EndReason;
@@ -603,6 +604,9 @@ impl Simulation {
             }
             Event::SessionTimeout { group, member, .. } => self.session_timed_out(group, member),
             Event::PollIntervalExceeded { group, member, .. } => self.poll_timer_due(group, member),
+            Event::TransactionTimeout { group, member, .. } => {
+                self.transaction_timed_out(group, member)
+            }
             Event::DependencyServed {
                 dependency,
                 request,

@@ -293,14 +293,16 @@ impl Simulation {
             });
             self.end_transaction(g, m, true);
         }
-        // A transaction still open belongs to a record whose partition left its member
-        // while the broker was down (revoked, or every partition under an eager round):
-        // its offset cannot commit with it, the next owner reads the record again, so
-        // it aborts.
+        // A transaction still open by a member up belongs to a record whose partition
+        // left it while the broker was down (revoked, or every partition under an eager
+        // round): its offset cannot commit with it, the next owner reads the record
+        // again, so it aborts. One a crashed member left open waits for its timeout.
         for m in 0..self.groups[g.index()].members.len() {
-            if !self.groups[g.index()].members[m].txn.is_empty() {
+            let member = &self.groups[g.index()].members[m];
+            if member.up && !member.txn.is_empty() {
                 self.end_transaction(g, m as MemberId, false);
             }
         }
+        self.abort_timed_out_transactions(g);
     }
 }

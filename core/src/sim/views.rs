@@ -41,6 +41,9 @@ pub struct MemberView {
     /// Left the group for outlasting its poll interval: it finishes the record in hand,
     /// which it can no longer commit, then rejoins.
     pub out_of_group: bool,
+    /// Crashed with its transaction open (the group's transaction timeout): read_committed
+    /// readers stop before its output records until then.
+    pub txn_aborts_at_us: Option<Micros>,
     /// The record it is processing: (partition, offset).
     pub working: Option<(u32, u64)>,
     /// Partitions it owns now (none during an eager rebalance; during a cooperative one it
@@ -142,6 +145,7 @@ impl Simulation {
             restart_at_us: member.restart_at_us,
             session_ends_at_us: member.session_ends_at_us,
             out_of_group: member.out_of_group,
+            txn_aborts_at_us: self.open_transaction_aborts_at(g, m),
             working: member.working.map(|w| (w.partition, w.offset)),
             partitions: (0..group.owner.len() as u32)
                 .filter(|&p| group.owner[p as usize] == Some(m))

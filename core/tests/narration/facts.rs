@@ -511,6 +511,10 @@ fn groups(c: &Contexts) -> Vec<(&Simulation, Fact)> {
     for again in [true, false] {
         out.push((l, PollIntervalExceeded { group: G, member: 1, partition: 2, offset: 9, msg: M, interval_us: 300_000_000, again }));
     }
+    out.push((l, TransactionLeftOpen { group: G, member: 1, outputs: 2, aborts_at_us: 9_000_000 }));
+    out.push((l, TransactionLeftOpen { group: G, member: 1, outputs: 2, aborts_at_us: 90_000_000_000 }));
+    out.push((l, TransactionTimedOut { group: G, member: 1 }));
+    out.push((l, TransactionFenced { group: G, member: 1 }));
     out.push((l, CommitFailed { group: G, member: 1, partition: 2, offset: 9, msg: M }));
     out
 }
