@@ -30,10 +30,12 @@ pub enum MemberState {
     /// Up and owning partitions; `working` is the record it processes (partition, offset).
     Up { working: Option<(u32, u64)> },
     /// Down; `session_left_s`: how long it stays in the group, its partitions unread
-    /// (the group's session timeout), if it has not left.
+    /// (the group's session timeout), if it has not left; `txn_open_s`: how long the
+    /// transaction it left open holds read_committed readers (the transaction timeout).
     Crashed {
         restart_in_s: Option<f64>,
         session_left_s: Option<f64>,
+        txn_open_s: Option<f64>,
     },
     /// Up, waiting for the group's rebalance to finish: every partition is paused
     /// (eager), or it owns none yet (cooperative).
@@ -104,6 +106,9 @@ impl LogsSnapshot {
                                         .map(|at| us_to_secs(at.saturating_sub(now))),
                                     session_left_s: v
                                         .session_ends_at_us
+                                        .map(|at| us_to_secs(at.saturating_sub(now))),
+                                    txn_open_s: v
+                                        .txn_aborts_at_us
                                         .map(|at| us_to_secs(at.saturating_sub(now))),
                                 }
                             } else if let Some(w) = v.working.filter(|_| v.out_of_group) {
@@ -199,15 +204,19 @@ pub fn member_text(m: &MemberCard, lang: Lang) -> String {
         } => td_string!(l, stage.member.processing, p, o).to_string(),
         MemberState::Crashed {
             restart_in_s,
-            session_left_s: None,
-        } => crashed_text(*restart_in_s, lang),
-        MemberState::Crashed {
-            restart_in_s,
-            session_left_s: Some(left),
+            session_left_s,
+            txn_open_s,
         } => {
-            let state = crashed_text(*restart_in_s, lang);
-            let s = seconds(*left, lang);
-            td_string!(l, stage.member.in_session, state, s = s).to_string()
+            let mut state = crashed_text(*restart_in_s, lang);
+            if let Some(left) = session_left_s {
+                let s = seconds(*left, lang);
+                state = td_string!(l, stage.member.in_session, state, s = s).to_string();
+            }
+            if let Some(open) = txn_open_s {
+                let s = seconds(*open, lang);
+                state = td_string!(l, stage.member.txn_open, state, s = s).to_string();
+            }
+            state
         }
         MemberState::Rebalancing => td_string!(l, stage.member.rebalancing).to_string(),
         MemberState::Idle => td_string!(l, stage.member.idle).to_string(),
@@ -376,7 +385,8 @@ mod tests {
             ledger.members[0].state,
             MemberState::Crashed {
                 restart_in_s: None,
-                session_left_s: Some(45.0)
+                session_left_s: Some(45.0),
+                txn_open_s: None
             }
         );
         assert_eq!(
@@ -389,6 +399,32 @@ mod tests {
         );
         let lane = partition_text(0, &ledger.partitions[0], Lang::En);
         assert!(lane.contains("owned by ledger-1"), "{lane}");
+    }
+
+    #[test]
+    fn a_crashed_member_with_its_transaction_open_says_how_long_it_holds_readers() {
+        let mut s = examples::load("transactional-pipeline").expect("built in");
+        s.groups[0].transaction_timeout_s = Some(60.0);
+        s.commands.clear();
+        let mut sim = Simulation::new(s).expect("valid");
+        sim.command(Command::CrashMember {
+            group: GroupId::new(0),
+            member: 0,
+            point: MemberCrashPoint::AfterProcessBeforeCommit,
+            restart_after_s: None,
+        })
+        .expect("valid");
+        // enricher-1 writes #0 at 1.5 s and crashes before its commit.
+        sim.run_until(4_000_000);
+        let enricher = &LogsSnapshot::of(&sim).groups[0];
+        assert_eq!(
+            member_text(&enricher.members[0], Lang::En),
+            "crashed · stays down · its transaction holds read_committed readers for up to 57.5 s"
+        );
+        assert_eq!(
+            member_text(&enricher.members[0], Lang::Es),
+            "caído · sigue caído · su transacción detiene a los lectores read_committed hasta 57,5 s más"
+        );
     }
 
     #[test]
@@ -470,7 +506,8 @@ mod tests {
             ledger.members[0].state,
             MemberState::Crashed {
                 restart_in_s: None,
-                session_left_s: None
+                session_left_s: None,
+                txn_open_s: None
             }
         );
         // Cooperative: the survivor keeps its own partitions flowing; the crashed
