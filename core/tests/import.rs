@@ -8,7 +8,8 @@ mod spanish;
 use brokerlab_core::import::{kafka, rabbitmq, ImportError, Imported, Item, Note};
 use brokerlab_core::lang::Lang;
 use brokerlab_core::{
-    CommitMode, ExchangeKind, Flavour, Overflow, PartitionKey, QueueType, Scenario, Simulation,
+    Command, CommitMode, ExchangeKind, Flavour, Overflow, PartitionKey, QueueType, Scenario,
+    ScheduledCommand, Simulation,
 };
 use proptest::prelude::*;
 use spanish::{digit_runs, english_words};
@@ -225,6 +226,28 @@ fn a_kafka_description_becomes_logs_and_groups() {
     let polls: Vec<Option<f64>> = s.groups.iter().map(|g| g.max_poll_interval_s).collect();
     assert_eq!(polls, [Some(300.0), Some(60.0), Some(300.0)]);
     assert_eq!(s.producers[0].payload.hot_key_share, 0.3);
+    // acks=all (Kafka's default) with idempotence; acks=1 without, noted: the leader's
+    // acknowledgement is a confirm, the replication it leaves out is not modelled. Each
+    // sends again once a second until its delivery timeout (120 s by default).
+    let publish: Vec<(bool, u32, bool)> = s
+        .producers
+        .iter()
+        .map(|p| {
+            (
+                p.publish.confirms,
+                p.publish.max_attempts,
+                p.publish.idempotent,
+            )
+        })
+        .collect();
+    assert_eq!(publish, [(true, 120, true), (true, 90, false)]);
+    let acks_noted = |topic: &str| {
+        got.notes.contains(&Note::ReplicationIgnored {
+            topic: topic.into(),
+            setting: "acks".into(),
+        })
+    };
+    assert!(acks_noted("clicks") && !acks_noted("orders"));
     assert!(got.notes.contains(&Note::ReplicationIgnored {
         topic: "orders".into(),
         setting: "replication_factor".into()
@@ -421,4 +444,40 @@ proptest! {
             }
         }
     }
+}
+
+/// A Kafka producer with its defaults (acks=all, idempotent, delivery.timeout.ms 120 s)
+/// keeps sending through a broker outage: nothing is lost, and each record is stored
+/// once, after the restart.
+#[test]
+fn an_imported_kafka_producer_keeps_its_records_through_a_broker_outage() {
+    let description = r#"{
+        "topics": [{ "name": "payments", "partitions": 2 }],
+        "groups": [{ "name": "ledger", "topic": "payments", "members": 2, "commit": "manual" }],
+        "producers": [{ "topic": "payments", "rate_per_s": 20, "count": 400 }]
+    }"#;
+    let outage = |acks: &str| {
+        let text = description.replace(r#""count": 400 }"#, &format!(r#""count": 400{acks} }}"#));
+        let mut s = imported(kafka::import(text.as_bytes())).scenario;
+        s.commands = vec![ScheduledCommand {
+            at_s: 10.0,
+            command: Command::CrashBroker {
+                restart_after_s: Some(3.0),
+            },
+            unannounced: false,
+        }];
+        let mut sim = Simulation::new(s).unwrap();
+        sim.run();
+        sim.counters().clone()
+    };
+    let kept = outage("");
+    assert_eq!((kept.created, kept.appended), (400, 400));
+    assert_eq!((kept.lost_before_stored, kept.gave_up), (0, 0));
+    // acks=0 never hears back: what it sends during the outage is lost.
+    let fire_and_forget = outage(r#", "acks": 0"#);
+    assert!(
+        fire_and_forget.lost_before_stored > 40,
+        "{}",
+        fire_and_forget.lost_before_stored
+    );
 }

@@ -10,7 +10,8 @@
 //!                "commit": "auto", "auto_commit_interval_ms": 5000,
 //!                "processing_ms": 20, "assignor": "range", "rebalance": "cooperative" }],
 //!   "producers": [{ "topic": "orders", "rate_per_s": 50, "count": 1000,
-//!                   "keys": 100, "key_distribution": "hot", "hot_key_share": 0.3 }]
+//!                   "keys": 100, "key_distribution": "hot", "hot_key_share": 0.3,
+//!                   "acks": "all", "enable_idempotence": true, "delivery_timeout_ms": 120000 }]
 //! }
 //! ```
 //!
@@ -20,8 +21,11 @@
 //! `max_poll_interval_ms` (Kafka's default 300,000) how long a member may take over a
 //! record before it leaves the group. `key_distribution` is `uniform`
 //! (default) or `hot` (key 0 takes `hot_key_share` of the records); `keys: 0` sends
-//! records without a key, spread over partitions. Replication settings are accepted and
-//! noted as not modelled. A topic without a group gets one with a member per partition;
+//! records without a key, spread over partitions. A producer's `acks` (`all`, Kafka's
+//! default, `1` or `0`), `enable_idempotence` (default true with `acks=all`) and
+//! `delivery_timeout_ms` (default 120,000) become confirms, idempotence and a send
+//! again once a second until the delivery timeout; `acks=1` is noted, replication not
+//! being modelled. Replication settings are accepted and noted as not modelled. A topic without a group gets one with a member per partition;
 //! a description without producers gets one per topic. Unknown fields are errors.
 
 use std::collections::HashSet;
@@ -31,7 +35,7 @@ use serde::Deserialize;
 use super::{parse_json, shown, ImportError, Imported, Note, Notes, ShapeProblem};
 use crate::scenario::{
     limits, ArrivalProcess, Arrivals, Assignment, CommitMode, GroupSpec, LogSpec, PartitionKey,
-    PayloadSpec, ProducerSpec, Rebalance, Scenario, ServiceTime, SCENARIO_VERSION,
+    PayloadSpec, ProducerSpec, PublishSpec, Rebalance, Scenario, ServiceTime, SCENARIO_VERSION,
 };
 
 /// Kafka's default `auto.commit.interval.ms`.
@@ -41,6 +45,11 @@ pub const AUTO_COMMIT_INTERVAL_MS: u64 = 5_000;
 pub const SESSION_TIMEOUT_MS: u64 = 45_000;
 /// Kafka's default `max.poll.interval.ms`: how long a member may go without polling.
 pub const MAX_POLL_INTERVAL_MS: u64 = 300_000;
+/// Kafka's default `delivery.timeout.ms`: how long a producer keeps retrying a record.
+pub const DELIVERY_TIMEOUT_MS: u64 = 120_000;
+/// How often the lab's producer sends a record again while it has no acknowledgement
+/// (a Kafka producer's retries back off up to about a second).
+const RETRY_EVERY_S: f64 = 1.0;
 /// Defaults of what the description leaves out.
 pub const PROCESSING_MS: f64 = 10.0;
 pub const PRODUCER_RATE_PER_S: f64 = 20.0;
@@ -120,6 +129,41 @@ struct Producer {
     hot_key_share: Option<f64>,
     #[serde(default)]
     acks: Option<serde_json::Value>,
+    #[serde(default)]
+    enable_idempotence: Option<bool>,
+    #[serde(default)]
+    delivery_timeout_ms: Option<u64>,
+}
+
+/// A producer's `acks`: 0 (no acknowledgement), 1 (the leader's) or all (`-1`).
+#[derive(Clone, Copy, PartialEq)]
+enum Acks {
+    Zero,
+    One,
+    All,
+}
+
+impl Acks {
+    /// Kafka's default (`all` since 3.0) when left out; `None` for a value Kafka refuses.
+    fn of(value: Option<&serde_json::Value>) -> Option<Acks> {
+        use serde_json::Value;
+        match value {
+            None => Some(Acks::All),
+            Some(Value::String(s)) => match s.as_str() {
+                "0" => Some(Acks::Zero),
+                "1" => Some(Acks::One),
+                "all" | "-1" => Some(Acks::All),
+                _ => None,
+            },
+            Some(Value::Number(n)) => match n.as_i64() {
+                Some(0) => Some(Acks::Zero),
+                Some(1) => Some(Acks::One),
+                Some(-1) => Some(Acks::All),
+                _ => None,
+            },
+            Some(_) => None,
+        }
+    }
 }
 
 /// Imports a Kafka description.
@@ -300,7 +344,10 @@ fn group(g: &Group) -> GroupSpec {
 
 fn producers(d: &Description, notes: &mut Notes) -> Vec<ProducerSpec> {
     let mut out: Vec<ProducerSpec> = d.producers.iter().map(producer).collect();
-    for p in d.producers.iter().filter(|p| p.acks.is_some()) {
+    // The acknowledgement is modelled (a confirm); what acks=1 leaves to replication is not.
+    let replication_left_out =
+        |p: &&Producer| matches!(Acks::of(p.acks.as_ref()), Some(Acks::One) | None);
+    for p in d.producers.iter().filter(replication_left_out) {
         notes.push(Note::ReplicationIgnored {
             topic: shown(&p.topic),
             setting: "acks".into(),
@@ -321,6 +368,8 @@ fn producers(d: &Description, notes: &mut Notes) -> Vec<ProducerSpec> {
                 key_distribution: KeyDistribution::Uniform,
                 hot_key_share: None,
                 acks: None,
+                enable_idempotence: None,
+                delivery_timeout_ms: None,
             }));
         }
     }
@@ -344,7 +393,26 @@ fn producer(p: &Producer) -> ProducerSpec {
             ..PayloadSpec::default()
         },
         script: Vec::new(),
-        publish: Default::default(),
+        publish: publish(p),
         handoff: Default::default(),
+    }
+}
+
+/// A Kafka producer waits for its acknowledgement (unless `acks=0`) and sends a record
+/// again until `delivery.timeout.ms` runs out, through a broker outage too: the lab's
+/// confirms, once a second, for as many attempts. Idempotence (Kafka's default with
+/// `acks=all`) keeps the records' order and drops the broker's duplicates.
+fn publish(p: &Producer) -> PublishSpec {
+    let acks = Acks::of(p.acks.as_ref()).unwrap_or(Acks::All);
+    let timeout_s = p.delivery_timeout_ms.unwrap_or(DELIVERY_TIMEOUT_MS) as f64 / 1000.0;
+    let attempts = (timeout_s / RETRY_EVERY_S)
+        .floor()
+        .clamp(1.0, f64::from(limits::ATTEMPTS_MAX));
+    PublishSpec {
+        confirms: acks != Acks::Zero,
+        confirm_timeout_s: RETRY_EVERY_S,
+        max_attempts: attempts as u32,
+        idempotent: acks == Acks::All && p.enable_idempotence.unwrap_or(true),
+        ..PublishSpec::default()
     }
 }
