@@ -480,6 +480,21 @@ fn the_outbox_republishes_the_same_id_and_the_dual_write_loses_the_event() {
 }
 
 #[test]
+fn poll_interval_leaves_at_10_s_applies_twice_and_never_commits() {
+    let shown = play("poll-interval");
+    assert_eq!(shown[0].at_s, 10.0, "mailer-1 leaves 5 s after its fetch");
+    prints(&shown[0], "5 s without a poll", "5 s sin hacer poll");
+    assert_eq!(
+        (shown[1].at_s, shown[1].value),
+        (19.0, 2.0),
+        "mailer-2's run is the second"
+    );
+    assert_eq!(shown[2].value, 11.0, "every invoice uncommitted at the end");
+    prints(&shown[2], "Lag: 11.", "Lag: 11.");
+    assert_eq!(shown[3].value, 11.0, "archive applies each invoice once");
+}
+
+#[test]
 fn account_42_reordered_on_a_queue_kept_in_order_on_a_log() {
     let shown = play("partitions-and-keys");
     assert_eq!(shown[0].value, 1.0, "the withdrawal was refused");

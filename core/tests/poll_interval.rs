@@ -345,7 +345,7 @@ fn the_setting_is_checked_and_kept_by_the_file() {
 }
 
 /// The `member-poll-interval` example: three groups take 8 s over each record. exports
-/// (no poll interval) and archive (10 s) read everything and commit it; invoices (5 s)
+/// (no poll interval) and archive (10 s) read everything and commit it; mailer (5 s)
 /// loses each record it starts, processes the same records again and again, and never
 /// commits.
 #[test]
@@ -353,7 +353,7 @@ fn the_example_shows_the_setting_three_ways() {
     let s = examples::load("member-poll-interval").expect("the example");
     let (sim, facts) = run(s);
     let groups: Vec<String> = sim.group_ids().map(|g| sim.group_name(g)).collect();
-    assert_eq!(groups, ["exports", "invoices", "archive"]);
+    assert_eq!(groups, ["exports", "mailer", "archive"]);
     let left_in = |g: GroupId| {
         facts
             .iter()
@@ -363,14 +363,14 @@ fn the_example_shows_the_setting_three_ways() {
             .count()
     };
     let read_to_the_end = |g: GroupId| sim.group_partitions(g).iter().all(|p| p.committed == p.end);
-    let (exports, invoices, archive) = (GroupId::new(0), GroupId::new(1), GroupId::new(2));
+    let (exports, mailer, archive) = (GroupId::new(0), GroupId::new(1), GroupId::new(2));
     for g in [exports, archive] {
         assert_eq!(left_in(g), 0, "{}", sim.group_name(g));
         assert!(read_to_the_end(g), "{}", sim.group_name(g));
     }
-    assert!(left_in(invoices) >= 10);
+    assert!(left_in(mailer) >= 10);
     assert!(sim
-        .group_partitions(invoices)
+        .group_partitions(mailer)
         .iter()
         .all(|p| p.committed == 0));
     assert!(sim.counters().duplicate_effects >= 10);

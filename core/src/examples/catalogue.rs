@@ -171,7 +171,7 @@ pub const EXAMPLES: &[Example] = &[
         Logs,
         "A record slower than the poll interval runs again and again",
         "Un registro más lento que el intervalo de poll se repite",
-        "Tres grupos de consumidores leen el mismo log de facturas, y cada uno tarda 8 s con un registro. exports no tiene intervalo de poll: por mucho que tarde un registro, su miembro conserva la partición. invoices permite 5 s entre polls (el max.poll.interval.ms de Kafka, 300 s por defecto): cada registro lo supera, así que su miembro sale del grupo, el registro pasa al otro miembro, que lo vuelve a leer desde el último commit, y el primero, al terminar, no puede hacer commit y vuelve a unirse. Los miembros salen por turnos, los mismos registros se procesan una y otra vez, y el grupo nunca hace commit. archive permite 10 s: cada registro termina a tiempo y nada se mueve."
+        "Tres grupos de consumidores leen el mismo log de facturas, y cada uno tarda 8 s con un registro. exports no tiene intervalo de poll: por mucho que tarde un registro, su miembro conserva la partición. mailer permite 5 s entre polls (el max.poll.interval.ms de Kafka, 300 s por defecto): cada registro lo supera, así que su miembro sale del grupo, el registro pasa al otro miembro, que lo vuelve a leer desde el último commit, y el primero, al terminar, no puede hacer commit y vuelve a unirse. Los miembros salen por turnos, los mismos registros se procesan una y otra vez, y el grupo nunca hace commit. archive permite 10 s: cada registro termina a tiempo y nada se mueve."
     ),
     example!(
         "log-retention",

@@ -36,6 +36,8 @@ pub enum Happening {
     EmailRepeated,
     /// A dead-lettered copy went back to its queue.
     Redriven,
+    /// A group member worked on a record past its poll interval and left its group.
+    LeftGroup,
 }
 
 impl Happening {
@@ -61,6 +63,7 @@ impl Happening {
             Happening::TransactionAborted => matches!(fact, Fact::TransactionAborted { .. }),
             Happening::EmailRepeated => matches!(fact, Fact::EmailSent { times: 2.., .. }),
             Happening::Redriven => matches!(fact, Fact::Redriven { .. }),
+            Happening::LeftGroup => matches!(fact, Fact::PollIntervalExceeded { .. }),
         }
     }
 }

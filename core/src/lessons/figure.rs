@@ -72,6 +72,9 @@ pub enum Figure {
     IdleMembers(&'static str),
     /// The share of the log's records in its busiest partition, for the group so named.
     BusiestPartitionShare(&'static str),
+    /// Records of its log the group so named has not committed (its lag, over every
+    /// partition).
+    Lag(&'static str),
 }
 
 impl Figure {
@@ -81,6 +84,7 @@ impl Figure {
         match self {
             Backlog | Waiting(_) | InFlightIn(_) | Lost | DeadLettered | DeadLetteredAgain
             | Redriven | Refused | NeverPublished => Unit::Messages,
+            Lag(_) => Unit::Count,
             OldestAge | OldestAgeIn(_) | SecondsSince(_) => Unit::Seconds,
             Duplicates
             | DuplicatesSkipped
@@ -109,7 +113,8 @@ impl Figure {
             | Figure::LatestDeadLetterAttempts(q) => Some(Focus::Node(q)),
             Figure::EffectsInGroup(g)
             | Figure::IdleMembers(g)
-            | Figure::BusiestPartitionShare(g) => Some(Focus::Node(g)),
+            | Figure::BusiestPartitionShare(g)
+            | Figure::Lag(g) => Some(Focus::Node(g)),
             Figure::Balance {
                 table: Table::Queue(name) | Table::Group(name),
                 ..
@@ -165,6 +170,9 @@ impl Figure {
             Figure::BusiestPartitionShare(g) => {
                 group_named(sim, g).map_or(0.0, |g| busiest_share(sim, g))
             }
+            Figure::Lag(g) => group_named(sim, g).map_or(0.0, |g| {
+                n(sim.group_partitions(g).iter().map(|p| p.lag).sum())
+            }),
         }
     }
 

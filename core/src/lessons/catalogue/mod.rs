@@ -5,6 +5,7 @@
 
 mod delivery;
 mod failures;
+mod groups;
 mod load;
 mod ordering;
 mod publishing;
@@ -28,6 +29,7 @@ pub fn all() -> Vec<Lesson> {
         publishing::confirm_order_77(),
         load::backpressure(),
         publishing::exactly_once(),
+        groups::poll_interval(),
     ]
 }
 
