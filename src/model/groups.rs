@@ -431,10 +431,10 @@ mod tests {
     fn a_member_past_its_poll_interval_shows_it_left_the_group_with_its_record() {
         let s = examples::load("member-poll-interval").expect("built in");
         let mut sim = Simulation::new(s).expect("valid");
-        // invoices-1 fetched offset 0 of P0 at 5 s; at 10 s it has not polled for 5 s.
+        // mailer-1 fetched offset 0 of P0 at 5 s; at 10 s it has not polled for 5 s.
         sim.run_until(10_000_000);
-        let invoices = &LogsSnapshot::of(&sim).groups[1];
-        let first = &invoices.members[0];
+        let mailer = &LogsSnapshot::of(&sim).groups[1];
+        let first = &mailer.members[0];
         assert_eq!(first.state, MemberState::OutOfGroup { working: (0, 0) });
         assert!(first.partitions.is_empty());
         assert_eq!(member_class(first), "left");
@@ -448,8 +448,8 @@ mod tests {
         );
         // Done at 13 s, its commit fails and it rejoins.
         sim.run_until(13_000_000);
-        let invoices = &LogsSnapshot::of(&sim).groups[1];
-        assert_ne!(member_class(&invoices.members[0]), "left");
+        let mailer = &LogsSnapshot::of(&sim).groups[1];
+        assert_ne!(member_class(&mailer.members[0]), "left");
     }
 
     #[test]

@@ -183,17 +183,17 @@ test('log-retention: records deleted unread count as lost, as the invariant says
 test('member-poll-interval: a member past its poll interval leaves its group, and its record is processed twice', async () => {
   await pick('member-poll-interval');
   await stepUntil(async () => /without polling again/.test(await text('narration')), 20);
-  assert.match(await text('narration'), /invoices-1 has been on offset 0 of partition 0 for 5 s without polling again/);
+  assert.match(await text('narration'), /mailer-1 has been on offset 0 of partition 0 for 5 s without polling again/);
   await page.getByTestId('tab-logs').click();
   assert.equal(
     await text('group-1-member-0-state'),
-    'invoices-1: out of the group (poll interval passed) · finishing P0 offset 0, which it can no longer commit',
+    'mailer-1: out of the group (poll interval passed) · finishing P0 offset 0, which it can no longer commit',
   );
   assert.equal(await page.getByTestId('group-1-member-0-state').getAttribute('class'), 'member left');
   await page.getByTestId('lang-es').click();
   assert.equal(
     await text('group-1-member-0-state'),
-    'invoices-1: fuera del grupo (pasó su intervalo de poll) · termina P0 offset 0, del que ya no puede hacer commit',
+    'mailer-1: fuera del grupo (pasó su intervalo de poll) · termina P0 offset 0, del que ya no puede hacer commit',
   );
   await page.getByTestId('lang-en').click();
   // Once done it rejoins, and the other member's run of the same record is a duplicate.
