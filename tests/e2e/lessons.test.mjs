@@ -122,6 +122,36 @@ test('a Spanish browser gets the lessons in Spanish; the picker lists and opens 
   assert.deepEqual(errors, []);
 });
 
+test('poll-interval: the slow member leaves at 10 s, the invoice runs twice, the lag stays at 11', async () => {
+  const { page, errors } = await openAt(lessonUrl('poll-interval'));
+  await page.getByTestId('lesson').waitFor({ state: 'visible' });
+  assert.match(await text(page, 'lesson-title'), /^A record slower than the poll interval/);
+  assert.equal(await text(page, 'lesson-progress'), 'Step 1 of 4');
+  await page.getByTestId('speed').selectOption('20');
+  await page.getByTestId('lesson-choice-1').check();
+  await page.getByTestId('lesson-play').click();
+  await revealed(page);
+  assert.equal(await text(page, 'step-time'), '10.0 s');
+  assert.equal(await text(page, 'lesson-verdict'), 'Your prediction was right.');
+  assert.match(await text(page, 'lesson-explanation'), /^5 s without a poll/);
+  await page.getByTestId('tab-logs').click();
+  assert.match(await text(page, 'group-1-member-0-state'), /^mailer-1: out of the group/);
+  await page.getByTestId('lesson-next').click();
+  await page.getByTestId('lesson-number').fill('2');
+  await page.getByTestId('lesson-play').click();
+  await revealed(page);
+  assert.equal(await text(page, 'lesson-verdict'), 'Your prediction was right.');
+  assert.match(await text(page, 'lesson-explanation'), /^Effects in the table of mailer: 2,/);
+  await page.getByTestId('lesson-next').click();
+  await page.getByTestId('lesson-number').fill('0');
+  await page.getByTestId('lesson-play').click();
+  await revealed(page);
+  assert.equal(await text(page, 'lesson-verdict'), 'Not quite: the answer is 11.');
+  await page.getByTestId('lang-es').click();
+  assert.match(await text(page, 'lesson-explanation'), /^Lag: 11\. El grupo nunca hace commit/);
+  assert.deepEqual(errors, []);
+});
+
 test('a link to a lesson that does not exist says so and opens the page', async () => {
   const { page } = await openAt(lessonUrl('no-such-lesson'));
   assert.match(await text(page, 'error-note'), /There is no lesson called “no-such-lesson”\./);
