@@ -736,26 +736,12 @@ impl Simulation {
         point: MemberCrashPoint,
         trigger: Trigger,
     ) {
-        let now = self.now_us;
-        let member = &mut self.groups[g.index()].members[m as usize];
-        member.up = false;
-        member.incarnation += 1;
-        member.working = None;
-        member.poll_due_us = None;
-        // A member that had left the group for its poll interval owns nothing: its crash
-        // holds no session and starts no rebalance.
-        let had_left = std::mem::take(&mut member.out_of_group);
-        // A write waiting for the broker dies with the member: its record is read again.
-        member.unsent = None;
-        // A crash scheduled for its next record (`armed`) stays, as a consumer's does: it
-        // strikes the member when it is back. An armed crash that strikes now was taken off
-        // before this call, so it strikes once.
-        let restart_at_us = restart_after_us.map(|d| now.saturating_add(d));
-        member.restart_at_us = restart_at_us;
-        let incarnation = member.incarnation;
+        let down = self.take_member_down(g, m, restart_after_us);
         self.counters.member_crashes += 1;
         self.drop_spared(g);
-        let session_ends_at_us = if had_left {
+        // A member that had left the group for its poll interval owns nothing: its crash
+        // holds no session and starts no rebalance.
+        let session_ends_at_us = if down.had_left {
             None
         } else {
             self.hold_session(g, m)
@@ -772,26 +758,52 @@ impl Simulation {
             member: m,
             point,
             trigger,
-            restart_at_us,
+            restart_at_us: down.restart_at_us,
             session_ends_at_us,
         });
         if hangs {
             self.leave_transaction_open(g, m);
         }
-        if let Some(at) = restart_at_us {
-            self.events.schedule(
-                at,
-                Event::RestartMember {
-                    group: g,
-                    member: m,
-                    incarnation,
-                },
-            );
+        if let Some(at) = down.restart_at_us {
+            let incarnation = down.incarnation;
+            let restart = Event::RestartMember {
+                group: g,
+                member: m,
+                incarnation,
+            };
+            self.events.schedule(at, restart);
         }
         match session_ends_at_us {
             Some(at) => self.schedule_session_timeout(g, m, at),
-            None if had_left => {}
+            None if down.had_left => {}
             None => self.start_rebalance(g),
+        }
+    }
+
+    /// The member's process stops: what it had in hand is gone with it.
+    fn take_member_down(
+        &mut self,
+        g: GroupId,
+        m: MemberId,
+        restart_after_us: Option<Micros>,
+    ) -> MemberDown {
+        let now = self.now_us;
+        let member = &mut self.groups[g.index()].members[m as usize];
+        member.up = false;
+        member.incarnation += 1;
+        member.working = None;
+        member.poll_due_us = None;
+        // A write waiting for the broker dies with the member: its record is read again.
+        member.unsent = None;
+        // A crash scheduled for its next record (`armed`) stays, as a consumer's does: it
+        // strikes the member when it is back. An armed crash that strikes now was taken off
+        // before this call, so it strikes once.
+        let restart_at_us = restart_after_us.map(|d| now.saturating_add(d));
+        member.restart_at_us = restart_at_us;
+        MemberDown {
+            had_left: std::mem::take(&mut member.out_of_group),
+            restart_at_us,
+            incarnation: member.incarnation,
         }
     }
 
@@ -946,6 +958,14 @@ impl Simulation {
 
 /// The fact that member `m` of group `g` processed `work`, its effect now applied
 /// `applied` times (0: skipped as a duplicate).
+/// A crashed member, as its crash left it.
+struct MemberDown {
+    /// It had left its group (its poll interval passed) before the crash.
+    had_left: bool,
+    restart_at_us: Option<Micros>,
+    incarnation: u32,
+}
+
 fn record_processed(g: GroupId, m: MemberId, work: Work, applied: u32) -> Fact {
     Fact::RecordProcessed {
         group: g,
