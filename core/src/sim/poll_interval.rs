@@ -33,15 +33,18 @@ impl Simulation {
         if member.poll_timer_at.is_some_and(|t| t <= due) {
             return; // the pending timer moves itself on to `due` when it comes
         }
-        member.poll_timer_at = Some(due);
-        self.events.schedule(
-            due,
-            Event::PollIntervalExceeded {
-                group: g,
-                member: m,
-                at: due,
-            },
-        );
+        self.set_poll_timer(g, m, due);
+    }
+
+    /// The member's one pending poll timer, for `due`.
+    fn set_poll_timer(&mut self, g: GroupId, m: MemberId, due: Micros) {
+        self.groups[g.index()].members[m as usize].poll_timer_at = Some(due);
+        let timer = Event::PollIntervalExceeded {
+            group: g,
+            member: m,
+            at: due,
+        };
+        self.events.schedule(due, timer);
     }
 
     /// The member's poll timer: past its deadline with the record still in hand, it leaves
@@ -51,17 +54,7 @@ impl Simulation {
         let member = &mut self.groups[g.index()].members[m as usize];
         member.poll_timer_at = None;
         match member.poll_due_us {
-            Some(due) if due > now => {
-                member.poll_timer_at = Some(due);
-                self.events.schedule(
-                    due,
-                    Event::PollIntervalExceeded {
-                        group: g,
-                        member: m,
-                        at: due,
-                    },
-                );
-            }
+            Some(due) if due > now => self.set_poll_timer(g, m, due),
             Some(_) if member.active() => self.leave_for_poll_interval(g, m),
             _ => {}
         }
