@@ -423,7 +423,7 @@ mod tests {
         );
         assert_eq!(
             member_text(&enricher.members[0], Lang::Es),
-            "caído · sigue caído · su transacción detiene a los lectores read_committed hasta 57,5 s más"
+            "caído · sigue caído · su transacción detiene a los lectores read_committed durante 57,5 s más como máximo"
         );
     }
 
