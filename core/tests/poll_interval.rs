@@ -6,8 +6,11 @@
 //! slower than the interval the group never gets past the first one. The invariants are
 //! checked after every step.
 
-use brokerlab_core::lang::Lang;
 use brokerlab_core::*;
+
+#[path = "common/told.rs"]
+mod told;
+use told::{run_told, Told};
 
 const G: GroupId = GroupId::new(0);
 const S: Micros = 1_000_000;
@@ -34,24 +37,7 @@ fn slow_group(service_s: f64, interval_s: Option<f64>) -> Scenario {
     s
 }
 
-/// Every fact of the run with its instant and its English sentence, and the simulation
-/// at the end.
-fn run(s: Scenario) -> (Simulation, Vec<(Micros, Fact, String)>) {
-    let mut sim = Simulation::new(s).unwrap();
-    let mut facts = Vec::new();
-    while let Some(step) = sim.step() {
-        let step_facts = step.facts.to_vec();
-        invariants::check(&sim).unwrap_or_else(|e| panic!("step {}: {e}", sim.steps()));
-        let now = sim.now_us();
-        for f in step_facts {
-            let text = narration::describe(&sim, &f, Lang::En);
-            facts.push((now, f, text));
-        }
-    }
-    (sim, facts)
-}
-
-fn times(facts: &[(Micros, Fact, String)], is: impl Fn(&Fact) -> bool) -> Vec<Micros> {
+fn times(facts: &[Told], is: impl Fn(&Fact) -> bool) -> Vec<Micros> {
     facts
         .iter()
         .filter(|(_, f, _)| is(f))
@@ -67,7 +53,7 @@ fn left(f: &Fact) -> Option<MemberId> {
 }
 
 /// Who processed offset `offset`, in order.
-fn processed_by(facts: &[(Micros, Fact, String)], offset: u64) -> Vec<(Micros, MemberId)> {
+fn processed_by(facts: &[Told], offset: u64) -> Vec<(Micros, MemberId)> {
     facts
         .iter()
         .filter_map(|(t, f, _)| match *f {
@@ -85,7 +71,7 @@ fn committed(sim: &Simulation) -> u64 {
 
 #[test]
 fn without_a_poll_interval_a_slow_record_keeps_its_partition() {
-    let (sim, facts) = run(slow_group(400.0, None));
+    let (sim, facts) = run_told(slow_group(400.0, None));
     assert_eq!(processed_by(&facts, 0), vec![(401 * S, 0)]);
     assert_eq!(processed_by(&facts, 1), vec![(801 * S, 0)]);
     assert!(times(&facts, |f| left(f).is_some()).is_empty());
@@ -95,7 +81,7 @@ fn without_a_poll_interval_a_slow_record_keeps_its_partition() {
 
 #[test]
 fn a_record_within_the_poll_interval_keeps_its_partition() {
-    let (sim, facts) = run(slow_group(400.0, Some(450.0)));
+    let (sim, facts) = run_told(slow_group(400.0, Some(450.0)));
     assert_eq!(processed_by(&facts, 0), vec![(401 * S, 0)]);
     assert!(times(&facts, |f| left(f).is_some()).is_empty());
     assert_eq!(committed(&sim), 2);
@@ -106,7 +92,7 @@ fn a_record_within_the_poll_interval_keeps_its_partition() {
 /// commit, and the slow member's own commit fails.
 #[test]
 fn a_record_slower_than_the_poll_interval_is_processed_again_by_the_next_owner() {
-    let (sim, facts) = run(slow_group(400.0, Some(300.0)));
+    let (sim, facts) = run_told(slow_group(400.0, Some(300.0)));
     // g-1 fetched #0 at 1 s and has not polled by 301 s: it leaves, the group rebalances.
     let first_leave = facts.iter().find(|(_, f, _)| left(f).is_some()).unwrap();
     assert_eq!((first_leave.0, left(&first_leave.1)), (301 * S, Some(0)));
@@ -160,7 +146,7 @@ fn a_record_slower_than_the_poll_interval_is_processed_again_by_the_next_owner()
 fn the_eager_protocol_loses_the_record_the_same_way() {
     let mut s = slow_group(400.0, Some(300.0));
     s.groups[0].rebalance = Rebalance::Eager;
-    let (sim, facts) = run(s);
+    let (sim, facts) = run_told(s);
     assert_eq!(times(&facts, |f| left(f).is_some())[0], 301 * S);
     assert_eq!(processed_by(&facts, 0)[0], (401 * S, 0));
     assert!(processed_by(&facts, 0).len() >= 5);
@@ -174,7 +160,7 @@ fn the_eager_protocol_loses_the_record_the_same_way() {
 fn a_record_committed_before_processing_is_not_read_again() {
     let mut s = slow_group(400.0, Some(300.0));
     s.groups[0].commit = CommitMode::BeforeProcessing;
-    let (_, facts) = run(s);
+    let (_, facts) = run_told(s);
     let leave = facts.iter().find(|(_, f, _)| left(f).is_some()).unwrap();
     assert!(matches!(
         leave.1,
@@ -205,7 +191,7 @@ fn a_record_committed_before_processing_is_not_read_again() {
 fn an_idempotent_handler_applies_the_record_once() {
     let mut s = slow_group(400.0, Some(300.0));
     s.groups[0].idempotency = Idempotency::Inbox;
-    let (sim, _) = run(s);
+    let (sim, _) = run_told(s);
     let summary = sim.counters();
     assert_eq!(summary.duplicate_effects, 0);
     assert!(summary.duplicates_skipped >= 5);
@@ -228,7 +214,7 @@ fn a_member_that_crashes_after_leaving_starts_no_rebalance() {
         },
         unannounced: false,
     }];
-    let (_, facts) = run(s);
+    let (_, facts) = run_told(s);
     let crash = facts
         .iter()
         .find(|(_, f, _)| matches!(f, Fact::MemberCrashed { .. }))
@@ -277,7 +263,7 @@ fn each_retry_in_place_polls_again() {
         backoff_cap_s: 60.0,
         jitter: Jitter::None,
     };
-    let (sim, facts) = run(s);
+    let (sim, facts) = run_told(s);
     // 1 → 101 s fails, 111 → 211 s fails, 231 → 331 s succeeds: 330 s in hand.
     assert_eq!(processed_by(&facts, 0), vec![(331 * S, 0)]);
     assert!(times(&facts, |f| left(f).is_some()).is_empty());
@@ -351,7 +337,7 @@ fn the_setting_is_checked_and_kept_by_the_file() {
 #[test]
 fn the_example_shows_the_setting_three_ways() {
     let s = examples::load("member-poll-interval").expect("the example");
-    let (sim, facts) = run(s);
+    let (sim, facts) = run_told(s);
     let groups: Vec<String> = sim.group_ids().map(|g| sim.group_name(g)).collect();
     assert_eq!(groups, ["exports", "mailer", "archive"]);
     let left_in = |g: GroupId| {

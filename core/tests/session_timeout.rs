@@ -8,6 +8,10 @@
 use brokerlab_core::lang::Lang;
 use brokerlab_core::*;
 
+#[path = "common/told.rs"]
+mod told;
+use told::{first_time, Told};
+
 fn example(name: &str) -> Scenario {
     examples::load(name).unwrap_or_else(|| panic!("example {name}"))
 }
@@ -37,7 +41,7 @@ fn crash_at_10(session_s: Option<f64>, restart_after_s: Option<f64>) -> Scenario
 /// owned just before the first crash. The invariants are checked after every step.
 struct Run {
     sim: Simulation,
-    facts: Vec<(Micros, Fact, String)>,
+    facts: Vec<Told>,
     held: Vec<u32>,
 }
 
@@ -67,12 +71,7 @@ fn run_timed(s: Scenario) -> Run {
 }
 
 /// Ledger records of `partitions` processed in `[from, to)`.
-fn processed_between(
-    facts: &[(Micros, Fact, String)],
-    partitions: &[u32],
-    from: Micros,
-    to: Micros,
-) -> usize {
+fn processed_between(facts: &[Told], partitions: &[u32], from: Micros, to: Micros) -> usize {
     facts
         .iter()
         .filter(|(t, f, _)| {
@@ -83,12 +82,8 @@ fn processed_between(
         .count()
 }
 
-fn first_time(facts: &[(Micros, Fact, String)], is: impl Fn(&Fact) -> bool) -> Option<Micros> {
-    facts.iter().find(|(_, f, _)| is(f)).map(|(t, _, _)| *t)
-}
-
 /// When partition `p` of ledger first went to ledger-1.
-fn assigned_to_ledger_1(facts: &[(Micros, Fact, String)], p: u32) -> Option<Micros> {
+fn assigned_to_ledger_1(facts: &[Told], p: u32) -> Option<Micros> {
     first_time(facts, |f| {
         matches!(*f, Fact::PartitionAssigned { group, partition, member: Some(0), .. }
             if group == LEDGER && partition == p)
@@ -100,7 +95,7 @@ fn read_to_the_end(sim: &Simulation, g: GroupId) -> bool {
     sim.group_partitions(g).iter().all(|p| p.committed == p.end)
 }
 
-fn rebalance_started_in(facts: &[(Micros, Fact, String)], from: Micros, to: Micros) -> bool {
+fn rebalance_started_in(facts: &[Told], from: Micros, to: Micros) -> bool {
     facts.iter().any(|(t, f, _)| {
         (from..to).contains(t)
             && matches!(*f, Fact::RebalanceStarted { group, .. } if group == LEDGER)

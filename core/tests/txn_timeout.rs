@@ -6,8 +6,11 @@
 //! same `transactional.id` and fences it. Without the setting the transaction aborts at
 //! the crash (the `transactional-pipeline` example). Invariants after every step.
 
-use brokerlab_core::lang::Lang;
 use brokerlab_core::*;
+
+#[path = "common/told.rs"]
+mod told;
+use told::{first_time, run_told, Told};
 
 const ENRICHER: GroupId = GroupId::new(0);
 const BILLING: GroupId = GroupId::new(1);
@@ -30,27 +33,8 @@ fn pipeline(timeout_s: Option<f64>, restart_after_s: Option<f64>) -> Scenario {
     s
 }
 
-fn run(s: Scenario) -> (Simulation, Vec<(Micros, Fact, String)>) {
-    let mut sim = Simulation::new(s).unwrap();
-    let mut facts = Vec::new();
-    while let Some(step) = sim.step() {
-        let step_facts = step.facts.to_vec();
-        invariants::check(&sim).unwrap_or_else(|e| panic!("step {}: {e}", sim.steps()));
-        let now = sim.now_us();
-        for f in step_facts {
-            let text = narration::describe(&sim, &f, Lang::En);
-            facts.push((now, f, text));
-        }
-    }
-    (sim, facts)
-}
-
-fn first(facts: &[(Micros, Fact, String)], is: impl Fn(&Fact) -> bool) -> Option<Micros> {
-    facts.iter().find(|(_, f, _)| is(f)).map(|(t, _, _)| *t)
-}
-
 /// When billing (read_committed) processed each message, in order.
-fn billed(facts: &[(Micros, Fact, String)]) -> Vec<(Micros, MsgId)> {
+fn billed(facts: &[Told]) -> Vec<(Micros, MsgId)> {
     facts
         .iter()
         .filter_map(|(t, f, _)| match *f {
@@ -66,16 +50,16 @@ fn aborted(f: &Fact) -> bool {
 
 #[test]
 fn without_a_transaction_timeout_the_crash_aborts_the_transaction() {
-    let (_, facts) = run(pipeline(None, Some(5.0)));
-    assert_eq!(first(&facts, aborted), Some(3_500_000));
-    assert!(first(&facts, |f| matches!(f, Fact::TransactionLeftOpen { .. })).is_none());
+    let (_, facts) = run_told(pipeline(None, Some(5.0)));
+    assert_eq!(first_time(&facts, aborted), Some(3_500_000));
+    assert!(first_time(&facts, |f| matches!(f, Fact::TransactionLeftOpen { .. })).is_none());
     // billing reads enricher-2's #2 as soon as it is committed, at 4.5 s.
     assert_eq!(billed(&facts)[2], (4_600_000, MsgId::new(2)));
 }
 
 #[test]
 fn an_open_transaction_holds_read_committed_readers_until_the_member_is_back() {
-    let (sim, facts) = run(pipeline(Some(60.0), Some(5.0)));
+    let (sim, facts) = run_told(pipeline(Some(60.0), Some(5.0)));
     let left = facts
         .iter()
         .find(|(_, f, _)| matches!(f, Fact::TransactionLeftOpen { .. }))
@@ -92,10 +76,10 @@ fn an_open_transaction_holds_read_committed_readers_until_the_member_is_back() {
     // enricher-2 writes and commits #2, #3 and #4 by 5.5 s, but billing reads none of
     // them until enricher-1 is back at 8.5 s and fences its old transaction.
     assert_eq!(
-        first(&facts, |f| matches!(f, Fact::TransactionFenced { .. })),
+        first_time(&facts, |f| matches!(f, Fact::TransactionFenced { .. })),
         Some(8_500_000)
     );
-    assert_eq!(first(&facts, aborted), Some(8_500_000));
+    assert_eq!(first_time(&facts, aborted), Some(8_500_000));
     let billed = billed(&facts);
     assert_eq!(billed.len(), 5, "billing reads each order once: {billed:?}");
     assert!(billed[..2].iter().all(|&(t, _)| t < 3_500_000));
@@ -110,10 +94,10 @@ fn an_open_transaction_holds_read_committed_readers_until_the_member_is_back() {
 
 #[test]
 fn a_member_that_stays_down_leaves_it_open_until_the_timeout() {
-    let (_, facts) = run(pipeline(Some(60.0), None));
-    let timed_out = first(&facts, |f| matches!(f, Fact::TransactionTimedOut { .. }));
+    let (_, facts) = run_told(pipeline(Some(60.0), None));
+    let timed_out = first_time(&facts, |f| matches!(f, Fact::TransactionTimedOut { .. }));
     assert_eq!(timed_out, Some(63_500_000));
-    assert_eq!(first(&facts, aborted), Some(63_500_000));
+    assert_eq!(first_time(&facts, aborted), Some(63_500_000));
     let billed = billed(&facts);
     assert_eq!(billed.len(), 5);
     assert!(billed[2..].iter().all(|&(t, _)| t > 63 * S));
@@ -138,18 +122,18 @@ fn the_coordinator_aborts_at_its_restart_what_timed_out_while_it_was_down() {
     };
     let mut s = pipeline(Some(10.0), None);
     s.commands.push(broker_down(12.0, 5.0));
-    let (_, facts) = run(s);
+    let (_, facts) = run_told(s);
     assert_eq!(
-        first(&facts, |f| matches!(f, Fact::TransactionTimedOut { .. })),
+        first_time(&facts, |f| matches!(f, Fact::TransactionTimedOut { .. })),
         Some(17 * S)
     );
-    assert_eq!(first(&facts, aborted), Some(17 * S));
+    assert_eq!(first_time(&facts, aborted), Some(17 * S));
 
     let mut s = pipeline(Some(60.0), Some(5.0));
     s.commands.push(broker_down(8.0, 4.0));
-    let (_, facts) = run(s);
-    assert!(first(&facts, |f| matches!(f, Fact::TransactionFenced { .. })).is_none());
-    assert_eq!(first(&facts, aborted), Some(12 * S));
+    let (_, facts) = run_told(s);
+    assert!(first_time(&facts, |f| matches!(f, Fact::TransactionFenced { .. })).is_none());
+    assert_eq!(first_time(&facts, aborted), Some(12 * S));
 }
 
 #[test]
