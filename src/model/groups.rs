@@ -361,12 +361,13 @@ mod tests {
         assert!(ledger.partitions.iter().all(|p| p.owner.is_none()));
     }
 
-    /// Crashes ledger-1 (member 0 of group 0) for good, as a user's command.
-    fn crash_ledger_1(sim: &mut Simulation) {
+    /// Crashes member 0 of group 0 for good, at `point`, as a user's command (ledger-1 in
+    /// `log-consumer-groups`, enricher-1 in `transactional-pipeline`).
+    fn crash_first_member(sim: &mut Simulation, point: MemberCrashPoint) {
         sim.command(Command::CrashMember {
             group: GroupId::new(0),
             member: 0,
-            point: MemberCrashPoint::Now,
+            point,
             restart_after_s: None,
         })
         .expect("valid");
@@ -378,7 +379,7 @@ mod tests {
         s.groups[0].session_timeout_s = Some(45.0);
         s.commands.clear();
         let mut sim = Simulation::new(s).expect("valid");
-        crash_ledger_1(&mut sim);
+        crash_first_member(&mut sim, MemberCrashPoint::Now);
         let ledger = &LogsSnapshot::of(&sim).groups[0];
         assert!(!ledger.rebalancing, "the coordinator waits for the session");
         assert_eq!(
@@ -407,13 +408,7 @@ mod tests {
         s.groups[0].transaction_timeout_s = Some(60.0);
         s.commands.clear();
         let mut sim = Simulation::new(s).expect("valid");
-        sim.command(Command::CrashMember {
-            group: GroupId::new(0),
-            member: 0,
-            point: MemberCrashPoint::AfterProcessBeforeCommit,
-            restart_after_s: None,
-        })
-        .expect("valid");
+        crash_first_member(&mut sim, MemberCrashPoint::AfterProcessBeforeCommit);
         // enricher-1 writes #0 at 1.5 s and crashes before its commit.
         sim.run_until(4_000_000);
         let enricher = &LogsSnapshot::of(&sim).groups[0];
@@ -498,7 +493,7 @@ mod tests {
             member_text(&ledger.members[0], Lang::En),
             "up · waiting for records · owns P0, P1"
         );
-        crash_ledger_1(&mut sim);
+        crash_first_member(&mut sim, MemberCrashPoint::Now);
         let during = LogsSnapshot::of(&sim);
         let ledger = &during.groups[0];
         assert!(ledger.rebalancing);
