@@ -468,7 +468,8 @@ fn check_members_out_of_group(g: &Group) -> Result<(), String> {
     Ok(())
 }
 
-/// Records appended and expired agree with the partitions' ends and starts.
+/// Records and markers appended, and offsets expired, agree with the partitions' ends
+/// and starts.
 fn check_log_counts(sim: &Simulation) -> Result<(), String> {
     let c = sim.counters();
     let partitions = || sim.logs_raw().iter().flat_map(|l| l.partitions.iter());
@@ -480,12 +481,15 @@ fn check_log_counts(sim: &Simulation) -> Result<(), String> {
         .map(|m| u64::from(m.records))
         .sum::<u64>()
         + sim.retired().records;
-    ensure(ends == c.appended && records == c.appended, || {
-        format!(
-            "appended {} but partitions end at {ends} in all and messages count {records}",
-            c.appended
-        )
-    })?;
+    ensure(
+        ends == c.appended + c.control_records && records == c.appended,
+        || {
+            format!(
+                "appended {} and {} markers but partitions end at {ends} in all and messages count {records}",
+                c.appended, c.control_records
+            )
+        },
+    )?;
     ensure(starts == c.records_expired, || {
         format!(
             "expired {} but logs start at {starts} in all",

@@ -13,11 +13,46 @@ use crate::scenario::{
 use crate::step::{DeadLetterReason, MemberId, MsgId, Trigger};
 use crate::time::{secs_to_us, Micros};
 
+/// One offset of a partition: a message's record, or a transaction's control record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Record {
-    pub msg: MsgId,
+    /// The message; unused by a control record (read it through [`Record::message`]).
+    msg: MsgId,
     pub appended_us: Micros,
     pub status: RecordStatus,
+}
+
+impl Record {
+    pub fn new(msg: MsgId, appended_us: Micros, status: RecordStatus) -> Self {
+        Self {
+            msg,
+            appended_us,
+            status,
+        }
+    }
+
+    /// A transaction's commit or abort marker, appended at `appended_us`.
+    pub fn marker(commit: bool, appended_us: Micros) -> Self {
+        let status = if commit {
+            RecordStatus::CommitMarker
+        } else {
+            RecordStatus::AbortMarker
+        };
+        // The id is never read: `message` answers `None` for a marker.
+        Self::new(MsgId::new(u64::MAX), appended_us, status)
+    }
+
+    /// The message this record holds; `None` for a control record.
+    pub fn message(&self) -> Option<MsgId> {
+        (!self.is_marker()).then_some(self.msg)
+    }
+
+    pub fn is_marker(&self) -> bool {
+        matches!(
+            self.status,
+            RecordStatus::CommitMarker | RecordStatus::AbortMarker
+        )
+    }
 }
 
 /// Whether a record's transaction is settled.
@@ -30,6 +65,10 @@ pub enum RecordStatus {
     Open,
     /// Written by a transaction that aborted: read_committed readers skip it.
     Aborted,
+    /// A control record: the end of a transaction that committed, or aborted. It takes an
+    /// offset, as Kafka's markers do, and no reader ever receives it: each steps over it.
+    CommitMarker,
+    AbortMarker,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -49,6 +88,20 @@ impl Partition {
         offset
             .checked_sub(self.start)
             .and_then(|i| self.records.get(i as usize))
+    }
+
+    /// The message records (control records left out) at offsets `from..to`, with their
+    /// offsets.
+    pub fn messages_in(&self, from: u64, to: u64) -> impl Iterator<Item = (u64, MsgId)> + '_ {
+        (from.max(self.start)..to.min(self.end()))
+            .filter_map(|o| self.get(o).and_then(Record::message).map(|m| (o, m)))
+    }
+
+    /// The first message record at or after `offset`, if one is retained.
+    pub fn first_message_from(&self, offset: u64) -> Option<&Record> {
+        let skip = offset.saturating_sub(self.start);
+        let skip = usize::try_from(skip).unwrap_or(usize::MAX);
+        self.records.iter().skip(skip).find(|r| !r.is_marker())
     }
 }
 

@@ -77,6 +77,9 @@ pub struct Counters {
     pub broker_crashes: u64,
     /// Records appended to logs, expired by retention, processed by groups.
     pub appended: u64,
+    /// Control records (transactions' commit and abort markers) appended to logs: each
+    /// takes an offset and holds no message. Retention counts them in `records_expired`.
+    pub control_records: u64,
     pub records_expired: u64,
     pub records_processed: u64,
     pub offsets_committed: u64,

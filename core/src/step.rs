@@ -684,6 +684,14 @@ pub enum Fact {
         member: MemberId,
         outputs: u32,
     },
+    /// The coordinator closed a transaction in a partition it wrote to: a commit or abort
+    /// marker took `offset` there. No reader receives it; each steps over it.
+    ControlRecordWritten {
+        log: u32,
+        partition: u32,
+        offset: u64,
+        commit: bool,
+    },
     /// A read_committed group skipped an aborted record.
     AbortedSkipped {
         group: GroupId,
@@ -1241,6 +1249,7 @@ impl Fact {
             | TransactionLeftOpen { .. }
             | TransactionTimedOut { .. }
             | TransactionFenced { .. }
+            | ControlRecordWritten { .. }
             | AbortedSkipped { .. }
             | SettingChanged { .. }
             | ConsumerAdded { .. }

@@ -257,13 +257,15 @@ fn a_transaction_makes_the_log_exactly_once_but_not_the_email() {
             ..
         } if *group == GroupId::new(0)
     )));
-    // The enriched log holds six records for five orders: one of them aborted.
+    // The enriched log holds six records for five orders (one of them aborted), each
+    // followed by its transaction's commit or abort marker.
     let enriched: u64 = sim
         .group_partitions(GroupId::new(1))
         .iter()
         .map(|p| p.end)
         .sum();
-    assert_eq!(enriched, 6);
+    assert_eq!(enriched, 12);
+    assert_eq!(sim.counters().control_records, 6);
     // read_committed billing: each order exactly once. read_uncommitted audit: #2 twice.
     let billing = sim.group_tables(GroupId::new(1)).unwrap();
     let audit = sim.group_tables(GroupId::new(2)).unwrap();

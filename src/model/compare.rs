@@ -344,6 +344,7 @@ fn counter_word(name: &str, lang: Lang) -> Option<String> {
         "restarts" => td_string!(l, panels.compare.counter_names.restarts),
         "producer_crashes" => td_string!(l, panels.compare.counter_names.producer_crashes),
         "appended" => td_string!(l, panels.compare.counter_names.appended),
+        "control_records" => td_string!(l, panels.compare.counter_names.control_records),
         "records_expired" => td_string!(l, panels.compare.counter_names.records_expired),
         "records_processed" => td_string!(l, panels.compare.counter_names.records_processed),
         "offsets_committed" => td_string!(l, panels.compare.counter_names.offsets_committed),

@@ -992,6 +992,11 @@ fn transactions(sim: &Simulation, fact: &Fact) -> String {
             "{} is back with the same transactional.id: starting its producer fences the old one and aborts the transaction it left open.",
             sim.member_name(group, member)
         ),
+        ControlRecordWritten { log, partition, offset, commit } => format!(
+            "The coordinator wrote {} marker to {} partition {partition} at offset {offset}: a control record that no consumer receives, so that offset holds no message.",
+            if commit { "a commit" } else { "an abort" },
+            sim.log_name(log)
+        ),
         AbortedSkipped { group, partition, offset } => format!(
             "Group {} (read_committed) skipped the aborted record at offset {offset} of partition {partition}.",
             sim.group_name(group)

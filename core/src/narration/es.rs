@@ -1056,6 +1056,11 @@ fn transactions(sim: &Simulation, fact: &Fact) -> String {
             "{} volvió con el mismo transactional.id: al arrancar su productor aísla al anterior y aborta la transacción que dejó abierta.",
             sim.member_name(group, member)
         ),
+        ControlRecordWritten { log, partition, offset, commit } => format!(
+            "El coordinador escribió una marca de {} en la partición {partition} de {} en el offset {offset}: un registro de control que ningún consumidor recibe, así que ese offset no guarda ningún mensaje.",
+            if commit { "commit" } else { "aborto" },
+            sim.log_name(log)
+        ),
         AbortedSkipped { group, partition, offset } => format!(
             "El grupo {} (read_committed) omitió el registro abortado del offset {offset} de la partición {partition}.",
             sim.group_name(group)

@@ -147,6 +147,7 @@ impl Family {
             | TransactionLeftOpen { .. }
             | TransactionTimedOut { .. }
             | TransactionFenced { .. }
+            | ControlRecordWritten { .. }
             | AbortedSkipped { .. }
             | EmailSent { .. } => Family::Transactions,
             RecordFailed { .. }

@@ -81,8 +81,9 @@ impl Simulation {
         queues.chain(groups).max().unwrap_or(0)
     }
 
-    /// Age of the oldest record group `g` has not committed: per partition, the record at
-    /// its committed offset, or the oldest one retention kept if it removed that one. Measured from its append, as a
+    /// Age of the oldest record group `g` has not committed: per partition, the first
+    /// message record from its committed offset on (a marker there holds no message), or
+    /// the oldest one retention kept if it removed that one. Measured from its append, as a
     /// queue's copy is from when it entered the line. One look per partition, so it is
     /// cheap enough for every sample.
     pub(super) fn group_oldest_age_us(&self, g: GroupId, t_us: Micros) -> Micros {
@@ -91,7 +92,7 @@ impl Simulation {
             .partitions
             .iter()
             .zip(&group.committed)
-            .filter_map(|(part, &committed)| part.get(committed.max(part.start)))
+            .filter_map(|(part, &committed)| part.first_message_from(committed))
             .map(|r| t_us.saturating_sub(r.appended_us))
             .max()
             .unwrap_or(0)

@@ -92,11 +92,13 @@ impl Simulation {
             .collect();
         let read_committed = group.read_committed;
         let part = &self.logs[group.log].partitions[p];
-        let passed: Vec<(u64, MsgId, bool)> = (from..upto)
-            .filter_map(|o| {
-                part.get(o)
-                    .map(|r| (o, r.msg, r.status == RecordStatus::Aborted))
-            })
+        let aborted = |o: u64| {
+            part.get(o)
+                .is_some_and(|r| r.status == RecordStatus::Aborted)
+        };
+        let passed: Vec<(u64, MsgId, bool)> = part
+            .messages_in(from, upto)
+            .map(|(o, msg)| (o, msg, aborted(o)))
             .collect();
         self.groups[g.index()].settled[p] = upto;
         for (offset, msg, aborted) in passed {

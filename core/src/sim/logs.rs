@@ -67,11 +67,8 @@ impl Simulation {
         };
         let part = &mut log.partitions[partition as usize];
         let offset = part.end();
-        part.records.push_back(Record {
-            msg,
-            appended_us: self.now_us,
-            status,
-        });
+        part.records
+            .push_back(Record::new(msg, self.now_us, status));
         let m = &mut self.messages[msg.index()];
         m.records += 1;
         m.set_broker_remembers(true);
@@ -129,6 +126,7 @@ impl Simulation {
                 outputs,
             }
         });
+        self.write_markers(out, &txn, commit);
         self.log_changed(out);
     }
 
@@ -180,18 +178,19 @@ impl Simulation {
                 if group.log != l {
                     continue;
                 }
-                // Records below `from` went earlier and were counted then.
+                // Records below `from` went earlier and were counted then; markers take
+                // offsets but hold nothing to read.
                 let skipped_from = group.position[p].max(from);
-                if skipped_from < to {
-                    self.counters.records_skipped += to - skipped_from;
-                    let first = self.logs[l].partitions[p].get(skipped_from);
+                let mut unread = self.logs[l].partitions[p].messages_in(skipped_from, to);
+                if let Some((_, first)) = unread.next() {
+                    self.counters.records_skipped += 1 + unread.count() as u64;
                     self.facts.push(Fact::RecordsSkipped {
                         group: g,
                         partition: p as u32,
                         from: skipped_from,
                         to,
                         why: SkipReason::ExpiredUnread,
-                        first_msg: first.map(|r| r.msg),
+                        first_msg: Some(first),
                     });
                 }
             }
@@ -252,21 +251,20 @@ impl Simulation {
             if !member.active() || member.working.is_some() {
                 continue;
             }
-            let read_committed = group.read_committed;
             self.reset_positions(g, m as MemberId);
-            if read_committed {
-                self.skip_aborted(g, m as MemberId);
-            }
+            self.step_over(g, m as MemberId);
             let group = &self.groups[g.index()];
             let member = &group.members[m];
             let log = &self.logs[group.log];
             let n = log.partitions.len();
             let start = member.next_partition;
-            // read_committed stops at a record whose transaction is still open.
+            // read_committed stops at a record whose transaction is still open; a marker
+            // there is one that came after `step_over` (none do: it is never fetched).
             let visible = |p: usize| {
                 let part = &log.partitions[p];
-                part.get(group.position[p])
-                    .is_some_and(|r| !group.read_committed || r.status == RecordStatus::Committed)
+                part.get(group.position[p]).is_some_and(|r| {
+                    !r.is_marker() && (!group.read_committed || r.status == RecordStatus::Committed)
+                })
             };
             let next = (0..n).map(|i| (start + i) % n).find(|&p| {
                 group.owner[p] == Some(m as MemberId)
@@ -296,44 +294,13 @@ impl Simulation {
         }
     }
 
-    /// A read_committed member steps over aborted records on its partitions.
-    fn skip_aborted(&mut self, g: GroupId, m: MemberId) {
-        let group = &self.groups[g.index()];
-        let log = group.log;
-        for p in 0..group.owner.len() {
-            loop {
-                let group = &self.groups[g.index()];
-                if group.owner[p] != Some(m) || group.busy[p] {
-                    break;
-                }
-                let offset = group.position[p];
-                let aborted = self.logs[log].partitions[p]
-                    .get(offset)
-                    .is_some_and(|r| r.status == RecordStatus::Aborted);
-                if !aborted {
-                    break;
-                }
-                self.reads_passed(g, p, offset + 1);
-                let group = &mut self.groups[g.index()];
-                group.position[p] = offset + 1;
-                group.done_upto[p] = group.done_upto[p].max(offset + 1);
-                group.committed[p] = group.committed[p].max(offset + 1);
-                self.facts.push(Fact::AbortedSkipped {
-                    group: g,
-                    partition: p as u32,
-                    offset,
-                });
-            }
-        }
-    }
-
     fn start_record(&mut self, g: GroupId, m: MemberId, p: u32) {
         let group = &mut self.groups[g.index()];
         let offset = group.position[p as usize];
         let msg = self.logs[group.log].partitions[p as usize]
             .get(offset)
-            .expect("position is retained")
-            .msg;
+            .and_then(|r| r.message())
+            .expect("position is at a retained message record");
         if group.commit == CommitMode::BeforeProcessing {
             group.committed[p as usize] = offset + 1;
             self.counters.offsets_committed += 1;

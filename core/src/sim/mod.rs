@@ -19,6 +19,7 @@
 mod backoff;
 mod breaker;
 mod build;
+mod control_records;
 pub mod current;
 mod delivery;
 mod dependency;

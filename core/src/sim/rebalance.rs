@@ -5,8 +5,9 @@
 
 use super::Simulation;
 use crate::engine::Event;
+use crate::log::Partition;
 use crate::scenario::{CommitMode, Rebalance};
-use crate::step::{Fact, GroupId, MemberId, SkipReason};
+use crate::step::{Fact, GroupId, MemberId, MsgId, SkipReason};
 use crate::time::secs_to_us;
 
 impl Simulation {
@@ -174,22 +175,16 @@ impl Simulation {
         in_hand.sort_unstable();
         in_hand.dedup();
         self.reads_passed(g, p, committed);
-        let mut from = done;
-        while from < committed && in_hand.contains(&from) {
-            from += 1;
-        }
-        if from < committed {
-            let skipped = committed - from - in_hand.iter().filter(|&&o| o > from).count() as u64;
-            self.counters.records_skipped += skipped;
-            let log = &self.logs[self.groups[g.index()].log];
-            let first = log.partitions[p].get(from);
+        let part = &self.logs[self.groups[g.index()].log].partitions[p];
+        if let Some((from, first_msg, count)) = skipped_by_commit(part, done, committed, &in_hand) {
+            self.counters.records_skipped += count;
             self.facts.push(Fact::RecordsSkipped {
                 group: g,
                 partition: p as u32,
                 from,
                 to: committed,
                 why: SkipReason::CommittedBeforeProcessing,
-                first_msg: first.map(|r| r.msg),
+                first_msg,
             });
         }
         let group = &mut self.groups[g.index()];
@@ -304,5 +299,30 @@ impl Simulation {
             }
         }
         self.abort_timed_out_transactions(g);
+    }
+}
+
+/// What a commit to `committed` passed over in `part` from `done`, with no member holding
+/// it (`in_hand`): the first such offset, its message if retention kept it, and how many
+/// records there are. Offsets retention already removed are counted, not walked (they may
+/// be many); of those still there only message records count (a marker holds nothing to
+/// read).
+fn skipped_by_commit(
+    part: &Partition,
+    done: u64,
+    committed: u64,
+    in_hand: &[u64],
+) -> Option<(u64, Option<MsgId>, u64)> {
+    let gone_to = committed.min(part.start).max(done);
+    let gone = gone_to - done - in_hand.iter().filter(|&&o| o < gone_to).count() as u64;
+    let gone_first = (done..gone_to).find(|o| !in_hand.contains(o));
+    let mut kept = part
+        .messages_in(done, committed)
+        .filter(|(o, _)| !in_hand.contains(o));
+    match gone_first {
+        Some(from) => Some((from, None, gone + kept.count() as u64)),
+        None => kept
+            .next()
+            .map(|(from, msg)| (from, Some(msg), 1 + kept.count() as u64)),
     }
 }

@@ -245,7 +245,12 @@ impl Simulation {
         }
         for log in &self.logs {
             for part in &log.partitions {
-                ids.extend(part.records.iter().map(|r| r.msg.index()));
+                ids.extend(
+                    part.records
+                        .iter()
+                        .filter_map(|r| r.message())
+                        .map(|m| m.index()),
+                );
             }
         }
         for g in &self.groups {

@@ -466,6 +466,8 @@ fn records(c: &Contexts) -> Vec<(&Simulation, Fact)> {
         (l, OutputWritten { group: G, member: 0, msg: M, log: 0, partition: 1, offset: 4, open: false }),
         (l, TransactionCommitted { group: G, member: 0, outputs: 2 }),
         (l, TransactionAborted { group: G, member: 0, outputs: 2 }),
+        (l, ControlRecordWritten { log: 0, partition: 1, offset: 5, commit: true }),
+        (l, ControlRecordWritten { log: 0, partition: 1, offset: 5, commit: false }),
         (l, AbortedSkipped { group: G, partition: 1, offset: 4 }),
         (l, EmailSent { group: G, member: 0, msg: M, times: 1 }),
         (l, EmailSent { group: G, member: 0, msg: M, times: 2 }),
