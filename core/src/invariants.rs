@@ -437,6 +437,7 @@ fn check_processes(sim: &Simulation) -> Result<(), String> {
 fn check_logs(sim: &Simulation) -> Result<(), String> {
     check_log_counts(sim)?;
     check_open_records(sim)?;
+    check_marker_counts(sim)?;
     check_group_failures(sim)?;
     let logs = sim.logs_raw();
     for g in sim.groups_raw() {
@@ -521,6 +522,22 @@ fn check_open_records(sim: &Simulation) -> Result<(), String> {
                     })?;
                 }
             }
+        }
+    }
+    Ok(())
+}
+
+/// Each partition's count of control records is the number it holds.
+fn check_marker_counts(sim: &Simulation) -> Result<(), String> {
+    for log in sim.logs_raw() {
+        for (p, part) in log.partitions.iter().enumerate() {
+            let held = part.records.iter().filter(|r| r.is_marker()).count() as u64;
+            ensure(held == part.markers, || {
+                format!(
+                    "log {} partition {p} holds {held} markers but counts {}",
+                    log.name, part.markers
+                )
+            })?;
         }
     }
     Ok(())

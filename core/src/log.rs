@@ -76,6 +76,9 @@ pub struct Partition {
     /// Offset of the first retained record (the log start).
     pub start: u64,
     pub records: VecDeque<Record>,
+    /// How many of `records` are control records (kept as they come and go, so that a
+    /// view need not count them).
+    pub markers: u64,
 }
 
 impl Partition {
@@ -455,6 +458,8 @@ pub struct PartitionView {
     pub owner: Option<MemberId>,
     /// Log end minus committed offset.
     pub lag: u64,
+    /// Control records (transactions' markers) among the retained offsets.
+    pub markers: u64,
     /// The attempt of a record retried in place: the partition is blocked behind it.
     pub retrying: Option<u32>,
     /// Its owner gives it up once the record in hand is committed (cooperative).

@@ -22,6 +22,8 @@ pub struct PartitionLane {
     pub retrying: Option<u32>,
     /// Its owner gives it up once the record in hand is committed (cooperative).
     pub revoking: bool,
+    /// Control records (transactions' markers) among its offsets.
+    pub markers: u64,
 }
 
 /// Where a group member stands.
@@ -139,6 +141,7 @@ impl LogsSnapshot {
                             owner: p.owner.map(|m| sim.member_name(g, m)),
                             retrying: p.retrying,
                             revoking: p.revoking,
+                            markers: p.markers,
                         })
                         .collect(),
                 }
@@ -185,6 +188,10 @@ pub fn partition_text(index: usize, p: &PartitionLane, lang: Lang) -> String {
         lag = p.lag,
     )
     .to_string();
+    if p.markers > 0 {
+        let n = p.markers;
+        text.push_str(&td_string!(l, stage.partition.markers, n).to_string());
+    }
     if let Some(n) = p.retrying {
         text.push_str(&td_string!(l, stage.partition.blocked, n).to_string());
     }
@@ -325,6 +332,7 @@ mod tests {
             owner: None,
             retrying: None,
             revoking: false,
+            markers: 0,
         };
         assert_eq!(
             partition_text(1, &p, Lang::En),
@@ -335,6 +343,15 @@ mod tests {
             "P1 · offsets 0..10 · commit 4 · sin dueño · retraso 6"
         );
         assert_eq!(committed_pct(&p), 40.0);
+        let p = PartitionLane { markers: 3, ..p };
+        assert_eq!(
+            partition_text(1, &p, Lang::En),
+            "P1 · offsets 0..10 · committed 4 · no owner · lag 6 · transaction markers among them: 3"
+        );
+        assert_eq!(
+            partition_text(1, &p, Lang::Es),
+            "P1 · offsets 0..10 · commit 4 · sin dueño · retraso 6 · marcas de transacción entre ellos: 3"
+        );
     }
 
     #[test]
@@ -420,6 +437,22 @@ mod tests {
             member_text(&enricher.members[0], Lang::Es),
             "caído · sigue caído · su transacción detiene a los lectores read_committed durante 57,5 s más como máximo"
         );
+    }
+
+    #[test]
+    fn a_transactional_partition_says_how_many_of_its_offsets_are_markers() {
+        let s = examples::load("transactional-pipeline").expect("built in");
+        let mut sim = Simulation::new(s).expect("valid");
+        sim.run_until(u64::MAX);
+        // billing reads enriched: six records (one aborted), each followed by a marker.
+        let billing = &LogsSnapshot::of(&sim).groups[1];
+        assert_eq!(
+            partition_text(0, &billing.partitions[0], Lang::En),
+            "P0 · offsets 0..12 · committed 12 · owned by billing-1 · lag 0 · transaction markers among them: 6"
+        );
+        // enricher reads orders, which no transaction writes to.
+        let enricher = &LogsSnapshot::of(&sim).groups[0];
+        assert_eq!(enricher.partitions[0].markers, 0);
     }
 
     #[test]

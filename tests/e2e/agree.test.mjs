@@ -217,3 +217,24 @@ test('a consumer scaled in that has stopped offers no Restart: it has left', asy
   assert.ok(await page.getByTestId('consumer-0-restart').isVisible());
   assert.deepEqual(consoleErrors, []);
 });
+
+test('transactional-pipeline: each transaction ends with a marker that takes an offset no group reads', async () => {
+  await pick('transactional-pipeline');
+  await page.getByTestId('tab-story').click(); // the event log follows the run while on show
+  await stepUntil(async () => /commit marker/.test(await text('log')), 20);
+  assert.match(
+    await text('log'),
+    /The coordinator wrote a commit marker to enriched partition 0 at offset 1: a control record that no consumer receives/,
+  );
+  await page.getByTestId('tab-logs').click();
+  await playToEnd(5);
+  // Six records for five orders (one aborted), each followed by its marker.
+  assert.equal(
+    await text('group-1-partition-0'),
+    'P0 · offsets 0..12 · committed 12 · owned by billing-1 · lag 0 · transaction markers among them: 6',
+  );
+  await page.getByTestId('lang-es').click();
+  assert.match(await text('group-1-partition-0'), /retraso 0 · marcas de transacción entre ellos: 6$/);
+  await page.getByTestId('lang-en').click();
+  assert.deepEqual(consoleErrors, []);
+});

@@ -19,6 +19,7 @@ impl Simulation {
             let part = &mut self.logs[out].partitions[p as usize];
             let offset = part.end();
             part.records.push_back(Record::marker(commit, self.now_us));
+            part.markers += 1;
             self.counters.control_records += 1;
             self.facts.push(Fact::ControlRecordWritten {
                 log: out as u32,

@@ -327,6 +327,7 @@ impl Simulation {
                 position: group.position[p],
                 owner: group.owner[p],
                 lag: part.end().saturating_sub(group.committed[p]),
+                markers: part.markers,
                 retrying: group
                     .members
                     .iter()

@@ -195,7 +195,8 @@ impl Simulation {
                 }
             }
             let part = &mut self.logs[l].partitions[p];
-            part.records.drain(..gone);
+            let markers = part.records.drain(..gone).filter(Record::is_marker).count();
+            part.markers -= markers as u64;
             part.start = to;
         }
         self.schedule_retention(l);
