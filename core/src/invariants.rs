@@ -614,8 +614,9 @@ fn check_partition_owner(g: &Group, p: usize) -> Result<(), String> {
         ensure(m.up || m.session_ends_at_us.is_some(), || {
             format!("group {}: partition {p} owned by a dead member", g.name)
         })?;
-        // A member that outlasted its poll interval left the group with nothing.
-        ensure(!m.out_of_group, || {
+        // A member that outlasted its poll interval left the group with nothing, unless it
+        // is static: it keeps its partitions until its session runs out.
+        ensure(!m.out_of_group || m.session_ends_at_us.is_some(), || {
             format!(
                 "group {}: partition {p} owned by a member out of the group",
                 g.name

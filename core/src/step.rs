@@ -624,15 +624,21 @@ pub enum Fact {
         msg: MsgId,
         interval_us: Micros,
         again: bool,
+        /// A static member (its group has a session timeout) sends no leave: it only stops
+        /// heartbeating, keeps its partitions, and is removed when its session ends here.
+        session_ends_at_us: Option<Micros>,
     },
     /// A member that had left the group for its poll interval finished the record at
     /// `offset`; its commit failed (`CommitFailedException`) and it rejoins the group.
+    /// A static member back within its session (`in_session`) gets its partitions again
+    /// without a rebalance, from their committed offsets.
     CommitFailed {
         group: GroupId,
         member: MemberId,
         partition: u32,
         offset: u64,
         msg: MsgId,
+        in_session: bool,
     },
     /// The group moved every partition to `to_offset` (the earliest retained record when
     /// none).

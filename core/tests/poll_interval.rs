@@ -142,6 +142,204 @@ fn a_record_slower_than_the_poll_interval_is_processed_again_by_the_next_owner()
     assert!(sim.counters().duplicate_effects >= 5);
 }
 
+fn rebalances(facts: &[Told]) -> Vec<Micros> {
+    times(facts, |f| matches!(*f, Fact::RebalanceStarted { .. }))
+}
+
+/// A static member (its group has a session timeout) that passes its poll interval sends
+/// no leave: it stops heartbeating and keeps its partitions, which nobody reads meanwhile.
+/// Back within its session, its commit still fails, and it rejoins as itself, without a
+/// rebalance, reading the record again from the last commit.
+#[test]
+fn a_static_member_past_its_poll_interval_keeps_its_partition_and_reads_the_record_again() {
+    let mut s = slow_group(400.0, Some(300.0));
+    s.groups[0].session_timeout_s = Some(450.0);
+    let (sim, facts) = run_told(s);
+    let first_leave = facts.iter().find(|(_, f, _)| left(f).is_some()).unwrap();
+    assert_eq!(first_leave.0, 301 * S);
+    assert!(matches!(
+        first_leave.1,
+        Fact::PollIntervalExceeded {
+            member: 0,
+            session_ends_at_us: Some(t),
+            ..
+        } if t == 751 * S
+    ));
+    assert!(
+        first_leave.2.contains("it stops heartbeating")
+            && first_leave
+                .2
+                .contains("until its session times out at 751 s"),
+        "{}",
+        first_leave.2
+    );
+    // No rebalance at any point: the partition stays g-1's, and g-2 never reads it.
+    assert!(
+        rebalances(&facts).iter().all(|&t| t < 300 * S),
+        "{:?}",
+        rebalances(&facts)
+    );
+    let processed = processed_by(&facts, 0);
+    assert!(processed.iter().all(|&(_, m)| m == 0), "{processed:?}");
+    // At 401 s g-1 finishes #0, its commit fails, and it starts on #0 again at once.
+    let failed = facts
+        .iter()
+        .find(|(_, f, _)| matches!(*f, Fact::CommitFailed { .. }))
+        .unwrap();
+    assert_eq!(failed.0, 401 * S);
+    assert!(matches!(
+        failed.1,
+        Fact::CommitFailed {
+            in_session: true,
+            ..
+        }
+    ));
+    assert!(failed.2.contains("no rebalance"), "{}", failed.2);
+    assert_eq!(processed[..2], [(401 * S, 0), (801 * S, 0)]);
+    // Every attempt outlasts the interval: the group never commits, with no storm of
+    // rebalances to show it.
+    assert_eq!(committed(&sim), 0);
+    assert!(times(&facts, |f| left(f).is_some()).len() >= 4);
+    assert!(sim.counters().duplicate_effects >= 3);
+}
+
+/// Its session runs out before it polls again: the coordinator removes it, the group
+/// rebalances, and the other member reads the record again; the slow member's commit
+/// then fails and its rejoin starts another round, as a dynamic member's does.
+#[test]
+fn a_static_member_whose_session_runs_out_first_loses_its_partition() {
+    let mut s = slow_group(400.0, Some(300.0));
+    s.groups[0].session_timeout_s = Some(45.0);
+    let (_, facts) = run_told(s);
+    let timed_out = times(&facts, |f| {
+        matches!(*f, Fact::MemberSessionTimedOut { member: 0, .. })
+    });
+    assert_eq!(timed_out.first(), Some(&(346 * S)));
+    let after_start: Vec<Micros> = rebalances(&facts)
+        .into_iter()
+        .filter(|&t| t > 2 * S)
+        .collect();
+    assert_eq!(after_start[..2], [346 * S, 401 * S]);
+    assert!(facts.iter().any(|(t, f, _)| *t == 347 * S
+        && matches!(
+            *f,
+            Fact::PartitionAssigned {
+                member: Some(1),
+                from_offset: 0,
+                ..
+            }
+        )));
+    assert!(facts.iter().any(|(t, f, _)| *t == 401 * S
+        && matches!(
+            *f,
+            Fact::CommitFailed {
+                member: 0,
+                in_session: false,
+                ..
+            }
+        )));
+}
+
+/// A static member that crashes while it is not heartbeating is already in its session:
+/// the crash neither restarts the timeout nor starts a rebalance; back before it runs out,
+/// the member resumes its partition without one.
+#[test]
+fn a_static_member_that_crashes_past_its_poll_interval_keeps_its_session() {
+    let mut s = slow_group(400.0, Some(300.0));
+    s.groups[0].session_timeout_s = Some(450.0);
+    s.commands.push(ScheduledCommand {
+        at_s: 350.0,
+        command: Command::CrashMember {
+            group: G,
+            member: 0,
+            point: MemberCrashPoint::Now,
+            restart_after_s: Some(100.0),
+        },
+        unannounced: false,
+    });
+    let (_, facts) = run_told(s);
+    let crashed = facts
+        .iter()
+        .find(|(_, f, _)| matches!(*f, Fact::MemberCrashed { .. }))
+        .unwrap();
+    assert_eq!(crashed.0, 350 * S);
+    assert!(matches!(
+        crashed.1,
+        Fact::MemberCrashed {
+            session_ends_at_us: Some(t),
+            ..
+        } if t == 751 * S
+    ));
+    assert!(rebalances(&facts).iter().all(|&t| t < 300 * S));
+    // Back at 450 s, within its session: it reads #0 again from the last commit.
+    assert!(facts.iter().any(|(t, f, _)| *t == 450 * S
+        && matches!(
+            *f,
+            Fact::PartitionAssigned {
+                member: Some(0),
+                from_offset: 0,
+                ..
+            }
+        )));
+    // The record in hand died with it: no failed commit before it is back, and its
+    // session never runs out (it is back, and working, long before 751 s).
+    assert!(times(&facts, |f| matches!(*f, Fact::CommitFailed { .. }))
+        .iter()
+        .all(|&t| t > 450 * S));
+    assert!(
+        times(&facts, |f| matches!(*f, Fact::MemberSessionTimedOut { .. }))
+            .iter()
+            .all(|&t| t > 751 * S)
+    );
+}
+
+/// With the broker (the coordinator) down, a static member's session cannot run out; a
+/// crash after its end keeps that session, which waits for the broker as well, and the
+/// clock never goes back (found by the conservation property test).
+#[test]
+fn a_static_member_crashing_after_its_session_ended_with_the_broker_down_keeps_the_clock() {
+    let mut s = slow_group(400.0, Some(300.0));
+    s.groups[0].session_timeout_s = Some(45.0);
+    let at = |at_s: f64, command: Command| ScheduledCommand {
+        at_s,
+        command,
+        unannounced: false,
+    };
+    s.commands = vec![
+        at(
+            320.0,
+            Command::CrashBroker {
+                restart_after_s: None,
+            },
+        ),
+        at(
+            360.0,
+            Command::CrashMember {
+                group: G,
+                member: 0,
+                point: MemberCrashPoint::Now,
+                restart_after_s: None,
+            },
+        ),
+    ];
+    let (sim, facts) = run_told(s);
+    let instants: Vec<Micros> = facts.iter().map(|(t, _, _)| *t).collect();
+    assert!(instants.windows(2).all(|w| w[0] <= w[1]), "time went back");
+    assert!(times(&facts, |f| matches!(*f, Fact::MemberSessionTimedOut { .. })).is_empty());
+    let crashed = facts
+        .iter()
+        .find(|(_, f, _)| matches!(*f, Fact::MemberCrashed { .. }))
+        .unwrap();
+    assert!(matches!(
+        crashed.1,
+        Fact::MemberCrashed {
+            session_ends_at_us: Some(t),
+            ..
+        } if t == 346 * S
+    ));
+    assert!(sim.now_us() >= 360 * S);
+}
+
 #[test]
 fn the_eager_protocol_loses_the_record_the_same_way() {
     let mut s = slow_group(400.0, Some(300.0));
@@ -198,12 +396,12 @@ fn an_idempotent_handler_applies_the_record_once() {
     assert_eq!(sim.effect_count(MsgId::new(0)), 1);
 }
 
-/// A member that leaves and then crashes owned nothing: its crash holds no session and
-/// starts no rebalance; back, it joins with a rebalance, as any member does.
+/// A (dynamic) member that leaves and then crashes owned nothing: its crash starts no
+/// rebalance; back, it joins with a rebalance, as any member does. (A static one keeps
+/// its session: `a_static_member_that_crashes_past_its_poll_interval_keeps_its_session`.)
 #[test]
 fn a_member_that_crashes_after_leaving_starts_no_rebalance() {
     let mut s = slow_group(400.0, Some(300.0));
-    s.groups[0].session_timeout_s = Some(45.0);
     s.commands = vec![ScheduledCommand {
         at_s: 350.0,
         command: Command::CrashMember {

@@ -45,8 +45,13 @@ pub enum MemberState {
     /// Up but given no partition: the group has more members than partitions.
     Idle,
     /// Up, but it left the group for outlasting its poll interval: it finishes the record
-    /// in hand (partition, offset), which it can no longer commit, then rejoins.
-    OutOfGroup { working: (u32, u64) },
+    /// in hand (partition, offset), which it can no longer commit, then rejoins. A static
+    /// member only stopped heartbeating: `session_left_s` is how long it keeps its
+    /// partitions.
+    OutOfGroup {
+        working: (u32, u64),
+        session_left_s: Option<f64>,
+    },
 }
 
 /// A member of a group as its row shows it.
@@ -114,7 +119,12 @@ impl LogsSnapshot {
                                         .map(|at| us_to_secs(at.saturating_sub(now))),
                                 }
                             } else if let Some(w) = v.working.filter(|_| v.out_of_group) {
-                                MemberState::OutOfGroup { working: w }
+                                MemberState::OutOfGroup {
+                                    working: w,
+                                    session_left_s: v
+                                        .session_ends_at_us
+                                        .map(|at| us_to_secs(at.saturating_sub(now))),
+                                }
                             } else if rebalancing && (eager || v.partitions.is_empty()) {
                                 MemberState::Rebalancing
                             } else if v.partitions.is_empty() {
@@ -227,8 +237,17 @@ pub fn member_text(m: &MemberCard, lang: Lang) -> String {
         }
         MemberState::Rebalancing => td_string!(l, stage.member.rebalancing).to_string(),
         MemberState::Idle => td_string!(l, stage.member.idle).to_string(),
-        MemberState::OutOfGroup { working: (p, o) } => {
-            td_string!(l, stage.member.out_of_group, p, o).to_string()
+        MemberState::OutOfGroup {
+            working: (p, o),
+            session_left_s: None,
+        } => td_string!(l, stage.member.out_of_group, p, o).to_string(),
+        MemberState::OutOfGroup {
+            working: (p, o),
+            session_left_s: Some(left),
+        } => {
+            let state = td_string!(l, stage.member.not_heartbeating, p, o).to_string();
+            let s = seconds(*left, lang);
+            td_string!(l, stage.member.in_session, state, s = s).to_string()
         }
     };
     if m.partitions.is_empty() {
@@ -463,7 +482,13 @@ mod tests {
         sim.run_until(10_000_000);
         let mailer = &LogsSnapshot::of(&sim).groups[1];
         let first = &mailer.members[0];
-        assert_eq!(first.state, MemberState::OutOfGroup { working: (0, 0) });
+        assert_eq!(
+            first.state,
+            MemberState::OutOfGroup {
+                working: (0, 0),
+                session_left_s: None
+            }
+        );
         assert!(first.partitions.is_empty());
         assert_eq!(member_class(first), "left");
         assert_eq!(
@@ -478,6 +503,36 @@ mod tests {
         sim.run_until(13_000_000);
         let mailer = &LogsSnapshot::of(&sim).groups[1];
         assert_ne!(member_class(&mailer.members[0]), "left");
+    }
+
+    #[test]
+    fn a_static_member_past_its_poll_interval_shows_it_keeps_its_partitions_for_its_session() {
+        let mut s = examples::load("member-poll-interval").expect("built in");
+        s.groups[1].session_timeout_s = Some(45.0);
+        let mut sim = Simulation::new(s).expect("valid");
+        // At 10 s mailer-1 stops heartbeating: it keeps P0 until 55 s.
+        sim.run_until(10_000_000);
+        let first = &LogsSnapshot::of(&sim).groups[1].members[0];
+        assert_eq!(first.partitions, [0]);
+        assert_eq!(
+            member_text(first, Lang::En),
+            "no heartbeats (poll interval passed) · finishing P0 offset 0, which it can no longer commit · still in the group for 45.0 s · owns P0"
+        );
+        assert_eq!(
+            member_text(first, Lang::Es),
+            "sin heartbeats (pasó su intervalo de poll) · termina P0 offset 0, del que ya no puede hacer commit · aún en el grupo durante 45,0 s más · tiene P0"
+        );
+        // Done at 13 s: it rejoins as itself, on P0 again, with no rebalance.
+        sim.run_until(13_000_000);
+        let mailer = &LogsSnapshot::of(&sim).groups[1];
+        assert!(!mailer.rebalancing);
+        assert_eq!(mailer.members[0].partitions, [0]);
+        assert_eq!(
+            mailer.members[0].state,
+            MemberState::Up {
+                working: Some((0, 0))
+            }
+        );
     }
 
     #[test]

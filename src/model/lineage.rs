@@ -863,10 +863,20 @@ fn group_label(fact: &Fact, l: Locale) -> Option<String> {
             partition, attempt, ..
         } => say!(l, record_retrying, attempt = attempt, partition = partition),
         RecordDeadLettered { attempts, .. } => say!(l, record_dead_lettered, attempts = attempts),
-        PollIntervalExceeded { interval_us, .. } => {
+        PollIntervalExceeded {
+            interval_us,
+            session_ends_at_us,
+            ..
+        } => {
             let s = secs(us_to_secs(interval_us), l);
-            say!(l, poll_interval_passed, s = s)
+            match session_ends_at_us {
+                Some(_) => say!(l, poll_interval_passed_static, s = s),
+                None => say!(l, poll_interval_passed, s = s),
+            }
         }
+        CommitFailed {
+            in_session: true, ..
+        } => say!(l, commit_failed_static),
         CommitFailed { .. } => say!(l, commit_failed),
         RecordEffectRefused { .. } => say!(l, refused_by_rule),
         RecordStaleIgnored {

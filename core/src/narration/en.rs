@@ -1133,6 +1133,20 @@ fn members(sim: &Simulation, fact: &Fact) -> String {
             session_text(sim, session_ends_at_us),
             restart_text(sim, restart_at_us)
         ),
+        PollIntervalExceeded {
+            group,
+            member,
+            partition,
+            offset,
+            interval_us,
+            session_ends_at_us: Some(ends),
+            ..
+        } => format!(
+            "{} has been on offset {offset} of partition {partition} for {} without polling again, its poll interval (max.poll.interval.ms). As a static member it sends no leave: it stops heartbeating, and it can no longer commit.{}",
+            sim.member_name(group, member),
+            secs(interval_us),
+            session_text(sim, Some(ends))
+        ),
         PollIntervalExceeded { group, member, partition, offset, interval_us, again, .. } => format!(
             "{} has been on offset {offset} of partition {partition} for {} without polling again, its poll interval (max.poll.interval.ms): it leaves group {}, which rebalances its partitions. It still finishes the record, {}",
             sim.member_name(group, member),
@@ -1143,6 +1157,11 @@ fn members(sim: &Simulation, fact: &Fact) -> String {
             } else {
                 "whose offset was committed before processing: nobody reads it again."
             }
+        ),
+        CommitFailed { group, member, partition, offset, in_session: true, .. } => format!(
+            "{} finished offset {offset} of partition {partition} after its poll interval passed: its commit fails (CommitFailedException). Its next poll rejoins group {} within its session, as a static member: no rebalance, and it reads its partitions again from their last commit.",
+            sim.member_name(group, member),
+            sim.group_name(group)
         ),
         CommitFailed { group, member, partition, offset, .. } => format!(
             "{} finished offset {offset} of partition {partition} after leaving its group: its commit fails (CommitFailedException), and its next poll rejoins group {}, which rebalances again.",

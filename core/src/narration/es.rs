@@ -1187,6 +1187,20 @@ fn members(sim: &Simulation, fact: &Fact) -> String {
             session_text(sim, session_ends_at_us),
             restart_text(sim, restart_at_us)
         ),
+        PollIntervalExceeded {
+            group,
+            member,
+            partition,
+            offset,
+            interval_us,
+            session_ends_at_us: Some(ends),
+            ..
+        } => format!(
+            "{} lleva {} con el offset {offset} de la partición {partition} sin volver a hacer poll, su intervalo máximo (max.poll.interval.ms). Como miembro estático no avisa de su salida: deja de enviar heartbeats, y ya no puede hacer commit.{}",
+            sim.member_name(group, member),
+            secs(interval_us),
+            session_text(sim, Some(ends))
+        ),
         PollIntervalExceeded { group, member, partition, offset, interval_us, again, .. } => format!(
             "{} lleva {} con el offset {offset} de la partición {partition} sin volver a hacer poll, su intervalo máximo (max.poll.interval.ms): sale del grupo {}, que reparte de nuevo sus particiones. Aun así termina el registro, {}",
             sim.member_name(group, member),
@@ -1197,6 +1211,11 @@ fn members(sim: &Simulation, fact: &Fact) -> String {
             } else {
                 "cuyo offset tuvo commit antes de procesarlo: nadie vuelve a leerlo."
             }
+        ),
+        CommitFailed { group, member, partition, offset, in_session: true, .. } => format!(
+            "{} terminó el offset {offset} de la partición {partition} después de pasar su intervalo de poll: su commit falla (CommitFailedException). Su próximo poll lo devuelve al grupo {} dentro de su sesión, como miembro estático: sin rebalanceo, y vuelve a leer sus particiones desde su último commit.",
+            sim.member_name(group, member),
+            sim.group_name(group)
         ),
         CommitFailed { group, member, partition, offset, .. } => format!(
             "{} terminó el offset {offset} de la partición {partition} después de salir de su grupo: su commit falla (CommitFailedException), y su próximo poll lo devuelve al grupo {}, que hace otro rebalanceo.",

@@ -143,7 +143,9 @@ impl Simulation {
                 at,
             } => {
                 let m = &self.groups[group.index()].members[member as usize];
-                !m.up && m.incarnation == incarnation && m.session_ends_at_us == Some(at)
+                // Down, or up but no longer heartbeating (a static member past its poll
+                // interval): either way its session is pending until `at`.
+                m.incarnation == incarnation && m.session_ends_at_us == Some(at)
             }
             Event::TransactionTimeout {
                 group,

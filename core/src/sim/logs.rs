@@ -678,8 +678,9 @@ impl Simulation {
                 .filter(|w| w.generation == group.generation)
                 .map(|w| w.offset);
             let position = retrying.map_or(group.position[p], |o| o.max(group.committed[p]));
-            // A crashed member still in the group (its session not over) commits nothing.
-            let owner_up = group.owner[p].is_some_and(|o| group.members[o as usize].up);
+            // A crashed member still in the group (its session not over) commits nothing,
+            // nor does a static one past its poll interval (its generation is gone).
+            let owner_up = group.owner[p].is_some_and(|o| group.members[o as usize].active());
             if owner_up && position > group.committed[p] {
                 group.committed[p] = position;
                 self.counters.offsets_committed += 1;
@@ -708,11 +709,16 @@ impl Simulation {
         self.counters.member_crashes += 1;
         self.drop_spared(g);
         // A member that had left the group for its poll interval owns nothing: its crash
-        // holds no session and starts no rebalance.
-        let session_ends_at_us = if down.had_left {
-            None
-        } else {
-            self.hold_session(g, m)
+        // holds no session and starts no rebalance. A static one, no longer heartbeating,
+        // is already in its session, which runs on.
+        let stopped_heartbeats = self.groups[g.index()].members[m as usize].session_ends_at_us;
+        let session_ends_at_us = match stopped_heartbeats {
+            Some(at) if down.had_left => {
+                self.hold_session_until(g, m, at);
+                Some(at)
+            }
+            _ if down.had_left => None,
+            _ => self.hold_session(g, m),
         };
         if session_ends_at_us.is_none() {
             self.orphan_partitions(g, m);
@@ -775,10 +781,12 @@ impl Simulation {
         }
     }
 
-    fn schedule_session_timeout(&mut self, g: GroupId, m: MemberId, at: Micros) {
+    /// The session's end, `at`, comes as an event; one already past (it ran out while the
+    /// broker was down, and waits for its restart) comes now.
+    pub(super) fn schedule_session_timeout(&mut self, g: GroupId, m: MemberId, at: Micros) {
         let incarnation = self.groups[g.index()].members[m as usize].incarnation;
         self.events.schedule(
-            at,
+            at.max(self.now_us),
             Event::SessionTimeout {
                 group: g,
                 member: m,
@@ -813,16 +821,22 @@ impl Simulation {
     /// Returns when the session ends. A crash during a rebalance round leaves at once:
     /// the round cannot complete without it, and the lab does not make it wait.
     fn hold_session(&mut self, g: GroupId, m: MemberId) -> Option<Micros> {
-        let group = &mut self.groups[g.index()];
+        let group = &self.groups[g.index()];
         let timeout = group.session_timeout_us.filter(|_| !group.rebalancing)?;
         let at = self.now_us.saturating_add(timeout);
+        self.hold_session_until(g, m, at);
+        Some(at)
+    }
+
+    /// The crashed member stays in the group until `at`, its partitions idle.
+    fn hold_session_until(&mut self, g: GroupId, m: MemberId, at: Micros) {
+        let group = &mut self.groups[g.index()];
         group.members[m as usize].session_ends_at_us = Some(at);
         for p in 0..group.owner.len() {
             if group.owner[p] == Some(m) {
                 group.busy[p] = false;
             }
         }
-        Some(at)
     }
 
     /// The crashed member's session ran out: the coordinator removes it, and the group
@@ -878,9 +892,19 @@ impl Simulation {
             self.start_rebalance(g);
             return;
         }
-        // Back within its session, a static member (`group.instance.id`, KIP-345) gets
-        // its partitions back without a rebalance, from their committed offsets.
+        self.resume_own_partitions(g, m);
+    }
+
+    /// Back within its session, a static member (`group.instance.id`, KIP-345) gets its
+    /// partitions back without a rebalance, from their committed offsets.
+    pub(super) fn resume_own_partitions(&mut self, g: GroupId, m: MemberId) {
+        let group = &mut self.groups[g.index()];
+        let held: Vec<usize> = (0..group.owner.len())
+            .filter(|&p| group.owner[p] == Some(m))
+            .collect();
         for p in held {
+            // What it had in hand there is done with: it reads from the commit again.
+            self.groups[g.index()].busy[p] = false;
             self.resume_partition(g, p, Some(m));
         }
         self.pump_group(g);

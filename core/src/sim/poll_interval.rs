@@ -6,6 +6,13 @@
 //! handler is idempotent; its commit then fails (`CommitFailedException`), and its next
 //! poll rejoins the group, which rebalances again.
 //!
+//! A static member (the lab's members are static once their group has a session
+//! timeout: one restarted within its session resumes without a rebalance) sends no
+//! leave: it only stops heartbeating. Its partitions stay its own, unread, until its
+//! session runs out, when the coordinator removes it and the group rebalances; if it
+//! polls again first, its commit still fails, and it rejoins as itself, without a
+//! rebalance, reading its partitions again from their last commit.
+//!
 //! Each member has at most one timer pending (`Member::poll_timer_at`): a record that
 //! starts later moves the deadline (`Member::poll_due_us`), and the timer, when it comes,
 //! sets itself again at the new deadline. One timer per record would keep every record's
@@ -72,7 +79,8 @@ impl Simulation {
     }
 
     /// The member leaves the group with its record in hand: its partitions are orphaned
-    /// (nothing is committed for them) and the group rebalances them to the others.
+    /// (nothing is committed for them) and the group rebalances them to the others. A
+    /// static member only stops heartbeating: its session timeout starts.
     fn leave_for_poll_interval(&mut self, g: GroupId, m: MemberId) {
         let group = &mut self.groups[g.index()];
         let interval_us = group.max_poll_interval_us.unwrap_or_default();
@@ -81,8 +89,16 @@ impl Simulation {
         let Some(work) = member.working else {
             return;
         };
-        member.out_of_group = true;
+        let current = group.is_current(m, &work);
+        group.members[m as usize].out_of_group = true;
         let again = group.committed[work.partition as usize] <= work.offset;
+        // A round in progress cannot wait for a member that stopped heartbeating: it
+        // leaves at once, as a crash during a round does (`hold_session`).
+        let session_ends_at_us = group
+            .session_timeout_us
+            .filter(|_| !group.rebalancing)
+            .map(|timeout| self.now_us.saturating_add(timeout));
+        group.members[m as usize].session_ends_at_us = session_ends_at_us;
         self.facts.push(Fact::PollIntervalExceeded {
             group: g,
             member: m,
@@ -91,9 +107,22 @@ impl Simulation {
             msg: work.msg,
             interval_us,
             again,
+            session_ends_at_us,
         });
-        self.orphan_partitions(g, m);
-        self.start_rebalance(g);
+        match session_ends_at_us {
+            Some(at) => {
+                // Its partition is idle for the group: nothing it finishes there counts.
+                // (Work fetched before a rebalance is on a partition it may no longer own.)
+                if current {
+                    self.groups[g.index()].busy[work.partition as usize] = false;
+                }
+                self.schedule_session_timeout(g, m, at);
+            }
+            None => {
+                self.orphan_partitions(g, m);
+                self.start_rebalance(g);
+            }
+        }
     }
 
     /// The member is done with the record it had when it left the group (finished, failed
@@ -106,13 +135,23 @@ impl Simulation {
             return;
         }
         member.out_of_group = false;
+        let in_session = member.session_ends_at_us.take().is_some();
+        // Its partitions may have gone to others meanwhile (a rebalance it took no part
+        // in): then, as when it left, joining takes a round.
+        let group = &self.groups[g.index()];
+        let in_session = in_session && group.owner.contains(&Some(m));
         self.facts.push(Fact::CommitFailed {
             group: g,
             member: m,
             partition: work.partition,
             offset: work.offset,
             msg: work.msg,
+            in_session,
         });
-        self.start_rebalance(g);
+        if in_session {
+            self.resume_own_partitions(g, m);
+        } else {
+            self.start_rebalance(g);
+        }
     }
 }

@@ -73,9 +73,13 @@ impl Simulation {
             }
             group.revoking[p] = true;
             let generation = group.generation;
-            let finishing = group.members[owner as usize]
+            // A static member past its poll interval cannot commit what it finishes: its
+            // partition goes now.
+            let owner_member = &group.members[owner as usize];
+            let finishing = owner_member
                 .working
                 .filter(|w| w.partition as usize == p && w.generation == generation)
+                .filter(|_| owner_member.active())
                 .map(|w| w.offset);
             self.facts.push(Fact::PartitionRevoked {
                 group: g,
@@ -101,11 +105,12 @@ impl Simulation {
         group.busy[i] = false;
         let done = group.done_upto[i];
         // With the broker down the commit fails, and a member that crashed (its session
-        // not yet over) commits nothing: the next owner starts at the last commit.
+        // not yet over) or that passed its poll interval commits nothing: the next owner
+        // starts at the last commit.
         if group.commit != CommitMode::BeforeProcessing
             && done > group.committed[i]
             && self.broker_up
-            && group.members[m as usize].up
+            && group.members[m as usize].active()
         {
             group.committed[i] = done;
             self.counters.offsets_committed += 1;
@@ -275,7 +280,9 @@ impl Simulation {
             let Some(m) = group.owner[p] else {
                 continue;
             };
-            if group.done_upto[p] <= group.committed[p] || !group.members[m as usize].up {
+            // A member down, or past its poll interval (static, still owning), commits
+            // nothing.
+            if group.done_upto[p] <= group.committed[p] || !group.members[m as usize].active() {
                 continue;
             }
             group.committed[p] = group.done_upto[p];

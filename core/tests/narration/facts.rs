@@ -511,12 +511,14 @@ fn groups(c: &Contexts) -> Vec<(&Simulation, Fact)> {
     }
     out.push((l, MemberSessionTimedOut { group: G, member: 1 }));
     for again in [true, false] {
-        out.push((l, PollIntervalExceeded { group: G, member: 1, partition: 2, offset: 9, msg: M, interval_us: 300_000_000, again }));
+        out.push((l, PollIntervalExceeded { group: G, member: 1, partition: 2, offset: 9, msg: M, interval_us: 300_000_000, again, session_ends_at_us: None }));
     }
     out.push((l, TransactionLeftOpen { group: G, member: 1, outputs: 2, aborts_at_us: 9_000_000 }));
     out.push((l, TransactionLeftOpen { group: G, member: 1, outputs: 2, aborts_at_us: 90_000_000_000 }));
     out.push((l, TransactionTimedOut { group: G, member: 1 }));
     out.push((l, TransactionFenced { group: G, member: 1 }));
-    out.push((l, CommitFailed { group: G, member: 1, partition: 2, offset: 9, msg: M }));
+    out.push((l, PollIntervalExceeded { group: G, member: 1, partition: 2, offset: 9, msg: M, interval_us: 300_000_000, again: true, session_ends_at_us: Some(345_000_000) }));
+    out.push((l, CommitFailed { group: G, member: 1, partition: 2, offset: 9, msg: M, in_session: false }));
+    out.push((l, CommitFailed { group: G, member: 1, partition: 2, offset: 9, msg: M, in_session: true }));
     out
 }
