@@ -602,9 +602,12 @@ fn check_group_partition(g: &Group, p: usize, part: &Partition) -> Result<(), St
 fn check_partition_owner(g: &Group, p: usize) -> Result<(), String> {
     // Eager stops the world; a cooperative rebalance keeps unmoved partitions owned.
     let eager = g.rebalance == crate::scenario::Rebalance::Eager;
-    ensure(!(eager && g.rebalancing) || g.owner[p].is_none(), || {
-        format!("group {}: partition {p} owned mid-rebalance", g.name)
-    })?;
+    // Mid-round, an eager group's partition stays with its owner only while it finishes
+    // the record in hand.
+    ensure(
+        !(eager && g.rebalancing) || g.owner[p].is_none() || g.revoking[p],
+        || format!("group {}: partition {p} owned mid-rebalance", g.name),
+    )?;
     ensure(!g.revoking[p] || g.owner[p].is_some(), || {
         format!("group {}: partition {p} revoked from nobody", g.name)
     })?;

@@ -263,6 +263,9 @@ pub struct Group {
     pub rebalance: Rebalance,
     /// Counts rebalances: a pending rebalance completion is only valid for its own round.
     pub round: u32,
+    /// Eager: the round's time is up but a member still finishes the record in hand; the
+    /// round completes when the last such partition is let go.
+    pub round_waiting: bool,
     /// Per partition: its owner must give it up once the record in hand is committed.
     pub revoking: Vec<bool>,
     /// Per partition: who gets it when the current cooperative rebalance settles.
@@ -319,6 +322,7 @@ impl Group {
             auto_commit_pending: false,
             rebalance: spec.rebalance,
             round: 0,
+            round_waiting: false,
             revoking: vec![false; partitions],
             target: vec![None; partitions],
             ordering: spec.ordering,

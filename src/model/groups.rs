@@ -125,7 +125,10 @@ impl LogsSnapshot {
                                         .session_ends_at_us
                                         .map(|at| us_to_secs(at.saturating_sub(now))),
                                 }
-                            } else if rebalancing && (eager || v.partitions.is_empty()) {
+                            } else if rebalancing
+                                && v.working.is_none()
+                                && (eager || v.partitions.is_empty())
+                            {
                                 MemberState::Rebalancing
                             } else if v.partitions.is_empty() {
                                 MemberState::Idle

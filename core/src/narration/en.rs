@@ -1066,7 +1066,7 @@ fn rebalances(sim: &Simulation, fact: &Fact) -> String {
     use Fact::*;
     match *fact {
         RebalanceStarted { group, members_up } if sim.group_rebalance(group) == Rebalance::Eager => format!(
-            "Group {} is rebalancing ({}): every partition pauses and is revoked; work in progress can no longer commit.",
+            "Group {} is rebalancing ({}): every partition pauses and is revoked; a member with a record in hand finishes and commits it before it rejoins.",
             sim.group_name(group),
             up_count(members_up)
         ),
@@ -1081,6 +1081,14 @@ fn rebalances(sim: &Simulation, fact: &Fact) -> String {
         ),
         PartitionAssigned { group, partition, member: None, .. } => {
             format!("Partition {partition} of group {} has no live member to read it.", sim.group_name(group))
+        }
+        PartitionRevoked { group, partition, member, finishing: Some(offset) }
+            if sim.group_rebalance(group) == Rebalance::Eager =>
+        {
+            format!(
+                "Partition {partition} is revoked from {}, with the others: it fetches nothing more there, and lets go and rejoins once it is done with offset {offset}.",
+                sim.member_name(group, member)
+            )
         }
         PartitionRevoked { group, partition, member, finishing: Some(offset) } => format!(
             "Partition {partition} is moving away from {}: it fetches nothing more there and lets go once it is done with offset {offset}.",

@@ -1130,7 +1130,7 @@ fn rebalances(sim: &Simulation, fact: &Fact) -> String {
     use Fact::*;
     match *fact {
         RebalanceStarted { group, members_up } if sim.group_rebalance(group) == Rebalance::Eager => format!(
-            "El grupo {} está haciendo un rebalanceo ({}): todas las particiones se pausan y se revocan; el trabajo en curso ya no puede hacer commit.",
+            "El grupo {} está haciendo un rebalanceo ({}): todas las particiones se pausan y se revocan; un miembro con un registro entre manos lo termina y hace commit antes de volver a unirse.",
             sim.group_name(group),
             up_count(members_up)
         ),
@@ -1147,6 +1147,14 @@ fn rebalances(sim: &Simulation, fact: &Fact) -> String {
             "La partición {partition} del grupo {} no tiene ningún miembro activo que la lea.",
             sim.group_name(group)
         ),
+        PartitionRevoked { group, partition, member, finishing: Some(offset) }
+            if sim.group_rebalance(group) == Rebalance::Eager =>
+        {
+            format!(
+                "La partición {partition} se le revoca a {}, junto con las demás: no lee nada más de ella, y la suelta y vuelve a unirse cuando termina el offset {offset}.",
+                sim.member_name(group, member)
+            )
+        }
         PartitionRevoked { group, partition, member, finishing: Some(offset) } => format!(
             "La partición {partition} pasa a otro miembro: {} ya no lee nada más de ella y la suelta en cuanto termine con el offset {offset}.",
             sim.member_name(group, member)

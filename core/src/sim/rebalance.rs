@@ -1,7 +1,8 @@
-//! Consumer group rebalances. Eager: every partition is revoked at once, the group pauses,
-//! and work in progress can no longer commit (its record is processed again). Cooperative
-//! (Kafka's KIP-429, the default): only partitions that move are revoked; their owner
-//! finishes and commits the record in hand before letting go, and the others keep flowing.
+//! Consumer group rebalances. Eager: every partition is revoked and the group pauses;
+//! a member rejoins at its next poll, so one with a record in hand finishes and commits it
+//! first, and the round waits for it. Cooperative (Kafka's KIP-429, the default): only
+//! partitions that move are revoked; their owner finishes and commits the record in hand
+//! before letting go, and the others keep flowing.
 
 use super::Simulation;
 use crate::engine::Event;
@@ -27,14 +28,9 @@ impl Simulation {
         group.revoking.resize(partitions, false);
         group.target.resize(partitions, None);
         group.round += 1;
+        group.round_waiting = false;
         group.rebalancing = true;
-        if group.rebalance == Rebalance::Eager {
-            // Work fetched before now can no longer commit.
-            group.generation += 1;
-            group.owner.iter_mut().for_each(|o| *o = None);
-            group.busy.iter_mut().for_each(|b| *b = false);
-            group.revoking.iter_mut().for_each(|r| *r = false);
-        }
+        let eager = group.rebalance == Rebalance::Eager;
         let members_up = group.members.iter().filter(|m| m.active()).count() as u32;
         let round = group.round;
         let at = self.now_us.saturating_add(group.rebalance_us);
@@ -43,7 +39,9 @@ impl Simulation {
             group: g,
             members_up,
         });
-        if self.groups[g.index()].rebalance == Rebalance::Cooperative {
+        if eager {
+            self.revoke_all(g);
+        } else {
             self.revoke_moving(g);
         }
         self.events.schedule(
@@ -53,6 +51,51 @@ impl Simulation {
                 generation: round,
             },
         );
+    }
+
+    /// Eager: every partition is revoked and nothing more is fetched until the round
+    /// completes. A member rejoins at its next poll, so one with a record in hand finishes
+    /// and commits it first, and the round waits for it (`round_waiting`); idle
+    /// partitions go at once.
+    fn revoke_all(&mut self, g: GroupId) {
+        for p in 0..self.groups[g.index()].owner.len() {
+            let group = &mut self.groups[g.index()];
+            let Some(owner) = group.owner[p] else {
+                continue;
+            };
+            let finishing = self.finishing_on(g, p, owner);
+            let group = &mut self.groups[g.index()];
+            match finishing {
+                Some(offset) if !group.revoking[p] => {
+                    group.revoking[p] = true;
+                    self.facts.push(Fact::PartitionRevoked {
+                        group: g,
+                        partition: p as u32,
+                        member: owner,
+                        finishing: Some(offset),
+                    });
+                }
+                Some(_) => {} // already on its way out
+                None => {
+                    group.owner[p] = None;
+                    group.busy[p] = false;
+                    group.revoking[p] = false;
+                }
+            }
+        }
+    }
+
+    /// The offset member `owner` still works on in partition `p` and will commit, if any:
+    /// work of the current generation, by a member in the group (one past its poll
+    /// interval can commit nothing).
+    fn finishing_on(&self, g: GroupId, p: usize, owner: MemberId) -> Option<u64> {
+        let group = &self.groups[g.index()];
+        let member = &group.members[owner as usize];
+        member
+            .working
+            .filter(|w| w.partition as usize == p && w.generation == group.generation)
+            .filter(|_| member.active())
+            .map(|w| w.offset)
     }
 
     /// Cooperative: the new sticky assignment is decided now; each partition whose owner
@@ -72,15 +115,9 @@ impl Simulation {
                 continue; // already on its way out
             }
             group.revoking[p] = true;
-            let generation = group.generation;
             // A static member past its poll interval cannot commit what it finishes: its
             // partition goes now.
-            let owner_member = &group.members[owner as usize];
-            let finishing = owner_member
-                .working
-                .filter(|w| w.partition as usize == p && w.generation == generation)
-                .filter(|_| owner_member.active())
-                .map(|w| w.offset);
+            let finishing = self.finishing_on(g, p, owner);
             self.facts.push(Fact::PartitionRevoked {
                 group: g,
                 partition: p as u32,
@@ -132,6 +169,16 @@ impl Simulation {
             let to = group.target[i].filter(|&t| group.members[t as usize].active());
             self.resume_partition(g, i, to);
         }
+        self.complete_waiting_round(g);
+    }
+
+    /// An eager round whose time is up completes once no member still finishes a record
+    /// (it let go, crashed or left the group).
+    pub(super) fn complete_waiting_round(&mut self, g: GroupId) {
+        let group = &self.groups[g.index()];
+        if group.rebalancing && group.round_waiting && !group.revoking.iter().any(|&r| r) {
+            self.rebalance_done(g);
+        }
     }
 
     /// The rebalance round completes. Eager: every partition goes to its owner under the
@@ -146,7 +193,17 @@ impl Simulation {
         }
         let partitions = self.logs[self.groups[g.index()].log].partitions.len();
         let group = &mut self.groups[g.index()];
+        if group.rebalance == Rebalance::Eager && group.revoking.iter().any(|&r| r) {
+            // A member still finishes the record in hand: it has not rejoined yet.
+            group.round_waiting = true;
+            return;
+        }
+        group.round_waiting = false;
         group.rebalancing = false;
+        if group.rebalance == Rebalance::Eager {
+            // Work fetched before the round (by a member out of the group) commits nothing.
+            group.generation += 1;
+        }
         let owners = match group.rebalance {
             Rebalance::Eager => group.assign(partitions as u32),
             Rebalance::Cooperative => group.target.clone(),

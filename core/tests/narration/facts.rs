@@ -497,6 +497,7 @@ fn groups(c: &Contexts) -> Vec<(&Simulation, Fact)> {
         (l, GroupRewound { group: G, to_offset: Some(40), trigger: Trigger::User }),
         (l, PartitionRevoked { group: G, partition: 1, member: 0, finishing: Some(12) }),
         (l, PartitionRevoked { group: G, partition: 1, member: 0, finishing: None }),
+        (e, PartitionRevoked { group: G, partition: 1, member: 0, finishing: Some(12) }),
         (l, PartitionReleased { group: G, partition: 1, member: 0, committed: 13 }),
         (e, StaleWorkInProgress { group: G, partition: 1, member: 0, offset: 12, again: true }),
         (e, StaleWorkInProgress { group: G, partition: 1, member: 0, offset: 12, again: false }),
