@@ -37,6 +37,25 @@ fn slow_group(service_s: f64, interval_s: Option<f64>) -> Scenario {
     s
 }
 
+/// A command at `at_s`.
+fn at(at_s: f64, command: Command) -> ScheduledCommand {
+    ScheduledCommand {
+        at_s,
+        command,
+        unannounced: false,
+    }
+}
+
+/// g-1 crashes at once, and restarts after `restart_after_s`.
+fn crash_g1(restart_after_s: Option<f64>) -> Command {
+    Command::CrashMember {
+        group: G,
+        member: 0,
+        point: MemberCrashPoint::Now,
+        restart_after_s,
+    }
+}
+
 fn times(facts: &[Told], is: impl Fn(&Fact) -> bool) -> Vec<Micros> {
     facts
         .iter()
@@ -247,16 +266,7 @@ fn a_static_member_whose_session_runs_out_first_loses_its_partition() {
 fn a_static_member_that_crashes_past_its_poll_interval_keeps_its_session() {
     let mut s = slow_group(400.0, Some(300.0));
     s.groups[0].session_timeout_s = Some(450.0);
-    s.commands.push(ScheduledCommand {
-        at_s: 350.0,
-        command: Command::CrashMember {
-            group: G,
-            member: 0,
-            point: MemberCrashPoint::Now,
-            restart_after_s: Some(100.0),
-        },
-        unannounced: false,
-    });
+    s.commands.push(at(350.0, crash_g1(Some(100.0))));
     let (_, facts) = run_told(s);
     let crashed = facts
         .iter()
@@ -300,28 +310,10 @@ fn a_static_member_that_crashes_past_its_poll_interval_keeps_its_session() {
 fn a_static_member_crashing_after_its_session_ended_with_the_broker_down_keeps_the_clock() {
     let mut s = slow_group(400.0, Some(300.0));
     s.groups[0].session_timeout_s = Some(45.0);
-    let at = |at_s: f64, command: Command| ScheduledCommand {
-        at_s,
-        command,
-        unannounced: false,
+    let broker_down = Command::CrashBroker {
+        restart_after_s: None,
     };
-    s.commands = vec![
-        at(
-            320.0,
-            Command::CrashBroker {
-                restart_after_s: None,
-            },
-        ),
-        at(
-            360.0,
-            Command::CrashMember {
-                group: G,
-                member: 0,
-                point: MemberCrashPoint::Now,
-                restart_after_s: None,
-            },
-        ),
-    ];
+    s.commands = vec![at(320.0, broker_down), at(360.0, crash_g1(None))];
     let (sim, facts) = run_told(s);
     let instants: Vec<Micros> = facts.iter().map(|(t, _, _)| *t).collect();
     assert!(instants.windows(2).all(|w| w[0] <= w[1]), "time went back");
@@ -402,16 +394,7 @@ fn an_idempotent_handler_applies_the_record_once() {
 #[test]
 fn a_member_that_crashes_after_leaving_starts_no_rebalance() {
     let mut s = slow_group(400.0, Some(300.0));
-    s.commands = vec![ScheduledCommand {
-        at_s: 350.0,
-        command: Command::CrashMember {
-            group: G,
-            member: 0,
-            point: MemberCrashPoint::Now,
-            restart_after_s: Some(10.0),
-        },
-        unannounced: false,
-    }];
+    s.commands = vec![at(350.0, crash_g1(Some(10.0)))];
     let (_, facts) = run_told(s);
     let crash = facts
         .iter()

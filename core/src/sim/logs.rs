@@ -259,8 +259,8 @@ impl Simulation {
             let log = &self.logs[group.log];
             let n = log.partitions.len();
             let start = member.next_partition;
-            // read_committed stops at a record whose transaction is still open; a marker
-            // there is one that came after `step_over` (none do: it is never fetched).
+            // read_committed stops at a record whose transaction is still open. A marker is
+            // never fetched (`step_over` has moved past any at the position).
             let visible = |p: usize| {
                 let part = &log.partitions[p];
                 part.get(group.position[p]).is_some_and(|r| {
@@ -884,15 +884,11 @@ impl Simulation {
             trigger,
         });
         self.fence_open_transaction(g, m);
-        let group = &self.groups[g.index()];
-        let held: Vec<usize> = (0..group.owner.len())
-            .filter(|&p| group.owner[p] == Some(m))
-            .collect();
-        if !in_session || held.is_empty() {
+        if in_session && self.groups[g.index()].owner.contains(&Some(m)) {
+            self.resume_own_partitions(g, m);
+        } else {
             self.start_rebalance(g);
-            return;
         }
-        self.resume_own_partitions(g, m);
     }
 
     /// Back within its session, a static member (`group.instance.id`, KIP-345) gets its
