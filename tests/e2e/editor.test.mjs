@@ -342,3 +342,26 @@ test('a scheduled restart of a consumer already back is told in the event list, 
   assert.equal(await lab.number('crashes'), 1);
   assert.deepEqual(lab.consoleErrors, []);
 });
+
+test('a group given a session timeout has static members: one past its poll interval keeps its partition', async () => {
+  await lab.pickScenario('member-poll-interval');
+  await lab.tab('scenario');
+  const original = await lab.editorText();
+  assert.match(original, /"name": "mailer",/);
+  const edited = original.replace('"name": "mailer",', '"name": "mailer",\n      "session_timeout_s": 45.0,');
+  await lab.page.getByTestId('editor-text').fill(edited);
+  await lab.click('editor-apply');
+  assert.match(await lab.text('editor-status'), /Applied/);
+  // mailer-1 fetched offset 0 at 5 s; at 10 s it has not polled for 5 s.
+  for (let i = 0; i < 40 && !/stops heartbeating/.test(await lab.text('narration')); i += 1) {
+    await lab.click('step');
+  }
+  assert.match(await lab.text('narration'), /As a static member it sends no leave: it stops heartbeating/);
+  await lab.tab('logs');
+  assert.equal(
+    await lab.text('group-1-member-0-state'),
+    'mailer-1: no heartbeats (poll interval passed) · finishing P0 offset 0, which it can no longer commit · still in the group for 45.0 s · owns P0',
+  );
+  assert.equal(await lab.page.getByTestId('group-1-rebalancing').count(), 0, 'no rebalance');
+  assert.deepEqual(lab.consoleErrors, []);
+});
