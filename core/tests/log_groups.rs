@@ -9,7 +9,7 @@ use brokerlab_core::lang::Lang;
 use brokerlab_core::*;
 
 mod common;
-use common::{example, run};
+use common::{at, crash_member_now, example, run};
 
 fn repro(name: &str) -> Scenario {
     let path = format!(
@@ -128,16 +128,7 @@ fn eager_rebalancing_with_auto_commit_commits_the_positions_first() {
     // The member that had the partition crashes instead: nobody committed for it.
     let mut s = build();
     s.groups[0].members = 2;
-    s.commands = vec![ScheduledCommand {
-        at_s: 3.5,
-        command: Command::CrashMember {
-            group: GroupId::new(0),
-            member: 0,
-            point: MemberCrashPoint::Now,
-            restart_after_s: None,
-        },
-        unannounced: false,
-    }];
+    s.commands = vec![at(3.5, crash_member_now(0, 0, None))];
     let (sim, narrated) = run_narrated(s);
     assert_eq!(applied_per_message(&sim, GroupId::new(0)), [2, 1, 1, 1]);
     assert!(sentences(&narrated).contains(&"Partition 0 now belongs to g-2, resuming at offset 0."));
@@ -431,16 +422,7 @@ fn with_the_broker_down_no_offset_commit_or_rebalance_completes() {
     );
     s.logs[0].partitions = 2;
     s.producers[0].payload.keys = 2;
-    s.commands.push(ScheduledCommand {
-        at_s: 3.0,
-        command: Command::CrashMember {
-            group: GroupId::new(0),
-            member: 1,
-            point: MemberCrashPoint::Now,
-            restart_after_s: None,
-        },
-        unannounced: false,
-    });
+    s.commands.push(at(3.0, crash_member_now(0, 1, None)));
     let (sim, narrated) = run_narrated(s);
     let texts = sentences(&narrated);
     assert!(
@@ -545,16 +527,7 @@ fn an_eager_round_shorter_than_the_record_in_hand_waits_for_it() {
 fn an_eager_round_waiting_for_a_member_that_crashes_goes_on_without_it() {
     let mut s = repro("member-joins-mid-record");
     s.groups[0].rebalance = Rebalance::Eager;
-    s.commands.push(ScheduledCommand {
-        at_s: 4.6,
-        command: Command::CrashMember {
-            group: GroupId::new(0),
-            member: 0,
-            point: MemberCrashPoint::Now,
-            restart_after_s: None,
-        },
-        unannounced: false,
-    });
+    s.commands.push(at(4.6, crash_member_now(0, 0, None)));
     let mut sim = Simulation::new(s).unwrap();
     let mut assigned = Vec::new();
     while let Some(step) = sim.step() {
@@ -859,13 +832,12 @@ fn account_42_keeps_its_order_only_when_keyed_by_account() {
 fn ignore_stale_makes_a_replay_harmless_to_the_balance() {
     let mut s = example("account-42-log");
     s.groups[0].idempotency = Idempotency::None;
-    s.commands.push(ScheduledCommand {
-        at_s: 5.0,
-        command: Command::SeekToEarliest {
+    s.commands.push(at(
+        5.0,
+        Command::SeekToEarliest {
             group: GroupId::new(0),
         },
-        unannounced: false,
-    });
+    ));
     let (sim, _) = run(s.clone());
     assert_eq!(
         sim.group_tables(GroupId::new(0))

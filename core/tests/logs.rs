@@ -4,7 +4,7 @@
 use brokerlab_core::*;
 
 mod common;
-use common::{example, run};
+use common::{at, crash_member_now, example, run};
 
 #[test]
 fn a_key_always_lands_in_the_same_partition_and_a_hot_key_skews_one() {
@@ -304,14 +304,13 @@ fn a_transaction_makes_the_log_exactly_once_but_not_the_email() {
 #[test]
 fn a_seek_moves_a_group_to_any_offset() {
     let mut s = example("log-commit-modes");
-    s.commands = vec![ScheduledCommand {
-        at_s: 15.0,
-        command: Command::SeekTo {
+    s.commands = vec![at(
+        15.0,
+        Command::SeekTo {
             group: GroupId::new(0),
             offset: 5,
         },
-        unannounced: false,
-    }];
+    )];
     let (sim, facts) = run(s);
     assert!(facts.iter().any(|f| matches!(
         f,
@@ -332,14 +331,13 @@ fn a_seek_moves_a_group_to_any_offset() {
     }
     // A seek beyond the log end is clamped to it.
     let mut s = example("log-commit-modes");
-    s.commands = vec![ScheduledCommand {
-        at_s: 2.0,
-        command: Command::SeekTo {
+    s.commands = vec![at(
+        2.0,
+        Command::SeekTo {
             group: GroupId::new(1),
             offset: 1_000,
         },
-        unannounced: false,
-    }];
+    )];
     let (sim, _) = run(s);
     let p = &sim.group_partitions(GroupId::new(1))[0];
     assert!(p.committed <= p.end);
@@ -545,13 +543,12 @@ fn an_idempotent_producers_retries_after_a_broker_outage_keep_their_order() {
     // good: no confirm of #4 was coming).
     let mut lost = scenario;
     lost.producers[0].publish.max_attempts = 4;
-    lost.commands.push(ScheduledCommand {
-        at_s: 3.7,
-        command: Command::DropNextConfirm {
+    lost.commands.push(at(
+        3.7,
+        Command::DropNextConfirm {
             producer: ProducerId::new(0),
         },
-        unannounced: false,
-    });
+    ));
     let (sim, facts) = run(lost);
     let appended: Vec<MsgId> = facts
         .iter()
@@ -584,16 +581,7 @@ fn an_idempotent_producers_retries_after_a_broker_outage_keep_their_order() {
 fn retention_leaves_a_groups_committed_offset_and_its_lag_counts_what_it_removed() {
     // The only member crashes at 2 s (mid-record #1) and never comes back.
     let mut s = example("log-retention");
-    s.commands.push(ScheduledCommand {
-        at_s: 2.0,
-        command: Command::CrashMember {
-            group: GroupId::new(0),
-            member: 0,
-            point: MemberCrashPoint::Now,
-            restart_after_s: None,
-        },
-        unannounced: false,
-    });
+    s.commands.push(at(2.0, crash_member_now(0, 0, None)));
     let (sim, facts) = run(s);
     let c = sim.counters();
     assert_eq!(

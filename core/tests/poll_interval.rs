@@ -8,9 +8,11 @@
 
 use brokerlab_core::*;
 
+mod common;
+use common::{at, crash_member_now};
 #[path = "common/told.rs"]
 mod told;
-use told::{run_told, Told};
+use told::{first, run_told, Told};
 
 const G: GroupId = GroupId::new(0);
 const S: Micros = 1_000_000;
@@ -35,25 +37,6 @@ fn slow_group(service_s: f64, interval_s: Option<f64>) -> Scenario {
     s.groups[0].service = ServiceTime::Fixed { seconds: service_s };
     s.groups[0].max_poll_interval_s = interval_s;
     s
-}
-
-/// A command at `at_s`.
-fn at(at_s: f64, command: Command) -> ScheduledCommand {
-    ScheduledCommand {
-        at_s,
-        command,
-        unannounced: false,
-    }
-}
-
-/// g-1 crashes at once, and restarts after `restart_after_s`.
-fn crash_g1(restart_after_s: Option<f64>) -> Command {
-    Command::CrashMember {
-        group: G,
-        member: 0,
-        point: MemberCrashPoint::Now,
-        restart_after_s,
-    }
 }
 
 fn times(facts: &[Told], is: impl Fn(&Fact) -> bool) -> Vec<Micros> {
@@ -113,7 +96,7 @@ fn a_record_within_the_poll_interval_keeps_its_partition() {
 fn a_record_slower_than_the_poll_interval_is_processed_again_by_the_next_owner() {
     let (sim, facts) = run_told(slow_group(400.0, Some(300.0)));
     // g-1 fetched #0 at 1 s and has not polled by 301 s: it leaves, the group rebalances.
-    let first_leave = facts.iter().find(|(_, f, _)| left(f).is_some()).unwrap();
+    let first_leave = first(&facts, |f| left(f).is_some());
     assert_eq!((first_leave.0, left(&first_leave.1)), (301 * S, Some(0)));
     assert!(
         first_leave.2.contains("for 300 s without polling again"),
@@ -174,7 +157,7 @@ fn a_static_member_past_its_poll_interval_keeps_its_partition_and_reads_the_reco
     let mut s = slow_group(400.0, Some(300.0));
     s.groups[0].session_timeout_s = Some(450.0);
     let (sim, facts) = run_told(s);
-    let first_leave = facts.iter().find(|(_, f, _)| left(f).is_some()).unwrap();
+    let first_leave = first(&facts, |f| left(f).is_some());
     assert_eq!(first_leave.0, 301 * S);
     assert!(matches!(
         first_leave.1,
@@ -201,10 +184,7 @@ fn a_static_member_past_its_poll_interval_keeps_its_partition_and_reads_the_reco
     let processed = processed_by(&facts, 0);
     assert!(processed.iter().all(|&(_, m)| m == 0), "{processed:?}");
     // At 401 s g-1 finishes #0, its commit fails, and it starts on #0 again at once.
-    let failed = facts
-        .iter()
-        .find(|(_, f, _)| matches!(*f, Fact::CommitFailed { .. }))
-        .unwrap();
+    let failed = first(&facts, |f| matches!(*f, Fact::CommitFailed { .. }));
     assert_eq!(failed.0, 401 * S);
     assert!(matches!(
         failed.1,
@@ -266,12 +246,10 @@ fn a_static_member_whose_session_runs_out_first_loses_its_partition() {
 fn a_static_member_that_crashes_past_its_poll_interval_keeps_its_session() {
     let mut s = slow_group(400.0, Some(300.0));
     s.groups[0].session_timeout_s = Some(450.0);
-    s.commands.push(at(350.0, crash_g1(Some(100.0))));
+    s.commands
+        .push(at(350.0, crash_member_now(0, 0, Some(100.0))));
     let (_, facts) = run_told(s);
-    let crashed = facts
-        .iter()
-        .find(|(_, f, _)| matches!(*f, Fact::MemberCrashed { .. }))
-        .unwrap();
+    let crashed = first(&facts, |f| matches!(*f, Fact::MemberCrashed { .. }));
     assert_eq!(crashed.0, 350 * S);
     assert!(matches!(
         crashed.1,
@@ -313,15 +291,15 @@ fn a_static_member_crashing_after_its_session_ended_with_the_broker_down_keeps_t
     let broker_down = Command::CrashBroker {
         restart_after_s: None,
     };
-    s.commands = vec![at(320.0, broker_down), at(360.0, crash_g1(None))];
+    s.commands = vec![
+        at(320.0, broker_down),
+        at(360.0, crash_member_now(0, 0, None)),
+    ];
     let (sim, facts) = run_told(s);
     let instants: Vec<Micros> = facts.iter().map(|(t, _, _)| *t).collect();
     assert!(instants.windows(2).all(|w| w[0] <= w[1]), "time went back");
     assert!(times(&facts, |f| matches!(*f, Fact::MemberSessionTimedOut { .. })).is_empty());
-    let crashed = facts
-        .iter()
-        .find(|(_, f, _)| matches!(*f, Fact::MemberCrashed { .. }))
-        .unwrap();
+    let crashed = first(&facts, |f| matches!(*f, Fact::MemberCrashed { .. }));
     assert!(matches!(
         crashed.1,
         Fact::MemberCrashed {
@@ -351,7 +329,7 @@ fn a_record_committed_before_processing_is_not_read_again() {
     let mut s = slow_group(400.0, Some(300.0));
     s.groups[0].commit = CommitMode::BeforeProcessing;
     let (_, facts) = run_told(s);
-    let leave = facts.iter().find(|(_, f, _)| left(f).is_some()).unwrap();
+    let leave = first(&facts, |f| left(f).is_some());
     assert!(matches!(
         leave.1,
         Fact::PollIntervalExceeded { again: false, .. }
@@ -394,12 +372,9 @@ fn an_idempotent_handler_applies_the_record_once() {
 #[test]
 fn a_member_that_crashes_after_leaving_starts_no_rebalance() {
     let mut s = slow_group(400.0, Some(300.0));
-    s.commands = vec![at(350.0, crash_g1(Some(10.0)))];
+    s.commands = vec![at(350.0, crash_member_now(0, 0, Some(10.0)))];
     let (_, facts) = run_told(s);
-    let crash = facts
-        .iter()
-        .find(|(_, f, _)| matches!(f, Fact::MemberCrashed { .. }))
-        .unwrap();
+    let crash = first(&facts, |f| matches!(f, Fact::MemberCrashed { .. }));
     assert_eq!(crash.0, 350 * S);
     assert!(matches!(
         crash.1,

@@ -10,7 +10,7 @@ use brokerlab_core::*;
 
 #[path = "common/told.rs"]
 mod told;
-use told::{first_time, Told};
+use told::{first, first_time, Told};
 
 fn example(name: &str) -> Scenario {
     examples::load(name).unwrap_or_else(|| panic!("example {name}"))
@@ -120,10 +120,7 @@ fn without_a_session_timeout_a_crashed_member_leaves_at_once() {
 #[test]
 fn a_crashed_member_keeps_its_partitions_unread_until_its_session_times_out() {
     let Run { sim, facts, held } = run_timed(crash_at_10(Some(45.0), None));
-    let crash = facts
-        .iter()
-        .find(|(_, f, _)| matches!(f, Fact::MemberCrashed { .. }))
-        .unwrap();
+    let crash = first(&facts, |f| matches!(f, Fact::MemberCrashed { .. }));
     assert_eq!(
         crash.1,
         Fact::MemberCrashed {
@@ -236,10 +233,7 @@ fn a_rebalance_during_the_session_gives_the_crashed_members_partitions_away() {
 #[test]
 fn a_session_that_would_end_after_the_run_is_said_so() {
     let Run { facts, .. } = run_timed(crash_at_10(Some(500.0), None));
-    let (_, _, text) = facts
-        .iter()
-        .find(|(_, f, _)| matches!(f, Fact::MemberCrashed { .. }))
-        .unwrap();
+    let (_, _, text) = first(&facts, |f| matches!(f, Fact::MemberCrashed { .. }));
     assert!(
         text.ends_with("Its partitions stay its own, unread, to the end: its session would time out after the run ends. It stays down."),
         "{text}"

@@ -10,7 +10,7 @@ use brokerlab_core::*;
 
 #[path = "common/told.rs"]
 mod told;
-use told::{first_time, run_told, Told};
+use told::{first, first_time, run_told, Told};
 
 const ENRICHER: GroupId = GroupId::new(0);
 const BILLING: GroupId = GroupId::new(1);
@@ -60,10 +60,7 @@ fn without_a_transaction_timeout_the_crash_aborts_the_transaction() {
 #[test]
 fn an_open_transaction_holds_read_committed_readers_until_the_member_is_back() {
     let (sim, facts) = run_told(pipeline(Some(60.0), Some(5.0)));
-    let left = facts
-        .iter()
-        .find(|(_, f, _)| matches!(f, Fact::TransactionLeftOpen { .. }))
-        .unwrap();
+    let left = first(&facts, |f| matches!(f, Fact::TransactionLeftOpen { .. }));
     assert_eq!(left.0, 3_500_000);
     assert!(matches!(
         left.1,
@@ -102,11 +99,7 @@ fn a_member_that_stays_down_leaves_it_open_until_the_timeout() {
     let billed = billed(&facts);
     assert_eq!(billed.len(), 5);
     assert!(billed[2..].iter().all(|&(t, _)| t > 63 * S));
-    let said = &facts
-        .iter()
-        .find(|(_, f, _)| matches!(f, Fact::TransactionLeftOpen { .. }))
-        .unwrap()
-        .2;
+    let said = &first(&facts, |f| matches!(f, Fact::TransactionLeftOpen { .. })).2;
     assert!(said.contains("until the coordinator aborts it at 63.5 s (transaction.timeout.ms) or enricher-1 is back"), "{said}");
 }
 

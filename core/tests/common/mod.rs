@@ -1,6 +1,10 @@
-//! Helpers shared by the story tests.
+//! Helpers shared by the story tests. Each test file uses what it needs of them.
+#![allow(dead_code)]
 
-use brokerlab_core::{examples, invariants, Fact, Scenario, Simulation};
+use brokerlab_core::{
+    examples, invariants, Command, Fact, GroupId, MemberCrashPoint, Scenario, ScheduledCommand,
+    Simulation,
+};
 
 pub fn example(name: &str) -> Scenario {
     examples::load(name).unwrap_or_else(|| panic!("example {name}"))
@@ -15,4 +19,24 @@ pub fn run(s: Scenario) -> (Simulation, Vec<Fact>) {
         invariants::check(&sim).unwrap_or_else(|e| panic!("step {}: {e}", sim.steps()));
     }
     (sim, facts)
+}
+
+/// `command` at `at_s`, announced.
+pub fn at(at_s: f64, command: Command) -> ScheduledCommand {
+    ScheduledCommand {
+        at_s,
+        command,
+        unannounced: false,
+    }
+}
+
+/// Member `member` of group `group` crashes at once, and restarts after
+/// `restart_after_s` (never when none).
+pub fn crash_member_now(group: u32, member: u32, restart_after_s: Option<f64>) -> Command {
+    Command::CrashMember {
+        group: GroupId::new(group),
+        member,
+        point: MemberCrashPoint::Now,
+        restart_after_s,
+    }
 }

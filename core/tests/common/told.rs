@@ -25,7 +25,17 @@ pub fn run_told(s: Scenario) -> (Simulation, Vec<Told>) {
     (sim, facts)
 }
 
+fn find(facts: &[Told], is: impl Fn(&Fact) -> bool) -> Option<&Told> {
+    facts.iter().find(|(_, f, _)| is(f))
+}
+
 /// The instant of the first fact `is` accepts.
 pub fn first_time(facts: &[Told], is: impl Fn(&Fact) -> bool) -> Option<Micros> {
-    facts.iter().find(|(_, f, _)| is(f)).map(|(t, _, _)| *t)
+    find(facts, is).map(|(t, _, _)| *t)
+}
+
+/// The first fact `is` accepts, told; the test fails if there is none.
+#[track_caller]
+pub fn first(facts: &[Told], is: impl Fn(&Fact) -> bool) -> &Told {
+    find(facts, is).expect("a fact of the kind asked for")
 }
