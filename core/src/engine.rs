@@ -37,6 +37,12 @@ pub enum Event {
         attempt: Attempt,
         incarnation: u32,
     },
+    /// The oldest records of a producer's buffer reach their delivery timeout at `at`
+    /// (live while the buffer still expects its next expiry then: `buffer_due_us`).
+    BufferExpiry {
+        producer: ProducerId,
+        at: Micros,
+    },
     /// The outbox relay looks for unsent rows.
     RelayPoll {
         producer: ProducerId,

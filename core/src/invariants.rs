@@ -403,6 +403,7 @@ fn check_processes(sim: &Simulation) -> Result<(), String> {
                 || format!("producer {i} holds back message {msg}, which is {fate:?}"),
             )?;
         }
+        check_buffer(sim, i, p)?;
         // Nothing accepted disappears: a pending message of an outbox producer has its row.
         if matches!(
             sim.scenario().producers[i].handoff,
@@ -430,6 +431,31 @@ fn check_processes(sim: &Simulation) -> Result<(), String> {
                 || format!("producer {i}: outbox row {} is {:?}", row.msg, m.fate),
             )?;
         }
+    }
+    Ok(())
+}
+
+/// A producer's buffer holds its own unsent records, oldest first, only while the broker
+/// is down (it sends them all when the broker is back) and only while the producer is up
+/// (its crash loses them).
+fn check_buffer(sim: &Simulation, i: usize, p: &crate::producer::Producer) -> Result<(), String> {
+    ensure(p.buffered.is_empty() || (!sim.broker_up() && p.up), || {
+        format!("producer {i} buffers records while it or the broker is up")
+    })?;
+    // Its timer is set while it holds a record, for no later than the oldest one's timeout.
+    let oldest = p.buffered.front().map(|&(_, at)| at);
+    ensure(
+        p.buffer_due_us.is_some() == oldest.is_some() && p.buffer_due_us <= oldest,
+        || format!("producer {i}: its buffer's timer is not its oldest record's"),
+    )?;
+    for &(msg, _) in &p.buffered {
+        let Some(m) = sim.message(msg) else {
+            return Err(format!("producer {i} buffers released message {msg}"));
+        };
+        ensure(
+            m.producer.index() == i && m.fate == PublishFate::Pending && m.publish_attempts == 0,
+            || format!("producer {i} buffers message {msg}, which is {:?}", m.fate),
+        )?;
     }
     Ok(())
 }

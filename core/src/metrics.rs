@@ -69,6 +69,8 @@ pub struct Counters {
     pub never_published: u64,
     pub requests_refused: u64,
     pub throttled: u64,
+    /// Records a log producer kept in its buffer while the broker was down.
+    pub buffered: u64,
     pub leases_expired: u64,
     /// Consumer crashes.
     pub crashes: u64,

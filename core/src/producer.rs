@@ -231,6 +231,11 @@ pub struct Producer {
     /// Messages held back by a full queue (throttle), oldest first, and the queue.
     pub held: VecDeque<MsgId>,
     pub held_for: Option<QueueId>,
+    /// Records kept while the broker is down (a producer to a log that waits for no
+    /// confirm), oldest first, each with the instant its delivery timeout runs out.
+    pub buffered: VecDeque<(MsgId, Micros)>,
+    /// When the buffer's pending expiry timer fires, if one is set.
+    pub buffer_due_us: Option<Micros>,
     /// Last version given to each key.
     pub versions: BTreeMap<u32, u32>,
     /// An idempotent producer's sequence on each partition of its log (Kafka's producer
@@ -265,6 +270,8 @@ impl Producer {
             relay_poll_pending: false,
             held: VecDeque::new(),
             held_for: None,
+            buffered: VecDeque::new(),
+            buffer_due_us: None,
             versions: BTreeMap::new(),
             sequences: BTreeMap::new(),
             sequenced: BTreeMap::new(),

@@ -1029,6 +1029,23 @@ pub enum Fact {
         partition: u32,
         ahead: MsgId,
     },
+    // New facts go last: a fact's place in this list is hashed into the pinned
+    // fingerprint, so one added in the middle would change it for every run.
+    /// The broker is down: a producer to a log that waits for no confirm keeps the
+    /// record in its buffer and sends it when the broker is back, unless it is still
+    /// unsent at `expires_at_us` (its delivery timeout).
+    Buffered {
+        producer: ProducerId,
+        msg: MsgId,
+        expires_at_us: Micros,
+    },
+    /// A buffered record is dropped unsent: its delivery timeout ran out, or the producer
+    /// crashed (the buffer is in its memory).
+    BufferDropped {
+        producer: ProducerId,
+        msg: MsgId,
+        crashed: bool,
+    },
 }
 
 /// A setting and its new value, in whole units so that facts stay exact and hashable.
@@ -1167,6 +1184,8 @@ impl Fact {
             | StateCommitted { msg, .. }
             | PublishSent { msg, .. }
             | Throttled { msg, .. }
+            | Buffered { msg, .. }
+            | BufferDropped { msg, .. }
             | ConfirmTimedOut { msg, .. }
             | Confirmed { msg, .. }
             | ConfirmLost { msg, .. }

@@ -114,6 +114,8 @@ fn producer() -> impl Strategy<Value = ProducerSpec> {
             any::<bool>(),
             1u32..4,
             0.05f64..2.0,
+            // A log producer's buffer through an outage: often shorter than the outage.
+            0.2f64..10.0,
         ),
         prop_oneof![
             Just(Handoff::Direct),
@@ -170,6 +172,7 @@ fn producer() -> impl Strategy<Value = ProducerSpec> {
                         max_attempts: pb.3,
                         confirm_timeout_s: pb.4,
                         mandatory: false,
+                        delivery_timeout_s: pb.5,
                     },
                     handoff,
                 }

@@ -24,7 +24,8 @@
 //! records without a key, spread over partitions. A producer's `acks` (`all`, Kafka's
 //! default, `1` or `0`), `enable_idempotence` (default true with `acks=all`) and
 //! `delivery_timeout_ms` (default 120,000) become confirms, idempotence and a send
-//! again once a second until the delivery timeout; `acks=1` is noted, replication not
+//! again once a second until the delivery timeout (with `acks=0`, how long the buffer
+//! keeps a record through an outage); `acks=1` is noted, replication not
 //! being modelled. Replication settings are accepted and noted as not modelled. A topic without a group gets one with a member per partition;
 //! a description without producers gets one per topic. Unknown fields are errors.
 
@@ -400,8 +401,9 @@ fn producer(p: &Producer) -> ProducerSpec {
 
 /// A Kafka producer waits for its acknowledgement (unless `acks=0`) and sends a record
 /// again until `delivery.timeout.ms` runs out, through a broker outage too: the lab's
-/// confirms, once a second, for as many attempts. Idempotence (Kafka's default with
-/// `acks=all`) keeps the records' order and drops the broker's duplicates.
+/// confirms, once a second, for as many attempts. With `acks=0` the producer's buffer
+/// keeps what it cannot send, as long as the delivery timeout. Idempotence (Kafka's
+/// default with `acks=all`) keeps the records' order and drops the broker's duplicates.
 fn publish(p: &Producer) -> PublishSpec {
     let acks = Acks::of(p.acks.as_ref()).unwrap_or(Acks::All);
     let timeout_s = p.delivery_timeout_ms.unwrap_or(DELIVERY_TIMEOUT_MS) as f64 / 1000.0;
@@ -413,6 +415,7 @@ fn publish(p: &Producer) -> PublishSpec {
         confirm_timeout_s: RETRY_EVERY_S,
         max_attempts: attempts as u32,
         idempotent: acks == Acks::All && p.enable_idempotence.unwrap_or(true),
+        delivery_timeout_s: timeout_s.max(0.001),
         ..PublishSpec::default()
     }
 }

@@ -332,6 +332,22 @@ fn publishing(sim: &Simulation, fact: &Fact) -> String {
         Throttled { producer: p, msg, queue: q } => {
             format!("{} holds #{msg} back: {} is full (backpressure).", producer(sim, p), queue(sim, q))
         }
+        Buffered { producer: p, msg, expires_at_us } => format!(
+            "The broker is down: {} keeps #{msg} in its buffer and will send it when the broker is back{}.",
+            producer(sim, p),
+            match due(sim, expires_at_us) {
+                Due::At(t) => format!(", if that is by {} (its delivery timeout)", secs(t)),
+                Due::AfterEnd => String::new(),
+            }
+        ),
+        BufferDropped { producer: p, msg, crashed: false } => format!(
+            "{} dropped #{msg} from its buffer: its delivery timeout ran out before the broker was back, so it was never stored.",
+            producer(sim, p)
+        ),
+        BufferDropped { producer: p, msg, crashed: true } => format!(
+            "{} crashed with #{msg} still in its buffer: it is gone, never stored.",
+            producer(sim, p)
+        ),
         EventNeverPublished { producer: p, msg } => format!(
             "{} crashed after committing its state and before publishing #{msg}: the state changed but no event will ever say so.",
             producer(sim, p)

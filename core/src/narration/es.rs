@@ -357,6 +357,22 @@ fn publishing(sim: &Simulation, fact: &Fact) -> String {
             producer(sim, p),
             queue(sim, q)
         ),
+        Buffered { producer: p, msg, expires_at_us } => format!(
+            "El broker está caído: {} guarda #{msg} en su búfer y lo enviará cuando el broker vuelva{}.",
+            producer(sim, p),
+            match due(sim, expires_at_us) {
+                Due::At(t) => format!(", si vuelve antes de los {} (su plazo de entrega)", secs(t)),
+                Due::AfterEnd => String::new(),
+            }
+        ),
+        BufferDropped { producer: p, msg, crashed: false } => format!(
+            "{} descartó #{msg} de su búfer: su plazo de entrega venció antes de que el broker volviera, así que nunca se guardó.",
+            producer(sim, p)
+        ),
+        BufferDropped { producer: p, msg, crashed: true } => format!(
+            "{} cayó con #{msg} todavía en su búfer: se perdió sin guardarse nunca.",
+            producer(sim, p)
+        ),
         EventNeverPublished { producer: p, msg } => format!(
             "{} cayó después de hacer commit de su estado y antes de publicar #{msg}: el estado cambió, pero ningún evento lo contará jamás.",
             producer(sim, p)

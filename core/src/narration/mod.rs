@@ -75,6 +75,8 @@ impl Family {
             | StateCommitted { .. }
             | PublishSent { .. }
             | Throttled { .. }
+            | Buffered { .. }
+            | BufferDropped { .. }
             | EventNeverPublished { .. }
             | RequestRefused { .. } => Family::Publishing,
             ConfirmTimedOut { .. }

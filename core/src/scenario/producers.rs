@@ -158,6 +158,15 @@ pub struct PublishSpec {
     /// A publish that matches no binding is returned to the producer instead of dropped.
     #[serde(default, skip_serializing_if = "is_false")]
     pub mandatory: bool,
+    /// A producer to a log that waits for no confirm keeps the records it cannot send
+    /// while the broker is down in its buffer, and sends them when the broker is back;
+    /// one still unsent after this long is dropped (Kafka's `delivery.timeout.ms`,
+    /// 120 s by default).
+    #[serde(
+        default = "default_delivery_timeout_s",
+        skip_serializing_if = "is_default_delivery_timeout"
+    )]
+    pub delivery_timeout_s: f64,
 }
 
 fn default_confirm_timeout_s() -> f64 {
@@ -165,6 +174,12 @@ fn default_confirm_timeout_s() -> f64 {
 }
 fn default_publish_attempts() -> u32 {
     5
+}
+fn default_delivery_timeout_s() -> f64 {
+    120.0
+}
+fn is_default_delivery_timeout(s: &f64) -> bool {
+    *s == default_delivery_timeout_s()
 }
 
 impl Default for PublishSpec {
@@ -176,6 +191,7 @@ impl Default for PublishSpec {
             idempotent: false,
             persistent: true,
             mandatory: false,
+            delivery_timeout_s: default_delivery_timeout_s(),
         }
     }
 }

@@ -523,6 +523,12 @@ impl Scenario {
             0.000_001,
             TIME_S_MAX,
         )?;
+        check_range(
+            &f("publish.delivery_timeout_s"),
+            pb.delivery_timeout_s,
+            0.000_001,
+            TIME_S_MAX,
+        )?;
         check_count(
             &f("publish.max_attempts"),
             u64::from(pb.max_attempts),

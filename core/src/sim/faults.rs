@@ -568,6 +568,7 @@ impl Simulation {
             trigger: armed.trigger,
             restart_at_us,
         });
+        self.lose_buffer(producer);
         if let Some(at) = restart_at_us {
             let incarnation = self.producers[producer.index()].incarnation;
             self.events.schedule(
@@ -625,6 +626,7 @@ impl Simulation {
     pub(super) fn restart_broker(&mut self, trigger: Trigger) {
         self.broker_up = true;
         self.facts.push(Fact::BrokerRestarted { trigger });
+        self.flush_buffers();
         for q in self.queue_ids() {
             self.resume_redrive(q);
             self.dispatch(q);

@@ -39,6 +39,9 @@ impl Simulation {
             | Event::PollIntervalExceeded { .. }
             | Event::TransactionTimeout { .. } => self.group_event_is_live(event),
             Event::RetentionDue { log, at } => self.logs[log as usize].retention_due_us == Some(at),
+            Event::BufferExpiry { producer, at } => {
+                self.producers[producer.index()].buffer_due_us == Some(at)
+            }
             Event::AutoCommit { .. }
             | Event::PublishArrives { .. }
             | Event::RedriveTick { .. }

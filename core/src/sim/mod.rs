@@ -33,6 +33,7 @@ mod log_jobs;
 mod logs;
 mod poll_interval;
 mod processing;
+mod producer_buffer;
 mod publishing;
 mod rebalance;
 mod release;
@@ -563,6 +564,7 @@ impl Simulation {
                 ..
             } => self.confirm_timeout(producer, msg, attempt),
             Event::RelayPoll { producer, .. } => self.relay_poll(producer),
+            Event::BufferExpiry { producer, .. } => self.buffer_expiry(producer),
             Event::ServiceDone {
                 consumer, batch, ..
             } => self.service_done(consumer, batch),

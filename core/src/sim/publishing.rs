@@ -183,6 +183,10 @@ impl Simulation {
         {
             return; // already waiting in the held line, or its outcome is final
         }
+        if !self.broker_up && self.buffers_through_outage(producer) {
+            self.buffer(producer, msg);
+            return;
+        }
         let p = &mut self.producers[producer.index()];
         if !p.held.is_empty() {
             p.held.push_back(msg);
@@ -200,7 +204,7 @@ impl Simulation {
     }
 
     /// Puts a message on the wire.
-    fn transmit(&mut self, producer: ProducerId, msg: MsgId) {
+    pub(super) fn transmit(&mut self, producer: ProducerId, msg: MsgId) {
         self.take_sequence(producer, msg);
         let m = &mut self.messages[msg.index()];
         m.publish_attempts += 1;
@@ -248,7 +252,8 @@ impl Simulation {
                 msg,
                 attempt,
             });
-            // Without confirms nobody will ever know: the message is gone.
+            // Without confirms nobody will ever know: the message is gone. (A producer to
+            // a log keeps what it sends once it knows the broker is down: `buffer`.)
             if !self.waits_for_confirm(producer)
                 && self.messages[msg.index()].fate == PublishFate::Pending
             {

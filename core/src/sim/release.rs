@@ -241,6 +241,7 @@ impl Simulation {
         for p in &self.producers {
             ids.extend(p.outbox.iter().map(|r| r.msg.index()));
             ids.extend(p.held.iter().map(|m| m.index()));
+            ids.extend(p.buffered.iter().map(|(m, _)| m.index()));
             ids.extend(p.sequenced.keys().map(|m| m.index()));
         }
         for log in &self.logs {

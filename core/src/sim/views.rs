@@ -26,6 +26,8 @@ pub struct ProducerView {
     pub backing_off: usize,
     /// Rows whose publish attempts are used up: unsent, kept for an operator.
     pub parked: usize,
+    /// Records kept in its buffer while the broker is down, to send when it is back.
+    pub buffered: usize,
     /// Where this producer's accepted requests stand (pending, running, completed, failed).
     pub jobs: JobCounts,
 }
@@ -66,6 +68,7 @@ impl Simulation {
                 .filter(|r| !r.sending && !r.parked && r.not_before_us > self.now_us)
                 .count(),
             parked: p.outbox.iter().filter(|r| r.parked).count(),
+            buffered: p.buffered.len(),
             jobs: self.jobs_of(Some(id)),
         })
     }
