@@ -341,6 +341,7 @@ fn counter_word(name: &str, lang: Lang) -> Option<String> {
         "never_published" => td_string!(l, panels.compare.counter_names.never_published),
         "requests_refused" => td_string!(l, panels.compare.counter_names.requests_refused),
         "throttled" => td_string!(l, panels.compare.counter_names.throttled),
+        "buffered" => td_string!(l, panels.compare.counter_names.buffered),
         "restarts" => td_string!(l, panels.compare.counter_names.restarts),
         "producer_crashes" => td_string!(l, panels.compare.counter_names.producer_crashes),
         "appended" => td_string!(l, panels.compare.counter_names.appended),

@@ -105,10 +105,15 @@ impl Watch {
         let unstored = sim.counters().lost_before_stored;
         if unstored > self.unstored {
             self.unstored = unstored;
-            // The failed publish (or the producer's crash) that lost it.
-            let cause = facts
-                .iter()
-                .find(|f| matches!(f, Fact::PublishFailed { .. } | Fact::ProducerCrashed { .. }));
+            // The failed publish, the producer's crash or the buffer's timeout that lost it.
+            let cause = facts.iter().find(|f| {
+                matches!(
+                    f,
+                    Fact::PublishFailed { .. }
+                        | Fact::ProducerCrashed { .. }
+                        | Fact::BufferDropped { .. }
+                )
+            });
             if let Some(fact) = cause.or(facts.first()) {
                 new |= self.note(Property::NoMessageLost, step, at_us, fact);
             }

@@ -110,6 +110,8 @@ impl Lane {
             | StateCommitted { .. }
             | PublishSent { .. }
             | Throttled { .. }
+            | Buffered { .. }
+            | BufferDropped { .. }
             | ConfirmTimedOut { .. }
             | Confirmed { .. }
             | ConfirmLost { .. }
@@ -691,6 +693,9 @@ fn producer_label(fact: &Fact, l: Locale) -> Option<String> {
         PublishSent { attempt: 1, .. } => say!(l, publish),
         PublishSent { attempt, .. } => say!(l, publish_again, attempt = attempt),
         Throttled { .. } => say!(l, throttled),
+        Buffered { .. } => say!(l, buffered),
+        BufferDropped { crashed: false, .. } => say!(l, buffer_timed_out),
+        BufferDropped { .. } => say!(l, buffer_lost),
         ConfirmTimedOut { retry: true, .. } => say!(l, confirm_timeout_retry),
         ConfirmTimedOut { .. } => say!(l, confirm_timeout_give_up),
         Confirmed { .. } => say!(l, confirm),

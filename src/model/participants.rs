@@ -140,9 +140,10 @@ fn producer_side(fact: &Fact) -> Option<Part> {
         PublishFailed { producer, .. } | OutOfSequence { producer, .. } => {
             go(Publisher(producer), Exchange, Failure)
         }
-        Throttled { producer, .. } | OutboxMarked { producer, .. } => {
+        Throttled { producer, .. } | OutboxMarked { producer, .. } | Buffered { producer, .. } => {
             at(Publisher(producer), Plain)
         }
+        BufferDropped { producer, .. } => at(Publisher(producer), Failure),
         ConfirmTimedOut { producer, .. }
         | OutboxRetryScheduled { producer, .. }
         | OutboxRowParked { producer, .. } => at(Publisher(producer), Failure),

@@ -284,6 +284,9 @@ fn is_notable(fact: &Fact) -> bool {
             Fact::AckIgnored { .. }
                 // A publish the broker could not take (it was down).
                 | Fact::PublishFailed { .. }
+                // A record a log producer keeps through an outage, or drops unsent.
+                | Fact::Buffered { .. }
+                | Fact::BufferDropped { .. }
                 | Fact::LeaseExpired { .. }
                 | Fact::CrashArmed { .. }
                 // A scheduled crash or lost ack that scaling in called off.

@@ -51,6 +51,9 @@ pub struct ProducerCard {
     pub outbox_rows: Vec<(MsgId, bool)>,
     /// Its outbox relay, if it has one.
     pub relay: Option<RelayCard>,
+    /// Records kept in its buffer while the broker is down (a log producer without
+    /// confirms), to send when the broker is back.
+    pub buffered: usize,
     /// Where its accepted requests stand: pending, running, completed, failed.
     pub jobs: brokerlab_core::JobCounts,
 }
@@ -61,13 +64,18 @@ impl ProducerCard {
         let l = locale(lang);
         let up = up_word(self.up, lang);
         let n = count(self.outbox as u64, lang);
-        if self.uses_outbox {
+        let mut text = if self.uses_outbox {
             td_string!(l, stage.card.outbox_unsent, up, n).to_string()
         } else if self.outbox > 0 {
             td_string!(l, stage.card.outbox, up, n).to_string()
         } else {
             up.to_string()
+        };
+        if self.buffered > 0 {
+            let n = count(self.buffered as u64, lang);
+            text.push_str(&td_string!(l, stage.card.buffered, n).to_string());
         }
+        text
     }
 
     /// One line per outbox row shown, then "+k more" for the rest.
@@ -276,6 +284,7 @@ fn producer_cards(sim: &Simulation) -> Vec<ProducerCard> {
                 outbox: v.outbox_len,
                 uses_outbox,
                 waits_for_confirms,
+                buffered: v.buffered,
                 jobs: v.jobs,
             }
         })
@@ -1095,6 +1104,53 @@ mod tests {
                 .count
                 < d.count
         );
+    }
+
+    /// log-consumer-groups' producer (to a log, without confirms) through a broker outage
+    /// from 10 s to 13 s: its card counts what it keeps, in both languages; the history of
+    /// a kept record labels its stay in the buffer, then its publish.
+    #[test]
+    fn a_log_producer_card_counts_what_it_buffers_while_the_broker_is_down() {
+        let mut scenario = examples::load("log-consumer-groups").expect("built in");
+        scenario.commands = vec![brokerlab_core::ScheduledCommand {
+            at_s: 10.0,
+            command: Command::CrashBroker {
+                restart_after_s: Some(3.0),
+            },
+            unannounced: false,
+        }];
+        let mut sim = Simulation::new(scenario).expect("valid");
+        sim.run_until(12_000_000);
+        let card = Topology::of(&sim).producers[0].clone();
+        let n = card.buffered;
+        assert!(n > 5, "{card:?}");
+        assert_eq!(
+            card.state_text(Lang::En),
+            format!("up · buffer: {n} to send when the broker is back")
+        );
+        assert_eq!(
+            card.state_text(Lang::Es),
+            format!("activo · búfer: {n} por enviar cuando vuelva el broker")
+        );
+        sim.run_until(13_000_000);
+        assert_eq!(Topology::of(&sim).producers[0].buffered, 0);
+        let kept = (0..sim.counters().created)
+            .map(MsgId::new)
+            .find(|&m| {
+                crate::model::lineage::lineage(&sim, m).is_ok_and(|l| {
+                    l.rows
+                        .iter()
+                        .any(|r| r.label.get(Lang::En).contains("buffer"))
+                })
+            })
+            .expect("a kept record");
+        let l = crate::model::lineage::lineage(&sim, kept).expect("short run");
+        let labels: Vec<&str> = l.rows.iter().map(|r| r.label.get(Lang::En)).collect();
+        let at = labels
+            .iter()
+            .position(|&s| s == "kept in its buffer: broker down")
+            .unwrap_or_else(|| panic!("{labels:?}"));
+        assert_eq!(labels[at + 1], "publish", "{labels:?}");
     }
 
     #[test]

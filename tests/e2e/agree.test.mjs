@@ -238,3 +238,24 @@ test('transactional-pipeline: each transaction ends with a marker that takes an 
   await page.getByTestId('lang-en').click();
   assert.deepEqual(consoleErrors, []);
 });
+
+test('log-consumer-groups: a producer to a log keeps what it sends while the broker is down, and sends it all when the broker is back', async () => {
+  await pick('log-consumer-groups');
+  await page.getByTestId('tab-story').click(); // the event log follows the run while on show
+  await page.getByTestId('broker-toggle').click(); // down now, back by itself 5 s later
+  await stepUntil(async () => /buffer: [3-9]/.test(await text('producer-0-state')), 80);
+  assert.match(
+    await text('log'),
+    // Its delivery timeout (120 s) would run out after the run's end (90 s): not named.
+    /The broker is down: accounts keeps #0 in its buffer and will send it when the broker is back\./,
+  );
+  const kept = Number(/buffer: (\d+) to send when the broker is back$/.exec(await text('producer-0-state'))[1]);
+  await page.getByTestId('lang-es').click();
+  assert.match(await text('producer-0-state'), new RegExp(`búfer: ${kept} por enviar cuando vuelva el broker$`));
+  await page.getByTestId('lang-en').click();
+  await stepUntil(async () => /The broker restarted/.test(await text('log')), 200);
+  assert.doesNotMatch(await text('producer-0-state'), /buffer/, 'all of it was sent at the restart');
+  await page.getByTestId('tab-counters').click();
+  assert.ok(await page.getByTestId('lost-before-stored').isHidden(), 'nothing was lost before it was stored');
+  assert.deepEqual(consoleErrors, []);
+});
