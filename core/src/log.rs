@@ -250,6 +250,10 @@ pub struct Group {
     /// group finished each once, or will never read it); rewinds leave it where it is, so
     /// a record read again is not counted again.
     pub settled: Vec<u64>,
+    /// Per partition: its member sought (moved its position) since the last commit, so
+    /// the next commit sets the committed offset wherever the position is, behind the
+    /// last commit too, as a Kafka consumer's commit after `seek` does.
+    pub sought: Vec<bool>,
     /// Records (partition, offset, message) settled past while a member still works on
     /// them (they expired or were skipped under it): the member's outcome settles them.
     pub spared: Vec<(u32, u64, MsgId)>,
@@ -314,6 +318,7 @@ impl Group {
             position: vec![0; partitions],
             done_upto: vec![0; partitions],
             settled: vec![0; partitions],
+            sought: vec![false; partitions],
             spared: Vec::new(),
             owner: vec![None; partitions],
             busy: vec![false; partitions],
@@ -370,6 +375,24 @@ impl Group {
 }
 
 impl Group {
+    /// Whether committing `offset` on partition `p` changes its committed offset: it is
+    /// ahead, or anywhere else once the member sought since the last commit.
+    pub fn commit_moves(&self, p: usize, offset: u64) -> bool {
+        offset > self.committed[p] || (self.sought[p] && offset != self.committed[p])
+    }
+
+    /// Commits `offset` on partition `p`: never backwards (retention may have moved the
+    /// log start past a record finished late), unless the member sought since the last
+    /// commit, whose commit goes wherever its position is.
+    pub fn commit(&mut self, p: usize, offset: u64) {
+        self.committed[p] = if self.sought[p] {
+            offset
+        } else {
+            self.committed[p].max(offset)
+        };
+        self.sought[p] = false;
+    }
+
     /// Whether member `m`'s record in hand may still move the group's offsets: fetched in
     /// this generation, by a member that has not left the group since.
     pub fn is_current(&self, m: MemberId, work: &Work) -> bool {
@@ -468,6 +491,9 @@ pub struct PartitionView {
     pub retrying: Option<u32>,
     /// Its owner gives it up once the record in hand is committed (cooperative).
     pub revoking: bool,
+    /// Its member sought since the last commit: it reads at `position`, and the committed
+    /// offset follows with its next commit.
+    pub sought: bool,
 }
 
 #[cfg(test)]

@@ -646,6 +646,9 @@ pub enum Fact {
         group: GroupId,
         to_offset: Option<u64>,
         trigger: Trigger,
+        /// Partitions no member up held, whose committed offsets were reset at once; the
+        /// others' move with their members' next commits.
+        reset: u32,
     },
     /// A group member wrote its output record (in an open transaction, or visible at once).
     OutputWritten {

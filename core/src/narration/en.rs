@@ -1211,21 +1211,31 @@ fn members(sim: &Simulation, fact: &Fact) -> String {
         }
         GroupRewound {
             group,
-            to_offset: None,
+            to_offset,
             trigger,
+            reset,
         } => format!(
-            "Group {} went back to the earliest retained offsets ({}): it will replay the log.",
-            sim.group_name(group),
-            by(trigger)
-        ),
-        GroupRewound {
-            group,
-            to_offset: Some(o),
-            trigger,
-        } => format!(
-            "Group {} moved every partition to offset {o} (or the nearest retained one) ({}).",
-            sim.group_name(group),
-            by(trigger)
+            "{} {}",
+            match to_offset {
+                None => format!(
+                    "Group {} went back to the earliest retained offsets ({}): it will replay the log.",
+                    sim.group_name(group),
+                    by(trigger)
+                ),
+                Some(o) => format!(
+                    "Group {} moved every partition to offset {o} (or the nearest retained one) ({}).",
+                    sim.group_name(group),
+                    by(trigger)
+                ),
+            },
+            match reset {
+                0 => "Each member seeks the partitions it holds: their committed offsets move with its next commit, and a crash before it resumes them at the last commit.".to_string(),
+                n => format!(
+                    "Each member up seeks the partitions it holds (their committed offsets move with its next commit); {} no member up holds {} reset at once.",
+                    counted(n, "partition", "partitions"),
+                    if n == 1 { "has its committed offset" } else { "have their committed offsets" }
+                ),
+            }
         ),
         _ => unreachable!("describe sends only member facts here, not {fact:?}"),
     }

@@ -1257,15 +1257,28 @@ fn members(sim: &Simulation, fact: &Fact) -> String {
             sim.group_name(group),
             by(trigger)
         ),
-        GroupRewound { group, to_offset: None, trigger } => format!(
-            "El grupo {} volvió a los offsets más antiguos retenidos ({}): reproducirá el log de nuevo.",
-            sim.group_name(group),
-            by(trigger)
-        ),
-        GroupRewound { group, to_offset: Some(o), trigger } => format!(
-            "El grupo {} movió cada partición al offset {o} (o al retenido más cercano) ({}).",
-            sim.group_name(group),
-            by(trigger)
+        GroupRewound { group, to_offset, trigger, reset } => format!(
+            "{} {}",
+            match to_offset {
+                None => format!(
+                    "El grupo {} volvió a los offsets más antiguos retenidos ({}): reproducirá el log de nuevo.",
+                    sim.group_name(group),
+                    by(trigger)
+                ),
+                Some(o) => format!(
+                    "El grupo {} movió cada partición al offset {o} (o al retenido más cercano) ({}).",
+                    sim.group_name(group),
+                    by(trigger)
+                ),
+            },
+            match reset {
+                0 => "Cada miembro hace seek en las particiones que tiene: sus offsets confirmados se mueven con su próximo commit, y una caída antes las reanuda en el último commit.".to_string(),
+                n => format!(
+                    "Cada miembro activo hace seek en las particiones que tiene (sus offsets confirmados se mueven con su próximo commit); {} que ningún miembro activo tiene {} al momento.",
+                    counted(n, "partición", "particiones"),
+                    if n == 1 { "reinicia su offset confirmado" } else { "reinician sus offsets confirmados" }
+                ),
+            }
         ),
         _ => unreachable!("describe sends only member facts here, not {fact:?}"),
     }

@@ -56,7 +56,10 @@ impl Simulation {
                 let group = &mut self.groups[g.index()];
                 group.position[p] = offset + 1;
                 group.done_upto[p] = group.done_upto[p].max(offset + 1);
-                group.committed[p] = group.committed[p].max(offset + 1);
+                // A seek not yet committed stays so: the next commit is the member's.
+                if !group.sought[p] {
+                    group.committed[p] = group.committed[p].max(offset + 1);
+                }
                 if aborted {
                     self.facts.push(Fact::AbortedSkipped {
                         group: g,

@@ -336,6 +336,7 @@ impl Simulation {
                     .filter(|w| w.generation == group.generation)
                     .map(|w| w.attempt),
                 revoking: group.revoking[p],
+                sought: group.sought[p],
             })
             .collect()
     }

@@ -229,8 +229,12 @@ impl Simulation {
         if due != log.retention_due_us {
             self.logs[l].retention_due_us = due;
             if let Some(at) = due {
-                self.events
-                    .schedule(at, Event::RetentionDue { log: l as u32, at });
+                // Past already when a partition comes back into account (a commit after
+                // a seek moved a group's committed offset back): it expires now.
+                self.events.schedule(
+                    at.max(self.now_us),
+                    Event::RetentionDue { log: l as u32, at },
+                );
             }
         }
     }
@@ -303,7 +307,7 @@ impl Simulation {
             .and_then(|r| r.message())
             .expect("position is at a retained message record");
         if group.commit == CommitMode::BeforeProcessing {
-            group.committed[p as usize] = offset + 1;
+            group.commit(p as usize, offset + 1);
             self.counters.offsets_committed += 1;
             self.facts.push(Fact::OffsetCommitted {
                 group: g,
@@ -614,10 +618,9 @@ impl Simulation {
             return;
         }
         if group.commit == CommitMode::AfterProcessing && self.broker_up {
-            // Never backwards: retention may have moved the log start past this record.
             // (With the broker down the commit, and the transaction with it, waits for
             // the restart: `resume_group_after_restart`.)
-            group.committed[p as usize] = group.committed[p as usize].max(offset + 1);
+            group.commit(p as usize, offset + 1);
             self.counters.offsets_committed += 1;
             let offset = group.committed[p as usize];
             self.facts.push(Fact::OffsetCommitted {
@@ -677,12 +680,18 @@ impl Simulation {
                 .find(|w| w.partition as usize == p && w.attempt > 1)
                 .filter(|w| w.generation == group.generation)
                 .map(|w| w.offset);
-            let position = retrying.map_or(group.position[p], |o| o.max(group.committed[p]));
+            let position = retrying.map_or(group.position[p], |o| {
+                if group.sought[p] {
+                    o
+                } else {
+                    o.max(group.committed[p])
+                }
+            });
             // A crashed member still in the group (its session not over) commits nothing,
             // nor does a static one past its poll interval (its generation is gone).
             let owner_up = group.owner[p].is_some_and(|o| group.members[o as usize].active());
-            if owner_up && position > group.committed[p] {
-                group.committed[p] = position;
+            if owner_up && group.commit_moves(p, position) {
+                group.commit(p, position);
                 self.counters.offsets_committed += 1;
                 self.facts.push(Fact::OffsetCommitted {
                     group: g,
@@ -907,7 +916,12 @@ impl Simulation {
     }
 
     /// Seek: every partition moves to `to` (its earliest retained record when `None`),
-    /// clamped to what the partition holds. Work in progress finishes but no longer moves
+    /// clamped to what the partition holds. A member up in the group seeks the partitions
+    /// it holds, as `KafkaConsumer.seek` does: their positions move, and their committed
+    /// offsets with the member's next commit (a crash before it resumes them at the last
+    /// commit). A partition no such member holds (mid-rebalance, or its member down) has
+    /// its committed offset reset instead, as `kafka-consumer-groups --reset-offsets`
+    /// would, so that it starts there too. Work in progress finishes but no longer moves
     /// the group's offsets.
     pub(super) fn rewind_group(&mut self, g: GroupId, to: Option<u64>, trigger: Trigger) {
         let log = self.groups[g.index()].log;
@@ -916,14 +930,26 @@ impl Simulation {
             .iter()
             .map(|p| to.map_or(p.start, |o| o.clamp(p.start, p.end())))
             .collect();
-        // A seek past records the group has not read: it never will.
+        let group = &self.groups[g.index()];
+        let held: Vec<bool> = (0..starts.len())
+            .map(|p| group.owner[p].is_some_and(|o| group.members[o as usize].active()))
+            .collect();
+        // A reset past records the group has not read: it never will. (Past a member's
+        // seek they are settled once it reads on from there: `read_settled`.)
         for (p, &start) in starts.iter().enumerate() {
-            self.reads_passed(g, p, start);
+            if !held[p] {
+                self.reads_passed(g, p, start);
+            }
         }
         let group = &mut self.groups[g.index()];
         group.generation += 1;
         for (p, start) in starts.into_iter().enumerate() {
-            group.committed[p] = start;
+            if held[p] {
+                group.sought[p] = true;
+            } else {
+                group.committed[p] = start;
+                group.sought[p] = false;
+            }
             group.position[p] = start;
             group.done_upto[p] = start;
             group.busy[p] = false;
@@ -932,6 +958,7 @@ impl Simulation {
             group: g,
             to_offset: to,
             trigger,
+            reset: held.iter().filter(|&&h| !h).count() as u32,
         });
         // Work in progress no longer commits, so a partition being revoked goes now.
         for p in 0..self.groups[g.index()].owner.len() {

@@ -145,11 +145,11 @@ impl Simulation {
         // not yet over) or that passed its poll interval commits nothing: the next owner
         // starts at the last commit.
         if group.commit != CommitMode::BeforeProcessing
-            && done > group.committed[i]
+            && group.commit_moves(i, done)
             && self.broker_up
             && group.members[m as usize].active()
         {
-            group.committed[i] = done;
+            group.commit(i, done);
             self.counters.offsets_committed += 1;
             self.facts.push(Fact::OffsetCommitted {
                 group: g,
@@ -237,8 +237,20 @@ impl Simulation {
         in_hand.sort_unstable();
         in_hand.dedup();
         self.reads_passed(g, p, committed);
-        let part = &self.logs[self.groups[g.index()].log].partitions[p];
-        if let Some((from, first_msg, count)) = skipped_by_commit(part, done, committed, &in_hand) {
+        let group = &self.groups[g.index()];
+        // After a seek back, the records up to the last commit were read before it: the
+        // replay the seek began stops, and nothing is skipped unread.
+        let skipped = if group.sought[p] {
+            None
+        } else {
+            skipped_by_commit(
+                &self.logs[group.log].partitions[p],
+                done,
+                committed,
+                &in_hand,
+            )
+        };
+        if let Some((from, first_msg, count)) = skipped {
             self.counters.records_skipped += count;
             self.facts.push(Fact::RecordsSkipped {
                 group: g,
@@ -252,6 +264,7 @@ impl Simulation {
         let group = &mut self.groups[g.index()];
         group.position[p] = committed;
         group.done_upto[p] = committed;
+        group.sought[p] = false;
         self.facts.push(Fact::PartitionAssigned {
             group: g,
             partition: p as u32,
@@ -319,7 +332,7 @@ impl Simulation {
         let group = &mut self.groups[g.index()];
         if let CommitMode::Auto { every_s } = group.commit {
             let behind = (0..group.owner.len())
-                .any(|p| group.owner[p].is_some() && group.position[p] > group.committed[p]);
+                .any(|p| group.owner[p].is_some() && group.commit_moves(p, group.position[p]));
             if behind && !group.auto_commit_pending {
                 group.auto_commit_pending = true;
                 self.events.schedule(
@@ -339,10 +352,11 @@ impl Simulation {
             };
             // A member down, or past its poll interval (static, still owning), commits
             // nothing.
-            if group.done_upto[p] <= group.committed[p] || !group.members[m as usize].active() {
+            let done = group.done_upto[p];
+            if !group.commit_moves(p, done) || !group.members[m as usize].active() {
                 continue;
             }
-            group.committed[p] = group.done_upto[p];
+            group.commit(p, done);
             self.counters.offsets_committed += 1;
             let offset = group.committed[p];
             self.facts.push(Fact::OffsetCommitted {

@@ -420,6 +420,7 @@ impl Simulation {
             group.position.resize(new, 0);
             group.done_upto.resize(new, 0);
             group.settled.resize(new, 0);
+            group.sought.resize(new, false);
             group.owner.resize(new, None);
             group.busy.resize(new, false);
             self.start_rebalance(g);
