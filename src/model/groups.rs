@@ -24,6 +24,8 @@ pub struct PartitionLane {
     pub revoking: bool,
     /// Control records (transactions' markers) among its offsets.
     pub markers: u64,
+    /// Where its member reads after a seek not yet committed.
+    pub sought_at: Option<u64>,
 }
 
 /// Where a group member stands.
@@ -155,6 +157,7 @@ impl LogsSnapshot {
                             retrying: p.retrying,
                             revoking: p.revoking,
                             markers: p.markers,
+                            sought_at: p.sought.then_some(p.position),
                         })
                         .collect(),
                 }
@@ -204,6 +207,9 @@ pub fn partition_text(index: usize, p: &PartitionLane, lang: Lang) -> String {
     if p.markers > 0 {
         let n = p.markers;
         text.push_str(&td_string!(l, stage.partition.markers, n).to_string());
+    }
+    if let Some(offset) = p.sought_at {
+        text.push_str(&td_string!(l, stage.partition.sought, offset).to_string());
     }
     if let Some(n) = p.retrying {
         text.push_str(&td_string!(l, stage.partition.blocked, n).to_string());
@@ -355,6 +361,7 @@ mod tests {
             retrying: None,
             revoking: false,
             markers: 0,
+            sought_at: None,
         };
         assert_eq!(
             partition_text(1, &p, Lang::En),
@@ -365,6 +372,18 @@ mod tests {
             "P1 · offsets 0..10 · commit 4 · sin dueño · retraso 6"
         );
         assert_eq!(committed_pct(&p), 40.0);
+        let sought = PartitionLane {
+            sought_at: Some(2),
+            ..p.clone()
+        };
+        assert_eq!(
+            partition_text(1, &sought, Lang::En),
+            "P1 · offsets 0..10 · committed 4 · no owner · lag 6 · sought: reads at 2, committed with its next commit"
+        );
+        assert_eq!(
+            partition_text(1, &sought, Lang::Es),
+            "P1 · offsets 0..10 · commit 4 · sin dueño · retraso 6 · tras un seek: lee en 2; el offset confirmado cambia con su próximo commit"
+        );
         let p = PartitionLane { markers: 3, ..p };
         assert_eq!(
             partition_text(1, &p, Lang::En),
@@ -459,6 +478,40 @@ mod tests {
             member_text(&enricher.members[0], Lang::Es),
             "caído · sigue caído · su transacción detiene a los lectores read_committed durante 57,5 s más como máximo"
         );
+    }
+
+    /// log-consumer-groups: analytics (one member, auto-commit every 2 s) replays from
+    /// 40 s; until its next commit the lane keeps the last commit and says where the member
+    /// reads, in both languages.
+    #[test]
+    fn a_sought_partition_keeps_its_committed_offset_until_the_next_commit() {
+        let s = examples::load("log-consumer-groups").expect("built in");
+        let mut sim = Simulation::new(s).expect("valid");
+        sim.run_until(39_900_000);
+        let before = LogsSnapshot::of(&sim).groups[1].partitions[0].committed;
+        sim.run_until(40_100_000);
+        let lane = &LogsSnapshot::of(&sim).groups[1].partitions[0];
+        let reads = lane.sought_at.expect("sought, not committed yet");
+        assert!(reads < before, "{lane:?}");
+        let text = partition_text(0, lane, Lang::En);
+        assert!(
+            text.contains(&format!(" · committed {before} · owned by analytics-1 · "))
+                && text.ends_with(&format!(
+                    " · sought: reads at {reads}, committed with its next commit"
+                )),
+            "{text}"
+        );
+        let text = partition_text(0, lane, Lang::Es);
+        assert!(
+            text.ends_with(&format!(
+                " · tras un seek: lee en {reads}; el offset confirmado cambia con su próximo commit"
+            )),
+            "{text}"
+        );
+        sim.run_until(42_000_000);
+        let lane = &LogsSnapshot::of(&sim).groups[1].partitions[0];
+        assert_eq!(lane.sought_at, None);
+        assert!(lane.committed < before, "{lane:?}");
     }
 
     #[test]
