@@ -259,3 +259,25 @@ test('log-consumer-groups: a producer to a log keeps what it sends while the bro
   assert.ok(await page.getByTestId('lost-before-stored').isHidden(), 'nothing was lost before it was stored');
   assert.deepEqual(consoleErrors, []);
 });
+
+test('log-consumer-groups: the seek at 40 s moves where analytics reads; its committed offset follows with its next commit', async () => {
+  await pick('log-consumer-groups');
+  await page.getByTestId('tab-logs').click();
+  // Nothing is published after 30 s: by 33 s analytics has committed all it will before its seek.
+  await page.getByTestId('speed').selectOption('10');
+  await page.getByTestId('play').click();
+  await page.waitForFunction(
+    () => parseFloat(document.querySelector('[data-testid=time]').textContent) >= 33,
+    null,
+    { timeout: 30_000 },
+  );
+  await page.getByTestId('play').click();
+  const lane = () => text('group-1-partition-0');
+  const committedIn = (t) => Number(/ · committed (\d+) · /.exec(t)[1]);
+  const before = committedIn(await lane());
+  await stepUntil(async () => / · sought: reads at \d+, committed with its next commit$/.test(await lane()), 300);
+  assert.equal(committedIn(await lane()), before, await lane());
+  await stepUntil(async () => !/sought/.test(await lane()), 300);
+  assert.ok(committedIn(await lane()) < before, `${await lane()} (was ${before})`);
+  assert.deepEqual(consoleErrors, []);
+});
