@@ -45,6 +45,15 @@ fn appended(facts: &[Told]) -> Vec<(Micros, MsgId)> {
     of_kind(facts, |f| matches!(f, Fact::Appended { .. }))
 }
 
+/// The messages appended at `t` (the broker's restart), in order.
+fn appended_at(facts: &[Told], t: Micros) -> Vec<MsgId> {
+    appended(facts)
+        .into_iter()
+        .filter(|&(at, _)| at == t)
+        .map(|(_, m)| m)
+        .collect()
+}
+
 #[test]
 fn a_log_producer_without_confirms_sends_what_it_kept_when_the_broker_is_back() {
     let (sim, facts) = run_told(accounts_with(vec![crash_broker(10.0, 3.0)]));
@@ -98,11 +107,7 @@ fn a_record_still_in_the_buffer_at_its_delivery_timeout_is_dropped_unsent() {
         .map(|&(_, m)| m)
         .collect();
     assert!(!survivors.is_empty());
-    let at_restart: Vec<MsgId> = appended(&facts)
-        .into_iter()
-        .filter(|&(t, _)| t == 30 * S)
-        .map(|(_, m)| m)
-        .collect();
+    let at_restart = appended_at(&facts, 30 * S);
     assert_eq!(at_restart, survivors);
     let c = sim.counters();
     assert_eq!(c.lost_before_stored, dropped.len() as u64);
@@ -140,11 +145,7 @@ fn a_producer_that_crashes_loses_its_buffer() {
         .map(|&(_, m)| m)
         .collect();
     assert!(!kept_after.is_empty());
-    let at_restart: Vec<MsgId> = appended(&facts)
-        .into_iter()
-        .filter(|&(t, _)| t == 13 * S)
-        .map(|(_, m)| m)
-        .collect();
+    let at_restart = appended_at(&facts, 13 * S);
     assert_eq!(at_restart, kept_after);
     assert_eq!(sim.counters().lost_before_stored, lost.len() as u64);
     let (_, _, text) = first(&facts, |f| matches!(f, Fact::BufferDropped { .. }));

@@ -12,7 +12,7 @@ mod told;
 
 use brokerlab_core::{Command, Fact, GroupId, Micros, Scenario, ScheduledCommand, Simulation};
 use common::{at, crash_member_now, example, run};
-use told::{first, run_told};
+use told::{first, run_told, Told};
 
 const ANALYTICS: GroupId = GroupId::new(1);
 const LAST_COMMIT: [u64; 4] = [31, 137, 45, 36];
@@ -26,6 +26,19 @@ fn with(commands: Vec<ScheduledCommand>) -> Scenario {
     let mut s = example("log-consumer-groups");
     s.commands = commands;
     s
+}
+
+/// Where analytics' partitions resume after the seek at 40 s, in assignment order.
+fn resumed_after_the_seek(facts: &[Told]) -> Vec<u64> {
+    facts
+        .iter()
+        .filter_map(|(t, f, _)| match *f {
+            Fact::PartitionAssigned {
+                group, from_offset, ..
+            } if group == ANALYTICS && *t > 40 * S => Some(from_offset),
+            _ => None,
+        })
+        .collect()
 }
 
 fn committed(sim: &Simulation) -> Vec<u64> {
@@ -60,16 +73,7 @@ fn a_seek_moves_the_positions_and_the_next_commit_moves_the_committed_offsets_ba
 fn a_member_that_crashes_after_a_seek_before_committing_resumes_at_the_last_commit() {
     let crash = at(40.3, crash_member_now(1, 0, Some(1.0)));
     let (sim, facts) = run_told(with(vec![seek_at(40.0), crash]));
-    let resumed: Vec<u64> = facts
-        .iter()
-        .filter_map(|(t, f, _)| match *f {
-            Fact::PartitionAssigned {
-                group, from_offset, ..
-            } if group == ANALYTICS && *t > 40 * S => Some(from_offset),
-            _ => None,
-        })
-        .collect();
-    assert_eq!(resumed, LAST_COMMIT);
+    assert_eq!(resumed_after_the_seek(&facts), LAST_COMMIT);
     // The replay stops: the records up to the last commit were read before the seek.
     assert!(!facts.iter().any(|(_, f, _)| matches!(
         f,
@@ -117,16 +121,7 @@ fn partitions_no_member_up_holds_have_their_committed_offsets_reset_at_once() {
         "{text}"
     );
     // Back at 45 s, it replays from the start of each partition.
-    let resumed: Vec<u64> = facts
-        .iter()
-        .filter_map(|(t, f, _)| match *f {
-            Fact::PartitionAssigned {
-                group, from_offset, ..
-            } if group == ANALYTICS && *t > 40 * S => Some(from_offset),
-            _ => None,
-        })
-        .collect();
-    assert_eq!(resumed, [0, 0, 0, 0]);
+    assert_eq!(resumed_after_the_seek(&facts), [0, 0, 0, 0]);
     let (_, facts) = run(with(vec![seek_at(40.0)]));
     assert!(facts
         .iter()
