@@ -100,7 +100,7 @@ pub use scenario::{
     RateSegment, RetryPolicy, RunMode, Scenario, ScenarioError, ScheduledCommand, ScriptedMessage,
     ServiceTime, SCENARIO_VERSION,
 };
-pub use scenario::{PartitionKey, RandomStreams, Rebalance};
+pub use scenario::{OffsetReset, PartitionKey, RandomStreams, Rebalance};
 pub use sim::{fingerprint, EndReason, MemberView, ProducerView, Simulation};
 pub use step::{
     Attempt, ConsumerId, CopyId, Fact, GroupId, LogId, MemberId, MsgId, ProducerId, QueueId,

@@ -239,6 +239,8 @@ pub struct Group {
     pub transaction_timeout_us: Option<Micros>,
     pub sends_email: bool,
     pub read_committed: bool,
+    /// Where a member goes on when retention removed the record at its position.
+    pub offset_reset: crate::scenario::OffsetReset,
     pub members: Vec<Member>,
     /// Per partition: the committed offset (where the group resumes after a rebalance).
     pub committed: Vec<u64>,
@@ -313,6 +315,7 @@ impl Group {
             transactional: spec.transactional,
             sends_email: spec.sends_email,
             read_committed: spec.isolation == crate::scenario::Isolation::ReadCommitted,
+            offset_reset: spec.auto_offset_reset,
             members,
             committed: vec![0; partitions],
             position: vec![0; partitions],
@@ -523,6 +526,7 @@ mod tests {
             failures: Default::default(),
             retry: Default::default(),
             dead_letter: String::new(),
+            auto_offset_reset: Default::default(),
         };
         Group::new(&spec, 0, 4, None, None)
     }

@@ -153,6 +153,9 @@ pub enum SkipReason {
     CommittedBeforeProcessing,
     /// Retention removed them before the group read them.
     ExpiredUnread,
+    /// Retention removed the record at the member's position, and the group goes on from
+    /// the log end (`auto_offset_reset: latest`), past these records still retained.
+    ResetToLatest,
 }
 
 /// The faults armed on a queue consumer for a moment of its own work: a crash (at its

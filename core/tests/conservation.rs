@@ -475,6 +475,7 @@ fn group() -> impl Strategy<Value = GroupSpec> {
             any::<bool>(),
             any::<bool>(),
             any::<bool>(),
+            any::<bool>(),
         ),
         log_failures(),
     )
@@ -485,7 +486,7 @@ fn group() -> impl Strategy<Value = GroupSpec> {
                 assignment,
                 (rebalance_s, session_timeout_s, max_poll_interval_s, transaction_timeout_s),
                 idempotency,
-                (reads_out, writes, txn, email, rc),
+                (reads_out, writes, txn, email, rc, latest),
                 (rebalance, ordering, failures, retry, dead_letter),
             )| {
                 let writes = writes && !reads_out;
@@ -524,6 +525,11 @@ fn group() -> impl Strategy<Value = GroupSpec> {
                     failures,
                     retry,
                     dead_letter,
+                    auto_offset_reset: if latest {
+                        OffsetReset::Latest
+                    } else {
+                        OffsetReset::Earliest
+                    },
                 }
             },
         )

@@ -167,6 +167,65 @@ fn retention_expires_records_even_if_unread() {
     assert!(p.start > 0, "the log start moved up");
 }
 
+/// With `auto_offset_reset: latest` (Kafka's default), a member whose position retention
+/// removed goes on from the log end: it skips the records still retained too, and the
+/// group processes far fewer of them than with `earliest`, the lab's default.
+#[test]
+fn a_group_that_resets_to_latest_skips_what_is_still_retained() {
+    let (earliest, _) = run(example("log-retention"));
+    let mut s = example("log-retention");
+    s.groups[0].auto_offset_reset = OffsetReset::Latest;
+    let (latest, facts) = run(s);
+    let c = latest.counters();
+    assert_eq!(c.records_processed + c.records_skipped, c.appended);
+    assert_eq!(c.appended, earliest.counters().appended);
+    assert!(
+        c.records_processed < earliest.counters().records_processed,
+        "{} processed, {} with earliest",
+        c.records_processed,
+        earliest.counters().records_processed
+    );
+    let resets: Vec<_> = facts
+        .iter()
+        .filter_map(|f| match *f {
+            Fact::RecordsSkipped {
+                why: step::SkipReason::ResetToLatest,
+                from,
+                to,
+                first_msg,
+                ..
+            } => Some((from, to, first_msg.expect("named"))),
+            _ => None,
+        })
+        .collect();
+    assert!(!resets.is_empty());
+    let tables = latest.group_tables(GroupId::new(0)).unwrap();
+    for &(from, to, first) in &resets {
+        assert!(from < to);
+        assert_eq!(tables.applied(first), 0, "{first:?} was skipped");
+    }
+    let text = brokerlab_core::narration::describe(
+        &latest,
+        facts
+            .iter()
+            .find(|f| {
+                matches!(
+                    f,
+                    Fact::RecordsSkipped {
+                        why: step::SkipReason::ResetToLatest,
+                        ..
+                    }
+                )
+            })
+            .unwrap(),
+        brokerlab_core::lang::Lang::En,
+    );
+    assert!(
+        text.contains("resets to the log end (auto.offset.reset=latest)"),
+        "{text}"
+    );
+}
+
 /// Time-based retention keeps its own clock (a broker checks retention periodically, and
 /// deletes expired data of a partition nothing is written to as well): the group's only
 /// member crashes for good at 2 s and the producer stops at 10 s, so nothing touches the

@@ -895,6 +895,10 @@ fn group_label(fact: &Fact, l: Locale) -> Option<String> {
             why: SkipReason::ExpiredUnread,
             ..
         } => say!(l, skipped_expired_unread),
+        RecordsSkipped {
+            why: SkipReason::ResetToLatest,
+            ..
+        } => say!(l, skipped_reset_to_latest),
         _ => return None,
     })
 }
@@ -910,6 +914,26 @@ mod tests {
         let mut sim = Simulation::new(examples::load(name).expect("built in")).expect("valid");
         while sim.step().is_some() {}
         sim
+    }
+
+    /// log-retention with `auto_offset_reset: latest`: the first record the reset passes
+    /// (#11, still retained) ends its history skipped, in both languages.
+    #[test]
+    fn a_record_passed_by_a_reset_to_latest_ends_its_history_skipped() {
+        let mut s = examples::load("log-retention").expect("built in");
+        s.groups[0].auto_offset_reset = brokerlab_core::OffsetReset::Latest;
+        let mut sim = Simulation::new(s).expect("valid");
+        while sim.step().is_some() {}
+        let l = lineage(&sim, MsgId::new(11)).expect("short run");
+        let last = l.rows.last().expect("rows");
+        assert_eq!(
+            last.label.get(En),
+            "✗ skipped: the group reset to the log end"
+        );
+        assert_eq!(
+            last.label.get(brokerlab_core::lang::Lang::Es),
+            "✗ saltado: el grupo saltó al final del log"
+        );
     }
 
     #[test]

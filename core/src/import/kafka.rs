@@ -19,7 +19,9 @@
 //! default 5,000) or `manual` (after processing). A group's `session_timeout_ms` (Kafka's
 //! default 45,000) is how long a member that crashes keeps its partitions, and its
 //! `max_poll_interval_ms` (Kafka's default 300,000) how long a member may take over a
-//! record before it leaves the group. `key_distribution` is `uniform`
+//! record before it leaves the group; its `auto_offset_reset` (`earliest` or `latest`,
+//! Kafka's default) where a member goes on when retention removed its position.
+//! `key_distribution` is `uniform`
 //! (default) or `hot` (key 0 takes `hot_key_share` of the records); `keys: 0` sends
 //! records without a key, spread over partitions. A producer's `acks` (`all`, Kafka's
 //! default, `1` or `0`), `enable_idempotence` (default true with `acks=all`) and
@@ -35,8 +37,9 @@ use serde::Deserialize;
 
 use super::{parse_json, shown, ImportError, Imported, Note, Notes, ShapeProblem};
 use crate::scenario::{
-    limits, ArrivalProcess, Arrivals, Assignment, CommitMode, GroupSpec, LogSpec, PartitionKey,
-    PayloadSpec, ProducerSpec, PublishSpec, Rebalance, Scenario, ServiceTime, SCENARIO_VERSION,
+    limits, ArrivalProcess, Arrivals, Assignment, CommitMode, GroupSpec, LogSpec, OffsetReset,
+    PartitionKey, PayloadSpec, ProducerSpec, PublishSpec, Rebalance, Scenario, ServiceTime,
+    SCENARIO_VERSION,
 };
 
 /// Kafka's default `auto.commit.interval.ms`.
@@ -106,6 +109,8 @@ struct Group {
     session_timeout_ms: Option<u64>,
     #[serde(default)]
     max_poll_interval_ms: Option<u64>,
+    #[serde(default)]
+    auto_offset_reset: Option<OffsetReset>,
 }
 
 #[derive(Deserialize, Default, PartialEq)]
@@ -280,6 +285,7 @@ fn groups(d: &Description, notes: &mut Notes) -> Vec<GroupSpec> {
                 rebalance: None,
                 session_timeout_ms: None,
                 max_poll_interval_ms: None,
+                auto_offset_reset: None,
             }));
         }
     }
@@ -340,6 +346,7 @@ fn group(g: &Group) -> GroupSpec {
         failures: Default::default(),
         retry: Default::default(),
         dead_letter: String::new(),
+        auto_offset_reset: g.auto_offset_reset.unwrap_or(OffsetReset::Latest),
     }
 }
 

@@ -962,6 +962,8 @@ fn records(sim: &Simulation, fact: &Fact) -> String {
                 (SkipReason::CommittedBeforeProcessing, false) => "their offsets were committed before they were processed",
                 (SkipReason::ExpiredUnread, true) => "retention removed it before the group read it",
                 (SkipReason::ExpiredUnread, false) => "retention removed them before the group read them",
+                (SkipReason::ResetToLatest, true) => "retention removed the record at its position, and the group resets to the log end (auto.offset.reset=latest), past this one though it is still retained",
+                (SkipReason::ResetToLatest, false) => "retention removed the record at its position, and the group resets to the log end (auto.offset.reset=latest), past these though they are still retained",
             };
             format!(
                 "Group {} will never process {} of partition {partition}: {why}.",

@@ -1026,6 +1026,8 @@ fn records(sim: &Simulation, fact: &Fact) -> String {
                 (SkipReason::CommittedBeforeProcessing, false) => "se hizo commit de sus offsets antes de procesarlos",
                 (SkipReason::ExpiredUnread, true) => "la retención lo eliminó antes de que el grupo lo leyera",
                 (SkipReason::ExpiredUnread, false) => "la retención los eliminó antes de que el grupo los leyera",
+                (SkipReason::ResetToLatest, true) => "la retención eliminó el registro de su posición, y el grupo salta al final del log (auto.offset.reset=latest), más allá de este aunque sigue retenido",
+                (SkipReason::ResetToLatest, false) => "la retención eliminó el registro de su posición, y el grupo salta al final del log (auto.offset.reset=latest), más allá de estos aunque siguen retenidos",
             };
             format!(
                 "El grupo {} nunca procesará {} de la partición {partition}: {why}.",

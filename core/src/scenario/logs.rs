@@ -126,6 +126,27 @@ pub struct GroupSpec {
     /// read); empty: the group's own built-in dead-letter topic.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub dead_letter: String,
+    /// Where a member goes on when retention removed the record at its position.
+    #[serde(default, skip_serializing_if = "OffsetReset::is_earliest")]
+    pub auto_offset_reset: OffsetReset,
+}
+
+/// Kafka's `auto.offset.reset`: where a consumer whose position no longer exists (removed
+/// by retention) goes on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OffsetReset {
+    /// The oldest record still retained.
+    #[default]
+    Earliest,
+    /// The log end: the records still retained are skipped too (Kafka's default).
+    Latest,
+}
+
+impl OffsetReset {
+    fn is_earliest(&self) -> bool {
+        *self == OffsetReset::Earliest
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -7,7 +7,7 @@ use crate::engine::Event;
 use crate::log::{Member, Record, RecordStatus, Unsent, Work};
 use crate::message::PublishFate;
 use crate::scenario::{
-    CommitMode, Idempotency, MemberCrashPoint, Ordering, Rebalance, ServiceTime,
+    CommitMode, Idempotency, MemberCrashPoint, OffsetReset, Ordering, Rebalance, ServiceTime,
 };
 use crate::step::{Fact, GroupId, MemberId, MsgId, ProducerId, SkipReason, Trigger};
 use crate::time::{secs_to_us, Micros};
@@ -287,16 +287,50 @@ impl Simulation {
         self.schedule_retention(log);
     }
 
-    /// A member about to fetch from a partition whose position retention removed starts
-    /// again at the log start (`auto.offset.reset=earliest`); its committed offset moves
-    /// only when it next commits.
+    /// A member about to fetch from a partition whose position retention removed goes on
+    /// as its group's `auto_offset_reset` says: from the log start (`earliest`), or from
+    /// the log end (`latest`), past the records still retained, which the group will then
+    /// never read. Its committed offset moves only when it next commits.
     fn reset_positions(&mut self, g: GroupId, m: MemberId) {
-        let group = &mut self.groups[g.index()];
-        for (p, part) in self.logs[group.log].partitions.iter().enumerate() {
-            if group.owner[p] == Some(m) && !group.busy[p] && group.position[p] < part.start {
-                group.position[p] = part.start;
-            }
+        let group = &self.groups[g.index()];
+        let log = &self.logs[group.log];
+        let removed: Vec<(usize, u64, u64)> = (0..group.owner.len())
+            .filter(|&p| group.owner[p] == Some(m) && !group.busy[p])
+            .map(|p| (p, log.partitions[p].start, log.partitions[p].end()))
+            .filter(|&(p, start, _)| group.position[p] < start)
+            .collect();
+        for (p, start, end) in removed {
+            let to = match self.groups[g.index()].offset_reset {
+                OffsetReset::Earliest => start,
+                OffsetReset::Latest => {
+                    self.skip_to_end(g, p, start, end);
+                    end
+                }
+            };
+            self.groups[g.index()].position[p] = to;
         }
+    }
+
+    /// `auto_offset_reset: latest`: the group goes on from the end of partition `p`,
+    /// past the records from `start` still retained.
+    fn skip_to_end(&mut self, g: GroupId, p: usize, start: u64, end: u64) {
+        let part = &self.logs[self.groups[g.index()].log].partitions[p];
+        let (first, count) = {
+            let mut unread = part.messages_in(start, end);
+            (unread.next().map(|(_, m)| m), unread.count() as u64)
+        };
+        if let Some(first) = first {
+            self.counters.records_skipped += 1 + count;
+            self.facts.push(Fact::RecordsSkipped {
+                group: g,
+                partition: p as u32,
+                from: start,
+                to: end,
+                why: SkipReason::ResetToLatest,
+                first_msg: Some(first),
+            });
+        }
+        self.reads_passed(g, p, end);
     }
 
     fn start_record(&mut self, g: GroupId, m: MemberId, p: u32) {
