@@ -365,3 +365,24 @@ test('a group given a session timeout has static members: one past its poll inte
   assert.equal(await lab.page.getByTestId('group-1-rebalancing').count(), 0, 'no rebalance');
   assert.deepEqual(lab.consoleErrors, []);
 });
+
+test('a group given auto_offset_reset latest jumps to the log end when retention removes its position', async () => {
+  await lab.pickScenario('log-retention');
+  await lab.tab('scenario');
+  const original = await lab.editorText();
+  assert.match(original, /"name": "reporting",/);
+  const edited = original.replace('"name": "reporting",', '"name": "reporting",\n      "auto_offset_reset": "latest",');
+  await lab.page.getByTestId('editor-text').fill(edited);
+  await lab.click('editor-apply');
+  assert.match(await lab.text('editor-status'), /Applied/);
+  await lab.tab('story'); // the event log follows the run while on show
+  // At 7.2 s retention removes offset 10, where reporting-1 would read next.
+  for (let i = 0; i < 80 && !/resets to the log end/.test(await lab.text('log')); i += 1) {
+    await lab.click('step');
+  }
+  assert.match(
+    await lab.text('log'),
+    /Group reporting will never process offsets 11–\d+ of partition 0: retention removed the record at its position, and the group resets to the log end \(auto\.offset\.reset=latest\), past these though they are still retained\./,
+  );
+  assert.deepEqual(lab.consoleErrors, []);
+});
