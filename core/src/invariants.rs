@@ -392,6 +392,13 @@ fn check_processes(sim: &Simulation) -> Result<(), String> {
             )?;
         }
     }
+    let buffered: usize = sim.producers_raw().iter().map(|p| p.buffered.len()).sum();
+    ensure(buffered as u64 == sim.buffered_total(), || {
+        format!(
+            "the held budget counts {} buffered records, the buffers hold {buffered}",
+            sim.buffered_total()
+        )
+    })?;
     for (i, p) in sim.producers_raw().iter().enumerate() {
         // Held back: a first publish (pending) or a retry of one the broker already has.
         for &msg in &p.held {

@@ -7,7 +7,7 @@ mod common;
 #[path = "common/told.rs"]
 mod told;
 
-use brokerlab_core::{Command, Fact, Micros, MsgId, Scenario};
+use brokerlab_core::{Command, Fact, Micros, MsgId, ProducerId, Scenario};
 use common::{at, example, run};
 use told::{first, run_told, Told};
 
@@ -203,4 +203,27 @@ fn the_delivery_timeout_round_trips_and_defaults_to_kafkas() {
     s.producers[0].publish.delivery_timeout_s = 0.0;
     let e = s.validate().unwrap_err();
     assert_eq!(e.field, "producers[0].publish.delivery_timeout_s");
+}
+
+/// Buffered records are held for the run's budget as stored copies are: a long outage
+/// with a long delivery timeout ends the run at the budget, its reason said, rather than
+/// growing memory without bound.
+#[test]
+fn buffered_records_count_against_the_held_budget() {
+    let mut s = accounts_with(vec![crash_broker(10.0, 20.0)]);
+    s.producers[0].publish.delivery_timeout_s = 600.0;
+    let budget = brokerlab_core::Budget {
+        held_max: 50,
+        ..Default::default()
+    };
+    let mut sim = brokerlab_core::Simulation::with_budget(s, budget).unwrap();
+    while sim.step().is_some() {
+        brokerlab_core::invariants::check(&sim).unwrap();
+    }
+    assert_eq!(
+        sim.end_reason(),
+        Some(brokerlab_core::EndReason::CopiesBudget)
+    );
+    assert!(sim.now_us() < 30 * S, "ended during the outage");
+    assert_eq!(sim.producer_view(ProducerId::new(0)).unwrap().buffered, 51);
 }

@@ -368,6 +368,11 @@ impl Simulation {
         &self.producers
     }
 
+    /// Records in log producers' buffers, as the held budget counts them.
+    pub(crate) fn buffered_total(&self) -> u64 {
+        self.buffered_total
+    }
+
     pub(crate) fn waiting_total(&self) -> u64 {
         self.waiting_total
     }

@@ -159,6 +159,9 @@ pub struct Simulation {
     /// Copies held by all queues (waiting, in flight, retrying, dead-lettered): what the
     /// budget's `held_max` bounds, so memory stays bounded however many messages a run has.
     held_total: u64,
+    /// Records in log producers' buffers while the broker is down: held too, for the
+    /// same budget (a long outage with a long delivery timeout keeps them all).
+    buffered_total: u64,
     busy_slots: u64,
     live_slots: u64,
 
@@ -248,6 +251,7 @@ impl Simulation {
             capacity_area: 0,
             waiting_total: 0,
             held_total: 0,
+            buffered_total: 0,
             busy_slots: 0,
             live_slots,
             deps,
@@ -432,7 +436,7 @@ impl Simulation {
     /// step would cost a walk of every consumer per step).
     fn held_weight(&self) -> u64 {
         let in_hand = self.sweep_work.holdings() as u64;
-        self.held_total + (limits::IN_HAND_WEIGHT - 1) * in_hand
+        self.held_total + self.buffered_total + (limits::IN_HAND_WEIGHT - 1) * in_hand
     }
 
     /// Whether [`Simulation::command`] would take `fault` now (the checks it makes before

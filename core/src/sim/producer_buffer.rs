@@ -30,6 +30,7 @@ impl Simulation {
             .now_us
             .saturating_add(secs_to_us(p.publish.delivery_timeout_s));
         p.buffered.push_back((msg, expires_at_us));
+        self.buffered_total += 1;
         self.counters.buffered += 1;
         self.facts.push(Fact::Buffered {
             producer,
@@ -62,6 +63,7 @@ impl Simulation {
             match p.buffered.front() {
                 Some(&(msg, at)) if at <= self.now_us => {
                     p.buffered.pop_front();
+                    self.buffered_total -= 1;
                     self.drop_buffered(producer, msg, false);
                 }
                 _ => break,
@@ -76,6 +78,7 @@ impl Simulation {
             let p = &mut self.producers[producer.index()];
             p.buffer_due_us = None;
             let buffered = std::mem::take(&mut p.buffered);
+            self.buffered_total -= buffered.len() as u64;
             for (msg, _) in buffered {
                 self.transmit(producer, msg);
             }
@@ -87,6 +90,7 @@ impl Simulation {
         let p = &mut self.producers[producer.index()];
         p.buffer_due_us = None;
         let buffered = std::mem::take(&mut p.buffered);
+        self.buffered_total -= buffered.len() as u64;
         for (msg, _) in buffered {
             self.drop_buffered(producer, msg, true);
         }
