@@ -8,19 +8,10 @@ mod common;
 mod told;
 
 use brokerlab_core::{Command, Fact, Micros, MsgId, ProducerId, Scenario};
-use common::{at, example, run};
+use common::{at, crash_broker, example, run};
 use told::{first, run_told, Told};
 
 const S: Micros = 1_000_000;
-
-fn crash_broker(at_s: f64, restart_after_s: f64) -> brokerlab_core::ScheduledCommand {
-    at(
-        at_s,
-        Command::CrashBroker {
-            restart_after_s: Some(restart_after_s),
-        },
-    )
-}
 
 /// `log-consumer-groups` (accounts publishes 8 records a second to a log, without
 /// confirms, until 30 s) with `commands` instead of its own.
@@ -56,7 +47,7 @@ fn appended_at(facts: &[Told], t: Micros) -> Vec<MsgId> {
 
 #[test]
 fn a_log_producer_without_confirms_sends_what_it_kept_when_the_broker_is_back() {
-    let (sim, facts) = run_told(accounts_with(vec![crash_broker(10.0, 3.0)]));
+    let (sim, facts) = run_told(accounts_with(vec![at(10.0, crash_broker(3.0))]));
     let buffered = of_kind(&facts, |f| matches!(f, Fact::Buffered { .. }));
     assert!(buffered.len() > 15, "{}", buffered.len());
     assert!(buffered.iter().all(|&(t, _)| (10 * S..13 * S).contains(&t)));
@@ -86,7 +77,7 @@ fn a_log_producer_without_confirms_sends_what_it_kept_when_the_broker_is_back() 
 
 #[test]
 fn a_record_still_in_the_buffer_at_its_delivery_timeout_is_dropped_unsent() {
-    let mut s = accounts_with(vec![crash_broker(10.0, 20.0)]);
+    let mut s = accounts_with(vec![at(10.0, crash_broker(20.0))]);
     s.producers[0].publish.delivery_timeout_s = 5.0;
     let (sim, facts) = run_told(s);
     let buffered = of_kind(&facts, |f| matches!(f, Fact::Buffered { .. }));
@@ -129,7 +120,10 @@ fn a_producer_that_crashes_loses_its_buffer() {
             restart_after_s: Some(0.5),
         },
     );
-    let (sim, facts) = run_told(accounts_with(vec![crash_broker(10.0, 3.0), crash_producer]));
+    let (sim, facts) = run_told(accounts_with(vec![
+        at(10.0, crash_broker(3.0)),
+        crash_producer,
+    ]));
     let buffered = of_kind(&facts, |f| matches!(f, Fact::Buffered { .. }));
     let lost = of_kind(&facts, |f| {
         matches!(f, Fact::BufferDropped { crashed: true, .. })
@@ -157,7 +151,7 @@ fn a_producer_that_crashes_loses_its_buffer() {
 
 #[test]
 fn a_record_on_its_way_when_the_broker_crashes_is_lost_without_confirms() {
-    let mut s = accounts_with(vec![crash_broker(10.0, 3.0)]);
+    let mut s = accounts_with(vec![at(10.0, crash_broker(3.0))]);
     // Half a second on the wire: some publishes are under way at the crash.
     s.broker.network_latency_s = 0.5;
     let (sim, facts) = run_told(s);
@@ -174,7 +168,7 @@ fn a_record_on_its_way_when_the_broker_crashes_is_lost_without_confirms() {
 
 #[test]
 fn producers_that_wait_for_confirms_or_send_to_a_queue_keep_no_buffer() {
-    let mut s = accounts_with(vec![crash_broker(10.0, 3.0)]);
+    let mut s = accounts_with(vec![at(10.0, crash_broker(3.0))]);
     s.producers[0].publish.confirms = true;
     let (sim, facts) = run(s);
     assert!(!facts.iter().any(|f| matches!(f, Fact::Buffered { .. })));
@@ -210,7 +204,7 @@ fn the_delivery_timeout_round_trips_and_defaults_to_kafkas() {
 /// growing memory without bound.
 #[test]
 fn buffered_records_count_against_the_held_budget() {
-    let mut s = accounts_with(vec![crash_broker(10.0, 20.0)]);
+    let mut s = accounts_with(vec![at(10.0, crash_broker(20.0))]);
     s.producers[0].publish.delivery_timeout_s = 600.0;
     let budget = brokerlab_core::Budget {
         held_max: 50,

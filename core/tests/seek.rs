@@ -11,7 +11,7 @@ mod common;
 mod told;
 
 use brokerlab_core::{Command, Fact, GroupId, Micros, Scenario, ScheduledCommand, Simulation};
-use common::{at, crash_member_now, example, run};
+use common::{at, crash_broker, crash_member_now, example, run};
 use told::{first, run_told, Told};
 
 const ANALYTICS: GroupId = GroupId::new(1);
@@ -89,12 +89,7 @@ fn a_member_that_crashes_after_a_seek_before_committing_resumes_at_the_last_comm
 
 #[test]
 fn a_seek_while_the_broker_is_down_commits_nothing_until_it_is_back() {
-    let outage = at(
-        39.0,
-        Command::CrashBroker {
-            restart_after_s: Some(5.0),
-        },
-    );
+    let outage = at(39.0, crash_broker(5.0));
     let mut sim = Simulation::new(with(vec![outage, seek_at(40.0)])).unwrap();
     sim.run_until(43 * S);
     assert_eq!(committed(&sim), LAST_COMMIT);

@@ -45,6 +45,18 @@ async function playToEnd(speed, timeout = 30_000) {
   await page.getByTestId('play').filter({ hasText: 'Replay' }).waitFor({ timeout });
 }
 
+/** Plays at 10× until the clock reaches `seconds`, then pauses. */
+async function playUntil(seconds) {
+  await page.getByTestId('speed').selectOption('10');
+  await page.getByTestId('play').click();
+  await page.waitForFunction(
+    (s) => parseFloat(document.querySelector('[data-testid=time]').textContent) >= s,
+    seconds,
+    { timeout: 30_000 },
+  );
+  await page.getByTestId('play').click();
+}
+
 const crashMarkers = async () => Number(await page.getByTestId('chart').getAttribute('data-crash-markers'));
 const predictedNow = async () => Number(await page.getByTestId('chart').getAttribute('data-predicted-now'));
 
@@ -63,14 +75,7 @@ test('log-consumer-groups: the crash button crashes a live member, and the backl
   assert.equal(await number('crashes'), 1);
   assert.equal(await crashMarkers(), 1, 'the counter and the chart agree');
   // Play to 25 s: the prediction stays at zero (ρ < 1), the backlog is the groups' lag.
-  await page.getByTestId('speed').selectOption('10');
-  await page.getByTestId('play').click();
-  await page.waitForFunction(
-    () => parseFloat(document.querySelector('[data-testid=time]').textContent) >= 25,
-    null,
-    { timeout: 30_000 },
-  );
-  await page.getByTestId('play').click();
+  await playUntil(25);
   assert.equal(await predictedNow(), 0, 'the prediction does not climb while the groups keep up');
   await page.getByTestId('tab-logs').click();
   const lagSum = await page.getByTestId('logs').evaluate((el) =>
@@ -264,14 +269,7 @@ test('log-consumer-groups: the seek at 40 s moves where analytics reads; its com
   await pick('log-consumer-groups');
   await page.getByTestId('tab-logs').click();
   // Nothing is published after 30 s: by 33 s analytics has committed all it will before its seek.
-  await page.getByTestId('speed').selectOption('10');
-  await page.getByTestId('play').click();
-  await page.waitForFunction(
-    () => parseFloat(document.querySelector('[data-testid=time]').textContent) >= 33,
-    null,
-    { timeout: 30_000 },
-  );
-  await page.getByTestId('play').click();
+  await playUntil(33);
   const lane = () => text('group-1-partition-0');
   const committedIn = (t) => Number(/ · committed (\d+) · /.exec(t)[1]);
   const before = committedIn(await lane());

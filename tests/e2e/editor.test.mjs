@@ -73,6 +73,19 @@ class LabPage {
     return this.page.getByTestId('editor-text').inputValue();
   }
 
+  /** Gives group `group` of built-in `scenario` one more field (`"key": value`) in the
+   *  scenario editor, and applies it. */
+  async setGroupField(scenario, group, field) {
+    await this.pickScenario(scenario);
+    await this.tab('scenario');
+    const original = await this.editorText();
+    const name = `"name": "${group}",`;
+    assert.ok(original.includes(name), `${scenario} has a group ${group}`);
+    await this.page.getByTestId('editor-text').fill(original.replace(name, `${name}\n      ${field},`));
+    await this.click('editor-apply');
+    assert.match(await this.text('editor-status'), /Applied/);
+  }
+
   /** Plays at `speed` until the run is over. */
   async playToEnd(speed) {
     await this.page.getByTestId('speed').selectOption(String(speed));
@@ -344,14 +357,7 @@ test('a scheduled restart of a consumer already back is told in the event list, 
 });
 
 test('a group given a session timeout has static members: one past its poll interval keeps its partition', async () => {
-  await lab.pickScenario('member-poll-interval');
-  await lab.tab('scenario');
-  const original = await lab.editorText();
-  assert.match(original, /"name": "mailer",/);
-  const edited = original.replace('"name": "mailer",', '"name": "mailer",\n      "session_timeout_s": 45.0,');
-  await lab.page.getByTestId('editor-text').fill(edited);
-  await lab.click('editor-apply');
-  assert.match(await lab.text('editor-status'), /Applied/);
+  await lab.setGroupField('member-poll-interval', 'mailer', '"session_timeout_s": 45.0');
   // mailer-1 fetched offset 0 at 5 s; at 10 s it has not polled for 5 s.
   for (let i = 0; i < 40 && !/stops heartbeating/.test(await lab.text('narration')); i += 1) {
     await lab.click('step');
@@ -367,14 +373,7 @@ test('a group given a session timeout has static members: one past its poll inte
 });
 
 test('a group given auto_offset_reset latest jumps to the log end when retention removes its position', async () => {
-  await lab.pickScenario('log-retention');
-  await lab.tab('scenario');
-  const original = await lab.editorText();
-  assert.match(original, /"name": "reporting",/);
-  const edited = original.replace('"name": "reporting",', '"name": "reporting",\n      "auto_offset_reset": "latest",');
-  await lab.page.getByTestId('editor-text').fill(edited);
-  await lab.click('editor-apply');
-  assert.match(await lab.text('editor-status'), /Applied/);
+  await lab.setGroupField('log-retention', 'reporting', '"auto_offset_reset": "latest"');
   await lab.tab('story'); // the event log follows the run while on show
   // At 7.2 s retention removes offset 10, where reporting-1 would read next.
   for (let i = 0; i < 80 && !/resets to the log end/.test(await lab.text('log')); i += 1) {

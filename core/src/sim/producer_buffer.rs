@@ -8,12 +8,14 @@
 //! lost (`publish_arrives`): `acks=0` loses only what a failing connection carried. A
 //! producer that waits for confirms retries instead, by its confirm timeout and attempts.
 
+use std::collections::VecDeque;
+
 use super::Simulation;
 use crate::engine::Event;
 use crate::message::PublishFate;
 use crate::producer::Target;
 use crate::step::{Fact, MsgId, ProducerId};
-use crate::time::secs_to_us;
+use crate::time::{secs_to_us, Micros};
 
 impl Simulation {
     /// Whether `producer` keeps its records in its buffer while the broker is down.
@@ -75,11 +77,7 @@ impl Simulation {
     /// The broker is back: each producer sends what it kept, oldest first.
     pub(super) fn flush_buffers(&mut self) {
         for producer in self.producer_ids() {
-            let p = &mut self.producers[producer.index()];
-            p.buffer_due_us = None;
-            let buffered = std::mem::take(&mut p.buffered);
-            self.buffered_total -= buffered.len() as u64;
-            for (msg, _) in buffered {
+            for (msg, _) in self.empty_buffer(producer) {
                 self.transmit(producer, msg);
             }
         }
@@ -87,13 +85,18 @@ impl Simulation {
 
     /// The producer crashed: its buffer was in its memory.
     pub(super) fn lose_buffer(&mut self, producer: ProducerId) {
+        for (msg, _) in self.empty_buffer(producer) {
+            self.drop_buffered(producer, msg, true);
+        }
+    }
+
+    /// Takes everything out of the producer's buffer, its timer with it.
+    fn empty_buffer(&mut self, producer: ProducerId) -> VecDeque<(MsgId, Micros)> {
         let p = &mut self.producers[producer.index()];
         p.buffer_due_us = None;
         let buffered = std::mem::take(&mut p.buffered);
         self.buffered_total -= buffered.len() as u64;
-        for (msg, _) in buffered {
-            self.drop_buffered(producer, msg, true);
-        }
+        buffered
     }
 
     fn drop_buffered(&mut self, producer: ProducerId, msg: MsgId, crashed: bool) {

@@ -30,6 +30,13 @@ pub fn at(at_s: f64, command: Command) -> ScheduledCommand {
     }
 }
 
+/// The broker crashes, and restarts after `restart_after_s`.
+pub fn crash_broker(restart_after_s: f64) -> Command {
+    Command::CrashBroker {
+        restart_after_s: Some(restart_after_s),
+    }
+}
+
 /// Member `member` of group `group` crashes at once, and restarts after
 /// `restart_after_s` (never when none).
 pub fn crash_member_now(group: u32, member: u32, restart_after_s: Option<f64>) -> Command {
