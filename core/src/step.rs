@@ -1052,6 +1052,16 @@ pub enum Fact {
         msg: MsgId,
         crashed: bool,
     },
+    /// An operator started moving `queue`'s dead letters back to it (`count` of them, at
+    /// `milli_per_s` thousandths of a message per second). With the broker down, the move
+    /// starts when it is back.
+    RedriveStarted {
+        queue: QueueId,
+        count: u64,
+        milli_per_s: u64,
+        broker_down: bool,
+        trigger: Trigger,
+    },
 }
 
 /// A setting and its new value, in whole units so that facts stay exact and hashable.
@@ -1290,6 +1300,7 @@ impl Fact {
             | CommandMoot { .. }
             | AckModeSwitched { .. }
             | FixDeployed { .. }
+            | RedriveStarted { .. }
             | PartitionRevoked { .. }
             | PartitionReleased { .. }
             | StaleWorkInProgress { .. }

@@ -718,3 +718,100 @@ fn each_queue_has_its_own_series() {
         "the queues add up to the total backlog"
     );
 }
+
+/// Every fact of a run with its instant, checking the invariants after every step.
+fn timed_facts(s: Scenario) -> Vec<(Micros, Fact)> {
+    let mut sim = Simulation::new(s).unwrap();
+    let mut out = Vec::new();
+    while let Some(step) = sim.step() {
+        out.extend(step.facts.iter().map(|f| (step.time_us, *f)));
+        invariants::check(&sim).unwrap_or_else(|e| panic!("step {}: {e}", sim.steps()));
+    }
+    out
+}
+
+#[test]
+fn a_redrive_is_told_with_what_it_moves_and_waits_for_a_broker_that_is_down() {
+    let s = example("retries-dlq-redrive");
+    let facts = timed_facts(s.clone());
+    let started: Vec<_> = facts
+        .iter()
+        .filter(|(_, f)| matches!(f, Fact::RedriveStarted { .. }))
+        .collect();
+    let Some(&&(
+        at,
+        Fact::RedriveStarted {
+            count,
+            milli_per_s,
+            broker_down,
+            ..
+        },
+    )) = started.first()
+    else {
+        panic!("the redrive at 60 s is told: {started:?}");
+    };
+    assert_eq!(
+        (started.len(), at, milli_per_s, broker_down),
+        (1, 60_000_000, 5_000, false)
+    );
+    let dead_at_60 = facts
+        .iter()
+        .filter(|(t, f)| *t < 60_000_000 && matches!(f, Fact::DeadLettered { .. }))
+        .count() as u64;
+    assert_eq!(
+        count, dead_at_60,
+        "it moves what the dead-letter queue holds"
+    );
+
+    // The broker down from 59 s to 70 s: the redrive is told as waiting, and nothing
+    // comes back before the restart.
+    let mut down = s;
+    down.commands
+        .insert(0, common::at(59.0, common::crash_broker(11.0)));
+    let facts = timed_facts(down);
+    assert!(facts.iter().any(|(t, f)| *t == 60_000_000
+        && matches!(
+            f,
+            Fact::RedriveStarted {
+                broker_down: true,
+                ..
+            }
+        )));
+    let first_back = facts
+        .iter()
+        .find(|(_, f)| matches!(f, Fact::Redriven { .. }))
+        .map(|(t, _)| *t);
+    assert_eq!(first_back, Some(70_000_000));
+}
+
+#[test]
+fn retries_that_fall_due_while_the_broker_is_down_go_back_in_line_at_its_restart() {
+    let mut s = example("retries-dlq-redrive");
+    s.commands
+        .insert(0, common::at(31.0, common::crash_broker(5.0)));
+    let facts = timed_facts(s);
+    let ready: Vec<Micros> = facts
+        .iter()
+        .filter(|(_, f)| matches!(f, Fact::RetryReady { .. }))
+        .map(|(t, _)| *t)
+        .collect();
+    assert!(
+        !ready.iter().any(|&t| t > 31_000_000 && t < 36_000_000),
+        "nothing moves at a broker that is down: {ready:?}"
+    );
+    // Those due during the outage come back together at the restart, after it is told.
+    let restart = facts
+        .iter()
+        .position(|(_, f)| matches!(f, Fact::BrokerRestarted { .. }))
+        .expect("restarted");
+    assert_eq!(facts[restart].0, 36_000_000);
+    let at_restart = facts[restart..]
+        .iter()
+        .take_while(|(t, _)| *t == 36_000_000)
+        .filter(|(_, f)| matches!(f, Fact::RetryReady { .. }))
+        .count();
+    assert!(
+        at_restart >= 2,
+        "{at_restart} retries came back at the restart"
+    );
+}

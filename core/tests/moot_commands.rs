@@ -256,3 +256,110 @@ fn a_log_asked_for_no_more_partitions_than_it_has_keeps_them_and_says_so() {
     assert_eq!(moots(&facts), [(1_000_000, moot)]);
     assert_eq!(sim.log_partition_count(0), 6, "growing still works");
 }
+
+/// Every command a user can give is told in the step it makes: what it did, or why it
+/// did nothing. (A redrive once made a silent step, and the page's narration line fell
+/// back to its "press Play" invitation.)
+#[test]
+fn every_kind_of_command_is_told_in_the_step_it_makes() {
+    let cases: &[(&str, &str)] = &[
+        (
+            "retries-dlq-redrive",
+            r#"{"crash_consumer": {"consumer": 0, "point": "now", "restart_after_s": 2}}"#,
+        ),
+        (
+            "retries-dlq-redrive",
+            r#"{"restart_consumer": {"consumer": 0}}"#,
+        ),
+        (
+            "retries-dlq-redrive",
+            r#"{"drop_next_ack": {"consumer": 0}}"#,
+        ),
+        (
+            "retries-dlq-redrive",
+            r#"{"slow_consumer": {"consumer": 0, "factor": 3}}"#,
+        ),
+        (
+            "retries-dlq-redrive",
+            r#"{"crash_producer": {"producer": 0, "point": "now"}}"#,
+        ),
+        (
+            "retries-dlq-redrive",
+            r#"{"restart_producer": {"producer": 0}}"#,
+        ),
+        (
+            "retries-dlq-redrive",
+            r#"{"inject_poison": {"producer": 0, "poison": "malformed_payload"}}"#,
+        ),
+        (
+            "retries-dlq-redrive",
+            r#"{"crash_broker": {"restart_after_s": 3}}"#,
+        ),
+        ("retries-dlq-redrive", r#"{"restart_broker": null}"#),
+        (
+            "retries-dlq-redrive",
+            r#"{"redrive": {"queue": "payments", "rate_per_s": 10}}"#,
+        ),
+        (
+            "retries-dlq-redrive",
+            r#"{"dependency_outage": {"queue": "payments", "for_s": 5}}"#,
+        ),
+        (
+            "retries-dlq-redrive",
+            r#"{"set_consumer_count": {"queue": "payments", "count": 3}}"#,
+        ),
+        (
+            "retries-dlq-redrive",
+            r#"{"set_prefetch": {"queue": "payments", "prefetch": 4}}"#,
+        ),
+        (
+            "retries-dlq-redrive",
+            r#"{"set_visibility_timeout": {"queue": "payments", "seconds": 5}}"#,
+        ),
+        (
+            "retries-dlq-redrive",
+            r#"{"deploy_fix": {"queue": "payments", "poison": "malformed_payload"}}"#,
+        ),
+        ("lost-confirm", r#"{"drop_next_confirm": {"producer": 0}}"#),
+        (
+            "log-consumer-groups",
+            r#"{"crash_member": {"group": 0, "member": 0, "point": "now"}}"#,
+        ),
+        ("log-consumer-groups", r#"{"add_member": {"group": 0}}"#),
+        (
+            "log-consumer-groups",
+            r#"{"seek_to_earliest": {"group": 1}}"#,
+        ),
+        (
+            "log-consumer-groups",
+            r#"{"seek_to": {"group": 1, "offset": 3}}"#,
+        ),
+        (
+            "log-consumer-groups",
+            r#"{"set_partitions": {"log": "account-events", "partitions": 8}}"#,
+        ),
+        (
+            "dep-breaker",
+            r#"{"slow_dependency": {"dependency": "db", "factor": 4, "for_s": 5}}"#,
+        ),
+        (
+            "dep-breaker",
+            r#"{"set_dependency_timeout": {"dependency": "db", "timeout_s": 2}}"#,
+        ),
+    ];
+    for (name, json) in cases {
+        let command: Command = serde_json::from_str(json).unwrap_or_else(|e| panic!("{json}: {e}"));
+        let mut sim = Simulation::new(examples::load(name).expect("built in")).expect("valid");
+        sim.run_until(40_000_000);
+        let step = sim
+            .command(command)
+            .unwrap_or_else(|e| panic!("{json}: {e}"));
+        assert!(!step.facts.is_empty(), "{name}: {json} made a silent step");
+        for fact in sim.last_facts() {
+            assert!(
+                !narration::describe(&sim, fact, Lang::En).is_empty(),
+                "{json}: {fact:?}"
+            );
+        }
+    }
+}

@@ -312,6 +312,7 @@ fn is_notable(fact: &Fact) -> bool {
                 | Fact::GapSkipped { .. }
                 | Fact::OutboxRowParked { .. }
                 | Fact::FixDeployed { .. }
+                | Fact::RedriveStarted { .. }
                 | Fact::StaleWorkInProgress { .. }
                 | Fact::RecordDeadLettered { .. }
                 // Refusals: back-pressure reaching the producer, and business rules.

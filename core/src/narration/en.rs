@@ -731,6 +731,14 @@ fn operations(sim: &Simulation, fact: &Fact) -> String {
             by(trigger),
             poison_text(poison).trim_start_matches("its ")
         ),
+        RedriveStarted { queue: q, count, milli_per_s, broker_down, trigger } => format!(
+            "Redrive of the dead-letter queue of {} ({}): {} to move back at {} per second{}.",
+            queue(sim, q),
+            by(trigger),
+            counted(count, "message", "messages"),
+            super::milli(milli_per_s, Lang::En),
+            if broker_down { ", once the broker is back (it is down)" } else { "" }
+        ),
         _ => unreachable!("describe sends only operations facts here, not {fact:?}"),
     }
 }

@@ -781,6 +781,14 @@ fn operations(sim: &Simulation, fact: &Fact) -> String {
             by(trigger),
             poison_whose(poison)
         ),
+        RedriveStarted { queue: q, count, milli_per_s, broker_down, trigger } => format!(
+            "Reenvío de la cola de mensajes muertos de {} ({}): {} por devolver, {} por segundo{}.",
+            queue(sim, q),
+            by(trigger),
+            counted(count, "mensaje", "mensajes"),
+            super::milli(milli_per_s, Lang::Es),
+            if broker_down { ", en cuanto vuelva el broker (está caído)" } else { "" }
+        ),
         _ => unreachable!("describe sends only operations facts here, not {fact:?}"),
     }
 }

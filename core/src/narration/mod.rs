@@ -123,7 +123,8 @@ impl Family {
             | ConsumerStopped { .. }
             | AckModeSwitched { .. }
             | DependencyDown { .. }
-            | FixDeployed { .. } => Family::Operations,
+            | FixDeployed { .. }
+            | RedriveStarted { .. } => Family::Operations,
             ProducerCrashArmed { .. }
             | ProducerCrashed { .. }
             | ProducerRestarted { .. }

@@ -8,6 +8,7 @@ use crate::message::{DeadLetter, Fate, Holder, MessageCopy, Rare};
 use crate::scenario::{AckMode, CrashPoint, Flavour, QueueType};
 use crate::step::{
     Attempt, ConsumerId, CopyId, DeadLetterReason, Fact, LossReason, MsgId, ProducerId, QueueId,
+    Trigger,
 };
 use crate::time::{secs_to_us, Micros, When};
 
@@ -638,6 +639,12 @@ impl Simulation {
     }
 
     pub(super) fn retry_due(&mut self, copy: CopyId) {
+        if !self.broker_up {
+            // The retry state is the broker's (a delay queue, a hidden message): nothing
+            // there moves while it is down. The copy goes back in line at its restart.
+            self.retries_due_while_down.push(copy);
+            return;
+        }
         self.set_fate(copy, Fate::Waiting);
         let queue = &self.queues[self.copies[copy as usize].queue.index()];
         let returned_near_head = match queue.flavour {
@@ -760,10 +767,29 @@ impl Simulation {
     }
 
     /// Starts moving the copies now in `q`'s dead-letter queue back into it, at `rate_per_s`.
-    pub(super) fn start_redrive(&mut self, q: QueueId, rate_per_s: f64) {
+    /// At the broker's restart: the retries that became due while it was down go back
+    /// to their lines, in the order they became due (those a crash since made the broker
+    /// forget are lost already, and stay so).
+    pub(super) fn retries_due_at_restart(&mut self) {
+        for copy in std::mem::take(&mut self.retries_due_while_down) {
+            if self.copies.get(copy as usize).map(|c| c.fate) == Some(Fate::RetryWaiting) {
+                self.retry_due(copy);
+            }
+        }
+    }
+
+    pub(super) fn start_redrive(&mut self, q: QueueId, rate_per_s: f64, trigger: Trigger) {
         let queue = &mut self.queues[q.index()];
         queue.redrive_per_s = Some(rate_per_s);
         queue.redrive_left = queue.dlq.len() as u64;
+        // Told, so that the step the command takes has a sentence of its own.
+        self.facts.push(Fact::RedriveStarted {
+            queue: q,
+            count: queue.redrive_left,
+            milli_per_s: (rate_per_s * 1_000.0).round() as u64,
+            broker_down: !self.broker_up,
+            trigger,
+        });
         self.resume_redrive(q);
     }
 

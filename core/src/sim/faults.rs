@@ -130,7 +130,7 @@ impl Simulation {
                 if self.queues[q.index()].dlq.is_empty() {
                     self.moot(Moot::RedriveEmpty { queue: q }, trigger);
                 } else {
-                    self.start_redrive(q, rate_per_s);
+                    self.start_redrive(q, rate_per_s, trigger);
                 }
             }
             Command::DeployFix { ref queue, poison } => {
@@ -627,6 +627,7 @@ impl Simulation {
         self.broker_up = true;
         self.facts.push(Fact::BrokerRestarted { trigger });
         self.flush_buffers();
+        self.retries_due_at_restart();
         for q in self.queue_ids() {
             self.resume_redrive(q);
             self.dispatch(q);

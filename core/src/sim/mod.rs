@@ -162,6 +162,9 @@ pub struct Simulation {
     /// Records in log producers' buffers while the broker is down: held too, for the
     /// same budget (a long outage with a long delivery timeout keeps them all).
     buffered_total: u64,
+    /// Copies whose retry delay ran out while the broker was down, oldest first: the
+    /// broker moves them back to their lines when it is back (`retry_due`).
+    retries_due_while_down: Vec<crate::step::CopyId>,
     busy_slots: u64,
     live_slots: u64,
 
@@ -252,6 +255,7 @@ impl Simulation {
             waiting_total: 0,
             held_total: 0,
             buffered_total: 0,
+            retries_due_while_down: Vec::new(),
             busy_slots: 0,
             live_slots,
             deps,

@@ -325,7 +325,9 @@ fn operations(c: &Contexts) -> Vec<(&Simulation, Fact)> {
         out.push((q, ConsumerAdded { consumer: C, queue: Q, trigger }));
         out.push((q, ConsumerStopping { consumer: C, trigger, called_off: NONE, still_armed: NONE }));
         out.push((q, DependencyDown { queue: Q, until_us: 30_000_000, trigger }));
+        out.push((q, RedriveStarted { queue: Q, count: 67, milli_per_s: 10_000, broker_down: false, trigger }));
     }
+    out.push((q, RedriveStarted { queue: Q, count: 1, milli_per_s: 2_500, broker_down: true, trigger: Trigger::User }));
     for point in [CrashPoint::AfterReceive, CrashPoint::AfterCommitBeforeAck] {
         let called_off = ArmedFaults { crash: Some(point), lost_ack: false };
         out.push((q, ConsumerStopping { consumer: C, trigger: Trigger::User, called_off, still_armed: NONE }));
