@@ -1091,6 +1091,10 @@ fn up_count(up: u32) -> String {
 fn rebalances(sim: &Simulation, fact: &Fact) -> String {
     use Fact::*;
     match *fact {
+        RebalanceStarted { group, members_up: 0 } => format!(
+            "Group {} is rebalancing with no member up: its partitions are revoked and wait, unread, until a member comes back.",
+            sim.group_name(group)
+        ),
         RebalanceStarted { group, members_up } if sim.group_rebalance(group) == Rebalance::Eager => format!(
             "Group {} is rebalancing ({}): every partition pauses and is revoked; a member with a record in hand finishes and commits it before it rejoins.",
             sim.group_name(group),

@@ -1155,6 +1155,10 @@ fn up_count(up: u32) -> String {
 fn rebalances(sim: &Simulation, fact: &Fact) -> String {
     use Fact::*;
     match *fact {
+        RebalanceStarted { group, members_up: 0 } => format!(
+            "El grupo {} está haciendo un rebalanceo sin ningún miembro activo: sus particiones se revocan y esperan, sin que nadie las lea, hasta que vuelva un miembro.",
+            sim.group_name(group)
+        ),
         RebalanceStarted { group, members_up } if sim.group_rebalance(group) == Rebalance::Eager => format!(
             "El grupo {} está haciendo un rebalanceo ({}): todas las particiones se pausan y se revocan; un miembro con un registro entre manos lo termina y hace commit antes de volver a unirse.",
             sim.group_name(group),

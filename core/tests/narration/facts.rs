@@ -498,6 +498,7 @@ fn groups(c: &Contexts) -> Vec<(&Simulation, Fact)> {
     let mut out = vec![
         (l, RebalanceStarted { group: G, members_up: 3 }),
         (e, RebalanceStarted { group: G, members_up: 3 }),
+        (l, RebalanceStarted { group: G, members_up: 0 }),
         (l, PartitionAssigned { group: G, partition: 1, member: Some(1), from_offset: 12 }),
         (l, PartitionAssigned { group: G, partition: 1, member: None, from_offset: 12 }),
         (l, GroupRewound { group: G, to_offset: None, trigger: Trigger::Scheduled, reset: 0 }),
