@@ -19,6 +19,10 @@ const SENTENCES: &[(&str, &str)] = &[
         "debe estar entre {} y {} (se recibió {})",
     ),
     ("is longer than {} characters", "tiene más de {} caracteres"),
+    (
+        "contains an invisible control character (U+{})",
+        "contiene un carácter de control invisible (U+{})",
+    ),
     ("at most {} entries", "admite como mucho {} elementos"),
     ("is larger than 1 MiB", "ocupa más de 1 MiB"),
     (

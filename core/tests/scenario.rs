@@ -625,3 +625,27 @@ fn a_version_1_file_s_wrong_value_is_named_as_the_file_writes_it() {
         .replace("\"seed\": 1", "\"seed\": null");
     assert_eq!(Scenario::from_json(&v1).unwrap_err().field, "seed");
 }
+
+/// Names are plain text on one line: a control character or a bidirectional override
+/// (which would reverse the text after it on a card, in the picker, in the narration)
+/// is refused where it is written. A description may break lines.
+#[test]
+fn names_refuse_invisible_controls_and_descriptions_keep_their_line_breaks() {
+    let refused = |edit: &dyn Fn(&mut Scenario)| {
+        let mut s = examples::load("burst").unwrap();
+        edit(&mut s);
+        s.validate().err().map(|e| e.to_string())
+    };
+    assert_eq!(
+        refused(&|s| s.producers[0].name = "pay\u{202E}yap".into()),
+        Some("producers[0].name: contains an invisible control character (U+202E)".into())
+    );
+    assert_eq!(
+        refused(&|s| s.queues[0].name = "orders\0".into()),
+        Some("queues[0].name: contains an invisible control character (U+0000)".into())
+    );
+    assert!(refused(&|s| s.name = "two\nlines".into()).is_some());
+    assert!(refused(&|s| s.producers[0].routing_keys = vec!["a\u{2066}b".into()]).is_some());
+    assert_eq!(refused(&|s| s.description = "One line.\nAnother.\tTabbed.".into()), None);
+    assert_eq!(refused(&|s| s.name = "名前 🚀 ñandú".into()), None);
+}

@@ -57,11 +57,41 @@ pub(crate) fn check_count(field: &str, v: u64, min: u64, max: u64) -> Result<(),
     Ok(())
 }
 
+/// A name or key: at most `max` characters, on one line, none of them invisible controls.
 pub(crate) fn check_text(field: &str, s: &str, max: usize) -> Result<(), ScenarioError> {
+    check_prose(field, s, max)?;
+    match s.chars().find(|c| c.is_control()) {
+        Some(c) => Err(invisible(field, c)),
+        None => Ok(()),
+    }
+}
+
+/// A text of several lines (a description): at most `max` characters, with line breaks
+/// and tabs but no other control character. Bidirectional overrides and isolates are
+/// refused too: in a name shown on the page they would reverse the text after it (a
+/// shared link could make a card read as another).
+pub(crate) fn check_prose(field: &str, s: &str, max: usize) -> Result<(), ScenarioError> {
     if s.chars().count() > max {
         return Err(err(field, format!("is longer than {max} characters")));
     }
-    Ok(())
+    let hidden = |c: char| {
+        (c.is_control() && !matches!(c, '\n' | '\r' | '\t'))
+            || matches!(c, '\u{200E}' | '\u{200F}' | '\u{061C}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+    };
+    match s.chars().find(|&c| hidden(c)) {
+        Some(c) => Err(invisible(field, c)),
+        None => Ok(()),
+    }
+}
+
+fn invisible(field: &str, c: char) -> ScenarioError {
+    err(
+        field,
+        format!(
+            "contains an invisible control character (U+{:04X})",
+            u32::from(c)
+        ),
+    )
 }
 
 pub(crate) fn check_len<T>(field: &str, v: &[T], max: usize) -> Result<(), ScenarioError> {

@@ -24,7 +24,7 @@ pub use commands::*;
 pub use consumers::*;
 pub use dependency::{Admission, BreakerSpec, DependencySpec, RetryBudget, Slowdown};
 pub use error::ScenarioError;
-pub(crate) use error::{check_count, check_len, check_range, check_text, err};
+pub(crate) use error::{check_count, check_len, check_prose, check_range, check_text, err};
 pub use logs::*;
 pub use producers::*;
 pub(crate) use validate::validate_service;

@@ -2,10 +2,10 @@
 //! simulation is built from a scenario.
 
 use super::{
-    check_count, check_len, check_range, check_text, dependency, err, limits, unsupported_version,
-    Command, CommitMode, ConsumerSpec, GroupSpec, Handoff, Op, Ordering, ProducerSpec, QueueSpec,
-    RateSegment, RetryPolicy, Scenario, ScenarioError, ScriptedMessage, ServiceTime,
-    SCENARIO_VERSION,
+    check_count, check_len, check_prose, check_range, check_text, dependency, err, limits,
+    unsupported_version, Command, CommitMode, ConsumerSpec, GroupSpec, Handoff, Op, Ordering,
+    ProducerSpec, QueueSpec, RateSegment, RetryPolicy, Scenario, ScenarioError, ScriptedMessage,
+    ServiceTime, SCENARIO_VERSION,
 };
 
 impl Scenario {
@@ -16,7 +16,7 @@ impl Scenario {
             return Err(unsupported_version(u64::from(self.version)));
         }
         check_text("name", &self.name, NAME_LEN_MAX)?;
-        check_text("description", &self.description, TEXT_LEN_MAX)?;
+        check_prose("description", &self.description, TEXT_LEN_MAX)?;
         check_range("sample_every_s", self.sample_every_s, 0.001, TIME_S_MAX)?;
         if let Some(end) = self.end_s {
             check_range("end_s", end, 0.0, TIME_S_MAX)?;
