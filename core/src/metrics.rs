@@ -450,7 +450,11 @@ mod latency_tests {
 /// The report's headline numbers: every counter, plus what is derived from them.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Summary {
+    /// The simulated time the run covers: its last step, or the scenario's `end_s` when
+    /// the run went quiet before it (the series and rates count that quiet time).
     pub end_s: f64,
+    /// When the run's last step happened: where the page's timeline ends.
+    pub last_step_s: f64,
     #[serde(flatten)]
     pub counters: Counters,
     pub backlog_end: u64,

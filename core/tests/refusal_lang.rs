@@ -27,8 +27,12 @@ const CASES: &[(&str, Mutation)] = &[
     ("burst", |v| v["consumers"][0]["replicas"] = json!(100_000)),
     ("burst", |v| v["queues"][0]["name"] = json!("")),
     ("burst", |v| v["name"] = json!("x".repeat(100))),
-    ("burst", |v| v["producers"][0]["name"] = json!("checkout\u{202e}tuokcehc")),
-    ("burst", |v| v["description"] = json!("two lines\nare fine, a NUL \u{0} is not")),
+    ("burst", |v| {
+        v["producers"][0]["name"] = json!("checkout\u{202e}tuokcehc")
+    }),
+    ("burst", |v| {
+        v["description"] = json!("two lines\nare fine, a NUL \u{0} is not")
+    }),
     ("burst", |v| v["version"] = json!(99)),
     ("burst", |v| {
         v["version"] = json!(99);

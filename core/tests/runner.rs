@@ -215,3 +215,17 @@ fn trace_speaks_english_or_spanish() {
         "--speed",
     );
 }
+
+/// A run that drains before its `end_s` covers the quiet time up to it (`end_s`), and
+/// says when its last step happened (`last_step_s`), where the page's timeline ends.
+#[test]
+fn a_report_gives_the_time_covered_and_the_last_steps_instant() {
+    let out = brokerlab(&["run", "-"], Some(&example("log-consumer-groups")));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let s = &report["summary"];
+    assert_eq!(report["end_reason"], "drained");
+    assert_eq!(
+        (s["end_s"].as_f64(), s["last_step_s"].as_f64()),
+        (Some(90.0), Some(54.0))
+    );
+}

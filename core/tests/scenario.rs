@@ -646,6 +646,9 @@ fn names_refuse_invisible_controls_and_descriptions_keep_their_line_breaks() {
     );
     assert!(refused(&|s| s.name = "two\nlines".into()).is_some());
     assert!(refused(&|s| s.producers[0].routing_keys = vec!["a\u{2066}b".into()]).is_some());
-    assert_eq!(refused(&|s| s.description = "One line.\nAnother.\tTabbed.".into()), None);
+    assert_eq!(
+        refused(&|s| s.description = "One line.\nAnother.\tTabbed.".into()),
+        None
+    );
     assert_eq!(refused(&|s| s.name = "名前 🚀 ñandú".into()), None);
 }

@@ -393,6 +393,7 @@ impl Simulation {
         };
         Summary {
             end_s: elapsed_s,
+            last_step_s: us_to_secs(self.last_step_us),
             counters: self.counters.clone(),
             backlog_end: self.backlog(),
             in_flight_end: self.in_flight(),

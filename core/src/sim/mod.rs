@@ -92,8 +92,9 @@ pub struct Simulation {
     now_us: Micros,
     /// Steps taken so far (a step is one event that changed something, or one command).
     steps: u64,
-    /// Facts of the latest step.
+    /// Facts of the latest step, and its instant.
     facts: Vec<Fact>,
+    last_step_us: Micros,
     next_intervention: usize,
     /// The scenario's end time, if it has one (a run never steps past
     /// [`TIME_LIMIT_US`] either way).
@@ -212,6 +213,7 @@ impl Simulation {
             now_us: 0,
             steps: 0,
             facts: Vec::with_capacity(16),
+            last_step_us: 0,
             next_intervention: 0,
             end_us: scenario.end_s.map(secs_to_us),
             latency_us: secs_to_us(scenario.broker.network_latency_s),
@@ -330,6 +332,7 @@ impl Simulation {
 
     fn finish_step(&mut self) -> Step<'_> {
         self.steps += 1;
+        self.last_step_us = self.now_us;
         Step {
             index: self.steps,
             time_us: self.now_us,
