@@ -692,7 +692,14 @@ fn the_runner_lists_the_lessons_and_plays_one_in_each_language() {
     // The answer is the run's own figure at the checkpoint, as the page's verdict says
     // it (the lesson expects about 60,000).
     assert!(en.contains("Answer: 59,374 messages"), "{en}");
-    assert!(en.contains("[Paused at 60 s]"), "{en}");
+    assert!(en.contains("[Paused at 60.0 s]"), "{en}");
+    // A checkpoint past the run's last step says where that step was: the page's
+    // timeline ends there, not at the checkpoint.
+    let (_, keys, _) = brokerlab(&["lesson", "partitions-and-keys", "--lang", "es"]);
+    assert!(
+        keys.contains("[Pausa en 30,0 s; su último paso fue a los 19,9 s]"),
+        "{keys}"
+    );
 
     let (ok, es, _) = brokerlab(&["lesson", "backlog-arithmetic", "--lang", "es"]);
     assert!(ok);

@@ -475,7 +475,21 @@ fn play_lesson(name: &str, lang: Lang) -> Result<(), String> {
             label(lang, "Answer", "Respuesta"),
             step.answer_at(&run.sim, lang)
         );
-        let at = lessons::number(run.sim.now_us() as f64 / 1e6, 2, lang);
+        // The clock in tenths of a second, as the page's reads; and when the run went
+        // quiet before the checkpoint, when its last step was (the page's timeline ends
+        // near there, not at the checkpoint).
+        let tenths = |s: f64| format!("{s:.1}").replace('.', &lang.decimal().to_string());
+        let summary = run.sim.summary();
+        let at = tenths(summary.end_s);
+        let quiet = if run.sim.is_finished() && summary.last_step_s < summary.end_s {
+            let last = tenths(summary.last_step_s);
+            format!(
+                "; {} {last} s",
+                label(lang, "its last step was at", "su último paso fue a los")
+            )
+        } else {
+            String::new()
+        };
         let paused = if played.reached {
             label(lang, "Paused at", "Pausa en")
         } else {
@@ -485,7 +499,10 @@ fn play_lesson(name: &str, lang: Lang) -> Result<(), String> {
                 "La ejecución terminó antes, en",
             )
         };
-        out += &format!("[{paused} {at} s]\n{}\n", run.explain(played.index, lang));
+        out += &format!(
+            "[{paused} {at} s{quiet}]\n{}\n",
+            run.explain(played.index, lang)
+        );
     }
     print(&out)
 }
