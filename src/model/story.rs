@@ -262,14 +262,54 @@ impl Told {
                 text: describe(sim, &l.fact, lang),
             })
             .collect();
+        let mut sentences: Vec<String> =
+            self.latest.iter().map(|f| describe(sim, f, lang)).collect();
+        if let Some(first) = sentences.first_mut() {
+            *first = after_colon(first, sim, lang);
+        }
         Narration {
             time_s: us_to_secs(self.latest_us),
-            sentences: self.latest.iter().map(|f| describe(sim, f, lang)).collect(),
+            sentences,
             more: self.more,
             events,
             log,
         }
     }
+}
+
+/// The step's first sentence as it reads after "At 6.0 s:". Spanish writes on in lower
+/// case after a colon ("A los 6,0 s: la reserva…"); a sentence that starts with a
+/// component's name keeps it as written ("A los 6,0 s: C1 hizo…"), and English keeps
+/// its capital.
+fn after_colon(sentence: &str, sim: &Simulation, lang: Lang) -> String {
+    let first_word = sentence.split([' ', ',', ':', ';']).next().unwrap_or("");
+    let mut chars = first_word.chars();
+    let ordinary = match (chars.next(), chars.next()) {
+        (Some(a), Some(b)) => a.is_uppercase() && b.is_lowercase(),
+        _ => false,
+    };
+    if lang != Lang::Es || !ordinary || is_component_name(sim, first_word) {
+        return sentence.to_string();
+    }
+    let mut chars = sentence.chars();
+    let head = chars
+        .next()
+        .map(|c| c.to_lowercase().collect::<String>())
+        .unwrap_or_default();
+    head + chars.as_str()
+}
+
+fn is_component_name(sim: &Simulation, word: &str) -> bool {
+    let scenario = sim.scenario();
+    sim.producer_ids()
+        .any(|p| sim.producer_name(p) == Some(word))
+        || sim
+            .consumer_ids()
+            .any(|c| sim.consumer(c).is_some_and(|v| v.name == word))
+        || scenario.queues.iter().any(|q| q.name == word)
+        || scenario.exchanges.iter().any(|e| e.name == word)
+        || (0..sim.log_count()).any(|l| sim.log_name(l) == word)
+        || sim.group_ids().any(|g| sim.group_name(g) == word)
 }
 
 /// Facts that deserve a line in the event list: failures and their consequences, not the
@@ -328,6 +368,20 @@ fn is_notable(fact: &Fact) -> bool {
 mod tests {
     use super::*;
     use brokerlab_core::examples;
+
+    #[test]
+    fn spanish_writes_on_in_lower_case_after_the_colon_but_keeps_names_as_written() {
+        let mut scenario = examples::load("crash-after-commit").expect("built in");
+        scenario.queues[0].name = "Pedidos".into();
+        let sim = Simulation::new(scenario).expect("valid");
+        let es = |s: &str| after_colon(s, &sim, Lang::Es);
+        assert_eq!(es("La reserva se confirmó."), "la reserva se confirmó.");
+        assert_eq!(es("Pedidos recibió #3."), "Pedidos recibió #3.");
+        assert_eq!(es("C1 hizo commit."), "C1 hizo commit.");
+        assert_eq!(es("DLQ vacía."), "DLQ vacía.");
+        assert_eq!(es("#3 se perdió."), "#3 se perdió.");
+        assert_eq!(after_colon("The broker is down.", &sim, Lang::En), "The broker is down.");
+    }
 
     /// The notable events told while `name` runs to its end.
     fn notable_facts(name: &str) -> Vec<Fact> {

@@ -37,8 +37,11 @@ impl Metric {
             Metric::OldestAge => {
                 Text::new("oldest message's age", "antigüedad del mensaje más antiguo")
             }
-            Metric::InFlight => Text::new("in flight", "en vuelo"),
-            Metric::DeadLettered => Text::new("dead-lettered", "en la cola de mensajes muertos"),
+            Metric::InFlight => Text::new("messages in flight", "mensajes en vuelo"),
+            Metric::DeadLettered => Text::new(
+                "dead-lettered messages",
+                "mensajes en la cola de mensajes muertos",
+            ),
             Metric::Duplicates => Text::new("duplicate effects", "efectos duplicados"),
             Metric::Lost => Text::new("lost", "perdidos"),
             Metric::Refused => Text::new("refused", "rechazados"),

@@ -26,7 +26,7 @@ fn parallel_handlers_reorder() -> LessonStep {
         &[Focus::Node("teller"), Focus::Node("ledger")],
         t(
             "Account 42 starts at $0 and allows no overdraft. Through the queue it gets deposit $100, then withdraw $50; the ledger consumer runs two handlers in parallel. What can happen?",
-            "La cuenta 42 empieza en $0 y no admite sobregiro. Por la cola recibe un depósito de $100 y luego un retiro de $50; el consumidor ledger ejecuta dos handlers en paralelo. ¿Qué puede pasar?",
+            "La cuenta 42 empieza en $0 y no admite descubierto. Por la cola recibe un depósito de $100 y luego un retiro de $50; el consumidor ledger ejecuta dos handlers en paralelo. ¿Qué puede pasar?",
         ),
         choose(
             1,
