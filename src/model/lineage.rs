@@ -261,6 +261,27 @@ pub struct Lineage {
     pub more: usize,
 }
 
+impl Lineage {
+    /// How many decimals every instant of this history is written with: as few as tell
+    /// its rows' instants apart exactly (milliseconds at most), and at least one, so one
+    /// diagram never writes "1 s" beside "1,5 s".
+    pub fn time_decimals(&self) -> usize {
+        let needed = |s: f64| {
+            let ms = (s * 1_000.0).round() as u64;
+            match ms {
+                _ if ms.is_multiple_of(100) => 1,
+                _ if ms.is_multiple_of(10) => 2,
+                _ => 3,
+            }
+        };
+        self.rows
+            .iter()
+            .map(|r| needed(r.time_s))
+            .max()
+            .unwrap_or(1)
+    }
+}
+
 /// A kept fact with what the replay knew when it happened.
 struct Kept {
     step: u64,
@@ -909,6 +930,23 @@ mod tests {
     use crate::model::flights::{flight_of, touched, Node};
     use brokerlab_core::examples;
     use brokerlab_core::lang::Lang::En;
+
+    #[test]
+    fn one_history_writes_its_instants_with_one_number_of_decimals() {
+        let mut l = lineage(&run_to_end("crash-after-commit"), MsgId::new(0)).expect("short run");
+        let at = |l: &mut Lineage, times: &[f64]| {
+            for (row, &t) in l.rows.iter_mut().zip(times) {
+                row.time_s = t;
+            }
+            l.rows.truncate(times.len());
+            l.time_decimals()
+        };
+        assert_eq!(at(&mut l, &[1.0, 1.0]), 1);
+        assert_eq!(at(&mut l, &[1.0, 1.5]), 1);
+        assert_eq!(at(&mut l, &[1.0, 1.25, 1.5]), 2);
+        assert_eq!(at(&mut l, &[1.0, 1.2504]), 2);
+        assert_eq!(at(&mut l, &[0.001]), 3);
+    }
 
     fn run_to_end(name: &str) -> Simulation {
         let mut sim = Simulation::new(examples::load(name).expect("built in")).expect("valid");

@@ -380,7 +380,10 @@ mod tests {
         assert_eq!(es("C1 hizo commit."), "C1 hizo commit.");
         assert_eq!(es("DLQ vacía."), "DLQ vacía.");
         assert_eq!(es("#3 se perdió."), "#3 se perdió.");
-        assert_eq!(after_colon("The broker is down.", &sim, Lang::En), "The broker is down.");
+        assert_eq!(
+            after_colon("The broker is down.", &sim, Lang::En),
+            "The broker is down."
+        );
     }
 
     /// The notable events told while `name` runs to its end.

@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 use leptos_use::{use_event_listener, use_window};
 
-use crate::format::{count, instant};
+use crate::format::{count, fixed};
 use crate::i18n::{lang_of, t, t_string, use_i18n, I18n};
 use crate::model::lineage::*;
 use crate::ui::focus::focus_id;
@@ -46,13 +46,30 @@ pub fn LineagePanel(
             _ => t_string!(i18n, story.lineage_panel.title_none).to_string(),
         })
     };
+    // The side panel is narrow for a diagram of four or five lifelines: enlarged, the
+    // history covers the page (for a class to read), until shrunk or closed.
+    let wide = RwSignal::new(false);
+    Effect::new(move |_| {
+        if lineage.with(Option::is_none) {
+            wide.set(false);
+        }
+    });
     view! {
         <section class="panel lineage" aria-labelledby="lineage-title" data-testid="lineage"
+            class:wide=move || wide.get()
             hidden=move || lineage.with(Option::is_none)>
             <h2 id="lineage-title" data-testid="lineage-title" tabindex="-1">{title}</h2>
             <div class="lineage-actions">
                 <button type="button" data-testid="lineage-refresh"
                     on:click=move |_| on_refresh.run(())>{t!(i18n, story.lineage_panel.refresh)}</button>
+                <button type="button" data-testid="lineage-enlarge" aria-pressed=move || wide.get().to_string()
+                    on:click=move |_| wide.update(|w| *w = !*w)>
+                    {move || if wide.get() {
+                        t_string!(i18n, story.lineage_panel.shrink).to_string()
+                    } else {
+                        t_string!(i18n, story.lineage_panel.enlarge).to_string()
+                    }}
+                </button>
                 <button type="button" data-testid="lineage-close" aria-keyshortcuts="Escape"
                     title=move || t_string!(i18n, story.lineage_panel.close_title)
                     on:click=move |_| lineage.set(None)>{t!(i18n, story.lineage_panel.close)}</button>
@@ -129,11 +146,12 @@ fn lineage_view(l: &Lineage, i18n: I18n) -> impl IntoView {
         let n = l.more;
         view! { <p class="more" data-testid="lineage-more">{t_string!(i18n, story.lineage_panel.more, n = n).to_string()}</p> }
     });
+    let decimals = l.time_decimals();
     let rows = l
         .rows
         .iter()
         .map(|r| {
-            let (step, time) = (count(r.step, lang), instant(r.time_s, lang));
+            let (step, time) = (count(r.step, lang), fixed(r.time_s, decimals, lang));
             view! {
                 <li data-testid="lineage-row" data-lane=r.lane.label() data-kind=r.kind.class()>
                     <span class="at">{t_string!(i18n, story.lineage_panel.at, step = step, time = time).to_string()}</span>
@@ -169,6 +187,7 @@ fn lineage_view(l: &Lineage, i18n: I18n) -> impl IntoView {
 /// The sequence diagram: lifelines with a head box each, one arrow per row.
 fn diagram(l: &Lineage, i18n: I18n) -> impl IntoView {
     let lang = lang_of(i18n);
+    let decimals = l.time_decimals();
     let n = l.participants.len().max(1);
     let width = GUTTER + COL_W * n as f64 + RIGHT_PAD;
     let height = row_y(l.rows.len().saturating_sub(1)) + ROW_H * 0.6;
@@ -192,7 +211,7 @@ fn diagram(l: &Lineage, i18n: I18n) -> impl IntoView {
         .rows
         .iter()
         .enumerate()
-        .map(|(i, r)| arrow_view(i, r, lang))
+        .map(|(i, r)| arrow_view(i, r, decimals, lang))
         .collect_view();
     let (msg, facts, participants) = (l.msg, l.rows.len(), l.participants.len());
     let label = t_string!(
@@ -233,12 +252,17 @@ fn diagram(l: &Lineage, i18n: I18n) -> impl IntoView {
 }
 
 /// One row: the time on the left, the arrow (or self-arrow) and its label.
-fn arrow_view(i: usize, r: &LineageRow, lang: brokerlab_core::lang::Lang) -> impl IntoView {
+fn arrow_view(
+    i: usize,
+    r: &LineageRow,
+    decimals: usize,
+    lang: brokerlab_core::lang::Lang,
+) -> impl IntoView {
     let y = row_y(i);
     let kind = r.kind.class();
     let marker = format!("url(#seq-head-{kind})");
     let class = format!("arrow {kind}");
-    let time = format!("{} s", instant(r.time_s, lang));
+    let time = format!("{} s", fixed(r.time_s, decimals, lang));
     let shape = if r.from == r.to {
         // A small loop on the right of the lifeline, label beside it.
         let x = lifeline_x(r.from);

@@ -627,6 +627,20 @@ test('a history is a sequence diagram: lifelines, and one labelled arrow per fac
   // Labels are SVG text nodes, and the same rows exist as a list for screen readers.
   assert.equal(await svg.locator('text').first().evaluate((t) => t instanceof SVGTextElement), true);
   assert.equal(await lab.page.getByTestId('lineage-row').count(), labels.length);
+  // One number of decimals for the whole history (not "1 s" beside "1.5 s").
+  const decimals = new Set(times.map((t) => (t.replace(/ s$/, '').split('.')[1] ?? '').length));
+  assert.equal(decimals.size, 1, `one way of writing times: ${times}`);
+  assert.ok(!decimals.has(0), `${times}`);
+  // The side panel shows part of the diagram; enlarged, every lifeline is in view.
+  const svgBox = await svg.boundingBox();
+  await lab.click('lineage-enlarge');
+  const wideBox = await panel.boundingBox();
+  const viewport = lab.page.viewportSize();
+  assert.ok(wideBox.width > viewport.width * 0.9, `enlarged to ${wideBox.width}px`);
+  assert.ok(wideBox.width >= svgBox.width, `the diagram (${svgBox.width}px) fits in ${wideBox.width}px`);
+  await panel.screenshot({ path: path.join(SHOTS, '19-lineage-enlarged.png') });
+  await lab.click('lineage-enlarge');
+  assert.ok((await panel.boundingBox()).width < viewport.width / 2, 'back to the side');
   await panel.scrollIntoViewIfNeeded();
   await panel.screenshot({ path: path.join(SHOTS, '19-lineage-sequence.png') });
   // Escape closes it; the close button too.
