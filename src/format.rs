@@ -118,15 +118,36 @@ pub fn slider_value(field_text: &str) -> String {
 /// too and "2,5" is 2.5 in English, never 25. A form mixing the two languages' ways is
 /// no number: "1.000,5" in English and "1,000.5" in Spanish (a grouping separator after
 /// the decimal one), "1,0,0.5" (groups not of three), "1.2.3" (two decimal separators).
-/// Spaces and underscores are ignored; exponents, infinities and NaN are not numbers.
+/// Spaces and underscores are ignored; infinities and NaN are not numbers. A power of
+/// ten may follow (`1e-9`, `2,5E3` in Spanish): it is a number, so a field calls it out
+/// of range rather than no number at all; one too large for a float (`1e309`) is none.
 pub fn parse_number(text: &str, lang: Lang) -> Option<f64> {
     let plain: String = text
         .chars()
         .filter(|c| !c.is_whitespace() && *c != '_')
         .collect();
+    let Some((mantissa, exponent)) = plain.split_once(['e', 'E']) else {
+        return parse_plain(&plain, lang);
+    };
+    let digits = exponent.strip_prefix(['-', '+']).unwrap_or(exponent);
+    if digits.is_empty() || digits.len() > 4 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    // The mantissa's shortest exact form and the exponent, read back as one: exact, as
+    // `1e-9` typed in code is (a multiplication by a power of ten would round twice).
+    let m = parse_plain(mantissa, lang)?;
+    format!("{m}e{exponent}")
+        .parse::<f64>()
+        .ok()
+        .filter(|x| x.is_finite())
+        .map(|x| x + 0.0)
+}
+
+/// [`parse_number`] without a power of ten.
+fn parse_plain(plain: &str, lang: Lang) -> Option<f64> {
     let (sign, body) = match plain.strip_prefix('-') {
         Some(rest) => ("-", rest),
-        None => ("", plain.strip_prefix('+').unwrap_or(&plain)),
+        None => ("", plain.strip_prefix('+').unwrap_or(plain)),
     };
     let (thousands, decimal) = (lang.thousands(), lang.decimal());
     let (whole, fraction) = if let Some((whole, fraction)) = body.split_once(decimal) {
@@ -264,6 +285,17 @@ mod tests {
     }
 
     #[test]
+    fn a_power_of_ten_is_a_number_and_too_large_a_one_is_none() {
+        assert_eq!(parse_number("1e-9", En), Some(1e-9));
+        assert_eq!(parse_number("1E-9", Es), Some(1e-9));
+        assert_eq!(parse_number("2,5e3", Es), Some(2_500.0));
+        assert_eq!(parse_number("1,000e3", En), Some(1e6));
+        assert_eq!(parse_number("-1.5e+2", En), Some(-150.0));
+        assert_eq!(parse_number("1e309", En), None, "infinite as a float");
+        assert_eq!(parse_number("Infinity", En), None);
+    }
+
+    #[test]
     fn a_separator_that_cannot_group_thousands_is_the_decimal_one() {
         // A Spanish decimal comma is never read as a thousands separator (0,9 is not 9).
         assert_eq!(parse_number("0,9", Es), Some(0.9));
@@ -322,7 +354,12 @@ mod tests {
             (",", Es),
             ("-", En),
             ("--5", En),
-            ("1e3", En),
+            ("1e", En),
+            ("1e+", En),
+            ("e3", En),
+            ("1e3.5", En),
+            ("1e99999", En),
+            ("1e3e3", En),
             ("0x10", En),
             ("½", Es),
         ] {

@@ -767,6 +767,19 @@ mod tests {
         );
         assert!(parse_range("inf", 0.0, false, 1e6, "s", Lang::En).is_err());
         assert!(parse_range("NaN", 0.0, false, 1e6, "s", Lang::En).is_err());
+        // A power of ten is a number: in range it is taken, else said out of range.
+        assert_eq!(
+            parse_range("1e-9", 0.0, false, 1e6, "msgs/s", Lang::En),
+            Ok(1e-9)
+        );
+        assert_eq!(
+            parse_range("1e7", 0.0, false, 1e6, "msgs/s", Lang::En),
+            Err("Must be from 0 to 1,000,000 msgs/s.".into())
+        );
+        assert_eq!(
+            parse_range("-1e-9", 0.0, true, 10.0, "s", Lang::En),
+            Err("Must be more than 0 and at most 10 s.".into())
+        );
         assert_eq!(parse_whole("3", 0, 64, "consumers", Lang::En), Ok(3));
         assert_eq!(
             parse_whole("2.5", 0, 64, "consumers", Lang::En),
