@@ -352,7 +352,7 @@ impl Lab {
         }
     }
 
-    /// Play, or pause; at the end of a run, play starts it again.
+    /// Play, or pause; at the end of a run, play replays it from its start.
     pub fn toggle_play(&self) {
         if self.playing.get_untracked() {
             self.playing.set(false);
@@ -363,7 +363,7 @@ impl Lab {
         }
         let finished = self.with_aggregated(Aggregated::is_finished);
         if finished.unwrap_or_else(|| self.player.with_value(Player::is_finished)) {
-            self.reset();
+            self.rewind();
         }
         self.resuming.set_value(true);
         self.playing.set(true);
@@ -731,6 +731,21 @@ impl Lab {
     }
 
     /// Back to the start of the scenario, paused.
+    /// Back to step 0 of the run on show, with the user's crashes and changes still
+    /// recorded, so playing on replays them (Replay): only Reset forgets them.
+    pub fn rewind(&self) {
+        if self.aggregated_on.get_untracked() {
+            return self.move_aggregated(|a| a.seek(0.0));
+        }
+        self.playing.set(false);
+        if let Some(Err(e)) = self.player.try_update_value(|p| p.go_to_step(0)) {
+            self.refused(e, |l, why| {
+                td_string!(l, common.errors.restart_failed, why).to_string()
+            });
+        }
+        self.changed();
+    }
+
     pub fn reset(&self) {
         if self.aggregated_on.get_untracked() {
             return self.move_aggregated(|a| a.seek(0.0));
@@ -777,6 +792,42 @@ mod tests {
         assert_eq!(lab.timeline_end_s.get_untracked(), 2.6, "over at 2.53 s");
         lab.load("burst");
         assert_eq!(lab.speed.get_untracked(), 10.0);
+    }
+
+    /// Steps `lab` to the end of its run: (crashes, end time).
+    fn step_to_the_end(lab: &Lab) -> (u64, f64) {
+        for _ in 0..10_000 {
+            if lab.readout.with_untracked(|r| r.finished) {
+                break;
+            }
+            lab.step();
+        }
+        lab.readout.with_untracked(|r| (r.crashes, r.time_s))
+    }
+
+    #[test]
+    fn replay_plays_the_run_on_show_again_with_the_users_crash_and_reset_forgets_it() {
+        let (_owner, lab) = lab();
+        lab.load("crash-after-commit");
+        lab.step();
+        lab.step();
+        lab.crash();
+        let with_crash = step_to_the_end(&lab);
+        assert_eq!(with_crash.0, 2, "the example's crash and the user's");
+        lab.toggle_play();
+        assert!(lab.playing.get_untracked());
+        assert_eq!(
+            lab.readout.get_untracked().step,
+            0,
+            "replayed from its start"
+        );
+        assert_eq!(
+            step_to_the_end(&lab),
+            with_crash,
+            "the same run, crash and all"
+        );
+        lab.reset();
+        assert_eq!(step_to_the_end(&lab).0, 1, "Reset forgets the user's crash");
     }
 
     #[test]
