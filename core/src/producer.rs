@@ -247,6 +247,9 @@ pub struct Producer {
     /// Messages the broker refused as out of sequence: each is sent again once it is the
     /// first of its partition's sequence.
     pub out_of_sequence: BTreeSet<MsgId>,
+    /// Requests that reached it while it was down and were turned away (never accepted,
+    /// so in no job status): the page's card counts them beside its jobs.
+    pub refused: u64,
 }
 
 impl Producer {
@@ -271,6 +274,7 @@ impl Producer {
             held: VecDeque::new(),
             held_for: None,
             buffered: VecDeque::new(),
+            refused: 0,
             buffer_due_us: None,
             versions: BTreeMap::new(),
             sequences: BTreeMap::new(),

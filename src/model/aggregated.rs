@@ -204,6 +204,7 @@ impl Aggregated {
             oldest_age_s: s.oldest_age_s,
             dead_lettered: s.dead_lettered,
             refused: losses.refused,
+            requests_refused: losses.requests_refused,
             dropped: losses.dropped,
             consumers_up: consumers,
             consumers_total: consumers,

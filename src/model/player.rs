@@ -632,6 +632,7 @@ impl Player {
             retries_scheduled: c.retries_scheduled,
             duplicates_skipped: c.duplicates_skipped,
             refused: c.refused,
+            requests_refused: c.requests_refused,
             dropped: c.dropped,
             expired: c.expired,
             redriven: c.redriven,

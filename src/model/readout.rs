@@ -34,6 +34,9 @@ pub struct Readout {
     pub retries_scheduled: u64,
     pub duplicates_skipped: u64,
     pub refused: u64,
+    /// Requests that reached a crashed producer and were turned away: never accepted, so
+    /// no message, no job and no loss counts them.
+    pub requests_refused: u64,
     pub dropped: u64,
     pub expired: u64,
     pub redriven: u64,

@@ -56,6 +56,8 @@ pub struct ProducerCard {
     pub buffered: usize,
     /// Where its accepted requests stand: pending, running, completed, failed.
     pub jobs: brokerlab_core::JobCounts,
+    /// Requests turned away while it was down: never accepted, so in no job status.
+    pub requests_refused: u64,
 }
 
 impl ProducerCard {
@@ -286,6 +288,7 @@ fn producer_cards(sim: &Simulation) -> Vec<ProducerCard> {
                 waits_for_confirms,
                 buffered: v.buffered,
                 jobs: v.jobs,
+                requests_refused: v.requests_refused,
             }
         })
         .collect()
@@ -599,9 +602,11 @@ pub fn relay_state(r: &RelayCard, lang: Lang) -> String {
     text
 }
 
-/// A producer's accepted requests by job status (the 202 + job status contract).
-pub fn jobs_text(j: &brokerlab_core::JobCounts, lang: Lang) -> String {
-    td_string!(
+/// A producer's accepted requests by job status (the 202 + job status contract), and the
+/// requests it turned away while down, once there are any: those were never accepted, so
+/// without them "0 failed" hid requests that got an error.
+pub fn jobs_text(j: &brokerlab_core::JobCounts, turned_away: u64, lang: Lang) -> String {
+    let mut text = td_string!(
         locale(lang),
         stage.card.jobs,
         pending = count(j.pending, lang),
@@ -609,7 +614,12 @@ pub fn jobs_text(j: &brokerlab_core::JobCounts, lang: Lang) -> String {
         completed = count(j.completed, lang),
         failed = count(j.failed, lang),
     )
-    .to_string()
+    .to_string();
+    if turned_away > 0 {
+        let n = count(turned_away, lang);
+        text.push_str(&td_string!(locale(lang), stage.card.jobs_turned_away, n).to_string());
+    }
+    text
 }
 
 /// What a consumer card says about its leases, if it holds leased deliveries.
@@ -1176,12 +1186,37 @@ mod tests {
         let jobs = Topology::of(&sim).producers[0].jobs;
         assert_eq!(jobs.completed, jobs.total(), "{jobs:?}");
         assert_eq!(
-            jobs_text(&jobs, Lang::En),
+            jobs_text(&jobs, 0, Lang::En),
             format!(
                 "jobs: 0 pending · 0 running · {} completed · 0 failed",
                 count(jobs.completed, Lang::En)
             )
         );
+    }
+
+    #[test]
+    fn requests_a_crashed_producer_turned_away_show_on_its_card_and_in_the_readout() {
+        let mut p =
+            crate::model::player::Player::new(examples::load("lost-confirm").expect("built in"))
+                .expect("valid");
+        p.step_once();
+        p.step_once();
+        p.command(Command::CrashProducer {
+            producer: brokerlab_core::ProducerId::new(0),
+            point: brokerlab_core::ProducerCrashPoint::Now,
+            restart_after_s: Some(5.0),
+        })
+        .expect("a producer to crash");
+        while p.step_once() {}
+        let card = Topology::of(p.sim()).producers[0].clone();
+        assert_eq!(card.requests_refused, 2, "{card:?}");
+        assert_eq!(p.readout().requests_refused, 2);
+        assert_eq!(
+            jobs_text(&card.jobs, card.requests_refused, Lang::En),
+            "jobs: 0 pending · 0 running · 1 completed · 0 failed · 2 turned away while down"
+        );
+        assert!(jobs_text(&card.jobs, card.requests_refused, Lang::Es)
+            .ends_with("rechazadas mientras estaba caído 2"));
     }
 
     #[test]
@@ -1329,7 +1364,7 @@ mod tests {
         assert_eq!(flavour_label(Flavour::Generic, Lang::Es), "genérica");
         let jobs = brokerlab_core::JobCounts::default();
         assert_eq!(
-            jobs_text(&jobs, Lang::Es),
+            jobs_text(&jobs, 0, Lang::Es),
             "trabajos: pendientes 0 · en curso 0 · completados 0 · fallidos 0"
         );
     }

@@ -217,6 +217,13 @@ const MORE: &[More] = &[
         false,
     ),
     (
+        words!(requests_refused),
+        "requests-refused",
+        words!(requests_refused_hint),
+        |r| r.requests_refused,
+        true,
+    ),
+    (
         words!(broker_crashes),
         "broker-crashes",
         words!(broker_crashes_hint),

@@ -1870,3 +1870,16 @@ test('a refused seed is said without moving the page, the click that left the fi
     await small.close();
   }
 });
+
+test('requests a crashed producer turned away are counted under More and on its card', async () => {
+  await lab.open();
+  const page = lab.page;
+  await lab.pickScenario('lost-confirm');
+  await lab.tab('counters');
+  await page.getByTestId('step').click();
+  await page.getByTestId('step').click();
+  await lab.click('producer-0-toggle');
+  while (await page.getByTestId('step').isEnabled()) await page.getByTestId('step').click();
+  assert.equal(await lab.number('requests-refused'), 2);
+  assert.match(await lab.text('producer-0-jobs'), /1 completed · 0 failed · 2 turned away while down$/);
+});

@@ -47,6 +47,7 @@ impl Simulation {
         self.schedule_next_arrival(producer);
         if !self.producers[producer.index()].up {
             self.counters.requests_refused += 1;
+            self.producers[producer.index()].refused += 1;
             self.facts.push(Fact::RequestRefused { producer });
             return;
         }

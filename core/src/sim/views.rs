@@ -30,6 +30,8 @@ pub struct ProducerView {
     pub buffered: usize,
     /// Where this producer's accepted requests stand (pending, running, completed, failed).
     pub jobs: JobCounts,
+    /// Requests turned away while it was down (not accepted, so not among its jobs).
+    pub requests_refused: u64,
 }
 
 /// What the app shows about a member of a log consumer group.
@@ -70,6 +72,7 @@ impl Simulation {
             parked: p.outbox.iter().filter(|r| r.parked).count(),
             buffered: p.buffered.len(),
             jobs: self.jobs_of(Some(id)),
+            requests_refused: p.refused,
         })
     }
 

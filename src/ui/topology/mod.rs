@@ -55,7 +55,7 @@ fn ProducerBox(lab: Lab, index: usize) -> impl IntoView {
             <span class="state" data-testid=format!("producer-{index}-state")>{read(ProducerCard::state_text)}</span>
             <span class="state jobs" data-testid=format!("producer-{index}-jobs")
                 title=move || t_string!(i18n, stage.topology.jobs_title)>
-                {read(|c, lang| jobs_text(&c.jobs, lang))}
+                {read(|c, lang| jobs_text(&c.jobs, c.requests_refused, lang))}
             </span>
             <Show when=uses_outbox>
                 <ul class="outbox" aria-label=move || t_string!(i18n, stage.topology.outbox_label) data-testid=format!("producer-{index}-outbox")>
