@@ -74,6 +74,10 @@ fn NumberField(
         error.set(outcome.err());
     };
     let on_change = move |ev: leptos::ev::Event| run(event_target_value(&ev));
+    // Editing takes the refusal away: it was about a text no longer in the field. Without
+    // this it stayed beside a valid value typed back, since no `change` event comes for a
+    // text equal to the one the field held on focus (the value in force, put back).
+    let on_input = move |_| error.set(None);
     let slider_ref = NodeRef::<leptos::html::Input>::new();
     // The field (and slider) show the value in force whenever it changes (a command, step
     // back, reset). An effect, not `prop:value`: it runs once the whole change has settled.
@@ -109,7 +113,7 @@ fn NumberField(
             <label for=id.clone()>{label_view(label, term)} <span class="unit">" (" {unit} ")"</span></label>
             <span class="param-input">
                 <input type="text" inputmode="decimal" id=id.clone() node_ref=input data-testid=id.clone()
-                    on:change=on_change autocomplete="off" spellcheck="false"
+                    on:change=on_change on:input=on_input autocomplete="off" spellcheck="false"
                     aria-invalid=move || if error.with(Option::is_some) { "true" } else { "false" }
                     aria-describedby=error_id.clone() />
                 {slider_view}

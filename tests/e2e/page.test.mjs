@@ -1871,6 +1871,36 @@ test('a refused seed is said without moving the page, the click that left the fi
   }
 });
 
+test('a parameter\'s refusal goes once the field holds a valid value again, the value in force included', async () => {
+  await lab.open();
+  const page = lab.page;
+  await lab.pickScenario('mm4');
+  await lab.tab('parameters');
+  const enter = async (field, value) => {
+    await field.fill(value);
+    await field.press('Tab');
+  };
+  const rate = page.getByTestId('param-p0-rate');
+  const inForce = await rate.inputValue();
+  await enter(rate, 'abc');
+  assert.equal(await lab.text('param-p0-rate-error'), '⚠ “abc” is not a number (msgs/s).');
+  assert.equal(await rate.inputValue(), inForce, 'the value in force stays');
+  await enter(rate, inForce);
+  assert.equal(await lab.text('param-p0-rate-error'), '', 'the value in force, typed back');
+  assert.equal(await rate.getAttribute('aria-invalid'), 'false');
+  // A power of ten is a number: out of range, not "not a number".
+  await enter(rate, '1e9');
+  assert.equal(await lab.text('param-p0-rate-error'), '⚠ Must be from 0 to 1,000,000 msgs/s.');
+
+  await lab.reveal('param-q0-bound');
+  const bound = page.getByTestId('param-q0-bound');
+  assert.equal(await bound.inputValue(), '', 'no bound');
+  await enter(bound, 'abc');
+  assert.equal(await lab.text('param-q0-bound-error'), '⚠ “abc” is not a number (messages).');
+  await enter(bound, '');
+  assert.equal(await lab.text('param-q0-bound-error'), '', 'empty is no bound, the value in force');
+});
+
 test('requests a crashed producer turned away are counted under More and on its card', async () => {
   await lab.open();
   const page = lab.page;
