@@ -4,7 +4,19 @@
 //! picker says it was edited, so a student opening a link does not read "one consumer"
 //! above three.
 
+use brokerlab_core::lessons::Lang;
 use brokerlab_core::{examples, Scenario};
+
+use crate::i18n::{locale, td_string};
+
+/// The name the picker lists a scenario by: its own, or "untitled" for a file that has
+/// none (a version-1 file may leave it out), never a blank.
+pub fn shown_name(name: &str, lang: Lang) -> String {
+    match name.trim() {
+        "" => td_string!(locale(lang), stage.picker.untitled).to_string(),
+        name => name.to_string(),
+    }
+}
 
 /// Whether `scenario` carries a built-in example's name but differs from it in anything
 /// other than its seed (a new seed is the same scenario run again, which the seed
@@ -24,6 +36,24 @@ pub fn is_edited_example(scenario: &Scenario) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_scenario_without_a_name_is_listed_as_untitled() {
+        // A version-1 file as core/tests/scenario.rs has one: no name.
+        let v1 = Scenario::from_json(
+            r#"{ "version": 1, "seed": 1,
+                "producers": [{ "name": "p", "arrivals": { "process": "constant",
+                    "schedule": [{ "from_s": 0, "rate_per_s": 1 }] }, "count": 3 }],
+                "queues": [{ "name": "q", "visibility_timeout_s": 5 }],
+                "consumers": [{ "name": "c", "service": { "fixed": { "seconds": 0.1 } },
+                    "ack": "after_commit" }] }"#,
+        )
+        .expect("a version-1 file opens");
+        assert_eq!(v1.name, "", "the fixture has no name");
+        assert_eq!(shown_name(&v1.name, Lang::En), "untitled");
+        assert_eq!(shown_name(" ", Lang::Es), "sin título");
+        assert_eq!(shown_name("mine", Lang::Es), "mine");
+    }
 
     #[test]
     fn an_example_as_shipped_or_reseeded_is_not_edited() {

@@ -219,7 +219,8 @@ pub fn ScenarioPicker(lab: Lab) -> impl IntoView {
         lab.scenario.with(|(n, _)| {
             let n = n.clone();
             examples::find(&n).is_none().then(|| {
-                let text = t_string!(i18n, stage.picker.yours, name = n.clone()).to_string();
+                let name = origin::shown_name(&n, lab.lang.get());
+                let text = t_string!(i18n, stage.picker.yours, name).to_string();
                 view! {
                     <optgroup label=move || t_string!(i18n, stage.picker.opened)>
                         <option value=n.clone() selected=true>{text}</option>
