@@ -13,6 +13,7 @@ use serde_json::Value;
 use crate::i18n::{locale, td_string};
 use crate::model::player::Player;
 use crate::model::share::{example_name_of, LinkProblem};
+use crate::model::words::{shortened, Words};
 
 /// A side's scenario as compare mode runs it: producers on streams of their own.
 pub fn for_comparison(mut scenario: Scenario) -> Scenario {
@@ -227,6 +228,19 @@ pub fn offered_settings(scenario: &Scenario, lang: Lang) -> Vec<Setting> {
         );
     }
     out
+}
+
+/// A refused comparison in one sentence, in either language: the core's reason, which may
+/// echo what was typed, cut short.
+pub fn refused(e: ScenarioError) -> Words {
+    Words::new(move |lang| {
+        td_string!(
+            locale(lang),
+            panels.compare.refused,
+            why = shortened(&e.text_in(lang))
+        )
+        .to_string()
+    })
 }
 
 /// The variant the form asks for: the free `path = value` text when there is one, else the

@@ -6,10 +6,8 @@ use brokerlab_core::compare::{Side, Variant};
 use brokerlab_core::Scenario;
 use leptos::prelude::*;
 
-use crate::i18n::{locale, td_string};
 use crate::model::compare::{self, CounterRow};
 use crate::model::player::Player;
-use crate::model::words::Words;
 use crate::state::lab::Compared;
 use crate::state::Lab;
 
@@ -51,10 +49,7 @@ impl Lab {
                 true
             }
             Err(e) => {
-                self.error.set(Some(Words::new(move |lang| {
-                    td_string!(locale(lang), panels.compare.refused, why = e.text_in(lang))
-                        .to_string()
-                })));
+                self.error.set(Some(compare::refused(e)));
                 false
             }
         }
@@ -109,9 +104,7 @@ impl Lab {
         self.adjust_player(|pa| b.adjust_player(|pb| compare::hold_to_later_end(pa, pb)));
         let refused = self.with_player(|a| b.update_player(|pb| compare::follow(pb, a)));
         if let Some(Err(e)) = refused {
-            b.error.set(Some(Words::new(move |lang| {
-                td_string!(locale(lang), panels.compare.refused, why = e.text_in(lang)).to_string()
-            })));
+            b.error.set(Some(compare::refused(e)));
         }
     }
 
@@ -223,6 +216,28 @@ mod tests {
         );
         let es = error.text(brokerlab_core::lessons::Lang::Es);
         assert!(es.starts_with("Este cambio no se puede comparar: "), "{es}");
+    }
+
+    #[test]
+    fn a_refusal_that_echoes_a_long_input_stays_short_in_both_languages() {
+        let (_owner, lab) = lab();
+        let nines = format!("seed={}", "9".repeat(3_000));
+        assert!(!lab.start_compare(variant(&nines)));
+        let typed = "x".repeat(20_000);
+        let not_key_value = compare::variant_of(&typed, "", "").expect_err("no '='");
+        for error in [
+            lab.error.get_untracked().expect("said"),
+            compare::refused(not_key_value),
+        ] {
+            for lang in [
+                brokerlab_core::lessons::Lang::En,
+                brokerlab_core::lessons::Lang::Es,
+            ] {
+                let text = error.text(lang);
+                assert!(text.chars().count() < 200, "{text}");
+                assert!(text.contains('…'), "{text}");
+            }
+        }
     }
 
     #[test]

@@ -7,9 +7,8 @@ use leptos::prelude::*;
 use brokerlab_core::compare::Side;
 
 use crate::format::count;
-use crate::i18n::{locale, t, t_string, td_string, use_i18n};
-use crate::model::compare::{offered_settings, variant_of};
-use crate::model::words::Words;
+use crate::i18n::{t, t_string, use_i18n};
+use crate::model::compare::{offered_settings, refused, variant_of};
 use crate::state::Lab;
 use crate::ui::topology::TopologyView;
 
@@ -57,10 +56,7 @@ fn CompareForm(lab: Lab, open: RwSignal<bool>) -> impl IntoView {
         let started = match variant_of(&free.get_untracked(), &path, &value.get_untracked()) {
             Ok(variant) => lab.start_compare(variant),
             Err(e) => {
-                lab.error.set(Some(Words::new(move |lang| {
-                    td_string!(locale(lang), panels.compare.refused, why = e.text_in(lang))
-                        .to_string()
-                })));
+                lab.error.set(Some(refused(e)));
                 false
             }
         };

@@ -13,6 +13,9 @@ pub fn InvariantsPanel(
     pause_on_breach: RwSignal<bool>,
     /// Opens a message's history.
     on_msg: Callback<MsgId>,
+    /// True while comparing: the panel watches side A only, and says so.
+    #[prop(into)]
+    side_a: Signal<bool>,
 ) -> impl IntoView {
     let i18n = use_i18n();
     let rows = move || {
@@ -48,6 +51,9 @@ pub fn InvariantsPanel(
     view! {
         <section class="panel invariants" aria-labelledby="invariants-title" data-testid="invariants">
             <h2 id="invariants-title">{t!(i18n, panels.invariants.title)}</h2>
+            <p class="hint" data-testid="invariants-side-a" hidden=move || !side_a.get()>
+                {t!(i18n, panels.compare.invariants_side_a)}
+            </p>
             <label class="option">
                 <input type="checkbox" data-testid="invariants-pause"
                     prop:checked=move || pause_on_breach.get()

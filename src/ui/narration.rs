@@ -169,7 +169,13 @@ pub fn LatestLine(narration: Memo<Narration>, lab: Lab) -> impl IntoView {
                     let (at, waiting) = lab.readout.with(|r| (seconds(r.time_s, lang), count(r.backlog, lang)));
                     return td_string!(locale(lang), panels.narration.aggregated, at, waiting).to_string();
                 }
-                narration.with(|n| latest_text(n, lang))
+                let text = narration.with(|n| latest_text(n, lang));
+                // While comparing, the stage's story is side A's: B may be elsewhere.
+                if lab.compare.with(Option::is_some) {
+                    td_string!(locale(lang), panels.compare.narration_side_a, text).to_string()
+                } else {
+                    text
+                }
             }}
         </p>
     }

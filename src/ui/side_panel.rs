@@ -134,7 +134,8 @@ pub fn SidePanel(lab: Lab, tools: Tools, arrival: Arrival) -> impl IntoView {
                 <ScenarioPanel lab />
             </TabPanel>
             <TabPanel lab panel=Panel::Invariants>
-                <InvariantsPanel statuses=lab.invariants pause_on_breach=lab.pause_on_breach on_msg=open />
+                <InvariantsPanel statuses=lab.invariants pause_on_breach=lab.pause_on_breach on_msg=open
+                    side_a=Signal::derive(move || lab.compare.with(Option::is_some)) />
             </TabPanel>
             <TabPanel lab panel=Panel::History>
                 <HistoryHint lab />

@@ -141,3 +141,32 @@ test('the shared timeline runs to the end of the side that ends last', async () 
     await p.close();
   }
 });
+
+test('a refused change that echoes a long input is one short sentence inside its box, and the panels showing side A only say so', async () => {
+  await page.getByTestId('scenario').selectOption('ack-before-effect');
+  await openCompare(page);
+  const note = page.getByTestId('error-note');
+  for (const typed of ['seed=' + '9'.repeat(3_000), 'x'.repeat(20_000)]) {
+    await page.getByTestId('compare-free').fill(typed);
+    await page.getByTestId('compare-start').click();
+    await note.waitFor({ state: 'visible' });
+    const said = (await note.innerText()).trim();
+    assert.match(said, /^Problem: This change cannot be compared: /);
+    assert.ok(said.length < 200, `${said.length} characters: ${said.slice(0, 120)}`);
+    assert.ok(await note.evaluate((n) => n.scrollWidth <= n.clientWidth + 1), 'nothing runs out of the box');
+  }
+  assert.equal(await page.getByTestId('compare-target').count(), 0, 'not comparing');
+
+  await page.getByTestId('compare-free').fill('consumers.*.idempotency=inbox');
+  await page.getByTestId('compare-start').click();
+  await page.getByTestId('compare-target').waitFor({ state: 'visible' });
+  await page.getByTestId('step').click();
+  assert.match((await page.getByTestId('narration').innerText()).trim(), /^Side A — /);
+  await page.getByTestId('tab-invariants').click();
+  assert.match((await page.getByTestId('invariants-side-a').innerText()).trim(), /^Side A \(as designed\) only/);
+  await page.getByTestId('compare-stop').click();
+  await page.getByTestId('compare-target').waitFor({ state: 'detached' });
+  assert.equal(await page.getByTestId('invariants-side-a').isHidden(), true, 'no longer comparing');
+  assert.doesNotMatch((await page.getByTestId('narration').innerText()).trim(), /^Side A/);
+  assert.deepEqual(errors, [], 'no console errors');
+});
