@@ -26,6 +26,35 @@ pub fn speed(factor: f64, lang: Lang) -> String {
     decimal_comma(text, lang)
 }
 
+/// A count too wide for a counter's tile written short: `127.7 M` (`127,7 M`) from ten
+/// million, `3.16 × 10¹⁰` from a thousand million; `None` below ten million, which fits
+/// written in full. The tile gives the exact count on hover.
+pub fn compact_count(n: u64, lang: Lang) -> Option<String> {
+    let x = n as f64;
+    if n < 10_000_000 {
+        None
+    } else if x < 999_950_000.0 {
+        Some(decimal_comma(format!("{:.1} M", x / 1e6), lang))
+    } else {
+        // Rust writes `3.16e10`: the mantissa already rounded, the power of ten after it.
+        let text = format!("{x:.2e}");
+        let (mantissa, power) = text.split_once('e')?;
+        let superscript: String = power.chars().map(superscript_digit).collect();
+        Some(decimal_comma(format!("{mantissa} × 10{superscript}"), lang))
+    }
+}
+
+/// A digit as a superscript (`¹⁰`), for a power of ten.
+fn superscript_digit(d: char) -> char {
+    match d {
+        '1' => '¹',
+        '2' => '²',
+        '3' => '³',
+        '0'..='9' => char::from_u32(0x2070 + d.to_digit(10).unwrap_or(0)).unwrap_or(d),
+        other => other,
+    }
+}
+
 /// Axis labels for message counts: `0`, `500`, `20k`, `1.5M` (`1,5M`), and thousands of
 /// millions grouped as every count is: `5,000M` (`5.000M`).
 pub fn short_count(n: f64, lang: Lang) -> String {
@@ -282,6 +311,28 @@ mod tests {
         assert_eq!(parse_number("sixty", En), None);
         assert_eq!(parse_number("inf", En), None);
         assert_eq!(parse_number("", Es), None);
+    }
+
+    #[test]
+    fn counts_too_wide_for_a_tile_are_written_short() {
+        assert_eq!(compact_count(9_999_999, En), None, "fits in full");
+        assert_eq!(compact_count(127_711_634, En).as_deref(), Some("127.7 M"));
+        assert_eq!(compact_count(127_711_634, Es).as_deref(), Some("127,7 M"));
+        assert_eq!(compact_count(999_949_999, En).as_deref(), Some("999.9 M"));
+        assert_eq!(
+            compact_count(999_950_000, En).as_deref(),
+            Some("1.00 × 10⁹")
+        );
+        assert_eq!(
+            compact_count(31_620_000_000, Es).as_deref(),
+            Some("3,16 × 10¹⁰")
+        );
+        assert_eq!(compact_count(u64::MAX, En).as_deref(), Some("1.84 × 10¹⁹"));
+        // Narrower than the exact count, which a tile cut at eleven characters.
+        for n in [10_000_000, 123_456_789, 4_000_000_000, u64::MAX] {
+            let short = compact_count(n, En).expect("short");
+            assert!(short.chars().count() <= 11, "{short}");
+        }
     }
 
     #[test]

@@ -211,8 +211,10 @@ impl Aggregated {
             // The aggregated mode runs queues only.
             queue_consumers: true,
             finished: self.is_finished(),
+            // Said once the cursor reaches the end, as a message-by-message run says it
+            // when it stops there: before, the run on show has not stopped.
             budget_stop: Some(self.run.end_reason)
-                .filter(|r| r.is_budget())
+                .filter(|r| r.is_budget() && self.is_finished())
                 .map(|r| r.describe()),
             ..Readout::default()
         }
@@ -476,6 +478,45 @@ mod tests {
         assert!((cards.consumers[0].2 - 800_000.0).abs() < 1e-3);
         a.seek(60_000.0);
         assert_eq!(a.readout().backlog, 0, "empty again by 16:00");
+    }
+
+    /// mm1 with a count no message-by-message run could hold (the explorer's file): it
+    /// opens aggregated and stops at the ten-year time limit.
+    fn mm1_for_ten_years() -> Aggregated {
+        let mut s = examples::load("mm1").expect("built in");
+        s.producers[0].count = Some(1_000_000_000_000_000);
+        assert!(runs_aggregated(&s));
+        Aggregated::new(s).expect("covered")
+    }
+
+    #[test]
+    fn a_run_stopped_at_its_limit_says_so_only_once_the_cursor_is_at_the_end() {
+        let mut a = mm1_for_ten_years();
+        a.step(true);
+        a.step(true);
+        let r = a.readout();
+        assert!(!r.finished && r.time_s > 0.0, "{r:?}");
+        assert_eq!(r.budget_stop, None, "at {} s of {} s", r.time_s, a.end_s());
+        a.seek(a.end_s());
+        let r = a.readout();
+        assert!(r.finished);
+        assert_eq!(
+            r.budget_stop,
+            Some(brokerlab_core::EndReason::TimeLimit.describe())
+        );
+    }
+
+    #[test]
+    fn the_producer_card_gives_the_rate_the_rho_line_divides() {
+        let a = mm1_for_ten_years();
+        let rate = a.cards().producers[0].1;
+        assert_eq!(chart_info::rate_figure(rate, Lang::En), "0.9");
+        assert_eq!(chart_info::rate_figure(rate, Lang::Es), "0,9");
+        assert!(
+            a.rho_now().rates_text(Lang::En).contains("0.9/s"),
+            "{}",
+            a.rho_now().rates_text(Lang::En)
+        );
     }
 
     #[test]

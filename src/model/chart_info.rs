@@ -207,14 +207,22 @@ pub fn values_text(v: &Values, lang: Lang) -> String {
 
 /// A rate per second: `2,000/s`, `0.9/s`.
 pub fn rate(per_s: f64, lang: Lang) -> String {
-    // Adding +0.0 turns -0.0 into 0.0: a rate is never written "-0/s".
-    let per_s = per_s + 0.0;
-    if !per_s.is_finite() {
-        td_string!(locale(lang), stage.chart_info.unlimited).to_string()
-    } else if per_s >= 100.0 {
-        format!("{}/s", count(per_s.round() as u64, lang))
+    if per_s.is_finite() {
+        format!("{}/s", rate_figure(per_s, lang))
     } else {
-        format!("{}/s", amount(per_s, lang))
+        td_string!(locale(lang), stage.chart_info.unlimited).to_string()
+    }
+}
+
+/// A finite rate's number as [`rate`] writes it, without the unit: whole from 100 up,
+/// else to two decimals (`0.9`), so every card that gives a rate agrees with the ρ line.
+pub fn rate_figure(per_s: f64, lang: Lang) -> String {
+    // Adding +0.0 turns -0.0 into 0.0: a rate is never written "-0".
+    let per_s = per_s + 0.0;
+    if per_s >= 100.0 {
+        count(per_s.round() as u64, lang)
+    } else {
+        amount(per_s, lang)
     }
 }
 

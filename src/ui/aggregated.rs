@@ -9,9 +9,9 @@ use crate::i18n::{t, t_string, use_i18n};
 use crate::model::aggregated::Cards;
 use crate::state::Lab;
 
-/// A rate per second, rounded, as the page writes counts.
+/// A rate per second as the ρ line writes it (0.9, not a count's rounded 1).
 fn rate_text(rate: f64, lang: brokerlab_core::lessons::Lang) -> String {
-    crate::model::chart_info::fluid_count(rate, lang)
+    crate::model::chart_info::rate_figure(rate, lang)
 }
 
 /// The banner over an aggregated run: what it is, why, what the page leaves out.

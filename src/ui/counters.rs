@@ -3,7 +3,7 @@
 use brokerlab_core::lessons::Lang;
 use leptos::prelude::*;
 
-use crate::format::{count, latency, seconds};
+use crate::format::{compact_count, count, latency, seconds};
 use crate::i18n::{self, locale, t, t_string, td_string, use_i18n};
 use crate::model::glossary;
 use crate::model::readout::Percentiles;
@@ -104,6 +104,31 @@ pub fn LatencyPanel(percentiles: Memo<Percentiles>, aggregated: Signal<bool>) ->
     }
 }
 
+/// What a counter's tile shows: the text, and the exact count when the text is short for it.
+#[derive(Clone, Debug, PartialEq)]
+struct Shown {
+    text: String,
+    exact: Option<String>,
+}
+
+impl From<String> for Shown {
+    fn from(text: String) -> Self {
+        Self { text, exact: None }
+    }
+}
+
+/// A count as a tile shows it: in full, or written short (an aggregated run's hundreds of
+/// millions were cut to "127,711,6…") with the full count on hover.
+fn counted(n: u64, lang: Lang) -> Shown {
+    match compact_count(n, lang) {
+        Some(text) => Shown {
+            text,
+            exact: Some(count(n, lang)),
+        },
+        None => count(n, lang).into(),
+    }
+}
+
 /// One labelled number. The value carries the `data-testid`.
 #[component]
 fn Counter(
@@ -114,7 +139,7 @@ fn Counter(
     /// The glossary term the label names.
     #[prop(optional)]
     term: Option<glossary::Term>,
-    #[prop(into)] value: Signal<String>,
+    #[prop(into)] value: Signal<Shown>,
     /// Highlights the counter (something went wrong, or is going wrong).
     #[prop(into, optional)]
     alert: Signal<bool>,
@@ -128,8 +153,9 @@ fn Counter(
             hidden=move || hidden.get()>
             <dt>{move || label_text(label(lang()), term)}</dt>
             // Long numbers (an aggregated run's billions) in smaller type, never cut.
-            <dd data-testid=testid class:long=move || value.with(|v| v.chars().count() > 8)
-                class:longer=move || value.with(|v| v.chars().count() > 11)>{value}</dd>
+            <dd data-testid=testid class:long=move || value.with(|v| v.text.chars().count() > 8)
+                class:longer=move || value.with(|v| v.text.chars().count() > 11)
+                title=move || value.with(|v| v.exact.clone())>{move || value.with(|v| v.text.clone())}</dd>
         </div>
     }
 }
@@ -196,6 +222,13 @@ const MORE: &[More] = &[
         true,
     ),
     (
+        words!(requests_refused),
+        "requests-refused",
+        words!(requests_refused_hint),
+        |r| r.requests_refused,
+        true,
+    ),
+    (
         words!(dropped),
         "dropped",
         words!(dropped_hint),
@@ -215,13 +248,6 @@ const MORE: &[More] = &[
         words!(leases_expired_hint),
         |r| r.leases_expired,
         false,
-    ),
-    (
-        words!(requests_refused),
-        "requests-refused",
-        words!(requests_refused_hint),
-        |r| r.requests_refused,
-        true,
     ),
     (
         words!(broker_crashes),
@@ -252,7 +278,7 @@ fn MoreCounters(readout: Memo<Readout>) -> impl IntoView {
                 let (label, testid, hint, value, alert) = MORE[i];
                 view! {
                     <Counter label testid hint
-                        value=Signal::derive(move || readout.with(|r| count(value(r), page_lang()())))
+                        value=Signal::derive(move || readout.with(|r| counted(value(r), page_lang()())))
                         alert=Signal::derive(move || alert) />
                 }
             })
@@ -282,7 +308,11 @@ pub fn Counters(
     #[prop(optional, into)]
     aggregated: Signal<bool>,
 ) -> impl IntoView {
-    let r = move |f: fn(&Readout) -> String| Signal::derive(move || readout.with(f));
+    let r = move |f: fn(&Readout) -> String| Signal::derive(move || Shown::from(readout.with(f)));
+    // A count, written short when it is too wide for its tile.
+    let n = move |f: fn(&Readout) -> u64| {
+        Signal::derive(move || readout.with(|r| counted(f(r), page_lang()())))
+    };
     let flag = move |f: fn(&Readout) -> bool| Signal::derive(move || readout.with(f));
     let i18n = use_i18n();
     view! {
@@ -293,32 +323,32 @@ pub fn Counters(
                 <Counter label=words!(time) testid="time" hint=words!(time_hint)
                     value=r(|r| seconds(r.time_s, page_lang()())) />
                 <Counter label=words!(backlog) testid="backlog" hint=words!(backlog_hint)
-                    value=r(|r| count(r.backlog, page_lang()())) alert=flag(|r| r.backlog >= 10_000) />
+                    value=n(|r| r.backlog) alert=flag(|r| r.backlog >= 10_000) />
                 <Counter label=words!(in_flight) testid="in-flight" hint=words!(in_flight_hint)
-                    value=r(|r| count(r.in_flight, page_lang()())) />
+                    value=n(|r| r.in_flight) />
                 <Counter label=words!(oldest_age) testid="oldest-age" hint=words!(oldest_age_hint)
                     value=r(|r| seconds(r.oldest_age_s, page_lang()())) alert=flag(|r| r.oldest_age_s >= 10.0) />
             </dl>
             <h3>{t!(i18n, stage.counters.totals)}</h3>
             <dl>
                 <Counter label=words!(published) testid="published" hint=words!(published_hint)
-                    value=r(|r| count(r.published, page_lang()())) />
+                    value=n(|r| r.published) />
                 // A run that only reads logs delivers and acks nothing: its groups'
                 // records processed and offsets committed say what was done instead.
                 <Counter label=words!(delivered) testid="delivered" hint=words!(delivered_hint)
-                    value=r(|r| count(r.delivered, page_lang()())) hidden=flag(queues_idle) />
+                    value=n(|r| r.delivered) hidden=flag(queues_idle) />
                 <Counter label=words!(acked) testid="acked" term=glossary::Term::Ack
                     hint=words!(acked_hint)
-                    value=r(|r| count(r.acked, page_lang()())) hidden=flag(queues_idle) />
+                    value=n(|r| r.acked) hidden=flag(queues_idle) />
                 <Counter label=words!(redelivered) testid="redelivered" hint=words!(redelivered_hint)
-                    value=r(|r| count(r.redelivered, page_lang()())) alert=flag(|r| r.redelivered > 0)
+                    value=n(|r| r.redelivered) alert=flag(|r| r.redelivered > 0)
                     hidden=flag(queues_idle) />
                 <Counter label=words!(records_processed) testid="records-processed"
                     hint=words!(records_processed_hint)
-                    value=r(|r| count(r.records_processed, page_lang()())) hidden=flag(|r| !r.log_groups) />
+                    value=n(|r| r.records_processed) hidden=flag(|r| !r.log_groups) />
                 <Counter label=words!(offsets_committed) testid="offsets-committed" term=glossary::Term::Offset
                     hint=words!(offsets_committed_hint)
-                    value=r(|r| count(r.offsets_committed, page_lang()())) hidden=flag(|r| !r.log_groups) />
+                    value=n(|r| r.offsets_committed) hidden=flag(|r| !r.log_groups) />
             </dl>
             <h3>{t!(i18n, stage.counters.failures)}</h3>
             <dl>
@@ -326,17 +356,17 @@ pub fn Counters(
                     value=r(|r| format!("{} / {}", r.consumers_up, r.consumers_total))
                     alert=flag(|r| r.consumers_up < r.consumers_total) />
                 <Counter label=words!(crashes) testid="crashes" hint=words!(crashes_hint)
-                    value=r(|r| count(r.crashes, page_lang()())) alert=flag(|r| r.crashes > 0) />
+                    value=n(|r| r.crashes) alert=flag(|r| r.crashes > 0) />
                 // Every message lost for good, stored or not, and every log record a
                 // group will never process: "Lost 0" beside a broken "no message lost"
                 // invariant (publishes lost to a down broker, records skipped) read as a
                 // contradiction.
                 <Counter label=words!(lost) testid="lost" hint=words!(lost_hint)
-                    value=r(|r| count(r.lost_for_good(), page_lang()()))
+                    value=n(Readout::lost_for_good)
                     alert=flag(|r| r.lost_for_good() > 0) />
                 <Counter label=words!(duplicate_effects) testid="duplicate-effects"
                     hint=words!(duplicate_effects_hint)
-                    value=r(|r| count(r.duplicate_effects, page_lang()())) alert=flag(|r| r.duplicate_effects > 0) />
+                    value=n(|r| r.duplicate_effects) alert=flag(|r| r.duplicate_effects > 0) />
             </dl>
             <MoreCounters readout />
             {percentiles.map(|percentiles| view! { <LatencyPanel percentiles aggregated /> })}

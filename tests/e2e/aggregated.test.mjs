@@ -6,6 +6,9 @@
 
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { BASE_URL, openPage, openBrowser, watchErrors, waitForLab } from './browser.mjs';
 
 let page;
@@ -16,8 +19,12 @@ before(async () => {
 });
 
 const text = (id) => page.getByTestId(id).innerText().then((t) => t.trim());
-/** A counter as a number ("2,880,000,000" → 2880000000). */
-const number = async (id) => Number((await text(id)).replace(/[^0-9.]/g, ''));
+/** A counter as a number ("2,880,000,000" → 2880000000): the exact count its title gives
+ * when the tile writes it short ("2.88 × 10⁹"), else its text. */
+const number = async (id) => {
+  const exact = await page.getByTestId(id).getAttribute('title');
+  return Number((exact ?? (await text(id))).replace(/[^0-9.]/g, ''));
+};
 const backlogNow = async () => Number(await page.getByTestId('chart').getAttribute('data-backlog-now'));
 
 /** Within `share` (a fraction) of `expected`, or within `floor` of it. */
@@ -170,4 +177,43 @@ test('in large type and presenting, the three lanes share the width', async () =
   await page.keyboard.press('p');
   await page.getByTestId('scenario').selectOption('burst');
   assert.deepEqual(errors, [], 'no console errors');
+});
+
+test('a run stopped at its time limit says so only at the end, its producer card gives the ρ line\'s λ, and its counters fit, exact on hover', async () => {
+  // mm1 with a count no message-by-message run could hold: aggregated, stopped at ten years.
+  const dir = mkdtempSync(path.join(tmpdir(), 'brokerlab-aggregated-'));
+  const file = path.join(dir, 'count-huge.json');
+  writeFileSync(file, JSON.stringify({
+    version: 2, name: 'mm1-for-ever', seed: 1,
+    producers: [{ name: 'P1', arrivals: { process: 'poisson', schedule: [{ from_s: 0, rate_per_s: 0.9 }] }, count: 1e15 }],
+    queues: [{ name: 'jobs', visibility_timeout_s: 3600 }],
+    consumers: [{ name: 'C1', service: { exponential: { mean_s: 1.0 } }, ack: 'after_commit' }],
+    sample_every_s: 1,
+  }));
+  try {
+    await page.getByTestId('open-scenario').setInputFiles(file);
+    await page.getByTestId('aggregated-banner').waitFor({ state: 'visible', timeout: 10_000 });
+    await page.getByTestId('step').click();
+    await page.getByTestId('step').click();
+    assert.ok(await number('time') > 0, 'the cursor moved');
+    assert.equal(await page.getByTestId('budget-stop').isHidden(), true, 'not stopped yet');
+    assert.equal(await text('play'), 'Play');
+    assert.match(await text('aggregated-producer-0'), /0\.9 per second/);
+    assert.match(await text('rho-rates'), /λ = 0\.9\/s/);
+
+    await page.getByTestId('scrubber').fill('315360000');
+    await page.waitForFunction(() => document.querySelector('[data-testid=scrubber-time]').textContent.startsWith('315,360,000.0 s'));
+    assert.match(await text('budget-stop'), /stopped at the time limit/);
+    assert.equal(await text('play'), 'Replay');
+    // Hundreds of millions: written short, the exact count in the title, nothing cut.
+    const published = page.getByTestId('published');
+    assert.match(await text('published'), /^\d{3}\.\d M$/);
+    assert.match(await published.getAttribute('title'), /^\d{3},\d{3},\d{3}$/);
+    const cut = await page.locator('.counter dd').evaluateAll((dds) =>
+      dds.filter((d) => d.offsetParent !== null && d.scrollWidth > d.clientWidth + 1).map((d) => d.textContent));
+    assert.deepEqual(cut, [], 'counters cut short');
+    assert.deepEqual(errors, [], 'no console errors');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
