@@ -62,6 +62,8 @@ fn NumberField(
     let error = RwSignal::new(None::<String>);
     let input = NodeRef::<leptos::html::Input>::new();
     let error_id = format!("{id}-error");
+    // Whether an entry was refused since the field got the focus (see `on_blur`).
+    let refused_since_focus = StoredValue::new(false);
     let run = move |text: String| {
         let outcome = apply.run(text);
         // The field shows the value in force, written the page's way: the previous one
@@ -71,6 +73,7 @@ fn NumberField(
         if let Some(el) = input.get_untracked() {
             el.set_value(&value.get_untracked());
         }
+        refused_since_focus.set_value(outcome.is_err());
         error.set(outcome.err());
     };
     let on_change = move |ev: leptos::ev::Event| run(event_target_value(&ev));
@@ -78,6 +81,17 @@ fn NumberField(
     // this it stayed beside a valid value typed back, since no `change` event comes for a
     // text equal to the one the field held on focus (the value in force, put back).
     let on_input = move |_| error.set(None);
+    // Nor for a field left as it was (an empty bound, no bound, entered again): leaving it
+    // with the value in force, nothing refused since it got the focus, is setting it back.
+    let on_focus = move |_| refused_since_focus.set_value(false);
+    let on_blur = move |_| {
+        let kept = input
+            .get_untracked()
+            .is_some_and(|el| el.value() == value.get_untracked());
+        if kept && !refused_since_focus.get_value() {
+            error.set(None);
+        }
+    };
     let slider_ref = NodeRef::<leptos::html::Input>::new();
     // The field (and slider) show the value in force whenever it changes (a command, step
     // back, reset). An effect, not `prop:value`: it runs once the whole change has settled.
@@ -113,7 +127,8 @@ fn NumberField(
             <label for=id.clone()>{label_view(label, term)} <span class="unit">" (" {unit} ")"</span></label>
             <span class="param-input">
                 <input type="text" inputmode="decimal" id=id.clone() node_ref=input data-testid=id.clone()
-                    on:change=on_change on:input=on_input autocomplete="off" spellcheck="false"
+                    on:change=on_change on:input=on_input
+                    on:focus=on_focus on:blur=on_blur autocomplete="off" spellcheck="false"
                     aria-invalid=move || if error.with(Option::is_some) { "true" } else { "false" }
                     aria-describedby=error_id.clone() />
                 {slider_view}
