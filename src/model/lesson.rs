@@ -43,6 +43,9 @@ pub struct Guide {
 struct Explained {
     text: (String, String),
     answer: (String, String),
+    /// The run's step count at the reveal: a run moved back before it is before the
+    /// checkpoint again.
+    at_step: u64,
 }
 
 fn in_lang(pair: &(String, String), lang: Lang) -> &str {
@@ -152,8 +155,24 @@ impl Guide {
         self.explained = Some(Explained {
             text: both(&|lang| step.explain(sim, lang)),
             answer: both(&|lang| step.answer_at(sim, lang)),
+            at_step: sim.steps(),
         });
         self.phase = Phase::Revealed { reached };
+    }
+
+    /// Whether a run standing at step `steps` is back before the reveal of the step on
+    /// show (a seek or a step back moved it there).
+    pub fn rewound_before_reveal(&self, steps: u64) -> bool {
+        self.explained.as_ref().is_some_and(|e| steps < e.at_step)
+    }
+
+    /// The run went back before the checkpoint (see [`Guide::rewound_before_reveal`]): the
+    /// step asks its question again, with its prediction kept, rather than explaining a
+    /// moment the stage no longer shows.
+    pub fn rewind(&mut self, steps: u64) {
+        if self.rewound_before_reveal(steps) {
+            self.go_to(self.index);
+        }
     }
 
     /// On to the next step, to predict it. False at the last step.
@@ -369,6 +388,32 @@ mod tests {
             "",
             "a step predicted again has none yet"
         );
+    }
+
+    #[test]
+    fn a_run_moved_back_before_the_checkpoint_asks_the_question_again() {
+        // retries-and-dlq step 2 still said "67 messages" with the stage at 5 s.
+        let mut g = guide("backlog-arithmetic");
+        let mut sim = sim_of(&g);
+        g.answer(Answer::Number(60_000.0));
+        g.play();
+        g.step().checkpoint.play(&mut sim);
+        g.reveal(true, &sim);
+        let at = sim.steps();
+        g.rewind(at);
+        assert!(
+            matches!(g.phase, Phase::Revealed { .. }),
+            "still at the checkpoint"
+        );
+        g.rewind(at + 10);
+        assert!(
+            matches!(g.phase, Phase::Revealed { .. }),
+            "played on past it"
+        );
+        g.rewind(at - 1);
+        assert_eq!((g.index, g.phase), (0, Phase::Predict));
+        assert_eq!(g.explanation(Lang::En), "");
+        assert_eq!(g.verdict(), Some(true), "the prediction is kept");
     }
 
     #[test]

@@ -305,6 +305,7 @@ impl Lab {
     fn changed(&self) {
         // The one place the clock moves through: side B follows it.
         self.follow_compare();
+        self.rewind_lesson();
         self.frame.update(|n| *n = n.wrapping_add(1));
     }
 

@@ -133,6 +133,20 @@ impl Lab {
         });
     }
 
+    /// A revealed step whose run was moved back before its checkpoint (a seek, a step
+    /// back) asks its question again. Called as the clock moves; the guide is written only
+    /// when that happens.
+    pub(crate) fn rewind_lesson(&self) {
+        let steps = self.with_player(|p| p.sim().steps());
+        let rewound = self
+            .guide
+            .with_untracked(|g| g.as_ref().is_some_and(|g| g.rewound_before_reveal(steps)));
+        if rewound {
+            self.guide
+                .update(|g| g.as_mut().map_or((), |g| g.rewind(steps)));
+        }
+    }
+
     fn lesson_checkpoint(&self) -> Option<Checkpoint> {
         self.guide
             .with_untracked(|g| g.as_ref().map(|g| g.step().checkpoint))
@@ -184,6 +198,22 @@ mod tests {
             g.as_ref()
                 .map(|g| matches!(g.phase, Phase::Revealed { .. }))
         })
+    }
+
+    #[test]
+    fn scrubbing_back_before_the_checkpoint_returns_the_step_to_its_question() {
+        let (_owner, lab) = test_lab("mm1");
+        lab.open_lesson("retries-and-dlq");
+        lab.answer_lesson(Answer::Choice(0));
+        lab.play_lesson_step();
+        let checkpoint = lab.lesson_checkpoint().expect("a step");
+        lab.update_player(|p| p.run_to(checkpoint));
+        lab.reveal_lesson_step();
+        assert_eq!(revealed(lab), Some(true));
+        lab.step();
+        assert_eq!(revealed(lab), Some(true), "a step on keeps it");
+        lab.seek(0.5);
+        assert_eq!(revealed(lab), Some(false), "back to its question");
     }
 
     #[test]
