@@ -317,11 +317,15 @@ pub fn label_rows(spans: &[(f64, f64)], rows: usize, gap: f64) -> Vec<usize> {
 /// drawn, and the crashes marked.
 pub fn describe(now: &Values, lines: &[&str], crashes: &[CrashMarker], lang: Lang) -> String {
     let l = locale(lang);
+    let waiting = match now.backlog {
+        1 => td_string!(l, stage.chart_info.waiting_one).to_string(),
+        n => td_string!(l, stage.chart_info.waiting_many, n = count(n, lang)).to_string(),
+    };
     let mut text = td_string!(
         l,
         stage.chart_info.describe,
         t = seconds(now.t_s, lang),
-        backlog = count(now.backlog, lang),
+        waiting,
         predicted = fluid_count(now.predicted, lang),
         in_flight = count(now.in_flight, lang),
         dlq = count(now.dead_lettered, lang),
@@ -634,6 +638,21 @@ mod tests {
         assert!(text.contains("Lines drawn: backlog (solid blue); fluid prediction (dashed)."));
         assert!(text.ends_with("1 crash marked: C2 at 5.0 s."), "{text}");
         assert!(describe(&v, &[], &[], Lang::En).ends_with("No crash so far."));
+    }
+
+    #[test]
+    fn one_message_waiting_is_said_in_the_singular() {
+        // It read "1 messages waiting", "1 mensajes en espera".
+        let one = Values {
+            backlog: 1,
+            ..live(5.2)
+        };
+        let en = describe(&one, &[], &[], Lang::En);
+        assert!(en.contains("At 5.2 s: 1 message waiting, "), "{en}");
+        let es = describe(&one, &[], &[], Lang::Es);
+        assert!(es.contains("En 5,2 s: 1 mensaje en espera, "), "{es}");
+        let none = describe(&Values { backlog: 0, ..one }, &[], &[], Lang::Es);
+        assert!(none.contains("0 mensajes en espera"), "{none}");
     }
 
     #[test]
