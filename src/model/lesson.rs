@@ -251,7 +251,8 @@ pub fn focus_target(sim: &Simulation, focus: &Focus) -> Option<String> {
     }
 }
 
-fn metric_testid(metric: Metric) -> Option<&'static str> {
+/// The `data-testid` of the counter that shows `metric`, if one does.
+pub fn metric_testid(metric: Metric) -> Option<&'static str> {
     match metric {
         Metric::Backlog | Metric::Lag => Some("backlog"),
         Metric::OldestAge => Some("oldest-age"),

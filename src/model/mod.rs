@@ -6,6 +6,7 @@ pub mod aggregated;
 pub mod arrival;
 pub mod chart_info;
 pub mod compare;
+pub mod concealed;
 pub mod database;
 pub mod dependencies;
 pub mod dependency_commands;

@@ -9,6 +9,7 @@ use brokerlab_core::lessons::{self, Answer, Focus, Prediction, Text, Unit};
 use leptos::prelude::*;
 use leptos_use::{use_event_listener, use_window};
 
+use crate::model::concealed::{conceal_rule, concealed};
 use crate::model::lesson::{focus_target, read_answer, unit_label, NumberProblem, Phase};
 use crate::state::Lab;
 
@@ -41,6 +42,7 @@ fn LessonBody(lab: Lab) -> impl IntoView {
         <section class="lesson" data-testid="lesson" lang=move || lang.get().code()
             aria-label=move || t_string!(i18n, teach.lesson.label)>
             <FocusOutline lab />
+            <Conceal lab />
             <header class="lesson-head">
                 <strong class="lesson-title" data-testid="lesson-title">{title}</strong>
                 <span class="lesson-progress" data-testid="lesson-progress">{progress}</span>
@@ -104,6 +106,32 @@ fn FocusOutline(lab: Lab) -> impl IntoView {
         )
     };
     view! { <style data-testid="lesson-focus">{css}</style> }
+}
+
+/// Hides on the stage what would give the step's answer away while the learner predicts
+/// (the run may already stand at the checkpoint): each element keeps its place, its value
+/// is replaced by "?", and a screen reader hears that it is hidden until the reveal. A
+/// style rule, like the outline, so it holds while the counters and cards are redrawn;
+/// its selectors come from [`concealed`], made of test ids and indices only.
+#[component]
+fn Conceal(lab: Lab) -> impl IntoView {
+    let i18n = use_i18n();
+    let css = move || {
+        let step = lab.guide.with(|g| {
+            g.as_ref()
+                .filter(|g| g.phase == Phase::Predict)
+                .map(|g| g.step().clone())
+        });
+        let Some(step) = step else {
+            return String::new();
+        };
+        let selectors = lab.with_player(|p| concealed(p.sim(), &step));
+        conceal_rule(
+            &selectors,
+            t_string!(i18n, teach.lesson.hidden_until_reveal),
+        )
+    };
+    view! { <style data-testid="lesson-conceal">{css}</style> }
 }
 
 /// The prediction: one choice among several, or a number with its unit. It is locked
