@@ -389,3 +389,49 @@ test('presenter mode at 1280×800 fits the stage of a tall topology: it scrolls 
     }
   }
 });
+
+test('a step whose checkpoint is already reached hides its answer until the reveal', async () => {
+  // backlog-arithmetic step 2 asks the oldest order's age at 60 s, the instant step 1
+  // paused at: the outlined counter showed the answer (19.9 s) beside the question.
+  const { page, errors, close } = await openPage(lessonUrl('backlog-arithmetic'), { viewport: { width: 1280, height: 720 } });
+  await page.getByTestId('lesson').waitFor({ state: 'visible' });
+  await page.getByTestId('tab-counters').click();
+  await page.getByTestId('lesson-number').fill('60000');
+  await page.getByTestId('speed').selectOption('20');
+  await page.getByTestId('lesson-play').click();
+  await revealed(page);
+  assert.equal(await page.getByTestId('backlog').isVisible(), true, 'shown once revealed');
+  await page.getByTestId('lesson-next').click();
+  const age = page.getByTestId('oldest-age');
+  assert.equal(await age.isVisible(), false, 'the answer is hidden');
+  const before = await age.evaluate((n) => getComputedStyle(n, '::before').content);
+  assert.equal(before, '"?" / "Hidden until the answer is revealed"');
+  await page.getByTestId('lesson-number').fill('20');
+  await page.getByTestId('lesson-play').click();
+  await revealed(page);
+  assert.equal(await age.isVisible(), true, 'back at the reveal');
+  assert.ok((await text(page, 'lesson-explanation')).includes(`waited ${await text(page, 'oldest-age')}`));
+  assert.deepEqual(errors, []);
+  await close();
+});
+
+test('queue-vs-topic step 2 hides the backlog and shipping’s counts while it asks for them', async () => {
+  const { page, errors, close } = await openPage(lessonUrl('queue-vs-topic'), { viewport: { width: 1280, height: 720 } });
+  await page.getByTestId('lesson').waitFor({ state: 'visible' });
+  await page.getByTestId('tab-counters').click();
+  await page.getByTestId('lesson-number').fill('1');
+  await page.getByTestId('speed').selectOption('20');
+  await page.getByTestId('lesson-play').click();
+  // The run ends at this checkpoint (12 s): the button says Replay.
+  await page.getByTestId('lesson-explanation').waitFor({ state: 'visible', timeout: 60_000 });
+  await page.getByTestId('lesson-next').click();
+  const shipping = await page.evaluate(() => [...document.querySelectorAll('[data-node^="queue-"]')]
+    .find((n) => n.querySelector('strong')?.textContent === 'shipping')?.dataset.node);
+  assert.ok(shipping, 'shipping’s card');
+  for (const id of ['backlog', `${shipping}-counts`]) {
+    assert.equal(await page.getByTestId(id).isVisible(), false, `${id} is hidden`);
+  }
+  assert.equal(await page.getByTestId('queue-0-flavour').isVisible(), true, 'the rest of the card stays');
+  assert.deepEqual(errors, []);
+  await close();
+});
