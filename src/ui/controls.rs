@@ -101,9 +101,13 @@ pub fn Controls(lab: Lab) -> impl IntoView {
                         lab.readout.with(|r| budget_stop_text(r.budget_stop.unwrap_or_default(), lang))
                     }}
                 </span>
+                // A short word under the time; the whole sentence on hover and for screen
+                // readers (in Spanish it took three lines and made the bar taller).
                 <span class="budget-stop" data-testid="stalled" role="status"
+                    title=move || t_string!(i18n, stage.controls.stalled)
                     hidden=move || lab.readout.with(|r| !r.stalled)>
-                    {t!(i18n, stage.controls.stalled)}
+                    <span aria-hidden="true" data-testid="stalled-short">{t!(i18n, stage.controls.stalled_short)}</span>
+                    <span class="sr-only">{t!(i18n, stage.controls.stalled)}</span>
                 </span>
             </span>
             <label class="speed">

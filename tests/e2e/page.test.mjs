@@ -1736,10 +1736,39 @@ test('a run left with messages no consumer will take says it stalled, not that i
   await lab.page.getByTestId('scrubber').focus();
   await lab.page.keyboard.press('End');
   await lab.page.getByTestId('stalled').waitFor({ state: 'visible', timeout: 20_000 });
-  assert.equal(await lab.text('stalled'), 'stalled: messages wait that no consumer will ever take');
+  // A short word on screen; the sentence on hover and for a screen reader.
+  const full = 'stalled: messages wait that no consumer will ever take';
+  assert.equal(await lab.page.getByTestId('stalled-short').innerText(), 'stalled ⓘ');
+  assert.equal(await lab.page.getByTestId('stalled').getAttribute('title'), full);
+  assert.equal(await lab.page.getByRole('status').filter({ hasText: full }).count(), 1);
   assert.ok((await lab.number('backlog')) > 0, 'the messages it means are in the backlog');
   await lab.pickScenario('crash-after-commit');
   assert.equal(await lab.page.getByTestId('stalled').isHidden(), true);
+});
+
+test('in Spanish at 1280×720 the stalled run fits the transport bar on one line', async () => {
+  // "atascada: quedan mensajes que ningún consumidor tomará" took three lines under the
+  // step readout and made the bar taller.
+  const small = await openBrowser({ viewport: { width: 1280, height: 720 }, locale: 'es-ES' });
+  try {
+    const t = new LabPage(small.page);
+    await t.open();
+    const bar = () => t.page.locator('.transport').first().boundingBox();
+    const before = await bar();
+    await t.pickScenario('queue-vs-topic');
+    await t.page.getByTestId('scrubber').focus();
+    await t.page.keyboard.press('End');
+    const stalled = t.page.getByTestId('stalled');
+    await stalled.waitFor({ state: 'visible', timeout: 20_000 });
+    const lineHeight = await stalled.evaluate((n) => parseFloat(getComputedStyle(n).lineHeight) || 20);
+    const box = await stalled.boundingBox();
+    assert.ok(box.height < 1.5 * lineHeight, `one line: ${box.height} px`);
+    assert.equal((await bar()).height, before.height, 'the bar keeps its height');
+    assert.equal(await stalled.getAttribute('title'), 'atascada: quedan mensajes que ningún consumidor tomará');
+    assert.deepEqual(t.consoleErrors, []);
+  } finally {
+    await small.close();
+  }
 });
 
 test('presenting in Spanish, no card title is split inside a word', async () => {
