@@ -435,3 +435,62 @@ test('queue-vs-topic step 2 hides the backlog and shipping’s counts while it a
   assert.deepEqual(errors, []);
   await close();
 });
+
+test('presenter mode with a lesson at 1280×720: the lesson card and the stage on one screen', async () => {
+  // The card and the latest step pushed the topology to y = 570 on a 897 px page.
+  const { page, errors, close } = await openPage(lessonUrl('partitions-and-keys'), { viewport: { width: 1280, height: 720 }, locale: 'es-ES' });
+  await page.getByTestId('lesson').waitFor({ state: 'visible' });
+  await page.getByTestId('lesson-choice-0').check();
+  await page.evaluate(() => document.activeElement?.blur());
+  await page.keyboard.press('p');
+  await page.getByTestId('present-exit').waitFor({ state: 'visible' });
+  const box = async (id) => page.getByTestId(id).boundingBox();
+  const [lesson, topology, chart] = [await box('lesson'), await box('topology'), await box('chart-plot')];
+  const height = await page.evaluate(() => document.documentElement.scrollHeight);
+  assert.ok(height <= 720, `one screen tall: ${height}`);
+  assert.ok(lesson.y + lesson.height <= topology.y, 'the card above the stage');
+  assert.ok(topology.y < 500, `the topology starts high enough to be seen: ${topology.y}`);
+  assert.ok(chart.y + chart.height <= 720, 'the chart on screen');
+  const cards = await box('stage-a');
+  assert.ok(cards.y + cards.height <= 720 && cards.height >= 250, `the cards' box on screen: ${JSON.stringify(cards)}`);
+  assert.deepEqual(errors, []);
+  await close();
+});
+
+test('a revealed step’s question column keeps its rows together beside a long explanation', async () => {
+  // visibility-timeout step 2: "Look at", the question and the field were spread over the
+  // explanation's height, with wide gaps between them.
+  const { page, errors, close } = await openPage(lessonUrl('visibility-timeout'), { viewport: { width: 1280, height: 720 } });
+  await page.getByTestId('lesson').waitFor({ state: 'visible' });
+  await page.getByTestId('speed').selectOption('20');
+  for (const k of [0, 1]) {
+    const number = page.getByTestId('lesson-number');
+    if (await number.count()) await number.fill('1');
+    else await page.getByTestId('lesson-choice-0').check();
+    await page.getByTestId('lesson-play').click();
+    await page.getByTestId('lesson-explanation').waitFor({ state: 'visible', timeout: 60_000 });
+    if (k === 0) await page.getByTestId('lesson-next').click();
+  }
+  const field = (await page.getByTestId('lesson-number').count()) ? 'lesson-number' : 'lesson-choice-0';
+  const [look, question, choices] = await Promise.all(
+    ['lesson-look', 'lesson-question', field].map((id) => page.getByTestId(id).boundingBox()));
+  assert.ok(question.y - (look.y + look.height) < 12, `look → question: ${question.y - look.y - look.height}`);
+  assert.ok(choices.y - (question.y + question.height) < 16, `question → choices: ${choices.y - question.y - question.height}`);
+  assert.deepEqual(errors, []);
+  await close();
+});
+
+test('presenting at 1280×720, the ρ verdict is shown whole', async () => {
+  // burst: "ρ = λ/μ = 1,50 ⚠ ρ > 1: los…", the part that teaches cut off.
+  const { page, errors, close } = await openPage(BASE_URL, { viewport: { width: 1280, height: 720 }, locale: 'es-ES' });
+  await page.keyboard.press('p');
+  await page.getByTestId('present-exit').waitFor({ state: 'visible' });
+  const hint = page.getByTestId('rho-hint');
+  assert.match(await hint.innerText(), /los mensajes llegan más rápido/);
+  const cut = await hint.evaluate((n) => n.scrollWidth > n.clientWidth + 1 || getComputedStyle(n).textOverflow === 'ellipsis' && getComputedStyle(n).whiteSpace === 'nowrap');
+  assert.equal(cut, false);
+  const [h, plot] = [await hint.boundingBox(), await page.getByTestId('chart-plot').boundingBox()];
+  assert.ok(h.y + h.height <= plot.y + 1, 'above the plot, not over it');
+  assert.deepEqual(errors, []);
+  await close();
+});

@@ -1771,6 +1771,27 @@ test('in Spanish at 1280×720 the stalled run fits the transport bar on one line
   }
 });
 
+test('on a phone (390×844) the help dialog puts each definition under its term', async () => {
+  const phone = await openBrowser({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
+  try {
+    const t = new LabPage(phone.page);
+    await t.open();
+    await t.click('help-button');
+    const help = t.page.getByRole('dialog', { name: 'Help' });
+    await help.waitFor({ state: 'visible' });
+    const rows = await t.page.evaluate(() => [...document.querySelectorAll('.help-list dt')].map((dt) => {
+      const [term, definition] = [dt, dt.nextElementSibling].map((n) => n.getBoundingClientRect());
+      return { under: definition.top >= term.bottom - 1, width: Math.round(definition.width) };
+    }));
+    assert.ok(rows.length > 10, 'the help lists its rows');
+    assert.deepEqual(rows.filter((r) => !r.under), [], 'every definition under its term');
+    assert.ok(Math.min(...rows.map((r) => r.width)) > 250, 'each the dialog’s width');
+    assert.deepEqual(t.consoleErrors, []);
+  } finally {
+    await phone.close();
+  }
+});
+
 test('presenting in Spanish, no card title is split inside a word', async () => {
   const small = await openBrowser({ viewport: { width: 1280, height: 720 }, locale: 'es-ES' });
   try {
