@@ -731,7 +731,6 @@ impl Lab {
         self.changed();
     }
 
-    /// Back to the start of the scenario, paused.
     /// Back to step 0 of the run on show, with the user's crashes and changes still
     /// recorded, so playing on replays them (Replay): only Reset forgets them.
     pub fn rewind(&self) {
@@ -747,6 +746,7 @@ impl Lab {
         self.changed();
     }
 
+    /// Back to the start of the scenario, paused, the user's crashes and changes gone.
     pub fn reset(&self) {
         if self.aggregated_on.get_untracked() {
             return self.move_aggregated(|a| a.seek(0.0));
