@@ -436,7 +436,7 @@ test('queue-vs-topic step 2 hides the backlog and shipping’s counts while it a
   await close();
 });
 
-test('presenter mode with a lesson at 1280×720: the lesson card and the stage on one screen', async () => {
+test('presenter mode with a lesson at 1280×720: the lesson card and the stage in view, the chart readable', async () => {
   // The card and the latest step pushed the topology to y = 570 on a 897 px page.
   const { page, errors, close } = await openPage(lessonUrl('partitions-and-keys'), { viewport: { width: 1280, height: 720 }, locale: 'es-ES' });
   await page.getByTestId('lesson').waitFor({ state: 'visible' });
@@ -446,13 +446,15 @@ test('presenter mode with a lesson at 1280×720: the lesson card and the stage o
   await page.getByTestId('present-exit').waitFor({ state: 'visible' });
   const box = async (id) => page.getByTestId(id).boundingBox();
   const [lesson, topology, chart] = [await box('lesson'), await box('topology'), await box('chart-plot')];
-  const height = await page.evaluate(() => document.documentElement.scrollHeight);
-  assert.ok(height <= 720, `one screen tall: ${height}`);
   assert.ok(lesson.y + lesson.height <= topology.y, 'the card above the stage');
   assert.ok(topology.y < 500, `the topology starts high enough to be seen: ${topology.y}`);
-  assert.ok(chart.y + chart.height <= 720, 'the chart on screen');
   const cards = await box('stage-a');
-  assert.ok(cards.y + cards.height <= 720 && cards.height >= 250, `the cards' box on screen: ${JSON.stringify(cards)}`);
+  const cardsOnScreen = Math.min(720, cards.y + cards.height) - cards.y;
+  assert.ok(cardsOnScreen >= 250, `the cards' box on screen: ${JSON.stringify(cards)}`);
+  // The chart stays readable (squeezed to 5rem its tick labels piled up); the page may
+  // scroll a little for its foot.
+  assert.ok(chart.height >= 150, `a readable chart: ${JSON.stringify(chart)}`);
+  assert.ok(chart.y < 720, 'the chart starts on screen');
   assert.deepEqual(errors, []);
   await close();
 });
