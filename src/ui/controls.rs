@@ -41,6 +41,8 @@ fn budget_stop_text(english: &str, lang: Lang) -> String {
 #[component]
 pub fn Controls(lab: Lab) -> impl IntoView {
     let i18n = use_i18n();
+    // Whether the stalled run's whole sentence is shown under its short word.
+    let stall_told = RwSignal::new(false);
     let play_label = move || {
         if lab.playing.get() {
             t_string!(i18n, stage.controls.pause)
@@ -101,13 +103,21 @@ pub fn Controls(lab: Lab) -> impl IntoView {
                         lab.readout.with(|r| budget_stop_text(r.budget_stop.unwrap_or_default(), lang))
                     }}
                 </span>
-                // A short word under the time; the whole sentence on hover and for screen
-                // readers (in Spanish it took three lines and made the bar taller).
-                <span class="budget-stop" data-testid="stalled" role="status"
+                // A short word under the time; the whole sentence on hover, for screen
+                // readers, and under the word when it is tapped or pressed (a touch screen
+                // has no hover). In Spanish the sentence took three lines and made the bar
+                // taller.
+                <span class="budget-stop stall" data-testid="stalled" role="status"
                     title=move || t_string!(i18n, stage.controls.stalled)
                     hidden=move || lab.readout.with(|r| !r.stalled)>
-                    <span aria-hidden="true" data-testid="stalled-short">{t!(i18n, stage.controls.stalled_short)}</span>
+                    <button type="button" class="stall-word" data-testid="stalled-short"
+                        aria-expanded=move || stall_told.get().to_string() aria-controls="stalled-tip"
+                        on:click=move |_| stall_told.update(|t| *t = !*t)>
+                        {t!(i18n, stage.controls.stalled_short)}
+                    </button>
                     <span class="sr-only">{t!(i18n, stage.controls.stalled)}</span>
+                    <span class="term-tip" id="stalled-tip" data-testid="stalled-tip" aria-hidden="true"
+                        hidden=move || !stall_told.get()>{t!(i18n, stage.controls.stalled)}</span>
                 </span>
             </span>
             <label class="speed">
