@@ -20,12 +20,21 @@ pub enum ImportKind {
 
 /// A player for the scenario imported from `bytes`, paused at its start, and the notes of
 /// the import. The error is the core's one sentence, re-worded in either language.
-pub fn import_file(kind: ImportKind, bytes: &[u8]) -> Result<(Player, Vec<Note>), Words> {
-    let imported = match kind {
-        ImportKind::Rabbitmq => rabbitmq::import(bytes),
-        ImportKind::Kafka => kafka::import(bytes),
+pub fn import_file(
+    kind: ImportKind,
+    bytes: &[u8],
+    lang: Lang,
+) -> Result<(Player, Vec<Note>), Words> {
+    let (imported, description) = match kind {
+        ImportKind::Rabbitmq => (rabbitmq::import(bytes), rabbitmq::description(lang)),
+        ImportKind::Kafka => (kafka::import(bytes), kafka::description(lang)),
     };
-    let Imported { scenario, notes } = imported.map_err(refused)?;
+    let Imported {
+        mut scenario,
+        notes,
+    } = imported.map_err(refused)?;
+    // Said under the picker in the page's language, as the notes beside it are.
+    scenario.description = description.to_string();
     // The core validated the scenario; a player that still cannot start is said the same way.
     let player = Player::new(scenario).map_err(|e| refused(ImportError::Invalid(e)))?;
     Ok((player, notes))
@@ -68,7 +77,7 @@ mod tests {
     const KAFKA_SCENARIO: &str = include_str!("../../core/tests/import/kafka.expected.json");
 
     fn imported(kind: ImportKind, text: &str) -> (Player, Vec<Note>) {
-        import_file(kind, text.as_bytes()).unwrap_or_else(|e| panic!("{e:?}"))
+        import_file(kind, text.as_bytes(), Lang::En).unwrap_or_else(|e| panic!("{e:?}"))
     }
 
     #[test]
@@ -81,6 +90,25 @@ mod tests {
         let lines = note_lines(&notes, Lang::En);
         assert!(lines.iter().any(|l| !l.ignored), "{lines:?}");
         assert!(!lines[0].ignored, "assumptions come first");
+    }
+
+    #[test]
+    fn an_imported_scenario_is_described_in_the_pages_language() {
+        for (kind, text) in [
+            (ImportKind::Rabbitmq, SUPPORTED),
+            (ImportKind::Kafka, KAFKA),
+        ] {
+            let (player, _) = import_file(kind, text.as_bytes(), Lang::Es).expect("imports");
+            assert!(
+                player.base().description.starts_with("Importado de "),
+                "{kind:?}"
+            );
+            let (player, _) = imported(kind, text);
+            assert!(
+                player.base().description.starts_with("Imported from "),
+                "{kind:?}"
+            );
+        }
     }
 
     #[test]
@@ -124,7 +152,9 @@ mod tests {
     fn garbage_is_refused_in_one_sentence_in_both_languages() {
         for kind in [ImportKind::Rabbitmq, ImportKind::Kafka] {
             for junk in ["", "{", "[1,2]", "null", "<b>hi</b>", "{\"queues\": 3}"] {
-                let refusal = import_file(kind, junk.as_bytes()).err().expect("refused");
+                let refusal = import_file(kind, junk.as_bytes(), Lang::En)
+                    .err()
+                    .expect("refused");
                 for lang in [Lang::En, Lang::Es] {
                     let text = refusal.text(lang);
                     assert!(!text.contains('\n'), "one line: {text}");
@@ -133,7 +163,7 @@ mod tests {
                 }
             }
         }
-        let refusal = import_file(ImportKind::Rabbitmq, b"{")
+        let refusal = import_file(ImportKind::Rabbitmq, b"{", Lang::En)
             .err()
             .expect("refused");
         assert!(refusal
@@ -143,7 +173,7 @@ mod tests {
             .text(Lang::Es)
             .starts_with("El archivo no es JSON válido"));
         // Valid JSON of the other format has nothing this importer can simulate.
-        let refusal = import_file(ImportKind::Kafka, SUPPORTED.as_bytes()).err();
+        let refusal = import_file(ImportKind::Kafka, SUPPORTED.as_bytes(), Lang::En).err();
         assert!(
             refusal.is_some(),
             "a definitions file is no Kafka description"

@@ -110,7 +110,7 @@ impl Lab {
                         td_string!(locale(lang), panels.files.unreadable, name = &name).to_string()
                     })
                 })
-                .and_then(|bytes| import_file(kind, &bytes));
+                .and_then(|bytes| import_file(kind, &bytes, lab.lang.get_untracked()));
             match imported {
                 Ok((player, notes)) => {
                     lab.open_player(player);

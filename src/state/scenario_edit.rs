@@ -43,8 +43,9 @@ impl Lab {
     /// Adds a scheduled command to the scenario and starts it again from its start; says
     /// where in the list it went.
     pub fn schedule(&self, scheduled: ScheduledCommand) -> Result<usize, String> {
-        let at = self.with_player(|p| schedule::insert_position(p.base(), scheduled.at_s));
-        let next = self.with_player(|p| schedule::with_added(p.base(), scheduled));
+        let base = self.scenario_on_show();
+        let at = schedule::insert_position(&base, scheduled.at_s);
+        let next = schedule::with_added(&base, scheduled);
         next.validate().map_err(|e| {
             let lang = self.lang.get_untracked();
             let problem = e.text_in(lang);
@@ -59,15 +60,21 @@ impl Lab {
     /// A new scenario is on show: the interview hides its unannounced faults (none, in
     /// every example) and no other.
     pub fn take_faults(&self) {
-        let scenario = self
-            .with_aggregated(|a| a.scenario().clone())
-            .unwrap_or_else(|| self.with_player(|p| p.base().clone()));
+        let scenario = self.scenario_on_show();
         self.interview.update(|i| i.take_faults(&scenario));
+    }
+
+    /// The scenario on show, without the user's commands: an aggregated run's own, not
+    /// the player's stand-in for it (its components at rest, arriving at no rate), which
+    /// a fault scheduled on `day-at-a-million` once replaced the day with.
+    pub(crate) fn scenario_on_show(&self) -> Scenario {
+        self.with_aggregated(|a| a.scenario().clone())
+            .unwrap_or_else(|| self.with_player(|p| p.base().clone()))
     }
 
     /// Removes scheduled command number `index` and starts the scenario again.
     pub fn unschedule(&self, index: usize) -> Result<(), String> {
-        let next = self.with_player(|p| schedule::with_removed(p.base(), index));
+        let next = schedule::with_removed(&self.scenario_on_show(), index);
         self.run_scenario(next)?;
         self.take_faults();
         Ok(())
@@ -82,6 +89,34 @@ mod tests {
 
     fn lab() -> (Owner, Lab) {
         crate::state::lab::test_lab("mm1")
+    }
+
+    /// A fault scheduled on an aggregated run (or taken off again) keeps the scenario on
+    /// show: it once took the player's stand-in for it, with no arrivals, and the day of
+    /// flows became an empty run message by message.
+    #[test]
+    fn a_fault_scheduled_on_an_aggregated_run_keeps_its_scenario() {
+        let (_owner, lab) = lab();
+        lab.load("day-at-a-million");
+        let before = lab.base.get_untracked();
+        let crash = ScheduledCommand {
+            at_s: 3_600.0,
+            command: Command::CrashBroker {
+                restart_after_s: Some(5.0),
+            },
+            unannounced: true,
+        };
+        lab.schedule(crash.clone()).expect("taken");
+        assert!(lab.aggregated_on.get_untracked(), "still aggregated");
+        let after = lab.base.get_untracked();
+        assert_eq!(
+            after.producers, before.producers,
+            "the day's arrivals are kept"
+        );
+        assert_eq!(after.commands.last(), Some(&crash));
+        lab.unschedule(after.commands.len() - 1).expect("taken off");
+        assert_eq!(lab.base.get_untracked(), before);
+        assert!(lab.aggregated_on.get_untracked());
     }
 
     #[test]

@@ -142,7 +142,7 @@ pub fn restore_view(lab: Lab, view: &View) {
         lab.restore_lesson(lesson);
     }
     if let Some(interview) = &view.interview {
-        let kept = lab.with_player(|p| Interview::from_view(interview, p.base()));
+        let kept = Interview::from_view(interview, &lab.scenario_on_show());
         lab.interview.set(kept);
     }
 }

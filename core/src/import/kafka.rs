@@ -172,6 +172,15 @@ impl Acks {
     }
 }
 
+/// The description an imported scenario gets, in `lang` (the page writes it in its own).
+pub fn description(lang: crate::lang::Lang) -> &'static str {
+    crate::lang::Text::new(
+        "Imported from a Kafka description.",
+        "Importado de una descripción de Kafka.",
+    )
+    .get(lang)
+}
+
 /// Imports a Kafka description.
 pub fn import(bytes: &[u8]) -> Result<Imported, ImportError> {
     let value = parse_json(bytes)?;
@@ -202,7 +211,7 @@ pub fn import(bytes: &[u8]) -> Result<Imported, ImportError> {
     let scenario = Scenario {
         version: SCENARIO_VERSION,
         name: "kafka-import".into(),
-        description: "Imported from a Kafka description.".into(),
+        description: description(crate::lang::Lang::En).into(),
         seed: 1,
         producers,
         queues: Vec::new(),

@@ -46,6 +46,15 @@ const METADATA: [&str; 4] = [
     "product_version",
 ];
 
+/// The description an imported scenario gets, in `lang` (the page writes it in its own).
+pub fn description(lang: crate::lang::Lang) -> &'static str {
+    crate::lang::Text::new(
+        "Imported from a RabbitMQ definitions file.",
+        "Importado de un archivo de definiciones de RabbitMQ.",
+    )
+    .get(lang)
+}
+
 /// Imports a definitions file.
 pub fn import(bytes: &[u8]) -> Result<Imported, ImportError> {
     let doc = parse_json(bytes)?;
@@ -683,7 +692,7 @@ fn build(
     Scenario {
         version: SCENARIO_VERSION,
         name: "rabbitmq-import".into(),
-        description: "Imported from a RabbitMQ definitions file.".into(),
+        description: description(crate::lang::Lang::En).into(),
         seed: 1,
         producers,
         queues,
