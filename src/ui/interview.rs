@@ -102,7 +102,11 @@ fn HiddenFault(lab: Lab) -> impl IntoView {
             <button type="button" class="danger" data-testid="reveal-faults"
                 disabled=move || count() == 0 || revealed()
                 on:click=move |_| lab.interview.update(|i| i.revealed = true)>
-                {t!(i18n, teach.interview.reveal)}
+                {move || if count() > 1 {
+                    t_string!(i18n, teach.interview.reveal_many).to_string()
+                } else {
+                    t_string!(i18n, teach.interview.reveal).to_string()
+                }}
             </button>
             <ol class="schedule-list" data-testid="revealed-faults" hidden=move || !revealed()>{lines}</ol>
         </section>

@@ -59,6 +59,7 @@ test('an interviewer notes answers and hides a fault the candidate must find', a
   await page.waitForFunction(() => parseFloat(document.querySelector('[data-testid=step-time]').textContent) > 8);
   await page.getByTestId('play').click();
   await page.getByTestId('tab-interview').click();
+  assert.equal(await text(page, 'reveal-faults'), 'Reveal the hidden fault', 'one fault, in the singular');
   await page.getByTestId('reveal-faults').click();
   assert.match(await text(page, 'revealed-faults'), /^at 5\.0 s: C1 works 4× slower$/);
   assert.equal(await page.getByTestId('reveal-faults').isDisabled(), true);
@@ -114,5 +115,22 @@ test('a hidden crash is told when it strikes, never announced before nor called 
   const eventos = await text(page, 'events');
   assert.match(eventos, /sin aviso/);
   assert.doesNotMatch(eventos, /programado|se caerá/);
+  assert.deepEqual(errors, []);
+});
+
+test('several hidden faults are spoken of in the plural, in both languages', async () => {
+  const { page, errors } = await openAt(BASE_URL);
+  await page.getByTestId('scenario').selectOption('mm4');
+  await page.getByTestId('tab-interview').click();
+  for (const at of ['5', '9']) {
+    await page.getByTestId('hidden-schedule-kind').selectOption('crash-broker');
+    await page.getByTestId('hidden-schedule-at').fill(at);
+    await page.getByTestId('hidden-schedule-add').click();
+  }
+  assert.equal(await text(page, 'hidden-count'), '2 faults are hidden.');
+  assert.equal(await text(page, 'reveal-faults'), 'Reveal the hidden faults');
+  assert.equal(await page.locator('#hidden-fault-title').textContent(), 'Hidden faults');
+  await page.getByTestId('lang-es').click();
+  assert.equal(await text(page, 'reveal-faults'), 'Revelar los fallos ocultos');
   assert.deepEqual(errors, []);
 });
