@@ -288,7 +288,7 @@ fn after_colon(sentence: &str, sim: &Simulation, lang: Lang) -> String {
         (Some(a), Some(b)) => a.is_uppercase() && b.is_lowercase(),
         _ => false,
     };
-    if lang != Lang::Es || !ordinary || is_component_name(sim, first_word) {
+    if lang != Lang::Es || !ordinary || sim.names_a_component(first_word) {
         return sentence.to_string();
     }
     let mut chars = sentence.chars();
@@ -297,19 +297,6 @@ fn after_colon(sentence: &str, sim: &Simulation, lang: Lang) -> String {
         .map(|c| c.to_lowercase().collect::<String>())
         .unwrap_or_default();
     head + chars.as_str()
-}
-
-fn is_component_name(sim: &Simulation, word: &str) -> bool {
-    let scenario = sim.scenario();
-    sim.producer_ids()
-        .any(|p| sim.producer_name(p) == Some(word))
-        || sim
-            .consumer_ids()
-            .any(|c| sim.consumer(c).is_some_and(|v| v.name == word))
-        || scenario.queues.iter().any(|q| q.name == word)
-        || scenario.exchanges.iter().any(|e| e.name == word)
-        || (0..sim.log_count()).any(|l| sim.log_name(l) == word)
-        || sim.group_ids().any(|g| sim.group_name(g) == word)
 }
 
 /// Facts that deserve a line in the event list: failures and their consequences, not the

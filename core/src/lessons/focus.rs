@@ -65,7 +65,7 @@ impl Focus {
     /// Whether what this focus names is in `sim` (a metric always is).
     pub fn exists_in(&self, sim: &Simulation) -> bool {
         match *self {
-            Focus::Node(name) => node_exists(sim, name),
+            Focus::Node(name) => sim.names_a_component(name),
             Focus::DeadLetters(queue) => queue_exists(sim, queue),
             Focus::Metric(_) => true,
         }
@@ -75,17 +75,4 @@ impl Focus {
 fn queue_exists(sim: &Simulation, name: &str) -> bool {
     sim.queue_ids()
         .any(|q| sim.queue(q).is_some_and(|v| v.name == name))
-}
-
-fn node_exists(sim: &Simulation, name: &str) -> bool {
-    queue_exists(sim, name)
-        || sim
-            .producer_ids()
-            .any(|p| sim.producer_name(p) == Some(name))
-        || sim
-            .consumer_ids()
-            .any(|c| sim.consumer(c).is_some_and(|v| v.name == name))
-        || sim.scenario().exchanges.iter().any(|e| e.name == name)
-        || (0..sim.log_count()).any(|l| sim.log_name(l) == name)
-        || sim.group_ids().any(|g| sim.group_name(g) == name)
 }

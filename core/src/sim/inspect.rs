@@ -15,6 +15,22 @@ use crate::step::{ConsumerId, CopyId, Fact, GroupId, MsgId, ProducerId, QueueId,
 use crate::time::{us_to_secs, Micros};
 
 impl Simulation {
+    /// Whether `name` is a component's: a producer, an exchange, a queue, a consumer
+    /// (replicas by their own names), a log or a consumer group.
+    pub fn names_a_component(&self, name: &str) -> bool {
+        self.queue_ids()
+            .any(|q| self.queue(q).is_some_and(|v| v.name == name))
+            || self
+                .producer_ids()
+                .any(|p| self.producer_name(p) == Some(name))
+            || self
+                .consumer_ids()
+                .any(|c| self.consumer(c).is_some_and(|v| v.name == name))
+            || self.scenario().exchanges.iter().any(|e| e.name == name)
+            || (0..self.log_count()).any(|l| self.log_name(l) == name)
+            || self.group_ids().any(|g| self.group_name(g) == name)
+    }
+
     pub fn scenario(&self) -> &Scenario {
         &self.scenario
     }
