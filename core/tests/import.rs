@@ -242,12 +242,14 @@ fn a_kafka_description_becomes_logs_and_groups() {
         .collect();
     assert_eq!(publish, [(true, 120, true), (true, 90, false)]);
     let acks_noted = |topic: &str| {
-        got.notes.contains(&Note::ReplicationIgnored {
+        got.notes.contains(&Note::LeaderAckOnly {
             topic: topic.into(),
-            setting: "acks".into(),
         })
     };
     assert!(acks_noted("clicks") && !acks_noted("orders"));
+    // The note is about the producer's setting, not the topic's.
+    assert!(!got.notes.iter().any(|n| matches!(n,
+        Note::ReplicationIgnored { setting, .. } if setting == "acks")));
     assert!(got.notes.contains(&Note::ReplicationIgnored {
         topic: "orders".into(),
         setting: "replication_factor".into()
@@ -492,4 +494,28 @@ fn an_imported_kafka_producer_keeps_its_records_through_a_broker_outage() {
         short.buffered
     );
     assert_eq!(short.appended, 400 - short.lost_before_stored);
+}
+
+/// An `acks` Kafka refuses ("2") is named in a note and taken as Kafka's default, `all`:
+/// confirmed and idempotent.
+#[test]
+fn an_acks_kafka_refuses_is_noted_and_taken_as_all() {
+    let got = imported(kafka::import(
+        br#"{ "topics": [{ "name": "t", "partitions": 1 }],
+              "producers": [{ "topic": "t", "rate_per_s": 5, "count": 10, "acks": "2" }] }"#,
+    ));
+    assert!(
+        got.notes.contains(&Note::AcksRefused {
+            topic: "t".into(),
+            value: "\"2\"".into(),
+        }),
+        "{:?}",
+        got.notes
+    );
+    let publish = &got.scenario.producers[0].publish;
+    assert!(publish.confirms && publish.idempotent);
+    for lang in [Lang::En, Lang::Es] {
+        let said: String = got.notes.iter().map(|n| n.describe(lang)).collect();
+        assert!(said.contains("acks = \"2\""), "{said}");
+    }
 }

@@ -362,13 +362,16 @@ fn group(g: &Group) -> GroupSpec {
 fn producers(d: &Description, notes: &mut Notes) -> Vec<ProducerSpec> {
     let mut out: Vec<ProducerSpec> = d.producers.iter().map(producer).collect();
     // The acknowledgement is modelled (a confirm); what acks=1 leaves to replication is not.
-    let replication_left_out =
-        |p: &&Producer| matches!(Acks::of(p.acks.as_ref()), Some(Acks::One) | None);
-    for p in d.producers.iter().filter(replication_left_out) {
-        notes.push(Note::ReplicationIgnored {
-            topic: shown(&p.topic),
-            setting: "acks".into(),
-        });
+    for p in &d.producers {
+        let topic = shown(&p.topic);
+        match (Acks::of(p.acks.as_ref()), &p.acks) {
+            (Some(Acks::One), _) => notes.push(Note::LeaderAckOnly { topic }),
+            (None, Some(value)) => notes.push(Note::AcksRefused {
+                topic,
+                value: shown(&value.to_string()),
+            }),
+            _ => {}
+        }
     }
     if out.is_empty() {
         for t in d.topics.iter().take(limits::PRODUCERS_MAX) {

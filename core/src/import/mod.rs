@@ -119,6 +119,11 @@ pub enum Note {
     },
     /// Kafka: replication (and the other durability settings) is not modelled.
     ReplicationIgnored { topic: String, setting: String },
+    /// Kafka: a producer with `acks=1`. The leader's acknowledgement is its confirm; the
+    /// records a leader's crash loses before they are replicated are not modelled.
+    LeaderAckOnly { topic: String },
+    /// Kafka: a producer's `acks` that Kafka refuses (not 0, 1, all or -1): taken as `all`.
+    AcksRefused { topic: String, value: String },
     /// Kafka: a consumer group the description does not give, one member per partition.
     GroupAssumed { topic: String, members: u32 },
     /// Kafka: a consumer group that reads a second topic (or has the name of an assumed
