@@ -134,6 +134,61 @@ pub const KINDS: &[Kind] = &[
     kind("add-member", Target::Group, Extra::None),
 ];
 
+impl Extra {
+    /// A value the extra field could hold, to ask whether a kind fits a scenario.
+    fn example(self) -> Option<f64> {
+        match self {
+            Extra::None => None,
+            Extra::RestartAfter => Some(5.0),
+            Extra::Factor => Some(4.0),
+            Extra::Rate => Some(10.0),
+        }
+    }
+}
+
+/// The kinds of command `base` can take, each with the components it can act on, in the
+/// order of [`KINDS`]. A kind with nothing to act on is left out, so that the form never
+/// offers what the scenario would refuse: no member crash without a consumer group, no
+/// relay crash without an outbox.
+pub fn offered(base: &Scenario, names: &Names, lang: Lang) -> Vec<(Kind, Vec<(usize, String)>)> {
+    KINDS
+        .iter()
+        .filter_map(|&kind| {
+            let targets: Vec<(usize, String)> = names
+                .for_target(kind.target, lang)
+                .into_iter()
+                .filter(|&(target, _)| takes(base, kind, target))
+                .collect();
+            (!targets.is_empty()).then_some((kind, targets))
+        })
+        .collect()
+}
+
+/// Whether `base` takes a command of `kind` on component number `target`.
+fn takes(base: &Scenario, kind: Kind, target: usize) -> bool {
+    let choice = Choice {
+        kind,
+        target,
+        at_s: 0.0,
+        extra: kind.extra.example(),
+    };
+    command_of(&choice, base, Lang::En).is_ok_and(|c| base.accepts_command(&c.command))
+}
+
+/// Why an instant at or past the scenario's end cannot be scheduled (the fault would never
+/// strike, and a hidden one would leave the candidate looking for nothing), if it is.
+pub fn past_the_end(base: &Scenario, at_s: f64, lang: Lang) -> Option<String> {
+    let end_s = base.end_s?;
+    (at_s >= end_s).then(|| {
+        td_string!(
+            locale(lang),
+            panels.schedule.past_end,
+            end = seconds(end_s, lang)
+        )
+        .to_string()
+    })
+}
+
 /// The kind named `key`.
 pub fn kind_named(key: &str) -> Option<Kind> {
     KINDS.iter().copied().find(|k| k.key == key)
@@ -626,6 +681,68 @@ mod tests {
         let s = examples::load(name).expect("built in");
         let names = Names::of(&Simulation::new(s.clone()).expect("valid"));
         (s, names)
+    }
+
+    fn offered_keys(name: &str) -> Vec<&'static str> {
+        let (s, names) = base(name);
+        offered(&s, &names, Lang::En)
+            .into_iter()
+            .map(|(k, _)| k.key)
+            .collect()
+    }
+
+    /// The form offers what the scenario can take and nothing else: a queue with plain
+    /// producers has no group member to crash and no outbox relay; a log with a group has
+    /// members, and no queue consumer to crash. Every kind offered is accepted.
+    #[test]
+    fn the_form_offers_only_what_the_scenario_takes() {
+        let mm4 = offered_keys("mm4");
+        assert!(mm4.contains(&"crash-consumer") && mm4.contains(&"crash-broker"));
+        for absent in ["crash-member", "add-member", "crash-relay-after-publish"] {
+            assert!(!mm4.contains(&absent), "{absent} in {mm4:?}");
+        }
+        let groups = offered_keys("log-consumer-groups");
+        assert!(groups.contains(&"crash-member") && groups.contains(&"add-member"));
+        assert!(!groups.contains(&"crash-consumer"), "{groups:?}");
+        let outbox = offered_keys("outbox-relay-crash");
+        assert!(outbox.contains(&"crash-relay-after-publish"), "{outbox:?}");
+        for name in [
+            "mm4",
+            "log-consumer-groups",
+            "outbox-relay-crash",
+            "lost-confirm",
+        ] {
+            let (s, names) = base(name);
+            for (kind, targets) in offered(&s, &names, Lang::En) {
+                for (target, _) in targets {
+                    let choice = Choice {
+                        kind,
+                        target,
+                        at_s: 1.0,
+                        extra: kind.extra.example(),
+                    };
+                    let scheduled = command_of(&choice, &s, Lang::En).expect("offered");
+                    with_added(&s, scheduled)
+                        .validate()
+                        .unwrap_or_else(|e| panic!("{name}: {} refused: {e}", kind.key));
+                }
+            }
+        }
+    }
+
+    /// An instant at or past a scenario's end is refused with the end in the sentence.
+    #[test]
+    fn an_instant_past_the_runs_end_is_refused() {
+        let (mut s, _) = base("mm1");
+        s.end_s = Some(60.0);
+        assert_eq!(past_the_end(&s, 59.9, Lang::En), None);
+        let why = past_the_end(&s, 60.0, Lang::En).expect("refused");
+        assert_eq!(why, "The run ends at 60.0 s: schedule it before then.");
+        assert!(past_the_end(&s, 500.0, Lang::Es)
+            .expect("refused")
+            .contains("60,0 s"));
+        s.end_s = None;
+        assert_eq!(past_the_end(&s, 1e6, Lang::En), None);
     }
 
     #[test]

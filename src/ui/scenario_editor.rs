@@ -291,6 +291,9 @@ fn planned(
     lang: Lang,
 ) -> Result<ScheduledCommand, String> {
     let at_s = parse_range(&form.at, 0.0, false, 1e9, "s", lang)?;
+    if let Some(why) = schedule::past_the_end(base, at_s, lang) {
+        return Err(why);
+    }
     let unit = match form.kind.extra {
         Extra::None => String::new(),
         Extra::RestartAfter => "s".to_string(),
@@ -325,7 +328,7 @@ fn planned(
 /// Schedules what the form says (`hidden`: in secret, for an interview), or says why not
 /// in whichever language the page shows (the form is checked again in that language).
 fn add_scheduled(lab: Lab, form: &FormText, hidden: bool) -> Result<(), Words> {
-    let base = lab.with_player(|p| p.base().clone());
+    let base = lab.scenario_on_show();
     let reword = {
         let base = base.clone();
         let form = form.clone();
@@ -366,20 +369,75 @@ pub fn ScheduleForm(
     let at = RwSignal::new(String::from("10"));
     let extra = RwSignal::new(String::from("5"));
     let i18n = use_i18n();
-    let targets = move || names.with(|n| n.for_target(kind.get().target, lab.lang.get()));
-    let kind_options = KINDS
-        .iter()
-        .map(|&k| view! { <option value=k.key>{move || k.label(lab.lang.get())}</option> })
-        .collect_view();
+    // What this scenario can take: the select never offers a kind it would refuse.
+    let offered = Memo::new(move |_| {
+        lab.base.track();
+        let base = lab.scenario_on_show();
+        names.with(|n| schedule::offered(&base, n, lab.lang.get()))
+    });
+    let choose = move |k: schedule::Kind| {
+        kind.set(k);
+        let first = offered.with(|o| {
+            o.iter()
+                .find(|(o, _)| *o == k)
+                .and_then(|(_, targets)| targets.first().map(|t| t.0))
+        });
+        target.set(first.unwrap_or(0));
+        extra.set(match k.extra {
+            Extra::Factor => "4".into(),
+            Extra::Rate => "10".into(),
+            _ => "5".into(),
+        });
+    };
+    // A refusal is about the scenario it was made on: another one on show takes it away.
+    Effect::new(move |_| {
+        lab.base.track();
+        error.set(None);
+    });
+    // A scenario that cannot take the chosen kind (or target) moves the form to one it can.
+    Effect::new(move |_| {
+        let (k, t) = (kind.get_untracked(), target.get_untracked());
+        let (fits, kept) = offered.with(|o| {
+            let found = o.iter().find(|(o, _)| *o == k);
+            let fits = found.is_some_and(|(_, ts)| ts.iter().any(|(i, _)| *i == t));
+            (fits, found.is_some())
+        });
+        if !fits {
+            let next = if kept {
+                Some(k)
+            } else {
+                offered.with(|o| o.first().map(|o| o.0))
+            };
+            if let Some(next) = next {
+                choose(next);
+            }
+        }
+    });
+    let targets = move || {
+        let k = kind.get();
+        offered.with(|o| {
+            o.iter()
+                .find(|(o, _)| *o == k)
+                .map(|(_, targets)| targets.clone())
+                .unwrap_or_default()
+        })
+    };
+    let kind_options = move || {
+        offered
+            .get()
+            .into_iter()
+            .map(|(k, _)| {
+                view! {
+                    <option value=k.key selected=move || kind.get() == k>
+                        {move || k.label(lab.lang.get())}
+                    </option>
+                }
+            })
+            .collect_view()
+    };
     let on_kind = move |ev: leptos::ev::Event| {
         if let Some(k) = schedule::kind_named(&event_target_value(&ev)) {
-            kind.set(k);
-            target.set(0);
-            extra.set(match k.extra {
-                Extra::Factor => "4".into(),
-                Extra::Rate => "10".into(),
-                _ => "5".into(),
-            });
+            choose(k);
         }
     };
     let add = move |_| {

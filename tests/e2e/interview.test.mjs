@@ -134,3 +134,37 @@ test('several hidden faults are spoken of in the plural, in both languages', asy
   assert.equal(await text(page, 'reveal-faults'), 'Revelar los fallos ocultos');
   assert.deepEqual(errors, []);
 });
+
+test('the hidden-fault form offers what the scenario can take, refuses a time past the end, and drops a refusal with the scenario', async () => {
+  const { page, errors } = await openAt(BASE_URL);
+  await page.getByTestId('scenario').selectOption('mm4');
+  await page.getByTestId('tab-interview').click();
+  const kinds = () => page.getByTestId('hidden-schedule-kind').locator('option')
+    .evaluateAll((options) => options.map((o) => o.value));
+  const queueKinds = await kinds();
+  assert.ok(queueKinds.includes('crash-consumer'), queueKinds.join());
+  assert.ok(!queueKinds.includes('crash-member'), 'mm4 has no consumer group to crash a member of');
+  assert.ok(!queueKinds.includes('crash-relay-after-publish'), 'mm4 has no outbox relay');
+
+  // A log with groups: members to crash, no queue consumer.
+  await page.getByTestId('scenario').selectOption('log-consumer-groups');
+  await page.getByTestId('tab-interview').click();
+  const logKinds = await kinds();
+  assert.ok(logKinds.includes('crash-member') && !logKinds.includes('crash-consumer'), logKinds.join());
+
+  // log-consumer-groups ends at 90 s: a fault at 120 s would never strike.
+  await page.getByTestId('hidden-schedule-kind').selectOption('crash-broker');
+  await page.getByTestId('hidden-schedule-at').fill('120');
+  await page.getByTestId('hidden-schedule-add').click();
+  assert.equal(await text(page, 'hidden-error'), '⚠ The run ends at 90.0 s: schedule it before then.');
+  assert.equal(await text(page, 'hidden-count'), 'No fault is hidden.');
+
+  await page.getByTestId('hidden-schedule-kind').selectOption('crash-member');
+  // Another scenario: the refusal was about the last one, and goes.
+  await page.getByTestId('scenario').selectOption('mm1');
+  await page.getByTestId('tab-interview').click();
+  assert.equal(await text(page, 'hidden-error'), '');
+  assert.equal(await page.getByTestId('hidden-schedule-kind').inputValue(), 'crash-consumer',
+    'a member crash is not for mm1: the form moved to a kind it can take');
+  assert.deepEqual(errors, []);
+});

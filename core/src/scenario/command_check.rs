@@ -73,6 +73,13 @@ impl Scenario {
         self.check_command_as(field, fault, false)
     }
 
+    /// Whether this scenario takes `command` as a scheduled command: what it names
+    /// exists, its numbers are in range, and it can act some time in the run. The page's
+    /// schedule offers only the kinds of command, and the components, that pass.
+    pub fn accepts_command(&self, command: &Command) -> bool {
+        self.validate_command("command", command).is_ok()
+    }
+
     /// Checks a command recorded in an earlier run: its names and ranges only, not
     /// whether it can ever act (see [`CommandCheck::can_ever_act`]).
     pub(super) fn validate_recorded_command(
