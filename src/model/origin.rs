@@ -20,13 +20,16 @@ pub fn shown_name(name: &str, lang: Lang) -> String {
 
 /// Whether `scenario` carries a built-in example's name but differs from it in anything
 /// other than its seed (a new seed is the same scenario run again, which the seed
-/// control offers) and its faults hidden for an interview.
+/// control offers), how that seed's randomness is split (compare mode gives producers
+/// streams of their own, and side A keeps them after comparing stops) and its faults
+/// hidden for an interview.
 pub fn is_edited_example(scenario: &Scenario) -> bool {
     let Some(original) = examples::load(&scenario.name) else {
         return false;
     };
     let mut same_seed = scenario.clone();
     same_seed.seed = original.seed;
+    same_seed.random_streams = original.random_streams;
     same_seed.interventions.clear();
     // An interview's hidden fault is no edit to say: the picker would give it away.
     same_seed.commands.retain(|c| !c.unannounced);
@@ -62,6 +65,10 @@ mod tests {
             assert!(!is_edited_example(&s), "{name}");
             s.seed = s.seed.wrapping_add(1);
             assert!(!is_edited_example(&s), "{name} with another seed");
+            // Side A after comparing: the same scenario, its randomness split per producer.
+            let compared = crate::model::compare::for_comparison(s.clone());
+            assert_ne!(compared, s);
+            assert!(!is_edited_example(&compared), "{name} after comparing");
         }
     }
 

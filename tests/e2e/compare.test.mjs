@@ -115,6 +115,9 @@ test('switching language while comparing words every label again and breaks noth
   assert.match(await table.locator('tr[data-counter=created] th').innerText(), /^Messages created$/);
   assert.equal(await page.getByTestId('error-panel').count(), 0, 'the page did not stop');
   await page.getByTestId('compare-stop').click();
+  // Side A goes on alone, its randomness still split per producer: the same example,
+  // not an edited one.
+  assert.doesNotMatch(await page.getByTestId('scenario').locator('option:checked').innerText(), /edited/);
   assert.deepEqual(errors, [], 'no console errors');
 });
 
