@@ -135,6 +135,15 @@ pub const KINDS: &[Kind] = &[
 ];
 
 impl Extra {
+    /// What the extra field holds when its kind is chosen.
+    pub fn initial_text(self) -> &'static str {
+        match self {
+            Extra::Factor => "4",
+            Extra::Rate => "10",
+            Extra::None | Extra::RestartAfter => "5",
+        }
+    }
+
     /// A value the extra field could hold, to ask whether a kind fits a scenario.
     fn example(self) -> Option<f64> {
         match self {
@@ -146,22 +155,53 @@ impl Extra {
     }
 }
 
-/// The kinds of command `base` can take, each with the components it can act on, in the
-/// order of [`KINDS`]. A kind with nothing to act on is left out, so that the form never
-/// offers what the scenario would refuse: no member crash without a consumer group, no
-/// relay crash without an outbox.
-pub fn offered(base: &Scenario, names: &Names, lang: Lang) -> Vec<(Kind, Vec<(usize, String)>)> {
-    KINDS
-        .iter()
-        .filter_map(|&kind| {
-            let targets: Vec<(usize, String)> = names
-                .for_target(kind.target, lang)
-                .into_iter()
-                .filter(|&(target, _)| takes(base, kind, target))
-                .collect();
-            (!targets.is_empty()).then_some((kind, targets))
-        })
-        .collect()
+/// What the schedule's form offers for one scenario: the kinds of command it can take,
+/// each with the components it can act on (index, name), in the order of [`KINDS`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Offer(Vec<(Kind, Vec<(usize, String)>)>);
+
+impl Offer {
+    /// The kinds offered, in the select's order.
+    pub fn kinds(&self) -> impl Iterator<Item = Kind> + '_ {
+        self.0.iter().map(|(k, _)| *k)
+    }
+
+    /// The components offered for `kind` (none when the kind is not offered).
+    pub fn targets(&self, kind: Kind) -> Vec<(usize, String)> {
+        self.0
+            .iter()
+            .find(|(k, _)| *k == kind)
+            .map(|(_, targets)| targets.clone())
+            .unwrap_or_default()
+    }
+
+    /// Where the form's choice of `kind` and `target` goes on this offer: unchanged if
+    /// offered, else the kind's first component, else the first kind offered (the broker
+    /// can always be crashed, so there is one).
+    pub fn settle(&self, kind: Kind, target: usize) -> Option<(Kind, usize)> {
+        let first_of = |k: Kind| self.targets(k).first().map(|(i, _)| (k, *i));
+        match self.targets(kind) {
+            ts if ts.iter().any(|(i, _)| *i == target) => Some((kind, target)),
+            ts if !ts.is_empty() => first_of(kind),
+            _ => self.kinds().next().and_then(first_of),
+        }
+    }
+}
+
+/// The kinds of command `base` can take, each with the components it can act on. A kind
+/// with nothing to act on is left out, so that the form never offers what the scenario
+/// would refuse: no member crash without a consumer group, no relay crash without an
+/// outbox.
+pub fn offered(base: &Scenario, names: &Names, lang: Lang) -> Offer {
+    let kinds = KINDS.iter().filter_map(|&kind| {
+        let targets: Vec<(usize, String)> = names
+            .for_target(kind.target, lang)
+            .into_iter()
+            .filter(|&(target, _)| takes(base, kind, target))
+            .collect();
+        (!targets.is_empty()).then_some((kind, targets))
+    });
+    Offer(kinds.collect())
 }
 
 /// Whether `base` takes a command of `kind` on component number `target`.
@@ -686,8 +726,8 @@ mod tests {
     fn offered_keys(name: &str) -> Vec<&'static str> {
         let (s, names) = base(name);
         offered(&s, &names, Lang::En)
-            .into_iter()
-            .map(|(k, _)| k.key)
+            .kinds()
+            .map(|k| k.key)
             .collect()
     }
 
@@ -713,8 +753,9 @@ mod tests {
             "lost-confirm",
         ] {
             let (s, names) = base(name);
-            for (kind, targets) in offered(&s, &names, Lang::En) {
-                for (target, _) in targets {
+            let offer = offered(&s, &names, Lang::En);
+            for kind in offer.kinds() {
+                for (target, _) in offer.targets(kind) {
                     let choice = Choice {
                         kind,
                         target,
@@ -728,6 +769,29 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A choice the scenario on show cannot take moves: to the kind's first component it
+    /// can act on, or to the first kind offered.
+    #[test]
+    fn a_choice_the_scenario_cannot_take_settles_on_one_it_can() {
+        let (s, names) = base("outbox-relay-crash");
+        let offer = offered(&s, &names, Lang::En);
+        let relay = kind_named("crash-relay-after-publish").expect("a kind");
+        let relays: Vec<usize> = offer.targets(relay).iter().map(|t| t.0).collect();
+        assert!(!relays.is_empty());
+        let first = relays[0];
+        assert_eq!(offer.settle(relay, first), Some((relay, first)));
+        assert_eq!(offer.settle(relay, 99), Some((relay, first)));
+        let (s, names) = base("mm4");
+        let offer = offered(&s, &names, Lang::En);
+        assert_eq!(offer.targets(relay), Vec::new());
+        assert_eq!(
+            offer.settle(relay, 0),
+            Some((KINDS[0], 0)),
+            "crash-consumer, C1"
+        );
+        assert_eq!(Offer::default().settle(relay, 0), None);
     }
 
     /// An instant at or past a scenario's end is refused with the end in the sentence.

@@ -375,19 +375,12 @@ pub fn ScheduleForm(
         let base = lab.scenario_on_show();
         names.with(|n| schedule::offered(&base, n, lab.lang.get()))
     });
-    let choose = move |k: schedule::Kind| {
-        kind.set(k);
-        let first = offered.with(|o| {
-            o.iter()
-                .find(|(o, _)| *o == k)
-                .and_then(|(_, targets)| targets.first().map(|t| t.0))
-        });
-        target.set(first.unwrap_or(0));
-        extra.set(match k.extra {
-            Extra::Factor => "4".into(),
-            Extra::Rate => "10".into(),
-            _ => "5".into(),
-        });
+    let choose = move |k: schedule::Kind, t: usize| {
+        if kind.get_untracked() != k {
+            kind.set(k);
+            extra.set(k.extra.initial_text().into());
+        }
+        target.set(t);
     };
     // A refusal is about the scenario it was made on: another one on show takes it away.
     Effect::new(move |_| {
@@ -397,36 +390,16 @@ pub fn ScheduleForm(
     // A scenario that cannot take the chosen kind (or target) moves the form to one it can.
     Effect::new(move |_| {
         let (k, t) = (kind.get_untracked(), target.get_untracked());
-        let (fits, kept) = offered.with(|o| {
-            let found = o.iter().find(|(o, _)| *o == k);
-            let fits = found.is_some_and(|(_, ts)| ts.iter().any(|(i, _)| *i == t));
-            (fits, found.is_some())
-        });
-        if !fits {
-            let next = if kept {
-                Some(k)
-            } else {
-                offered.with(|o| o.first().map(|o| o.0))
-            };
-            if let Some(next) = next {
-                choose(next);
-            }
+        if let Some((k, t)) = offered.with(|o| o.settle(k, t)) {
+            choose(k, t);
         }
     });
-    let targets = move || {
-        let k = kind.get();
-        offered.with(|o| {
-            o.iter()
-                .find(|(o, _)| *o == k)
-                .map(|(_, targets)| targets.clone())
-                .unwrap_or_default()
-        })
-    };
+    let targets = move || offered.with(|o| o.targets(kind.get()));
     let kind_options = move || {
-        offered
-            .get()
+        let kinds: Vec<schedule::Kind> = offered.with(|o| o.kinds().collect());
+        kinds
             .into_iter()
-            .map(|(k, _)| {
+            .map(|k| {
                 view! {
                     <option value=k.key selected=move || kind.get() == k>
                         {move || k.label(lab.lang.get())}
@@ -437,7 +410,8 @@ pub fn ScheduleForm(
     };
     let on_kind = move |ev: leptos::ev::Event| {
         if let Some(k) = schedule::kind_named(&event_target_value(&ev)) {
-            choose(k);
+            let first = offered.with(|o| o.settle(k, usize::MAX)).map_or(0, |c| c.1);
+            choose(k, first);
         }
     };
     let add = move |_| {
