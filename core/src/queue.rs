@@ -165,6 +165,9 @@ pub struct QueueView {
     pub dead_lettered: u64,
     pub oldest_age_us: Micros,
     pub max_length: Option<u64>,
+    /// What counts against `max_length` (see [`Queue::occupancy`]): the waiting copies on
+    /// RabbitMQ, every copy the queue holds (in flight and retrying too) elsewhere.
+    pub occupancy: u64,
     pub consumers: Vec<ConsumerId>,
     pub redriving: bool,
     pub flavour: Flavour,

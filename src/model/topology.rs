@@ -165,6 +165,9 @@ pub struct QueueCard {
     pub retry_waiting: u64,
     pub dead_lettered: u64,
     pub max_length: Option<u64>,
+    /// What counts against the bound: RabbitMQ counts waiting copies, the others every
+    /// copy held (in flight and retrying too).
+    pub occupancy: u64,
     pub redriving: bool,
     /// Whose rules it follows (generic, RabbitMQ, SQS, SQS FIFO).
     pub flavour: Flavour,
@@ -333,6 +336,7 @@ fn queue_cards(sim: &Simulation) -> Vec<QueueCard> {
                 retry_waiting: v.retry_waiting,
                 dead_lettered: v.dead_lettered,
                 max_length: v.max_length,
+                occupancy: v.occupancy,
                 redriving: v.redriving,
                 flavour: v.flavour,
                 consumers: v.consumers,
@@ -708,14 +712,22 @@ pub fn consumer_state(c: &ConsumerCard, lang: Lang) -> String {
     text
 }
 
-/// What a queue card says about its contents.
+/// What a queue card says about its contents. A bound stands beside what it counts:
+/// RabbitMQ's beside the waiting copies, the others' beside every copy held, so that a
+/// full queue never reads "waiting 0 / 1".
 pub fn queue_counts(q: &QueueCard, lang: Lang) -> String {
     let l = locale(lang);
-    let bound = q
-        .max_length
-        .map_or(String::new(), |m| format!(" / {}", count(m, lang)));
+    let waiting_bound = q.flavour == Flavour::Rabbitmq;
+    let bound = match q.max_length {
+        Some(m) if waiting_bound => format!(" / {}", count(m, lang)),
+        _ => String::new(),
+    };
     let (n, f) = (count(q.waiting, lang), count(q.in_flight, lang));
     let mut text = td_string!(l, stage.card.queue_counts, n, bound, f).to_string();
+    if let Some(max) = q.max_length.filter(|_| !waiting_bound) {
+        let (n, max) = (count(q.occupancy, lang), count(max, lang));
+        text.push_str(&td_string!(l, stage.card.queue_held, n, max).to_string());
+    }
     if q.acked_on_delivery > 0 {
         let n = count(q.acked_on_delivery, lang);
         text.push_str(&td_string!(l, stage.card.queue_acked_on_delivery, n).to_string());
@@ -989,6 +1001,7 @@ mod tests {
             retry_waiting: 2,
             dead_lettered: 1,
             max_length: Some(5_000),
+            occupancy: 1_205,
             redriving: true,
             flavour: Flavour::Generic,
             consumers: vec![ConsumerId::new(0)],
@@ -996,6 +1009,16 @@ mod tests {
         };
         assert_eq!(
             queue_counts(&q, Lang::En),
+            "waiting 1,200 · in flight 3 · held 1,205 / 5,000 · retry 2 · DLQ 1 (redriving)"
+        );
+        // RabbitMQ's x-max-length counts ready messages only: the bound is the waiting's.
+        let rabbit = QueueCard {
+            flavour: Flavour::Rabbitmq,
+            occupancy: 1_200,
+            ..q.clone()
+        };
+        assert_eq!(
+            queue_counts(&rabbit, Lang::En),
             "waiting 1,200 / 5,000 · in flight 3 · retry 2 · DLQ 1 (redriving)"
         );
         let plain = QueueCard {
@@ -1015,6 +1038,32 @@ mod tests {
         assert_eq!(
             queue_counts(&auto, Lang::En),
             "waiting 1,200 · in flight 3 (2 acked on delivery: the broker has forgotten them) · DLQ 1"
+        );
+    }
+
+    /// backpressure's queue refuses publishes while full: the card's bound stands beside
+    /// what it counts (every copy held, in flight too), which then reaches the bound.
+    #[test]
+    fn a_full_queue_shows_its_bound_reached() {
+        let mut sim =
+            Simulation::new(examples::load("backpressure").expect("built in")).expect("valid");
+        let full = |sim: &Simulation| {
+            let q = &Topology::of(sim).queues[0];
+            q.max_length == Some(q.occupancy)
+        };
+        while !full(&sim) && sim.step().is_some() {}
+        let q = &Topology::of(&sim).queues[0];
+        assert_eq!(
+            q.occupancy,
+            q.waiting + q.in_flight + q.retry_waiting,
+            "{q:?}"
+        );
+        assert!(q.in_flight > 0, "{q:?}");
+        let text = queue_counts(q, Lang::En);
+        assert!(text.contains(" · held 100 / 100"), "{text}");
+        assert!(
+            !text.contains(&format!("waiting {} /", q.waiting)),
+            "{text}"
         );
     }
 

@@ -198,6 +198,7 @@ impl Simulation {
             dead_lettered: q.dlq.len() as u64,
             oldest_age_us: self.queue_oldest_age_us(id, self.now_us),
             max_length: q.max_length,
+            occupancy: q.occupancy(),
             consumers: q.consumers.clone(),
             redriving: q.redrive_per_s.is_some() && q.redrive_left > 0,
             flavour: q.flavour,
