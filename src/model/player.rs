@@ -477,6 +477,21 @@ impl Player {
         })
     }
 
+    /// Whether, with nothing up to crash, nothing is down either: every consumer was
+    /// stopped by scaling in (or there is none) and no group member is down. The crash
+    /// button then says no consumer is running, not that all are down.
+    pub fn all_stopped(&self) -> bool {
+        let sim = &self.sim;
+        let member_down = sim.group_ids().any(|g| {
+            (0..sim.group_members(g).1).any(|m| sim.group_member(g, m).is_some_and(|v| !v.up))
+        });
+        self.crash_target().is_none()
+            && !member_down
+            && sim
+                .consumer_ids()
+                .all(|c| sim.consumer(c).is_none_or(|v| v.stopped))
+    }
+
     /// The name of what the crash button would crash, if anything is up.
     pub fn crash_target_name(&self) -> Option<String> {
         match self.crash_target()? {
@@ -1085,9 +1100,28 @@ mod tests {
             );
         }
         assert_eq!(p.crash_target(), None);
+        assert!(!p.all_stopped(), "all are down, crashed");
         assert_eq!(p.crash_next(), Ok(None));
         assert_eq!(p.readout().crashes, 20);
         assert_eq!(p.readout().consumers_up, 0);
+    }
+
+    /// Scaled in to no consumer, nothing crashed: the crash button has nothing to crash
+    /// and says no consumer runs, not that all are down.
+    #[test]
+    fn consumers_scaled_in_to_none_are_stopped_not_down() {
+        let mut p = Player::new(examples::load("mm4").expect("built in")).expect("valid");
+        play(&mut p, 0.5, 10.0);
+        assert!(!p.all_stopped());
+        p.command(Command::SetConsumerCount {
+            queue: p.base().queues[0].name.clone(),
+            count: 0,
+        })
+        .expect("valid");
+        play(&mut p, 20.0, 10.0);
+        assert_eq!(p.crash_target(), None);
+        assert_eq!(p.readout().crashes, 0);
+        assert!(p.all_stopped());
     }
 
     #[test]

@@ -91,6 +91,8 @@ pub struct Lab {
     pub chart_key: Memo<(u32, usize)>,
     /// Name of the consumer (or group member) the crash button would crash, if any is up.
     pub crash_target: Memo<Option<String>>,
+    /// With no crash target: whether every consumer was stopped by scaling in, none down.
+    pub all_stopped: Memo<bool>,
     /// The diagram's snapshot.
     pub topology: Memo<Topology>,
     /// (name, description) of the loaded scenario.
@@ -233,6 +235,7 @@ impl Lab {
             ),
             // No crash button in an aggregated run: nothing to crash message by message.
             crash_target: per_frame_or(both, frame, Player::crash_target_name, |_| None),
+            all_stopped: per_frame_or(both, frame, Player::all_stopped, |_| false),
             topology: Memo::new(move |previous| {
                 frame.track();
                 player.with_value(|p| Topology::after(p.sim(), previous))

@@ -58,6 +58,7 @@ pub fn Controls(lab: Lab) -> impl IntoView {
         None if lab.aggregated_on.get() => {
             t_string!(i18n, stage.controls.no_crash_aggregated).to_string()
         }
+        None if lab.all_stopped.get() => t_string!(i18n, stage.controls.none_running).to_string(),
         None => t_string!(i18n, stage.controls.all_down).to_string(),
     };
     let on_speed = move |ev: leptos::ev::Event| {
