@@ -250,7 +250,11 @@ impl Detail {
                 lost,
                 unstored,
                 skipped,
-            } => td_string!(l, panels.invariants.lost, lost, unstored, skipped).to_string(),
+            } => {
+                // The total first, as the Lost tile counts it: the parts after.
+                let total = lost + unstored + skipped;
+                td_string!(l, panels.invariants.lost, total, lost, unstored, skipped).to_string()
+            }
             Detail::Duplicates { effects: 1 } => {
                 td_string!(l, panels.invariants.duplicates_one).to_string()
             }
@@ -633,14 +637,15 @@ mod tests {
         let n = sim.counters().lost_before_stored;
         assert!(n > 0);
         assert!(
-            lost.detail(Lang::En)
-                .starts_with(&format!("lost: 0, lost before stored: {n}, ")),
+            lost.detail(Lang::En).starts_with(&format!(
+                "lost: {n} (0 after the broker stored them, {n} before, "
+            )),
             "{}",
             lost.detail(Lang::En)
         );
-        assert!(lost
-            .detail(Lang::Es)
-            .contains(&format!("perdidos antes de guardarse: {n}")));
+        assert!(lost.detail(Lang::Es).starts_with(&format!(
+            "perdidos: {n} (0 después de que el broker los guardara, {n} antes, "
+        )));
     }
 
     #[test]
