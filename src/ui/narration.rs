@@ -5,7 +5,7 @@ use brokerlab_core::lessons::Lang;
 use brokerlab_core::MsgId;
 use leptos::prelude::*;
 
-use crate::format::{count, seconds};
+use crate::format::{count, instant, seconds};
 use crate::i18n::{self, locale, t, t_string, td_string, use_i18n};
 use crate::model::story::{LogLine, Narration};
 use crate::state::Lab;
@@ -148,7 +148,10 @@ fn latest_text(n: &Narration, lang: Lang) -> String {
     if n.sentences.is_empty() {
         return td_string!(l, panels.narration.press_play).to_string();
     }
-    let (at, said) = (seconds(n.time_s, lang), n.sentences.join(" "));
+    // The step's instant as its sentences write theirs (to the millisecond it needs), so
+    // that "at 1.175 s … restart at 6.175 s" adds up: tenths made it "At 1.2 s".
+    let at = format!("{} s", instant(n.time_s, lang));
+    let said = n.sentences.join(" ");
     match n.more {
         0 => td_string!(l, panels.narration.latest, at, said).to_string(),
         1 => td_string!(l, panels.narration.latest_one_more, at, said).to_string(),
@@ -293,7 +296,7 @@ mod tests {
         };
         assert_eq!(
             latest_text(&n, Lang::En),
-            "At 12.3 s: A happened. B happened. (and 2 more things)"
+            "At 12.345 s: A happened. B happened. (and 2 more things)"
         );
         let one = Narration {
             more: 1,
@@ -302,7 +305,7 @@ mod tests {
         assert!(latest_text(&one, Lang::En).ends_with("(and 1 more thing)"));
         assert_eq!(
             latest_text(&n, Lang::Es),
-            "A los 12,3 s: A happened. B happened. (y 2 cosas más)"
+            "A los 12,345 s: A happened. B happened. (y 2 cosas más)"
         );
         assert_eq!(
             parse_msg_filter("x", Lang::Es),
