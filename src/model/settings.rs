@@ -746,20 +746,20 @@ mod tests {
     #[test]
     fn numbers_are_parsed_and_bad_ones_explained() {
         assert_eq!(
-            parse_range(" 1,500.5 ", 0.0, false, 1e6, "msgs/s", Lang::En),
+            parse_range(" 1,500.5 ", 0.0, false, 1e6, "msg/s", Lang::En),
             Ok(1500.5)
         );
         assert_eq!(
-            parse_range("abc", 0.0, false, 1e6, "msgs/s", Lang::En),
-            Err("“abc” is not a number (msgs/s).".into())
+            parse_range("abc", 0.0, false, 1e6, "msg/s", Lang::En),
+            Err("“abc” is not a number (msg/s).".into())
         );
         assert_eq!(
-            parse_range("", 0.0, false, 1e6, "msgs/s", Lang::En),
-            Err("Enter a number (msgs/s).".into())
+            parse_range("", 0.0, false, 1e6, "msg/s", Lang::En),
+            Err("Enter a number (msg/s).".into())
         );
         assert_eq!(
-            parse_range("-5", 0.0, false, 1e6, "msgs/s", Lang::En),
-            Err("Must be from 0 to 1,000,000 msgs/s.".into())
+            parse_range("-5", 0.0, false, 1e6, "msg/s", Lang::En),
+            Err("Must be from 0 to 1,000,000 msg/s.".into())
         );
         assert_eq!(
             parse_range("0", 0.0, true, 10.0, "s", Lang::En),
@@ -769,12 +769,12 @@ mod tests {
         assert!(parse_range("NaN", 0.0, false, 1e6, "s", Lang::En).is_err());
         // A power of ten is a number: in range it is taken, else said out of range.
         assert_eq!(
-            parse_range("1e-9", 0.0, false, 1e6, "msgs/s", Lang::En),
+            parse_range("1e-9", 0.0, false, 1e6, "msg/s", Lang::En),
             Ok(1e-9)
         );
         assert_eq!(
-            parse_range("1e7", 0.0, false, 1e6, "msgs/s", Lang::En),
-            Err("Must be from 0 to 1,000,000 msgs/s.".into())
+            parse_range("1e7", 0.0, false, 1e6, "msg/s", Lang::En),
+            Err("Must be from 0 to 1,000,000 msg/s.".into())
         );
         assert_eq!(
             parse_range("-1e-9", 0.0, true, 10.0, "s", Lang::En),
@@ -820,19 +820,19 @@ mod tests {
 
     #[test]
     fn a_number_in_the_other_language_s_form_is_refused_in_one_sentence() {
-        // Spanish 1,000.5 was read as 1,0005 (λ = 1 msgs/s), English 1.000,5 as 1.0005.
-        let rate = |text, lang| parse_range(text, 0.0, false, 1e6, "msgs/s", lang);
+        // Spanish 1,000.5 was read as 1,0005 (λ = 1 msg/s), English 1.000,5 as 1.0005.
+        let rate = |text, lang| parse_range(text, 0.0, false, 1e6, "msg/s", lang);
         assert_eq!(
             rate("1,000.5", Lang::Es),
-            Err("“1,000.5” no es un número (msgs/s).".into())
+            Err("“1,000.5” no es un número (msg/s).".into())
         );
         assert_eq!(
             rate("1.000,5", Lang::En),
-            Err("“1.000,5” is not a number (msgs/s).".into())
+            Err("“1.000,5” is not a number (msg/s).".into())
         );
         assert_eq!(
             rate("1,0,0.5", Lang::En),
-            Err("“1,0,0.5” is not a number (msgs/s).".into())
+            Err("“1,0,0.5” is not a number (msg/s).".into())
         );
         assert_eq!(rate("1.000,5", Lang::Es), Ok(1_000.5));
         assert_eq!(rate("1,000.5", Lang::En), Ok(1_000.5));
@@ -856,16 +856,16 @@ mod tests {
     fn refusals_and_the_forecast_are_said_in_spanish() {
         // A Spanish decimal comma is a decimal (0,9 was read as 9 before).
         assert_eq!(
-            parse_range("0,9", 0.0, false, 1e6, "msgs/s", Lang::Es),
+            parse_range("0,9", 0.0, false, 1e6, "mensajes/s", Lang::Es),
             Ok(0.9)
         );
         assert_eq!(
-            parse_range("3.000", 0.0, false, 1e6, "msgs/s", Lang::Es),
+            parse_range("3.000", 0.0, false, 1e6, "mensajes/s", Lang::Es),
             Ok(3_000.0)
         );
         assert_eq!(
-            parse_range("abc", 0.0, false, 1e6, "msgs/s", Lang::Es),
-            Err("“abc” no es un número (msgs/s).".into())
+            parse_range("abc", 0.0, false, 1e6, "mensajes/s", Lang::Es),
+            Err("“abc” no es un número (mensajes/s).".into())
         );
         assert_eq!(
             parse_whole("65", 0, 64, "consumidores", Lang::Es),
@@ -882,7 +882,7 @@ mod tests {
         };
         assert_eq!(
             forecast(&s, Lang::Es),
-            "Llegadas λ = 0 msgs/s, capacidad μ = 0 msgs/s."
+            "Llegadas λ = 0 mensajes/s, capacidad μ = 0 mensajes/s."
         );
         // The forecast writes its numbers as the chart and the counters do (3.000, 2,5).
         let burst = Settings {
@@ -892,7 +892,7 @@ mod tests {
         };
         assert!(
             forecast(&burst, Lang::Es)
-                .starts_with("Llegadas λ = 3.000 msgs/s, capacidad μ = 2.000 msgs/s"),
+                .starts_with("Llegadas λ = 3.000 mensajes/s, capacidad μ = 2.000 mensajes/s"),
             "{}",
             forecast(&burst, Lang::Es)
         );
@@ -903,7 +903,7 @@ mod tests {
             ..Settings::default()
         };
         assert!(forecast(&slow, Lang::Es)
-            .starts_with("Llegadas λ = 2,5 msgs/s, capacidad μ = 0,25 msgs/s"));
+            .starts_with("Llegadas λ = 2,5 mensajes/s, capacidad μ = 0,25 mensajes/s"));
         let idle = Settings {
             lambda: 2.0,
             mu: 0.0,
@@ -925,7 +925,7 @@ mod tests {
         .expect("valid");
         assert!(burst_command(&sim, ProducerId::new(0), Lang::Es)
             .unwrap_err()
-            .starts_with("La tasa es 0 msgs/s"));
+            .starts_with("La tasa es 0 mensajes/s"));
     }
 
     #[test]
@@ -1103,7 +1103,7 @@ mod tests {
         assert_eq!(
             forecast(&s, Lang::En),
             format!(
-                "Arrivals λ = 3 msgs/s, capacity μ = 1 msgs/s (load ρ = 3.00). {}: the backlog is predicted to grow by about 2 per second.",
+                "Arrivals λ = 3 msg/s, capacity μ = 1 msg/s (load ρ = 3.00). {}: the backlog is predicted to grow by about 2 per second.",
                 Load::Grows.verdict()
             )
         );

@@ -346,7 +346,8 @@ fn ProducerRow(lab: Lab, index: usize) -> impl IntoView {
     let process = move || now().map_or(ArrivalProcess::Poisson, |p| p.process);
     let apply_rate = Callback::new(move |text: String| {
         let lang = lab.lang.get_untracked();
-        let rate = parse_range(&text, 0.0, false, limits::RATE_PER_S_MAX, "msgs/s", lang)?;
+        let unit = crate::i18n::td_string!(crate::i18n::locale(lang), panels.params.rate_unit);
+        let rate = parse_range(&text, 0.0, false, limits::RATE_PER_S_MAX, unit, lang)?;
         let process = process();
         send(lab, |sim| {
             Ok(arrivals_command(sim, producer, process, rate))
@@ -376,7 +377,7 @@ fn ProducerRow(lab: Lab, index: usize) -> impl IntoView {
     view! {
         <fieldset class="param-group" data-testid=format!("param-producer-{index}")>
             <legend>{t!(i18n, panels.params.producer)} " " <strong>{name}</strong></legend>
-            <NumberField id=id("rate") label=tr!(i18n, panels.params.rate) unit=Signal::stored("msgs/s".to_string())
+            <NumberField id=id("rate") label=tr!(i18n, panels.params.rate) unit=tr!(i18n, panels.params.rate_unit)
                 value=rate apply=apply_rate term=glossary::Term::Lambda
                 slider=slider hint=tr!(i18n, panels.params.rate_hint) />
             <SelectField id=id("pattern") label=tr!(i18n, panels.params.pattern) options=pattern_options(i18n)

@@ -300,7 +300,9 @@ fn planned(
         Extra::Factor => {
             crate::i18n::td_string!(crate::i18n::locale(lang), panels.schedule.times).to_string()
         }
-        Extra::Rate => "msgs/s".to_string(),
+        Extra::Rate => {
+            crate::i18n::td_string!(crate::i18n::locale(lang), panels.params.rate_unit).to_string()
+        }
     };
     let value = match form.kind.extra {
         Extra::None => None,

@@ -94,7 +94,7 @@ test('in Spanish a parameter takes a decimal comma, and the forecast writes Span
   await rate.fill('0,5');
   await rate.press('Tab');
   await page.waitForFunction(
-    () => /Llegadas λ = 0,5 msgs\/s, capacidad μ = 1 msgs\/s \(carga ρ = 0,50\)/
+    () => /Llegadas λ = 0,5 mensajes\/s, capacidad μ = 1 mensajes\/s \(carga ρ = 0,50\)/
       .test(document.querySelector('[data-testid=params-forecast]').textContent),
     null,
     { timeout: 5_000 },
@@ -106,7 +106,7 @@ test('in Spanish a parameter takes a decimal comma, and the forecast writes Span
   await rate.fill('-0');
   await rate.press('Tab');
   await page.waitForFunction(
-    () => /Llegadas λ = 0 msgs\/s/.test(document.querySelector('[data-testid=params-forecast]').textContent),
+    () => /Llegadas λ = 0 mensajes\/s/.test(document.querySelector('[data-testid=params-forecast]').textContent),
     null,
     { timeout: 5_000 },
   );
@@ -115,7 +115,7 @@ test('in Spanish a parameter takes a decimal comma, and the forecast writes Span
   await rate.fill('3.000');
   await rate.press('Tab');
   await page.waitForFunction(
-    () => /Llegadas λ = 3\.000 msgs\/s/.test(document.querySelector('[data-testid=params-forecast]').textContent),
+    () => /Llegadas λ = 3\.000 mensajes\/s/.test(document.querySelector('[data-testid=params-forecast]').textContent),
     null,
     { timeout: 5_000 },
   );

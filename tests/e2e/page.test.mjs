@@ -992,7 +992,7 @@ test('parameters: a higher arrival rate grows the backlog and the prediction, sc
   assert.equal(await rate.inputValue(), '0.9');
   assert.equal(await consumers.inputValue(), '1');
   assert.equal(await page.getByTestId('param-q0-service').inputValue(), '1');
-  assert.match(await lab.text('params-forecast'), /λ = 0\.9 msgs\/s, capacity μ = 1 msgs\/s \(load ρ = 0\.90\)/);
+  assert.match(await lab.text('params-forecast'), /λ = 0\.9 msg\/s, capacity μ = 1 msg\/s \(load ρ = 0\.90\)/);
 
   // Play a little, then raise the arrival rate above the service rate (λ = 5 > μ = 1).
   await lab.setSpeed(10);
@@ -1003,7 +1003,7 @@ test('parameters: a higher arrival rate grows the backlog and the prediction, sc
   const changedAt = await lab.number('time');
   const backlogAtChange = await lab.number('backlog');
   assert.equal(await predicted(), 0, 'the prediction starts from now');
-  assert.match(await lab.text('params-forecast'), /λ = 5 msgs\/s.*grow by about 4 per second/);
+  assert.match(await lab.text('params-forecast'), /λ = 5 msg\/s.*grow by about 4 per second/);
   assert.equal(await page.getByTestId('param-p0-rate-slider').inputValue(), '5');
   // Play on: the backlog rises, and the dashed prediction rises by λ − μ = 4 per second.
   await lab.click('play');
@@ -1039,18 +1039,18 @@ test('parameters: a higher arrival rate grows the backlog and the prediction, sc
   await enter(consumers, '3');
   await page.getByTestId('consumer-2').waitFor({ state: 'visible' });
   assert.doesNotMatch(await lab.text('consumer-2-state'), /crashed|stop/);
-  assert.match(await lab.text('params-forecast'), /capacity μ = 3 msgs\/s.*grow by about 2 per second/);
+  assert.match(await lab.text('params-forecast'), /capacity μ = 3 msg\/s.*grow by about 2 per second/);
   assert.equal(await lab.text('consumers-up'), '3 / 3');
 
   // A bad value: a message next to the field, and the value in force stays.
   await enter(rate, 'fast');
-  assert.equal(await lab.text('param-p0-rate-error'), '⚠ “fast” is not a number (msgs/s).');
+  assert.equal(await lab.text('param-p0-rate-error'), '⚠ “fast” is not a number (msg/s).');
   assert.equal(await rate.getAttribute('aria-invalid'), 'true');
   assert.equal(await rate.inputValue(), '5');
   await enter(consumers, '100');
   assert.equal(await lab.text('param-q0-consumers-error'), '⚠ Must be from 0 to 64 consumers.');
   assert.equal(await consumers.inputValue(), '3');
-  assert.match(await lab.text('params-forecast'), /λ = 5 msgs\/s, capacity μ = 3 msgs\/s/);
+  assert.match(await lab.text('params-forecast'), /λ = 5 msg\/s, capacity μ = 3 msg\/s/);
   // The delivery settings: a choice applies at once, a bad bound is refused.
   await page.getByTestId('param-q0-more').locator('summary').click();
   const ack = page.getByTestId('param-q0-ack');
@@ -1081,7 +1081,7 @@ test('parameters: a higher arrival rate grows the backlog and the prediction, sc
   await lab.click('step');
   for (let i = 0; i < 3; i += 1) await lab.click('back');
   assert.equal(await rate.inputValue(), '5');
-  assert.match(await lab.text('params-forecast'), /λ = 5 msgs\/s/);
+  assert.match(await lab.text('params-forecast'), /λ = 5 msg\/s/);
   await lab.click('reset');
   assert.equal(await rate.inputValue(), '0.9');
   assert.equal(await ack.inputValue(), 'after_commit');
@@ -1941,14 +1941,14 @@ test('a parameter\'s refusal goes once the field holds a valid value again, the 
   const rate = page.getByTestId('param-p0-rate');
   const inForce = await rate.inputValue();
   await enter(rate, 'abc');
-  assert.equal(await lab.text('param-p0-rate-error'), '⚠ “abc” is not a number (msgs/s).');
+  assert.equal(await lab.text('param-p0-rate-error'), '⚠ “abc” is not a number (msg/s).');
   assert.equal(await rate.inputValue(), inForce, 'the value in force stays');
   await enter(rate, inForce);
   assert.equal(await lab.text('param-p0-rate-error'), '', 'the value in force, typed back');
   assert.equal(await rate.getAttribute('aria-invalid'), 'false');
   // A power of ten is a number: out of range, not "not a number".
   await enter(rate, '1e9');
-  assert.equal(await lab.text('param-p0-rate-error'), '⚠ Must be from 0 to 1,000,000 msgs/s.');
+  assert.equal(await lab.text('param-p0-rate-error'), '⚠ Must be from 0 to 1,000,000 msg/s.');
 
   await lab.reveal('param-q0-bound');
   const bound = page.getByTestId('param-q0-bound');
