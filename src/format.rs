@@ -249,9 +249,87 @@ fn decimal_comma(text: String, lang: Lang) -> String {
     }
 }
 
+/// Units a number keeps on its line: "6 s" never breaks into "6" and "s".
+const UNITS: &[&str] = &["s", "ms", "%", "×", "msg/s", "mensajes/s"];
+
+/// `text` in runs, each `(run, whole)`: a `whole` run is a number with the unit after it
+/// ("6 s", "6,5 s", "100 %"), which the page keeps on one line; the others may break
+/// anywhere. The runs, joined, are `text`.
+pub fn unit_runs(text: &str) -> Vec<(&str, bool)> {
+    let mut runs = Vec::new();
+    let mut plain_from = 0;
+    let mut search_from = 0;
+    while let Some(found) = text[search_from..].find(' ') {
+        let space = search_from + found;
+        search_from = space + 1;
+        let number_from = text[..space]
+            .rfind(|c: char| !(c.is_ascii_digit() || c == '.' || c == ','))
+            .map_or(0, |i| {
+                i + text[i..].chars().next().map_or(1, char::len_utf8)
+            });
+        let number = &text[number_from..space];
+        // A number stands alone: "#7 s" is a message and a word.
+        let alone = text[..number_from]
+            .chars()
+            .next_back()
+            .is_none_or(|c| c.is_whitespace() || matches!(c, '(' | '−' | '-' | '~' | '≈'));
+        if number_from < plain_from || !alone || !number.starts_with(|c: char| c.is_ascii_digit()) {
+            continue;
+        }
+        let rest = &text[space + 1..];
+        let word_end = rest
+            .find(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | ':' | ')' | '.'))
+            .unwrap_or(rest.len());
+        if !UNITS.contains(&&rest[..word_end]) {
+            continue;
+        }
+        let unit_end = space + 1 + word_end;
+        if plain_from < number_from {
+            runs.push((&text[plain_from..number_from], false));
+        }
+        runs.push((&text[number_from..unit_end], true));
+        plain_from = unit_end;
+        search_from = unit_end;
+    }
+    if plain_from < text.len() {
+        runs.push((&text[plain_from..], false));
+    }
+    runs
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_number_keeps_its_unit_on_its_line() {
+        let runs = unit_runs("a los 6 s, y 6,5 s más; 100 % de 3 consumidores (2 ms).");
+        assert_eq!(
+            runs,
+            [
+                ("a los ", false),
+                ("6 s", true),
+                (", y ", false),
+                ("6,5 s", true),
+                (" más; ", false),
+                ("100 %", true),
+                (" de 3 consumidores (", false),
+                ("2 ms", true),
+                (").", false),
+            ]
+        );
+        let text = "C1 at 12.5 s (λ = 0.9 msg/s) ends at s.";
+        let joined: String = unit_runs(text).iter().map(|r| r.0).collect();
+        assert_eq!(joined, text);
+        assert_eq!(unit_runs("no numbers here"), [("no numbers here", false)]);
+        assert_eq!(
+            unit_runs("9 seconds"),
+            [("9 seconds", false)],
+            "a word, not a unit"
+        );
+        assert_eq!(unit_runs("#7 s"), [("#7 s", false)], "an id is no number");
+        assert_eq!(unit_runs(""), []);
+    }
     use Lang::{En, Es};
 
     #[test]

@@ -5,6 +5,7 @@
 //! sends those keys).
 
 use crate::i18n::{t, t_string, use_i18n};
+use crate::ui::units::units_kept;
 use brokerlab_core::lessons::{self, Answer, Focus, Prediction, Text, Unit};
 use leptos::prelude::*;
 use leptos_use::{use_event_listener, use_window};
@@ -53,7 +54,7 @@ fn LessonBody(lab: Lab) -> impl IntoView {
                 <strong>{t!(i18n, teach.lesson.look_at)}</strong> " " {move || looks(lab)}
             </p>
             <p class="lesson-question" data-testid="lesson-question">
-                <strong>{t!(i18n, teach.lesson.predict)}</strong> " " {question}
+                <strong>{t!(i18n, teach.lesson.predict)}</strong> " " {move || units_kept(&question())}
             </p>
             <PredictionForm lab />
             {move || match phase.get() {
@@ -295,9 +296,9 @@ fn Reveal(lab: Lab, reached: bool) -> impl IntoView {
     let last = move || lab.guide.with(|g| g.as_ref().is_none_or(|g| g.is_last()));
     view! {
         <div class="lesson-reveal" role="status">
-            <p class="lesson-verdict" data-testid="lesson-verdict">{verdict}</p>
+            <p class="lesson-verdict" data-testid="lesson-verdict">{move || units_kept(&verdict())}</p>
             {(!reached).then(|| view! { <p class="lesson-ended">{t!(i18n, teach.lesson.ended)}</p> })}
-            <p class="lesson-explanation" data-testid="lesson-explanation">{explanation}</p>
+            <p class="lesson-explanation" data-testid="lesson-explanation">{move || units_kept(&explanation())}</p>
             <div class="lesson-actions">
                 <StepBack lab />
                 <button type="button" class="primary" data-testid="lesson-next" hidden=last

@@ -32,3 +32,4 @@ pub mod timeline;
 pub mod topology;
 pub mod tour;
 pub mod type_scale;
+pub mod units;

@@ -80,6 +80,11 @@ test('a lesson opens from its own link; a prediction comes before the reveal', a
   assert.equal(await text(page, 'lesson-progress'), 'Paso 2 de 3');
   assert.match(await text(page, 'lesson-title'), /^Aritmética del backlog/);
   assert.match(await text(page, 'lesson-explanation'), /\d+,\d s/, 'a decimal comma');
+  // Each figure keeps its unit on its line: "19,9 s" never breaks before the "s".
+  const kept = await page.getByTestId('lesson-explanation').locator('.unit-kept').allInnerTexts();
+  assert.ok(kept.some((k) => /^\d+,\d s$/.test(k)), kept.join(' | '));
+  assert.equal(await page.getByTestId('lesson-explanation').locator('.unit-kept').first()
+    .evaluate((e) => getComputedStyle(e).whiteSpace), 'nowrap');
   assert.equal(await page.getByTestId('lesson').getAttribute('lang'), 'es');
   await page.waitForTimeout(800);
   shared = await page.evaluate(() => location.href);
