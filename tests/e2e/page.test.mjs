@@ -974,6 +974,31 @@ test('the chart redraws at its new size when the layout or the window changes', 
   assert.deepEqual(lab.consoleErrors, []);
 });
 
+test('scaled in to no consumer, the crash button says none is running, not that all are down; a bound stands beside what it counts', async () => {
+  const page = lab.page;
+  await lab.pickScenario('backpressure');
+  // backpressure's queue holds at most 100 copies, in flight ones included.
+  await lab.click('play');
+  await page.waitForFunction(
+    () => /held 100 \/ 100/.test(document.querySelector('[data-testid=queue-0-counts]').textContent),
+    null, { timeout: 30_000 });
+  await lab.click('play');
+  // (By the time the pause lands, a copy or two may have left.)
+  assert.match(await lab.text('queue-0-counts'), /^waiting \d+ · in flight \d+ · held \d+ \/ 100/);
+  await lab.pickScenario('mm1');
+  await lab.tab('parameters');
+  const consumers = page.getByTestId('param-q0-consumers');
+  await consumers.fill('0');
+  await consumers.press('Tab');
+  for (let i = 0; i < 6; i += 1) await lab.click('step');
+  assert.equal(await lab.text('crash'), 'No consumer is running');
+  assert.equal(await lab.number('crashes'), 0);
+  await page.getByTestId('lang-es').click();
+  assert.equal(await lab.text('crash'), 'Ningún consumidor está en marcha');
+  await page.getByTestId('lang-en').click();
+  await lab.pickScenario('burst');
+});
+
 test('parameters: a higher arrival rate grows the backlog and the prediction, scaling changes the consumers, a bad value is refused, step back shows the old value', async () => {
   const page = lab.page;
   await lab.pickScenario('mm1');
