@@ -105,9 +105,54 @@ const JITTER: [&str; 3] = ["none", "full", "equal"];
 const FLAVOUR: [&str; 3] = ["generic", "rabbitmq", "sqs"];
 const QUEUE_TYPE: [&str; 2] = ["classic", "quorum"];
 
+/// The value at `path` (`consumers.0.ack`) as the form shows it: written in the file
+/// (`doc`), or, when the file leaves it out but writes the object holding it, the default
+/// the scenario took (from `typed`, every field written). `None`: the object is left out.
+fn current_value(doc: &Value, typed: &Value, path: &str) -> Option<String> {
+    let pointer = format!("/{}", path.replace('.', "/"));
+    if let Some(value) = doc.pointer(&pointer) {
+        return Some(value_text(value));
+    }
+    let parent = &pointer[..pointer.rfind('/')?];
+    doc.pointer(parent)?;
+    typed.pointer(&pointer).map(value_text)
+}
+
+/// The settings the form offers, each at the value the scenario took, defaults included
+/// (the scenario's JSON leaves defaults out).
+fn every_field(scenario: &Scenario) -> Value {
+    use serde_json::json;
+    let consumers: Vec<Value> = scenario
+        .consumers
+        .iter()
+        .map(|c| {
+            json!({ "ack": c.ack, "idempotency": c.idempotency, "replicas": c.replicas,
+                "concurrency": c.concurrency, "prefetch": c.prefetch,
+                "retry": { "max_attempts": c.retry.max_attempts, "jitter": c.retry.jitter } })
+        })
+        .collect();
+    let queues: Vec<Value> = scenario
+        .queues
+        .iter()
+        .map(|q| json!({ "flavour": q.flavour, "queue_type": q.queue_type }))
+        .collect();
+    let logs: Vec<Value> = scenario
+        .logs
+        .iter()
+        .map(|l| json!({ "partitions": l.partitions }))
+        .collect();
+    let groups: Vec<Value> = scenario
+        .groups
+        .iter()
+        .map(|g| json!({ "members": g.members, "idempotency": g.idempotency }))
+        .collect();
+    json!({ "consumers": consumers, "queues": queues, "logs": logs, "groups": groups })
+}
+
 /// The common settings of `scenario`, component by component.
 pub fn offered_settings(scenario: &Scenario, lang: Lang) -> Vec<Setting> {
     let doc = serde_json::to_value(scenario).unwrap_or(Value::Null);
+    let typed = every_field(scenario);
     let l = locale(lang);
     let mut out = Vec::new();
     let ack_labels = [
@@ -134,13 +179,13 @@ pub fn offered_settings(scenario: &Scenario, lang: Lang) -> Vec<Setting> {
         td_string!(l, panels.compare.choice_quorum),
     ];
     let mut add = |path: String, name: &str, what: &str, choices: &[&str], labels: &[&str]| {
-        // A setting the scenario leaves out (a default it does not write) is not offered:
-        // its path names nothing to change. The free field can still add it.
-        let Some(current) = doc
-            .pointer(&format!("/{}", path.replace('.', "/")))
-            .map(value_text)
-        else {
-            return;
+        // A setting the file leaves out (a default it does not write) is offered at its
+        // default when the object holding it is written: the variant adds a missing last
+        // field. Inside an object left out (a consumer's `retry`), it is not: the path
+        // would name nothing. The free field can still set the whole object.
+        let current = match current_value(&doc, &typed, &path) {
+            Some(current) => current,
+            None => return,
         };
         out.push(Setting {
             label: format!("{name}: {what}"),
@@ -585,6 +630,17 @@ mod tests {
         assert_eq!(ack.current, "after_commit");
         assert_eq!(ack.choices, ["on_delivery", "after_commit"]);
         assert!(ack.label.ends_with(": ack mode"), "{}", ack.label);
+        // Settings the file leaves at their defaults are offered at them: idempotency is
+        // what this scenario teaches, and the form used to leave it out.
+        let current = |path: &str| {
+            offered
+                .iter()
+                .find(|o| o.path == path)
+                .map(|o| o.current.clone())
+        };
+        assert_eq!(current("consumers.0.idempotency").as_deref(), Some("none"));
+        assert_eq!(current("queues.0.flavour").as_deref(), Some("generic"));
+        assert_eq!(current("queues.0.queue_type").as_deref(), Some("classic"));
         let es = offered_settings(&s, Lang::Es);
         assert!(
             es[0].label.ends_with(": modo de confirmación (ack)"),
