@@ -1,6 +1,6 @@
 //! The narration in English: one plain sentence per fact.
 
-use super::{counted, due, has_outbox, is_rabbitmq, mints_ids, Due, Family};
+use super::{counted, due, has_outbox, is_rabbitmq, mints_ids, whole, Due, Family};
 use crate::lang::Lang;
 use crate::scenario::{
     AckMode, ArrivalProcess, CrashPoint, Flavour, Idempotency, Ordering, Overflow, Poison,
@@ -231,8 +231,9 @@ fn consumer_setting_text(sim: &Simulation, setting: Setting) -> String {
             format!("The consumers of {} are scaled to {count}", queue(sim, q))
         }
         Setting::Prefetch { queue: q, prefetch } => format!(
-            "The consumers of {} now hold at most {prefetch} unfinished deliveries each (prefetch)",
-            queue(sim, q)
+            "The consumers of {} now hold at most {} unfinished deliveries each (prefetch)",
+            queue(sim, q),
+            whole(Lang::En, prefetch)
         ),
         Setting::AckMode { queue: q, ack } => format!(
             "The consumers of {} switch to acking {} as soon as they hold nothing",
@@ -259,7 +260,7 @@ fn consumer_setting_text(sim: &Simulation, setting: Setting) -> String {
         } => format!(
             "The consumers of {} now try each message at most {}, backing off from {}",
             queue(sim, q),
-            counted(max_attempts, "time", "times"),
+            counted(Lang::En, max_attempts, "time", "times"),
             secs(backoff_base_us)
         ),
         _ => unreachable!("setting_text sends only consumer settings here, not {setting:?}"),
@@ -288,8 +289,9 @@ fn queue_setting_text(sim: &Simulation, setting: Setting) -> String {
             overflow,
         } => match max_length {
             Some(n) => format!(
-                "{} now holds at most {n} messages; when full it will {}",
+                "{} now holds at most {} messages; when full it will {}",
                 queue(sim, q),
+                whole(Lang::En, n),
                 overflow_text(overflow)
             ),
             None => format!("{} is now unbounded", queue(sim, q)),
@@ -454,7 +456,7 @@ fn dead_letters(sim: &Simulation, fact: &Fact) -> String {
     match *fact {
         DeadLettered { msg, queue: q, reason: DeadLetterReason::RetriesExhausted, attempts, .. } => format!(
             "#{msg} failed every allowed attempt ({}) and moved to {}'s dead-letter queue, with its history.",
-            counted(attempts, "delivery", "deliveries"),
+            counted(Lang::En, attempts, "delivery", "deliveries"),
             queue(sim, q)
         ),
         DeadLettered { msg, queue: q, reason: DeadLetterReason::Poison(kind), .. } => format!(
@@ -464,7 +466,7 @@ fn dead_letters(sim: &Simulation, fact: &Fact) -> String {
         ),
         DeadLettered { msg, queue: q, reason: DeadLetterReason::DeliveryLimitReached, attempts, .. } => format!(
             "#{msg} reached its delivery limit after {} without an ack and moved to {}'s dead-letter queue instead of being delivered again.",
-            counted(attempts, "delivery", "deliveries"),
+            counted(Lang::En, attempts, "delivery", "deliveries"),
             queue(sim, q)
         ),
         DeadLettered { msg, queue: q, reason: DeadLetterReason::GapTimeout, .. } => format!(
@@ -735,7 +737,7 @@ fn operations(sim: &Simulation, fact: &Fact) -> String {
             "Redrive of the dead-letter queue of {} ({}): {} to move back at {} per second{}.",
             queue(sim, q),
             by(trigger),
-            counted(count, "message", "messages"),
+            counted(Lang::En, count, "message", "messages"),
             super::milli(milli_per_s, Lang::En),
             if broker_down { ", once the broker is back (it is down)" } else { "" }
         ),
@@ -1062,7 +1064,7 @@ fn record_failures(sim: &Simulation, fact: &Fact) -> String {
             let why = match reason {
                 DeadLetterReason::Poison(kind) => format!("it can never succeed ({})", poison_text(kind)),
                 // A group only gives up on failed attempts; queue-only reasons never reach here.
-                _ => format!("it failed {}", counted(attempts, "attempt", "attempts")),
+                _ => format!("it failed {}", counted(Lang::En, attempts, "attempt", "attempts")),
             };
             let to = log.map_or(format!("{}'s dead-letter topic", sim.group_name(group)), |l| sim.log_name(l));
             format!("Group {} gave up on #{msg}: {why}. It went to {to} and partition {partition} moves on.", sim.group_name(group))
@@ -1246,7 +1248,7 @@ fn members(sim: &Simulation, fact: &Fact) -> String {
                 0 => "Each member seeks the partitions it holds: their committed offsets move with its next commit, and a crash before it resumes them at the last commit.".to_string(),
                 n => format!(
                     "Each member up seeks the partitions it holds (their committed offsets move with its next commit); {} no member up holds {} reset at once.",
-                    counted(n, "partition", "partitions"),
+                    counted(Lang::En, n, "partition", "partitions"),
                     if n == 1 { "has its committed offset" } else { "have their committed offsets" }
                 ),
             }
@@ -1321,9 +1323,10 @@ fn dependencies(sim: &Simulation, fact: &Fact) -> String {
     use Fact::*;
     match *fact {
         DependencyCalled { msg, consumer: c, dependency: d, request, ahead, .. } => format!(
-            "{} called {} for #{msg} (request {request}); {ahead} requests were waiting ahead of it.",
+            "{} called {} for #{msg} (request {request}); {} requests were waiting ahead of it.",
             consumer(sim, c),
-            dependency(sim, d)
+            dependency(sim, d),
+            whole(Lang::En, ahead)
         ),
         DependencyAnswered { msg, consumer: c, dependency: d, took_us, .. } => format!(
             "{} answered {} about #{msg} after {}, in time: the handler goes on.",

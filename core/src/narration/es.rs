@@ -3,7 +3,7 @@
 //! consumidor, reentrega, cola de mensajes muertos (DLQ), bandeja de salida (outbox)).
 //! Instants are written "a los 1,5 s", with a decimal comma and no trailing zeros.
 
-use super::{counted, decimals, due, has_outbox, is_rabbitmq, mints_ids, Due, Family};
+use super::{counted, decimals, due, has_outbox, is_rabbitmq, mints_ids, whole, Due, Family};
 use crate::lang::Lang;
 use crate::scenario::{
     AckMode, ArrivalProcess, CrashPoint, Flavour, Idempotency, Ordering, Overflow, Poison,
@@ -254,8 +254,9 @@ fn consumer_setting_text(sim: &Simulation, setting: Setting) -> String {
             format!("Los consumidores de {} pasan a ser {count}", queue(sim, q))
         }
         Setting::Prefetch { queue: q, prefetch } => format!(
-            "Los consumidores de {} ahora tienen como máximo {prefetch} entregas sin terminar cada uno (prefetch)",
-            queue(sim, q)
+            "Los consumidores de {} ahora tienen como máximo {} entregas sin terminar cada uno (prefetch)",
+            queue(sim, q),
+            whole(Lang::Es, prefetch)
         ),
         Setting::AckMode { queue: q, ack } => format!(
             "En cuanto no tengan nada entre manos, los consumidores de {} pasarán a hacer ack {}",
@@ -282,7 +283,7 @@ fn consumer_setting_text(sim: &Simulation, setting: Setting) -> String {
         } => format!(
             "Los consumidores de {} ahora intentan cada mensaje como máximo {}, con una espera exponencial (backoff) que parte de {}",
             queue(sim, q),
-            counted(max_attempts, "vez", "veces"),
+            counted(Lang::Es, max_attempts, "vez", "veces"),
             secs(backoff_base_us)
         ),
         _ => unreachable!("setting_text sends only consumer settings here, not {setting:?}"),
@@ -311,8 +312,9 @@ fn queue_setting_text(sim: &Simulation, setting: Setting) -> String {
             overflow,
         } => match max_length {
             Some(n) => format!(
-                "{} ahora admite como máximo {n} mensajes; cuando se llene, {}",
+                "{} ahora admite como máximo {} mensajes; cuando se llene, {}",
                 queue(sim, q),
+                whole(Lang::Es, n),
                 overflow_text(overflow)
             ),
             None => format!("{} ya no tiene límite de tamaño", queue(sim, q)),
@@ -498,7 +500,7 @@ fn dead_letters(sim: &Simulation, fact: &Fact) -> String {
     match *fact {
         DeadLettered { msg, queue: q, reason: DeadLetterReason::RetriesExhausted, attempts, .. } => format!(
             "#{msg} falló en todos los intentos permitidos ({}) y pasó a la cola de mensajes muertos (DLQ) de {}, con su historial.",
-            counted(attempts, "entrega", "entregas"),
+            counted(Lang::Es, attempts, "entrega", "entregas"),
             queue(sim, q)
         ),
         DeadLettered { msg, queue: q, reason: DeadLetterReason::Poison(kind), .. } => format!(
@@ -508,7 +510,7 @@ fn dead_letters(sim: &Simulation, fact: &Fact) -> String {
         ),
         DeadLettered { msg, queue: q, reason: DeadLetterReason::DeliveryLimitReached, attempts, .. } => format!(
             "#{msg} alcanzó su límite de entregas tras {} sin ack y pasó a la cola de mensajes muertos (DLQ) de {} en vez de entregarse otra vez.",
-            counted(attempts, "entrega", "entregas"),
+            counted(Lang::Es, attempts, "entrega", "entregas"),
             queue(sim, q)
         ),
         DeadLettered { msg, queue: q, reason: DeadLetterReason::GapTimeout, .. } => format!(
@@ -785,7 +787,7 @@ fn operations(sim: &Simulation, fact: &Fact) -> String {
             "Reenvío de la cola de mensajes muertos de {} ({}): {} por devolver, {} por segundo{}.",
             queue(sim, q),
             by(trigger),
-            counted(count, "mensaje", "mensajes"),
+            counted(Lang::Es, count, "mensaje", "mensajes"),
             super::milli(milli_per_s, Lang::Es),
             if broker_down { ", en cuanto vuelva el broker (está caído)" } else { "" }
         ),
@@ -1126,7 +1128,7 @@ fn record_failures(sim: &Simulation, fact: &Fact) -> String {
             let why = match reason {
                 DeadLetterReason::Poison(kind) => format!("nunca podrá procesarse con éxito ({})", poison_text(kind)),
                 // A group only gives up on failed attempts; queue-only reasons never reach here.
-                _ => format!("falló en {}", counted(attempts, "intento", "intentos")),
+                _ => format!("falló en {}", counted(Lang::Es, attempts, "intento", "intentos")),
             };
             let to = log.map_or(format!("al topic de mensajes muertos (DLQ) de {}", sim.group_name(group)), |l| format!("a {}", sim.log_name(l)));
             format!("El grupo {} se rindió con #{msg}: {why}. Fue {to} y la partición {partition} sigue adelante.", sim.group_name(group))
@@ -1289,7 +1291,7 @@ fn members(sim: &Simulation, fact: &Fact) -> String {
                 0 => "Cada miembro hace seek en las particiones que tiene: sus offsets confirmados se mueven con su próximo commit, y una caída antes las reanuda en el último commit.".to_string(),
                 n => format!(
                     "Cada miembro activo hace seek en las particiones que tiene (sus offsets confirmados se mueven con su próximo commit); {} que ningún miembro activo tiene {} al momento.",
-                    counted(n, "partición", "particiones"),
+                    counted(Lang::Es, n, "partición", "particiones"),
                     if n == 1 { "reinicia su offset confirmado" } else { "reinician sus offsets confirmados" }
                 ),
             }
@@ -1366,9 +1368,10 @@ fn dependencies(sim: &Simulation, fact: &Fact) -> String {
     use Fact::*;
     match *fact {
         DependencyCalled { msg, consumer: c, dependency: d, request, ahead, .. } => format!(
-            "{} llamó a {} por #{msg} (petición {request}); había {ahead} peticiones esperando delante.",
+            "{} llamó a {} por #{msg} (petición {request}); había {} peticiones esperando delante.",
             consumer(sim, c),
-            dependency(sim, d)
+            dependency(sim, d),
+            whole(Lang::Es, ahead)
         ),
         DependencyAnswered { msg, consumer: c, dependency: d, took_us, .. } => format!(
             "{} respondió a {} sobre #{msg} tras {}, a tiempo: el handler sigue adelante.",

@@ -209,13 +209,19 @@ fn secs(t: Micros, lang: Lang) -> String {
     format!("{text} s")
 }
 
-/// `n` things, the noun in the singular for one: "1 delivery", "4 deliveries" ("1 intento",
-/// "3 intentos").
-fn counted(n: impl Into<u64>, one: &str, many: &str) -> String {
+/// `n` things, the noun in the singular for one: "1 delivery", "4 deliveries", "4,977
+/// requests" ("1 intento", "3 intentos", "4.977 peticiones").
+fn counted(lang: Lang, n: impl Into<u64>, one: &str, many: &str) -> String {
     match n.into() {
         1 => format!("1 {one}"),
-        n => format!("{n} {many}"),
+        n => format!("{} {many}", whole(lang, n)),
     }
+}
+
+/// A count grouped as the page writes it: "4,977" ("4.977"). Ids, offsets and partitions
+/// are names, not amounts, and stay as they are.
+fn whole(lang: Lang, n: impl Into<u64>) -> String {
+    crate::lang::grouped(&n.into().to_string(), lang.thousands())
 }
 
 /// `from` up to `to` (excluded) of something numbered, named `one` when it is a single
@@ -313,9 +319,23 @@ mod tests {
 
     #[test]
     fn one_of_something_is_named_in_the_singular() {
-        assert_eq!(counted(1_u32, "delivery", "deliveries"), "1 delivery");
-        assert_eq!(counted(4_u32, "delivery", "deliveries"), "4 deliveries");
-        assert_eq!(counted(0_u64, "vez", "veces"), "0 veces");
+        assert_eq!(
+            counted(Lang::En, 1_u32, "delivery", "deliveries"),
+            "1 delivery"
+        );
+        assert_eq!(
+            counted(Lang::En, 4_u32, "delivery", "deliveries"),
+            "4 deliveries"
+        );
+        assert_eq!(counted(Lang::Es, 0_u64, "vez", "veces"), "0 veces");
+        assert_eq!(
+            counted(Lang::En, 4977_u64, "request", "requests"),
+            "4,977 requests"
+        );
+        assert_eq!(
+            counted(Lang::Es, 4977_u64, "petición", "peticiones"),
+            "4.977 peticiones"
+        );
     }
 
     #[test]
