@@ -361,6 +361,38 @@ mod tests {
         Guide::open(name).expect("a lesson")
     }
 
+    /// "Look at:" names a metric by its counter's label, in both languages: a Spanish
+    /// step said "backlog" and "antigüedad del mensaje más antiguo" beside counters
+    /// labelled "Acumulado" and "Espera máxima".
+    #[test]
+    fn a_metric_to_look_at_is_named_as_its_counter_is_labelled() {
+        use crate::i18n::{locale, td_string};
+        for lang in [Lang::En, Lang::Es] {
+            let l = locale(lang);
+            let labels = [
+                (Metric::Backlog, td_string!(l, stage.counters.backlog)),
+                (Metric::OldestAge, td_string!(l, stage.counters.oldest_age)),
+                (Metric::InFlight, td_string!(l, stage.counters.in_flight)),
+                (
+                    Metric::Duplicates,
+                    td_string!(l, stage.counters.duplicate_effects),
+                ),
+                (Metric::Lost, td_string!(l, stage.counters.lost)),
+                (
+                    Metric::DeadLettered,
+                    td_string!(l, stage.counters.dead_lettered),
+                ),
+                (Metric::Refused, td_string!(l, stage.counters.refused)),
+            ];
+            for (metric, label) in labels {
+                let said = Focus::Metric(metric).label(lang);
+                assert_eq!(said.to_lowercase(), label.to_lowercase(), "{metric:?}");
+            }
+            let lag = Focus::Metric(Metric::Lag).label(lang).to_lowercase();
+            assert!(lag.contains(&labels[0].1.to_lowercase()), "{lag}");
+        }
+    }
+
     /// The run of `g`'s lesson, at its start.
     fn sim_of(g: &Guide) -> Simulation {
         Simulation::new(examples::load(g.lesson.scenario).expect("built in")).expect("runs")

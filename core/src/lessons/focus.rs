@@ -30,22 +30,19 @@ pub enum Focus {
 }
 
 impl Metric {
-    /// The metric's name, as the page labels it.
+    /// The metric's name, as the page's counter for it is labelled, so that "Look at:"
+    /// names what the learner finds outlined.
     pub fn name(self) -> Text {
         match self {
-            Metric::Backlog => Text::new("backlog", "backlog"),
-            Metric::OldestAge => {
-                Text::new("oldest message's age", "antigüedad del mensaje más antiguo")
-            }
-            Metric::InFlight => Text::new("messages in flight", "mensajes en vuelo"),
-            Metric::DeadLettered => Text::new(
-                "dead-lettered messages",
-                "mensajes en la cola de mensajes muertos",
-            ),
+            Metric::Backlog => Text::new("backlog", "acumulado"),
+            Metric::OldestAge => Text::new("oldest age", "espera máxima"),
+            Metric::InFlight => Text::new("in flight", "en vuelo"),
+            Metric::DeadLettered => Text::new("dead-lettered", "enviados a la DLQ"),
             Metric::Duplicates => Text::new("duplicate effects", "efectos duplicados"),
             Metric::Lost => Text::new("lost", "perdidos"),
             Metric::Refused => Text::new("refused", "rechazados"),
-            Metric::Lag => Text::new("lag", "lag"),
+            // A group's lag is counted in the backlog, whose counter is outlined.
+            Metric::Lag => Text::new("lag (in the backlog)", "lag (en el acumulado)"),
         }
     }
 }
