@@ -154,6 +154,8 @@ pub fn parse_number(text: &str, lang: Lang) -> Option<f64> {
     let plain: String = text
         .chars()
         .filter(|c| !c.is_whitespace() && *c != '_')
+        // A typographic minus (as text copied from the page or a document has) is a minus.
+        .map(|c| if c == '−' { '-' } else { c })
         .collect();
     let Some((mantissa, exponent)) = plain.split_once(['e', 'E']) else {
         return parse_plain(&plain, lang);
@@ -386,6 +388,8 @@ mod tests {
         assert_eq!(parse_number("1,500.25", En), Some(1_500.25));
         assert_eq!(parse_number(" 60 000 ", En), Some(60_000.0));
         assert_eq!(parse_number("-1,5", Es), Some(-1.5));
+        assert_eq!(parse_number("−5", Es), Some(-5.0), "a typographic minus");
+        assert_eq!(parse_number("1e−3", En), Some(0.001));
         assert_eq!(parse_number("sixty", En), None);
         assert_eq!(parse_number("inf", En), None);
         assert_eq!(parse_number("", Es), None);

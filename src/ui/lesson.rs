@@ -5,6 +5,7 @@
 //! sends those keys).
 
 use crate::i18n::{t, t_string, use_i18n};
+use crate::ui::focus::refocus_if_lost;
 use crate::ui::units::units_kept;
 use brokerlab_core::lessons::{self, Answer, Focus, Prediction, Text, Unit};
 use leptos::prelude::*;
@@ -39,8 +40,28 @@ fn LessonBody(lab: Lab) -> impl IntoView {
     };
     let question = move || read(&|g| g.step().question.get(lang.get()).to_string());
     let phase = Memo::new(move |_| lab.guide.with(|g| g.as_ref().map(|g| g.phase)));
+    // "Play and see" and "Next step" go away as they are pressed: the keyboard's focus
+    // moves on to what comes next in the card instead of falling to the page's body.
+    let card = NodeRef::<leptos::html::Section>::new();
+    // Not when the card opens: a link's lesson leaves the page's shortcuts to the keys.
+    Effect::new(move |before: Option<Option<Phase>>| {
+        let phase = phase.get();
+        let Some(card) = card.get_untracked().filter(|_| before.is_some()) else {
+            return phase;
+        };
+        let next = match phase {
+            Some(Phase::Revealed { .. }) => {
+                "[data-testid=lesson-next], [data-testid=lesson-previous]"
+            }
+            Some(Phase::Predict) => ".lesson-choices input, [data-testid=lesson-number]",
+            // Playing: the card itself, where the status says so.
+            _ => "[data-none]",
+        };
+        refocus_if_lost(&card, next);
+        phase
+    });
     view! {
-        <section class="lesson" data-testid="lesson" lang=move || lang.get().code()
+        <section class="lesson" data-testid="lesson" lang=move || lang.get().code() node_ref=card tabindex="-1"
             aria-label=move || t_string!(i18n, teach.lesson.label)>
             <FocusOutline lab />
             <Conceal lab />
@@ -48,6 +69,7 @@ fn LessonBody(lab: Lab) -> impl IntoView {
                 <strong class="lesson-title" data-testid="lesson-title">{title}</strong>
                 <span class="lesson-progress" data-testid="lesson-progress">{progress}</span>
                 <button type="button" class="small" data-testid="lesson-close"
+                    aria-label=move || t_string!(i18n, teach.lesson.close)
                     on:click=move |_| lab.close_lesson() title=move || t_string!(i18n, teach.lesson.close)>"×"</button>
             </header>
             <p class="lesson-look" data-testid="lesson-look">
@@ -102,7 +124,7 @@ fn FocusOutline(lab: Lab) -> impl IntoView {
             return String::new();
         }
         format!(
-            ":is({}) {{ outline: 4px solid var(--focus); outline-offset: 2px; }}",
+            ":is({}) {{ outline: 4px dashed var(--look); outline-offset: 2px; }}",
             selectors.join(", ")
         )
     };

@@ -34,7 +34,7 @@ test('a lesson opens from its own link; a prediction comes before the reveal', a
   const focus = await page.getByTestId('lesson-focus').textContent();
   assert.match(focus, /\[data-node="producer-0"\]/);
   const outline = await page.locator('[data-node="producer-0"]').evaluate((n) => getComputedStyle(n).outlineStyle);
-  assert.equal(outline, 'solid');
+  assert.equal(outline, 'dashed', 'dashed: not the keyboard focus ring, which is solid');
 
   // No playing before predicting.
   assert.equal(await page.getByTestId('lesson-play').isDisabled(), true);
@@ -500,4 +500,24 @@ test('presenting at 1280×720, the ρ verdict is shown whole', async () => {
   assert.ok(h.y + h.height <= plot.y + 1, 'above the plot, not over it');
   assert.deepEqual(errors, []);
   await close();
+});
+
+test('keyboard only: the focus follows the lesson from the play button to the next step and its answer', async () => {
+  const { page, errors } = await openAt(lessonUrl('ack-after-commit'));
+  await page.getByTestId('lesson').waitFor({ state: 'visible' });
+  const focused = () => page.evaluate(() => {
+    const a = document.activeElement;
+    return a?.dataset?.testid ?? a?.tagName;
+  });
+  // Answer with the keyboard, then press Enter on "Play and see".
+  await page.getByTestId('lesson-choice-0').focus();
+  await page.keyboard.press('Space');
+  await page.getByTestId('lesson-play').focus();
+  await page.keyboard.press('Enter');
+  await revealed(page);
+  assert.equal(await focused(), 'lesson-next', 'the focus waits on "Next step", not on the body');
+  await page.keyboard.press('Enter');
+  await page.getByTestId('lesson-play').waitFor({ state: 'visible' });
+  assert.match(await focused(), /^lesson-(choice-0|number)$/, 'then on the next answer');
+  assert.deepEqual(errors, []);
 });
