@@ -7,7 +7,7 @@
 use crate::i18n::{t, t_string, use_i18n};
 use crate::ui::focus::refocus_if_lost;
 use crate::ui::units::units_kept;
-use brokerlab_core::lessons::{self, Answer, Focus, Prediction, Text, Unit};
+use brokerlab_core::lessons::{self, Answer, Focus, Prediction, Unit};
 use leptos::prelude::*;
 use leptos_use::{use_event_listener, use_window};
 
@@ -181,9 +181,7 @@ fn PredictionForm(lab: Lab) -> impl IntoView {
             )
         });
         match prediction {
-            Some(Prediction::Choices { options, .. }) => {
-                choices_field(lab, options, locked).into_any()
-            }
+            Some(p @ Prediction::Choices { .. }) => choices_field(lab, &p, locked).into_any(),
             Some(Prediction::Number { unit, .. }) => {
                 number_field(lab, unit, kept, locked).into_any()
             }
@@ -192,12 +190,16 @@ fn PredictionForm(lab: Lab) -> impl IntoView {
     }
 }
 
-/// One radio button per option.
+/// One radio button per option, in the order the question shows them; each keeps its
+/// own index (its test hook, the answer a link carries).
 fn choices_field(
     lab: Lab,
-    options: Vec<Text>,
+    prediction: &Prediction,
     locked: impl Fn() -> bool + Copy + Send + Sync + 'static,
 ) -> impl IntoView {
+    let Prediction::Choices { options, .. } = prediction else {
+        return ().into_any();
+    };
     let chosen = move || {
         lab.guide
             .with(|g| match g.as_ref().and_then(|g| g.answered()) {
@@ -205,9 +207,10 @@ fn choices_field(
                 _ => None,
             })
     };
-    let items = options
+    let items = prediction
+        .shown_order()
         .into_iter()
-        .enumerate()
+        .map(|i| (i, options[i]))
         .map(|(i, text)| {
             view! {
                 <label class="lesson-choice">
@@ -219,7 +222,7 @@ fn choices_field(
             }
         })
         .collect_view();
-    view! { <div class="lesson-choices" role="radiogroup">{items}</div> }
+    view! { <div class="lesson-choices" role="radiogroup">{items}</div> }.into_any()
 }
 
 /// A number typed the way the lesson's language writes numbers, with its unit.

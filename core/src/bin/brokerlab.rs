@@ -463,8 +463,9 @@ fn play_lesson(name: &str, lang: Lang) -> Result<(), String> {
         out += &format!("{}: {}\n", label(lang, "Look at", "Mira"), focus.join(", "));
         out += &format!("{}\n", step.question.get(lang));
         if let Prediction::Choices { options, .. } = &step.prediction {
-            for (i, option) in options.iter().enumerate() {
-                out += &format!("  {}) {}\n", i + 1, option.get(lang));
+            // In the order the page shows them.
+            for (place, i) in step.prediction.shown_order().into_iter().enumerate() {
+                out += &format!("  {}) {}\n", place + 1, options[i].get(lang));
             }
         }
         let played = run.play_step().expect("a current step plays");

@@ -79,6 +79,27 @@ impl Prediction {
         }
     }
 
+    /// The order a choice question's options are shown in, as indices into `options`
+    /// (the order they were written in, which answers and links keep). The options turn
+    /// round so that the right one sits at a place of its own for each question, taken
+    /// from the right option's words: where it was written (always second) a learner would
+    /// learn the place instead of the answer. Empty for a number question.
+    pub fn shown_order(&self) -> Vec<usize> {
+        let Prediction::Choices { options, correct } = self else {
+            return Vec::new();
+        };
+        let n = options.len();
+        if n == 0 {
+            return Vec::new();
+        }
+        let mut words = crate::hash::StableHasher::default();
+        let right = options.get(*correct).map_or("", |o| o.get(Lang::En));
+        std::hash::Hasher::write(&mut words, right.as_bytes());
+        let place = (std::hash::Hasher::finish(&words) % n as u64) as usize;
+        let turn = (correct + n - place) % n;
+        (0..n).map(|k| (k + turn) % n).collect()
+    }
+
     /// The right answer in words: the correct option, or the number with its unit.
     pub fn correct_answer(&self, lang: Lang) -> String {
         match self {
@@ -94,6 +115,35 @@ impl Prediction {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every lesson's choice questions show their options in an order whose right one
+    /// is not always at the same place, and each order holds every option once.
+    #[test]
+    fn the_right_option_is_not_always_at_the_same_place() {
+        let mut places = [0usize; 3];
+        for lesson in crate::lessons::all() {
+            for step in &lesson.steps {
+                let order = step.prediction.shown_order();
+                if let Prediction::Choices { options, correct } = &step.prediction {
+                    let mut sorted = order.clone();
+                    sorted.sort_unstable();
+                    assert_eq!(sorted, (0..options.len()).collect::<Vec<_>>());
+                    let place = order.iter().position(|i| i == correct).expect("shown");
+                    places[place] += 1;
+                } else {
+                    assert!(order.is_empty());
+                }
+            }
+        }
+        let total: usize = places.iter().sum();
+        assert!(total >= 15, "{places:?}");
+        for (place, n) in places.iter().enumerate() {
+            assert!(
+                *n * 5 >= total,
+                "place {place} holds the answer {n} times of {total}"
+            );
+        }
+    }
 
     #[test]
     fn a_number_is_right_within_its_tolerance_only() {
