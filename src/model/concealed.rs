@@ -81,7 +81,11 @@ fn figure_elements(sim: &Simulation, figure: Figure) -> Vec<String> {
         Redriven => vec![testid("redriven"), every_dlq()],
         Refused => vec![testid("refused")],
         EffectsRefused | StaleIgnored | EmailsSent => vec![every_table()],
-        NeverPublished => vec![every_producer_state()],
+        NeverPublished => vec![
+            every_producer_state(),
+            testid("never-published"),
+            testid("lost"),
+        ],
         FailedJobs => vec!["[data-testid^=\"producer-\"][data-testid$=\"-jobs\"]".into()],
         Balance { table: t, .. } => balance_table(sim, t),
         IdleMembers(g) => group_index(sim, g).map(members).unwrap_or_default(),

@@ -92,6 +92,7 @@ impl Watch {
             let broke = match *fact {
                 Fact::MessageLost { .. } => Some(Property::NoMessageLost),
                 Fact::RecordsSkipped { .. } => Some(Property::NoMessageLost),
+                Fact::EventNeverPublished { .. } => Some(Property::NoMessageLost),
                 Fact::EffectCommitted { applied, .. } if applied > 1 => Some(Property::EffectOnce),
                 _ => None,
             };
@@ -227,6 +228,8 @@ pub enum Detail {
         /// Messages gone before any copy was stored (the core's `lost_before_stored`).
         unstored: u64,
         skipped: u64,
+        /// Events committed and never published (a dual write's crash).
+        never: u64,
     },
     Duplicates {
         effects: u64,
@@ -250,10 +253,26 @@ impl Detail {
                 lost,
                 unstored,
                 skipped,
+                never,
             } => {
-                // The total first, as the Lost tile counts it: the parts after.
-                let total = lost + unstored + skipped;
-                td_string!(l, panels.invariants.lost, total, lost, unstored, skipped).to_string()
+                // The total first, as the Lost tile counts it: the parts after, and the
+                // events never published only where a dual write can lose them.
+                let total = lost + unstored + skipped + never;
+                if never == 0 {
+                    td_string!(l, panels.invariants.lost, total, lost, unstored, skipped)
+                        .to_string()
+                } else {
+                    let text = td_string!(
+                        l,
+                        panels.invariants.lost_never,
+                        total,
+                        lost,
+                        unstored,
+                        skipped,
+                        never
+                    );
+                    text.to_string()
+                }
             }
             Detail::Duplicates { effects: 1 } => {
                 td_string!(l, panels.invariants.duplicates_one).to_string()
@@ -321,11 +340,15 @@ pub fn statuses(sim: &Simulation, watch: &Watch) -> Vec<Status> {
             let breach = watch.first(property).cloned();
             let (holds, facts) = match property {
                 Property::NoMessageLost => (
-                    c.lost == 0 && c.lost_before_stored == 0 && c.records_skipped == 0,
+                    c.lost == 0
+                        && c.lost_before_stored == 0
+                        && c.records_skipped == 0
+                        && c.never_published == 0,
                     Detail::Lost {
                         lost: c.lost,
                         unstored: c.lost_before_stored,
                         skipped: c.records_skipped,
+                        never: c.never_published,
                     },
                 ),
                 Property::EffectOnce => (
@@ -614,6 +637,34 @@ mod tests {
         assert_eq!(said(1, Lang::Es), "1 efecto duplicado");
         assert_eq!(said(2, Lang::En), "2 duplicate effects");
         assert_eq!(said(2, Lang::Es), "2 efectos duplicados");
+    }
+
+    /// A dual write's crash between the commit and the publish loses the event before
+    /// any broker sees it: the invariant breaks and says so (the outbox lesson's "never
+    /// published" read "Lost 0" beside a holding invariant; the tile: player.rs).
+    #[test]
+    fn an_event_committed_and_never_published_breaks_no_message_lost() {
+        let mut sim =
+            Simulation::new(examples::load("outbox-vs-dual-write").expect("built in")).expect("ok");
+        let mut watch = Watch::default();
+        while let Some(step) = sim.step() {
+            let (index, at, facts) = (step.index, step.time_us, step.facts.to_vec());
+            watch.observe(&sim, index, at, &facts);
+        }
+        let never = sim.counters().never_published;
+        assert!(never > 0, "the dual write lost an event");
+        let s = statuses(&sim, &watch);
+        let lost = &s[Property::NoMessageLost.index()];
+        assert!(!lost.holds);
+        assert!(lost.msg.is_some(), "names the event's message");
+        let detail = lost.detail(Lang::En);
+        assert!(
+            detail.starts_with(&format!(
+                "lost: {never} (0 after the broker stored them, 0 before, 0 records skipped; \
+                 committed and never published: {never})"
+            )),
+            "{detail}"
+        );
     }
 
     #[test]

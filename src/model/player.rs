@@ -676,6 +676,7 @@ impl Player {
             records_processed: c.records_processed,
             offsets_committed: c.offsets_committed,
             records_skipped: c.records_skipped,
+            never_published: c.never_published,
             queue_consumers: sim.consumer_count() > 0,
             log_groups: sim.group_ids().next().is_some(),
             finished: self.is_finished(),
@@ -1104,6 +1105,22 @@ mod tests {
         assert_eq!(p.crash_next(), Ok(None));
         assert_eq!(p.readout().crashes, 20);
         assert_eq!(p.readout().consumers_up, 0);
+    }
+
+    /// An event a dual write committed and never published is lost for good: the Lost
+    /// tile counts it, and so does a tile of its own under More.
+    #[test]
+    fn an_event_never_published_counts_as_lost() {
+        let mut p =
+            Player::new(examples::load("outbox-vs-dual-write").expect("built in")).expect("valid");
+        p.seek_to(u64::MAX).expect("seek");
+        let r = p.readout();
+        assert!(r.never_published > 0);
+        assert_eq!(r.never_published, p.sim().counters().never_published);
+        assert_eq!(
+            r.lost_for_good(),
+            r.lost + r.lost_before_stored + r.records_skipped + r.never_published
+        );
     }
 
     /// Scaled in to no consumer, nothing crashed: the crash button has nothing to crash

@@ -52,6 +52,9 @@ pub struct Readout {
     /// Log records a group will never process: its offset was committed before the work
     /// and the member crashed, or retention deleted the record unread.
     pub records_skipped: u64,
+    /// Events a service committed and never published (a dual write's crash between
+    /// the database and the broker): lost before any broker saw them.
+    pub never_published: u64,
     /// The run has consumers of queues (Delivered, Acked and Redelivered apply).
     pub queue_consumers: bool,
     /// The run has consumer groups reading logs (Records processed applies).
@@ -68,10 +71,10 @@ pub struct Readout {
 
 impl Readout {
     /// What the Lost tile counts, as the "no message lost" invariant does: copies lost,
-    /// messages lost before the broker stored them, and log records a group will never
-    /// process.
+    /// messages lost before the broker stored them, log records a group will never
+    /// process, and events committed but never published.
     pub fn lost_for_good(&self) -> u64 {
-        self.lost + self.lost_before_stored + self.records_skipped
+        self.lost + self.lost_before_stored + self.records_skipped + self.never_published
     }
 }
 

@@ -215,6 +215,13 @@ const MORE: &[More] = &[
         true,
     ),
     (
+        words!(never_published),
+        "never-published",
+        words!(never_published_hint),
+        |r| r.never_published,
+        true,
+    ),
+    (
         words!(refused),
         "refused",
         words!(refused_hint),
