@@ -526,3 +526,30 @@ test('keyboard only: the focus follows the lesson from the play button to the ne
   assert.match(await focused(), /^lesson-(choice-\d|number)$/, 'then on the next answer');
   assert.deepEqual(errors, []);
 });
+
+test('presenting at 1280×720 in Spanish: once revealed, "Next step" and most of a long explanation are in view', async () => {
+  // In a quarter of the card's width, visibility-timeout's second explanation stood
+  // 509 px tall in a card of 241 and "Siguiente paso" sat below its edge.
+  const { page, errors, close } = await openPage(lessonUrl('visibility-timeout'),
+    { viewport: { width: 1280, height: 720 }, locale: 'es-ES' });
+  await page.getByTestId('lesson').waitFor({ state: 'visible' });
+  await page.keyboard.press('p');
+  await page.getByTestId('present-exit').waitFor({ state: 'visible' });
+  for (let step = 1; step <= 2; step += 1) {
+    if (await page.getByTestId('lesson-number').count()) await page.getByTestId('lesson-number').fill('1');
+    else await page.getByTestId('lesson-choice-0').check();
+    await page.getByTestId('lesson-play').click();
+    await revealed(page);
+    if (step === 1) await page.getByTestId('lesson-next').click();
+  }
+  const m = await page.evaluate(() => {
+    const card = document.querySelector('[data-testid=lesson]');
+    const box = card.getBoundingClientRect();
+    const next = document.querySelector('[data-testid=lesson-next]').getBoundingClientRect();
+    return { top: box.top, bottom: box.bottom, nextTop: next.top, nextBottom: next.bottom, hidden: card.scrollHeight - card.clientHeight };
+  });
+  assert.ok(m.nextTop >= m.top && m.nextBottom <= m.bottom, JSON.stringify(m));
+  assert.ok(m.hidden < 60, `at most a couple of lines scroll inside the card: ${JSON.stringify(m)}`);
+  assert.deepEqual(errors, []);
+  await close();
+});
