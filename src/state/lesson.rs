@@ -154,6 +154,15 @@ impl Lab {
 
     fn reveal_lesson_step(&self) {
         let at_end = self.lesson_checkpoint() == Some(Checkpoint::End);
+        // "The end" of a run with an end time is that time, as `brokerlab lesson` says
+        // ("Paused at 120.0 s"): a run that drains first stopped wherever the frame
+        // caught it after its last step (119.0 s one time, 119.3 s another).
+        let end_s = self.with_player(|p| p.sim().scenario().end_s);
+        if let Some(end_s) = end_s.filter(|_| at_end) {
+            if self.readout.with_untracked(|r| r.time_s) < end_s {
+                self.seek(end_s);
+            }
+        }
         let reached = self.with_player(|p| p.at_checkpoint() || (at_end && p.is_finished()));
         self.update_player(|p| p.set_stop_at(None));
         self.guide.update(|g| {
@@ -214,6 +223,34 @@ mod tests {
         assert_eq!(revealed(lab), Some(true), "a step on keeps it");
         lab.seek(0.5);
         assert_eq!(revealed(lab), Some(false), "back to its question");
+    }
+
+    /// A step whose checkpoint is the end of a run with an end time is revealed at that
+    /// time, as `brokerlab lesson` says, wherever the frame caught the drained run.
+    #[test]
+    fn the_end_of_a_run_with_an_end_time_is_that_time() {
+        let (_owner, lab) = test_lab("mm1");
+        lab.open_lesson("poll-interval");
+        while lab.lesson_checkpoint() != Some(Checkpoint::End) {
+            lab.answer_lesson(Answer::Number(0.0));
+            lab.answer_lesson(Answer::Choice(0));
+            lab.play_lesson_step();
+            let checkpoint = lab.lesson_checkpoint().expect("a step");
+            lab.update_player(|p| p.run_to(checkpoint));
+            lab.reveal_lesson_step();
+            lab.next_lesson_step();
+        }
+        let end_s = lab
+            .with_player(|p| p.sim().scenario().end_s)
+            .expect("an end");
+        lab.answer_lesson(Answer::Number(0.0));
+        lab.play_lesson_step();
+        lab.update_player(|p| p.run_to(Checkpoint::End));
+        // Drained: a frame stopped it a little before its end time.
+        lab.seek(end_s - 1.0);
+        lab.reveal_lesson_step();
+        assert_eq!(lab.readout.get_untracked().time_s, end_s);
+        assert_eq!(revealed(lab), Some(true));
     }
 
     #[test]

@@ -138,6 +138,9 @@ test('on a phone the tour is a sheet along an edge, inside the screen', async ()
     await page.getByTestId('tour-next').click();
   }
   await tour.waitFor({ state: 'hidden' });
+  // The timeline is dragged with a thumb too (it was 32 px tall).
+  const timeline = await page.locator('.timeline input[type=range]').first().boundingBox();
+  assert.ok(timeline.height >= 44, `timeline ${timeline.height} px tall`);
 });
 
 test('the scenario picker groups readable titles by topic, and choosing one loads it', async () => {
