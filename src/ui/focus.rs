@@ -15,9 +15,9 @@ pub fn focus_id(id: &str) {
 }
 
 /// When the focus was lost (the button that had it went away, and the browser put it on
-/// the page's body) or waits on `root` itself, puts it on the first element under `root` that matches `selector`
-/// and can take it (not disabled, not hidden), else on `root` itself (which then needs a
-/// `tabindex`). A focus anywhere else is left alone.
+/// the page's body) or waits on `root` itself, puts it on the first element under `root`
+/// that matches `selector` and can take it (not disabled, not hidden), else on `root`
+/// itself (which then needs a `tabindex`). A focus anywhere else is left alone.
 pub fn refocus_if_lost(root: &web_sys::Element, selector: &str) {
     // The root itself holds the focus only while waiting for something to put it on.
     let lost = document().active_element().is_none_or(|a| {
