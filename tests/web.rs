@@ -898,7 +898,7 @@ async fn parameters_apply_on_change_explain_bad_values_and_follow_step_back() {
     assert!(page.has("consumer-1"), "a second consumer card");
     assert!(
         page.text("params-forecast")
-            .contains("capacity μ = 2 msgs/s"),
+            .contains("capacity μ = 2 msg/s"),
         "{}",
         page.text("params-forecast")
     );
@@ -917,7 +917,7 @@ async fn parameters_apply_on_change_explain_bad_values_and_follow_step_back() {
     assert_eq!(page.text("step-index"), "1");
     assert!(
         page.text("params-forecast")
-            .contains("capacity μ = 1 msgs/s"),
+            .contains("capacity μ = 1 msg/s"),
         "{}",
         page.text("params-forecast")
     );
