@@ -1707,3 +1707,64 @@ fn only_a_broker_that_keeps_the_producers_sequence_drops_its_retry() {
         assert_eq!(c.duplicate_effects, duplicated, "{flavour:?}");
     }
 }
+
+#[test]
+fn rabbitmq_a_slow_consumer_with_a_deep_prefetch_hoards_what_quick_ones_could_take() {
+    // RabbitMQ hands messages to a queue's consumers in turn, to each while it has room
+    // under its prefetch (basic.qos), whatever its speed: a slow consumer with a deep
+    // prefetch gets its share, which waits unacked in its buffer while quicker consumers
+    // run out of work. A prefetch of 1 is the tutorials' fair dispatch.
+    let at = |prefetch: u32| {
+        let mut s = common::example("prefetch-fairness");
+        s.commands.clear();
+        s.consumers[0].prefetch = prefetch;
+        let mut sim = Simulation::new(s).unwrap();
+        let (greedy, fair) = (QueueId::new(0), QueueId::new(1));
+        let mut seen = Vec::new();
+        for t_s in [10, 13] {
+            while sim.now_us() < t_s * 1_000_000 && sim.step().is_some() {
+                invariants::check(&sim).unwrap_or_else(|e| panic!("step {}: {e}", sim.steps()));
+            }
+            let slow = sim.consumer(ConsumerId::new(0)).unwrap();
+            let quick: Vec<u32> = [1, 2]
+                .map(|c| {
+                    let v = sim.consumer(ConsumerId::new(c)).unwrap();
+                    v.busy + v.buffered
+                })
+                .to_vec();
+            let (g, f) = (sim.queue(greedy).unwrap(), sim.queue(fair).unwrap());
+            seen.push((
+                slow.busy + slow.buffered,
+                quick,
+                g.waiting,
+                g.in_flight,
+                f.waiting + f.in_flight,
+            ));
+        }
+        sim.run();
+        (seen, sim.now_us() as f64 / 1e6)
+    };
+
+    let (greedy, end_s) = at(100);
+    let (slow, quick, waiting, in_flight, fair) = &greedy[0];
+    assert_eq!(*waiting, 0, "at 10 s the queue looks empty");
+    let held = u64::from(*slow + quick.iter().sum::<u32>());
+    assert!(*slow >= 50 && held == *in_flight, "{greedy:?}");
+    assert!(quick.iter().all(|&q| q <= 1), "{greedy:?}");
+    assert!(*fair <= 3, "'fair' keeps up: {greedy:?}");
+    assert_eq!(greedy[1].4, 0, "'fair' is done at 13 s");
+    assert!(
+        greedy[1].0 >= 50,
+        "greedy-slow still holds its hoard: {greedy:?}"
+    );
+    assert!(end_s > 120.0, "the hoard takes 2 s an order: {end_s}");
+
+    let (fair_dispatch, end_s) = at(1);
+    assert!(fair_dispatch[0].0 <= 1, "{fair_dispatch:?}");
+    assert_eq!(
+        (fair_dispatch[1].2, fair_dispatch[1].3),
+        (0, 0),
+        "with prefetch 1 'greedy' is done at 13 s too"
+    );
+    assert!(end_s < 13.0, "{end_s}");
+}

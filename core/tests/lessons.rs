@@ -8,7 +8,7 @@ use std::process::Command;
 use brokerlab_core::lessons::{
     self, Answer, Checkpoint, Figure, Lang, Lesson, LessonRun, Prediction, FIGURE_SLOT,
 };
-use brokerlab_core::{examples, secs_to_us, Budget, Fact, Micros, Simulation};
+use brokerlab_core::{examples, secs_to_us, Budget, ConsumerId, Fact, Micros, Simulation};
 
 /// What one step showed at its checkpoint: the figure's value and the explanation in
 /// each language, as the page and the runner print them.
@@ -663,6 +663,40 @@ fn exactly_once_inside_the_log_and_an_email_that_repeats() {
     assert_eq!(shown[2].value, 6.0, "audit also read the aborted record");
     assert_eq!(shown[3].value, 6.0, "one email twice");
     prints(&shown[3], "Emails: 6;", "Correos: 6;");
+}
+
+#[test]
+fn prefetch_hoarded_by_the_slow_consumer_returns_at_its_crash_and_is_hoarded_again() {
+    let shown = play("prefetch-fairness");
+    assert!(
+        shown[0].value >= 50.0,
+        "greedy-slow's buffer: {}",
+        shown[0].value
+    );
+    assert_eq!(shown[1].value, 0.0, "'fair' is done at 12.5 s");
+    // What greedy-slow held at 40 s went back in line and every copy of it was
+    // delivered again by 42 s: some to the quick consumers, the rest to it, restarted.
+    let mut sim = lessons::find("prefetch-fairness").unwrap().simulation();
+    sim.run_until(39_999_999);
+    let held = sim
+        .consumer(ConsumerId::new(0))
+        .map(|c| c.busy + c.buffered);
+    assert_eq!(
+        Some(shown[2].value as u32),
+        held,
+        "each order it held came back once"
+    );
+    sim.run_until(42_000_000);
+    let back = sim
+        .consumer(ConsumerId::new(0))
+        .map_or(0, |c| c.busy + c.buffered);
+    assert!((20..=35).contains(&back), "it hoarded most again: {back}");
+    assert!(
+        within(shown[3].value, 97.0, 0.1),
+        "done at {}",
+        shown[3].value
+    );
+    prints(&shown[3], "At 97 s", "A los 97 s");
 }
 
 // ----- the runner ----------------------------------------------------------------------

@@ -1,4 +1,4 @@
-//! Load and capacity: queue vs topic, the backlog arithmetic, backpressure.
+//! Load and capacity: queue vs topic, the backlog arithmetic, backpressure, prefetch.
 
 use super::{about, choose, step, t};
 use crate::lessons::{Checkpoint, Figure, Focus, Lesson, LessonStep, Metric, Unit};
@@ -235,6 +235,120 @@ fn refused_jobs_are_visible() -> LessonStep {
         t(
             "Failed jobs: {figure}. The status tells pending, running, completed or failed, so no client waits for work that will never happen, and the failures are counted where operators can see them.",
             "Jobs fallidos: {figure}. El estado distingue pendiente, en ejecución, completado o fallido, así que ningún cliente espera un trabajo que nunca ocurrirá, y los fallos quedan contados donde los operadores pueden verlos.",
+        ),
+    )
+}
+
+pub fn prefetch_fairness() -> Lesson {
+    Lesson {
+        name: "prefetch-fairness",
+        title: t(
+            "Prefetch and fairness: a slow consumer that hoards",
+            "Prefetch y reparto justo: un consumidor lento que acapara",
+        ),
+        scenario: "prefetch-fairness",
+        steps: vec![
+            hoarded_in_the_buffer(),
+            one_slot_shares_fairly(),
+            a_hoarders_crash_returns_its_buffer(),
+            the_hoard_finishes_last(),
+        ],
+    }
+}
+
+fn hoarded_in_the_buffer() -> LessonStep {
+    step(
+        &[Focus::Node("greedy"), Focus::Node("greedy-slow"), Focus::Metric(Metric::InFlight)],
+        t(
+            "For 10 s, 20 orders arrive per second, and each queue gets a copy of every one. On 'greedy', greedy-slow takes 2 s per order and may hold 100 unacked; the two quick consumers take 0.1 s and hold one each. At 10 s, where are most of the orders 'greedy' has not finished?",
+            "Durante 10 s llegan 20 pedidos por segundo, y cada cola recibe una copia de cada uno. En 'greedy', greedy-slow tarda 2 s por pedido y puede tener 100 sin ack; los dos consumidores rápidos tardan 0,1 s y tienen uno cada uno. A los 10 s, ¿dónde están la mayoría de los pedidos que 'greedy' no ha terminado?",
+        ),
+        choose(
+            1,
+            [
+                t(
+                    "Waiting in the queue for a free consumer",
+                    "Esperando en la cola a un consumidor libre",
+                ),
+                t(
+                    "Delivered to greedy-slow, waiting in its buffer",
+                    "Entregados a greedy-slow, esperando en su buffer",
+                ),
+                t(
+                    "Spread evenly over the three consumers",
+                    "Repartidos por igual entre los tres consumidores",
+                ),
+            ],
+        ),
+        Checkpoint::At { s: 10.0 },
+        Figure::InFlightIn("greedy"),
+        t(
+            "In flight on 'greedy': {figure}, and none waiting. The broker hands each order, in turn, to a consumer with a free prefetch slot, and greedy-slow had 100 of them. At 2 s per order they sit unacked in its buffer while the quick consumers could have done them in a fraction of a second. The queue's depth reads 0: the wait is hidden inside a consumer.",
+            "En vuelo en 'greedy': {figure}, y ninguno esperando. El broker entrega cada pedido, por turno, a un consumidor con un hueco libre de prefetch, y greedy-slow tenía 100. A 2 s por pedido se quedan sin ack en su buffer, cuando los consumidores rápidos los habrían hecho en una fracción de segundo. La profundidad de la cola marca 0: la espera queda escondida dentro de un consumidor.",
+        ),
+    )
+}
+
+fn one_slot_shares_fairly() -> LessonStep {
+    step(
+        &[Focus::Node("fair"), Focus::Node("fair-slow"), Focus::Metric(Metric::InFlight)],
+        t(
+            "On 'fair' the same three consumers get the same orders, but fair-slow may hold only one unacked order. At 12.5 s, how many orders of 'fair' are still in flight?",
+            "En 'fair' los mismos tres consumidores reciben los mismos pedidos, pero fair-slow solo puede tener un pedido sin ack. A los 12,5 s, ¿cuántos pedidos de 'fair' siguen en vuelo?",
+        ),
+        about(0.0, 0.0, Unit::Messages),
+        Checkpoint::At { s: 12.5 },
+        Figure::InFlightIn("fair"),
+        t(
+            "{figure}: 'fair' is done. With one slot, fair-slow is offered an order only once it has acked the last, so the quick consumers take nearly all of them and the last order was done within 2 s of arriving. 'greedy', with the same consumers and the same orders, still has dozens in greedy-slow's buffer. This is fair dispatch: a prefetch of 1, or a small one, when consumers differ in speed.",
+            "{figure}: 'fair' terminó. Con un solo hueco, a fair-slow solo se le ofrece un pedido cuando hizo ack del anterior, así que los consumidores rápidos se llevan casi todos y el último pedido quedó hecho a menos de 2 s de llegar. 'greedy', con los mismos consumidores y los mismos pedidos, aún tiene decenas en el buffer de greedy-slow. Eso es el reparto justo (fair dispatch): un prefetch de 1, o pequeño, cuando los consumidores tienen velocidades distintas.",
+        ),
+    )
+}
+
+fn a_hoarders_crash_returns_its_buffer() -> LessonStep {
+    step(
+        &[Focus::Node("greedy-slow"), Focus::Node("greedy")],
+        t(
+            "At 40 s greedy-slow crashes, and it restarts a second later. What happens to the orders it holds?",
+            "A los 40 s greedy-slow cae, y se reinicia un segundo después. ¿Qué pasa con los pedidos que retiene?",
+        ),
+        choose(
+            1,
+            [
+                t("They are lost with its memory", "Se pierden con su memoria"),
+                t(
+                    "They go back in line at once; the quick consumers take some, and greedy-slow takes the rest again when it is back",
+                    "Vuelven a la fila de inmediato; los rápidos se llevan algunos, y greedy-slow se lleva otra vez el resto al volver",
+                ),
+                t(
+                    "They wait in its buffer until it restarts",
+                    "Esperan en su buffer hasta que se reinicie",
+                ),
+            ],
+        ),
+        Checkpoint::At { s: 42.0 },
+        Figure::Redeliveries,
+        t(
+            "Redeliveries: {figure}. Its channel closed, so the broker put every unacked order back in line at once, marked redelivered, although most had never been started. The quick consumers cleared about 20 in the second it was down; then greedy-slow came back with 100 free slots and hoarded the rest again. A deep prefetch turns a crash into a large batch of redeliveries, and a slow consumer that restarts takes its hoard back.",
+            "Reentregas: {figure}. Su canal se cerró, así que el broker devolvió a la fila de una vez cada pedido sin ack, marcado como reentregado, aunque la mayoría nunca se había empezado. Los rápidos despacharon unos 20 en el segundo que estuvo caído; después greedy-slow volvió con 100 huecos libres y acaparó otra vez el resto. Un prefetch grande convierte una caída en un lote grande de reentregas, y un consumidor lento que se reinicia vuelve a acaparar.",
+        ),
+    )
+}
+
+fn the_hoard_finishes_last() -> LessonStep {
+    step(
+        &[Focus::Node("greedy"), Focus::Metric(Metric::InFlight)],
+        t(
+            "At 42 s greedy-slow holds about 28 orders and takes 2 s for each. When is the last order on 'greedy' done?",
+            "A los 42 s greedy-slow retiene unos 28 pedidos y tarda 2 s en cada uno. ¿Cuándo queda hecho el último pedido de 'greedy'?",
+        ),
+        about(97.0, 10.0, Unit::Seconds),
+        Checkpoint::End,
+        Figure::SecondsSince(0.0),
+        t(
+            "At {figure}, more than a minute and a half after the last order arrived; 'fair' was done at about 12 s with the same consumers. A deep prefetch saves round trips when consumers are alike; next to quicker ones, a slow consumer with a deep prefetch makes orders wait behind it while others could take them. Watch each consumer's unacked count, not only the queue's depth.",
+            "A los {figure}, más de un minuto y medio después de que llegara el último pedido; 'fair' terminó hacia los 12 s con los mismos consumidores. Un prefetch grande ahorra viajes de ida y vuelta cuando los consumidores son parecidos; junto a otros más rápidos, un consumidor lento con un prefetch grande hace esperar pedidos detrás de él mientras otros podrían llevárselos. Vigila los mensajes sin ack de cada consumidor, no solo la profundidad de la cola.",
         ),
     )
 }

@@ -30,6 +30,7 @@ pub fn all() -> Vec<Lesson> {
         load::backpressure(),
         publishing::exactly_once(),
         groups::poll_interval(),
+        load::prefetch_fairness(),
     ]
 }
 
