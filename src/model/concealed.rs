@@ -11,7 +11,7 @@
 use brokerlab_core::lessons::{Figure, Focus, LessonStep, Table};
 use brokerlab_core::Simulation;
 
-use super::lesson::metric_testid;
+use super::lesson::{metric_counter, metric_testid, METRICS};
 
 /// The selectors of every element that shows `step`'s answer in `sim`, without repeats.
 pub fn concealed(sim: &Simulation, step: &LessonStep) -> Vec<String> {
@@ -21,9 +21,22 @@ pub fn concealed(sim: &Simulation, step: &LessonStep) -> Vec<String> {
         _ => None,
     });
     selectors.extend(metrics);
+    // The lesson card repeats a focused metric's reading beside "Look at:" (its
+    // `data-look`): hidden with the counter it repeats.
+    let readings: Vec<String> = selectors.iter().filter_map(|s| reading_of(s)).collect();
+    selectors.extend(readings);
     let mut seen = std::collections::BTreeSet::new();
     selectors.retain(|s| seen.insert(s.clone()));
     selectors
+}
+
+/// The lesson card's reading of the counter `selector` picks, if it is a metric's.
+fn reading_of(selector: &str) -> Option<String> {
+    METRICS
+        .iter()
+        .map(|&m| metric_counter(m))
+        .find(|&id| selector == testid(id))
+        .map(|id| format!("[data-look=\"{id}\"]"))
 }
 
 /// The style rule that hides `selectors`' values, each keeping its place, behind a "?"
@@ -206,7 +219,14 @@ mod tests {
     fn the_oldest_age_is_hidden_while_its_step_asks_for_it() {
         // The counter read 19.9 s, outlined as the focus, beside the question asking it.
         let hidden = concealed_at("backlog-arithmetic", 1);
-        assert_eq!(hidden, vec!["[data-testid=\"oldest-age\"]".to_string()]);
+        assert_eq!(
+            hidden,
+            vec![
+                "[data-testid=\"oldest-age\"]".to_string(),
+                "[data-look=\"oldest-age\"]".to_string(),
+            ],
+            "the counter, and its reading in the lesson card"
+        );
     }
 
     #[test]
@@ -222,8 +242,9 @@ mod tests {
             vec![
                 "[data-testid=\"backlog\"]".to_string(),
                 format!("[data-testid=\"queue-{shipping}-counts\"]"),
+                "[data-look=\"backlog\"]".to_string(),
             ],
-            "the figure's and the focused metric's counter, once"
+            "the figure's and the focused metric's counter, once, and the card's reading"
         );
     }
 

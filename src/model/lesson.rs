@@ -8,8 +8,9 @@ use brokerlab_core::lessons::{
 };
 use brokerlab_core::Simulation;
 
-use crate::format::parse_number;
+use crate::format::{compact_count, count, parse_number, seconds};
 use crate::i18n::{locale, td_string};
+use crate::model::readout::Readout;
 
 /// Where the learner is within a step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -251,15 +252,53 @@ pub fn focus_target(sim: &Simulation, focus: &Focus) -> Option<String> {
     }
 }
 
-/// The `data-testid` of the counter that shows `metric`, if one does.
+/// The `data-testid` of the counter that shows `metric`, if one is always there to
+/// outline (the dead-lettered and refused tiles show only once they count something).
 pub fn metric_testid(metric: Metric) -> Option<&'static str> {
     match metric {
-        Metric::Backlog | Metric::Lag => Some("backlog"),
-        Metric::OldestAge => Some("oldest-age"),
-        Metric::InFlight => Some("in-flight"),
-        Metric::Duplicates => Some("duplicate-effects"),
-        Metric::Lost => Some("lost"),
         Metric::DeadLettered | Metric::Refused => None,
+        always => Some(metric_counter(always)),
+    }
+}
+
+/// Every metric a step may point at.
+pub const METRICS: [Metric; 8] = [
+    Metric::Backlog,
+    Metric::OldestAge,
+    Metric::InFlight,
+    Metric::DeadLettered,
+    Metric::Duplicates,
+    Metric::Lost,
+    Metric::Refused,
+    Metric::Lag,
+];
+
+/// The `data-testid` of the counter tile that counts `metric`.
+pub fn metric_counter(metric: Metric) -> &'static str {
+    match metric {
+        Metric::Backlog | Metric::Lag => "backlog",
+        Metric::OldestAge => "oldest-age",
+        Metric::InFlight => "in-flight",
+        Metric::Duplicates => "duplicate-effects",
+        Metric::Lost => "lost",
+        Metric::DeadLettered => "dead-lettered",
+        Metric::Refused => "refused",
+    }
+}
+
+/// What `metric`'s counter reads in `readout`, written as its tile writes it. The lesson
+/// card repeats it beside "Look at:", where it stays in view when the counters are not:
+/// presenting hides the side panel, and another of its tabs may be open.
+pub fn metric_reading(readout: &Readout, metric: Metric, lang: Lang) -> String {
+    let n = |v: u64| compact_count(v, lang).unwrap_or_else(|| count(v, lang));
+    match metric {
+        Metric::Backlog | Metric::Lag => n(readout.backlog),
+        Metric::OldestAge => seconds(readout.oldest_age_s, lang),
+        Metric::InFlight => n(readout.in_flight),
+        Metric::Duplicates => n(readout.duplicate_effects),
+        Metric::Lost => n(readout.lost_for_good()),
+        Metric::DeadLettered => n(readout.dead_lettered),
+        Metric::Refused => n(readout.refused),
     }
 }
 
@@ -359,6 +398,38 @@ mod tests {
 
     fn guide(name: &str) -> Guide {
         Guide::open(name).expect("a lesson")
+    }
+
+    /// The lesson card's reading of a metric is its counter tile's: the same count
+    /// (the Lost tile's total, the backlog for a group's lag), written the same way.
+    #[test]
+    fn a_focused_metric_reads_as_its_counter_tile() {
+        let r = Readout {
+            backlog: 1_234,
+            in_flight: 64,
+            oldest_age_s: 19.94,
+            lost: 1,
+            never_published: 2,
+            refused: 7,
+            ..Readout::default()
+        };
+        let read = |m, lang| metric_reading(&r, m, lang);
+        assert_eq!(read(Metric::InFlight, Lang::En), "64");
+        assert_eq!(read(Metric::Backlog, Lang::Es), "1.234");
+        assert_eq!(read(Metric::Lag, Lang::En), "1,234");
+        assert_eq!(read(Metric::OldestAge, Lang::Es), "19,9 s");
+        assert_eq!(
+            read(Metric::Lost, Lang::En),
+            "3",
+            "lost for good, as the tile"
+        );
+        assert_eq!(read(Metric::Refused, Lang::En), "7");
+        assert_eq!(read(Metric::Duplicates, Lang::En), "0");
+        for m in METRICS {
+            if let Some(outlined) = metric_testid(m) {
+                assert_eq!(outlined, metric_counter(m), "{m:?}");
+            }
+        }
     }
 
     /// "Look at:" names a metric by its counter's label, in both languages: a Spanish

@@ -12,7 +12,9 @@ use leptos::prelude::*;
 use leptos_use::{use_event_listener, use_window};
 
 use crate::model::concealed::{conceal_rule, concealed};
-use crate::model::lesson::{focus_target, read_answer, unit_label, NumberProblem, Phase};
+use crate::model::lesson::{
+    focus_target, metric_counter, metric_reading, read_answer, unit_label, NumberProblem, Phase,
+};
 use crate::state::Lab;
 
 /// The lesson on show, above the stage.
@@ -73,7 +75,7 @@ fn LessonBody(lab: Lab) -> impl IntoView {
                     on:click=move |_| lab.close_lesson() title=move || t_string!(i18n, teach.lesson.close)>"×"</button>
             </header>
             <p class="lesson-look" data-testid="lesson-look">
-                <strong>{t!(i18n, teach.lesson.look_at)}</strong> " " {move || looks(lab)}
+                <strong>{t!(i18n, teach.lesson.look_at)}</strong> " " {looks(lab)}
             </p>
             <p class="lesson-question" data-testid="lesson-question">
                 <strong>{t!(i18n, teach.lesson.predict)}</strong> " " {move || units_kept(&question())}
@@ -90,17 +92,30 @@ fn LessonBody(lab: Lab) -> impl IntoView {
     }
 }
 
-/// What the step asks to look at, in words.
-fn looks(lab: Lab) -> String {
-    let lang = lab.lang.get();
-    lab.guide.with(|g| {
-        g.as_ref()
-            .map(|g| {
-                let words: Vec<String> = g.step().focus.iter().map(|f| f.label(lang)).collect();
-                words.join(", ")
-            })
+/// What the step asks to look at: components by name, metrics by their counter's label
+/// with its reading beside it (projected, the counters panel is hidden). Drawn again for
+/// another step or language; a reading follows the run on its own.
+fn looks(lab: Lab) -> impl IntoView {
+    let focus = Memo::new(move |_| {
+        lab.guide
+            .with(|g| g.as_ref().map(|g| g.step().focus.clone()))
             .unwrap_or_default()
-    })
+    });
+    move || {
+        let lang = lab.lang.get();
+        let items = focus.get().into_iter().enumerate().map(move |(i, f)| {
+            let reading = match f {
+                Focus::Metric(m) => Some(view! {
+                    " " <b class="look-reading" data-look=metric_counter(m)>
+                        {move || lab.readout.with(|r| metric_reading(r, m, lab.lang.get()))}
+                    </b>
+                }),
+                _ => None,
+            };
+            view! { {(i > 0).then_some(", ")} {f.label(lang)} {reading} }
+        });
+        items.collect_view()
+    }
 }
 
 /// Outlines on the stage what the step names: a style rule over the cards' own keys (so
