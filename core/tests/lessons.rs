@@ -689,14 +689,19 @@ fn prefetch_hoarded_by_the_slow_consumer_returns_at_its_crash_and_is_hoarded_aga
     sim.run_until(42_000_000);
     let back = sim
         .consumer(ConsumerId::new(0))
-        .map_or(0, |c| c.busy + c.buffered);
-    assert!((20..=35).contains(&back), "it hoarded most again: {back}");
-    assert!(
-        within(shown[3].value, 97.0, 0.1),
-        "done at {}",
-        shown[3].value
+        .map(|c| (c.busy, c.buffered));
+    assert_eq!(back, Some((1, 27)), "it hoarded most again, as step 4 says");
+    assert_eq!(
+        shown[3].value, 19.0,
+        "one order every 2 s from 42 s to 60 s"
     );
-    prints(&shown[3], "At 97 s", "A los 97 s");
+    prints(&shown[3], "19 messages: ", "19 mensajes: ");
+    sim.run();
+    assert_eq!(
+        sim.now_us(),
+        97_000_000,
+        "the last is done at 97 s, as step 4 says"
+    );
 }
 
 // ----- the runner ----------------------------------------------------------------------

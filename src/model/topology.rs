@@ -12,7 +12,7 @@ use crate::model::dependencies::{dependency_cards, DependencyCard};
 use brokerlab_core::step::DeadLetterReason;
 use brokerlab_core::Flavour;
 use brokerlab_core::{
-    us_to_secs, AckMode, ConsumerId, CrashPoint, ExchangeKind, Handoff, MsgId, Poison,
+    us_to_secs, AckMode, ConsumerId, CrashPoint, ExchangeKind, Fate, Handoff, MsgId, Poison,
     ProducerCrashPoint, Simulation,
 };
 
@@ -383,15 +383,20 @@ fn log_cards(sim: &Simulation) -> Vec<LogCard> {
 /// them have no lease any more: the broker took them back, because the lease ran out, or
 /// because the broker went down and put its deliveries back in line on restart (the card
 /// says "took it back", not "expired": after a broker crash the lease had time left).
-/// Only consumers acking after commit hold leases.
+/// Only consumers acking after commit hold leases. A RabbitMQ delivery has none (only a
+/// consumer timeout, no countdown to a redelivery): while it is still out it counts as
+/// neither (a prefetch of 100 read "63 held deliveries no longer leased").
 fn leases(sim: &Simulation, c: ConsumerId, ack: AckMode) -> (Option<u64>, u32) {
     let (mut earliest, mut expired) = (None::<u64>, 0);
     if ack == AckMode::AfterCommit {
         for (copy, attempt) in sim.held_deliveries(c) {
-            let current = sim.copy(copy).is_some_and(|x| x.attempts == attempt);
-            match sim.lease_until_us(copy).filter(|_| current) {
-                Some(until) => earliest = Some(earliest.map_or(until, |e| e.min(until))),
-                None => expired += 1,
+            let still_out = sim
+                .copy(copy)
+                .is_some_and(|x| x.attempts == attempt && x.fate == Fate::InFlight);
+            if !still_out {
+                expired += 1;
+            } else if let Some(until) = sim.lease_until_us(copy) {
+                earliest = Some(earliest.map_or(until, |e| e.min(until)));
             }
         }
     }
@@ -1320,6 +1325,29 @@ mod tests {
         assert!(saw_row);
         let direct = Simulation::new(examples::load("mm1").expect("built in")).expect("valid");
         assert!(Topology::of(&direct).producers[0].relay.is_none());
+    }
+
+    /// RabbitMQ deliveries have no lease: a consumer holding 60 of them read "⚠ 60 held
+    /// deliveries no longer leased: the broker took them back" while it still held them
+    /// all. Its crash does take them back, and the next delivery is a new one.
+    #[test]
+    fn rabbitmq_deliveries_are_neither_leased_nor_taken_back_while_held() {
+        let mut sim =
+            Simulation::new(examples::load("prefetch-fairness").expect("built in")).expect("valid");
+        sim.run_until(10_000_000);
+        let slow = Topology::of(&sim).consumers[0].clone();
+        assert!(slow.buffered >= 50, "{slow:?}");
+        assert_eq!((slow.lease_in_s, slow.leases_expired), (None, 0));
+        assert_eq!(lease_text(&slow, Lang::En), None);
+        let mut sqs = examples::load("prefetch-fairness").expect("built in");
+        sqs.queues[0].flavour = Flavour::Sqs;
+        let mut sim = Simulation::new(sqs).expect("valid");
+        sim.run_until(10_000_000);
+        let slow = Topology::of(&sim).consumers[0].clone();
+        assert!(
+            slow.lease_in_s.is_some(),
+            "an SQS delivery keeps its countdown"
+        );
     }
 
     #[test]

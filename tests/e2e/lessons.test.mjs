@@ -557,3 +557,53 @@ test('presenting at 1280×720 in Spanish: once revealed, "Next step" and most of
   assert.deepEqual(errors, []);
   await close();
 });
+
+test('presenting, a metric the step points at is read in the lesson card: hidden while predicting, the figure once revealed', async () => {
+  // The counters panel is hidden while presenting: "Look at: oldest age" outlined nothing
+  // on the projected stage.
+  const { page, errors, close } = await openPage(lessonUrl('backlog-arithmetic'), { viewport: { width: 1280, height: 720 } });
+  await page.getByTestId('lesson').waitFor({ state: 'visible' });
+  await page.getByTestId('present').click();
+  assert.equal(await page.getByTestId('oldest-age').isVisible(), false, 'no counters panel');
+  await page.getByTestId('lesson-number').fill('60,000');
+  await page.getByTestId('speed').selectOption('20');
+  await page.keyboard.press('PageDown');
+  await revealed(page);
+  await page.keyboard.press('PageDown');
+  assert.equal(await text(page, 'lesson-progress'), 'Step 2 of 3');
+  const reading = page.locator('[data-look="oldest-age"]');
+  assert.equal(await reading.isVisible(), false, 'the age is the answer: hidden while predicting');
+  assert.equal(await text(page, 'lesson-look'), 'Look at: oldest age');
+  await page.getByTestId('lesson-number').fill('20');
+  await page.keyboard.press('PageDown');
+  await revealed(page);
+  assert.equal(await reading.isVisible(), true);
+  const age = (await reading.innerText()).trim();
+  assert.match(age, /^\d+\.\d s$/);
+  assert.ok((await text(page, 'lesson-explanation')).includes(`waited ${age}`), 'the figure the explanation states');
+  assert.deepEqual(errors, []);
+  await close();
+});
+
+test('prefetch-fairness: the hoard waits in the slow consumer’s buffer, the queue reads 0 waiting, no lease is said to run out', async () => {
+  const { page, errors } = await openAt(lessonUrl('prefetch-fairness'));
+  await page.getByTestId('lesson').waitFor({ state: 'visible' });
+  assert.equal(await page.getByTestId('scenario').inputValue(), 'prefetch-fairness');
+  await page.getByTestId('lesson-choice-1').check();
+  await page.getByTestId('speed').selectOption('20');
+  await page.getByTestId('lesson-play').click();
+  await revealed(page);
+  assert.equal(await text(page, 'step-time'), '10.0 s');
+  assert.equal(await text(page, 'lesson-verdict'), 'Your prediction was right.');
+  const inFlight = Number((await text(page, 'lesson-explanation')).match(/In flight on 'greedy': (\d+) messages/)[1]);
+  const queue = await text(page, 'queue-0-counts');
+  assert.match(queue, /waiting 0\b/, queue);
+  assert.ok(queue.includes(`in flight ${inFlight}`), `${queue} / ${inFlight}`);
+  const slow = await page.locator('[data-node="consumer-0"]').innerText();
+  const buffered = Number(slow.match(/buffered (\d+)/)[1]);
+  assert.ok(buffered >= 50 && buffered < inFlight, slow);
+  // RabbitMQ deliveries have no lease: the card said "⚠ 63 held deliveries no longer
+  // leased: the broker took them back" while it held every one of them.
+  assert.doesNotMatch(slow, /leased|lease/, slow);
+  assert.deepEqual(errors, []);
+});

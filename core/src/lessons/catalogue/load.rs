@@ -251,14 +251,14 @@ pub fn prefetch_fairness() -> Lesson {
             hoarded_in_the_buffer(),
             one_slot_shares_fairly(),
             a_hoarders_crash_returns_its_buffer(),
-            the_hoard_finishes_last(),
+            the_hoard_drains_one_order_every_2_s(),
         ],
     }
 }
 
 fn hoarded_in_the_buffer() -> LessonStep {
     step(
-        &[Focus::Node("greedy"), Focus::Node("greedy-slow"), Focus::Metric(Metric::InFlight)],
+        &[Focus::Node("greedy"), Focus::Node("greedy-slow")],
         t(
             "For 10 s, 20 orders arrive per second, and each queue gets a copy of every one. On 'greedy', greedy-slow takes 2 s per order and may hold 100 unacked; the two quick consumers take 0.1 s and hold one each. At 10 s, where are most of the orders 'greedy' has not finished?",
             "Durante 10 s llegan 20 pedidos por segundo, y cada cola recibe una copia de cada uno. En 'greedy', greedy-slow tarda 2 s por pedido y puede tener 100 sin ack; los dos consumidores rápidos tardan 0,1 s y tienen uno cada uno. A los 10 s, ¿dónde están la mayoría de los pedidos que 'greedy' no ha terminado?",
@@ -291,7 +291,7 @@ fn hoarded_in_the_buffer() -> LessonStep {
 
 fn one_slot_shares_fairly() -> LessonStep {
     step(
-        &[Focus::Node("fair"), Focus::Node("fair-slow"), Focus::Metric(Metric::InFlight)],
+        &[Focus::Node("fair"), Focus::Node("fair-slow")],
         t(
             "On 'fair' the same three consumers get the same orders, but fair-slow may hold only one unacked order. At 12.5 s, how many orders of 'fair' are still in flight?",
             "En 'fair' los mismos tres consumidores reciben los mismos pedidos, pero fair-slow solo puede tener un pedido sin ack. A los 12,5 s, ¿cuántos pedidos de 'fair' siguen en vuelo?",
@@ -336,19 +336,19 @@ fn a_hoarders_crash_returns_its_buffer() -> LessonStep {
     )
 }
 
-fn the_hoard_finishes_last() -> LessonStep {
+fn the_hoard_drains_one_order_every_2_s() -> LessonStep {
     step(
-        &[Focus::Node("greedy"), Focus::Metric(Metric::InFlight)],
+        &[Focus::Node("greedy"), Focus::Node("greedy-slow")],
         t(
-            "At 42 s greedy-slow holds about 28 orders and takes 2 s for each. When is the last order on 'greedy' done?",
-            "A los 42 s greedy-slow retiene unos 28 pedidos y tarda 2 s en cada uno. ¿Cuándo queda hecho el último pedido de 'greedy'?",
+            "At 42 s greedy-slow holds 28 orders, one in its hands and 27 in its buffer, and it takes 2 s for each; nothing else is waiting. At 60 s, how many orders of 'greedy' are still in flight?",
+            "A los 42 s greedy-slow retiene 28 pedidos, uno en sus manos y 27 en su buffer, y tarda 2 s en cada uno; no espera nada más. A los 60 s, ¿cuántos pedidos de 'greedy' siguen en vuelo?",
         ),
-        about(97.0, 10.0, Unit::Seconds),
-        Checkpoint::End,
-        Figure::SecondsSince(0.0),
+        about(19.0, 2.0, Unit::Messages),
+        Checkpoint::At { s: 60.0 },
+        Figure::InFlightIn("greedy"),
         t(
-            "At {figure}, more than a minute and a half after the last order arrived; 'fair' was done at about 12 s with the same consumers. A deep prefetch saves round trips when consumers are alike; next to quicker ones, a slow consumer with a deep prefetch makes orders wait behind it while others could take them. Watch each consumer's unacked count, not only the queue's depth.",
-            "A los {figure}, más de un minuto y medio después de que llegara el último pedido; 'fair' terminó hacia los 12 s con los mismos consumidores. Un prefetch grande ahorra viajes de ida y vuelta cuando los consumidores son parecidos; junto a otros más rápidos, un consumidor lento con un prefetch grande hace esperar pedidos detrás de él mientras otros podrían llevárselos. Vigila los mensajes sin ack de cada consumidor, no solo la profundidad de la cola.",
+            "{figure}: one order every 2 s leaves greedy-slow's buffer (18 s, 9 orders), while the quick consumers have nothing to do. The last will be done at 97 s, almost a minute and a half after the last order arrived; 'fair' was done at about 12 s with the same consumers. A deep prefetch saves round trips when consumers are alike; next to quicker ones, a slow consumer with a deep prefetch makes orders wait behind it while others could take them. Watch each consumer's unacked count, not only the queue's depth.",
+            "{figure}: cada 2 s sale un pedido del buffer de greedy-slow (18 s, 9 pedidos), mientras los consumidores rápidos no tienen nada que hacer. El último quedará hecho a los 97 s, casi un minuto y medio después de que llegara el último pedido; 'fair' terminó hacia los 12 s con los mismos consumidores. Un prefetch grande ahorra viajes de ida y vuelta cuando los consumidores son parecidos; junto a otros más rápidos, un consumidor lento con un prefetch grande hace esperar pedidos detrás de él mientras otros podrían llevárselos. Vigila los mensajes sin ack de cada consumidor, no solo la profundidad de la cola.",
         ),
     )
 }
