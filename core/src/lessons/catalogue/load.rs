@@ -261,7 +261,7 @@ fn hoarded_in_the_buffer() -> LessonStep {
         &[Focus::Node("greedy"), Focus::Node("greedy-slow")],
         t(
             "For 10 s, 20 orders arrive per second, and each queue gets a copy of every one. On 'greedy', greedy-slow takes 2 s per order and may hold 100 unacked; the two quick consumers take 0.1 s and hold one each. At 10 s, where are most of the orders 'greedy' has not finished?",
-            "Durante 10 s llegan 20 pedidos por segundo, y cada cola recibe una copia de cada uno. En 'greedy', greedy-slow tarda 2 s por pedido y puede tener 100 sin ack; los dos consumidores rápidos tardan 0,1 s y tienen uno cada uno. A los 10 s, ¿dónde están la mayoría de los pedidos que 'greedy' no ha terminado?",
+            "Durante 10 s llegan 20 pedidos por segundo, y cada cola recibe una copia de cada uno. En 'greedy', greedy-slow tarda 2 s por pedido y puede tener 100 sin ack; los dos consumidores rápidos tardan 0,1 s y tienen uno cada uno. A los 10 s, ¿dónde está la mayoría de los pedidos que 'greedy' no ha terminado?",
         ),
         choose(
             1,
@@ -283,8 +283,8 @@ fn hoarded_in_the_buffer() -> LessonStep {
         Checkpoint::At { s: 10.0 },
         Figure::InFlightIn("greedy"),
         t(
-            "In flight on 'greedy': {figure}, and none waiting. The broker hands each order, in turn, to a consumer with a free prefetch slot, and greedy-slow had 100 of them. At 2 s per order they sit unacked in its buffer while the quick consumers could have done them in a fraction of a second. The queue's depth reads 0: the wait is hidden inside a consumer.",
-            "En vuelo en 'greedy': {figure}, y ninguno esperando. El broker entrega cada pedido, por turno, a un consumidor con un hueco libre de prefetch, y greedy-slow tenía 100. A 2 s por pedido se quedan sin ack en su buffer, cuando los consumidores rápidos los habrían hecho en una fracción de segundo. La profundidad de la cola marca 0: la espera queda escondida dentro de un consumidor.",
+            "In flight on 'greedy': {figure}, and none waiting. The broker hands each order, in turn, to a consumer with a free prefetch slot, and greedy-slow had 100 of them. At 2 s per order they sit unacked in its buffer, where the two quick consumers could have done them all in about 3 s. The queue's depth reads 0: the wait is hidden inside a consumer.",
+            "En vuelo en 'greedy': {figure}, y ninguno esperando. El broker entrega cada pedido, por turno, a un consumidor con un hueco libre de prefetch, y greedy-slow tenía 100. A 2 s por pedido se quedan sin ack en su buffer, cuando los dos consumidores rápidos los habrían hecho todos en unos 3 s. La profundidad de la cola marca 0: la espera queda escondida dentro de un consumidor.",
         ),
     )
 }
