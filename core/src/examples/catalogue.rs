@@ -38,7 +38,7 @@ pub const EXAMPLES: &[Example] = &[
         Load,
         "Prefetch: a slow consumer hoards the queue",
         "Prefetch: un consumidor lento acapara la cola",
-        "Cada pedido llega a dos colas atendidas igual: un consumidor lento (2 s por pedido) y dos rápidos (0,1 s cada uno). En 'greedy' el lento puede tener 100 pedidos sin ack (prefetch 100); en 'fair', solo 1. En 'greedy' la cola parece vacía mientras los pedidos se amontonan en el buffer del consumidor lento y los rápidos no tienen nada que hacer; 'fair' termina unos 2 s después de que llegue el último pedido. A los 40 s greedy-slow cae: todo lo que retenía vuelve a la fila de golpe, y al reiniciarse un segundo después vuelve a llevarse la mayor parte."
+        "Cada pedido llega a dos colas atendidas igual: un consumidor lento (2 s por pedido) y dos rápidos (0,1 s cada uno). En 'greedy' el lento puede tener 100 pedidos sin ack (prefetch 100); en 'fair', solo 1. En 'greedy' la cola parece vacía mientras los pedidos se amontonan en el búfer del consumidor lento y los rápidos no tienen nada que hacer; 'fair' termina unos 2 s después de que llegue el último pedido. A los 40 s greedy-slow cae: todo lo que retenía vuelve a la fila de golpe, y al reiniciarse un segundo después vuelve a llevarse la mayor parte."
     ),
     example!(
         "burst",

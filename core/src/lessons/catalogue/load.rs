@@ -272,7 +272,7 @@ fn hoarded_in_the_buffer() -> LessonStep {
                 ),
                 t(
                     "Delivered to greedy-slow, waiting in its buffer",
-                    "Entregados a greedy-slow, esperando en su buffer",
+                    "Entregados a greedy-slow, esperando en su búfer",
                 ),
                 t(
                     "Spread evenly over the three consumers",
@@ -284,7 +284,7 @@ fn hoarded_in_the_buffer() -> LessonStep {
         Figure::InFlightIn("greedy"),
         t(
             "In flight on 'greedy': {figure}, and none waiting. The broker hands each order, in turn, to a consumer with a free prefetch slot, and greedy-slow had 100 of them. At 2 s per order they sit unacked in its buffer, where the two quick consumers could have done them all in about 3 s. The queue's depth reads 0: the wait is hidden inside a consumer.",
-            "En vuelo en 'greedy': {figure}, y ninguno esperando. El broker entrega cada pedido, por turno, a un consumidor con un hueco libre de prefetch, y greedy-slow tenía 100. A 2 s por pedido se quedan sin ack en su buffer, cuando los dos consumidores rápidos los habrían hecho todos en unos 3 s. La profundidad de la cola marca 0: la espera queda escondida dentro de un consumidor.",
+            "En vuelo en 'greedy': {figure}, y ninguno esperando. El broker entrega cada pedido, por turno, a un consumidor con un hueco libre de prefetch, y greedy-slow tenía 100. A 2 s por pedido se quedan sin ack en su búfer, cuando los dos consumidores rápidos los habrían hecho todos en unos 3 s. La profundidad de la cola marca 0: la espera queda escondida dentro de un consumidor.",
         ),
     )
 }
@@ -301,7 +301,7 @@ fn one_slot_shares_fairly() -> LessonStep {
         Figure::InFlightIn("fair"),
         t(
             "{figure}: 'fair' is done. With one slot, fair-slow is offered an order only once it has acked the last, so the quick consumers take nearly all of them and the last order was done within 2 s of arriving. 'greedy', with the same consumers and the same orders, still has dozens in greedy-slow's buffer. This is fair dispatch: a prefetch of 1, or a small one, when consumers differ in speed.",
-            "{figure}: 'fair' terminó. Con un solo hueco, a fair-slow solo se le ofrece un pedido cuando hizo ack del anterior, así que los consumidores rápidos se llevan casi todos y el último pedido quedó hecho a menos de 2 s de llegar. 'greedy', con los mismos consumidores y los mismos pedidos, aún tiene decenas en el buffer de greedy-slow. Eso es el reparto justo (fair dispatch): un prefetch de 1, o pequeño, cuando los consumidores tienen velocidades distintas.",
+            "{figure}: 'fair' terminó. Con un solo hueco, a fair-slow solo se le ofrece un pedido cuando hizo ack del anterior, así que los consumidores rápidos se llevan casi todos y el último pedido quedó hecho a menos de 2 s de llegar. 'greedy', con los mismos consumidores y los mismos pedidos, aún tiene decenas en el búfer de greedy-slow. Eso es el reparto justo (fair dispatch): un prefetch de 1, o pequeño, cuando los consumidores tienen velocidades distintas.",
         ),
     )
 }
@@ -323,7 +323,7 @@ fn a_hoarders_crash_returns_its_buffer() -> LessonStep {
                 ),
                 t(
                     "They wait in its buffer until it restarts",
-                    "Esperan en su buffer hasta que se reinicie",
+                    "Esperan en su búfer hasta que se reinicie",
                 ),
             ],
         ),
@@ -341,14 +341,14 @@ fn the_hoard_drains_one_order_every_2_s() -> LessonStep {
         &[Focus::Node("greedy"), Focus::Node("greedy-slow")],
         t(
             "At 42 s greedy-slow holds 28 orders, one in its hands and 27 in its buffer, and it takes 2 s for each; nothing else is waiting. At 60 s, how many orders of 'greedy' are still in flight?",
-            "A los 42 s greedy-slow retiene 28 pedidos, uno en sus manos y 27 en su buffer, y tarda 2 s en cada uno; no espera nada más. A los 60 s, ¿cuántos pedidos de 'greedy' siguen en vuelo?",
+            "A los 42 s greedy-slow retiene 28 pedidos, uno en sus manos y 27 en su búfer, y tarda 2 s en cada uno; no espera nada más. A los 60 s, ¿cuántos pedidos de 'greedy' siguen en vuelo?",
         ),
         about(19.0, 2.0, Unit::Messages),
         Checkpoint::At { s: 60.0 },
         Figure::InFlightIn("greedy"),
         t(
             "{figure}: one order every 2 s leaves greedy-slow's buffer (18 s, 9 orders), while the quick consumers have nothing to do. The last will be done at 97 s, almost a minute and a half after the last order arrived; 'fair' was done at about 12 s with the same consumers. A deep prefetch saves round trips when consumers are alike; next to quicker ones, a slow consumer with a deep prefetch makes orders wait behind it while others could take them. Watch each consumer's unacked count, not only the queue's depth.",
-            "{figure}: cada 2 s sale un pedido del buffer de greedy-slow (18 s, 9 pedidos), mientras los consumidores rápidos no tienen nada que hacer. El último quedará hecho a los 97 s, casi un minuto y medio después de que llegara el último pedido; 'fair' terminó hacia los 12 s con los mismos consumidores. Un prefetch grande ahorra viajes de ida y vuelta cuando los consumidores son parecidos; junto a otros más rápidos, un consumidor lento con un prefetch grande hace esperar pedidos detrás de él mientras otros podrían llevárselos. Vigila los mensajes sin ack de cada consumidor, no solo la profundidad de la cola.",
+            "{figure}: cada 2 s sale un pedido del búfer de greedy-slow (18 s, 9 pedidos), mientras los consumidores rápidos no tienen nada que hacer. El último quedará hecho a los 97 s, casi un minuto y medio después de que llegara el último pedido; 'fair' terminó hacia los 12 s con los mismos consumidores. Un prefetch grande ahorra viajes de ida y vuelta cuando los consumidores son parecidos; junto a otros más rápidos, un consumidor lento con un prefetch grande hace esperar pedidos detrás de él mientras otros podrían llevárselos. Vigila los mensajes sin ack de cada consumidor, no solo la profundidad de la cola.",
         ),
     )
 }
