@@ -286,9 +286,45 @@ pub fn metric_counter(metric: Metric) -> &'static str {
     }
 }
 
-/// What `metric`'s counter reads in `readout`, written as its tile writes it. The lesson
-/// card repeats it beside "Look at:", where it stays in view when the counters are not:
-/// presenting hides the side panel, and another of its tabs may be open.
+/// What the lesson card reads beside a metric `step` points at: `(queue, value)`. The
+/// card repeats it beside "Look at:", where it stays in view when the counters are not
+/// (presenting hides the side panel; another of its tabs may be open). When the step's
+/// figure is that metric in one queue (or group), the reading is its own (`Some(name)`): the
+/// run's counter adds every queue, and read "oldest age 20.0 s" beside an explanation
+/// of 4.9 s in 'admitted'. A metric of queues the step does not single out has no
+/// reading in a run of several; a run-wide count (lost, duplicates…) always has one.
+pub fn step_reading(
+    sim: &Simulation,
+    readout: &Readout,
+    step: &LessonStep,
+    metric: Metric,
+    lang: Lang,
+) -> Option<(Option<&'static str>, String)> {
+    use lessons::Figure;
+    let queue = match (step.figure, metric) {
+        (Figure::InFlightIn(q), Metric::InFlight)
+        | (Figure::OldestAgeIn(q), Metric::OldestAge)
+        | (Figure::Waiting(q), Metric::Backlog)
+        | (Figure::Lag(q), Metric::Lag) => Some(q),
+        _ => None,
+    };
+    if let Some(q) = queue {
+        let value = step.figure.value(sim);
+        let text = match metric {
+            Metric::OldestAge => seconds(value, lang),
+            _ => count(value.max(0.0) as u64, lang),
+        };
+        return Some((Some(q), text));
+    }
+    let of_queues = matches!(
+        metric,
+        Metric::Backlog | Metric::OldestAge | Metric::InFlight
+    );
+    let streams = sim.queue_count() + sim.log_count();
+    (!of_queues || streams <= 1).then(|| (None, metric_reading(readout, metric, lang)))
+}
+
+/// What `metric`'s counter reads in `readout`, written as its tile writes it.
 pub fn metric_reading(readout: &Readout, metric: Metric, lang: Lang) -> String {
     let n = |v: u64| compact_count(v, lang).unwrap_or_else(|| count(v, lang));
     match metric {
@@ -430,6 +466,51 @@ mod tests {
                 assert_eq!(outlined, metric_counter(m), "{m:?}");
             }
         }
+    }
+
+    /// The step's reading at its checkpoint, with `readout` for the run's counters:
+    /// `(queue, value)` as the card shows it; and the run there.
+    fn reading_at(
+        lesson: &str,
+        step: usize,
+        metric: Metric,
+        readout: &Readout,
+    ) -> (Option<(Option<&'static str>, String)>, Simulation) {
+        let mut run = lessons::LessonRun::open(lesson).expect("a lesson");
+        for _ in 0..=step {
+            run.play_step();
+        }
+        let step = &run.lesson.steps[step];
+        let reading = step_reading(&run.sim, readout, step, metric, Lang::En);
+        (reading, run.sim)
+    }
+
+    /// The card read the run's counter, which adds every queue: "oldest age 20.0 s"
+    /// beside an explanation of 4.9 s in 'admitted', "in flight 42" beside 40 in
+    /// 'lockstep'. A metric the step's figure reads in one queue is that queue's; one of
+    /// queues the step does not single out has no reading in a run of several.
+    #[test]
+    fn a_reading_is_the_queue_the_step_is_about_or_none() {
+        let none = Readout::default();
+        let (admitted, sim) = reading_at("backpressure", 1, Metric::OldestAge, &none);
+        assert_eq!(admitted, Some((Some("admitted"), "4.9 s".to_string())));
+        assert!(
+            sim.oldest_age_us() > 19_000_000,
+            "the counter adds 'unbounded'"
+        );
+        let (lockstep, _) = reading_at("retry-jitter", 0, Metric::InFlight, &none);
+        assert_eq!(lockstep, Some((Some("lockstep"), "40".to_string())));
+        let (unscoped, _) = reading_at("visibility-timeout", 0, Metric::InFlight, &none);
+        assert_eq!(
+            unscoped, None,
+            "two queues, and the figure counts redeliveries"
+        );
+        let lost = Readout {
+            lost: 1,
+            ..Readout::default()
+        };
+        let (run_wide, _) = reading_at("ack-before-effect", 1, Metric::Lost, &lost);
+        assert_eq!(run_wide, Some((None, "1".to_string())), "the Lost tile's");
     }
 
     /// "Look at:" names a metric by its counter's label, in both languages: a Spanish

@@ -7,13 +7,13 @@
 use crate::i18n::{t, t_string, use_i18n};
 use crate::ui::focus::refocus_if_lost;
 use crate::ui::units::units_kept;
-use brokerlab_core::lessons::{self, Answer, Focus, Prediction, Unit};
+use brokerlab_core::lessons::{self, Answer, Focus, Metric, Prediction, Unit};
 use leptos::prelude::*;
 use leptos_use::{use_event_listener, use_window};
 
 use crate::model::concealed::{conceal_rule, concealed};
 use crate::model::lesson::{
-    focus_target, metric_counter, metric_reading, read_answer, unit_label, NumberProblem, Phase,
+    focus_target, metric_counter, read_answer, step_reading, unit_label, NumberProblem, Phase,
 };
 use crate::state::Lab;
 
@@ -104,18 +104,35 @@ fn looks(lab: Lab) -> impl IntoView {
     move || {
         let lang = lab.lang.get();
         let items = focus.get().into_iter().enumerate().map(move |(i, f)| {
-            let reading = match f {
-                Focus::Metric(m) => Some(view! {
-                    " " <b class="look-reading" data-look=metric_counter(m)>
-                        {move || lab.readout.with(|r| metric_reading(r, m, lab.lang.get()))}
-                    </b>
-                }),
+            let metric = match f {
+                Focus::Metric(m) => Some(m),
                 _ => None,
             };
-            view! { {(i > 0).then_some(", ")} {f.label(lang)} {reading} }
+            // Whether the step has a reading for the metric, and of which queue, holds for
+            // the whole step: only the value follows the run.
+            let reading =
+                metric.and_then(|m| untrack(|| reading_of(lab, m)).map(|(scope, _)| (m, scope)));
+            let scope = reading.and_then(|(_, q)| q).map(|q| format!(" ({q})"));
+            let value = reading.map(|(m, _)| {
+                let now = move || reading_of(lab, m).map(|r| r.1).unwrap_or_default();
+                view! { " " <b class="look-reading" data-look=metric_counter(m)>{now}</b> }
+            });
+            view! { {(i > 0).then_some(", ")} {f.label(lang)} {scope} {value} }
         });
         items.collect_view()
     }
+}
+
+/// The reading beside metric `m` for the step on show, following the run (see
+/// [`step_reading`]).
+fn reading_of(lab: Lab, m: Metric) -> Option<(Option<&'static str>, String)> {
+    let lang = lab.lang.get();
+    lab.readout.with(|r| {
+        lab.guide.with(|g| {
+            let step = g.as_ref()?.step();
+            lab.with_player(|p| step_reading(p.sim(), r, step, m, lang))
+        })
+    })
 }
 
 /// Outlines on the stage what the step names: a style rule over the cards' own keys (so
