@@ -226,6 +226,22 @@ pub struct ExchangeSpec {
     pub bindings: Vec<Binding>,
 }
 
+impl ExchangeSpec {
+    /// How many queues a publish with `routing_key` reaches: each queue with a matching
+    /// binding, once (as the broker routes it).
+    pub fn queues_reached(&self, routing_key: &str) -> usize {
+        let mut queues: Vec<&str> = self
+            .bindings
+            .iter()
+            .filter(|b| crate::routing::matches(self.kind, &b.key, routing_key))
+            .map(|b| b.queue.as_str())
+            .collect();
+        queues.sort_unstable();
+        queues.dedup();
+        queues.len()
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ExchangeKind {
