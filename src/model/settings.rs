@@ -62,6 +62,9 @@ pub struct QueueSettings {
     pub overflow: Overflow,
     /// Whose rules the queue follows.
     pub flavour: Flavour,
+    /// The consumer whose settings the fields show, and whether all of them share those.
+    pub shown_from: String,
+    pub alike: bool,
 }
 
 /// Everything the panel shows, at one instant of the run.
@@ -272,6 +275,8 @@ impl From<current::QueueSettings> for QueueSettings {
             max_length: q.max_length,
             overflow: q.overflow,
             flavour: q.flavour,
+            shown_from: q.shown_from,
+            alike: q.alike,
         }
     }
 }
@@ -759,6 +764,24 @@ mod tests {
 
     fn mm1() -> Simulation {
         Simulation::new(examples::load("mm1").expect("built in")).expect("valid")
+    }
+
+    /// The panel showed greedy-slow's 2 s and prefetch 100 as the whole queue's, beside
+    /// two quick consumers at 0.1 s and prefetch 1: it now says whose they are.
+    #[test]
+    fn a_queue_whose_consumers_differ_says_whose_settings_are_shown() {
+        let settings = |name: &str| {
+            let sim = Simulation::new(examples::load(name).expect("built in")).expect("valid");
+            sim.settings().queues
+        };
+        let greedy = &settings("prefetch-fairness")[0];
+        assert_eq!(
+            (greedy.shown_from.as_str(), greedy.alike),
+            ("greedy-slow", false)
+        );
+        assert_eq!(greedy.prefetch, 100);
+        let mm4 = &settings("mm4")[0];
+        assert!(mm4.alike, "four replicas alike");
     }
 
     /// Each queue an exchange routes a publish to receives its own copy: prefetch-fairness

@@ -433,6 +433,11 @@ fn QueueRow(lab: Lab, index: usize) -> impl IntoView {
     view! {
         <fieldset class="param-group" data-testid=format!("param-queue-{index}")>
             <legend>{t!(i18n, panels.params.queue)} " " <strong>{name}</strong> " " {t!(i18n, panels.params.queue_rest)}</legend>
+            // A queue's consumers may differ (a slow one among quick ones): the fields show
+            // one of them, so say which, and that a change sets them all.
+            <p class="hint" data-testid=id("mixed") hidden=move || get().is_none_or(|q| q.alike)>
+                {move || get().map(|q| t_string!(i18n, panels.params.queue_mixed, name = q.shown_from).to_string())}
+            </p>
             <SelectField id=id("flavour") label=tr!(i18n, panels.params.broker) options=flavour_options(i18n)
                 value=choice(|q| choice_value(&q.flavour)) apply=cmd(queue_commands::flavour) />
             <NumberField id=id("service") label=tr!(i18n, panels.params.service) unit=tr!(i18n, panels.params.service_unit)

@@ -605,5 +605,15 @@ test('prefetch-fairness: the hoard waits in the slow consumer’s buffer, the qu
   // RabbitMQ deliveries have no lease: the card said "⚠ 63 held deliveries no longer
   // leased: the broker took them back" while it held every one of them.
   assert.doesNotMatch(slow, /leased|lease/, slow);
+  // Every order reaches both queues: 40 copies a second against 41 of capacity (ρ read
+  // 0.49, λ = 20/s, as if the fanout made one copy).
+  assert.match(await text(page, 'rho-rates'), /λ = 40\/s arriving, μ = 41\/s capacity/);
+  // The panel shows one consumer's settings for the queue, and says whose.
+  await page.getByTestId('tab-parameters').click();
+  assert.equal(
+    await text(page, 'param-q0-mixed'),
+    "Its consumers differ: these fields show greedy-slow's, and a change here sets them all alike.",
+  );
+  assert.equal(await page.getByTestId('param-q0-prefetch').inputValue(), '100');
   assert.deepEqual(errors, []);
 });

@@ -47,6 +47,11 @@ pub struct QueueSettings {
     pub overflow: Overflow,
     /// Whose rules the queue follows now (a switch applies from its instant on).
     pub flavour: Flavour,
+    /// The consumer whose settings are shown, and whether every consumer taking
+    /// deliveries shares them (a scenario may give a queue a slow consumer among quick
+    /// ones; a change from the page sets them all alike).
+    pub shown_from: String,
+    pub alike: bool,
 }
 
 /// Every setting the page can change, at the current step.
@@ -130,7 +135,22 @@ impl Simulation {
         // Every consumer of a queue is changed together; one taking deliveries (or, when
         // all are scaled in, any) says what the rest have.
         let first = members().find(active).or_else(|| members().next())?;
+        let shared = |c: &Consumer| {
+            let ack = c.pending_ack.unwrap_or(c.ack);
+            (
+                c.service,
+                c.concurrency,
+                c.prefetch,
+                ack,
+                c.idempotency,
+                c.ordering,
+                c.retry.clone(),
+            )
+        };
+        let alike = members().filter(active).all(|c| shared(c) == shared(first));
         Some(QueueSettings {
+            shown_from: first.name.clone(),
+            alike,
             queue: q,
             name: queue.name.clone(),
             consumers: members().filter(active).count() as u32,
