@@ -283,8 +283,8 @@ fn hoarded_in_the_buffer() -> LessonStep {
         Checkpoint::At { s: 10.0 },
         Figure::InFlightIn("greedy"),
         t(
-            "In flight on 'greedy': {figure}, and none waiting. The broker hands each order, in turn, to a consumer with a free prefetch slot, and greedy-slow had 100 of them. At 2 s per order they sit unacked in its buffer, where the two quick consumers could have done them all in about 3 s. The queue's depth reads 0: the wait is hidden inside a consumer.",
-            "En vuelo en 'greedy': {figure}, y ninguno esperando. El broker entrega cada pedido, por turno, a un consumidor con un hueco libre de prefetch, y greedy-slow tenía 100. A 2 s por pedido se quedan sin ack en su búfer, cuando los dos consumidores rápidos los habrían hecho todos en unos 3 s. La profundidad de la cola marca 0: la espera queda escondida dentro de un consumidor.",
+            "In flight on 'greedy': {figure}, and none waiting. The broker hands each order, in turn, to a consumer with a free prefetch slot, and greedy-slow had 100 of them. At 2 s per order they sit unacked in its buffer, where the two quick consumers could have done them all in about 3 s. The queue's card reads 'waiting 0': the wait is hidden inside a consumer, whose card counts it as 'buffered'.",
+            "En vuelo en 'greedy': {figure}, y ninguno esperando. El broker entrega cada pedido, por turno, a un consumidor con un hueco libre de prefetch, y greedy-slow tenía 100. A 2 s por pedido se quedan sin ack en su búfer, cuando los dos consumidores rápidos los habrían hecho todos en unos 3 s. La tarjeta de la cola marca «en espera 0»: la espera queda escondida dentro de un consumidor, cuya tarjeta la cuenta «en búfer».",
         ),
     )
 }
@@ -347,8 +347,8 @@ fn the_hoard_drains_one_order_every_2_s() -> LessonStep {
         Checkpoint::At { s: 60.0 },
         Figure::InFlightIn("greedy"),
         t(
-            "{figure}: one order every 2 s leaves greedy-slow's buffer (18 s, 9 orders), while the quick consumers have nothing to do. The last will be done at 97 s, almost a minute and a half after the last order arrived; 'fair' was done at about 12 s with the same consumers. A deep prefetch saves round trips when consumers are alike; next to quicker ones, a slow consumer with a deep prefetch makes orders wait behind it while others could take them. Watch each consumer's unacked count, not only the queue's depth.",
-            "{figure}: cada 2 s sale un pedido del búfer de greedy-slow (18 s, 9 pedidos), mientras los consumidores rápidos no tienen nada que hacer. El último quedará hecho a los 97 s, casi un minuto y medio después de que llegara el último pedido; 'fair' terminó hacia los 12 s con los mismos consumidores. Un prefetch grande ahorra viajes de ida y vuelta cuando los consumidores son parecidos; junto a otros más rápidos, un consumidor lento con un prefetch grande hace esperar pedidos detrás de él mientras otros podrían llevárselos. Vigila los mensajes sin ack de cada consumidor, no solo la profundidad de la cola.",
+            "{figure}: one order every 2 s leaves greedy-slow's buffer (18 s, 9 orders), while the quick consumers have nothing to do. The last will be done at 97 s, almost a minute and a half after the last order arrived; 'fair' was done at about 12 s with the same consumers. A deep prefetch saves round trips when consumers are alike; next to quicker ones, a slow consumer with a deep prefetch makes orders wait behind it while others could take them. Watch what each consumer holds (busy and buffered on its card), not only what waits in the queue.",
+            "{figure}: cada 2 s sale un pedido del búfer de greedy-slow (18 s, 9 pedidos), mientras los consumidores rápidos no tienen nada que hacer. El último quedará hecho a los 97 s, casi un minuto y medio después de que llegara el último pedido; 'fair' terminó hacia los 12 s con los mismos consumidores. Un prefetch grande ahorra viajes de ida y vuelta cuando los consumidores son parecidos; junto a otros más rápidos, un consumidor lento con un prefetch grande hace esperar pedidos detrás de él mientras otros podrían llevárselos. Vigila lo que retiene cada consumidor (ocupado y en búfer, en su tarjeta), no solo lo que espera en la cola.",
         ),
     )
 }
