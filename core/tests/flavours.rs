@@ -499,7 +499,7 @@ fn rabbitmq_requeues_unacked_deliveries_at_once_when_a_consumer_dies() {
     assert_eq!(
         text,
         vec![
-            "C1 crashed (as scheduled); what it held in memory is gone. It stays down.",
+            "C1 crashed (as scheduled): its work in progress stops there; its unacked deliveries go back to the broker. It stays down.",
             "C1's channel closed with #0 unacked (attempt 1): the broker put it back in line at once, marked redelivered.",
             "The broker delivered #0 again (attempt 2) to C2.",
             "C2 started processing #0 (attempt 2); it will finish at 6 s.",
@@ -602,7 +602,7 @@ fn rabbitmq_requeues_at_once_what_a_consumer_crashing_between_commit_and_ack_lef
         text,
         vec![
             "C committed the effect of #1 in the database.",
-            "C crashed after committing, before sending its ack (as scheduled); what it held in memory is gone. It will restart at 2.51 s.",
+            "C crashed after committing, before sending its ack (as scheduled): its work in progress stops there; its unacked deliveries go back to the broker. It will restart at 2.51 s.",
             "C's channel closed with #1 unacked (attempt 1): the broker put it back in line at once, marked redelivered.",
             "C's channel closed with #2 unacked (attempt 1): the broker put it back in line at once, marked redelivered.",
         ]

@@ -873,7 +873,7 @@ fn crashes(sim: &Simulation, fact: &Fact) -> String {
                 CrashPoint::AfterCommitBeforeAck => " after committing, before sending its ack",
             };
             format!(
-                "{} crashed{when} ({}); what it held in memory is gone.{}",
+                "{} crashed{when} ({}): its work in progress stops there; its unacked deliveries go back to the broker.{}",
                 consumer(sim, c),
                 by(trigger),
                 restart_text(sim, restart_at_us)

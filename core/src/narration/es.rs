@@ -934,7 +934,7 @@ fn crashes(sim: &Simulation, fact: &Fact) -> String {
                 CrashPoint::AfterCommitBeforeAck => " después del commit, antes de enviar su ack",
             };
             format!(
-                "{} cayó{when} ({}); lo que tenía en memoria se perdió.{}",
+                "{} cayó{when} ({}): su trabajo en curso se corta ahí; sus entregas sin ack vuelven al broker.{}",
                 consumer(sim, c),
                 by(trigger),
                 restart_text(sim, restart_at_us)
