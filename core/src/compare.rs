@@ -371,10 +371,15 @@ fn set_parts(
             *hits += 1;
             Ok(())
         }
-        Value::Object(map) => match map.get_mut(*head) {
-            Some(child) => set_parts(child, rest, value, hits),
-            None => Err(format!("there is no {head:?} here")),
-        },
+        // A part left out of the file stands at its defaults (`retry` of a consumer
+        // that never retries): it starts empty here, and the scenario's own check then
+        // fills in the rest, or refuses a part that does not exist.
+        Value::Object(map) => {
+            let child = map
+                .entry(head.to_string())
+                .or_insert_with(|| Value::Object(Default::default()));
+            set_parts(child, rest, value, hits)
+        }
         _ => Err(format!("{head:?}: this setting has no parts")),
     }
 }
@@ -427,6 +432,34 @@ mod tests {
                 .apply(&base)
                 .and_then(|b| Comparison::of_scenarios(base.clone(), b));
             assert!(result.is_err(), "{bad}");
+        }
+    }
+
+    /// `retry` is left out of a file whose consumers keep its defaults: one of its
+    /// fields can still be changed alone, and the others keep their defaults. A part
+    /// that does not exist is still refused.
+    #[test]
+    fn a_part_left_out_of_the_file_is_changed_from_its_defaults() {
+        let base = crate::examples::load("mm1").unwrap();
+        assert!(!crate::examples::find("mm1").unwrap().json.contains("retry"));
+        let apply = |change: &str| {
+            Variant {
+                changes: vec![Change::parse(change).unwrap()],
+            }
+            .apply(&base)
+        };
+        let b = apply("consumers.0.retry.max_attempts=2").unwrap();
+        let retry = &b.consumers[0].retry;
+        assert_eq!(retry.max_attempts, 2);
+        assert_eq!(
+            (retry.backoff_base_s, retry.backoff_cap_s, retry.jitter),
+            (1.0, 60.0, crate::Jitter::Full)
+        );
+        for bad in [
+            "consumers.0.retyr.max_attempts=2",
+            "consumers.0.retry.tries=2",
+        ] {
+            assert!(apply(bad).is_err(), "{bad}");
         }
     }
 

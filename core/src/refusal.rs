@@ -54,7 +54,6 @@ const SENTENCES: &[(&str, &str)] = &[
         "index {} is past the end ({} entries)",
         "el índice {} está fuera de la lista ({} elementos)",
     ),
-    ("there is no {} here", "aquí no hay {}"),
     ("{}: this setting has no parts", "{}: este ajuste no tiene partes"),
     (
         "changes nothing: side B would run exactly as side A",

@@ -176,9 +176,10 @@ pub struct Outage {
     pub until_s: f64,
 }
 
-/// What happens after a failed attempt.
+/// What happens after a failed attempt. A field left out keeps its default, so a file
+/// (or a comparison's change) may set one alone.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct RetryPolicy {
     /// Attempts in all, the first one included; then the message is dead-lettered.
     pub max_attempts: u32,
