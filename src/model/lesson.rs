@@ -85,6 +85,13 @@ impl Guide {
         self.index + 1 >= self.lesson.steps.len()
     }
 
+    /// Whether the scenario's description must keep to its setup: its later sentences
+    /// tell what happens, which is what the steps ask the learner to predict. Only once
+    /// the last step is revealed has every answer been given.
+    pub fn hides_the_outcome(&self) -> bool {
+        !(self.is_last() && matches!(self.phase, Phase::Revealed { .. }))
+    }
+
     /// Records the learner's prediction for the step on show (before the reveal only: an
     /// answer given after seeing the result would not be a prediction).
     pub fn answer(&mut self, answer: Answer) {
@@ -236,6 +243,17 @@ fn as_answer(prediction: &Prediction, x: f64) -> Option<Answer> {
             (x.is_finite() && (x >= 0.0 || *unit == Unit::Dollars)).then_some(Answer::Number(x))
         }
     }
+}
+
+/// A scenario description's first sentence: the setup, before it tells what happens.
+/// A sentence ends at a full stop, "!" or "?" followed by a space; "2.5 s" and "(0.1 s
+/// each)." end none early.
+pub fn setup_sentence(description: &str) -> &str {
+    let ends = description.char_indices().zip(description.chars().skip(1));
+    ends.filter(|((_, c), next)| matches!(c, '.' | '!' | '?') && next.is_whitespace())
+        .map(|((i, c), _)| &description[..i + c.len_utf8()])
+        .next()
+        .unwrap_or(description)
 }
 
 /// Where on the page a focus is, as a CSS selector: the card of the component it names
@@ -434,6 +452,55 @@ mod tests {
 
     fn guide(name: &str) -> Guide {
         Guide::open(name).expect("a lesson")
+    }
+
+    #[test]
+    fn a_setup_sentence_ends_at_the_first_full_stop_before_a_space() {
+        let d = "One slow consumer (2.5 s an order) and two quick ones (0.1 s each). On 'greedy' it hoards. Done!";
+        assert_eq!(
+            setup_sentence(d),
+            "One slow consumer (2.5 s an order) and two quick ones (0.1 s each)."
+        );
+        assert_eq!(setup_sentence("¿Cuántos? Ninguno."), "¿Cuántos?");
+        assert_eq!(setup_sentence("No stop at all"), "No stop at all");
+        assert_eq!(setup_sentence("Ends here."), "Ends here.");
+        assert_eq!(setup_sentence(""), "");
+    }
+
+    /// Every lesson's scenario tells more than its setup, in both languages, so the
+    /// header would give away what the steps ask; its first sentence alone tells less.
+    #[test]
+    fn each_lessons_description_keeps_its_outcome_after_the_first_sentence() {
+        for lesson in lessons::all() {
+            let example = examples::find(lesson.scenario).expect("its example");
+            for lang in [Lang::En, Lang::Es] {
+                let whole = example.description(lang);
+                let setup = setup_sentence(&whole);
+                assert!(setup.len() >= 12, "{} {lang:?}: {setup:?}", lesson.name);
+                assert!(setup.len() < whole.len(), "{} {lang:?}", lesson.name);
+            }
+        }
+    }
+
+    /// The description keeps to its setup until the last step's reveal, and again when
+    /// that step is rewound before it.
+    #[test]
+    fn the_outcome_stays_hidden_until_the_last_step_is_revealed() {
+        let mut g = guide("prefetch-fairness");
+        let mut run = lessons::LessonRun::open("prefetch-fairness").expect("a lesson");
+        let steps = g.lesson.steps.len();
+        for k in 0..steps {
+            assert!(g.hides_the_outcome(), "step {k} predicting");
+            g.play();
+            run.play_step();
+            g.reveal(true, &run.sim);
+            assert_eq!(g.hides_the_outcome(), k + 1 < steps, "step {k} revealed");
+            if k + 1 < steps {
+                assert!(g.next_step());
+            }
+        }
+        g.rewind(0);
+        assert!(g.hides_the_outcome(), "rewound before the last reveal");
     }
 
     /// The lesson card's reading of a metric is its counter tile's: the same count

@@ -8,6 +8,7 @@ use leptos::prelude::*;
 
 use crate::format::{count, seconds, speed};
 use crate::i18n::{locale, t, t_string, td_string, use_i18n};
+use crate::model::lesson::{setup_sentence, Guide};
 use crate::model::origin;
 use crate::model::player::{RESTART_AFTER_S, SPEEDS};
 use crate::state::Lab;
@@ -205,6 +206,21 @@ pub fn ScenarioPicker(lab: Lab) -> impl IntoView {
             _ => d.clone(),
         })
     };
+    // During a lesson its later sentences would tell what the steps ask to predict: the
+    // header keeps to the setup, with no tooltip, until the last step is revealed.
+    let hides_outcome = move || {
+        lab.guide
+            .with(|g| g.as_ref().is_some_and(Guide::hides_the_outcome))
+    };
+    let shown = move || {
+        let whole = description();
+        if hides_outcome() {
+            setup_sentence(&whole).to_string()
+        } else {
+            whole
+        }
+    };
+    let tooltip = move || (!hides_outcome()).then(description);
     // One group per topic, each option titled in words; the value stays the example's name.
     let options = examples::by_topic()
         .into_iter()
@@ -256,7 +272,7 @@ pub fn ScenarioPicker(lab: Lab) -> impl IntoView {
                 </select>
             </label>
             <SeedControl lab />
-            <p class="description" data-testid="scenario-description" title=description>{description}</p>
+            <p class="description" data-testid="scenario-description" title=tooltip>{shown}</p>
         </section>
     }
 }

@@ -155,9 +155,14 @@ fn FocusOutline(lab: Lab) -> impl IntoView {
         if selectors.is_empty() {
             return String::new();
         }
+        // A card the narration outlines too keeps the dashed outline and shows the
+        // narration's as an inner ring: an element has one outline, and the step's must
+        // not go when the step is revealed and the run's last step names that card.
+        let targets = selectors.join(", ");
         format!(
-            ":is({}) {{ outline: 4px dashed var(--look); outline-offset: 2px; }}",
-            selectors.join(", ")
+            ":is({targets}) {{ outline: 4px dashed var(--look); outline-offset: 2px; }}\n\
+             :is({targets}).narrated.narrated {{ outline: 4px dashed var(--look); \
+             box-shadow: inset 0 0 0 3px #0072b2; }}"
         )
     };
     view! { <style data-testid="lesson-focus">{css}</style> }

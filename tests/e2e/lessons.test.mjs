@@ -617,3 +617,106 @@ test('prefetch-fairness: the hoard waits in the slow consumer’s buffer, the qu
   assert.equal(await page.getByTestId('param-q0-prefetch').inputValue(), '100');
   assert.deepEqual(errors, []);
 });
+
+/** Answers the step on show (its first choice, or 1) and plays it to its reveal. */
+async function playStep(page) {
+  const number = page.getByTestId('lesson-number');
+  if (await number.count()) await number.fill('1');
+  else await page.getByTestId('lesson-choice-0').check();
+  await page.getByTestId('lesson-play').click();
+  await revealed(page);
+}
+
+test('during a lesson the scenario’s description keeps to its setup, with no tooltip, until the last reveal', async () => {
+  // The description's later sentences, and its tooltip on hover, said what each step asks
+  // to predict ("'fair' is done about 2 s after the last order arrives").
+  const { page, errors } = await openAt(lessonUrl('prefetch-fairness'));
+  await page.getByTestId('lesson').waitFor({ state: 'visible' });
+  const description = page.getByTestId('scenario-description');
+  const setup = 'Every order reaches two queues served alike: one slow consumer (2 s an order) and two quick ones (0.1 s each).';
+  assert.equal((await description.textContent()).trim(), setup);
+  assert.equal(await description.getAttribute('title'), null);
+  await page.getByTestId('speed').selectOption('20');
+  for (let k = 0; k < 4; k += 1) {
+    await playStep(page);
+    if (k < 3) {
+      assert.equal((await description.textContent()).trim(), setup, `step ${k + 1} revealed`);
+      await page.getByTestId('lesson-next').click();
+    }
+  }
+  const whole = (await description.textContent()).trim();
+  assert.ok(whole.startsWith(`${setup} On 'greedy'`), whole);
+  assert.match(whole, /At 40 s greedy-slow crashes/);
+  assert.equal(await description.getAttribute('title'), whole);
+  // Closed, the lesson hides nothing.
+  await page.getByTestId('lesson-close').click();
+  assert.equal((await description.textContent()).trim(), whole);
+  assert.deepEqual(errors, []);
+});
+
+test('a card both named by the step and outlined by the narration shows both outlines', async () => {
+  // The narration's solid outline replaced the step's dashed one: an element has one outline.
+  const { page, errors } = await openAt(lessonUrl('prefetch-fairness'));
+  await page.getByTestId('lesson').waitFor({ state: 'visible' });
+  const card = page.locator('[data-node="consumer-0"]');
+  const style = () => card.evaluate((n) => {
+    const s = getComputedStyle(n);
+    return { outline: s.outlineStyle, shadow: s.boxShadow };
+  });
+  assert.deepEqual(await style(), { outline: 'dashed', shadow: 'none' });
+  await page.getByTestId('speed').selectOption('20');
+  await playStep(page);
+  // Paused at the reveal, the card is marked as the narration marks it.
+  await card.evaluate((n) => n.classList.add('narrated'));
+  const both = await style();
+  assert.equal(both.outline, 'dashed', 'the step’s outline stays');
+  assert.match(both.shadow, /inset/, 'the narration’s ring inside the card');
+  // A narrated card the step does not name keeps the narration's solid outline.
+  const other = page.locator('[data-node="producer-0"]');
+  await other.evaluate((n) => n.classList.add('narrated'));
+  assert.equal(await other.evaluate((n) => getComputedStyle(n).outlineStyle), 'solid');
+  assert.deepEqual(errors, []);
+});
+
+/** The colour of the page's pixel at (x, y), read from a screenshot. */
+async function pixel(page, x, y) {
+  const png = await page.screenshot({ clip: { x, y, width: 1, height: 1 } });
+  return page.evaluate(async (b64) => {
+    const img = new Image();
+    img.src = `data:image/png;base64,${b64}`;
+    await img.decode();
+    const canvas = document.createElement('canvas');
+    canvas.width = 1;
+    canvas.height = 1;
+    const g = canvas.getContext('2d');
+    g.drawImage(img, 0, 0);
+    return [...g.getImageData(0, 0, 1, 1).data].slice(0, 3);
+  }, png.toString('base64'));
+}
+
+test('presenting at 1280×720, a lesson card that scrolls shades the edge with more beyond it', async () => {
+  // A revealed step's third choice sat cut at the card's foot, and nothing said it scrolled.
+  const { page, errors } = await openAt(lessonUrl('prefetch-fairness'));
+  await page.setViewportSize({ width: 1280, height: 720 });
+  await page.getByTestId('lesson').waitFor({ state: 'visible' });
+  await page.keyboard.press('p');
+  await page.getByTestId('present-exit').waitFor({ state: 'visible' });
+  await page.getByTestId('speed').selectOption('20');
+  await playStep(page);
+  const card = page.getByTestId('lesson');
+  const { scrolls, box } = await card.evaluate((n) => {
+    const r = n.getBoundingClientRect();
+    return { scrolls: n.scrollHeight > n.clientHeight + 4, box: { right: r.right, top: r.top, bottom: r.bottom } };
+  });
+  assert.ok(scrolls, 'the revealed step is taller than its card');
+  // Inside the border, by the right edge, where no text stands.
+  const [x, top, foot] = [Math.round(box.right - 12), Math.round(box.top + 3), Math.round(box.bottom - 4)];
+  const paper = [255, 255, 255];
+  const tinted = (rgb) => rgb.some((c, i) => Math.abs(c - paper[i]) > 12);
+  assert.ok(tinted(await pixel(page, x, foot)), 'a shade at the foot: more below');
+  assert.deepEqual(await pixel(page, x, top), paper, 'none at the top: nothing above');
+  await card.evaluate((n) => { n.scrollTop = n.scrollHeight; });
+  assert.deepEqual(await pixel(page, x, foot), paper, 'at the end, no shade at the foot');
+  assert.ok(tinted(await pixel(page, x, top)), 'and one at the top: more above');
+  assert.deepEqual(errors, []);
+});
