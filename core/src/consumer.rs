@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use crate::scenario::{
     flavour_defaults, AckMode, ConsumerSpec, CrashPoint, Failures, GapTimeout, Idempotency,
-    Ordering, RetryPolicy, ServiceTime,
+    InboxKey, Ordering, RetryPolicy, ServiceTime,
 };
 use crate::step::{Attempt, CopyId, QueueId, Trigger};
 use crate::time::Micros;
@@ -44,6 +44,7 @@ pub struct Consumer {
     pub batches: u32,
     pub next_batch: u64,
     pub idempotency: Idempotency,
+    pub inbox_key: InboxKey,
     pub ordering: Ordering,
     pub failures: Failures,
     pub retry: RetryPolicy,
@@ -104,6 +105,7 @@ impl Consumer {
             batches: 0,
             next_batch: 1,
             idempotency: spec.idempotency,
+            inbox_key: spec.inbox_key,
             ordering: spec.ordering,
             failures: spec.failures.clone(),
             retry: spec.retry.clone(),
@@ -147,6 +149,7 @@ impl Consumer {
             batch_size: self.batch_size,
             batch_atomic: self.batch_atomic,
             idempotency: self.idempotency,
+            inbox_key: self.inbox_key,
             ordering: self.ordering,
             failures: self.failures.clone(),
             retry: self.retry.clone(),
@@ -209,6 +212,7 @@ pub struct ConsumerView {
     pub prefetch: u32,
     pub ack: AckMode,
     pub idempotency: Idempotency,
+    pub inbox_key: InboxKey,
     /// How it handles versions of a key (a refusal moves the version only when it waits
     /// for gaps or reconciles).
     pub ordering: crate::scenario::Ordering,

@@ -199,6 +199,9 @@ pub struct GroupTables {
     pub processed: BTreeSet<MsgId>,
     /// Inbox rows, unique on (source producer, message id) within this group.
     pub inbox: BTreeSet<(ProducerId, MsgId)>,
+    /// Inbox rows keyed by the entity (an account, an order): the message that took
+    /// each key's row first.
+    pub inbox_by_entity: BTreeMap<u32, MsgId>,
     pub aggregates: BTreeMap<u32, Aggregate>,
     /// External effects (an email) per message: outside every transaction.
     pub emails: PerMessage,
@@ -227,6 +230,24 @@ impl GroupTables {
     pub(crate) fn forget(&mut self, msg: MsgId) {
         self.applied.fold(msg);
         self.emails.fold(msg);
+    }
+
+    /// Inserts `msg`'s inbox row: on its source and id, or on `entity` when the inbox is
+    /// keyed by the entity (the first message on a key keeps its row).
+    pub(crate) fn take_inbox_row(
+        &mut self,
+        id: (ProducerId, MsgId),
+        entity: Option<u32>,
+        msg: MsgId,
+    ) {
+        match entity {
+            Some(key) => {
+                self.inbox_by_entity.entry(key).or_insert(msg);
+            }
+            None => {
+                self.inbox.insert(id);
+            }
+        }
     }
 
     pub fn aggregate(&self, key: u32) -> Aggregate {

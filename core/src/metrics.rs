@@ -40,6 +40,9 @@ pub struct Counters {
     pub duplicate_effects: u64,
     /// Duplicates the handler recognised and skipped.
     pub duplicates_skipped: u64,
+    /// Different messages an inbox keyed by their entity took for duplicates and
+    /// skipped: acked, and their work never done (lost for good).
+    pub taken_for_duplicates: u64,
     pub stale_ignored: u64,
     pub gap_waits: u64,
     pub gaps_reconciled: u64,

@@ -1062,6 +1062,17 @@ pub enum Fact {
         broker_down: bool,
         trigger: Trigger,
     },
+    /// An inbox keyed by the entity already has a row for `key`, taken by `first`, a
+    /// different message: the handler takes this one for a duplicate and skips it. It is
+    /// acked as handled, and its work is never done.
+    TakenForDuplicate {
+        msg: MsgId,
+        copy: CopyId,
+        attempt: Attempt,
+        consumer: ConsumerId,
+        key: u32,
+        first: MsgId,
+    },
 }
 
 /// A setting and its new value, in whole units so that facts stay exact and hashable.
@@ -1224,6 +1235,7 @@ impl Fact {
             | AckedOnDelivery { msg, .. }
             | ProcessingStarted { msg, .. }
             | DuplicateSkipped { msg, .. }
+            | TakenForDuplicate { msg, .. }
             | StaleIgnored { msg, .. }
             | GapWait { msg, .. }
             | GapReconciled { msg, .. }

@@ -62,6 +62,14 @@ fn consumer() -> impl Strategy<Value = ConsumerSpec> {
                     batch_size: batch.0.min(prefetch),
                     batch_atomic: batch.1,
                     idempotency,
+                    // Both keys, without another draw (which would change every case the
+                    // strategy has made so far): an inbox keyed by the entity skips
+                    // messages as duplicates, and the books must still balance.
+                    inbox_key: if prefetch % 2 == 0 {
+                        InboxKey::Entity
+                    } else {
+                        InboxKey::Message
+                    },
                     ordering,
                     failures: Failures {
                         transient_p: fail.0,

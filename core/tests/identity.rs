@@ -105,3 +105,71 @@ fn the_republish_says_whether_the_id_is_the_same() {
         assert!(said, "stable {stable}");
     }
 }
+
+/// The inbox's key must say what a duplicate is. Keyed by the account (as an entity or a
+/// correlation id would key it), the first operation on account 42 takes the row, and
+/// every later, different operation on it is taken for a duplicate: skipped, acked, and
+/// never done. Keyed by the message, only the true redelivery is skipped.
+#[test]
+fn an_inbox_keyed_by_the_entity_takes_other_messages_for_duplicates() {
+    use brokerlab_core::{ConsumerId, QueueId};
+    let (sim, facts) = common::run(common::example("inbox-key-scope"));
+    let balance = |q: u32, key: u32| sim.tables(QueueId::new(q)).unwrap().aggregate(key).balance;
+    assert_eq!((balance(0, 42), balance(0, 7)), (50, 50), "by message");
+    assert_eq!((balance(1, 42), balance(1, 7)), (100, 50), "by account");
+    let taken: Vec<(u32, u64, u32, u64)> = facts
+        .iter()
+        .filter_map(|f| match *f {
+            Fact::TakenForDuplicate {
+                consumer,
+                msg,
+                key,
+                first,
+                ..
+            } => Some((consumer.get(), msg.get(), key, first.get())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        taken,
+        [(1, 1, 42, 0), (1, 3, 42, 0)],
+        "both withdrawals, on 'by-account' only"
+    );
+    // The deposit's redelivery is a true duplicate: both inboxes skip it, as a duplicate.
+    let skipped: Vec<(u32, u64)> = facts
+        .iter()
+        .filter_map(|f| match *f {
+            Fact::DuplicateSkipped { consumer, msg, .. } => Some((consumer.get(), msg.get())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(skipped, [(0, 0), (1, 0)]);
+    let c = sim.counters();
+    assert_eq!(
+        (
+            c.taken_for_duplicates,
+            c.duplicates_skipped,
+            c.duplicate_effects
+        ),
+        (2, 2, 0)
+    );
+    // Taken for duplicates, the withdrawals were acked like any handled message: the
+    // broker is done with every copy, and nothing says the work is missing but the books.
+    assert_eq!(c.acked, 8);
+    assert_eq!(
+        sim.tables(QueueId::new(1)).unwrap().inbox_by_entity.len(),
+        2,
+        "accounts 42 and 7"
+    );
+    let told = facts
+        .iter()
+        .find(|f| matches!(f, Fact::TakenForDuplicate { .. }))
+        .map(|f| describe(&sim, f, Lang::En))
+        .unwrap();
+    assert!(
+        told.contains("key 42 already has a row, from #0, a different message"),
+        "{told}"
+    );
+    assert!(told.contains("never done"), "{told}");
+    assert_eq!(sim.consumer(ConsumerId::new(1)).unwrap().name, "by-account");
+}

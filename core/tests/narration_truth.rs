@@ -48,7 +48,13 @@ fn has_outbox(s: &Scenario, p: u32) -> bool {
 /// Checks one step; returns the broken rule, if any.
 fn check_step(sim: &Simulation, facts: &[Fact]) -> Result<(), String> {
     let any = |f: fn(&Fact) -> bool| facts.iter().any(f);
-    let msgs: Vec<MsgId> = facts.iter().filter_map(Fact::msg).collect();
+    // The messages the step is about, and the one an inbox row names when a message is
+    // taken for its duplicate.
+    let named = facts.iter().filter_map(|f| match *f {
+        Fact::TakenForDuplicate { first, .. } => Some(first),
+        _ => None,
+    });
+    let msgs: Vec<MsgId> = facts.iter().filter_map(Fact::msg).chain(named).collect();
     let lost = any(|f| matches!(f, Fact::MessageLost { .. }));
     let restarted = any(|f| {
         matches!(

@@ -7,7 +7,7 @@
 use brokerlab_core::compare::{counter_pairs, Change, Comparison, Variant};
 use brokerlab_core::lessons::Lang;
 use brokerlab_core::link::{SharedComparison, View};
-use brokerlab_core::{RandomStreams, Scenario, ScenarioError};
+use brokerlab_core::{Idempotency, RandomStreams, Scenario, ScenarioError};
 use serde_json::Value;
 
 use crate::i18n::{locale, td_string};
@@ -101,21 +101,20 @@ pub struct Setting {
 
 const ACK: [&str; 2] = ["on_delivery", "after_commit"];
 const IDEMPOTENCY: [&str; 3] = ["none", "check_then_insert", "inbox"];
+const INBOX_KEY: [&str; 2] = ["message", "entity"];
 const JITTER: [&str; 3] = ["none", "full", "equal"];
 const FLAVOUR: [&str; 3] = ["generic", "rabbitmq", "sqs"];
 const QUEUE_TYPE: [&str; 2] = ["classic", "quorum"];
 
 /// The value at `path` (`consumers.0.ack`) as the form shows it: written in the file
-/// (`doc`), or, when the file leaves it out but writes the object holding it, the default
-/// the scenario took (from `typed`, every field written). `None`: the object is left out.
+/// (`doc`), or, when the file leaves it out (or the object holding it, as a consumer's
+/// `retry`), the default the scenario took (from `typed`, every field written): the core
+/// sets a field of an object left out from its defaults. `None`: no such setting.
 fn current_value(doc: &Value, typed: &Value, path: &str) -> Option<String> {
     let pointer = format!("/{}", path.replace('.', "/"));
-    if let Some(value) = doc.pointer(&pointer) {
-        return Some(value_text(value));
-    }
-    let parent = &pointer[..pointer.rfind('/')?];
-    doc.pointer(parent)?;
-    typed.pointer(&pointer).map(value_text)
+    doc.pointer(&pointer)
+        .or_else(|| typed.pointer(&pointer))
+        .map(value_text)
 }
 
 /// The settings the form offers, each at the value the scenario took, defaults included
@@ -126,7 +125,8 @@ fn every_field(scenario: &Scenario) -> Value {
         .consumers
         .iter()
         .map(|c| {
-            json!({ "ack": c.ack, "idempotency": c.idempotency, "replicas": c.replicas,
+            json!({ "ack": c.ack, "idempotency": c.idempotency, "inbox_key": c.inbox_key,
+                "replicas": c.replicas,
                 "concurrency": c.concurrency, "prefetch": c.prefetch,
                 "retry": { "max_attempts": c.retry.max_attempts, "jitter": c.retry.jitter } })
         })
@@ -164,6 +164,10 @@ pub fn offered_settings(scenario: &Scenario, lang: Lang) -> Vec<Setting> {
         td_string!(l, panels.params.options.check_then_insert),
         td_string!(l, panels.params.options.inbox),
     ];
+    let inbox_key_labels = [
+        td_string!(l, panels.compare.choice_inbox_key_message),
+        td_string!(l, panels.compare.choice_inbox_key_entity),
+    ];
     let jitter_labels = [
         td_string!(l, panels.compare.choice_jitter_none),
         td_string!(l, panels.compare.choice_jitter_full),
@@ -180,9 +184,8 @@ pub fn offered_settings(scenario: &Scenario, lang: Lang) -> Vec<Setting> {
     ];
     let mut add = |path: String, name: &str, what: &str, choices: &[&str], labels: &[&str]| {
         // A setting the file leaves out (a default it does not write) is offered at its
-        // default when the object holding it is written: the variant adds a missing last
-        // field. Inside an object left out (a consumer's `retry`), it is not: the path
-        // would name nothing. The free field can still set the whole object.
+        // default, inside an object left out too (a consumer's `retry`): the variant adds
+        // what is missing.
         let current = match current_value(&doc, &typed, &path) {
             Some(current) => current,
             None => return,
@@ -211,6 +214,10 @@ pub fn offered_settings(scenario: &Scenario, lang: Lang) -> Vec<Setting> {
         );
         let idem = td_string!(l, panels.compare.setting_idempotency);
         add(p("idempotency"), n, idem, &IDEMPOTENCY, &idempotency_labels);
+        if c.idempotency == Idempotency::Inbox {
+            let key = td_string!(l, panels.compare.setting_inbox_key);
+            add(p("inbox_key"), n, key, &INBOX_KEY, &inbox_key_labels);
+        }
         add(
             p("replicas"),
             n,
@@ -409,6 +416,9 @@ fn counter_word(name: &str, lang: Lang) -> Option<String> {
         "records_processed" => td_string!(l, panels.compare.counter_names.records_processed),
         "offsets_committed" => td_string!(l, panels.compare.counter_names.offsets_committed),
         "records_skipped" => td_string!(l, panels.compare.counter_names.records_skipped),
+        "taken_for_duplicates" => {
+            td_string!(l, panels.compare.counter_names.taken_for_duplicates)
+        }
         "rebalances" => td_string!(l, panels.compare.counter_names.rebalances),
         "member_crashes" => td_string!(l, panels.compare.counter_names.member_crashes),
         "emails_sent" => td_string!(l, panels.compare.counter_names.emails_sent),
@@ -641,6 +651,14 @@ mod tests {
         assert_eq!(current("consumers.0.idempotency").as_deref(), Some("none"));
         assert_eq!(current("queues.0.flavour").as_deref(), Some("generic"));
         assert_eq!(current("queues.0.queue_type").as_deref(), Some("classic"));
+        // Inside `retry`, which the file leaves out, at the defaults the run took.
+        assert_eq!(
+            current("consumers.0.retry.max_attempts").as_deref(),
+            Some("5")
+        );
+        assert_eq!(current("consumers.0.retry.jitter").as_deref(), Some("full"));
+        // Without an inbox, what keys it is no setting.
+        assert_eq!(current("consumers.0.inbox_key"), None);
         let es = offered_settings(&s, Lang::Es);
         assert!(
             es[0].label.ends_with(": modo de confirmación (ack)"),

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use brokerlab_core::database::{Aggregate, GroupTables};
 use brokerlab_core::records::Records;
-use brokerlab_core::{Idempotency, Message, Op, Simulation};
+use brokerlab_core::{Idempotency, InboxKey, Message, Op, Simulation};
 
 use brokerlab_core::lessons::Lang;
 
@@ -81,6 +81,8 @@ pub struct DatabaseCard {
     pub effects: u64,
     pub duplicates: u64,
     pub idempotency: Idempotency,
+    /// Its inbox is keyed by the entity (the account, the order), not the message.
+    pub by_entity: bool,
     /// Check-then-insert marks and inbox rows.
     pub marks: usize,
     pub inbox: usize,
@@ -102,9 +104,10 @@ pub fn database_cards(sim: &Simulation) -> Vec<DatabaseCard> {
         let view = sim.queue(q)?;
         let first = view.consumers.first().and_then(|&c| sim.consumer(c))?;
         let tables = sim.tables(q)?;
+        let by_entity = first.inbox_key == InboxKey::Entity;
         Some(card(
             Owner::Queue(view.name),
-            first.idempotency,
+            (first.idempotency, by_entity),
             tables,
             sim.messages(),
             keyed,
@@ -115,7 +118,7 @@ pub fn database_cards(sim: &Simulation) -> Vec<DatabaseCard> {
         let tables = sim.group_tables(g)?;
         Some(card(
             Owner::Group(spec.name.clone()),
-            spec.idempotency,
+            (spec.idempotency, false),
             tables,
             sim.messages(),
             keyed,
@@ -297,7 +300,7 @@ impl FirstRows {
 /// Builds one card, in one pass over the group's applied messages ([`Tally`]).
 fn card(
     owner: Owner,
-    idempotency: Idempotency,
+    (idempotency, by_entity): (Idempotency, bool),
     tables: &GroupTables,
     messages: &Records<Message>,
     keyed: bool,
@@ -314,8 +317,9 @@ fn card(
         effects,
         duplicates,
         idempotency,
+        by_entity,
         marks: tables.processed.len(),
-        inbox: tables.inbox.len(),
+        inbox: tables.inbox.len() + tables.inbox_by_entity.len(),
         emails,
         duplicate_emails,
     }
@@ -332,6 +336,10 @@ pub fn database_summary(c: &DatabaseCard, lang: Lang) -> String {
         text.push_str(td_string!(l, stage.db.no_duplicate));
     }
     match c.idempotency {
+        Idempotency::Inbox if c.by_entity => {
+            let n = count(c.inbox as u64, lang);
+            text.push_str(&td_string!(l, stage.db.inbox_rows_by_entity, n).to_string());
+        }
         Idempotency::Inbox => {
             let n = count(c.inbox as u64, lang);
             text.push_str(&td_string!(l, stage.db.inbox_rows, n).to_string());
@@ -407,6 +415,30 @@ mod tests {
         assert_eq!(
             database_summary(c, Lang::En),
             "effects 1 · no duplicate · inbox rows 1"
+        );
+    }
+
+    /// Keyed by the account, the inbox holds a row per account, not per message, and
+    /// its card says so; the balances show the withdrawals it took for duplicates.
+    #[test]
+    fn an_inbox_keyed_by_the_entity_says_so_and_counts_a_row_per_key() {
+        let sim = run("inbox-key-scope");
+        let cards = database_cards(&sim);
+        let summary = |i: usize| database_summary(&cards[i], Lang::En);
+        assert_eq!(summary(0), "effects 4 · no duplicate · inbox rows 4");
+        assert_eq!(
+            summary(1),
+            "effects 2 · no duplicate · inbox rows 2, keyed by the entity"
+        );
+        assert!(database_summary(&cards[1], Lang::Es).ends_with("con la entidad como clave"));
+        let key_42 = |i: usize| {
+            let row = cards[i].rows.iter().find(|r| r.label(Lang::En) == "key 42");
+            row.map(|r| r.value_text(Lang::En)).expect("key 42")
+        };
+        assert_eq!(
+            (key_42(0).as_str(), key_42(1).as_str()),
+            ("balance 50 · v3", "balance 100 · v1"),
+            "the withdrawals, taken for duplicates, changed neither balance nor version"
         );
     }
 

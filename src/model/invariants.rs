@@ -93,6 +93,7 @@ impl Watch {
                 Fact::MessageLost { .. } => Some(Property::NoMessageLost),
                 Fact::RecordsSkipped { .. } => Some(Property::NoMessageLost),
                 Fact::EventNeverPublished { .. } => Some(Property::NoMessageLost),
+                Fact::TakenForDuplicate { .. } => Some(Property::NoMessageLost),
                 Fact::EffectCommitted { applied, .. } if applied > 1 => Some(Property::EffectOnce),
                 _ => None,
             };
@@ -230,6 +231,8 @@ pub enum Detail {
         skipped: u64,
         /// Events committed and never published (a dual write's crash).
         never: u64,
+        /// Messages an inbox keyed by the entity took for duplicates.
+        taken: u64,
     },
     Duplicates {
         effects: u64,
@@ -254,11 +257,13 @@ impl Detail {
                 unstored,
                 skipped,
                 never,
+                taken,
             } => {
                 // The total first, as the Lost tile counts it: the parts after, and the
-                // events never published only where a dual write can lose them.
-                let total = lost + unstored + skipped + never;
-                if never == 0 {
+                // events never published or messages taken for duplicates only where
+                // the run can lose them so.
+                let total = lost + unstored + skipped + never + taken;
+                let detail = if never == 0 {
                     td_string!(l, panels.invariants.lost, total, lost, unstored, skipped)
                         .to_string()
                 } else {
@@ -272,6 +277,11 @@ impl Detail {
                         never
                     );
                     text.to_string()
+                };
+                if taken == 0 {
+                    detail
+                } else {
+                    td_string!(l, panels.invariants.lost_taken, detail, taken).to_string()
                 }
             }
             Detail::Duplicates { effects: 1 } => {
@@ -343,12 +353,14 @@ pub fn statuses(sim: &Simulation, watch: &Watch) -> Vec<Status> {
                     c.lost == 0
                         && c.lost_before_stored == 0
                         && c.records_skipped == 0
-                        && c.never_published == 0,
+                        && c.never_published == 0
+                        && c.taken_for_duplicates == 0,
                     Detail::Lost {
                         lost: c.lost,
                         unstored: c.lost_before_stored,
                         skipped: c.records_skipped,
                         never: c.never_published,
+                        taken: c.taken_for_duplicates,
                     },
                 ),
                 Property::EffectOnce => (
@@ -714,5 +726,31 @@ mod tests {
             .group_tables(brokerlab_core::GroupId::new(0))
             .expect("a group");
         assert_eq!(tables.applied(msg), 0, "{msg:?} was never processed");
+    }
+
+    #[test]
+    fn a_message_taken_for_a_duplicate_breaks_no_message_lost() {
+        // inbox-key-scope: keyed by the account, 'by-account's inbox takes both
+        // withdrawals for duplicates of the deposit: acked, never done. No copy is lost,
+        // and the property still breaks, at the first one, naming it.
+        let (sim, watch, _) = watched(examples::load("inbox-key-scope").expect("built in"));
+        let c = sim.counters();
+        assert_eq!((c.lost, c.taken_for_duplicates), (0, 2));
+        let s = statuses(&sim, &watch);
+        let lost = &s[Property::NoMessageLost.index()];
+        assert!(!lost.holds);
+        assert_eq!(
+            lost.msg,
+            Some(brokerlab_core::MsgId::new(1)),
+            "the first withdrawal"
+        );
+        assert!(lost.detail(Lang::En).starts_with(
+            "lost: 2 (0 after the broker stored them, 0 before, 0 records skipped); of these, 2 taken for duplicates by an inbox keyed by the entity"
+        ), "{}", lost.detail(Lang::En));
+        assert!(lost
+            .detail(Lang::Es)
+            .contains("de ellos, 2 tomados por duplicados"));
+        // The true duplicate (the deposit's redelivery) is skipped: no effect twice.
+        assert!(s[Property::EffectOnce.index()].holds);
     }
 }

@@ -123,6 +123,7 @@ impl Lane {
             | OutOfSequence { .. } => Lane::Producer,
             ProcessingStarted { .. }
             | DuplicateSkipped { .. }
+            | TakenForDuplicate { .. }
             | StaleIgnored { .. }
             | GapWait { .. }
             | HandlerFailed { .. }
@@ -824,6 +825,9 @@ fn consumer_label(fact: &Fact, l: Locale) -> Option<String> {
         AckedOnDelivery { .. } => say!(l, acked_on_delivery),
         ProcessingStarted { attempt, .. } => say!(l, processing_starts, attempt = attempt),
         DuplicateSkipped { .. } => say!(l, duplicate_skipped),
+        TakenForDuplicate { key, first, .. } => {
+            say!(l, taken_for_duplicate, key = key, first = first.to_string())
+        }
         StaleIgnored {
             version, current, ..
         } => say!(l, stale_ignored, version = version, current = current),

@@ -676,6 +676,7 @@ impl Player {
             records_processed: c.records_processed,
             offsets_committed: c.offsets_committed,
             records_skipped: c.records_skipped,
+            taken_for_duplicates: c.taken_for_duplicates,
             never_published: c.never_published,
             queue_consumers: sim.consumer_count() > 0,
             log_groups: sim.group_ids().next().is_some(),
@@ -1121,6 +1122,7 @@ mod tests {
             r.lost_for_good(),
             r.lost + r.lost_before_stored + r.records_skipped + r.never_published
         );
+        assert_eq!(r.taken_for_duplicates, 0);
     }
 
     /// Scaled in to no consumer, nothing crashed: the crash button has nothing to crash

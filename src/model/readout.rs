@@ -52,6 +52,9 @@ pub struct Readout {
     /// Log records a group will never process: its offset was committed before the work
     /// and the member crashed, or retention deleted the record unread.
     pub records_skipped: u64,
+    /// Different messages an inbox keyed by their entity took for duplicates: acked,
+    /// their work never done.
+    pub taken_for_duplicates: u64,
     /// Events a service committed and never published (a dual write's crash between
     /// the database and the broker): lost before any broker saw them.
     pub never_published: u64,
@@ -74,7 +77,11 @@ impl Readout {
     /// messages lost before the broker stored them, log records a group will never
     /// process, and events committed but never published.
     pub fn lost_for_good(&self) -> u64 {
-        self.lost + self.lost_before_stored + self.records_skipped + self.never_published
+        self.lost
+            + self.lost_before_stored
+            + self.records_skipped
+            + self.never_published
+            + self.taken_for_duplicates
     }
 }
 

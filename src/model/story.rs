@@ -329,6 +329,8 @@ fn is_notable(fact: &Fact) -> bool {
                 | Fact::MemberCrashed { .. }
                 | Fact::MemberJoined { .. }
                 | Fact::MessageLost { .. }
+                // Work lost behind an ack: an inbox keyed by the entity.
+                | Fact::TakenForDuplicate { .. }
                 | Fact::ConsumerRestarted { .. }
                 | Fact::SettingChanged { .. }
                 | Fact::ConsumerAdded { .. }

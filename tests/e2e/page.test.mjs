@@ -1754,6 +1754,33 @@ test('publishes lost to a crashed broker count in the Lost tile, as the invarian
   await lab.pickScenario('crash-after-commit');
 });
 
+test('an inbox keyed by the account takes later operations for duplicates: lost, and said so', async () => {
+  // inbox-key-scope: 'by-account' keys its inbox by the account; both withdrawals on
+  // account 42 are skipped as duplicates of the deposit, acked and never done.
+  await lab.pickScenario('inbox-key-scope');
+  await lab.tab('counters');
+  await scrubTo(3.2);
+  assert.match(await lab.text('narration'), /by-account tried to record #1 in its inbox, which is keyed by the entity: key 42 already has a row, from #0, a different message/);
+  await scrubTo(20);
+  assert.equal(await lab.text('db-0-summary'), 'effects 4 · no duplicate · inbox rows 4');
+  assert.equal(await lab.text('db-1-summary'), 'effects 2 · no duplicate · inbox rows 2, keyed by the entity');
+  const row42 = async (i) => (await lab.page.getByTestId('db-' + i).innerText()).match(/key 42\s+balance (\d+)/)[1];
+  assert.deepEqual([await row42(0), await row42(1)], ['50', '100']);
+  assert.equal(await lab.number('lost'), 2, 'the Lost tile counts the two withdrawals');
+  assert.equal(await lab.number('duplicate-effects'), 0, 'no effect twice');
+  assert.equal(await lab.number('duplicates-skipped'), 2, 'the deposit\u2019s redelivery, on each queue');
+  await lab.tab('invariants');
+  assert.match(await lab.text('invariant-no-loss-verdict'), /broken/);
+  assert.match(await lab.text('invariant-no-loss'), /of these, 2 taken for duplicates by an inbox keyed by the entity/);
+  assert.equal(await lab.text('invariant-no-loss-msg'), '#1');
+  // The withdrawal's history says what happened to it.
+  await lab.click('invariant-no-loss-msg');
+  const labels = await lab.page.getByTestId('lineage-svg').locator('text.label').allTextContents();
+  assert.ok(labels.some((l) => l.startsWith('taken for a duplicate of #0 (same key 42 in the inbox)')), labels.join(' | '));
+  await lab.click('lineage-close');
+  await lab.pickScenario('crash-after-commit');
+});
+
 test('a run left with messages no consumer will take says it stalled, not that it drained', async () => {
   // queue-vs-topic: one subscriber crashes for good; the messages for it wait for ever.
   await lab.pickScenario('queue-vs-topic');

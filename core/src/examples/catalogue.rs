@@ -237,6 +237,13 @@ pub const EXAMPLES: &[Example] = &[
         "Los pagos llegan a dos suscripciones cuyas reservas (1,5 s) son más cortas de lo que tardan algunos handlers, así que a veces un pago pasa a un segundo worker mientras el primero sigue trabajando. 'checked' pregunta «¿ya se procesó?» al empezar y registra la marca en el commit: los dos workers pasan la comprobación y los dos cobran. 'inbox' inserta el id del pago en una tabla con clave única en la misma transacción que el cobro: la segunda inserción choca y se deshace."
     ),
     example!(
+        "inbox-key-scope",
+        Delivery,
+        "An inbox keyed by the account, not the message",
+        "Un inbox con clave de cuenta, no de mensaje",
+        "Los pagos de un banco llegan a dos suscripciones, cada una con un inbox en la transacción del efecto. 'by-message' usa como clave del inbox el mensaje (su origen y su id); 'by-account' usa la cuenta, como si un id de entidad o de correlación sirviera para reconocer un duplicado. La cuenta 42 recibe un depósito de 100 y luego retiros de 30 y de 20; la cuenta 7, un depósito de 50. Los dos consumidores caen después del commit del depósito, antes del ack, así que vuelve cuando vence su reserva (5 s). Los dos inbox omiten esa reentrega, que sí es un duplicado. 'by-account' omite también los dos retiros: ya hay una fila para la cuenta 42, así que cada operación posterior sobre ella se toma por duplicada, recibe ack y nunca se hace. La cuenta 42 termina en 50 en 'by-message' y en 100 en 'by-account'."
+    ),
+    example!(
         "outbox-vs-dual-write",
         Publishing,
         "Outbox vs dual write, side by side",

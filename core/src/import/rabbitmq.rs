@@ -761,6 +761,7 @@ fn consumer(queue: &str) -> ConsumerSpec {
         batch_size: 1,
         batch_atomic: false,
         idempotency: Default::default(),
+        inbox_key: Default::default(),
         ordering: Default::default(),
         failures: Default::default(),
         retry: Default::default(),

@@ -620,6 +620,10 @@ fn processing(sim: &Simulation, fact: &Fact) -> String {
             "{} tried to record #{msg} in its inbox, hit the unique key, and rolled back: no second effect.",
             consumer(sim, c)
         ),
+        TakenForDuplicate { msg, consumer: c, key, first, .. } => format!(
+            "{} tried to record #{msg} in its inbox, which is keyed by the entity: key {key} already has a row, from #{first}, a different message. It rolled back and treats #{msg} as handled: its work is never done (lost).",
+            consumer(sim, c)
+        ),
         EffectCommitted { msg, consumer: c, applied: 1, .. } => {
             format!("{} committed the effect of #{msg} in the database.", consumer(sim, c))
         }

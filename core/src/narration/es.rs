@@ -669,6 +669,10 @@ fn processing(sim: &Simulation, fact: &Fact) -> String {
             "{} intentó registrar #{msg} en su bandeja de entrada (inbox), chocó con la clave única y deshizo la transacción: no hay un segundo efecto.",
             consumer(sim, c)
         ),
+        TakenForDuplicate { msg, consumer: c, key, first, .. } => format!(
+            "{} intentó registrar #{msg} en su inbox, cuya clave es la entidad: la clave {key} ya tiene una fila, de #{first}, que es otro mensaje. Deshizo la transacción y da #{msg} por tratado: su trabajo nunca se hace (perdido).",
+            consumer(sim, c)
+        ),
         EffectCommitted { msg, consumer: c, applied: 1, .. } => format!(
             "{} hizo commit del efecto de #{msg} en la base de datos.",
             consumer(sim, c)

@@ -111,7 +111,8 @@ impl Family {
             | EffectCommitted { .. }
             | EffectRefused { .. }
             | HandlerFailed { .. }
-            | ConsumerEmailSent { .. } => Family::Processing,
+            | ConsumerEmailSent { .. }
+            | TakenForDuplicate { .. } => Family::Processing,
             StaleIgnored { .. }
             | GapWait { .. }
             | GapReconciled { .. }

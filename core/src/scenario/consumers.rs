@@ -34,6 +34,9 @@ pub struct ConsumerSpec {
     /// How the handler avoids applying an effect twice.
     #[serde(default, skip_serializing_if = "Idempotency::is_none")]
     pub idempotency: Idempotency,
+    /// What an `inbox` row is keyed by (with other idempotency, nothing).
+    #[serde(default, skip_serializing_if = "InboxKey::is_message")]
+    pub inbox_key: InboxKey,
     /// How the handler treats per-key versions that arrive out of order.
     #[serde(default, skip_serializing_if = "Ordering::is_none")]
     pub ordering: Ordering,
@@ -126,6 +129,27 @@ pub enum Idempotency {
 impl Idempotency {
     pub(super) fn is_none(&self) -> bool {
         *self == Idempotency::None
+    }
+}
+
+/// What identifies a message in an inbox: what makes two deliveries "the same".
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InboxKey {
+    /// Its source and id (CloudEvents' `source` + `id`): a redelivery, or a republished
+    /// outbox row that kept its id, is recognised; another message never is.
+    #[default]
+    Message,
+    /// The entity it is about (its account or order key), as a correlation or trace id
+    /// would be: shared by many messages, so the first one on a key takes the row and
+    /// every later, different message on that key is taken for a duplicate and skipped.
+    /// A message with no key is keyed by its id.
+    Entity,
+}
+
+impl InboxKey {
+    pub(super) fn is_message(&self) -> bool {
+        *self == InboxKey::Message
     }
 }
 

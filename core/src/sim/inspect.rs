@@ -243,6 +243,7 @@ impl Simulation {
             prefetch: c.prefetch,
             ack: c.ack,
             idempotency: c.idempotency,
+            inbox_key: c.inbox_key,
             ordering: c.ordering,
             armed: c.armed.filter(|a| a.trigger.told()).map(|a| a.point),
             drop_next_ack: c.drop_next_ack.is_some_and(Trigger::told),

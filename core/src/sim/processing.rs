@@ -8,7 +8,7 @@ use crate::database::Aggregate;
 use crate::engine::Event;
 use crate::message::Fate;
 use crate::scenario::{
-    AckMode, CrashPoint, Flavour, GapTimeout, Idempotency, Op, Ordering, ServiceTime,
+    AckMode, CrashPoint, Flavour, GapTimeout, Idempotency, InboxKey, Op, Ordering, ServiceTime,
 };
 use crate::step::{
     Attempt, ConsumerId, CopyId, DeadLetterReason, DuplicateSeen, Fact, Failure, IgnoredAck,
@@ -264,7 +264,29 @@ impl Simulation {
         let q = c.queue.index();
         // Inbox: the unique key (source, id) is checked inside the effect's transaction.
         let inbox_key = (m.producer, self.copies[copy as usize].event_id());
-        if c.idempotency == Idempotency::Inbox && self.tables[q].inbox.contains(&inbox_key) {
+        let entity = m.key.filter(|_| c.inbox_key == InboxKey::Entity);
+        let row_taken_by = match (c.idempotency, entity) {
+            (Idempotency::Inbox, Some(key)) => self.tables[q].inbox_by_entity.get(&key).copied(),
+            (Idempotency::Inbox, None) => self.tables[q].inbox.contains(&inbox_key).then_some(msg),
+            _ => None,
+        };
+        // Keyed by the entity, the row may belong to another message: the unique key
+        // cannot tell, so that message is skipped as well, and its work is never done.
+        if let (Some(first), Some(key)) = (row_taken_by, entity) {
+            if first != msg {
+                self.counters.taken_for_duplicates += 1;
+                self.facts.push(Fact::TakenForDuplicate {
+                    msg,
+                    copy,
+                    attempt,
+                    consumer,
+                    key,
+                    first,
+                });
+                return Outcome::Finished { committed: false };
+            }
+        }
+        if row_taken_by.is_some() {
             self.counters.duplicates_skipped += 1;
             self.facts.push(Fact::DuplicateSkipped {
                 msg,
@@ -375,11 +397,10 @@ impl Simulation {
         let q = c.queue.index();
         let (op, key, version, ordering, idempotency) =
             (m.op(), m.key, m.version, c.ordering, c.idempotency);
+        let by_entity = c.inbox_key == InboxKey::Entity;
         let tables = &mut self.tables[q];
         match idempotency {
-            Idempotency::Inbox => {
-                tables.inbox.insert(inbox_key);
-            }
+            Idempotency::Inbox => tables.take_inbox_row(inbox_key, key.filter(|_| by_entity), msg),
             Idempotency::CheckThenInsert => {
                 tables.processed.insert(inbox_key.1);
             }
@@ -453,9 +474,10 @@ impl Simulation {
                 self.count_effect(q, pred);
             }
             agg.version = agg.version.max(v);
+            let by_entity = self.consumers[consumer.index()].inbox_key == InboxKey::Entity;
             let tables = &mut self.tables[q];
             tables.aggregates.insert(key, agg);
-            tables.inbox.insert((producer, pred));
+            tables.take_inbox_row((producer, pred), by_entity.then_some(key), pred);
         }
         self.counters.gaps_reconciled += 1;
         self.facts.push(Fact::GapReconciled {

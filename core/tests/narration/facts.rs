@@ -288,6 +288,7 @@ fn processing(c: &Contexts) -> Vec<(&Simulation, Fact)> {
         (q, ProcessingStarted { msg: M, copy: 0, attempt: 1, consumer: C, done_at_us: 1_250_000 }),
         (q, DuplicateSkipped { msg: M, copy: 0, attempt: 2, consumer: C, seen: DuplicateSeen::CheckFoundMark }),
         (q, DuplicateSkipped { msg: M, copy: 0, attempt: 2, consumer: C, seen: DuplicateSeen::InboxConflict }),
+        (q, TakenForDuplicate { msg: M, copy: 0, attempt: 1, consumer: C, key: 42, first: MsgId::new(3) }),
         (q, StaleIgnored { msg: M, copy: 0, consumer: C, key: 42, version: 2, current: 3 }),
         (q, GapWait { msg: M, copy: 0, consumer: C, key: 42, version: 4, current: 2 }),
         (q, GapReconciled { msg: M, copy: 0, consumer: C, key: 42, from: 3, to: 4 }),
