@@ -704,6 +704,22 @@ fn prefetch_hoarded_by_the_slow_consumer_returns_at_its_crash_and_is_hoarded_aga
     );
 }
 
+#[test]
+fn an_inbox_keyed_by_the_account_skips_both_withdrawals_as_the_lesson_says() {
+    let shown = play("inbox-key");
+    assert_eq!(shown[0].value, 100.0, "the withdrawal of 30 skipped at 3 s");
+    assert_eq!(shown[0].at_s, 3.0);
+    prints(&shown[0], "'by-account': $100.", "'by-account': $100.");
+    assert_eq!(shown[1].value, 50.0, "by message: each operation once");
+    assert_eq!(shown[2].value, 100.0, "by account: both withdrawals skipped");
+    // As step 3 says: every job reads completed, and two operations are lost.
+    let mut sim = lessons::find("inbox-key").unwrap().simulation();
+    sim.run();
+    let jobs = sim.jobs_of(None);
+    assert_eq!((jobs.completed, jobs.failed), (4, 0));
+    assert_eq!(sim.counters().taken_for_duplicates, 2);
+}
+
 // ----- the runner ----------------------------------------------------------------------
 
 fn brokerlab(args: &[&str]) -> (bool, String, String) {

@@ -38,6 +38,8 @@ pub enum Happening {
     Redriven,
     /// A group member worked on a record past its poll interval and left its group.
     LeftGroup,
+    /// An inbox keyed by the entity took a different message for a duplicate.
+    TakenForDuplicate,
 }
 
 impl Happening {
@@ -64,6 +66,7 @@ impl Happening {
             Happening::EmailRepeated => matches!(fact, Fact::EmailSent { times: 2.., .. }),
             Happening::Redriven => matches!(fact, Fact::Redriven { .. }),
             Happening::LeftGroup => matches!(fact, Fact::PollIntervalExceeded { .. }),
+            Happening::TakenForDuplicate => matches!(fact, Fact::TakenForDuplicate { .. }),
         }
     }
 }

@@ -1,7 +1,9 @@
 //! Delivery guarantees: when to ack, leases, and idempotent consumers.
 
 use super::{about, choose, step, t};
-use crate::lessons::{Checkpoint, Figure, Focus, Happening, Lesson, LessonStep, Metric, Unit};
+use crate::lessons::{
+    Checkpoint, Figure, Focus, Happening, Lesson, LessonStep, Metric, Table, Unit,
+};
 
 pub fn ack_after_commit() -> Lesson {
     Lesson {
@@ -291,6 +293,98 @@ fn checked_charges_more() -> LessonStep {
         t(
             "Charges: {figure}. One race was enough for a customer to pay twice. Deduplicating messages and making the effect idempotent work together: the mark must commit with the effect, under a unique constraint.",
             "Cobros: {figure}. Bastó una carrera para que un cliente pagara dos veces. Deduplicar mensajes y hacer idempotente el efecto se complementan: la marca debe hacer commit junto con el efecto, bajo una restricción única.",
+        ),
+    )
+}
+
+pub fn inbox_key() -> Lesson {
+    Lesson {
+        name: "inbox-key",
+        title: t(
+            "An inbox keyed by the account: what counts as a duplicate",
+            "Un inbox con la cuenta como clave: qué cuenta como duplicado",
+        ),
+        scenario: "inbox-key-scope",
+        steps: vec![
+            withdrawal_taken_for_a_duplicate(),
+            keyed_by_message_applies_each_once(),
+            keyed_by_account_loses_the_withdrawals(),
+        ],
+    }
+}
+
+fn withdrawal_taken_for_a_duplicate() -> LessonStep {
+    step(
+        &[Focus::Node("by-account")],
+        t(
+            "Both subscriptions insert an inbox row in the effect's transaction, under a unique key. 'by-account' keys the row by the account, the way a correlation id is sometimes used. The deposit of 100 to account 42 has committed there. At 3 s the withdrawal of 30 from account 42, a new message, reaches its handler. What does the inbox do?",
+            "Las dos suscripciones insertan una fila de inbox en la transacción del efecto, con una clave única. 'by-account' usa la cuenta como clave, como a veces se usa un id de correlación. El depósito de 100 a la cuenta 42 ya hizo commit allí. A los 3 s el retiro de 30 de la cuenta 42, un mensaje nuevo, llega a su handler. ¿Qué hace el inbox?",
+        ),
+        choose(
+            1,
+            [
+                t(
+                    "It adds a row, and the withdrawal is applied",
+                    "Añade una fila, y el retiro se aplica",
+                ),
+                t(
+                    "It takes the withdrawal for a duplicate of the deposit and skips it",
+                    "Toma el retiro por un duplicado del depósito y lo omite",
+                ),
+                t(
+                    "It refuses the withdrawal: the balance is too low",
+                    "Rechaza el retiro: el saldo no alcanza",
+                ),
+            ],
+        ),
+        Checkpoint::Next(Happening::TakenForDuplicate),
+        Figure::Balance {
+            table: Table::Queue("by-account"),
+            key: 42,
+        },
+        t(
+            "Account 42 on 'by-account': {figure}. The insert collided with the row the deposit left for account 42, so the transaction rolled back and the handler treated the withdrawal as already handled: acked, and never applied. A key the deposit and the withdrawal share cannot tell them apart; an account, an order or a trace id names many messages.",
+            "La cuenta 42 en 'by-account': {figure}. La inserción chocó con la fila que el depósito dejó para la cuenta 42, así que la transacción se deshizo y el handler dio el retiro por tratado: con ack, y nunca aplicado. Una clave que comparten el depósito y el retiro no puede distinguirlos; una cuenta, un pedido o un id de traza nombran muchos mensajes.",
+        ),
+    )
+}
+
+fn keyed_by_message_applies_each_once() -> LessonStep {
+    step(
+        &[Focus::Node("by-message")],
+        t(
+            "Both consumers crashed after committing the deposit, before its ack, so the deposit is delivered again when its lease runs out at 6 s. 'by-message' keys its inbox by the message's source and id. What balance does account 42 end with there (100, then −30 and −20)?",
+            "Los dos consumidores cayeron después del commit del depósito, antes de su ack, así que el depósito se entrega otra vez cuando vence su reserva a los 6 s. 'by-message' usa como clave del inbox el origen y el id del mensaje. ¿Con qué saldo termina allí la cuenta 42 (100, luego −30 y −20)?",
+        ),
+        about(50.0, 0.0, Unit::Dollars),
+        Checkpoint::End,
+        Figure::Balance {
+            table: Table::Queue("by-message"),
+            key: 42,
+        },
+        t(
+            "{figure}: each operation once. The redelivered deposit carries the id it was published with, so its insert collided and it was skipped; each withdrawal, a message of its own, got a row of its own. The key says what makes two deliveries the same message: CloudEvents calls two events duplicates when their source and id match.",
+            "{figure}: cada operación una vez. El depósito reentregado lleva el id con que se publicó, así que su inserción chocó y se omitió; cada retiro, un mensaje propio, tuvo su propia fila. La clave dice qué hace que dos entregas sean el mismo mensaje: CloudEvents llama duplicados a dos eventos con el mismo origen y el mismo id.",
+        ),
+    )
+}
+
+fn keyed_by_account_loses_the_withdrawals() -> LessonStep {
+    step(
+        &[Focus::Node("by-account"), Focus::Metric(Metric::Lost)],
+        t(
+            "And on 'by-account', after the redelivered deposit and the withdrawal of 20 at 4 s: what balance does account 42 end with?",
+            "¿Y en 'by-account', tras el depósito reentregado y el retiro de 20 a los 4 s: con qué saldo termina la cuenta 42?",
+        ),
+        about(100.0, 0.0, Unit::Dollars),
+        Checkpoint::End,
+        Figure::Balance {
+            table: Table::Queue("by-account"),
+            key: 42,
+        },
+        t(
+            "{figure}: both withdrawals were taken for duplicates of the deposit. Every message was acked and every job reads completed, yet two operations never happened: the Lost tile counts them and 'No message lost' is broken. Key the inbox by what identifies the message (source and id, or an operation id the client sends with the command), never by the entity it is about.",
+            "{figure}: los dos retiros se tomaron por duplicados del depósito. Todos los mensajes recibieron ack y todos los trabajos figuran como completados, y aun así dos operaciones nunca ocurrieron: el contador Perdidos las cuenta y «Ningún mensaje perdido» está roto. Usa como clave del inbox lo que identifica al mensaje (origen e id, o un id de operación que el cliente envía con el comando), nunca la entidad de la que trata.",
         ),
     )
 }

@@ -31,6 +31,7 @@ pub fn all() -> Vec<Lesson> {
         publishing::exactly_once(),
         groups::poll_interval(),
         load::prefetch_fairness(),
+        delivery::inbox_key(),
     ]
 }
 
