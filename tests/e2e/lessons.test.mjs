@@ -720,3 +720,36 @@ test('presenting at 1280×720, a lesson card that scrolls shades the edge with m
   assert.ok(tinted(await pixel(page, x, top)), 'and one at the top: more above');
   assert.deepEqual(errors, []);
 });
+
+test('inbox-key: the withdrawal is taken for a duplicate at 3 s; the Lost reading waits for the last reveal', async () => {
+  const { page, errors } = await openAt(lessonUrl('inbox-key'));
+  await page.getByTestId('lesson').waitFor({ state: 'visible' });
+  assert.equal(await page.getByTestId('scenario').inputValue(), 'inbox-key-scope');
+  assert.equal(await text(page, 'lesson-title'), 'An inbox keyed by the account: what counts as a duplicate');
+  await page.getByLabel('It takes the withdrawal for a duplicate of the deposit and skips it').check();
+  await page.getByTestId('speed').selectOption('20');
+  await page.getByTestId('lesson-play').click();
+  await revealed(page);
+  assert.equal(await text(page, 'step-time'), '3.0 s');
+  assert.equal(await text(page, 'lesson-verdict'), 'Your prediction was right.');
+  assert.match(await text(page, 'lesson-explanation'), /^Account 42 on 'by-account': \$100\./);
+  assert.match(await text(page, 'narration'), /key 42 already has a row, from #0, a different message/);
+  assert.equal(await text(page, 'db-1-summary'), 'effects 1 · no duplicate · inbox rows 1, keyed by the entity');
+  await page.getByTestId('lesson-next').click();
+  await page.getByTestId('lesson-number').fill('50');
+  await page.getByTestId('lesson-play').click();
+  await revealed(page);
+  assert.equal(await text(page, 'lesson-verdict'), 'Your prediction was right.');
+  // Step 3 points at the Lost tile: its reading in the card, the two withdrawals, would
+  // give the answer away, so it is hidden until the reveal.
+  await page.getByTestId('lesson-next').click();
+  const reading = page.locator('[data-look="lost"]');
+  assert.equal(await reading.evaluate((n) => getComputedStyle(n).visibility), 'hidden');
+  await page.getByTestId('lesson-number').fill('100');
+  await page.getByTestId('lesson-play').click();
+  await revealed(page);
+  assert.equal(await reading.evaluate((n) => getComputedStyle(n).visibility), 'visible');
+  assert.equal(await reading.innerText(), '2');
+  assert.equal(await text(page, 'lost'), '2');
+  assert.deepEqual(errors, []);
+});
