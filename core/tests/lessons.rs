@@ -711,7 +711,10 @@ fn an_inbox_keyed_by_the_account_skips_both_withdrawals_as_the_lesson_says() {
     assert_eq!(shown[0].at_s, 3.0);
     prints(&shown[0], "'by-account': $100.", "'by-account': $100.");
     assert_eq!(shown[1].value, 50.0, "by message: each operation once");
-    assert_eq!(shown[2].value, 100.0, "by account: both withdrawals skipped");
+    assert_eq!(
+        shown[2].value, 100.0,
+        "by account: both withdrawals skipped"
+    );
     // As step 3 says: every job reads completed, and two operations are lost.
     let mut sim = lessons::find("inbox-key").unwrap().simulation();
     sim.run();

@@ -256,6 +256,21 @@ pub fn setup_sentence(description: &str) -> &str {
         .unwrap_or(description)
 }
 
+/// How far a box that scrolls (its visible span `view`, top and bottom) must scroll for
+/// `target` (top and bottom, in the same coordinates) to be in view: 0 when it already is,
+/// up (negative) to its top, or down until its bottom shows, never so far that its top
+/// goes out above (a target taller than the view shows from its top).
+pub fn scroll_to_show(view: (f64, f64), target: (f64, f64)) -> f64 {
+    let ((view_top, view_bottom), (top, bottom)) = (view, target);
+    if top < view_top {
+        top - view_top
+    } else if bottom > view_bottom {
+        (bottom - view_bottom).min(top - view_top)
+    } else {
+        0.0
+    }
+}
+
 /// Where on the page a focus is, as a CSS selector: the card of the component it names
 /// (its `data-node`; a consumer group's member cards), or the counter that shows the
 /// metric. `None` when the page has no single place for it (the step's words still name
@@ -452,6 +467,32 @@ mod tests {
 
     fn guide(name: &str) -> Guide {
         Guide::open(name).expect("a lesson")
+    }
+
+    #[test]
+    fn a_target_out_of_view_is_scrolled_just_into_it() {
+        let view = (100.0, 400.0);
+        assert_eq!(scroll_to_show(view, (150.0, 250.0)), 0.0, "in view");
+        assert_eq!(
+            scroll_to_show(view, (450.0, 550.0)),
+            150.0,
+            "below: its bottom shows"
+        );
+        assert_eq!(
+            scroll_to_show(view, (380.0, 420.0)),
+            20.0,
+            "cut at the foot"
+        );
+        assert_eq!(
+            scroll_to_show(view, (20.0, 80.0)),
+            -80.0,
+            "above: its top shows"
+        );
+        assert_eq!(
+            scroll_to_show(view, (450.0, 900.0)),
+            350.0,
+            "taller than the view: from its top"
+        );
     }
 
     #[test]

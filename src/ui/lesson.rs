@@ -5,7 +5,7 @@
 //! sends those keys).
 
 use crate::i18n::{t, t_string, use_i18n};
-use crate::ui::focus::refocus_if_lost;
+use crate::ui::focus::{refocus_if_lost, scroll_into_its_box};
 use crate::ui::units::units_kept;
 use brokerlab_core::lessons::{self, Answer, Focus, Metric, Prediction, Unit};
 use leptos::prelude::*;
@@ -140,18 +140,36 @@ fn reading_of(lab: Lab, m: Metric) -> Option<(Option<&'static str>, String)> {
 /// from names a scenario file could hold.
 #[component]
 fn FocusOutline(lab: Lab) -> impl IntoView {
-    let css = move || {
+    let targets = Memo::new(move |_| {
         let focus: Vec<Focus> = lab.guide.with(|g| {
             g.as_ref()
                 .map(|g| g.step().focus.clone())
                 .unwrap_or_default()
         });
-        let selectors: Vec<String> = lab.with_player(|p| {
+        lab.with_player(|p| {
             focus
                 .iter()
                 .filter_map(|f| focus_target(p.sim(), f))
-                .collect()
-        });
+                .collect::<Vec<String>>()
+        })
+    });
+    // A step that opens shows what it names: presenting, a tall topology scrolls in its
+    // own box, and at 1280×720 the cards of a lesson's queue sat below its edge.
+    let opened = Memo::new(move |_| {
+        lab.guide.with(|g| {
+            g.as_ref()
+                .map(|g| (g.lesson.name, g.index, g.phase == Phase::Predict))
+        })
+    });
+    Effect::new(move |_| {
+        if opened.get().is_some_and(|(_, _, predicting)| predicting) {
+            if let Some(first) = targets.get_untracked().first().cloned() {
+                request_animation_frame(move || scroll_into_its_box(&first));
+            }
+        }
+    });
+    let css = move || {
+        let selectors = targets.get();
         if selectors.is_empty() {
             return String::new();
         }

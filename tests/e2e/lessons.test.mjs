@@ -753,3 +753,29 @@ test('inbox-key: the withdrawal is taken for a duplicate at 3 s; the Lost readin
   assert.equal(await text(page, 'lost'), '2');
   assert.deepEqual(errors, []);
 });
+
+test('presenting at 1280×720, a step that opens scrolls the card it names into the stage’s view', async () => {
+  // prefetch-fairness step 2 names the queue 'fair': six consumers and two tables make
+  // the topology taller than the projected stage, and the card sat below its edge.
+  const { page, errors } = await openAt(lessonUrl('prefetch-fairness'));
+  await page.setViewportSize({ width: 1280, height: 720 });
+  await page.getByTestId('lesson').waitFor({ state: 'visible' });
+  await page.keyboard.press('p');
+  await page.getByTestId('present-exit').waitFor({ state: 'visible' });
+  await page.getByTestId('speed').selectOption('20');
+  await playStep(page);
+  await page.getByTestId('lesson-next').click();
+  const shown = () => page.evaluate(() => {
+    const css = document.querySelector('[data-testid=lesson-focus]').textContent;
+    const first = css.slice(css.indexOf(':is(') + 4).split(/, |\) \{/)[0];
+    const card = document.querySelector(first).getBoundingClientRect();
+    const box = document.querySelector('[data-testid=stage-a]').getBoundingClientRect();
+    return { first, top: card.top, bottom: card.bottom, boxTop: box.top, boxBottom: box.bottom };
+  });
+  await page.waitForFunction(() => document.querySelector('[data-testid=stage-a]').scrollTop > 0);
+  const s = await shown();
+  assert.equal(s.first, '[data-node="queue-1"]', 'the queue named first');
+  assert.ok(s.top >= s.boxTop - 1 && s.bottom <= s.boxBottom + 1, JSON.stringify(s));
+  assert.ok(s.bottom <= 721, `on screen too: ${JSON.stringify(s)}`);
+  assert.deepEqual(errors, []);
+});
