@@ -30,8 +30,8 @@ fn billing_shares_its_queue() -> LessonStep {
         Checkpoint::At { s: 12.0 },
         Figure::EffectsIn("billing"),
         t(
-            "Billing applied {figure} effects: every order once, split between its two workers. Workers that compete for one queue share its messages; a second worker adds parallelism, not a second copy.",
-            "Billing aplicó {figure} efectos: cada pedido una vez, repartidos entre sus dos workers. Los workers que compiten por una cola se reparten sus mensajes; un segundo worker suma paralelismo, no una segunda copia.",
+            "Billing applied {figure} effects: every order once, split between its two workers. Workers that compete for one queue share its messages; a second worker adds parallelism, not a second copy. That is how a command travels ('bill this order'): one handler is responsible for it, and that handler may refuse it.",
+            "Billing aplicó {figure} efectos: cada pedido una vez, repartidos entre sus dos workers. Los workers que compiten por una cola se reparten sus mensajes; un segundo worker suma paralelismo, no una segunda copia. Así viaja un comando («factura este pedido»): un solo handler es responsable de él, y ese handler puede rechazarlo.",
         ),
     )
 }
@@ -47,8 +47,8 @@ fn shipping_falls_behind_alone() -> LessonStep {
         Checkpoint::At { s: 12.0 },
         Figure::Waiting("shipping"),
         t(
-            "{figure} wait in shipping, while billing's queue is empty. The exchange gave each subscription its own copy of every order, and each keeps its own progress: publishing once did not mean that everyone processed it.",
-            "En shipping esperan {figure}, mientras la cola de billing está vacía. El exchange dio a cada suscripción su propia copia de cada pedido y cada una lleva su propio progreso: publicar una vez no significó que todos lo procesaran.",
+            "{figure} wait in shipping, while billing's queue is empty. The exchange gave each subscription its own copy of every order, and each keeps its own progress: publishing once did not mean that everyone processed it. That is how an event travels ('order placed'): a fact already done, announced to every subscriber, each of which decides what it means for itself; none can refuse that it happened.",
+            "En shipping esperan {figure}, mientras la cola de billing está vacía. El exchange dio a cada suscripción su propia copia de cada pedido y cada una lleva su propio progreso: publicar una vez no significó que todos lo procesaran. Así viaja un evento («pedido realizado»): un hecho ya ocurrido, anunciado a cada suscriptor, que decide qué significa para él; ninguno puede rechazar que ocurrió.",
         ),
     )
 }
