@@ -694,15 +694,22 @@ async function pixel(page, x, y) {
   }, png.toString('base64'));
 }
 
-test('presenting at 1280×720, a lesson card that scrolls shades the edge with more beyond it', async () => {
-  // A revealed step's third choice sat cut at the card's foot, and nothing said it scrolled.
-  const { page, errors } = await openAt(lessonUrl('prefetch-fairness'));
+/** `lesson` presented at 1280×720, its first step answered and revealed at 20×. */
+async function presentingFirstStepRevealed(lesson) {
+  const opened = await openAt(lessonUrl(lesson));
+  const { page } = opened;
   await page.setViewportSize({ width: 1280, height: 720 });
   await page.getByTestId('lesson').waitFor({ state: 'visible' });
   await page.keyboard.press('p');
   await page.getByTestId('present-exit').waitFor({ state: 'visible' });
   await page.getByTestId('speed').selectOption('20');
   await playStep(page);
+  return opened;
+}
+
+test('presenting at 1280×720, a lesson card that scrolls shades the edge with more beyond it', async () => {
+  // A revealed step's third choice sat cut at the card's foot, and nothing said it scrolled.
+  const { page, errors } = await presentingFirstStepRevealed('prefetch-fairness');
   const card = page.getByTestId('lesson');
   const { scrolls, box } = await card.evaluate((n) => {
     const r = n.getBoundingClientRect();
@@ -757,13 +764,7 @@ test('inbox-key: the withdrawal is taken for a duplicate at 3 s; the Lost readin
 test('presenting at 1280×720, a step that opens scrolls the card it names into the stage’s view', async () => {
   // prefetch-fairness step 2 names the queue 'fair': six consumers and two tables make
   // the topology taller than the projected stage, and the card sat below its edge.
-  const { page, errors } = await openAt(lessonUrl('prefetch-fairness'));
-  await page.setViewportSize({ width: 1280, height: 720 });
-  await page.getByTestId('lesson').waitFor({ state: 'visible' });
-  await page.keyboard.press('p');
-  await page.getByTestId('present-exit').waitFor({ state: 'visible' });
-  await page.getByTestId('speed').selectOption('20');
-  await playStep(page);
+  const { page, errors } = await presentingFirstStepRevealed('prefetch-fairness');
   await page.getByTestId('lesson-next').click();
   const shown = () => page.evaluate(() => {
     const css = document.querySelector('[data-testid=lesson-focus]').textContent;
