@@ -262,7 +262,8 @@ impl Simulation {
         let m = &self.messages[msg.index()];
         let c = &self.consumers[consumer.index()];
         let q = c.queue.index();
-        // Inbox: the unique key (source, id) is checked inside the effect's transaction.
+        // Inbox: its unique key (source and id, or the entity) is checked inside the
+        // effect's transaction; the row names the message that took it.
         let inbox_key = (m.producer, self.copies[copy as usize].event_id());
         let entity = m.key.filter(|_| c.inbox_key == InboxKey::Entity);
         let row_taken_by = match (c.idempotency, entity) {
