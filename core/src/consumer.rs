@@ -173,6 +173,13 @@ impl Consumer {
         start..end
     }
 
+    /// The entity the inbox row of a message with `key` is keyed by: its key when the
+    /// inbox is keyed by the entity; `None` when the row is keyed by source and id (the
+    /// default, and a message without a key).
+    pub fn inbox_entity(&self, key: Option<u32>) -> Option<u32> {
+        key.filter(|_| self.inbox_key == InboxKey::Entity)
+    }
+
     /// Deliveries held: buffered plus being processed.
     pub fn held(&self) -> u32 {
         (self.buffer.len() + self.working.len()) as u32

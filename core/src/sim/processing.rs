@@ -8,7 +8,7 @@ use crate::database::Aggregate;
 use crate::engine::Event;
 use crate::message::Fate;
 use crate::scenario::{
-    AckMode, CrashPoint, Flavour, GapTimeout, Idempotency, InboxKey, Op, Ordering, ServiceTime,
+    AckMode, CrashPoint, Flavour, GapTimeout, Idempotency, Op, Ordering, ServiceTime,
 };
 use crate::step::{
     Attempt, ConsumerId, CopyId, DeadLetterReason, DuplicateSeen, Fact, Failure, IgnoredAck,
@@ -265,7 +265,7 @@ impl Simulation {
         // Inbox: its unique key (source and id, or the entity) is checked inside the
         // effect's transaction; the row names the message that took it.
         let inbox_key = (m.producer, self.copies[copy as usize].event_id());
-        let entity = m.key.filter(|_| c.inbox_key == InboxKey::Entity);
+        let entity = c.inbox_entity(m.key);
         let row_taken_by = match (c.idempotency, entity) {
             (Idempotency::Inbox, Some(key)) => self.tables[q].inbox_by_entity.get(&key).copied(),
             (Idempotency::Inbox, None) => self.tables[q].inbox.contains(&inbox_key).then_some(msg),
@@ -398,10 +398,10 @@ impl Simulation {
         let q = c.queue.index();
         let (op, key, version, ordering, idempotency) =
             (m.op(), m.key, m.version, c.ordering, c.idempotency);
-        let by_entity = c.inbox_key == InboxKey::Entity;
+        let entity = c.inbox_entity(key);
         let tables = &mut self.tables[q];
         match idempotency {
-            Idempotency::Inbox => tables.take_inbox_row(inbox_key, key.filter(|_| by_entity), msg),
+            Idempotency::Inbox => tables.take_inbox_row(inbox_key, entity, msg),
             Idempotency::CheckThenInsert => {
                 tables.processed.insert(inbox_key.1);
             }
@@ -475,10 +475,10 @@ impl Simulation {
                 self.count_effect(q, pred);
             }
             agg.version = agg.version.max(v);
-            let by_entity = self.consumers[consumer.index()].inbox_key == InboxKey::Entity;
+            let entity = self.consumers[consumer.index()].inbox_entity(Some(key));
             let tables = &mut self.tables[q];
             tables.aggregates.insert(key, agg);
-            tables.take_inbox_row((producer, pred), by_entity.then_some(key), pred);
+            tables.take_inbox_row((producer, pred), entity, pred);
         }
         self.counters.gaps_reconciled += 1;
         self.facts.push(Fact::GapReconciled {
