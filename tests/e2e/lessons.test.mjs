@@ -23,6 +23,15 @@ async function revealed(page) {
   assert.match(await text(page, 'play'), /^(Play|Reproducir|Replay|Repetir)$/, 'the run is paused at the checkpoint');
 }
 
+/** Answers the step on show (its first choice, or 1) and plays it to its reveal. */
+async function playStep(page) {
+  const number = page.getByTestId('lesson-number');
+  if (await number.count()) await number.fill('1');
+  else await page.getByTestId('lesson-choice-0').check();
+  await page.getByTestId('lesson-play').click();
+  await revealed(page);
+}
+
 let shared;
 
 test('a lesson opens from its own link; a prediction comes before the reveal', async () => {
@@ -474,14 +483,9 @@ test('a revealed step’s question column keeps its rows together beside a long 
   const { page, errors, close } = await openPage(lessonUrl('visibility-timeout'), { viewport: { width: 1280, height: 720 } });
   await page.getByTestId('lesson').waitFor({ state: 'visible' });
   await page.getByTestId('speed').selectOption('20');
-  for (const k of [0, 1]) {
-    const number = page.getByTestId('lesson-number');
-    if (await number.count()) await number.fill('1');
-    else await page.getByTestId('lesson-choice-0').check();
-    await page.getByTestId('lesson-play').click();
-    await page.getByTestId('lesson-explanation').waitFor({ state: 'visible', timeout: 60_000 });
-    if (k === 0) await page.getByTestId('lesson-next').click();
-  }
+  await playStep(page);
+  await page.getByTestId('lesson-next').click();
+  await playStep(page);
   const field = (await page.getByTestId('lesson-number').count()) ? 'lesson-number' : 'lesson-choice-0';
   const [look, question, choices] = await Promise.all(
     ['lesson-look', 'lesson-question', field].map((id) => page.getByTestId(id).boundingBox()));
@@ -539,13 +543,9 @@ test('presenting at 1280×720 in Spanish: once revealed, "Next step" and most of
   await page.getByTestId('lesson').waitFor({ state: 'visible' });
   await page.keyboard.press('p');
   await page.getByTestId('present-exit').waitFor({ state: 'visible' });
-  for (let step = 1; step <= 2; step += 1) {
-    if (await page.getByTestId('lesson-number').count()) await page.getByTestId('lesson-number').fill('1');
-    else await page.getByTestId('lesson-choice-0').check();
-    await page.getByTestId('lesson-play').click();
-    await revealed(page);
-    if (step === 1) await page.getByTestId('lesson-next').click();
-  }
+  await playStep(page);
+  await page.getByTestId('lesson-next').click();
+  await playStep(page);
   const m = await page.evaluate(() => {
     const card = document.querySelector('[data-testid=lesson]');
     const box = card.getBoundingClientRect();
@@ -617,15 +617,6 @@ test('prefetch-fairness: the hoard waits in the slow consumer’s buffer, the qu
   assert.equal(await page.getByTestId('param-q0-prefetch').inputValue(), '100');
   assert.deepEqual(errors, []);
 });
-
-/** Answers the step on show (its first choice, or 1) and plays it to its reveal. */
-async function playStep(page) {
-  const number = page.getByTestId('lesson-number');
-  if (await number.count()) await number.fill('1');
-  else await page.getByTestId('lesson-choice-0').check();
-  await page.getByTestId('lesson-play').click();
-  await revealed(page);
-}
 
 test('during a lesson the scenario’s description keeps to its setup, with no tooltip, until the last reveal', async () => {
   // The description's later sentences, and its tooltip on hover, said what each step asks
