@@ -45,6 +45,7 @@ pub struct Consumer {
     pub next_batch: u64,
     pub idempotency: Idempotency,
     pub inbox_key: InboxKey,
+    pub trusts_the_broker: bool,
     pub ordering: Ordering,
     pub failures: Failures,
     pub retry: RetryPolicy,
@@ -106,6 +107,7 @@ impl Consumer {
             next_batch: 1,
             idempotency: spec.idempotency,
             inbox_key: spec.inbox_key,
+            trusts_the_broker: spec.trusts_the_broker,
             ordering: spec.ordering,
             failures: spec.failures.clone(),
             retry: spec.retry.clone(),
@@ -150,6 +152,7 @@ impl Consumer {
             batch_atomic: self.batch_atomic,
             idempotency: self.idempotency,
             inbox_key: self.inbox_key,
+            trusts_the_broker: self.trusts_the_broker,
             ordering: self.ordering,
             failures: self.failures.clone(),
             retry: self.retry.clone(),
@@ -220,6 +223,8 @@ pub struct ConsumerView {
     pub ack: AckMode,
     pub idempotency: Idempotency,
     pub inbox_key: InboxKey,
+    /// Acts on whatever the broker delivers, without checking the source's authority.
+    pub trusts_the_broker: bool,
     /// How it handles versions of a key (a refusal moves the version only when it waits
     /// for gaps or reconciles).
     pub ordering: crate::scenario::Ordering,

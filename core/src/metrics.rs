@@ -43,6 +43,9 @@ pub struct Counters {
     /// Different messages an inbox keyed by their entity took for duplicates and
     /// skipped: acked, and their work never done (lost for good).
     pub taken_for_duplicates: u64,
+    /// Effects applied by a handler that trusts the broker for messages whose source had
+    /// no authority to ask for them (each is in `effects_applied` too).
+    pub unauthorized_effects: u64,
     pub stale_ignored: u64,
     pub gap_waits: u64,
     pub gaps_reconciled: u64,

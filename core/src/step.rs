@@ -1073,6 +1073,16 @@ pub enum Fact {
         key: u32,
         first: MsgId,
     },
+    /// A handler that trusts the broker applied the effect of a message its source had no
+    /// authority to ask for (from an unauthorised tenant): a handler that checks would
+    /// have refused it and dead-lettered it. Pushed right after the effect's commit.
+    UnauthorizedEffect {
+        msg: MsgId,
+        copy: CopyId,
+        attempt: Attempt,
+        consumer: ConsumerId,
+        producer: ProducerId,
+    },
 }
 
 /// A setting and its new value, in whole units so that facts stay exact and hashable.
@@ -1236,6 +1246,7 @@ impl Fact {
             | ProcessingStarted { msg, .. }
             | DuplicateSkipped { msg, .. }
             | TakenForDuplicate { msg, .. }
+            | UnauthorizedEffect { msg, .. }
             | StaleIgnored { msg, .. }
             | GapWait { msg, .. }
             | GapReconciled { msg, .. }

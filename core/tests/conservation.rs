@@ -70,6 +70,9 @@ fn consumer() -> impl Strategy<Value = ConsumerSpec> {
                     } else {
                         InboxKey::Message
                     },
+                    // Again without another draw: a handler that trusts the broker applies
+                    // an unauthorised message instead of dead-lettering it.
+                    trusts_the_broker: prefetch % 3 == 0,
                     ordering,
                     failures: Failures {
                         transient_p: fail.0,
@@ -288,7 +291,7 @@ fn fault(
             .prop_map(|(producer, point, restart_after_s)| Command::CrashProducer { producer: ProducerId::new(producer), point, restart_after_s }),
         1 => (0..producers).prop_map(|producer| Command::RestartProducer { producer: ProducerId::new(producer) }),
         1 => (0..producers).prop_map(|producer| Command::DropNextConfirm { producer: ProducerId::new(producer) }),
-        1 => (0..producers).prop_map(|producer| Command::InjectPoison { producer: ProducerId::new(producer), poison: Poison::UnknownSchemaVersion }),
+        1 => (0..producers).prop_map(|producer| Command::InjectPoison { producer: ProducerId::new(producer), poison: if producer % 2 == 0 { Poison::UnknownSchemaVersion } else { Poison::UnauthorizedTenant } }),
         1 => restart.prop_map(|restart_after_s| Command::CrashBroker { restart_after_s }),
         1 => Just(Command::RestartBroker),
         1 => (0..queues, 0.5f64..20.0).prop_map(|(q, rate_per_s)| Command::Redrive { queue: format!("q{q}"), rate_per_s }),

@@ -723,6 +723,27 @@ fn an_inbox_keyed_by_the_account_skips_both_withdrawals_as_the_lesson_says() {
     assert_eq!(sim.counters().taken_for_duplicates, 2);
 }
 
+#[test]
+fn a_trusting_handler_applies_the_stolen_withdrawals_as_the_lesson_says() {
+    let shown = play("untrusted-source");
+    assert_eq!(shown[0].value, 1.0, "dead-lettered at the first attempt");
+    assert_eq!(shown[0].at_s, 3.5);
+    assert_eq!(shown[1].value, 0.0, "the stolen 100 applied on 'unchecked'");
+    assert_eq!(shown[1].at_s, 3.5);
+    prints(&shown[1], "'unchecked': $0.", "'unchecked': $0.");
+    assert_eq!(shown[2].value, 0.0, "the real withdrawal refused");
+    // As step 3 says: 'checked' ends at 70, nothing is lost, two effects unauthorised.
+    let mut sim = lessons::find("untrusted-source").unwrap().simulation();
+    sim.run();
+    let tables = |q: u32| sim.tables(brokerlab_core::QueueId::new(q)).unwrap();
+    assert_eq!(tables(0).aggregate(42).balance, 70);
+    let c = sim.counters();
+    assert_eq!(
+        (c.unauthorized_effects, c.effects_refused, c.lost),
+        (2, 1, 0)
+    );
+}
+
 // ----- the runner ----------------------------------------------------------------------
 
 fn brokerlab(args: &[&str]) -> (bool, String, String) {

@@ -265,6 +265,13 @@ pub const EXAMPLES: &[Example] = &[
         "Cuarenta trabajos llegan a la vez mientras una dependencia está caída (los primeros 3 s). Todos los primeros intentos fallan en el mismo instante. La suscripción 'lockstep' reintenta con espera exponencial y sin jitter: los cuarenta vuelven en el mismo instante y golpean juntos la dependencia, una y otra vez. La suscripción 'jittered' elige cada espera al azar entre 0 y la espera exponencial: los reintentos se dispersan y solo unos pocos se ejecutan a la vez."
     ),
     example!(
+        "untrusted-source",
+        Failures,
+        "A compromised producer: checked vs trusted",
+        "Un productor comprometido: comprobar o confiar",
+        "Los pagos de un banco llegan a dos suscripciones. 'payments-api' deposita 100 en la cuenta 42 y 50 en la cuenta 7, y luego retira 30 de la 42. Un segundo productor, 'compromised', publica con credenciales robadas: dos retiros que parecen válidos (100 de la 42, 50 de la 7) para un tenant sobre el que no tiene autoridad. 'checked' verifica la autoridad del origen de cada efecto: los dos acaban en su cola de mensajes muertos al primer intento, porque esperar no los va a autorizar. 'unchecked' actúa sobre todo lo que entrega el broker, porque viene de nuestro propio broker: los dos retiros se aplican, y después el retiro real de 30 se rechaza por falta de fondos. Las cuentas 42 y 7 terminan en 70 y 50 en 'checked', y en 0 y 0 en 'unchecked'."
+    ),
+    example!(
         "admission-control",
         Load,
         "An unbounded queue vs admission control",

@@ -762,6 +762,7 @@ fn consumer(queue: &str) -> ConsumerSpec {
         batch_atomic: false,
         idempotency: Default::default(),
         inbox_key: Default::default(),
+        trusts_the_broker: false,
         ordering: Default::default(),
         failures: Default::default(),
         retry: Default::default(),

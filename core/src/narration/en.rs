@@ -309,6 +309,11 @@ fn publishing(sim: &Simulation, fact: &Fact) -> String {
     match *fact {
         Created { producer: p, msg, key, version, poison } => {
             let what = match (key, poison) {
+                // Well-formed, so only a handler that checks the source's authority
+                // can tell: it is poison to that handler, and an effect to one that trusts.
+                (Some(k), Some(Poison::UnauthorizedTenant)) => format!(
+                    " for key {k} (version {version}) — well-formed, but its tenant is not authorised"
+                ),
                 (_, Some(kind)) => format!(" — a poison message: {}", poison_text(kind)),
                 (Some(k), None) => format!(" for key {k} (version {version})"),
                 (None, None) => String::new(),
@@ -623,6 +628,11 @@ fn processing(sim: &Simulation, fact: &Fact) -> String {
         TakenForDuplicate { msg, consumer: c, key, first, .. } => format!(
             "{} tried to record #{msg} in its inbox, which is keyed by the entity: key {key} already has a row, from #{first}, a different message. It rolled back and treats #{msg} as handled: its work is never done (lost).",
             consumer(sim, c)
+        ),
+        UnauthorizedEffect { msg, consumer: c, producer: p, .. } => format!(
+            "{} trusts whatever the broker delivers, so it never checked that {} may ask for #{msg}: its tenant is not authorised, and the effect is in the database anyway (unauthorised effect).",
+            consumer(sim, c),
+            producer(sim, p)
         ),
         EffectCommitted { msg, consumer: c, applied: 1, .. } => {
             format!("{} committed the effect of #{msg} in the database.", consumer(sim, c))

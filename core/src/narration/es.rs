@@ -332,6 +332,11 @@ fn publishing(sim: &Simulation, fact: &Fact) -> String {
     match *fact {
         Created { producer: p, msg, key, version, poison } => {
             let what = match (key, poison) {
+                // Bien formado: sólo un handler que comprueba la autoridad del origen lo
+                // distingue; para él es veneno, para uno que confía, un efecto.
+                (Some(k), Some(Poison::UnauthorizedTenant)) => format!(
+                    " para la clave {k} (versión {version}) — bien formado, pero su tenant no está autorizado"
+                ),
                 (_, Some(kind)) => format!(" — un mensaje venenoso (poison): {}", poison_text(kind)),
                 (Some(k), None) => format!(" para la clave {k} (versión {version})"),
                 (None, None) => String::new(),
@@ -672,6 +677,11 @@ fn processing(sim: &Simulation, fact: &Fact) -> String {
         TakenForDuplicate { msg, consumer: c, key, first, .. } => format!(
             "{} intentó registrar #{msg} en su inbox, cuya clave es la entidad: la clave {key} ya tiene una fila, de #{first}, que es otro mensaje. Deshizo la transacción y da #{msg} por tratado: su trabajo nunca se hace (perdido).",
             consumer(sim, c)
+        ),
+        UnauthorizedEffect { msg, consumer: c, producer: p, .. } => format!(
+            "{} confía en todo lo que entrega el broker, así que nunca comprobó que {} pueda pedir #{msg}: su tenant no está autorizado, y el efecto está en la base de datos igualmente (efecto no autorizado).",
+            consumer(sim, c),
+            producer(sim, p)
         ),
         EffectCommitted { msg, consumer: c, applied: 1, .. } => format!(
             "{} hizo commit del efecto de #{msg} en la base de datos.",

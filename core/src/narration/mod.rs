@@ -112,7 +112,8 @@ impl Family {
             | EffectRefused { .. }
             | HandlerFailed { .. }
             | ConsumerEmailSent { .. }
-            | TakenForDuplicate { .. } => Family::Processing,
+            | TakenForDuplicate { .. }
+            | UnauthorizedEffect { .. } => Family::Processing,
             StaleIgnored { .. }
             | GapWait { .. }
             | GapReconciled { .. }

@@ -37,6 +37,11 @@ pub struct ConsumerSpec {
     /// What an `inbox` row is keyed by (with other idempotency, nothing).
     #[serde(default, skip_serializing_if = "InboxKey::is_message")]
     pub inbox_key: InboxKey,
+    /// The handler acts on whatever the broker delivers ("it comes from our own broker"),
+    /// without checking that the message's source may ask for its effect: a message from
+    /// an unauthorised tenant has its effect applied instead of being refused.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub trusts_the_broker: bool,
     /// How the handler treats per-key versions that arrive out of order.
     #[serde(default, skip_serializing_if = "Ordering::is_none")]
     pub ordering: Ordering,

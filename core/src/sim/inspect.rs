@@ -244,6 +244,7 @@ impl Simulation {
             ack: c.ack,
             idempotency: c.idempotency,
             inbox_key: c.inbox_key,
+            trusts_the_broker: c.trusts_the_broker,
             ordering: c.ordering,
             armed: c.armed.filter(|a| a.trigger.told()).map(|a| a.point),
             drop_next_ack: c.drop_next_ack.is_some_and(Trigger::told),

@@ -8,7 +8,7 @@ use crate::database::Aggregate;
 use crate::engine::Event;
 use crate::message::Fate;
 use crate::scenario::{
-    AckMode, CrashPoint, Flavour, GapTimeout, Idempotency, Op, Ordering, ServiceTime,
+    AckMode, CrashPoint, Flavour, GapTimeout, Idempotency, Op, Ordering, Poison, ServiceTime,
 };
 use crate::step::{
     Attempt, ConsumerId, CopyId, DeadLetterReason, DuplicateSeen, Fact, Failure, IgnoredAck,
@@ -237,7 +237,7 @@ impl Simulation {
         let msg = self.copies[held.copy as usize].msg;
         let c = &self.consumers[consumer.index()];
         if let Some(poison) = self.messages[msg.index()].poison {
-            if !self.fixed.contains(&(c.queue, poison)) {
+            if !self.fixed.contains(&(c.queue, poison)) && !self.acts_unauthorized(consumer, msg) {
                 return Some(Failure::Poison(poison));
             }
         }
@@ -253,6 +253,18 @@ impl Simulation {
             return Some(Failure::Transient);
         }
         None
+    }
+
+    /// Whether the consumer will act on `msg` though its source had no authority to ask:
+    /// the message is from an unauthorised tenant (and no fix has since authorised it),
+    /// and the handler trusts the broker instead of checking. Bad syntax or an unknown
+    /// schema still fail a trusting handler: it cannot read them.
+    fn acts_unauthorized(&self, consumer: ConsumerId, msg: MsgId) -> bool {
+        let c = &self.consumers[consumer.index()];
+        let unauthorized = Some(Poison::UnauthorizedTenant);
+        c.trusts_the_broker
+            && self.messages[msg.index()].poison == unauthorized
+            && !self.fixed.contains(&(c.queue, Poison::UnauthorizedTenant))
     }
 
     /// The handler's logic: fail, skip, wait, or apply the effect in one transaction.
@@ -440,6 +452,16 @@ impl Simulation {
             consumer,
             applied: count,
         });
+        if self.acts_unauthorized(consumer, msg) {
+            self.counters.unauthorized_effects += 1;
+            self.facts.push(Fact::UnauthorizedEffect {
+                msg,
+                copy,
+                attempt,
+                consumer,
+                producer: self.messages[msg.index()].producer,
+            });
+        }
         if self.consumers[consumer.index()].sends_email {
             self.send_consumer_email(consumer, copy, msg);
         }

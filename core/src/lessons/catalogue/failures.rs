@@ -2,7 +2,9 @@
 //! with and without jitter.
 
 use super::{about, choose, step, t};
-use crate::lessons::{Checkpoint, Figure, Focus, Happening, Lesson, LessonStep, Metric, Unit};
+use crate::lessons::{
+    Checkpoint, Figure, Focus, Happening, Lesson, LessonStep, Metric, Table, Unit,
+};
 
 pub fn retries_and_dlq() -> Lesson {
     Lesson {
@@ -136,6 +138,95 @@ fn jitter_spreads_retries() -> LessonStep {
         t(
             "{figure}. The forty first retries were spread over the whole first backoff window, so the dependency sees a trickle instead of a wave. Against an outage, jitter spreads the calls without cutting them: a fully jittered wait lasts half the backoff on average, so in this run more attempts landed inside the 3 s outage than in lockstep, and failed. How many retries there are is for a retry budget or a circuit breaker to limit; jitter only decides when they come.",
             "{figure}. Los cuarenta primeros reintentos se repartieron por toda la primera ventana de espera, así que la dependencia recibe un goteo en lugar de una ola. Frente a una caída, el jitter reparte las llamadas sin reducirlas: con jitter completo una espera dura en promedio la mitad de la espera exponencial, así que en esta ejecución cayeron más intentos dentro de la caída de 3 s que en lockstep, y fallaron. Cuántos reintentos hay lo limita un presupuesto de reintentos o un circuit breaker; el jitter solo decide cuándo llegan.",
+        ),
+    )
+}
+
+pub fn untrusted_source() -> Lesson {
+    Lesson {
+        name: "untrusted-source",
+        title: t(
+            "A compromised producer: the broker is not a trust boundary",
+            "Un productor comprometido: el broker no es una frontera de confianza",
+        ),
+        scenario: "untrusted-source",
+        steps: vec![
+            checked_refuses_at_once(),
+            unchecked_applies_the_theft(),
+            the_real_withdrawal_finds_nothing(),
+        ],
+    }
+}
+
+fn checked_refuses_at_once() -> LessonStep {
+    step(
+        &[Focus::Node("checked"), Focus::DeadLetters("checked")],
+        t(
+            "At 3 s 'compromised', a producer whose credentials were stolen, publishes a withdrawal of 100 from account 42. It is well-formed and reaches the broker like any payment, but its tenant is not one that source may act for. 'checked' verifies the source's authority before any effect, and allows five attempts. How many attempts does it give this withdrawal before dead-lettering it?",
+            "A los 3 s 'compromised', un productor cuyas credenciales fueron robadas, publica un retiro de 100 de la cuenta 42. Está bien formado y llega al broker como cualquier pago, pero su tenant no es uno por el que ese origen pueda actuar. 'checked' verifica la autoridad del origen antes de cualquier efecto, y permite cinco intentos. ¿Cuántos intentos le da a este retiro antes de enviarlo a la cola de mensajes muertos?",
+        ),
+        about(1.0, 0.0, Unit::Count),
+        Checkpoint::Next(Happening::DeadLetter),
+        Figure::LatestDeadLetterAttempts("checked"),
+        t(
+            "Attempts: {figure}. A refusal of authority is permanent: waiting will not authorise the source, so retrying would only burn capacity. The message stays in the dead-letter queue with its reason for someone to investigate, and who may read or redrive that queue is itself a permission to guard.",
+            "Intentos: {figure}. Una negativa de autoridad es permanente: esperar no va a autorizar al origen, así que reintentar solo gastaría capacidad. El mensaje queda en la cola de mensajes muertos con su causa para que alguien lo investigue, y quién puede leer o reenviar esa cola es también un permiso que hay que proteger.",
+        ),
+    )
+}
+
+fn unchecked_applies_the_theft() -> LessonStep {
+    step(
+        &[Focus::Node("unchecked")],
+        t(
+            "'unchecked' acts on whatever the broker delivers: the message came from our own broker, so it must be legitimate. What does it do with the same withdrawal?",
+            "'unchecked' actúa sobre todo lo que entrega el broker: el mensaje vino de nuestro propio broker, así que debe ser legítimo. ¿Qué hace con el mismo retiro?",
+        ),
+        choose(
+            1,
+            [
+                t(
+                    "It dead-letters it too: the message is poison",
+                    "También lo envía a la cola de mensajes muertos: el mensaje es venenoso",
+                ),
+                t(
+                    "It applies it: account 42 loses the 100",
+                    "Lo aplica: la cuenta 42 pierde los 100",
+                ),
+                t(
+                    "Nothing: the broker would not have delivered an unauthorised message",
+                    "Nada: el broker no habría entregado un mensaje no autorizado",
+                ),
+            ],
+        ),
+        Checkpoint::Next(Happening::UnauthorizedEffect),
+        Figure::Balance {
+            table: Table::Queue("unchecked"),
+            key: 42,
+        },
+        t(
+            "Account 42 on 'unchecked': {figure}. The broker checks who may publish to the exchange, and the stolen credentials may; it knows nothing of tenants or accounts. Only the consumer can ask whether this source may ask for this effect. Its syntax was valid, so nothing else gave it away, and 'Only authorised effects' is now broken.",
+            "La cuenta 42 en 'unchecked': {figure}. El broker comprueba quién puede publicar en el exchange, y las credenciales robadas pueden; no sabe nada de tenants ni de cuentas. Solo el consumidor puede preguntar si este origen puede pedir este efecto. Su sintaxis era válida, así que nada más lo delataba, y «Solo efectos autorizados» está roto.",
+        ),
+    )
+}
+
+fn the_real_withdrawal_finds_nothing() -> LessonStep {
+    step(
+        &[Focus::Node("unchecked"), Focus::Node("checked")],
+        t(
+            "At 5 s 'payments-api', which does act for account 42, withdraws 30 from it. What balance does account 42 end with on 'unchecked'?",
+            "A los 5 s 'payments-api', que sí actúa por la cuenta 42, retira 30 de ella. ¿Con qué saldo termina la cuenta 42 en 'unchecked'?",
+        ),
+        about(0.0, 0.0, Unit::Dollars),
+        Checkpoint::End,
+        Figure::Balance {
+            table: Table::Queue("unchecked"),
+            key: 42,
+        },
+        t(
+            "{figure}: the real withdrawal was refused for want of funds, while 'checked' applied it and ends at 70. There every message was acked and nothing is lost, yet its database holds two effects nobody entitled asked for. Check schema, tenant, version and the source's authority in the consumer; grant each producer at the broker only the destinations it needs; a signature proves who sent a message, not that the sender may ask for its effect.",
+            "{figure}: el retiro real se rechazó por falta de fondos, mientras que 'checked' lo aplicó y termina en 70. Allí todos los mensajes recibieron ack y nada se perdió, y aun así su base de datos guarda dos efectos que nadie con derecho pidió. Comprueba en el consumidor el esquema, el tenant, la versión y la autoridad del origen; concede a cada productor en el broker solo los destinos que necesita; una firma prueba quién envió un mensaje, no que pueda pedir su efecto.",
         ),
     )
 }

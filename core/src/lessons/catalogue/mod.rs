@@ -32,6 +32,7 @@ pub fn all() -> Vec<Lesson> {
         groups::poll_interval(),
         load::prefetch_fairness(),
         delivery::inbox_key(),
+        failures::untrusted_source(),
     ]
 }
 

@@ -1,0 +1,164 @@
+//! "It comes from our own broker" is not a trust boundary. A producer with stolen
+//! credentials publishes messages that are well-formed but that its source has no
+//! authority to ask for (an unauthorised tenant). A handler that checks the source's
+//! authority refuses them at the first attempt and dead-letters them, since waiting will
+//! not authorise them; a handler that trusts the broker applies their effects.
+
+mod common;
+
+use brokerlab_core::lang::Lang;
+use brokerlab_core::narration::describe;
+use brokerlab_core::step::DeadLetterReason;
+use brokerlab_core::{Command, ConsumerId, Fact, Poison, ProducerId, QueueId, Scenario};
+
+fn untrusted() -> Scenario {
+    common::example("untrusted-source")
+}
+
+#[test]
+fn a_trusting_handler_applies_what_a_checking_one_dead_letters() {
+    let (sim, facts) = common::run(untrusted());
+    let balance = |q: u32, key: u32| sim.tables(QueueId::new(q)).unwrap().aggregate(key).balance;
+    assert_eq!((balance(0, 42), balance(0, 7)), (70, 50), "checked");
+    assert_eq!((balance(1, 42), balance(1, 7)), (0, 0), "unchecked");
+    let unauthorized: Vec<(u32, u64, u32)> = facts
+        .iter()
+        .filter_map(|f| match *f {
+            Fact::UnauthorizedEffect {
+                consumer,
+                msg,
+                producer,
+                ..
+            } => Some((consumer.get(), msg.get(), producer.get())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        unauthorized,
+        [(1, 2, 1), (1, 3, 1)],
+        "both stolen withdrawals, on 'unchecked' only, from 'compromised'"
+    );
+    // On 'checked', each went to the dead-letter queue at its first attempt, as poison.
+    let dead: Vec<(u64, u32, DeadLetterReason, u32)> = facts
+        .iter()
+        .filter_map(|f| match *f {
+            Fact::DeadLettered {
+                msg,
+                queue,
+                reason,
+                attempts,
+                ..
+            } => Some((msg.get(), queue.get(), reason, attempts)),
+            _ => None,
+        })
+        .collect();
+    let poison = DeadLetterReason::Poison(Poison::UnauthorizedTenant);
+    assert_eq!(dead, [(2, 0, poison, 1), (3, 0, poison, 1)]);
+    // The real withdrawal of 30 finds account 42 emptied on 'unchecked'.
+    let refused: Vec<(u32, u64)> = facts
+        .iter()
+        .filter_map(|f| match *f {
+            Fact::EffectRefused { consumer, msg, .. } => Some((consumer.get(), msg.get())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(refused, [(1, 4)]);
+    let c = sim.counters();
+    assert_eq!(
+        (
+            c.unauthorized_effects,
+            c.dead_lettered,
+            c.effects_refused,
+            c.effects_applied
+        ),
+        (2, 2, 1, 7)
+    );
+    assert_eq!(sim.consumer(ConsumerId::new(1)).unwrap().name, "unchecked");
+    assert!(sim.consumer(ConsumerId::new(1)).unwrap().trusts_the_broker);
+    assert!(!sim.consumer(ConsumerId::new(0)).unwrap().trusts_the_broker);
+}
+
+#[test]
+fn the_unauthorised_effect_is_told_in_both_languages() {
+    let (sim, facts) = common::run(untrusted());
+    let fact = facts
+        .iter()
+        .find(|f| matches!(f, Fact::UnauthorizedEffect { .. }))
+        .unwrap();
+    let en = describe(&sim, fact, Lang::En);
+    assert!(
+        en.starts_with("unchecked trusts whatever the broker delivers"),
+        "{en}"
+    );
+    assert!(en.contains("compromised may ask for #2"), "{en}");
+    assert!(en.contains("(unauthorised effect)"), "{en}");
+    let es = describe(&sim, fact, Lang::Es);
+    assert!(es.contains("efecto no autorizado"), "{es}");
+    // Its creation says it is well-formed: nothing in its syntax gives it away.
+    let created = facts
+        .iter()
+        .find(|f| matches!(f, Fact::Created { producer, .. } if *producer == ProducerId::new(1)))
+        .unwrap();
+    let told = describe(&sim, created, Lang::En);
+    assert!(
+        told.contains("for key 42 (version 1) — well-formed, but its tenant is not authorised"),
+        "{told}"
+    );
+}
+
+/// Trusting the broker skips the authority check only: a payload the handler cannot
+/// parse, or a schema version it does not know, still fails it.
+#[test]
+fn a_trusting_handler_still_fails_on_what_it_cannot_read() {
+    for poison in [Poison::MalformedPayload, Poison::UnknownSchemaVersion] {
+        let mut s = untrusted();
+        for m in &mut s.producers[1].script {
+            m.poison = Some(poison);
+        }
+        let (sim, facts) = common::run(s);
+        let c = sim.counters();
+        assert_eq!(
+            (c.unauthorized_effects, c.dead_lettered),
+            (0, 4),
+            "{poison:?}"
+        );
+        assert!(!facts
+            .iter()
+            .any(|f| matches!(f, Fact::UnauthorizedEffect { .. })));
+        let balance = sim.tables(QueueId::new(1)).unwrap().aggregate(42).balance;
+        assert_eq!(balance, 70, "{poison:?}");
+    }
+}
+
+/// A fix deployed for that class (here: the tenant granted authority) makes the
+/// messages legitimate for both handlers: their effects are no longer unauthorised.
+#[test]
+fn once_the_tenant_is_authorised_its_effects_are_not_counted_unauthorised() {
+    let mut s = untrusted();
+    for queue in ["checked", "unchecked"] {
+        s.commands.push(common::at(
+            0.0,
+            Command::DeployFix {
+                queue: queue.into(),
+                poison: Poison::UnauthorizedTenant,
+            },
+        ));
+    }
+    let (sim, _) = common::run(s);
+    let c = sim.counters();
+    assert_eq!((c.unauthorized_effects, c.dead_lettered), (0, 0));
+    let balance = |q: u32| sim.tables(QueueId::new(q)).unwrap().aggregate(42).balance;
+    assert_eq!((balance(0), balance(1)), (0, 0));
+}
+
+/// The setting is left out of a file when off, and a file without it checks the source.
+#[test]
+fn checking_is_the_default_and_the_setting_round_trips() {
+    let s = untrusted();
+    assert!(!s.consumers[0].trusts_the_broker);
+    assert!(s.consumers[1].trusts_the_broker);
+    let json = serde_json::to_string(&s).unwrap();
+    assert_eq!(json.matches("trusts_the_broker").count(), 1, "{json}");
+    let back: Scenario = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, s);
+}
