@@ -205,6 +205,9 @@ pub struct GroupTables {
     pub aggregates: BTreeMap<u32, Aggregate>,
     /// External effects (an email) per message: outside every transaction.
     pub emails: PerMessage,
+    /// Effects applied for a source with no authority to ask for them (a handler that
+    /// trusts the broker).
+    pub unauthorized: u64,
 }
 
 impl GroupTables {

@@ -7,7 +7,7 @@
 use brokerlab_core::compare::{counter_pairs, Change, Comparison, Variant};
 use brokerlab_core::lessons::Lang;
 use brokerlab_core::link::{SharedComparison, View};
-use brokerlab_core::{Idempotency, RandomStreams, Scenario, ScenarioError};
+use brokerlab_core::{Command, Idempotency, Poison, RandomStreams, Scenario, ScenarioError};
 use serde_json::Value;
 
 use crate::i18n::{locale, td_string};
@@ -102,6 +102,7 @@ pub struct Setting {
 const ACK: [&str; 2] = ["on_delivery", "after_commit"];
 const IDEMPOTENCY: [&str; 3] = ["none", "check_then_insert", "inbox"];
 const INBOX_KEY: [&str; 2] = ["message", "entity"];
+const TRUST: [&str; 2] = ["false", "true"];
 const JITTER: [&str; 3] = ["none", "full", "equal"];
 const FLAVOUR: [&str; 3] = ["generic", "rabbitmq", "sqs"];
 const QUEUE_TYPE: [&str; 2] = ["classic", "quorum"];
@@ -126,7 +127,7 @@ fn every_field(scenario: &Scenario) -> Value {
         .iter()
         .map(|c| {
             json!({ "ack": c.ack, "idempotency": c.idempotency, "inbox_key": c.inbox_key,
-                "replicas": c.replicas,
+                "trusts_the_broker": c.trusts_the_broker, "replicas": c.replicas,
                 "concurrency": c.concurrency, "prefetch": c.prefetch,
                 "retry": { "max_attempts": c.retry.max_attempts, "jitter": c.retry.jitter } })
         })
@@ -149,6 +150,28 @@ fn every_field(scenario: &Scenario) -> Value {
     json!({ "consumers": consumers, "queues": queues, "logs": logs, "groups": groups })
 }
 
+/// Whether a message from an unauthorised tenant can reach a consumer (a producer's
+/// script or a scheduled command makes one): only then does checking the source's
+/// authority change anything worth offering.
+fn can_be_unauthorized(scenario: &Scenario) -> bool {
+    let unauthorized = Some(Poison::UnauthorizedTenant);
+    let scripted = scenario
+        .producers
+        .iter()
+        .flat_map(|p| &p.script)
+        .any(|m| m.poison == unauthorized);
+    let injected = scenario.commands.iter().any(|c| {
+        matches!(
+            c.command,
+            Command::InjectPoison {
+                poison: Poison::UnauthorizedTenant,
+                ..
+            }
+        )
+    });
+    scripted || injected
+}
+
 /// The common settings of `scenario`, component by component.
 pub fn offered_settings(scenario: &Scenario, lang: Lang) -> Vec<Setting> {
     let doc = serde_json::to_value(scenario).unwrap_or(Value::Null);
@@ -168,6 +191,11 @@ pub fn offered_settings(scenario: &Scenario, lang: Lang) -> Vec<Setting> {
         td_string!(l, panels.compare.choice_inbox_key_message),
         td_string!(l, panels.compare.choice_inbox_key_entity),
     ];
+    let trust_labels = [
+        td_string!(l, panels.compare.choice_checks_authority),
+        td_string!(l, panels.compare.choice_trusts_the_broker),
+    ];
+    let unauthorized = can_be_unauthorized(scenario);
     let jitter_labels = [
         td_string!(l, panels.compare.choice_jitter_none),
         td_string!(l, panels.compare.choice_jitter_full),
@@ -217,6 +245,10 @@ pub fn offered_settings(scenario: &Scenario, lang: Lang) -> Vec<Setting> {
         if c.idempotency == Idempotency::Inbox {
             let key = td_string!(l, panels.compare.setting_inbox_key);
             add(p("inbox_key"), n, key, &INBOX_KEY, &inbox_key_labels);
+        }
+        if unauthorized || c.trusts_the_broker {
+            let trust = td_string!(l, panels.compare.setting_trusts_the_broker);
+            add(p("trusts_the_broker"), n, trust, &TRUST, &trust_labels);
         }
         add(
             p("replicas"),
@@ -418,6 +450,9 @@ fn counter_word(name: &str, lang: Lang) -> Option<String> {
         "records_skipped" => td_string!(l, panels.compare.counter_names.records_skipped),
         "taken_for_duplicates" => {
             td_string!(l, panels.compare.counter_names.taken_for_duplicates)
+        }
+        "unauthorized_effects" => {
+            td_string!(l, panels.compare.counter_names.unauthorized_effects)
         }
         "rebalances" => td_string!(l, panels.compare.counter_names.rebalances),
         "member_crashes" => td_string!(l, panels.compare.counter_names.member_crashes),
@@ -694,6 +729,49 @@ mod tests {
                 )
             );
         }
+    }
+
+    /// Checking the source's authority is offered where an unauthorised message can
+    /// arrive, for every consumer, and turning it on for 'unchecked' makes a comparison
+    /// whose side B applies no unauthorised effect.
+    #[test]
+    fn the_source_s_authority_is_offered_where_a_message_can_lack_it() {
+        let s = examples::load("untrusted-source").expect("built in");
+        let offered = offered_settings(&s, Lang::En);
+        let trust = |i: usize| {
+            offered
+                .iter()
+                .find(|o| o.path == format!("consumers.{i}.trusts_the_broker"))
+                .expect("offered")
+        };
+        assert_eq!(
+            (trust(0).current.as_str(), trust(1).current.as_str()),
+            ("false", "true")
+        );
+        assert_eq!(
+            trust(1).choice_labels,
+            [
+                "Checked before each effect — false",
+                "Not checked: it trusts the broker — true"
+            ]
+        );
+        assert!(trust(1).label.ends_with(": source's authority"));
+        let v = variant_of("", "consumers.1.trusts_the_broker", "false").expect("parses");
+        let (mut a, mut b) = players(&s, &v).expect("valid");
+        a.seek_to(secs_to_us(10.0)).expect("seek");
+        follow(&mut b, &a).expect("follows");
+        assert_eq!(a.sim().counters().unauthorized_effects, 2);
+        assert_eq!(b.sim().counters().unauthorized_effects, 0);
+        assert_eq!(b.sim().counters().dead_lettered, 4);
+        assert_eq!(
+            counter_word("unauthorized_effects", Lang::En).as_deref(),
+            Some("Unauthorised effects (handler trusts the broker)")
+        );
+        // Nothing unauthorised can arrive: the setting would change nothing, and is not offered.
+        let other = examples::load("crash-after-commit").expect("built in");
+        assert!(!offered_settings(&other, Lang::En)
+            .iter()
+            .any(|o| o.path.ends_with("trusts_the_broker")));
     }
 
     #[test]

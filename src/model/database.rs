@@ -83,6 +83,10 @@ pub struct DatabaseCard {
     pub idempotency: Idempotency,
     /// Its inbox is keyed by the entity (the account, the order), not the message.
     pub by_entity: bool,
+    /// Its handler trusts the broker: it never checks the source's authority.
+    pub trusts_the_broker: bool,
+    /// Effects applied for a source with no authority to ask for them.
+    pub unauthorized: u64,
     /// Check-then-insert marks and inbox rows.
     pub marks: usize,
     pub inbox: usize,
@@ -105,13 +109,15 @@ pub fn database_cards(sim: &Simulation) -> Vec<DatabaseCard> {
         let first = view.consumers.first().and_then(|&c| sim.consumer(c))?;
         let tables = sim.tables(q)?;
         let by_entity = first.inbox_key == InboxKey::Entity;
-        Some(card(
+        let mut card = card(
             Owner::Queue(view.name),
             (first.idempotency, by_entity),
             tables,
             sim.messages(),
             keyed,
-        ))
+        );
+        card.trusts_the_broker = first.trusts_the_broker;
+        Some(card)
     });
     let groups = sim.group_ids().filter_map(|g| {
         let spec = scenario.groups.get(g.index())?;
@@ -153,7 +159,10 @@ pub fn aggregate_value(a: &Aggregate, lang: Lang) -> String {
     if a.count > 0 {
         parts.push(td_string!(l, stage.db.count, n = count(a.count, lang)).to_string());
     }
-    if a.balance != 0 {
+    // A key handled only by deposits and withdrawals (neither counts nor sets a status)
+    // shows its balance at zero too: an account emptied is what the row is about.
+    let money_only = a.count == 0 && !a.status_done && a.version > 0;
+    if a.balance != 0 || money_only {
         parts.push(td_string!(l, stage.db.balance, n = a.balance).to_string());
     }
     if a.status_done {
@@ -318,6 +327,8 @@ fn card(
         duplicates,
         idempotency,
         by_entity,
+        trusts_the_broker: false,
+        unauthorized: tables.unauthorized,
         marks: tables.processed.len(),
         inbox: tables.inbox.len() + tables.inbox_by_entity.len(),
         emails,
@@ -349,6 +360,12 @@ pub fn database_summary(c: &DatabaseCard, lang: Lang) -> String {
             text.push_str(&td_string!(l, stage.db.marks, n).to_string());
         }
         Idempotency::None => {}
+    }
+    if c.unauthorized > 0 {
+        let n = count(c.unauthorized, lang);
+        text.push_str(&td_string!(l, stage.db.unauthorized, n).to_string());
+    } else if c.trusts_the_broker {
+        text.push_str(td_string!(l, stage.db.source_unchecked));
     }
     if c.emails > 0 {
         let n = count(c.emails, lang);
@@ -440,6 +457,40 @@ mod tests {
             ("balance 50 · v3", "balance 100 · v1"),
             "the withdrawals, taken for duplicates, changed neither balance nor version"
         );
+    }
+
+    /// The card of a handler that trusts the broker says its source's authority is not
+    /// checked, and counts the effects nobody entitled asked for once there are some.
+    #[test]
+    fn a_trusting_handler_s_card_counts_its_unauthorised_effects() {
+        let mut sim =
+            Simulation::new(examples::load("untrusted-source").expect("built in")).expect("valid");
+        sim.run_until(3_000_000);
+        let summary =
+            |sim: &Simulation, i: usize, lang| database_summary(&database_cards(sim)[i], lang);
+        assert_eq!(
+            summary(&sim, 1, Lang::En),
+            "effects 2 · no duplicate · inbox rows 2 · source's authority not checked"
+        );
+        sim.run();
+        assert_eq!(
+            summary(&sim, 0, Lang::En),
+            "effects 3 · no duplicate · inbox rows 3",
+            "the checking handler's card"
+        );
+        assert_eq!(
+            summary(&sim, 1, Lang::En),
+            "effects 4 · no duplicate · inbox rows 5 · ⚠ unauthorised effects 2 (source's authority not checked)",
+            "the refused withdrawal took its row too: its refusal is what it committed"
+        );
+        assert!(summary(&sim, 1, Lang::Es).contains("efectos no autorizados 2"));
+        let key_42 = |i: usize| {
+            let cards = database_cards(&sim);
+            let row = cards[i].rows.iter().find(|r| r.label(Lang::En) == "key 42");
+            row.map(|r| r.value_text(Lang::En)).expect("key 42")
+        };
+        assert_eq!(key_42(0), "balance 70 · v2");
+        assert_eq!(key_42(1), "balance 0 · v2");
     }
 
     #[test]
@@ -593,6 +644,18 @@ mod tests {
             aggregate_value(&a, Lang::Es),
             "contador 3 · saldo -5 · estado: hecho · v2"
         );
+        // An account its withdrawals emptied reads "balance 0", not just its version.
+        let emptied = Aggregate {
+            version: 2,
+            ..Aggregate::default()
+        };
+        assert_eq!(aggregate_value(&emptied, Lang::En), "balance 0 · v2");
+        let counted = Aggregate {
+            count: 1,
+            version: 1,
+            ..Aggregate::default()
+        };
+        assert_eq!(aggregate_value(&counted, Lang::En), "count 1 · v1");
     }
 
     #[test]

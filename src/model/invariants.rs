@@ -16,13 +16,16 @@ pub enum Property {
     EffectOnce,
     /// Effects on a keyed aggregate are applied in version order.
     KeyOrderKept,
+    /// Every effect applied was asked for by a source with the authority to ask.
+    OnlyAuthorizedEffects,
 }
 
 impl Property {
-    pub const ALL: [Property; 3] = [
+    pub const ALL: [Property; 4] = [
         Property::NoMessageLost,
         Property::EffectOnce,
         Property::KeyOrderKept,
+        Property::OnlyAuthorizedEffects,
     ];
 
     /// Stable key for test ids.
@@ -31,6 +34,7 @@ impl Property {
             Property::NoMessageLost => "no-loss",
             Property::EffectOnce => "effect-once",
             Property::KeyOrderKept => "key-order",
+            Property::OnlyAuthorizedEffects => "authorized",
         }
     }
 
@@ -40,6 +44,7 @@ impl Property {
             Property::NoMessageLost => td_string!(l, panels.invariants.no_loss),
             Property::EffectOnce => td_string!(l, panels.invariants.effect_once),
             Property::KeyOrderKept => td_string!(l, panels.invariants.key_order),
+            Property::OnlyAuthorizedEffects => td_string!(l, panels.invariants.authorized),
         }
         .to_string()
     }
@@ -95,6 +100,7 @@ impl Watch {
                 Fact::EventNeverPublished { .. } => Some(Property::NoMessageLost),
                 Fact::TakenForDuplicate { .. } => Some(Property::NoMessageLost),
                 Fact::EffectCommitted { applied, .. } if applied > 1 => Some(Property::EffectOnce),
+                Fact::UnauthorizedEffect { .. } => Some(Property::OnlyAuthorizedEffects),
                 _ => None,
             };
             if self.order_broken(sim, fact) {
@@ -246,6 +252,10 @@ pub enum Detail {
     InOrder {
         keyed: u64,
     },
+    /// Effects applied for a source with no authority to ask for them.
+    Unauthorized {
+        effects: u64,
+    },
 }
 
 impl Detail {
@@ -307,6 +317,15 @@ impl Detail {
             Detail::NoKeyedEffect => td_string!(l, panels.invariants.no_keyed_effect).to_string(),
             Detail::InOrder { keyed } => {
                 td_string!(l, panels.invariants.in_order, keyed).to_string()
+            }
+            Detail::Unauthorized { effects: 0 } => {
+                td_string!(l, panels.invariants.unauthorized_none).to_string()
+            }
+            Detail::Unauthorized { effects: 1 } => {
+                td_string!(l, panels.invariants.unauthorized_one).to_string()
+            }
+            Detail::Unauthorized { effects } => {
+                td_string!(l, panels.invariants.unauthorized, effects).to_string()
             }
         }
     }
@@ -381,6 +400,12 @@ pub fn statuses(sim: &Simulation, watch: &Watch) -> Vec<Status> {
                     None if watch.keyed == 0 => (true, Detail::NoKeyedEffect),
                     None => (true, Detail::InOrder { keyed: watch.keyed }),
                 },
+                Property::OnlyAuthorizedEffects => (
+                    c.unauthorized_effects == 0,
+                    Detail::Unauthorized {
+                        effects: c.unauthorized_effects,
+                    },
+                ),
             };
             Status {
                 property,
@@ -726,6 +751,39 @@ mod tests {
             .group_tables(brokerlab_core::GroupId::new(0))
             .expect("a group");
         assert_eq!(tables.applied(msg), 0, "{msg:?} was never processed");
+    }
+
+    #[test]
+    fn an_unauthorised_effect_breaks_only_authorised_effects_at_the_stolen_withdrawal() {
+        // untrusted-source: 'unchecked' trusts the broker and applies both withdrawals
+        // 'compromised' had no authority to ask for (#2 and #3); 'checked' dead-letters
+        // them. Nothing is lost and no effect is applied twice.
+        let (sim, watch, _) = watched(examples::load("untrusted-source").expect("built in"));
+        let s = statuses(&sim, &watch);
+        let authorized = &s[Property::OnlyAuthorizedEffects.index()];
+        assert!(!authorized.holds);
+        assert_eq!(authorized.msg, Some(brokerlab_core::MsgId::new(2)));
+        assert!(
+            authorized.detail(Lang::En).starts_with(
+                "2 effects applied for sources without the authority to ask for them, by handlers that trust the broker; first broke at step 9"
+            ),
+            "{}",
+            authorized.detail(Lang::En)
+        );
+        assert!(authorized
+            .detail(Lang::Es)
+            .starts_with("2 efectos aplicados"));
+        assert!(s[Property::NoMessageLost.index()].holds);
+        assert!(s[Property::EffectOnce.index()].holds);
+        // Any other example holds it, and says there is no such effect.
+        let (sim, watch, _) = watched(examples::load("inbox-key-scope").expect("built in"));
+        let s = statuses(&sim, &watch);
+        let authorized = &s[Property::OnlyAuthorizedEffects.index()];
+        assert!(authorized.holds);
+        assert_eq!(
+            authorized.detail(Lang::En),
+            "no effect applied for a source without the authority to ask for it"
+        );
     }
 
     #[test]

@@ -124,6 +124,7 @@ impl Lane {
             ProcessingStarted { .. }
             | DuplicateSkipped { .. }
             | TakenForDuplicate { .. }
+            | UnauthorizedEffect { .. }
             | StaleIgnored { .. }
             | GapWait { .. }
             | HandlerFailed { .. }
@@ -828,6 +829,7 @@ fn consumer_label(fact: &Fact, l: Locale) -> Option<String> {
         TakenForDuplicate { key, first, .. } => {
             say!(l, taken_for_duplicate, key = key, first = first.to_string())
         }
+        UnauthorizedEffect { .. } => say!(l, unauthorized_effect),
         StaleIgnored {
             version, current, ..
         } => say!(l, stale_ignored, version = version, current = current),

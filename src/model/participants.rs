@@ -256,9 +256,9 @@ fn consumer_side(sim: &Simulation, fact: &Fact) -> Option<Part> {
         | ConsumerFaultCalledOff { consumer, .. }
         | ConsumerRestarted { consumer, .. }
         | ConsumerSlowed { consumer, .. } => at(Consumer(consumer), Plain),
-        ConsumerCrashed { consumer, .. } | TakenForDuplicate { consumer, .. } => {
-            at(Consumer(consumer), Failure)
-        }
+        ConsumerCrashed { consumer, .. }
+        | TakenForDuplicate { consumer, .. }
+        | UnauthorizedEffect { consumer, .. } => at(Consumer(consumer), Failure),
         ConsumerEmailSent {
             consumer, times, ..
         } => at(Consumer(consumer), if times > 1 { Resent } else { Plain }),

@@ -331,6 +331,8 @@ fn is_notable(fact: &Fact) -> bool {
                 | Fact::MessageLost { .. }
                 // Work lost behind an ack: an inbox keyed by the entity.
                 | Fact::TakenForDuplicate { .. }
+                // An effect nobody entitled asked for: a handler that trusts the broker.
+                | Fact::UnauthorizedEffect { .. }
                 | Fact::ConsumerRestarted { .. }
                 | Fact::SettingChanged { .. }
                 | Fact::ConsumerAdded { .. }

@@ -454,6 +454,7 @@ impl Simulation {
         });
         if self.acts_unauthorized(consumer, msg) {
             self.counters.unauthorized_effects += 1;
+            self.tables[q].unauthorized += 1;
             self.facts.push(Fact::UnauthorizedEffect {
                 msg,
                 copy,
