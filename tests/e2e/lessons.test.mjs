@@ -771,3 +771,31 @@ test('presenting at 1280×720, a step that opens scrolls the card it names into 
   assert.ok(s.bottom <= 721, `on screen too: ${JSON.stringify(s)}`);
   assert.deepEqual(errors, []);
 });
+
+test('untrusted-source: checked dead-letters the stolen withdrawal at once, unchecked applies it', async () => {
+  const { page, errors } = await openAt(lessonUrl('untrusted-source'));
+  await page.getByTestId('lesson').waitFor({ state: 'visible' });
+  assert.equal(await page.getByTestId('scenario').inputValue(), 'untrusted-source');
+  assert.equal(await text(page, 'lesson-title'), 'A compromised producer: the broker is not a trust boundary');
+  await page.getByTestId('lesson-number').fill('1');
+  await page.getByTestId('speed').selectOption('20');
+  await page.getByTestId('lesson-play').click();
+  await revealed(page);
+  assert.equal(await text(page, 'step-time'), '3.5 s');
+  assert.equal(await text(page, 'lesson-verdict'), 'Your prediction was right.');
+  assert.match(await text(page, 'lesson-explanation'), /^Attempts: 1\. A refusal of authority is permanent/);
+  await page.getByTestId('lesson-next').click();
+  await page.getByLabel('It applies it: account 42 loses the 100').check();
+  await page.getByTestId('lesson-play').click();
+  await revealed(page);
+  assert.equal(await text(page, 'lesson-verdict'), 'Your prediction was right.');
+  assert.match(await text(page, 'lesson-explanation'), /^Account 42 on 'unchecked': \$0\./);
+  assert.match(await text(page, 'narration'), /never checked that compromised may ask for #2/);
+  await page.getByTestId('lesson-next').click();
+  await page.getByTestId('lesson-number').fill('30');
+  await page.getByTestId('lesson-play').click();
+  await revealed(page);
+  assert.equal(await text(page, 'lesson-verdict'), 'Not quite: the answer is $0.');
+  assert.match(await text(page, 'lesson-explanation'), /^\$0: the real withdrawal was refused for want of funds/);
+  assert.deepEqual(errors, []);
+});

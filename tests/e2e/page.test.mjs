@@ -1781,6 +1781,35 @@ test('an inbox keyed by the account takes later operations for duplicates: lost,
   await lab.pickScenario('crash-after-commit');
 });
 
+test('a handler that trusts the broker applies a compromised producer\u2019s withdrawals: the card and the invariant say so', async () => {
+  // untrusted-source: 'compromised' publishes two well-formed withdrawals for a tenant it
+  // has no authority over; 'checked' dead-letters them, 'unchecked' applies them.
+  await lab.pickScenario('untrusted-source');
+  await lab.tab('counters');
+  await scrubTo(2.8);
+  assert.equal(await lab.text('db-1-summary'), "effects 2 · no duplicate · inbox rows 2 · source's authority not checked");
+  await scrubTo(3.6);
+  assert.match(await lab.text('narration'), /unchecked trusts whatever the broker delivers, so it never checked that compromised may ask for #2/);
+  await scrubTo(20);
+  assert.equal(await lab.text('db-0-summary'), 'effects 3 · no duplicate · inbox rows 3');
+  assert.equal(await lab.text('db-1-summary'), "effects 4 · no duplicate · inbox rows 5 · ⚠ unauthorised effects 2 (source's authority not checked)");
+  const row42 = async (i) => (await lab.page.getByTestId('db-' + i).innerText()).match(/key 42\s+balance (\d+)/)[1];
+  assert.deepEqual([await row42(0), await row42(1)], ['70', '0']);
+  assert.equal(await lab.number('lost'), 0, 'nothing is lost');
+  assert.equal(await lab.number('dead-lettered'), 2, "both, on 'checked' only");
+  await lab.tab('invariants');
+  assert.match(await lab.text('invariant-authorized-verdict'), /broken/);
+  assert.match(await lab.text('invariant-authorized'), /Only authorised effects — 2 effects applied for sources without the authority to ask for them, by handlers that trust the broker; first broke at step 9/);
+  assert.equal(await lab.text('invariant-authorized-msg'), '#2');
+  assert.match(await lab.text('invariant-no-loss-verdict'), /holds/);
+  // The stolen withdrawal's history says its source was never checked.
+  await lab.click('invariant-authorized-msg');
+  const labels = await lab.page.getByTestId('lineage-svg').locator('text.label').allTextContents();
+  assert.ok(labels.some((l) => l.startsWith("its source's authority never checked")), labels.join(' | '));
+  await lab.click('lineage-close');
+  await lab.pickScenario('crash-after-commit');
+});
+
 test('a run left with messages no consumer will take says it stalled, not that it drained', async () => {
   // queue-vs-topic: one subscriber crashes for good; the messages for it wait for ever.
   await lab.pickScenario('queue-vs-topic');
