@@ -46,6 +46,9 @@ pub struct Counters {
     /// Effects applied by a handler that trusts the broker for messages whose source had
     /// no authority to ask for them (each is in `effects_applied` too).
     pub unauthorized_effects: u64,
+    /// Publishes the broker refused because their producer may not publish to that
+    /// destination (each attempt).
+    pub publishes_denied: u64,
     pub stale_ignored: u64,
     pub gap_waits: u64,
     pub gaps_reconciled: u64,

@@ -214,6 +214,9 @@ pub struct Producer {
     /// Next scripted message, when the producer follows a script.
     pub script_next: usize,
     pub target: Target,
+    /// Its target lists the producers that may publish there, and not this one: the
+    /// broker refuses its every publish.
+    pub denied: bool,
     pub routing_keys: Vec<String>,
     pub routing_next: usize,
     pub payload: PayloadSpec,
@@ -259,6 +262,7 @@ impl Producer {
             clock: ArrivalClock::new(spec),
             script_next: 0,
             target,
+            denied: false,
             routing_keys: spec.routing_keys.clone(),
             routing_next: 0,
             payload: spec.payload.clone(),

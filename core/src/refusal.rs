@@ -157,6 +157,7 @@ const SENTENCES: &[(&str, &str)] = &[
         "there is no producer {} (there are {})",
         "no existe el productor {} (hay {})",
     ),
+    ("there is no producer {}", "no existe el productor {}"),
     (
         "there is no member {} (there are {})",
         "no existe el miembro {} (hay {})",
@@ -225,6 +226,10 @@ const SENTENCES: &[(&str, &str)] = &[
     (
         "the aggregated mode does not model dependencies and their timeouts",
         "el modo agregado no modela dependencias ni sus tiempos de espera",
+    ),
+    (
+        "the aggregated mode does not model publish permissions",
+        "el modo agregado no modela permisos de publicación",
     ),
     (
         "the aggregated mode does not model scripted messages",

@@ -1083,6 +1083,13 @@ pub enum Fact {
         consumer: ConsumerId,
         producer: ProducerId,
     },
+    /// The broker refused a publish: its producer is not among those allowed to
+    /// publish to that destination. Nothing is stored, and the producer is told.
+    PublishDenied {
+        producer: ProducerId,
+        msg: MsgId,
+        attempt: Attempt,
+    },
 }
 
 /// A setting and its new value, in whole units so that facts stay exact and hashable.
@@ -1247,6 +1254,7 @@ impl Fact {
             | DuplicateSkipped { msg, .. }
             | TakenForDuplicate { msg, .. }
             | UnauthorizedEffect { msg, .. }
+            | PublishDenied { msg, .. }
             | StaleIgnored { msg, .. }
             | GapWait { msg, .. }
             | GapReconciled { msg, .. }

@@ -36,7 +36,7 @@ fn a_trusting_handler_applies_what_a_checking_one_dead_letters() {
     assert_eq!(
         unauthorized,
         [(1, 2, 1), (1, 3, 1)],
-        "both stolen withdrawals, on 'unchecked' only, from 'compromised'"
+        "both stolen withdrawals, on 'unchecked' only, from 'partner-api'"
     );
     // On 'checked', each went to the dead-letter queue at its first attempt, as poison.
     let dead: Vec<(u64, u32, DeadLetterReason, u32)> = facts
@@ -90,7 +90,7 @@ fn the_unauthorised_effect_is_told_in_both_languages() {
         en.starts_with("unchecked trusts whatever the broker delivers"),
         "{en}"
     );
-    assert!(en.contains("compromised may ask for #2"), "{en}");
+    assert!(en.contains("partner-api may ask for #2"), "{en}");
     assert!(en.contains("(unauthorised effect)"), "{en}");
     let es = describe(&sim, fact, Lang::Es);
     assert!(es.contains("efecto no autorizado"), "{es}");
@@ -161,4 +161,111 @@ fn checking_is_the_default_and_the_setting_round_trips() {
     assert_eq!(json.matches("trusts_the_broker").count(), 1, "{json}");
     let back: Scenario = serde_json::from_str(&json).unwrap();
     assert_eq!(back, s);
+}
+
+/// Least privilege at the broker: the exchange lists who may publish to it, and the
+/// stolen credentials of 'reports' are not on the list. The broker refuses the publish
+/// and says so; nothing is stored, and the job fails where its producer can see it.
+#[test]
+fn the_broker_refuses_a_producer_its_destination_does_not_list() {
+    let (sim, facts) = common::run(untrusted());
+    let denied: Vec<(u32, u64)> = facts
+        .iter()
+        .filter_map(|f| match *f {
+            Fact::PublishDenied { producer, msg, .. } => Some((producer.get(), msg.get())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(denied, [(2, 5)], "reports' one withdrawal");
+    assert!(
+        !facts
+            .iter()
+            .any(|f| matches!(f, Fact::Stored { msg, .. } if msg.get() == 5)),
+        "never stored"
+    );
+    let c = sim.counters();
+    assert_eq!(
+        (c.publishes_denied, c.lost, c.lost_before_stored),
+        (1, 0, 0)
+    );
+    let jobs = sim.jobs_of(Some(ProducerId::new(2)));
+    assert_eq!((jobs.failed, jobs.completed, jobs.pending), (1, 0, 0));
+    // Account 7 on 'checked' keeps the deposit: the third withdrawal never arrived.
+    assert_eq!(
+        sim.tables(QueueId::new(0)).unwrap().aggregate(7).balance,
+        50
+    );
+    let fact = facts
+        .iter()
+        .find(|f| matches!(f, Fact::PublishDenied { .. }))
+        .unwrap();
+    assert_eq!(
+        describe(&sim, fact, Lang::En),
+        "The broker refused #5: reports may not publish to payments (access refused), so nothing was stored and it was told."
+    );
+    assert!(describe(&sim, fact, Lang::Es).contains("no tiene permiso para publicar en payments"));
+}
+
+/// Without the list, the same stolen credentials reach both subscriptions: the checking
+/// handler dead-letters the withdrawal, the trusting one tries it (refused: account 7 is
+/// already empty there).
+#[test]
+fn without_the_list_the_stolen_credentials_reach_the_consumers() {
+    let mut s = untrusted();
+    s.exchanges[0].publishers.clear();
+    let (sim, facts) = common::run(s);
+    let c = sim.counters();
+    assert_eq!((c.publishes_denied, c.dead_lettered), (0, 3));
+    assert!(facts
+        .iter()
+        .any(|f| matches!(f, Fact::EffectRefused { msg, .. } if msg.get() == 5)));
+}
+
+/// A producer whose publishes are refused through an outbox: the relay keeps the row
+/// and tries again, in vain, until it parks the row for an operator.
+#[test]
+fn a_relay_whose_publishes_are_refused_parks_the_row() {
+    let mut s = untrusted();
+    s.producers[2].handoff = brokerlab_core::Handoff::Outbox {
+        relay_poll_s: 0.2,
+        stable_ids: true,
+    };
+    let (sim, facts) = common::run(s);
+    let attempts = s_count(&facts, |f| matches!(f, Fact::PublishDenied { .. }));
+    assert_eq!(attempts, 5, "the producer's publish attempts, all refused");
+    assert!(facts
+        .iter()
+        .any(|f| matches!(f, Fact::OutboxRowParked { msg, .. } if msg.get() == 5)));
+    assert_eq!(sim.counters().publishes_denied, 5);
+}
+
+fn s_count(facts: &[Fact], f: impl Fn(&Fact) -> bool) -> usize {
+    facts.iter().filter(|x| f(x)).count()
+}
+
+/// A destination's list must name producers of the scenario, in either language.
+#[test]
+fn a_publisher_that_is_no_producer_is_refused() {
+    let mut s = untrusted();
+    s.exchanges[0].publishers.push("payment-api".into());
+    let e = brokerlab_core::Simulation::new(s).err().expect("refused");
+    assert_eq!(e.field, "exchanges[0].publishers[2]");
+    assert_eq!(e.problem, "there is no producer \"payment-api\"");
+    assert_eq!(
+        e.text_in(Lang::Es),
+        "exchanges[0].publishers[2]: no existe el productor \"payment-api\""
+    );
+}
+
+/// The aggregated mode does not model who may publish where: it says so.
+#[test]
+fn the_aggregated_mode_refuses_publish_permissions() {
+    let mut s = common::example("mm1");
+    s.queues[0].publishers = vec!["P1".into()];
+    s.mode = brokerlab_core::RunMode::Aggregated;
+    let e = brokerlab_core::aggregate::run(&s).err().expect("refused");
+    assert_eq!(
+        e.problem,
+        "the aggregated mode does not model publish permissions"
+    );
 }

@@ -212,6 +212,7 @@ fn queue() -> impl Strategy<Value = QueueSpec> {
         .prop_map(
             |(lease, max_length, overflow, ttl, age, durable, dead_letter, f, timeout)| QueueSpec {
                 name: String::new(),
+                publishers: Vec::new(),
                 visibility_timeout_s: lease,
                 max_length,
                 overflow,
@@ -638,6 +639,14 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                 let exchanges: Vec<ExchangeSpec> = exchange
                     .map(|kind| ExchangeSpec {
                         name: "x".into(),
+                        // Without another draw: now and then only the first producer
+                        // may publish to the exchange, and the third's publishes are
+                        // refused at the broker (a job failed, nothing stored).
+                        publishers: if bindings.len() % 3 == 0 {
+                            vec!["P1".into()]
+                        } else {
+                            Vec::new()
+                        },
                         kind,
                         bindings: bindings
                             .iter()
@@ -662,6 +671,12 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                         producers.last_mut().expect("at least one producer").target = "log".into();
                         let log = LogSpec {
                             name: "log".into(),
+                            // The same for the log: refused unless its producer is P1.
+                            publishers: if partitions % 2 == 0 {
+                                vec!["P1".into()]
+                            } else {
+                                Vec::new()
+                            },
                             partitions,
                             retention_s,
                             retention_records,
@@ -673,6 +688,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                         };
                         let out = LogSpec {
                             name: "out".into(),
+                            publishers: Vec::new(),
                             partitions: 2,
                             retention_s: None,
                             retention_records: None,

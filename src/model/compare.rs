@@ -454,6 +454,7 @@ fn counter_word(name: &str, lang: Lang) -> Option<String> {
         "unauthorized_effects" => {
             td_string!(l, panels.compare.counter_names.unauthorized_effects)
         }
+        "publishes_denied" => td_string!(l, panels.compare.counter_names.publishes_denied),
         "rebalances" => td_string!(l, panels.compare.counter_names.rebalances),
         "member_crashes" => td_string!(l, panels.compare.counter_names.member_crashes),
         "emails_sent" => td_string!(l, panels.compare.counter_names.emails_sent),

@@ -756,7 +756,7 @@ mod tests {
     #[test]
     fn an_unauthorised_effect_breaks_only_authorised_effects_at_the_stolen_withdrawal() {
         // untrusted-source: 'unchecked' trusts the broker and applies both withdrawals
-        // 'compromised' had no authority to ask for (#2 and #3); 'checked' dead-letters
+        // 'partner-api' had no authority to ask for (#2 and #3); 'checked' dead-letters
         // them. Nothing is lost and no effect is applied twice.
         let (sim, watch, _) = watched(examples::load("untrusted-source").expect("built in"));
         let s = statuses(&sim, &watch);

@@ -740,6 +740,7 @@ fn producer_label(fact: &Fact, l: Locale) -> Option<String> {
             ..
         } => say!(l, refused_full),
         Refused { .. } => say!(l, refused_too_old),
+        PublishDenied { .. } => say!(l, publish_denied),
         Unroutable { returned: true, .. } => say!(l, unroutable_returned),
         Unroutable { .. } => say!(l, unroutable_dropped),
         PublishFailed { .. } => say!(l, publish_failed),

@@ -155,6 +155,8 @@ fn producer_side(fact: &Fact) -> Option<Part> {
             ..
         } => go(Exchange, Publisher(producer), Failure),
         Unroutable { .. } => at(Exchange, Failure),
+        // Least privilege: refused at the door, and the producer is told.
+        PublishDenied { producer, .. } => go(Exchange, Publisher(producer), Failure),
         Deduplicated { .. } => at(Exchange, Plain),
         Refused {
             producer,

@@ -333,6 +333,8 @@ fn is_notable(fact: &Fact) -> bool {
                 | Fact::TakenForDuplicate { .. }
                 // An effect nobody entitled asked for: a handler that trusts the broker.
                 | Fact::UnauthorizedEffect { .. }
+                // A publish its destination does not allow (least privilege).
+                | Fact::PublishDenied { .. }
                 | Fact::ConsumerRestarted { .. }
                 | Fact::SettingChanged { .. }
                 | Fact::ConsumerAdded { .. }

@@ -143,6 +143,8 @@ pub struct ExchangeCard {
     pub kind: ExchangeKind,
     /// (binding key, queue name).
     pub bindings: Vec<(String, String)>,
+    /// The producers allowed to publish to it; empty: any producer.
+    pub publishers: Vec<String>,
 }
 
 /// A queue's dead-letter queue.
@@ -310,6 +312,7 @@ fn exchange_cards(sim: &Simulation) -> Vec<ExchangeCard> {
                 .iter()
                 .map(|b| (b.key.clone(), b.queue.clone()))
                 .collect(),
+            publishers: x.publishers.clone(),
         })
         .collect()
 }
@@ -1124,6 +1127,11 @@ mod tests {
         );
         let burst = Simulation::new(examples::load("burst").expect("built in")).expect("valid");
         assert!(Topology::of(&burst).exchanges.is_empty());
+        // Any producer may publish to it: the card names none.
+        assert!(x.publishers.is_empty());
+        let untrusted = examples::load("untrusted-source").expect("built in");
+        let t = Topology::of(&Simulation::new(untrusted).expect("valid"));
+        assert_eq!(t.exchanges[0].publishers, ["payments-api", "partner-api"]);
     }
 
     #[test]

@@ -776,7 +776,7 @@ test('untrusted-source: checked dead-letters the stolen withdrawal at once, unch
   const { page, errors } = await openAt(lessonUrl('untrusted-source'));
   await page.getByTestId('lesson').waitFor({ state: 'visible' });
   assert.equal(await page.getByTestId('scenario').inputValue(), 'untrusted-source');
-  assert.equal(await text(page, 'lesson-title'), 'A compromised producer: the broker is not a trust boundary');
+  assert.equal(await text(page, 'lesson-title'), 'Stolen credentials: the broker is not a trust boundary');
   await page.getByTestId('lesson-number').fill('1');
   await page.getByTestId('speed').selectOption('20');
   await page.getByTestId('lesson-play').click();
@@ -790,7 +790,7 @@ test('untrusted-source: checked dead-letters the stolen withdrawal at once, unch
   await revealed(page);
   assert.equal(await text(page, 'lesson-verdict'), 'Your prediction was right.');
   assert.match(await text(page, 'lesson-explanation'), /^Account 42 on 'unchecked': \$0\./);
-  assert.match(await text(page, 'narration'), /never checked that compromised may ask for #2/);
+  assert.match(await text(page, 'narration'), /never checked that partner-api may ask for #2/);
   await page.getByTestId('lesson-next').click();
   await page.getByTestId('lesson-number').fill('30');
   await page.getByTestId('lesson-play').click();

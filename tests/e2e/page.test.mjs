@@ -1781,16 +1781,19 @@ test('an inbox keyed by the account takes later operations for duplicates: lost,
   await lab.pickScenario('crash-after-commit');
 });
 
-test('a handler that trusts the broker applies a compromised producer\u2019s withdrawals: the card and the invariant say so', async () => {
-  // untrusted-source: 'compromised' publishes two well-formed withdrawals for a tenant it
-  // has no authority over; 'checked' dead-letters them, 'unchecked' applies them.
+test('a handler that trusts the broker applies withdrawals made with stolen credentials: the card and the invariant say so', async () => {
+  // untrusted-source: 'partner-api' (its credentials stolen) publishes two well-formed
+  // withdrawals for a tenant it has no authority over; 'checked' dead-letters them, 'unchecked' applies them.
   await lab.pickScenario('untrusted-source');
   await lab.tab('counters');
   await scrubTo(2.8);
   assert.equal(await lab.text('db-1-summary'), "effects 2 · no duplicate · inbox rows 2 · source's authority not checked");
   await scrubTo(3.6);
-  assert.match(await lab.text('narration'), /unchecked trusts whatever the broker delivers, so it never checked that compromised may ask for #2/);
+  assert.match(await lab.text('narration'), /unchecked trusts whatever the broker delivers, so it never checked that partner-api may ask for #2/);
+  // The stolen credentials of 'reports' are not on the exchange's list: refused at the door.
+  assert.equal(await lab.text('exchange-0-publishers'), 'only payments-api, partner-api may publish');
   await scrubTo(20);
+  assert.match(await lab.text('narration'), /The broker refused #5: reports may not publish to payments \(access refused\)/);
   assert.equal(await lab.text('db-0-summary'), 'effects 3 · no duplicate · inbox rows 3');
   assert.equal(await lab.text('db-1-summary'), "effects 4 · no duplicate · inbox rows 5 · ⚠ unauthorised effects 2 (source's authority not checked)");
   const row42 = async (i) => (await lab.page.getByTestId('db-' + i).innerText()).match(/key 42\s+balance (\d+)/)[1];
@@ -1807,6 +1810,14 @@ test('a handler that trusts the broker applies a compromised producer\u2019s wit
   const labels = await lab.page.getByTestId('lineage-svg').locator('text.label').allTextContents();
   assert.ok(labels.some((l) => l.startsWith("its source's authority never checked")), labels.join(' | '));
   await lab.click('lineage-close');
+  await lab.tab('story');
+  await lab.page.getByTestId('log-filter').fill('#5');
+  await lab.page.getByTestId('log-msg').first().click();
+  const refused = await lab.page.getByTestId('lineage-svg').locator('text.label').allTextContents();
+  assert.ok(refused.includes('✗ refused: this producer may not publish here'), refused.join(' | '));
+  await lab.click('lineage-close');
+  await lab.tab('story');
+  await lab.page.getByTestId('log-filter').fill('');
   await lab.pickScenario('crash-after-commit');
 });
 

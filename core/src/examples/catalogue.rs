@@ -267,9 +267,9 @@ pub const EXAMPLES: &[Example] = &[
     example!(
         "untrusted-source",
         Failures,
-        "A compromised producer: checked vs trusted",
-        "Un productor comprometido: comprobar o confiar",
-        "Los pagos de un banco llegan a dos suscripciones. 'payments-api' deposita 100 en la cuenta 42 y 50 en la cuenta 7, y luego retira 30 de la 42. Un segundo productor, 'compromised', publica con credenciales robadas: dos retiros que parecen válidos (100 de la 42, 50 de la 7) para un tenant sobre el que no tiene autoridad. 'checked' verifica la autoridad del origen de cada efecto: los dos acaban en su cola de mensajes muertos al primer intento, porque esperar no los va a autorizar. 'unchecked' actúa sobre todo lo que entrega el broker, porque viene de nuestro propio broker: los dos retiros se aplican, y después el retiro real de 30 se rechaza por falta de fondos. Las cuentas 42 y 7 terminan en 70 y 50 en 'checked', y en 0 y 0 en 'unchecked'."
+        "Stolen credentials: who checks the source's authority",
+        "Credenciales robadas: quién verifica la autoridad del origen",
+        "Los pagos de un banco llegan a dos suscripciones. 'payments-api' deposita 100 en la cuenta 42 y 50 en la cuenta 7, y luego retira 30 de la 42. Alguien robó las credenciales de 'partner-api', un socio autorizado a publicar pagos de sus propios clientes: con ellas llegan dos retiros que parecen válidos (100 de la 42, 50 de la 7) para un tenant sobre el que el socio no tiene autoridad. 'checked' verifica la autoridad del origen de cada efecto: los dos acaban en su cola de mensajes muertos al primer intento, porque esperar no los va a autorizar. 'unchecked' actúa sobre todo lo que entrega el broker, porque viene de nuestro propio broker: los dos retiros se aplican, y después el retiro real de 30 se rechaza por falta de fondos. También se robaron las credenciales de 'reports', pero el exchange solo deja publicar a 'payments-api' y 'partner-api': a los 6 s el broker rechaza su retiro de entrada, y nada llega a ninguna de las dos suscripciones. Las cuentas 42 y 7 terminan en 70 y 50 en 'checked', y en 0 y 0 en 'unchecked'."
     ),
     example!(
         "admission-control",

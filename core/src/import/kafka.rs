@@ -261,6 +261,7 @@ fn logs(d: &Description, producers: &[ProducerSpec], notes: &mut Notes) -> Vec<L
             }
             LogSpec {
                 name: t.name.clone(),
+                publishers: Vec::new(),
                 partitions: t.partitions,
                 retention_s: t.retention_ms.map(|ms| ms as f64 / 1000.0),
                 retention_records: None,

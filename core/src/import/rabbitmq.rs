@@ -555,6 +555,7 @@ fn read_exchange(
         name: model_name,
         kind,
         bindings: Vec::new(),
+        publishers: Vec::new(),
     })
 }
 

@@ -423,6 +423,11 @@ fn broker(sim: &Simulation, fact: &Fact) -> String {
             queue(sim, q),
             producer(sim, p)
         ),
+        PublishDenied { producer: p, msg, .. } => format!(
+            "The broker refused #{msg}: {} may not publish to {} (access refused), so nothing was stored and it was told.",
+            producer(sim, p),
+            super::target(sim, p)
+        ),
         Unroutable { producer: p, msg, returned: true } => {
             format!("#{msg} matched no binding and was returned to {} (mandatory).", producer(sim, p))
         }

@@ -458,6 +458,11 @@ fn broker(sim: &Simulation, fact: &Fact) -> String {
             queue(sim, q),
             producer(sim, p)
         ),
+        PublishDenied { producer: p, msg, .. } => format!(
+            "El broker rechazó #{msg}: {} no tiene permiso para publicar en {} (acceso denegado), así que no se guardó nada y se le avisó.",
+            producer(sim, p),
+            super::target(sim, p)
+        ),
         Unroutable { producer: p, msg, returned: true } => format!(
             "#{msg} no coincidió con ningún binding y se devolvió a {} (mandatory).",
             producer(sim, p)

@@ -88,6 +88,7 @@ impl Family {
             Stored { .. }
             | Deduplicated { .. }
             | Refused { .. }
+            | PublishDenied { .. }
             | Unroutable { .. }
             | PublishFailed { .. }
             | OutOfSequence { .. }
@@ -249,6 +250,24 @@ fn consumer(sim: &Simulation, c: ConsumerId, word: &str) -> String {
 fn producer(sim: &Simulation, p: ProducerId, word: &str) -> String {
     sim.producer_name(p)
         .map_or_else(|| format!("{word} {p}"), str::to_string)
+}
+
+/// Where producer `p` publishes: its target's name (by default the first queue, or the
+/// first log when there is none).
+fn target(sim: &Simulation, p: ProducerId) -> String {
+    let s = sim.scenario();
+    let given = s
+        .producers
+        .get(p.index())
+        .map_or("", |spec| spec.target.as_str());
+    if !given.is_empty() {
+        return given.to_string();
+    }
+    let first = s.queues.first().map(|q| &q.name);
+    first
+        .or(s.logs.first().map(|l| &l.name))
+        .cloned()
+        .unwrap_or_default()
 }
 
 /// The name of queue `q` (`word` as for [`consumer`]).

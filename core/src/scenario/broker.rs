@@ -25,6 +25,10 @@ impl BrokerSpec {
 #[serde(deny_unknown_fields)]
 pub struct QueueSpec {
     pub name: String,
+    /// Producers allowed to publish here, by name; empty: any producer. The broker
+    /// refuses a publish from any other and tells its producer (least privilege).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub publishers: Vec<String>,
     /// How long a delivered, unacked message stays invisible before the broker offers it
     /// again (visibility timeout / lease).
     pub visibility_timeout_s: f64,
@@ -180,6 +184,7 @@ impl QueueSpec {
     pub fn new(name: &str, visibility_timeout_s: f64) -> Self {
         Self {
             name: name.into(),
+            publishers: Vec::new(),
             visibility_timeout_s,
             max_length: None,
             overflow: None,
@@ -224,6 +229,10 @@ pub struct ExchangeSpec {
     pub name: String,
     pub kind: ExchangeKind,
     pub bindings: Vec<Binding>,
+    /// Producers allowed to publish here, by name; empty: any producer. The broker
+    /// refuses a publish from any other and tells its producer (least privilege).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub publishers: Vec<String>,
 }
 
 impl ExchangeSpec {

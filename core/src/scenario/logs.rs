@@ -10,6 +10,10 @@ use super::{is_false, Failures, Idempotency, Ordering, RetryPolicy, ServiceTime}
 #[serde(deny_unknown_fields)]
 pub struct LogSpec {
     pub name: String,
+    /// Producers allowed to publish here, by name; empty: any producer. The broker
+    /// refuses a publish from any other and tells its producer (least privilege).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub publishers: Vec<String>,
     pub partitions: u32,
     /// Records older than this expire, read or not.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -58,10 +58,48 @@ impl Scenario {
         self.validate_dependencies()?;
         self.validate_consumers()?;
         self.validate_logs()?;
+        self.validate_publishers()?;
         // After the groups' own counts, which it starts from.
         self.validate_member_commands()?;
         // Last: the estimate reads names and counts the checks above have bounded.
         self.run_mode().map(|_| ())
+    }
+
+    /// Each destination's `publishers` name producers of the scenario: a typo would
+    /// refuse a producer's every publish without a word of why.
+    fn validate_publishers(&self) -> Result<(), ScenarioError> {
+        let lists = (self.queues.iter().map(|q| ("queues", &q.publishers)))
+            .enumerate()
+            .chain(
+                self.exchanges
+                    .iter()
+                    .map(|x| ("exchanges", &x.publishers))
+                    .enumerate(),
+            )
+            .chain(
+                self.logs
+                    .iter()
+                    .map(|l| ("logs", &l.publishers))
+                    .enumerate(),
+            );
+        for (i, (kind, publishers)) in lists {
+            check_len(
+                &format!("{kind}[{i}].publishers"),
+                publishers,
+                limits::PRODUCERS_MAX,
+            )?;
+            for (k, name) in publishers.iter().enumerate() {
+                let known = (0..self.producers.len())
+                    .any(|p| crate::names::producer(&self.producers[p].name, p) == *name);
+                if !known {
+                    return Err(err(
+                        format!("{kind}[{i}].publishers[{k}]"),
+                        format!("there is no producer {name:?}"),
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 
     fn validate_dependencies(&self) -> Result<(), ScenarioError> {

@@ -77,7 +77,15 @@ pub(super) fn build_producers(scenario: &Scenario) -> Vec<Producer> {
                 Target::Exchange(x.expect("validated: the target exists"))
             };
             let name = crate::names::producer(&spec.name, i);
-            Producer::new(spec, name, target)
+            let publishers = match target {
+                Target::Queue(q) => &scenario.queues[q.index()].publishers,
+                Target::Exchange(x) => &scenario.exchanges[x].publishers,
+                Target::Log(l) => &scenario.logs[l].publishers,
+            };
+            let denied = !publishers.is_empty() && !publishers.contains(&name);
+            let mut producer = Producer::new(spec, name, target);
+            producer.denied = denied;
+            producer
         })
         .collect()
 }

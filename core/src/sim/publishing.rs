@@ -264,6 +264,10 @@ impl Simulation {
             }
             return;
         }
+        if self.producers[producer.index()].denied {
+            self.deny_publish(producer, msg, attempt);
+            return;
+        }
         let p = &self.producers[producer.index()];
         let retry_of_stored = p.publish.idempotent && self.messages[msg.index()].broker_remembers();
         if let Target::Log(l) = p.target {
@@ -289,6 +293,21 @@ impl Simulation {
             self.publish_routed(producer, msg, attempt, &routes);
         }
         self.route_buf = routes;
+    }
+
+    /// The producer may not publish to its target (least privilege): the broker refuses
+    /// the publish and says so at once, confirms or not (RabbitMQ closes the channel with
+    /// ACCESS_REFUSED, Kafka answers TopicAuthorizationException, SQS AccessDenied).
+    /// Nothing is stored. The producer treats it as a nack: it gives up on the message,
+    /// or its outbox relay keeps the row and tries again, in vain, until it parks it.
+    fn deny_publish(&mut self, producer: ProducerId, msg: MsgId, attempt: Attempt) {
+        self.counters.publishes_denied += 1;
+        self.facts.push(Fact::PublishDenied {
+            producer,
+            msg,
+            attempt,
+        });
+        self.nacked(producer, msg, attempt);
     }
 
     /// An idempotent producer's retry of a message the broker already stored is

@@ -290,6 +290,7 @@ fn processing(c: &Contexts) -> Vec<(&Simulation, Fact)> {
         (q, DuplicateSkipped { msg: M, copy: 0, attempt: 2, consumer: C, seen: DuplicateSeen::InboxConflict }),
         (q, TakenForDuplicate { msg: M, copy: 0, attempt: 1, consumer: C, key: 42, first: MsgId::new(3) }),
         (q, UnauthorizedEffect { msg: M, copy: 0, attempt: 1, consumer: C, producer: P }),
+        (q, PublishDenied { producer: P, msg: M, attempt: 1 }),
         (q, StaleIgnored { msg: M, copy: 0, consumer: C, key: 42, version: 2, current: 3 }),
         (q, GapWait { msg: M, copy: 0, consumer: C, key: 42, version: 4, current: 2 }),
         (q, GapReconciled { msg: M, copy: 0, consumer: C, key: 42, from: 3, to: 4 }),

@@ -194,9 +194,22 @@ fn ExchangeBox(lab: Lab, index: usize) -> impl IntoView {
         .map(|(b, text)| view! { <li data-testid=format!("exchange-{index}-binding-{b}")>{text}</li> })
         .collect_view()
     };
+    // Least privilege: who may publish here, when the scenario says.
+    let publishers = move || {
+        card.with(|c| c.as_ref().map(|c| c.publishers.join(", ")))
+            .filter(|names| !names.is_empty())
+            .map(|names| {
+                view! {
+                    <span class="publishers" data-testid=format!("exchange-{index}-publishers")>
+                        {t!(i18n, stage.topology.publishers, names)}
+                    </span>
+                }
+            })
+    };
     view! {
         <li class="node exchange" data-node=format!("exchange-{index}") data-testid=format!("exchange-{index}")>
             <strong data-testid=format!("exchange-{index}-kind")>{title}</strong>
+            {publishers}
             <ul class="bindings" aria-label=move || t_string!(i18n, stage.topology.bindings_label)>{bindings}</ul>
         </li>
     }

@@ -146,8 +146,8 @@ pub fn untrusted_source() -> Lesson {
     Lesson {
         name: "untrusted-source",
         title: t(
-            "A compromised producer: the broker is not a trust boundary",
-            "Un productor comprometido: el broker no es una frontera de confianza",
+            "Stolen credentials: the broker is not a trust boundary",
+            "Credenciales robadas: el broker no es una frontera de confianza",
         ),
         scenario: "untrusted-source",
         steps: vec![
@@ -162,8 +162,8 @@ fn checked_refuses_at_once() -> LessonStep {
     step(
         &[Focus::Node("checked"), Focus::DeadLetters("checked")],
         t(
-            "At 3 s 'compromised', a producer whose credentials were stolen, publishes a withdrawal of 100 from account 42. It is well-formed and reaches the broker like any payment, but its tenant is not one that source may act for. 'checked' verifies the source's authority before any effect, and allows five attempts. How many attempts does it give this withdrawal before dead-lettering it?",
-            "A los 3 s 'compromised', un productor cuyas credenciales fueron robadas, publica un retiro de 100 de la cuenta 42. Está bien formado y llega al broker como cualquier pago, pero su tenant no es uno por el que ese origen pueda actuar. 'checked' verifica la autoridad del origen antes de cualquier efecto, y permite cinco intentos. ¿Cuántos intentos le da a este retiro antes de enviarlo a la cola de mensajes muertos?",
+            "At 3 s a withdrawal of 100 from account 42 arrives from 'partner-api', a partner whose credentials were stolen. The exchange lets the partner publish payments for its own customers; this one is well-formed and reaches the broker like any payment, but account 42's tenant is not one the partner may act for. 'checked' verifies the source's authority before any effect, and allows five attempts. How many attempts does it give this withdrawal before dead-lettering it?",
+            "A los 3 s llega un retiro de 100 de la cuenta 42 desde 'partner-api', un socio cuyas credenciales fueron robadas. El exchange deja al socio publicar pagos de sus propios clientes; este está bien formado y llega al broker como cualquier pago, pero el tenant de la cuenta 42 no es uno por el que el socio pueda actuar. 'checked' verifica la autoridad del origen antes de cualquier efecto, y permite cinco intentos. ¿Cuántos intentos le da a este retiro antes de enviarlo a la cola de mensajes muertos?",
         ),
         about(1.0, 0.0, Unit::Count),
         Checkpoint::Next(Happening::DeadLetter),
@@ -205,8 +205,8 @@ fn unchecked_applies_the_theft() -> LessonStep {
             key: 42,
         },
         t(
-            "Account 42 on 'unchecked': {figure}. The broker checks who may publish to the exchange, and the stolen credentials may; it knows nothing of tenants or accounts. Only the consumer can ask whether this source may ask for this effect. Its syntax was valid, so nothing else gave it away, and 'Only authorised effects' is now broken.",
-            "La cuenta 42 en 'unchecked': {figure}. El broker comprueba quién puede publicar en el exchange, y las credenciales robadas pueden; no sabe nada de tenants ni de cuentas. Solo el consumidor puede preguntar si este origen puede pedir este efecto. Su sintaxis era válida, así que nada más lo delataba, y «Solo efectos autorizados» está roto.",
+            "Account 42 on 'unchecked': {figure}. The broker checks who may publish to the exchange, and the partner's credentials may; it knows nothing of tenants or accounts. Only the consumer can ask whether this source may ask for this effect. Its syntax was valid, so nothing else gave it away, and 'Only authorised effects' is now broken.",
+            "La cuenta 42 en 'unchecked': {figure}. El broker comprueba quién puede publicar en el exchange, y las credenciales del socio pueden; no sabe nada de tenants ni de cuentas. Solo el consumidor puede preguntar si este origen puede pedir este efecto. Su sintaxis era válida, así que nada más lo delataba, y «Solo efectos autorizados» está roto.",
         ),
     )
 }
@@ -225,8 +225,8 @@ fn the_real_withdrawal_finds_nothing() -> LessonStep {
             key: 42,
         },
         t(
-            "{figure}: the real withdrawal was refused for want of funds, while 'checked' applied it and ends at 70. There every message was acked and nothing is lost, yet its database holds two effects nobody entitled asked for. Check schema, tenant, version and the source's authority in the consumer; grant each producer at the broker only the destinations it needs; a signature proves who sent a message, not that the sender may ask for its effect.",
-            "{figure}: el retiro real se rechazó por falta de fondos, mientras que 'checked' lo aplicó y termina en 70. Allí todos los mensajes recibieron ack y nada se perdió, y aun así su base de datos guarda dos efectos que nadie con derecho pidió. Comprueba en el consumidor el esquema, el tenant, la versión y la autoridad del origen; concede a cada productor en el broker solo los destinos que necesita; una firma prueba quién envió un mensaje, no que pueda pedir su efecto.",
+            "{figure}: the real withdrawal was refused for want of funds, while 'checked' applied it and ends at 70. There every message was acked and nothing is lost, yet its database holds two effects nobody entitled asked for. The stolen credentials of 'reports' got nowhere at 6 s: the exchange does not list it among its publishers, so the broker refused its withdrawal outright. Check schema, tenant, version and the source's authority in the consumer; grant each producer at the broker only the destinations it needs; a signature proves who sent a message, not that the sender may ask for its effect.",
+            "{figure}: el retiro real se rechazó por falta de fondos, mientras que 'checked' lo aplicó y termina en 70. Allí todos los mensajes recibieron ack y nada se perdió, y aun así su base de datos guarda dos efectos que nadie con derecho pidió. Las credenciales robadas de 'reports' no llegaron a nada a los 6 s: el exchange no lo incluye entre sus publicadores, así que el broker rechazó su retiro de entrada. Comprueba en el consumidor el esquema, el tenant, la versión y la autoridad del origen; concede a cada productor en el broker solo los destinos que necesita; una firma prueba quién envió un mensaje, no que pueda pedir su efecto.",
         ),
     )
 }
