@@ -248,7 +248,9 @@ fn s_count(facts: &[Fact], f: impl Fn(&Fact) -> bool) -> usize {
 fn a_publisher_that_is_no_producer_is_refused() {
     let mut s = untrusted();
     s.exchanges[0].publishers.push("payment-api".into());
-    let e = brokerlab_core::Simulation::new(s).err().expect("refused");
+    let Err(e) = brokerlab_core::Simulation::new(s) else {
+        panic!("a publisher that is no producer was accepted");
+    };
     assert_eq!(e.field, "exchanges[0].publishers[2]");
     assert_eq!(e.problem, "there is no producer \"payment-api\"");
     assert_eq!(
@@ -263,7 +265,9 @@ fn the_aggregated_mode_refuses_publish_permissions() {
     let mut s = common::example("mm1");
     s.queues[0].publishers = vec!["P1".into()];
     s.mode = brokerlab_core::RunMode::Aggregated;
-    let e = brokerlab_core::aggregate::run(&s).err().expect("refused");
+    let Err(e) = brokerlab_core::aggregate::run(&s) else {
+        panic!("the aggregated mode ran a scenario with publish permissions");
+    };
     assert_eq!(
         e.problem,
         "the aggregated mode does not model publish permissions"
