@@ -228,6 +228,10 @@ const SENTENCES: &[(&str, &str)] = &[
         "el modo agregado no modela dependencias ni sus tiempos de espera",
     ),
     (
+        "the aggregated mode does not model replay windows",
+        "el modo agregado no modela ventanas de repetición",
+    ),
+    (
         "the aggregated mode does not model publish permissions",
         "el modo agregado no modela permisos de publicación",
     ),

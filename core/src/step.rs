@@ -78,6 +78,8 @@ pub enum DeadLetterReason {
     /// Its handler's dependency call failed and the callers' retry budget had too few
     /// tokens left to retry it.
     RetryBudgetExhausted,
+    /// Created longer ago than its handler's replay window: skipped the retries.
+    TooOld,
 }
 
 /// Why an ack changed nothing at the broker.
@@ -116,6 +118,9 @@ pub enum Failure {
     DependencyTimeout,
     /// The call was refused at once, for the reason given.
     CallRefused(CallRefusal),
+    /// The message was created longer ago than the handler's replay window: no retry
+    /// can make it younger.
+    TooOld,
 }
 
 /// Why a call to a dependency failed at once.

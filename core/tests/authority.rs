@@ -273,3 +273,127 @@ fn the_aggregated_mode_refuses_publish_permissions() {
         "the aggregated mode does not model publish permissions"
     );
 }
+
+// ----- a replay window ------------------------------------------------------------------
+
+/// Messages created longer ago than a handler's replay window are refused at their first
+/// attempt and dead-lettered: legitimate work that waited (here, a redrive of the dead
+/// letters of a dependency outage) as well as a replay. The handler without a window
+/// applies every redriven payment once.
+#[test]
+fn a_replay_window_refuses_a_legitimate_redrive() {
+    let (sim, facts) = common::run(common::example("replay-window"));
+    let outage: Vec<u64> = facts
+        .iter()
+        .filter_map(|f| match *f {
+            Fact::DeadLettered {
+                msg,
+                queue,
+                reason: DeadLetterReason::RetriesExhausted,
+                ..
+            } if queue.get() == 0 => Some(msg.get()),
+            _ => None,
+        })
+        .collect();
+    assert!(outage.len() >= 15, "the outage's payments: {outage:?}");
+    let too_old: Vec<u64> = facts
+        .iter()
+        .filter_map(|f| match *f {
+            Fact::DeadLettered {
+                msg,
+                queue,
+                reason: DeadLetterReason::TooOld,
+                ..
+            } => {
+                assert_eq!(queue.get(), 0, "only 'windowed' has a window");
+                Some(msg.get())
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(too_old, outage, "every redriven payment, refused again");
+    let c = sim.counters();
+    assert_eq!(c.dead_lettered_again, outage.len() as u64);
+    assert_eq!(c.redriven, 2 * outage.len() as u64, "both queues redriven");
+    let applied = |q: u32| sim.tables(QueueId::new(q)).unwrap().applied.total();
+    assert_eq!(
+        applied(1),
+        60,
+        "'open': every payment once, the redriven included"
+    );
+    assert_eq!(applied(0), 60 - outage.len() as u64);
+    assert_eq!(c.duplicate_effects, 0);
+    // Refused for its age, not retried: one failure per redriven payment.
+    let failed_too_old = facts
+        .iter()
+        .filter(|f| {
+            matches!(
+                f,
+                Fact::HandlerFailed {
+                    failure: brokerlab_core::step::Failure::TooOld,
+                    ..
+                }
+            )
+        })
+        .count();
+    assert_eq!(failed_too_old, outage.len());
+    let told = facts
+        .iter()
+        .find(|f| {
+            matches!(
+                f,
+                Fact::DeadLettered {
+                    reason: DeadLetterReason::TooOld,
+                    ..
+                }
+            )
+        })
+        .unwrap();
+    let en = describe(&sim, told, Lang::En);
+    assert!(
+        en.ends_with("is older than windowed's consumer accepts (its replay window): waiting would only make it older, so it skipped the retries and moved to the dead-letter queue."),
+        "{en}"
+    );
+    assert!(describe(&sim, told, Lang::Es).contains("ventana de repetición"));
+}
+
+/// The window is counted from the message's creation, so a message that waited in a
+/// backlog is refused too; without a window the same run refuses nothing.
+#[test]
+fn a_replay_window_counts_from_creation_and_a_backlog_reaches_it() {
+    let mut s = common::example("replay-window");
+    s.commands.clear();
+    for c in &mut s.consumers {
+        c.failures = Default::default();
+        c.service = brokerlab_core::ServiceTime::Fixed { seconds: 1.0 };
+    }
+    // Two arrivals a second against one a second: the n-th waits about n/2 seconds.
+    let (sim, facts) = common::run(s.clone());
+    let refused = facts
+        .iter()
+        .filter(|f| {
+            matches!(
+                f,
+                Fact::DeadLettered {
+                    reason: DeadLetterReason::TooOld,
+                    ..
+                }
+            )
+        })
+        .count();
+    assert!(refused > 0, "the backlog outgrows the 20 s window");
+    assert_eq!(sim.counters().dead_lettered, refused as u64);
+    s.consumers[0].max_message_age_s = None;
+    let (sim, _) = common::run(s);
+    assert_eq!(sim.counters().dead_lettered, 0);
+}
+
+#[test]
+fn a_replay_window_must_be_positive() {
+    let mut s = common::example("replay-window");
+    s.consumers[0].max_message_age_s = Some(0.0);
+    let Err(e) = brokerlab_core::Simulation::new(s) else {
+        panic!("a window of 0 s was accepted");
+    };
+    assert_eq!(e.field, "consumers[0].max_message_age_s");
+}

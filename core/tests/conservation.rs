@@ -73,6 +73,8 @@ fn consumer() -> impl Strategy<Value = ConsumerSpec> {
                     // Again without another draw: a handler that trusts the broker applies
                     // an unauthorised message instead of dead-lettering it.
                     trusts_the_broker: prefetch % 3 == 0,
+                    // A replay window now and then, short enough to refuse what waits.
+                    max_message_age_s: (prefetch % 4 == 1).then_some(2.0),
                     ordering,
                     failures: Failures {
                         transient_p: fail.0,

@@ -785,6 +785,7 @@ fn dead_letter_label(reason: DeadLetterReason, attempts: u32, l: Locale) -> Stri
         DeadLetterReason::MaxLength => say!(l, dead_max_length),
         DeadLetterReason::Expired => say!(l, dead_expired),
         DeadLetterReason::RetryBudgetExhausted => say!(l, dead_retry_budget),
+        DeadLetterReason::TooOld => say!(l, dead_too_old),
     }
 }
 
@@ -804,6 +805,7 @@ fn failure_label(attempt: u32, failure: HandlerFailure, l: Locale) -> String {
         HandlerFailure::Poison(_) => say!(l, failure_poison),
         HandlerFailure::BatchRolledBack => say!(l, failure_batch_rolled_back),
         HandlerFailure::DependencyTimeout => say!(l, failure_dependency_timeout),
+        HandlerFailure::TooOld => say!(l, failure_too_old),
         HandlerFailure::CallRefused(why) => call_refusal(why, l),
     };
     say!(l, handler_failed, attempt = attempt, what = what)

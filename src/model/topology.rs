@@ -461,6 +461,7 @@ pub fn dead_letter_reason(reason: DeadLetterReason, attempts: u32, lang: Lang) -
             td_string!(l, stage.dead_letter.retry_budget).to_string()
         }
         DeadLetterReason::Expired => td_string!(l, stage.dead_letter.expired).to_string(),
+        DeadLetterReason::TooOld => td_string!(l, stage.dead_letter.too_old).to_string(),
     }
 }
 
@@ -1132,6 +1133,28 @@ mod tests {
         let untrusted = examples::load("untrusted-source").expect("built in");
         let t = Topology::of(&Simulation::new(untrusted).expect("valid"));
         assert_eq!(t.exchanges[0].publishers, ["payments-api", "partner-api"]);
+    }
+
+    /// replay-window: the redrive at 40 s sends the outage's payments back, and
+    /// 'windowed' refuses each again for its age: its dead-letter queue says why.
+    #[test]
+    fn a_payment_refused_for_its_age_says_so_in_the_dead_letter_queue() {
+        let mut sim =
+            Simulation::new(examples::load("replay-window").expect("built in")).expect("valid");
+        sim.run();
+        let t = Topology::of(&sim);
+        let windowed = t.queues[0].dlq.as_ref().expect("dead-letters");
+        let (why, attempts) = windowed.oldest_reason.expect("an oldest entry");
+        assert_eq!(
+            dead_letter_reason(why, attempts, Lang::En),
+            "older than the replay window"
+        );
+        assert_eq!(
+            dead_letter_reason(why, attempts, Lang::Es),
+            "más antiguo que la ventana de repetición"
+        );
+        assert_eq!(windowed.count, 18);
+        assert_eq!(t.queues[1].dlq.as_ref().expect("dead-letters").count, 0);
     }
 
     #[test]

@@ -272,6 +272,13 @@ pub const EXAMPLES: &[Example] = &[
         "Los pagos de un banco llegan a dos suscripciones. 'payments-api' deposita 100 en la cuenta 42 y 50 en la cuenta 7, y luego retira 30 de la 42. Alguien robó las credenciales de 'partner-api', un socio autorizado a publicar pagos de sus propios clientes: con ellas llegan dos retiros que parecen válidos (100 de la 42, 50 de la 7) para un tenant sobre el que el socio no tiene autoridad. 'checked' verifica la autoridad del origen de cada efecto: los dos acaban en su cola de mensajes muertos al primer intento, porque esperar no los va a autorizar. 'unchecked' actúa sobre todo lo que entrega el broker, porque viene de nuestro propio broker: los dos retiros se aplican, y después el retiro real de 30 se rechaza por falta de fondos. También se robaron las credenciales de 'reports', pero el exchange solo deja publicar a 'payments-api' y 'partner-api': a los 6 s el broker rechaza su retiro de entrada, y nada llega a ninguna de las dos suscripciones. Las cuentas 42 y 7 terminan en 70 y 50 en 'checked', y en 0 y 0 en 'unchecked'."
     ),
     example!(
+        "replay-window",
+        Failures,
+        "A replay window refuses a legitimate redrive",
+        "Una ventana de repetición rechaza un reenvío legítimo",
+        "Los pagos llegan a dos suscripciones a 2 por segundo durante 30 s; la dependencia de cada handler está caída de los 5 s a los 15 s y se permiten dos intentos con un segundo entre ellos, así que los pagos de la caída acaban en la cola de mensajes muertos. 'windowed' además rechaza cualquier mensaje creado hace más de 20 s, contra comandos repetidos; 'open' no tiene esa ventana. La dependencia vuelve a los 15 s; a los 40 s un operador reenvía las dos colas de mensajes muertos. 'open' aplica una vez cada pago reenviado (su inbox sigue conociendo cada id). 'windowed' los rechaza todos otra vez: son legítimos, pero tienen más de 20 s, y una ventana no distingue una repetición de un trabajo que esperó. Su inbox ya detiene las repeticiones verdaderas por su id."
+    ),
+    example!(
         "admission-control",
         Load,
         "An unbounded queue vs admission control",

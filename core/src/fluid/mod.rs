@@ -144,6 +144,12 @@ pub fn supports(s: &Scenario) -> Result<(), ScenarioError> {
         if c.ordering != crate::scenario::Ordering::None {
             return no(format!("consumers[{i}].ordering"), "ordered processing");
         }
+        if c.max_message_age_s.is_some() {
+            return no(
+                format!("consumers[{i}].max_message_age_s"),
+                "replay windows",
+            );
+        }
     }
     if let Some((field, what)) = held::check(s) {
         return no(field, what);

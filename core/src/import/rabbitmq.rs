@@ -764,6 +764,7 @@ fn consumer(queue: &str) -> ConsumerSpec {
         idempotency: Default::default(),
         inbox_key: Default::default(),
         trusts_the_broker: false,
+        max_message_age_s: None,
         ordering: Default::default(),
         failures: Default::default(),
         retry: Default::default(),

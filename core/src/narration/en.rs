@@ -78,6 +78,7 @@ fn failure_text(f: Failure) -> &'static str {
         Failure::Poison(kind) => poison_text(kind),
         Failure::BatchRolledBack => "another message in its batch failed",
         Failure::DependencyTimeout => "its call to a dependency timed out",
+        Failure::TooOld => "it was created longer ago than the handler's replay window",
         Failure::CallRefused(why) => refusal_text(why),
     }
 }
@@ -489,6 +490,10 @@ fn dead_letters(sim: &Simulation, fact: &Fact) -> String {
         ),
         DeadLettered { msg, queue: q, reason: DeadLetterReason::Expired, .. } => format!(
             "#{msg} waited too long in {} and expired into its dead-letter queue.",
+            queue(sim, q)
+        ),
+        DeadLettered { msg, queue: q, reason: DeadLetterReason::TooOld, .. } => format!(
+            "#{msg} is older than {}'s consumer accepts (its replay window): waiting would only make it older, so it skipped the retries and moved to the dead-letter queue.",
             queue(sim, q)
         ),
         DeadLettered { msg, queue: q, reason: DeadLetterReason::RetryBudgetExhausted, .. } => format!(

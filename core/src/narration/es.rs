@@ -93,6 +93,9 @@ fn failure_text(f: Failure) -> &'static str {
         Failure::Poison(kind) => poison_text(kind),
         Failure::BatchRolledBack => "falló otro mensaje de su lote",
         Failure::DependencyTimeout => "su llamada a una dependencia agotó el tiempo de espera",
+        Failure::TooOld => {
+            "se creó hace más tiempo del que admite la ventana de repetición del handler"
+        }
         Failure::CallRefused(why) => refusal_text(why),
     }
 }
@@ -533,6 +536,10 @@ fn dead_letters(sim: &Simulation, fact: &Fact) -> String {
         ),
         DeadLettered { msg, queue: q, reason: DeadLetterReason::Expired, .. } => format!(
             "#{msg} esperó demasiado en {} y expiró hacia su cola de mensajes muertos (DLQ).",
+            queue(sim, q)
+        ),
+        DeadLettered { msg, queue: q, reason: DeadLetterReason::TooOld, .. } => format!(
+            "#{msg} es más antiguo de lo que acepta el consumidor de {} (su ventana de repetición): esperar solo lo haría más antiguo, así que se saltó los reintentos y pasó a la cola de mensajes muertos (DLQ).",
             queue(sim, q)
         ),
         DeadLettered { msg, queue: q, reason: DeadLetterReason::RetryBudgetExhausted, .. } => format!(

@@ -42,6 +42,11 @@ pub struct ConsumerSpec {
     /// an unauthorised tenant has its effect applied instead of being refused.
     #[serde(default, skip_serializing_if = "is_false")]
     pub trusts_the_broker: bool,
+    /// A replay window: the handler refuses a message created longer ago than this (a
+    /// replayed or stale command), and it goes to the dead-letter queue at once, since
+    /// waiting only makes it older. Legitimate work that waited as long is refused too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_message_age_s: Option<f64>,
     /// How the handler treats per-key versions that arrive out of order.
     #[serde(default, skip_serializing_if = "Ordering::is_none")]
     pub ordering: Ordering,

@@ -455,6 +455,9 @@ impl Scenario {
             1,
             CONSUMERS_MAX as u64,
         )?;
+        if let Some(t) = c.max_message_age_s {
+            check_range(&f("max_message_age_s"), t, 0.000_001, TIME_S_MAX)?;
+        }
         if let Some(t) = c.gap_timeout_s {
             check_range(&f("gap_timeout_s"), t, 0.000_001, TIME_S_MAX)?;
         }

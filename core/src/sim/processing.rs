@@ -241,6 +241,14 @@ impl Simulation {
                 return Some(Failure::Poison(poison));
             }
         }
+        // The replay window: the message's age since it was created, not since it was
+        // stored, as a consumer reads a CloudEvent's `time`.
+        let created_us = self.messages[msg.index()].created_us;
+        if c.max_message_age_us
+            .is_some_and(|max| self.now_us.saturating_sub(created_us) > max)
+        {
+            return Some(Failure::TooOld);
+        }
         let now_s = self.now_us as f64 / 1e6;
         if c.failures
             .outages
@@ -651,6 +659,8 @@ impl Simulation {
             self.schedule_retry(copy, delay);
         } else if let Failure::Poison(kind) = failure {
             self.dead_letter(copy, DeadLetterReason::Poison(kind));
+        } else if failure == Failure::TooOld {
+            self.dead_letter(copy, DeadLetterReason::TooOld);
         } else if failures >= policy.max_attempts {
             self.dead_letter(copy, DeadLetterReason::RetriesExhausted);
         } else if !self.retry_allowed(consumer) {

@@ -163,6 +163,8 @@ fn dependencies(c: &Contexts) -> Vec<(&Simulation, Fact)> {
         (d, BreakerClosed { dependency: 0 }),
         (d, DeadLettered { msg: M, copy: 0, queue: Q, reason: Dl::RetryBudgetExhausted, attempts: 2 }),
         (d, HandlerFailed { msg: M, copy: 0, attempt: 2, consumer: C, failure: Failure::DependencyTimeout }),
+        (d, HandlerFailed { msg: M, copy: 0, attempt: 1, consumer: C, failure: Failure::TooOld }),
+        (d, DeadLettered { msg: M, copy: 0, queue: Q, reason: Dl::TooOld, attempts: 1 }),
     ];
     for why in [R::LineFull, R::OldestTooOld, R::Outage, R::CircuitOpen] {
         out.push((d, CallRejected { msg: M, copy: 0, consumer: C, dependency: 0, why }));
