@@ -744,6 +744,18 @@ fn a_trusting_handler_applies_the_stolen_withdrawals_as_the_lesson_says() {
     );
 }
 
+#[test]
+fn a_replay_window_refuses_the_redrive_as_the_lesson_says() {
+    let shown = play("replay-window");
+    assert_eq!(shown[0].value, 60.0, "'open': every payment once");
+    assert_eq!(shown[1].value, 42.0, "'windowed': the 18 redriven refused");
+    // As step 2 says: 18 redriven, each refused again at its first attempt.
+    let mut sim = lessons::find("replay-window").unwrap().simulation();
+    sim.run();
+    let c = sim.counters();
+    assert_eq!((c.redriven, c.dead_lettered_again), (36, 18));
+}
+
 // ----- the runner ----------------------------------------------------------------------
 
 fn brokerlab(args: &[&str]) -> (bool, String, String) {

@@ -230,3 +230,49 @@ fn the_real_withdrawal_finds_nothing() -> LessonStep {
         ),
     )
 }
+
+pub fn replay_window() -> Lesson {
+    Lesson {
+        name: "replay-window",
+        title: t(
+            "A replay window: old is not the same as replayed",
+            "Una ventana de repetición: antiguo no es lo mismo que repetido",
+        ),
+        scenario: "replay-window",
+        steps: vec![redrive_without_a_window(), redrive_into_a_window()],
+    }
+}
+
+fn redrive_without_a_window() -> LessonStep {
+    step(
+        &[Focus::Node("open"), Focus::DeadLetters("open")],
+        t(
+            "Payments arrive at 2 per second for 30 s. The handlers' dependency is down from 5 s to 15 s, and two attempts one second apart are allowed, so the payments of the outage go to the dead-letter queues. At 40 s an operator redrives both queues. How many of the 60 payments has 'open' applied in the end?",
+            "Los pagos llegan a 2 por segundo durante 30 s. La dependencia de los handlers está caída de los 5 s a los 15 s, y se permiten dos intentos con un segundo entre ellos, así que los pagos de la caída van a las colas de mensajes muertos. A los 40 s un operador reenvía las dos colas. ¿Cuántos de los 60 pagos ha aplicado 'open' al final?",
+        ),
+        about(60.0, 0.0, Unit::Count),
+        Checkpoint::End,
+        Figure::EffectsIn("open"),
+        t(
+            "Effects: {figure}. The dependency was back, so every redriven payment succeeded, once each: the inbox knows every id, so a true replay of one would have been skipped as a duplicate.",
+            "Efectos: {figure}. La dependencia había vuelto, así que cada pago reenviado salió bien, una vez cada uno: el inbox conoce cada id, así que una repetición verdadera se habría omitido como duplicado.",
+        ),
+    )
+}
+
+fn redrive_into_a_window() -> LessonStep {
+    step(
+        &[Focus::Node("windowed"), Focus::DeadLetters("windowed")],
+        t(
+            "'windowed' also refuses any message created more than 20 s ago, a guard against replayed commands. How many of the 60 payments has it applied in the end?",
+            "'windowed' además rechaza cualquier mensaje creado hace más de 20 s, como defensa contra comandos repetidos. ¿Cuántos de los 60 pagos ha aplicado al final?",
+        ),
+        about(42.0, 0.0, Unit::Count),
+        Checkpoint::End,
+        Figure::EffectsIn("windowed"),
+        t(
+            "Effects: {figure}. The 18 redriven payments were 30 to 35 s old, so each was refused again at its first attempt and went back to the dead-letter queue: legitimate work, refused for having waited. A window cannot tell a replay from a delay (a backlog, a redrive, a skewed clock); make it wider than any legitimate delay, and let the event id catch the replays.",
+            "Efectos: {figure}. Los 18 pagos reenviados tenían entre 30 y 35 s, así que cada uno se rechazó otra vez al primer intento y volvió a la cola de mensajes muertos: trabajo legítimo, rechazado por haber esperado. Una ventana no distingue una repetición de un retraso (un acumulado, un reenvío, un reloj desajustado); hazla más ancha que cualquier retraso legítimo, y deja que el id del evento detecte las repeticiones.",
+        ),
+    )
+}

@@ -33,6 +33,7 @@ pub fn all() -> Vec<Lesson> {
         load::prefetch_fairness(),
         delivery::inbox_key(),
         failures::untrusted_source(),
+        failures::replay_window(),
     ]
 }
 
