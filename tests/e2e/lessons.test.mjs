@@ -799,3 +799,24 @@ test('untrusted-source: checked dead-letters the stolen withdrawal at once, unch
   assert.match(await text(page, 'lesson-explanation'), /^\$0: the real withdrawal was refused for want of funds/);
   assert.deepEqual(errors, []);
 });
+
+test('replay-window: both redrives played to the end, the windowed one refused for its age', async () => {
+  const { page, errors } = await openAt(lessonUrl('replay-window'));
+  await page.getByTestId('lesson').waitFor({ state: 'visible' });
+  assert.equal(await page.getByTestId('scenario').inputValue(), 'replay-window');
+  assert.equal(await text(page, 'lesson-title'), 'A replay window: old is not the same as replayed');
+  await page.getByTestId('lesson-number').fill('60');
+  await page.getByTestId('speed').selectOption('20');
+  await page.getByTestId('lesson-play').click();
+  await revealed(page);
+  assert.equal(await text(page, 'lesson-verdict'), 'Your prediction was right.');
+  assert.match(await text(page, 'lesson-explanation'), /^Effects: 60\./);
+  await page.getByTestId('lesson-next').click();
+  await page.getByTestId('lesson-number').fill('60');
+  await page.getByTestId('lesson-play').click();
+  await revealed(page);
+  assert.equal(await text(page, 'lesson-verdict'), 'Not quite: the answer is 42.');
+  assert.match(await text(page, 'lesson-explanation'), /^Effects: 42\. The 18 redriven payments were 30 to 35 s old/);
+  assert.equal(await text(page, 'dlq-0-state'), '18 held · oldest: older than the replay window');
+  assert.deepEqual(errors, []);
+});

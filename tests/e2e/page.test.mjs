@@ -1821,6 +1821,25 @@ test('a handler that trusts the broker applies withdrawals made with stolen cred
   await lab.pickScenario('crash-after-commit');
 });
 
+test('a replay window refuses the redriven payments for their age, and the dead-letter queue says why', async () => {
+  // replay-window: the outage's payments are redriven at 40 s; 'windowed' refuses each
+  // again (30-35 s old against a 20 s window), 'open' applies them.
+  await lab.pickScenario('replay-window');
+  await lab.tab('counters');
+  await scrubTo(60);
+  await lab.tab('story');
+  await lab.page.getByTestId('log-filter').fill('#9');
+  assert.match(await lab.text('log'), /#9 is older than windowed's consumer accepts \(its replay window\)/);
+  await lab.page.getByTestId('log-filter').fill('');
+  await lab.tab('counters');
+  assert.equal(await lab.text('dlq-0-state'), '18 held · oldest: older than the replay window');
+  assert.equal(await lab.text('dlq-1-state'), 'empty');
+  assert.equal(await lab.text('db-0-summary'), 'effects 42 · no duplicate · inbox rows 42');
+  assert.equal(await lab.text('db-1-summary'), 'effects 60 · no duplicate · inbox rows 60');
+  assert.equal(await lab.number('lost'), 0);
+  await lab.pickScenario('crash-after-commit');
+});
+
 test('a run left with messages no consumer will take says it stalled, not that it drained', async () => {
   // queue-vs-topic: one subscriber crashes for good; the messages for it wait for ever.
   await lab.pickScenario('queue-vs-topic');
