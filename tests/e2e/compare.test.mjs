@@ -173,3 +173,26 @@ test('a refused change that echoes a long input is one short sentence inside its
   assert.doesNotMatch((await page.getByTestId('narration').innerText()).trim(), /^Side A/);
   assert.deepEqual(errors, [], 'no console errors');
 });
+
+test('compare offers the source-authority check where a message can lack authority: checked on B, no unauthorised effect', async () => {
+  if (await page.getByTestId('compare-stop').isVisible()) await page.getByTestId('compare-stop').click();
+  await page.getByTestId('scenario').selectOption('untrusted-source');
+  // The form may be open still from the test before.
+  if (!(await page.getByTestId('compare-setting').isVisible())) await openCompare(page);
+  await page.getByTestId('compare-setting').selectOption({ label: "unchecked: source's authority" });
+  const labels = await page.getByTestId('compare-value').locator('option').allInnerTexts();
+  assert.deepEqual(labels, ['Checked before each effect — false', 'Not checked: it trusts the broker — true']);
+  await page.getByTestId('compare-value').selectOption('false');
+  await page.getByTestId('compare-start').click();
+  await page.getByTestId('compare-target').waitFor({ state: 'visible' });
+  await seekToEnd(page);
+  const unauthorized = await row(page, 'unauthorized_effects');
+  assert.deepEqual([unauthorized.a, unauthorized.b, unauthorized.differs], ['2', '0', 'true']);
+  const dead = await row(page, 'dead_lettered');
+  assert.deepEqual([dead.a, dead.b], ['2', '4'], "B's 'unchecked' dead-letters both withdrawals too");
+  const denied = await row(page, 'publishes_denied');
+  assert.deepEqual([denied.a, denied.b, denied.differs], ['1', '1', 'false'], "the broker refuses 'reports' on both sides");
+  await page.getByTestId('compare-stop').click();
+  await page.getByTestId('stage-b').waitFor({ state: 'detached' });
+  assert.deepEqual(errors, [], 'no console errors');
+});
