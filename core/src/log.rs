@@ -279,6 +279,8 @@ pub struct Group {
     pub ordering: Ordering,
     pub failures: Failures,
     pub retry: RetryPolicy,
+    /// The replay window: records created longer ago are refused.
+    pub max_message_age_us: Option<Micros>,
     /// Log that failed records are sent to (none: the built-in dead-letter topic).
     pub dead_letter: Option<usize>,
     /// The built-in dead-letter topic: messages the group gave up on, in order.
@@ -316,6 +318,7 @@ impl Group {
             sends_email: spec.sends_email,
             read_committed: spec.isolation == crate::scenario::Isolation::ReadCommitted,
             offset_reset: spec.auto_offset_reset,
+            max_message_age_us: spec.max_message_age_s.map(secs_to_us),
             members,
             committed: vec![0; partitions],
             position: vec![0; partitions],
@@ -527,6 +530,7 @@ mod tests {
             retry: Default::default(),
             dead_letter: String::new(),
             auto_offset_reset: Default::default(),
+            max_message_age_s: None,
         };
         Group::new(&spec, 0, 4, None, None)
     }

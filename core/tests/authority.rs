@@ -397,3 +397,41 @@ fn a_replay_window_must_be_positive() {
     };
     assert_eq!(e.field, "consumers[0].max_message_age_s");
 }
+
+/// A consumer group's replay window: rewound to the earliest offsets at 40 s, 'analytics'
+/// refuses every record it reads again that was created more than 30 s before, and
+/// dead-letters it to its built-in topic; 'ledger', without a window, refuses nothing.
+#[test]
+fn a_groups_replay_window_refuses_a_rewind_past_it() {
+    let mut s = common::example("log-consumer-groups");
+    s.groups[1].max_message_age_s = Some(30.0);
+    let mut sim = brokerlab_core::Simulation::new(s).unwrap();
+    let mut refused = Vec::new();
+    while let Some(step) = sim.step() {
+        for f in step.facts {
+            if let Fact::RecordDeadLettered {
+                reason: DeadLetterReason::TooOld,
+                ..
+            } = *f
+            {
+                refused.push((step.time_us, *f));
+            }
+        }
+    }
+    assert!(
+        !refused.is_empty(),
+        "the rewind reaches records older than 30 s"
+    );
+    for (t, f) in &refused {
+        let Fact::RecordDeadLettered { group, .. } = f else {
+            unreachable!()
+        };
+        assert_eq!((group.get(), *t >= 40_000_000), (1, true), "{f:?} at {t}");
+    }
+    let told = describe(&sim, &refused[0].1, Lang::En);
+    assert!(
+        told.contains("older than the group's replay window, and waiting would only make it older"),
+        "{told}"
+    );
+    assert!(describe(&sim, &refused[0].1, Lang::Es).contains("ventana de repetición del grupo"));
+}

@@ -544,6 +544,9 @@ fn group() -> impl Strategy<Value = GroupSpec> {
                     } else {
                         OffsetReset::Earliest
                     },
+                    // Without another draw: a replay window on some groups, short enough
+                    // to refuse records a rebalance or a retry kept waiting.
+                    max_message_age_s: (members % 3 == 0).then_some(3.0),
                 }
             },
         )

@@ -357,6 +357,7 @@ fn group(g: &Group) -> GroupSpec {
         retry: Default::default(),
         dead_letter: String::new(),
         auto_offset_reset: g.auto_offset_reset.unwrap_or(OffsetReset::Latest),
+        max_message_age_s: None,
     }
 }
 

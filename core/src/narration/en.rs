@@ -1087,6 +1087,7 @@ fn record_failures(sim: &Simulation, fact: &Fact) -> String {
         RecordDeadLettered { group, partition, msg, attempts, reason, log, .. } => {
             let why = match reason {
                 DeadLetterReason::Poison(kind) => format!("it can never succeed ({})", poison_text(kind)),
+                DeadLetterReason::TooOld => "it is older than the group's replay window, and waiting would only make it older".to_string(),
                 // A group only gives up on failed attempts; queue-only reasons never reach here.
                 _ => format!("it failed {}", counted(Lang::En, attempts, "attempt", "attempts")),
             };

@@ -1153,6 +1153,7 @@ fn record_failures(sim: &Simulation, fact: &Fact) -> String {
         RecordDeadLettered { group, partition, msg, attempts, reason, log, .. } => {
             let why = match reason {
                 DeadLetterReason::Poison(kind) => format!("nunca podrá procesarse con éxito ({})", poison_text(kind)),
+                DeadLetterReason::TooOld => "es más antiguo que la ventana de repetición del grupo, y esperar solo lo haría más antiguo".to_string(),
                 // A group only gives up on failed attempts; queue-only reasons never reach here.
                 _ => format!("falló en {}", counted(Lang::Es, attempts, "intento", "intentos")),
             };

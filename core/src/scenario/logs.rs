@@ -133,6 +133,11 @@ pub struct GroupSpec {
     /// Where a member goes on when retention removed the record at its position.
     #[serde(default, skip_serializing_if = "OffsetReset::is_earliest")]
     pub auto_offset_reset: OffsetReset,
+    /// A replay window, as for a queue consumer: a record created longer ago than this is
+    /// refused at its first attempt and dead-lettered. A replay from an earlier offset (a
+    /// seek, a new group reading from the start) is refused as well.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_message_age_s: Option<f64>,
 }
 
 /// Kafka's `auto.offset.reset`: where a consumer whose position no longer exists (removed

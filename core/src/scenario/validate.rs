@@ -311,6 +311,9 @@ impl Scenario {
                 check_range(&f("commit.auto.every_s"), every_s, 0.001, TIME_S_MAX)?;
             }
             check_range(&f("rebalance_s"), g.rebalance_s, 0.0, TIME_S_MAX)?;
+            if let Some(t) = g.max_message_age_s {
+                check_range(&f("max_message_age_s"), t, 0.000_001, TIME_S_MAX)?;
+            }
             if let Some(s) = g.session_timeout_s {
                 check_range(&f("session_timeout_s"), s, 0.001, TIME_S_MAX)?;
             }

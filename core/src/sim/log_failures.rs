@@ -18,7 +18,15 @@ impl Simulation {
         if let Some(poison) = self.messages[msg.index()].poison {
             return Some(Failure::Poison(poison));
         }
-        let failures = &self.groups[g.index()].failures;
+        let created_us = self.messages[msg.index()].created_us;
+        let group = &self.groups[g.index()];
+        if group
+            .max_message_age_us
+            .is_some_and(|max| self.now_us.saturating_sub(created_us) > max)
+        {
+            return Some(Failure::TooOld);
+        }
+        let failures = &group.failures;
         let now_s = self.now_us as f64 / 1e6;
         if failures
             .outages
@@ -60,6 +68,7 @@ impl Simulation {
         let group = &self.groups[g.index()];
         let reason = match failure {
             Failure::Poison(kind) => Some(DeadLetterReason::Poison(kind)),
+            Failure::TooOld => Some(DeadLetterReason::TooOld),
             _ if work.attempt >= group.retry.max_attempts => {
                 Some(DeadLetterReason::RetriesExhausted)
             }
