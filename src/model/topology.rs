@@ -177,6 +177,8 @@ pub struct QueueCard {
     pub consumers: Vec<ConsumerId>,
     /// Its dead-letter queue, when it dead-letters.
     pub dlq: Option<DlqCard>,
+    /// The producers allowed to publish to it; empty: any producer.
+    pub publishers: Vec<String>,
 }
 
 /// A partitioned log, in the broker lane.
@@ -184,6 +186,8 @@ pub struct QueueCard {
 pub struct LogCard {
     pub name: String,
     pub partitions: u32,
+    /// The producers allowed to publish to it; empty: any producer.
+    pub publishers: Vec<String>,
 }
 
 /// A consumer as its card shows it.
@@ -323,11 +327,10 @@ fn queue_cards(sim: &Simulation) -> Vec<QueueCard> {
     sim.queue_ids()
         .filter_map(|q| sim.queue(q).map(|v| (q, v)))
         .map(|(q, v)| {
-            let dead_letters = scenario
-                .queues
-                .get(q.index())
-                .is_some_and(|s| s.dead_letter);
+            let spec = scenario.queues.get(q.index());
+            let dead_letters = spec.is_some_and(|s| s.dead_letter);
             QueueCard {
+                publishers: spec.map(|s| s.publishers.clone()).unwrap_or_default(),
                 dlq: dead_letters.then(|| DlqCard {
                     count: v.dead_lettered,
                     oldest_reason: sim.dead_letters(q).next().map(|d| (d.reason, d.attempts)),
@@ -378,6 +381,7 @@ fn log_cards(sim: &Simulation) -> Vec<LogCard> {
         .map(|l| LogCard {
             name: l.name.clone(),
             partitions: l.partitions,
+            publishers: l.publishers.clone(),
         })
         .collect()
 }
@@ -1015,6 +1019,7 @@ mod tests {
             flavour: Flavour::Generic,
             consumers: vec![ConsumerId::new(0)],
             dlq: None,
+            publishers: Vec::new(),
         };
         assert_eq!(
             queue_counts(&q, Lang::En),
@@ -1133,6 +1138,16 @@ mod tests {
         let untrusted = examples::load("untrusted-source").expect("built in");
         let t = Topology::of(&Simulation::new(untrusted).expect("valid"));
         assert_eq!(t.exchanges[0].publishers, ["payments-api", "partner-api"]);
+        assert!(t.queues[0].publishers.is_empty());
+        // A queue's and a log's lists reach their cards too.
+        let mut s = examples::load("account-42-log").expect("built in");
+        s.logs[0].publishers = vec!["accounts".into()];
+        let t = Topology::of(&Simulation::new(s).expect("valid"));
+        assert_eq!(t.log_cards[0].publishers, ["accounts"]);
+        let mut s = examples::load("mm1").expect("built in");
+        s.queues[0].publishers = vec!["P1".into()];
+        let t = Topology::of(&Simulation::new(s).expect("valid"));
+        assert_eq!(t.queues[0].publishers, ["P1"]);
     }
 
     /// replay-window: the redrive at 40 s sends the outage's payments back, and

@@ -194,24 +194,33 @@ fn ExchangeBox(lab: Lab, index: usize) -> impl IntoView {
         .map(|(b, text)| view! { <li data-testid=format!("exchange-{index}-binding-{b}")>{text}</li> })
         .collect_view()
     };
-    // Least privilege: who may publish here, when the scenario says.
-    let publishers = move || {
+    let publishers = Signal::derive(move || {
         card.with(|c| c.as_ref().map(|c| c.publishers.join(", ")))
-            .filter(|names| !names.is_empty())
-            .map(|names| {
-                view! {
-                    <span class="publishers" data-testid=format!("exchange-{index}-publishers")>
-                        {t!(i18n, stage.topology.publishers, names)}
-                    </span>
-                }
-            })
-    };
+            .unwrap_or_default()
+    });
     view! {
         <li class="node exchange" data-node=format!("exchange-{index}") data-testid=format!("exchange-{index}")>
             <strong data-testid=format!("exchange-{index}-kind")>{title}</strong>
-            {publishers}
+            <Publishers names=publishers testid=format!("exchange-{index}-publishers") />
             <ul class="bindings" aria-label=move || t_string!(i18n, stage.topology.bindings_label)>{bindings}</ul>
         </li>
+    }
+}
+
+/// Least privilege: the producers allowed to publish to a destination, when the scenario
+/// names them (nothing when any producer may).
+#[component]
+fn Publishers(names: Signal<String>, testid: String) -> impl IntoView {
+    let i18n = use_i18n();
+    move || {
+        let names = names.get();
+        (!names.is_empty()).then(|| {
+            view! {
+                <span class="publishers" data-testid=testid.clone()>
+                    {t!(i18n, stage.topology.publishers, names)}
+                </span>
+            }
+        })
     }
 }
 
@@ -248,6 +257,10 @@ fn QueueBox(lab: Lab, index: usize) -> impl IntoView {
         })
     };
     let has_dlq = move || card.with(|c| c.as_ref().is_some_and(|c| c.dlq.is_some()));
+    let publishers = Signal::derive(move || {
+        card.with(|c| c.as_ref().map(|c| c.publishers.join(", ")))
+            .unwrap_or_default()
+    });
     let flavour = move || {
         let lang = lab.lang.get();
         card.with(|c| c.as_ref().map_or("", |c| flavour_label(c.flavour, lang)))
@@ -256,6 +269,7 @@ fn QueueBox(lab: Lab, index: usize) -> impl IntoView {
         <li class="node queue" class:narrated=narrated(lab, Node::Queue(QueueId::from_index(index))) data-node=format!("queue-{index}") data-testid=format!("queue-{index}")>
             <strong>{name}</strong>
             <span class="flavour" data-testid=format!("queue-{index}-flavour")>{flavour}</span>
+            <Publishers names=publishers testid=format!("queue-{index}-publishers") />
             <span class="state" data-testid=format!("queue-{index}-counts")>{counts}</span>
             <span class="feeds">{consumers}</span>
         </li>
@@ -315,9 +329,15 @@ fn LogBox(lab: Lab, index: usize) -> impl IntoView {
                 .unwrap_or_default()
         })
     };
+    let publishers = Signal::derive(move || {
+        lab.topology
+            .with(|t| t.log_cards.get(index).map(|l| l.publishers.join(", ")))
+            .unwrap_or_default()
+    });
     view! {
         <li class="node log" class:narrated=narrated(lab, Node::Log(index as u32)) data-node=format!("log-{index}") data-testid=format!("log-{index}")>
             <strong>{move || text().0}</strong>
+            <Publishers names=publishers testid=format!("log-{index}-publishers") />
             <span class="state">{move || text().1}</span>
         </li>
     }
