@@ -194,7 +194,8 @@ fn ExchangeBox(lab: Lab, index: usize) -> impl IntoView {
         .map(|(b, text)| view! { <li data-testid=format!("exchange-{index}-binding-{b}")>{text}</li> })
         .collect_view()
     };
-    let publishers = Signal::derive(move || {
+    // A memo: the card changes every frame, its list never.
+    let publishers = Memo::new(move |_| {
         card.with(|c| c.as_ref().map(|c| c.publishers.join(", ")))
             .unwrap_or_default()
     });
@@ -210,7 +211,7 @@ fn ExchangeBox(lab: Lab, index: usize) -> impl IntoView {
 /// Least privilege: the producers allowed to publish to a destination, when the scenario
 /// names them (nothing when any producer may).
 #[component]
-fn Publishers(names: Signal<String>, testid: String) -> impl IntoView {
+fn Publishers(#[prop(into)] names: Signal<String>, testid: String) -> impl IntoView {
     let i18n = use_i18n();
     move || {
         let names = names.get();
@@ -257,7 +258,8 @@ fn QueueBox(lab: Lab, index: usize) -> impl IntoView {
         })
     };
     let has_dlq = move || card.with(|c| c.as_ref().is_some_and(|c| c.dlq.is_some()));
-    let publishers = Signal::derive(move || {
+    // A memo: the card changes every frame, its list never.
+    let publishers = Memo::new(move |_| {
         card.with(|c| c.as_ref().map(|c| c.publishers.join(", ")))
             .unwrap_or_default()
     });
@@ -329,7 +331,8 @@ fn LogBox(lab: Lab, index: usize) -> impl IntoView {
                 .unwrap_or_default()
         })
     };
-    let publishers = Signal::derive(move || {
+    // A memo: the card changes every frame, its list never.
+    let publishers = Memo::new(move |_| {
         lab.topology
             .with(|t| t.log_cards.get(index).map(|l| l.publishers.join(", ")))
             .unwrap_or_default()
