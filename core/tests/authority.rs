@@ -257,6 +257,14 @@ fn a_publisher_that_is_no_producer_is_refused() {
         e.text_in(Lang::Es),
         "exchanges[0].publishers[2]: no existe el productor \"payment-api\""
     );
+    // A name too long to be a producer's is refused as such, not echoed whole.
+    let mut s = untrusted();
+    s.exchanges[0].publishers = vec!["x".repeat(10_000)];
+    let Err(e) = brokerlab_core::Simulation::new(s) else {
+        panic!("a 10,000-character publisher was accepted");
+    };
+    assert_eq!(e.field, "exchanges[0].publishers[0]");
+    assert!(e.problem.starts_with("is longer than"), "{}", e.problem);
 }
 
 /// The aggregated mode does not model who may publish where: it says so.

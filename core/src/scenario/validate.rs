@@ -89,6 +89,12 @@ impl Scenario {
                 limits::PRODUCERS_MAX,
             )?;
             for (k, name) in publishers.iter().enumerate() {
+                // Bounded and visible first: the refusal below echoes it.
+                check_text(
+                    &format!("{kind}[{i}].publishers[{k}]"),
+                    name,
+                    limits::NAME_LEN_MAX,
+                )?;
                 let known = (0..self.producers.len())
                     .any(|p| crate::names::producer(&self.producers[p].name, p) == *name);
                 if !known {
