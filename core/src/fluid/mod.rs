@@ -105,10 +105,7 @@ pub fn supports(s: &Scenario) -> Result<(), ScenarioError> {
             return no(format!("producers[{i}].payload"), "poison messages");
         }
     }
-    let mut destinations = (s.queues.iter().map(|q| &q.publishers))
-        .chain(s.exchanges.iter().map(|x| &x.publishers))
-        .chain(s.logs.iter().map(|l| &l.publishers));
-    if destinations.any(|p| !p.is_empty()) {
+    if s.publisher_lists().any(|(_, _, p)| !p.is_empty()) {
         return no("publishers".into(), "publish permissions");
     }
     let broker_crashes = s

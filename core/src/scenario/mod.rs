@@ -367,6 +367,17 @@ impl Scenario {
         self.logs.iter().position(|l| l.name == name)
     }
 
+    /// Every destination's list of allowed publishers, with where it stands in the file:
+    /// (`"queues"`, `"exchanges"` or `"logs"`, its index, the list).
+    pub fn publisher_lists(&self) -> impl Iterator<Item = (&'static str, usize, &Vec<String>)> {
+        let queues = self.queues.iter().map(|q| &q.publishers).enumerate();
+        let exchanges = self.exchanges.iter().map(|x| &x.publishers).enumerate();
+        let logs = self.logs.iter().map(|l| &l.publishers).enumerate();
+        (queues.map(|(i, p)| ("queues", i, p)))
+            .chain(exchanges.map(|(i, p)| ("exchanges", i, p)))
+            .chain(logs.map(|(i, p)| ("logs", i, p)))
+    }
+
     /// The queue a consumer spec reads.
     pub fn queue_of(&self, spec: &ConsumerSpec) -> usize {
         if spec.queue.is_empty() {

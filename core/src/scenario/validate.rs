@@ -68,21 +68,7 @@ impl Scenario {
     /// Each destination's `publishers` name producers of the scenario: a typo would
     /// refuse a producer's every publish without a word of why.
     fn validate_publishers(&self) -> Result<(), ScenarioError> {
-        let lists = (self.queues.iter().map(|q| ("queues", &q.publishers)))
-            .enumerate()
-            .chain(
-                self.exchanges
-                    .iter()
-                    .map(|x| ("exchanges", &x.publishers))
-                    .enumerate(),
-            )
-            .chain(
-                self.logs
-                    .iter()
-                    .map(|l| ("logs", &l.publishers))
-                    .enumerate(),
-            );
-        for (i, (kind, publishers)) in lists {
+        for (kind, i, publishers) in self.publisher_lists() {
             check_len(
                 &format!("{kind}[{i}].publishers"),
                 publishers,

@@ -18,15 +18,10 @@ impl Simulation {
         if let Some(poison) = self.messages[msg.index()].poison {
             return Some(Failure::Poison(poison));
         }
-        let created_us = self.messages[msg.index()].created_us;
-        let group = &self.groups[g.index()];
-        if group
-            .max_message_age_us
-            .is_some_and(|max| self.now_us.saturating_sub(created_us) > max)
-        {
+        if self.beyond_replay_window(msg, self.groups[g.index()].max_message_age_us) {
             return Some(Failure::TooOld);
         }
-        let failures = &group.failures;
+        let failures = &self.groups[g.index()].failures;
         let now_s = self.now_us as f64 / 1e6;
         if failures
             .outages

@@ -241,12 +241,7 @@ impl Simulation {
                 return Some(Failure::Poison(poison));
             }
         }
-        // The replay window: the message's age since it was created, not since it was
-        // stored, as a consumer reads a CloudEvent's `time`.
-        let created_us = self.messages[msg.index()].created_us;
-        if c.max_message_age_us
-            .is_some_and(|max| self.now_us.saturating_sub(created_us) > max)
-        {
+        if self.beyond_replay_window(msg, c.max_message_age_us) {
             return Some(Failure::TooOld);
         }
         let now_s = self.now_us as f64 / 1e6;
@@ -261,6 +256,14 @@ impl Simulation {
             return Some(Failure::Transient);
         }
         None
+    }
+
+    /// Whether `msg` is older than a handler's replay window (a consumer's or a group's):
+    /// its age since it was created, not since it was stored, as a consumer reads a
+    /// CloudEvent's `time`.
+    pub(super) fn beyond_replay_window(&self, msg: MsgId, window: Option<Micros>) -> bool {
+        let created_us = self.messages[msg.index()].created_us;
+        window.is_some_and(|max| self.now_us.saturating_sub(created_us) > max)
     }
 
     /// Whether the consumer will act on `msg` though its source had no authority to ask:
