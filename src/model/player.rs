@@ -599,7 +599,7 @@ impl Player {
         for fact in &self.story.latest {
             touched(&self.sim, fact, &mut self.narrated_nodes);
         }
-        self.told = self.story.told();
+        self.told = self.story.told_with_key(self.awaited());
         self.narration_version = self.narration_version.wrapping_add(1);
         self.percentiles = Percentiles::of(&self.sim);
     }

@@ -8,6 +8,7 @@
 use std::collections::VecDeque;
 
 use brokerlab_core::lang::Lang;
+use brokerlab_core::lessons::Happening;
 use brokerlab_core::narration::describe;
 use brokerlab_core::{us_to_secs, Fact, Micros, MsgId, Simulation};
 
@@ -182,9 +183,16 @@ impl Story {
 
     /// What the narration shows as of now, as facts (see [`Told`]).
     pub fn told(&self) -> Told {
+        self.told_with_key(None)
+    }
+
+    /// As [`Story::told`], with the facts of the happening `key` said first: a lesson
+    /// step that waits for an aborted transaction stops at a step that also processed a
+    /// record and crashed a member, and its line must tell the abort it waited for.
+    pub fn told_with_key(&self, key: Option<Happening>) -> Told {
         Told {
             latest_us: self.latest_us,
-            latest: self.headline(),
+            latest: self.headline(key),
             more: self.latest.len().saturating_sub(NARRATION_SENTENCES_MAX),
             events: self.events.iter().rev().copied().collect(),
             log: self.log.iter().rev().copied().collect(),
@@ -192,20 +200,22 @@ impl Story {
     }
 
     /// The latest step's facts the narration says: all of them when they fit, else the
-    /// notable ones first (a failure is never the one left out), in the step's order.
-    fn headline(&self) -> Vec<Fact> {
-        let mut said: Vec<usize> = (0..self.latest.len())
-            .filter(|&i| is_notable(&self.latest[i]))
-            .take(NARRATION_SENTENCES_MAX)
-            .collect();
-        for i in 0..self.latest.len() {
-            if said.len() == NARRATION_SENTENCES_MAX.min(self.latest.len()) {
+    /// facts of `key` first, then the notable ones (a failure is never the one left out),
+    /// said in the step's order.
+    fn headline(&self, key: Option<Happening>) -> Vec<Fact> {
+        let keyed = |i: &usize| key.is_some_and(|k| k.matches(&self.latest[*i]));
+        let all = 0..self.latest.len();
+        let mut said: Vec<usize> = all.clone().filter(keyed).collect();
+        let rest = all.clone().filter(|i| is_notable(&self.latest[*i]));
+        for i in rest.chain(all) {
+            if said.len() >= NARRATION_SENTENCES_MAX.min(self.latest.len()) {
                 break;
             }
             if !said.contains(&i) {
                 said.push(i);
             }
         }
+        said.truncate(NARRATION_SENTENCES_MAX);
         said.sort_unstable();
         said.into_iter().map(|i| self.latest[i]).collect()
     }
@@ -235,6 +245,11 @@ impl Told {
     /// Nothing told yet (no step taken since the run started).
     pub fn is_empty(&self) -> bool {
         self.latest.is_empty()
+    }
+
+    /// The facts of the latest step the narration line says.
+    pub fn said(&self) -> &[Fact] {
+        &self.latest
     }
 
     /// These facts in words, in `lang`.

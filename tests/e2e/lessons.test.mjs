@@ -820,3 +820,14 @@ test('replay-window: both redrives played to the end, the windowed one refused f
   assert.equal(await text(page, 'dlq-0-state'), '18 held · oldest: older than the replay window');
   assert.deepEqual(errors, []);
 });
+
+test('exactly-once: the line at the first checkpoint tells the aborted transaction it waited for', async () => {
+  // The step that aborts also processed a record and crashed the member; the line showed
+  // those two and left out the abort the step was about.
+  const { page, errors } = await openAt(lessonUrl('exactly-once'));
+  await page.getByTestId('lesson').waitFor({ state: 'visible' });
+  await page.getByTestId('speed').selectOption('20');
+  await playStep(page);
+  assert.match(await text(page, 'narration'), /transaction aborted: its \d+ output record\(s\) stay in the log, marked aborted/);
+  assert.deepEqual(errors, []);
+});
