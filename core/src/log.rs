@@ -281,6 +281,8 @@ pub struct Group {
     pub retry: RetryPolicy,
     /// The replay window: records created longer ago are refused.
     pub max_message_age_us: Option<Micros>,
+    /// Members apply a record from an unauthorised tenant instead of refusing it.
+    pub trusts_the_broker: bool,
     /// Log that failed records are sent to (none: the built-in dead-letter topic).
     pub dead_letter: Option<usize>,
     /// The built-in dead-letter topic: messages the group gave up on, in order.
@@ -319,6 +321,7 @@ impl Group {
             read_committed: spec.isolation == crate::scenario::Isolation::ReadCommitted,
             offset_reset: spec.auto_offset_reset,
             max_message_age_us: spec.max_message_age_s.map(secs_to_us),
+            trusts_the_broker: spec.trusts_the_broker,
             members,
             committed: vec![0; partitions],
             position: vec![0; partitions],
@@ -531,6 +534,7 @@ mod tests {
             dead_letter: String::new(),
             auto_offset_reset: Default::default(),
             max_message_age_s: None,
+            trusts_the_broker: false,
         };
         Group::new(&spec, 0, 4, None, None)
     }

@@ -1095,6 +1095,15 @@ pub enum Fact {
         msg: MsgId,
         attempt: Attempt,
     },
+    /// A group member that trusts the broker applied the effect of a record its source
+    /// had no authority to ask for (as [`Fact::UnauthorizedEffect`] for a queue's
+    /// consumer). Pushed right after the record's processing.
+    RecordUnauthorizedEffect {
+        group: GroupId,
+        member: MemberId,
+        msg: MsgId,
+        producer: ProducerId,
+    },
 }
 
 /// A setting and its new value, in whole units so that facts stay exact and hashable.
@@ -1260,6 +1269,7 @@ impl Fact {
             | TakenForDuplicate { msg, .. }
             | UnauthorizedEffect { msg, .. }
             | PublishDenied { msg, .. }
+            | RecordUnauthorizedEffect { msg, .. }
             | StaleIgnored { msg, .. }
             | GapWait { msg, .. }
             | GapReconciled { msg, .. }

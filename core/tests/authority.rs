@@ -443,3 +443,92 @@ fn a_groups_replay_window_refuses_a_rewind_past_it() {
     );
     assert!(describe(&sim, &refused[0].1, Lang::Es).contains("ventana de repetición del grupo"));
 }
+
+/// The same story on a log: two groups read the payments log, one checking the source's
+/// authority, one trusting whatever the log holds.
+fn untrusted_log() -> Scenario {
+    let mut s = untrusted();
+    let json = serde_json::json!({
+        "logs": [{ "name": "payments", "partitions": 1, "publishers": ["payments-api", "partner-api"] }],
+        "groups": [
+            { "name": "checked", "log": "payments", "members": 1,
+              "service": { "fixed": { "seconds": 0.5 } }, "commit": "after_processing",
+              "idempotency": "inbox" },
+            { "name": "unchecked", "log": "payments", "members": 1,
+              "service": { "fixed": { "seconds": 0.5 } }, "commit": "after_processing",
+              "idempotency": "inbox", "trusts_the_broker": true }
+        ]
+    });
+    s.exchanges.clear();
+    s.queues.clear();
+    s.consumers.clear();
+    s.logs = serde_json::from_value(json["logs"].clone()).unwrap();
+    s.groups = serde_json::from_value(json["groups"].clone()).unwrap();
+    s
+}
+
+#[test]
+fn a_trusting_group_applies_what_a_checking_group_dead_letters() {
+    let (sim, facts) = common::run(untrusted_log());
+    let balance = |g: u32, key: u32| {
+        let g = brokerlab_core::GroupId::new(g);
+        sim.group_tables(g).unwrap().aggregate(key).balance
+    };
+    assert_eq!((balance(0, 42), balance(0, 7)), (70, 50), "checked");
+    assert_eq!((balance(1, 42), balance(1, 7)), (0, 0), "unchecked");
+    let unauthorized: Vec<(u32, u64, u32)> = facts
+        .iter()
+        .filter_map(|f| match *f {
+            Fact::RecordUnauthorizedEffect {
+                group,
+                msg,
+                producer,
+                ..
+            } => Some((group.get(), msg.get(), producer.get())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(unauthorized, [(1, 2, 1), (1, 3, 1)]);
+    let dead: Vec<(u32, u64, DeadLetterReason, u32)> = facts
+        .iter()
+        .filter_map(|f| match *f {
+            Fact::RecordDeadLettered {
+                group,
+                msg,
+                reason,
+                attempts,
+                ..
+            } => Some((group.get(), msg.get(), reason, attempts)),
+            _ => None,
+        })
+        .collect();
+    let poison = DeadLetterReason::Poison(Poison::UnauthorizedTenant);
+    assert_eq!(dead, [(0, 2, poison, 1), (0, 3, poison, 1)]);
+    let c = sim.counters();
+    assert_eq!((c.unauthorized_effects, c.publishes_denied), (2, 1));
+    let g1 = brokerlab_core::GroupId::new(1);
+    assert_eq!(sim.group_tables(g1).unwrap().unauthorized, 2);
+    let told = |f: &Fact, lang| describe(&sim, f, lang);
+    let first = facts
+        .iter()
+        .find(|f| matches!(f, Fact::RecordUnauthorizedEffect { .. }))
+        .unwrap();
+    assert!(
+        told(first, Lang::En).contains(
+            "trusts whatever its log holds, so it never checked that partner-api may ask for #2"
+        ),
+        "{}",
+        told(first, Lang::En)
+    );
+    assert!(told(first, Lang::Es).contains("confía en todo lo que contiene su log"));
+}
+
+#[test]
+fn a_groups_trust_round_trips_and_checking_is_its_default() {
+    let s = untrusted_log();
+    assert!(!s.groups[0].trusts_the_broker && s.groups[1].trusts_the_broker);
+    let json = serde_json::to_string(&s).unwrap();
+    assert_eq!(json.matches("trusts_the_broker").count(), 1, "{json}");
+    let back: Scenario = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, s);
+}

@@ -547,6 +547,7 @@ fn group() -> impl Strategy<Value = GroupSpec> {
                     // Without another draw: a replay window on some groups, short enough
                     // to refuse records a rebalance or a retry kept waiting.
                     max_message_age_s: (members % 3 == 0).then_some(3.0),
+                    trusts_the_broker: members % 2 == 1,
                 }
             },
         )

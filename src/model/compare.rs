@@ -145,12 +145,15 @@ fn every_field(scenario: &Scenario) -> Value {
     let groups: Vec<Value> = scenario
         .groups
         .iter()
-        .map(|g| json!({ "members": g.members, "idempotency": g.idempotency }))
+        .map(|g| {
+            json!({ "members": g.members, "idempotency": g.idempotency,
+                "trusts_the_broker": g.trusts_the_broker })
+        })
         .collect();
     json!({ "consumers": consumers, "queues": queues, "logs": logs, "groups": groups })
 }
 
-/// Whether a message from an unauthorised tenant can reach a consumer (a producer's
+/// Whether a message from an unauthorised tenant can reach a consumer or a group (a producer's
 /// script or a scheduled command makes one): only then does checking the source's
 /// authority change anything worth offering.
 fn can_be_unauthorized(scenario: &Scenario) -> bool {
@@ -310,6 +313,11 @@ pub fn offered_settings(scenario: &Scenario, lang: Lang) -> Vec<Setting> {
             &IDEMPOTENCY,
             &idempotency_labels,
         );
+        if unauthorized || g.trusts_the_broker {
+            let trust = td_string!(l, panels.compare.setting_trusts_the_broker);
+            let path = format!("groups.{i}.trusts_the_broker");
+            add(path, &g.name, trust, &TRUST, &trust_labels);
+        }
     }
     out
 }
@@ -773,6 +781,65 @@ mod tests {
         assert!(!offered_settings(&other, Lang::En)
             .iter()
             .any(|o| o.path.ends_with("trusts_the_broker")));
+    }
+
+    /// The untrusted-source story on a log read by two groups, the second trusting it.
+    fn untrusted_log() -> Scenario {
+        let mut s = examples::load("untrusted-source").expect("built in");
+        let spec = serde_json::json!({
+            "logs": [{ "name": "payments", "partitions": 1 }],
+            "groups": [
+                { "name": "checked", "log": "payments", "members": 1,
+                  "service": { "fixed": { "seconds": 0.5 } }, "commit": "after_processing" },
+                { "name": "unchecked", "log": "payments", "members": 1,
+                  "service": { "fixed": { "seconds": 0.5 } }, "commit": "after_processing",
+                  "trusts_the_broker": true }
+            ]
+        });
+        s.exchanges.clear();
+        s.queues.clear();
+        s.consumers.clear();
+        s.logs = serde_json::from_value(spec["logs"].clone()).expect("logs");
+        s.groups = serde_json::from_value(spec["groups"].clone()).expect("groups");
+        s
+    }
+
+    #[test]
+    fn a_groups_trust_in_the_broker_is_offered_and_compared() {
+        let s = untrusted_log();
+        let offered = offered_settings(&s, Lang::En);
+        let trust = |i: usize| {
+            offered
+                .iter()
+                .find(|o| o.path == format!("groups.{i}.trusts_the_broker"))
+                .map(|o| o.current.clone())
+        };
+        assert_eq!(
+            (trust(0), trust(1)),
+            (Some("false".into()), Some("true".into()))
+        );
+        let v = variant_of("", "groups.1.trusts_the_broker", "false").expect("parses");
+        let (mut a, mut b) = players(&s, &v).expect("valid");
+        a.seek_to(secs_to_us(10.0)).expect("seek");
+        follow(&mut b, &a).expect("follows");
+        assert_eq!(a.sim().counters().unauthorized_effects, 2);
+        assert_eq!(b.sim().counters().unauthorized_effects, 0);
+        let cards = crate::model::database::database_cards(a.sim());
+        let summary = crate::model::database::database_summary(&cards[1], Lang::En);
+        assert!(summary.contains("unauthorised effects 2"), "{summary}");
+        let checked = crate::model::database::database_summary(&cards[0], Lang::En);
+        assert!(!checked.contains("authori"), "{checked}");
+        let broke = a.invariants();
+        let authorised = broke
+            .iter()
+            .find(|st| st.property == crate::model::invariants::Property::OnlyAuthorizedEffects)
+            .expect("the invariant");
+        assert!(!authorised.holds, "{authorised:?}");
+        assert!(
+            authorised.breach.is_some(),
+            "where it first broke: {authorised:?}"
+        );
+        assert_eq!(authorised.msg.map(|m| m.get()), Some(2));
     }
 
     #[test]

@@ -122,13 +122,15 @@ pub fn database_cards(sim: &Simulation) -> Vec<DatabaseCard> {
     let groups = sim.group_ids().filter_map(|g| {
         let spec = scenario.groups.get(g.index())?;
         let tables = sim.group_tables(g)?;
-        Some(card(
+        let mut card = card(
             Owner::Group(spec.name.clone()),
             (spec.idempotency, false),
             tables,
             sim.messages(),
             keyed,
-        ))
+        );
+        card.trusts_the_broker = spec.trusts_the_broker;
+        Some(card)
     });
     queues.chain(groups).collect()
 }

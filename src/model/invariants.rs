@@ -100,7 +100,9 @@ impl Watch {
                 Fact::EventNeverPublished { .. } => Some(Property::NoMessageLost),
                 Fact::TakenForDuplicate { .. } => Some(Property::NoMessageLost),
                 Fact::EffectCommitted { applied, .. } if applied > 1 => Some(Property::EffectOnce),
-                Fact::UnauthorizedEffect { .. } => Some(Property::OnlyAuthorizedEffects),
+                Fact::UnauthorizedEffect { .. } | Fact::RecordUnauthorizedEffect { .. } => {
+                    Some(Property::OnlyAuthorizedEffects)
+                }
                 _ => None,
             };
             if self.order_broken(sim, fact) {

@@ -131,6 +131,7 @@ impl Lane {
             | RetryScheduled { .. }
             | RecordStarted { .. }
             | RecordProcessed { .. }
+            | RecordUnauthorizedEffect { .. }
             | RecordFailed { .. }
             | RecordRetrying { .. }
             | RecordStaleIgnored { .. }
@@ -914,6 +915,7 @@ fn group_label(fact: &Fact, l: Locale) -> Option<String> {
         } => say!(l, commit_failed_static),
         CommitFailed { .. } => say!(l, commit_failed),
         RecordEffectRefused { .. } => say!(l, refused_by_rule),
+        RecordUnauthorizedEffect { .. } => say!(l, unauthorized_effect),
         RecordStaleIgnored {
             version, current, ..
         } => say!(l, stale_ignored, version = version, current = current),

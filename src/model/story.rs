@@ -348,6 +348,7 @@ fn is_notable(fact: &Fact) -> bool {
                 | Fact::TakenForDuplicate { .. }
                 // An effect nobody entitled asked for: a handler that trusts the broker.
                 | Fact::UnauthorizedEffect { .. }
+                | Fact::RecordUnauthorizedEffect { .. }
                 // A publish its destination does not allow (least privilege).
                 | Fact::PublishDenied { .. }
                 | Fact::ConsumerRestarted { .. }

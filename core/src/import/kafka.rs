@@ -358,6 +358,7 @@ fn group(g: &Group) -> GroupSpec {
         dead_letter: String::new(),
         auto_offset_reset: g.auto_offset_reset.unwrap_or(OffsetReset::Latest),
         max_message_age_s: None,
+        trusts_the_broker: false,
     }
 }
 

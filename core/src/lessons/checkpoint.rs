@@ -40,7 +40,8 @@ pub enum Happening {
     LeftGroup,
     /// An inbox keyed by the entity took a different message for a duplicate.
     TakenForDuplicate,
-    /// A handler that trusts the broker applied an unauthorised message's effect.
+    /// A handler (or group member) that trusts the broker applied an unauthorised
+    /// message's effect.
     UnauthorizedEffect,
 }
 
@@ -69,7 +70,10 @@ impl Happening {
             Happening::Redriven => matches!(fact, Fact::Redriven { .. }),
             Happening::LeftGroup => matches!(fact, Fact::PollIntervalExceeded { .. }),
             Happening::TakenForDuplicate => matches!(fact, Fact::TakenForDuplicate { .. }),
-            Happening::UnauthorizedEffect => matches!(fact, Fact::UnauthorizedEffect { .. }),
+            Happening::UnauthorizedEffect => matches!(
+                fact,
+                Fact::UnauthorizedEffect { .. } | Fact::RecordUnauthorizedEffect { .. }
+            ),
         }
     }
 }

@@ -985,6 +985,11 @@ fn records(sim: &Simulation, fact: &Fact) -> String {
             "{} processed #{msg} again: its effect has now been applied {applied} times (duplicate).",
             sim.member_name(group, member)
         ),
+        RecordUnauthorizedEffect { group, member, msg, producer: p } => format!(
+            "{} trusts whatever its log holds, so it never checked that {} may ask for #{msg}: its tenant is not authorised, and the effect is in the database anyway (unauthorised effect).",
+            sim.member_name(group, member),
+            producer(sim, p)
+        ),
         OffsetCommitted { group, partition, offset } => format!(
             "Group {} committed offset {offset} on partition {partition}: after a restart it resumes there.",
             sim.group_name(group)

@@ -1051,6 +1051,11 @@ fn records(sim: &Simulation, fact: &Fact) -> String {
             "{} procesó #{msg} otra vez: su efecto ya se aplicó {applied} veces (duplicado).",
             sim.member_name(group, member)
         ),
+        RecordUnauthorizedEffect { group, member, msg, producer: p } => format!(
+            "{} confía en todo lo que contiene su log, así que nunca comprobó que {} pueda pedir #{msg}: su tenant no está autorizado, y el efecto está en la base de datos igualmente (efecto no autorizado).",
+            sim.member_name(group, member),
+            producer(sim, p)
+        ),
         OffsetCommitted { group, partition, offset } => format!(
             "El grupo {} hizo commit del offset {offset} en la partición {partition}: tras un reinicio, retoma desde ahí.",
             sim.group_name(group)

@@ -145,6 +145,7 @@ impl Family {
             | RecordsExpired { .. }
             | RecordStarted { .. }
             | RecordProcessed { .. }
+            | RecordUnauthorizedEffect { .. }
             | OffsetCommitted { .. }
             | RecordsSkipped { .. } => Family::Records,
             OutputWritten { .. }

@@ -138,6 +138,11 @@ pub struct GroupSpec {
     /// seek, a new group reading from the start) is refused as well.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_message_age_s: Option<f64>,
+    /// The members act on whatever the log holds ("only our services can write to that
+    /// topic"), without checking that a record's source may ask for its effect: a record
+    /// from an unauthorised tenant has its effect applied instead of being dead-lettered.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub trusts_the_broker: bool,
 }
 
 /// Kafka's `auto.offset.reset`: where a consumer whose position no longer exists (removed

@@ -16,7 +16,9 @@ impl Simulation {
     /// error with the group's probability.
     pub(super) fn record_failure(&mut self, g: GroupId, msg: MsgId) -> Option<Failure> {
         if let Some(poison) = self.messages[msg.index()].poison {
-            return Some(Failure::Poison(poison));
+            if !self.member_acts_unauthorized(g, msg) {
+                return Some(Failure::Poison(poison));
+            }
         }
         if self.beyond_replay_window(msg, self.groups[g.index()].max_message_age_us) {
             return Some(Failure::TooOld);
@@ -35,6 +37,14 @@ impl Simulation {
             return Some(Failure::Transient);
         }
         None
+    }
+
+    /// Whether the group's members act on `msg` though its source had no authority to
+    /// ask: it is from an unauthorised tenant, and they trust the broker.
+    pub(super) fn member_acts_unauthorized(&self, g: GroupId, msg: MsgId) -> bool {
+        self.groups[g.index()].trusts_the_broker
+            && self.messages[msg.index()].poison
+                == Some(crate::scenario::Poison::UnauthorizedTenant)
     }
 
     /// An attempt failed: dead-letter (poison, or the last attempt), let a partition being

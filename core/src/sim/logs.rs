@@ -562,6 +562,16 @@ impl Simulation {
         }
         let applied = self.count_effect(table, msg);
         self.facts.push(record_processed(g, m, work, applied));
+        if self.member_acts_unauthorized(g, msg) {
+            self.counters.unauthorized_effects += 1;
+            self.tables[table].unauthorized += 1;
+            self.facts.push(Fact::RecordUnauthorizedEffect {
+                group: g,
+                member: m,
+                msg,
+                producer: self.messages[msg.index()].producer,
+            });
+        }
     }
 
     /// Per-key order on a log: an effect reaching a key after a newer version of it.
