@@ -210,6 +210,21 @@ pub enum Moot {
     RedriveEmpty { queue: QueueId },
     /// A partition count no greater than the log's `has`: a log's partitions only grow.
     PartitionsNotGrown { log: LogId, asked: u32, has: u32 },
+    /// The loss of the next ack of a consumer that acks on delivery: the broker counts a
+    /// message acked as it hands it over, so no ack travels back to be lost.
+    NoAckToLose { consumer: ConsumerId },
+    /// A crash after the next commit and before its ack, of a consumer that acks on
+    /// delivery: its ack comes before the work, so that moment never comes.
+    NoAckAfterCommit { consumer: ConsumerId },
+    /// The loss of the next ack of a consumer whose next ack is already to be lost.
+    AckDropAlreadyArmed { consumer: ConsumerId },
+    /// A crash at a point of a consumer with a crash already armed (at `armed`).
+    CrashAlreadyArmed {
+        consumer: ConsumerId,
+        armed: CrashPoint,
+    },
+    /// The loss of the next confirm to a producer whose next confirm is already to be lost.
+    ConfirmDropAlreadyArmed { producer: ProducerId },
 }
 
 /// One thing that happened.

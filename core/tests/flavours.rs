@@ -168,7 +168,7 @@ fn lease_shorter_than_work_ends_with_each_message_dead_lettered_at_its_delivery_
     );
     assert_eq!(
         step,
-        vec!["#0 reached its delivery limit after 3 deliveries without an ack and moved to reports's dead-letter queue instead of being delivered again."]
+        vec!["#0 reached its delivery limit after 3 deliveries without an ack and moved to reports' dead-letter queue instead of being delivered again."]
     );
     // The step after: the consumer still holding it finishes, and its ack counts for nothing.
     let after = narration_of(&sim, &steps, |f| {
@@ -1767,4 +1767,45 @@ fn rabbitmq_a_slow_consumer_with_a_deep_prefetch_hoards_what_quick_ones_could_ta
         "with prefetch 1 'greedy' is done at 13 s too"
     );
     assert!(end_s < 13.0, "{end_s}");
+}
+
+#[test]
+fn an_sqs_delete_lost_to_an_outage_is_told_as_a_message_hidden_until_its_timeout() {
+    // broker-crash with SQS queues: a delete sent while the broker is down is lost, and
+    // the message comes back when its visibility timeout runs out, not at the restart.
+    let mut s = common::example("broker-crash");
+    for q in &mut s.queues {
+        q.flavour = brokerlab_core::Flavour::Sqs;
+    }
+    let (sim, steps) = run_bounded(s);
+    let lost = |f: &Fact| {
+        matches!(
+            f,
+            Fact::AckLost {
+                broker_down: true,
+                ..
+            }
+        )
+    };
+    let told = narration_of(&sim, &steps, lost);
+    let sentence = told
+        .iter()
+        .find(|t| t.contains("never reached SQS"))
+        .unwrap_or_else(|| panic!("{told:?}"));
+    assert!(
+        sentence.contains(
+            "stays hidden until its visibility timeout runs out, then it is delivered again"
+        ),
+        "{sentence}"
+    );
+    let es: Vec<String> = steps
+        .iter()
+        .flat_map(|(_, f)| f.iter())
+        .filter(|f| lost(f))
+        .map(|f| narration::describe(&sim, f, Lang::Es))
+        .collect();
+    assert!(
+        es[0].contains("sigue oculto hasta que vence su tiempo de visibilidad"),
+        "{es:?}"
+    );
 }

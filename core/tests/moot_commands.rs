@@ -363,3 +363,111 @@ fn every_kind_of_command_is_told_in_the_step_it_makes() {
         }
     }
 }
+
+/// crash-after-commit with its consumer acking on delivery, and `commands` added.
+fn acking_on_delivery(commands: &[(f64, Command)]) -> Scenario {
+    let mut s = with_commands("crash-after-commit", commands);
+    s.consumers[0].ack = AckMode::OnDelivery;
+    s
+}
+
+#[test]
+fn a_crash_between_commit_and_ack_of_a_consumer_acking_on_delivery_is_said_to_have_no_moment() {
+    // Its ack comes before the work: the crash was announced as armed and never struck.
+    let facts = run(acking_on_delivery(&[]));
+    assert_eq!(
+        moots(&facts),
+        [(0, Moot::NoAckAfterCommit { consumer: C1 })]
+    );
+    assert_eq!(count(&facts, |f| matches!(f, Fact::CrashArmed { .. })), 0);
+    assert_eq!(
+        count(&facts, |f| matches!(f, Fact::ConsumerCrashed { .. })),
+        0
+    );
+    let sim = Simulation::new(acking_on_delivery(&[])).expect("valid");
+    let moot = Fact::CommandMoot {
+        moot: Moot::NoAckAfterCommit { consumer: C1 },
+        trigger: Trigger::Scheduled,
+    };
+    let told = narration::describe(&sim, &moot, Lang::En);
+    assert!(
+        told.contains("C1 acks on delivery, before its work"),
+        "{told}"
+    );
+    assert!(narration::describe(&sim, &moot, Lang::Es).contains("confirma al recibir"));
+}
+
+#[test]
+fn the_loss_of_an_ack_that_never_travels_is_said_to_have_nothing_to_act_on() {
+    let drop = Command::DropNextAck { consumer: C1 };
+    let facts = run(acking_on_delivery(&[(0.0, drop)]));
+    let found = moots(&facts);
+    assert!(
+        found.contains(&(0, Moot::NoAckToLose { consumer: C1 })),
+        "{found:?}"
+    );
+    assert_eq!(count(&facts, |f| matches!(f, Fact::AckDropArmed { .. })), 0);
+    assert_eq!(count(&facts, |f| matches!(f, Fact::AckLost { .. })), 0);
+}
+
+#[test]
+fn a_one_shot_fault_armed_twice_strikes_once_and_the_second_is_said_to_add_nothing() {
+    // Two losses of the next confirm: one confirm is lost, and the second says so.
+    let confirm = Command::DropNextConfirm { producer: ORDERS };
+    let facts = run(with_commands("lost-confirm", &[(0.0, confirm)]));
+    assert_eq!(
+        moots(&facts),
+        [(0, Moot::ConfirmDropAlreadyArmed { producer: ORDERS })]
+    );
+    assert_eq!(
+        count(&facts, |f| matches!(f, Fact::ConfirmDropArmed { .. })),
+        1
+    );
+    // Two losses of the next ack.
+    let ack = Command::DropNextAck { consumer: C1 };
+    let facts = run(with_commands(
+        "crash-after-commit",
+        &[(0.0, ack.clone()), (0.0, ack)],
+    ));
+    assert_eq!(
+        moots(&facts),
+        [(0, Moot::AckDropAlreadyArmed { consumer: C1 })]
+    );
+    // A second crash while one is armed: the first strikes, once.
+    let crash = Command::CrashConsumer {
+        consumer: C1,
+        point: CrashPoint::AfterReceive,
+        restart_after_s: Some(1.0),
+    };
+    let facts = run(with_commands("crash-after-commit", &[(0.0, crash)]));
+    let armed = CrashPoint::AfterCommitBeforeAck;
+    assert_eq!(
+        moots(&facts),
+        [(
+            0,
+            Moot::CrashAlreadyArmed {
+                consumer: C1,
+                armed
+            }
+        )]
+    );
+    assert_eq!(
+        count(&facts, |f| matches!(f, Fact::ConsumerCrashed { .. })),
+        1
+    );
+    let sim = Simulation::new(examples::load("crash-after-commit").expect("built in"));
+    let moot = Fact::CommandMoot {
+        moot: Moot::CrashAlreadyArmed {
+            consumer: C1,
+            armed,
+        },
+        trigger: Trigger::Scheduled,
+    };
+    let told = narration::describe(&sim.expect("valid"), &moot, Lang::En);
+    assert!(
+        told.contains(
+            "A crash of C1 is already armed, to strike right after its next commit, before the ack"
+        ),
+        "{told}"
+    );
+}

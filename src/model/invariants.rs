@@ -99,7 +99,11 @@ impl Watch {
                 Fact::RecordsSkipped { .. } => Some(Property::NoMessageLost),
                 Fact::EventNeverPublished { .. } => Some(Property::NoMessageLost),
                 Fact::TakenForDuplicate { .. } => Some(Property::NoMessageLost),
-                Fact::EffectCommitted { applied, .. } if applied > 1 => Some(Property::EffectOnce),
+                Fact::EffectCommitted { applied, .. } | Fact::RecordProcessed { applied, .. }
+                    if applied > 1 =>
+                {
+                    Some(Property::EffectOnce)
+                }
                 Fact::UnauthorizedEffect { .. } | Fact::RecordUnauthorizedEffect { .. } => {
                     Some(Property::OnlyAuthorizedEffects)
                 }
@@ -460,6 +464,22 @@ mod tests {
         assert!(s[Property::NoMessageLost.index()].holds);
     }
 
+    #[test]
+    fn a_duplicate_effect_on_a_log_says_where_it_first_broke() {
+        // The panel said "250 duplicate effects" with no step or message for a log's group.
+        let (sim, watch, _) = watched(examples::load("log-consumer-groups").expect("built in"));
+        let s = statuses(&sim, &watch);
+        let once = &s[Property::EffectOnce.index()];
+        assert!(!once.holds);
+        assert!(once.breach.is_some(), "{once:?}");
+        assert!(once.msg.is_some(), "{once:?}");
+        assert!(
+            once.detail(Lang::En).contains("first broke at step"),
+            "{}",
+            once.detail(Lang::En)
+        );
+    }
+
     /// Runs a scenario to its end, watching; returns the run, the watch and the step of
     /// the first order breach.
     fn watched(scenario: brokerlab_core::Scenario) -> (Simulation, Watch, Option<u64>) {
@@ -699,7 +719,7 @@ mod tests {
         let detail = lost.detail(Lang::En);
         assert!(
             detail.starts_with(&format!(
-                "lost: {never} (0 after the broker stored them, 0 before, 0 records skipped; \
+                "lost: {never} (after the broker stored them: 0; before: 0; records skipped: 0; \
                  committed and never published: {never})"
             )),
             "{detail}"
@@ -728,13 +748,13 @@ mod tests {
         assert!(n > 0);
         assert!(
             lost.detail(Lang::En).starts_with(&format!(
-                "lost: {n} (0 after the broker stored them, {n} before, "
+                "lost: {n} (after the broker stored them: 0; before: {n}; "
             )),
             "{}",
             lost.detail(Lang::En)
         );
         assert!(lost.detail(Lang::Es).starts_with(&format!(
-            "perdidos: {n} (0 después de que el broker los guardara, {n} antes, "
+            "perdidos: {n} (después de que el broker los guardara: 0; antes: {n}; "
         )));
     }
 
@@ -805,7 +825,7 @@ mod tests {
             "the first withdrawal"
         );
         assert!(lost.detail(Lang::En).starts_with(
-            "lost: 2 (0 after the broker stored them, 0 before, 0 records skipped); of these, 2 taken for duplicates by an inbox keyed by the entity"
+            "lost: 2 (after the broker stored them: 0; before: 0; records skipped: 0); of these, 2 taken for duplicates by an inbox keyed by the entity"
         ), "{}", lost.detail(Lang::En));
         assert!(lost
             .detail(Lang::Es)

@@ -184,11 +184,16 @@ fn moot_side(fact: &Fact) -> Option<Part> {
     let party = match moot {
         RestartConsumerUp { consumer }
         | RestartConsumerStopped { consumer }
-        | CrashConsumerDown { consumer } => Consumer(consumer),
+        | CrashConsumerDown { consumer }
+        | NoAckToLose { consumer }
+        | NoAckAfterCommit { consumer }
+        | AckDropAlreadyArmed { consumer }
+        | CrashAlreadyArmed { consumer, .. } => Consumer(consumer),
         RestartProducerUp { producer }
         | CrashProducerDown { producer }
         | PoisonProducerDown { producer }
-        | NoConfirmToLose { producer } => Producer(producer),
+        | NoConfirmToLose { producer }
+        | ConfirmDropAlreadyArmed { producer } => Producer(producer),
         RestartBrokerUp | CrashBrokerDown => Broker,
         CrashMemberDown { group, member } => Member(group, member),
         RedriveEmpty { queue } => DeadLetters(queue),

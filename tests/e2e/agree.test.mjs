@@ -173,7 +173,7 @@ test('log-retention: records deleted unread count as lost, as the invariant says
   await page.getByTestId('tab-invariants').click();
   // The invariant's total is the tile's, the skipped records one of its parts.
   assert.match(await page.getByTestId('invariants').innerText(),
-    new RegExp(`lost: ${skipped} \\(0 after the broker stored them, 0 before, ${skipped} records skipped\\)`));
+    new RegExp(`lost: ${skipped} \\(after the broker stored them: 0; before: 0; records skipped: ${skipped}\\)`));
   // The broken property names the first record skipped, and its history says why.
   const named = page.getByTestId('invariant-no-loss-msg');
   assert.match(await named.innerText(), /^#\d+$/);

@@ -1,6 +1,6 @@
 //! The narration in English: one plain sentence per fact.
 
-use super::{counted, due, has_outbox, is_rabbitmq, mints_ids, whole, Due, Family};
+use super::{counted, due, has_outbox, is_rabbitmq, is_sqs, mints_ids, whole, Due, Family};
 use crate::lang::Lang;
 use crate::scenario::{
     AckMode, ArrivalProcess, CrashPoint, Flavour, Idempotency, Ordering, Overflow, Poison,
@@ -601,6 +601,10 @@ fn acks(sim: &Simulation, fact: &Fact) -> String {
         AckIgnored { msg, consumer: c, why: IgnoredAck::AlreadyDone, .. } => {
             format!("{} acked #{msg}, which another delivery had already settled.", consumer(sim, c))
         }
+        AckLost { msg, consumer: c, broker_down: true, .. } if is_sqs(sim, c) => format!(
+            "{}'s delete of #{msg} never reached SQS, which is down: #{msg} stays hidden until its visibility timeout runs out, then it is delivered again.",
+            consumer(sim, c)
+        ),
         AckLost { msg, consumer: c, broker_down: true, .. } => format!(
             "{}'s ack for #{msg} never reached the broker, which is down: it put #{msg} back in line as it went down, to deliver it again once it is back.",
             consumer(sim, c)
@@ -953,6 +957,27 @@ fn moot_text(sim: &Simulation, moot: Moot, trigger: Trigger) -> String {
         Moot::PartitionsNotGrown { log, asked, has } => format!(
             "{} already has {has} partitions and a log's partitions only grow: the change to {asked} ({by}) does nothing.",
             sim.log_name(log)
+        ),
+        Moot::NoAckToLose { consumer: c } => format!(
+            "{} acks on delivery: the broker counts a message acked as it hands it over, so no ack travels back, and the loss of its next ack ({by}) has nothing to act on.",
+            consumer(sim, c)
+        ),
+        Moot::NoAckAfterCommit { consumer: c } => format!(
+            "{} acks on delivery, before its work: no moment comes after its commit and before its ack, so the crash ({by}) has nothing to strike.",
+            consumer(sim, c)
+        ),
+        Moot::AckDropAlreadyArmed { consumer: c } => format!(
+            "{}'s next ack is already set to be lost: this loss ({by}) adds nothing.",
+            consumer(sim, c)
+        ),
+        Moot::CrashAlreadyArmed { consumer: c, armed } => format!(
+            "A crash of {} is already armed, to strike {}: one crash at a time, so this one ({by}) adds nothing.",
+            consumer(sim, c),
+            crash_when(armed)
+        ),
+        Moot::ConfirmDropAlreadyArmed { producer: p } => format!(
+            "The next confirm to {} is already set to be lost: this loss ({by}) adds nothing.",
+            producer(sim, p)
         ),
     }
 }

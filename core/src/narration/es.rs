@@ -3,7 +3,9 @@
 //! consumidor, reentrega, cola de mensajes muertos (DLQ), bandeja de salida (outbox)).
 //! Instants are written "a los 1,5 s", with a decimal comma and no trailing zeros.
 
-use super::{counted, decimals, due, has_outbox, is_rabbitmq, mints_ids, whole, Due, Family};
+use super::{
+    counted, decimals, due, has_outbox, is_rabbitmq, is_sqs, mints_ids, whole, Due, Family,
+};
 use crate::lang::Lang;
 use crate::scenario::{
     AckMode, ArrivalProcess, CrashPoint, Flavour, Idempotency, Ordering, Overflow, Poison,
@@ -651,6 +653,10 @@ fn acks(sim: &Simulation, fact: &Fact) -> String {
             "{} hizo ack de #{msg}, que otra entrega ya había resuelto.",
             consumer(sim, c)
         ),
+        AckLost { msg, consumer: c, broker_down: true, .. } if is_sqs(sim, c) => format!(
+            "El borrado de #{msg} que envió {} nunca llegó a SQS, que está caído: #{msg} sigue oculto hasta que vence su tiempo de visibilidad, y entonces se entrega de nuevo.",
+            consumer(sim, c)
+        ),
         AckLost { msg, consumer: c, broker_down: true, .. } => format!(
             "El ack de {} para #{msg} nunca llegó al broker, que está caído: al caer devolvió #{msg} a la fila, para entregarlo de nuevo cuando vuelva.",
             consumer(sim, c)
@@ -1018,6 +1024,27 @@ fn moot_text(sim: &Simulation, moot: Moot, trigger: Trigger) -> String {
         Moot::PartitionsNotGrown { log, asked, has } => format!(
             "{} ya tiene {has} particiones y las particiones de un log solo pueden aumentar: el cambio a {asked} ({by}) no hace nada.",
             sim.log_name(log)
+        ),
+        Moot::NoAckToLose { consumer: c } => format!(
+            "{} confirma al recibir: el broker da el mensaje por confirmado al entregarlo, así que ningún ack vuelve y la pérdida de su próximo ack ({by}) no tiene sobre qué actuar.",
+            consumer(sim, c)
+        ),
+        Moot::NoAckAfterCommit { consumer: c } => format!(
+            "{} confirma al recibir, antes de trabajar: nunca llega un momento después de su commit y antes de su ack, así que la caída ({by}) no tiene cuándo ocurrir.",
+            consumer(sim, c)
+        ),
+        Moot::AckDropAlreadyArmed { consumer: c } => format!(
+            "El próximo ack de {} ya se va a perder: esta pérdida ({by}) no añade nada.",
+            consumer(sim, c)
+        ),
+        Moot::CrashAlreadyArmed { consumer: c, armed } => format!(
+            "Ya hay armada una caída de {}, {}: solo una caída a la vez, así que esta ({by}) no añade nada.",
+            consumer(sim, c),
+            crash_when(armed)
+        ),
+        Moot::ConfirmDropAlreadyArmed { producer: p } => format!(
+            "La próxima confirmación a {} ya se va a perder: esta pérdida ({by}) no añade nada.",
+            producer(sim, p)
         ),
     }
 }

@@ -19,7 +19,10 @@ use crate::time::{us_to_secs, Micros};
 pub fn describe(sim: &Simulation, fact: &Fact, lang: Lang) -> String {
     let family = Family::of(fact);
     match lang {
-        Lang::En => en::describe(sim, fact, family),
+        // A name ending in s takes a bare apostrophe ("payments' dead-letter queue"): the
+        // sentences write `{}'s` after a name, and the only other "s's" they could hold is
+        // in a name the user typed, where the same spelling is as good.
+        Lang::En => en::describe(sim, fact, family).replace("s's ", "s' "),
         Lang::Es => es::describe(sim, fact, family),
     }
 }
@@ -329,6 +332,16 @@ fn mints_ids(sim: &Simulation, p: ProducerId) -> bool {
 
 /// Whether `copy` waits in a RabbitMQ queue. RabbitMQ has no lease: what a lease does
 /// elsewhere, its consumer timeout does.
+/// Whether the consumer reads an SQS queue (standard or FIFO): its ack is a delete, and a
+/// received message stays hidden until its visibility timeout whatever the broker does.
+/// Asked of the consumer, not the copy: the event log tells facts whose copies the run
+/// has since released.
+fn is_sqs(sim: &Simulation, consumer: ConsumerId) -> bool {
+    sim.consumer(consumer)
+        .and_then(|c| sim.queue(c.queue))
+        .is_some_and(|q| matches!(q.flavour, Flavour::Sqs | Flavour::SqsFifo))
+}
+
 fn is_rabbitmq(sim: &Simulation, copy: u64) -> bool {
     sim.copy(copy)
         .and_then(|c| sim.queue(c.queue))

@@ -105,6 +105,16 @@ impl Simulation {
                     self.call_off(consumer, called_off, trigger);
                     return;
                 }
+                if c.ack == AckMode::OnDelivery {
+                    self.moot(Moot::NoAckToLose { consumer }, trigger);
+                    return;
+                }
+                // A second loss armed over a told one adds nothing, and is said; over a
+                // hidden one it is armed as asked, so that the hidden one stays hidden.
+                if c.drop_next_ack.is_some_and(Trigger::told) {
+                    self.moot(Moot::AckDropAlreadyArmed { consumer }, trigger);
+                    return;
+                }
                 self.consumers[consumer.index()].drop_next_ack = Some(trigger);
                 self.facts.push(Fact::AckDropArmed { consumer, trigger });
             }
@@ -168,6 +178,16 @@ impl Simulation {
             } else {
                 self.moot(Moot::CrashConsumerDown { consumer }, armed.trigger);
             }
+        } else if armed.point == CrashPoint::AfterCommitBeforeAck && c.ack == AckMode::OnDelivery {
+            self.moot(Moot::NoAckAfterCommit { consumer }, armed.trigger);
+        } else if let Some(earlier) = c.armed.filter(|a| a.trigger.told()) {
+            // One crash at a time: the one armed first strikes, and this one adds
+            // nothing (over a hidden one it is armed as asked, keeping that one hidden).
+            let moot = Moot::CrashAlreadyArmed {
+                consumer,
+                armed: earlier.point,
+            };
+            self.moot(moot, armed.trigger);
         } else {
             let (point, trigger) = (armed.point, armed.trigger);
             c.armed = Some(armed);
@@ -295,7 +315,10 @@ impl Simulation {
                 // refusal (a link's interventions) reaches here without one: it is said
                 // to have nothing to act on, in a step of its own as before, so the rest
                 // of the link replays as it did.
-                if self.waits_for_confirm(producer) {
+                let armed = self.producers[producer.index()].drop_next_confirm;
+                if armed.is_some_and(Trigger::told) {
+                    self.moot(Moot::ConfirmDropAlreadyArmed { producer }, trigger);
+                } else if self.waits_for_confirm(producer) {
                     self.producers[producer.index()].drop_next_confirm = Some(trigger);
                     self.facts
                         .push(Fact::ConfirmDropArmed { producer, trigger });

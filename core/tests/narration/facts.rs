@@ -450,6 +450,11 @@ fn crashes(c: &Contexts) -> Vec<(&Simulation, Fact)> {
         (&c.log, Moot::CrashMemberDown { group: G, member: 0 }),
         (q, Moot::RedriveEmpty { queue: Q }),
         (&c.log, Moot::PartitionsNotGrown { log: 0, asked: 2, has: 4 }),
+        (q, Moot::NoAckToLose { consumer: C }),
+        (q, Moot::NoAckAfterCommit { consumer: C }),
+        (q, Moot::AckDropAlreadyArmed { consumer: C }),
+        (q, Moot::CrashAlreadyArmed { consumer: C, armed: CrashPoint::AfterCommitBeforeAck }),
+        (q, Moot::ConfirmDropAlreadyArmed { producer: P }),
     ];
     for (i, (sim, moot)) in moots.into_iter().enumerate() {
         out.push((sim, CommandMoot { moot, trigger: TRIGGERS[i % 2] }));
