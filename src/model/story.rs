@@ -17,6 +17,8 @@ use super::chart_info::{self, CrashMarker};
 use super::fluid;
 use super::invariants::Watch;
 use super::settings;
+use crate::format::seconds;
+use crate::i18n::{locale, td_string};
 
 /// Recent notable events kept for the event list.
 pub const EVENTS_MAX: usize = 5;
@@ -71,6 +73,24 @@ pub struct Notable {
     pub at_us: Micros,
     pub fact: Fact,
     pub aftermath: Option<Aftermath>,
+    /// The same fact again, right after it (requests turned away by a crashed producer):
+    /// how many times in all, and the latest's time.
+    pub times: u32,
+    pub last_us: Micros,
+}
+
+impl Notable {
+    /// A crash: what a class needs kept in view longest (the chart marks each one).
+    fn is_crash(&self) -> bool {
+        use Fact::*;
+        matches!(
+            self.fact,
+            ConsumerCrashed { .. }
+                | ProducerCrashed { .. }
+                | BrokerCrashed { .. }
+                | MemberCrashed { .. }
+        )
+    }
 }
 
 /// What recording one step found.
@@ -153,15 +173,26 @@ impl Story {
             .filter_map(|f| chart_info::crash_marker(sim, t_s, f));
         self.crashes.extend(markers);
         for &fact in facts.iter().filter(|f| is_notable(f)) {
+            news.notable = true;
+            // A fact repeating the newest one (a crashed producer turning requests away)
+            // is counted on it: a flood of them would push the crash out of the list.
+            if let Some(newest) = self.events.back_mut().filter(|n| n.fact == fact) {
+                newest.times += 1;
+                newest.last_us = at_us;
+                continue;
+            }
             if self.events.len() == EVENTS_MAX {
-                self.events.pop_front();
+                // The oldest event goes, sparing crashes while others remain.
+                let out = self.events.iter().position(|n| !n.is_crash()).unwrap_or(0);
+                self.events.remove(out);
             }
             self.events.push_back(Notable {
                 at_us,
                 fact,
                 aftermath: Aftermath::of(sim, &fact),
+                times: 1,
+                last_us: at_us,
             });
-            news.notable = true;
         }
         news.prediction_changed = self.note_settings(sim);
         news
@@ -259,12 +290,19 @@ impl Told {
         let events = self
             .events
             .iter()
-            .map(|n| Event {
-                time_s: us_to_secs(n.at_us),
-                text: match n.aftermath.and_then(|a| a.text(end_us, lang)) {
-                    Some(later) => format!("{} {later}", describe(sim, &n.fact, lang)),
-                    None => describe(sim, &n.fact, lang),
-                },
+            .map(|n| {
+                let mut text = describe(sim, &n.fact, lang);
+                if let Some(later) = n.aftermath.and_then(|a| a.text(end_us, lang)) {
+                    text = format!("{text} {later}");
+                }
+                if n.times > 1 {
+                    let said = text.strip_suffix('.').unwrap_or(&text);
+                    text = format!("{said} {}.", repeated(n, lang));
+                }
+                Event {
+                    time_s: us_to_secs(n.at_us),
+                    text,
+                }
             })
             .collect();
         let log = self
@@ -290,6 +328,12 @@ impl Told {
             log,
         }
     }
+}
+
+/// How often a notable fact came again in a row: "(23 times, the last at 14.2 s)".
+fn repeated(n: &Notable, lang: Lang) -> String {
+    let (times, last) = (n.times.to_string(), seconds(us_to_secs(n.last_us), lang));
+    td_string!(locale(lang), panels.narration.repeated, times, last).to_string()
 }
 
 /// The step's first sentence as it reads after "At 6.0 s:". Spanish writes on in lower
@@ -427,6 +471,68 @@ mod tests {
             said.extend(n.log.into_iter().map(|l| l.text));
         }
         said
+    }
+
+    #[test]
+    fn a_flood_of_turned_away_requests_is_counted_on_one_line_and_never_pushes_a_crash_out() {
+        // mm4: the consumer and the broker crash, then P1 stays down for a minute, turning
+        // away some two hundred requests; the list kept only the last five of those.
+        use brokerlab_core::{Command, ConsumerId, CrashPoint, ProducerCrashPoint, ProducerId};
+        let mut scenario = examples::load("mm4").expect("built in");
+        let at = |at_s: f64, command: Command| brokerlab_core::ScheduledCommand {
+            at_s,
+            command,
+            unannounced: false,
+        };
+        scenario.commands = vec![
+            at(
+                5.0,
+                Command::CrashConsumer {
+                    consumer: ConsumerId::new(0),
+                    point: CrashPoint::Now,
+                    restart_after_s: Some(1.0),
+                },
+            ),
+            at(
+                10.0,
+                Command::CrashBroker {
+                    restart_after_s: Some(1.0),
+                },
+            ),
+            at(
+                20.0,
+                Command::CrashProducer {
+                    producer: ProducerId::new(0),
+                    point: ProducerCrashPoint::Now,
+                    restart_after_s: Some(60.0),
+                },
+            ),
+        ];
+        let mut sim = Simulation::new(scenario).expect("valid");
+        let mut story = Story::default();
+        while sim.now_us() < 70_000_000 {
+            let Some(step) = sim.step() else { break };
+            let facts = step.facts.to_vec();
+            story.set_latest(sim.now_us(), &facts);
+            story.record(&sim);
+        }
+        let events = story.narrate(&sim, Lang::En).events;
+        let texts: Vec<&str> = events.iter().map(|e| e.text.as_str()).collect();
+        let has = |start: &str| texts.iter().any(|t| t.starts_with(start));
+        assert!(has("C1 crashed"), "{texts:#?}");
+        assert!(has("The broker crashed"), "{texts:#?}");
+        assert!(has("P1 crashed"), "{texts:#?}");
+        let turned: Vec<&&str> = texts.iter().filter(|t| t.contains("turned away")).collect();
+        assert_eq!(turned.len(), 1, "{texts:#?}");
+        let times: u32 = turned[0]
+            .split(" (")
+            .nth(1)
+            .and_then(|t| t.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .expect("a count");
+        assert!(times > 100, "{}", turned[0]);
+        assert!(turned[0].contains(", the last at "), "{}", turned[0]);
+        assert!(turned[0].ends_with(" s)."), "{}", turned[0]);
     }
 
     #[test]
