@@ -1172,6 +1172,27 @@ mod tests {
     }
 
     #[test]
+    fn a_run_ends_its_timeline_where_it_ends() {
+        // The burst (no end time, too long to preview) drains at about 180 s: played to
+        // its end, the timeline read "180.0 s / 181.0 s". A run with an end time ends its
+        // range there (dep-retry-storm read "60.0 s / 61.0 s").
+        let mut p = Player::new(examples::load("burst").expect("built in")).expect("valid");
+        assert_eq!(p.found_end_us(), None);
+        p.seek_to(secs_to_us(400.0)).expect("valid");
+        assert!(p.is_finished());
+        let now = p.readout().time_s;
+        assert_eq!(p.timeline_end_s(), (now * 10.0).ceil() / 10.0);
+        p.seek_to(secs_to_us(100.0)).expect("valid");
+        assert_eq!(
+            p.timeline_end_s(),
+            (now * 10.0).ceil() / 10.0,
+            "kept once found"
+        );
+        let storm = Player::new(examples::load("dep-retry-storm").expect("built in"));
+        assert_eq!(storm.expect("valid").timeline_end_s(), 60.0);
+    }
+
+    #[test]
     fn the_timeline_covers_the_run_that_happens() {
         let p =
             Player::new(examples::load("crash-after-commit").expect("built in")).expect("valid");

@@ -48,6 +48,16 @@ pub fn Timeline(lab: Lab) -> impl IntoView {
             .get()
             .unwrap_or_else(|| lab.readout.with(|r| r.time_s))
     };
+    // At the run's end the end reads as the time does: the range's end is that instant
+    // rounded up (180.007 s), and "180.0 s / 180.1 s" would look like more to come.
+    let end_shown = move || {
+        let over = lab.seeking.get().is_none() && lab.readout.with(|r| r.finished);
+        if over {
+            shown()
+        } else {
+            end.get()
+        }
+    };
     let on_input = move |ev: leptos::ev::Event| {
         if let Ok(t) = event_target_value(&ev).parse::<f64>() {
             lab.seek(t);
@@ -62,7 +72,7 @@ pub fn Timeline(lab: Lab) -> impl IntoView {
                 max=move || end.get().to_string() step=SCRUB_STEP_S.to_string()
                 prop:value=move || shown().to_string()
                 aria-valuetext=move || {
-                    let (at, end) = (seconds(shown(), lab.lang.get()), seconds(end.get(), lab.lang.get()));
+                    let (at, end) = (seconds(shown(), lab.lang.get()), seconds(end_shown(), lab.lang.get()));
                     t_string!(i18n, stage.timeline.value_text, at, end).to_string()
                 }
                 aria-describedby="scrubber-hint"
@@ -70,7 +80,7 @@ pub fn Timeline(lab: Lab) -> impl IntoView {
             <ScheduleMarks lab />
             </span>
             <output for="scrubber" data-testid="scrubber-time">
-                {move || format!("{} / {}", seconds(shown(), lab.lang.get()), seconds(end.get(), lab.lang.get()))}
+                {move || format!("{} / {}", seconds(shown(), lab.lang.get()), seconds(end_shown(), lab.lang.get()))}
             </output>
             <span class="seeking" role="status" data-testid="seeking">
                 {move || lab.seeking.get().map(|t| t_string!(i18n, stage.timeline.seeking, at = seconds(t, lab.lang.get())).to_string())}

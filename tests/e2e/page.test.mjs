@@ -739,6 +739,9 @@ test('the timeline scrubber seeks exactly, back and forth, with a crash kept in 
   await lab.page.getByTestId('play').filter({ hasText: 'Replay' }).waitFor({ timeout: 10_000 });
   const end = await lab.number('time');
   assert.ok(end > 179 && end < 181, `the burst ends near 180 s: ${end}`);
+  // Its timeline ends there too, not a second later.
+  assert.match(await lab.text('scrubber-time'), /^(\d+\.\d s) \/ \1$/);
+  assert.ok(Number(await lab.page.getByTestId('scrubber').getAttribute('max')) < 181);
   assert.equal(await lab.number('backlog'), 0);
   assert.equal(await lab.number('crashes'), 1);
   await lab.shot('21-scrubbed-to-end');

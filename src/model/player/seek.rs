@@ -6,7 +6,7 @@
 
 use brokerlab_core::{us_to_secs, Micros, MsgId, ScenarioError, Simulation};
 
-use super::{Player, BUDGET_CHECK_EVERY};
+use super::{horizon_of, Player, BUDGET_CHECK_EVERY};
 use crate::model::lineage::{replay_failed, Bilingual, LineageBuild};
 use crate::model::story::Story;
 
@@ -269,17 +269,25 @@ impl Player {
     /// Remembers how far the run has been.
     pub(super) fn note_time(&mut self) {
         self.furthest_us = self.furthest_us.max(self.sim.now_us());
+        // A run too long to preview has found its end once it gets there: the timeline
+        // and the chart end where it ended (the burst's 180.0 s, not "of 181.0 s").
+        let at_furthest = self.sim.now_us() == self.furthest_us;
+        if self.pace.end_s.is_none() && at_furthest && self.is_finished() {
+            self.pace.end_s = Some(us_to_secs(self.furthest_us));
+            self.horizon_s = horizon_of(&self.base, self.pace);
+        }
     }
 
     /// The end of the scrubber's range. When the preview found where the run ends (and it
     /// got no further), there, rounded up to the scrubber's tenth of a second. Otherwise the
     /// run's expected horizon, or further if it got further, plus half a second, in whole
-    /// seconds: a run that ends just after its predicted end (the burst drains at
-    /// 180.007 s) is still within reach.
+    /// seconds: a run that ends just after its predicted end (a drain at 180.007 s) is
+    /// still within reach. A run with an end time never passes it: the range ends there.
     pub fn timeline_end_s(&self) -> f64 {
         let furthest = us_to_secs(self.furthest_us);
         let held = us_to_secs(self.held_open_until_us);
-        let end = match self.pace.end_s.map(|end| end.max(held)) {
+        let end_time = self.sim.scenario().end_s;
+        let end = match self.pace.end_s.map(|end| end.max(held)).or(end_time) {
             Some(end) if furthest <= end => (end * 10.0).ceil() / 10.0,
             _ => (self.horizon_s.max(furthest) + 0.5).ceil(),
         };
@@ -469,7 +477,11 @@ mod tests {
         let q = straight(&p, end);
         assert_eq!(state(&p), state(&q));
         assert!(p.readout().time_s > 180.0 && p.readout().time_s < 181.0);
-        assert_eq!(p.timeline_end_s(), 181.0, "the end stays put once reached");
+        // Reached, the end is where the run ended, and stays there.
+        let ended = (p.readout().time_s * 10.0).ceil() / 10.0;
+        assert_eq!(p.timeline_end_s(), ended);
+        p.seek_to(secs_to_us(50.0)).expect("valid");
+        assert_eq!(p.timeline_end_s(), ended, "the end stays put once reached");
     }
 
     #[test]
