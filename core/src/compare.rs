@@ -299,8 +299,18 @@ impl Variant {
         for change in &self.changes {
             set_path(&mut doc, &change.path, &change.value)?;
         }
-        let b: Scenario = crate::decode::decode(doc)
-            .map_err(|e| variant_error(format!("does not make a valid scenario: {e}")))?;
+        // A refusal names the field at fault ("consumers[0].prefetch"), not the variant.
+        let b: Scenario = crate::decode::decode(doc.clone()).map_err(|e| {
+            let path = crate::decode::failing_path::<Scenario>(&doc, &e);
+            ScenarioError {
+                field: if path.is_empty() {
+                    "variant".into()
+                } else {
+                    path
+                },
+                problem: format!("does not make a valid scenario: {e}"),
+            }
+        })?;
         b.validate()?;
         Ok(b)
     }

@@ -517,6 +517,82 @@ const SERDE: &[(&str, &str)] = &[
     ),
 ];
 
+/// serde_json's words for broken JSON, in plain English: the page says them to people
+/// who may never have read a parser's message ("EOF while parsing a value").
+const SYNTAX_EN: &[(&str, &str)] = &[
+    (
+        "EOF while parsing a value at line {} column {}",
+        "the text ends too early, at line {}, column {}",
+    ),
+    (
+        "EOF while parsing an object at line {} column {}",
+        "the text ends before an object is closed with }, at line {}, column {}",
+    ),
+    (
+        "EOF while parsing a list at line {} column {}",
+        "the text ends before a list is closed with ], at line {}, column {}",
+    ),
+    (
+        "EOF while parsing a string at line {} column {}",
+        "the text ends inside a quoted text, at line {}, column {}",
+    ),
+    (
+        "expected value at line {} column {}",
+        "a JSON value was expected at line {}, column {}",
+    ),
+    (
+        "expected ident at line {} column {}",
+        "true, false or null was expected at line {}, column {}",
+    ),
+    (
+        "number out of range at line {} column {}",
+        "a number out of range at line {}, column {}",
+    ),
+    (
+        "invalid number at line {} column {}",
+        "an invalid number at line {}, column {}",
+    ),
+    (
+        "recursion limit exceeded at line {} column {}",
+        "too many nested levels at line {}, column {}",
+    ),
+    (
+        "key must be a string at line {} column {}",
+        "keys must be in quotes, at line {}, column {}",
+    ),
+    (
+        "invalid escape at line {} column {}",
+        "an invalid escape sequence at line {}, column {}",
+    ),
+    (
+        "control character (\\u0000-\\u001F) found while parsing a string at line {} column {}",
+        "a control character inside a quoted text at line {}, column {}",
+    ),
+    (
+        "trailing comma at line {} column {}",
+        "a comma too many at line {}, column {}",
+    ),
+    (
+        "trailing characters at line {} column {}",
+        "more text after the end of the JSON, at line {}, column {}",
+    ),
+];
+
+/// `text` with serde_json's words for broken JSON, wherever they start in it, said in
+/// plain English ([`SYNTAX_EN`]); other text is left as it is.
+fn plain_syntax_en(text: &str) -> String {
+    for (serde, plain) in SYNTAX_EN {
+        let head = serde.split("{}").next().unwrap_or(serde);
+        let Some(at) = text.find(head) else {
+            continue;
+        };
+        if let Some(blanks) = fill(serde, &text[at..]) {
+            return format!("{}{}", &text[..at], place(plain, &blanks));
+        }
+    }
+    text.to_string()
+}
+
 impl ScenarioError {
     /// What is wrong, in `lang` (the field path stays as written in the file).
     pub fn problem_in(&self, lang: Lang) -> String {
@@ -541,7 +617,7 @@ pub fn link_problem_in(problem: &str, lang: Lang) -> String {
         "El escenario del enlace no es válido: ",
     );
     if lang == Lang::En {
-        return plain_types(problem, lang);
+        return plain_types(&plain_syntax_en(problem), lang);
     }
     let inner = |prefix: &str| problem.strip_prefix(prefix)?.strip_suffix('.');
     if let Some(serde) = inner(CONTENT.0) {
@@ -558,7 +634,7 @@ pub fn link_problem_in(problem: &str, lang: Lang) -> String {
 /// serde's words about a JSON text in `lang` ("missing field `x` at line 3 column 1").
 pub fn serde_problem_in(problem: &str, lang: Lang) -> String {
     let said = match lang {
-        Lang::En => problem.to_string(),
+        Lang::En => plain_syntax_en(problem),
         Lang::Es => translate(problem, SERDE)
             .map(|words| words.replace("` or `", "` o `"))
             .unwrap_or_else(|| problem.to_string()),
@@ -592,7 +668,7 @@ pub fn problem_in(problem: &str, lang: Lang) -> String {
         );
     }
     let said = match lang {
-        Lang::En => problem.to_string(),
+        Lang::En => plain_syntax_en(problem),
         // serde's own words stand alone for a field it could not decode ("seed: invalid
         // type: null, expected u64").
         Lang::Es => translate(problem, SENTENCES)
@@ -857,6 +933,37 @@ fn place(pattern: &str, blanks: &[&str]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn broken_json_is_said_in_plain_english_too() {
+        // The editor said "…: EOF while parsing a value at line 1 column 10" in English
+        // while Spanish had plain words.
+        let text = "{ \"name\": ";
+        let e = crate::Scenario::from_json(text).expect_err("broken");
+        assert_eq!(
+            e.text_in(Lang::En),
+            "scenario: is not valid scenario JSON: the text ends too early, at line 1, column 10"
+        );
+        assert_eq!(
+            serde_problem_in("trailing comma at line 4 column 2", Lang::En),
+            "a comma too many at line 4, column 2"
+        );
+        assert_eq!(
+            problem_in(
+                "is not valid scenario JSON: missing field `queues`",
+                Lang::En
+            ),
+            "is not valid scenario JSON: missing field `queues`",
+            "what is not broken JSON is left as it was"
+        );
+        for (serde, _) in SYNTAX_EN {
+            let said = place(serde, &["3", "7"]);
+            assert!(
+                !plain_syntax_en(&said).contains(" at line 3 column 7"),
+                "{said}"
+            );
+        }
+    }
 
     #[test]
     fn blanks_move_into_the_spanish_sentence() {

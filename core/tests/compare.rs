@@ -246,3 +246,23 @@ fn a_variant_that_changes_nothing_is_refused() {
     });
     assert!(Comparison::new(recorded, variant(&["consumers.*.prefetch=4"])).is_ok());
 }
+
+/// A value the scenario cannot take is refused for the field it went to, not for the
+/// "variant" (the page said "variant: does not make a valid scenario: …").
+#[test]
+fn a_value_the_scenario_cannot_take_is_refused_for_its_field() {
+    let huge = variant(&["consumers.0.prefetch=99999999999999999999"]);
+    let e = Comparison::new(busy(), huge).err().expect("refused");
+    assert_eq!(e.field, "consumers[0].prefetch");
+    assert!(
+        e.problem
+            .starts_with("does not make a valid scenario: invalid type"),
+        "{}",
+        e.problem
+    );
+    let text = e.text_in(brokerlab_core::lang::Lang::Es);
+    assert!(
+        text.starts_with("consumers[0].prefetch: no da un escenario válido"),
+        "{text}"
+    );
+}

@@ -4,6 +4,7 @@
 //! nodes and attributes: names the user typed are never markup.
 
 use brokerlab_core::lessons::Lang;
+use brokerlab_core::scenario::limits::TIME_S_MAX;
 use brokerlab_core::{Scenario, ScheduledCommand};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -270,7 +271,8 @@ fn optional_number(text: &str, unit: &str, lang: Lang) -> Result<Option<f64>, St
     if text.trim().is_empty() {
         return Ok(None);
     }
-    parse_range(text, 0.0, false, 1e9, unit, lang).map(Some)
+    // The scenario's own bound on a time: a number the form takes, the schedule takes.
+    parse_range(text, 0.0, false, TIME_S_MAX, unit, lang).map(Some)
 }
 
 /// What the schedule's form holds when its button is pressed.
@@ -290,7 +292,7 @@ fn planned(
     hidden: bool,
     lang: Lang,
 ) -> Result<ScheduledCommand, String> {
-    let at_s = parse_range(&form.at, 0.0, false, 1e9, "s", lang)?;
+    let at_s = parse_range(&form.at, 0.0, false, TIME_S_MAX, "s", lang)?;
     if let Some(why) = schedule::past_the_end(base, at_s, lang) {
         return Err(why);
     }

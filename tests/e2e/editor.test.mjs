@@ -197,7 +197,7 @@ test("the editor's refusal is re-worded, whole, when the language is switched", 
   await lab.click('editor-apply');
   assert.equal(
     await lab.text('editor-error'),
-    '⚠ Line 1: The scenario is not valid scenario JSON: key must be a string at line 1 column 3.',
+    '⚠ Line 1: The scenario is not valid scenario JSON: keys must be in quotes, at line 1, column 3.',
   );
   await lab.click('lang-es');
   await lab.page.getByTestId('editor-error').filter({ hasText: /^⚠ Línea 1/ }).waitFor({ timeout: 5_000 });
@@ -223,6 +223,11 @@ test("the schedule's refusal is re-worded when the language is switched", async 
   await lab.click('lang-en');
   await lab.page.getByTestId('schedule-error').filter({ hasText: /^⚠ “abc” is not a number \(s\)\.$/ })
     .waitFor({ timeout: 5_000 });
+  // The form's bound is the schedule's own (ten years): it took 500,000,000 s, and the
+  // schedule then refused it with a bound of its own.
+  await lab.page.getByTestId('schedule-at').fill('500000000');
+  await lab.click('schedule-add');
+  assert.match(await lab.text('schedule-error'), /^⚠ [^:]*315,360,000 s\.$/);
   await lab.page.getByTestId('schedule-at').fill('10');
 });
 
