@@ -499,7 +499,7 @@ fn rabbitmq_requeues_unacked_deliveries_at_once_when_a_consumer_dies() {
     assert_eq!(
         text,
         vec![
-            "C1 crashed (as scheduled): its work in progress stops there; its unacked deliveries go back to the broker. It stays down.",
+            "C1 crashed (as scheduled): its work in progress stops there; its unacked deliveries go back to the broker. It stays down until a restart.",
             "C1's channel closed with #0 unacked (attempt 1): the broker put it back in line at once, marked redelivered.",
             "The broker delivered #0 again (attempt 2) to C2.",
             "C2 started processing #0 (attempt 2); it will finish at 6 s.",
@@ -1807,5 +1807,28 @@ fn an_sqs_delete_lost_to_an_outage_is_told_as_a_message_hidden_until_its_timeout
     assert!(
         es[0].contains("sigue oculto hasta que vence su tiempo de visibilidad"),
         "{es:?}"
+    );
+}
+
+#[test]
+fn a_crash_on_a_leased_queue_says_its_deliveries_come_back_when_their_leases_run_out() {
+    // crash-after-commit (the teaching broker): the crash at 1.5 s leaves #0 leased until
+    // 6 s; the sentence said they "go back to the broker", as if at once.
+    let (sim, steps) = run_bounded(common::example("crash-after-commit"));
+    let told = narration_of(&sim, &steps, |f| matches!(f, Fact::ConsumerCrashed { .. }));
+    let crash = told.iter().find(|t| t.contains("crashed")).expect("told");
+    assert!(
+        crash.contains("its unacked deliveries come back when their leases run out"),
+        "{crash}"
+    );
+    let es = steps
+        .iter()
+        .flat_map(|(_, f)| f.iter())
+        .find(|f| matches!(f, Fact::ConsumerCrashed { .. }))
+        .map(|f| narration::describe(&sim, f, Lang::Es))
+        .expect("a crash");
+    assert!(
+        es.contains("vuelven cuando venzan sus reservas (leases)"),
+        "{es}"
     );
 }

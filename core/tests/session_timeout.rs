@@ -135,7 +135,7 @@ fn a_crashed_member_keeps_its_partitions_unread_until_its_session_times_out() {
     assert!(
         crash
             .2
-            .ends_with("Its partitions stay its own, unread, until its session times out at 55 s. It stays down."),
+            .ends_with("Its partitions stay its own, unread, until its session times out at 55 s. It stays down until a restart."),
         "{}",
         crash.2
     );
@@ -235,7 +235,7 @@ fn a_session_that_would_end_after_the_run_is_said_so() {
     let Run { facts, .. } = run_timed(crash_at_10(Some(500.0), None));
     let (_, _, text) = first(&facts, |f| matches!(f, Fact::MemberCrashed { .. }));
     assert!(
-        text.ends_with("Its partitions stay its own, unread, to the end: its session would time out after the run ends. It stays down."),
+        text.ends_with("Its partitions stay its own, unread, to the end: its session would time out after the run ends. It stays down until a restart."),
         "{text}"
     );
 }

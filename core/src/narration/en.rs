@@ -1,6 +1,8 @@
 //! The narration in English: one plain sentence per fact.
 
-use super::{counted, due, has_outbox, is_rabbitmq, is_sqs, mints_ids, whole, Due, Family};
+use super::{
+    counted, due, has_outbox, is_rabbitmq, is_sqs, mints_ids, reads_rabbitmq, whole, Due, Family,
+};
 use crate::lang::Lang;
 use crate::scenario::{
     AckMode, ArrivalProcess, CrashPoint, Flavour, Idempotency, Ordering, Overflow, Poison,
@@ -97,7 +99,8 @@ fn session_text(sim: &Simulation, ends: Option<Micros>) -> String {
 
 fn restart_text(sim: &Simulation, at: Option<Micros>) -> String {
     match at.map(|t| due(sim, t)) {
-        None => " It stays down.".to_string(),
+        // Nothing restarts it by itself; a command may (scheduled, or the user's).
+        None => " It stays down until a restart.".to_string(),
         Some(Due::At(t)) => format!(" It will restart at {}.", secs(t)),
         Some(Due::AfterEnd) => {
             " It stays down to the end: its restart would come after the run ends.".to_string()
@@ -108,7 +111,7 @@ fn restart_text(sim: &Simulation, at: Option<Micros>) -> String {
 /// An outbox relay's restart, with its service's.
 fn both_restart_text(sim: &Simulation, at: Option<Micros>) -> String {
     match at.map(|t| due(sim, t)) {
-        None => " Both stay down.".to_string(),
+        None => " Both stay down until a restart.".to_string(),
         Some(Due::At(t)) => format!(" Both will restart at {}.", secs(t)),
         Some(Due::AfterEnd) => {
             " Both stay down to the end: their restart would come after the run ends.".to_string()
@@ -900,8 +903,15 @@ fn crashes(sim: &Simulation, fact: &Fact) -> String {
                 CrashPoint::AfterReceive => " just after receiving a delivery",
                 CrashPoint::AfterCommitBeforeAck => " after committing, before sending its ack",
             };
+            // On RabbitMQ the channel's closing puts them back at once (said next); leases
+            // elsewhere keep them hidden until they run out.
+            let unacked = if reads_rabbitmq(sim, c) {
+                "its unacked deliveries go back to the broker"
+            } else {
+                "its unacked deliveries come back when their leases run out"
+            };
             format!(
-                "{} crashed{when} ({}): its work in progress stops there; its unacked deliveries go back to the broker.{}",
+                "{} crashed{when} ({}): its work in progress stops there; {unacked}.{}",
                 consumer(sim, c),
                 by(trigger),
                 restart_text(sim, restart_at_us)

@@ -4,7 +4,8 @@
 //! Instants are written "a los 1,5 s", with a decimal comma and no trailing zeros.
 
 use super::{
-    counted, decimals, due, has_outbox, is_rabbitmq, is_sqs, mints_ids, whole, Due, Family,
+    counted, decimals, due, has_outbox, is_rabbitmq, is_sqs, mints_ids, reads_rabbitmq, whole, Due,
+    Family,
 };
 use crate::lang::Lang;
 use crate::scenario::{
@@ -116,7 +117,8 @@ fn session_text(sim: &Simulation, ends: Option<Micros>) -> String {
 
 fn restart_text(sim: &Simulation, at: Option<Micros>) -> String {
     match at.map(|t| due(sim, t)) {
-        None => " Sigue caído.".to_string(),
+        // Nada lo reinicia solo; una orden puede (programada, o del usuario).
+        None => " Sigue caído hasta que lo reinicien.".to_string(),
         Some(Due::At(t)) => format!(" Se reiniciará a los {}.", secs(t)),
         Some(Due::AfterEnd) => {
             " Sigue caído hasta el final: su reinicio llegaría después de que termine la ejecución."
@@ -128,7 +130,7 @@ fn restart_text(sim: &Simulation, at: Option<Micros>) -> String {
 /// El reinicio de un relay de outbox, con el de su servicio.
 fn both_restart_text(sim: &Simulation, at: Option<Micros>) -> String {
     match at.map(|t| due(sim, t)) {
-        None => " Ambos siguen caídos.".to_string(),
+        None => " Ambos siguen caídos hasta que los reinicien.".to_string(),
         Some(Due::At(t)) => format!(" Ambos se reiniciarán a los {}.", secs(t)),
         Some(Due::AfterEnd) => {
             " Ambos siguen caídos hasta el final: su reinicio llegaría después de que termine la ejecución."
@@ -965,8 +967,13 @@ fn crashes(sim: &Simulation, fact: &Fact) -> String {
                 CrashPoint::AfterReceive => " justo después de recibir una entrega",
                 CrashPoint::AfterCommitBeforeAck => " después del commit, antes de enviar su ack",
             };
+            let unacked = if reads_rabbitmq(sim, c) {
+                "sus entregas sin ack vuelven al broker"
+            } else {
+                "sus entregas sin ack vuelven cuando venzan sus reservas (leases)"
+            };
             format!(
-                "{} cayó{when} ({}): su trabajo en curso se corta ahí; sus entregas sin ack vuelven al broker.{}",
+                "{} cayó{when} ({}): su trabajo en curso se corta ahí; {unacked}.{}",
                 consumer(sim, c),
                 by(trigger),
                 restart_text(sim, restart_at_us)

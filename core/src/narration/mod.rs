@@ -342,6 +342,14 @@ fn is_sqs(sim: &Simulation, consumer: ConsumerId) -> bool {
         .is_some_and(|q| matches!(q.flavour, Flavour::Sqs | Flavour::SqsFifo))
 }
 
+/// Whether the consumer reads a RabbitMQ queue: its deliveries are held by its channel,
+/// not by leases, and go back to the queue the moment the channel closes.
+fn reads_rabbitmq(sim: &Simulation, consumer: ConsumerId) -> bool {
+    sim.consumer(consumer)
+        .and_then(|c| sim.queue(c.queue))
+        .is_some_and(|q| q.flavour == Flavour::Rabbitmq)
+}
+
 fn is_rabbitmq(sim: &Simulation, copy: u64) -> bool {
     sim.copy(copy)
         .and_then(|c| sim.queue(c.queue))
