@@ -9,10 +9,12 @@
 //! the burst's 180,000 arrivals in 60 s); 3 % of 60,000 is about four of those.
 
 use brokerlab_core::aggregate::{self, AggregateRun};
+use brokerlab_core::scenario::limits::TIME_S_MAX;
 use brokerlab_core::{
-    examples, ArrivalProcess, Command, ConsumerId, CrashPoint, Overflow, ProducerId, RateSegment,
-    RunMode, Sample, Scenario, ScheduledCommand, Simulation,
+    examples, ArrivalProcess, Command, ConsumerId, CrashPoint, EndReason, Overflow, ProducerId,
+    RateSegment, RunMode, Sample, Scenario, ScheduledCommand, Simulation,
 };
+use proptest::prelude::*;
 use serde_json::json;
 
 /// `λ` per second for `for_s` seconds, against `consumers` consumers of 10 ms each (100
@@ -666,4 +668,104 @@ fn a_crash_of_a_consumer_that_acks_on_delivery_loses_its_prefetch_buffer_in_both
         2,
         "lost with a smaller buffer",
     );
+}
+
+/// `count` requests at `rate` per second from 0, no end time, aggregated, against one
+/// consumer of `service_s` per copy that keeps up.
+fn counted(count: u64, rate: f64, service_s: f64) -> Scenario {
+    let v = json!({
+        "version": 4, "name": "agg-min", "seed": 1, "mode": "aggregated",
+        "producers": [{ "name": "p", "count": count, "arrivals": { "process": "constant",
+            "schedule": [{ "from_s": 0, "rate_per_s": rate }] } }],
+        "queues": [{ "name": "q", "visibility_timeout_s": (2.0 * service_s).max(30.0) }],
+        "consumers": [{ "name": "C", "service": { "fixed": { "seconds": service_s } },
+                        "ack": "after_commit" }]
+    });
+    Scenario::from_json(&v.to_string()).unwrap()
+}
+
+/// A run of a producer with a count and no end time: drained once the count is out
+/// (about `count / rate` seconds), every instant finite, everything published.
+fn drains_when_the_count_runs_out(s: &Scenario) -> Result<(), TestCaseError> {
+    let p = &s.producers[0];
+    let (count, rate) = (p.count.unwrap(), p.arrivals.schedule[0].rate_per_s);
+    let run = aggregate::run(s).unwrap();
+    let what = format!("{count} at {rate}/s");
+    prop_assert_eq!(run.end_reason, EndReason::Drained, "{}", what);
+    let expected = count as f64 / rate;
+    prop_assert!(
+        run.end_s.is_finite() && (run.end_s - expected).abs() <= 1e-6 * expected + 1e-6,
+        "{}: ends at {} s, not {} s",
+        what,
+        run.end_s,
+        expected
+    );
+    // Float sums of rate × time: exact below a billion, a billionth off beyond.
+    let slack = count / 1_000_000_000;
+    let total = run.totals.published;
+    prop_assert!(
+        (total - count as f64).abs() <= 1e-6 * count as f64,
+        "{}: published {}",
+        what,
+        total
+    );
+    for x in &run.series {
+        // Sample times are whole microseconds: the last may round up past the end.
+        prop_assert!(
+            x.t_s.is_finite() && x.t_s <= run.end_s + 1e-6,
+            "{}: {:?}",
+            what,
+            x
+        );
+        prop_assert!(x.published <= count + slack, "{}: {:?}", what, x);
+    }
+    let last = run.series.last().unwrap().published;
+    prop_assert!(last.abs_diff(count) <= slack, "{}: {}", what, last);
+    Ok(())
+}
+
+#[test]
+fn a_count_that_runs_out_drains_the_run_instead_of_jumping_to_infinity() {
+    // 10,000 at 3.6/s left about 10^-12 of a request over: its end rounded to now, the
+    // clock jumped by the empty queue's infinite horizon and the run "ended" at end_s = ∞
+    // with samples at 10^13 s and totals of NaN. Likewise mm4 with counts past the
+    // message budget (aggregated by itself).
+    drains_when_the_count_runs_out(&counted(10_000, 3.6, 0.2)).unwrap();
+    for count in [50_000_001, 70_000_000, 123_456_789, 300_000_000] {
+        let mut s = examples::load("mm4").unwrap();
+        s.producers[0].count = Some(count);
+        assert_eq!(s.run_mode().unwrap(), RunMode::Aggregated);
+        drains_when_the_count_runs_out(&s).unwrap();
+    }
+}
+
+#[test]
+fn a_run_without_an_end_stops_at_the_ten_year_limit() {
+    let run = aggregate::run(&counted(1_000_000_000_000_000, 3.6, 0.2)).unwrap();
+    assert_eq!(run.end_reason, EndReason::TimeLimit);
+    assert_eq!(run.end_s, TIME_S_MAX);
+    assert!(run.series.iter().all(|x| x.t_s <= TIME_S_MAX));
+    let published = run.series.last().unwrap().published as f64;
+    assert!(
+        (published / (3.6 * TIME_S_MAX) - 1.0).abs() < 1e-9,
+        "{published}"
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Any count at any rate (from a millisecond's worth to three years' worth, at 10^-3
+    /// to 10^6 per second) drains when it runs out.
+    #[test]
+    fn any_count_at_any_rate_drains_when_it_runs_out(
+        rate_exp in -3.0f64..6.0,
+        duration_exp in -3.0f64..8.0,
+        load in 0.01f64..0.99,
+    ) {
+        let rate = 10f64.powf(rate_exp);
+        let count = (rate * 10f64.powf(duration_exp)).round().max(1.0) as u64;
+        // One copy at a time, `load` of the consumer's time busy.
+        drains_when_the_count_runs_out(&counted(count, rate, load / rate))?;
+    }
 }

@@ -31,6 +31,8 @@ pub(super) struct ProducerState {
     pub restart_at: Option<f64>,
     /// Requests still to create when the producer has a count.
     pub left: Option<f64>,
+    /// What is left of a count below this is a rounding residue, and the count is done.
+    pub residue: f64,
     /// Queues one request reaches, with the share of requests that reach each.
     pub targets: Vec<(usize, f64)>,
     /// Share of requests no queue takes (a routing key no binding matches).
@@ -59,6 +61,11 @@ pub(super) struct ConsumerState {
 /// A consumer that takes no time still finishes a finite amount per second.
 const CAPACITY_MAX: f64 = 1e15;
 
+/// Share of a producer's count that, left over once the clock reaches the instant the
+/// count runs out, is float rounding rather than requests (`3.6 × dt` summed over
+/// thousands of pieces leaves about 10^-12 of 10,000).
+const COUNT_RESIDUE: f64 = 1e-9;
+
 impl ProducerState {
     pub fn new(s: &Scenario, p: usize) -> Self {
         let spec = &s.producers[p];
@@ -67,6 +74,9 @@ impl ProducerState {
             up: true,
             restart_at: None,
             left: spec.count.map(|n| n as f64),
+            residue: spec
+                .count
+                .map_or(0.0, |n| COUNT_RESIDUE * (n as f64).max(1.0)),
             targets: targets(s, p),
             unroutable: unroutable_share(s, p),
             confirms: spec.publish.confirms,
@@ -86,7 +96,21 @@ impl ProducerState {
             .map_or(0.0, |seg| seg.rate_per_s)
     }
 
-    /// The next instant after `t` at which the rate changes by itself.
+    /// Ends the count at `t` when what is left of it is a rounding residue: below
+    /// [`COUNT_RESIDUE`] of it, or so little at the current rate that the instant it runs
+    /// out rounds to `t` itself. Otherwise that instant would be `t` and no time would
+    /// pass before it, however often the clock moved on.
+    pub fn settle(&mut self, t: f64) {
+        let rate = self.rate(t);
+        if let Some(n) = &mut self.left {
+            if *n <= self.residue || (rate > 0.0 && t + *n / rate <= t) {
+                *n = 0.0;
+            }
+        }
+    }
+
+    /// The next instant after `t` at which the rate changes by itself (its count runs out
+    /// strictly after `t` once [`Self::settle`] has run at `t`).
     pub fn next_change(&self, t: f64) -> f64 {
         let boundary = self
             .schedule

@@ -97,8 +97,12 @@ impl<'a> Run<'a> {
             if self.steps >= PIECES_MAX {
                 break EndReason::StepBudget;
             }
+            let t = self.t;
+            for p in &mut self.producers {
+                p.settle(t);
+            }
             let flows = flows(
-                self.t,
+                t,
                 self.broker_up,
                 &self.producers,
                 &self.consumers,
@@ -112,11 +116,19 @@ impl<'a> Run<'a> {
             }
             let next = next.min(limits::TIME_S_MAX);
             let sample_at = self.next_sample_s();
-            let dt = if next <= self.t {
+            let dt = if next > t {
+                next.min(sample_at) - t
+            } else if t + forced <= t {
+                // A queue empties, fills up or runs out of requeued copies so soon that
+                // the instant rounds to now: the queue moves on, the clock stays.
                 forced
             } else {
-                next.min(sample_at) - self.t
+                // Nothing else should round to now; if something does, the clock moves on
+                // by the least it can rather than by some unrelated horizon (or by an
+                // infinite one when every queue is empty).
+                t.next_up() - t
             };
+            debug_assert!(dt.is_finite() && dt >= 0.0, "a step of {dt} s at {t} s");
             self.advance(dt, &rates);
             self.steps += 1;
         };
@@ -174,6 +186,9 @@ impl<'a> Run<'a> {
             let created = p.rate(t) * dt;
             if let Some(n) = &mut p.left {
                 *n = (*n - created).max(0.0);
+                if *n <= p.residue {
+                    *n = 0.0;
+                }
             }
             if !p.up {
                 self.requests_refused += created;
