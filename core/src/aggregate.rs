@@ -13,7 +13,9 @@
 //!
 //! What it models, at the level of rates: producers' rate segments, counts and schedule
 //! changes; consumers' capacity (concurrency over mean service time, no prefetch limit),
-//! scaled, slowed or crashed and restarted; exchanges' fanout by routing key; a queue's
+//! scaled, slowed or crashed and restarted (a crash after the next delivery or commit
+//! strikes once the consumer has received or finished a whole copy since, at its share of
+//! the queue's rate, and holds at least that copy); exchanges' fanout by routing key; a queue's
 //! length limit with its overflow (reject, drop the oldest, throttle); broker crashes
 //! (durable or not); dependency outages; commands scheduled or recorded (a recorded
 //! command strikes at its recorded time). Randomness is averaged out: Poisson arrivals

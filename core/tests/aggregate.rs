@@ -769,3 +769,118 @@ proptest! {
         drains_when_the_count_runs_out(&counted(count, rate, load / rate))?;
     }
 }
+
+/// The example "crash-after-commit" with `count` messages at 1 per second, sampled every
+/// second up to `end_s`: the consumer crashes after its first commit, before the ack.
+fn crash_after_commit(count: u64, end_s: f64) -> Scenario {
+    let mut s = examples::load("crash-after-commit").unwrap();
+    s.producers[0].count = Some(count);
+    s.end_s = Some(end_s);
+    s.sample_every_s = 1.0;
+    s
+}
+
+/// What no run can show, whatever its mode: more acked than published, more delivered
+/// than published and redelivered, work in flight before anything was published.
+fn never_makes_up_messages(run: &AggregateRun) {
+    for x in &run.series {
+        assert!(x.acked <= x.published, "{x:?}");
+        assert!(x.delivered <= x.published + x.redelivered, "{x:?}");
+        assert!(x.redelivered <= x.delivered, "{x:?}");
+        if x.published == 0 {
+            assert_eq!((x.delivered, x.in_flight), (0, 0), "{x:?}");
+        }
+    }
+    let t = &run.totals;
+    assert!(t.served <= t.published + t.redelivered + 1e-9, "{t:?}");
+}
+
+#[test]
+fn a_crash_after_commit_strikes_after_a_commit_and_makes_up_nothing() {
+    // A crash armed at 0 s for after the next commit struck at once, on the half copy the
+    // flow's steady state said was in flight although nothing had arrived yet: 100
+    // published, 101 acked, 100.5 served, and a first sample with 1 delivered and
+    // nothing published.
+    let s = crash_after_commit(100, 200.0);
+    let (messages, fluid) = both(&s);
+    never_makes_up_messages(&fluid);
+    let (m, f) = (messages.last().unwrap(), fluid.series.last().unwrap());
+    assert_eq!(
+        (f.published, f.acked, f.delivered, f.redelivered),
+        (100, 100, 101, 1),
+        "{f:?}"
+    );
+    assert_eq!(
+        (m.published, m.acked, m.delivered, m.redelivered),
+        (f.published, f.acked, f.delivered, f.redelivered)
+    );
+    assert_eq!(fluid.totals.served, 100.0);
+    assert_eq!(fluid.totals.abandoned, 1.0);
+
+    // Nothing arrives before 50 s: the crash waits for the first commit, so the
+    // consumer is down from about 51 s to 151 s (not from 0 s to 100 s) and the line
+    // grows by one a second meanwhile, in both modes.
+    let mut late = crash_after_commit(1_000, 300.0);
+    late.producers[0].arrivals.schedule = vec![
+        RateSegment {
+            from_s: 0.0,
+            rate_per_s: 0.0,
+        },
+        RateSegment {
+            from_s: 50.0,
+            rate_per_s: 1.0,
+        },
+    ];
+    if let Command::CrashConsumer {
+        restart_after_s, ..
+    } = &mut late.commands[0].command
+    {
+        *restart_after_s = Some(100.0);
+    }
+    let (messages, fluid) = both(&late);
+    never_makes_up_messages(&fluid);
+    for t in [100.0, 140.0] {
+        close(
+            at(&messages, t).backlog,
+            at(&fluid.series, t).backlog,
+            2,
+            "backlog while the consumer is down",
+        );
+    }
+    close(at(&fluid.series, 140.0).backlog, 89, 1, "down since 51 s");
+}
+
+#[test]
+fn a_crash_after_receive_strikes_at_a_delivery() {
+    // After its next delivery, before any work: the copy it received comes back after
+    // the lease and is delivered again, as message by message.
+    let mut s = crash_after_commit(100, 200.0);
+    if let Command::CrashConsumer { point, .. } = &mut s.commands[0].command {
+        *point = CrashPoint::AfterReceive;
+    }
+    let (messages, fluid) = both(&s);
+    never_makes_up_messages(&fluid);
+    let (m, f) = (messages.last().unwrap(), fluid.series.last().unwrap());
+    assert_eq!(
+        (m.published, m.acked, m.delivered, m.redelivered),
+        (f.published, f.acked, f.delivered, f.redelivered),
+        "{f:?}"
+    );
+    assert_eq!(f.redelivered, 1);
+}
+
+#[test]
+fn a_crash_before_anything_arrived_abandons_nothing() {
+    // The flow's steady state had half a copy in flight at 0 s, before anything arrived,
+    // and the crash abandoned it: a redelivery of a message never published.
+    let mut s = crash_after_commit(100, 200.0);
+    if let Command::CrashConsumer { point, .. } = &mut s.commands[0].command {
+        *point = CrashPoint::Now;
+    }
+    let (messages, fluid) = both(&s);
+    never_makes_up_messages(&fluid);
+    assert_eq!(fluid.totals.abandoned, 0.0);
+    let (m, f) = (messages.last().unwrap(), fluid.series.last().unwrap());
+    assert_eq!((m.redelivered, f.redelivered), (0, 0));
+    assert_eq!((f.published, f.acked, f.delivered), (100, 100, 100));
+}

@@ -3,10 +3,14 @@
 //! only change how a single delivery is handled (idempotency, ordering, retries, a fix
 //! deployed) change no rate, so they are accepted and change nothing. Prefetch changes
 //! no rate either, but it sizes what a crash of a consumer that acks on delivery loses.
+//!
+//! A consumer crash at a point (after its next delivery, after its next commit) is armed
+//! and strikes once the consumer has received or finished a whole copy since, at its
+//! share of the queue's rate ([`ArmedCrash`]); it then holds at least that copy.
 
-use crate::scenario::{splice_schedule, AckMode, Command, Flavour};
+use crate::scenario::{splice_schedule, AckMode, Command, CrashPoint, Flavour};
 
-use super::model::{flows, ConsumerState};
+use super::model::{flows, ArmedCrash, ConsumerState};
 use super::run::Run;
 
 impl Run<'_> {
@@ -15,9 +19,9 @@ impl Run<'_> {
         match command {
             Command::CrashConsumer {
                 consumer,
+                point,
                 restart_after_s,
-                ..
-            } => self.crash_consumer(consumer.index(), restart_after_s.map(|d| t + d)),
+            } => self.arm_consumer_crash(consumer.index(), *point, *restart_after_s),
             Command::RestartConsumer { consumer } => {
                 if let Some(c) = self.consumers.get_mut(consumer.index()) {
                     (c.up, c.restart_at, c.slow) = (true, None, 1.0);
@@ -108,43 +112,88 @@ impl Run<'_> {
             return;
         };
         for (k, &i) in members.iter().enumerate() {
-            self.consumers[i].active = k < count;
+            let c = &mut self.consumers[i];
+            c.active = k < count;
+            if !c.active {
+                // A consumer scaled in takes no more deliveries: a crash armed for its
+                // next one is called off, as message by message.
+                c.armed = None;
+            }
         }
         for _ in members.len()..count {
             let mut c = self.consumers[first].clone();
             (c.up, c.active, c.restart_at, c.slow) = (true, true, None, 1.0);
+            c.armed = None;
             self.consumers.push(c);
+        }
+    }
+
+    /// A crash command: "now" strikes a consumer at work at once (one already down or
+    /// scaled in has nothing to lose, and keeps its own restart); another point is armed
+    /// on a consumer that can still reach it (down or not: it strikes once the consumer
+    /// is back and gets there), replacing one armed before.
+    fn arm_consumer_crash(&mut self, c: usize, point: CrashPoint, restart_after_s: Option<f64>) {
+        let t = self.t;
+        let Some(consumer) = self.consumers.get_mut(c) else {
+            return;
+        };
+        if point == CrashPoint::Now {
+            if consumer.working() {
+                self.crash_consumer(c, point, restart_after_s.map(|d| t + d));
+            }
+        } else if consumer.active {
+            consumer.armed = Some(ArmedCrash {
+                point,
+                restart_after_s,
+                progress: 0.0,
+            });
+        }
+    }
+
+    /// Strikes every armed crash whose consumer has reached its point by now.
+    pub(super) fn strike_armed_crashes(&mut self) {
+        let t = self.t;
+        for c in 0..self.consumers.len() {
+            let Some(armed) = self.consumers[c].armed.filter(ArmedCrash::due) else {
+                continue;
+            };
+            self.consumers[c].armed = None;
+            if self.consumers[c].working() {
+                self.crash_consumer(c, armed.point, armed.restart_after_s.map(|d| t + d));
+            }
         }
     }
 
     /// A consumer crash: the work it had in hand is lost (acked on delivery, with the
     /// copies in its prefetch buffer) or handed back — at once on RabbitMQ (the
-    /// connection closes), after the lease elsewhere.
-    fn crash_consumer(&mut self, c: usize, restart_at: Option<f64>) {
-        let Some(consumer) = self.consumers.get(c).cloned() else {
-            return;
+    /// connection closes), after the lease elsewhere, counting as in flight until then.
+    /// What it had in hand is its share of its queue's copies in service, and at a point
+    /// after a delivery or a commit at least the copy that reached it; never more than
+    /// the queue has served.
+    fn crash_consumer(&mut self, c: usize, point: CrashPoint, restart_at: Option<f64>) {
+        let consumer = self.consumers[c].clone();
+        let q = consumer.queue;
+        let flow = self.flows_now()[q];
+        let busy = self.queues[q].fluid.in_service(flow);
+        let mut held = if flow.slots > 0.0 {
+            busy * consumer.slots / flow.slots
+        } else {
+            0.0
         };
-        if consumer.working() {
-            let q = consumer.queue;
-            let flow = self.flows_now()[q];
-            let busy = self.queues[q].fluid.in_flight(flow);
-            let held = if flow.slots > 0.0 {
-                busy * consumer.slots / flow.slots
-            } else {
-                0.0
-            };
-            let buffered = self.buffered_by(&consumer);
-            let queue = &mut self.queues[q];
-            if consumer.ack == AckMode::OnDelivery {
-                queue.fluid.lose_in_flight(held);
-                queue.fluid.lose_from_head(buffered);
-            } else {
-                queue.fluid.abandon(held);
-                if queue.flavour == Flavour::Rabbitmq {
-                    queue.fluid.requeue(held, self.t);
-                } else {
-                    self.returns.push((self.t + queue.visibility_s, q, held));
-                }
+        if point != CrashPoint::Now {
+            held = held.max(1.0);
+        }
+        let buffered = self.buffered_by(&consumer);
+        let queue = &mut self.queues[q];
+        if consumer.ack == AckMode::OnDelivery {
+            queue.fluid.lose_in_service(held);
+            queue.fluid.lose_from_head(buffered);
+        } else {
+            let held = queue.fluid.abandon(held);
+            if queue.flavour == Flavour::Rabbitmq {
+                queue.fluid.requeue(held, self.t);
+            } else if held > 0.0 {
+                self.returns.push((self.t + queue.visibility_s, q, held));
             }
         }
         let consumer = &mut self.consumers[c];
@@ -175,9 +224,9 @@ impl Run<'_> {
         let flows = self.flows_now();
         let t = self.t;
         for (q, queue) in self.queues.iter_mut().enumerate() {
-            let busy = queue.fluid.in_flight(flows[q]);
+            let busy = queue.fluid.in_service(flows[q]);
             if queue.survives_restart() {
-                queue.fluid.abandon(busy);
+                let busy = queue.fluid.abandon(busy);
                 queue.fluid.requeue(busy, t);
             } else {
                 queue.fluid.forget_waiting();

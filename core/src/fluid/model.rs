@@ -4,7 +4,9 @@
 //! follows the scenario's changes and its simulated time, never the number of messages.
 
 use crate::routing;
-use crate::scenario::{keeps_every_message, AckMode, Flavour, QueueType, RateSegment, Scenario};
+use crate::scenario::{
+    keeps_every_message, AckMode, CrashPoint, Flavour, QueueType, RateSegment, Scenario,
+};
 
 use super::queue::{Flow, FluidQueue, Rates};
 
@@ -56,6 +58,29 @@ pub(super) struct ConsumerState {
     pub active: bool,
     pub ack: AckMode,
     pub restart_at: Option<f64>,
+    /// A crash waiting for its point: after the consumer's next delivery or commit.
+    pub armed: Option<ArmedCrash>,
+}
+
+/// A consumer crash for a point other than "now". The fluid has no next delivery or
+/// commit, only rates: the crash strikes once the consumer has received (after receive)
+/// or finished (after commit, while it acks after commit) one whole copy since it was
+/// armed, at its share of its queue's service rate.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct ArmedCrash {
+    pub point: CrashPoint,
+    pub restart_after_s: Option<f64>,
+    /// Copies received or finished since it was armed.
+    pub progress: f64,
+}
+
+impl ArmedCrash {
+    /// Progress this close to a whole copy is one: float rounding, not work.
+    const WHOLE: f64 = 1.0 - 1e-9;
+
+    pub fn due(&self) -> bool {
+        self.progress >= Self::WHOLE
+    }
 }
 
 /// A consumer that takes no time still finishes a finite amount per second.
@@ -141,7 +166,27 @@ impl ConsumerState {
             active: true,
             ack: spec.ack,
             restart_at: None,
+            armed: None,
         }
+    }
+
+    /// Copies per second that bring its armed crash closer, given its queue's flow and
+    /// rates: its share (by capacity) of what the queue serves, while it works there. A
+    /// crash after commit waits while the consumer acks on delivery (there is no ack to
+    /// crash before), as message by message.
+    pub fn toward_crash(&self, f: &Flow, r: &Rates) -> f64 {
+        let Some(armed) = self.armed else {
+            return 0.0;
+        };
+        let counts = match armed.point {
+            CrashPoint::Now => false,
+            CrashPoint::AfterReceive => true,
+            CrashPoint::AfterCommitBeforeAck => self.ack == AckMode::AfterCommit,
+        };
+        if !counts || !self.working() || f.capacity <= 0.0 {
+            return 0.0;
+        }
+        r.serve * self.capacity() / f.capacity
     }
 
     pub fn working(&self) -> bool {

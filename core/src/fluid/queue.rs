@@ -38,7 +38,9 @@ pub struct Rates {
 pub struct Totals {
     /// Copies stored (drop-oldest stores the new copy, then drops the oldest).
     pub published: f64,
-    /// Deliveries whose work completed (acked after commit).
+    /// Deliveries whose work completed or is under way: copies handed to a consumer, less
+    /// those whose work a crash abandoned (they count in `abandoned` instead). What is
+    /// acked is this less what is in service ([`FluidQueue::in_service`]).
     pub served: f64,
     /// Deliveries of requeued copies (the redeliveries).
     pub redelivered: f64,
@@ -218,8 +220,9 @@ impl FluidQueue {
         age.max(t - born).max(0.0)
     }
 
-    /// Copies in flight: every slot busy while copies wait, else the share the arrivals
-    /// keep busy (Little's law: arrivals × mean service time).
+    /// Copies in flight by the flow alone: every slot busy while copies wait, else the
+    /// share the arrivals keep busy (Little's law: arrivals × mean service time). A steady
+    /// state: see [`Self::in_service`] for what the queue can actually have in service.
     pub fn in_flight(&self, f: Flow) -> f64 {
         if f.capacity <= 0.0 {
             return 0.0;
@@ -229,6 +232,14 @@ impl FluidQueue {
         } else {
             f.slots * f.arrive / f.capacity
         }
+    }
+
+    /// Copies in service: the flow's estimate ([`Self::in_flight`]), never more than the
+    /// queue has served (a copy leaves the fluid line when it is delivered, so what is in
+    /// service is part of what was served, and only the rest is acked). With nothing
+    /// published yet, nothing is in service, whatever the flow's steady state says.
+    pub fn in_service(&self, f: Flow) -> f64 {
+        self.in_flight(f).min(self.totals.served).max(0.0)
     }
 
     /// Copies whose delivery a crash abandoned come back to the head of the line.
@@ -253,9 +264,10 @@ impl FluidQueue {
         self.curve.push_back((t, self.admitted));
     }
 
-    /// Copies lost for good while in flight (acked before the effect, then a crash).
-    pub fn lose_in_flight(&mut self, amount: f64) {
-        self.totals.abandoned += amount;
+    /// Copies lost for good while in service (acked on delivery, then a crash); never
+    /// more than was served.
+    pub fn lose_in_service(&mut self, amount: f64) {
+        let amount = self.abandon(amount);
         self.totals.lost += amount;
     }
 
@@ -269,12 +281,18 @@ impl FluidQueue {
         self.requeued -= again;
         self.removed = (self.removed + amount - again).min(self.admitted);
         self.totals.redelivered += again;
-        self.lose_in_flight(amount);
+        self.totals.abandoned += amount;
+        self.totals.lost += amount;
     }
 
-    /// A crash abandoned work that the broker will deliver again.
-    pub fn abandon(&mut self, amount: f64) {
+    /// A crash abandoned `amount` copies in service: their work will not complete, so they
+    /// are no longer served (each delivery counts once, served or abandoned). Never more
+    /// than was served; returns the amount abandoned, for the caller to hand back or lose.
+    pub fn abandon(&mut self, amount: f64) -> f64 {
+        let amount = amount.clamp(0.0, self.totals.served.max(0.0));
+        self.totals.served -= amount;
         self.totals.abandoned += amount;
+        amount
     }
 
     /// A broker restart without persistence: every waiting copy is lost.

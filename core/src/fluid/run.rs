@@ -109,7 +109,7 @@ impl<'a> Run<'a> {
                 &self.queues,
             );
             let rates = rates(&self.queues, &flows);
-            let (next, forced) = self.next_event(&rates);
+            let (next, forced) = self.next_event(&flows, &rates);
             let next = next.min(end);
             if next.is_infinite() {
                 break EndReason::Drained;
@@ -129,7 +129,7 @@ impl<'a> Run<'a> {
                 t.next_up() - t
             };
             debug_assert!(dt.is_finite() && dt >= 0.0, "a step of {dt} s at {t} s");
-            self.advance(dt, &rates);
+            self.advance(dt, &flows, &rates);
             self.steps += 1;
         };
         self.final_sample();
@@ -138,7 +138,7 @@ impl<'a> Run<'a> {
 
     /// The next instant something changes, and the smallest queue horizon (used to move
     /// on when that instant rounds to now).
-    fn next_event(&self, rates: &[Rates]) -> (f64, f64) {
+    fn next_event(&self, flows: &[Flow], rates: &[Rates]) -> (f64, f64) {
         let t = self.t;
         let mut next = self
             .changes
@@ -150,6 +150,10 @@ impl<'a> Run<'a> {
         }
         for c in &self.consumers {
             next = next.min(c.restart_at.unwrap_or(f64::INFINITY));
+            let toward = c.toward_crash(&flows[c.queue], &rates[c.queue]);
+            if let Some(armed) = c.armed.filter(|_| toward > 0.0) {
+                next = next.min(t + (1.0 - armed.progress).max(0.0) / toward);
+            }
         }
         for q in &self.queues {
             if q.outage_until > t {
@@ -175,9 +179,15 @@ impl<'a> Run<'a> {
             .map_or(f64::INFINITY, us_to_secs)
     }
 
-    /// Moves every queue and producer `dt` seconds on.
-    fn advance(&mut self, dt: f64, rates: &[Rates]) {
+    /// Moves every queue, producer and armed crash `dt` seconds on.
+    fn advance(&mut self, dt: f64, flows: &[Flow], rates: &[Rates]) {
         let t = self.t;
+        for c in &mut self.consumers {
+            let toward = c.toward_crash(&flows[c.queue], &rates[c.queue]);
+            if let Some(armed) = &mut c.armed {
+                armed.progress += toward * dt;
+            }
+        }
         for (q, r) in self.queues.iter_mut().zip(rates) {
             q.fluid.advance(t, dt, r);
         }
@@ -229,6 +239,7 @@ impl<'a> Run<'a> {
                 (c.restart_at, c.up) = (None, true);
             }
         }
+        self.strike_armed_crashes();
         let (due, later): (Vec<_>, Vec<_>) = self.returns.iter().partition(|r| r.0 <= t);
         self.returns = later;
         for (at, q, amount) in due {
@@ -278,11 +289,13 @@ impl<'a> Run<'a> {
             &self.consumers,
             &self.queues,
         );
+        let returning = self.returning();
         let queues: Vec<QueueSample> = self
             .queues
             .iter_mut()
             .zip(&flows)
-            .map(|(q, f)| queue_sample(&mut q.fluid, *f, us_to_secs(ts)))
+            .zip(&returning)
+            .map(|((q, f), r)| queue_sample(&mut q.fluid, *f, *r, us_to_secs(ts)))
             .collect();
         let mut sample = totals_sample(&self.queues, &flows);
         sample.t_s = us_to_secs(ts);
@@ -299,6 +312,16 @@ impl<'a> Run<'a> {
         if self.series.samples().len() < before + 1 {
             self.losses = self.losses.iter().step_by(2).copied().collect();
         }
+    }
+
+    /// Per queue, copies abandoned by a crash that come back when their lease runs out:
+    /// still in flight until then, as message by message.
+    fn returning(&self) -> Vec<f64> {
+        let mut out = vec![0.0; self.queues.len()];
+        for &(_, q, amount) in &self.returns {
+            out[q] += amount;
+        }
+        out
     }
 
     fn losses_now(&self) -> Losses {
@@ -353,19 +376,13 @@ fn round(x: f64) -> u64 {
     x.max(0.0).round() as u64
 }
 
-/// Copies in service: the flow's estimate (every slot busy while a line waits), never
-/// more than the queue has served. A copy leaves the fluid line when it is delivered, so
-/// what is in service is part of what was served, and only the rest is acked: the
-/// counters keep `published = acked + in flight + waiting + lost` (with nothing published
-/// yet, nothing is in flight either).
-fn in_service(q: &FluidQueue, f: Flow) -> f64 {
-    q.in_flight(f).min(q.totals.served)
-}
-
-fn queue_sample(q: &mut FluidQueue, f: Flow, t: f64) -> QueueSample {
+/// Copies in flight: in service ([`FluidQueue::in_service`]: part of what was served,
+/// and only the rest is acked), plus those a crash abandoned that come back when their
+/// lease runs out. The counters keep `published = acked + in flight + waiting + lost`.
+fn queue_sample(q: &mut FluidQueue, f: Flow, returning: f64, t: f64) -> QueueSample {
     QueueSample {
         waiting: round(q.waiting()),
-        in_flight: round(in_service(q, f)),
+        in_flight: round(q.in_service(f) + returning),
         retry_waiting: 0,
         dead_lettered: 0,
         oldest_age_s: q.oldest_age(t),
@@ -381,7 +398,7 @@ fn totals_sample(queues: &[QueueState], flows: &[Flow]) -> Sample {
         published += t.published;
         delivered += t.served + t.abandoned;
         redelivered += t.redelivered;
-        acked += t.served - in_service(&q.fluid, *f);
+        acked += t.served - q.fluid.in_service(*f);
         lost += t.lost;
     }
     Sample {
