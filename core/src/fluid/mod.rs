@@ -4,6 +4,7 @@
 //! the work estimate reads before a run; `run::Run` computes a whole run.
 
 mod commands;
+mod counts;
 mod held;
 mod model;
 mod queue;

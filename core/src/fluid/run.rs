@@ -5,6 +5,7 @@ use crate::metrics::{QueueSample, Sample, Series};
 use crate::scenario::{limits, Command, Scenario};
 use crate::time::{secs_to_us, us_to_secs, Micros};
 
+use super::counts::{round, Counts};
 use super::model::{flows, rates, ConsumerState, ProducerState, QueueState};
 use super::queue::{Flow, FluidQueue, Rates, Totals};
 use super::{AggregateRun, Losses};
@@ -289,26 +290,46 @@ impl<'a> Run<'a> {
             &self.consumers,
             &self.queues,
         );
+        let t_s = us_to_secs(ts);
         let returning = self.returning();
-        let queues: Vec<QueueSample> = self
-            .queues
-            .iter_mut()
-            .zip(&flows)
-            .zip(&returning)
-            .map(|((q, f), r)| queue_sample(&mut q.fluid, *f, *r, us_to_secs(ts)))
-            .collect();
-        let mut sample = totals_sample(&self.queues, &flows);
-        sample.t_s = us_to_secs(ts);
-        sample.backlog = queues.iter().map(|q| q.waiting).sum();
-        sample.in_flight = queues.iter().map(|q| q.in_flight).sum();
-        sample.oldest_age_s = queues.iter().map(|q| q.oldest_age_s).fold(0.0, f64::max);
+        let mut total = Counts::default();
+        let mut queues = Vec::with_capacity(self.queues.len());
+        for ((q, f), r) in self.queues.iter_mut().zip(&flows).zip(&returning) {
+            let c = Counts::of(&q.fluid, *f, *r);
+            total = total.plus(c);
+            queues.push(QueueSample {
+                waiting: c.waiting,
+                in_flight: c.in_flight,
+                retry_waiting: 0,
+                dead_lettered: 0,
+                oldest_age_s: q.fluid.oldest_age(t_s),
+            });
+        }
+        let mut sample = Sample {
+            t_s,
+            backlog: total.waiting,
+            oldest_age_s: queues.iter().map(|q| q.oldest_age_s).fold(0.0, f64::max),
+            in_flight: total.in_flight,
+            retry_waiting: 0,
+            dead_lettered: 0,
+            lag: 0,
+            published: total.published,
+            delivered: total.delivered,
+            redelivered: total.redelivered,
+            acked: total.acked,
+            lost: total.lost,
+            duplicate_effects: 0,
+        };
         if let Some(prev) = self.series.samples().last() {
             // Amounts rounded at each sample: keep the running totals from going back.
             sample.delivered = sample.delivered.max(prev.delivered);
         }
         let before = self.series.samples().len();
         self.series.push(sample, &queues, &[]);
-        self.losses.push(self.losses_now());
+        let mut losses = self.losses_now();
+        // In step with the sample, which balances with it.
+        losses.dropped = total.dropped;
+        self.losses.push(losses);
         if self.series.samples().len() < before + 1 {
             self.losses = self.losses.iter().step_by(2).copied().collect();
         }
@@ -369,51 +390,5 @@ fn queue_state(s: &Scenario, q: usize) -> QueueState {
         queue_type: spec.queue_type,
         durable: spec.durable && super::model::fed_persistent(s, q),
         outage_until: 0.0,
-    }
-}
-
-fn round(x: f64) -> u64 {
-    x.max(0.0).round() as u64
-}
-
-/// Copies in flight: in service ([`FluidQueue::in_service`]: part of what was served,
-/// and only the rest is acked), plus those a crash abandoned that come back when their
-/// lease runs out. The counters keep `published = acked + in flight + waiting + lost`.
-fn queue_sample(q: &mut FluidQueue, f: Flow, returning: f64, t: f64) -> QueueSample {
-    QueueSample {
-        waiting: round(q.waiting()),
-        in_flight: round(q.in_service(f) + returning),
-        retry_waiting: 0,
-        dead_lettered: 0,
-        oldest_age_s: q.oldest_age(t),
-    }
-}
-
-/// The running totals of a sample, summed over the queues.
-fn totals_sample(queues: &[QueueState], flows: &[Flow]) -> Sample {
-    let (mut published, mut delivered, mut redelivered, mut acked, mut lost) =
-        (0.0, 0.0, 0.0, 0.0, 0.0);
-    for (q, f) in queues.iter().zip(flows) {
-        let t = &q.fluid.totals;
-        published += t.published;
-        delivered += t.served + t.abandoned;
-        redelivered += t.redelivered;
-        acked += t.served - q.fluid.in_service(*f);
-        lost += t.lost;
-    }
-    Sample {
-        t_s: 0.0,
-        backlog: 0,
-        oldest_age_s: 0.0,
-        in_flight: 0,
-        retry_waiting: 0,
-        dead_lettered: 0,
-        lag: 0,
-        published: round(published),
-        delivered: round(delivered),
-        redelivered: round(redelivered),
-        acked: round(acked),
-        lost: round(lost),
-        duplicate_effects: 0,
     }
 }
