@@ -1025,7 +1025,7 @@ mod tests {
     fn kinds_are_named_in_both_languages() {
         assert_eq!(Kind::Deliver.past(Lang::En), "delivered");
         assert_eq!(Kind::Deliver.past(Lang::Es), "entregados");
-        assert_eq!(Kind::Redrive.legend(Lang::Es), "reinyectado desde la DLQ");
+        assert_eq!(Kind::Redrive.legend(Lang::Es), "reenviado desde la DLQ");
         for kind in Kind::ALL {
             assert_ne!(kind.legend(Lang::Es), "", "{kind:?}");
         }

@@ -88,7 +88,7 @@ test('a lesson opens from its own link; a prediction comes before the reveal', a
   // The language switch changes the lesson at once, numbers written the Spanish way.
   await page.getByTestId('lang-es').click();
   assert.equal(await text(page, 'lesson-progress'), 'Paso 2 de 3');
-  assert.match(await text(page, 'lesson-title'), /^Aritmética del backlog/);
+  assert.match(await text(page, 'lesson-title'), /^Aritmética del acumulado/);
   assert.match(await text(page, 'lesson-explanation'), /\d+,\d s/, 'a decimal comma');
   // Each figure keeps its unit on its line: "19,9 s" never breaks before the "s".
   const kept = await page.getByTestId('lesson-explanation').locator('.unit-kept').allInnerTexts();

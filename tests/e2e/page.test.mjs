@@ -1288,6 +1288,32 @@ test('on a tablet (768 px) the four lanes keep one row without overlapping; many
   }
 });
 
+test('at 800×600, in both languages, the header keeps the scenario picker readable and presenting never scrolls sideways', async () => {
+  // The picker was squeezed to an empty box beside the title and the tools, and presenting
+  // ran the database lane 70 px past the page.
+  for (const locale of ['en-US', 'es-ES']) {
+    const small = await openBrowser({ viewport: { width: 800, height: 600 }, locale });
+    try {
+      const t = new LabPage(small.page);
+      await t.open();
+      const picker = await t.page.getByTestId('scenario').boundingBox();
+      assert.ok(picker.width >= 200, `${locale}: the picker is ${picker.width}px wide`);
+      const overflow = () => t.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      assert.ok((await overflow()) <= 0, `${locale}: no sideways scrolling`);
+      await t.page.keyboard.press('p');
+      await t.page.waitForFunction(() => document.documentElement.classList.contains('presenting'));
+      assert.ok((await overflow()) <= 0, `${locale}, presenting: overflow ${await overflow()}px`);
+      const lanes = await t.page.evaluate(() => [...document.querySelectorAll('.topology .lane')]
+        .every((l) => l.getBoundingClientRect().right <= window.innerWidth + 1));
+      assert.ok(lanes, `${locale}, presenting: every lane within the page`);
+      await t.page.screenshot({ path: path.join(SHOTS, `29-present-800-${locale}.png`) });
+      assert.deepEqual(t.consoleErrors, []);
+    } finally {
+      await small.close();
+    }
+  }
+});
+
 // ---- The stage: topology and chart on the first screen, nothing written over the cards ----
 
 /** Boxes (page coordinates) of every button and every piece of card text in the topology. */

@@ -75,7 +75,7 @@ fn shipping_keeps_its_backlog() -> LessonStep {
         Figure::Waiting("shipping"),
         t(
             "Still waiting: {figure}. A subscription's backlog belongs to it alone; billing's workers never see shipping's copies. A topic with a broken subscription is a publication nobody acts on, so subscriptions need their own monitoring.",
-            "Siguen esperando: {figure}. El backlog de una suscripción es solo suyo; los workers de billing nunca ven las copias de shipping. Un topic con una suscripción rota es una publicación que nadie atiende, así que cada suscripción necesita su propio monitoreo.",
+            "Siguen esperando: {figure}. El acumulado de una suscripción es solo suyo; los workers de billing nunca ven las copias de shipping. Un topic con una suscripción rota es una publicación que nadie atiende, así que cada suscripción necesita su propio monitoreo.",
         ),
     )
 }
@@ -85,7 +85,7 @@ pub fn backlog_arithmetic() -> Lesson {
         name: "backlog-arithmetic",
         title: t(
             "Backlog arithmetic: a burst larger than capacity",
-            "Aritmética del backlog: una ráfaga mayor que la capacidad",
+            "Aritmética del acumulado: una ráfaga mayor que la capacidad",
         ),
         scenario: "burst",
         steps: vec![
@@ -135,7 +135,7 @@ fn drain_time() -> LessonStep {
         &[Focus::Node("checkout"), Focus::Metric(Metric::Backlog)],
         t(
             "Now arrivals drop to 1,000 per second and the workers still finish 2,000. How many seconds until the backlog is empty?",
-            "Ahora la llegada baja a 1.000 por segundo y los workers siguen terminando 2.000. ¿Cuántos segundos tarda el backlog en vaciarse?",
+            "Ahora la llegada baja a 1.000 por segundo y los workers siguen terminando 2.000. ¿Cuántos segundos tarda el acumulado en vaciarse?",
         ),
         about(60.0, 6.0, Unit::Seconds),
         Checkpoint::BacklogEmpty,
