@@ -244,6 +244,10 @@ pub struct ConsumerView {
     pub stopped: bool,
     /// Service time it uses for its next message (mean, seconds).
     pub service_mean_s: f64,
+    /// Messages it handles in one go (one dependency call per batch).
+    pub batch_size: u32,
+    /// The dependency its handler calls after its own work, if any.
+    pub dependency: Option<u32>,
     /// Copies being processed now, with their attempt.
     pub working: Vec<(CopyId, Attempt)>,
 }

@@ -376,3 +376,37 @@ fn every_combination_of_protections_keeps_the_accounting() {
         assert_eq!(sim.end_reason(), Some(brokerlab_core::EndReason::EndTime));
     }
 }
+
+#[test]
+fn the_phases_ahead_list_planned_windows_and_a_commanded_slowdown_s_end() {
+    // dep-metastable: five times slower from 10 s to 13 s. What the page's capacity μ
+    // follows: the factor in force from each corner on, now first.
+    let mut sim =
+        Simulation::new(examples::load("dep-metastable").expect("built in")).expect("valid");
+    assert_eq!(
+        sim.dependency_phases(0),
+        [
+            (0, 1.0, false),
+            (secs_to_us(10.0), 5.0, false),
+            (secs_to_us(13.0), 1.0, false)
+        ]
+    );
+    sim.run_until(secs_to_us(20.0));
+    sim.command(Command::SlowDependency {
+        dependency: "db".into(),
+        factor: 3.0,
+        for_s: 2.0,
+    })
+    .expect("valid");
+    let now = sim.now_us();
+    assert_eq!(
+        sim.dependency_phases(0),
+        [(now, 3.0, false), (now + secs_to_us(2.0), 1.0, false)],
+        "past windows are left out"
+    );
+    assert!(sim.dependency_phases(7).is_empty(), "no such dependency");
+    let view = sim
+        .consumer(brokerlab_core::ConsumerId::new(0))
+        .expect("a worker");
+    assert_eq!((view.dependency, view.batch_size), (Some(0), 1));
+}

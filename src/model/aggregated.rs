@@ -324,6 +324,8 @@ impl Aggregated {
             lambda: fluid::arrival_rate_per_s(&self.scenario, self.now_s),
             mu: fluid::capacity_per_s(&self.scenario),
             has_consumers: !self.scenario.consumers.is_empty(),
+            // The aggregated mode runs no scenario with a dependency (`supports`).
+            ..Rho::default()
         }
     }
 

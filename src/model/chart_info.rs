@@ -8,6 +8,7 @@ use brokerlab_core::{Fact, ProducerCrashPoint, Sample, Simulation};
 
 use crate::format::{amount, count, fixed, seconds};
 use crate::i18n::{locale, td_string};
+use crate::model::capacity::{Limit, Strain};
 use crate::model::fluid::Load;
 
 /// A crash the chart marks with a vertical line and a short label such as "C2 ✕".
@@ -227,14 +228,20 @@ pub fn rate_figure(per_s: f64, lang: Lang) -> String {
 }
 
 /// The load factor ρ = λ/μ at one instant, and what it means.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Rho {
     /// Arrivals per second now (λ).
     pub lambda: f64,
-    /// Service capacity per second with every consumer up (μ).
+    /// Service capacity per second with every consumer up (μ): the bottleneck, no more
+    /// than the dependencies their handlers call can serve.
     pub mu: f64,
     /// Whether anything consumes: queue consumers or log consumer groups.
     pub has_consumers: bool,
+    /// What limits μ: the consumers' slots, or a dependency they call.
+    pub limit: Limit,
+    /// A dependency the consumers call that is overloaded or failing now (retries load
+    /// it beyond what ρ counts): the line does not say stable then.
+    pub strain: Option<Strain>,
 }
 
 impl Rho {
@@ -265,11 +272,11 @@ impl Rho {
     }
 
     /// What ρ means for the backlog, in plain words (the parameters' forecast says it
-    /// with the same [`Load::verdict`]).
+    /// with the same [`verdict`]).
     pub fn hint(&self, lang: Lang) -> String {
         match self.load() {
             None => td_string!(locale(lang), stage.chart_info.rho_none).to_string(),
-            Some(load) => load.verdict_in(lang),
+            Some(load) => verdict(load, self.strain.as_ref(), lang),
         }
     }
 
@@ -278,16 +285,47 @@ impl Rho {
         self.has_consumers.then(|| Load::of(self.lambda, self.mu))
     }
 
-    /// λ and μ as they were divided.
-    pub fn rates_text(&self, lang: Lang) -> String {
-        td_string!(
-            locale(lang),
-            stage.chart_info.rates,
-            lambda = rate(self.lambda, lang),
-            mu = rate(self.mu, lang),
-        )
-        .to_string()
+    /// ρ says the backlog drains (or stays empty), but a dependency the consumers call is
+    /// overloaded or failing now: the line warns instead.
+    pub fn strained(&self) -> bool {
+        self.strain.is_some() && matches!(self.load(), Some(l) if l != Load::Grows)
     }
+
+    /// λ and μ as they were divided, and what limits μ when it is not the consumers'
+    /// slots: "λ = 70/s arriving, μ = 100/s capacity, limited by db".
+    pub fn rates_text(&self, lang: Lang) -> String {
+        let l = locale(lang);
+        let (lambda, mu) = (rate(self.lambda, lang), rate(self.mu, lang));
+        match &self.limit {
+            Limit::Consumers => td_string!(l, stage.chart_info.rates, lambda, mu).to_string(),
+            Limit::Dependency(dep) => {
+                td_string!(l, stage.chart_info.rates_dependency, lambda, mu, dep).to_string()
+            }
+            Limit::TooLate(dep) => {
+                td_string!(l, stage.chart_info.rates_too_late, lambda, mu, dep).to_string()
+            }
+        }
+    }
+}
+
+/// What a load means for the backlog, in words: [`Load::verdict_in`], unless ρ says the
+/// backlog drains while a dependency the consumers call is in trouble now — then what
+/// is wrong with it. ρ > 1 says the backlog grows either way.
+pub fn verdict(load: Load, strain: Option<&Strain>, lang: Lang) -> String {
+    let l = locale(lang);
+    let Some(strain) = strain.filter(|_| load != Load::Grows) else {
+        return load.verdict_in(lang);
+    };
+    let dep = strain.name.as_str();
+    let errors = count((strain.error_rate * 100.0).round() as u64, lang);
+    let trouble = if strain.overloaded {
+        let offered = rate(strain.offered_per_s, lang);
+        let capacity = rate(strain.capacity_per_s, lang);
+        td_string!(l, stage.load.dep_overloaded, dep, offered, capacity, errors).to_string()
+    } else {
+        td_string!(l, stage.load.dep_failing, dep, errors).to_string()
+    };
+    td_string!(l, stage.load.but, range = load.range(), trouble).to_string()
 }
 
 /// Where the crash labels go: each label takes the first of `rows` rows in which it does
@@ -508,6 +546,7 @@ mod tests {
             lambda: 3_000.0,
             mu: 2_000.0,
             has_consumers: true,
+            ..Rho::default()
         };
         assert_eq!(burst.value(), Some(1.5));
         assert_eq!(burst.value_text(Lang::En), "1.50");
@@ -528,6 +567,7 @@ mod tests {
             lambda: 0.9,
             mu: 1.0,
             has_consumers: true,
+            ..Rho::default()
         };
         assert_eq!(mm1.value_text(Lang::En), "0.90");
         assert!(mm1.hint(Lang::En).starts_with("ρ < 1: stable"));
@@ -540,12 +580,14 @@ mod tests {
             lambda: 5.0,
             mu: 5.0,
             has_consumers: true,
+            ..Rho::default()
         };
         assert!(edge.hint(Lang::En).starts_with("ρ = 1:"));
         let idle = Rho {
             lambda: 0.0,
             mu: 2_000.0,
             has_consumers: true,
+            ..Rho::default()
         };
         assert_eq!(idle.value_text(Lang::En), "0.00");
         assert!(idle.hint(Lang::En).starts_with("ρ = 0:"));
@@ -553,6 +595,7 @@ mod tests {
             lambda: 3.0,
             mu: 0.0,
             has_consumers: true,
+            ..Rho::default()
         };
         assert_eq!(none_up.value_text(Lang::En), "∞");
         assert!(none_up.hint(Lang::En).starts_with("ρ > 1:"));
@@ -560,12 +603,14 @@ mod tests {
             lambda: 3.0,
             mu: f64::INFINITY,
             has_consumers: true,
+            ..Rho::default()
         };
         assert_eq!(instant.value(), Some(0.0));
         let log = Rho {
             lambda: 8.0,
             mu: 0.0,
             has_consumers: false,
+            ..Rho::default()
         };
         assert_eq!(
             (log.value(), log.value_text(Lang::En).as_str()),
@@ -577,7 +622,8 @@ mod tests {
             Rho {
                 lambda: 250.0,
                 mu: 2.0,
-                has_consumers: true
+                has_consumers: true,
+                ..Rho::default()
             }
             .value_text(Lang::En),
             "125"
@@ -586,7 +632,8 @@ mod tests {
             Rho {
                 lambda: 25.0,
                 mu: 2.0,
-                has_consumers: true
+                has_consumers: true,
+                ..Rho::default()
             }
             .value_text(Lang::En),
             "12.5"
@@ -678,6 +725,7 @@ mod tests {
             lambda: 3.0,
             mu: 1.0,
             has_consumers: true,
+            ..Rho::default()
         };
         assert_eq!(
             rho.rates_text(Lang::Es),

@@ -10,6 +10,8 @@ use brokerlab_core::lessons::Lang;
 use brokerlab_core::{RateSegment, Scenario};
 
 use crate::i18n::td_string;
+pub use crate::model::capacity::capacity_of;
+use crate::model::capacity::{self, Server, Slots};
 
 /// What the load factor ρ = λ/μ means for the backlog. The chart's ρ note and the
 /// parameters' forecast both say it with [`Load::verdict`], so they never disagree.
@@ -48,36 +50,46 @@ impl Load {
         self.verdict_in(Lang::En)
     }
 
+    /// The range of ρ it covers, written the same in every language: "ρ < 1".
+    pub fn range(self) -> &'static str {
+        match self {
+            Load::Idle => "ρ = 0",
+            Load::Drains => "ρ < 1",
+            Load::Edge => "ρ = 1",
+            Load::Grows => "ρ > 1",
+        }
+    }
+
     /// The verdict in words, starting with the range of ρ it covers (the range is written
     /// the same in every language).
     pub fn verdict_in(self, lang: Lang) -> String {
         let locale = crate::i18n::locale(lang);
-        let (range, words) = match self {
-            Load::Idle => ("ρ = 0", td_string!(locale, stage.load.idle)),
-            Load::Drains => ("ρ < 1", td_string!(locale, stage.load.drains)),
-            Load::Edge => ("ρ = 1", td_string!(locale, stage.load.edge)),
-            Load::Grows => ("ρ > 1", td_string!(locale, stage.load.grows)),
+        let words = match self {
+            Load::Idle => td_string!(locale, stage.load.idle),
+            Load::Drains => td_string!(locale, stage.load.drains),
+            Load::Edge => td_string!(locale, stage.load.edge),
+            Load::Grows => td_string!(locale, stage.load.grows),
         };
-        format!("{range}: {words}")
+        format!("{}: {words}", self.range())
     }
 }
 
-/// Consumer capacity in messages per second, all consumers up and busy.
-/// Infinite when some consumer takes no time per message.
+/// Consumer capacity in messages per second, all consumers up and busy, no more than the
+/// dependencies their handlers call can serve (see [`capacity::bottleneck`]), as the
+/// scenario starts. Infinite when some consumer takes no time per message.
 pub fn capacity_per_s(scenario: &Scenario) -> f64 {
-    scenario
+    let consumers: Vec<Slots> = scenario
         .consumers
         .iter()
-        .map(|c| {
-            let mean_s = c.service.mean_s();
-            let slots = f64::from(c.replicas) * f64::from(c.concurrency);
-            if mean_s > 0.0 {
-                slots / mean_s
-            } else {
-                f64::INFINITY
-            }
+        .map(|c| Slots {
+            slots: c.replicas.saturating_mul(c.concurrency),
+            own_s: c.service.mean_s(),
+            batch: c.batch_size,
+            calls: scenario.dependency_index(&c.calls),
         })
-        .sum()
+        .collect();
+    let servers: Vec<Server> = scenario.dependencies.iter().map(Server::at_start).collect();
+    capacity::bottleneck(&consumers, &servers).per_s
 }
 
 /// Total arrival rate at time `t_s`, summed over producers.
@@ -186,24 +198,6 @@ pub fn total_rate(schedules: &[Vec<RateSegment>]) -> Vec<(f64, f64)> {
         .collect()
 }
 
-/// Capacity of consumers given as (messages at a time, mean service seconds): the sum of
-/// concurrency / service time. Infinite when one takes no time per message.
-pub fn capacity_of(consumers: impl IntoIterator<Item = (u32, f64)>) -> f64 {
-    consumers
-        .into_iter()
-        .map(|(slots, mean_s)| {
-            if slots == 0 {
-                0.0
-            } else if mean_s > 0.0 {
-                f64::from(slots) / mean_s
-            } else {
-                f64::INFINITY
-            }
-        })
-        // Not `sum()`: an empty f64 sum is -0.0, which the page would print as "-0".
-        .fold(0.0, |a, b| a + b)
-}
-
 /// The fluid backlog from (0, 0) to `until_s` with arrivals λ(t) and capacity μ(t) both
 /// piecewise constant: the backlog changes by λ − μ per second while it is above zero.
 /// Corners at every change of either, and wherever the backlog reaches zero.
@@ -284,6 +278,19 @@ mod tests {
         assert!(close(arrival_rate_per_s(&s, 59.9), 3_000.0));
         assert!(close(arrival_rate_per_s(&s, 60.0), 1_000.0));
         assert!(close(arrival_rate_per_s(&s, 200.0), 0.0));
+    }
+
+    #[test]
+    fn a_scenario_s_capacity_is_its_bottleneck() {
+        // dep-retry-storm: 100 handler slots at 2 ms call a database that serves 10
+        // requests at once in 0.1 s: 100/s, not the slots' 50,000/s.
+        let s = examples::load("dep-retry-storm").expect("built in");
+        assert!(close(capacity_per_s(&s), 100.0), "{}", capacity_per_s(&s));
+        let curve = backlog_curve(&s, 60.0);
+        assert!(
+            curve.iter().all(|&(_, q)| q == 0.0),
+            "70/s under 100/s: {curve:?}"
+        );
     }
 
     #[test]

@@ -4,6 +4,7 @@
 pub mod aftermath;
 pub mod aggregated;
 pub mod arrival;
+pub mod capacity;
 pub mod chart_info;
 pub mod compare;
 pub mod concealed;

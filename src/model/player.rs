@@ -11,6 +11,7 @@ use brokerlab_core::{
 
 use brokerlab_core::lessons::{Checkpoint, Lang};
 
+use super::capacity;
 use super::chart_info::{self, ChartData, CrashMarker, Rho, Values};
 use super::flights::{flight_of, touched, FlightBuffer, Node};
 use super::fluid;
@@ -767,13 +768,17 @@ impl Player {
         )
     }
 
-    /// The load factor λ/μ at the current time, with the settings in force now.
+    /// The load factor λ/μ at the current time, with the settings in force now (μ as the
+    /// prediction has it, so the line and the dashed curve agree), and any dependency in
+    /// trouble now.
     pub fn rho_now(&self) -> Rho {
         let t_s = us_to_secs(self.sim.now_us());
         Rho {
             lambda: fluid::value_at(&self.story.lambda, t_s),
             mu: fluid::value_at(&self.story.mu, t_s),
             has_consumers: !self.base.consumers.is_empty() || !self.base.groups.is_empty(),
+            limit: self.story.limit_at(t_s),
+            strain: capacity::strain(&self.sim),
         }
     }
 }
@@ -781,6 +786,9 @@ impl Player {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::capacity::Limit;
+    use crate::model::fluid::Load;
+    use crate::model::settings::{forecast_with, Settings};
     use crate::model::story::NARRATION_SENTENCES_MAX;
     use brokerlab_core::{examples, MsgId, ProducerId};
     use brokerlab_core::{ConsumerId, GroupId};
@@ -1499,6 +1507,171 @@ mod tests {
         );
         // The third ledger member joined at 20 s: 15/s for the ledger from then on.
         assert_eq!(p.rho_now().mu, 35.0);
+    }
+
+    /// A built-in example's player, sought to `t_s` (its end when later).
+    fn at(name: &str, t_s: f64) -> Player {
+        let mut p = Player::new(examples::load(name).expect("built in")).expect("valid");
+        p.seek_to(brokerlab_core::secs_to_us(t_s)).expect("seeks");
+        p
+    }
+
+    #[test]
+    fn a_retry_storm_is_never_called_stable_and_its_mu_is_the_database_s_capacity() {
+        // The teacher's report: at the end of dep-retry-storm the line read "ρ = 0.00 …
+        // ✓ ρ < 1: stable; the consumers keep up (λ = 70/s arriving, μ = 50,000/s
+        // capacity)": a hundred handler slots at 2 ms, in front of a database that serves
+        // 10 requests at once in 0.1 s, while 3,315 messages waited and every call failed.
+        let (en, es) = (Lang::En, Lang::Es);
+        let start = at("dep-retry-storm", 0.0).rho_now();
+        assert_eq!(
+            (start.lambda, start.mu),
+            (70.0, 100.0),
+            "the database's 10 / 0.1 s"
+        );
+        assert_eq!(start.limit, Limit::Dependency("db".into()));
+        assert_eq!(
+            start.rates_text(en),
+            "λ = 70/s arriving, μ = 100/s capacity, limited by db"
+        );
+        assert_eq!(
+            start.rates_text(es),
+            "λ = 70/s de llegadas, μ = 100/s de capacidad, limitada por db"
+        );
+        // At half speed (10 s to 13 s) the database serves 50/s: ρ > 1, and the dashed
+        // prediction rises with the line.
+        let slow = at("dep-retry-storm", 11.0);
+        assert_eq!(slow.rho_now().mu, 50.0);
+        assert_eq!(slow.rho_now().load(), Some(Load::Grows));
+        assert!(
+            slow.predicted_at(13.0) > 50.0,
+            "{}",
+            slow.predicted_at(13.0)
+        );
+
+        let end = at("dep-retry-storm", 60.0);
+        assert!(end.readout().backlog > 3_000, "{:?}", end.readout());
+        let rho = end.rho_now();
+        assert_eq!((rho.mu, rho.value_text(en).as_str()), (100.0, "0.70"));
+        assert_eq!(rho.limit, Limit::Dependency("db".into()));
+        assert!(rho.strained(), "{rho:?}");
+        let hint = rho.hint(en);
+        assert!(
+            hint.starts_with("ρ < 1, but the dependency db is overloaded: retries included"),
+            "{hint}"
+        );
+        assert!(
+            !hint.contains("stable") && !hint.contains("keep up"),
+            "{hint}"
+        );
+        assert!(hint.contains("more than the 100/s it can serve"), "{hint}");
+        let hint_es = rho.hint(es);
+        assert!(
+            hint_es.starts_with("ρ < 1, pero la dependencia db está sobrecargada"),
+            "{hint_es}"
+        );
+        assert!(!hint_es.contains("estable"), "{hint_es}");
+        // The parameters' forecast gives the same verdict.
+        let settings = Settings::of(end.sim());
+        assert_eq!(settings.mu, 100.0);
+        for lang in [en, es] {
+            let forecast = forecast_with(&settings, rho.strain.as_ref(), lang);
+            assert!(forecast.contains(&rho.hint(lang)), "{forecast}");
+        }
+        let forecast = forecast_with(&settings, rho.strain.as_ref(), es);
+        assert!(
+            forecast.starts_with(
+                "Llegadas λ = 70 mensajes/s, capacidad μ = 100 mensajes/s, limitada por db \
+                 (carga ρ = 0,70). ρ < 1, pero la dependencia db está sobrecargada"
+            ),
+            "{forecast}"
+        );
+    }
+
+    #[test]
+    fn no_dependency_example_reads_stable_while_it_collapses() {
+        // Each dep-* example at several instants: where the line says "stable", nothing
+        // has piled up; where a backlog has piled up, the line warns (ρ > 1, or a
+        // dependency overloaded or failing). And μ is never above what the database serves.
+        let stable =
+            |rho: &Rho| matches!(rho.load(), Some(Load::Drains | Load::Idle)) && !rho.strained();
+        let mut warned = 0;
+        for name in examples::names().filter(|n| n.starts_with("dep-")) {
+            let scenario = examples::load(name).expect("built in");
+            let db = &scenario.dependencies[0];
+            let served = f64::from(db.concurrency) / db.service.mean_s();
+            let mut p = Player::new(scenario.clone()).expect("valid");
+            for t_s in [5.0, 12.0, 14.0, 16.0, 20.0, 25.0, 30.0, 40.0, 60.0] {
+                p.seek_to(brokerlab_core::secs_to_us(t_s)).expect("seeks");
+                let (rho, backlog) = (p.rho_now(), p.readout().backlog);
+                let hint = rho.hint(Lang::En);
+                assert!(rho.mu <= served + 1e-9, "{name} at {t_s} s: {rho:?}");
+                if stable(&rho) {
+                    assert!(backlog < 50, "{name} at {t_s} s: {backlog} waiting, {hint}");
+                    assert!(hint.contains("stable"), "{hint}");
+                } else {
+                    assert!(!hint.contains("stable"), "{name} at {t_s} s: {hint}");
+                    warned += 1;
+                }
+                if backlog > 500 {
+                    assert!(
+                        !stable(&rho),
+                        "{name} at {t_s} s: {backlog} waiting, {hint}"
+                    );
+                }
+            }
+        }
+        assert!(warned > 20, "{warned}");
+        // The collapses the report named: dep-metastable and dep-scale-out at 40 s.
+        let metastable = at("dep-metastable", 40.0).rho_now();
+        assert!(metastable.strained(), "{metastable:?}");
+        assert_eq!(metastable.mu, 100.0);
+        // dep-scale-out: 10 slots each waiting 0.028 s for the database (0.001 s of their
+        // own) finish 345/s, under the 400/s arriving; scaled to 50 slots at 20 s, each
+        // request takes 0.01 × (1 + 0.2 × 49) = 0.108 s, past the callers' 0.1 s timeout.
+        let before = at("dep-scale-out", 10.0).rho_now();
+        assert!((before.mu - 10.0 / 0.029).abs() < 1e-6, "{before:?}");
+        assert_eq!(before.limit, Limit::Consumers);
+        assert_eq!(before.load(), Some(Load::Grows));
+        let after = at("dep-scale-out", 40.0);
+        let rho = after.rho_now();
+        assert_eq!((rho.mu, rho.value_text(Lang::En).as_str()), (0.0, "∞"));
+        assert_eq!(rho.limit, Limit::TooLate("db".into()));
+        assert_eq!(
+            rho.rates_text(Lang::En),
+            "λ = 400/s arriving, μ = 0/s capacity: the dependency db answers after its \
+             callers have given up waiting"
+        );
+        assert!(rho.hint(Lang::Es).starts_with("ρ > 1: "));
+        assert_eq!(
+            forecast_with(&Settings::of(after.sim()), rho.strain.as_ref(), Lang::En),
+            "Arrivals λ = 400 msg/s, capacity μ = 0 msg/s: the dependency db answers after \
+             its callers have given up waiting; nothing is finished, so the backlog grows by \
+             every arrival."
+        );
+        // The prediction grows at the full arrival rate from 20 s on, as the run does.
+        let grown = after.predicted_at(40.0) - after.predicted_at(20.0);
+        assert!((grown - 8_000.0).abs() < 1e-6, "{grown}");
+    }
+
+    #[test]
+    fn a_slowdown_commanded_on_the_database_lowers_mu_until_it_ends() {
+        let mut p = at("dep-breaker", 30.0);
+        assert_eq!(p.rho_now().mu, 100.0);
+        p.command(Command::SlowDependency {
+            dependency: "db".into(),
+            factor: 4.0,
+            for_s: 5.0,
+        })
+        .expect("valid");
+        assert_eq!(p.rho_now().mu, 25.0);
+        assert_eq!(p.rho_now().load(), Some(Load::Grows));
+        assert_eq!(fluid::value_at(&p.story.mu, 36.0), 100.0, "back after 5 s");
+        assert_eq!(
+            fluid::value_at(&p.story.mu, 11.0),
+            50.0,
+            "the planned slowdown"
+        );
     }
 
     #[test]

@@ -18,6 +18,8 @@ use brokerlab_core::{
 use serde::{de::DeserializeOwned, Serialize};
 
 use crate::i18n::{locale, td_string};
+use crate::model::capacity::{self, Capacity, Limit, Strain};
+use crate::model::chart_info;
 use crate::model::fluid::Load;
 
 /// A burst multiplies the current rate by this much…
@@ -75,8 +77,11 @@ pub struct Settings {
     pub queues: Vec<QueueSettings>,
     /// Total arrival rate now, messages per second.
     pub lambda: f64,
-    /// Consumers' capacity now, messages per second.
+    /// Consumers' capacity now, messages per second (no more than the dependencies they
+    /// call can serve).
     pub mu: f64,
+    /// What limits it: the consumers' slots, or a dependency they call.
+    pub limit: Limit,
 }
 
 /// Every producer's rate schedule (absolute times) with the arrival changes in force, as
@@ -134,15 +139,24 @@ fn copies_per_publish(scenario: &Scenario, producer: &ProducerSpec) -> f64 {
 }
 
 /// The consumers' capacity now: every consumer that takes deliveries (a crashed one that
-/// will restart counts; one scaled in, or down for good, does not), and every log group's
+/// will restart counts; one scaled in, or down for good, does not), no more than the
+/// dependency it calls can serve (see [`capacity::bottleneck`]), and every log group's
 /// members the same way.
 pub fn live_capacity(sim: &Simulation) -> f64 {
-    crate::model::fluid::capacity_of(
-        sim.consumer_ids()
-            .filter_map(|c| sim.consumer(c))
-            .filter(|c| !c.retiring && !c.stopped && (c.up || c.restart_at_us.is_some()))
-            .map(|c| (c.concurrency, c.service_mean_s)),
-    ) + group_capacity(sim)
+    capacity::now(sim).per_s + group_capacity(sim)
+}
+
+/// The capacity from now on, as [`live_capacity`] counts it, with what limits it: a
+/// corner now and wherever a dependency's planned slowdown or outage starts or ends.
+pub fn capacity_schedule(sim: &Simulation) -> Vec<(f64, Capacity)> {
+    let groups = group_capacity(sim);
+    capacity::schedule(sim)
+        .into_iter()
+        .map(|(from_s, c)| {
+            let per_s = c.per_s + groups;
+            (from_s, Capacity { per_s, ..c })
+        })
+        .collect()
 }
 
 /// What the log groups process per second: per group, its members that are up (or will
@@ -172,9 +186,12 @@ pub fn changes_prediction(fact: &Fact) -> bool {
         Fact::SettingChanged {
             setting: Setting::Arrivals { .. }
                 | Setting::ServiceTime { .. }
-                | Setting::Consumers { .. },
+                | Setting::Consumers { .. }
+                | Setting::DependencyCapacity { .. }
+                | Setting::DependencyTimeout { .. },
             ..
         } | Fact::ConsumerAdded { .. }
+            | Fact::DependencySlowed { .. }
             | Fact::ConsumerStopping { .. }
             | Fact::ConsumerStopped { .. }
             | Fact::MemberJoined { .. }
@@ -206,6 +223,7 @@ impl Settings {
     pub fn of(sim: &Simulation) -> Self {
         let now = sim.settings();
         let now_s = us_to_secs(sim.now_us());
+        let capacity = capacity::now(sim);
         Self {
             producers: now
                 .producers
@@ -218,7 +236,8 @@ impl Settings {
                 .iter()
                 .map(|s| rate_at(s, now_s))
                 .fold(0.0, |a, b| a + b),
-            mu: live_capacity(sim),
+            mu: capacity.per_s + group_capacity(sim),
+            limit: capacity.limit,
         }
     }
 }
@@ -462,6 +481,12 @@ pub fn plain(v: f64, lang: Lang) -> String {
 
 /// One line on the load now: λ against μ and where the backlog is heading.
 pub fn forecast(s: &Settings, lang: Lang) -> String {
+    forecast_with(s, None, lang)
+}
+
+/// [`forecast`], with a dependency in trouble now (`strain`, as the chart's ρ line has
+/// it): both say it with the same [`chart_info::verdict`], so they never disagree.
+pub fn forecast_with(s: &Settings, strain: Option<&Strain>, lang: Lang) -> String {
     let l = locale(lang);
     let per_s = |v: f64| {
         if v.is_infinite() {
@@ -477,16 +502,29 @@ pub fn forecast(s: &Settings, lang: Lang) -> String {
         mu = per_s(s.mu)
     )
     .to_string();
+    // What limits μ, as the chart's ρ line names it.
+    let head = match &s.limit {
+        Limit::Consumers => head,
+        Limit::Dependency(dep) => {
+            td_string!(l, panels.settings.forecast.limited_by, head, dep).to_string()
+        }
+        Limit::TooLate(dep) => {
+            td_string!(l, panels.settings.forecast.too_late, head, dep).to_string()
+        }
+    };
     let load = Load::of(s.lambda, s.mu);
     if s.mu > 0.0 && s.mu.is_finite() {
         let rho = crate::format::fixed(s.lambda / s.mu, 2, lang);
-        let verdict = load.verdict_in(lang);
+        let verdict = chart_info::verdict(load, strain, lang);
         if load == Load::Grows {
             let net = per_s(s.lambda - s.mu);
             td_string!(l, panels.settings.forecast.grows, head, rho, verdict, net).to_string()
         } else {
             td_string!(l, panels.settings.forecast.load, head, rho, verdict).to_string()
         }
+    } else if s.mu == 0.0 && s.lambda > 0.0 && s.limit != Limit::Consumers {
+        // Consumers there are, but their dependency answers nothing in time (or is out).
+        td_string!(l, panels.settings.forecast.nothing_finished, head).to_string()
     } else if s.mu == 0.0 && s.lambda > 0.0 {
         td_string!(l, panels.settings.forecast.nothing_consumed, head).to_string()
     } else {
@@ -1185,6 +1223,7 @@ mod tests {
                 lambda,
                 mu,
                 has_consumers: true,
+                ..Rho::default()
             }
             .hint(lang);
             let panel = forecast(

@@ -13,6 +13,7 @@ use brokerlab_core::narration::describe;
 use brokerlab_core::{us_to_secs, Fact, Micros, MsgId, Simulation};
 
 use super::aftermath::Aftermath;
+use super::capacity::Limit;
 use super::chart_info::{self, CrashMarker};
 use super::fluid;
 use super::invariants::Watch;
@@ -123,16 +124,43 @@ pub struct Story {
     pub crashes: Vec<CrashMarker>,
     /// The fluid prediction's inputs: total arrival rate λ(t) with the arrival changes
     /// given so far, and capacity μ(t) as it was after each setting change (see
-    /// [`fluid::fluid_curve`]). Empty until [`Story::start_prediction`].
+    /// [`fluid::fluid_curve`]). Empty until [`Story::start_prediction`]. μ is the
+    /// bottleneck (see [`super::capacity::bottleneck`]), with a corner wherever a
+    /// dependency's planned slowdown or outage changes it; `limits` says what limits it
+    /// from each corner on (the ρ line names it).
     pub lambda: Vec<(f64, f64)>,
     pub mu: Vec<(f64, f64)>,
+    pub limits: Vec<(f64, Limit)>,
 }
 
 impl Story {
     /// The prediction for a run at its start: the scenario's arrivals and capacity.
     pub fn start_prediction(&mut self, sim: &Simulation) {
         self.lambda = fluid::total_rate(&settings::backlog_schedules(sim));
-        self.mu = vec![(0.0, settings::live_capacity(sim))];
+        self.mu.clear();
+        self.limits.clear();
+        self.extend_capacity(sim);
+        // The capacity in force now holds from the run's start (as it always did).
+        if let (Some(mu), Some(limit)) = (self.mu.first_mut(), self.limits.first_mut()) {
+            (mu.0, limit.0) = (0.0, 0.0);
+        }
+    }
+
+    /// μ and its limits from now on, after the corners before now.
+    fn extend_capacity(&mut self, sim: &Simulation) {
+        for (from_s, c) in settings::capacity_schedule(sim) {
+            self.mu.push((from_s, c.per_s));
+            self.limits.push((from_s, c.limit));
+        }
+    }
+
+    /// What limits μ at `t_s`.
+    pub fn limit_at(&self, t_s: f64) -> Limit {
+        self.limits
+            .iter()
+            .rev()
+            .find(|(from, _)| *from <= t_s)
+            .map_or(Limit::Consumers, |(_, limit)| limit.clone())
     }
 
     /// Keeps the facts of the step just taken, at `at_us` (then [`Story::record`] tells
@@ -199,15 +227,16 @@ impl Story {
     }
 
     /// After a step that changed a setting: λ from now on follows the arrivals as changed,
-    /// and μ is the capacity of the consumers now. True when it changed.
+    /// and μ is the capacity of the consumers now (and as their dependencies' planned
+    /// slowdowns and outages will have it). True when it changed.
     fn note_settings(&mut self, sim: &Simulation) -> bool {
         if !self.latest.iter().any(settings::changes_prediction) {
             return false;
         }
         let t = us_to_secs(sim.now_us());
-        let mu = settings::live_capacity(sim);
         self.mu.retain(|&(from, _)| from < t);
-        self.mu.push((t, mu));
+        self.limits.retain(|&(from, _)| from < t);
+        self.extend_capacity(sim);
         self.lambda = fluid::total_rate(&settings::backlog_schedules(sim));
         true
     }

@@ -600,7 +600,8 @@ pub fn ParametersPanel(lab: Lab) -> impl IntoView {
                 <p class="forecast" data-testid="params-forecast" aria-live="polite">
                     {move || {
                         let lang = lab.lang.get();
-                        lab.settings.with(|s| forecast(s, lang))
+                        let strain = lab.rho.with(|r| r.strain.clone());
+                        lab.settings.with(|s| forecast_with(s, strain.as_ref(), lang))
                     }}
                 </p>
                 {empty}

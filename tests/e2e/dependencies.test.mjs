@@ -47,6 +47,12 @@ test('metastable failure: goodput collapses on the chart and stays down until ad
   assert.ok(collapsed < healthy / 4, `collapsed: ${collapsed}/s (was ${healthy}/s)`);
   assert.match(await text('dep-0-work'), /too late \(wasted work\)/);
   await page.getByTestId('dep-0-overloaded').waitFor({ state: 'visible' });
+  // The ρ line divides by what the database serves (10 slots at 0.1 s), not by the
+  // handler slots (it read μ = 30,000/s), and does not call the collapse stable.
+  assert.match(await text('rho-rates'), /λ = 70\/s arriving, μ = 100\/s capacity, limited by db/);
+  assert.equal(await text('rho-value'), '0.70');
+  assert.match(await text('rho-hint'), /^ρ < 1, but the dependency db is overloaded/);
+  assert.equal(await page.getByTestId('rho').getAttribute('data-state'), 'strained');
 
   // Admission control below the callers' 0.5 s timeout, from the parameters.
   await page.getByTestId('tab-parameters').click();

@@ -70,6 +70,32 @@ impl Simulation {
         ))
     }
 
+    /// How dependency `d`'s speed and availability go on from now, as things stand: its
+    /// scenario's slowdown and outage windows and a commanded slowdown's end. Each
+    /// `(from_us, slow_factor, out)` holds until the next; the first is now. The page's
+    /// capacity μ follows it, so its prediction dips where the dependency slows down.
+    pub fn dependency_phases(&self, d: u32) -> Vec<(Micros, f64, bool)> {
+        let Some(dep) = self.deps.get(d as usize) else {
+            return Vec::new();
+        };
+        let now = self.now_us;
+        let windows = dep.slowdowns.iter().flat_map(|w| [w.from_s, w.until_s]);
+        let outages = dep.outages.iter().flat_map(|o| [o.from_s, o.until_s]);
+        let mut corners: Vec<Micros> = windows
+            .chain(outages)
+            .map(crate::time::secs_to_us)
+            .chain(dep.slowed.map(|(_, until)| until))
+            .filter(|&t| t > now)
+            .collect();
+        corners.push(now);
+        corners.sort_unstable();
+        corners.dedup();
+        corners
+            .into_iter()
+            .map(|t| (t, dep.slow_factor(t), dep.is_out(t)))
+            .collect()
+    }
+
     /// Dependency `d` sampled now, its rates over the interval since the last sample.
     pub(super) fn dependency_sample(&self, d: usize, age_at: Micros) -> DependencySample {
         let dep = &self.deps[d];

@@ -253,6 +253,8 @@ impl Simulation {
             retiring: c.retiring && !c.stopped,
             stopped: c.stopped,
             service_mean_s: c.service.mean_s(),
+            batch_size: c.batch_size,
+            dependency: c.dependency,
             working: c.working.iter().map(|h| (h.copy, h.attempt)).collect(),
         })
     }

@@ -291,6 +291,8 @@ fn Legend(lab: Lab, lines: Signal<Vec<Line>>, crashes: Signal<usize>) -> impl In
 fn RhoNote(lab: Lab, rho: Memo<Rho>, time_s: Signal<f64>) -> impl IntoView {
     let i18n = use_i18n();
     let state = move || match rho.get().load() {
+        // ρ says it drains, but a dependency the consumers call is overloaded or failing.
+        Some(_) if rho.get().strained() => "strained",
         None => "none",
         Some(Load::Grows) => "over",
         Some(Load::Edge) => "edge",
