@@ -81,16 +81,21 @@ pub struct Notable {
 }
 
 impl Notable {
-    /// A crash: what a class needs kept in view longest (the chart marks each one).
-    fn is_crash(&self) -> bool {
+    /// How long the list keeps it: crashes longest (the chart marks each one), then
+    /// restarts, then everything else.
+    fn keep_rank(&self) -> u8 {
         use Fact::*;
-        matches!(
-            self.fact,
+        match self.fact {
             ConsumerCrashed { .. }
-                | ProducerCrashed { .. }
-                | BrokerCrashed { .. }
-                | MemberCrashed { .. }
-        )
+            | ProducerCrashed { .. }
+            | BrokerCrashed { .. }
+            | MemberCrashed { .. } => 2,
+            ConsumerRestarted { .. }
+            | ProducerRestarted { .. }
+            | BrokerRestarted { .. }
+            | MemberJoined { .. } => 1,
+            _ => 0,
+        }
     }
 }
 
@@ -210,9 +215,16 @@ impl Story {
                 continue;
             }
             if self.events.len() == EVENTS_MAX {
-                // The oldest event goes, sparing crashes while others remain.
-                let out = self.events.iter().position(|n| !n.is_crash()).unwrap_or(0);
-                self.events.remove(out);
+                // The oldest of the events kept least long goes: crashes stay while
+                // anything else remains, restarts while anything but crashes remains.
+                let least = self
+                    .events
+                    .iter()
+                    .map(Notable::keep_rank)
+                    .min()
+                    .unwrap_or(0);
+                let out = self.events.iter().position(|n| n.keep_rank() == least);
+                self.events.remove(out.unwrap_or(0));
             }
             self.events.push_back(Notable {
                 at_us,
