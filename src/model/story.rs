@@ -21,8 +21,10 @@ use super::settings;
 use crate::format::seconds;
 use crate::i18n::{locale, td_string};
 
-/// Recent notable events kept for the event list.
-pub const EVENTS_MAX: usize = 5;
+/// Recent notable events kept for the event list: room for a crash's whole story (armed,
+/// crashed, restarted, its lease running out, the redelivery, the duplicate) and a command
+/// that found nothing to do.
+pub const EVENTS_MAX: usize = 8;
 /// Facts of the latest steps kept for the event log (and its message filter).
 pub const LOG_MAX: usize = 300;
 /// Sentences of one step shown in the narration line.
