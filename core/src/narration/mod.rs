@@ -330,26 +330,31 @@ fn mints_ids(sim: &Simulation, p: ProducerId) -> bool {
     })
 }
 
-/// Whether `copy` waits in a RabbitMQ queue. RabbitMQ has no lease: what a lease does
-/// elsewhere, its consumer timeout does.
-/// Whether the consumer reads an SQS queue (standard or FIFO): its ack is a delete, and a
-/// received message stays hidden until its visibility timeout whatever the broker does.
-/// Asked of the consumer, not the copy: the event log tells facts whose copies the run
-/// has since released.
-fn is_sqs(sim: &Simulation, consumer: ConsumerId) -> bool {
+/// The flavour of the queue a consumer reads. Asked of the consumer, not the copy: the
+/// event log tells facts whose copies the run has since released.
+fn flavour_read_by(sim: &Simulation, consumer: ConsumerId) -> Option<Flavour> {
     sim.consumer(consumer)
         .and_then(|c| sim.queue(c.queue))
-        .is_some_and(|q| matches!(q.flavour, Flavour::Sqs | Flavour::SqsFifo))
+        .map(|q| q.flavour)
+}
+
+/// Whether the consumer reads an SQS queue (standard or FIFO): its ack is a delete, and a
+/// received message stays hidden until its visibility timeout whatever the broker does.
+fn is_sqs(sim: &Simulation, consumer: ConsumerId) -> bool {
+    matches!(
+        flavour_read_by(sim, consumer),
+        Some(Flavour::Sqs | Flavour::SqsFifo)
+    )
 }
 
 /// Whether the consumer reads a RabbitMQ queue: its deliveries are held by its channel,
 /// not by leases, and go back to the queue the moment the channel closes.
 fn reads_rabbitmq(sim: &Simulation, consumer: ConsumerId) -> bool {
-    sim.consumer(consumer)
-        .and_then(|c| sim.queue(c.queue))
-        .is_some_and(|q| q.flavour == Flavour::Rabbitmq)
+    flavour_read_by(sim, consumer) == Some(Flavour::Rabbitmq)
 }
 
+/// Whether `copy` waits in a RabbitMQ queue. RabbitMQ has no lease: what a lease does
+/// elsewhere, its consumer timeout does.
 fn is_rabbitmq(sim: &Simulation, copy: u64) -> bool {
     sim.copy(copy)
         .and_then(|c| sim.queue(c.queue))
