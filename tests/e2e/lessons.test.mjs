@@ -510,6 +510,32 @@ test('presenting at 1280×720, the ρ verdict is shown whole', async () => {
   await close();
 });
 
+test('presenting a lesson at 1920×1080, in both languages, the chart sits beside the topology, whole on screen', async () => {
+  // Above 1650 px the stage kept one column: the chart started at y = 1365, below a
+  // four-lane topology, out of sight of the class.
+  for (const [lesson, locale] of [['ack-after-commit', 'en-US'], ['visibility-timeout', 'es-ES']]) {
+    const { page, errors, close } = await openPage(lessonUrl(lesson), { viewport: { width: 1920, height: 1080 }, locale });
+    await page.getByTestId('lesson').waitFor({ state: 'visible' });
+    await page.keyboard.press('p');
+    await page.getByTestId('present-exit').waitFor({ state: 'visible' });
+    const m = await page.evaluate(() => {
+      const box = (s) => document.querySelector(s).getBoundingClientRect();
+      const [plot, topology, card] = [box('[data-testid=chart-plot]'), box('.stage-a'), box('[data-testid=lesson]')];
+      return { plotTop: plot.top, plotBottom: plot.bottom, plotLeft: plot.left, plotHeight: plot.height,
+        topologyRight: topology.right, topologyTop: topology.top, cardBottom: card.bottom,
+        scroll: document.documentElement.scrollHeight - innerHeight, fontPx: parseFloat(getComputedStyle(document.documentElement).fontSize) };
+    });
+    const at = `${locale}: ${JSON.stringify(m)}`;
+    assert.ok(m.plotLeft >= m.topologyRight, `beside the topology, ${at}`);
+    assert.ok(m.plotBottom <= 1080 && m.scroll <= 0, `the plot whole on screen, the page one screen tall, ${at}`);
+    assert.ok(m.plotHeight >= 200, `a readable plot, ${at}`);
+    assert.ok(m.topologyTop >= m.cardBottom, `under the lesson's card, ${at}`);
+    assert.ok(m.fontPx >= 22, `still large type, ${at}`);
+    assert.deepEqual(errors, []);
+    await close();
+  }
+});
+
 test('keyboard only: the focus follows the lesson from the play button to the next step and its answer', async () => {
   const { page, errors } = await openAt(lessonUrl('ack-after-commit'));
   await page.getByTestId('lesson').waitFor({ state: 'visible' });
