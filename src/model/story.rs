@@ -219,14 +219,14 @@ impl Story {
             if self.events.len() == EVENTS_MAX {
                 // The oldest of the events kept least long goes: crashes stay while
                 // anything else remains, restarts while anything but crashes remains.
-                let least = self
+                // (`min_by_key` gives the first of equal minima: the oldest.)
+                let out = self
                     .events
                     .iter()
-                    .map(Notable::keep_rank)
-                    .min()
-                    .unwrap_or(0);
-                let out = self.events.iter().position(|n| n.keep_rank() == least);
-                self.events.remove(out.unwrap_or(0));
+                    .enumerate()
+                    .min_by_key(|(_, n)| n.keep_rank())
+                    .map_or(0, |(i, _)| i);
+                self.events.remove(out);
             }
             self.events.push_back(Notable {
                 at_us,
