@@ -199,14 +199,15 @@ pub fn bottleneck(consumers: &[Slots], servers: &[Server]) -> Capacity {
 }
 
 /// The queue consumers that take deliveries now: a crashed one that will restart counts;
-/// one scaled in, or down for good, does not.
+/// one scaled in, or down for good, does not. A slowed one takes its slowdown's longer
+/// time (its card says "slowed ×4"; the ρ line said "stable" while the backlog grew).
 pub fn counted_consumers(sim: &Simulation) -> Vec<Slots> {
     sim.consumer_ids()
         .filter_map(|c| sim.consumer(c))
         .filter(|c| !c.retiring && !c.stopped && (c.up || c.restart_at_us.is_some()))
         .map(|c| Slots {
             slots: c.concurrency,
-            own_s: c.service_mean_s,
+            own_s: c.service_mean_s * c.slow_factor,
             batch: c.batch_size,
             calls: c.dependency.map(|d| d as usize),
         })

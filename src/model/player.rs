@@ -1436,6 +1436,45 @@ mod tests {
     }
 
     #[test]
+    fn slowing_the_consumers_lowers_mu_and_the_prediction_grows() {
+        // mm4 at ρ = 0.9: slowed four times, four consumers of 1 s finish 1/s, not 4/s.
+        // The ρ line kept saying "stable" (μ = 4/s) while the backlog climbed.
+        let mut p = Player::new(examples::load("mm4").expect("built in")).expect("valid");
+        while p.readout().time_s < 5.0 {
+            p.advance(100.0, 20.0);
+        }
+        assert_eq!(p.rho_now().load(), Some(Load::Drains));
+        let consumers: Vec<ConsumerId> = p.sim().consumer_ids().collect();
+        assert_eq!(consumers.len(), 4);
+        for &consumer in &consumers {
+            p.command(Command::SlowConsumer {
+                consumer,
+                factor: 4.0,
+            })
+            .expect("valid");
+        }
+        let rho = p.rho_now();
+        assert!((rho.mu - 1.0).abs() < 1e-9, "{}", rho.mu);
+        assert_eq!(rho.load(), Some(Load::Grows));
+        let curve = p.prediction_curve();
+        let (t_end, last) = *curve.last().expect("a curve");
+        assert!(
+            last > 2.0 * (t_end - 5.0),
+            "the dashed line climbs at λ − μ = 2.6/s: {curve:?}"
+        );
+        // Back to speed, back to 4/s.
+        for &consumer in &consumers {
+            p.command(Command::SlowConsumer {
+                consumer,
+                factor: 1.0,
+            })
+            .expect("valid");
+        }
+        assert!((p.rho_now().mu - 4.0).abs() < 1e-9);
+        assert_eq!(p.rho_now().load(), Some(Load::Drains));
+    }
+
+    #[test]
     fn rho_follows_the_rate_schedule_and_values_match_the_readout() {
         let mut p = burst();
         let rho = p.rho_now();

@@ -191,6 +191,7 @@ pub fn changes_prediction(fact: &Fact) -> bool {
                 | Setting::DependencyTimeout { .. },
             ..
         } | Fact::ConsumerAdded { .. }
+            | Fact::ConsumerSlowed { .. }
             | Fact::DependencySlowed { .. }
             | Fact::ConsumerStopping { .. }
             | Fact::ConsumerStopped { .. }
