@@ -439,6 +439,9 @@ fn is_notable(fact: &Fact) -> bool {
                 // A publish its destination does not allow (least privilege).
                 | Fact::PublishDenied { .. }
                 | Fact::ConsumerRestarted { .. }
+                // A slowdown: why the backlog starts to climb, and when.
+                | Fact::ConsumerSlowed { .. }
+                | Fact::DependencySlowed { .. }
                 | Fact::SettingChanged { .. }
                 | Fact::ConsumerAdded { .. }
                 | Fact::ConsumerStopped { .. }
@@ -644,6 +647,36 @@ mod tests {
         }
         assert_ne!(en.sentences, es.sentences);
         assert_eq!(told.narrate(&sim, Lang::En), en, "back in English");
+    }
+
+    #[test]
+    fn slowdowns_are_notable_events() {
+        // Four consumers slowed by hand: the events list said "None yet".
+        let slowed = |name: &str, command: brokerlab_core::Command| {
+            let mut sim = Simulation::new(examples::load(name).expect("built in")).expect("valid");
+            let mut story = Story::default();
+            let step = sim.command(command).expect("valid");
+            let facts = step.facts.to_vec();
+            story.set_latest(step.time_us, &facts);
+            assert!(story.record(&sim).notable, "{name}");
+            story.events.back().map(|n| n.fact)
+        };
+        let consumer = brokerlab_core::ConsumerId::from_index(0);
+        let c = slowed(
+            "mm4",
+            brokerlab_core::Command::SlowConsumer {
+                consumer,
+                factor: 4.0,
+            },
+        );
+        assert!(matches!(c, Some(Fact::ConsumerSlowed { .. })), "{c:?}");
+        let command = brokerlab_core::Command::SlowDependency {
+            dependency: "db".into(),
+            factor: 5.0,
+            for_s: 3.0,
+        };
+        let d = slowed("dep-metastable", command);
+        assert!(matches!(d, Some(Fact::DependencySlowed { .. })), "{d:?}");
     }
 
     #[test]
