@@ -45,7 +45,7 @@ pub const EXAMPLES: &[Example] = &[
         Load,
         "A burst larger than capacity",
         "Una ráfaga mayor que la capacidad",
-        "Una ráfaga mayor que la capacidad: 3.000 mensajes por segundo durante 60 s y luego 1.000 por segundo hasta los 180 s, frente a consumidores que entre todos terminan 2.000 por segundo. El backlog (trabajo acumulado) sube unos 1.000 por segundo hasta cerca de 60.000, después baja unos 1.000 por segundo y vuelve a quedar vacío cerca de los 120 s."
+        "Una ráfaga mayor que la capacidad: 3.000 mensajes por segundo durante 60 s y luego 1.000 por segundo hasta los 180 s, frente a consumidores que entre todos terminan 2.000 por segundo. El acumulado (el trabajo en espera) sube unos 1.000 por segundo hasta cerca de 60.000, después baja unos 1.000 por segundo y vuelve a quedar vacío cerca de los 120 s."
     ),
     example!(
         "day-at-a-million",
@@ -80,7 +80,7 @@ pub const EXAMPLES: &[Example] = &[
         Load,
         "One publish, three subscriptions (fan-out)",
         "Una publicación, tres suscripciones (fan-out)",
-        "Una publicación, tres suscripciones. Un exchange de tipo topic enruta cada evento de pedido a billing (orders.*), shipping (solo orders.created) y audit (#). Cada suscripción lleva su propio backlog y su propio avance: el consumidor de shipping cae a los 5 s y no vuelve, así que solo crece su backlog. Una publicación que no coincide con ningún binding vuelve al productor porque es mandatory."
+        "Una publicación, tres suscripciones. Un exchange de tipo topic enruta cada evento de pedido a billing (orders.*), shipping (solo orders.created) y audit (#). Cada suscripción lleva su propio acumulado y su propio avance: el consumidor de shipping cae a los 5 s y no vuelve, así que solo crece su backlog. Una publicación que no coincide con ningún binding vuelve al productor porque es mandatory."
     ),
     example!(
         "lost-confirm",
@@ -143,7 +143,7 @@ pub const EXAMPLES: &[Example] = &[
         Load,
         "A bounded queue under overload (backpressure)",
         "Una cola acotada bajo sobrecarga (contrapresión)",
-        "Llegan 30 mensajes por segundo frente a una capacidad de 20 por segundo, a una cola limitada a 100 mensajes. Con overflow 'reject', el broker rechaza lo que no cabe; este productor publica sin confirmaciones, así que nadie se lo hace saber y cada mensaje rechazado se pierde antes de guardarse (con confirmaciones recibiría un nack); con 'drop_oldest', se descartan los mensajes que más tiempo llevan esperando; con 'throttle', se frena al productor y el backlog pasa al productor. Además, los mensajes expiran tras 10 s de espera."
+        "Llegan 30 mensajes por segundo frente a una capacidad de 20 por segundo, a una cola limitada a 100 mensajes. Con overflow 'reject', el broker rechaza lo que no cabe; este productor publica sin confirmaciones, así que nadie se lo hace saber y cada mensaje rechazado se pierde antes de guardarse (con confirmaciones recibiría un nack); con 'drop_oldest', se descartan los mensajes que más tiempo llevan esperando; con 'throttle', se frena al productor y el acumulado pasa al productor. Además, los mensajes expiran tras 10 s de espera."
     ),
     example!(
         "broker-crash",
@@ -213,7 +213,7 @@ pub const EXAMPLES: &[Example] = &[
         Delivery,
         "Competing consumers vs independent subscriptions",
         "Consumidores en competencia o suscripciones independientes",
-        "Veinte eventos de pedido van a un exchange fanout con dos suscripciones. Billing es una cola de trabajo con dos consumidores que compiten: se reparten sus mensajes y cada uno se atiende una vez. Shipping es una segunda suscripción, independiente, con un consumidor que cae a los 5 s y no vuelve: su backlog crece mientras billing va al día. Cada suscripción lleva su propio avance."
+        "Veinte eventos de pedido van a un exchange fanout con dos suscripciones. Billing es una cola de trabajo con dos consumidores que compiten: se reparten sus mensajes y cada uno se atiende una vez. Shipping es una segunda suscripción, independiente, con un consumidor que cae a los 5 s y no vuelve: su acumulado crece mientras billing va al día. Cada suscripción lleva su propio avance."
     ),
     example!(
         "ack-after-commit",
