@@ -54,10 +54,14 @@ test('an interviewer notes answers and hides a fault the candidate must find', a
   assert.match(link, /#s=v1\./);
 
   // The candidate plays; the interviewer reveals.
+  assert.match(await text(page, 'rho-hint'), /stable/, 'ρ = 0.90 before the fault');
   await page.getByTestId('speed').selectOption('10');
   await page.getByTestId('play').click();
   await page.waitForFunction(() => parseFloat(document.querySelector('[data-testid=step-time]').textContent) > 8);
   await page.getByTestId('play').click();
+  // Once it has struck, the ρ line follows the slowed consumer (μ = 3.25/s): it said
+  // "stable" while the backlog climbed.
+  assert.match(await text(page, 'rho-hint'), /grows without bound/);
   await page.getByTestId('tab-interview').click();
   assert.equal(await text(page, 'reveal-faults'), 'Reveal the hidden fault', 'one fault, in the singular');
   await page.getByTestId('reveal-faults').click();
