@@ -7,8 +7,8 @@ use std::collections::{BTreeMap, VecDeque};
 use serde::Serialize;
 
 use crate::scenario::{
-    Assignment, CommitMode, Failures, GroupSpec, Idempotency, LogSpec, MemberCrashPoint, Ordering,
-    PartitionKey, Rebalance, RetryPolicy, ServiceTime,
+    Assignment, CommitMode, Failures, GroupSpec, Idempotency, InboxKey, LogSpec, MemberCrashPoint,
+    Ordering, PartitionKey, Rebalance, RetryPolicy, ServiceTime,
 };
 use crate::step::{DeadLetterReason, MemberId, MsgId, Trigger};
 use crate::time::{secs_to_us, Micros};
@@ -232,6 +232,8 @@ pub struct Group {
     /// How long a member may work on a record without polling before it leaves the group.
     pub max_poll_interval_us: Option<Micros>,
     pub idempotency: Idempotency,
+    /// What its inbox rows are keyed by (the message, or the record's entity).
+    pub inbox_key: InboxKey,
     /// Read-process-write settings (see `GroupSpec`).
     pub output: Option<usize>,
     pub transactional: bool,
@@ -315,6 +317,7 @@ impl Group {
             max_poll_interval_us: spec.max_poll_interval_s.map(secs_to_us),
             transaction_timeout_us: spec.transaction_timeout_s.map(secs_to_us),
             idempotency: spec.idempotency,
+            inbox_key: spec.inbox_key,
             output,
             transactional: spec.transactional,
             sends_email: spec.sends_email,
@@ -400,6 +403,13 @@ impl Group {
             self.committed[p].max(offset)
         };
         self.sought[p] = false;
+    }
+
+    /// The entity the inbox row of a record with `key` is keyed by: its key when the
+    /// inbox is keyed by the entity; `None` when the row is keyed by source and id (the
+    /// default, and a record without a key), as for a queue's consumer.
+    pub fn inbox_entity(&self, key: Option<u32>) -> Option<u32> {
+        key.filter(|_| self.inbox_key == InboxKey::Entity)
     }
 
     /// Whether member `m`'s record in hand may still move the group's offsets: fetched in
@@ -523,6 +533,7 @@ mod tests {
             max_poll_interval_s: None,
             transaction_timeout_s: None,
             idempotency: Idempotency::None,
+            inbox_key: Default::default(),
             output: String::new(),
             transactional: false,
             sends_email: false,

@@ -1119,6 +1119,19 @@ pub enum Fact {
         msg: MsgId,
         producer: ProducerId,
     },
+    /// A group's inbox keyed by the entity already has a row for `key`, taken by `first`,
+    /// a different message: the member takes this record for a duplicate and skips it
+    /// (as [`Fact::TakenForDuplicate`] for a queue's consumer). The partition moves past
+    /// it as handled, and its work is never done. Pushed instead of its `RecordProcessed`.
+    RecordTakenForDuplicate {
+        group: GroupId,
+        member: MemberId,
+        partition: u32,
+        offset: u64,
+        msg: MsgId,
+        key: u32,
+        first: MsgId,
+    },
 }
 
 /// A setting and its new value, in whole units so that facts stay exact and hashable.
@@ -1285,6 +1298,7 @@ impl Fact {
             | UnauthorizedEffect { msg, .. }
             | PublishDenied { msg, .. }
             | RecordUnauthorizedEffect { msg, .. }
+            | RecordTakenForDuplicate { msg, .. }
             | StaleIgnored { msg, .. }
             | GapWait { msg, .. }
             | GapReconciled { msg, .. }

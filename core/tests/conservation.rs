@@ -526,6 +526,13 @@ fn group() -> impl Strategy<Value = GroupSpec> {
                     max_poll_interval_s,
                     transaction_timeout_s,
                     idempotency,
+                    // Both keys, without another draw: a group's inbox keyed by the entity
+                    // skips records as duplicates, and the books must still balance.
+                    inbox_key: if rc == latest {
+                        InboxKey::Entity
+                    } else {
+                        InboxKey::Message
+                    },
                     output: if writes { "out".into() } else { String::new() },
                     transactional: writes && txn && commit == CommitMode::AfterProcessing,
                     sends_email: email,

@@ -51,7 +51,9 @@ fn check_step(sim: &Simulation, facts: &[Fact]) -> Result<(), String> {
     // The messages the step is about, and the one an inbox row names when a message is
     // taken for its duplicate.
     let named = facts.iter().filter_map(|f| match *f {
-        Fact::TakenForDuplicate { first, .. } => Some(first),
+        Fact::TakenForDuplicate { first, .. } | Fact::RecordTakenForDuplicate { first, .. } => {
+            Some(first)
+        }
         _ => None,
     });
     let msgs: Vec<MsgId> = facts.iter().filter_map(Fact::msg).chain(named).collect();

@@ -347,6 +347,7 @@ fn group(g: &Group) -> GroupSpec {
             g.max_poll_interval_ms.unwrap_or(MAX_POLL_INTERVAL_MS) as f64 / 1000.0,
         ),
         idempotency: Default::default(),
+        inbox_key: Default::default(),
         output: String::new(),
         transactional: false,
         sends_email: false,

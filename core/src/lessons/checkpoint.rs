@@ -38,7 +38,8 @@ pub enum Happening {
     Redriven,
     /// A group member worked on a record past its poll interval and left its group.
     LeftGroup,
-    /// An inbox keyed by the entity took a different message for a duplicate.
+    /// An inbox keyed by the entity (a consumer's or a group's) took a different message
+    /// for a duplicate.
     TakenForDuplicate,
     /// A handler (or group member) that trusts the broker applied an unauthorised
     /// message's effect.
@@ -69,7 +70,10 @@ impl Happening {
             Happening::EmailRepeated => matches!(fact, Fact::EmailSent { times: 2.., .. }),
             Happening::Redriven => matches!(fact, Fact::Redriven { .. }),
             Happening::LeftGroup => matches!(fact, Fact::PollIntervalExceeded { .. }),
-            Happening::TakenForDuplicate => matches!(fact, Fact::TakenForDuplicate { .. }),
+            Happening::TakenForDuplicate => matches!(
+                fact,
+                Fact::TakenForDuplicate { .. } | Fact::RecordTakenForDuplicate { .. }
+            ),
             Happening::UnauthorizedEffect => matches!(
                 fact,
                 Fact::UnauthorizedEffect { .. } | Fact::RecordUnauthorizedEffect { .. }

@@ -1025,6 +1025,10 @@ fn records(sim: &Simulation, fact: &Fact) -> String {
             sim.member_name(group, member),
             producer(sim, p)
         ),
+        RecordTakenForDuplicate { group, member, msg, key, first, offset, .. } => format!(
+            "{} tried to record #{msg} (offset {offset}) in its inbox, which is keyed by the entity: key {key} already has a row, from #{first}, a different message. It rolled back and moves past #{msg} as handled: its work is never done (lost).",
+            sim.member_name(group, member)
+        ),
         OffsetCommitted { group, partition, offset } => format!(
             "Group {} committed offset {offset} on partition {partition}: after a restart it resumes there.",
             sim.group_name(group)

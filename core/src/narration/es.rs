@@ -1090,6 +1090,10 @@ fn records(sim: &Simulation, fact: &Fact) -> String {
             sim.member_name(group, member),
             producer(sim, p)
         ),
+        RecordTakenForDuplicate { group, member, msg, key, first, offset, .. } => format!(
+            "{} intentó registrar #{msg} (offset {offset}) en su inbox, cuya clave es la entidad: la clave {key} ya tiene una fila, de #{first}, que es otro mensaje. Deshizo la transacción y pasa de #{msg} como ya tratado: su trabajo nunca se hace (perdido).",
+            sim.member_name(group, member)
+        ),
         OffsetCommitted { group, partition, offset } => format!(
             "El grupo {} hizo commit del offset {offset} en la partición {partition}: tras un reinicio, retoma desde ahí.",
             sim.group_name(group)

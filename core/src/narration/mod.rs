@@ -149,6 +149,7 @@ impl Family {
             | RecordStarted { .. }
             | RecordProcessed { .. }
             | RecordUnauthorizedEffect { .. }
+            | RecordTakenForDuplicate { .. }
             | OffsetCommitted { .. }
             | RecordsSkipped { .. } => Family::Records,
             OutputWritten { .. }

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{is_false, Failures, Idempotency, Ordering, RetryPolicy, ServiceTime};
+use super::{is_false, Failures, Idempotency, InboxKey, Ordering, RetryPolicy, ServiceTime};
 
 /// A partitioned log: records are appended to a partition chosen by key, kept for the
 /// retention period, and read by consumer groups at their own offsets.
@@ -94,6 +94,11 @@ pub struct GroupSpec {
     pub max_poll_interval_s: Option<f64>,
     #[serde(default, skip_serializing_if = "Idempotency::is_none")]
     pub idempotency: Idempotency,
+    /// What an `inbox` row is keyed by, as for a queue's consumer (with other idempotency,
+    /// nothing): keyed by the entity, a record whose key already has a row from another
+    /// message is taken for its duplicate and skipped.
+    #[serde(default, skip_serializing_if = "InboxKey::is_message")]
+    pub inbox_key: InboxKey,
     /// Read-process-write: each processed record is written to this log (empty: none).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub output: String,

@@ -477,8 +477,9 @@ impl Simulation {
         }
     }
 
-    /// Whether the group's tables show the record as a duplicate, or (ignoring stale
-    /// versions) as older than what they hold: then it is skipped, and says so.
+    /// Whether the group's tables show the record as a duplicate (a true one, or another
+    /// message an inbox keyed by the entity takes for one), or (ignoring stale versions)
+    /// as older than what they hold: then it is skipped, and says so.
     fn record_already_handled(&mut self, g: GroupId, m: MemberId, work: Work) -> bool {
         let table = self.group_table(g);
         let group = &self.groups[g.index()];
@@ -486,13 +487,34 @@ impl Simulation {
         let msg = work.msg;
         let message = &self.messages[msg.index()];
         let (producer, key, version) = (message.producer, message.key, message.version);
+        let entity = group.inbox_entity(key);
         let tables = &self.tables[table];
-        let duplicate = match idempotency {
-            Idempotency::None => false,
-            Idempotency::CheckThenInsert => tables.processed.contains(&msg),
-            Idempotency::Inbox => tables.inbox.contains(&(producer, msg)),
+        // The message whose row (or mark) the record hits, if any: itself, or, keyed by
+        // the entity, whichever message took the key's row first.
+        let row_taken_by = match (idempotency, entity) {
+            (Idempotency::None, _) => None,
+            (Idempotency::CheckThenInsert, _) => tables.processed.contains(&msg).then_some(msg),
+            (Idempotency::Inbox, Some(k)) => tables.inbox_by_entity.get(&k).copied(),
+            (Idempotency::Inbox, None) => tables.inbox.contains(&(producer, msg)).then_some(msg),
         };
-        if duplicate {
+        // Keyed by the entity, the row may belong to another message: the unique key
+        // cannot tell, so this record is skipped as well, and its work is never done.
+        if let (Some(first), Some(k)) = (row_taken_by, entity) {
+            if first != msg {
+                self.counters.taken_for_duplicates += 1;
+                self.facts.push(Fact::RecordTakenForDuplicate {
+                    group: g,
+                    member: m,
+                    partition: work.partition,
+                    offset: work.offset,
+                    msg,
+                    key: k,
+                    first,
+                });
+                return true;
+            }
+        }
+        if row_taken_by.is_some() {
             self.counters.duplicates_skipped += 1;
             self.facts.push(record_processed(g, m, work, 0));
             return true;
@@ -524,15 +546,14 @@ impl Simulation {
         let message = &self.messages[msg.index()];
         let (producer, op, key, version) =
             (message.producer, message.op(), message.key, message.version);
+        let entity = group.inbox_entity(key);
         let tables = &mut self.tables[table];
         match idempotency {
             Idempotency::None => {}
             Idempotency::CheckThenInsert => {
                 tables.processed.insert(msg);
             }
-            Idempotency::Inbox => {
-                tables.inbox.insert((producer, msg));
-            }
+            Idempotency::Inbox => tables.take_inbox_row((producer, msg), entity, msg),
         }
         let mut agg = key.map(|k| tables.aggregate(k)).unwrap_or_default();
         let ok = super::processing::apply(&mut agg, op);

@@ -475,6 +475,7 @@ fn records(c: &Contexts) -> Vec<(&Simulation, Fact)> {
         (l, RecordProcessed { group: G, member: 0, partition: 2, offset: 15, msg: M, applied: 1 }),
         (l, RecordProcessed { group: G, member: 0, partition: 2, offset: 15, msg: M, applied: 2 }),
         (l, RecordUnauthorizedEffect { group: G, member: 0, msg: M, producer: P }),
+        (l, RecordTakenForDuplicate { group: G, member: 0, partition: 2, offset: 15, msg: M, key: 42, first: MsgId::new(3) }),
         (l, OffsetCommitted { group: G, partition: 2, offset: 16 }),
         (l, RecordsSkipped { group: G, partition: 1, from: 3, to: 5, why: SkipReason::CommittedBeforeProcessing, first_msg: Some(M) }),
         (l, RecordsSkipped { group: G, partition: 1, from: 3, to: 5, why: SkipReason::ExpiredUnread, first_msg: Some(M) }),
