@@ -147,7 +147,7 @@ fn every_field(scenario: &Scenario) -> Value {
         .iter()
         .map(|g| {
             json!({ "members": g.members, "idempotency": g.idempotency,
-                "trusts_the_broker": g.trusts_the_broker })
+                "inbox_key": g.inbox_key, "trusts_the_broker": g.trusts_the_broker })
         })
         .collect();
     json!({ "consumers": consumers, "queues": queues, "logs": logs, "groups": groups })
@@ -313,6 +313,11 @@ pub fn offered_settings(scenario: &Scenario, lang: Lang) -> Vec<Setting> {
             &IDEMPOTENCY,
             &idempotency_labels,
         );
+        if g.idempotency == Idempotency::Inbox {
+            let key = td_string!(l, panels.compare.setting_inbox_key);
+            let path = format!("groups.{i}.inbox_key");
+            add(path, &g.name, key, &INBOX_KEY, &inbox_key_labels);
+        }
         if unauthorized || g.trusts_the_broker {
             let trust = td_string!(l, panels.compare.setting_trusts_the_broker);
             let path = format!("groups.{i}.trusts_the_broker");
@@ -840,6 +845,94 @@ mod tests {
             "where it first broke: {authorised:?}"
         );
         assert_eq!(authorised.msg.map(|m| m.get()), Some(2));
+    }
+
+    /// The inbox-key story on a log read by two groups with an inbox, the second keyed by
+    /// the entity (the account).
+    fn inbox_key_log() -> Scenario {
+        let mut s = examples::load("inbox-key-scope").expect("built in");
+        let spec = serde_json::json!({
+            "logs": [{ "name": "payments", "partitions": 1 }],
+            "groups": [
+                { "name": "by-message", "log": "payments", "members": 1,
+                  "service": { "fixed": { "seconds": 0.5 } }, "commit": "after_processing",
+                  "idempotency": "inbox" },
+                { "name": "by-account", "log": "payments", "members": 1,
+                  "service": { "fixed": { "seconds": 0.5 } }, "commit": "after_processing",
+                  "idempotency": "inbox", "inbox_key": "entity" },
+                { "name": "audit", "log": "payments", "members": 1,
+                  "service": { "fixed": { "seconds": 0.5 } }, "commit": "after_processing" }
+            ]
+        });
+        s.exchanges.clear();
+        s.queues.clear();
+        s.consumers.clear();
+        s.commands.clear();
+        s.logs = serde_json::from_value(spec["logs"].clone()).expect("logs");
+        s.groups = serde_json::from_value(spec["groups"].clone()).expect("groups");
+        s
+    }
+
+    #[test]
+    fn a_groups_inbox_key_is_offered_and_compared() {
+        let s = inbox_key_log();
+        for lang in [Lang::En, Lang::Es] {
+            let offered = offered_settings(&s, lang);
+            let key = |i: usize| {
+                offered
+                    .iter()
+                    .find(|o| o.path == format!("groups.{i}.inbox_key"))
+                    .cloned()
+            };
+            let (g0, g1) = (key(0).expect("offered"), key(1).expect("offered"));
+            assert_eq!(
+                (g0.current.as_str(), g1.current.as_str()),
+                ("message", "entity")
+            );
+            assert_eq!(g1.choices, ["message", "entity"]);
+            // Without an inbox, what keys it is no setting.
+            assert!(key(2).is_none(), "audit has no inbox");
+            let (label, choice) = match lang {
+                Lang::En => (
+                    "by-account: inbox key",
+                    "The entity (its account or order), as a correlation id — entity",
+                ),
+                Lang::Es => (
+                    "by-account: clave del inbox",
+                    "La entidad (su cuenta o pedido), como un id de correlación — entity",
+                ),
+            };
+            assert_eq!(g1.label, label);
+            assert_eq!(g1.choice_labels[1], choice);
+        }
+        let v = variant_of("", "groups.1.inbox_key", "message").expect("parses");
+        let (mut a, mut b) = players(&s, &v).expect("valid");
+        a.seek_to(secs_to_us(10.0)).expect("seek");
+        follow(&mut b, &a).expect("follows");
+        assert_eq!(a.sim().counters().taken_for_duplicates, 2);
+        assert_eq!(b.sim().counters().taken_for_duplicates, 0);
+        assert_eq!(a.readout().lost_for_good(), 2);
+        let group = brokerlab_core::GroupId::new(1);
+        let balance = |p: &Player| p.sim().group_tables(group).expect("tables").aggregate(42);
+        assert_eq!((balance(&a).balance, balance(&b).balance), (100, 50));
+        let cards = crate::model::database::database_cards(a.sim());
+        let summary = crate::model::database::database_summary(&cards[1], Lang::En);
+        assert!(
+            summary.ends_with("inbox rows 2, keyed by the entity"),
+            "{summary}"
+        );
+        let plain = crate::model::database::database_summary(&cards[0], Lang::En);
+        assert!(plain.ends_with("inbox rows 4"), "{plain}");
+        let lost = a
+            .invariants()
+            .into_iter()
+            .find(|st| st.property == crate::model::invariants::Property::NoMessageLost)
+            .expect("the invariant");
+        assert!(!lost.holds, "{lost:?}");
+        assert_eq!(lost.msg.map(|m| m.get()), Some(1), "the first withdrawal");
+        assert!(b.invariants().iter().all(|st| st.property
+            != crate::model::invariants::Property::NoMessageLost
+            || st.holds));
     }
 
     #[test]

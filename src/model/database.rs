@@ -122,9 +122,10 @@ pub fn database_cards(sim: &Simulation) -> Vec<DatabaseCard> {
     let groups = sim.group_ids().filter_map(|g| {
         let spec = scenario.groups.get(g.index())?;
         let tables = sim.group_tables(g)?;
+        let by_entity = spec.inbox_key == InboxKey::Entity;
         let mut card = card(
             Owner::Group(spec.name.clone()),
-            (spec.idempotency, false),
+            (spec.idempotency, by_entity),
             tables,
             sim.messages(),
             keyed,

@@ -98,7 +98,9 @@ impl Watch {
                 Fact::MessageLost { .. } => Some(Property::NoMessageLost),
                 Fact::RecordsSkipped { .. } => Some(Property::NoMessageLost),
                 Fact::EventNeverPublished { .. } => Some(Property::NoMessageLost),
-                Fact::TakenForDuplicate { .. } => Some(Property::NoMessageLost),
+                Fact::TakenForDuplicate { .. } | Fact::RecordTakenForDuplicate { .. } => {
+                    Some(Property::NoMessageLost)
+                }
                 Fact::EffectCommitted { applied, .. } | Fact::RecordProcessed { applied, .. }
                     if applied > 1 =>
                 {

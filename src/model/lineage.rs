@@ -132,6 +132,7 @@ impl Lane {
             | RecordStarted { .. }
             | RecordProcessed { .. }
             | RecordUnauthorizedEffect { .. }
+            | RecordTakenForDuplicate { .. }
             | RecordFailed { .. }
             | RecordRetrying { .. }
             | RecordStaleIgnored { .. }
@@ -916,6 +917,9 @@ fn group_label(fact: &Fact, l: Locale) -> Option<String> {
         CommitFailed { .. } => say!(l, commit_failed),
         RecordEffectRefused { .. } => say!(l, refused_by_rule),
         RecordUnauthorizedEffect { .. } => say!(l, unauthorized_effect),
+        RecordTakenForDuplicate { key, first, .. } => {
+            say!(l, taken_for_duplicate, key = key, first = first.to_string())
+        }
         RecordStaleIgnored {
             version, current, ..
         } => say!(l, stale_ignored, version = version, current = current),
@@ -982,6 +986,48 @@ mod tests {
         assert_eq!(
             last.label.get(brokerlab_core::lang::Lang::Es),
             "✗ saltado: el grupo saltó al final del log"
+        );
+    }
+
+    /// A record a group's inbox keyed by the entity takes for a duplicate ends its
+    /// history at the member, as a failure, with the label a queue's consumer gets.
+    #[test]
+    fn a_record_taken_for_a_duplicate_by_a_group_ends_its_history_at_the_member() {
+        let mut s = examples::load("inbox-key-scope").expect("built in");
+        let groups = serde_json::json!([
+            { "name": "by-account", "log": "payments", "members": 1,
+              "service": { "fixed": { "seconds": 0.5 } }, "commit": "after_processing",
+              "idempotency": "inbox", "inbox_key": "entity" }
+        ]);
+        s.exchanges.clear();
+        s.queues.clear();
+        s.consumers.clear();
+        s.commands.clear();
+        s.logs =
+            serde_json::from_value(serde_json::json!([{ "name": "payments", "partitions": 1 }]))
+                .expect("logs");
+        s.groups = serde_json::from_value(groups).expect("groups");
+        let mut sim = Simulation::new(s).expect("valid");
+        while sim.step().is_some() {}
+        let l = lineage(&sim, MsgId::new(1)).expect("short run");
+        let taken = l.rows.last().expect("rows");
+        assert!(
+            taken.text.get(En).contains("keyed by the entity"),
+            "{}",
+            taken.text.get(En)
+        );
+        assert_eq!(taken.lane, Lane::Consumer);
+        assert_eq!(
+            taken.label.get(En),
+            "taken for a duplicate of #0 (same key 42 in the inbox): skipped, work lost"
+        );
+        assert_eq!(
+            taken.label.get(brokerlab_core::lang::Lang::Es),
+            "tomado por duplicado de #0 (la misma clave 42 en el inbox): omitido, trabajo perdido"
+        );
+        assert!(
+            !l.rows.iter().any(|r| r.lane == Lane::Database),
+            "never applied"
         );
     }
 

@@ -308,7 +308,8 @@ fn group_side(fact: &Fact) -> Option<Part> {
             ..
         } => go(Member(group, member), Database, again(applied)),
         RecordEffectRefused { group, member, .. } => go(Member(group, member), Database, Failure),
-        RecordUnauthorizedEffect { group, member, .. } => at(Member(group, member), Failure),
+        RecordUnauthorizedEffect { group, member, .. }
+        | RecordTakenForDuplicate { group, member, .. } => at(Member(group, member), Failure),
         OutputWritten {
             group, member, log, ..
         } => go(Member(group, member), Log(log), Plain),

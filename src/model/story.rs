@@ -433,6 +433,7 @@ fn is_notable(fact: &Fact) -> bool {
                 | Fact::MessageLost { .. }
                 // Work lost behind an ack: an inbox keyed by the entity.
                 | Fact::TakenForDuplicate { .. }
+                | Fact::RecordTakenForDuplicate { .. }
                 // An effect nobody entitled asked for: a handler that trusts the broker.
                 | Fact::UnauthorizedEffect { .. }
                 | Fact::RecordUnauthorizedEffect { .. }
