@@ -1122,7 +1122,9 @@ pub enum Fact {
     /// A group's inbox keyed by the entity already has a row for `key`, taken by `first`,
     /// a different message: the member takes this record for a duplicate and skips it
     /// (as [`Fact::TakenForDuplicate`] for a queue's consumer). The partition moves past
-    /// it as handled, and its work is never done. Pushed instead of its `RecordProcessed`.
+    /// it as handled, and its effect is never applied; what the group does outside the
+    /// inbox's check for any duplicate (an email, an output record) it does for this one
+    /// too. Pushed instead of its `RecordProcessed`.
     RecordTakenForDuplicate {
         group: GroupId,
         member: MemberId,

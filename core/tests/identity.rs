@@ -310,7 +310,10 @@ fn a_groups_inbox_keyed_by_the_entity_takes_other_records_for_duplicates() {
         told.contains("key 42 already has a row, from #0, a different message"),
         "{told}"
     );
-    assert!(told.contains("its work is never done"), "{told}");
+    assert!(
+        told.contains("its effect is never applied (lost)"),
+        "{told}"
+    );
     let dicho = describe(&sim, first, Lang::Es);
     assert!(
         dicho.contains("la clave 42 ya tiene una fila, de #0"),

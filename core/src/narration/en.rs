@@ -1026,7 +1026,7 @@ fn records(sim: &Simulation, fact: &Fact) -> String {
             producer(sim, p)
         ),
         RecordTakenForDuplicate { group, member, msg, key, first, offset, .. } => format!(
-            "{} tried to record #{msg} (offset {offset}) in its inbox, which is keyed by the entity: key {key} already has a row, from #{first}, a different message. It rolled back and moves past #{msg} as handled: its work is never done (lost).",
+            "{} tried to record #{msg} (offset {offset}) in its inbox, which is keyed by the entity: key {key} already has a row, from #{first}, a different message. It rolled back and moves past #{msg} as handled: its effect is never applied (lost).",
             sim.member_name(group, member)
         ),
         OffsetCommitted { group, partition, offset } => format!(

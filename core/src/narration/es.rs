@@ -1091,7 +1091,7 @@ fn records(sim: &Simulation, fact: &Fact) -> String {
             producer(sim, p)
         ),
         RecordTakenForDuplicate { group, member, msg, key, first, offset, .. } => format!(
-            "{} intentó registrar #{msg} (offset {offset}) en su inbox, cuya clave es la entidad: la clave {key} ya tiene una fila, de #{first}, que es otro mensaje. Deshizo la transacción y pasa de #{msg} como ya tratado: su trabajo nunca se hace (perdido).",
+            "{} intentó registrar #{msg} (offset {offset}) en su inbox, cuya clave es la entidad: la clave {key} ya tiene una fila, de #{first}, que es otro mensaje. Deshizo la transacción y pasa de #{msg} como ya tratado: su efecto nunca se aplica (perdido).",
             sim.member_name(group, member)
         ),
         OffsetCommitted { group, partition, offset } => format!(
