@@ -4,6 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::lang::Lang;
+
 /// Why a run ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -37,8 +39,22 @@ impl EndReason {
         )
     }
 
-    /// The reason in plain words, for the runner and the page.
+    /// The reason in plain words, in English, for the runner and the page.
     pub fn describe(self) -> &'static str {
+        self.describe_in(Lang::En)
+    }
+
+    /// The reason in plain words, in `lang`. The budget and time-limit reasons are the
+    /// page's words for them (its `stage.controls` texts), so the page and the runner say
+    /// the same.
+    pub fn describe_in(self, lang: Lang) -> &'static str {
+        match lang {
+            Lang::En => self.english(),
+            Lang::Es => self.spanish(),
+        }
+    }
+
+    fn english(self) -> &'static str {
         match self {
             EndReason::Drained => "nothing was left to do",
             EndReason::Stalled => {
@@ -50,6 +66,25 @@ impl EndReason {
             EndReason::CopiesBudget => "stopped at the work budget: too many message copies",
             EndReason::LogRecordsBudget => "stopped at the work budget: too many log records",
             EndReason::TimeLimit => "stopped at the time limit: ten years of simulated time",
+        }
+    }
+
+    fn spanish(self) -> &'static str {
+        match self {
+            EndReason::Drained => "no quedaba nada por hacer",
+            EndReason::Stalled => {
+                "no puede pasar nada más, pero quedan mensajes que ningún consumidor tomará"
+            }
+            EndReason::EndTime => "se llegó a la hora de fin del escenario",
+            EndReason::StepBudget => "detenida en el límite de trabajo: demasiados pasos",
+            EndReason::MessagesBudget => "detenida en el límite de trabajo: demasiados mensajes",
+            EndReason::CopiesBudget => {
+                "detenida en el límite de trabajo: demasiadas copias de mensajes"
+            }
+            EndReason::LogRecordsBudget => {
+                "detenida en el límite de trabajo: demasiados registros en los logs"
+            }
+            EndReason::TimeLimit => "detenida en el límite de tiempo: diez años de tiempo simulado",
         }
     }
 }

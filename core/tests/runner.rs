@@ -216,6 +216,80 @@ fn trace_speaks_english_or_spanish() {
     );
 }
 
+/// The trace's last line says why the run ended, in the trace's language: drained,
+/// stalled, its end time, the time limit; or, when `--max` cut it first, that the run had
+/// not ended.
+#[test]
+fn trace_ends_with_why_the_run_ended_in_its_language() {
+    let last = |scenario: &str, args: &[&str]| {
+        let out = brokerlab(args, Some(scenario));
+        assert!(out.status.success(), "{args:?}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        text.lines().last().unwrap_or_default().trim().to_string()
+    };
+    let trace = |name: &str, lang: &str| {
+        last(
+            &example(name),
+            &["trace", "-", "--max", "100000", "--lang", lang],
+        )
+    };
+    assert_eq!(
+        trace("crash-after-commit", "en"),
+        "The run ended after 6 steps — nothing was left to do"
+    );
+    assert_eq!(
+        trace("crash-after-commit", "es"),
+        "La ejecución terminó tras 6 pasos — no quedaba nada por hacer"
+    );
+    assert_eq!(
+        trace("short-lease", "en"),
+        "The run ended after 9 steps — the scenario's end time was reached"
+    );
+    assert_eq!(
+        trace("short-lease", "es"),
+        "La ejecución terminó tras 9 pasos — se llegó a la hora de fin del escenario"
+    );
+    assert!(trace("queue-vs-topic", "en")
+        .ends_with("— nothing more can happen, yet messages wait that no consumer will ever take"));
+    assert!(trace("queue-vs-topic", "es")
+        .ends_with("— no puede pasar nada más, pero quedan mensajes que ningún consumidor tomará"));
+    // A thousand arrivals 11.6 days apart, no end time: ten years pass first.
+    let slow = r#"{"version": 2, "seed": 1,
+        "producers": [{"name": "slow", "count": 1000, "arrivals": {"process": "constant",
+            "schedule": [{"from_s": 0, "rate_per_s": 0.000001}]}}],
+        "queues": [{"name": "slow", "visibility_timeout_s": 30}],
+        "consumers": [{"name": "C", "ack": "after_commit",
+            "service": {"fixed": {"seconds": 0.001}}}]}"#;
+    assert_eq!(
+        last(slow, &["trace", "-", "--max", "100000"]),
+        "The run ended after 630 steps — stopped at the time limit: ten years of simulated time"
+    );
+    assert_eq!(
+        last(slow, &["trace", "-", "--max", "100000", "--lang", "es"]),
+        "La ejecución terminó tras 630 pasos — detenida en el límite de tiempo: diez años de \
+         tiempo simulado"
+    );
+    // Cut by --max: the run goes on, and the line says so (not an end reason).
+    let cac = example("crash-after-commit");
+    assert_eq!(
+        last(&cac, &["trace", "-", "--max", "3"]),
+        "The trace was cut after 3 steps (--max 3); the run had not ended"
+    );
+    assert_eq!(
+        last(&cac, &["trace", "-", "--max", "3", "--lang", "es"]),
+        "La traza se cortó tras 3 pasos (--max 3); la ejecución no había terminado"
+    );
+    // Cut at exactly the run's last step: the run did end, and that is what is said.
+    assert_eq!(
+        last(&cac, &["trace", "-", "--max", "6"]),
+        "The run ended after 6 steps — nothing was left to do"
+    );
+    assert_eq!(
+        last(&cac, &["trace", "-", "--max", "1"]),
+        "The trace was cut after 1 step (--max 1); the run had not ended"
+    );
+}
+
 /// A run that drains before its `end_s` covers the quiet time up to it (`end_s`), and
 /// says when its last step happened (`last_step_s`), where the page's timeline ends.
 #[test]

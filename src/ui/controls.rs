@@ -276,3 +276,29 @@ pub fn ScenarioPicker(lab: Lab) -> impl IntoView {
         </section>
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The page and the runner (`brokerlab trace --lang`) say a budget stop in the same
+    /// words: the page's texts are the core's `EndReason::describe_in`.
+    #[test]
+    fn a_budget_stop_reads_as_the_runner_says_it() {
+        for reason in [
+            EndReason::StepBudget,
+            EndReason::MessagesBudget,
+            EndReason::CopiesBudget,
+            EndReason::LogRecordsBudget,
+            EndReason::TimeLimit,
+        ] {
+            for lang in Lang::ALL {
+                assert_eq!(
+                    budget_stop_text(reason.describe(), lang),
+                    reason.describe_in(lang),
+                    "{reason:?} in {lang:?}"
+                );
+            }
+        }
+    }
+}

@@ -19,12 +19,14 @@
 //!
 //! FILE may be `-` for standard input. Bad input: one line on stderr and exit code 2.
 //! A run that stops at the work budget still prints its report (its `end_reason` says
-//! which limit) and adds one line on stderr saying so.
+//! which limit) and adds one line on stderr saying so. A trace's last line says why the
+//! run ended, or that `--max` cut it first.
 
 use std::io::{BufWriter, Read, Write};
 use std::process::ExitCode;
 
 use brokerlab_core::compare::{Change, Comparison, Variant};
+use brokerlab_core::lang::number;
 use brokerlab_core::lessons::{self, Lang, LessonRun, Prediction};
 use brokerlab_core::text::{escape_controls, one_line};
 use brokerlab_core::{aggregate, examples, link, narration, Report, RunMode, Scenario, Simulation};
@@ -427,11 +429,40 @@ fn trace(file: &str, max: u64, lang: Lang) -> Result<(), String> {
             }
         }
     }
-    if let Some(reason) = sim.end_reason().filter(|r| r.is_budget()) {
-        let _ = writeln!(out, "        {}", reason.describe());
-    }
+    let _ = writeln!(out, "        {}", trace_end(&sim, max, lang));
     let _ = out.flush();
     Ok(())
+}
+
+/// The trace's last line, in `lang`: why the run ended (drained, stalled, its end time,
+/// the work budget, the time limit), or, when `--max` cut the trace first, that the run
+/// had not ended.
+fn trace_end(sim: &Simulation, max: u64, lang: Lang) -> String {
+    let steps = format!(
+        "{} {}",
+        number(sim.steps() as f64, 0, lang),
+        if sim.steps() == 1 {
+            label(lang, "step", "paso")
+        } else {
+            label(lang, "steps", "pasos")
+        }
+    );
+    match sim.end_reason() {
+        Some(reason) => format!(
+            "{} {steps} — {}",
+            label(lang, "The run ended after", "La ejecución terminó tras"),
+            reason.describe_in(lang)
+        ),
+        None => format!(
+            "{} {steps} (--max {max}); {}",
+            label(lang, "The trace was cut after", "La traza se cortó tras"),
+            label(
+                lang,
+                "the run had not ended",
+                "la ejecución no había terminado"
+            )
+        ),
+    }
 }
 
 /// One line per lesson: its name, its number of steps and its English title.
