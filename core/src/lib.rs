@@ -95,10 +95,10 @@ pub use scenario::{flavour_defaults, Flavour, GapTimeout, QueueType};
 pub use scenario::{
     AckMode, ArrivalProcess, Arrivals, Assignment, Binding, BrokerSpec, Budget, Command,
     CommitMode, ConsumerSpec, CrashPoint, ExchangeKind, ExchangeSpec, Failures, GroupSpec, Handoff,
-    Idempotency, InboxKey, Intervention, Isolation, Jitter, LogSpec, MemberCrashPoint, Op,
-    Ordering, Outage, Overflow, PayloadSpec, Poison, ProducerCrashPoint, ProducerSpec, PublishSpec,
-    QueueSpec, RateSegment, RetryPolicy, RunMode, Scenario, ScenarioError, ScheduledCommand,
-    ScriptedMessage, ServiceTime, SCENARIO_VERSION,
+    Idempotency, InboxKey, Intervention, Isolation, Jitter, LateCommand, LogSpec, MemberCrashPoint,
+    Op, Ordering, Outage, Overflow, PayloadSpec, Poison, ProducerCrashPoint, ProducerSpec,
+    PublishSpec, QueueSpec, RateSegment, RetryPolicy, RunMode, Scenario, ScenarioError,
+    ScheduledCommand, ScriptedMessage, ServiceTime, SCENARIO_VERSION,
 };
 pub use scenario::{OffsetReset, PartitionKey, RandomStreams, Rebalance};
 pub use sim::{fingerprint, EndReason, MemberView, ProducerView, Simulation};

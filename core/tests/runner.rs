@@ -290,6 +290,43 @@ fn trace_ends_with_why_the_run_ended_in_its_language() {
     );
 }
 
+/// A scheduled command at or after the scenario's `end_s` is said on stderr, one line
+/// each, by `run` and `trace`: one after the end never happens; one at it has nothing
+/// after it to show. The report and the trace are still printed.
+#[test]
+fn run_and_trace_say_commands_at_or_after_the_end() {
+    let mut s: serde_json::Value = serde_json::from_str(&example("short-lease")).unwrap();
+    assert_eq!(s["end_s"], 12);
+    s["commands"] = serde_json::json!([
+        {"at_s": 5, "command": {"drop_next_ack": {"consumer": 0}}},
+        {"at_s": 12, "command": {"crash_consumer": {"consumer": 0, "point": "now"}}},
+        {"at_s": 200, "command": {"crash_consumer": {"consumer": 1, "point": "now"}}}
+    ]);
+    let scenario = s.to_string();
+    let expected = "brokerlab: commands[1] (crash consumer C1 at 12 s) is at the run's very end: \
+                    nothing after it can show what it does\n\
+                    brokerlab: commands[2] (crash consumer C2 at 200 s) is after the run's end \
+                    at 12 s: it will not happen\n";
+    for args in [
+        &["run", "-"][..],
+        &["run", "-", "--csv"],
+        &["trace", "-"],
+        &["trace", "-", "--lang", "es"],
+    ] {
+        let out = brokerlab(args, Some(&scenario));
+        assert!(out.status.success(), "{args:?}");
+        assert!(!out.stdout.is_empty(), "{args:?}");
+        assert_eq!(String::from_utf8(out.stderr).unwrap(), expected, "{args:?}");
+    }
+    // Without them, nothing is said.
+    s["commands"] = serde_json::json!([
+        {"at_s": 5, "command": {"drop_next_ack": {"consumer": 0}}}
+    ]);
+    let out = brokerlab(&["run", "-"], Some(&s.to_string()));
+    assert!(out.status.success());
+    assert!(out.stderr.is_empty());
+}
+
 /// A run that drains before its `end_s` covers the quiet time up to it (`end_s`), and
 /// says when its last step happened (`last_step_s`), where the page's timeline ends.
 #[test]

@@ -229,6 +229,28 @@ pub fn past_the_end(base: &Scenario, at_s: f64, lang: Lang) -> Option<String> {
     })
 }
 
+/// What the list says beside scheduled command number `index` when it falls at or after
+/// the scenario's end (a file may hold one; the form refuses to add it): after the end it
+/// will not happen; at the end nothing after it can show what it does. `None` for a
+/// command before the end.
+pub fn late_note(base: &Scenario, index: usize, lang: Lang) -> Option<String> {
+    let late = base
+        .late_commands()
+        .into_iter()
+        .find(|l| l.index == index)?;
+    let l = locale(lang);
+    Some(if late.never_happens() {
+        td_string!(
+            l,
+            panels.schedule.after_end,
+            end = seconds(late.end_s, lang)
+        )
+        .to_string()
+    } else {
+        td_string!(l, panels.schedule.at_end).to_string()
+    })
+}
+
 /// The kind named `key`.
 pub fn kind_named(key: &str) -> Option<Kind> {
     KINDS.iter().copied().find(|k| k.key == key)
@@ -695,18 +717,22 @@ pub struct Marker {
 }
 
 /// The timeline's markers of the scheduled commands, for a timeline ending at `end_s`,
-/// their labels in `lang`.
+/// their labels in `lang` (one at or after the scenario's end says so, as the list does).
 pub fn markers(base: &Scenario, names: &Names, end_s: f64, now_s: f64, lang: Lang) -> Vec<Marker> {
     base.commands
         .iter()
-        .map(|c| Marker {
+        .enumerate()
+        .map(|(i, c)| Marker {
             at_s: c.at_s,
             percent: if end_s > 0.0 {
                 (c.at_s / end_s * 100.0).clamp(0.0, 100.0)
             } else {
                 0.0
             },
-            label: line(c, names, lang),
+            label: match late_note(base, i, lang) {
+                Some(note) => format!("{} ({note})", line(c, names, lang)),
+                None => line(c, names, lang),
+            },
             past: c.at_s <= now_s,
         })
         .collect()
@@ -807,6 +833,57 @@ mod tests {
             .contains("60,0 s"));
         s.end_s = None;
         assert_eq!(past_the_end(&s, 1e6, Lang::En), None);
+    }
+
+    /// A command a file schedules at or after the end is marked in the list, in both
+    /// languages; one before it is not.
+    #[test]
+    fn a_command_at_or_after_the_end_is_marked() {
+        let (mut s, _) = base("short-lease");
+        assert_eq!(s.end_s, Some(12.0));
+        let crash = |consumer| Command::CrashConsumer {
+            consumer: ConsumerId::new(consumer),
+            point: CrashPoint::Now,
+            restart_after_s: None,
+        };
+        for (at_s, consumer) in [(5.0, 0), (12.0, 0), (200.0, 1)] {
+            s.commands.push(ScheduledCommand {
+                at_s,
+                command: crash(consumer),
+                unannounced: false,
+            });
+        }
+        assert_eq!(late_note(&s, 0, Lang::En), None);
+        assert_eq!(
+            late_note(&s, 1, Lang::En).as_deref(),
+            Some("at the run's very end: nothing after it can show what it does")
+        );
+        assert_eq!(
+            late_note(&s, 2, Lang::En).as_deref(),
+            Some("after the run's end at 12.0 s: it will not happen")
+        );
+        assert_eq!(
+            late_note(&s, 2, Lang::Es).as_deref(),
+            Some("después del final de la ejecución a los 12,0 s: no ocurrirá")
+        );
+        assert_eq!(
+            late_note(&s, 1, Lang::Es).as_deref(),
+            Some("justo al final de la ejecución: nada después podrá mostrar lo que hace")
+        );
+        assert_eq!(late_note(&s, 3, Lang::En), None, "no such command");
+        // The timeline's mark (clamped to its end) says it too.
+        let names = Names::of(&Simulation::new(s.clone()).expect("valid"));
+        let m = markers(&s, &names, 12.0, 0.0, Lang::En);
+        assert!(!m[0].label.contains("run's"), "{}", m[0].label);
+        assert!(
+            m[2].label
+                .ends_with("(after the run's end at 12.0 s: it will not happen)"),
+            "{}",
+            m[2].label
+        );
+        assert_eq!(m[2].percent, 100.0);
+        s.end_s = None;
+        assert_eq!(late_note(&s, 2, Lang::En), None, "no end: never late");
     }
 
     #[test]

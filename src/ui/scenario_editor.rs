@@ -230,6 +230,11 @@ fn ScheduleList(lab: Lab, names: Memo<Names>, error: RwSignal<Option<Words>>) ->
     let items = move || {
         let lang = lab.lang.get();
         let commands = lab.base.with(|base| base.commands.clone());
+        let late: Vec<Option<String>> = lab.base.with(|base| {
+            (0..commands.len())
+                .map(|i| schedule::late_note(base, i, lang))
+                .collect()
+        });
         let names = names.get();
         let shown: Vec<bool> = (0..commands.len())
             .map(|i| lab.interview.with(|iv| iv.shows(i)))
@@ -244,9 +249,16 @@ fn ScheduleList(lab: Lab, names: Memo<Names>, error: RwSignal<Option<Words>>) ->
                     Ok(()) => error.set(None),
                     Err(e) => error.set(Some(Words::new(move |_| e.clone()))),
                 };
+                let late = late[i].clone();
                 view! {
                     <li data-testid="schedule-item">
                         <span>{schedule::line(&c, &names, lang)}</span>
+                        {late.map(|note| view! {
+                            " "
+                            <span class="schedule-late" data-testid=format!("schedule-late-{i}")>
+                                "(" {note} ")"
+                            </span>
+                        })}
                         " "
                         <button type="button" class="small" data-testid=format!("schedule-remove-{i}")
                             on:click=remove>{t!(i18n, panels.schedule.remove)}</button>

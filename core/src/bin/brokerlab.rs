@@ -19,7 +19,8 @@
 //!
 //! FILE may be `-` for standard input. Bad input: one line on stderr and exit code 2.
 //! A run that stops at the work budget still prints its report (its `end_reason` says
-//! which limit) and adds one line on stderr saying so. A trace's last line says why the
+//! which limit) and adds one line on stderr saying so. `run` and `trace` say on stderr
+//! each scheduled command at or after the scenario's `end_s` (one line each). A trace's last line says why the
 //! run ended, or that `--max` cut it first.
 
 use std::io::{BufWriter, Read, Write};
@@ -370,6 +371,7 @@ fn report(file: &str, csv: bool) -> Result<(), String> {
 /// the work budget) and prints its report as JSON or CSV. An aggregated run says so on
 /// stderr too, since the CSV has no room for it.
 fn run_scenario(scenario: Scenario, origin: &str, csv: bool) -> Result<(), String> {
+    say_late_commands(&scenario);
     let mode = scenario.run_mode().map_err(|e| format!("{origin}: {e}"))?;
     if mode == RunMode::Aggregated {
         let run = aggregate::run(&scenario).map_err(|e| format!("{origin}: {e}"))?;
@@ -409,10 +411,22 @@ fn report_of(mut sim: Simulation, render: impl Fn(&Report) -> String) -> Result<
     Ok(())
 }
 
+/// One line on stderr per scheduled command at or after the scenario's end time: one
+/// after it never happens, one at it happens with nothing after it to show.
+fn say_late_commands(scenario: &Scenario) {
+    for late in scenario.late_commands() {
+        eprintln!(
+            "brokerlab: {}",
+            one_line(&scenario.late_command_note(&late))
+        );
+    }
+}
+
 /// Prints each step as it is taken, in `lang` (streamed: memory stays flat however long
 /// the run).
 fn trace(file: &str, max: u64, lang: Lang) -> Result<(), String> {
     let mut sim = start(file)?;
+    say_late_commands(sim.scenario());
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     while sim.steps() < max {
