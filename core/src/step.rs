@@ -5,8 +5,8 @@
 use serde::Serialize;
 
 use crate::scenario::{
-    AckMode, ArrivalProcess, CrashPoint, Flavour, Idempotency, MemberCrashPoint, Ordering,
-    Overflow, Poison, ProducerCrashPoint,
+    AckMode, ArrivalProcess, CrashPoint, Flavour, Idempotency, MemberCrashPoint, OffsetReset,
+    Ordering, Overflow, Poison, ProducerCrashPoint,
 };
 use crate::time::Micros;
 
@@ -161,6 +161,9 @@ pub enum SkipReason {
     /// Retention removed the record at the member's position, and the group goes on from
     /// the log end (`auto_offset_reset: latest`), past these records still retained.
     ResetToLatest,
+    /// A seek's offset lay outside what the partition holds, and the group went on from
+    /// the log end (`auto_offset_reset: latest`), past these records it had not read.
+    SeekOutOfRange,
 }
 
 /// The faults armed on a queue consumer for a moment of its own work: a crash (at its
@@ -664,7 +667,8 @@ pub enum Fact {
         in_session: bool,
     },
     /// The group moved every partition to `to_offset` (the earliest retained record when
-    /// none).
+    /// none); where that offset lies outside a partition, [`Fact::SeekOutOfRange`]
+    /// follows and says where it went instead.
     GroupRewound {
         group: GroupId,
         to_offset: Option<u64>,
@@ -1134,6 +1138,22 @@ pub enum Fact {
         key: u32,
         first: MsgId,
     },
+    /// A seek (`seek_to`) asked for `offset`, which lies outside what some partitions
+    /// hold (before their log start, or past their log end). Pushed right after
+    /// [`Fact::GroupRewound`].
+    SeekOutOfRange {
+        group: GroupId,
+        offset: u64,
+        /// Partitions a member up holds: the member's next fetch there fails
+        /// (OFFSET_OUT_OF_RANGE) and the group's `auto_offset_reset` moves it, to the log
+        /// start (`earliest`) or the log end (`latest`, the records it had not read
+        /// skipped: [`SkipReason::SeekOutOfRange`]).
+        by_policy: u32,
+        reset: OffsetReset,
+        /// Partitions no member up holds: their committed offsets are set to the nearest
+        /// offset each holds, as `kafka-consumer-groups --reset-offsets` does.
+        clamped: u32,
+    },
 }
 
 /// A setting and its new value, in whole units so that facts stay exact and hashable.
@@ -1361,6 +1381,7 @@ impl Fact {
             | MemberSessionTimedOut { .. }
             | MemberJoined { .. }
             | GroupRewound { .. }
+            | SeekOutOfRange { .. }
             | DependencyDown { .. }
             | TransactionCommitted { .. }
             | TransactionAborted { .. }

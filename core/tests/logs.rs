@@ -388,7 +388,8 @@ fn a_seek_moves_a_group_to_any_offset() {
             "message {m}"
         );
     }
-    // A seek beyond the log end is clamped to it.
+    // A seek beyond the log end is out of range: the group's auto_offset_reset (earliest,
+    // the default) takes its member to the log start (seek.rs has the rest).
     let mut s = example("log-commit-modes");
     s.commands = vec![at(
         2.0,
@@ -397,7 +398,16 @@ fn a_seek_moves_a_group_to_any_offset() {
             offset: 1_000,
         },
     )];
-    let (sim, _) = run(s);
+    let (sim, facts) = run(s);
+    assert!(facts.iter().any(|f| matches!(
+        f,
+        Fact::SeekOutOfRange {
+            offset: 1_000,
+            by_policy: 1,
+            reset: brokerlab_core::OffsetReset::Earliest,
+            ..
+        }
+    )));
     let p = &sim.group_partitions(GroupId::new(1))[0];
     assert!(p.committed <= p.end);
 }

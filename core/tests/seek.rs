@@ -3,6 +3,12 @@
 //! crashes before it resumes at the last commit. A partition no member up holds has its
 //! committed offset reset instead (`kafka-consumer-groups --reset-offsets`).
 //!
+//! An offset outside what a held partition holds (before its log start, or past its
+//! log end; the end itself is valid) is out of range: the group's `auto_offset_reset`
+//! takes the member to the log start or the log end, as Kafka's consumer does after
+//! OFFSET_OUT_OF_RANGE. A partition no member up holds is clamped instead, as the reset
+//! tool does.
+//!
 //! `log-consumer-groups`: group 1, analytics, has one member that auto-commits every 2 s;
 //! its last commit before 40 s leaves offsets 31, 137, 45 and 36 on partitions 0 to 3.
 
@@ -164,4 +170,226 @@ fn a_commit_behind_after_a_seek_expires_what_retention_passed_meanwhile() {
     // The auto-commit at 12.05 s commits offset 5, behind the end (8): offset 3, due at
     // 11.5 s (appended at 1.5 s), expires then.
     assert!(expired_at.contains(&(12_050_000)), "{expired_at:?}");
+}
+
+// ----- offsets out of range ----------------------------------------------------------
+//
+// `seek-range`: one partition, one member of group g processing each record in 0.1 s.
+// Records are appended every 0.5 s from 0.5 s to 4.5 s (offsets 0 to 8: the log end is 9
+// from then on), none until 20.5 s, then five more (offsets 9 to 13).
+
+const G: GroupId = GroupId::new(0);
+
+fn seek_range(offset_reset: &str, commands: Vec<ScheduledCommand>) -> Scenario {
+    let mut s = Scenario::from_json(&format!(
+        r#"{{
+        "version": 4, "name": "seek-range", "seed": 1,
+        "producers": [{{ "name": "p", "target": "orders", "count": 14,
+            "arrivals": {{ "process": "constant", "schedule": [{{ "from_s": 0, "rate_per_s": 2 }},
+                {{ "from_s": 5, "rate_per_s": 0 }}, {{ "from_s": 20, "rate_per_s": 2 }}] }} }}],
+        "logs": [{{ "name": "orders", "partitions": 1 }}],
+        "groups": [{{ "name": "g", "log": "orders", "members": 1, "auto_offset_reset": "{offset_reset}",
+            "service": {{ "fixed": {{ "seconds": 0.1 }} }}, "commit": "after_processing" }}],
+        "end_s": 30
+    }}"#
+    ))
+    .unwrap();
+    s.commands = commands;
+    s
+}
+
+fn seek_to(at_s: f64, offset: u64) -> ScheduledCommand {
+    at(at_s, Command::SeekTo { group: G, offset })
+}
+
+/// How many times group `g` applied each message's effect, messages 0 to 13.
+fn applied(sim: &Simulation) -> Vec<u32> {
+    let t = sim.group_tables(G).unwrap();
+    (0..14)
+        .map(|m| t.applied(brokerlab_core::MsgId::new(m)))
+        .collect()
+}
+
+fn out_of_range(facts: &[Told]) -> Vec<&Told> {
+    facts
+        .iter()
+        .filter(|(_, f, _)| matches!(f, Fact::SeekOutOfRange { .. }))
+        .collect()
+}
+
+/// `KafkaConsumer.seek` past the log end: the next fetch fails with OFFSET_OUT_OF_RANGE,
+/// and `auto.offset.reset=earliest` takes the member to the log start: it reads every
+/// record retained again, exactly as a seek to the earliest offset does.
+#[test]
+fn a_seek_past_the_end_with_earliest_reads_again_from_the_log_start() {
+    let (sim, facts) = run_told(seek_range("earliest", vec![seek_to(10.0, 1000)]));
+    let told = out_of_range(&facts);
+    assert_eq!(told.len(), 1);
+    let (t, fact, text) = told[0];
+    assert_eq!(*t, 10 * S);
+    assert_eq!(
+        *fact,
+        Fact::SeekOutOfRange {
+            group: G,
+            offset: 1000,
+            by_policy: 1,
+            reset: brokerlab_core::OffsetReset::Earliest,
+            clamped: 0
+        }
+    );
+    assert!(
+        text.contains("OFFSET_OUT_OF_RANGE")
+            && text.contains("auto.offset.reset=earliest takes it to the log start"),
+        "{text}"
+    );
+    // Offsets 0 to 8 were read twice; the later ones once.
+    assert_eq!(applied(&sim), [2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1]);
+    assert_eq!(sim.counters().records_skipped, 0);
+    // The same run as a seek to the earliest offset.
+    let (earliest, _) = run(seek_range(
+        "earliest",
+        vec![at(10.0, Command::SeekToEarliest { group: G })],
+    ));
+    assert_eq!(earliest.counters(), sim.counters());
+}
+
+/// With `auto.offset.reset=latest` the member goes to the log end instead: the records it
+/// had not read it never will, counted as skipped; the one in hand is finished.
+#[test]
+fn a_seek_past_the_end_with_latest_goes_to_the_end_and_skips_what_was_unread() {
+    let mut s = seek_range("latest", vec![seek_to(3.2, 1000)]);
+    // Slower than the appends: at 3.2 s offsets 0 to 5 are there, 0 and 1 processed, 2 in
+    // hand (3.5 s), 3 to 5 unread.
+    s.groups[0].service = brokerlab_core::ServiceTime::Fixed { seconds: 1.0 };
+    let (sim, facts) = run_told(s);
+    let (_, fact, text) = out_of_range(&facts)[0];
+    assert!(
+        matches!(
+            fact,
+            Fact::SeekOutOfRange {
+                by_policy: 1,
+                reset: brokerlab_core::OffsetReset::Latest,
+                clamped: 0,
+                ..
+            }
+        ),
+        "{fact:?}"
+    );
+    assert!(
+        text.contains("auto.offset.reset=latest takes it to the log end"),
+        "{text}"
+    );
+    let (t, fact, text) = first(&facts, |f| matches!(f, Fact::RecordsSkipped { .. }));
+    assert_eq!(*t, 3_200_000);
+    assert!(
+        matches!(
+            fact,
+            Fact::RecordsSkipped {
+                from: 3,
+                to: 6,
+                why: brokerlab_core::step::SkipReason::SeekOutOfRange,
+                ..
+            }
+        ),
+        "{fact:?}"
+    );
+    assert!(
+        text.starts_with("Group g will never process offsets 3–5 of partition 0: the seek's offset was out of range"),
+        "{text}"
+    );
+    let c = sim.counters();
+    assert_eq!(c.records_skipped, 3);
+    assert_eq!(c.records_processed + c.records_skipped, c.appended);
+    // #2, in hand at the seek, is finished; #3 to #5 are never read; the rest once.
+    assert_eq!(applied(&sim), [1, 1, 1, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1]);
+    let p = &sim.group_partitions(G)[0];
+    assert_eq!((p.committed, p.end, p.lag), (14, 14, 0));
+}
+
+/// The log end itself is a valid offset (the next record's): a seek there reads nothing
+/// until a record is appended, and no reset happens. A seek past the end with `latest`,
+/// once everything is read, ends the same way, with nothing skipped.
+#[test]
+fn a_seek_to_the_log_end_reads_nothing_more_until_new_records() {
+    let (sim, facts) = run_told(seek_range("earliest", vec![seek_to(10.0, 9)]));
+    assert!(out_of_range(&facts).is_empty());
+    let started: Vec<(Micros, u64)> = facts
+        .iter()
+        .filter_map(|(t, f, _)| match *f {
+            Fact::RecordStarted { offset, .. } if *t >= 10 * S => Some((*t, offset)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(started.first(), Some(&(20_500_000, 9)), "{started:?}");
+    assert_eq!(applied(&sim), [1; 14]);
+    let (latest, facts) = run_told(seek_range("latest", vec![seek_to(10.0, 1000)]));
+    assert_eq!(out_of_range(&facts).len(), 1);
+    assert_eq!(latest.counters().records_skipped, 0);
+    assert_eq!(applied(&latest), [1; 14]);
+    assert_eq!(latest.counters(), sim.counters());
+}
+
+/// An offset below the log start is out of range too: the same policy applies.
+#[test]
+fn a_seek_below_the_log_start_applies_the_reset_policy_too() {
+    for (reset, expected) in [
+        // Retention keeps 5 records: offsets 4 to 8 at 10 s, read again from 4.
+        ("earliest", [1, 1, 1, 1, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1]),
+        // To the end: nothing read again, nothing unread to skip.
+        ("latest", [1; 14]),
+    ] {
+        let mut s = seek_range(reset, vec![seek_to(10.0, 0)]);
+        s.logs[0].retention_records = Some(5);
+        let (sim, facts) = run_told(s);
+        let told = out_of_range(&facts);
+        assert_eq!(told.len(), 1, "{reset}");
+        assert_eq!(applied(&sim), expected, "{reset}");
+        assert_eq!(sim.counters().records_skipped, 0, "{reset}");
+    }
+}
+
+/// A partition no member up holds is reset as `kafka-consumer-groups --reset-offsets
+/// --to-offset` does: clamped to the nearest offset it holds (the tool's "New offset (X)
+/// is higher than latest offset… Value will be set to Y"), whatever the reset policy.
+#[test]
+fn reset_offsets_for_a_partition_no_member_holds_still_clamps() {
+    // g's only member is down from 8 s to 13 s.
+    let crash = at(8.0, crash_member_now(0, 0, Some(5.0)));
+    for reset in ["earliest", "latest"] {
+        let (sim, facts) = run_told(seek_range(reset, vec![crash.clone(), seek_to(10.0, 1000)]));
+        let (_, fact, text) = out_of_range(&facts)[0];
+        assert!(
+            matches!(
+                fact,
+                Fact::SeekOutOfRange {
+                    by_policy: 0,
+                    clamped: 1,
+                    ..
+                }
+            ),
+            "{fact:?}"
+        );
+        assert!(
+            text.ends_with(
+                "no member up holds it, so its committed offset is set to the nearest offset \
+                 it holds, as kafka-consumer-groups --reset-offsets does."
+            ),
+            "{text}"
+        );
+        // Back at 13 s, it resumes at the log end (9): nothing read again, nothing skipped.
+        let resumed: Vec<u64> = facts
+            .iter()
+            .filter_map(|(t, f, _)| match *f {
+                Fact::PartitionAssigned {
+                    member: Some(_),
+                    from_offset,
+                    ..
+                } if *t > 10 * S => Some(from_offset),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(resumed, [9], "{reset}");
+        assert_eq!(applied(&sim), [1; 14], "{reset}");
+        assert_eq!(sim.counters().records_skipped, 0, "{reset}");
+    }
 }

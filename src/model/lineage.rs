@@ -935,6 +935,10 @@ fn group_label(fact: &Fact, l: Locale) -> Option<String> {
             why: SkipReason::ResetToLatest,
             ..
         } => say!(l, skipped_reset_to_latest),
+        RecordsSkipped {
+            why: SkipReason::SeekOutOfRange,
+            ..
+        } => say!(l, skipped_seek_out_of_range),
         _ => return None,
     })
 }
@@ -943,8 +947,8 @@ fn group_label(fact: &Fact, l: Locale) -> Option<String> {
 mod tests {
     use super::*;
     use crate::model::flights::{flight_of, touched, Node};
-    use brokerlab_core::examples;
     use brokerlab_core::lang::Lang::En;
+    use brokerlab_core::{examples, Scenario};
 
     #[test]
     fn one_history_writes_its_instants_with_one_number_of_decimals() {
@@ -1028,6 +1032,37 @@ mod tests {
         assert!(
             !l.rows.iter().any(|r| r.lane == Lane::Database),
             "never applied"
+        );
+    }
+
+    /// A seek past the log end with `auto_offset_reset: latest`: the first record it
+    /// passes unread (#3) ends its history skipped, saying why, in both languages.
+    #[test]
+    fn a_record_passed_by_a_seek_out_of_range_ends_its_history_skipped() {
+        let s = Scenario::from_json(
+            r#"{
+            "version": 4, "name": "seek-range", "seed": 1,
+            "producers": [{ "name": "p", "target": "orders", "count": 9,
+                "arrivals": { "process": "constant", "schedule": [{ "from_s": 0, "rate_per_s": 2 }] } }],
+            "logs": [{ "name": "orders", "partitions": 1 }],
+            "groups": [{ "name": "g", "log": "orders", "members": 1, "auto_offset_reset": "latest",
+                "service": { "fixed": { "seconds": 1 } }, "commit": "after_processing" }],
+            "commands": [{ "at_s": 3.2, "command": { "seek_to": { "group": 0, "offset": 1000 } } }],
+            "end_s": 30
+        }"#,
+        )
+        .expect("valid");
+        let mut sim = Simulation::new(s).expect("valid");
+        while sim.step().is_some() {}
+        let l = lineage(&sim, MsgId::new(3)).expect("short run");
+        let last = l.rows.last().expect("rows");
+        assert_eq!(
+            last.label.get(En),
+            "✗ skipped: the seek was out of range and the group reset to the log end"
+        );
+        assert_eq!(
+            last.label.get(brokerlab_core::lang::Lang::Es),
+            "✗ saltado: el seek estaba fuera de rango y el grupo saltó al final del log"
         );
     }
 

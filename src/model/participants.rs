@@ -343,6 +343,7 @@ fn group_side(fact: &Fact) -> Option<Part> {
         | RebalanceStarted { group, .. }
         | PartitionAssigned { group, .. }
         | GroupRewound { group, .. }
+        | SeekOutOfRange { group, .. }
         | AbortedSkipped { group, .. } => at(Group(group), Plain),
         ControlRecordWritten { log, .. } => at(Log(log), Plain),
         _ => None,

@@ -5,8 +5,8 @@ use super::{
 };
 use crate::lang::Lang;
 use crate::scenario::{
-    AckMode, ArrivalProcess, CrashPoint, Flavour, Idempotency, Ordering, Overflow, Poison,
-    ProducerCrashPoint, Rebalance,
+    AckMode, ArrivalProcess, CrashPoint, Flavour, Idempotency, OffsetReset, Ordering, Overflow,
+    Poison, ProducerCrashPoint, Rebalance,
 };
 use crate::sim::Simulation;
 use crate::step::{
@@ -1042,6 +1042,8 @@ fn records(sim: &Simulation, fact: &Fact) -> String {
                 (SkipReason::ExpiredUnread, false) => "retention removed them before the group read them",
                 (SkipReason::ResetToLatest, true) => "retention removed the record at its position, and the group resets to the log end (auto.offset.reset=latest), past this one though it is still retained",
                 (SkipReason::ResetToLatest, false) => "retention removed the record at its position, and the group resets to the log end (auto.offset.reset=latest), past these though they are still retained",
+                (SkipReason::SeekOutOfRange, true) => "the seek's offset was out of range, and auto.offset.reset=latest takes the group to the log end, past this one, which it had not read",
+                (SkipReason::SeekOutOfRange, false) => "the seek's offset was out of range, and auto.offset.reset=latest takes the group to the log end, past these, which it had not read",
             };
             format!(
                 "Group {} will never process {} of partition {partition}: {why}.",
@@ -1308,7 +1310,7 @@ fn members(sim: &Simulation, fact: &Fact) -> String {
                     by(trigger)
                 ),
                 Some(o) => format!(
-                    "Group {} moved every partition to offset {o} (or the nearest retained one) ({}).",
+                    "Group {} seeks offset {o} on every partition ({}).",
                     sim.group_name(group),
                     by(trigger)
                 ),
@@ -1322,6 +1324,41 @@ fn members(sim: &Simulation, fact: &Fact) -> String {
                 ),
             }
         ),
+        SeekOutOfRange {
+            group,
+            offset,
+            by_policy,
+            reset,
+            clamped,
+        } => {
+            let head = format!(
+                "Offset {offset} is out of range on {} of group {} (before the log start or past the log end)",
+                counted(Lang::En, by_policy + clamped, "partition", "partitions"),
+                sim.group_name(group)
+            );
+            let it = if by_policy == 1 { "it" } else { "them" };
+            let policy = match reset {
+                OffsetReset::Earliest => format!("the next fetch there is refused (OFFSET_OUT_OF_RANGE) and auto.offset.reset=earliest takes {it} to the log start, to read from the oldest retained record"),
+                OffsetReset::Latest => format!("the next fetch there is refused (OFFSET_OUT_OF_RANGE) and auto.offset.reset=latest takes {it} to the log end, past what the group had not read"),
+            };
+            let clamp = if clamped == 1 {
+                "its committed offset is set to the nearest offset it holds, as kafka-consumer-groups --reset-offsets does"
+            } else {
+                "their committed offsets are set to the nearest offset each holds, as kafka-consumer-groups --reset-offsets does"
+            };
+            match (by_policy, clamped) {
+                (_, 0) => format!("{head}: {policy}."),
+                (0, c) => format!(
+                    "{head}: no member up holds {}, so {clamp}.",
+                    if c == 1 { "it" } else { "them" }
+                ),
+                (n, c) => format!(
+                    "{head}. On {}, {policy}; on {}, {clamp}.",
+                    if n == 1 { "the partition a member holds".to_string() } else { format!("the {n} partitions members hold") },
+                    if c == 1 { "the partition no member up holds".to_string() } else { format!("the {c} partitions no member up holds") }
+                ),
+            }
+        }
         _ => unreachable!("describe sends only member facts here, not {fact:?}"),
     }
 }

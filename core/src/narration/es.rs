@@ -9,8 +9,8 @@ use super::{
 };
 use crate::lang::Lang;
 use crate::scenario::{
-    AckMode, ArrivalProcess, CrashPoint, Flavour, Idempotency, Ordering, Overflow, Poison,
-    ProducerCrashPoint, Rebalance,
+    AckMode, ArrivalProcess, CrashPoint, Flavour, Idempotency, OffsetReset, Ordering, Overflow,
+    Poison, ProducerCrashPoint, Rebalance,
 };
 use crate::sim::Simulation;
 use crate::step::{
@@ -1107,6 +1107,8 @@ fn records(sim: &Simulation, fact: &Fact) -> String {
                 (SkipReason::ExpiredUnread, false) => "la retención los eliminó antes de que el grupo los leyera",
                 (SkipReason::ResetToLatest, true) => "la retención eliminó el registro de su posición, y el grupo salta al final del log (auto.offset.reset=latest), más allá de este aunque sigue retenido",
                 (SkipReason::ResetToLatest, false) => "la retención eliminó el registro de su posición, y el grupo salta al final del log (auto.offset.reset=latest), más allá de estos aunque siguen retenidos",
+                (SkipReason::SeekOutOfRange, true) => "el offset del seek estaba fuera de rango, y auto.offset.reset=latest lleva al grupo al final del log, más allá de este, que no había leído",
+                (SkipReason::SeekOutOfRange, false) => "el offset del seek estaba fuera de rango, y auto.offset.reset=latest lleva al grupo al final del log, más allá de estos, que no había leído",
             };
             format!(
                 "El grupo {} nunca procesará {} de la partición {partition}: {why}.",
@@ -1352,7 +1354,7 @@ fn members(sim: &Simulation, fact: &Fact) -> String {
                     by(trigger)
                 ),
                 Some(o) => format!(
-                    "El grupo {} movió cada partición al offset {o} (o al retenido más cercano) ({}).",
+                    "El grupo {} hace seek al offset {o} en cada partición ({}).",
                     sim.group_name(group),
                     by(trigger)
                 ),
@@ -1366,6 +1368,35 @@ fn members(sim: &Simulation, fact: &Fact) -> String {
                 ),
             }
         ),
+        SeekOutOfRange { group, offset, by_policy, reset, clamped } => {
+            let head = format!(
+                "El offset {offset} está fuera de rango en {} del grupo {} (antes del inicio del log o más allá de su final)",
+                counted(Lang::Es, by_policy + clamped, "partición", "particiones"),
+                sim.group_name(group)
+            );
+            let la = if by_policy == 1 { "la" } else { "las" };
+            let policy = match reset {
+                OffsetReset::Earliest => format!("el siguiente fetch allí es rechazado (OFFSET_OUT_OF_RANGE) y auto.offset.reset=earliest {la} lleva al inicio del log, para leer desde el registro retenido más antiguo"),
+                OffsetReset::Latest => format!("el siguiente fetch allí es rechazado (OFFSET_OUT_OF_RANGE) y auto.offset.reset=latest {la} lleva al final del log, más allá de lo que el grupo no había leído"),
+            };
+            let clamp = if clamped == 1 {
+                "su offset confirmado se fija en el offset más cercano que contiene, como hace kafka-consumer-groups --reset-offsets"
+            } else {
+                "sus offsets confirmados se fijan en el offset más cercano que contiene cada una, como hace kafka-consumer-groups --reset-offsets"
+            };
+            match (by_policy, clamped) {
+                (_, 0) => format!("{head}: {policy}."),
+                (0, c) => format!(
+                    "{head}: ningún miembro activo {} tiene, así que {clamp}.",
+                    if c == 1 { "la" } else { "las" }
+                ),
+                (n, c) => format!(
+                    "{head}. En {}, {policy}; en {}, {clamp}.",
+                    if n == 1 { "la partición que tiene un miembro".to_string() } else { format!("las {n} particiones que tienen miembros") },
+                    if c == 1 { "la partición que ningún miembro activo tiene".to_string() } else { format!("las {c} particiones que ningún miembro activo tiene") }
+                ),
+            }
+        }
         _ => unreachable!("describe sends only member facts here, not {fact:?}"),
     }
 }

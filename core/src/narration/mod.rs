@@ -177,7 +177,8 @@ impl Family {
             | PollIntervalExceeded { .. }
             | CommitFailed { .. }
             | MemberJoined { .. }
-            | GroupRewound { .. } => Family::Members,
+            | GroupRewound { .. }
+            | SeekOutOfRange { .. } => Family::Members,
             DependencyCalled { .. }
             | DependencyAnswered { .. }
             | CallTimedOut { .. }

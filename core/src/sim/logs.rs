@@ -288,49 +288,56 @@ impl Simulation {
     }
 
     /// A member about to fetch from a partition whose position retention removed goes on
-    /// as its group's `auto_offset_reset` says: from the log start (`earliest`), or from
-    /// the log end (`latest`), past the records still retained, which the group will then
-    /// never read. Its committed offset moves only when it next commits.
+    /// as its group's `auto_offset_reset` says ([`Self::reset_offset`]). Its committed
+    /// offset moves only when it next commits.
     fn reset_positions(&mut self, g: GroupId, m: MemberId) {
         let group = &self.groups[g.index()];
         let log = &self.logs[group.log];
-        let removed: Vec<(usize, u64, u64)> = (0..group.owner.len())
+        let removed: Vec<usize> = (0..group.owner.len())
             .filter(|&p| group.owner[p] == Some(m) && !group.busy[p])
-            .map(|p| (p, log.partitions[p].start, log.partitions[p].end()))
-            .filter(|&(p, start, _)| group.position[p] < start)
+            .filter(|&p| group.position[p] < log.partitions[p].start)
             .collect();
-        for (p, start, end) in removed {
-            let to = match self.groups[g.index()].offset_reset {
-                OffsetReset::Earliest => start,
-                OffsetReset::Latest => {
-                    self.skip_to_end(g, p, start, end);
-                    end
-                }
-            };
-            self.groups[g.index()].position[p] = to;
+        for p in removed {
+            let position = self.groups[g.index()].position[p];
+            self.reset_offset(g, p, position, SkipReason::ResetToLatest);
         }
     }
 
-    /// `auto_offset_reset: latest`: the group goes on from the end of partition `p`,
-    /// past the records from `start` still retained.
-    fn skip_to_end(&mut self, g: GroupId, p: usize, start: u64, end: u64) {
-        let part = &self.logs[self.groups[g.index()].log].partitions[p];
-        let (first, count) = {
-            let mut unread = part.messages_in(start, end);
-            (unread.next().map(|(_, m)| m), unread.count() as u64)
+    /// Kafka's `auto.offset.reset`, for partition `p` of group `g` whose position lies
+    /// outside what the partition holds (retention removed it, or a seek asked for an
+    /// offset before the log start or past the log end: the fetch fails with
+    /// OFFSET_OUT_OF_RANGE): the position goes to the log start (`earliest`), or to the
+    /// log end (`latest`), and then the records from `unread_from` (the position it had,
+    /// or the log start if that is later) that the group had not read it never will:
+    /// skipped, as `why`.
+    fn reset_offset(&mut self, g: GroupId, p: usize, unread_from: u64, why: SkipReason) {
+        let group = &self.groups[g.index()];
+        let part = &self.logs[group.log].partitions[p];
+        let (start, end) = (part.start, part.end());
+        let to = match group.offset_reset {
+            OffsetReset::Earliest => start,
+            OffsetReset::Latest => {
+                let from = unread_from.max(start);
+                let (first, count) = {
+                    let mut unread = part.messages_in(from, end);
+                    (unread.next().map(|(_, m)| m), unread.count() as u64)
+                };
+                if let Some(first) = first {
+                    self.counters.records_skipped += 1 + count;
+                    self.facts.push(Fact::RecordsSkipped {
+                        group: g,
+                        partition: p as u32,
+                        from,
+                        to: end,
+                        why,
+                        first_msg: Some(first),
+                    });
+                }
+                self.reads_passed(g, p, end);
+                end
+            }
         };
-        if let Some(first) = first {
-            self.counters.records_skipped += 1 + count;
-            self.facts.push(Fact::RecordsSkipped {
-                group: g,
-                partition: p as u32,
-                from: start,
-                to: end,
-                why: SkipReason::ResetToLatest,
-                first_msg: Some(first),
-            });
-        }
-        self.reads_passed(g, p, end);
+        self.groups[g.index()].position[p] = to;
     }
 
     fn start_record(&mut self, g: GroupId, m: MemberId, p: u32) {
@@ -980,25 +987,46 @@ impl Simulation {
         self.pump_group(g);
     }
 
-    /// Seek: every partition moves to `to` (its earliest retained record when `None`),
-    /// clamped to what the partition holds. A member up in the group seeks the partitions
-    /// it holds, as `KafkaConsumer.seek` does: their positions move, and their committed
-    /// offsets with the member's next commit (a crash before it resumes them at the last
-    /// commit). A partition no such member holds (mid-rebalance, or its member down) has
-    /// its committed offset reset instead, as `kafka-consumer-groups --reset-offsets`
-    /// would, so that it starts there too. Work in progress finishes but no longer moves
-    /// the group's offsets.
+    /// Seek: every partition moves to `to` (its earliest retained record when `None`). A
+    /// member up in the group seeks the partitions it holds, as `KafkaConsumer.seek` does:
+    /// their positions move, and their committed offsets with the member's next commit (a
+    /// crash before it resumes them at the last commit). An offset outside what such a
+    /// partition holds (before its log start, or past its log end; the end itself is
+    /// valid) makes the member's next fetch fail with OFFSET_OUT_OF_RANGE, and the group's
+    /// `auto_offset_reset` moves it ([`Self::reset_offset`], applied here rather than at
+    /// that fetch: the same unless the log grows to the offset in between). A partition no
+    /// such member holds (mid-rebalance, or its member down) has its committed offset
+    /// reset instead, as `kafka-consumer-groups --reset-offsets` would, clamped to what the
+    /// partition holds, so that it starts there too. Work in progress finishes but no
+    /// longer moves the group's offsets.
     pub(super) fn rewind_group(&mut self, g: GroupId, to: Option<u64>, trigger: Trigger) {
         let log = self.groups[g.index()].log;
-        let starts: Vec<u64> = self.logs[log]
+        let bounds: Vec<(u64, u64)> = self.logs[log]
             .partitions
             .iter()
-            .map(|p| to.map_or(p.start, |o| o.clamp(p.start, p.end())))
+            .map(|p| (p.start, p.end()))
+            .collect();
+        let starts: Vec<u64> = bounds
+            .iter()
+            .map(|&(start, end)| to.map_or(start, |o| o.clamp(start, end)))
+            .collect();
+        let outside: Vec<bool> = bounds
+            .iter()
+            .map(|&(start, end)| to.is_some_and(|o| o < start || o > end))
             .collect();
         let group = &self.groups[g.index()];
         let held: Vec<bool> = (0..starts.len())
             .map(|p| group.owner[p].is_some_and(|o| group.members[o as usize].active()))
             .collect();
+        // Held partitions the seek put out of range, with the position each had: the
+        // records from there on are what the group had not read.
+        let out_of_range: Vec<(usize, u64)> = (0..starts.len())
+            .filter(|&p| held[p] && outside[p])
+            .map(|p| (p, group.position[p]))
+            .collect();
+        let clamped = (0..starts.len())
+            .filter(|&p| !held[p] && outside[p])
+            .count() as u32;
         // A reset past records the group has not read: it never will. (Past a member's
         // seek they are settled once it reads on from there: `read_settled`.)
         for (p, &start) in starts.iter().enumerate() {
@@ -1025,6 +1053,20 @@ impl Simulation {
             trigger,
             reset: held.iter().filter(|&&h| !h).count() as u32,
         });
+        if let Some(offset) = to.filter(|_| !out_of_range.is_empty() || clamped > 0) {
+            self.facts.push(Fact::SeekOutOfRange {
+                group: g,
+                offset,
+                by_policy: out_of_range.len() as u32,
+                reset: self.groups[g.index()].offset_reset,
+                clamped,
+            });
+        }
+        for (p, position) in out_of_range {
+            self.reset_offset(g, p, position, SkipReason::SeekOutOfRange);
+            let group = &mut self.groups[g.index()];
+            group.done_upto[p] = group.position[p];
+        }
         // Work in progress no longer commits, so a partition being revoked goes now.
         for p in 0..self.groups[g.index()].owner.len() {
             let group = &self.groups[g.index()];

@@ -11,8 +11,8 @@ use brokerlab_core::step::{
 };
 use brokerlab_core::{
     examples, AckMode, ArrivalProcess, ConsumerId, CrashPoint, Fact, Flavour, GroupId, Idempotency,
-    MemberCrashPoint, MsgId, Ordering, Overflow, Poison, ProducerCrashPoint, ProducerId, QueueId,
-    Setting, Simulation, Trigger,
+    MemberCrashPoint, MsgId, OffsetReset, Ordering, Overflow, Poison, ProducerCrashPoint,
+    ProducerId, QueueId, Setting, Simulation, Trigger,
 };
 
 const P: ProducerId = ProducerId::new(0);
@@ -481,6 +481,8 @@ fn records(c: &Contexts) -> Vec<(&Simulation, Fact)> {
         (l, RecordsSkipped { group: G, partition: 1, from: 3, to: 5, why: SkipReason::ExpiredUnread, first_msg: Some(M) }),
         (l, RecordsSkipped { group: G, partition: 1, from: 3, to: 5, why: SkipReason::ResetToLatest, first_msg: Some(M) }),
         (l, RecordsSkipped { group: G, partition: 1, from: 3, to: 4, why: SkipReason::ResetToLatest, first_msg: Some(M) }),
+        (l, RecordsSkipped { group: G, partition: 1, from: 3, to: 5, why: SkipReason::SeekOutOfRange, first_msg: Some(M) }),
+        (l, RecordsSkipped { group: G, partition: 1, from: 3, to: 4, why: SkipReason::SeekOutOfRange, first_msg: Some(M) }),
         (l, OutputWritten { group: G, member: 0, msg: M, log: 0, partition: 1, offset: 4, open: true }),
         (l, OutputWritten { group: G, member: 0, msg: M, log: 0, partition: 1, offset: 4, open: false }),
         (l, TransactionCommitted { group: G, member: 0, outputs: 2 }),
@@ -516,6 +518,11 @@ fn groups(c: &Contexts) -> Vec<(&Simulation, Fact)> {
         (l, GroupRewound { group: G, to_offset: None, trigger: Trigger::Scheduled, reset: 0 }),
         (l, GroupRewound { group: G, to_offset: Some(40), trigger: Trigger::User, reset: 1 }),
         (l, GroupRewound { group: G, to_offset: Some(40), trigger: Trigger::User, reset: 3 }),
+        (l, SeekOutOfRange { group: G, offset: 900, by_policy: 4, reset: OffsetReset::Earliest, clamped: 0 }),
+        (l, SeekOutOfRange { group: G, offset: 900, by_policy: 1, reset: OffsetReset::Earliest, clamped: 0 }),
+        (l, SeekOutOfRange { group: G, offset: 900, by_policy: 3, reset: OffsetReset::Latest, clamped: 1 }),
+        (l, SeekOutOfRange { group: G, offset: 900, by_policy: 1, reset: OffsetReset::Latest, clamped: 0 }),
+        (l, SeekOutOfRange { group: G, offset: 900, by_policy: 0, reset: OffsetReset::Latest, clamped: 3 }),
         (l, PartitionRevoked { group: G, partition: 1, member: 0, finishing: Some(12) }),
         (l, PartitionRevoked { group: G, partition: 1, member: 0, finishing: None }),
         (e, PartitionRevoked { group: G, partition: 1, member: 0, finishing: Some(12) }),
