@@ -170,10 +170,9 @@ mod tests {
     fn a_command_in_words_names_its_target() {
         let s = examples::load("log-consumer-groups").expect("built in");
         let group = &s.groups[0].name;
-        let cmd: Command = serde_json::from_str(&format!(
-            r#"{{"crash_member": {{"group": 0, "member": 0, "point": "now"}}}}"#
-        ))
-        .expect("a command");
+        let cmd: Command =
+            serde_json::from_str(r#"{"crash_member": {"group": 0, "member": 0, "point": "now"}}"#)
+                .expect("a command");
         assert_eq!(s.command_words(&cmd), format!("crash member {group}"));
         let producer = crate::names::producer(&s.producers[0].name, 0);
         let cmd: Command =
