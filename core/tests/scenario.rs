@@ -652,3 +652,73 @@ fn names_refuse_invisible_controls_and_descriptions_keep_their_line_breaks() {
     );
     assert_eq!(refused(&|s| s.name = "名前 🚀 ñandú".into()), None);
 }
+
+/// A rate set at an instant keeps what the scenario plans after it: the burst's return
+/// to 1,000/s at 60 s and its stop at 180 s still happen, so the producer still stops
+/// (a steady rate alone "never stops" and was refused).
+#[test]
+fn a_rate_change_at_an_instant_keeps_the_planned_stop() {
+    use brokerlab_core::scenario::steady_from;
+    use brokerlab_core::{ArrivalProcess, Command, RateSegment, ScheduledCommand};
+    let burst = examples::load("burst").unwrap();
+    let pairs = |schedule: &[RateSegment]| -> Vec<(f64, f64)> {
+        schedule.iter().map(|s| (s.from_s, s.rate_per_s)).collect()
+    };
+    let (process, planned) = burst.planned_arrivals(0, 30.0).unwrap();
+    assert_eq!(process, ArrivalProcess::Poisson);
+    assert_eq!(
+        pairs(&planned),
+        [(0.0, 3_000.0), (60.0, 1_000.0), (180.0, 0.0)]
+    );
+    assert_eq!(
+        pairs(&steady_from(&planned, 30.0, 500.0)),
+        [(0.0, 500.0), (30.0, 1_000.0), (150.0, 0.0)]
+    );
+    assert_eq!(
+        pairs(&steady_from(&planned, 100.0, 6_000.0)),
+        [(0.0, 6_000.0), (80.0, 0.0)]
+    );
+    // Past the stop, nothing is left to keep.
+    assert_eq!(pairs(&steady_from(&planned, 200.0, 5.0)), [(0.0, 5.0)]);
+    assert_eq!(burst.planned_arrivals(1, 0.0), None, "no second producer");
+
+    let mut scheduled = burst.clone();
+    for at_s in [30.0, 100.0] {
+        let command = burst.rate_change_at(0, at_s, 6_000.0).unwrap();
+        scheduled.commands.push(ScheduledCommand {
+            at_s,
+            command,
+            unannounced: true,
+        });
+        scheduled
+            .validate()
+            .unwrap_or_else(|e| panic!("at {at_s} s: {e}"));
+        scheduled.commands.clear();
+    }
+    // A change scheduled earlier is part of the plan (its process too); a later one is not.
+    scheduled.commands.push(ScheduledCommand {
+        at_s: 20.0,
+        command: Command::SetArrivals {
+            producer: brokerlab_core::ProducerId::new(0),
+            process: ArrivalProcess::Constant,
+            schedule: steady_from(&burst.producers[0].arrivals.schedule, 20.0, 2_000.0),
+        },
+        unannounced: false,
+    });
+    scheduled.commands.push(ScheduledCommand {
+        at_s: 150.0,
+        command: burst.rate_change_at(0, 150.0, 7.0).unwrap(),
+        unannounced: false,
+    });
+    let (process, planned) = scheduled.planned_arrivals(0, 40.0).unwrap();
+    assert_eq!(process, ArrivalProcess::Constant);
+    assert_eq!(
+        pairs(&planned),
+        [
+            (0.0, 3_000.0),
+            (20.0, 2_000.0),
+            (60.0, 1_000.0),
+            (180.0, 0.0)
+        ]
+    );
+}

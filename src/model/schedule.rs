@@ -379,7 +379,7 @@ pub fn command_of(
             producer,
             poison: Poison::MalformedPayload,
         },
-        "rate" => rate_change(base, producer, choice.extra, lang)?,
+        "rate" => rate_change(base, producer, choice.at_s, choice.extra, lang)?,
         "crash-broker" => Command::CrashBroker { restart_after_s },
         "restart-broker" => Command::RestartBroker,
         "crash-member" => Command::CrashMember {
@@ -398,27 +398,30 @@ pub fn command_of(
     })
 }
 
-/// A steady new rate for a producer, keeping how its arrivals are spaced.
+/// A steady new rate for a producer from `at_s`, keeping how its arrivals are spaced and
+/// what the scenario plans after (a stop, the end of a burst): the same schedule the
+/// parameters' rate gives at that moment (both are the core's
+/// [`brokerlab_core::scenario::steady_from`]).
 fn rate_change(
     base: &Scenario,
     producer: ProducerId,
+    at_s: f64,
     rate: Option<f64>,
     lang: Lang,
 ) -> Result<Command, String> {
     let rate_per_s =
         rate.ok_or_else(|| td_string!(locale(lang), panels.schedule.say_rate).to_string())?;
-    let process = base
-        .producers
-        .get(producer.index())
-        .map_or(ArrivalProcess::Constant, |p| p.arrivals.process);
-    Ok(Command::SetArrivals {
-        producer,
-        process,
-        schedule: vec![RateSegment {
-            from_s: 0.0,
-            rate_per_s,
-        }],
-    })
+    // A producer the scenario lacks: the check refuses the command as it refuses others.
+    Ok(base
+        .rate_change_at(producer.index(), at_s, rate_per_s)
+        .unwrap_or(Command::SetArrivals {
+            producer,
+            process: ArrivalProcess::Constant,
+            schedule: vec![RateSegment {
+                from_s: 0.0,
+                rate_per_s,
+            }],
+        }))
 }
 
 /// The scenario with `scheduled` added, the list kept in time order (a command at the
@@ -975,6 +978,74 @@ mod tests {
             kind_named("restart-broker").map(|k| k.label(Lang::Es)),
             Some("Reiniciar el broker".to_string())
         );
+    }
+
+    /// A rate changed at an instant keeps what the scenario plans after it (the burst's
+    /// stop at 180 s), exactly as the parameters' rate changed at that moment does: both
+    /// make their schedule with the core's `steady_from`.
+    #[test]
+    fn a_scheduled_rate_change_keeps_the_planned_stop_as_the_parameters_do() {
+        let (s, _) = base("burst");
+        for (at_s, rate) in [(30.0, 500.0), (100.0, 6_000.0)] {
+            let choice = Choice {
+                kind: kind_named("rate").expect("offered"),
+                target: 0,
+                at_s,
+                extra: Some(rate),
+            };
+            let mut scheduled = command_of(&choice, &s, Lang::En).expect("a rate");
+            let Command::SetArrivals { schedule, .. } = &scheduled.command else {
+                panic!("arrivals")
+            };
+            let pairs: Vec<(f64, f64)> =
+                schedule.iter().map(|s| (s.from_s, s.rate_per_s)).collect();
+            let mut planned = vec![(0.0, rate)];
+            if at_s < 60.0 {
+                planned.push((60.0 - at_s, 1_000.0));
+            }
+            planned.push((180.0 - at_s, 0.0));
+            assert_eq!(pairs, planned, "at {at_s} s");
+            // Hidden, for an interview, it is the same command.
+            scheduled.unannounced = true;
+            with_added(&s, scheduled.clone())
+                .validate()
+                .unwrap_or_else(|e| panic!("at {at_s} s: {e}"));
+            // The parameters' rate, changed at that moment of the run, says the same.
+            let mut sim = Simulation::new(s.clone()).expect("valid");
+            sim.run_until(brokerlab_core::secs_to_us(at_s));
+            let now = crate::model::settings::arrivals_command(
+                &sim,
+                ProducerId::new(0),
+                ArrivalProcess::Poisson,
+                rate,
+            );
+            assert_eq!(now, scheduled.command, "at {at_s} s");
+        }
+        // A change scheduled before it is part of the plan; one after it still strikes at
+        // its own time.
+        let mut s = s;
+        for (at_s, rate) in [(20.0, 2_000.0), (150.0, 7.0)] {
+            let choice = Choice {
+                kind: kind_named("rate").expect("offered"),
+                target: 0,
+                at_s,
+                extra: Some(rate),
+            };
+            s = with_added(&s, command_of(&choice, &s, Lang::En).expect("a rate"));
+        }
+        let choice = Choice {
+            kind: kind_named("rate").expect("offered"),
+            target: 0,
+            at_s: 40.0,
+            extra: Some(500.0),
+        };
+        let Command::SetArrivals { schedule, .. } =
+            command_of(&choice, &s, Lang::En).expect("a rate").command
+        else {
+            panic!("arrivals")
+        };
+        let pairs: Vec<(f64, f64)> = schedule.iter().map(|s| (s.from_s, s.rate_per_s)).collect();
+        assert_eq!(pairs, vec![(0.0, 500.0), (20.0, 1_000.0), (140.0, 0.0)]);
     }
 
     #[test]

@@ -9,6 +9,7 @@
 
 use brokerlab_core::lessons::Lang;
 use brokerlab_core::scenario::limits;
+use brokerlab_core::scenario::steady_from;
 use brokerlab_core::sim::current;
 use brokerlab_core::{
     us_to_secs, AckMode, ArrivalProcess, Command, Fact, Flavour, GroupId, Idempotency, Ordering,
@@ -340,15 +341,10 @@ pub fn arrivals_command(
         .get(producer.index())
         .cloned()
         .unwrap_or_default();
-    let mut schedule = vec![RateSegment {
-        from_s: 0.0,
-        rate_per_s,
-    }];
-    schedule.extend(remainder(&current, now_s, now_s));
     Command::SetArrivals {
         producer,
         process,
-        schedule,
+        schedule: steady_from(&current, now_s, rate_per_s),
     }
 }
 

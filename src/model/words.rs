@@ -6,6 +6,9 @@ use std::fmt;
 use std::sync::Arc;
 
 use brokerlab_core::lessons::Lang;
+use brokerlab_core::ScenarioError;
+
+use crate::i18n::{locale, td_string};
 
 /// A message that can be written in either language.
 #[derive(Clone)]
@@ -21,6 +24,18 @@ impl Words {
     pub fn text(&self, lang: Lang) -> String {
         (self.0)(lang)
     }
+}
+
+/// A refusal of something done on the page (a command, a scheduled one, a seed) in `lang`,
+/// in plain words: the problem without the scenario's field path (`producers[0].count`),
+/// which names nothing the page shows. A producer that would never stop (a rate set after
+/// the scenario's planned stop) is said for the page, without the file's fields (`count`,
+/// `end_s`) the core's sentence suggests.
+pub fn refusal_in(e: &ScenarioError, lang: Lang) -> String {
+    if e.problem.starts_with("the producer never stops") {
+        return td_string!(locale(lang), common.errors.never_stops).to_string();
+    }
+    e.problem_in(lang)
 }
 
 /// A run of more characters than this without a space is cut in [`shortened`].
@@ -69,6 +84,33 @@ impl fmt::Debug for Words {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_refusal_of_something_done_on_the_page_names_no_field() {
+        let mut burst = brokerlab_core::examples::load("burst").expect("built in");
+        // Arrivals that never stop: a steady rate from 0, the planned stop gone.
+        burst.producers[0].arrivals.schedule.truncate(1);
+        let e = burst.validate().expect_err("never stops");
+        assert!(e.text_in(Lang::En).starts_with("producers[0].count: "));
+        for lang in Lang::ALL {
+            let said = refusal_in(&e, lang);
+            assert!(
+                !said.contains("producers[") && !said.contains("end_s"),
+                "{said}"
+            );
+        }
+        assert!(
+            refusal_in(&e, Lang::En).starts_with("from then on a producer would publish for ever")
+        );
+        assert!(refusal_in(&e, Lang::Es)
+            .starts_with("a partir de ahí un productor publicaría para siempre"));
+        // Any other refusal: its problem, in the page's language, without the field.
+        let mut mm1 = brokerlab_core::examples::load("mm1").expect("built in");
+        mm1.queues[0].visibility_timeout_s = -1.0;
+        let e = mm1.validate().expect_err("negative");
+        assert_eq!(refusal_in(&e, Lang::En), e.problem_in(Lang::En));
+        assert!(refusal_in(&e, Lang::Es).starts_with("debe estar entre"));
+    }
 
     #[test]
     fn the_same_message_words_itself_in_each_language() {

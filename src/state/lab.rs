@@ -24,7 +24,7 @@ use crate::model::readout::{Percentiles, Readout};
 use crate::model::settings::Settings;
 use crate::model::story::Narration;
 use crate::model::topology::Topology;
-use crate::model::words::Words;
+use crate::model::words::{refusal_in, Words};
 
 /// One frame at 60 Hz: the most the first frame after a pause may count for.
 const FRAME_MS_NOMINAL: f64 = 1_000.0 / 60.0;
@@ -532,7 +532,7 @@ impl Lab {
     /// something: `say` puts the core's reason (`why`) into the sentence.
     pub fn refused(&self, e: ScenarioError, say: fn(Locale, &str) -> String) {
         self.error.set(Some(Words::new(move |lang| {
-            say(locale(lang), &e.text_in(lang))
+            say(locale(lang), &refusal_in(&e, lang))
         })));
     }
 

@@ -9,6 +9,7 @@ use crate::i18n::{locale, td_string};
 use crate::model::player::Player;
 use crate::model::scenario_text::{self, TextError};
 use crate::model::schedule;
+use crate::model::words::refusal_in;
 use crate::state::Lab;
 
 impl Lab {
@@ -48,7 +49,7 @@ impl Lab {
         let next = schedule::with_added(&base, scheduled);
         next.validate().map_err(|e| {
             let lang = self.lang.get_untracked();
-            let problem = e.text_in(lang);
+            let problem = refusal_in(&e, lang);
             td_string!(locale(lang), panels.schedule.refused, problem).to_string()
         })?;
         self.run_scenario(next)?;

@@ -334,7 +334,7 @@ fn planned(
     schedule::with_added(base, scheduled.clone())
         .validate()
         .map_err(|e| {
-            let problem = e.text_in(lang);
+            let problem = crate::model::words::refusal_in(&e, lang);
             crate::i18n::td_string!(crate::i18n::locale(lang), panels.schedule.refused, problem)
                 .to_string()
         })?;

@@ -172,3 +172,31 @@ test('the hidden-fault form offers what the scenario can take, refuses a time pa
     'a member crash is not for mm1: the form moved to a kind it can take');
   assert.deepEqual(errors, []);
 });
+
+test('a producer’s rate changed in secret on the burst is accepted (its planned stop kept); a change past the stop is refused in plain words', async () => {
+  const { page, errors } = await openAt(BASE_URL);
+  assert.equal(await page.getByTestId('scenario').inputValue(), 'burst');
+  await page.getByTestId('tab-interview').click();
+  const hide = async (at, rate) => {
+    await page.getByTestId('hidden-schedule-kind').selectOption('rate');
+    await page.getByTestId('hidden-schedule-at').fill(String(at));
+    await page.getByTestId('hidden-schedule-extra').fill(String(rate));
+    await page.getByTestId('hidden-schedule-add').click();
+  };
+  await hide(30, 500);
+  assert.equal(await text(page, 'hidden-error'), '');
+  assert.equal(await text(page, 'hidden-count'), 'One fault is hidden.');
+  await hide(100, 6000);
+  assert.equal(await text(page, 'hidden-error'), '');
+  assert.equal(await text(page, 'hidden-count'), '2 faults are hidden.');
+  // Past the planned stop, the producer would never stop again: refused in a sentence,
+  // no field path from the scenario file.
+  await hide(200, 500);
+  const refused = await text(page, 'hidden-error');
+  assert.match(refused, /^⚠ The schedule refused it: from then on a producer would publish for ever/);
+  assert.doesNotMatch(refused, /producers\[|\.count|end_s/);
+  assert.equal(await text(page, 'hidden-count'), '2 faults are hidden.');
+  await page.getByTestId('lang-es').click();
+  assert.match(await text(page, 'hidden-error'), /^⚠ La programación lo rechazó: a partir de ahí un productor publicaría para siempre/);
+  assert.deepEqual(errors, []);
+});

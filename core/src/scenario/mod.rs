@@ -417,6 +417,52 @@ impl Scenario {
         schedule
     }
 
+    /// Producer `p`'s arrivals as the scenario plans them at `at_s`: its process and rate
+    /// schedule (absolute time), with the scheduled arrival changes up to `at_s` applied in
+    /// time order (not the recorded commands, nor a change scheduled later, which still
+    /// strikes at its own time). `None` if there is no producer `p`.
+    pub fn planned_arrivals(
+        &self,
+        p: usize,
+        at_s: f64,
+    ) -> Option<(ArrivalProcess, Vec<RateSegment>)> {
+        let spec = self.producers.get(p)?;
+        let mut changes: Vec<(f64, ArrivalProcess, &[RateSegment])> = self
+            .commands
+            .iter()
+            .filter(|f| f.at_s <= at_s)
+            .filter_map(|f| match &f.command {
+                Command::SetArrivals {
+                    producer,
+                    process,
+                    schedule,
+                } if (*producer).index() == p => Some((f.at_s, *process, schedule.as_slice())),
+                _ => None,
+            })
+            .collect();
+        changes.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let mut process = spec.arrivals.process;
+        let mut schedule = spec.arrivals.schedule.clone();
+        for (at_s, new_process, new) in changes {
+            process = new_process;
+            splice_schedule(&mut schedule, at_s, new);
+        }
+        Some((process, schedule))
+    }
+
+    /// The scheduled arrival change that sets producer `p` to a steady `rate_per_s` at
+    /// `at_s`, keeping its process and whatever the scenario plans after `at_s` (see
+    /// [`steady_from`]): what the schedule's "change the producer's rate" adds. `None` if
+    /// there is no producer `p`.
+    pub fn rate_change_at(&self, p: usize, at_s: f64, rate_per_s: f64) -> Option<Command> {
+        let (process, planned) = self.planned_arrivals(p, at_s)?;
+        Some(Command::SetArrivals {
+            producer: crate::ProducerId::from_index(p),
+            process,
+            schedule: steady_from(&planned, at_s, rate_per_s),
+        })
+    }
+
     pub(crate) fn sample_every_us(&self) -> Micros {
         secs_to_us(self.sample_every_s).max(1)
     }

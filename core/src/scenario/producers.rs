@@ -231,6 +231,26 @@ impl Handoff {
     }
 }
 
+/// A steady `rate_per_s` from `at_s` on, as [`super::Command::SetArrivals`] takes it
+/// (relative to `at_s`): the changes `schedule` (absolute) plans after `at_s` — the end of
+/// a burst, a stop — still happen. Both ways the page changes a rate make their command
+/// with it: now, from the parameters, on the schedule in force; at an instant, from the
+/// schedule's form, on the one the scenario plans then ([`super::Scenario::planned_arrivals`]).
+pub fn steady_from(schedule: &[RateSegment], at_s: f64, rate_per_s: f64) -> Vec<RateSegment> {
+    let now = RateSegment {
+        from_s: 0.0,
+        rate_per_s,
+    };
+    let later = schedule
+        .iter()
+        .filter(|s| s.from_s > at_s)
+        .map(|s| RateSegment {
+            from_s: s.from_s - at_s,
+            rate_per_s: s.rate_per_s,
+        });
+    std::iter::once(now).chain(later).collect()
+}
+
 /// Replaces what remains of `schedule` from `at_s` on by `new` (relative to `at_s`).
 pub fn splice_schedule(schedule: &mut Vec<RateSegment>, at_s: f64, new: &[RateSegment]) {
     schedule.retain(|s| s.from_s < at_s);
