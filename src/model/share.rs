@@ -48,6 +48,10 @@ pub enum LinkProblem {
     NotALinkKept,
     /// The link's step is past the end of its run, which opened at its last step.
     PastTheEnd { step: u64, last: u64 },
+    /// A lesson's own link (`#lesson=NAME`) names no lesson there is (`name` as typed,
+    /// decoded; empty when it names none). `kept`: pasted into the address of an open
+    /// page, whose run stays on show; else the page opened the example.
+    NoLesson { name: String, kept: bool },
 }
 
 impl LinkProblem {
@@ -69,8 +73,53 @@ impl LinkProblem {
                 let (step, last) = (count(*step, lang), count(*last, lang));
                 td_string!(l, panels.share.past_the_end, step, last).to_string()
             }
+            LinkProblem::NoLesson { name, kept } => match (name.trim().is_empty(), kept) {
+                (true, false) => td_string!(l, panels.share.lesson_unnamed).to_string(),
+                (true, true) => td_string!(l, panels.share.lesson_unnamed_kept).to_string(),
+                (false, false) => td_string!(l, panels.share.no_lesson, name).to_string(),
+                (false, true) => td_string!(l, panels.share.no_lesson_kept, name).to_string(),
+            },
         }
     }
+}
+
+/// What the part of an address after `#` asks the page for.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Fragment {
+    /// Nothing: no `#`, or `#` alone.
+    Nothing,
+    /// A share link: the text after `#s=`.
+    Link(String),
+    /// A lesson's own link, `#lesson=NAME`: the name, percent-decoded as typed (see
+    /// [`percent_decoded`]).
+    Lesson(String),
+    /// Something else, which the page cannot read.
+    Other,
+}
+
+/// What `hash` (the address's fragment, `#` included, as `location.hash` gives it) asks
+/// for.
+pub fn fragment_of(hash: &str) -> Fragment {
+    if let Some(text) = hash.strip_prefix("#s=") {
+        Fragment::Link(text.to_string())
+    } else if let Some(name) = hash.strip_prefix("#lesson=") {
+        Fragment::Lesson(percent_decoded(name))
+    } else if hash.len() <= 1 {
+        Fragment::Nothing
+    } else {
+        Fragment::Other
+    }
+}
+
+/// Why a lesson's own link for `name` cannot open (`kept`: the page's run stays), or
+/// `None` when there is such a lesson.
+pub fn lesson_problem(name: &str, kept: bool) -> Option<LinkProblem> {
+    brokerlab_core::lessons::find(name)
+        .is_none()
+        .then(|| LinkProblem::NoLesson {
+            name: name.to_string(),
+            kept,
+        })
 }
 
 /// `text` with its percent-encoding undone (`%3C` → `<`), as the browser gives back a
@@ -148,6 +197,57 @@ mod tests {
         assert_eq!(percent_decoded("a%FFb"), "a%FFb");
         // A new line cannot break the sentence that quotes the name.
         assert_eq!(percent_decoded("a%0Ab"), "a\\nb");
+    }
+
+    #[test]
+    fn the_fragment_says_what_the_address_asks_for() {
+        assert_eq!(fragment_of(""), Fragment::Nothing);
+        assert_eq!(fragment_of("#"), Fragment::Nothing);
+        assert_eq!(fragment_of("#s=v1.abc"), Fragment::Link("v1.abc".into()));
+        assert_eq!(
+            fragment_of("#lesson=backlog-arithmetic"),
+            Fragment::Lesson("backlog-arithmetic".into())
+        );
+        assert_eq!(fragment_of("#lesson="), Fragment::Lesson(String::new()));
+        assert_eq!(fragment_of("#lesson=a%20b"), Fragment::Lesson("a b".into()));
+        assert_eq!(fragment_of("#foo=bar"), Fragment::Other);
+        assert_eq!(fragment_of("#lessons"), Fragment::Other);
+    }
+
+    #[test]
+    fn a_lesson_link_to_no_lesson_is_said_in_one_sentence_in_the_pages_language() {
+        assert_eq!(lesson_problem("backlog-arithmetic", true), None);
+        let kept = lesson_problem("nope", true).expect("no such lesson");
+        assert_eq!(
+            kept.message(Lang::En),
+            "There is no lesson called “nope”: the run on show stays."
+        );
+        assert_eq!(
+            kept.message(Lang::Es),
+            "No hay ninguna lección llamada «nope»: sigue la ejecución que se muestra."
+        );
+        let opened = lesson_problem("nope", false).expect("no such lesson");
+        assert_eq!(
+            opened.message(Lang::En),
+            "There is no lesson called “nope”: the example opened instead."
+        );
+        // A step after the name is not part of a lesson link: the whole is no name.
+        let stepped = lesson_problem("backlog-arithmetic&step=99", true).expect("no such");
+        assert!(stepped
+            .message(Lang::En)
+            .starts_with("There is no lesson called “backlog-arithmetic&step=99”"));
+        // No name at all: said so, not "called “”".
+        for kept in [true, false] {
+            let unnamed = lesson_problem("", kept).expect("no name");
+            for lang in Lang::ALL {
+                let said = unnamed.message(lang);
+                assert!(!said.contains("“”") && !said.contains("«»"), "{said}");
+            }
+        }
+        assert_eq!(
+            lesson_problem("", true).expect("no name").message(Lang::En),
+            "This lesson link names no lesson: the run on show stays."
+        );
     }
 
     #[test]

@@ -37,6 +37,23 @@ impl Lab {
             })));
             return;
         };
+        // A lesson runs on its own example: on another scenario its steps would ask about
+        // components and figures that are not there (and the page would close it at once).
+        let shown = self.scenario.with_untracked(|(name, _)| name.clone());
+        if guide.lesson.scenario != shown {
+            let (name, example) = (view.name.clone(), guide.lesson.scenario);
+            self.error.set(Some(Words::new(move |lang| {
+                td_string!(
+                    locale(lang),
+                    common.errors.lesson_elsewhere,
+                    name = &name,
+                    example,
+                    shown = &shown
+                )
+                .to_string()
+            })));
+            return;
+        }
         guide.restore_answers(&view.answers);
         guide.go_to(view.step);
         // The page reveals a step only once it was answered and played to its checkpoint,
@@ -201,6 +218,7 @@ impl Lab {
 mod tests {
     use super::*;
     use crate::state::lab::test_lab;
+    use brokerlab_core::lessons::Lang;
 
     fn revealed(lab: Lab) -> Option<bool> {
         lab.guide.with_untracked(|g| {
@@ -254,8 +272,35 @@ mod tests {
     }
 
     #[test]
-    fn a_link_reveals_a_step_only_as_the_page_would_have() {
+    fn a_link_whose_scenario_is_not_its_lessons_says_so_and_opens_without_it() {
         let (_owner, lab) = test_lab("mm1");
+        lab.restore_lesson(&LessonView {
+            name: "backlog-arithmetic".into(),
+            ..LessonView::default()
+        });
+        assert_eq!(revealed(lab), None, "no lesson on show");
+        let said = lab.error.get_untracked().expect("said");
+        assert_eq!(
+            said.text(Lang::En),
+            "This link's lesson “backlog-arithmetic” runs on the example “burst”, \
+             but the link shows “mm1”: its run opened without the lesson."
+        );
+        assert!(said
+            .text(Lang::Es)
+            .starts_with("La lección «backlog-arithmetic» de este enlace usa el ejemplo «burst»"));
+        // On its own example, it opens with nothing to say.
+        let (_owner, lab) = test_lab("burst");
+        lab.restore_lesson(&LessonView {
+            name: "backlog-arithmetic".into(),
+            ..LessonView::default()
+        });
+        assert_eq!(revealed(lab), Some(false));
+        assert!(lab.error.get_untracked().is_none());
+    }
+
+    #[test]
+    fn a_link_reveals_a_step_only_as_the_page_would_have() {
+        let (_owner, lab) = test_lab("transactional-pipeline");
         let view = |step, answers: Vec<Option<f64>>| LessonView {
             name: "exactly-once".into(),
             step,

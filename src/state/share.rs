@@ -19,7 +19,9 @@ use crate::model::compare::{players_of, shared_comparison_of};
 use crate::model::interview::Interview;
 use crate::model::panels::Panel;
 use crate::model::player::Player;
-use crate::model::share::{past_the_end, percent_decoded, player_of, shared_of, LinkProblem};
+use crate::model::share::{
+    fragment_of, lesson_problem, past_the_end, player_of, shared_of, Fragment, LinkProblem,
+};
 use crate::model::words::Words;
 use crate::state::Lab;
 
@@ -28,19 +30,30 @@ const SETTLE_MS: u32 = 400;
 /// How long the "Link copied" notice stays.
 const NOTICE_MS: u32 = 2_500;
 
-/// The link text in the address, if any (`#s=…`).
-fn link_in_address() -> Option<String> {
-    let hash = window().location().hash().ok()?;
-    let text = hash.strip_prefix("#s=")?;
-    Some(text.to_string())
+/// What the address's fragment asks for (`#s=…`, `#lesson=NAME`, nothing or something
+/// else).
+fn fragment() -> Fragment {
+    fragment_of(&window().location().hash().unwrap_or_default())
 }
 
 /// A lesson's own short link: `#lesson=NAME` opens it at its first step. The browser
 /// keeps the name percent-encoded; it is decoded so that an unknown one is quoted as typed.
 pub fn lesson_in_address() -> Option<String> {
-    let hash = window().location().hash().ok()?;
-    let name = hash.strip_prefix("#lesson=")?;
-    Some(percent_decoded(name))
+    match fragment() {
+        Fragment::Lesson(name) => Some(name),
+        _ => None,
+    }
+}
+
+/// Opens the lesson a lesson link names (`kept`: pasted into an open page, whose run stays
+/// if there is no such lesson), or says in one sentence that there is none.
+pub fn open_lesson_link(lab: Lab, name: &str, kept: bool) {
+    match lesson_problem(name, kept) {
+        None => lab.open_lesson(name),
+        Some(problem) => lab
+            .error
+            .set(Some(Words::new(move |lang| problem.message(lang)))),
+    }
 }
 
 /// Side B of a compare link, to put beside the page's run.
@@ -68,17 +81,15 @@ pub struct Opening {
 /// their own). `Err` is what was wrong with the link (said once the page's language is
 /// known); `Ok(None)` means there was no link.
 pub fn read_address() -> Result<Option<Opened>, LinkProblem> {
-    let Some(text) = link_in_address() else {
+    match fragment() {
+        Fragment::Link(text) => link::open(&text)
+            .map(Some)
+            .map_err(|e| LinkProblem::Unreadable(e.to_string())),
+        // A lesson link is opened once the page is up (`open_lesson_link`).
+        Fragment::Nothing | Fragment::Lesson(_) => Ok(None),
         // Anything after `#` is meant for the page: what it cannot read is said.
-        let hash = window().location().hash().unwrap_or_default();
-        if !(hash.len() <= 1 || hash.starts_with("#lesson=")) {
-            return Err(LinkProblem::NotALink);
-        }
-        return Ok(None);
-    };
-    link::open(&text)
-        .map(Some)
-        .map_err(|e| LinkProblem::Unreadable(e.to_string()))
+        Fragment::Other => Err(LinkProblem::NotALink),
+    }
 }
 
 /// A decoded link, opened: its player (the shell of an aggregated scenario, whose flows
@@ -216,25 +227,34 @@ fn write_address(lab: Lab) {
 
 /// Keeps the address in step with the page, once it has been still for [`SETTLE_MS`]; a
 /// fragment changed from outside (a pasted link, back or forward) is opened by reloading,
-/// if it can be opened. One that cannot (garbage pasted, a link cut short) is said in one
-/// sentence, and the run on show stays, its own link back in the address: reloading would
-/// have replaced it with the opening example.
+/// if it can be opened. A lesson's own link opens its lesson in place: reloading would
+/// forget the page's language, which only a share link carries. One that cannot be opened
+/// (garbage pasted, a link cut short, a lesson there is not) is said in one sentence, in
+/// the page's language, and the run on show stays, its own link back in the address:
+/// reloading would have replaced it with the opening example.
 pub fn follow_in_address(lab: Lab) {
     let _ = leptos_use::use_event_listener(
         leptos_use::use_window(),
         leptos::ev::hashchange,
-        move |_| match read_address().and_then(|opened| opened.map(opening_of).transpose()) {
-            Ok(_) => {
-                let _ = window().location().reload();
-            }
-            Err(problem) => {
-                let problem = match problem {
-                    LinkProblem::NotALink => LinkProblem::NotALinkKept,
-                    other => other,
-                };
-                lab.error
-                    .set(Some(Words::new(move |lang| problem.message(lang))));
+        move |_| {
+            if let Fragment::Lesson(name) = fragment() {
+                open_lesson_link(lab, &name, true);
                 write_address(lab);
+                return;
+            }
+            match read_address().and_then(|opened| opened.map(opening_of).transpose()) {
+                Ok(_) => {
+                    let _ = window().location().reload();
+                }
+                Err(problem) => {
+                    let problem = match problem {
+                        LinkProblem::NotALink => LinkProblem::NotALinkKept,
+                        other => other,
+                    };
+                    lab.error
+                        .set(Some(Words::new(move |lang| problem.message(lang))));
+                    write_address(lab);
+                }
             }
         },
     );

@@ -130,7 +130,7 @@ fn Page(
     if let Some(view) = &view {
         share::restore_view(lab, view);
     } else if let Some(name) = share::lesson_in_address() {
-        lab.open_lesson(&name);
+        share::open_lesson_link(lab, &name, false);
     }
     share::follow_in_address(lab);
     if share::embedded() {

@@ -5,6 +5,7 @@
 import { after } from 'node:test';
 import { chromium } from 'playwright-core';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -93,3 +94,14 @@ export async function openPage(url = BASE_URL, options = {}) {
   await waitForLab(browser.page);
   return { ...browser, errors };
 }
+
+/**
+ * The text of a version 1 share link (what follows `#s=`) holding `doc`, a link document
+ * as core/src/link.rs writes it (`{ example, seed, step, view, … }`, or its JSON text):
+ * its JSON deflated, in URL-safe base64. For links the page would never make (a hand-edited or forged one).
+ */
+export function linkOf(doc) {
+  const json = typeof doc === 'string' ? doc : JSON.stringify(doc);
+  return `v1.${deflateRawSync(Buffer.from(json)).toString('base64url')}`;
+}
+

@@ -8,7 +8,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE_URL, openPage } from './browser.mjs';
+import { BASE_URL, linkOf, openPage } from './browser.mjs';
 
 /** A fresh browser (its own profile) at `url`, in `locale`. */
 const openAt = (url, locale = 'en-US') => openPage(url, { locale });
@@ -171,9 +171,80 @@ test('poll-interval: the slow member leaves at 10 s, the invoice runs twice, the
 });
 
 test('a link to a lesson that does not exist says so and opens the page', async () => {
-  const { page } = await openAt(lessonUrl('no-such-lesson'));
-  assert.match(await text(page, 'error-note'), /There is no lesson called “no-such-lesson”\./);
+  for (const [name, said] of [
+    ['no-such-lesson', 'There is no lesson called “no-such-lesson”: the example opened instead.'],
+    ['', 'This lesson link names no lesson: the example opened instead.'],
+  ]) {
+    const { page, errors, close } = await openAt(lessonUrl(name));
+    assert.equal(await text(page, 'error-note'), `Problem: ${said}`);
+    assert.equal(await page.getByTestId('lesson').count(), 0);
+    assert.equal(await page.getByTestId('scenario').inputValue(), 'burst');
+    // The page works: a step on.
+    await page.getByTestId('step').click();
+    assert.equal(await text(page, 'step-index'), '1');
+    assert.deepEqual(errors, []);
+    await close();
+  }
+});
+
+test('a lesson link pasted into an open page: a bad one is said in the page’s language and the run stays; a good one opens in place', async () => {
+  // A Spanish browser, the page switched to English: reloading went back to Spanish and
+  // to the opening example at 0 s.
+  const { page, errors } = await openAt(BASE_URL, 'es-ES');
+  await page.getByTestId('lang-en').click();
+  await page.getByTestId('scenario').selectOption('mm1');
+  await page.getByTestId('scrubber').fill('7');
+  await page.waitForFunction(() => document.querySelector('[data-testid=seeking]').textContent === '');
+  assert.equal(await text(page, 'step-time'), '7.0 s');
+  await page.evaluate(() => { window.__notReloaded = true; });
+  const cases = [
+    ['#lesson=nope', 'There is no lesson called “nope”: the run on show stays.'],
+    ['#lesson=', 'This lesson link names no lesson: the run on show stays.'],
+    ['#lesson=backlog-arithmetic&step=99', 'There is no lesson called “backlog-arithmetic&step=99”: the run on show stays.'],
+  ];
+  for (const [hash, said] of cases) {
+    await page.evaluate((h) => { location.hash = h; }, hash);
+    await page.waitForFunction(
+      (s) => document.querySelector('[data-testid=error-note]')?.textContent.trim() === s,
+      `Problem: ${said}`,
+      { timeout: 5_000 },
+    );
+    assert.equal(await page.evaluate(() => window.__notReloaded), true, `${hash}: not reloaded`);
+    assert.equal(await page.getByTestId('scenario').inputValue(), 'mm1', hash);
+    assert.equal(await text(page, 'step-time'), '7.0 s', hash);
+    assert.equal(await page.getByTestId('lang-en').getAttribute('aria-pressed'), 'true', hash);
+    assert.equal(await page.evaluate(() => document.documentElement.lang), 'en', hash);
+    assert.equal(await page.getByTestId('lesson').count(), 0, hash);
+    // The address holds the run's own link again.
+    await page.waitForFunction(() => location.hash.startsWith('#s=v1.'), null, { timeout: 5_000 });
+  }
+  // Switched to Spanish, the sentence on show follows.
+  await page.getByTestId('lang-es').click();
+  assert.equal(await text(page, 'error-note'),
+    'Problema: No hay ninguna lección llamada «backlog-arithmetic&step=99»: sigue la ejecución que se muestra.');
+  await page.getByTestId('lang-en').click();
+
+  // A lesson that exists opens in place, in the page's language.
+  await page.evaluate(() => { location.hash = '#lesson=backlog-arithmetic'; });
+  await page.getByTestId('lesson').waitFor({ state: 'visible', timeout: 5_000 });
+  assert.equal(await text(page, 'lesson-title'), 'Backlog arithmetic: a burst larger than capacity');
+  assert.equal(await page.getByTestId('scenario').inputValue(), 'burst');
+  assert.equal(await page.getByTestId('error-note').count(), 0, 'the earlier problem is gone');
+  assert.equal(await page.evaluate(() => window.__notReloaded), true, 'opened without a reload');
+  assert.equal(await page.evaluate(() => document.documentElement.lang), 'en');
+  await page.waitForFunction(() => location.hash.startsWith('#s=v1.'), null, { timeout: 5_000 });
+  assert.deepEqual(errors, []);
+});
+
+test('a share link whose lesson is about another example says so and opens its run', async () => {
+  // mm1 with the burst's lesson in its view (the page never makes one).
+  const forged = linkOf({ example: 'mm1', view: { lesson: { name: 'backlog-arithmetic', step: 0, revealed: false } } });
+  const { page, errors } = await openAt(`${BASE_URL}#s=${forged}`);
+  assert.equal(await text(page, 'error-note'),
+    'Problem: This link\'s lesson “backlog-arithmetic” runs on the example “burst”, but the link shows “mm1”: its run opened without the lesson.');
+  assert.equal(await page.getByTestId('scenario').inputValue(), 'mm1');
   assert.equal(await page.getByTestId('lesson').count(), 0);
+  assert.deepEqual(errors, []);
 });
 
 test('an unknown lesson’s name is quoted as typed, decoded, and as text only', async () => {
