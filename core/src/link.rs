@@ -241,13 +241,26 @@ fn checked_link_part(text: &str) -> Result<&str, LinkError> {
 }
 
 /// A link's document of any version, from its packed body: parsed, then decoded the one
-/// way every typed document is ([`crate::decode`]).
+/// way every typed document is ([`crate::decode`]). A value that does not fit is refused
+/// for its field ("step: invalid type: …"), as a scenario's are.
 fn unpack_doc<T: serde::de::DeserializeOwned>(body: &str) -> Result<T, LinkError> {
     // serde echoes what it met: shown escaped (`decode` escapes its own words).
     let invalid = |e: String| refuse(format!("The link's content is not valid: {e}."));
-    let doc: serde_json::Value = serde_json::from_slice(&unpack(body)?)
-        .map_err(|e| invalid(crate::text::escape_controls(&e.to_string())))?;
-    crate::decode::decode(doc).map_err(invalid)
+    let json = unpack(body)?;
+    let parse = || serde_json::from_slice::<serde_json::Value>(&json);
+    let doc = parse().map_err(|e| invalid(crate::text::escape_controls(&e.to_string())))?;
+    crate::decode::decode(doc).map_err(|words| {
+        // The refused document was spent decoding: read again to find the field.
+        let path = parse()
+            .map(|doc| crate::decode::failing_path::<T>(&doc, &words))
+            .unwrap_or_default();
+        // An unknown field's words name it already.
+        let named = words.starts_with(&format!("unknown field `{path}`"));
+        invalid(match path.is_empty() || named {
+            true => words,
+            false => format!("{path}: {words}"),
+        })
+    })
 }
 
 /// The JSON inside a link's body: base64, then inflated within [`DOC_BYTES_MAX`].
@@ -655,6 +668,74 @@ mod tests {
         ] {
             let e = decode(&pack(json)).expect_err(json);
             assert!(e.0.ends_with('.') && !e.0.contains('\n'), "{json}: {e}");
+        }
+    }
+
+    /// A value of the link's own document that does not fit is refused for its field,
+    /// named in plain words on the page; a whole number too large for it is said to be
+    /// too large (JSON reads it as a float, which is never shown).
+    #[test]
+    fn a_bad_value_in_a_link_names_its_field() {
+        use crate::lessons::Lang;
+        use crate::refusal::link_problem_in;
+        let refused = |json: &str| decode(&pack(json)).expect_err(json).0;
+        let e = refused(r#"{"example":"burst","step":"abc"}"#);
+        assert_eq!(
+            e,
+            "The link's content is not valid: step: invalid type: string \"abc\", expected u64."
+        );
+        assert_eq!(
+            link_problem_in(&e, Lang::En),
+            "The link's content is not valid: the step it shows (step) must be a whole number, 0 or more, not the text \"abc\"."
+        );
+        assert_eq!(
+            link_problem_in(&e, Lang::Es),
+            "El contenido del enlace no es válido: el paso que muestra (step) debe ser un número entero, 0 o más, no el texto \"abc\"."
+        );
+        let e = refused(r#"{"example":"burst","seed":1180591620717411303424}"#);
+        assert!(e.contains("seed: "), "{e}");
+        assert_eq!(
+            link_problem_in(&e, Lang::En),
+            "The link's content is not valid: the seed (seed) is too large (at most 18446744073709551615)."
+        );
+        assert_eq!(
+            link_problem_in(&e, Lang::Es),
+            "El contenido del enlace no es válido: la semilla (seed) es demasiado grande (como mucho 18.446.744.073.709.551.615)."
+        );
+        // Written as JavaScript writes 2^70: the same.
+        let e = refused(r#"{"example":"burst","seed":1.1805916207174113e+21}"#);
+        assert!(
+            link_problem_in(&e, Lang::En).ends_with("is too large (at most 18446744073709551615).")
+        );
+        // Deeper in: the path, after the field's plain words.
+        let e = refused(r#"{"example":"burst","view":{"speed":"fast"}}"#);
+        assert_eq!(
+            link_problem_in(&e, Lang::En),
+            "The link's content is not valid: in the page's view, view.speed must be a number, not the text \"fast\"."
+        );
+        let e = refused(r#"{"example":"burst","at_us":-4}"#);
+        assert_eq!(
+            link_problem_in(&e, Lang::En),
+            "The link's content is not valid: the instant it shows (at_us) must be a whole number, 0 or more, not -4."
+        );
+        // An unknown field names itself; no float and no Rust type in any sentence.
+        let e = refused(r#"{"example":"burst","unknown":1}"#);
+        assert!(
+            e.starts_with("The link's content is not valid: unknown field `unknown`"),
+            "{e}"
+        );
+        for json in [
+            r#"{"example":"burst","step":1e30}"#,
+            r#"{"example":"burst","step":-1}"#,
+            r#"{"example":"burst","commands":[{"after_step":"x"}]}"#,
+            r#"{"example":"burst","view":{"lesson":{"step":99999999999999999999999}}}"#,
+        ] {
+            for lang in Lang::ALL {
+                let said = link_problem_in(&refused(json), lang);
+                for jargon in ["u64", "usize", "floating point", "e30", "e+"] {
+                    assert!(!said.contains(jargon), "{json}: {said}");
+                }
+            }
         }
     }
 

@@ -606,7 +606,9 @@ impl ScenarioError {
 }
 
 /// Why a share link was refused, in `lang`: one of the link's own sentences, or a
-/// scenario refusal or serde's words inside one.
+/// scenario refusal or serde's words inside one. What the link's own document holds wrong
+/// is said for its field in plain words ("the step it shows (step) must be a whole
+/// number, 0 or more, not the text "abc"").
 pub fn link_problem_in(problem: &str, lang: Lang) -> String {
     const CONTENT: (&str, &str) = (
         "The link's content is not valid: ",
@@ -616,19 +618,134 @@ pub fn link_problem_in(problem: &str, lang: Lang) -> String {
         "The link's scenario is not valid: ",
         "El escenario del enlace no es válido: ",
     );
-    if lang == Lang::En {
-        return plain_types(&plain_syntax_en(problem), lang);
-    }
+    let said = |(en, es): (&'static str, &'static str)| match lang {
+        Lang::En => en,
+        Lang::Es => es,
+    };
     let inner = |prefix: &str| problem.strip_prefix(prefix)?.strip_suffix('.');
     if let Some(serde) = inner(CONTENT.0) {
-        let words = translate(serde, SERDE).unwrap_or_else(|| serde.to_string());
-        let words = plain_types(&words, lang);
-        return format!("{}{}.", CONTENT.1, words.replace("` or `", "` o `"));
+        return format!("{}{}.", said(CONTENT), link_content_in(serde, lang));
     }
     if let Some(refusal) = inner(SCENARIO.0) {
-        return format!("{}{}.", SCENARIO.1, field_problem_in(refusal, lang));
+        return format!("{}{}.", said(SCENARIO), field_problem_in(refusal, lang));
     }
-    translate(problem, LINK_SENTENCES).unwrap_or_else(|| problem.to_string())
+    match lang {
+        Lang::En => plain_types(&plain_syntax_en(problem), lang),
+        Lang::Es => translate(problem, LINK_SENTENCES).unwrap_or_else(|| problem.to_string()),
+    }
+}
+
+/// A link document's field, by the name it has in the document (the first part of its
+/// path), in plain words.
+fn link_field_in(name: &str, lang: Lang) -> Option<&'static str> {
+    let (en, es) = match name {
+        "step" => ("the step it shows", "el paso que muestra"),
+        "at_us" => ("the instant it shows", "el instante que muestra"),
+        "seed" => ("the seed", "la semilla"),
+        "example" => ("the example's name", "el nombre del ejemplo"),
+        "scenario" => ("the scenario", "el escenario"),
+        "commands" => ("the list of commands given", "la lista de órdenes dadas"),
+        "commands_a" => (
+            "side A's list of commands",
+            "la lista de órdenes del lado A",
+        ),
+        "commands_b" => (
+            "side B's list of commands",
+            "la lista de órdenes del lado B",
+        ),
+        "variant" => ("what side B changes", "lo que cambia el lado B"),
+        "view" => ("the page's view", "la vista de la página"),
+        _ => return None,
+    };
+    Some(match lang {
+        Lang::En => en,
+        Lang::Es => es,
+    })
+}
+
+/// serde's words about a link's document (`path: words` when the field is known), in
+/// `lang`: the field in plain words, with what it must be and what it holds.
+fn link_content_in(serde: &str, lang: Lang) -> String {
+    let field = serde.split_once(": ").and_then(|(path, words)| {
+        let name = path.split(['.', '[']).next().unwrap_or(path);
+        Some((path, link_field_in(name, lang)?, words))
+    });
+    let Some((path, field, words)) = field else {
+        return serde_problem_in(serde, lang);
+    };
+    // The field itself ("the seed (seed) is…"), or a part of it ("in the page's view,
+    // view.lesson.step is…").
+    let what = match (path.contains(['.', '[']), lang) {
+        (false, _) => format!("{field} ({path})"),
+        (true, Lang::En) => format!("in {field}, {path}"),
+        (true, Lang::Es) => format!("en {field}, {path}"),
+    };
+    if let Some(too_large) = too_large_in(words, lang) {
+        return format!("{what} {too_large}");
+    }
+    let Some((found, expected)) = ["invalid type: ", "invalid value: "]
+        .iter()
+        .find_map(|m| words.strip_prefix(m)?.split_once(", expected "))
+    else {
+        return format!("{what}: {}", serde_problem_in(words, lang));
+    };
+    let (marker, wanted, must, not) = match lang {
+        Lang::En => ("invalid value: ", "expected ", "must be", "not"),
+        Lang::Es => ("valor no válido: ", "se esperaba ", "debe ser", "no"),
+    };
+    let found = plain_found(&format!("{marker}{found}"), lang);
+    let found = found.strip_prefix(marker).unwrap_or(&found);
+    let expected = match lang {
+        Lang::En => format!("{wanted}{expected}"),
+        // serde lists the expected names as "`a` or `b`".
+        Lang::Es => format!("{wanted}{}", expected.replace("` or `", "` o `")),
+    };
+    let expected = plain_types(&expected, lang);
+    let expected = expected.strip_prefix(wanted).unwrap_or(&expected);
+    format!("{what} {must} {expected}, {not} {found}")
+}
+
+/// serde's words for a whole number larger than its field takes ("invalid type: floating
+/// point `1180591620717411303424.0`, expected u64": JSON reads a number past the largest
+/// integer as a float), in `lang`: "is too large (at most 18446744073709551615)", without
+/// the float. `None` for any other words.
+fn too_large_in(serde: &str, lang: Lang) -> Option<String> {
+    let (found, expected) = ["invalid type: ", "invalid value: "]
+        .iter()
+        .find_map(|m| serde.strip_prefix(m)?.split_once(", expected "))?;
+    let max: u64 = match expected {
+        "u64" => u64::MAX,
+        "i64" => i64::MAX as u64,
+        // The decoder's own: 32 bits in the page's WebAssembly.
+        "usize" => usize::MAX as u64,
+        "isize" => isize::MAX as u64,
+        "u32" => u32::MAX.into(),
+        "i32" => i32::MAX as u64,
+        "u16" => u16::MAX.into(),
+        "i16" => i16::MAX as u64,
+        "u8" => u8::MAX.into(),
+        "i8" => i8::MAX as u64,
+        _ => return None,
+    };
+    let number = ["integer `", "floating point `"]
+        .iter()
+        .find_map(|p| found.strip_prefix(p)?.strip_suffix('`'))?;
+    // serde writes a float with its digits in full, ".0" after a whole one.
+    let whole = number.strip_suffix(".0").unwrap_or(number);
+    let too_large = match whole.parse::<u128>() {
+        Ok(n) => n > u128::from(max),
+        // Compared as integers: `max as f64` may round up to a float that is too large.
+        Err(_) => number
+            .parse::<f64>()
+            .is_ok_and(|x| x.fract() == 0.0 && x > 0.0 && x as u128 > u128::from(max)),
+    };
+    too_large.then(|| match lang {
+        Lang::En => format!("is too large (at most {max})"),
+        Lang::Es => format!(
+            "es demasiado grande (como mucho {})",
+            spanish_number(&max.to_string())
+        ),
+    })
 }
 
 /// serde's words about a JSON text in `lang` ("missing field `x` at line 3 column 1").
@@ -658,6 +775,9 @@ pub fn problem_in(problem: &str, lang: Lang) -> String {
     );
     if let Some(spanish) = aggregated_in(problem, lang) {
         return spanish;
+    }
+    if let Some(too_large) = too_large_in(problem, lang) {
+        return too_large;
     }
     if let (Lang::Es, Some((over, why))) = (lang, problem.split_once(EITHER.0)) {
         return format!(

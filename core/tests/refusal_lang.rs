@@ -311,6 +311,37 @@ fn a_refused_link_reads_in_spanish() {
     }
 }
 
+/// A whole number larger than its field takes is said to be too large, with the bound,
+/// in either language: JSON reads it as a float, whose digits are never shown.
+#[test]
+fn a_number_too_large_for_its_field_is_said_so() {
+    let mut doc: serde_json::Value =
+        serde_json::from_str(examples::json("burst").unwrap()).unwrap();
+    for seed in [
+        "1180591620717411303424",
+        "1.1805916207174113e+21",
+        "18446744073709551616",
+    ] {
+        doc["seed"] = serde_json::from_str(seed).unwrap();
+        let e = Scenario::from_json(&doc.to_string()).expect_err("too large");
+        assert_eq!(
+            e.text_in(Lang::En),
+            "seed: is too large (at most 18446744073709551615)",
+            "{seed}"
+        );
+        assert_eq!(
+            e.text_in(Lang::Es),
+            "seed: es demasiado grande (como mucho 18.446.744.073.709.551.615)"
+        );
+    }
+    // The largest it takes is no problem; a negative one is not "too large".
+    doc["seed"] = serde_json::json!(u64::MAX);
+    assert!(Scenario::from_json(&doc.to_string()).is_ok());
+    doc["seed"] = serde_json::json!(-1);
+    let e = Scenario::from_json(&doc.to_string()).expect_err("negative");
+    assert!(!e.text_in(Lang::En).contains("too large"), "{e}");
+}
+
 #[test]
 fn broken_json_reads_in_spanish() {
     let good = examples::json("burst").unwrap();

@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { BASE_URL, openPage } from './browser.mjs';
+import { BASE_URL, linkOf, openPage } from './browser.mjs';
 
 const RUNNER = process.env.BROKERLAB_BIN ?? path.resolve('target/debug/brokerlab');
 
@@ -139,6 +139,25 @@ test('a bad file is refused in one sentence naming the field, and the run stays'
     assert.equal(await step(), 4);
   }
   assert.deepEqual(consoleErrors, []);
+});
+
+test('a link holding a value that does not fit names its field in plain words, in either language', async () => {
+  const cases = [
+    ['{"example":"burst","step":"abc"}', 'en-US',
+      'Problem: This link could not be opened: The link\'s content is not valid: the step it shows (step) must be a whole number, 0 or more, not the text "abc".'],
+    // 2^70 written out, and as JavaScript writes it (1.1805916207174113e+21).
+    [`{"example":"burst","seed":${2n ** 70n}}`, 'es-ES',
+      'Problema: No se pudo abrir este enlace: El contenido del enlace no es válido: la semilla (seed) es demasiado grande (como mucho 18.446.744.073.709.551.615).'],
+    [JSON.stringify({ example: 'burst', seed: 2 ** 70 }), 'en-US',
+      'Problem: This link could not be opened: The link\'s content is not valid: the seed (seed) is too large (at most 18446744073709551615).'],
+  ];
+  for (const [doc, locale, said] of cases) {
+    const { page: opened, errors, close } = await openPage(`${BASE_URL}#s=${linkOf(doc)}`, { locale });
+    assert.equal(await opened.getByTestId('error-note').innerText().then((t) => t.trim()), said, doc);
+    assert.equal(await opened.getByTestId('scenario').inputValue(), 'burst', 'the example opened');
+    assert.deepEqual(errors, []);
+    await close();
+  }
 });
 
 test('a scenario file dropped on the page opens', async () => {
