@@ -250,7 +250,7 @@ test('a share link whose lesson is about another example says so and opens its r
 test('an unknown lesson’s name is quoted as typed, decoded, and as text only', async () => {
   const { page, errors } = await openAt(lessonUrl('<img src=x onerror=alert(1)> 100%'));
   assert.match(await page.evaluate(() => location.hash), /%3Cimg%20/, 'the address holds it encoded');
-  assert.match(await text(page, 'error-note'), /There is no lesson called “<img src=x onerror=alert\(1\)> 100%”\./);
+  assert.match(await text(page, 'error-note'), /There is no lesson called “<img src=x onerror=alert\(1\)> 100%”: the example opened instead\./);
   assert.equal(await page.locator('.error-note img').count(), 0, 'no markup from the address');
   assert.deepEqual(errors, []);
 });
