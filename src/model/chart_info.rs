@@ -9,6 +9,7 @@ use brokerlab_core::{Fact, ProducerCrashPoint, Sample, Simulation};
 use crate::format::{amount, count, fixed, seconds};
 use crate::i18n::{locale, td_string};
 use crate::model::capacity::{Limit, Strain};
+use crate::model::concealed::ChartConcealed;
 use crate::model::fluid::Load;
 
 /// A crash the chart marks with a vertical line and a short label such as "C2 ✕".
@@ -352,10 +353,19 @@ pub fn label_rows(spans: &[(f64, f64)], rows: usize, gap: f64) -> Vec<usize> {
 }
 
 /// The chart's text equivalent, for screen readers: the values now, which lines are
-/// drawn, and the crashes marked.
-pub fn describe(now: &Values, lines: &[&str], crashes: &[CrashMarker], lang: Lang) -> String {
+/// drawn, which a lesson hides until its answer (`hidden` names them; their values read
+/// "?"), and the crashes marked.
+pub fn describe(
+    now: &Values,
+    lines: &[&str],
+    (concealed, hidden): (&ChartConcealed, &[&str]),
+    crashes: &[CrashMarker],
+    lang: Lang,
+) -> String {
     let l = locale(lang);
+    let unless = |hide: bool, text: String| if hide { "?".to_string() } else { text };
     let waiting = match now.backlog {
+        _ if concealed.backlog => td_string!(l, stage.chart_info.waiting_many, n = "?").to_string(),
         1 => td_string!(l, stage.chart_info.waiting_one).to_string(),
         n => td_string!(l, stage.chart_info.waiting_many, n = count(n, lang)).to_string(),
     };
@@ -364,15 +374,20 @@ pub fn describe(now: &Values, lines: &[&str], crashes: &[CrashMarker], lang: Lan
         stage.chart_info.describe,
         t = seconds(now.t_s, lang),
         waiting,
-        predicted = fluid_count(now.predicted, lang),
-        in_flight = count(now.in_flight, lang),
-        dlq = count(now.dead_lettered, lang),
-        oldest = seconds(now.oldest_age_s, lang),
+        predicted = unless(concealed.prediction, fluid_count(now.predicted, lang)),
+        in_flight = unless(concealed.in_flight, count(now.in_flight, lang)),
+        dlq = unless(concealed.dead_lettered, count(now.dead_lettered, lang)),
+        oldest = unless(concealed.oldest_age, seconds(now.oldest_age_s, lang)),
     )
     .to_string();
     if !lines.is_empty() {
         let lines = lines.join("; ");
         text.push_str(&td_string!(l, stage.chart_info.lines_drawn, lines).to_string());
+    }
+    if !hidden.is_empty() {
+        let names = hidden.join("; ");
+        text.push(' ');
+        text.push_str(&td_string!(l, stage.chart.hidden_note, names).to_string());
     }
     let list: Vec<String> = crashes
         .iter()
@@ -413,12 +428,43 @@ pub struct ChartData {
     pub prediction: Vec<(f64, f64)>,
     pub x_max_s: f64,
     pub now_s: f64,
+    /// The lines left out while a lesson asks what they would read out (their points
+    /// are gone too, so the axes do not hint at them either).
+    pub concealed: ChartConcealed,
+}
+
+impl ChartData {
+    /// Leaves out the lines `hidden` names.
+    pub fn conceal(&mut self, hidden: ChartConcealed) {
+        let lines = [
+            (hidden.prediction, &mut self.prediction),
+            (hidden.backlog, &mut self.backlog),
+            (hidden.oldest_age, &mut self.oldest_age_s),
+            (hidden.in_flight, &mut self.in_flight),
+            (hidden.dead_lettered, &mut self.dead_lettered),
+        ];
+        for (hide, points) in lines {
+            if hide {
+                points.clear();
+            }
+        }
+        self.concealed = hidden;
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use brokerlab_core::{examples, Command, ConsumerId, CrashPoint};
+
+    const NOTHING: ChartConcealed = ChartConcealed {
+        prediction: false,
+        backlog: false,
+        oldest_age: false,
+        in_flight: false,
+        dead_lettered: false,
+    };
+    const NONE_HIDDEN: (&ChartConcealed, &[&str]) = (&NOTHING, &[]);
 
     fn sample(t_s: f64, backlog: u64) -> Sample {
         Sample {
@@ -678,13 +724,61 @@ mod tests {
         let text = describe(
             &v,
             &["backlog (solid blue)", "fluid prediction (dashed)"],
+            NONE_HIDDEN,
             &crashes,
             Lang::En,
         );
         assert!(text.starts_with("Backlog over simulated time. At 20.0 s: 12,345 messages waiting, the fluid prediction 20,000, 20 in flight, 0 in the dead-letter queue, oldest waiting 6.3 s."), "{text}");
         assert!(text.contains("Lines drawn: backlog (solid blue); fluid prediction (dashed)."));
         assert!(text.ends_with("1 crash marked: C2 at 5.0 s."), "{text}");
-        assert!(describe(&v, &[], &[], Lang::En).ends_with("No crash so far."));
+        assert!(describe(&v, &[], NONE_HIDDEN, &[], Lang::En).ends_with("No crash so far."));
+    }
+
+    #[test]
+    fn a_value_a_lesson_hides_reads_as_a_question_mark_and_the_note_says_why() {
+        // backlog-arithmetic step 2 at 60 s: the age and the prediction are its answer.
+        let v = Values {
+            t_s: 60.0,
+            backlog: 59_374,
+            predicted: 60_000.0,
+            oldest_age_s: 19.9,
+            ..live(60.0)
+        };
+        let hidden = ChartConcealed {
+            prediction: true,
+            oldest_age: true,
+            ..NOTHING
+        };
+        let names = ["fluid prediction", "oldest age"];
+        let en = describe(&v, &["backlog"], (&hidden, &names), &[], Lang::En);
+        assert!(
+            en.starts_with("Backlog over simulated time. At 60.0 s: 59,374 messages waiting, the fluid prediction ?, "),
+            "{en}"
+        );
+        assert!(en.contains("oldest waiting ?."), "{en}");
+        assert!(!en.contains("60,000") && !en.contains("19.9"), "{en}");
+        assert!(
+            en.contains(" Hidden until the answer is revealed: fluid prediction; oldest age."),
+            "{en}"
+        );
+        let backlog = ChartConcealed {
+            backlog: true,
+            ..NOTHING
+        };
+        let es = describe(&v, &[], (&backlog, &["acumulado"]), &[], Lang::Es);
+        assert!(
+            es.contains("En 60,0 s: ? mensajes en espera, la predicción fluida 60.000"),
+            "{es}"
+        );
+        assert!(
+            es.contains("Oculto hasta que se revele la respuesta: acumulado."),
+            "{es}"
+        );
+        let shown = describe(&v, &[], NONE_HIDDEN, &[], Lang::En);
+        assert!(
+            shown.contains("oldest waiting 19.9 s") && !shown.contains("Hidden"),
+            "{shown}"
+        );
     }
 
     #[test]
@@ -694,11 +788,17 @@ mod tests {
             backlog: 1,
             ..live(5.2)
         };
-        let en = describe(&one, &[], &[], Lang::En);
+        let en = describe(&one, &[], NONE_HIDDEN, &[], Lang::En);
         assert!(en.contains("At 5.2 s: 1 message waiting, "), "{en}");
-        let es = describe(&one, &[], &[], Lang::Es);
+        let es = describe(&one, &[], NONE_HIDDEN, &[], Lang::Es);
         assert!(es.contains("En 5,2 s: 1 mensaje en espera, "), "{es}");
-        let none = describe(&Values { backlog: 0, ..one }, &[], &[], Lang::Es);
+        let none = describe(
+            &Values { backlog: 0, ..one },
+            &[],
+            NONE_HIDDEN,
+            &[],
+            Lang::Es,
+        );
         assert!(none.contains("0 mensajes en espera"), "{none}");
     }
 
@@ -710,7 +810,7 @@ mod tests {
         assert_eq!(relay.label, "orders-api relay ✕");
         assert_eq!(relay.text(Lang::Es), "relay de orders-api ✕");
         let v = live(10.0);
-        let text = describe(&v, &["acumulado"], &[relay], Lang::Es);
+        let text = describe(&v, &["acumulado"], NONE_HIDDEN, &[relay], Lang::Es);
         assert!(
             text.starts_with(
                 "Acumulado a lo largo del tiempo simulado. En 10,0 s: 999 mensajes en espera"

@@ -7,8 +7,20 @@
 //! a table's card, a dead-letter queue, the log panel's partitions), and each metric the
 //! step points at names its counter. The answer is a list of CSS selectors built from
 //! fixed test ids and component indices, never from a name a scenario file could hold.
+//!
+//! The chart reads answers out too, so what a step asks ([`asked`]: the backlog, the
+//! oldest message's age, the copies in flight or in dead-letter queues) also decides
+//! what the chart leaves out ([`chart_concealed`]): the dashed fluid prediction, which
+//! draws the backlog's whole course, the future included, while the step asks about the
+//! backlog or the wait (in a queue served in order of arrival the oldest has waited what
+//! is waiting divided by the arrival rate); a line of the run itself only once the run
+//! stands at the step's checkpoint, for it is drawn up to now and its end is then the
+//! answer. Around the chart: the latency percentiles while the step asks about the wait,
+//! and the ρ line's verdict while it asks, as a choice, what the backlog will do.
 
-use brokerlab_core::lessons::{Figure, Focus, LessonStep, Table};
+use std::collections::BTreeSet;
+
+use brokerlab_core::lessons::{Checkpoint, Figure, Focus, LessonStep, Metric, Prediction, Table};
 use brokerlab_core::Simulation;
 
 use super::lesson::{metric_counter, metric_testid, METRICS};
@@ -21,6 +33,7 @@ pub fn concealed(sim: &Simulation, step: &LessonStep) -> Vec<String> {
         _ => None,
     });
     selectors.extend(metrics);
+    selectors.extend(around_the_chart(sim, step));
     // The lesson card repeats a focused metric's reading beside "Look at:" (its
     // `data-look`): hidden with the counter it repeats.
     let readings: Vec<String> = selectors.iter().filter_map(|s| reading_of(s)).collect();
@@ -28,6 +41,109 @@ pub fn concealed(sim: &Simulation, step: &LessonStep) -> Vec<String> {
     let mut seen = std::collections::BTreeSet::new();
     selectors.retain(|s| seen.insert(s.clone()));
     selectors
+}
+
+/// A measure the chart draws a line of and a counter shows: what a step can ask about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Measure {
+    /// Copies waiting (a log group's lag counts in it), and how long it takes to empty.
+    Backlog,
+    /// How long the oldest waiting copy has waited.
+    OldestAge,
+    InFlight,
+    /// Copies sitting in dead-letter queues.
+    DeadLettered,
+}
+
+/// The measures `step` asks about: its figure's, and those of the metrics it points at.
+pub fn asked(step: &LessonStep) -> BTreeSet<Measure> {
+    let figure = match step.figure {
+        Figure::Backlog | Figure::Waiting(_) | Figure::Lag(_) => Some(Measure::Backlog),
+        // How long until the backlog is empty: the backlog's course answers it.
+        Figure::SecondsSince(_) if matches!(step.checkpoint, Checkpoint::BacklogEmpty) => {
+            Some(Measure::Backlog)
+        }
+        Figure::OldestAge | Figure::OldestAgeIn(_) => Some(Measure::OldestAge),
+        Figure::InFlightIn(_) => Some(Measure::InFlight),
+        Figure::DeadLettered | Figure::DeadLetteredAgain | Figure::Redriven => {
+            Some(Measure::DeadLettered)
+        }
+        _ => None,
+    };
+    let metrics = step.focus.iter().filter_map(|f| match *f {
+        Focus::Metric(Metric::Backlog | Metric::Lag) => Some(Measure::Backlog),
+        Focus::Metric(Metric::OldestAge) => Some(Measure::OldestAge),
+        Focus::Metric(Metric::InFlight) => Some(Measure::InFlight),
+        Focus::Metric(Metric::DeadLettered) => Some(Measure::DeadLettered),
+        _ => None,
+    });
+    figure.into_iter().chain(metrics).collect()
+}
+
+/// What the chart leaves out: each flag a line it does not draw, list in its legend or
+/// read in its readout and description.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ChartConcealed {
+    /// The dashed fluid prediction, over the whole run.
+    pub prediction: bool,
+    /// The run's own lines, drawn up to now.
+    pub backlog: bool,
+    pub oldest_age: bool,
+    pub in_flight: bool,
+    pub dead_lettered: bool,
+}
+
+impl ChartConcealed {
+    /// Whether anything is left out.
+    pub fn any(&self) -> bool {
+        *self != Self::default()
+    }
+}
+
+/// What the chart leaves out while `step` asks, with the run standing in `sim`.
+pub fn chart_concealed(sim: &Simulation, step: &LessonStep) -> ChartConcealed {
+    let asked = asked(step);
+    let asks = |m| asked.contains(&m);
+    // Drawn up to now, a line of the run reads out the answer once now is the moment
+    // asked about (the step opened where the previous one paused, at this checkpoint).
+    let now_answers = step.checkpoint.met_by(sim, &[]);
+    let run_line = |m| now_answers && asks(m);
+    ChartConcealed {
+        prediction: asks(Measure::Backlog) || asks(Measure::OldestAge),
+        backlog: run_line(Measure::Backlog),
+        oldest_age: run_line(Measure::OldestAge),
+        in_flight: run_line(Measure::InFlight),
+        dead_lettered: run_line(Measure::DeadLettered),
+    }
+}
+
+/// Around the chart: its readout's values of the lines it leaves out, the latency
+/// percentiles (of the waits just finished) while the step asks about the wait, and the
+/// verdict on the load (also in the parameters' forecast) while a choice asks what the
+/// backlog will do.
+fn around_the_chart(sim: &Simulation, step: &LessonStep) -> Vec<String> {
+    let hidden = chart_concealed(sim, step);
+    let asked = asked(step);
+    let readout = [
+        (hidden.prediction, "hover-predicted"),
+        (hidden.backlog, "hover-backlog"),
+        (hidden.oldest_age, "hover-oldest"),
+        (hidden.in_flight, "hover-in-flight"),
+        (hidden.dead_lettered, "hover-dlq"),
+    ];
+    let mut all: Vec<String> = readout
+        .into_iter()
+        .filter(|&(hide, _)| hide)
+        .map(|(_, id)| testid(id))
+        .collect();
+    if asked.contains(&Measure::OldestAge) {
+        all.push(format!("{} td", testid("latency")));
+    }
+    let choice = matches!(step.prediction, Prediction::Choices { .. });
+    if choice && asked.contains(&Measure::Backlog) {
+        all.extend([testid("rho-hint"), testid("params-forecast")]);
+    }
+    all
 }
 
 /// The lesson card's reading of the counter `selector` picks, if it is a metric's.
@@ -210,6 +326,190 @@ mod tests {
     use crate::model::database::{database_cards, Owner};
     use brokerlab_core::{examples, lessons};
 
+    /// The lesson's run where step `k` opens (where the step before paused), and the step.
+    fn opened(lesson: &str, k: usize) -> (Simulation, LessonStep) {
+        let lesson = lessons::find(lesson).expect("a lesson");
+        let mut sim = lesson.simulation();
+        for step in &lesson.steps[..k] {
+            assert!(step.checkpoint.play(&mut sim), "{} reaches it", lesson.name);
+        }
+        (sim, lesson.steps[k].clone())
+    }
+
+    fn chart_at(lesson: &str, k: usize) -> ChartConcealed {
+        let (sim, step) = opened(lesson, k);
+        chart_concealed(&sim, &step)
+    }
+
+    const NOTHING: ChartConcealed = ChartConcealed {
+        prediction: false,
+        backlog: false,
+        oldest_age: false,
+        in_flight: false,
+        dead_lettered: false,
+    };
+
+    #[test]
+    fn a_question_on_the_backlog_hides_the_prediction_not_the_backlog_drawn_so_far() {
+        // backlog-arithmetic step 1 (at 0 s): the dashed line peaked at 60,000 at 60 s.
+        let prediction = ChartConcealed {
+            prediction: true,
+            ..NOTHING
+        };
+        assert_eq!(chart_at("backlog-arithmetic", 0), prediction);
+        // Step 3 (at 60 s): how long until empty. The dashed line reached 0 at 120 s; the
+        // backlog drawn up to 60 s is step 1's answer, already given.
+        assert_eq!(chart_at("backlog-arithmetic", 2), prediction);
+        let (sim, step) = opened("backlog-arithmetic", 2);
+        assert_eq!(asked(&step), BTreeSet::from([Measure::Backlog]));
+        let page = concealed(&sim, &step);
+        assert!(page.contains(&testid("hover-predicted")), "{page:?}");
+        assert!(!page.contains(&testid("hover-backlog")), "{page:?}");
+    }
+
+    #[test]
+    fn a_question_on_the_wait_asked_at_the_moment_shown_hides_the_age_line_and_latency() {
+        // backlog-arithmetic step 2 opens at 60 s, the moment it asks about: the age
+        // line's last ring read 19.9 s, the latency block's p99 19.73 s.
+        assert_eq!(
+            chart_at("backlog-arithmetic", 1),
+            ChartConcealed {
+                prediction: true,
+                oldest_age: true,
+                ..NOTHING
+            }
+        );
+        let (sim, step) = opened("backlog-arithmetic", 1);
+        assert_eq!(asked(&step), BTreeSet::from([Measure::OldestAge]));
+        let page = concealed(&sim, &step);
+        for id in ["hover-oldest", "hover-predicted", "oldest-age"] {
+            assert!(page.contains(&testid(id)), "{id}: {page:?}");
+        }
+        assert!(
+            page.contains(&format!("{} td", testid("latency"))),
+            "{page:?}"
+        );
+        // The same question at 0 s (backpressure step 1): nothing drawn to hide yet but
+        // the prediction (600 waiting at 60 s are the last 20 s of arrivals).
+        assert_eq!(
+            chart_at("backpressure", 0),
+            ChartConcealed {
+                prediction: true,
+                ..NOTHING
+            }
+        );
+        // Step 2 asks 'admitted's age at 60 s, where step 1 paused.
+        assert!(chart_at("backpressure", 1).oldest_age);
+    }
+
+    #[test]
+    fn a_line_of_the_run_is_hidden_only_once_the_run_stands_where_the_step_asks() {
+        // retry-jitter step 2 asks how many run at 1.1 s, where step 1 paused: the
+        // in-flight line's end read 42, lockstep's 40 and the answer.
+        assert_eq!(
+            chart_at("retry-jitter", 0),
+            NOTHING,
+            "at 0 s nothing is drawn"
+        );
+        assert_eq!(
+            chart_at("retry-jitter", 1),
+            ChartConcealed {
+                in_flight: true,
+                ..NOTHING
+            }
+        );
+        // queue-vs-topic step 2 asks shipping's backlog at 12 s, where step 1 paused.
+        assert_eq!(
+            chart_at("queue-vs-topic", 1),
+            ChartConcealed {
+                prediction: true,
+                backlog: true,
+                ..NOTHING
+            }
+        );
+        // Its step 3 asks what waits at the end: nothing is left to happen after 10.3 s,
+        // so the run stands at its end already and the backlog drawn to 12 s is it.
+        assert_eq!(
+            chart_at("queue-vs-topic", 2),
+            ChartConcealed {
+                prediction: true,
+                backlog: true,
+                ..NOTHING
+            }
+        );
+        // prefetch-fairness step 4 asks greedy's copies in flight at 60 s; the run opens
+        // at 42 s, and the line drawn so far stops there.
+        assert_eq!(chart_at("prefetch-fairness", 3), NOTHING);
+    }
+
+    #[test]
+    fn a_choice_about_the_backlog_hides_the_verdict_on_the_load_and_a_number_does_not() {
+        // queue-vs-topic step 3: do shipping's orders keep waiting? ρ's verdict says
+        // whether a backlog grows.
+        let (sim, step) = opened("queue-vs-topic", 2);
+        let page = concealed(&sim, &step);
+        for id in ["rho-hint", "params-forecast"] {
+            assert!(page.contains(&testid(id)), "{id}: {page:?}");
+        }
+        // "How many orders wait at 60 s?" gives both rates; the verdict adds nothing.
+        let (sim, step) = opened("backlog-arithmetic", 0);
+        assert!(!concealed(&sim, &step).contains(&testid("rho-hint")));
+    }
+
+    #[test]
+    fn a_question_the_chart_does_not_draw_leaves_the_chart_alone() {
+        // Effects, duplicates, balances, attempts: no line of the chart counts them.
+        for name in [
+            "idempotency",
+            "partitions-and-keys",
+            "outbox",
+            "exactly-once",
+        ] {
+            let lesson = lessons::find(name).expect("a lesson");
+            for k in 0..lesson.steps.len() {
+                let (sim, step) = opened(name, k);
+                assert_eq!(
+                    chart_concealed(&sim, &step),
+                    NOTHING,
+                    "{name} step {}",
+                    k + 1
+                );
+                let page = concealed(&sim, &step);
+                assert!(
+                    !page.iter().any(|s| s.contains("hover-")
+                        || s.contains("latency")
+                        || s.contains("rho-hint")),
+                    "{name} step {}: {page:?}",
+                    k + 1
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_step_asking_about_a_line_hides_what_reads_it_out_and_only_that() {
+        for lesson in lessons::all() {
+            for (k, _) in lesson.steps.iter().enumerate() {
+                let (sim, step) = opened(lesson.name, k);
+                let asks = asked(&step);
+                let hidden = chart_concealed(&sim, &step);
+                let at = format!("{} step {}", lesson.name, k + 1);
+                let about_the_queue =
+                    asks.contains(&Measure::Backlog) || asks.contains(&Measure::OldestAge);
+                assert_eq!(hidden.prediction, about_the_queue, "{at}");
+                let now_answers = step.checkpoint.met_by(&sim, &[]);
+                for (line, m) in [
+                    (hidden.backlog, Measure::Backlog),
+                    (hidden.oldest_age, Measure::OldestAge),
+                    (hidden.in_flight, Measure::InFlight),
+                    (hidden.dead_lettered, Measure::DeadLettered),
+                ] {
+                    assert_eq!(line, now_answers && asks.contains(&m), "{at}: {m:?}");
+                }
+            }
+        }
+    }
+
     fn concealed_at(lesson: &str, step: usize) -> Vec<String> {
         let lesson = lessons::find(lesson).expect("a lesson");
         concealed(&lesson.simulation(), &lesson.steps[step])
@@ -217,15 +517,19 @@ mod tests {
 
     #[test]
     fn the_oldest_age_is_hidden_while_its_step_asks_for_it() {
-        // The counter read 19.9 s, outlined as the focus, beside the question asking it.
+        // The counter read 19.9 s, outlined as the focus, beside the question asking it;
+        // the latency block's p99 read 19.73 s, and the chart's readout the prediction.
         let hidden = concealed_at("backlog-arithmetic", 1);
         assert_eq!(
             hidden,
             vec![
                 "[data-testid=\"oldest-age\"]".to_string(),
+                "[data-testid=\"hover-predicted\"]".to_string(),
+                "[data-testid=\"latency\"] td".to_string(),
                 "[data-look=\"oldest-age\"]".to_string(),
             ],
-            "the counter, and its reading in the lesson card"
+            "the counter, the readout's prediction, the latency cells, and the counter's \
+             reading in the lesson card"
         );
     }
 
@@ -242,9 +546,11 @@ mod tests {
             vec![
                 "[data-testid=\"backlog\"]".to_string(),
                 format!("[data-testid=\"queue-{shipping}-counts\"]"),
+                "[data-testid=\"hover-predicted\"]".to_string(),
                 "[data-look=\"backlog\"]".to_string(),
             ],
-            "the figure's and the focused metric's counter, once, and the card's reading"
+            "the figure's and the focused metric's counter, once, the chart readout's \
+             prediction, and the card's reading"
         );
     }
 

@@ -718,6 +718,7 @@ impl Player {
             prediction: self.prediction_curve(),
             x_max_s: self.horizon_s.max(now_s),
             now_s,
+            concealed: Default::default(),
         }
     }
 

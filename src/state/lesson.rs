@@ -8,12 +8,25 @@ use brokerlab_core::link::LessonView;
 use leptos::prelude::*;
 
 use crate::i18n::{locale, td_string};
+use crate::model::concealed::{chart_concealed, ChartConcealed};
 use crate::model::lesson::{Guide, Phase};
 use crate::model::player::Player;
 use crate::model::words::Words;
 use crate::state::Lab;
 
 impl Lab {
+    /// What the chart leaves out now: what would read out the answer of the step on
+    /// show, while the learner predicts it (nothing without a lesson, and nothing once
+    /// "Play and see" is pressed).
+    pub fn chart_concealed(&self) -> ChartConcealed {
+        self.guide.with(|g| {
+            g.as_ref()
+                .filter(|g| g.phase == Phase::Predict)
+                .map(|g| self.with_player(|p| chart_concealed(p.sim(), g.step())))
+                .unwrap_or_default()
+        })
+    }
+
     /// Opens lesson `name` at its first step, on a fresh run of its scenario.
     pub fn open_lesson(&self, name: &str) {
         let Some(guide) = Guide::open(name) else {
@@ -245,6 +258,42 @@ mod tests {
 
     /// A step whose checkpoint is the end of a run with an end time is revealed at that
     /// time, as `brokerlab lesson` says, wherever the frame caught the drained run.
+    #[test]
+    fn the_chart_hides_a_steps_answer_until_play_and_see() {
+        let (_owner, lab) = test_lab("mm1");
+        assert_eq!(
+            lab.chart_concealed(),
+            ChartConcealed::default(),
+            "no lesson"
+        );
+        lab.open_lesson("backlog-arithmetic");
+        let prediction = ChartConcealed {
+            prediction: true,
+            ..ChartConcealed::default()
+        };
+        assert_eq!(lab.chart_concealed(), prediction, "how many wait at 60 s?");
+        lab.answer_lesson(Answer::Number(60_000.0));
+        lab.play_lesson_step();
+        assert_eq!(lab.chart_concealed(), ChartConcealed::default(), "playing");
+        let checkpoint = lab.lesson_checkpoint().expect("a step");
+        lab.update_player(|p| p.run_to(checkpoint));
+        lab.reveal_lesson_step();
+        assert_eq!(lab.chart_concealed(), ChartConcealed::default(), "revealed");
+        lab.next_lesson_step();
+        // How old is the oldest at 60 s, with the run standing at 60 s.
+        let age = ChartConcealed {
+            oldest_age: true,
+            ..prediction
+        };
+        assert_eq!(lab.chart_concealed(), age);
+        lab.seek(30.0);
+        assert_eq!(
+            lab.chart_concealed(),
+            prediction,
+            "at 30 s the age drawn is no answer"
+        );
+    }
+
     #[test]
     fn the_end_of_a_run_with_an_end_time_is_that_time() {
         let (_owner, lab) = test_lab("mm1");

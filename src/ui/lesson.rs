@@ -194,7 +194,9 @@ fn FocusOutline(lab: Lab) -> impl IntoView {
 #[component]
 fn Conceal(lab: Lab) -> impl IntoView {
     let i18n = use_i18n();
-    let css = move || {
+    // A memo: the run's time is tracked (a line of the run hides once the run stands at
+    // the moment asked about), and the rule is rewritten only when it changes.
+    let css = Memo::new(move |_| {
         let step = lab.guide.with(|g| {
             g.as_ref()
                 .filter(|g| g.phase == Phase::Predict)
@@ -203,12 +205,13 @@ fn Conceal(lab: Lab) -> impl IntoView {
         let Some(step) = step else {
             return String::new();
         };
+        lab.readout.track();
         let selectors = lab.with_player(|p| concealed(p.sim(), &step));
         conceal_rule(
             &selectors,
             t_string!(i18n, teach.lesson.hidden_until_reveal),
         )
-    };
+    });
     view! { <style data-testid="lesson-conceal">{css}</style> }
 }
 

@@ -26,6 +26,7 @@ use crate::format::{axis_seconds, short_count};
 use crate::i18n::{locale, td_string};
 use crate::model::chart_info::ChartData;
 use crate::model::chart_info::{label_rows, CrashMarker};
+use crate::model::concealed::ChartConcealed;
 
 /// The simulated backlog: a solid line over a light fill.
 pub const BACKLOG_COLOR: RGBColor = RGBColor(29, 78, 216);
@@ -250,6 +251,27 @@ impl Line {
     pub fn is_rate(self) -> bool {
         matches!(self, Line::Goodput | Line::Throughput)
     }
+
+    /// Left out by `hidden`, while a lesson asks what it would read out.
+    pub fn concealed_by(self, hidden: &ChartConcealed) -> bool {
+        match self {
+            Line::Backlog => hidden.backlog,
+            Line::Prediction => hidden.prediction,
+            Line::InFlight => hidden.in_flight,
+            Line::DeadLettered => hidden.dead_lettered,
+            Line::OldestAge => hidden.oldest_age,
+            Line::VariantBacklog | Line::Goodput | Line::Throughput => false,
+        }
+    }
+}
+
+/// The lines `hidden` leaves out, in legend order.
+pub fn concealed_lines(hidden: &ChartConcealed) -> Vec<Line> {
+    LINES
+        .iter()
+        .map(|s| s.line)
+        .filter(|l| l.concealed_by(hidden))
+        .collect()
 }
 
 /// The lines drawn for `data`, in legend order.
@@ -259,10 +281,12 @@ impl Line {
 /// says nothing and crowds the legend; the legend names what it leaves out, the hover
 /// readout still gives their values, and a line appears as soon as it is non-zero.
 /// The backlog, the prediction and the age are always drawn: zero is news for them.
+/// Not drawn either: the lines a lesson conceals while it asks what they read out.
 pub fn shown_lines(data: &ChartData) -> Vec<Line> {
     LINES
         .iter()
         .map(|s| s.line)
+        .filter(|l| !l.concealed_by(&data.concealed))
         .filter(|l| match l {
             // Drawn whenever there is a side B, zero or not: its flat line is the news.
             Line::VariantBacklog => !data.variant_backlog.is_empty(),
@@ -732,6 +756,57 @@ mod tests {
         assert_eq!(
             Line::VariantBacklog.label(Lang::Es),
             "acumulado de B (con el cambio)"
+        );
+    }
+
+    #[test]
+    fn a_line_a_lesson_conceals_is_not_drawn_listed_nor_hinted_at_by_the_axes() {
+        // backlog-arithmetic step 1 at 0 s: the dashed line peaked at 60,000 at 60 s.
+        let mut data = played_burst(0);
+        assert!(lines_in(&svg(&data, (800, 450), 1.0), PREDICTION_COLOR) > 0);
+        assert_eq!(
+            Axes::of(&data).y_max,
+            100_000.0,
+            "the prediction's peak fits"
+        );
+        let hidden = ChartConcealed {
+            prediction: true,
+            ..ChartConcealed::default()
+        };
+        data.conceal(hidden);
+        assert_eq!(shown_lines(&data), [Line::Backlog, Line::OldestAge]);
+        assert_eq!(concealed_lines(&hidden), [Line::Prediction]);
+        assert_eq!(lines_in(&svg(&data, (800, 450), 1.0), PREDICTION_COLOR), 0);
+        assert_eq!(
+            Axes::of(&data).y_max,
+            20.0,
+            "no room kept for a line not drawn"
+        );
+        // Step 2 at 60 s: the age line ended at 19.9 s on its own axis.
+        let mut p = Player::new(examples::load("burst").expect("built in")).expect("valid");
+        while p.sim().now_us() < 60_000_000 && !p.advance(100.0, 20.0).finished {}
+        let mut data = p.chart_data();
+        assert_eq!(Axes::of(&data).age_max_s, 25.0, "19.9 s with headroom");
+        let hidden = ChartConcealed {
+            prediction: true,
+            oldest_age: true,
+            ..ChartConcealed::default()
+        };
+        data.conceal(hidden);
+        assert_eq!(shown_lines(&data), [Line::Backlog, Line::InFlight]);
+        assert_eq!(
+            concealed_lines(&hidden),
+            [Line::Prediction, Line::OldestAge]
+        );
+        let out = svg(&data, (800, 450), 1.0);
+        assert_eq!(
+            lines_in(&out, PREDICTION_COLOR) + lines_in(&out, AGE_COLOR),
+            0
+        );
+        assert_eq!(Axes::of(&data).age_max_s, 1.0, "the age axis tells nothing");
+        assert!(
+            longest_line(&out, BACKLOG_COLOR) > 2,
+            "the run so far is drawn"
         );
     }
 

@@ -21,7 +21,8 @@ use brokerlab_core::lessons::Lang;
 use crate::format::{count, seconds};
 use crate::i18n::{locale, t, t_string, td_string, use_i18n};
 use crate::model::arrival::Part;
-use crate::model::chart_info::{describe, fluid_count, CrashMarker, Rho, Values};
+use crate::model::chart_info::{describe, fluid_count, ChartData, CrashMarker, Rho, Values};
+use crate::model::concealed::ChartConcealed;
 use crate::model::fluid::Load;
 use crate::model::glossary;
 use crate::model::words::Words;
@@ -29,7 +30,7 @@ use crate::state::arrival::Arrival;
 use crate::state::Lab;
 use crate::ui::term::Term;
 use crate::ui::type_scale::type_scale;
-use draw::{shown_lines, Axes, Line, LineStyle, Mark, CRASH_COLOR, LINES};
+use draw::{concealed_lines, shown_lines, Axes, Line, LineStyle, Mark, CRASH_COLOR, LINES};
 
 /// A device pixel ratio, sanitised.
 fn sane_ratio(ratio: f64) -> f64 {
@@ -135,9 +136,20 @@ impl Fitted {
     }
 }
 
+/// The chart's input now: the run's, side B's backlog while comparing, without the
+/// lines `hidden` names (a lesson's answer, while the learner predicts it).
+fn data_to_draw(lab: Lab, hidden: ChartConcealed) -> ChartData {
+    let mut data = lab.chart_data();
+    if let Some(b) = lab.variant_lab() {
+        data.variant_backlog = b.with_player(|p| p.chart_data().backlog);
+    }
+    data.conceal(hidden);
+    data
+}
+
 /// Redraws the curves, and the frame if its key changed.
 fn draw(
-    lab: Lab,
+    data: &ChartData,
     frame: &HtmlCanvasElement,
     curves: &HtmlCanvasElement,
     drawn: Option<Drawn>,
@@ -149,11 +161,7 @@ fn draw(
     // Backing pixels per CSS pixel stay the device's; text, margins and marks also grow
     // with the page's type.
     let scale = ratio * text_scale;
-    let mut data = lab.chart_data();
-    if let Some(b) = lab.variant_lab() {
-        data.variant_backlog = b.with_player(|p| p.chart_data().backlog);
-    }
-    let axes = Axes::of(&data);
+    let axes = Axes::of(data);
     let fitted = Fitted::of(
         drawn.as_ref().map(|d| &d.fitted),
         (frame, curves),
@@ -182,12 +190,12 @@ fn draw(
     }
     if fitted.curves.is_some() {
         clear(curves)?;
-        draw::draw_curves(&backend(curves)?.into_drawing_area(), &data, axes, scale)
+        draw::draw_curves(&backend(curves)?.into_drawing_area(), data, axes, scale)
             .map_err(|e| e.to_string())?;
     }
     Ok(Some(Drawn {
         frame: key,
-        lines: shown_lines(&data),
+        lines: shown_lines(data),
         fitted,
     }))
 }
@@ -239,16 +247,24 @@ fn CrashSwatch() -> impl IntoView {
     }
 }
 
-/// The legend, as text: the lines drawn, the crash marker if any, and what is left out.
+/// The legend, as text: the lines drawn, the crash marker if any, what is left out while
+/// zero, and what a lesson hides until its answer.
 #[component]
-fn Legend(lab: Lab, lines: Signal<Vec<Line>>, crashes: Signal<usize>) -> impl IntoView {
+fn Legend(
+    lab: Lab,
+    lines: Signal<Vec<Line>>,
+    crashes: Signal<usize>,
+    concealed: Memo<ChartConcealed>,
+) -> impl IntoView {
     let i18n = use_i18n();
     let left_out = move || {
         let shown = lines.get();
+        let hidden = concealed.get();
         let lang = lab.lang.get();
         let names: Vec<&str> = LINES
             .iter()
             .filter(|s| s.line.optional() && !s.line.is_rate() && !shown.contains(&s.line))
+            .filter(|s| !s.line.concealed_by(&hidden))
             .map(|s| s.line.label(lang))
             .collect();
         (!names.is_empty()).then(|| {
@@ -282,6 +298,21 @@ fn Legend(lab: Lab, lines: Signal<Vec<Line>>, crashes: Signal<usize>) -> impl In
                     .then(|| view! { <li data-line="Crash"><CrashSwatch />{t!(i18n, stage.chart.crash_legend)}</li> })
             }}
             {left_out}
+            {move || {
+                let lang = lab.lang.get();
+                let names: Vec<&str> = concealed_lines(&concealed.get())
+                    .into_iter()
+                    .map(|l| l.label(lang))
+                    .collect();
+                (!names.is_empty()).then(|| {
+                    let names = names.join("; ");
+                    view! {
+                        <li class="legend-note" data-testid="chart-legend-hidden">
+                            {t_string!(i18n, stage.chart.hidden_note, names).to_string()}
+                        </li>
+                    }
+                })
+            }}
         </ul>
     }
 }
@@ -396,8 +427,12 @@ struct Place {
     flip: bool,
 }
 
-/// The dashed line's value at the current time, rounded (for tests and tools).
-fn predicted_now(lab: Lab) -> String {
+/// The dashed line's value at the current time, rounded (for tests and tools); empty
+/// while a lesson hides the line.
+fn predicted_now(lab: Lab, concealed: Memo<ChartConcealed>) -> String {
+    if concealed.get().prediction {
+        return String::new();
+    }
     let _ = lab.prediction_key.get();
     let now = lab.readout.with(|r| r.time_s);
     format!("{:.0}", lab.predicted_at(now))
@@ -479,6 +514,7 @@ fn redraw_on_change(
     lab: Lab,
     canvases: Canvases,
     crashes: Memo<Vec<CrashMarker>>,
+    concealed: Memo<ChartConcealed>,
     sizing: Sizing,
     shown: Shown,
     due: Memo<bool>,
@@ -498,6 +534,8 @@ fn redraw_on_change(
             sizing.text_scale.set(text_scale);
         }
         crashes.track();
+        // A lesson's step hides lines, or shows them again at its reveal.
+        let hidden = concealed.get();
         // Comparing starts or stops: B's line comes or goes.
         lab.compare.track();
         let lang = lab.lang.get();
@@ -506,7 +544,7 @@ fn redraw_on_change(
             return drawn;
         };
         let result = draw(
-            lab,
+            &data_to_draw(lab, hidden),
             &frame,
             &curves,
             drawn.clone(),
@@ -571,11 +609,13 @@ fn hover_place(values: Memo<Option<Values>>, sizing: Sizing, shown: Shown) -> Me
     })
 }
 
-/// The chart in words, for screen readers: the values now and the lines shown.
+/// The chart in words, for screen readers: the values now, the lines shown and those a
+/// lesson hides.
 fn chart_description(
     lab: Lab,
     lines: RwSignal<Vec<Line>>,
     crashes: Memo<Vec<CrashMarker>>,
+    concealed: Memo<ChartConcealed>,
 ) -> impl Fn() -> String + Send + Sync + 'static {
     move || {
         lab.readout.track();
@@ -586,7 +626,12 @@ fn chart_description(
             .map(|l| format!("{}, {}", l.label(lang), l.looks(lang)))
             .collect();
         let shown: Vec<&str> = shown.iter().map(String::as_str).collect();
-        crashes.with(|c| describe(&lab.chart_values_now(), &shown, c, lang))
+        let hidden = concealed.get();
+        let names: Vec<&str> = concealed_lines(&hidden)
+            .into_iter()
+            .map(|l| l.label(lang))
+            .collect();
+        crashes.with(|c| describe(&lab.chart_values_now(), &shown, (&hidden, &names), c, lang))
     }
 }
 
@@ -612,9 +657,15 @@ pub fn BacklogChart(lab: Lab, #[prop(optional)] arrival: Option<Arrival>) -> imp
         lab.crash_markers()
     });
     let crash_count = Signal::derive(move || crashes.with(Vec::len));
+    // What a lesson's step hides while it asks (a line of the run once the run stands
+    // at the moment asked about: the readout's time tells).
+    let concealed = Memo::new(move |_| {
+        lab.readout.track();
+        lab.chart_concealed()
+    });
     // A memo, so the parts arriving after the drawing's do not redraw the chart.
     let due = Memo::new(move |_| arrival.is_none_or(|a| a.has(Part::Drawing)));
-    redraw_on_change(lab, canvases, crashes, sizing, shown, due);
+    redraw_on_change(lab, canvases, crashes, concealed, sizing, shown, due);
 
     // The pointer's time on the axis while it is over the chart; the keyboard focus.
     let pointer_t = RwSignal::new(None::<f64>);
@@ -633,7 +684,7 @@ pub fn BacklogChart(lab: Lab, #[prop(optional)] arrival: Option<Arrival>) -> imp
     };
     let rho = lab.rho;
     let time_s = Signal::derive(move || lab.readout.with(|r| r.time_s));
-    let description = chart_description(lab, lines, crashes);
+    let description = chart_description(lab, lines, crashes, concealed);
     let i18n = use_i18n();
 
     view! {
@@ -642,7 +693,7 @@ pub fn BacklogChart(lab: Lab, #[prop(optional)] arrival: Option<Arrival>) -> imp
                 <h2 id="chart-title">{t!(i18n, stage.chart.title)}</h2>
                 <RhoNote lab rho time_s />
             </div>
-            <Legend lab lines=lines.into() crashes=crash_count />
+            <Legend lab lines=lines.into() crashes=crash_count concealed />
             <div class="plot" node_ref=plot tabindex="0" aria-labelledby="chart-title"
                 aria-describedby="chart-hover" data-testid="chart-plot"
                 on:focus=move |_| focused.set(true)
@@ -653,7 +704,7 @@ pub fn BacklogChart(lab: Lab, #[prop(optional)] arrival: Option<Arrival>) -> imp
                     data-crash-markers=move || crash_count.get().to_string()
                     data-text-scale=move || format!("{:.3}", sizing.text_scale.get())
                     data-backlog-now=move || lab.readout.with(|r| r.backlog.to_string())
-                    data-predicted-now=move || predicted_now(lab)
+                    data-predicted-now=move || predicted_now(lab, concealed)
                     data-goodput-now=move || goodput_now(lab)
                     data-variant-backlog-now=move || variant_backlog_now(lab)
                     on:pointermove=move |ev| point(&ev)
