@@ -504,6 +504,104 @@ test('a step whose checkpoint is already reached hides its answer until the reve
   await close();
 });
 
+test('backlog-arithmetic: the chart hides the prediction, the age line and the latency while a step asks, and shows them at the reveal', async () => {
+  // The counters read "?", but the dashed prediction peaked at 60,000 at 60 s (step 1)
+  // and reached 0 at 120 s (step 3); at step 2 the age line ended at 19.9 s and the
+  // latency block read p99 19.73 s.
+  const { page, errors, close } = await openPage(lessonUrl('backlog-arithmetic'), { viewport: { width: 1280, height: 720 } });
+  await page.getByTestId('lesson').waitFor({ state: 'visible' });
+  await page.getByTestId('tab-counters').click();
+  const legend = page.getByTestId('chart-legend');
+  const chart = page.getByTestId('chart');
+  const drawn = async (line) => (await legend.locator(`li[data-line=${line}]`).count()) === 1;
+  const note = page.getByTestId('chart-legend-hidden');
+  const description = () => chart.getAttribute('aria-label');
+  const before = (id) => page.getByTestId(id).evaluate((n) => getComputedStyle(n, '::before').content);
+  const hiddenMark = '"?" / "Hidden until the answer is revealed"';
+
+  // Step 1, at 0 s: how many wait at 60 s?
+  await note.waitFor({ state: 'visible' });
+  assert.equal(await drawn('Prediction'), false, 'the dashed prediction is not drawn');
+  assert.equal(await drawn('Backlog'), true, 'the run so far is');
+  assert.equal(await note.innerText(), 'Hidden until the answer is revealed: fluid prediction (λ − μ)·t.');
+  assert.match(await description(), /the fluid prediction \?, .* Hidden until the answer is revealed: fluid prediction/);
+  assert.equal(await chart.getAttribute('data-predicted-now'), '');
+  await page.getByTestId('lesson-number').fill('60000');
+  await page.getByTestId('speed').selectOption('20');
+  await page.getByTestId('lesson-play').click();
+  await revealed(page);
+  assert.equal(await drawn('Prediction'), true, 'drawn again once revealed');
+  assert.equal(await note.count(), 0);
+  assert.match(await description(), /the fluid prediction 60,000, /);
+  assert.equal(await chart.getAttribute('data-predicted-now'), '60000');
+
+  // Step 2, at 60 s: how old is the oldest?
+  await page.getByTestId('lesson-next').click();
+  await note.waitFor({ state: 'visible' });
+  assert.equal(await drawn('OldestAge'), false, 'the age line is not drawn');
+  assert.equal(await drawn('Prediction'), false);
+  assert.equal(await drawn('Backlog'), true);
+  assert.equal(await note.innerText(),
+    "Hidden until the answer is revealed: fluid prediction (λ − μ)·t; oldest message's age (right axis, s).");
+  const said = await description();
+  assert.match(said, /oldest waiting \?\./);
+  assert.doesNotMatch(said, /19[.,]\d s/, said);
+  for (const id of ['latency-p50', 'latency-p95', 'latency-p99', 'queue-wait-p99']) {
+    assert.equal(await page.getByTestId(id).isVisible(), false, `${id} is hidden`);
+    assert.equal(await before(id), hiddenMark, id);
+  }
+  // The readout at the current time (the keyboard on the chart): the age and the
+  // prediction read "?", the backlog its number.
+  await page.getByTestId('chart-plot').focus();
+  await page.getByTestId('chart-hover').waitFor({ state: 'visible' });
+  for (const id of ['hover-oldest', 'hover-predicted']) {
+    assert.equal(await page.getByTestId(id).isVisible(), false, `${id} is hidden`);
+    assert.equal(await before(id), hiddenMark, id);
+  }
+  assert.match(await page.getByTestId('hover-backlog').innerText(), /^59,\d{3}$/);
+  // Presenting keeps it hidden: the chart is on the stage.
+  await page.evaluate(() => document.activeElement.blur());
+  await page.keyboard.press('p');
+  await page.getByTestId('present-exit').waitFor({ state: 'visible' });
+  assert.equal(await note.isVisible(), true, 'the note shows while presenting');
+  assert.equal(await drawn('OldestAge'), false);
+  await page.keyboard.press('p');
+  await page.getByTestId('present-exit').waitFor({ state: 'hidden' });
+  await page.getByTestId('lesson-number').fill('20');
+  await page.getByTestId('lesson-play').click();
+  await revealed(page);
+  assert.equal(await drawn('OldestAge'), true);
+  assert.equal(await note.count(), 0);
+  assert.match(await page.getByTestId('latency-p99').innerText(), /^\d+[.,]\d+ s$/);
+  assert.equal(await page.getByTestId('latency-p99').isVisible(), true);
+  assert.match(await description(), /oldest waiting 19\.\d s\./);
+
+  // Step 3, still at 60 s: how long until the backlog is empty?
+  await page.getByTestId('lesson-next').click();
+  await note.waitFor({ state: 'visible' });
+  assert.equal(await drawn('Prediction'), false, 'the dashed line reached 0 at 120 s');
+  assert.equal(await drawn('Backlog'), true, 'the burst drawn up to 60 s stays');
+  assert.equal(await drawn('OldestAge'), true);
+  assert.equal(await page.getByTestId('latency-p99').isVisible(), true, 'not a question on the wait');
+  await page.getByTestId('lesson-number').fill('60');
+  await page.getByTestId('lesson-play').click();
+  await revealed(page);
+  assert.equal(await drawn('Prediction'), true);
+  assert.equal(await note.count(), 0);
+  assert.deepEqual(errors, []);
+  await close();
+});
+
+test('in Spanish, the chart’s legend says what waits for the answer', async () => {
+  const { page, errors, close } = await openPage(lessonUrl('backlog-arithmetic'), { viewport: { width: 1280, height: 720 }, locale: 'es-ES' });
+  const note = page.getByTestId('chart-legend-hidden');
+  await note.waitFor({ state: 'visible' });
+  assert.equal(await note.innerText(), 'Oculto hasta que se revele la respuesta: predicción fluida (λ − μ)·t.');
+  assert.match(await page.getByTestId('chart').getAttribute('aria-label'), /la predicción fluida \?, .* Oculto hasta que se revele la respuesta: predicción fluida/);
+  assert.deepEqual(errors, []);
+  await close();
+});
+
 test('queue-vs-topic step 2 hides the backlog and shipping’s counts while it asks for them', async () => {
   const { page, errors, close } = await openPage(lessonUrl('queue-vs-topic'), { viewport: { width: 1280, height: 720 } });
   await page.getByTestId('lesson').waitFor({ state: 'visible' });
