@@ -139,11 +139,16 @@ fn around_the_chart(sim: &Simulation, step: &LessonStep) -> Vec<String> {
     if asked.contains(&Measure::OldestAge) {
         all.push(format!("{} td", testid("latency")));
     }
-    let choice = matches!(step.prediction, Prediction::Choices { .. });
-    if choice && asked.contains(&Measure::Backlog) {
+    if hides_the_verdict(step) {
         all.extend([testid("rho-hint"), testid("params-forecast")]);
     }
     all
+}
+
+/// Whether `step` asks, as a choice, what the backlog will do: the verdict on the load
+/// ("the backlog grows", "a backlog drains") would choose for the learner.
+pub fn hides_the_verdict(step: &LessonStep) -> bool {
+    matches!(step.prediction, Prediction::Choices { .. }) && asked(step).contains(&Measure::Backlog)
 }
 
 /// The lesson card's reading of the counter `selector` picks, if it is a metric's.
@@ -451,9 +456,11 @@ mod tests {
         for id in ["rho-hint", "params-forecast"] {
             assert!(page.contains(&testid(id)), "{id}: {page:?}");
         }
+        assert!(hides_the_verdict(&step));
         // "How many orders wait at 60 s?" gives both rates; the verdict adds nothing.
         let (sim, step) = opened("backlog-arithmetic", 0);
         assert!(!concealed(&sim, &step).contains(&testid("rho-hint")));
+        assert!(!hides_the_verdict(&step));
     }
 
     #[test]

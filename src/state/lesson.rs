@@ -8,7 +8,7 @@ use brokerlab_core::link::LessonView;
 use leptos::prelude::*;
 
 use crate::i18n::{locale, td_string};
-use crate::model::concealed::{chart_concealed, ChartConcealed};
+use crate::model::concealed::{chart_concealed, hides_the_verdict, ChartConcealed};
 use crate::model::lesson::{Guide, Phase};
 use crate::model::player::Player;
 use crate::model::words::Words;
@@ -24,6 +24,15 @@ impl Lab {
                 .filter(|g| g.phase == Phase::Predict)
                 .map(|g| self.with_player(|p| chart_concealed(p.sim(), g.step())))
                 .unwrap_or_default()
+        })
+    }
+
+    /// Whether the verdict on the load is hidden now: the step on show asks, as a
+    /// choice, what the backlog will do (its tooltip must not say it either).
+    pub fn verdict_concealed(&self) -> bool {
+        self.guide.with(|g| {
+            g.as_ref()
+                .is_some_and(|g| g.phase == Phase::Predict && hides_the_verdict(g.step()))
         })
     }
 

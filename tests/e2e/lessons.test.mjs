@@ -519,8 +519,12 @@ test('backlog-arithmetic: the chart hides the prediction, the age line and the l
   const before = (id) => page.getByTestId(id).evaluate((n) => getComputedStyle(n, '::before').content);
   const hiddenMark = '"?" / "Hidden until the answer is revealed"';
 
+  // In sight, not only for screen readers: a teacher sees why a line is missing.
+  const inSight = async () => (await note.boundingBox()).width > 100;
+
   // Step 1, at 0 s: how many wait at 60 s?
   await note.waitFor({ state: 'visible' });
+  assert.equal(await inSight(), true, 'the note is in sight');
   assert.equal(await drawn('Prediction'), false, 'the dashed prediction is not drawn');
   assert.equal(await drawn('Backlog'), true, 'the run so far is');
   assert.equal(await note.innerText(), 'Hidden until the answer is revealed: fluid prediction (λ − μ)·t.');
@@ -563,7 +567,7 @@ test('backlog-arithmetic: the chart hides the prediction, the age line and the l
   await page.evaluate(() => document.activeElement.blur());
   await page.keyboard.press('p');
   await page.getByTestId('present-exit').waitFor({ state: 'visible' });
-  assert.equal(await note.isVisible(), true, 'the note shows while presenting');
+  assert.equal(await inSight(), true, 'the note shows while presenting');
   assert.equal(await drawn('OldestAge'), false);
   await page.keyboard.press('p');
   await page.getByTestId('present-exit').waitFor({ state: 'hidden' });
@@ -619,6 +623,27 @@ test('queue-vs-topic step 2 hides the backlog and shipping’s counts while it a
     assert.equal(await page.getByTestId(id).isVisible(), false, `${id} is hidden`);
   }
   assert.equal(await page.getByTestId('queue-0-flavour').isVisible(), true, 'the rest of the card stays');
+  // The run stands at 12 s, the moment asked about: the backlog line's end read 11.
+  const legend = page.getByTestId('chart-legend');
+  await page.getByTestId('chart-legend-hidden').waitFor({ state: 'visible' });
+  assert.equal(await legend.locator('li[data-line=Backlog]').count(), 0, 'the backlog line is not drawn');
+  assert.equal(await legend.locator('li[data-line=Prediction]').count(), 0);
+  assert.match(await page.getByTestId('chart').getAttribute('aria-label'), /At 12\.0 s: \? messages waiting/);
+  await page.getByTestId('lesson-number').fill('11');
+  await page.getByTestId('lesson-play').click();
+  await page.getByTestId('lesson-explanation').waitFor({ state: 'visible', timeout: 60_000 });
+  assert.equal(await legend.locator('li[data-line=Backlog]').count(), 1, 'drawn at the reveal');
+  // Step 3 asks, as a choice, what happens to shipping's orders: the verdict on the load
+  // ("a backlog drains") would choose, in its text and its tooltip.
+  await page.getByTestId('lesson-next').click();
+  const hint = page.getByTestId('rho-hint');
+  await page.waitForFunction(() => !document.querySelector('[data-testid=rho-hint]').hasAttribute('title'));
+  assert.equal(await hint.isVisible(), false, 'the verdict is hidden');
+  await page.getByTestId('lesson-choice-2').check();
+  await page.getByTestId('lesson-play').click();
+  await page.getByTestId('lesson-explanation').waitFor({ state: 'visible', timeout: 60_000 });
+  assert.equal(await hint.isVisible(), true, 'shown at the reveal');
+  assert.ok(await hint.getAttribute('title'));
   assert.deepEqual(errors, []);
   await close();
 });

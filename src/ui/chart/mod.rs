@@ -307,7 +307,7 @@ fn Legend(
                 (!names.is_empty()).then(|| {
                     let names = names.join("; ");
                     view! {
-                        <li class="legend-note" data-testid="chart-legend-hidden">
+                        <li class="legend-hidden" data-testid="chart-legend-hidden">
                             {t_string!(i18n, stage.chart.hidden_note, names).to_string()}
                         </li>
                     }
@@ -344,7 +344,10 @@ fn RhoNote(lab: Lab, rho: Memo<Rho>, time_s: Signal<f64>) -> impl IntoView {
                 }}
             </span>
             " "
-            <span class="rho-hint" data-testid="rho-hint" title=move || rho.get().hint(lab.lang.get())>
+            // Its tooltip is gone too while a lesson hides the verdict (the page's rule
+            // covers the text with "?").
+            <span class="rho-hint" data-testid="rho-hint"
+                title=move || (!lab.verdict_concealed()).then(|| rho.get().hint(lab.lang.get()))>
                 {move || rho.get().hint(lab.lang.get())}
             </span>
         </p>
