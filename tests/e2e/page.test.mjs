@@ -857,6 +857,13 @@ test('latency percentiles appear in the counters after playing mm1', async () =>
   const w = [];
   for (const q of ['p50', 'p95', 'p99']) w.push(seconds(await lab.text(`queue-wait-${q}`)));
   assert.ok(w[0] <= w[1] && w[1] <= w[2], `ordered queue waits: ${w}`);
+  // Each figure keeps its unit on its own line (the side panel is narrow: "16.48 s" used to
+  // break into "16.48" over "s").
+  const lines = await lab.page.evaluate(() => [...document.querySelectorAll('[data-testid=latency] td')]
+    .filter((td) => td.textContent.trim() !== '')
+    .map((td) => { const r = document.createRange(); r.selectNodeContents(td); return [td.textContent.trim(), r.getClientRects().length]; }));
+  assert.ok(lines.length >= 6, `latency cells: ${JSON.stringify(lines)}`);
+  for (const [t, n] of lines) assert.equal(n, 1, `"${t}" on one line`);
   assert.deepEqual(lab.consoleErrors, []);
 });
 
