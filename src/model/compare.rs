@@ -61,6 +61,10 @@ pub fn follow(b: &mut Player, a: &Player) -> Result<(), ScenarioError> {
     let due = b.sim().next_step_time().is_some_and(|at| at <= t);
     if b.sim().now_us() != t || due {
         b.follow_to(t)?;
+        if a.jumped() {
+            // A jumped there (a seek): B's catching up is no movement to show either.
+            b.drop_flights();
+        }
     }
     Ok(())
 }
@@ -577,6 +581,41 @@ mod tests {
             in_step(&a, &b);
         }
         assert!(a.sim().counters().published > 0);
+    }
+
+    #[test]
+    fn side_b_shows_tokens_when_a_plays_and_none_when_a_seeks() {
+        use crate::model::flights::FlightBuffer;
+        let (mut a, mut b) = players(&examples::load("burst").expect("built in"), &inbox())
+            .expect("a valid variant");
+        let mut drained = FlightBuffer::default();
+        a.advance(300.0, 10.0);
+        follow(&mut b, &a).expect("follows");
+        b.drain_flights(&mut drained);
+        assert!(
+            !drained.is_empty(),
+            "B moved with A's play: its tokens travel"
+        );
+        // A seek 90 s on: B catches up step by step, but nothing is to travel on screen
+        // (it used to write "+86,690 published" under B's lanes).
+        a.seek_to(secs_to_us(90.0)).expect("seek");
+        follow(&mut b, &a).expect("follows");
+        in_step(&a, &b);
+        b.drain_flights(&mut drained);
+        assert!(drained.is_empty(), "{} tokens after a seek", drained.len());
+        // A step taken after the seek travels again on both sides.
+        for _ in 0..20 {
+            a.step_once();
+            follow(&mut b, &a).expect("follows");
+            b.drain_flights(&mut drained);
+            if !drained.is_empty() {
+                break;
+            }
+        }
+        assert!(
+            !drained.is_empty(),
+            "a step after the seek shows B's tokens"
+        );
     }
 
     #[test]

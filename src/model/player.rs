@@ -108,6 +108,9 @@ pub struct Player {
     checkpoint_hit: bool,
     /// Message tokens of the steps taken since the view last drained them.
     flights: FlightBuffer,
+    /// The clock last moved by a jump (a seek, a replay to a step), not by playing or
+    /// stepping: nothing travelled, so a run following this one shows no tokens either.
+    jumped: bool,
     /// The components the narrated step involved.
     narrated_nodes: Vec<Node>,
     /// Snapshots of the run that seeking and stepping back start from.
@@ -153,6 +156,7 @@ impl Player {
             stop_at: None,
             checkpoint_hit: false,
             flights: FlightBuffer::default(),
+            jumped: false,
             narrated_nodes: Vec::new(),
             snapshots: seek::Snapshots::default(),
             seek_target: None,
@@ -337,6 +341,7 @@ impl Player {
             .saturating_add(secs_to_us(wall_ms / 1_000.0 * speed))
             .min(self.stop_deadline());
         self.seek_target = None;
+        self.jumped = false;
         let mut steps = 0;
         self.breached_now = false;
         while steps < FRAME_STEPS_MAX && self.sim.next_step_time().is_some_and(|at| at <= target) {
@@ -422,6 +427,18 @@ impl Player {
         std::mem::swap(&mut self.flights, into);
     }
 
+    /// Whether the clock last moved by a jump (a seek, a replay to a step) rather than by
+    /// playing or stepping.
+    pub fn jumped(&self) -> bool {
+        self.jumped
+    }
+
+    /// Forgets the tokens of the steps taken since the view last drained them (a run
+    /// that followed a jump made none to show).
+    pub fn drop_flights(&mut self) {
+        self.flights.clear();
+    }
+
     /// The components the narrated step involved (their cards are highlighted).
     pub fn narrated_nodes(&self) -> &[Node] {
         &self.narrated_nodes
@@ -430,6 +447,7 @@ impl Player {
     /// Takes one step (one event) and tells it at once. False when nothing was left.
     pub fn step_once(&mut self) -> bool {
         self.seek_target = None;
+        self.jumped = false;
         let stepped = self.take_step();
         if stepped {
             self.refresh_narration();

@@ -65,6 +65,14 @@ async function assertComparedAtEnd(p) {
 test('compare mode: the same crash under two designs, side by side, and its link', async () => {
   await compareInboxAtEnd(page);
   await assertComparedAtEnd(page);
+  // Seeking moved B by a jump too: nothing travels on either stage, and no badge counts
+  // what B stepped through to catch up.
+  await page.waitForTimeout(300);
+  for (const side of ['stage-a', 'stage-b']) {
+    const tokens = page.getByTestId(side).getByTestId('tokens');
+    assert.equal((await tokens.getAttribute('data-tokens')) ?? '0', '0', `${side}: no token after a seek`);
+    assert.equal((await tokens.getAttribute('data-aggregated')) ?? '0', '0', `${side}: no badge after a seek`);
+  }
 
   // A bad change is one sentence on the page, and the comparison stays as it was.
   await openCompare(page);

@@ -169,6 +169,7 @@ impl Player {
         while self.sim.steps() < target && self.take_step() {}
         // Re-simulating is not movement to show.
         self.flights.clear();
+        self.jumped = true;
         self.refresh_narration();
         Ok(())
     }
@@ -181,6 +182,7 @@ impl Player {
         // continued: the target is reached only by stepping from an earlier state.
         self.rewind_for(|sim| sim.now_us() <= target_us)?;
         self.seek_target = Some(target_us);
+        self.jumped = true;
         Ok(())
     }
 
