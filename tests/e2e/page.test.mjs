@@ -860,7 +860,7 @@ test('latency percentiles appear in the counters after playing mm1', async () =>
   // Each figure keeps its unit on its own line (the side panel is narrow: "16.48 s" used to
   // break into "16.48" over "s").
   const lines = await lab.page.evaluate(() => [...document.querySelectorAll('[data-testid=latency] td')]
-    .filter((td) => td.textContent.trim() !== '')
+    .filter((td) => td.textContent.trim() !== '' && td.getClientRects().length > 0)
     .map((td) => { const r = document.createRange(); r.selectNodeContents(td); return [td.textContent.trim(), r.getClientRects().length]; }));
   assert.ok(lines.length >= 6, `latency cells: ${JSON.stringify(lines)}`);
   for (const [t, n] of lines) assert.equal(n, 1, `"${t}" on one line`);
