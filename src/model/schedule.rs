@@ -215,11 +215,12 @@ fn takes(base: &Scenario, kind: Kind, target: usize) -> bool {
     command_of(&choice, base, Lang::En).is_ok_and(|c| base.accepts_command(&c.command))
 }
 
-/// Why an instant at or past the scenario's end cannot be scheduled (the fault would never
-/// strike, and a hidden one would leave the candidate looking for nothing), if it is.
+/// Why an instant past the scenario's end cannot be scheduled (the fault would never
+/// strike, and a hidden one would leave the candidate looking for nothing), if it is. One
+/// at the end itself is taken: the run takes it as its last step.
 pub fn past_the_end(base: &Scenario, at_s: f64, lang: Lang) -> Option<String> {
     let end_s = base.end_s?;
-    (at_s >= end_s).then(|| {
+    (at_s > end_s).then(|| {
         td_string!(
             locale(lang),
             panels.schedule.past_end,
@@ -229,26 +230,30 @@ pub fn past_the_end(base: &Scenario, at_s: f64, lang: Lang) -> Option<String> {
     })
 }
 
-/// What the list says beside scheduled command number `index` when it falls at or after
-/// the scenario's end (a file may hold one; the form refuses to add it): after the end it
-/// will not happen; at the end nothing after it can show what it does. `None` for a
-/// command before the end.
-pub fn late_note(base: &Scenario, index: usize, lang: Lang) -> Option<String> {
-    let late = base
-        .late_commands()
-        .into_iter()
-        .find(|l| l.index == index)?;
+/// What the list says beside each scheduled command, by its place in `base.commands`:
+/// for one at or after the scenario's end (a file may hold one after it; the form refuses
+/// that), after the end it will not happen, at the end nothing after it can show what it
+/// does. `None` for a command before the end. Worked out once for the whole list, so a
+/// schedule of thousands of commands costs one pass, not one per command.
+pub fn late_notes(base: &Scenario, lang: Lang) -> Vec<Option<String>> {
+    let mut notes = vec![None; base.commands.len()];
     let l = locale(lang);
-    Some(if late.never_happens() {
-        td_string!(
-            l,
-            panels.schedule.after_end,
-            end = seconds(late.end_s, lang)
-        )
-        .to_string()
-    } else {
-        td_string!(l, panels.schedule.at_end).to_string()
-    })
+    for late in base.late_commands() {
+        let note = if late.never_happens() {
+            td_string!(
+                l,
+                panels.schedule.after_end,
+                end = seconds(late.end_s, lang)
+            )
+            .to_string()
+        } else {
+            td_string!(l, panels.schedule.at_end).to_string()
+        };
+        if let Some(slot) = notes.get_mut(late.index) {
+            *slot = Some(note);
+        }
+    }
+    notes
 }
 
 /// The kind named `key`.
@@ -722,17 +727,18 @@ pub struct Marker {
 /// The timeline's markers of the scheduled commands, for a timeline ending at `end_s`,
 /// their labels in `lang` (one at or after the scenario's end says so, as the list does).
 pub fn markers(base: &Scenario, names: &Names, end_s: f64, now_s: f64, lang: Lang) -> Vec<Marker> {
+    let late = late_notes(base, lang);
     base.commands
         .iter()
-        .enumerate()
-        .map(|(i, c)| Marker {
+        .zip(late)
+        .map(|(c, late)| Marker {
             at_s: c.at_s,
             percent: if end_s > 0.0 {
                 (c.at_s / end_s * 100.0).clamp(0.0, 100.0)
             } else {
                 0.0
             },
-            label: match late_note(base, i, lang) {
+            label: match late {
                 Some(note) => format!("{} ({note})", line(c, names, lang)),
                 None => line(c, names, lang),
             },
@@ -823,14 +829,19 @@ mod tests {
         assert_eq!(Offer::default().settle(relay, 0), None);
     }
 
-    /// An instant at or past a scenario's end is refused with the end in the sentence.
+    /// An instant past a scenario's end is refused with the end in the sentence; one at
+    /// the end itself is taken (the run takes it as its last step).
     #[test]
-    fn an_instant_past_the_runs_end_is_refused() {
+    fn an_instant_past_the_runs_end_is_refused_and_one_at_it_taken() {
         let (mut s, _) = base("mm1");
         s.end_s = Some(60.0);
         assert_eq!(past_the_end(&s, 59.9, Lang::En), None);
-        let why = past_the_end(&s, 60.0, Lang::En).expect("refused");
-        assert_eq!(why, "The run ends at 60.0 s: schedule it before then.");
+        assert_eq!(past_the_end(&s, 60.0, Lang::En), None, "at the end: taken");
+        let why = past_the_end(&s, 60.1, Lang::En).expect("refused");
+        assert_eq!(
+            why,
+            "The run ends at 60.0 s: schedule it no later than that."
+        );
         assert!(past_the_end(&s, 500.0, Lang::Es)
             .expect("refused")
             .contains("60,0 s"));
@@ -856,37 +867,47 @@ mod tests {
                 unannounced: false,
             });
         }
-        assert_eq!(late_note(&s, 0, Lang::En), None);
+        let at_end = "at the run's very end: nothing after it can show what it does";
+        let after_end = "after the run's end at 12.0 s: it will not happen";
         assert_eq!(
-            late_note(&s, 1, Lang::En).as_deref(),
-            Some("at the run's very end: nothing after it can show what it does")
+            late_notes(&s, Lang::En),
+            vec![None, Some(at_end.to_string()), Some(after_end.to_string())]
         );
         assert_eq!(
-            late_note(&s, 2, Lang::En).as_deref(),
-            Some("after the run's end at 12.0 s: it will not happen")
+            late_notes(&s, Lang::Es),
+            vec![
+                None,
+                Some(
+                    "justo al final de la ejecución: nada después podrá mostrar lo que hace"
+                        .to_string()
+                ),
+                Some("después del final de la ejecución a los 12,0 s: no ocurrirá".to_string()),
+            ]
         );
-        assert_eq!(
-            late_note(&s, 2, Lang::Es).as_deref(),
-            Some("después del final de la ejecución a los 12,0 s: no ocurrirá")
-        );
-        assert_eq!(
-            late_note(&s, 1, Lang::Es).as_deref(),
-            Some("justo al final de la ejecución: nada después podrá mostrar lo que hace")
-        );
-        assert_eq!(late_note(&s, 3, Lang::En), None, "no such command");
-        // The timeline's mark (clamped to its end) says it too.
+        // The timeline's marks (the last clamped to its end) say it too, each its own.
         let names = Names::of(&Simulation::new(s.clone()).expect("valid"));
         let m = markers(&s, &names, 12.0, 0.0, Lang::En);
+        assert_eq!(m.len(), 3);
         assert!(!m[0].label.contains("run's"), "{}", m[0].label);
         assert!(
-            m[2].label
-                .ends_with("(after the run's end at 12.0 s: it will not happen)"),
+            m[1].label.ends_with(&format!("({at_end})")),
+            "{}",
+            m[1].label
+        );
+        assert!(
+            m[2].label.ends_with(&format!("({after_end})")),
             "{}",
             m[2].label
         );
         assert_eq!(m[2].percent, 100.0);
         s.end_s = None;
-        assert_eq!(late_note(&s, 2, Lang::En), None, "no end: never late");
+        assert_eq!(
+            late_notes(&s, Lang::En),
+            vec![None, None, None],
+            "no end: never late"
+        );
+        s.commands.clear();
+        assert_eq!(late_notes(&s, Lang::En), Vec::<Option<String>>::new());
     }
 
     #[test]

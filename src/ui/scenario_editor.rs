@@ -230,11 +230,7 @@ fn ScheduleList(lab: Lab, names: Memo<Names>, error: RwSignal<Option<Words>>) ->
     let items = move || {
         let lang = lab.lang.get();
         let commands = lab.base.with(|base| base.commands.clone());
-        let late: Vec<Option<String>> = lab.base.with(|base| {
-            (0..commands.len())
-                .map(|i| schedule::late_note(base, i, lang))
-                .collect()
-        });
+        let late = lab.base.with(|base| schedule::late_notes(base, lang));
         let names = names.get();
         let shown: Vec<bool> = (0..commands.len())
             .map(|i| lab.interview.with(|iv| iv.shows(i)))
@@ -249,7 +245,7 @@ fn ScheduleList(lab: Lab, names: Memo<Names>, error: RwSignal<Option<Words>>) ->
                     Ok(()) => error.set(None),
                     Err(e) => error.set(Some(Words::new(move |_| e.clone()))),
                 };
-                let late = late[i].clone();
+                let late = late.get(i).cloned().flatten();
                 view! {
                     <li data-testid="schedule-item">
                         <span>{schedule::line(&c, &names, lang)}</span>

@@ -1,6 +1,7 @@
 //! Scheduled commands that come too late: at or after the scenario's `end_s`. A file
-//! may hold one (the page's schedule form refuses to add it, a file written by hand or
-//! cut shorter does not); the runner and the page say so rather than leave it silent.
+//! may hold one (the page's schedule form takes one at the end and refuses one after it;
+//! a file written by hand or cut shorter may hold either); the runner and the page say so
+//! rather than leave it silent.
 
 use super::{Command, Scenario};
 
