@@ -917,8 +917,15 @@ fn group_label(fact: &Fact, l: Locale) -> Option<String> {
         CommitFailed { .. } => say!(l, commit_failed),
         RecordEffectRefused { .. } => say!(l, refused_by_rule),
         RecordUnauthorizedEffect { .. } => say!(l, unauthorized_effect),
+        // Unlike a queue's consumer, the member still sends its email and writes its
+        // output record: only the effect on the database is lost.
         RecordTakenForDuplicate { key, first, .. } => {
-            say!(l, taken_for_duplicate, key = key, first = first.to_string())
+            say!(
+                l,
+                record_taken_for_duplicate,
+                key = key,
+                first = first.to_string()
+            )
         }
         RecordStaleIgnored {
             version, current, ..
@@ -993,27 +1000,41 @@ mod tests {
         );
     }
 
-    /// A record a group's inbox keyed by the entity takes for a duplicate ends its
-    /// history at the member, as a failure, with the label a queue's consumer gets.
-    #[test]
-    fn a_record_taken_for_a_duplicate_by_a_group_ends_its_history_at_the_member() {
+    /// A record a group's inbox keyed by the entity takes for a duplicate: at the member,
+    /// as a failure, with a label of its own (not a queue consumer's "work lost"): only
+    /// its effect on the database is never applied. With `email` and `output`, the email
+    /// and the output record still go out, after it.
+    fn taken_by_a_group(email: bool, output: bool) -> Lineage {
         let mut s = examples::load("inbox-key-scope").expect("built in");
-        let groups = serde_json::json!([
-            { "name": "by-account", "log": "payments", "members": 1,
-              "service": { "fixed": { "seconds": 0.5 } }, "commit": "after_processing",
-              "idempotency": "inbox", "inbox_key": "entity" }
-        ]);
+        let mut group = serde_json::json!({
+            "name": "by-account", "log": "payments", "members": 1,
+            "service": { "fixed": { "seconds": 0.5 } }, "commit": "after_processing",
+            "idempotency": "inbox", "inbox_key": "entity"
+        });
+        if email {
+            group["sends_email"] = serde_json::json!(true);
+        }
+        if output {
+            group["output"] = serde_json::json!("receipts");
+        }
         s.exchanges.clear();
         s.queues.clear();
         s.consumers.clear();
         s.commands.clear();
-        s.logs =
-            serde_json::from_value(serde_json::json!([{ "name": "payments", "partitions": 1 }]))
-                .expect("logs");
-        s.groups = serde_json::from_value(groups).expect("groups");
+        s.logs = serde_json::from_value(serde_json::json!([
+            { "name": "payments", "partitions": 1 },
+            { "name": "receipts", "partitions": 1 }
+        ]))
+        .expect("logs");
+        s.groups = serde_json::from_value(serde_json::json!([group])).expect("groups");
         let mut sim = Simulation::new(s).expect("valid");
         while sim.step().is_some() {}
-        let l = lineage(&sim, MsgId::new(1)).expect("short run");
+        lineage(&sim, MsgId::new(1)).expect("short run")
+    }
+
+    #[test]
+    fn a_record_taken_for_a_duplicate_by_a_group_is_labelled_as_a_lost_effect() {
+        let l = taken_by_a_group(false, false);
         let taken = l.rows.last().expect("rows");
         assert!(
             taken.text.get(En).contains("keyed by the entity"),
@@ -1023,15 +1044,43 @@ mod tests {
         assert_eq!(taken.lane, Lane::Consumer);
         assert_eq!(
             taken.label.get(En),
-            "taken for a duplicate of #0 (same key 42 in the inbox): skipped, work lost"
+            "taken for a duplicate of #0 (same key 42 in the inbox): effect never applied"
         );
         assert_eq!(
             taken.label.get(brokerlab_core::lang::Lang::Es),
-            "tomado por duplicado de #0 (la misma clave 42 en el inbox): omitido, trabajo perdido"
+            "tomado por duplicado de #0 (la misma clave 42 en el inbox): su efecto nunca se aplica"
         );
         assert!(
             !l.rows.iter().any(|r| r.lane == Lane::Database),
             "never applied"
+        );
+    }
+
+    /// The email and the output record of a record a group takes for a duplicate still
+    /// go out after the label that says only the effect is lost; nothing in the history
+    /// calls its work lost.
+    #[test]
+    fn a_record_a_group_takes_for_a_duplicate_still_sends_its_email_and_output() {
+        let l = taken_by_a_group(true, true);
+        let labels: Vec<&str> = l.rows.iter().map(|r| r.label.get(En)).collect();
+        let at = |prefix: &str| {
+            labels
+                .iter()
+                .position(|x| x.starts_with(prefix))
+                .unwrap_or_else(|| panic!("no {prefix:?} in {labels:?}"))
+        };
+        let taken = at("taken for a duplicate of #0");
+        assert!(labels[taken].ends_with(": effect never applied"));
+        assert!(at("email sent") > taken, "{labels:?}");
+        assert!(at("output written") > taken, "{labels:?}");
+        assert!(
+            !labels.iter().any(|x| x.contains("work lost")),
+            "{labels:?}"
+        );
+        // The output record sits in the database's lane; no effect does.
+        assert!(
+            !labels.iter().any(|x| x.contains("effect committed")),
+            "never applied: {labels:?}"
         );
     }
 
