@@ -98,6 +98,13 @@ impl ChartConcealed {
     pub fn any(&self) -> bool {
         *self != Self::default()
     }
+
+    /// Whether the chart shows its right axis, the oldest message's age in seconds: not
+    /// while the age line, the one line it measures, is left out (the axis would read a
+    /// meaningless 0–1 s, and its scale would hint at the answer as soon as it grew).
+    pub fn age_axis(&self) -> bool {
+        !self.oldest_age
+    }
 }
 
 /// What the chart leaves out while `step` asks, with the run standing in `sim`.
@@ -405,6 +412,29 @@ mod tests {
         );
         // Step 2 asks 'admitted's age at 60 s, where step 1 paused.
         assert!(chart_at("backpressure", 1).oldest_age);
+    }
+
+    /// The chart's right axis measures the age line alone: gone while the line is left
+    /// out (it would read 0–1 s), back as soon as the line is.
+    #[test]
+    fn the_age_axis_goes_with_the_age_line() {
+        assert!(NOTHING.age_axis());
+        // backlog-arithmetic step 1 hides only the prediction: the axis stays.
+        assert!(chart_at("backlog-arithmetic", 0).age_axis());
+        // Step 2, at the moment it asks the wait about: line and axis hidden.
+        assert!(!chart_at("backlog-arithmetic", 1).age_axis());
+        assert!(!chart_at("backpressure", 1).age_axis());
+        // Step 3 asks about the backlog again: the age line, and its axis, are back.
+        assert!(chart_at("backlog-arithmetic", 2).age_axis());
+        // Any other line left out keeps it.
+        let others = ChartConcealed {
+            prediction: true,
+            backlog: true,
+            in_flight: true,
+            dead_lettered: true,
+            oldest_age: false,
+        };
+        assert!(others.age_axis());
     }
 
     #[test]

@@ -303,6 +303,9 @@ pub struct Axes {
     pub y_max: f64,
     /// Top of the right (age, seconds) axis.
     pub age_max_s: f64,
+    /// Whether the right axis is drawn (labels, ticks and name): not while the age line
+    /// is left out (see [`ChartConcealed::age_axis`]).
+    pub age_axis: bool,
 }
 
 impl Axes {
@@ -323,6 +326,7 @@ impl Axes {
             x_max_s: data.x_max_s.max(1.0),
             y_max: nice_ceil(counts.max(10.0) * 1.1),
             age_max_s: nice_ceil((age * 1.1).max(1.0)),
+            age_axis: data.concealed.age_axis(),
         }
     }
 }
@@ -440,6 +444,10 @@ pub fn draw_frame<DB: DrawingBackend>(
         .set_all_tick_mark_size(px.of(4.0))
         .draw()?;
     draw_crashes(root, &mut chart, axes, crashes, px, lang)?;
+    if !axes.age_axis {
+        // The line it measures is left out: no scale of nothing, no name of it.
+        return root.present();
+    }
     let age_max = axes.age_max_s;
     // Seconds too, written as the time axis writes them.
     let age_fmt = move |v: &f64| axis_seconds(*v, age_max, lang);
@@ -787,6 +795,9 @@ mod tests {
         while p.sim().now_us() < 60_000_000 && !p.advance(100.0, 20.0).finished {}
         let mut data = p.chart_data();
         assert_eq!(Axes::of(&data).age_max_s, 25.0, "19.9 s with headroom");
+        assert!(Axes::of(&data).age_axis);
+        let shown = svg(&data, (800, 450), 1.0);
+        assert!(shown.contains("oldest message"), "the age axis is named");
         let hidden = ChartConcealed {
             prediction: true,
             oldest_age: true,
@@ -803,7 +814,13 @@ mod tests {
             lines_in(&out, PREDICTION_COLOR) + lines_in(&out, AGE_COLOR),
             0
         );
-        assert_eq!(Axes::of(&data).age_max_s, 1.0, "the age axis tells nothing");
+        // Its right axis, which would read a meaningless 0–1 s, is not drawn either.
+        assert!(!Axes::of(&data).age_axis);
+        assert!(
+            !out.contains("oldest message") && !out.contains("age (s)"),
+            "no name of the age axis"
+        );
+        assert!(!out.contains("\n1.0\n"), "no scale of the age axis");
         assert!(
             longest_line(&out, BACKLOG_COLOR) > 2,
             "the run so far is drawn"

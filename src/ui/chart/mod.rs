@@ -701,7 +701,8 @@ pub fn BacklogChart(lab: Lab, #[prop(optional)] arrival: Option<Arrival>) -> imp
                 aria-describedby="chart-hover" data-testid="chart-plot"
                 on:focus=move |_| focused.set(true)
                 on:blur=move |_| focused.set(false)>
-                <canvas node_ref=frame data-testid="chart-frame" aria-hidden="true"></canvas>
+                <canvas node_ref=frame data-testid="chart-frame" aria-hidden="true"
+                    data-age-axis=move || if concealed.get().age_axis() { "shown" } else { "hidden" }></canvas>
                 <canvas node_ref=curves data-testid="chart" role="img" aria-label=description
                     data-drawn=move || (sizing.size.get() != (0.0, 0.0)).to_string()
                     data-crash-markers=move || crash_count.get().to_string()
