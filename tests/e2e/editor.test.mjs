@@ -390,3 +390,54 @@ test('a group given auto_offset_reset latest jumps to the log end when retention
   );
   assert.deepEqual(lab.consoleErrors, []);
 });
+
+test("a crash scheduled at the run's very end is taken and marked so; one after the end is refused", async () => {
+  await lab.pickScenario('short-lease'); // the run ends at 12 s
+  await lab.tab('scenario');
+  const items = await lab.page.getByTestId('schedule-item').count();
+  await lab.page.getByTestId('schedule-kind').selectOption('crash-consumer');
+  await lab.page.getByTestId('schedule-target').selectOption('0');
+  await lab.page.getByTestId('schedule-at').fill('12');
+  await lab.click('schedule-add');
+  assert.equal(await lab.text('schedule-error'), '', 'at the end itself: taken');
+  await lab.count('schedule-item', items + 1);
+  // The list says what a command at the end means (it is the run's last step).
+  const late = lab.page.locator('[data-testid^=schedule-late-]');
+  assert.equal(await late.count(), 1);
+  assert.equal(
+    (await late.innerText()).trim(),
+    "(at the run's very end: nothing after it can show what it does)",
+  );
+  assert.match(await lab.page.getByTestId('schedule-mark').last().getAttribute('data-at'), /^12(\.0)?$/);
+  // Strictly after the end: refused, and said so.
+  await lab.page.getByTestId('schedule-at').fill('12.5');
+  await lab.click('schedule-add');
+  assert.equal(await lab.text('schedule-error'), '⚠ The run ends at 12.0 s: schedule it no later than that.');
+  await lab.count('schedule-item', items + 1);
+  assert.deepEqual(lab.consoleErrors, []);
+});
+
+test("a record a group's entity-keyed inbox takes for a duplicate: its history says the effect is never applied, and its email still goes", async () => {
+  await lab.setGroupField(
+    'member-poll-interval',
+    'exports',
+    '"idempotency": "inbox", "inbox_key": "entity", "sends_email": true',
+  );
+  // 12 invoices on 8 keys: some key comes twice, and its second record is taken for the first.
+  await lab.playToEnd(20);
+  await lab.tab('invariants');
+  assert.match(await lab.text('invariant-no-loss'), /taken for duplicates by an inbox keyed by the entity/);
+  await lab.click('invariant-no-loss-msg');
+  const labels = await lab.page.getByTestId('lineage-svg').locator('text.label').allTextContents();
+  const taken = labels.filter((l) => l.startsWith('taken for a duplicate of #'));
+  assert.equal(taken.length, 1, labels.join(' | '));
+  assert.match(taken[0], /\(same key \d+ in the inbox\): effect never applied$/);
+  assert.ok(!labels.some((l) => l.includes('work lost')), labels.join(' | '));
+  assert.ok(labels.includes('email sent'), labels.join(' | '));
+  await lab.page.getByTestId('lang-es').click();
+  const es = await lab.page.getByTestId('lineage-svg').locator('text.label').allTextContents();
+  assert.ok(es.some((l) => /^tomado por duplicado de #\d+ \(la misma clave \d+ en el inbox\): su efecto nunca se aplica$/.test(l)), es.join(' | '));
+  await lab.page.getByTestId('lang-en').click();
+  await lab.click('lineage-close');
+  assert.deepEqual(lab.consoleErrors, []);
+});

@@ -139,7 +139,7 @@ test('several hidden faults are spoken of in the plural, in both languages', asy
   assert.deepEqual(errors, []);
 });
 
-test('the hidden-fault form offers what the scenario can take, refuses a time past the end, and drops a refusal with the scenario', async () => {
+test('the hidden-fault form offers what the scenario can take, takes a time at the end, refuses one past it, and drops a refusal with the scenario', async () => {
   const { page, errors } = await openAt(BASE_URL);
   await page.getByTestId('scenario').selectOption('mm4');
   await page.getByTestId('tab-interview').click();
@@ -156,12 +156,20 @@ test('the hidden-fault form offers what the scenario can take, refuses a time pa
   const logKinds = await kinds();
   assert.ok(logKinds.includes('crash-member') && !logKinds.includes('crash-consumer'), logKinds.join());
 
-  // log-consumer-groups ends at 90 s: a fault at 120 s would never strike.
+  // log-consumer-groups ends at 90 s: a fault at 90 s is the run's last step, taken; one
+  // at 120 s would never strike.
   await page.getByTestId('hidden-schedule-kind').selectOption('crash-broker');
+  await page.getByTestId('hidden-schedule-at').fill('90');
+  await page.getByTestId('hidden-schedule-add').click();
+  assert.equal(await text(page, 'hidden-error'), '');
+  assert.equal(await text(page, 'hidden-count'), 'One fault is hidden.');
   await page.getByTestId('hidden-schedule-at').fill('120');
   await page.getByTestId('hidden-schedule-add').click();
-  assert.equal(await text(page, 'hidden-error'), '⚠ The run ends at 90.0 s: schedule it before then.');
-  assert.equal(await text(page, 'hidden-count'), 'No fault is hidden.');
+  assert.equal(await text(page, 'hidden-error'), '⚠ The run ends at 90.0 s: schedule it no later than that.');
+  assert.equal(await text(page, 'hidden-count'), 'One fault is hidden.');
+  await page.getByTestId('lang-es').click();
+  assert.equal(await text(page, 'hidden-error'), '⚠ La ejecución termina a los 90,0 s: prográmalo para ese momento o antes.');
+  await page.getByTestId('lang-en').click();
 
   await page.getByTestId('hidden-schedule-kind').selectOption('crash-member');
   // Another scenario: the refusal was about the last one, and goes.

@@ -504,7 +504,7 @@ test('a step whose checkpoint is already reached hides its answer until the reve
   await close();
 });
 
-test('backlog-arithmetic: the chart hides the prediction, the age line and the latency while a step asks, and shows them at the reveal', async () => {
+test('backlog-arithmetic: the chart hides the prediction, the age line (with its axis) and the latency while a step asks, and shows them at the reveal', async () => {
   // The counters read "?", but the dashed prediction peaked at 60,000 at 60 s (step 1)
   // and reached 0 at 120 s (step 3); at step 2 the age line ended at 19.9 s and the
   // latency block read p99 19.73 s.
@@ -516,6 +516,8 @@ test('backlog-arithmetic: the chart hides the prediction, the age line and the l
   const drawn = async (line) => (await legend.locator(`li[data-line=${line}]`).count()) === 1;
   const note = page.getByTestId('chart-legend-hidden');
   const description = () => chart.getAttribute('aria-label');
+  // The right axis measures the age line alone: drawn (its scale, its name) only with it.
+  const ageAxis = () => page.getByTestId('chart-frame').getAttribute('data-age-axis');
   const before = (id) => page.getByTestId(id).evaluate((n) => getComputedStyle(n, '::before').content);
   const hiddenMark = '"?" / "Hidden until the answer is revealed"';
 
@@ -527,6 +529,7 @@ test('backlog-arithmetic: the chart hides the prediction, the age line and the l
   assert.equal(await inSight(), true, 'the note is in sight');
   assert.equal(await drawn('Prediction'), false, 'the dashed prediction is not drawn');
   assert.equal(await drawn('Backlog'), true, 'the run so far is');
+  assert.equal(await ageAxis(), 'shown', 'the age line is drawn, and its axis');
   assert.equal(await note.innerText(), 'Hidden until the answer is revealed: fluid prediction (λ − μ)·t.');
   assert.match(await description(), /the fluid prediction \?, .* Hidden until the answer is revealed: fluid prediction/);
   assert.equal(await chart.getAttribute('data-predicted-now'), '');
@@ -543,6 +546,7 @@ test('backlog-arithmetic: the chart hides the prediction, the age line and the l
   await page.getByTestId('lesson-next').click();
   await note.waitFor({ state: 'visible' });
   assert.equal(await drawn('OldestAge'), false, 'the age line is not drawn');
+  assert.equal(await ageAxis(), 'hidden', 'nor its axis, which would read 0–1 s');
   assert.equal(await drawn('Prediction'), false);
   assert.equal(await drawn('Backlog'), true);
   assert.equal(await note.innerText(),
@@ -575,6 +579,7 @@ test('backlog-arithmetic: the chart hides the prediction, the age line and the l
   await page.getByTestId('lesson-play').click();
   await revealed(page);
   assert.equal(await drawn('OldestAge'), true);
+  assert.equal(await ageAxis(), 'shown', 'the axis is back with its line');
   assert.equal(await note.count(), 0);
   assert.match(await page.getByTestId('latency-p99').innerText(), /^\d+[.,]\d+ s$/);
   assert.equal(await page.getByTestId('latency-p99').isVisible(), true);
@@ -586,6 +591,7 @@ test('backlog-arithmetic: the chart hides the prediction, the age line and the l
   assert.equal(await drawn('Prediction'), false, 'the dashed line reached 0 at 120 s');
   assert.equal(await drawn('Backlog'), true, 'the burst drawn up to 60 s stays');
   assert.equal(await drawn('OldestAge'), true);
+  assert.equal(await ageAxis(), 'shown');
   assert.equal(await page.getByTestId('latency-p99').isVisible(), true, 'not a question on the wait');
   await page.getByTestId('lesson-number').fill('60');
   await page.getByTestId('lesson-play').click();
