@@ -757,6 +757,23 @@ fn a_crash_of_a_consumer_that_acks_on_delivery_loses_its_prefetch_buffer_in_both
     );
 }
 
+#[test]
+fn a_command_at_the_end_time_itself_is_taken_in_both() {
+    // A run with an end time takes a command at that very instant as its last step; the
+    // fluid stopped just before applying it (no loss against 50). The schedule form offers
+    // that instant, so both modes must take it.
+    let mut s = steady(300.0, 20.0, 2);
+    s.consumers[0].ack = brokerlab_core::AckMode::OnDelivery;
+    s.consumers[0].prefetch = 50;
+    s.end_s = Some(10.0);
+    crash_at(&mut s, 10.0);
+    let lost = |series: &[Sample]| series.last().unwrap().lost;
+    let (messages, fluid) = both(&s);
+    assert!((48..=50).contains(&lost(&messages)), "{}", lost(&messages));
+    close(lost(&messages), lost(&fluid.series), 2, "lost at the end");
+    assert_eq!(fluid.end_reason, EndReason::EndTime);
+}
+
 /// `count` requests at `rate` per second from 0, no end time, aggregated, against one
 /// consumer of `service_s` per copy that keeps up.
 fn counted(count: u64, rate: f64, service_s: f64) -> Scenario {

@@ -84,8 +84,10 @@ impl<'a> Run<'a> {
     pub fn run(mut self, why: String) -> AggregateRun {
         let end = self.s.end_s.unwrap_or(f64::INFINITY);
         let reason = loop {
-            // As in the message model, a sample at an instant sees what happened at it.
-            if self.t < end {
+            // As in the message model, a sample at an instant sees what happened at it, and
+            // a command at the end time itself is applied (the message model takes it as
+            // its last step).
+            if self.t <= end {
                 self.apply_due();
             }
             self.take_due_samples();

@@ -17,8 +17,8 @@ pub struct LateCommand {
 
 impl LateCommand {
     /// Whether it falls after the end, and so never happens. One at the end itself has
-    /// nothing after it to show what it does (a message-by-message run still takes it,
-    /// as its last step; the aggregated model stops before applying it).
+    /// nothing after it to show what it does (a run still takes it, as its last step, in
+    /// either mode).
     pub fn never_happens(&self) -> bool {
         self.at_s > self.end_s
     }
