@@ -6,20 +6,25 @@ use crate::scenario::ExchangeKind;
 ///
 /// Topic keys are words separated by dots; in a binding, `*` matches exactly one word
 /// and `#` matches zero or more words (`orders.*` matches `orders.created`;
-/// `orders.#` also matches `orders` and `orders.eu.created`).
+/// `orders.#` also matches `orders` and `orders.eu.created`). Binding keys and routing
+/// keys are split alike, the empty key into no word at all, as RabbitMQ splits both
+/// (`split_topic_key`): a binding with the empty key takes publishes with the empty
+/// routing key.
 pub fn matches(kind: ExchangeKind, binding: &str, routing_key: &str) -> bool {
     match kind {
         ExchangeKind::Fanout => true,
         ExchangeKind::Direct => binding == routing_key,
-        ExchangeKind::Topic => {
-            let pattern: Vec<&str> = binding.split('.').collect();
-            let words: Vec<&str> = if routing_key.is_empty() {
-                Vec::new()
-            } else {
-                routing_key.split('.').collect()
-            };
-            topic_match(&pattern, &words)
-        }
+        ExchangeKind::Topic => topic_match(&words(binding), &words(routing_key)),
+    }
+}
+
+/// A topic key's words: none for the empty key, else what lies between the dots (empty
+/// words included: `a..b` is three words).
+fn words(key: &str) -> Vec<&str> {
+    if key.is_empty() {
+        Vec::new()
+    } else {
+        key.split('.').collect()
     }
 }
 
@@ -67,6 +72,8 @@ mod tests {
             ("#.created", "a.b.created"),
             ("a.#.z", "a.z"),
             ("a.#.z", "a.b.c.z"),
+            ("", ""),
+            ("a.*.b", "a..b"),
         ];
         for (b, k) in yes {
             assert!(matches(Topic, b, k), "{b} should match {k}");
@@ -77,6 +84,8 @@ mod tests {
             ("*.created", "created"),
             ("a.#.z", "a.b.c"),
             ("orders.created", "orders.deleted"),
+            ("", "orders"),
+            ("*", ""),
         ];
         for (b, k) in no {
             assert!(!matches(Topic, b, k), "{b} should not match {k}");
