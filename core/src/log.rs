@@ -261,6 +261,15 @@ pub struct Group {
     /// Records (partition, offset, message) settled past while a member still works on
     /// them (they expired or were skipped under it): the member's outcome settles them.
     pub spared: Vec<(u32, u64, MsgId)>,
+    /// Ranges (partition, from, to, reads from) an `auto.offset.reset=latest` counted as
+    /// skipped, their reads lost from `reads from` on. Kafka's reset moves only the fetch
+    /// position: should the partition's position move back below `to` (a crash before
+    /// the next commit resumes it at the last commit, a seek back), the group reads them
+    /// after all, and the skip is undone.
+    pub reset_skips: Vec<(u32, u64, u64, u64)>,
+    /// Ranges (partition, from, to) below `settled` whose reads are owed again: records
+    /// a reset passed (or a crashed member dropped) that the group reads again.
+    pub reread: Vec<(u32, u64, u64)>,
     /// Per partition: its owner, if any (none while rebalancing).
     pub owner: Vec<Option<MemberId>>,
     /// A partition is being processed right now (by its owner).
@@ -332,6 +341,8 @@ impl Group {
             settled: vec![0; partitions],
             sought: vec![false; partitions],
             spared: Vec::new(),
+            reset_skips: Vec::new(),
+            reread: Vec::new(),
             owner: vec![None; partitions],
             busy: vec![false; partitions],
             rebalancing: false,

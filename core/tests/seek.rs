@@ -393,3 +393,73 @@ fn reset_offsets_for_a_partition_no_member_holds_still_clamps() {
         assert_eq!(sim.counters().records_skipped, 0, "{reset}");
     }
 }
+
+/// `auto.offset.reset=latest` moves only the member's fetch position: its committed
+/// offset stays where it was. A member that crashes after the reset, before its next
+/// commit, resumes at its last commit and reads the records the reset passed after all:
+/// they stop counting as skipped, and their jobs complete.
+#[test]
+fn a_crash_after_a_reset_to_latest_reads_the_passed_records_and_undoes_their_skip() {
+    // As in `a_seek_past_the_end_with_latest_…`: at 3.2 s #0 and #1 are processed and
+    // committed (2), #2 is in hand, #3 to #5 unread. The member crashes at 3.3 s, before
+    // finishing #2, and is back at 4.3 s.
+    let mut s = seek_range(
+        "latest",
+        vec![
+            seek_to(3.2, 1000),
+            at(3.3, crash_member_now(0, 0, Some(1.0))),
+        ],
+    );
+    s.groups[0].service = brokerlab_core::ServiceTime::Fixed { seconds: 1.0 };
+    let (sim, facts) = run_told(s);
+    // The reset said so at the seek…
+    let (t, fact, _) = first(&facts, |f| matches!(f, Fact::RecordsSkipped { .. }));
+    assert_eq!(*t, 3_200_000);
+    assert!(
+        matches!(fact, Fact::RecordsSkipped { from: 3, to: 6, .. }),
+        "{fact:?}"
+    );
+    // …and the member, back, resumed at its last commit, reading #2 to #5 after all.
+    let resumed: Vec<u64> = facts
+        .iter()
+        .filter_map(|(t, f, _)| match *f {
+            Fact::PartitionAssigned {
+                member: Some(_),
+                from_offset,
+                ..
+            } if *t > 3_300_000 => Some(from_offset),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(resumed, [2]);
+    assert_eq!(applied(&sim), [1; 14]);
+    // Nothing is counted both skipped and processed: every record was processed once.
+    let c = sim.counters();
+    assert_eq!(c.records_skipped, 0, "{c:?}");
+    assert_eq!(c.records_processed, c.appended);
+    // Every job completed: no message is lost.
+    let jobs = sim.jobs_of(None);
+    assert_eq!((jobs.failed, jobs.completed), (0, 14), "{jobs:?}");
+}
+
+/// A seek back after a reset to the log end reads the records it skipped too: they stop
+/// counting as skipped. Without the seek back (the test above without its crash) they
+/// stay skipped.
+#[test]
+fn a_seek_back_after_a_reset_to_latest_undoes_the_skip() {
+    let mut s = seek_range(
+        "latest",
+        vec![
+            seek_to(3.2, 1000),
+            at(10.0, Command::SeekToEarliest { group: G }),
+        ],
+    );
+    s.groups[0].service = brokerlab_core::ServiceTime::Fixed { seconds: 1.0 };
+    let (sim, _) = run_told(s);
+    let c = sim.counters();
+    assert_eq!(c.records_skipped, 0, "{c:?}");
+    // #3 to #5 read once, at the replay; the others before it too.
+    assert_eq!(applied(&sim), [2, 2, 2, 1, 1, 1, 2, 2, 2, 1, 1, 1, 1, 1]);
+    let jobs = sim.jobs_of(None);
+    assert_eq!((jobs.failed, jobs.completed), (0, 14), "{jobs:?}");
+}

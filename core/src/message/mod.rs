@@ -203,8 +203,8 @@ impl Message {
         self.set_flag(LOG_READ, true);
     }
 
-    pub fn set_log_lost(&mut self) {
-        self.set_flag(LOG_LOST, true);
+    pub fn set_log_lost(&mut self, on: bool) {
+        self.set_flag(LOG_LOST, on);
     }
 
     pub fn set_confirmed(&mut self, on: bool) {

@@ -48,10 +48,82 @@ impl Simulation {
         }
         match how {
             Read::Finished => self.messages[msg.index()].set_log_read(),
-            Read::Lost => self.messages[msg.index()].set_log_lost(),
+            Read::Lost => {
+                *self.lost_reads.entry(msg).or_default() += 1;
+                self.messages[msg.index()].set_log_lost(true);
+            }
             Read::Void => {}
         }
         self.job_moved(msg, before);
+    }
+
+    /// A read of `msg` settled as lost is owed again: the group reads its record after
+    /// all (a reset to the log end it resumed before, `Simulation::undo_reset_skips`).
+    fn unsettle_lost_read(&mut self, msg: MsgId) {
+        let before = self.job_status(msg);
+        let Some(lost) = self.lost_reads.get_mut(&msg).filter(|lost| **lost > 0) else {
+            debug_assert!(false, "a lost read of {msg:?} owed again that was not lost");
+            return;
+        };
+        *lost -= 1;
+        if *lost == 0 {
+            self.lost_reads.remove(&msg);
+            self.messages[msg.index()].set_log_lost(false);
+        }
+        *self.log_reads.entry(msg).or_default() += 1;
+        self.job_moved(msg, before);
+    }
+
+    /// Partition `p` of group `g` will be read again from `at` (it resumes at its
+    /// committed offset, or a seek moved it there): the records an
+    /// `auto.offset.reset=latest` counted as skipped from there on, still retained, are
+    /// read after all. They stop counting as skipped, and their reads are owed again.
+    /// Returns the ranges undone (from, to), for the narration.
+    pub(super) fn undo_reset_skips(&mut self, g: GroupId, p: usize, at: u64) -> Vec<(u64, u64)> {
+        let group = &mut self.groups[g.index()];
+        if group.reset_skips.is_empty() {
+            return Vec::new();
+        }
+        let log = group.log;
+        let start = self.logs[log].partitions[p].start;
+        let (undone, kept): (Vec<_>, Vec<_>) = group
+            .reset_skips
+            .iter()
+            .partition(|&&(sp, _, to, _)| sp as usize == p && to > at.max(start));
+        group.reset_skips = kept;
+        let mut ranges = Vec::new();
+        for (_, from, to, reads_from) in undone {
+            let lo = from.max(at).max(start);
+            let part = &self.logs[log].partitions[p];
+            let count = part.messages_in(lo, to).count() as u64;
+            if count == 0 {
+                continue;
+            }
+            self.counters.records_skipped -= count;
+            ranges.push((lo, to));
+            let group = &self.groups[g.index()];
+            let spared = |o: u64| {
+                group
+                    .spared
+                    .iter()
+                    .any(|&(sp, so, _)| (sp as usize, so) == (p, o))
+            };
+            let reads: Vec<MsgId> = part
+                .messages_in(lo.max(reads_from), to)
+                .filter(|&(o, _)| !spared(o))
+                .map(|(_, msg)| msg)
+                .collect();
+            if reads.is_empty() {
+                continue;
+            }
+            self.groups[g.index()]
+                .reread
+                .push((p as u32, lo.max(reads_from), to));
+            for msg in reads {
+                self.unsettle_lost_read(msg);
+            }
+        }
+        ranges
     }
 
     /// Group `g` finished (or gave up on) the record of `work`: its read is settled, unless
@@ -66,6 +138,19 @@ impl Simulation {
         {
             group.spared.remove(i);
             self.settle_read(work.msg, how);
+        } else if let Some(i) = group
+            .reread
+            .iter()
+            .position(|&(rp, lo, hi)| rp == p && (lo..hi).contains(&offset))
+        {
+            // Read again in offset order: what lies before it there was passed.
+            let (_, lo, hi) = group.reread[i];
+            group.reread.remove(i);
+            if offset + 1 < hi {
+                group.reread.push((p, offset + 1, hi));
+            }
+            self.settle_reread(g, p as usize, lo, offset);
+            self.settle_read(work.msg, how);
         } else if offset >= group.settled[p as usize] {
             self.reads_passed(g, p as usize, offset);
             self.groups[g.index()].settled[p as usize] = offset + 1;
@@ -78,6 +163,26 @@ impl Simulation {
     /// (void for an aborted record a read_committed group skips); a record a member still
     /// works on is spared until the member is done with it. Call before the records go.
     pub(super) fn reads_passed(&mut self, g: GroupId, p: usize, upto: u64) {
+        // Reads owed again below the settled offsets go first.
+        let group = &mut self.groups[g.index()];
+        if group
+            .reread
+            .iter()
+            .any(|&(rp, lo, _)| rp as usize == p && lo < upto)
+        {
+            let mut passed = Vec::new();
+            group.reread.retain_mut(|(rp, lo, hi)| {
+                if *rp as usize != p || *lo >= upto {
+                    return true;
+                }
+                passed.push((*lo, upto.min(*hi)));
+                *lo = upto.min(*hi);
+                lo < hi
+            });
+            for (lo, hi) in passed {
+                self.settle_reread(g, p, lo, hi);
+            }
+        }
         let group = &self.groups[g.index()];
         let from = group.settled[p];
         if upto <= from {
@@ -112,6 +217,43 @@ impl Simulation {
         }
     }
 
+    /// The reads owed again of partition `p`'s records in `from..to` are passed: lost (void
+    /// for an aborted record a read_committed group skips); a record a member still works
+    /// on is spared until the member is done with it.
+    fn settle_reread(&mut self, g: GroupId, p: usize, from: u64, to: u64) {
+        if from >= to {
+            return;
+        }
+        let group = &self.groups[g.index()];
+        let worked: Vec<u64> = group
+            .members
+            .iter()
+            .filter_map(|m| m.working)
+            .filter(|w| w.partition as usize == p)
+            .map(|w| w.offset)
+            .collect();
+        let read_committed = group.read_committed;
+        let part = &self.logs[group.log].partitions[p];
+        let passed: Vec<(u64, MsgId, bool)> = part
+            .messages_in(from, to)
+            .map(|(o, msg)| {
+                let aborted = part
+                    .get(o)
+                    .is_some_and(|r| r.status == RecordStatus::Aborted);
+                (o, msg, aborted)
+            })
+            .collect();
+        for (offset, msg, aborted) in passed {
+            if worked.contains(&offset) {
+                self.groups[g.index()].spared.push((p as u32, offset, msg));
+            } else if aborted && read_committed {
+                self.settle_read(msg, Read::Void);
+            } else {
+                self.settle_read(msg, Read::Lost);
+            }
+        }
+    }
+
     /// Spared records no member works on any more (it crashed, or dropped the record):
     /// nobody will read them, so their reads are lost.
     pub(super) fn drop_spared(&mut self, g: GroupId) {
@@ -128,8 +270,18 @@ impl Simulation {
         };
         let (kept, dropped): (Vec<_>, Vec<_>) =
             group.spared.iter().partition(|&&(p, o, _)| worked(p, o));
-        self.groups[g.index()].spared = kept;
-        for (_, _, msg) in dropped {
+        let start = |p: u32| self.logs[group.log].partitions[p as usize].start;
+        // One still retained at or past the committed offset is read again when its
+        // partition resumes there (its member crashed): its read is owed still.
+        let (again, lost): (Vec<_>, Vec<_>) = dropped
+            .into_iter()
+            .partition(|&(p, o, _)| o >= group.committed[p as usize] && o >= start(p));
+        let group = &mut self.groups[g.index()];
+        group.spared = kept;
+        group
+            .reread
+            .extend(again.iter().map(|&(p, o, _)| (p, o, o + 1)));
+        for (_, _, msg) in lost {
             self.settle_read(msg, Read::Lost);
         }
     }

@@ -194,6 +194,16 @@ impl Simulation {
                     });
                 }
             }
+            // What a reset to the log end skipped and retention now removes stays
+            // skipped: nobody can read it again.
+            for g in self.group_ids() {
+                let group = &mut self.groups[g.index()];
+                if group.log == l {
+                    group
+                        .reset_skips
+                        .retain(|&(sp, _, end, _)| sp as usize != p || end > to);
+                }
+            }
             let part = &mut self.logs[l].partitions[p];
             let markers = part.records.drain(..gone).filter(Record::is_marker).count();
             part.markers -= markers as u64;
@@ -332,6 +342,11 @@ impl Simulation {
                         why,
                         first_msg: Some(first),
                     });
+                    // Only the fetch position moves: should it move back before them
+                    // (a crash before the next commit), they are read after all.
+                    let group = &mut self.groups[g.index()];
+                    let reads_from = group.settled[p].max(from);
+                    group.reset_skips.push((p as u32, from, end, reads_from));
                 }
                 self.reads_passed(g, p, end);
                 end
@@ -1027,6 +1042,11 @@ impl Simulation {
         let clamped = (0..starts.len())
             .filter(|&p| !held[p] && outside[p])
             .count() as u32;
+        // Records a reset to the log end skipped that the seek moves back before are
+        // read after all.
+        for (p, &start) in starts.iter().enumerate() {
+            self.undo_reset_skips(g, p, start);
+        }
         // A reset past records the group has not read: it never will. (Past a member's
         // seek they are settled once it reads on from there: `read_settled`.)
         for (p, &start) in starts.iter().enumerate() {

@@ -141,6 +141,9 @@ pub struct Simulation {
     /// and group reading the record's log, until the group finishes the record or will
     /// never read it (see `log_jobs`). Absent: none.
     log_reads: std::collections::HashMap<MsgId, u32, crate::hash::IdHash>,
+    /// Per message: its log reads settled as lost (its job failed), so that one owed
+    /// again (`Simulation::undo_reset_skips`) can tell whether another stays lost.
+    lost_reads: std::collections::HashMap<MsgId, u32, crate::hash::IdHash>,
     broker_up: bool,
     broker_incarnation: u32,
     /// Poison classes the consumers of a queue now process (fixes deployed).
@@ -240,6 +243,7 @@ impl Simulation {
             by_version: std::collections::BTreeMap::new(),
             tables: vec![GroupTables::default(); queues.len() + groups.len()],
             log_reads: Default::default(),
+            lost_reads: Default::default(),
             queues,
             logs,
             groups,

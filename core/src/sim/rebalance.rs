@@ -236,6 +236,9 @@ impl Simulation {
             .collect();
         in_hand.sort_unstable();
         in_hand.dedup();
+        // Kafka's reset to the log end moved only the fetch position: what it skipped
+        // from the committed offset on is read again now.
+        self.undo_reset_skips(g, p, committed);
         self.reads_passed(g, p, committed);
         let group = &self.groups[g.index()];
         // After a seek back, the records up to the last commit were read before it: the

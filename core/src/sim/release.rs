@@ -223,6 +223,7 @@ impl Simulation {
         for t in &mut self.tables {
             t.forget(r.msg);
         }
+        self.lost_reads.remove(&r.msg);
     }
 
     /// Messages something still refers to by id (besides their own copies).
