@@ -696,7 +696,7 @@ mod tests {
         assert!(e.contains("seed: "), "{e}");
         assert_eq!(
             link_problem_in(&e, Lang::En),
-            "The link's content is not valid: the seed (seed) is too large (at most 18446744073709551615)."
+            "The link's content is not valid: the seed (seed) is too large (at most 18,446,744,073,709,551,615)."
         );
         assert_eq!(
             link_problem_in(&e, Lang::Es),
@@ -704,9 +704,8 @@ mod tests {
         );
         // Written as JavaScript writes 2^70: the same.
         let e = refused(r#"{"example":"burst","seed":1.1805916207174113e+21}"#);
-        assert!(
-            link_problem_in(&e, Lang::En).ends_with("is too large (at most 18446744073709551615).")
-        );
+        assert!(link_problem_in(&e, Lang::En)
+            .ends_with("is too large (at most 18,446,744,073,709,551,615)."));
         // Deeper in: the path, after the field's plain words.
         let e = refused(r#"{"example":"burst","view":{"speed":"fast"}}"#);
         assert_eq!(

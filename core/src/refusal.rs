@@ -707,8 +707,8 @@ fn link_content_in(serde: &str, lang: Lang) -> String {
 
 /// serde's words for a whole number larger than its field takes ("invalid type: floating
 /// point `1180591620717411303424.0`, expected u64": JSON reads a number past the largest
-/// integer as a float), in `lang`: "is too large (at most 18446744073709551615)", without
-/// the float. `None` for any other words.
+/// integer as a float), in `lang`: "is too large (at most 18,446,744,073,709,551,615)",
+/// the bound with the language's separators, without the float. `None` for any other words.
 fn too_large_in(serde: &str, lang: Lang) -> Option<String> {
     let (found, expected) = ["invalid type: ", "invalid value: "]
         .iter()
@@ -740,7 +740,10 @@ fn too_large_in(serde: &str, lang: Lang) -> Option<String> {
             .is_ok_and(|x| x.fract() == 0.0 && x > 0.0 && x as u128 > u128::from(max)),
     };
     too_large.then(|| match lang {
-        Lang::En => format!("is too large (at most {max})"),
+        Lang::En => format!(
+            "is too large (at most {})",
+            crate::lang::grouped(&max.to_string(), Lang::En.thousands())
+        ),
         Lang::Es => format!(
             "es demasiado grande (como mucho {})",
             spanish_number(&max.to_string())

@@ -326,7 +326,7 @@ fn a_number_too_large_for_its_field_is_said_so() {
         let e = Scenario::from_json(&doc.to_string()).expect_err("too large");
         assert_eq!(
             e.text_in(Lang::En),
-            "seed: is too large (at most 18446744073709551615)",
+            "seed: is too large (at most 18,446,744,073,709,551,615)",
             "{seed}"
         );
         assert_eq!(

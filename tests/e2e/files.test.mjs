@@ -149,7 +149,7 @@ test('a link holding a value that does not fit names its field in plain words, i
     [`{"example":"burst","seed":${2n ** 70n}}`, 'es-ES',
       'Problema: No se pudo abrir este enlace: El contenido del enlace no es válido: la semilla (seed) es demasiado grande (como mucho 18.446.744.073.709.551.615).'],
     [JSON.stringify({ example: 'burst', seed: 2 ** 70 }), 'en-US',
-      'Problem: This link could not be opened: The link\'s content is not valid: the seed (seed) is too large (at most 18446744073709551615).'],
+      'Problem: This link could not be opened: The link\'s content is not valid: the seed (seed) is too large (at most 18,446,744,073,709,551,615).'],
   ];
   for (const [doc, locale, said] of cases) {
     const { page: opened, errors, close } = await openPage(`${BASE_URL}#s=${linkOf(doc)}`, { locale });
