@@ -520,7 +520,8 @@ impl Simulation {
             (Idempotency::Inbox, None) => tables.inbox.contains(&(producer, msg)).then_some(msg),
         };
         // Keyed by the entity, the row may belong to another message: the unique key
-        // cannot tell, so this record is skipped as well, and its work is never done.
+        // cannot tell, so this record is skipped as well, and its effect is never applied
+        // (the group's email and output record still go out, as for a true duplicate).
         if let (Some(first), Some(k)) = (row_taken_by, entity) {
             if first != msg {
                 self.counters.taken_for_duplicates += 1;
