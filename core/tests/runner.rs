@@ -340,3 +340,64 @@ fn a_report_gives_the_time_covered_and_the_last_steps_instant() {
         (Some(90.0), Some(54.0))
     );
 }
+
+/// `run --link` says a refused link as the page does ("This link could not be opened: …",
+/// `panels.share.unreadable`), in English or, with `--lang es`, in Spanish: one line.
+#[test]
+fn a_refused_link_is_said_as_the_page_says_it() {
+    use brokerlab_core::link::{encode, Shared, View};
+    let mut scenario = brokerlab_core::examples::load("mm1").unwrap();
+    scenario.producers[0].count = None;
+    scenario.end_s = None;
+    let link = encode(&Shared {
+        scenario,
+        example: None,
+        commands: Vec::new(),
+        step: 0,
+        at_us: 0,
+        view: View::default(),
+    });
+    let said = |extra: &[&str]| {
+        let mut args = vec!["run", "--link", link.as_str()];
+        args.extend_from_slice(extra);
+        let out = brokerlab(&args, None);
+        assert_bad_input(&out, "brokerlab: ");
+        String::from_utf8(out.stderr)
+            .unwrap()
+            .trim_end()
+            .to_string()
+    };
+    let en = said(&[]);
+    assert_eq!(
+        en,
+        "brokerlab: This link could not be opened: The link's scenario is not valid: \
+         producers[0].count: the producer never stops: give it a count, end its schedule \
+         with rate 0, or set end_s."
+    );
+    assert_eq!(said(&["--lang", "en", "--csv"]), en);
+    let es = said(&["--lang", "es"]);
+    assert!(
+        es.starts_with("brokerlab: No se pudo abrir este enlace: El escenario del enlace no es válido: producers[0].count: "),
+        "{es}"
+    );
+    assert!(!es.contains("never stops"), "{es}");
+    // The page's own sentences, from its locale files, start the same way.
+    for (lang, text) in [("en", &en), ("es", &es)] {
+        let path = format!(
+            "{}/../locales/{lang}/panels.json",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let panels: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let template = panels["share"]["unreadable"].as_str().unwrap();
+        let prefix = template.strip_suffix("{{ problem }}").unwrap();
+        assert!(
+            text.starts_with(&format!("brokerlab: {prefix}")),
+            "{lang}: {text}"
+        );
+    }
+    assert_bad_input(
+        &brokerlab(&["run", "--link", &link, "--lang", "fr"], None),
+        "--lang is en or es",
+    );
+}

@@ -4,7 +4,8 @@
 //!   brokerlab trace FILE.json [--max N] [--lang es]  print each step as sentences (first N
 //!                                      steps, default 200), in English or Spanish
 //!   brokerlab example [NAME]           list the built-in examples, or print one as JSON
-//!   brokerlab run --link LINK [--csv]  run what a share link holds (its scenario and commands)
+//!   brokerlab run --link LINK [--csv] [--lang es]  run what a share link holds (its scenario
+//!                                      and commands); a refused link is said as the page says it
 //!   brokerlab run --link LINK --moment [--csv]  the same, stopped at the moment the link shows
 //!   brokerlab link NAME [--step N]     print a share link for a built-in example
 //!   brokerlab lessons                  list the lessons
@@ -32,7 +33,7 @@ use brokerlab_core::lessons::{self, Lang, LessonRun, Prediction};
 use brokerlab_core::text::{escape_controls, one_line};
 use brokerlab_core::{aggregate, examples, link, narration, Report, RunMode, Scenario, Simulation};
 
-const USAGE: &str = "usage: brokerlab run FILE.json [--csv] | brokerlab run --link LINK [--moment] [--csv] | brokerlab trace FILE.json [--max N] [--lang en|es] | brokerlab example [NAME] | brokerlab link NAME [--step N] | brokerlab lessons | brokerlab lesson NAME [--lang en|es] | brokerlab compare (--example NAME | FILE.json) --set KEY=VALUE ... [--seed N] [--until S] [--link] | brokerlab import rabbitmq|kafka FILE [--lang en|es]";
+const USAGE: &str = "usage: brokerlab run FILE.json [--csv] | brokerlab run --link LINK [--moment] [--csv] [--lang en|es] | brokerlab trace FILE.json [--max N] [--lang en|es] | brokerlab example [NAME] | brokerlab link NAME [--step N] | brokerlab lessons | brokerlab lesson NAME [--lang en|es] | brokerlab compare (--example NAME | FILE.json) --set KEY=VALUE ... [--seed N] [--until S] [--link] | brokerlab import rabbitmq|kafka FILE [--lang en|es]";
 
 /// Largest input read: the same 1 MiB the scenario decoder accepts.
 const INPUT_BYTES_MAX: u64 = 1 << 20;
@@ -319,13 +320,24 @@ fn start(file: &str) -> Result<Simulation, String> {
     Simulation::new(load(file)?).map_err(|e| format!("{file:?}: {e}"))
 }
 
-/// `run --link LINK [--moment] [--csv]`: to the end, or (`--moment`) stopped where the
-/// link's page was, as JSON or CSV.
+/// `run --link LINK [--moment] [--csv] [--lang en|es]`: to the end, or (`--moment`)
+/// stopped where the link's page was, as JSON or CSV. A link refused is said as the page
+/// says it, in `--lang`.
 fn run_link(link: &str, flags: &[&str]) -> Result<(), String> {
-    let csv = flags.contains(&"--csv");
-    let moment = flags.contains(&"--moment");
-    if let Some(unknown) = flags.iter().find(|f| !matches!(**f, "--csv" | "--moment")) {
-        return Err(format!("unknown option {unknown:?}; {USAGE}"));
+    let (mut csv, mut moment, mut lang) = (false, false, Lang::En);
+    let mut rest = flags.iter();
+    while let Some(&flag) = rest.next() {
+        match flag {
+            "--csv" => csv = true,
+            "--moment" => moment = true,
+            "--lang" => {
+                let code = rest
+                    .next()
+                    .ok_or_else(|| "--lang wants en or es".to_string())?;
+                lang = parse_lang(code)?;
+            }
+            unknown => return Err(format!("unknown option {unknown:?}; {USAGE}")),
+        }
     }
     let render = |r: &Report| {
         if csv {
@@ -334,15 +346,35 @@ fn run_link(link: &str, flags: &[&str]) -> Result<(), String> {
             r.to_json() + "\n"
         }
     };
+    let shared = link::decode(link).map_err(|e| link_unreadable(&e.to_string(), lang))?;
+    let cannot_start = |e: String| link_cannot_start(&e, lang);
     if !moment {
-        let shared = link::decode(link).map_err(|e| e.to_string())?;
-        return run_scenario(shared.recorded(), "the link's scenario", csv);
+        return run_scenario_or(shared.recorded(), &cannot_start, csv);
     }
-    let shared = link::decode(link).map_err(|e| e.to_string())?;
     let sim = shared
         .simulation_at_moment()
-        .map_err(|e| format!("the link's scenario: {e}"))?;
+        .map_err(|e| cannot_start(e.to_string()))?;
     print(&render(&Report::of(&sim)))
+}
+
+/// A link that could not be read, in one sentence as the page says it
+/// (`panels.share.unreadable`): "This link could not be opened: …".
+fn link_unreadable(problem: &str, lang: Lang) -> String {
+    let problem = brokerlab_core::refusal::link_problem_in(problem, lang);
+    match lang {
+        Lang::En => format!("This link could not be opened: {problem}"),
+        Lang::Es => format!("No se pudo abrir este enlace: {problem}"),
+    }
+}
+
+/// A link whose scenario could not start, as the page says it
+/// (`panels.share.cannot_start`).
+fn link_cannot_start(problem: &str, lang: Lang) -> String {
+    let problem = brokerlab_core::refusal::field_problem_in(problem, lang);
+    match lang {
+        Lang::En => format!("The link's scenario could not start: {problem}."),
+        Lang::Es => format!("El escenario del enlace no pudo arrancar: {problem}."),
+    }
 }
 
 /// A share link for a built-in example, paused at `step`, with no command given.
@@ -371,10 +403,19 @@ fn report(file: &str, csv: bool) -> Result<(), String> {
 /// the work budget) and prints its report as JSON or CSV. An aggregated run says so on
 /// stderr too, since the CSV has no room for it.
 fn run_scenario(scenario: Scenario, origin: &str, csv: bool) -> Result<(), String> {
+    run_scenario_or(scenario, &|e| format!("{origin}: {e}"), csv)
+}
+
+/// [`run_scenario`], a refusal said by `refused` (given the core's words).
+fn run_scenario_or(
+    scenario: Scenario,
+    refused: &dyn Fn(String) -> String,
+    csv: bool,
+) -> Result<(), String> {
     say_late_commands(&scenario);
-    let mode = scenario.run_mode().map_err(|e| format!("{origin}: {e}"))?;
+    let mode = scenario.run_mode().map_err(|e| refused(e.to_string()))?;
     if mode == RunMode::Aggregated {
-        let run = aggregate::run(&scenario).map_err(|e| format!("{origin}: {e}"))?;
+        let run = aggregate::run(&scenario).map_err(|e| refused(e.to_string()))?;
         print(&if csv {
             run.series_csv()
         } else {
@@ -387,7 +428,7 @@ fn run_scenario(scenario: Scenario, origin: &str, csv: bool) -> Result<(), Strin
         );
         return Ok(());
     }
-    let sim = Simulation::new(scenario).map_err(|e| format!("{origin}: {e}"))?;
+    let sim = Simulation::new(scenario).map_err(|e| refused(e.to_string()))?;
     report_of(sim, |r| {
         if csv {
             r.series_csv()
