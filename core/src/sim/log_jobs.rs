@@ -108,9 +108,17 @@ impl Simulation {
                     .iter()
                     .any(|&(sp, so, _)| (sp as usize, so) == (p, o))
             };
+            // An aborted record a read_committed group steps over had its read void, not
+            // lost: nothing to owe again (`settle_reread` passes it over too).
+            let void = |o: u64| {
+                group.read_committed
+                    && part
+                        .get(o)
+                        .is_some_and(|r| r.status == RecordStatus::Aborted)
+            };
             let reads: Vec<MsgId> = part
                 .messages_in(lo.max(reads_from), to)
-                .filter(|&(o, _)| !spared(o))
+                .filter(|&(o, _)| !spared(o) && !void(o))
                 .map(|(_, msg)| msg)
                 .collect();
             if reads.is_empty() {
@@ -217,9 +225,8 @@ impl Simulation {
         }
     }
 
-    /// The reads owed again of partition `p`'s records in `from..to` are passed: lost (void
-    /// for an aborted record a read_committed group skips); a record a member still works
-    /// on is spared until the member is done with it.
+    /// The reads owed again of partition `p`'s records in `from..to` are passed: lost; a
+    /// record a member still works on is spared until the member is done with it.
     fn settle_reread(&mut self, g: GroupId, p: usize, from: u64, to: u64) {
         if from >= to {
             return;
@@ -244,10 +251,19 @@ impl Simulation {
             })
             .collect();
         for (offset, msg, aborted) in passed {
+            let group = &self.groups[g.index()];
+            // Not owed again: a void read (an aborted record a read_committed group steps
+            // over), or a spared one (its member's outcome settles it).
+            if (aborted && read_committed)
+                || group
+                    .spared
+                    .iter()
+                    .any(|&(sp, so, _)| (sp as usize, so) == (p, offset))
+            {
+                continue;
+            }
             if worked.contains(&offset) {
                 self.groups[g.index()].spared.push((p as u32, offset, msg));
-            } else if aborted && read_committed {
-                self.settle_read(msg, Read::Void);
             } else {
                 self.settle_read(msg, Read::Lost);
             }
