@@ -1154,6 +1154,17 @@ pub enum Fact {
         /// offset each holds, as `kafka-consumer-groups --reset-offsets` does.
         clamped: u32,
     },
+    /// Records an `auto.offset.reset=latest` counted as skipped ([`Fact::RecordsSkipped`])
+    /// are read after all: Kafka's reset moved only the fetch position, and the
+    /// partition's position moved back before them (a crash before the next commit
+    /// resumed it at the last commit, a rebalance, or a seek back). They no longer count
+    /// as skipped. Offsets `from..to`, those still retained.
+    SkipUndone {
+        group: GroupId,
+        partition: u32,
+        from: u64,
+        to: u64,
+    },
 }
 
 /// A setting and its new value, in whole units so that facts stay exact and hashable.
@@ -1382,6 +1393,7 @@ impl Fact {
             | MemberJoined { .. }
             | GroupRewound { .. }
             | SeekOutOfRange { .. }
+            | SkipUndone { .. }
             | DependencyDown { .. }
             | TransactionCommitted { .. }
             | TransactionAborted { .. }

@@ -432,6 +432,26 @@ fn a_crash_after_a_reset_to_latest_reads_the_passed_records_and_undoes_their_ski
         })
         .collect();
     assert_eq!(resumed, [2]);
+    // The story says the skip is undone, when the member's partition goes back to 2.
+    let (t, fact, text) = first(&facts, |f| matches!(f, Fact::SkipUndone { .. }));
+    assert!(*t > 3_300_000, "{t}");
+    assert!(
+        matches!(
+            fact,
+            Fact::SkipUndone {
+                partition: 0,
+                from: 3,
+                to: 6,
+                ..
+            }
+        ),
+        "{fact:?}"
+    );
+    assert!(
+        text.contains("reads offsets 3–5 of partition 0 after all")
+            && text.ends_with("no longer count as skipped."),
+        "{text}"
+    );
     assert_eq!(applied(&sim), [1; 14]);
     // Nothing is counted both skipped and processed: every record was processed once.
     let c = sim.counters();
@@ -455,9 +475,13 @@ fn a_seek_back_after_a_reset_to_latest_undoes_the_skip() {
         ],
     );
     s.groups[0].service = brokerlab_core::ServiceTime::Fixed { seconds: 1.0 };
-    let (sim, _) = run_told(s);
+    let (sim, facts) = run_told(s);
     let c = sim.counters();
     assert_eq!(c.records_skipped, 0, "{c:?}");
+    let (t, _, _) = first(&facts, |f| {
+        matches!(f, Fact::SkipUndone { from: 3, to: 6, .. })
+    });
+    assert_eq!(*t, 10_000_000, "told at the seek back");
     // #3 to #5 read once, at the replay; the others before it too.
     assert_eq!(applied(&sim), [2, 2, 2, 1, 1, 1, 2, 2, 2, 1, 1, 1, 1, 1]);
     let jobs = sim.jobs_of(None);

@@ -344,6 +344,7 @@ fn group_side(fact: &Fact) -> Option<Part> {
         | PartitionAssigned { group, .. }
         | GroupRewound { group, .. }
         | SeekOutOfRange { group, .. }
+        | SkipUndone { group, .. }
         | AbortedSkipped { group, .. } => at(Group(group), Plain),
         ControlRecordWritten { log, .. } => at(Log(log), Plain),
         _ => None,

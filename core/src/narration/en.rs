@@ -1324,6 +1324,15 @@ fn members(sim: &Simulation, fact: &Fact) -> String {
                 ),
             }
         ),
+        SkipUndone { group, partition, from, to } => format!(
+            "Group {} reads {} of partition {partition} after all: auto.offset.reset=latest had moved only its fetch position past {}, and its position is back before {}, so {} no longer {} as skipped.",
+            sim.group_name(group),
+            super::span("offset", "offsets", from, to),
+            if to <= from + 1 { "it" } else { "them" },
+            if to <= from + 1 { "it" } else { "them" },
+            if to <= from + 1 { "it" } else { "they" },
+            if to <= from + 1 { "counts" } else { "count" },
+        ),
         SeekOutOfRange {
             group,
             offset,

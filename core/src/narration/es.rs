@@ -1368,6 +1368,14 @@ fn members(sim: &Simulation, fact: &Fact) -> String {
                 ),
             }
         ),
+        SkipUndone { group, partition, from, to } => format!(
+            "El grupo {} lee después de todo {} de la partición {partition}: auto.offset.reset=latest solo había llevado su posición de lectura más allá de {e}, y su posición ha vuelto a antes de {e}, así que {} como {}.",
+            sim.group_name(group),
+            super::span("el offset", "los offsets", from, to),
+            if to <= from + 1 { "ya no cuenta" } else { "ya no cuentan" },
+            if to <= from + 1 { "saltado" } else { "saltados" },
+            e = if to <= from + 1 { "él" } else { "ellos" },
+        ),
         SeekOutOfRange { group, offset, by_policy, reset, clamped } => {
             let head = format!(
                 "El offset {offset} está fuera de rango en {} del grupo {} (antes del inicio del log o más allá de su final)",

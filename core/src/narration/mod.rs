@@ -178,7 +178,8 @@ impl Family {
             | CommitFailed { .. }
             | MemberJoined { .. }
             | GroupRewound { .. }
-            | SeekOutOfRange { .. } => Family::Members,
+            | SeekOutOfRange { .. }
+            | SkipUndone { .. } => Family::Members,
             DependencyCalled { .. }
             | DependencyAnswered { .. }
             | CallTimedOut { .. }

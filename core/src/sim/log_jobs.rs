@@ -11,7 +11,7 @@
 
 use super::Simulation;
 use crate::log::{RecordStatus, Work};
-use crate::step::{GroupId, MsgId};
+use crate::step::{Fact, GroupId, MsgId};
 
 /// How one group's read of one record ended, for its message's job.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,12 +77,12 @@ impl Simulation {
     /// Partition `p` of group `g` will be read again from `at` (it resumes at its
     /// committed offset, or a seek moved it there): the records an
     /// `auto.offset.reset=latest` counted as skipped from there on, still retained, are
-    /// read after all. They stop counting as skipped, and their reads are owed again.
-    /// Returns the ranges undone (from, to), for the narration.
-    pub(super) fn undo_reset_skips(&mut self, g: GroupId, p: usize, at: u64) -> Vec<(u64, u64)> {
+    /// read after all. They stop counting as skipped (told as [`Fact::SkipUndone`]), and
+    /// their reads are owed again.
+    pub(super) fn undo_reset_skips(&mut self, g: GroupId, p: usize, at: u64) {
         let group = &mut self.groups[g.index()];
         if group.reset_skips.is_empty() {
-            return Vec::new();
+            return;
         }
         let log = group.log;
         let start = self.logs[log].partitions[p].start;
@@ -91,7 +91,6 @@ impl Simulation {
             .iter()
             .partition(|&&(sp, _, to, _)| sp as usize == p && to > at.max(start));
         group.reset_skips = kept;
-        let mut ranges = Vec::new();
         for (_, from, to, reads_from) in undone {
             let lo = from.max(at).max(start);
             let part = &self.logs[log].partitions[p];
@@ -100,7 +99,12 @@ impl Simulation {
                 continue;
             }
             self.counters.records_skipped -= count;
-            ranges.push((lo, to));
+            self.facts.push(Fact::SkipUndone {
+                group: g,
+                partition: p as u32,
+                from: lo,
+                to,
+            });
             let group = &self.groups[g.index()];
             let spared = |o: u64| {
                 group
@@ -131,7 +135,6 @@ impl Simulation {
                 self.unsettle_lost_read(msg);
             }
         }
-        ranges
     }
 
     /// Group `g` finished (or gave up on) the record of `work`: its read is settled, unless

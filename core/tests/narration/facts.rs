@@ -483,6 +483,8 @@ fn records(c: &Contexts) -> Vec<(&Simulation, Fact)> {
         (l, RecordsSkipped { group: G, partition: 1, from: 3, to: 4, why: SkipReason::ResetToLatest, first_msg: Some(M) }),
         (l, RecordsSkipped { group: G, partition: 1, from: 3, to: 5, why: SkipReason::SeekOutOfRange, first_msg: Some(M) }),
         (l, RecordsSkipped { group: G, partition: 1, from: 3, to: 4, why: SkipReason::SeekOutOfRange, first_msg: Some(M) }),
+        (l, SkipUndone { group: G, partition: 1, from: 3, to: 6 }),
+        (l, SkipUndone { group: G, partition: 1, from: 3, to: 4 }),
         (l, OutputWritten { group: G, member: 0, msg: M, log: 0, partition: 1, offset: 4, open: true }),
         (l, OutputWritten { group: G, member: 0, msg: M, log: 0, partition: 1, offset: 4, open: false }),
         (l, TransactionCommitted { group: G, member: 0, outputs: 2 }),
