@@ -4,11 +4,15 @@
 //! counters it checks; released (finished) messages and copies count through the totals
 //! they left when they were released (`sim::release`).
 
+use std::collections::BTreeSet;
+
 use crate::log::{Group, Partition};
 use crate::message::{Fate, MessageCopy, PublishFate};
 use crate::queue::Queue;
 use crate::records::Records;
+use crate::scenario::Flavour;
 use crate::sim::Simulation;
+use crate::step::QueueId;
 
 fn ensure(ok: bool, what: impl FnOnce() -> String) -> Result<(), String> {
     if ok {
@@ -220,6 +224,9 @@ fn check_queues(sim: &Simulation) -> Result<(), String> {
         waiting_seen += of(Fate::Waiting);
         check_queue_tallies(q, &counts[qi])?;
         check_dlq(copies, qi, q, of(Fate::DeadLettered))?;
+        if q.flavour == Flavour::SqsFifo {
+            check_fifo_groups(sim, qi, q)?;
+        }
     }
     ensure(waiting_seen == sim.waiting_total(), || {
         "waiting total disagrees with the lines".into()
@@ -267,6 +274,40 @@ fn check_line(
         before = Some(copy.line_seq);
     }
     Ok(())
+}
+
+/// An SQS FIFO queue's message groups (busy copies, places in line, the first free
+/// copy), which a dispatch trusts instead of walking its line, agree with its copies.
+fn check_fifo_groups(sim: &Simulation, qi: usize, q: &Queue) -> Result<(), String> {
+    let recounted = sim.fifo_groups_recounted(QueueId::from_index(qi));
+    ensure(q.fifo == recounted, || {
+        format!(
+            "queue {}: message groups kept as {:?}, its copies and line say {recounted:?}",
+            q.name, q.fifo
+        )
+    })?;
+    // The next copy to deliver, found the plain way (and not through the structure the
+    // recount above shares with the kept one): the first in line whose message group has
+    // no copy in flight or waiting for a retry.
+    let messages = sim.messages();
+    let key = |c: &MessageCopy| messages.peek(c.msg.index()).expect("held").key;
+    let busy: BTreeSet<Option<u32>> = sim
+        .copies()
+        .iter()
+        .filter(|c| c.queue.index() == qi && matches!(c.fate, Fate::InFlight | Fate::RetryWaiting))
+        .map(|c| key(&c))
+        .collect();
+    let scanned = q.line.iter().find_map(|&id| {
+        let c = sim.copies().peek(id as usize).expect("in line");
+        (!busy.contains(&key(&c))).then_some(c.line_seq)
+    });
+    ensure(q.fifo.first_free() == scanned, || {
+        format!(
+            "queue {}: next deliverable kept at place {:?}, the line says {scanned:?}",
+            q.name,
+            q.fifo.first_free()
+        )
+    })
 }
 
 /// Queue `q`'s own tallies agree with its copies' fates (`counts`, indexed by fate), and

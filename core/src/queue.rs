@@ -1,6 +1,6 @@
 //! A queue at the broker: its waiting line, its consumers, its dead-letter queue.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
 use crate::message::DeadLetter;
 use crate::scenario::{flavour_defaults, Flavour, Overflow, QueueSpec, QueueType};
@@ -46,12 +46,11 @@ pub struct Queue {
     pub duplicate_p: f64,
     /// RabbitMQ: how long a delivery may stay unacked before it is taken back.
     pub consumer_timeout_us: Micros,
-    /// Copies in flight or waiting for a retry, per message group (the message key;
-    /// `None` for keyless messages). Kept only while the queue is SQS FIFO, the only
-    /// flavour that reads it (stale otherwise: a switch to SQS FIFO counts it afresh). A
-    /// hash map: it changes twice per delivery, and an ordered map allocated and freed a
-    /// node each time it went from empty to one entry and back; nothing iterates it.
-    pub(crate) busy_groups: HashMap<Option<u32>, u32, crate::hash::IdHash>,
+    /// SQS FIFO: its copies per message group, busy and in line, and which group's copy
+    /// comes first in line among those free to deliver. Kept only while the queue is
+    /// SQS FIFO, the only flavour that reads it (stale otherwise: a switch to SQS FIFO
+    /// counts it afresh).
+    pub(crate) fifo: FifoGroups,
     /// SQS FIFO: when each message id was last stored (the deduplication window).
     pub stored_at: BTreeMap<MsgId, Micros>,
 }
@@ -98,7 +97,7 @@ impl Queue {
                     .unwrap_or(flavour_defaults::RABBITMQ_CONSUMER_TIMEOUT_S),
             )
             .max(1),
-            busy_groups: HashMap::default(),
+            fifo: FifoGroups::default(),
             stored_at: BTreeMap::new(),
         }
     }
@@ -171,4 +170,102 @@ pub struct QueueView {
     pub consumers: Vec<ConsumerId>,
     pub redriving: bool,
     pub flavour: Flavour,
+}
+
+/// An SQS FIFO queue's message groups (the message key; `None` for keyless messages):
+/// per group, its copies in flight or waiting for a retry (busy: SQS FIFO delivers no
+/// more of a group while one of its messages is out) and the places in line (line
+/// sequence numbers, in order) of its copies waiting; and, ordered by place, the first
+/// copy in line of every group free to deliver (nothing busy). A dispatch reads the next
+/// deliverable copy off that order instead of walking a line of busy groups' copies.
+///
+/// Hash maps: they change at every store and delivery, and an ordered map allocated and
+/// freed a node each time a group went from empty to one entry and back; nothing
+/// iterates them. A group with nothing busy and nothing in line is not kept.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FifoGroups {
+    groups: HashMap<Option<u32>, FifoGroup, crate::hash::IdHash>,
+    /// (place in line of its first copy, key) of each group with copies in line and
+    /// none busy.
+    free: BTreeSet<(u64, Option<u32>)>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct FifoGroup {
+    busy: u32,
+    line: VecDeque<u64>,
+}
+
+impl FifoGroup {
+    /// The place in line of its first copy, if it may be delivered.
+    fn free_head(&self) -> Option<u64> {
+        if self.busy == 0 {
+            self.line.front().copied()
+        } else {
+            None
+        }
+    }
+}
+
+impl FifoGroups {
+    /// The place in line (line sequence number) of the first copy whose group has
+    /// nothing busy: the next one SQS FIFO delivers.
+    pub fn first_free(&self) -> Option<u64> {
+        self.free.first().map(|&(seq, _)| seq)
+    }
+
+    /// A copy of group `key` goes in flight or waits for a retry.
+    pub fn busy_in(&mut self, key: Option<u32>) {
+        self.change(key, |g| g.busy += 1);
+    }
+
+    /// A busy copy of group `key` is settled or back in line.
+    pub fn busy_out(&mut self, key: Option<u32>) {
+        self.change(key, |g| g.busy -= 1);
+    }
+
+    /// A copy of group `key` goes in line at place `seq` (at the end, or back at its
+    /// old place).
+    pub fn line_in(&mut self, key: Option<u32>, seq: u64) {
+        self.change(key, |g| {
+            if g.line.back().is_none_or(|&last| last < seq) {
+                g.line.push_back(seq);
+            } else {
+                let pos = g.line.partition_point(|&s| s < seq);
+                debug_assert_ne!(g.line.get(pos), Some(&seq), "a place in line twice");
+                g.line.insert(pos, seq);
+            }
+        });
+    }
+
+    /// The copy of group `key` at place `seq` leaves the line.
+    pub fn line_out(&mut self, key: Option<u32>, seq: u64) {
+        self.change(key, |g| {
+            if g.line.front() == Some(&seq) {
+                g.line.pop_front();
+            } else {
+                let pos = g.line.partition_point(|&s| s < seq);
+                debug_assert_eq!(g.line.get(pos), Some(&seq), "not in the group's line");
+                g.line.remove(pos);
+            }
+        });
+    }
+
+    fn change(&mut self, key: Option<u32>, f: impl FnOnce(&mut FifoGroup)) {
+        let group = self.groups.entry(key).or_default();
+        let before = group.free_head();
+        f(group);
+        let after = group.free_head();
+        if group.busy == 0 && group.line.is_empty() {
+            self.groups.remove(&key);
+        }
+        if before != after {
+            if let Some(seq) = before {
+                self.free.remove(&(seq, key));
+            }
+            if let Some(seq) = after {
+                self.free.insert((seq, key));
+            }
+        }
+    }
 }

@@ -5,6 +5,7 @@
 use super::{lease_lane, ttl_lane, Simulation};
 use crate::engine::Event;
 use crate::message::{DeadLetter, Fate, Holder, MessageCopy, Rare};
+use crate::queue::FifoGroups;
 use crate::scenario::{AckMode, CrashPoint, Flavour, QueueType};
 use crate::step::{
     Attempt, ConsumerId, CopyId, DeadLetterReason, Fact, LossReason, MsgId, ProducerId, QueueId,
@@ -106,33 +107,59 @@ impl Simulation {
     /// Keeps the count of copies in flight or waiting for a retry per message group (the
     /// key): SQS FIFO delivers no more of a group while one of its messages is out.
     /// Only SQS FIFO queues keep it (two hash map changes per delivery on every queue
-    /// showed in the profile); a queue switched to SQS FIFO counts its busy copies then
-    /// ([`Simulation::recount_busy_groups`]).
+    /// showed in the profile); a queue switched to SQS FIFO counts its copies then
+    /// ([`Simulation::recount_fifo_groups`]).
     fn track_group(&mut self, msg: MsgId, queue: QueueId, to: Fate) {
         let key = self.messages[msg.index()].key;
-        let groups = &mut self.queues[queue.index()].busy_groups;
+        let groups = &mut self.queues[queue.index()].fifo;
         if is_busy(to) {
-            *groups.entry(key).or_insert(0) += 1;
-        } else if let Some(n) = groups.get_mut(&key) {
-            *n -= 1;
-            if *n == 0 {
-                groups.remove(&key);
-            }
+            groups.busy_in(key);
+        } else {
+            groups.busy_out(key);
         }
     }
 
-    /// Counts queue `q`'s busy copies per message group afresh: it has just become an
-    /// SQS FIFO queue (the only flavour that keeps the counts). In id order, though the
-    /// order does not matter: the map holds counts, and nothing iterates it.
-    pub(super) fn recount_busy_groups(&mut self, q: QueueId) {
-        let mut groups = std::mem::take(&mut self.queues[q.index()].busy_groups);
-        groups.clear();
+    /// Keeps an SQS FIFO queue's groups' places in line (see [`FifoGroups`]): `copy`
+    /// has just gone in line (`into`) or out of queue `queue`'s line. Every change of a
+    /// line calls it; other flavours pay one comparison.
+    fn track_line(&mut self, queue: usize, copy: CopyId, into: bool) {
+        if self.queues[queue].flavour != Flavour::SqsFifo {
+            return;
+        }
+        let c = self.copies.peek(copy as usize).expect("in line");
+        let (msg, seq) = (c.msg, c.line_seq);
+        // Peeked: a long-lived message leaving the line stays packed.
+        let key = self.messages.peek(msg.index()).expect("held").key;
+        let groups = &mut self.queues[queue].fifo;
+        if into {
+            groups.line_in(key, seq);
+        } else {
+            groups.line_out(key, seq);
+        }
+    }
+
+    /// Counts queue `q`'s copies per message group afresh: it has just become an SQS
+    /// FIFO queue (the only flavour that keeps the counts).
+    pub(super) fn recount_fifo_groups(&mut self, q: QueueId) {
+        self.queues[q.index()].fifo = self.fifo_groups_recounted(q);
+    }
+
+    /// Queue `q`'s message groups as an SQS FIFO queue keeps them, counted from scratch
+    /// (its busy copies, its line): what it keeps must equal this while it is SQS FIFO
+    /// (the invariant check compares them).
+    pub(crate) fn fifo_groups_recounted(&self, q: QueueId) -> FifoGroups {
+        let mut groups = FifoGroups::default();
+        let key = |c: &MessageCopy| self.messages.peek(c.msg.index()).expect("held").key;
         for c in self.copies.iter() {
             if c.queue == q && is_busy(c.fate) {
-                *groups.entry(self.messages[c.msg.index()].key).or_insert(0) += 1;
+                groups.busy_in(key(&c));
             }
         }
-        self.queues[q.index()].busy_groups = groups;
+        for &id in &self.queues[q.index()].line {
+            let c = self.copies.peek(id as usize).expect("in line");
+            groups.line_in(key(&c), c.line_seq);
+        }
+        groups
     }
 
     /// SQS FIFO: whether `msg` was stored in `q` within the deduplication window; if so
@@ -239,8 +266,9 @@ impl Simulation {
         c.enqueued_us = self.now_us;
         q.next_line_seq += 1;
         q.line.push_back(copy);
-        if let Some(ttl) = q.ttl_us {
-            let (queue, line_seq) = (c.queue, c.line_seq);
+        let (queue, line_seq, ttl) = (c.queue, c.line_seq, q.ttl_us);
+        self.track_line(queue.index(), copy, true);
+        if let Some(ttl) = ttl {
             self.events.schedule_in_lane(
                 ttl_lane(queue),
                 self.now_us.saturating_add(ttl),
@@ -257,6 +285,7 @@ impl Simulation {
         let line = &mut self.queues[q].line;
         let pos = line.partition_point(|&c| copies[c as usize].line_seq < seq);
         line.insert(pos, copy);
+        self.track_line(q, copy, true);
     }
 
     fn remove_from_line(&mut self, copy: CopyId) {
@@ -267,6 +296,7 @@ impl Simulation {
         let pos = line.partition_point(|&c| copies[c as usize].line_seq < seq);
         debug_assert_eq!(line.get(pos), Some(&copy));
         line.remove(pos);
+        self.track_line(q, copy, false);
     }
 
     /// Hands waiting copies to this queue's consumers with room, round robin, in line order.
@@ -282,6 +312,7 @@ impl Simulation {
                 .line
                 .remove(pos)
                 .expect("a deliverable copy is in line");
+            self.track_line(q.index(), copy, false);
             let bound = self.queues[q.index()].delivery_bound();
             if bound.is_some_and(|max| self.copies[copy as usize].deliveries_toward_limit() >= max)
             {
@@ -310,13 +341,19 @@ impl Simulation {
         if queue.flavour != Flavour::SqsFifo {
             return Some(0);
         }
-        // Peeked: a long line scanned at every dispatch opens none of its long-lived
-        // records (each would be unpacked and kept whole until the next walk).
-        queue.line.iter().position(|&c| {
-            let msg = self.copies.peek(c as usize).expect("in line").msg;
-            let key = self.messages.peek(msg.index()).expect("held").key;
-            !queue.busy_groups.contains_key(&key)
-        })
+        // The first copy in line whose group has nothing out, read off the groups' own
+        // order (walking the line for it cost a walk of every busy group's copies ahead
+        // at each dispatch: quadratic in a backlog behind one busy hot group).
+        let seq = queue.fifo.first_free()?;
+        let copies = &self.copies;
+        let pos = queue
+            .line
+            .partition_point(|&c| copies.peek(c as usize).expect("in line").line_seq < seq);
+        debug_assert!(queue
+            .line
+            .get(pos)
+            .is_some_and(|&c| copies[c as usize].line_seq == seq));
+        Some(pos)
     }
 
     /// Whether a consumer of queue `q` may take another delivery. RabbitMQ ignores
@@ -696,6 +733,7 @@ impl Simulation {
             .line
             .pop_front()
             .expect("caller checked the line");
+        self.track_line(q.index(), copy, false);
         if self.dead_letters_drops(q) {
             self.dead_letter(copy, DeadLetterReason::MaxLength);
             return;

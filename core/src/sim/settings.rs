@@ -239,7 +239,7 @@ impl Simulation {
         let was = std::mem::replace(&mut queue.flavour, flavour);
         queue.bound_grace = queue.bound_grace.max(queue.occupancy());
         if flavour == Flavour::SqsFifo && was != Flavour::SqsFifo {
-            self.recount_busy_groups(q);
+            self.recount_fifo_groups(q);
         }
         self.for_consumers_of(q, |c| {
             c.prefetch_grace = c.prefetch_grace.max(c.unacked());
