@@ -940,10 +940,14 @@ pub fn plain_types(text: &str, lang: Lang) -> String {
 fn aggregated_in(problem: &str, lang: Lang) -> Option<String> {
     let why = problem
         .strip_prefix("this scenario runs in aggregated mode (")?
-        .strip_suffix("): use aggregate::run")?;
+        .strip_suffix(
+            "), which has no steps to trace or compare one by one: `brokerlab run FILE` gives \
+             its report",
+        )?;
     (lang == Lang::Es).then(|| {
         format!(
-            "este escenario se ejecuta en modo agregado ({}): usa aggregate::run",
+            "este escenario se ejecuta en modo agregado ({}), que no tiene pasos que seguir ni \
+             comparar uno a uno: `brokerlab run FICHERO` da su informe",
             aggregated_note_in(why, lang)
         )
     })

@@ -401,3 +401,61 @@ fn a_refused_link_is_said_as_the_page_says_it() {
         "--lang is en or es",
     );
 }
+
+/// A scenario that runs in the aggregated mode has no steps: `trace` and `compare` refuse
+/// it in plain words, pointing at `brokerlab run` (which reports it), and name no
+/// internal function; the page's Spanish says the same.
+#[test]
+fn trace_and_compare_send_an_aggregated_scenario_to_run() {
+    let day = example("day-at-a-million");
+    let mut burst: serde_json::Value = serde_json::from_str(&example("burst")).unwrap();
+    burst["mode"] = serde_json::json!("aggregated");
+    let burst = burst.to_string();
+    let refusals = [
+        brokerlab(&["trace", "-"], Some(&day)),
+        brokerlab(&["trace", "-", "--lang", "es"], Some(&burst)),
+        brokerlab(
+            &["compare", "--example", "burst", "--set", "mode=aggregated"],
+            None,
+        ),
+        brokerlab(
+            &[
+                "compare",
+                "--example",
+                "day-at-a-million",
+                "--set",
+                "consumers.*.replicas=2",
+            ],
+            None,
+        ),
+    ];
+    for out in &refusals {
+        assert_bad_input(out, "runs in aggregated mode (aggregated mode: ");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("which has no steps to trace or compare one by one")
+                && err
+                    .trim_end()
+                    .ends_with("`brokerlab run FILE` gives its report"),
+            "{err}"
+        );
+        assert!(!err.contains("aggregate::run"), "{err}");
+    }
+    // And `run` does give the report.
+    let out = brokerlab(&["run", "-"], Some(&day));
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("\"aggregated\""));
+
+    let s = brokerlab_core::Scenario::from_json(&burst).unwrap();
+    let refused = brokerlab_core::Simulation::new(s)
+        .err()
+        .expect("refused")
+        .problem;
+    let es = brokerlab_core::refusal::problem_in(&refused, brokerlab_core::lang::Lang::Es);
+    assert_eq!(
+        es,
+        "este escenario se ejecuta en modo agregado (modo agregado: lo pide el escenario \
+         (mode: aggregated); tasas y cantidades en lugar de mensajes), que no tiene pasos que \
+         seguir ni comparar uno a uno: `brokerlab run FICHERO` da su informe"
+    );
+}

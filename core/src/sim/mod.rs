@@ -204,7 +204,8 @@ impl Simulation {
             return Err(ScenarioError {
                 field: "mode".into(),
                 problem: format!(
-                    "this scenario runs in aggregated mode ({}): use aggregate::run",
+                    "this scenario runs in aggregated mode ({}), which has no steps to trace or \
+                     compare one by one: `brokerlab run FILE` gives its report",
                     crate::budget::why_aggregated(&scenario)
                 ),
             });
