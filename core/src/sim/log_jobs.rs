@@ -199,23 +199,8 @@ impl Simulation {
         if upto <= from {
             return;
         }
-        let worked: Vec<u64> = group
-            .members
-            .iter()
-            .filter_map(|m| m.working)
-            .filter(|w| w.partition as usize == p)
-            .map(|w| w.offset)
-            .collect();
         let read_committed = group.read_committed;
-        let part = &self.logs[group.log].partitions[p];
-        let aborted = |o: u64| {
-            part.get(o)
-                .is_some_and(|r| r.status == RecordStatus::Aborted)
-        };
-        let passed: Vec<(u64, MsgId, bool)> = part
-            .messages_in(from, upto)
-            .map(|(o, msg)| (o, msg, aborted(o)))
-            .collect();
+        let (worked, passed) = self.records_passed(g, p, from, upto);
         self.groups[g.index()].settled[p] = upto;
         for (offset, msg, aborted) in passed {
             if worked.contains(&offset) {
@@ -228,23 +213,25 @@ impl Simulation {
         }
     }
 
-    /// The reads owed again of partition `p`'s records in `from..to` are passed: lost; a
-    /// record a member still works on is spared until the member is done with it.
-    fn settle_reread(&mut self, g: GroupId, p: usize, from: u64, to: u64) {
-        if from >= to {
-            return;
-        }
+    /// What group `g` passes of partition `p` from `from` to `to`: the offsets its members
+    /// have in hand there, and each record still held (offset, message, whether aborted).
+    fn records_passed(
+        &self,
+        g: GroupId,
+        p: usize,
+        from: u64,
+        to: u64,
+    ) -> (Vec<u64>, Vec<(u64, MsgId, bool)>) {
         let group = &self.groups[g.index()];
-        let worked: Vec<u64> = group
+        let in_hand = group
             .members
             .iter()
             .filter_map(|m| m.working)
             .filter(|w| w.partition as usize == p)
             .map(|w| w.offset)
             .collect();
-        let read_committed = group.read_committed;
         let part = &self.logs[group.log].partitions[p];
-        let passed: Vec<(u64, MsgId, bool)> = part
+        let records = part
             .messages_in(from, to)
             .map(|(o, msg)| {
                 let aborted = part
@@ -253,6 +240,17 @@ impl Simulation {
                 (o, msg, aborted)
             })
             .collect();
+        (in_hand, records)
+    }
+
+    /// The reads owed again of partition `p`'s records in `from..to` are passed: lost; a
+    /// record a member still works on is spared until the member is done with it.
+    fn settle_reread(&mut self, g: GroupId, p: usize, from: u64, to: u64) {
+        if from >= to {
+            return;
+        }
+        let read_committed = self.groups[g.index()].read_committed;
+        let (worked, passed) = self.records_passed(g, p, from, to);
         for (offset, msg, aborted) in passed {
             let group = &self.groups[g.index()];
             // Not owed again: a void read (an aborted record a read_committed group steps
