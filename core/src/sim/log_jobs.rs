@@ -33,8 +33,8 @@ impl Simulation {
         self.job_moved(msg, before);
     }
 
-    /// One read of `msg` is settled with `how`.
-    fn settle_read(&mut self, msg: MsgId, how: Read) {
+    /// Group `g`'s read of `msg` is settled with `how`.
+    fn settle_read(&mut self, g: GroupId, msg: MsgId, how: Read) {
         let before = self.job_status(msg);
         // Every settled read was owed; should a path ever settle one twice, the job keeps
         // its status rather than the run stopping (debug builds and tests still catch it).
@@ -49,7 +49,7 @@ impl Simulation {
         match how {
             Read::Finished => self.messages[msg.index()].set_log_read(),
             Read::Lost => {
-                *self.lost_reads.entry(msg).or_default() += 1;
+                self.lost_reads.entry(msg).or_default().push(g);
                 self.messages[msg.index()].set_log_lost(true);
             }
             Read::Void => {}
@@ -57,16 +57,26 @@ impl Simulation {
         self.job_moved(msg, before);
     }
 
-    /// A read of `msg` settled as lost is owed again: the group reads its record after
-    /// all (a reset to the log end it resumed before, `Simulation::undo_reset_skips`).
-    fn unsettle_lost_read(&mut self, msg: MsgId) {
+    /// Whether group `g`'s read of `msg` was settled as lost.
+    fn read_lost_by(&self, g: GroupId, msg: MsgId) -> bool {
+        self.lost_reads.get(&msg).is_some_and(|gs| gs.contains(&g))
+    }
+
+    /// Group `g`'s read of `msg`, settled as lost, is owed again: the group reads its
+    /// record after all (a reset to the log end it resumed before,
+    /// `Simulation::undo_reset_skips`).
+    fn unsettle_lost_read(&mut self, g: GroupId, msg: MsgId) {
         let before = self.job_status(msg);
-        let Some(lost) = self.lost_reads.get_mut(&msg).filter(|lost| **lost > 0) else {
+        let Some(groups) = self.lost_reads.get_mut(&msg) else {
             debug_assert!(false, "a lost read of {msg:?} owed again that was not lost");
             return;
         };
-        *lost -= 1;
-        if *lost == 0 {
+        let Some(i) = groups.iter().position(|&h| h == g) else {
+            debug_assert!(false, "a lost read of {msg:?} owed again that was not lost");
+            return;
+        };
+        groups.swap_remove(i);
+        if groups.is_empty() {
             self.lost_reads.remove(&msg);
             self.messages[msg.index()].set_log_lost(false);
         }
@@ -120,19 +130,23 @@ impl Simulation {
                         .get(o)
                         .is_some_and(|r| r.status == RecordStatus::Aborted)
             };
-            let reads: Vec<MsgId> = part
+            // Only the reads this group lost are owed again: a record a member had in
+            // hand at the reset may have been finished since (its read is done).
+            let reads: Vec<(u64, MsgId)> = part
                 .messages_in(lo.max(reads_from), to)
-                .filter(|&(o, _)| !spared(o) && !void(o))
-                .map(|(_, msg)| msg)
+                .filter(|&(o, msg)| !spared(o) && !void(o) && self.read_lost_by(g, msg))
                 .collect();
-            if reads.is_empty() {
-                continue;
+            // Owed again in runs of consecutive offsets (`read_settled` looks them up).
+            let mut runs: Vec<(u32, u64, u64)> = Vec::new();
+            for &(o, _) in &reads {
+                match runs.last_mut() {
+                    Some(run) if run.2 == o => run.2 = o + 1,
+                    _ => runs.push((p as u32, o, o + 1)),
+                }
             }
-            self.groups[g.index()]
-                .reread
-                .push((p as u32, lo.max(reads_from), to));
-            for msg in reads {
-                self.unsettle_lost_read(msg);
+            self.groups[g.index()].reread.extend(runs);
+            for (_, msg) in reads {
+                self.unsettle_lost_read(g, msg);
             }
         }
     }
@@ -148,7 +162,7 @@ impl Simulation {
             .position(|&(sp, so, _)| (sp, so) == (p, offset))
         {
             group.spared.remove(i);
-            self.settle_read(work.msg, how);
+            self.settle_read(g, work.msg, how);
         } else if let Some(i) = group
             .reread
             .iter()
@@ -161,11 +175,11 @@ impl Simulation {
                 group.reread.push((p, offset + 1, hi));
             }
             self.settle_reread(g, p as usize, lo, offset);
-            self.settle_read(work.msg, how);
+            self.settle_read(g, work.msg, how);
         } else if offset >= group.settled[p as usize] {
             self.reads_passed(g, p as usize, offset);
             self.groups[g.index()].settled[p as usize] = offset + 1;
-            self.settle_read(work.msg, how);
+            self.settle_read(g, work.msg, how);
         }
     }
 
@@ -206,9 +220,9 @@ impl Simulation {
             if worked.contains(&offset) {
                 self.groups[g.index()].spared.push((p as u32, offset, msg));
             } else if aborted && read_committed {
-                self.settle_read(msg, Read::Void);
+                self.settle_read(g, msg, Read::Void);
             } else {
-                self.settle_read(msg, Read::Lost);
+                self.settle_read(g, msg, Read::Lost);
             }
         }
     }
@@ -266,7 +280,7 @@ impl Simulation {
             if worked.contains(&offset) {
                 self.groups[g.index()].spared.push((p as u32, offset, msg));
             } else {
-                self.settle_read(msg, Read::Lost);
+                self.settle_read(g, msg, Read::Lost);
             }
         }
     }
@@ -299,7 +313,7 @@ impl Simulation {
             .reread
             .extend(again.iter().map(|&(p, o, _)| (p, o, o + 1)));
         for (_, _, msg) in lost {
-            self.settle_read(msg, Read::Lost);
+            self.settle_read(g, msg, Read::Lost);
         }
     }
 

@@ -141,9 +141,10 @@ pub struct Simulation {
     /// and group reading the record's log, until the group finishes the record or will
     /// never read it (see `log_jobs`). Absent: none.
     log_reads: std::collections::HashMap<MsgId, u32, crate::hash::IdHash>,
-    /// Per message: its log reads settled as lost (its job failed), so that one owed
-    /// again (`Simulation::undo_reset_skips`) can tell whether another stays lost.
-    lost_reads: std::collections::HashMap<MsgId, u32, crate::hash::IdHash>,
+    /// Per message: the groups whose read of its record was settled as lost (its job
+    /// failed), so that one owed again (`Simulation::undo_reset_skips`) is a read that
+    /// group really lost, and the message stays lost while another group's is.
+    lost_reads: std::collections::HashMap<MsgId, Vec<crate::step::GroupId>, crate::hash::IdHash>,
     broker_up: bool,
     broker_incarnation: u32,
     /// Poison classes the consumers of a queue now process (fixes deployed).
